@@ -1,0 +1,3 @@
+"""ZigZag-compatible analytical cost model and mapping search for DNN accelerators."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,98 @@
+"""ZigZag's Python API: ``get_hardware_performance_zigzag`` with the same arguments and return value.
+
+A ZigZag user's script runs unchanged apart from the import::
+
+    from zigzag.api import get_hardware_performance_zigzag
+    energy, latency, cmes = get_hardware_performance_zigzag(workload, accelerator, mapping, opt="energy")
+    total, per_layer = cmes[0]
+    for cme, (layer, _) in per_layer:
+        print(layer.name, cme.energy_total, cme.latency_total2)
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+
+from zigzag.io.loaders import load_accelerator, load_workload
+from zigzag.io.results import save_network_outputs
+from zigzag.search.network import NetworkResult, evaluate_network
+from zigzag.search.options import SearchOptions
+
+logger = logging.getLogger(__name__)
+
+
+def get_hardware_performance_zigzag(
+    workload,
+    accelerator,
+    mapping,
+    *,
+    temporal_mapping_search_engine: str = "loma",
+    opt: str = "latency",
+    dump_folder: str | Path | None = None,
+    pickle_filename: str | Path | None = None,
+    lpf_limit: int = 6,
+    nb_spatial_mappings_generated: int = 3,
+    in_memory_compute: bool = False,
+    exploit_data_locality: bool = False,
+    enable_mix_spatial_mapping: bool = False,
+    loma_show_progress_bar: bool = True,
+    temporal_mapping_type: str = "uneven",
+    evaluate_all_operators: bool = False,
+    salsa_seed: int = 0,
+):
+    """Best mapping of every layer of ``workload`` on ``accelerator``; returns
+    ``(energy in pJ, latency in cycles, [(total, [(layer_result, (layer, [])), ...])])``.
+
+    As in ZigZag, ``enable_mix_spatial_mapping=True`` also turns on ``exploit_data_locality``.
+    ``evaluate_all_operators`` and ``salsa_seed`` are extensions (ONNX pooling / element-wise
+    operators as layers; seed of the SALSA search).
+    """
+    if in_memory_compute:
+        raise NotImplementedError("in-memory-computing arrays are not supported yet")
+    options = SearchOptions(
+        opt=opt,
+        lpf_limit=lpf_limit,
+        nb_spatial_mappings_generated=nb_spatial_mappings_generated,
+        temporal_mapping_search_engine=temporal_mapping_search_engine,
+        temporal_mapping_type=temporal_mapping_type,
+        enable_mix_spatial_mapping=enable_mix_spatial_mapping,
+        exploit_data_locality=exploit_data_locality or enable_mix_spatial_mapping,
+        salsa_seed=salsa_seed,
+    )
+    result = run(
+        workload,
+        accelerator,
+        mapping,
+        options,
+        evaluate_all_operators=evaluate_all_operators,
+        show_progress=None if loma_show_progress_bar else False,
+    )
+    folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    save_network_outputs(result, folder, pickle_filename=pickle_filename)
+    per_layer = [(cost, (layer, [])) for layer, cost in result.layers]
+    return result.energy, result.latency, [(result.total, per_layer)]
+
+
+def run(
+    workload,
+    accelerator,
+    mapping,
+    options: SearchOptions = SearchOptions(),
+    *,
+    evaluate_all_operators: bool = False,
+    show_progress: bool | None = None,
+) -> NetworkResult:
+    """Load the three inputs and search the whole network (no files written)."""
+    hardware = load_accelerator(accelerator)
+    layers = load_workload(workload, mapping, evaluate_all_operators=evaluate_all_operators)
+    return evaluate_network(
+        layers,
+        hardware,
+        options,
+        show_progress=show_progress,
+        on_layer=lambda layer, cost: logger.info(
+            "%s: energy %.6g pJ, latency %.6g cycles", layer.name, cost.energy_total, cost.latency_total2
+        ),
+    )

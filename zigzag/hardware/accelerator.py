@@ -1,0 +1,196 @@
+"""An accelerator: a MAC array (operational array) fed by a hierarchy of memories.
+
+Memories are given bottom-up. Each stores some *memory operands* (``I1``, ``I2``, ``O``); the
+memories holding one operand form that operand's levels (level 0 nearest the MACs). A memory
+*serves* some array dimensions (one instance shared across them) and is replicated over the others.
+Each memory moves data through ports in four directions:
+
+* ``fh`` written from the higher level, ``tl`` read to the lower level,
+* ``fl`` written from the lower level, ``th`` read to the higher level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+
+DIRECTIONS = ("fh", "tl", "fl", "th")
+#: ZigZag's long names of the four directions, as used in its JSON output.
+DIRECTION_NAMES = {
+    "tl": "rd_out_to_low",
+    "fl": "wr_in_by_low",
+    "th": "rd_out_to_high",
+    "fh": "wr_in_by_high",
+}
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    type: str  # read | write | read_write
+    bandwidth_min: int
+    bandwidth_max: int
+    allocation: tuple[tuple[str, str], ...]  # (memory operand, direction)
+
+
+@dataclass(frozen=True, eq=False)
+class Memory:
+    """One memory instance (e.g. ``sram_2MB``) with its ports; ``size`` in bits."""
+
+    name: str
+    size: int
+    r_cost: float
+    w_cost: float
+    area: float
+    operands: tuple[str, ...]
+    ports: tuple[Port, ...]
+    served_dimensions: tuple[str, ...]
+    latency: int = 1
+    mem_type: str = "sram"
+    auto_cost_extraction: bool = False
+    force_double_buffering: bool = False
+
+    @cached_property
+    def port_of(self) -> dict[str, dict[str, Port]]:
+        """Memory operand -> direction -> port (later allocations override earlier ones)."""
+        table: dict[str, dict[str, Port]] = {op: {} for op in self.operands}
+        for port in self.ports:
+            for operand, direction in port.allocation:
+                if operand in table:
+                    table[operand][direction] = port
+        return table
+
+    def port(self, operand: str, direction: str) -> Port | None:
+        return self.port_of.get(operand, {}).get(direction)
+
+    def bandwidth_min(self, operand: str, direction: str) -> int | None:
+        port = self.port(operand, direction)
+        return None if port is None else port.bandwidth_min
+
+    def bandwidth_max(self, operand: str, direction: str) -> int | None:
+        port = self.port(operand, direction)
+        return None if port is None else port.bandwidth_max
+
+    @cached_property
+    def used_ports(self) -> tuple[tuple[Port, tuple[tuple[str, str], ...]], ...]:
+        """Ports serving something, each with its (operand, direction) duties in ZigZag's order."""
+        result = []
+        for port in self.ports:
+            duties = tuple(
+                (op, d) for op in self.operands for d, p in self.port_of[op].items() if p is port
+            )
+            if duties:
+                result.append((port, duties))
+        return tuple(result)
+
+    def __repr__(self) -> str:
+        return f"Memory({self.name!r})"
+
+
+@dataclass(frozen=True)
+class OperationalArray:
+    """The MAC array: named dimensions with sizes, energy and area per MAC unit."""
+
+    dimensions: dict[str, int]
+    unit_energy: float
+    unit_area: float
+    is_imc: bool = False
+
+    @property
+    def total_units(self) -> int:
+        return math.prod(self.dimensions.values())
+
+    @property
+    def total_area(self) -> float:
+        return self.unit_area * self.total_units
+
+
+@dataclass(frozen=True, eq=False)
+class Accelerator:
+    """A single-core accelerator."""
+
+    name: str
+    operational_array: OperationalArray
+    memories: tuple[Memory, ...]  # bottom-up, as listed by the user
+    dataflows: dict | None = None
+
+    @cached_property
+    def memory(self) -> dict[str, Memory]:
+        return {m.name: m for m in self.memories}
+
+    @cached_property
+    def level_index(self) -> dict[tuple[str, str], int]:
+        """(memory name, memory operand) -> level of that memory for that operand."""
+        seen: dict[str, int] = {}
+        levels = {}
+        for mem in self.memories:
+            for op in mem.operands:
+                levels[(mem.name, op)] = seen.get(op, 0)
+                seen[op] = seen.get(op, 0) + 1
+        return levels
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """Memory graph with edges from each operand's current top memory to the next one."""
+        graph = nx.DiGraph()
+        for mem in self.memories:
+            tops = {op: self._top_memories(graph, op) for op in mem.operands}
+            graph.add_node(mem.name)
+            for op in mem.operands:
+                for top in tops[op]:
+                    graph.add_edge(top, mem.name)
+        return graph
+
+    def _top_memories(self, graph: nx.DiGraph, operand: str) -> list[str]:
+        holders = [self.memory[n] for n in graph.nodes if operand in self.memory[n].operands]
+        if not holders:
+            return []
+        rank = {
+            m.name: max(self.level_index[(m.name, op)] for op in m.operands) for m in holders
+        }
+        best = max(rank.values())
+        return [m.name for m in holders if rank[m.name] == best]
+
+    @cached_property
+    def topological_order(self) -> tuple[Memory, ...]:
+        return tuple(self.memory[n] for n in nx.topological_sort(self.graph))
+
+    @cached_property
+    def inner_memories(self) -> tuple[Memory, ...]:
+        """Memories nothing sits below (graph sources), in the order listed."""
+        return tuple(self.memory[n] for n in self.graph.nodes if self.graph.in_degree(n) == 0)
+
+    @cached_property
+    def memory_operands(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(op for m in self.memories for op in m.operands))
+
+    def hierarchy(self, memory_operand: str) -> tuple[Memory, ...]:
+        """The memories holding ``memory_operand``, innermost first."""
+        return tuple(m for m in self.topological_order if memory_operand in m.operands)
+
+    def top_memory(self, memory_operand: str) -> Memory:
+        return self.hierarchy(memory_operand)[-1]
+
+    def unroll_count(self, memory: Memory) -> int:
+        """Number of physical copies of ``memory`` (product of the array dims it does not serve)."""
+        return math.prod(
+            size for dim, size in self.operational_array.dimensions.items()
+            if dim not in memory.served_dimensions
+        )
+
+    @cached_property
+    def sharing_groups(self) -> tuple[dict[str, int], ...]:
+        """For memories holding several operands: {memory operand: level} (duplicates removed)."""
+        groups: list[dict[str, int]] = []
+        for mem in self.memories:
+            if len(mem.operands) > 1:
+                group = {op: self.level_index[(mem.name, op)] for op in mem.operands}
+                if group not in groups:
+                    groups.append(group)
+        return tuple(groups)
+
+    def __repr__(self) -> str:
+        return f"Accelerator({self.name!r})"

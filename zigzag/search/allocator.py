@@ -1,0 +1,142 @@
+"""LOMA's memory allocator: cut one loop ordering into per-memory-level temporal mappings.
+
+Memories are visited bottom-up (topological order). At each memory, every operand it holds
+takes the next few innermost unallocated loops: as many as fit (together with the operands
+sharing the memory), choosing the cut that minimises ``(loops left above) x (bits kept here)``.
+The top memory of an operand takes everything left. See search.md §B.5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import product
+
+from zigzag.hardware.accelerator import Accelerator, Memory
+from zigzag.mapping.spatial import LevelMapping
+from zigzag.workload.layer import Layer
+
+Loop = tuple[str, float]
+TemporalMapping = dict[str, list[list[Loop]]]
+
+
+class AllocationFailed(Exception):
+    """This loop ordering cannot be allocated (a memory or the whole hierarchy is too small)."""
+
+
+@dataclass
+class _OperandState:
+    layer_operand: str
+    precision: int
+    unallocated: list[Loop]
+    allocated_sizes: dict[str, float]
+    allocated_count: int
+    level: int
+    levels: list[list[Loop]]
+
+
+class MemoryAllocator:
+    """Allocates loop orderings of one layer under one spatial mapping on one accelerator."""
+
+    def __init__(self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool = False):
+        self.layer = layer
+        self.accelerator = accelerator
+        self.spatial = spatial
+        self.even = even
+        self.memory_operands = [layer.memory_operand(op) for op in layer.memory_operand_links]
+        self.top = {m: accelerator.top_memory(m) for m in self.memory_operands}
+        self.output_ir = set(layer.irrelevant[layer.output])
+        self.nodes = [
+            (mem, [m for m in mem.operands if m in self.memory_operands])
+            for mem in accelerator.topological_order
+        ]
+
+    def allocate(self, ordering: list[Loop]) -> TemporalMapping:
+        """Per layer operand, the loops of each of its memory levels (innermost first)."""
+        states = {m: self._initial_state(m, ordering) for m in self.memory_operands}
+        for memory, operands in self.nodes:
+            if operands:
+                self._allocate_at(memory, [states[m] for m in operands], operands)
+        return {s.layer_operand: s.levels for s in states.values()}
+
+    def _initial_state(self, mem_operand: str, ordering: list[Loop]) -> _OperandState:
+        op = self.layer.layer_operand_of[mem_operand]
+        sizes: dict[str, float] = {}
+        _accumulate(sizes, self.spatial[op][0])
+        return _OperandState(op, self.layer.precision[op], list(ordering), sizes, 0, 1, [])
+
+    def _allocate_at(self, memory: Memory, states: list[_OperandState], operands: list[str]) -> None:
+        slices = [self._feasible_slices(memory, s) for s in states]
+        is_top = [self.top[m] is memory for m in operands]
+        chosen = self._best_combination(memory, states, slices, is_top)
+        for state, take, top in zip(states, chosen, is_top):
+            taken = state.unallocated[:take]
+            state.unallocated = state.unallocated[take:]
+            state.allocated_count += take
+            _accumulate(state.allocated_sizes, taken)
+            state.levels.append(taken)
+            if state.level < len(self.spatial[state.layer_operand]):
+                _accumulate(state.allocated_sizes, self.spatial[state.layer_operand][state.level])
+            if top and state.unallocated:
+                raise AllocationFailed(f"loops left above the top memory of {state.layer_operand}")
+            state.level += 1
+
+    def _precision_at(self, state: _OperandState) -> int:
+        """Output buffers hold partial sums while an output-irrelevant loop is still above."""
+        if state.layer_operand != self.layer.output:
+            return state.precision
+        above = [d for lvl in self.spatial[state.layer_operand][state.level:] for d, _ in lvl]
+        above += [d for d, _ in state.unallocated]
+        if any(d in self.output_ir for d in above):
+            return state.precision
+        return self.layer.final_output_precision
+
+    def _feasible_slices(self, memory: Memory, state: _OperandState) -> list[float]:
+        """Bits needed when taking the first 0, 1, 2 ... unallocated loops, while they fit."""
+        precision = self._precision_at(state)
+        sizes = dict(state.allocated_sizes)
+        result = []
+        for i in range(len(state.unallocated) + 1):
+            if i:
+                _accumulate(sizes, state.unallocated[i - 1:i])
+            bits = self.layer.footprint(state.layer_operand, sizes) * precision
+            if bits > memory.size:
+                if i == 0:
+                    raise AllocationFailed(f"{memory.name} is too small for {state.layer_operand}")
+                break
+            result.append(bits)
+        return result
+
+    def _best_combination(self, memory, states, slices, is_top) -> list[int]:
+        offsets = [len(s) - 1 if top else 0 for s, top in zip(slices, is_top)]
+        choices = [range(off, len(s)) for s, off in zip(slices, offsets)]
+        best_cost = math.inf
+        best = [0] * len(states)
+        for index, combo in enumerate(product(*choices)):
+            total = sum(s[k] for s, k in zip(slices, combo))
+            if total > memory.size:
+                if index == 0:
+                    raise AllocationFailed(f"{memory.name} is too small for its operands together")
+                continue
+            cost = sum(
+                0 if top else math.prod(size for _, size in st.unallocated[k:]) * s[k]
+                for st, s, k, top in zip(states, slices, combo, is_top)
+            )
+            if cost <= best_cost and (not self.even or self._cuts_agree(states, combo)):
+                best_cost = cost
+                best = list(combo)
+        return best
+
+    @staticmethod
+    def _cuts_agree(states: list[_OperandState], combo: tuple[int, ...]) -> bool:
+        """Even mapping: operands sharing a memory cut the loop nest at the same place."""
+        taken, left = set(), set()
+        for st, k in zip(states, combo):
+            for i, loop in enumerate(st.unallocated):
+                (taken if i < k else left).add((st.allocated_count + i, loop))
+        return not (taken & left)
+
+
+def _accumulate(sizes: dict[str, float], loops) -> None:
+    for dim, size in loops:
+        sizes[dim] = sizes.get(dim, 1) * size

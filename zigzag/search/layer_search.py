@@ -1,0 +1,88 @@
+"""The best mapping of one layer on one accelerator: spatial candidates x temporal candidates.
+
+This is the single-core evaluation step: a pure function of (layer, accelerator, options), so the
+workflow, the API and the Stage API all call it, and its result can be cached on its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zigzag.cost.model import evaluate
+from zigzag.cost.result import CostResult
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.mapping import spatial as spatial_mapping
+from zigzag.search.loma import temporal_mappings
+from zigzag.search.options import SearchOptions
+from zigzag.search.reduce import keep_best
+from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.workload.layer import Layer
+
+
+@dataclass(frozen=True)
+class LayerSearchStats:
+    spatial_mappings: int
+    evaluations: int
+
+
+def evaluate_spatial_mapping(
+    layer: Layer,
+    accelerator: Accelerator,
+    array_mapping: spatial_mapping.ArrayMapping,
+    options: SearchOptions,
+    *,
+    show_progress: bool | None = None,
+) -> tuple[CostResult, int]:
+    """Best result over the temporal mappings of one spatial mapping, and how many were evaluated."""
+    fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
+    if options.temporal_mapping_search_engine == "salsa":
+        from zigzag.search.salsa import salsa_search
+
+        return salsa_search(layer, accelerator, array_mapping, fractional, integer, options)
+    best = None
+    count = 0
+    for temporal in temporal_mappings(
+        layer,
+        accelerator,
+        fractional,
+        lpf_limit=options.lpf_limit,
+        even=options.temporal_mapping_type == "even",
+        show_progress=show_progress,
+    ):
+        result = evaluate(
+            layer,
+            accelerator,
+            fractional,
+            integer,
+            temporal,
+            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+            array_mapping=array_mapping,
+        )
+        count += 1
+        best = keep_best(best, result, options.opt)
+    return best, count
+
+
+def search_layer(
+    layer: Layer,
+    accelerator: Accelerator,
+    options: SearchOptions = SearchOptions(),
+    *,
+    show_progress: bool | None = None,
+) -> tuple[CostResult, LayerSearchStats]:
+    """The best evaluation of ``layer`` on ``accelerator`` under ``options``."""
+    candidates = generate_spatial_mappings(
+        layer,
+        accelerator,
+        nb_mappings=options.nb_spatial_mappings_generated,
+        enable_mixing=options.enable_mix_spatial_mapping,
+    )
+    best = None
+    evaluations = 0
+    for array_mapping in candidates:
+        result, count = evaluate_spatial_mapping(
+            layer, accelerator, array_mapping, options, show_progress=show_progress
+        )
+        evaluations += count
+        best = keep_best(best, result, options.opt)
+    return best, LayerSearchStats(len(candidates), evaluations)

@@ -1,0 +1,89 @@
+"""LOMA: enumerate loop orderings of a layer's temporal loops and allocate each to memory.
+
+See search.md §B (loop prime factors, lpf_limit merging, Williams' permutation order,
+allocation) and §D (user ``temporal_ordering``: complete ordering or position constraints).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+from tqdm import tqdm
+
+from zigzag.errors import InputError, MappingError
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.mapping.spatial import LevelMapping, flat_unrollings
+from zigzag.search.allocator import AllocationFailed, MemoryAllocator, TemporalMapping
+from zigzag.search.loop_factors import loop_prime_factors, ordering_count, temporal_loop_sizes
+from zigzag.search.permutations import multiset_permutations, ordering_constraints, satisfies
+from zigzag.workload.layer import Layer
+
+
+def layer_temporal_loops(layer: Layer, spatial: LevelMapping) -> dict[str, int]:
+    """Temporal loop sizes left once the (fractional) spatial unrolling is taken out."""
+    return temporal_loop_sizes(layer.loop_sizes, flat_unrollings(spatial, layer))
+
+
+def complete_user_ordering(layer: Layer, temporal: dict[str, int]) -> list[tuple[str, int]] | None:
+    """The user's temporal_ordering when it spells out exactly the temporal loops, else None."""
+    ordering = layer.mapping.temporal_ordering
+    if not ordering or any(size is None for _, size in ordering):
+        return None
+    product: dict[str, int] = {}
+    for dim, size in ordering:
+        product[dim] = product.get(dim, 1) * size
+    if {d: s for d, s in product.items() if s != 1} != temporal:
+        return None
+    return list(ordering)
+
+
+def temporal_mappings(
+    layer: Layer,
+    accelerator: Accelerator,
+    spatial: LevelMapping,
+    *,
+    lpf_limit: int | None = 6,
+    even: bool = False,
+    show_progress: bool | None = None,
+) -> Iterator[TemporalMapping]:
+    """Every temporal mapping LOMA evaluates, in ZigZag's order."""
+    allocator = MemoryAllocator(layer, accelerator, spatial, even=even)
+    temporal = layer_temporal_loops(layer, spatial)
+    user_ordering = complete_user_ordering(layer, temporal)
+    if user_ordering is not None:
+        try:
+            yield allocator.allocate(user_ordering)
+        except AllocationFailed as exc:
+            raise InputError(
+                None,
+                f"mapping entry '{layer.mapping.name}'.temporal_ordering",
+                f"does not fit the memories of {accelerator.name} for layer {layer.name} ({exc}); "
+                "change the ordering or remove it to let the search choose",
+            ) from None
+        return
+    constraints = ordering_constraints(layer.mapping.temporal_ordering)
+    factors = loop_prime_factors(temporal, lpf_limit, constraints)
+    if not factors:
+        factors = [(layer.loop_dims[0], 1)]
+    orderings = multiset_permutations(factors)
+    if show_progress is None:
+        show_progress = sys.stderr.isatty()
+    if show_progress:
+        orderings = tqdm(orderings, total=ordering_count(factors), desc=f"{layer.name}: loop orderings",
+                         leave=False, unit="ord")
+    found = False
+    for ordering in orderings:
+        if constraints and not satisfies(ordering, constraints):
+            continue
+        try:
+            mapping = allocator.allocate(list(ordering))
+        except AllocationFailed:
+            continue
+        found = True
+        yield mapping
+    if not found:
+        raise MappingError(
+            f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}; "
+            "give the accelerator larger memories or a different spatial mapping"
+        )

@@ -1,0 +1,65 @@
+"""Whole-network search in one process: every layer's best mapping, then the network sum."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Callable
+
+from zigzag.cost.result import CostResult
+from zigzag.cost.sum import sum_results
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.search.layer_search import search_layer
+from zigzag.search.options import SearchOptions
+from zigzag.workload.layer import Layer
+from zigzag.workload.workload import Workload
+
+
+@dataclass
+class NetworkResult:
+    """Per-layer best results (processing order) and their sum."""
+
+    layers: list[tuple[Layer, CostResult]]
+    total: object  # CumulativeResult
+
+    @property
+    def energy(self) -> float:
+        return self.total.energy_total
+
+    @property
+    def latency(self) -> float:
+        return self.total.latency_total2
+
+
+def layer_accelerators(workload: Workload, accelerator: Accelerator, options: SearchOptions) -> dict[int, Accelerator]:
+    """The accelerator each layer is searched on (trimmed per layer with data locality)."""
+    if not options.exploit_data_locality:
+        return {layer.id: accelerator for layer in workload.layers}
+    from zigzag.hardware.data_locality import accelerators_with_data_locality
+
+    return accelerators_with_data_locality(workload, accelerator)
+
+
+def evaluate_network(
+    workload: Workload,
+    accelerator: Accelerator,
+    options: SearchOptions = SearchOptions(),
+    *,
+    show_progress: bool | None = None,
+    on_layer: Callable[[Layer, CostResult], None] | None = None,
+) -> NetworkResult:
+    """Search every layer (identical layers are searched once) and sum the results."""
+    accelerators = layer_accelerators(workload, accelerator, options)
+    memo: dict[str, CostResult] = {}
+    results = []
+    for layer in workload.layers:
+        layer_accelerator = accelerators[layer.id]
+        key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
+        if key not in memo:
+            memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
+        result = dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name)
+        results.append((layer, result))
+        if on_layer is not None:
+            on_layer(layer, result)
+    return NetworkResult(results, sum_results([r for _, r in results]))
