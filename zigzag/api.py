@@ -15,7 +15,7 @@ import logging
 from datetime import datetime
 from pathlib import Path
 
-from zigzag.io.loaders import load_accelerator, load_workload
+from zigzag.io.loaders import load_inputs
 from zigzag.io.results import save_network_outputs
 from zigzag.search.network import NetworkResult, evaluate_network
 from zigzag.search.options import SearchOptions
@@ -85,8 +85,7 @@ def run(
     show_progress: bool | None = None,
 ) -> NetworkResult:
     """Load the three inputs and search the whole network (no files written)."""
-    hardware = load_accelerator(accelerator)
-    layers = load_workload(workload, mapping, evaluate_all_operators=evaluate_all_operators)
+    layers, hardware = load_inputs(workload, accelerator, mapping, evaluate_all_operators=evaluate_all_operators)
     return evaluate_network(
         layers,
         hardware,

@@ -11,7 +11,12 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port
-from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
+from zigzag.io.validation import (
+    check_mapping_fits_accelerator,
+    validate_accelerator,
+    validate_mapping,
+    validate_workload,
+)
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload.workload import DummyNode, Workload, build_layer
@@ -117,6 +122,20 @@ def load_accelerator(path: str | Path) -> Accelerator:
 def load_mapping(path: str | Path) -> list[MappingEntry]:
     """Read and validate a mapping YAML file."""
     return [MappingEntry.from_dict(e) for e in validate_mapping(load_yaml(path), str(path))]
+
+
+def load_inputs(
+    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False
+) -> tuple[Workload, Accelerator]:
+    """Load and cross-check the three inputs of an experiment."""
+    accelerator_data = validate_accelerator(load_yaml(accelerator), str(accelerator))
+    mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
+    check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
+    entries = [MappingEntry.from_dict(e) for e in mapping_data]
+    return (
+        load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators),
+        accelerator_from_dict(accelerator_data),
+    )
 
 
 def load_workload(

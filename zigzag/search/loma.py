@@ -15,7 +15,7 @@ from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import LevelMapping, flat_unrollings
 from zigzag.search.allocator import AllocationFailed, MemoryAllocator, TemporalMapping
-from zigzag.search.loop_factors import loop_prime_factors, ordering_count, temporal_loop_sizes
+from zigzag.search.loop_factors import loop_prime_factors, nb_orderings, temporal_loop_sizes
 from zigzag.search.permutations import multiset_permutations, ordering_constraints, satisfies
 from zigzag.workload.layer import Layer
 
@@ -63,14 +63,19 @@ def temporal_mappings(
             ) from None
         return
     constraints = ordering_constraints(layer.mapping.temporal_ordering)
-    factors = loop_prime_factors(temporal, lpf_limit, constraints)
-    if not factors:
-        factors = [(layer.loop_dims[0], 1)]
+    try:
+        factors = loop_prime_factors(temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0])
+    except ValueError as exc:
+        raise InputError(
+            None,
+            f"mapping entry '{layer.mapping.name}'.temporal_ordering",
+            f"cannot be met by layer {layer.name} (temporal loops {temporal}): {exc}",
+        ) from None
     orderings = multiset_permutations(factors)
     if show_progress is None:
         show_progress = sys.stderr.isatty()
     if show_progress:
-        orderings = tqdm(orderings, total=ordering_count(factors), desc=f"{layer.name}: loop orderings",
+        orderings = tqdm(orderings, total=nb_orderings(factors), desc=f"{layer.name}: loop orderings",
                          leave=False, unit="ord")
     found = False
     for ordering in orderings:

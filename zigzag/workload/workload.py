@@ -10,7 +10,7 @@ from zigzag.mapping.entry import MappingEntry, select_entry
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DummyNode:
     """An ONNX operator that is not evaluated (Relu, Reshape, ...); it only carries dependencies."""
 
@@ -89,8 +89,12 @@ def build_layer(spec: dict, mapping: list[MappingEntry]) -> Layer:
 
 
 def _entry_for_layer(entry: MappingEntry, loop_sizes: dict[str, int]) -> MappingEntry:
-    """Drop temporal-ordering rows naming dims the layer lacks (as ZigZag does at parse time)."""
-    ordering = tuple((d, s) for d, s in entry.temporal_ordering if d in loop_sizes)
+    """Drop temporal-ordering rows naming dims the layer lacks (as ZigZag does at parse time).
+
+    Unlike ZigZag, the wildcard row ``['*', '*']`` is kept: it anchors the rows after it to the
+    outermost end of the loop nest, as ZigZag's documentation describes.
+    """
+    ordering = tuple((d, s) for d, s in entry.temporal_ordering if d in loop_sizes or d == "*")
     if ordering == entry.temporal_ordering:
         return entry
     return MappingEntry(

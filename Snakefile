@@ -1,0 +1,25 @@
+# ZigZag as a Snakemake workflow: parse -> per-layer mapping search and cost -> collect -> compare.
+# Run:  snakemake --cores N          (experiments are defined in config.yaml)
+from snakemake.utils import min_version, validate
+
+
+min_version("8.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/plan.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/collect.smk"
+
+
+rule all:
+    input:
+        expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
+        f"{RESULTS}/experiments.csv",
+    default_target: True

@@ -1,0 +1,17 @@
+checkpoint plan:
+    input:
+        workload=experiment_file("workload"),
+        accelerator=experiment_file("accelerator"),
+        mapping=experiment_file("mapping"),
+    output:
+        plan=f"{RESULTS}/{{name}}/plan.json",
+    params:
+        experiment=experiment_json,
+        cache=CACHE,
+    log:
+        f"{RESULTS}/{{name}}/logs/plan.log",
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        "{PYTHON} -m zigzag step plan --experiment {params.experiment:q}"
+        " --cache {params.cache:q} --output {output.plan:q} --log {log:q}"

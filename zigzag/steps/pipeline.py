@@ -1,0 +1,120 @@
+"""The workflow's file-level steps: plan an experiment, evaluate one layer job, collect results.
+
+* ``plan_experiment``: parse workload + mapping + accelerator, decide the accelerator each layer
+  is searched on, and write one *job* per distinct layer into a content-addressed cache
+  (``<cache>/jobs/<key>.json``; the key hashes everything that determines the result), plus the
+  experiment's ``plan.json`` (layer -> key, input hashes, package version).
+* ``evaluate_job``: search one job's layer; write ``<cache>/results/<key>.json``.
+* ``collect_experiment``: per-experiment outputs from the plan and the cached results.
+
+Identical layers (same shape, precisions, mapping entry, accelerator and options) share a key,
+so they are evaluated once across layers and experiments; a job file is never rewritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+from zigzag import __version__
+from zigzag.cost.result import CostResult
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.io.atomic import write_json_atomic
+from zigzag.io.loaders import accelerator_from_dict, accelerator_to_dict, load_inputs
+from zigzag.mapping.entry import MappingEntry
+from zigzag.search.layer_search import search_layer
+from zigzag.search.network import layer_accelerators
+from zigzag.search.options import SearchOptions
+from zigzag.workload.layer import Layer
+from zigzag.workload.workload import build_layer
+
+#: Bump when a change to the model or the search changes results: it invalidates cached results.
+MODEL_VERSION = 1
+
+
+def file_digest(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def layer_job(layer: Layer, accelerator: Accelerator, options: SearchOptions) -> dict:
+    """Everything that determines a layer's search result (nothing else)."""
+    return {
+        "model_version": MODEL_VERSION,
+        "layer": layer.signature(),
+        "accelerator": accelerator_to_dict(accelerator),
+        "options": options.to_dict(),
+    }
+
+
+def job_key(job: dict) -> str:
+    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def layer_from_job(job: dict) -> Layer:
+    signature = job["layer"]
+    entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
+    return build_layer({**signature, "id": 0, "name": "layer", "operand_source": {}}, [entry])
+
+
+def plan_experiment(experiment: dict, cache: str | Path, plan_path: str | Path) -> dict:
+    """Write the experiment's layer jobs (if new) and its plan; returns the plan."""
+    cache = Path(cache)
+    options = SearchOptions(**experiment["options"])
+    workload, accelerator = load_inputs(
+        experiment["workload"],
+        experiment["accelerator"],
+        experiment["mapping"],
+        evaluate_all_operators=experiment["evaluate_all_operators"],
+    )
+    per_layer_accelerator = layer_accelerators(workload, accelerator, options)
+    layers = []
+    for layer in workload.layers:
+        job = layer_job(layer, per_layer_accelerator[layer.id], options)
+        key = job_key(job)
+        job_path = cache / "jobs" / f"{key}.json"
+        if not job_path.exists():
+            write_json_atomic(job_path, {**job, "label": f"{experiment['name']}: layer {layer.name}"})
+        layers.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
+                       "spec": layer.to_spec()})
+    plan = {
+        "experiment": experiment,
+        "inputs": {k: {"path": experiment[k], "sha256": file_digest(experiment[k])}
+                   for k in ("workload", "accelerator", "mapping")},
+        "package_version": __version__,
+        "model_version": MODEL_VERSION,
+        "layers": layers,
+    }
+    write_json_atomic(plan_path, plan)
+    return plan
+
+
+def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None) -> CostResult:
+    """Search one job's layer and write its best result."""
+    job = json.loads(Path(job_path).read_text())
+    layer = layer_from_job(job)
+    accelerator = accelerator_from_dict(job["accelerator"])
+    best, stats = search_layer(layer, accelerator, SearchOptions(**job["options"]), show_progress=show_progress)
+    write_json_atomic(result_path, {"result": best.to_dict(), "stats": dataclasses.asdict(stats)})
+    return best
+
+
+def plan_keys(plan_path: str | Path) -> list[str]:
+    """The distinct job keys of a plan, in layer order."""
+    plan = json.loads(Path(plan_path).read_text())
+    return list(dict.fromkeys(layer["key"] for layer in plan["layers"]))
+
+
+def load_plan_results(plan: dict, cache: str | Path) -> list[tuple[dict, CostResult]]:
+    """(plan layer entry, its result with the layer's own id and name) in processing order."""
+    cache = Path(cache)
+    loaded: dict[str, CostResult] = {}
+    results = []
+    for entry in plan["layers"]:
+        key = entry["key"]
+        if key not in loaded:
+            loaded[key] = CostResult.from_dict(json.loads((cache / "results" / f"{key}.json").read_text())["result"])
+        results.append((entry, dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"])))
+    return results
