@@ -56,7 +56,7 @@ def evaluate_spatial_mapping(
             integer,
             temporal,
             access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            array_mapping=array_mapping,
+            spatial_mapping_array=array_mapping,
         )
         count += 1
         best = keep_best(best, result, options.opt)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from zigzag.cost.result import CostResult
-from zigzag.cost.sum import sum_results
+from zigzag.cost.result import CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
@@ -21,7 +21,8 @@ class NetworkResult:
     """Per-layer best results (processing order) and their sum."""
 
     layers: list[tuple[Layer, CostResult]]
-    total: object  # CumulativeResult
+    total: CumulativeResult
+    accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
 
     @property
     def energy(self) -> float:
@@ -62,4 +63,4 @@ def evaluate_network(
         results.append((layer, result))
         if on_layer is not None:
             on_layer(layer, result)
-    return NetworkResult(results, sum_results([r for _, r in results]))
+    return NetworkResult(results, sum_results([r for _, r in results]), accelerators)

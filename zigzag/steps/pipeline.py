@@ -21,7 +21,7 @@ from pathlib import Path
 from zigzag import __version__
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.loaders import accelerator_from_dict, accelerator_to_dict, load_inputs
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.layer_search import search_layer
@@ -118,3 +118,33 @@ def load_plan_results(plan: dict, cache: str | Path) -> list[tuple[dict, CostRes
             loaded[key] = CostResult.from_dict(json.loads((cache / "results" / f"{key}.json").read_text())["result"])
         results.append((entry, dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"])))
     return results
+
+
+def collect_experiment(plan_path: str | Path, cache: str | Path, out_dir: str | Path, *, float_format: str = "%.10g") -> dict:
+    """Write summary.json, layers.csv, layers/<layer>.json and experiment.json; returns the summary."""
+    from zigzag.cost.result import sum_results
+    from zigzag.io.results import complete_json, file_stem, layer_table, summary
+
+    out_dir = Path(out_dir)
+    plan = json.loads(Path(plan_path).read_text())
+    rows = load_plan_results(plan, cache)
+    for entry, result in rows:
+        job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
+        layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
+        details = complete_json(result, layer, accelerator_from_dict(job["accelerator"]))
+        write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json", {**details, "result": result.to_dict()})
+    write_text_atomic(out_dir / "layers.csv", layer_table(rows).to_csv(index=False, float_format=float_format))
+    totals = {"experiment": plan["experiment"]["name"], **summary(sum_results([r for _, r in rows]), len(rows))}
+    write_json_atomic(out_dir / "summary.json", totals)
+    reproducible = {key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")}
+    write_json_atomic(out_dir / "experiment.json", reproducible)
+    return totals
+
+
+def compare_experiments(summary_paths: list[str | Path], out_csv: str | Path) -> str:
+    """One CSV row per experiment with its totals; returns a one-line description."""
+    import pandas as pd
+
+    rows = [json.loads(Path(p).read_text()) for p in summary_paths]
+    write_text_atomic(out_csv, pd.DataFrame.from_records(rows).to_csv(index=False))
+    return f"{len(rows)} experiments compared"

@@ -1,0 +1,293 @@
+"""Results of the cost model: one evaluation (:class:`CostResult`) and network sums
+(:class:`CumulativeResult`, spec §11).
+
+Both are immutable dataclasses with a lossless JSON round trip::
+
+    CostResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+
+Containers are normalised to tuples (lists in JSON) and dicts with string keys; ints stay
+ints and floats stay floats, so every figure comes back bit-identical.
+
+Area is an extra of ours: the reference's digital cost model reports none (spec §10).
+``area_total`` is the operational array's area (unit area x units) plus, for every memory of
+the accelerator, its area times its number of instances (the product of the array
+dimensions it does not serve).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+#: direction order used in every per-level {direction: value} dict
+DIRECTION_ORDER = ("fh", "tl", "fl", "th")
+
+PerOperand = dict  # {layer operand: tuple[...] per memory level}
+
+
+def _tuples(value):
+    """Lists (from JSON) to tuples, recursively; dicts keep their keys."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+def _lists(value):
+    """Tuples to lists, recursively (JSON form)."""
+    if isinstance(value, (list, tuple)):
+        return [_lists(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class CostResult:
+    """Every figure of one evaluation of one (spatial, temporal) mapping of one layer (§11.1).
+
+    Per-operand fields are ``{layer operand: (value per memory level, innermost first)}``;
+    ``double_buffer`` is indexed by architecture index (0 = MAC array, k + 1 = level k).
+    Energies in pJ, latencies in cycles.
+    """
+
+    layer_id: int
+    layer_name: str
+    accelerator_name: str
+    memory_names: dict[str, tuple[str, ...]]
+
+    # energy (§8)
+    energy_total: float
+    mac_energy: float
+    mem_energy: float
+    mem_energy_breakdown: dict[str, tuple[float, ...]]
+    mem_energy_breakdown_further: dict[str, tuple[dict[str, float], ...]]
+    memory_word_access: dict[str, tuple[dict[str, int], ...]]
+
+    # latency (§9.7)
+    ideal_cycle: int
+    ideal_temporal_cycle: float
+    latency_total0: float
+    latency_total1: float
+    latency_total2: float
+    data_onloading_cycle: float
+    data_offloading_cycle: float
+    stall_slack_comb: int
+    mac_spatial_utilization: float
+    mac_utilization0: float
+    mac_utilization1: float
+    mac_utilization2: float
+
+    # memories (§6.4, §9.1)
+    mem_utilization_individual: dict[str, tuple[float, ...]]
+    mem_utilization_shared: dict[str, tuple[float, ...]]
+    effective_mem_utilization_individual: dict[str, tuple[float, ...]]
+    effective_mem_utilization_shared: dict[str, tuple[float, ...]]  # after the DB pass (Q13)
+    double_buffer: dict[str, tuple[bool, ...]]
+
+    # mappings
+    spatial_mapping: dict[str, tuple]  # integer per-level form (§4.4)
+    spatial_mapping_fractional: dict[str, tuple]
+    temporal_mapping: dict[str, tuple]  # as given (allocator output)
+    temporal_mapping_stationary: dict[str, tuple]  # after the merge-down (§5.3)
+    spatial_mapping_array: dict[str, dict[str, float]] | None = None  # {OA dim: {dim: factor}}
+
+    # area (ours, §10)
+    area_operational_array: float | None = None
+    area_memories: dict[str, float] = field(default_factory=dict)  # memory -> area x instances
+
+    # ----- derived ------------------------------------------------------------------------
+    @property
+    def area_total(self) -> float | None:
+        if self.area_operational_array is None:
+            return None
+        return self.area_operational_array + sum(self.area_memories.values())
+
+    @property
+    def energy(self) -> float:
+        return self.energy_total
+
+    @property
+    def latency(self) -> float:
+        return self.latency_total2
+
+    @property
+    def layer_ids(self) -> tuple[int, ...]:
+        return (self.layer_id,)
+
+    def simple_dict(self) -> dict[str, float]:
+        """The reference's "simple" JSON: ``{"energy": ..., "latency": ...}``."""
+        return {"energy": self.energy_total, "latency": self.latency_total2}
+
+    # ----- JSON -----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (tuples become lists)."""
+        return {f.name: _lists(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CostResult":
+        """Inverse of :meth:`to_dict` (also accepts its JSON-decoded form)."""
+        values = {}
+        for f in dataclasses.fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name == "spatial_mapping_array":
+                values[f.name] = None if value is None else {oa: dict(u) for oa, u in value.items()}
+            else:
+                values[f.name] = _tuples(value)
+        return cls(**values)
+
+    def __add__(self, other):
+        return CumulativeResult() + self + other
+
+
+# =============================================================================================
+# §11.2  Network sum
+# =============================================================================================
+
+_SUMMED = (
+    "mac_energy",
+    "mem_energy",
+    "energy_total",
+    "data_onloading_cycle",
+    "data_offloading_cycle",
+    "ideal_cycle",
+    "ideal_temporal_cycle",
+    "latency_total0",
+    "latency_total1",
+    "latency_total2",
+)
+
+
+def _add_per_level(a: tuple, b: tuple) -> tuple:
+    """Element-wise sum over the common length, then the longer tail (§11.2)."""
+    common = min(len(a), len(b))
+    summed = []
+    for x, y in zip(a[:common], b[:common]):
+        if isinstance(x, dict):
+            summed.append({d: x[d] + y[d] for d in x})
+        else:
+            summed.append(x + y)
+    return tuple(summed) + tuple(a[common:]) + tuple(b[common:])
+
+
+def _add_per_operand(a: dict, b: dict) -> dict:
+    result = {op: _add_per_level(v, b[op]) for op, v in a.items() if op in b}
+    for op, v in a.items():
+        result.setdefault(op, v)
+    for op, v in b.items():
+        result.setdefault(op, v)
+    return result
+
+
+def _ratio(num, den):
+    return num / den if den else 0.0
+
+
+@dataclass(frozen=True)
+class CumulativeResult:
+    """Sum of per-layer results (spec §11.2).
+
+    Energies, cycles and per-level breakdowns are summed; ``mac_spatial_utilization`` and
+    ``mac_utilization0/1/2`` are recomputed from the sums (Q20).  Stall/slack, utilisations
+    and mappings are not carried.  Start from ``CumulativeResult()`` (all zeros, like the
+    reference's empty cumulative evaluation) and add results in processing order.
+    """
+
+    mac_energy: float = 0.0
+    mem_energy: float = 0.0
+    energy_total: float = 0.0
+    data_onloading_cycle: float = 0.0
+    data_offloading_cycle: float = 0.0
+    ideal_cycle: float = 0.0
+    ideal_temporal_cycle: float = 0.0
+    latency_total0: float = 0.0
+    latency_total1: float = 0.0
+    latency_total2: float = 0.0
+    mem_energy_breakdown: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    mem_energy_breakdown_further: dict[str, tuple[dict[str, float], ...]] = field(default_factory=dict)
+    memory_word_access: dict[str, tuple[dict[str, int], ...]] = field(default_factory=dict)
+    layer_ids: tuple[int, ...] = ()
+    accelerator_name: str | None = None
+    area_total: float | None = None
+
+    @property
+    def mac_spatial_utilization(self) -> float:
+        return _ratio(self.ideal_cycle, self.ideal_temporal_cycle)
+
+    @property
+    def mac_utilization0(self) -> float:
+        return _ratio(self.ideal_cycle, self.latency_total0)
+
+    @property
+    def mac_utilization1(self) -> float:
+        return _ratio(self.ideal_cycle, self.latency_total1)
+
+    @property
+    def mac_utilization2(self) -> float:
+        return _ratio(self.ideal_cycle, self.latency_total2)
+
+    @property
+    def energy(self) -> float:
+        return self.energy_total
+
+    @property
+    def latency(self) -> float:
+        return self.latency_total2
+
+    def simple_dict(self) -> dict[str, float]:
+        return {"energy": self.energy_total, "latency": self.latency_total2}
+
+    def __add__(self, other: "CostResult | CumulativeResult") -> "CumulativeResult":
+        values = {name: getattr(self, name) + getattr(other, name) for name in _SUMMED}
+        for name in ("mem_energy_breakdown", "mem_energy_breakdown_further", "memory_word_access"):
+            values[name] = _add_per_operand(getattr(self, name), getattr(other, name))
+        values["layer_ids"] = self.layer_ids + tuple(other.layer_ids)
+        values["accelerator_name"] = self.accelerator_name or other.accelerator_name
+        values["area_total"] = self.area_total if self.area_total is not None else other.area_total
+        return CumulativeResult(**values)
+
+    def __radd__(self, other):
+        if other == 0:  # allows sum(results, CumulativeResult()) and sum() starting at 0
+            return self
+        return NotImplemented
+
+    def __mul__(self, number: int) -> "CumulativeResult":
+        """Scale every summed figure by ``number`` (ratios follow)."""
+        values = {name: getattr(self, name) * number for name in _SUMMED}
+        for name in ("mem_energy_breakdown", "mem_energy_breakdown_further"):
+            values[name] = {
+                op: tuple({d: e * number for d, e in v.items()} if isinstance(v, dict) else v * number for v in levels)
+                for op, levels in getattr(self, name).items()
+            }
+        values["memory_word_access"] = {
+            op: tuple({d: a * number for d, a in v.items()} for v in levels)
+            for op, levels in self.memory_word_access.items()
+        }
+        return dataclasses.replace(self, **values)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: _lists(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        data.update(
+            mac_spatial_utilization=self.mac_spatial_utilization,
+            mac_utilization0=self.mac_utilization0,
+            mac_utilization1=self.mac_utilization1,
+            mac_utilization2=self.mac_utilization2,
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CumulativeResult":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: _tuples(v) for k, v in data.items() if k in names})
+
+
+def sum_results(results: Iterable[CostResult | CumulativeResult]) -> CumulativeResult:
+    """Network sum of per-layer results, added in the given order (§11.2)."""
+    total = CumulativeResult()
+    for r in results:
+        total = total + r
+    return total

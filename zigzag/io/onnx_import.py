@@ -1,0 +1,438 @@
+"""ONNX model -> layer descriptions (spec: onnx.md).
+
+``read_onnx`` returns one dict per ONNX node, in node order (id = position in the graph):
+
+* ``kind: "layer"`` -- the fields of a workload-YAML layer (inputs.md §2.1), so the same layer
+  builder consumes both; ``operator_type`` is the ONNX op type (``Conv``, ``QLinearConv``,
+  ``Gemm``, ``MatMul``) or, for the optional extra operators, ``Pooling`` / ``Add``;
+* ``kind: "dummy"`` -- an operator that is not evaluated; it only carries dependencies.
+
+Behaviour matches the reference (ZigZag 3.8.5) by default, including its quirk of pairing the
+ONNX (height, width) attributes of a convolution the wrong way round: kernel, stride, dilation
+and pads index 0 (height) go with the ``x`` loops (``FX``, ``ix=...*ox``, ``IX`` padding) while
+``OX`` and the ``IX`` size come from the width axis. Harmless for square convolutions;
+``reference_hw_pairing=False`` pairs them correctly.
+
+Differences from the reference: a missing tensor shape triggers one run of ONNX shape inference
+(the reference fails); ``If`` sub-graphs are not unrolled (the ``If`` node is a dummy); input
+problems, including precision attributes that are not a single INT, raise ``InputError`` instead
+of assertions or ``ValueError``. As in the reference, ``auto_pad`` is ignored (explicit ``pads``
+only) and ONNX element types do not set precisions.
+
+``evaluate_all_operators=True`` also turns pooling (MaxPool, AveragePool, GlobalAveragePool)
+into ``Pooling`` layers and element-wise Add / Sub / Mul into ``Add`` layers, written like the
+hand-made YAML workloads; such operators whose shapes do not fit those forms stay dummies.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import networkx as nx
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import AttributeProto, ModelProto, NodeProto, helper, shape_inference
+
+from zigzag.errors import InputError
+
+logger = logging.getLogger(__name__)
+
+LAYER_FIELDS = (
+    "id",
+    "name",
+    "operator_type",
+    "equation",
+    "dimension_relations",
+    "loop_dims",
+    "loop_sizes",
+    "operand_precision",
+    "operand_source",
+    "pr_loop_dims",
+    "pr_loop_sizes",
+    "padding",
+)
+CONV_EQUATION = "O[b][g][k][oy][ox]+=W[g][k][c][fy][fx]*I[b][g][c][iy][ix]"
+POOL_EQUATION = "O[b][g][oy][ox]+=W[fx][fy]*I[b][g][iy][ix]"
+# Loop dims of an element-wise layer by output rank (channels named G, as in the YAML workloads).
+ELEMENTWISE_DIMS = {1: ("g",), 2: ("d", "g"), 3: ("b", "d", "g"), 4: ("b", "g", "oy", "ox")}
+
+
+@dataclass(frozen=True)
+class _Node:
+    """One ONNX node with its id, effective name and producer ids (onnx.md §5.0)."""
+
+    id: int
+    name: str
+    proto: NodeProto
+    preds: list[int]
+    producers: dict[str, list[int]]
+
+    @property
+    def where(self) -> str:
+        return f"node {self.id} '{self.name}' ({self.proto.op_type})"
+
+    def attrs(self) -> dict:
+        return {a.name: helper.get_attribute_value(a) for a in self.proto.attribute}
+
+    def source_of(self, input_index: int) -> int:
+        """Id of the node producing the given input, or this node's id if it is constant."""
+        return (self.producers.get(self.proto.input[input_index]) or [self.id])[0]
+
+
+class _Model:
+    """The model being read, its tensor shapes and where errors are reported."""
+
+    def __init__(self, model: ModelProto, file: str | None, reference_hw_pairing: bool):
+        self.model = model
+        self.file = file
+        self.inferred = False
+        self.shapes = _shape_table(model)
+        self.x_axis, self.y_axis = (0, 1) if reference_hw_pairing else (1, 0)
+
+    def error(self, node: _Node, message: str) -> InputError:
+        return InputError(self.file, node.where, message)
+
+    def shape(self, tensor: str, node: _Node) -> list[int]:
+        """Shape of a tensor (unknown dims read as 0); infers shapes once if it is missing."""
+        if tensor not in self.shapes and not self.inferred:
+            self._infer(node)
+        if tensor not in self.shapes:
+            raise self.error(
+                node,
+                f"the shape of tensor '{tensor}' is unknown, even after ONNX shape inference; "
+                "export the model with static shapes",
+            )
+        return self.shapes[tensor]
+
+    def _infer(self, node: _Node) -> None:
+        self.inferred = True
+        try:
+            self.model = shape_inference.infer_shapes(self.model)
+        except shape_inference.InferenceError as exc:
+            raise self.error(node, f"ONNX shape inference failed: {exc}") from None
+        self.shapes = _shape_table(self.model)
+
+
+def _shape_table(model: ModelProto) -> dict[str, list[int]]:
+    """Tensor name -> shape, first hit in inputs, outputs, value_info, initializers."""
+    table: dict[str, list[int]] = {}
+    graph = model.graph
+    for info in itertools.chain(graph.input, graph.output, graph.value_info):
+        tensor_type = info.type.tensor_type
+        if tensor_type.HasField("shape"):
+            table.setdefault(info.name, [d.dim_value for d in tensor_type.shape.dim])
+    for init in graph.initializer:
+        table.setdefault(init.name, list(init.dims))
+    return table
+
+
+def _load(source: str | Path | ModelProto, file: str | None) -> ModelProto:
+    if isinstance(source, ModelProto):
+        return source
+    try:
+        model = onnx.load(str(source), load_external_data=False)
+    except (OSError, DecodeError) as exc:
+        raise InputError(file, None, f"not a valid ONNX model ({exc}); give an .onnx model file") from None
+    if not model.HasField("graph"):
+        raise InputError(
+            file, None, "not a valid ONNX model (it contains no graph); give an .onnx model file"
+        )
+    return model
+
+
+def _precisions(model: _Model, node: _Node) -> tuple[int, int, int]:
+    """(weight, activation, partial-sum) bits from the custom INT attributes, with defaults."""
+
+    def read(name: str, default: int) -> int:
+        attr = next((a for a in node.proto.attribute if a.name == name), None)
+        if attr is None:
+            return default
+        if attr.type != AttributeProto.INT:
+            raise model.error(node, f"custom attribute '{name}' must be an integer (bits)")
+        return attr.i
+
+    act = read("act_size", 8)
+    return read("weight_size", 8), act, read("output_size", 2 * act)
+
+
+def _operand_precision(weight: int, act: int, partial: int) -> dict[str, int]:
+    return {"W": weight, "I": act, "O_final": act, "O": partial}
+
+
+def _operand_source(model: _Model, node: _Node) -> dict[str, int]:
+    """I and W sources from the producer list; a missing producer means a constant operand."""
+    preds = node.preds
+    if len(preds) > 2:
+        raise model.error(
+            node,
+            f"{len(preds)} of its inputs are produced by other nodes (ids {preds}); at most 2 are "
+            "supported -- make weights, biases and quantisation parameters initializers",
+        )
+    return {"W": preds[1] if len(preds) == 2 else node.id, "I": preds[0] if preds else node.id}
+
+
+def _layer(node: _Node, operator_type: str, **fields) -> dict:
+    """A layer dict with all workload-YAML fields, in their usual order (absent ones null)."""
+    values = {"id": node.id, "name": node.name, "operator_type": operator_type, "dimension_relations": []}
+    values |= fields
+    return {"kind": "layer"} | {field: values.get(field) for field in LAYER_FIELDS}
+
+
+def _window(kernel, strides, dilations, pads, x: int, y: int) -> dict:
+    """Relations and padding of a 2-D sliding window; x / y = ONNX spatial axis index used."""
+    return {
+        "dimension_relations": [
+            f"ix={strides[x]}*ox+{dilations[x]}*fx",
+            f"iy={strides[y]}*oy+{dilations[y]}*fy",
+        ],
+        "padding": [[pads[x], pads[x + 2]], [pads[y], pads[y + 2]]],
+        "fx": kernel[x],
+        "fy": kernel[y],
+    }
+
+
+def _conv(model: _Model, node: _Node) -> dict:
+    """Conv / QLinearConv (onnx.md §5.1-5.2)."""
+    attrs = node.attrs()
+    if "kernel_shape" not in attrs:
+        raise model.error(node, "has no kernel_shape attribute; re-export the model with kernel_shape set")
+    kernel = list(attrs["kernel_shape"])
+    ia = model.shape(node.proto.input[0], node)
+    oa = model.shape(node.proto.output[0], node)
+    if len(kernel) != 2 or len(ia) != 4 or len(oa) != 4:
+        raise model.error(
+            node,
+            f"only 2-D convolutions on NCHW tensors are supported (kernel_shape {kernel}, "
+            f"input shape {ia}, output shape {oa})",
+        )
+    if ia[0] != oa[0]:
+        raise model.error(node, f"batch size of input {ia} and output {oa} differ")
+    group = attrs.get("group", 1)
+    window = _window(
+        kernel,
+        attrs.get("strides", [1, 1]),
+        attrs.get("dilations", [1, 1]),
+        attrs.get("pads", [0, 0, 0, 0]),
+        model.x_axis,
+        model.y_axis,
+    )
+    weight, act, partial = _precisions(model, node)
+    return _layer(
+        node,
+        node.proto.op_type,
+        equation=CONV_EQUATION,
+        dimension_relations=window["dimension_relations"],
+        loop_dims=["B", "K", "G", "OX", "OY", "C", "FX", "FY"],
+        loop_sizes=[
+            oa[0] or 1,
+            math.ceil(oa[1] / group),
+            group,
+            oa[3],
+            oa[2],
+            math.ceil(ia[1] / group),
+            window["fx"],
+            window["fy"],
+        ],
+        operand_precision=_operand_precision(weight, act, partial),
+        operand_source=_operand_source(model, node),
+        pr_loop_dims=["IX", "IY"],
+        pr_loop_sizes=[ia[3], ia[2]],
+        padding=window["padding"],
+    )
+
+
+def _matmul_shapes(model: _Model, node: _Node) -> tuple[list[int], list[int]]:
+    """Checked (input, output) shapes of a Gemm / MatMul, input transposed if transA."""
+    ia = model.shape(node.proto.input[0], node)
+    oa = model.shape(node.proto.output[0], node)
+    if len(ia) != len(oa):
+        raise model.error(node, f"input rank {len(ia)} ({ia}) differs from output rank {len(oa)} ({oa})")
+    if node.attrs().get("transA", 0):
+        if len(ia) != 2:
+            raise model.error(node, f"transA is only supported for 2-D inputs, got {ia}")
+        ia = ia[::-1]
+    if len(ia) not in (2, 3, 4):
+        raise model.error(
+            node, f"rank-{len(ia)} input {ia}: only ranks 2, 3 (batch) and 4 (batch, heads) are supported"
+        )
+    if ia[-2] != oa[-2] or ia[:-2] != oa[:-2]:
+        raise model.error(node, f"input {ia} and output {oa} differ in rows or batch dimensions")
+    return ia, oa
+
+
+def _matmul(model: _Model, node: _Node) -> dict:
+    """Gemm / MatMul (onnx.md §5.3): O[b][h][d][k] += I[b][h][d][c] * W([b][h])[c][k]."""
+    ia, oa = _matmul_shapes(model, node)
+    batch = {"b": ia[0] or 1} if len(ia) >= 3 else {}
+    if len(ia) == 4 and ia[1]:
+        batch["h"] = ia[1]
+    outer = "".join(f"[{d}]" for d in batch)
+    weights_constant = len(node.preds) < 2
+    weight, act, partial = _precisions(model, node)
+    return _layer(
+        node,
+        node.proto.op_type,
+        equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if weights_constant else outer}[c][k]",
+        loop_dims=["C", "D", "K"] + [d.upper() for d in batch],
+        loop_sizes=[ia[-1], ia[-2], oa[-1]] + list(batch.values()),
+        operand_precision=_operand_precision(weight if weights_constant else act, act, partial),
+        operand_source=_operand_source(model, node),
+    )
+
+
+def _pooling(model: _Model, node: _Node) -> dict | None:
+    """MaxPool / AveragePool / GlobalAveragePool as a Pooling layer (height/width paired correctly)."""
+    ia = model.shape(node.proto.input[0], node)
+    oa = model.shape(node.proto.output[0], node)
+    attrs = node.attrs()
+    kernel = ia[2:] if node.proto.op_type == "GlobalAveragePool" else list(attrs.get("kernel_shape", []))
+    if len(ia) != 4 or len(oa) != 4 or len(kernel) != 2:
+        return None
+    window = _window(
+        kernel,
+        attrs.get("strides", [1, 1]),
+        attrs.get("dilations", [1, 1]),
+        attrs.get("pads", [0, 0, 0, 0]),
+        x=1,
+        y=0,
+    )
+    _, act, partial = _precisions(model, node)
+    return _layer(
+        node,
+        "Pooling",
+        equation=POOL_EQUATION,
+        dimension_relations=window["dimension_relations"],
+        loop_dims=["B", "G", "OY", "OX", "FX", "FY"],
+        loop_sizes=[oa[0] or 1, oa[1], oa[2], oa[3], window["fx"], window["fy"]],
+        operand_precision=_operand_precision(0, act, partial),
+        operand_source={"I": node.source_of(0), "W": node.id},
+        pr_loop_dims=["IX", "IY"],
+        pr_loop_sizes=[ia[3], ia[2]],
+        padding=window["padding"],
+    )
+
+
+def _broadcast_dims(shape: list[int], out_shape: list[int], names: tuple[str, ...]) -> list[str]:
+    """Output dims an input spans under ONNX (right-aligned) broadcasting."""
+    offset = len(out_shape) - len(shape)
+    return [names[offset + i] for i, size in enumerate(shape) if size == out_shape[offset + i]]
+
+
+def _elementwise(model: _Model, node: _Node) -> dict | None:
+    """Add / Sub / Mul as an ``Add`` layer: O[..] = W[..] + I[..], broadcast operands indexed less."""
+    oa = model.shape(node.proto.output[0], node)
+    names = ELEMENTWISE_DIMS.get(len(oa))
+    if names is None or len(node.proto.input) != 2:
+        return None
+    roles = {"I": 0, "W": 1}
+    if node.source_of(0) == node.id != node.source_of(1):
+        roles = {"I": 1, "W": 0}  # the constant input plays the weight
+    index = {
+        op: "".join(f"[{d}]" for d in _broadcast_dims(model.shape(node.proto.input[i], node), oa, names))
+        for op, i in roles.items()
+    }
+    sign = "*" if node.proto.op_type == "Mul" else "+"
+    order = ("I", "W") if not index["W"] else ("W", "I")  # only the last operand may be written X[]
+    inputs = f"{order[0]}{index[order[0]]}{sign}{order[1]}{index[order[1]] or '[]'}"
+    source = {op: node.source_of(i) for op, i in roles.items()}
+    weight, act, partial = _precisions(model, node)
+    return _layer(
+        node,
+        "Add",
+        equation=f"O{''.join(f'[{d}]' for d in names)}={inputs}",
+        loop_dims=[d.upper() for d in names],
+        loop_sizes=[size or 1 for size in oa],
+        operand_precision=_operand_precision(weight if source["W"] == node.id else act, act, partial),
+        operand_source=source,
+    )
+
+
+def _dummy(node: _Node) -> dict:
+    """A node that is only a dependency (onnx.md §6): at most two sources, I then W."""
+    source = dict(zip(("I", "W"), node.preds))
+    return {
+        "kind": "dummy",
+        "id": node.id,
+        "name": node.name,
+        "type": node.proto.op_type.lower(),
+        "operand_source": source,
+    }
+
+
+Converter = Callable[[_Model, _Node], "dict | None"]
+LAYER_OPERATORS: dict[str, Converter] = {
+    "Conv": _conv,
+    "QLinearConv": _conv,
+    "Gemm": _matmul,
+    "MatMul": _matmul,
+}
+EXTRA_OPERATORS: dict[str, Converter] = {
+    "MaxPool": _pooling,
+    "AveragePool": _pooling,
+    "GlobalAveragePool": _pooling,
+    "Add": _elementwise,
+    "Sub": _elementwise,
+    "Mul": _elementwise,
+}
+
+
+def read_onnx(
+    source: str | Path | ModelProto,
+    *,
+    evaluate_all_operators: bool = False,
+    file: str | None = None,
+    reference_hw_pairing: bool = True,
+) -> list[dict]:
+    """One layer or dummy dict per ONNX node, in node order (see the module docstring).
+
+    ``file`` names the model in error messages (default: the path given). The model is not
+    modified.
+    """
+    if file is None and not isinstance(source, ModelProto):
+        file = str(source)
+    model = _Model(_load(source, file), file, reference_hw_pairing)
+    converters = LAYER_OPERATORS | (EXTRA_OPERATORS if evaluate_all_operators else {})
+    producers: dict[str, list[int]] = {}
+    result = []
+    for node_id, proto in enumerate(model.model.graph.node):
+        for tensor in proto.output:
+            producers.setdefault(tensor, []).append(node_id)
+        preds = [m for tensor in proto.input for m in producers.get(tensor, [])]
+        node = _Node(node_id, proto.name or f"Op{node_id}", proto, preds, producers)
+        convert = converters.get(proto.op_type)
+        converted = convert(model, node) if convert else None
+        if convert and converted is None:
+            logger.warning("%s: shapes not supported for evaluation; treated as a dummy node", node.where)
+        result.append(converted or _dummy(node))
+    return result
+
+
+def dependency_edges(nodes: list[dict]) -> list[tuple[int, int]]:
+    """Edges producer -> consumer, one per distinct non-constant operand source (onnx.md §7).
+
+    They come in the reference's insertion order, so a networkx topological sort of a graph built
+    from the nodes (in order) and these edges visits the nodes in the reference's order.
+    """
+    edges = {(src, n["id"]): None for n in nodes for src in n["operand_source"].values() if src != n["id"]}
+    return list(edges)
+
+
+def without_dummies(
+    nodes: list[dict], edges: list[tuple[int, int]]
+) -> tuple[list[dict], list[tuple[int, int]]]:
+    """The layer nodes and their edges, with every dummy bridged (its producers joined to its consumers)."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(n["id"] for n in nodes)
+    graph.add_edges_from(edges)
+    dummies = [n["id"] for n in nodes if n["kind"] == "dummy"]
+    for dummy in dummies:
+        graph.add_edges_from(
+            itertools.product(list(graph.predecessors(dummy)), list(graph.successors(dummy)))
+        )
+    graph.remove_nodes_from(dummies)
+    return [n for n in nodes if n["kind"] == "layer"], list(graph.edges)

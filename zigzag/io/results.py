@@ -1,0 +1,178 @@
+"""Result files: ZigZag's complete / simple JSON and pickle, plus a per-layer table.
+
+File names follow ZigZag: ``<layer name, '/' -> '_'>_complete.json`` per layer,
+``overall_simple.json`` for the network and ``list_of_cmes.pickle`` (the per-layer results).
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pandas as pd
+
+from zigzag.cost.result import CostResult, CumulativeResult
+from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
+from zigzag.io.atomic import write_json_atomic
+from zigzag.workload.layer import Layer
+
+
+def file_stem(layer_name: str) -> str:
+    return layer_name.replace("/", "_")
+
+
+def _long_directions(per_level: tuple) -> list[dict]:
+    return [{DIRECTION_NAMES[d]: level[d] for d in ("tl", "fl", "th", "fh")} for level in per_level]
+
+
+def _loops_as_text(levels_per_operand: dict) -> dict:
+    return {
+        op: [[f"({dim}, {size})" for dim, size in level] for level in levels]
+        for op, levels in levels_per_operand.items()
+    }
+
+
+def accelerator_summary(accelerator: Accelerator) -> dict:
+    """The ``inputs.accelerator`` part of ZigZag's complete JSON."""
+
+    def label(memory) -> str:
+        return f"MemoryLevel(instance={memory.name},operands={list(memory.operands)}, " \
+               f"served_dimensions={set(memory.served_dimensions) or '{}'})"
+
+    return {
+        "name": accelerator.name,
+        "operational_array": {
+            "operational_unit": {
+                "energy_cost": accelerator.operational_array.unit_energy,
+                "area": accelerator.operational_array.unit_area,
+            },
+            "dimensions": dict(accelerator.operational_array.dimensions),
+        },
+        "memory_hierarchy": [label(m) for m in accelerator.topological_order],
+        "mem_hierarchy_dict": {op: [label(m) for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
+        "mem_size_dict": {op: [m.size for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
+        "mem_sharing_list": [dict(g) for g in accelerator.sharing_groups],
+    }
+
+
+def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) -> dict:
+    """ZigZag's ``<layer>_complete.json`` content for one layer result."""
+    return {
+        "outputs": {
+            "memory": {
+                "utilization": {op: list(v) for op, v in result.mem_utilization_shared.items()},
+                "word_accesses": {op: _long_directions(v) for op, v in result.memory_word_access.items()},
+            },
+            "energy": {
+                "energy_total": result.energy_total,
+                "operational_energy": result.mac_energy,
+                "memory_energy": result.mem_energy,
+                "memory_energy_breakdown_per_level": {op: list(v) for op, v in result.mem_energy_breakdown.items()},
+                "memory_energy_breakdown_per_level_per_operand": {
+                    op: _long_directions(v) for op, v in result.mem_energy_breakdown_further.items()
+                },
+            },
+            "latency": {
+                "data_onloading": result.latency_total1 - result.latency_total0,
+                "computation": result.latency_total0,
+                "data_offloading": result.latency_total2 - result.latency_total1,
+            },
+            "spatial": {
+                "mac_utilization": {
+                    "ideal": result.mac_spatial_utilization,
+                    "stalls": result.mac_utilization0,
+                    "stalls_onloading": result.mac_utilization1,
+                    "stalls_onloading_offloading": result.mac_utilization2,
+                }
+            },
+        },
+        "inputs": {
+            "accelerator": accelerator_summary(accelerator),
+            "layer": {
+                "name": layer.name,
+                "type": layer.operator_type,
+                "equation": layer.equation,
+                "equation_relations": [str(r) for r in layer.relations],
+                "loop_dimensions": dict(layer.loop_sizes),
+                "operand_precision": dict(layer.precision),
+                "user_spatial_mapping": result.spatial_mapping_array,
+                "memory_operand_links": dict(layer.memory_operand_links),
+            },
+            "spatial_mapping": _loops_as_text(result.spatial_mapping),
+            "temporal_mapping": _loops_as_text(result.temporal_mapping_stationary),
+        },
+    }
+
+
+def spatial_mapping_text(result: CostResult) -> str:
+    """``D1: K 32; D2: C 32`` (array form of the chosen spatial mapping)."""
+    array = result.spatial_mapping_array or {}
+    return "; ".join(
+        f"{oa}: " + " ".join(f"{d} {f:g}" for d, f in unrolling.items()) for oa, unrolling in array.items()
+    )
+
+
+def temporal_mapping_text(result: CostResult, operand: str) -> str:
+    """The loop nest of one operand, outermost first, levels separated by ``|``."""
+    levels = result.temporal_mapping_stationary[operand]
+    return " | ".join(" ".join(f"{d} {s:g}" for d, s in reversed(level)) for level in reversed(levels))
+
+
+def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
+    """One row per layer: identity, chosen mapping and the main figures."""
+    records = []
+    for layer, result in rows:
+        info = layer if isinstance(layer, dict) else {"id": layer.id, "name": layer.name,
+                                                      "operator_type": layer.operator_type}
+        records.append({
+            "id": info["id"],
+            "name": info["name"],
+            "operator_type": info["operator_type"],
+            "energy_pJ": result.energy_total,
+            "mac_energy_pJ": result.mac_energy,
+            "memory_energy_pJ": result.mem_energy,
+            "latency_cycles": result.latency_total2,
+            "ideal_cycles": result.ideal_cycle,
+            "computation_cycles": result.latency_total0,
+            "onloading_cycles": result.data_onloading_cycle,
+            "offloading_cycles": result.data_offloading_cycle,
+            "stall_cycles": result.stall_slack_comb,
+            "spatial_utilization": result.mac_spatial_utilization,
+            "mac_utilization": result.mac_utilization2,
+            "area": result.area_total,
+            "spatial_mapping": spatial_mapping_text(result),
+            "temporal_mapping_O": temporal_mapping_text(result, next(iter(result.temporal_mapping_stationary))),
+        })
+    return pd.DataFrame.from_records(records)
+
+
+def summary(total: CumulativeResult, layer_count: int) -> dict:
+    """Network totals (energy in pJ, latency in cycles) and their main components."""
+    return {
+        "energy": total.energy_total,
+        "latency": total.latency_total2,
+        "mac_energy": total.mac_energy,
+        "memory_energy": total.mem_energy,
+        "ideal_cycles": total.ideal_cycle,
+        "computation_cycles": total.latency_total0,
+        "onloading_cycles": total.data_onloading_cycle,
+        "offloading_cycles": total.data_offloading_cycle,
+        "mac_utilization": total.mac_utilization2,
+        "layers": layer_count,
+    }
+
+
+def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | None = None) -> None:
+    """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
+    ``layers.csv`` and ``summary.json``."""
+    folder = Path(folder)
+    for layer, cost in result.layers:
+        accelerator = result.accelerators[layer.id]
+        write_json_atomic(folder / f"{file_stem(layer.name)}_complete.json", complete_json(cost, layer, accelerator))
+    write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
+    write_json_atomic(folder / "summary.json", summary(result.total, len(result.layers)))
+    layer_table(result.layers).to_csv(folder / "layers.csv", index=False)
+    pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
+    pickle_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(pickle_path, "wb") as handle:
+        pickle.dump([cost for _, cost in result.layers], handle, protocol=pickle.HIGHEST_PROTOCOL)

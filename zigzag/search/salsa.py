@@ -1,0 +1,91 @@
+"""SALSA: simulated annealing over loop orderings (search.md §C), with a seed.
+
+Starting from a random ordering of all loop prime factors, each iteration swaps two positions
+and accepts the move with probability ``exp((current / next - 1) / T)`` (always when better),
+the temperature decaying as ``T0 * 0.995**i``. Unlike ZigZag's SALSA it is seeded (same seed,
+same result) and a move whose ordering does not fit the memories is simply rejected.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zigzag.cost.model import evaluate
+from zigzag.cost.result import CostResult
+from zigzag.errors import MappingError
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.mapping.spatial import ArrayMapping, LevelMapping
+from zigzag.search.allocator import AllocationFailed, MemoryAllocator
+from zigzag.search.loma import layer_temporal_loops
+from zigzag.search.loop_factors import loop_prime_factors
+from zigzag.search.options import SearchOptions
+from zigzag.workload.layer import Layer
+
+#: Random starting orderings tried before giving up on finding one that fits.
+START_ATTEMPTS = 100
+
+
+def salsa_search(
+    layer: Layer,
+    accelerator: Accelerator,
+    array_mapping: ArrayMapping,
+    fractional: LevelMapping,
+    integer: LevelMapping,
+    options: SearchOptions,
+) -> tuple[CostResult, int]:
+    """Best result found by annealing, and the number of evaluations made."""
+    rng = np.random.default_rng(options.salsa_seed)
+    allocator = MemoryAllocator(layer, accelerator, fractional, even=options.temporal_mapping_type == "even")
+    factors = loop_prime_factors(layer_temporal_loops(layer, fractional), None, pseudo_dim=layer.loop_dims[0])
+    evaluations = 0
+
+    def cost_of(ordering: list) -> CostResult | None:
+        nonlocal evaluations
+        try:
+            temporal = allocator.allocate(ordering)
+        except AllocationFailed:
+            return None
+        evaluations += 1
+        return evaluate(
+            layer, accelerator, fractional, integer, temporal,
+            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+            spatial_mapping_array=array_mapping,
+        )
+
+    def criterion(result: CostResult) -> float:
+        return result.energy_total if options.salsa_opt_criterion == "energy" else result.latency_total0
+
+    current_order, current = _fitting_start(factors, rng, cost_of)
+    if current is None:
+        raise MappingError(
+            f"SALSA found no loop ordering of layer {layer.name} that fits the memories of {accelerator.name}"
+        )
+    best = current
+    n = len(factors)
+    for iteration in range(options.salsa_iteration_number):
+        temperature = options.salsa_start_temperature * 0.995**iteration
+        i, j = rng.integers(0, n, size=2)
+        candidate_order = list(current_order)
+        candidate_order[i], candidate_order[j] = candidate_order[j], candidate_order[i]
+        candidate = cost_of(candidate_order)
+        draw = rng.random()
+        if candidate is None:
+            continue
+        ratio = criterion(current) / criterion(candidate) if criterion(candidate) else 1.0
+        if draw < math.exp(min(0.0, ratio - 1) / temperature):
+            current_order, current = candidate_order, candidate
+            if criterion(current) < criterion(best):
+                best = current
+    return best, evaluations
+
+
+def _fitting_start(factors: list, rng: np.random.Generator, cost_of):
+    for _ in range(START_ATTEMPTS):
+        order = list(factors)
+        rng.shuffle(order)
+        result = cost_of(order)
+        if result is not None:
+            return order, result
+    return None, None
