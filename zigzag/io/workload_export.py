@@ -20,6 +20,27 @@ from zigzag.io.onnx_import import LAYER_FIELDS
 YAML_OPERATOR_TYPE = {"MatMul": "Gemm", "QLinearConv": "Conv"}
 
 
+def workload_nodes(workload) -> list[dict]:
+    """The node dicts (as ``read_onnx`` gives them) of a parsed :class:`Workload`, in id order."""
+    from zigzag.workload.workload import DummyNode
+
+    nodes = []
+    for node in sorted(workload.graph.nodes, key=lambda n: n.id):
+        if isinstance(node, DummyNode):
+            nodes.append({"kind": "dummy", "id": node.id, "name": node.name, "type": node.type,
+                          "operand_source": dict(node.operand_source)})
+        else:
+            spec = node.to_spec()
+            spec.pop("mapping")
+            nodes.append({"kind": "layer", **spec})
+    return nodes
+
+
+def workload_to_yaml(workload) -> str:
+    """A parsed workload (from ONNX or YAML) as a workload YAML document."""
+    return layers_to_yaml(workload_nodes(workload))
+
+
 def layers_to_yaml(nodes: list[dict]) -> str:
     """The layer nodes as a workload YAML document (a list of layer dicts)."""
     by_id = {node["id"]: node for node in nodes}
