@@ -71,7 +71,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_progress=False if args.quiet else None,
     )
     save_network_outputs(result, Path(args.output))
-    table = layer_table(result)
+    table = layer_table(result.layers)
     print(table.to_string(index=False))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
     print(f"outputs written to {args.output}")

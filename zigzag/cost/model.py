@@ -111,6 +111,7 @@ class _Setup:
     operands: dict[str, _Operand]  # layer-operand order: output, then inputs in equation order
     ports: tuple[_Port, ...]  # memories in YAML order, used ports in order
     pr_sizes: dict[str, int]  # PRS_X (§2.3)
+    sharing_groups: tuple[tuple[tuple[str, int], ...], ...]  # linked (layer op, level) members (§3.3)
     memory_names: dict[str, tuple[str, ...]]
     total_units: int
 
@@ -133,9 +134,12 @@ def _setup(layer: Layer, accelerator: Accelerator) -> _Setup:
     x_r = frozenset(r_name(x) for x in layer.pr_map)
     x_ir = frozenset(ir_name(x) for x in layer.pr_map)
 
+    # sharing groups (§3.3) restricted to the memory operands linked for this layer
+    groups = []
     group_of: dict[tuple[str, int], tuple[tuple[str, int], ...]] = {}
     for group in accelerator.sharing_groups:
         members = tuple((layer_of[m], lv) for m, lv in group.items() if m in layer_of)
+        groups.append(members)
         for m, lv in group.items():
             group_of.setdefault((m, lv), members)
 
@@ -202,6 +206,7 @@ def _setup(layer: Layer, accelerator: Accelerator) -> _Setup:
         operands=operands,
         ports=tuple(ports),
         pr_sizes=dict(layer.pr_sizes),
+        sharing_groups=tuple(groups),
         memory_names={op: tuple(lv.memory.name for lv in o.levels) for op, o in operands.items()},
         total_units=accelerator.operational_array.total_units,
     )
@@ -558,18 +563,12 @@ def memory_utilization(setup: _Setup, movement: dict[str, OperandMovement]):
         eff[op] = [mv.eff_bits[k + 1] / lv.size for k, lv in enumerate(operand.levels)]
     util_sh = {op: list(v) for op, v in util.items()}
     eff_sh = {op: list(v) for op, v in eff.items()}
-    done = set()
-    for operand in setup.operands.values():
-        for lv in operand.levels:
-            members = lv.sharing
-            if not members or members in done:
-                continue
-            done.add(members)
-            u = sum(util[op][k] for op, k in members)
-            e = sum(eff[op][k] for op, k in members)
-            for op, k in members:
-                util_sh[op][k] = u
-                eff_sh[op][k] = e
+    for members in setup.sharing_groups:
+        u = sum(util[op][k] for op, k in members)
+        e = sum(eff[op][k] for op, k in members)
+        for op, k in members:
+            util_sh[op][k] = u
+            eff_sh[op][k] = e
     return util, util_sh, eff, eff_sh
 
 
@@ -1069,6 +1068,7 @@ def analyse(
     latency1 = latency0 + onload
     latency2 = latency1 + offload
 
+    areas = _areas(accelerator)
     result = CostResult(
         layer_id=layer.id,
         layer_name=layer.name,
@@ -1102,8 +1102,8 @@ def analyse(
         temporal_mapping={op: temporal_levels[op] for op in setup.operands},
         temporal_mapping_stationary={op: temporal_q[op].stationary for op in setup.operands},
         spatial_mapping_array=_normalise_array(spatial_mapping_array),
-        area_operational_array=_areas(accelerator)[0],
-        area_memories=_areas(accelerator)[1],
+        area_operational_array=areas[0],
+        area_memories=dict(areas[1]),
     )
     return CostDetail(
         result=result,
@@ -1158,10 +1158,13 @@ def evaluate(
 
 
 @lru_cache(maxsize=64)
-def _areas(accelerator: Accelerator) -> tuple[float, dict[str, float]]:
-    """Operational-array area and per-memory area x instances (not in the reference, §10)."""
-    memories = {m.name: m.area * accelerator.unroll_count(m) for m in accelerator.memories}
-    return accelerator.operational_array.total_area, memories
+def _areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
+    """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
+    cost model reports no area, §10).  ``None`` for the array when no ``unit_area`` is given."""
+    array = accelerator.operational_array
+    array_area = None if array.unit_area is None else array.total_area
+    memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}
+    return array_area, memories
 
 
 def _normalise_array(mapping: dict | None):

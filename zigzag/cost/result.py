@@ -20,12 +20,6 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-#: direction order used in every per-level {direction: value} dict
-DIRECTION_ORDER = ("fh", "tl", "fl", "th")
-
-PerOperand = dict  # {layer operand: tuple[...] per memory level}
-
-
 def _tuples(value):
     """Lists (from JSON) to tuples, recursively; dicts keep their keys."""
     if isinstance(value, (list, tuple)):
@@ -140,8 +134,13 @@ class CostResult:
                 values[f.name] = _tuples(value)
         return cls(**values)
 
-    def __add__(self, other):
+    def __add__(self, other: "CostResult | CumulativeResult") -> "CumulativeResult":
         return CumulativeResult() + self + other
+
+    def __radd__(self, other):
+        if other == 0:  # sum([...]) starts from 0
+            return CumulativeResult() + self
+        return NotImplemented
 
 
 # =============================================================================================

@@ -182,25 +182,26 @@ def spatial_mapping_candidates(
     if not to_fill:
         return [(template, performance_indicator(template))]
     hints = effective_hints(layer, accelerator)
-    options = [_oa_dim_options(hints[oa], max_unroll[oa], sizes[oa], enable_mixing) for oa in to_fill]
+    options = [
+        [u for u in _oa_dim_options(hints[oa], max_unroll[oa], enable_mixing) if _fits(u, max_unroll[oa], sizes[oa])]
+        for oa in to_fill
+    ]
     valid = []
     for combination in itertools.product(*options):
-        candidate = {oa: dict(unrolling) for oa, unrolling in template.items()}
-        candidate.update((oa, dict(unrolling)) for oa, unrolling in zip(to_fill, combination))
-        if is_valid(candidate, layer, max_unroll, sizes):
+        if _fits_layer((*template.values(), *combination), layer):
+            candidate = {oa: dict(unrolling) for oa, unrolling in template.items()}
+            candidate.update((oa, dict(unrolling)) for oa, unrolling in zip(to_fill, combination))
             valid.append((candidate, performance_indicator(candidate)))
     if not valid:
         raise _no_candidate_error(layer, to_fill, hints, max_unroll)
     return sorted(valid, key=lambda pair: pair[1], reverse=True)
 
 
-def _oa_dim_options(
-    hint: list[str], max_unroll: dict[str, int], oa_size: int, enable_mixing: bool
-) -> list[dict[str, int]]:
-    """Unrollings one array dim may take: single dims (largest first), then mixed ones."""
+def _oa_dim_options(hint: list[str], max_unroll: dict[str, int], enable_mixing: bool) -> list[dict[str, int]]:
+    """Unrollings one array dim may try: single dims (largest first), then mixed ones."""
     options = [{dim: f} for dim in hint if dim in max_unroll for f in reversed(_divisors(max_unroll[dim]))]
     if enable_mixing:
-        options += [u for u in _mixed_options(hint, max_unroll) if utilization(u) <= oa_size]
+        options += _mixed_options(hint, max_unroll)
     return options
 
 
@@ -219,22 +220,32 @@ def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def is_valid(mapping: ArrayMapping, layer: Layer, max_unroll: MaxUnrollings, sizes: dict[str, int]) -> bool:
-    """Factors within their maxima, array dims not overfilled, layer dims not over-unrolled."""
-    for oa, unrolling in mapping.items():
-        if any(dim not in max_unroll[oa] or f > max_unroll[oa][dim] for dim, f in unrolling.items()):
-            return False
-        if utilization(unrolling) > sizes[oa]:
-            return False
-    return all(_total_unrolling(mapping, dim) <= size for dim, size in layer.loop_sizes.items())
+def _fits(unrolling: dict[str, int], max_unroll: dict[str, int], oa_size: int) -> bool:
+    """Every factor within its maximum (unknown dims never are) and the array dim not overfilled."""
+    return all(dim in max_unroll and f <= max_unroll[dim] for dim, f in unrolling.items()) and (
+        utilization(unrolling) <= oa_size
+    )
+
+
+def _fits_layer(unrollings: tuple[dict[str, int], ...], layer: Layer) -> bool:
+    """No layer dim unrolled beyond its size over all the given array dims together."""
+    return all(total <= layer.loop_sizes[dim] for dim, total in _layer_totals(unrollings).items())
+
+
+def _layer_totals(unrollings) -> dict[str, int]:
+    """Total factor of each layer dim over some array dims' unrollings."""
+    totals: dict[str, int] = {}
+    for unrolling in unrollings:
+        for dim, f in unrolling.items():
+            totals[dim] = totals.get(dim, 1) * f
+    return totals
 
 
 def performance_indicator(mapping: ArrayMapping) -> float:
     """``U + U / M - 1``: array utilisation U plus a bonus for spreading over several dims
     (M = the largest total unrolling of a single layer dim)."""
     used = float(int(math.prod(utilization(u) for u in mapping.values())))
-    contained = {dim for unrolling in mapping.values() for dim in unrolling}
-    largest = max((_total_unrolling(mapping, dim) for dim in contained), default=1)
+    largest = max(_layer_totals(mapping.values()).values(), default=1)
     return used + (used / largest - 1)
 
 

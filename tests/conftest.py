@@ -1,0 +1,37 @@
+"""Shared test fixtures: where the reference inputs and the oracle data live."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REFERENCE = SHARED / "reference" / "zigzag"
+DATA = Path(__file__).resolve().parent / "data"
+ORACLE = DATA / "oracle"
+
+
+def reference_input(kind: str, name: str) -> str:
+    """Path of a shared reference input, e.g. reference_input("hardware", "tpu_like.yaml")."""
+    path = REFERENCE / kind / name
+    if not path.exists():
+        pytest.skip(f"{path} not available (../shared must sit beside the checkout)")
+    return str(path)
+
+
+def oracle(case: str) -> dict:
+    """A reference oracle case made by tools/make_oracle.py."""
+    return json.loads((ORACLE / f"{case}.json").read_text())
+
+
+def oracle_input_path(case: dict, kind: str) -> str:
+    """The input file an oracle case used (reference input or our test data)."""
+    base = REFERENCE if case["case"]["sources"][kind] == "reference" else DATA
+    return str(base / case["case"][kind])
+
+
+def rel_close(a: float, b: float, rel: float) -> bool:
+    return a == b or abs(a - b) <= rel * max(abs(a), abs(b))

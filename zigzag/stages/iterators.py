@@ -1,0 +1,49 @@
+"""Stages that run the rest of the pipeline several times: per layer, per parameter value."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+
+from zigzag.stages.stage import Stage
+
+logger = logging.getLogger(__name__)
+
+
+class WorkloadStage(Stage):
+    """Runs the rest of the pipeline once per layer, in processing (topological) order, with the
+    kwarg ``layer``; yields ``(result, (layer, extra_info))``. Dependency-only ONNX nodes are
+    skipped. The workload itself is not passed on."""
+
+    def __init__(self, list_of_callables, *, workload, accelerator, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.workload = workload
+        self.accelerator = accelerator
+
+    def run(self):
+        for layer in self.workload.layers:
+            logger.info("Processing %s...", layer.name)
+            for result, extra_info in self.substage(layer=layer, accelerator=self.accelerator).run():
+                yield result, (layer, extra_info)
+
+
+class GeneralParameterIteratorStage(Stage):
+    """Runs the rest of the pipeline for every combination of keyword-argument values.
+
+    ``general_parameter_iterations`` maps a kwarg name to the list of its values, or a tuple of
+    names to a list of value tuples (set together). Combinations are visited with the first key
+    outermost. Yields ``(result, (((name, value), ...), extra_info))``.
+    """
+
+    def __init__(self, list_of_callables, *, general_parameter_iterations, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.iterations = general_parameter_iterations
+
+    def run(self):
+        keys = list(self.iterations)
+        for values in itertools.product(*(self.iterations[key] for key in keys)):
+            settings = []
+            for key, value in zip(keys, values):
+                settings.extend(zip(key, value) if isinstance(key, tuple) else [(key, value)])
+            for result, extra_info in self.substage(**dict(settings)).run():
+                yield result, (tuple(settings), extra_info)
