@@ -71,8 +71,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         show_progress=False if args.quiet else None,
     )
     save_network_outputs(result, Path(args.output))
-    table = layer_table(result.layers)
-    print(table.to_string(index=False))
+    table = layer_table(result.layers)[
+        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+    ]
+    print(table.to_string(index=False, formatters={
+        "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
+    }))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
     print(f"outputs written to {args.output}")
     return 0

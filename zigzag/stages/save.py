@@ -1,0 +1,158 @@
+"""Stages that write results to files while passing them through unchanged.
+
+File names follow ZigZag: ``<dump_folder>/<layer name, '/' -> '_'>_complete.json`` /
+``..._simple.json`` per layer result, ``overall_complete.json`` / ``overall_simple.json`` for a
+network sum, ``<dump_folder>/list_of_cmes.pickle`` for the per-layer results.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from pathlib import Path
+
+from zigzag.cost.result import CostResult, CumulativeResult
+from zigzag.io.atomic import write_json_atomic
+from zigzag.io.results import complete_json, file_stem
+from zigzag.stages.stage import Stage, missing_kwarg_error
+
+logger = logging.getLogger(__name__)
+
+
+def result_file(dump_folder, result, suffix: str) -> Path:
+    """``<dump_folder>/<layer>_<suffix>.json``, or ``overall_<suffix>.json`` for a network sum."""
+    if isinstance(result, CumulativeResult):
+        return Path(dump_folder) / f"overall_{suffix}.json"
+    if isinstance(result, CostResult):
+        return Path(dump_folder) / f"{file_stem(result.layer_name)}_{suffix}.json"
+    raise NotImplementedError(f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult")
+
+
+def cumulative_json(total: CumulativeResult) -> dict:
+    """``overall_complete.json``: the summed outputs; the inputs name the layers summed."""
+    return {
+        "outputs": {
+            "memory": {"utilization": None, "word_accesses": total.to_dict()["memory_word_access"]},
+            "energy": {
+                "energy_total": total.energy_total,
+                "operational_energy": total.mac_energy,
+                "memory_energy": total.mem_energy,
+                "memory_energy_breakdown_per_level": total.to_dict()["mem_energy_breakdown"],
+            },
+            "latency": {
+                "data_onloading": total.latency_total1 - total.latency_total0,
+                "computation": total.latency_total0,
+                "data_offloading": total.latency_total2 - total.latency_total1,
+            },
+            "spatial": {
+                "mac_utilization": {
+                    "ideal": total.mac_spatial_utilization,
+                    "stalls": total.mac_utilization0,
+                    "stalls_onloading": total.mac_utilization1,
+                    "stalls_onloading_offloading": total.mac_utilization2,
+                }
+            },
+        },
+        "inputs": {"accelerator": total.accelerator_name, "layer": list(total.layer_ids)},
+    }
+
+
+class CompleteSaveStage(Stage):
+    """Writes every result passing up to its ZigZag "complete" JSON in ``dump_folder``.
+
+    A per-layer result must know its layer and accelerator (results of :class:`CostModelStage`
+    do); ``dump_folder`` is passed on.
+    """
+
+    def __init__(self, list_of_callables, *, dump_folder, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.dump_folder = dump_folder
+        self.kwargs["dump_folder"] = dump_folder
+
+    def run(self):
+        for result, extra_info in self.substage().run():
+            path = result_file(self.dump_folder, result, "complete")
+            if isinstance(result, CumulativeResult):
+                data = cumulative_json(result)
+            elif getattr(result, "layer", None) is None or getattr(result, "accelerator", None) is None:
+                raise ValueError(
+                    f"{type(self).__name__} needs results that hold their layer and accelerator "
+                    "(LayerCostResult, as CostModelStage yields)"
+                )
+            else:
+                data = complete_json(result, result.layer, result.accelerator)
+            write_json_atomic(path, data)
+            logger.info(
+                "Saved %s with energy %.3e and latency %.3e to %s",
+                getattr(result, "layer_name", "network sum"), result.energy_total, result.latency_total2, path,
+            )
+            yield result, extra_info
+
+
+class SimpleSaveStage(Stage):
+    """Writes ``{"energy": ..., "latency": ...}`` of every result passing up to ``dump_folder``
+    (``overall_simple.json`` for a network sum); ``dump_folder`` is passed on."""
+
+    def __init__(self, list_of_callables, *, dump_folder, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.dump_folder = dump_folder
+        self.kwargs["dump_folder"] = dump_folder
+
+    def run(self):
+        for result, extra_info in self.substage().run():
+            path = result_file(self.dump_folder, result, "simple")
+            write_json_atomic(path, result.simple_dict())
+            logger.info("Saved %s to %s", result.simple_dict(), path)
+            yield result, extra_info
+
+
+class PickleSaveStage(Stage):
+    """Passes everything through; once its child is exhausted, pickles the list of results held
+    in the last extra_info received (so it belongs above :class:`SumStage`, whose extra_info is
+    the list of per-layer pairs) to ``pickle_filename`` (default
+    ``<dump_folder>/list_of_cmes.pickle``)."""
+
+    def __init__(self, list_of_callables, *, pickle_filename=None, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        if pickle_filename is None:
+            if kwargs.get("dump_folder") is None:
+                raise missing_kwarg_error(
+                    type(self).__name__, "pickle_filename", "or 'dump_folder' to save to <dump_folder>/list_of_cmes.pickle"
+                )
+            pickle_filename = Path(kwargs["dump_folder"]) / "list_of_cmes.pickle"
+        self.pickle_filename = Path(pickle_filename)
+
+    def run(self):
+        last_extra = None
+        received = False
+        for result, extra_info in self.substage().run():
+            received, last_extra = True, extra_info
+            yield result, extra_info
+        if not received:
+            logger.warning("%s received nothing: %s not written", type(self).__name__, self.pickle_filename)
+            return
+        results = [pair[0] for pair in last_extra]
+        self.pickle_filename.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.pickle_filename, "wb") as handle:
+            pickle.dump(results, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        logger.info("Saved %d results to %s", len(results), self.pickle_filename)
+
+
+class DumpStage(Stage):
+    """Passes everything through; once its child is exhausted, pickles the list of all pairs to
+    ``dump_filename_pattern`` formatted with this stage's kwargs (e.g. ``"out/{layer}.pickle"``)."""
+
+    def __init__(self, list_of_callables, *, dump_filename_pattern, **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.pattern = dump_filename_pattern
+        self.kwargs["dump_filename_pattern"] = dump_filename_pattern
+
+    def run(self):
+        received = []
+        for pair in self.substage().run():
+            received.append(pair)
+            yield pair
+        path = Path(self.pattern.format(**self.kwargs))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as handle:
+            pickle.dump(received, handle, protocol=pickle.HIGHEST_PROTOCOL)
