@@ -27,7 +27,9 @@ import itertools
 import json
 import logging
 import math
+import shutil
 import sys
+import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -38,6 +40,13 @@ NO_SM = "tests/data/mappings/default_no_sm_tpu.yaml"
 LAYERS = (0, 1, 2, 4, 8, 30)
 # Stages refuse an empty sub-stage list; this one is never run.
 UNUSED_SUBSTAGES = [lambda *args, **kwargs: None]
+# tpu_like with an output register file of 8 elements shared over the whole array (and a wide
+# write port, so that bandwidth limiting stays off): exercises capacity limiting (A.6).
+SMALL_OUTPUT_RF = {
+    "memories.rf_2B.size": 128,
+    "memories.rf_2B.served_dimensions": ["D1", "D2"],
+    "memories.rf_2B.ports.3.bandwidth_max": 1024,
+}
 HARDWARE = {"tpu_like": "tpu_like", "ascend_like": "ascend_like", "eyeriss_like": "default"}
 
 
@@ -51,12 +60,16 @@ def case_list() -> list[dict]:
     extra = (
         (2, "spatial_mix_hint_tpu", True),
         (2, "spatial_hint_partly_invalid_tpu", False),
+        (2, "spatial_overlap_tpu", False),
         (2, "tpu_like_mixed", True),
         (8, "tpu_like_mixed_hint", True),
         (30, "tpu_like_mixed_hint", True),
     )
     for layer, name, mixing in extra:
         cases.append(_case(layer, "tpu_like", f"tests/data/mappings/{name}.yaml", mixing, name))
+    for layer, name in ((2, "spatial_capacity_tpu"), (2, "default_no_sm_tpu"), (30, "default_no_sm_tpu")):
+        case = _case(layer, "tpu_like", f"tests/data/mappings/{name}.yaml", False, f"{name}__small_rf")
+        cases.append(dict(case, hardware_patch=SMALL_OUTPUT_RF))
     return cases
 
 
@@ -72,13 +85,32 @@ def _case(layer: int, hardware: str, mapping: str, mixing: bool, tag: str) -> di
     }
 
 
+def patched_hardware(case: dict, folder: Path) -> str:
+    """The case's hardware file, with its ``hardware_patch`` (dotted path -> value) applied."""
+    path = resolve(case["hardware"])
+    if "hardware_patch" not in case:
+        return path
+    import yaml
+
+    data = yaml.safe_load(Path(path).read_text())
+    for dotted, value in case["hardware_patch"].items():
+        *parents, last = dotted.split(".")
+        node = data
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[int(last) if isinstance(node, list) else last] = value
+    target = folder / f"{case['name']}.yaml"
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    return str(target)
+
+
 def resolve(path: str) -> str:
     return str(REF_INPUTS / path[5:]) if path.startswith("@ref/") else str(REPO / path)
 
 
 def as_pairs(mapping) -> list:
     """A reference SpatialMapping as [[oa, [[dim, factor], ...]], ...] (order kept)."""
-    return [[oa.name, [[dim.name, factor] for dim, factor in unrolling.items()]] for oa, unrolling in mapping.items()]
+    return [[oa.name, [[dim.name, f] for dim, f in unrolling.items()]] for oa, unrolling in mapping.items()]
 
 
 def indicator_of(mapping) -> float | None:
@@ -116,12 +148,14 @@ def raw_combinations(stage) -> int:
     )
 
 
-def run_case(case: dict, keep: int, max_combinations: int) -> dict:
+def run_case(case: dict, keep: int, max_combinations: int, folder: Path) -> dict:
     from zigzag.stages.parser.accelerator_parser import AcceleratorParserStage
     from zigzag.stages.parser.workload_parser import WorkloadParserStage
 
-    accelerator = AcceleratorParserStage.parse_accelerator(resolve(case["hardware"]))
-    parser = WorkloadParserStage(UNUSED_SUBSTAGES, workload=resolve(case["workload"]), mapping=resolve(case["mapping"]))
+    accelerator = AcceleratorParserStage.parse_accelerator(patched_hardware(case, folder))
+    parser = WorkloadParserStage(
+        UNUSED_SUBSTAGES, workload=resolve(case["workload"]), mapping=resolve(case["mapping"])
+    )
     layer = next(n for n in parser.parse_workload().layer_node_list if n.id == case["layer"])
     stage = make_stage(layer, accelerator, case["mixing"], 10**12)
     result = dict(case)
@@ -152,10 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for c in case_list() if not args.case or c["name"] in args.case]
     previous = json.loads(OUTPUT.read_text())["cases"] if args.case and OUTPUT.exists() else {}
     results = dict(previous)
+    folder = Path(tempfile.mkdtemp(prefix="spatial_oracle_"))
     for case in cases:
-        results[case["name"]] = run_case(case, args.keep, args.max_combinations)
+        results[case["name"]] = run_case(case, args.keep, args.max_combinations, folder)
         state = results[case["name"]]
-        print(case["name"], state.get("count", state.get("skipped", state.get("error"))), file=sys.stderr, flush=True)
+        outcome = state.get("count", state.get("skipped", state.get("error")))
+        print(case["name"], outcome, file=sys.stderr, flush=True)
     document = {
         "generated_by": "tools/make_spatial_oracle.py",
         "reference": f"zigzag-dse {version('zigzag-dse')}",
@@ -163,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         "cases": results,
     }
     OUTPUT.write_text(json.dumps(document, indent=1) + "\n")
+    shutil.rmtree(folder)
     return 0
 
 

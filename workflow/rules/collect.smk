@@ -10,13 +10,14 @@ rule collect:
     params:
         cache=CACHE,
         float_format=OUTPUTS.get("float_format", "%.10g"),
+        folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
     log:
         f"{RESULTS}/{{name}}/logs/collect.log",
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "{PYTHON} -m zigzag step collect {input.plan:q} --cache {params.cache:q}"
-        " --output {RESULTS}/{wildcards.name} --float-format {params.float_format:q} --log {log:q}"
+        "python -m zigzag step collect {input.plan:q} --cache {params.cache:q}"
+        " --output {params.folder:q} --float-format {params.float_format:q} --log {log:q}"
 
 
 rule compare:
@@ -29,4 +30,4 @@ rule compare:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "{PYTHON} -m zigzag step compare {input:q} --output {output:q} --log {log:q}"
+        "python -m zigzag step compare {input:q} --output {output:q} --log {log:q}"

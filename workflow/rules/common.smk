@@ -1,4 +1,5 @@
 import json
+import os
 import sys
 
 from snakemake.exceptions import WorkflowError
@@ -7,7 +8,13 @@ from zigzag.errors import InputError
 from zigzag.steps.experiments import expand_experiments
 from zigzag.steps.pipeline import plan_keys
 
-PYTHON = sys.executable
+envvars:
+    "PATH",
+
+
+# Jobs run `python -m zigzag ...`: the interpreter running Snakemake (and so the zigzag package
+# installed beside it) comes first on PATH, unless a job's conda environment is activated.
+os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 OUTPUTS = config.get("outputs", {})

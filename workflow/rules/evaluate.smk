@@ -8,4 +8,4 @@ rule evaluate_layer:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "{PYTHON} -m zigzag step evaluate {input.job:q} --output {output.result:q} --log {log:q}"
+        "python -m zigzag step evaluate {input.job:q} --output {output.result:q} --log {log:q}"

@@ -13,5 +13,5 @@ checkpoint plan:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "{PYTHON} -m zigzag step plan --experiment {params.experiment:q}"
+        "python -m zigzag step plan --experiment {params.experiment:q}"
         " --cache {params.cache:q} --output {output.plan:q} --log {log:q}"

@@ -86,8 +86,8 @@ def _limit_to_bandwidth(max_unroll: MaxUnrollings, layer: Layer, memory: Memory,
     direction = "fl" if operand == layer.output else "tl"
     bandwidth = memory.bandwidth_max(layer.memory_operand(operand), direction)
     if precision <= 0 or bandwidth is None:
-        # No port for this direction: the reference crashes (None // precision, TypeError);
-        # we leave this operand's unrollings unlimited instead.
+        # Precision 0: nothing to limit. No port for this direction: the reference crashes
+        # (None // precision, TypeError); we leave this operand's unrollings unlimited instead.
         return
     limit = bandwidth // precision
     provided = layer.mapping.spatial_mapping or {}
@@ -141,7 +141,9 @@ def _clip_to_maximum(
                     f"{layer.name}: {dim} cannot be unrolled on {oa}: an innermost memory's port is "
                     "narrower than one element of the operand it feeds"
                 )
-            logger.warning("%s: spatial unrolling %s %d on %s reduced to %d", layer.name, dim, factor, oa, maximum)
+            logger.warning(
+                "%s: spatial unrolling %s %d on %s reduced to %d", layer.name, dim, factor, oa, maximum
+            )
             unrolling[dim] = maximum
     if utilization(unrolling) > sizes[oa]:
         text = " x ".join(f"{d} {f}" for d, f in unrolling.items())
@@ -159,7 +161,9 @@ def _fit_layer_sizes(template: ArrayMapping, layer: Layer) -> None:
         while _total_unrolling(template, dim) > layer.loop_sizes[dim]:
             holders = [oa for oa in reference_set_order(template, "oa_dim") if dim in template[oa]]
             oa = reference_set_pop(holders, "oa_dim")
-            logger.warning("%s: spatial unrolling of %s on %s removed: exceeds the layer size", layer.name, dim, oa)
+            logger.warning(
+                "%s: spatial unrolling of %s on %s removed: exceeds the layer size", layer.name, dim, oa
+            )
             del template[oa][dim]
 
 
@@ -183,7 +187,8 @@ def spatial_mapping_candidates(
         return [(template, performance_indicator(template))]
     hints = effective_hints(layer, accelerator)
     options = [
-        [u for u in _oa_dim_options(hints[oa], max_unroll[oa], enable_mixing) if _fits(u, max_unroll[oa], sizes[oa])]
+        [u for u in _oa_dim_options(hints[oa], max_unroll[oa], enable_mixing)
+         if _fits(u, max_unroll[oa], sizes[oa])]
         for oa in to_fill
     ]
     valid = []
@@ -243,7 +248,8 @@ def _layer_totals(unrollings) -> dict[str, int]:
 
 def performance_indicator(mapping: ArrayMapping) -> float:
     """``U + U / M - 1``: array utilisation U plus a bonus for spreading over several dims
-    (M = the largest total unrolling of a single layer dim)."""
+    (M = the largest total unrolling of a single layer dim; 1 if nothing is unrolled, where the
+    reference fails, which it never reaches)."""
     used = float(int(math.prod(utilization(u) for u in mapping.values())))
     largest = max(_layer_totals(mapping.values()).values(), default=1)
     return used + (used / largest - 1)
@@ -253,8 +259,9 @@ def _no_candidate_error(
     layer: Layer, to_fill: list[str], hints: dict[str, list[str]], max_unroll: MaxUnrollings
 ) -> Exception:
     """InputError if a user hint only allows unfeedable dims on some array dim, else MappingError."""
-    for oa in to_fill:
-        if oa in layer.mapping.spatial_mapping_hint and not any(max_unroll[oa].get(d, 0) for d in hints[oa]):
+    blocked = [oa for oa in to_fill if not any(max_unroll[oa].get(d, 0) for d in hints[oa])]
+    for oa in blocked:
+        if oa in layer.mapping.spatial_mapping_hint:
             return InputError(
                 None,
                 f"mapping entry '{layer.mapping.name}': spatial_mapping_hint.{oa}",
@@ -262,8 +269,8 @@ def _no_candidate_error(
                 "hint other layer dims or remove the hint",
             )
     return MappingError(
-        f"{layer.name}: no valid spatial mapping on {', '.join(to_fill)}: the innermost memories' "
-        "ports are narrower than one element of the operands they feed"
+        f"{layer.name}: no valid spatial mapping on {', '.join(blocked or to_fill)}: the innermost "
+        "memories' ports are narrower than one element of the operands they feed"
     )
 
 
@@ -285,7 +292,9 @@ def _limit_to_memory_capacity(mapping: ArrayMapping, layer: Layer, memory: Memor
     ]
     if not relevant or capacity >= math.prod(f for _, f in relevant):
         return
-    logger.warning("%s: spatial unrolling limited to %d by the capacity of %s", layer.name, capacity, memory.name)
+    logger.warning(
+        "%s: spatial unrolling limited to %d by the capacity of %s", layer.name, capacity, memory.name
+    )
     dims = reference_set_order([dim for dim, _ in relevant], "layer_dim")
     old = [mapping[oa][dim] for dim in dims for oa in served if dim in mapping[oa]]
     # Keyed by the old factor: equal old factors share the last new value (reference quirk).
