@@ -9,10 +9,13 @@ min_version("8.0")
 configfile: "config.yaml"
 
 
+# common.smk resolves the experiments first: its messages name the entry and the fix in one line.
+include: "workflow/rules/common.smk"
+
+
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
-include: "workflow/rules/common.smk"
 include: "workflow/rules/plan.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/collect.smk"

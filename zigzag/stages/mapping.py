@@ -69,10 +69,7 @@ class SpatialMappingGeneratorStage(Stage):
             logger.info("%s: Launching spatial mapping %d/%d: %s.", self.layer.name, index, len(mappings), mapping)
             conversion = SpatialMappingConversionStage(
                 self.list_of_callables,
-                **self.kwargs,
-                accelerator=self.accelerator,
-                layer=self.layer,
-                spatial_mapping_array=mapping,
+                **{**self.kwargs, "accelerator": self.accelerator, "layer": self.layer, "spatial_mapping_array": mapping},
             )
             for result, extra_info in conversion.run():
                 yield result, (mapping, extra_info)

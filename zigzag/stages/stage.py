@@ -38,10 +38,10 @@ PROVIDED_BY = {
 def missing_kwarg_error(stage_name: str, name: str, hint: str | None = None) -> InputError:
     """The error for a stage built without a keyword argument it needs."""
     if hint is None:
-        provider = PROVIDED_BY.get(name)
+        provider = PROVIDED_BY.get(name, "")
         hint = (
             f"provided by {provider} placed earlier in the list of stages, or given to MainStage"
-            if provider
+            if provider and stage_name not in provider
             else "give it to MainStage"
         )
     return InputError(None, stage_name, f"needs the keyword argument '{name}' ({hint})")

@@ -56,7 +56,8 @@ def job_key(job: dict) -> str:
 def layer_from_job(job: dict) -> Layer:
     signature = job["layer"]
     entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
-    return build_layer({**signature, "id": 0, "name": "layer", "operand_source": {}}, [entry])
+    name = job.get("layer_name", "layer")
+    return build_layer({**signature, "id": 0, "name": name, "operand_source": {}}, [entry])
 
 
 def plan_experiment(experiment: dict, cache: str | Path, plan_path: str | Path) -> dict:
@@ -76,7 +77,7 @@ def plan_experiment(experiment: dict, cache: str | Path, plan_path: str | Path) 
         key = job_key(job)
         job_path = cache / "jobs" / f"{key}.json"
         if not job_path.exists():
-            write_json_atomic(job_path, {**job, "label": f"{experiment['name']}: layer {layer.name}"})
+            write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
         layers.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
                        "spec": layer.to_spec()})
     plan = {

@@ -1,0 +1,175 @@
+"""The Snakemake workflow: cache, incremental reruns, failure isolation, restart, lint.
+
+Each test runs snakemake on a small config in a temporary directory and counts the jobs it ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import DATA, REPO, reference_input
+
+pytestmark = pytest.mark.slow
+
+SNAKEFILE = REPO / "Snakefile"
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> str:
+    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir),
+               "--cores", "2", *args]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    output = completed.stdout + completed.stderr
+    if check:
+        assert completed.returncode == 0, output[-4000:]
+    return output
+
+
+def jobs(output: str, rule: str) -> int:
+    return len(re.findall(rf"^\s*(?:local)?(?:rule|checkpoint) {rule}:", output, re.MULTILINE))
+
+
+def write_yaml(path: Path, data) -> None:
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """Inputs (two accelerator files, one workload, one mapping) and a two-experiment config."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    shutil.copy(reference_input("hardware", "tpu_like.yaml"), inputs / "tpu_a.yaml")
+    hardware_b = yaml.safe_load(Path(reference_input("hardware", "tpu_like.yaml")).read_text())
+    write_yaml(inputs / "tpu_b.yaml", {**hardware_b, "name": "tpu_b"})
+    shutil.copy(reference_input("mapping", "tpu_like.yaml"), inputs / "mapping.yaml")
+    shutil.copy(DATA / "workflow" / "small_convs.yaml", inputs / "small.yaml")
+    write_yaml(tmp_path / "config.yaml", {
+        "experiments": [
+            {"name": "on_a", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_a.yaml",
+             "mapping": "inputs/mapping.yaml"},
+            {"name": "on_b", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_b.yaml",
+             "mapping": "inputs/mapping.yaml"},
+            {"name": "on_a_again", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_a.yaml",
+             "mapping": "inputs/mapping.yaml"},
+        ],
+    })
+    return tmp_path
+
+
+def summary(workdir: Path, name: str) -> dict:
+    return json.loads((workdir / "results" / name / "summary.json").read_text())
+
+
+def test_identical_layers_are_evaluated_once(workdir):
+    output = snakemake(workdir)
+    # 4 layers, two of the same shape -> 3 jobs per accelerator file; on_a_again reuses on_a's.
+    assert jobs(output, "evaluate_layer") == 6
+    assert jobs(output, "collect") == 3
+    assert summary(workdir, "on_a")["layers"] == 4
+    assert summary(workdir, "on_a") == {**summary(workdir, "on_a_again"), "experiment": "on_a"}
+    table = (workdir / "results" / "on_a" / "layers.csv").read_text().splitlines()
+    assert table[0].startswith("id,name,operator_type,energy_pJ") and len(table) == 5
+    assert sorted(p.name for p in (workdir / "results" / "on_a" / "layers").glob("*.json")) == [
+        "conv_a.json", "conv_b.json", "conv_c.json", "conv_d.json"]
+    experiment = json.loads((workdir / "results" / "on_a" / "experiment.json").read_text())
+    assert experiment["inputs"]["workload"]["sha256"] and experiment["package_version"]
+    assert "on_b" in (workdir / "results" / "experiments.csv").read_text()
+    assert jobs(snakemake(workdir), "evaluate_layer") == 0
+
+
+def test_editing_one_layer_reruns_only_that_layer(workdir):
+    snakemake(workdir)
+    layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
+    layers[3]["loop_sizes"][1] = 48  # conv_d: K 64 -> 48
+    write_yaml(workdir / "inputs" / "small.yaml", layers)
+    output = snakemake(workdir)
+    # the new shape is evaluated once per accelerator file (a and b), never the unchanged layers
+    assert jobs(output, "evaluate_layer") == 2
+    assert jobs(output, "plan") == 3
+
+
+def test_editing_an_accelerator_reruns_only_its_experiments(workdir):
+    snakemake(workdir)
+    summary_a = (workdir / "results" / "on_a" / "summary.json").stat().st_mtime_ns
+    hardware = yaml.safe_load((workdir / "inputs" / "tpu_b.yaml").read_text())
+    hardware["memories"]["dram"]["r_cost"] = 800
+    write_yaml(workdir / "inputs" / "tpu_b.yaml", hardware)
+    output = snakemake(workdir)
+    assert jobs(output, "plan") == 1
+    assert jobs(output, "evaluate_layer") == 3
+    assert (workdir / "results" / "on_a" / "summary.json").stat().st_mtime_ns == summary_a
+    assert summary(workdir, "on_b")["energy"] > summary(workdir, "on_a")["energy"]
+
+
+def test_output_only_option_reruns_no_evaluation(workdir):
+    snakemake(workdir)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["outputs"] = {"float_format": "%.3f"}
+    write_yaml(workdir / "config.yaml", config)
+    output = snakemake(workdir)
+    assert jobs(output, "evaluate_layer") == 0
+    assert jobs(output, "plan") == 0
+    assert jobs(output, "collect") == 3
+    row = (workdir / "results" / "on_a" / "layers.csv").read_text().splitlines()[1]
+    assert re.search(r",\d+\.\d{3},", row)
+
+
+def test_unmappable_layer_fails_alone(workdir):
+    layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
+    big = {**layers[3], "id": 4, "name": "too_big", "loop_sizes": [1, 512, 256, 7, 7, 3, 3],
+           "operand_source": {"I": 3, "W": 4}}
+    write_yaml(workdir / "inputs" / "small.yaml", layers + [big])
+    hardware = yaml.safe_load((workdir / "inputs" / "tpu_a.yaml").read_text())
+    hardware["memories"]["dram"]["size"] = 2_000_000
+    write_yaml(workdir / "inputs" / "tpu_a.yaml", hardware)
+    output = snakemake(workdir, check=False)
+    assert re.search(r"error: on_a: no loop ordering of layer too_big fits the memories of tpu_like", output)
+    assert "Traceback" not in output
+    # the other experiments and the other layers of on_a finished
+    assert summary(workdir, "on_b")["layers"] == 5
+    assert len(list((workdir / "results" / ".cache" / "results").glob("*.json"))) == 3 + 4
+    assert not (workdir / "results" / "on_a" / "summary.json").exists()
+
+
+def test_restart_after_kill_completes(workdir, tmp_path_factory):
+    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir), "--cores", "1"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    results = workdir / "results" / ".cache" / "results"
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list(results.glob("*.json"))) < 2:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=120)
+    assert not (workdir / "results" / "experiments.csv").exists(), "killed too late to test a restart"
+    snakemake(workdir)
+    for path in (workdir / "results").rglob("*.json"):
+        json.loads(path.read_text())
+    clean = tmp_path_factory.mktemp("clean")
+    shutil.copytree(workdir / "inputs", clean / "inputs")
+    shutil.copy(workdir / "config.yaml", clean / "config.yaml")
+    snakemake(clean)
+    for name in ("on_a", "on_b", "on_a_again"):
+        assert summary(workdir, name) == summary(clean, name)
+
+
+def test_lint_is_clean(workdir):
+    output = snakemake(workdir, "--lint")
+    assert "Congratulations, your workflow is in a good condition!" in output
+
+
+def test_bad_config_is_reported_in_one_line(workdir):
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["experiments"][1]["opt"] = "speed"
+    write_yaml(workdir / "config.yaml", config)
+    output = snakemake(workdir, check=False)
+    assert "config: experiments[1].opt: 'speed' is not one of energy, latency, EDP" in output
