@@ -12,7 +12,7 @@
     total, per_layer = cmes[0]
 
 The stages wrap the same functions as :func:`zigzag.api.get_hardware_performance_zigzag`, so
-both give the same numbers. See ``docs/writing-stages.md`` for writing your own stage.
+both give the same numbers. See the README section "Writing your own stage" for writing your own stage.
 """
 
 from zigzag.stages.data_locality import (
