@@ -11,11 +11,10 @@ Each memory moves data through ports in four directions:
 
 from __future__ import annotations
 
+import graphlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-
-import networkx as nx
 
 DIRECTIONS = ("fh", "tl", "fl", "th")
 #: ZigZag's long names of the four directions, as used in its JSON output.
@@ -133,35 +132,52 @@ class Accelerator:
         return levels
 
     @cached_property
-    def graph(self) -> nx.DiGraph:
-        """Memory graph with edges from each operand's current top memory to the next one."""
-        graph = nx.DiGraph()
+    def memory_edges(self) -> tuple[tuple[str, str], ...]:
+        """Edges lower -> higher memory: from each operand's current top memory to the next one."""
+        edges: list[tuple[str, str]] = []
+        seen: list[Memory] = []
         for mem in self.memories:
-            tops = {op: self._top_memories(graph, op) for op in mem.operands}
-            graph.add_node(mem.name)
+            tops = {op: self._top_memories(seen, op) for op in mem.operands}
+            seen.append(mem)
             for op in mem.operands:
                 for top in tops[op]:
-                    graph.add_edge(top, mem.name)
-        return graph
+                    if (top, mem.name) not in edges:
+                        edges.append((top, mem.name))
+        return tuple(edges)
 
-    def _top_memories(self, graph: nx.DiGraph, operand: str) -> list[str]:
-        holders = [self.memory[n] for n in graph.nodes if operand in self.memory[n].operands]
+    def _top_memories(self, seen: list[Memory], operand: str) -> list[str]:
+        holders = [m for m in seen if operand in m.operands]
         if not holders:
             return []
-        rank = {
-            m.name: max(self.level_index[(m.name, op)] for op in m.operands) for m in holders
-        }
+        rank = {m.name: max(self.level_index[(m.name, op)] for op in m.operands) for m in holders}
         best = max(rank.values())
         return [m.name for m in holders if rank[m.name] == best]
 
     @cached_property
+    def graph(self):
+        """The memory graph as a networkx DiGraph (for drawing and analysis)."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(m.name for m in self.memories)
+        graph.add_edges_from(self.memory_edges)
+        return graph
+
+    @cached_property
     def topological_order(self) -> tuple[Memory, ...]:
-        return tuple(self.memory[n] for n in nx.topological_sort(self.graph))
+        """Memories bottom-up, generation by generation (Kahn's order, as networkx gives it)."""
+        sorter = graphlib.TopologicalSorter()
+        for mem in self.memories:
+            sorter.add(mem.name)
+        for lower, higher in self.memory_edges:
+            sorter.add(higher, lower)
+        return tuple(self.memory[name] for name in sorter.static_order())
 
     @cached_property
     def inner_memories(self) -> tuple[Memory, ...]:
         """Memories nothing sits below (graph sources), in the order listed."""
-        return tuple(self.memory[n] for n in self.graph.nodes if self.graph.in_degree(n) == 0)
+        higher = {h for _, h in self.memory_edges}
+        return tuple(m for m in self.memories if m.name not in higher)
 
     @cached_property
     def memory_operands(self) -> tuple[str, ...]:

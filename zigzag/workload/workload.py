@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
-
 from zigzag.mapping.entry import MappingEntry, select_entry
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -24,6 +22,8 @@ class Workload:
     """Layers and dummy nodes as a networkx graph (edges: producer -> consumer)."""
 
     def __init__(self, nodes: list[Layer | DummyNode]):
+        import networkx as nx  # imported here: single-layer jobs build layers, never a Workload
+
         self.graph = nx.DiGraph()
         for node in nodes:
             self.graph.add_node(node)
@@ -39,6 +39,8 @@ class Workload:
                     self.graph.add_edge(by_id[src], node)
 
     def topological_sort(self) -> list[Layer | DummyNode]:
+        import networkx as nx
+
         return list(nx.topological_sort(self.graph))
 
     @property
