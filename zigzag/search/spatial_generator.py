@@ -115,8 +115,16 @@ def mapping_template(layer: Layer, accelerator: Accelerator, max_unroll: MaxUnro
 
 
 def _drop_unknown_dims(template: ArrayMapping, layer: Layer) -> None:
+    """Skip unrollings of dims the layer lacks (ZigZag's behaviour for entries shared by several
+    layers); an entry written for this very layer (selected by its name) must fit it."""
     for oa, unrolling in template.items():
         for dim in [d for d in unrolling if d not in layer.loop_sizes]:
+            if layer.mapping.name == layer.name:
+                raise InputError(
+                    None, f"mapping entry '{layer.mapping.name}': spatial_mapping.{oa}",
+                    f"layer '{layer.name}' has no dimension '{dim}' (its dimensions are "
+                    f"{', '.join(layer.loop_sizes)}); unroll one of those",
+                )
             logger.warning("%s: spatial unrolling of %s on %s removed: not a loop dim", layer.name, dim, oa)
             del unrolling[dim]
 
