@@ -549,6 +549,8 @@ def run_case(case: Case, ref_inputs: Path) -> dict[str, Any]:
 
     dump = tempfile.mkdtemp(prefix=f"zz_oracle_{case.name}_")
     t0 = time.time()
+    severe = _SevereLogCollector()
+    logging.getLogger().addHandler(severe)
     try:
         workload: Any = str(workload_path)
         if case.strip_memory_keys:
@@ -591,8 +593,10 @@ def run_case(case: Case, ref_inputs: Path) -> dict[str, Any]:
             }
     except Exception as exc:  # the failure itself is the oracle result
         out["error"] = f"{type(exc).__name__}: {exc}"
+        out["error_log"] = severe.messages
         out["traceback_tail"] = traceback.format_exc().strip().splitlines()[-12:]
     finally:
+        logging.getLogger().removeHandler(severe)
         _LOG = None
         shutil.rmtree(dump, ignore_errors=True)
     out["meta"] = {
@@ -603,6 +607,17 @@ def run_case(case: Case, ref_inputs: Path) -> dict[str, Any]:
         "generator": "tools/make_oracle.py",
     }
     return out
+
+
+class _SevereLogCollector(logging.Handler):
+    """Keeps the reference's ERROR/CRITICAL log lines (they explain validation failures)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(f"{record.levelname} {record.name}: {record.getMessage()}")
 
 
 def _existing(name: str) -> Path | None:
@@ -657,7 +672,7 @@ Top level:
 | `energy_total`, `latency_total2` | network totals as returned by the API (sum over layers) |
 | `expected` | (only when a published total exists) `{energy_total, latency_total2, source, rel_diff_energy, rel_diff_latency, match_rel_1e-6}` |
 | `layers` | list, in the reference's processing order, of the chosen (best) evaluation per layer (below) |
-| `error`, `traceback_tail` | instead of results when the reference raised (message `"<ExceptionType>: <message>"`) |
+| `error`, `error_log`, `traceback_tail` | instead of results when the reference raised: `"<ExceptionType>: <message>"`, the reference's ERROR/CRITICAL log lines during the run, last traceback lines |
 | `meta` | `{reference, python, generated_utc, runtime_s, generator}` |
 
 Per layer (`layers[i]`):
@@ -715,8 +730,11 @@ def write_readme(ref_inputs: Path, command_note: str) -> None:
         opts = {k: v for k, v in case.options.items() if API_DEFAULTS.get(k) != v}
         what = f"{case.workload}" + (f" layer {case.layer_id}" if case.layer_id is not None else "")
         mapping = case.mapping if case.mapping_base == "reference" else f"tests/data/{case.mapping}"
+        accel = case.accelerator + (" (minus force_double_buffering)" if case.strip_memory_keys else "")
+        if case.workload_base != "reference":
+            what = f"tests/data/{what}"
         rows.append(
-            f"| `{name}` | {case.group[:1]} | {what} | {case.accelerator} | {mapping} | "
+            f"| `{name}` | {case.group[:1]} | {what} | {accel} | {mapping} | "
             f"{json.dumps(opts) if opts else ''} | {status} | {detail} |"
         )
     try:
@@ -752,6 +770,9 @@ Notes:
   `hardware/gemm_l1_l3.yaml` contains ("unknown field"), so the plain `*gemm_l1_l3` cases record that
   validation error; the `*__no_fdb` cases run a temporary copy of the file with that key removed (the
   spec says the key has no effect on results) and are compared with the expected.yaml gemm_l1_l3 total.
+* `synth_bigconv__tpu_like[__even]` use our synthetic layer `tests/data/workloads/synthetic_big_conv.yaml`
+  (K128 C128 OX112 OY112 FX3 FY3), on which `even` and `uneven` allocations differ (spec/search.md B.5.3);
+  on resnet18 layer 2 they coincide.
 * The SALSA engine is unseeded in the reference, so there is no oracle for it.
 * `expected` totals: expected.yaml for the six group-1 cases; search.md section F (given to 0.01 pJ)
   for the data-locality cases on tpu_like. The check is relative difference <= 1e-6 on both energy and latency.

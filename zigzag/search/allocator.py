@@ -108,8 +108,13 @@ class MemoryAllocator:
         return result
 
     def _best_combination(self, memory, states, slices, is_top) -> list[int]:
+        """Slice index per operand minimising the summed cost; the last of equal costs wins."""
         offsets = [len(s) - 1 if top else 0 for s, top in zip(slices, is_top)]
         choices = [range(off, len(s)) for s, off in zip(slices, offsets)]
+        costs = [
+            [0 if top else math.prod(size for _, size in st.unallocated[k:]) * s[k] for k in range(len(s))]
+            for st, s, top in zip(states, slices, is_top)
+        ]
         best_cost = math.inf
         best = [0] * len(states)
         for index, combo in enumerate(product(*choices)):
@@ -118,10 +123,7 @@ class MemoryAllocator:
                 if index == 0:
                     raise AllocationFailed(f"{memory.name} is too small for its operands together")
                 continue
-            cost = sum(
-                0 if top else math.prod(size for _, size in st.unallocated[k:]) * s[k]
-                for st, s, k, top in zip(states, slices, combo, is_top)
-            )
+            cost = sum(c[k] for c, k in zip(costs, combo))
             if cost <= best_cost and (not self.even or self._cuts_agree(states, combo)):
                 best_cost = cost
                 best = list(combo)
