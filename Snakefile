@@ -19,10 +19,12 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/plan.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/collect.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
     input:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
         f"{RESULTS}/experiments.csv",
+        PLOT_TARGETS,
     default_target: True

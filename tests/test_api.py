@@ -95,3 +95,25 @@ def test_help_explains_every_option():
                  "--temporal-mapping-type", "--exploit-data-locality", "--enable-mix-spatial-mapping",
                  "--salsa-seed", "--evaluate-all-operators"):
         assert flag in text
+
+
+@pytest.mark.parametrize("model", ["resnet18.onnx", "transformer_block.onnx"])
+@pytest.mark.parametrize("all_operators", [False, True])
+def test_export_workload_round_trip(model, all_operators, tmp_path):
+    from conftest import REPO
+    from zigzag.io.loaders import load_workload
+
+    source = str(REPO / "inputs" / "workload" / model)
+    mapping = str(REPO / "inputs" / "mapping" / "tpu_like.yaml")
+    out = tmp_path / "exported.yaml"
+    flags = ["--evaluate-all-operators"] if all_operators else []
+    subprocess.run([sys.executable, "-m", "zigzag", "export-workload", source, "--mapping", mapping,
+                    "--output", str(out), *flags], check=True, capture_output=True)
+    original = load_workload(source, mapping, evaluate_all_operators=all_operators)
+    exported = load_workload(str(out), mapping)
+    by_id = {layer.id: layer for layer in exported.layers}
+    assert sorted(by_id) == sorted(layer.id for layer in original.layers)
+    for layer in original.layers:
+        again = by_id[layer.id]
+        assert (again.name, again.loop_sizes, again.precision) == (layer.name, layer.loop_sizes, layer.precision)
+        assert again.equation == layer.equation and again.relations == layer.relations

@@ -6,8 +6,10 @@ workflow, the API and the Stage API all call it, and its result can be cached on
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
+from zigzag.cost import batched
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
@@ -17,6 +19,8 @@ from zigzag.search.options import SearchOptions
 from zigzag.search.reduce import keep_best
 from zigzag.search.spatial_generator import generate_spatial_mappings
 from zigzag.workload.layer import Layer
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,24 @@ def evaluate_spatial_mapping(
         from zigzag.search.salsa import salsa_search
 
         return salsa_search(layer, accelerator, array_mapping, fractional, integer, options)
+    if batched.batched_enabled():
+        try:
+            return batched.search_temporal_mappings(
+                layer,
+                accelerator,
+                fractional,
+                integer,
+                opt=options.opt,
+                lpf_limit=options.lpf_limit,
+                even=options.temporal_mapping_type == "even",
+                access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                spatial_mapping_array=array_mapping,
+                show_progress=show_progress,
+            )
+        except batched.BatchMismatch as exc:
+            logger.warning("%s; using the scalar evaluation path", exc)
+        except batched.Unsupported:
+            pass  # e.g. a complete user temporal ordering (one candidate): the scalar loop below
     best = None
     count = 0
     for temporal in temporal_mappings(

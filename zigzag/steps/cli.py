@@ -109,3 +109,7 @@ def add_step_commands(subparsers) -> None:
 
     for sub in (plan, evaluate, collect, compare):
         sub.add_argument("--log", help="also write the outcome (or the error) to this file")
+
+    from zigzag.steps.report_cli import add_report_commands
+
+    add_report_commands(steps)
