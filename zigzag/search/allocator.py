@@ -131,12 +131,13 @@ class MemoryAllocator:
 
     @staticmethod
     def _cuts_agree(states: list[_OperandState], combo: tuple[int, ...]) -> bool:
-        """Even mapping: operands sharing a memory cut the loop nest at the same place."""
-        taken, left = set(), set()
-        for st, k in zip(states, combo):
-            for i, loop in enumerate(st.unallocated):
-                (taken if i < k else left).add((st.allocated_count + i, loop))
-        return not (taken & left)
+        """Even mapping: no loop taken here by one operand is left above by another (or itself).
+
+        Loops are compared by value (dim and size), as ZigZag does: an ordering with repeated
+        identical loops, e.g. four (G, 2), cannot be cut between two of them.
+        """
+        taken = {loop for st, k in zip(states, combo) for loop in st.unallocated[:k]}
+        return not any(loop in taken for st, k in zip(states, combo) for loop in st.unallocated[k:])
 
 
 def _accumulate(sizes: dict[str, float], loops) -> None:
