@@ -2,7 +2,6 @@
 # Run:  snakemake --cores N          (experiments are defined in config.yaml)
 from snakemake.utils import min_version, validate
 
-
 min_version("8.0")
 
 
@@ -23,8 +22,8 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
         f"{RESULTS}/experiments.csv",
         PLOT_TARGETS,
-    default_target: True

@@ -7,14 +7,14 @@ rule collect:
         table=f"{RESULTS}/{{name}}/layers.csv",
         details=directory(f"{RESULTS}/{{name}}/layers"),
         experiment=f"{RESULTS}/{{name}}/experiment.json",
-    params:
-        cache=CACHE,
-        float_format=OUTPUTS.get("float_format", "%.10g"),
-        folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
     log:
         f"{RESULTS}/{{name}}/logs/collect.log",
     conda:
         "../envs/zigzag.yaml"
+    params:
+        cache=CACHE,
+        float_format=OUTPUTS.get("float_format", "%.10g"),
+        folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
     shell:
         "python -m zigzag step collect {input.plan:q} --cache {params.cache:q}"
         " --output {params.folder:q} --float-format {params.float_format:q} --log {log:q}"

@@ -8,13 +8,16 @@ from zigzag.errors import InputError
 from zigzag.steps.experiments import expand_experiments
 from zigzag.steps.pipeline import plan_keys
 
+
 envvars:
     "PATH",
 
 
 # Jobs run `python -m zigzag ...`: the interpreter running Snakemake (and so the zigzag package
 # installed beside it) comes first on PATH, unless a job's conda environment is activated.
-os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+os.environ["PATH"] = os.pathsep.join(
+    [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
+)
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 OUTPUTS = config.get("outputs", {})

@@ -13,7 +13,12 @@ report: "../report/workflow.rst"
 PLOT_TARGETS = expand(
     f"{RESULTS}/{{name}}/plots/{{file}}",
     name=EXPERIMENT_NAMES,
-    file=[f"energy.{PLOT_FORMAT}", f"latency.{PLOT_FORMAT}", "loop_nests.txt", f"memory_hierarchy.{PLOT_FORMAT}"],
+    file=[
+        f"energy.{PLOT_FORMAT}",
+        f"latency.{PLOT_FORMAT}",
+        "loop_nests.txt",
+        f"memory_hierarchy.{PLOT_FORMAT}",
+    ],
 ) + [f"{RESULTS}/comparison.{PLOT_FORMAT}", f"{RESULTS}/pareto.csv"]
 
 
@@ -51,15 +56,15 @@ rule plot_experiment:
             subcategory="{name}",
             labels={"experiment": "{name}", "figure": "memory hierarchy"},
         ),
+    log:
+        f"{RESULTS}/{{name}}/logs/plot_experiment.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         experiment_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}",
         plots_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}/plots",
         cache=CACHE,
         format=PLOT_FORMAT,
-    log:
-        f"{RESULTS}/{{name}}/logs/plot_experiment.log",
-    conda:
-        "../envs/zigzag.yaml"
     shell:
         "python -m zigzag step plot-experiment {params.experiment_dir:q} --output {params.plots_dir:q}"
         " --format {params.format} --cache {params.cache:q} --log {log:q}"
