@@ -35,6 +35,18 @@ def is_even_mapping_type(value, stage_name: str) -> bool:
     return text == "even"
 
 
+def _run_with(stage: Stage, temporal_mapping):
+    """Run the rest of the pipeline on one temporal mapping; yield ``(result, (tm, extra_info))``."""
+    child = stage.substage(
+        accelerator=stage.accelerator,
+        layer=stage.layer,
+        spatial_mapping=stage.spatial_mapping,
+        temporal_mapping=temporal_mapping,
+    )
+    for result, extra_info in child.run():
+        yield result, (temporal_mapping, extra_info)
+
+
 class SpatialMappingGeneratorStage(Stage):
     """Generates the ``nb_mappings_generated`` best spatial mappings of the layer (or the one the
     mapping file fixes) and runs a :class:`SpatialMappingConversionStage` with the rest of the
@@ -133,14 +145,7 @@ class TemporalMappingGeneratorStage(Stage):
             show_progress=None if self.kwargs.get("loma_show_progress_bar", False) else False,
         )
         for temporal_mapping in mappings:
-            child = self.substage(
-                accelerator=self.accelerator,
-                layer=self.layer,
-                spatial_mapping=self.spatial_mapping,
-                temporal_mapping=temporal_mapping,
-            )
-            for result, extra_info in child.run():
-                yield result, (temporal_mapping, extra_info)
+            yield from _run_with(self, temporal_mapping)
 
 
 #: The name of TemporalMappingGeneratorStage in older ZigZag versions.
@@ -187,14 +192,7 @@ class SalsaStage(Stage):
             self.options,
         )
         temporal_mapping = best.temporal_mapping
-        child = self.substage(
-            accelerator=self.accelerator,
-            layer=self.layer,
-            spatial_mapping=self.spatial_mapping,
-            temporal_mapping=temporal_mapping,
-        )
-        for result, extra_info in child.run():
-            yield result, (temporal_mapping, extra_info)
+        yield from _run_with(self, temporal_mapping)
 
 
 def resolve_ordering(ordering, temporal_loops: dict[str, int]) -> list[tuple[str, float]]:
@@ -260,11 +258,4 @@ class TemporalOrderingConversionStage(Stage):
             temporal_mapping = allocator.allocate(ordering)
         except (ValueError, AllocationFailed) as exc:
             raise InputError(None, where, f"temporal ordering cannot be used: {exc}") from None
-        child = self.substage(
-            accelerator=self.accelerator,
-            layer=self.layer,
-            spatial_mapping=self.spatial_mapping,
-            temporal_mapping=temporal_mapping,
-        )
-        for result, extra_info in child.run():
-            yield result, (temporal_mapping, extra_info)
+        yield from _run_with(self, temporal_mapping)
