@@ -149,23 +149,21 @@ def test_plot_comparison_default_pareto_path_and_errors(collected, tmp_path):
 
 
 def _report_parser() -> argparse.ArgumentParser:
-    from zigzag.steps.report_cli import add_report_commands
+    from zigzag.cli import build_parser
 
-    parser = argparse.ArgumentParser(prog="zigzag step")
-    add_report_commands(parser.add_subparsers(dest="step", required=True))
-    return parser
+    return build_parser()
 
 
 def test_report_commands(collected, tmp_path):
     parser = _report_parser()
-    args = parser.parse_args(["plot-experiment", str(collected / "gemm_l1"), "--output", str(tmp_path / "plots"),
+    args = parser.parse_args(["step", "plot-experiment", str(collected / "gemm_l1"), "--output", str(tmp_path / "plots"),
                               "--format", "png", "--cache", str(collected / ".cache"), "--log", str(tmp_path / "e.log")])
     assert args.func(args) == 0
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(
         f.format(fmt="png") for f in EXPERIMENT_FILES)
     assert "wrote" in (tmp_path / "e.log").read_text()
 
-    args = parser.parse_args(["plot-comparison", str(collected / "experiments.csv"), "--output",
+    args = parser.parse_args(["step", "plot-comparison", str(collected / "experiments.csv"), "--output",
                               str(tmp_path / "cmp.png"), "--pareto", str(tmp_path / "front.csv"),
                               "--log", str(tmp_path / "c.log")])
     assert args.func(args) == 0
@@ -175,31 +173,18 @@ def test_report_commands(collected, tmp_path):
 
 def test_report_command_bad_input_is_one_line(tmp_path, capsys):
     parser = _report_parser()
-    args = parser.parse_args(["plot-comparison", str(tmp_path / "missing.csv"), "--output", str(tmp_path / "c.png"),
+    args = parser.parse_args(["step", "plot-comparison", str(tmp_path / "missing.csv"), "--output", str(tmp_path / "c.png"),
                               "--log", str(tmp_path / "c.log")])
     assert args.func(args) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "missing.csv" in err and "\n" not in err
     with pytest.raises(SystemExit):
-        parser.parse_args(["plot-experiment", "x", "--output", "y", "--format", "gif"])
+        parser.parse_args(["step", "plot-experiment", "x", "--output", "y", "--format", "gif"])
 
 
 # ---------------------------------------------------------------------------------------------
 # the workflow and its HTML report
 # ---------------------------------------------------------------------------------------------
-
-
-def _workflow_has_report_rules() -> str | None:
-    """Why the workflow test cannot run yet (None when it can)."""
-    if "workflow/rules/report.smk" not in (REPO / "Snakefile").read_text():
-        return "Snakefile does not include workflow/rules/report.smk yet"
-    from zigzag.cli import build_parser
-
-    try:
-        build_parser().parse_args(["step", "plot-comparison", "x.csv", "--output", "y.png"])
-    except SystemExit:
-        return "`zigzag step plot-comparison` is not hooked into zigzag/steps/cli.py yet"
-    return None
 
 
 def _chromium() -> str | None:
@@ -218,9 +203,6 @@ def _chromium_args(binary: str, profile: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def workflow_run(tmp_path_factory):
-    reason = _workflow_has_report_rules()
-    if reason:
-        pytest.skip(reason)
     root = tmp_path_factory.mktemp("workflow")
     config = {
         "experiments": [_gemm_experiment("gemm_l1", "gemm_l1"),
