@@ -22,16 +22,30 @@ candidates could be broken differently.  Two facts make that possible:
 
 * every float operation of the scalar model is reproduced in the same order on float64
   arrays (IEEE operations are the same in numpy and in Python; ``round`` is half-to-even in
-  both, ``int`` is ``trunc``, ``math.ceil`` is ``ceil``);
+  both, ``int`` is ``trunc``, ``math.ceil`` is ``ceil``); where the order depends on the
+  candidate (the pr-decoupling walk of §4.6), the walk is replayed position by position with
+  masks, so each candidate sees its own sequence of operations;
 * where the scalar model computes with Python integers, the batched path computes with float64
   or int64 values that are exact integers; both agree as long as every such integer stays
-  below 2**53.  This is checked at run time (per candidate, see ``_EXACT``); a candidate that
-  could leave that range is evaluated with the scalar model instead, and a spatial mapping
-  whose allocator costs could leave it is allocated with the scalar allocator.
+  below 2**53.  This is checked (``_EXACT``): statically per spatial mapping for the
+  allocator's cost comparisons (else the whole spatial mapping goes to the scalar path), and
+  at run time per candidate for the cost model (a flagged candidate is evaluated with the
+  scalar model instead).
 
-Anything the batched path does not cover (a partially relevant output operand, a port table
-that makes the scalar model raise, ...) is likewise handed to the scalar path, so the batched
-search never changes a result, only the time it takes.
+Anything the batched path does not cover (a partially relevant output operand, a candidate the
+scalar model raises on, a port table without an expected loading entry, a complete user
+temporal ordering) is handed to the scalar path the same way.  As a last safety net, the
+winner's scalar figures are compared with the batched ones (:class:`BatchMismatch`, never seen
+in the tests).  So the batched search never changes a result, only the time it takes.
+
+Search-side savings (results unchanged): with ``opt="energy"`` the latency part is only
+computed for the candidates of a chunk that reach the chunk's lowest energy, and not at all for
+a chunk whose lowest energy is above the best found so far (energy is compared first, so no
+other candidate can win).  Work shared by all candidates of a spatial mapping (spatial
+quantities, port tables, loop tables, memory hierarchy) is prepared once.
+
+``ZIGZAG_EVAL=scalar`` in the environment forces the scalar path (see
+``zigzag.search.layer_search.evaluate_spatial_mapping``).
 
 Not copied from anywhere: this is a vectorised restatement of our own scalar model.
 """
@@ -43,7 +57,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import numpy as np
 
@@ -230,6 +244,10 @@ class BatchAllocator:
     def allocate(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """``(allocated, cuts)``: which orderings could be allocated, and per layer operand the
         end position of each of its memory levels (array ``candidates x levels``)."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._allocate(ids)
+
+    def _allocate(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
@@ -240,7 +258,13 @@ class BatchAllocator:
         suffix_oir = np.zeros((n, length + 1), dtype=bool)
         for p in range(length - 1, -1, -1):
             suffix_oir[:, p] = suffix_oir[:, p + 1] | oir[:, p]
-        ctx = (n, length, rows, ldim, lsize, prefix, suffix_oir)
+        occurrences = None
+        if self.even:
+            distinct = len(self.loops.distinct)
+            onehot = ids[:, :, None] == np.arange(distinct)[None, None, :]  # (n, length, distinct)
+            occurrences = np.zeros((n, distinct, length + 1), dtype=np.int32)
+            np.cumsum(onehot.transpose(0, 2, 1), axis=2, out=occurrences[:, :, 1:])
+        ctx = (n, length, rows, ldim, lsize, prefix, suffix_oir, occurrences)
 
         alive = np.ones(n, dtype=bool)
         states = {}
@@ -257,7 +281,7 @@ class BatchAllocator:
         return alive, cuts
 
     def _allocate_at(self, memory, states, operands, alive, ctx) -> None:
-        n, length, rows, ldim, lsize, prefix, suffix_oir = ctx
+        n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
         size = float(memory.size)
         is_top = [self.reference.top[m] is memory for m in operands]
         slices = [self._feasible_slices(memory, s, alive, ctx) for s in states]
@@ -308,7 +332,7 @@ class BatchAllocator:
                 alive &= ~over
             better = valid & ~over & (~has_best | (cost <= best_cost))
             if self.even:
-                better &= self._cuts_agree(states, take)
+                better &= self._cuts_agree(states, take, ctx)
             best_cost = np.where(better, cost, best_cost)
             has_best |= better
             for j in range(len(states)):
@@ -327,7 +351,7 @@ class BatchAllocator:
             state.level += 1
 
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx):
-        n, length, rows, ldim, lsize, prefix, suffix_oir = ctx
+        n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
         layer = self.layer
         op = state.layer_op
         size = float(memory.size)
@@ -373,18 +397,20 @@ class BatchAllocator:
             snapshots.append(sizes)
         return bits_list, snapshots, nfeas
 
-    @staticmethod
-    def _cuts_agree(states, take) -> np.ndarray:
-        """Even mapping: every operand that takes loops here ends its level where the operand
-        ending first does (vectorised ``MemoryAllocator._cuts_agree``)."""
-        ends = [s.pos + k for s, k in zip(states, take)]
-        first_end = ends[0]
-        for e in ends[1:]:
-            first_end = np.minimum(first_end, e)
-        agree = np.ones_like(first_end, dtype=bool)
-        for e, k in zip(ends, take):
-            agree &= (np.asarray(k) == 0) | (e == first_end)
-        return agree
+    def _cuts_agree(self, states, take, ctx) -> np.ndarray:
+        """Even mapping: no loop *value* taken here by one operand is left above by another or by
+        itself (vectorised ``MemoryAllocator._cuts_agree``, which compares loops by value)."""
+        occurrences = ctx[-1]  # (candidates, distinct loops, positions + 1) prefix counts
+        n, length = ctx[0], ctx[1]
+        rows = ctx[2]
+        taken = np.zeros((n, occurrences.shape[1]), dtype=bool)
+        left = np.zeros_like(taken)
+        for state, k in zip(states, take):
+            start = occurrences[rows, :, np.minimum(state.pos, length)]
+            cut = occurrences[rows, :, np.minimum(state.pos + k, length)]
+            taken |= cut > start
+            left |= occurrences[:, :, length] > cut
+        return ~(taken & left).any(axis=1)
 
 
 def _unique_count(rel, a, b):
@@ -415,9 +441,6 @@ class _Flow:
         return _Flow(*(np.where(keep, getattr(self, f), 0.0) for f in self.__slots__))
 
 
-_ZERO = 0.0
-
-
 def _no_flow(n: int) -> _Flow:
     z = np.zeros(n)
     return _Flow(z, z, z, z, z, z)
@@ -437,7 +460,8 @@ class _Movement:
 
 
 class _OperandInfo:
-    """Static data of one layer operand for the batched model."""
+    """Static data of one layer operand for the batched model (masks over loop numbers and over
+    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops)."""
 
     def __init__(self, operand: scalar._Operand, loops: LoopTable):
         self.operand = operand
@@ -447,6 +471,12 @@ class _OperandInfo:
         self.ir_of_loop = np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool)
         self.keep = operand.relevant | operand.irrelevant
         self.relations = operand.pr_relations
+        self.relevant_code = np.array([d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool)
+        self.keep_code = np.array([d in self.keep for d in loops.dims] + [False], dtype=bool)
+        self._codes = loops.dim_number
+
+    def code_of(self, dim: str) -> int:
+        return self._codes.get(dim, -1)
 
 
 class BatchCostModel:
@@ -552,78 +582,53 @@ class BatchCostModel:
         return self._pr_footprints(info, spatial_levels, starts, ends, ctx, ldim)
 
     def _pr_footprints(self, info, spatial_levels, starts, ends, ctx, ldim):
-        """Footprints of a pr operand: pr-decoupling (§4.6) simulated candidate-wise in the
-        scalar model's loop order, so every float operation happens in the same sequence."""
+        """Footprints of a pr operand: the pr-decoupling walk (§4.6) replayed for all candidates
+        at once, loop by loop in the scalar model's order, so that every float operation (the
+        ``X_R`` factors are quotients) happens in the same sequence."""
         n, length, rows, lsize, prefix = ctx
-        operand = info.operand
-        relevant = operand.relevant_dec
-        keep = info.keep
-        dim_number = self.loops.dim_number
+        relevant = info.operand.relevant_dec
         rels = info.relations
+        # decoupling state per relation: [cumulative size of dim_a, of dim_b, previous extent,
+        # previous reuse]
         state = [[np.ones(n), np.ones(n), np.ones(n), np.ones(n)] for _ in rels]
-
-        def step(active, dim_code, size, dim_name=None):
-            """Process one loop (temporal: per-candidate dim codes; spatial: a named dim)."""
-            nonlocal per_level
-            # relevant non-pr dims multiply directly
-            if dim_name is None:
-                rel_mask = self._relevant_code_mask(info, dim_code)
-                per_level = np.where(active & rel_mask, per_level * size, per_level)
-                matched_any = None
-                for r_i, rel in enumerate(rels):
-                    is_a = dim_code == dim_number.get(rel.dim_a, -2)
-                    is_b = (dim_code == dim_number.get(rel.dim_b, -2)) & ~is_a
-                    hit = active & (is_a | is_b) & ~self._keep_code_mask(info, dim_code)
-                    if not hit.any():
-                        continue
-                    _pr_update(state[r_i], rel, hit, is_a, size, self.pr_sizes[rel.data_dim])
-                    per_level = np.where(hit, per_level * state[r_i][4], per_level)
-                    del state[r_i][4:]
-                return
-            matched = False
-            if dim_name not in keep:
-                for r_i, rel in enumerate(rels):
-                    if dim_name != rel.dim_a and dim_name != rel.dim_b:
-                        continue
-                    matched = True
-                    is_a = np.full(n, dim_name == rel.dim_a)
-                    hit = np.ones(n, dtype=bool)
-                    _pr_update(state[r_i], rel, hit, is_a, size, self.pr_sizes[rel.data_dim])
-                    per_level = per_level * state[r_i][4]
-                    del state[r_i][4:]
-            if not matched and dim_name in relevant:
-                per_level = per_level * size
-
         D = [np.ones(n)]
         cumulative = None
+        zero = np.zeros(n, dtype=bool)  # an extent of 0: the scalar model divides by zero there
         for k in range(info.n):
             per_level = np.ones(n)
-            lo = int(starts[k].min())
-            hi = int(ends[k].max())
-            for p in range(lo, hi):
+            # the temporal loops of stationary level k: positions starts[k] .. ends[k] - 1
+            for p in range(int(starts[k].min()), int(ends[k].max())):
                 active = (starts[k] <= p) & (p < ends[k])
                 if not active.any():
                     continue
-                step(active, ldim[:, p], lsize[:, p])
+                codes, size = ldim[:, p], lsize[:, p]
+                per_level = np.where(active & info.relevant_code[codes], per_level * size, per_level)
+                decoupled = active & ~info.keep_code[codes]
+                for st, rel in zip(state, rels):
+                    is_a = codes == info.code_of(rel.dim_a)
+                    hit = decoupled & (is_a | (codes == info.code_of(rel.dim_b)))
+                    if hit.any():
+                        factor = _pr_step(st, rel, hit, is_a, size, self.pr_sizes[rel.data_dim])
+                        per_level = np.where(hit, per_level * factor, per_level)
+                        zero |= hit & (st[2] == 0)
+            # then the spatial unrollings of level k (the same for every candidate)
             for dim, factor in spatial_levels[k]:
-                step(None, None, factor, dim)
+                matched = False
+                if dim not in info.keep:
+                    for st, rel in zip(state, rels):
+                        if dim in (rel.dim_a, rel.dim_b):
+                            matched = True
+                            everywhere = np.ones(n, dtype=bool)
+                            x_r = _pr_step(st, rel, everywhere, np.full(n, dim == rel.dim_a), factor,
+                                           self.pr_sizes[rel.data_dim])
+                            per_level = per_level * x_r
+                            zero |= st[2] == 0
+                if not matched and dim in relevant:
+                    per_level = per_level * factor
             cumulative = per_level if cumulative is None else cumulative * per_level
             D.append(np.rint(cumulative))
+        self._zero_extent |= zero
         return D
-
-    def _relevant_code_mask(self, info, codes):
-        table = getattr(info, "_rel_codes", None)
-        if table is None:
-            table = np.array([d in info.operand.relevant_dec for d in self.loops.dims] + [False], dtype=bool)
-            info._rel_codes = table
-        return table[codes]
-
-    def _keep_code_mask(self, info, codes):
-        table = getattr(info, "_keep_codes", None)
-        if table is None:
-            table = np.array([d in info.keep for d in self.loops.dims] + [False], dtype=bool)
-            info._keep_codes = table
-        return table[codes]
 
     # ----- §6.3 psum flags of the (non-pr) output --------------------------------------------
     def _psum(self, info, spatial_levels, starts, ends, irm, lsize, rows):
@@ -696,12 +701,18 @@ class BatchCostModel:
         n, length = ids.shape
         if n == 0:
             return np.zeros(0), (np.zeros(0) if latency else None), np.ones(0, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._evaluate(ids, cuts, latency)
+
+    def _evaluate(self, ids, cuts, latency):
+        n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
         lsize = self.loops.size_of[ids]
         prefix = _prefix_products(lsize)
         ctx = (n, length, rows, lsize, prefix)
         exact = np.ones(n, dtype=bool)
+        self._zero_extent = np.zeros(n, dtype=bool)
 
         temporal, movement, movement_int = {}, {}, {}
         out = self.layer.output
@@ -721,8 +732,10 @@ class BatchCostModel:
                 psum_int = self._psum(info, sq_int.levels, starts, ends, irm, lsize, rows) if op == out else None
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
+        exact &= ~self._zero_extent
         # §7.6 word accesses and §8 energy (fractional variant)
         energy = np.zeros(n)
+        integer_costs = False
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -748,8 +761,11 @@ class BatchCostModel:
                 e_tl = acc["tl"] * lv.r_cost
                 e_fl = acc["fl"] * lv.w_cost
                 if not (isinstance(lv.r_cost, float) and isinstance(lv.w_cost, float)):
-                    exact &= np.maximum(np.maximum(e_th, e_fh), np.maximum(e_tl, e_fl)) < _EXACT
+                    integer_costs = True
                 energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
+        if integer_costs:
+            # the scalar model sums Python ints exactly: stay where float64 does too
+            exact &= energy < _EXACT
         energy = energy + self.mac_energy
         if not latency:
             return energy, None, exact
@@ -827,11 +843,12 @@ class BatchCostModel:
         for g, signature in enumerate(signatures):
             sel = np.nonzero(inverse == g)[0]
             try:
-                lat_g = self._latency_group(signature, sel, movement_int, real, allowed)
+                lat_g, exact_g = self._latency_group(signature, sel, movement_int, real, allowed)
             except Unsupported:
                 exact[sel] = False
                 continue
             latency[sel] = lat_g
+            exact[sel] &= exact_g
         return latency, exact
 
     def _latency_group(self, signature, sel, movement_int, real, allowed):
@@ -846,6 +863,7 @@ class BatchCostModel:
             return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
 
         # §9.3-9.4 stall / slack per port
+        exact = np.ones(m, dtype=bool)
         ss_comb = np.zeros(m)
         for port in setup.ports:
             acts = []
@@ -872,6 +890,8 @@ class BatchCostModel:
                     negative = negative + np.where(s > 0, 0.0, s)
                     windows = windows + a * (cnt - 1)
                 ss = positive + np.maximum(0.0, negative + windows - union)
+                exact &= (positive < _EXACT) & (-negative < _EXACT) & (windows < _EXACT) & (union < _EXACT)
+            exact &= np.abs(ss) < _EXACT
             ss_comb = np.maximum(ss_comb, ss)
 
         # §9.5 per-port loading records
@@ -945,7 +965,8 @@ class BatchCostModel:
 
         latency0 = total * scalar.CPO + ss_comb
         latency1 = latency0 + onload
-        return latency1 + offload
+        latency2 = latency1 + offload
+        return latency2, exact & (np.abs(latency2) < _EXACT)
 
     @staticmethod
     def _window_union(acts, m):
@@ -968,9 +989,10 @@ class BatchCostModel:
         return union
 
 
-def _pr_update(st, rel, hit, is_a, size, pr_size):
-    """One pr-loop step of the decoupling state ``[cum_a, cum_b, e_prev, ru_prev]``; appends
-    the X_R factor ``extent / e_prev`` (as st[4]) and updates the state where ``hit``."""
+def _pr_step(st, rel, hit, is_a, size, pr_size):
+    """One pr loop of the decoupling walk where ``hit``: grows the cumulative size of its dim,
+    updates the state ``[cum_a, cum_b, previous extent, previous reuse]`` and returns the
+    ``X_R`` factor ``extent / previous extent`` (meaningful where ``hit``)."""
     cum_a = np.where(hit & is_a, st[0] * size, st[0])
     cum_b = np.where(hit & ~is_a, st[1] * size, st[1])
     extent = np.minimum(float(pr_size), _unique_count(rel, np.trunc(cum_a), np.trunc(cum_b)))
@@ -979,7 +1001,7 @@ def _pr_update(st, rel, hit, is_a, size, pr_size):
     st[0], st[1] = cum_a, cum_b
     st[2] = np.where(hit, extent, st[2])
     st[3] = np.where(hit, reuse, st[3])
-    st.append(factor)
+    return factor
 
 
 _SLOTS_CACHE: dict = {}
@@ -1027,14 +1049,14 @@ def _reduce_balanced(cycles: list, minima: list, surplus) -> list:
 # =============================================================================================
 
 
-def _better(e1, l1, e2, l2, opt: str) -> bool:
-    class _E:
-        __slots__ = ("energy_total", "latency_total2")
+class _Figures(NamedTuple):
+    energy_total: float
+    latency_total2: float
 
-    a, b = _E(), _E()
-    a.energy_total, a.latency_total2 = e1, l1
-    b.energy_total, b.latency_total2 = e2, l2
-    return is_better(a, b, opt)
+
+def _better(e1, l1, e2, l2, opt: str) -> bool:
+    """``zigzag.search.reduce.is_better`` on bare figures."""
+    return is_better(_Figures(e1, l1), _Figures(e2, l2), opt)
 
 
 def best_index(energy: np.ndarray, latency: np.ndarray | None, opt: str) -> int:
@@ -1105,8 +1127,7 @@ def search_temporal_mappings(
     allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
     if not allocator.exact:
         raise Unsupported("allocator costs too large for exact float64 integers")
-    model = BatchCostModel(layer, accelerator, fractional, integer, loops,
-                           access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)
+    model = None  # built at the first allocated candidate, where the scalar loop would first evaluate
 
     def scalar_eval(row, cut_row):
         tm = temporal_mapping_of(loops, row, cut_row)
@@ -1141,6 +1162,11 @@ def search_temporal_mappings(
         cuts = {op: c[keep] for op, c in cuts.items()}
         count += len(ids)
         stats.evaluated += len(ids)
+        if model is None:
+            model = BatchCostModel(
+                layer, accelerator, fractional, integer, loops,
+                access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+            )
 
         if opt == "energy":
             energy, _, exact = model.evaluate(ids, cuts, latency=False)

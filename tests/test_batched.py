@@ -1,0 +1,371 @@
+"""The batched search path against the scalar one (the oracle), on random layers and hardware.
+
+``zigzag.cost.batched`` allocates and costs all LOMA candidates of a spatial mapping with numpy
+arrays.  These tests generate random conv / depthwise / pooling / gemm layers, random variations
+of the shipped accelerators (memory sizes, bandwidths, costs, served dimensions, array sizes,
+operand links) and search options, and check for every candidate:
+
+* the batched allocator yields exactly the scalar allocator's temporal mappings, in order;
+* the batched ``energy_total`` / ``latency_total2`` equal the scalar model's (relative 1e-9,
+  and bit for bit where the batched path claims exactness, which is what tie-breaking needs);
+* the batched search keeps the same winner as the scalar loop with ``keep_best``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from zigzag.cost import batched
+from zigzag.cost.model import evaluate
+from zigzag.io.loaders import accelerator_from_dict
+from zigzag.io.validation import validate_accelerator
+from zigzag.io.yaml_files import load_yaml
+from zigzag.mapping.entry import MappingEntry
+from zigzag.mapping.spatial import convert
+from zigzag.search.layer_search import search_layer
+from zigzag.search.loma import layer_temporal_loops, temporal_mappings
+from zigzag.search.loop_factors import loop_prime_factors
+from zigzag.search.options import SearchOptions
+from zigzag.search.permutations import ordering_constraints
+from zigzag.search.reduce import keep_best
+from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.workload.workload import build_layer
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "zigzag"
+HARDWARE = ["tpu_like", "ascend_like", "eyeriss_like", "gemm_l1", "gemm_l1_l3"]
+REL = 1e-9
+
+pytestmark = pytest.mark.skipif(not (REFERENCE / "hardware").exists(), reason="reference inputs not available")
+
+_BASE: dict[str, dict] = {}
+
+
+def base_hardware(name: str) -> dict:
+    if name not in _BASE:
+        path = REFERENCE / "hardware" / f"{name}.yaml"
+        _BASE[name] = validate_accelerator(load_yaml(path), str(path))
+    return copy.deepcopy(_BASE[name])
+
+
+def rel_close(a: float, b: float) -> bool:
+    return a == b or abs(a - b) <= REL * max(abs(a), abs(b))
+
+
+# ---------------------------------------------------------------------------------------------
+# strategies
+# ---------------------------------------------------------------------------------------------
+
+COSTS = st.one_of(
+    st.floats(min_value=0.001, max_value=1000.0, allow_nan=False, allow_infinity=False),
+    st.integers(min_value=0, max_value=1000),
+)
+BANDWIDTHS = st.sampled_from([8, 16, 24, 32, 64, 128, 256, 512, 1024, 2048])
+
+
+def narrowest_port(accelerator) -> int:
+    return min(p.bandwidth_max for m in accelerator.memories for p in m.ports)
+
+
+@st.composite
+def accelerators(draw):
+    data = base_hardware(draw(st.sampled_from(HARDWARE)))
+    array = data["operational_array"]
+    dims = list(array["dimensions"])
+    if draw(st.booleans()):
+        array["sizes"] = [draw(st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 32])) for _ in dims]
+    array["unit_energy"] = draw(COSTS)
+    memories = list(data["memories"].values())
+    for i, memory in enumerate(memories):
+        if i < len(memories) - 1 and draw(st.booleans()):
+            memory["size"] = max(64, int(memory["size"] * draw(st.sampled_from([0.125, 0.25, 0.5, 1, 2, 4, 8]))))
+        if draw(st.booleans()):
+            memory["r_cost"] = draw(COSTS)
+            memory["w_cost"] = draw(COSTS)
+        for port in memory["ports"]:
+            if draw(st.integers(0, 3)) == 0:
+                port["bandwidth_max"] = draw(BANDWIDTHS)
+                port["bandwidth_min"] = draw(st.sampled_from(
+                    [b for b in (1, 4, 8, 16, 32, 64, 128, 2048) if b <= port["bandwidth_max"]]))
+        if draw(st.integers(0, 4)) == 0:
+            memory["served_dimensions"] = sorted(draw(st.sets(st.sampled_from(dims))))
+    return accelerator_from_dict(data)
+
+
+SMALL = st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 24, 28, 32, 48, 56, 64, 96, 112, 128])
+
+
+@st.composite
+def layers(draw, max_precision: int = 32):
+    """A random layer; no precision exceeds ``max_precision`` (a port narrower than one element
+    is outside what the spatial generator handles)."""
+    kind = draw(st.sampled_from(["conv", "conv", "depthwise", "pool", "gemm", "fc"]))
+
+    def width(choices):
+        return draw(st.sampled_from([c for c in choices if c <= max_precision] or [min(choices)]))
+
+    prec = {
+        "W": width([4, 8, 16]),
+        "I": width([4, 8, 16]),
+        "O": width([8, 16, 24, 32]),
+        "O_final": width([4, 8, 16]),
+    }
+    spec = {"id": 0, "name": "layer", "operand_source": {"I": 0, "W": 0}, "operand_precision": prec}
+    if kind in ("conv", "depthwise", "pool"):
+        stride = draw(st.sampled_from([1, 1, 2, 3]))
+        dilation = draw(st.sampled_from([1, 1, 2]))
+        fy, fx = draw(st.sampled_from([1, 2, 3, 5, 7])), draw(st.sampled_from([1, 2, 3, 5, 7]))
+        oy, ox = draw(SMALL), draw(SMALL)
+        channel = "G" if kind != "conv" else "C"
+        spec["dimension_relations"] = [f"ix={stride}*ox+{dilation}*fx", f"iy={stride}*oy+{dilation}*fy"]
+        if kind == "conv":
+            spec["operator_type"] = "Conv"
+            spec["equation"] = "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]"
+            spec["loop_dims"] = ["B", "K", "C", "OY", "OX", "FY", "FX"]
+            spec["loop_sizes"] = [draw(st.sampled_from([1, 1, 2])), draw(SMALL), draw(SMALL), oy, ox, fy, fx]
+        else:
+            spec["operator_type"] = "Pooling" if kind == "pool" else "Conv"
+            weights = "W[fx][fy]" if kind == "pool" else "W[g][fy][fx]"
+            spec["equation"] = f"O[b][g][oy][ox]+={weights}*I[b][g][iy][ix]"
+            spec["loop_dims"] = ["B", "G", "OY", "OX", "FY", "FX"]
+            spec["loop_sizes"] = [1, draw(SMALL), oy, ox, fy, fx]
+            if kind == "pool":
+                prec["W"] = 0
+        if draw(st.integers(0, 3)) == 0:
+            pad = draw(st.integers(0, 1))
+            spec["pr_loop_dims"] = ["IX", "IY"]
+            spec["padding"] = [[pad, pad], [pad, pad]]
+        del channel
+    elif kind == "gemm":
+        spec["operator_type"] = "Gemm"
+        spec["equation"] = "O[d0][d1]+=I[d0][d2]*W[d2][d1]"
+        spec["dimension_relations"] = []
+        spec["loop_dims"] = ["D0", "D1", "D2"]
+        spec["loop_sizes"] = [draw(SMALL), draw(SMALL), draw(SMALL)]
+    else:
+        spec["operator_type"] = "Gemm"
+        spec["equation"] = "O[b][k]+=W[k][c]*I[b][c]"
+        spec["dimension_relations"] = []
+        spec["loop_dims"] = ["B", "K", "C"]
+        spec["loop_sizes"] = [draw(st.sampled_from([1, 2, 4, 8])), draw(SMALL), draw(SMALL)]
+    return spec
+
+
+@st.composite
+def cases(draw):
+    accelerator = draw(accelerators())
+    spec = draw(layers(narrowest_port(accelerator)))
+    links = {"O": "O", "W": "I2", "I": "I1"}
+    if draw(st.integers(0, 4)) == 0:
+        links = {"O": "O", "W": "I1", "I": "I2"}
+    ordering = ()
+    if draw(st.integers(0, 5)) == 0:  # a partial temporal ordering (position constraint)
+        dim = draw(st.sampled_from(spec["loop_dims"]))
+        ordering = ((dim, None),) if draw(st.booleans()) else (("*", None), (dim, None))
+    entry = MappingEntry(name="default", memory_operand_links=links, temporal_ordering=ordering)
+    layer = build_layer(spec, [entry])
+    options = {
+        "lpf_limit": draw(st.integers(2, 5)),
+        "even": draw(st.integers(0, 3)) == 0,
+        "flag": draw(st.integers(0, 4)) != 0,
+        "opt": draw(st.sampled_from(["latency", "energy", "EDP"])),
+        "nb": draw(st.integers(1, 2)),
+        "mixing": draw(st.integers(0, 4)) == 0,
+    }
+    return layer, accelerator, options
+
+
+# ---------------------------------------------------------------------------------------------
+# the comparison
+# ---------------------------------------------------------------------------------------------
+
+
+def scalar_candidates(layer, accelerator, fractional, integer, options):
+    """Scalar path: every temporal mapping and its result (or the exception it raised)."""
+    mappings = list(temporal_mappings(layer, accelerator, fractional, lpf_limit=options["lpf_limit"],
+                                      even=options["even"], show_progress=False))
+    results = []
+    for tm in mappings:
+        try:
+            results.append(evaluate(layer, accelerator, fractional, integer, tm,
+                                    access_same_data_considered_as_no_access=options["flag"]))
+        except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
+            results.append(exc)
+    return mappings, results
+
+
+def batched_candidates(layer, accelerator, fractional, integer, options):
+    temporal = layer_temporal_loops(layer, fractional)
+    constraints = ordering_constraints(layer.mapping.temporal_ordering)
+    factors = loop_prime_factors(temporal, options["lpf_limit"], constraints.fixed_loops,
+                                 pseudo_dim=layer.loop_dims[0])
+    loops = batched.LoopTable(factors)
+    ids = np.array(list(loops.orderings()), dtype=np.int64).reshape(-1, loops.length)
+    if constraints:
+        ids = ids[batched._constraint_mask(ids, loops, constraints)]
+    allocator = batched.BatchAllocator(layer, accelerator, fractional, loops, even=options["even"])
+    alive, cuts = allocator.allocate(ids)
+    keep = np.nonzero(alive)[0]
+    ids = ids[keep]
+    cuts = {op: c[keep] for op, c in cuts.items()}
+    mappings = [batched.temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
+                for i in range(len(ids))]
+    if not mappings:
+        return mappings, None, None, None, allocator.exact
+    model = batched.BatchCostModel(layer, accelerator, fractional, integer, loops,
+                                   access_same_data_considered_as_no_access=options["flag"])
+    energy, latency, exact = model.evaluate(ids, cuts)
+    return mappings, energy, latency, exact, allocator.exact
+
+
+def check_case(layer, accelerator, options) -> int:
+    """Compare both paths on every spatial mapping of the case; returns candidates compared."""
+    try:
+        spatials = generate_spatial_mappings(layer, accelerator, nb_mappings=options["nb"],
+                                             enable_mixing=options["mixing"])
+    except Exception:  # noqa: BLE001 - spatial generation is not under test here
+        return 0
+    compared = 0
+    for array_mapping in spatials:
+        try:
+            fractional, integer = convert(array_mapping, layer, accelerator)
+        except Exception:  # noqa: BLE001 - not under test here
+            continue
+        try:
+            ref_mappings, ref_results = scalar_candidates(layer, accelerator, fractional, integer, options)
+        except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
+            ref_mappings, ref_results, ref_error = [], [], exc
+        else:
+            ref_error = None
+        first_error = ref_error or next((r for r in ref_results if isinstance(r, Exception)), None)
+        try:
+            mappings, energy, latency, exact, alloc_exact = batched_candidates(
+                layer, accelerator, fractional, integer, options)
+        except batched.Unsupported:
+            continue
+        except Exception as exc:  # noqa: BLE001
+            assert first_error is not None and type(exc) is type(first_error), exc
+            continue
+        if not alloc_exact:
+            continue
+        assert mappings == ref_mappings
+        for i, result in enumerate(ref_results):
+            if isinstance(result, Exception):
+                assert not exact[i], "the scalar model raises here; the batched path must defer to it"
+                continue
+            assert rel_close(energy[i], result.energy_total), (i, energy[i], result.energy_total)
+            assert rel_close(latency[i], result.latency_total2), (i, latency[i], result.latency_total2)
+            if exact[i]:
+                assert energy[i] == result.energy_total and latency[i] == result.latency_total2, i
+        compared += len(ref_results)
+
+        # the driver keeps the scalar loop's winner (or fails as the scalar loop does)
+        best = None
+        if first_error is None:
+            for result in ref_results:
+                best = keep_best(best, result, options["opt"])
+        try:
+            got, count = batched.search_temporal_mappings(
+                layer, accelerator, fractional, integer, opt=options["opt"], lpf_limit=options["lpf_limit"],
+                even=options["even"], access_same_data_considered_as_no_access=options["flag"],
+                spatial_mapping_array=array_mapping, chunk=64,
+            )
+        except batched.Unsupported:
+            continue
+        except Exception as exc:  # noqa: BLE001
+            assert first_error is not None and type(exc) is type(first_error), exc
+            continue
+        assert first_error is None, first_error
+        assert count == len(ref_results)
+        assert got.energy_total == best.energy_total and got.latency_total2 == best.latency_total2
+        assert got.temporal_mapping == best.temporal_mapping
+    return compared
+
+
+# no "explain" phase: its line tracing is very slow on these examples
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
+@given(cases())
+def test_batched_agrees_with_scalar(case):
+    check_case(*case)
+
+
+@pytest.mark.slow
+@settings(max_examples=int(os.environ.get("ZIGZAG_BATCHED_EXAMPLES", "1500")), deadline=None,
+          suppress_health_check=list(HealthCheck), phases=PHASES)
+@given(cases())
+def test_batched_agrees_with_scalar_many(case):
+    check_case(*case)
+
+
+# ---------------------------------------------------------------------------------------------
+# focused tests
+# ---------------------------------------------------------------------------------------------
+
+
+def test_reduce_balanced_matches_scalar():
+    from zigzag.cost.model import reduce_balanced
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        m = int(rng.integers(1, 5))
+        cycles = [int(x) for x in rng.integers(0, 200, m)]
+        minima = [int(x) for x in rng.integers(0, 50, m)]
+        surplus = float(rng.choice([0.0, -3.0, rng.uniform(0, 500)]))
+        expected, _ = reduce_balanced(cycles, minima, max(0, surplus))
+        got = batched._reduce_balanced([np.array([c], dtype=float) for c in cycles],
+                                       [np.array([x], dtype=float) for x in minima], np.array([surplus]))
+        assert [float(g[0]) for g in got] == [float(e) for e in expected]
+
+
+def test_network_layers_identical_with_both_paths(monkeypatch):
+    """resnet18 layers on tpu_like / ascend_like: same winner, same figures, same count."""
+    from zigzag.io.loaders import load_inputs
+
+    for hw in ("tpu_like", "ascend_like"):
+        workload, accelerator = load_inputs(REFERENCE / "workload" / "resnet18.yaml",
+                                            REFERENCE / "hardware" / f"{hw}.yaml",
+                                            REFERENCE / "mapping" / f"{hw}.yaml")
+        for layer in [workload.layers[i] for i in (1, 30)]:
+            for opt in ("latency", "energy", "EDP"):
+                options = SearchOptions(opt=opt)
+                monkeypatch.setenv(batched.ENGINE_ENV, "scalar")
+                ref, ref_stats = search_layer(layer, accelerator, options, show_progress=False)
+                monkeypatch.setenv(batched.ENGINE_ENV, "batched")
+                got, stats = search_layer(layer, accelerator, options, show_progress=False)
+                assert stats == ref_stats
+                assert got == ref, (hw, layer.name, opt)
+
+
+def test_large_lpf_limit_chunks():
+    """Many orderings in several chunks: same winner as one big chunk and as the scalar loop."""
+    from zigzag.io.loaders import load_inputs
+
+    workload, accelerator = load_inputs(REFERENCE / "workload" / "resnet18.yaml",
+                                        REFERENCE / "hardware" / "tpu_like.yaml",
+                                        REFERENCE / "mapping" / "tpu_like.yaml")
+    layer = workload.layers[5]
+    (array_mapping,) = generate_spatial_mappings(layer, accelerator, nb_mappings=1)
+    fractional, integer = convert(array_mapping, layer, accelerator)
+    results = []
+    for chunk in (97, 100_000):
+        stats = batched.BatchStats()
+        results.append(batched.search_temporal_mappings(layer, accelerator, fractional, integer, lpf_limit=7,
+                                                        chunk=chunk, stats=stats))
+        assert stats.scalar_fallbacks == 0
+    (a, na), (b, nb) = results
+    assert na == nb and a == b
+    best = None
+    for tm in temporal_mappings(layer, accelerator, fractional, lpf_limit=7, show_progress=False):
+        best = keep_best(best, evaluate(layer, accelerator, fractional, integer, tm), "latency")
+    assert best.temporal_mapping == a.temporal_mapping
+    assert math.isclose(best.energy_total, a.energy_total, rel_tol=0) and best.latency_total2 == a.latency_total2
