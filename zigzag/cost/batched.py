@@ -63,12 +63,12 @@ import numpy as np
 
 from zigzag.cost import model as scalar
 from zigzag.cost.result import CostResult
-from zigzag.errors import InputError, MappingError
+from zigzag.errors import MappingError
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
 from zigzag.mapping.spatial import LevelMapping
 from zigzag.search.allocator import MemoryAllocator
-from zigzag.search.loop_factors import loop_prime_factors, nb_orderings
-from zigzag.search.permutations import multiset_permutations, ordering_constraints
+from zigzag.search.loop_factors import nb_orderings
+from zigzag.search.permutations import multiset_permutations
 from zigzag.search.reduce import is_better
 from zigzag.workload.layer import Layer
 
@@ -1108,21 +1108,13 @@ def search_temporal_mappings(
     :class:`Unsupported` (before any work is done) when the batched path cannot be used, and
     the scalar path's errors otherwise.
     """
-    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops
+    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
 
     stats = stats if stats is not None else BatchStats()
     temporal = layer_temporal_loops(layer, fractional)
     if complete_user_ordering(layer, temporal) is not None:
         raise Unsupported("complete user temporal ordering: a single candidate")
-    constraints = ordering_constraints(layer.mapping.temporal_ordering)
-    try:
-        factors = loop_prime_factors(temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0])
-    except ValueError as exc:
-        raise InputError(
-            None,
-            f"mapping entry '{layer.mapping.name}'.temporal_ordering",
-            f"cannot be met by layer {layer.name} (temporal loops {temporal}): {exc}",
-        ) from None
+    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
     loops = LoopTable(factors)
     allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
     if not allocator.exact:

@@ -38,6 +38,20 @@ def complete_user_ordering(layer: Layer, temporal: dict[str, int]) -> list[tuple
     return list(ordering)
 
 
+def ordering_factors(layer: Layer, temporal: dict[str, int], lpf_limit: int | None):
+    """(ordering constraints of the user's temporal_ordering, the loop prime factors to permute)."""
+    constraints = ordering_constraints(layer.mapping.temporal_ordering)
+    try:
+        factors = loop_prime_factors(temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0])
+    except ValueError as exc:
+        raise InputError(
+            None,
+            f"mapping entry '{layer.mapping.name}'.temporal_ordering",
+            f"cannot be met by layer {layer.name} (temporal loops {temporal}): {exc}",
+        ) from None
+    return constraints, factors
+
+
 def temporal_mappings(
     layer: Layer,
     accelerator: Accelerator,
@@ -62,15 +76,7 @@ def temporal_mappings(
                 "change the ordering or remove it to let the search choose",
             ) from None
         return
-    constraints = ordering_constraints(layer.mapping.temporal_ordering)
-    try:
-        factors = loop_prime_factors(temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0])
-    except ValueError as exc:
-        raise InputError(
-            None,
-            f"mapping entry '{layer.mapping.name}'.temporal_ordering",
-            f"cannot be met by layer {layer.name} (temporal loops {temporal}): {exc}",
-        ) from None
+    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
     orderings = multiset_permutations(factors)
     if show_progress is None:
         show_progress = sys.stderr.isatty()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from zigzag.mapping.entry import MappingEntry, select_entry
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True, eq=False)
