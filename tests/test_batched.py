@@ -310,14 +310,14 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(cases())
 def test_batched_agrees_with_scalar(case):
     check_case(*case)
 
 
 @pytest.mark.slow
-@settings(max_examples=int(os.environ.get("ZIGZAG_BATCHED_EXAMPLES", "1500")), deadline=None,
+@settings(max_examples=int(os.environ.get("ZIGZAG_BATCHED_EXAMPLES", "300")), deadline=None,
           suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(cases())
 def test_batched_agrees_with_scalar_many(case):
