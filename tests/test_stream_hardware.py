@@ -77,3 +77,33 @@ def test_plain_data_is_json():
     data = json.loads(json.dumps(load_multicore_accelerator(QUAD).to_dict()))
     assert len(data["links"]) == 25 and data["offchip_core_id"] == 6
     assert data["routes"] and data["memory_instances"][0]["cores"] == [0]
+
+
+REPO = Path(__file__).resolve().parents[1]
+ORACLE = json.loads((DATA / "stream_hardware_oracle.json").read_text())
+SHIPPED = sorted(name for name, record in ORACLE.items() if isinstance(record, dict))
+
+
+def test_every_shipped_example_is_in_the_oracle():
+    shipped = sorted(p.name for p in (REPO / "inputs" / "stream" / "hardware").glob("*.yaml"))
+    assert [name for name in shipped if name in SHIPPED] == shipped and len(shipped) >= 7
+    # the one example the reference itself rejects is not shipped
+    assert [name for name, record in ORACLE.items() if isinstance(record, str)] == [
+        "meta_prototype_dual_core_simd_offchip.yaml"]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_examples_build_as_the_reference_builds_them(name, monkeypatch):
+    monkeypatch.chdir(REPO)  # from the repository root, as users run them
+    accelerator = load_multicore_accelerator(f"inputs/stream/hardware/{name}")
+    record = ORACLE[name]
+    links = sorted([_node(l.sender), _node(l.receiver), l.bandwidth, l.unit_energy_cost, l.bidirectional,
+                    sorted([list(e) for e in l.edges])] for l in accelerator.links)
+    assert links == sorted([*l[:5], sorted(l[5])] for l in record["links"])
+    memories = sorted([c.id, m.name, m.capacity, list(m.operands), m.memory_group]
+                      for c in accelerator.cores for m in c.top_memories)
+    assert memories == record["memories"]
+    assert list(accelerator.graph.nodes) == record["nodes"]
+    assert accelerator.offchip_core_id == record["offchip_core_id"]
+    routes = {f"{s}-{t}": list(path) for (s, t), path in accelerator.paths.items() if s != t}
+    assert routes == record["routes"]

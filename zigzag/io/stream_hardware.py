@@ -145,7 +145,11 @@ class _Reader:
                            "folders); fix the name or give a path relative to this file's folder")
         key = (path.resolve(), offchip)
         if key not in self.loaded:
-            self.loaded[key] = _load_core(path, offchip)
+            try:
+                self.loaded[key] = _load_core(path, offchip)
+            except InputError as error:
+                raise InputError(error.file, error.where, f"{error.message} (core file of {where} in {self.path})") \
+                    from None
         return dict(self.loaded[key], file=str(path))
 
 
@@ -193,11 +197,15 @@ def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
     """A core file validated and normalised (either memory format), with its 3.8.0 port widths."""
     file = str(path)
     data, widths = upgrade_accelerator(load_yaml(path), file)
-    sizes = data.get("operational_array", {}).get("sizes") if isinstance(data, dict) else None
-    if offchip and isinstance(sizes, list) and 0 in sizes:
-        # An off-chip core computes nothing: its array may have zero-size dimensions.
-        data = dict(data, operational_array=dict(data["operational_array"], sizes=[s or 1 for s in sizes]))
-        document = validate_accelerator(data, file)
+    array = data.get("operational_array") if isinstance(data, dict) else None
+    if offchip and isinstance(array, dict):
+        # The off-chip core computes nothing: only its array's dimensions matter (its memories serve
+        # them); zero sizes, zero precisions and missing MAC figures are accepted.
+        sizes = array.get("sizes")
+        plain = isinstance(sizes, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in sizes)
+        stand_in = {"dimensions": array.get("dimensions"), "unit_energy": 0, "unit_area": 0,
+                    "sizes": [max(v, 1) for v in sizes] if plain else sizes}
+        document = validate_accelerator(dict(data, operational_array=stand_in), file)
         document["operational_array"]["sizes"] = list(sizes)
     else:
         document = validate_accelerator(data, file)

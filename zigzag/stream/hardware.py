@@ -154,23 +154,24 @@ class MultiCoreAccelerator:
         return self.routes[(sender, receiver)]
 
     @cached_property
-    def routes(self) -> dict[tuple[int, int], tuple[Link, ...]]:
-        """Route of every ordered pair of cores in the graph."""
+    def paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """The cores visited from `sender` to `receiver` (both included), for every connected pair."""
         import networkx as nx
 
-        table: dict[tuple[int, int], tuple[Link, ...]] = {}
-        nodes = list(self.graph.nodes)
-        for s in nodes:
-            for t in nodes:
-                if s == t:
-                    table[(s, t)] = ()
-                    continue
+        table: dict[tuple[int, int], tuple[int, ...]] = {}
+        for s in self.graph.nodes:
+            for t in self.graph.nodes:
                 try:
-                    path = nx.shortest_path(self.graph, s, t)
+                    table[(s, t)] = tuple(nx.shortest_path(self.graph, s, t))
                 except nx.NetworkXNoPath:
-                    continue
-                table[(s, t)] = tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
+                    pass
         return table
+
+    @cached_property
+    def routes(self) -> dict[tuple[int, int], tuple[Link, ...]]:
+        """The links of every path (empty from a core to itself)."""
+        return {pair: tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
+                for pair, path in self.paths.items()}
 
     def top_memories(self, core_id: int) -> tuple[TopMemory, ...]:
         return self.cores[core_id].top_memories
