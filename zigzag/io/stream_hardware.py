@@ -124,7 +124,8 @@ class _Reader:
             _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
         cores = data["cores"]
         if not isinstance(cores, dict) or not cores:
-            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {_describe(cores)}; "
+            got = "nothing" if cores == {} else _describe(cores)
+            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {got}; "
                            "write indented '0: core_file.yaml' lines")
         for key, value in cores.items():
             if isinstance(key, bool) or not isinstance(key, int) or key < 0:
@@ -226,8 +227,9 @@ def _check_dataflows(document: dict, file: str) -> None:
                              f"(it has {', '.join(dims)}); remove it or rename it")
 
 
-def _missing(key: str, what: str):
-    raise _Invalid(key, f"required field '{key}' is missing; add {key}: <{what}>")
+def _missing(where: str, what: str):
+    key = where.rsplit(".", 1)[-1]
+    raise _Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
 
 
 def _bandwidth(value: Any, where: str) -> float:
@@ -260,8 +262,8 @@ def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
         raise _Invalid(where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'")
     for core in ids:
         if core >= count:
-            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}; the off-chip core "
-                           f"is joined to every core automatically); use an existing id")
+            note = "; the off-chip core is joined to every core automatically" if kind != "memory-sharing group" else ""
+            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id")
     if len(set(ids)) != len(ids):
         raise _Invalid(where, f"names a core twice ({entry}); list each core once")
     return ids

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import LegacyPorts
 
@@ -172,6 +173,16 @@ class MultiCoreAccelerator:
         """The links of every path (empty from a core to itself)."""
         return {pair: tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
                 for pair, path in self.paths.items()}
+
+    def require_dataflows(self, core_ids, file: str, where: str) -> None:
+        """Raise a one-line `InputError` about `file`/`where` (a mapping entry that gives no spatial
+        mapping) if one of `core_ids` has no `dataflows` to take its spatial mapping from."""
+        for core_id in core_ids:
+            core = self.cores[core_id]
+            if core.dataflows is None:
+                raise InputError(file, where, f"core {core_id} ({core.file}) has no dataflows, so its spatial "
+                                 "mapping must come from here; add spatial_mapping to this entry or dataflows "
+                                 "to the core file")
 
     def top_memories(self, core_id: int) -> tuple[TopMemory, ...]:
         return self.cores[core_id].top_memories
