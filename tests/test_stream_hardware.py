@@ -332,3 +332,21 @@ def test_empty_and_malformed_files(tmp_path):
         with pytest.raises(InputError) as error:
             load_multicore_accelerator(path)
         assert str(error.value).startswith(str(path)) and words in str(error.value)
+
+
+def test_document_round_trips_through_json():
+    from zigzag.stream.topology import build_multicore
+
+    for name in ("tpu_like_mesh_2x2.yaml", "fusemax.yaml"):
+        accelerator = load_multicore_accelerator(HARDWARE / name)
+        again = build_multicore(json.loads(json.dumps(accelerator.document)))
+        assert again.to_dict() == accelerator.to_dict()
+
+
+def test_a_core_outside_the_graph_has_no_route(tmp_path):
+    path = _write(tmp_path, {"name": "x", "cores": {0: "tpu_like.yaml", 1: "tpu_like.yaml", 2: "tpu_like.yaml"},
+                             "bandwidth": 1, "core_connectivity": ["0, 1"]})
+    accelerator = load_multicore_accelerator(path)
+    assert list(accelerator.graph.nodes) == [0, 1]  # core 2 has no link and no off-chip core joins it
+    with pytest.raises(LookupError):
+        accelerator.route(0, 2)

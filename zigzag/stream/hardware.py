@@ -152,27 +152,41 @@ class MultiCoreAccelerator:
 
     def route(self, sender: int, receiver: int) -> tuple[Link, ...]:
         """The links a transfer from `sender` to `receiver` crosses (empty for the same core)."""
-        return self.routes[(sender, receiver)]
+        path = self.path(sender, receiver)
+        return tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
+
+    def path(self, sender: int, receiver: int) -> tuple[int, ...]:
+        """The cores a transfer visits, both ends included (networkx's unweighted shortest path)."""
+        key = (sender, receiver)
+        if key not in self._paths:
+            import networkx as nx
+
+            try:
+                self._paths[key] = tuple(nx.shortest_path(self.graph, sender, receiver))
+            except (nx.NetworkXNoPath, nx.NodeNotFound):
+                raise LookupError(f"no route from core {sender} to core {receiver} in {self.name}") from None
+        return self._paths[key]
 
     @cached_property
-    def paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
-        """The cores visited from `sender` to `receiver` (both included), for every connected pair."""
-        import networkx as nx
+    def _paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        return {}
 
-        table: dict[tuple[int, int], tuple[int, ...]] = {}
+    @property
+    def paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """The path of every connected ordered pair of cores in the graph."""
+        table = {}
         for s in self.graph.nodes:
             for t in self.graph.nodes:
                 try:
-                    table[(s, t)] = tuple(nx.shortest_path(self.graph, s, t))
-                except nx.NetworkXNoPath:
+                    table[(s, t)] = self.path(s, t)
+                except LookupError:
                     pass
         return table
 
-    @cached_property
+    @property
     def routes(self) -> dict[tuple[int, int], tuple[Link, ...]]:
         """The links of every path (empty from a core to itself)."""
-        return {pair: tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
-                for pair, path in self.paths.items()}
+        return {pair: self.route(*pair) for pair in self.paths}
 
     def require_dataflows(self, core_ids, file: str, where: str) -> None:
         """Raise a one-line `InputError` about `file`/`where` (a mapping entry that gives no spatial
