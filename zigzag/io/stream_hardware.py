@@ -38,7 +38,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
-from zigzag.io.stream_mesh import mesh_connections
+from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
 from zigzag.io.validation import Field, _check, _describe, _expect_top, _Invalid, _unknown_field, validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 
@@ -91,18 +91,16 @@ class _Reader:
             offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
             offchip = self._core(offchip_file, "offchip_core", len(cores), offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
-        connections = []
+        wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
-            group = {core: g[0] for g in reversed(sharing) for core in g}
             mesh = self.mesh
-            connections = mesh_connections(mesh["rows"], mesh["cols"], bandwidth, energy, pooling, simd, group)
+            add_mesh(wiring, list(range(mesh["rows"] * mesh["cols"])), mesh["rows"], mesh["cols"], bandwidth, energy,
+                     pooling, simd)
         elif "core_connectivity" not in data:
             _missing("core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []")
-        connections += _connectivity(data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
+        _connectivity(wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
         _check_shared_memories(sharing, cores)
-        return {"name": name, "bandwidth": bandwidth, "unit_energy_cost": energy, "cores": cores,
-                "offchip_core": offchip, "connections": connections,
-                "core_memory_sharing": [list(g) for g in sharing]}
+        return _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
 
     def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
         """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
@@ -269,12 +267,18 @@ def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
     return ids
 
 
-def _connectivity(entries: Any, count: int, bandwidth: float, energy: float,
-                  sharing: list[tuple[int, ...]]) -> list[dict]:
+def _document(name: str, bandwidth: float, energy: float, cores: list[dict], offchip: dict | None,
+              wiring: Wiring, sharing: list[tuple[int, ...]]) -> dict[str, Any]:
+    return {"name": name, "bandwidth": bandwidth, "unit_energy_cost": energy, "cores": cores,
+            "offchip_core": offchip, "links": wiring.links, "edges": wiring.edges,
+            "core_memory_sharing": [list(g) for g in sharing]}
+
+
+def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, energy: float,
+                  sharing: list[tuple[int, ...]]) -> None:
     if not isinstance(entries, list):
         raise _Invalid("core_connectivity", f"must be a list, got {_describe(entries)}; "
                        "write one '- a, b' line per linked pair, or []")
-    out: list[dict] = []
     for i, entry in enumerate(entries):
         where = f"core_connectivity[{i}]"
         kind, width, cost = "link", bandwidth, energy
@@ -300,13 +304,9 @@ def _connectivity(entries: Any, count: int, bandwidth: float, energy: float,
                 raise _Invalid(where, f"links cores {both[0]} and {both[1]}, which share memory "
                                "(core_memory_sharing); remove this link: shared memory needs none")
         if kind == "bus":
-            out.append({"type": "bus", "cores": ids, "bandwidth": width, "unit_energy_cost": cost})
+            wiring.bus(ids, width, cost)
         else:
-            a, b = ids
-            for sender, receiver in ((a, b), (b, a)):
-                out.append({"type": "link", "sender": sender, "receiver": receiver, "bandwidth": width,
-                            "unit_energy_cost": cost})
-    return out
+            wiring.pair(*ids, width, cost)
 
 
 def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:

@@ -21,9 +21,9 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import LegacyPorts
+from zigzag.io.stream_links import ANY
 
-#: The sender or receiver of a link shared by several cores.
-ANY = "Any"
+__all__ = ["ANY", "Core", "Link", "MultiCoreAccelerator", "TopMemory", "load_multicore_accelerator"]
 
 
 @dataclass(frozen=True)
