@@ -99,11 +99,11 @@ class _Reader:
             else _missing("bandwidth", "the bandwidth of a core-to-core link in bits per cycle")
         energy = _energy(data.get("unit_energy_cost", 0), "unit_energy_cost")
         files, pooling, simd = self._core_files(data)
-        cores = [self._core(file, f"{where}", core_id) for core_id, (where, file) in enumerate(files)]
+        cores = [self._core(file, where) for where, file in files]
         offchip = None
         if "offchip_core" in data:
             offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
-            offchip = self._core(offchip_file, "offchip_core", len(cores), offchip=True)
+            offchip = self._core(offchip_file, "offchip_core", offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
         wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
@@ -152,9 +152,8 @@ class _Reader:
             if rows * cols != len(regular):
                 raise _Invalid("graph", f"nb_rows x nb_cols is {rows * cols} but {len(regular)} cores are left for "
                                "the mesh (the others are pooling, SIMD or off-chip); make them equal")
-        cores = [self._core(files[i], f"cores[{i}]", i) for i in compute]
-        offchip = None if offchip_id is None else self._core(files[offchip_id], f"cores[{offchip_id}]", offchip_id,
-                                                             offchip=True)
+        cores = [self._core(files[i], f"cores[{i}]") for i in compute]
+        offchip = None if offchip_id is None else self._core(files[offchip_id], f"cores[{offchip_id}]", offchip=True)
         wiring = Wiring()
         pooling, simd = special["pooling_core_id"], special["simd_core_id"]
         if graph["type"] == "bus":
@@ -197,7 +196,7 @@ class _Reader:
                            f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
         return [(f"cores.{i}", cores[i]) for i in range(len(cores))], None, None
 
-    def _core(self, name: str, where: str, core_id: int, offchip: bool = False) -> dict[str, Any]:
+    def _core(self, name: str, where: str, offchip: bool = False) -> dict[str, Any]:
         path = resolve_core_file(name, self.path, self.cwd)
         if path is None:
             raise _Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
