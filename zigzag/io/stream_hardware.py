@@ -394,8 +394,8 @@ def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) ->
         for other in group[1:]:
             mine = _top_memories(cores[other])
             if mine != first:
-                names = lambda tops: ", ".join(name for name, _ in tops) or "none"  # noqa: E731
-                detail = (f"top memories {names(first)} vs {names(mine)}" if [n for n, _ in first] != [n for n, _ in mine]
+                ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
+                detail = (f"top memories {', '.join(ours)} vs {', '.join(theirs)}" if ours != theirs
                           else "the same top memory names but different sizes, costs or ports")
                 raise _Invalid(f"core_memory_sharing[{i}]", f"cores {group[0]} and {other} share memory but have "
                                f"{detail}; make their top memories identical (names included) in both core files")
