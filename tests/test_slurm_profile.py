@@ -7,7 +7,6 @@ profile on a real one-node SLURM; it needs root and daemons, so it is not part o
 
 from __future__ import annotations
 
-import math
 import re
 import shutil
 import subprocess
@@ -35,12 +34,14 @@ def snakemake(workdir: Path, *args: str) -> str:
     return output
 
 
-def profile_groups() -> tuple[dict[str, str], dict[str, int]]:
-    """The profile's rule -> group assignment and jobs allowed per group."""
+def profile_groups() -> dict[str, list[str]]:
+    """The profile's groups: name -> the rules in it."""
     profile = yaml.safe_load((PROFILE / "config.yaml").read_text())
-    groups = dict(entry.split("=") for entry in profile["groups"])
-    sizes = {name: int(size) for name, size in (e.split("=") for e in profile["group-components"])}
-    return groups, sizes
+    groups: dict[str, list[str]] = {}
+    for entry in profile["groups"]:
+        rule, group = entry.split("=")
+        groups.setdefault(group, []).append(rule)
+    return groups
 
 
 @pytest.fixture(scope="module")
@@ -57,31 +58,26 @@ def dry_run(tmp_path_factory) -> str:
     return snakemake(workdir, "--profile", str(PROFILE), "--dry-run")
 
 
-def batches(output: str) -> tuple[list[list[str]], int, int, int]:
-    """The layer jobs (by output) of each printed batch, the layer jobs printed alone, the layer
-    job count of the job stats, and the batch size the profile allows."""
-    (rule, group), = profile_groups()[0].items()
-    size = profile_groups()[1][group]
-    blocks = re.split(rf"^.*Group job {group} \(jobs in lexicogr\. order\):$", output, flags=re.MULTILINE)
-    members = [re.findall(rf"^    rule {rule}:\n\s+input: .*\n\s+output: (.*)$", block, re.MULTILINE)
-               for block in blocks[1:]]
-    alone = len(re.findall(rf"^rule {rule}:$", output, re.MULTILINE))
-    total = int(re.search(rf"^{rule}\s+(\d+)$", output, re.MULTILINE).group(1))
-    return members, alone, total, size
+def test_profile_groups_the_layer_jobs_with_their_sum():
+    (group, rules), = profile_groups().items()
+    assert "evaluate_layer" in rules and len(rules) == 2, rules
 
 
-def test_layer_jobs_are_submitted_in_batches(dry_run):
-    members, alone, total, size = batches(dry_run)
-    assert total > size, "the default config should have more layer jobs than one batch holds"
-    assert alone == 0, "every layer job runs inside a batch"
-    assert len({job for batch in members for job in batch}) == total
-    assert len(members) < total
-
-
-@pytest.mark.xfail(strict=True, reason="Snakemake (9.27.1) regroups after a checkpoint: batches grow past "
-                   "--group-components and a layer job can sit in two batches (README, On a cluster)")
-def test_batches_hold_at_most_group_components_jobs_each(dry_run):
-    members, _, total, size = batches(dry_run)
-    assert max(len(batch) for batch in members) <= size
-    assert sum(len(batch) for batch in members) == total
-    assert len(members) == math.ceil(total / size)
+def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
+    (group, rules), = profile_groups().items()
+    layer_rule = "evaluate_layer"
+    (sum_rule,) = set(rules) - {layer_rule}
+    blocks = re.split(rf"^.*Group job {group} \(jobs in lexicogr\. order\):$", dry_run, flags=re.MULTILINE)
+    # the block after the last batch also holds the ungrouped jobs: none of them may be a layer job
+    batches = [re.findall(rf"^    rule ({layer_rule}|{sum_rule}):\n\s+input: .*\n\s+output: ([^,\n]*)",
+                          block, re.MULTILINE) for block in blocks[1:]]
+    ungrouped = re.findall(rf"^rule ({layer_rule}|{sum_rule}):$", dry_run, re.MULTILINE)
+    counts = {rule: int(re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE).group(1))
+              for rule in (layer_rule, sum_rule)}
+    assert ungrouped == [], "every layer job and every sum runs inside a batch"
+    assert len(batches) == counts[sum_rule] == len(expand_experiments(yaml.safe_load(
+        (REPO / "config.yaml").read_text()))), "one batch per experiment"
+    for batch in batches:
+        assert [rule for rule, _ in batch].count(sum_rule) == 1, batch
+    layer_jobs = [output for batch in batches for rule, output in batch if rule == layer_rule]
+    assert len(layer_jobs) == len(set(layer_jobs)) == counts[layer_rule] > len(batches)
