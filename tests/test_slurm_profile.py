@@ -72,8 +72,9 @@ def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
     batches = [re.findall(rf"^    rule ({layer_rule}|{sum_rule}):\n\s+input: .*\n\s+output: ([^,\n]*)",
                           block, re.MULTILINE) for block in blocks[1:]]
     ungrouped = re.findall(rf"^rule ({layer_rule}|{sum_rule}):$", dry_run, re.MULTILINE)
-    counts = {rule: int(re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE).group(1))
-              for rule in (layer_rule, sum_rule)}
+    counts = {rule: re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE) for rule in (layer_rule, sum_rule)}
+    assert all(counts.values()), f"the profile groups rules the workflow does not run: {counts}"
+    counts = {rule: int(match.group(1)) for rule, match in counts.items()}
     assert ungrouped == [], "every layer job and every sum runs inside a batch"
     assert len(batches) == counts[sum_rule] == len(expand_experiments(yaml.safe_load(
         (REPO / "config.yaml").read_text()))), "one batch per experiment"
