@@ -36,8 +36,10 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
     """The ``inputs.accelerator`` part of ZigZag's complete JSON."""
 
     def label(memory) -> str:
+        # ZigZag prints a Python set here; sorted, so the text is the same in every process
+        served = ", ".join(repr(dim) for dim in sorted(set(memory.served_dimensions)))
         return f"MemoryLevel(instance={memory.name},operands={list(memory.operands)}, " \
-               f"served_dimensions={set(memory.served_dimensions) or '{}'})"
+               f"served_dimensions={{{served}}})"
 
     return {
         "name": accelerator.name,
