@@ -89,6 +89,14 @@ def test_identical_layers_are_evaluated_once(workdir):
     assert experiment["inputs"]["workload"]["sha256"] and experiment["package_version"]
     assert "on_b" in (workdir / "results" / "experiments.csv").read_text()
     assert jobs(snakemake(workdir), "evaluate_layer") == 0
+    # the rule graph reads like ZigZag's stage list
+    graph = snakemake(workdir, "--rulegraph")
+    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', graph, re.MULTILINE))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.MULTILINE)}
+    assert {("parse_workload", "split_layers"), ("parse_accelerator", "split_layers"),
+            ("split_layers", "evaluate_layer"), ("evaluate_layer", "sum"), ("sum", "save"), ("save", "compare"),
+            ("sum", "plot_experiment"), ("parse_accelerator", "plot_accelerator"),
+            ("compare", "plot_comparison")} <= edges
 
 
 def test_editing_one_layer_reruns_only_that_layer(workdir):

@@ -65,7 +65,8 @@ def layer_results(wildcards):
 
 def planning_experiment(wildcards):
     """The plan of the experiment that first asked for this layer job (its label), so the job
-    hangs below split_layers in the DAG; ancient: a plan rewritten later never reruns the job."""
+    hangs below split_layers in the DAG; ancient: a plan rewritten later never reruns the job.
+    """
     job = f"{CACHE}/jobs/{wildcards.key}.json"
     if not os.path.exists(job):
         return []

@@ -11,6 +11,8 @@ checkpoint split_layers:
         plan=f"{RESULTS}/{{name}}/plan.json",
     log:
         f"{RESULTS}/{{name}}/logs/split_layers.log",
+    benchmark:
+        f"{CACHE}/benchmarks/split_layers/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -29,6 +31,8 @@ rule evaluate_layer:
         result=f"{CACHE}/results/{{key}}.json",
     log:
         f"{CACHE}/logs/{{key}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/evaluate_layer/{{key}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:

@@ -11,6 +11,8 @@ rule parse_workload:
         f"{PARSED}/workloads/{{workload_id}}.json",
     log:
         f"{CACHE}/logs/parse_workload/{{workload_id}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/parse_workload/{{workload_id}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -31,6 +33,8 @@ rule parse_accelerator:
         f"{PARSED}/accelerators/{{accelerator_id}}.json",
     log:
         f"{CACHE}/logs/parse_accelerator/{{accelerator_id}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/parse_accelerator/{{accelerator_id}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:

@@ -48,6 +48,8 @@ rule plot_experiment:
         ),
     log:
         f"{RESULTS}/{{name}}/logs/plot_experiment.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_experiment/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -70,6 +72,8 @@ rule plot_accelerator:
         ),
     log:
         f"{RESULTS}/accelerators/{{accelerator_id}}/plot.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_accelerator/{{accelerator_id}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
@@ -94,6 +98,8 @@ rule plot_comparison:
         ),
     log:
         f"{RESULTS}/logs/plot_comparison.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_comparison/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:

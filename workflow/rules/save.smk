@@ -10,6 +10,8 @@ rule sum:
         f"{RESULTS}/{{name}}/results.json",
     log:
         f"{RESULTS}/{{name}}/logs/sum.log",
+    benchmark:
+        f"{CACHE}/benchmarks/sum/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -37,6 +39,8 @@ rule save:
         experiment=f"{RESULTS}/{{name}}/experiment.json",
     log:
         f"{RESULTS}/{{name}}/logs/save.log",
+    benchmark:
+        f"{CACHE}/benchmarks/save/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -50,9 +54,9 @@ rule save:
 
 rule compare:
     input:
-        expand(f"{RESULTS}/{{name}}/summary.csv", name=EXPERIMENT_NAMES),
-        expand(f"{RESULTS}/{{name}}/layers.csv", name=EXPERIMENT_NAMES),
-        expand(f"{RESULTS}/{{name}}/memory_levels.csv", name=EXPERIMENT_NAMES),
+        summaries=expand(f"{RESULTS}/{{name}}/summary.csv", name=EXPERIMENT_NAMES),
+        layers=expand(f"{RESULTS}/{{name}}/layers.csv", name=EXPERIMENT_NAMES),
+        levels=expand(f"{RESULTS}/{{name}}/memory_levels.csv", name=EXPERIMENT_NAMES),
     output:
         experiments=f"{RESULTS}/experiments.csv",
         view=report(
@@ -65,10 +69,12 @@ rule compare:
         levels=f"{RESULTS}/memory_levels.csv",
     log:
         f"{RESULTS}/logs/compare.log",
+    benchmark:
+        f"{CACHE}/benchmarks/compare/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
-        folders=expand(f"{RESULTS}/{{name}}", name=EXPERIMENT_NAMES),
-        results=RESULTS,
+        folders=lambda wildcards, input: [os.path.dirname(p) for p in input.summaries],
+        results=lambda wildcards, output: os.path.dirname(output.experiments),
     shell:
-        "python -m zigzag step compare {params.folders:q} --output {RESULTS:q} --log {log:q}"
+        "python -m zigzag step compare {params.folders:q} --output {params.results:q} --log {log:q}"

@@ -223,7 +223,7 @@ def plot_layer_breakdowns(results: Sequence, path: str | Path, *, title: str | N
     left = 0.3 + 0.62 * fontsize / 72 * max((len(label) for label in labels), default=4)
     top = 0.45 + 0.15 * legend_rows + 0.3
     bottom, right, gap, width = 0.55, 0.25, 0.35, 13.0
-    height = max(row * count, 1.2) + top + bottom
+    height = max(row * count, 1.6) + top + bottom
     figure = _new_figure(width, height, layout=None)
     panel = (width - left - right - gap) / 2
     boxes = [(left, panel), (left + panel + gap, panel)]
