@@ -290,7 +290,10 @@ def write_job(cache: str | Path, job: dict, *, label: str | None = None) -> str:
 
 def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
     """The single-entry step: read a job file, write its entry (``zigzag step stream-cost``)."""
-    job = json.loads(Path(job_file).read_text())
+    try:
+        job = json.loads(Path(job_file).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InputError(job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table") from None
     job.pop("label", None)
     entry = evaluate_cost_job(job)
     write_json_atomic(out_file, entry.to_dict())
