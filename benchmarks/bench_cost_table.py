@@ -14,6 +14,7 @@ an empty cache, the time when every entry is a cache hit, and the time to reload
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 import time
@@ -22,25 +23,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from stream_reference import STREAM_DATA, node_keys  # noqa: E402
+from stream_reference import STREAM_DATA, load_dump, node_keys  # noqa: E402
 
-from zigzag.io.loaders import load_accelerator  # noqa: E402
 from zigzag.stream.cost_table import CostTable  # noqa: E402
+from zigzag.stream.hardware import load_multicore_accelerator  # noqa: E402
 
-CORES = STREAM_DATA / "stream" / "inputs"
 FUSED_STACKS = set(range(0, 22))
 #: the dimension fused mode cuts each layer type along (spec stream.md §4.2)
 FUSION_DIM = {"conv": "OY", "pooling": "OY", "relu": "K", "add": "D", "gemm": "D"}
 
 
-def cores_of(case: str) -> dict:
-    if case.startswith("small"):
-        folder = CORES / "testing" / "hardware" / "cores"
-        return {0: load_accelerator(folder / "testing_core1.yaml"), 1: load_accelerator(folder / "testing_core2.yaml")}
-    folder = CORES / "examples" / "hardware" / "cores"
-    tpu = load_accelerator(folder / "tpu_like.yaml")
-    return {0: tpu, 1: tpu, 2: tpu, 3: tpu, 4: load_accelerator(folder / "pooling.yaml"),
-            5: load_accelerator(folder / "simd.yaml")}
+def accelerator_of(case: str):
+    """The case's multi-core accelerator (core files resolved from the reference folder)."""
+    return load_multicore_accelerator(STREAM_DATA / load_dump(case)["meta"]["inputs"]["hardware"], cwd=STREAM_DATA)
 
 
 def pairs_of(case: str) -> list:
@@ -59,18 +54,18 @@ def pairs_of(case: str) -> list:
 
 
 def main() -> None:
+    logging.getLogger("zigzag").setLevel(logging.ERROR)  # spatial-mapping clipping notes
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default="fused-like", choices=["lbl", "fused-like", "small_lbl", "small_fused"])
     args = parser.parse_args()
     source = "lbl" if args.case == "fused-like" else args.case
-    cores = cores_of(source)
-    dram = load_accelerator(CORES / "examples" / "hardware" / "cores" / "offchip.yaml").memories[0]
+    accelerator = accelerator_of(source)
     pairs = pairs_of(args.case)
     print(f"case {args.case}: {len(pairs)} (CN, core) pairs from the reference dump (no CN graph yet)")
     with tempfile.TemporaryDirectory() as tmp:
         cache, lut = Path(tmp) / "cache", Path(tmp) / "cost_lut.json"
         start = time.perf_counter()
-        table = CostTable(cores, dram=dram, cache=cache, lut_path=lut)
+        table = CostTable.for_accelerator(accelerator, cache=cache, lut_path=lut)
         entries = table.fill(pairs)
         scratch = time.perf_counter() - start
         table.save()
@@ -78,10 +73,10 @@ def main() -> None:
         print(f"from scratch: {scratch:.2f} s, {table.computed} distinct entries searched, "
               f"{evaluations} mapping evaluations ({evaluations / scratch:,.0f} per second)")
         start = time.perf_counter()
-        hits = CostTable(cores, dram=dram, cache=cache).fill(pairs)
+        hits = CostTable.for_accelerator(accelerator, cache=cache).fill(pairs)
         print(f"all cache hits (entry files): {time.perf_counter() - start:.3f} s")
         start = time.perf_counter()
-        reloaded = CostTable(cores, dram=dram, lut_path=lut).fill(pairs)
+        reloaded = CostTable.for_accelerator(accelerator, lut_path=lut).fill(pairs)
         print(f"one-file table reloaded ({lut.stat().st_size / 1e6:.1f} MB): {time.perf_counter() - start:.3f} s")
         print(f"cache hits and reloaded table identical to the computed entries: {hits == entries == reloaded}")
         total = sum(e.latency for e in entries)

@@ -11,7 +11,6 @@ import pytest
 from stream_reference import STREAM_DATA, load_dump, node_keys
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.io.loaders import load_accelerator
 from zigzag.search.options import SearchOptions
 from zigzag.stream.cost_table import (
     CostEntry,
@@ -21,28 +20,25 @@ from zigzag.stream.cost_table import (
     cost_of,
     entry_path,
     job_path,
+    offchip_memory,
     read_lut,
     write_job,
 )
+from zigzag.stream.hardware import load_multicore_accelerator
 from zigzag.stream.offchip import stored_bits, too_large_operands
 
-CORES = STREAM_DATA / "stream" / "inputs"
-EXAMPLE_CORES = CORES / "examples" / "hardware" / "cores"
-TESTING_CORES = CORES / "testing" / "hardware" / "cores"
+def _accelerator(case: str):
+    """The case's multi-core accelerator, core files resolved from the reference folder (as Stream)."""
+    return load_multicore_accelerator(STREAM_DATA / load_dump(case)["meta"]["inputs"]["hardware"], cwd=STREAM_DATA)
 
 
 def _cores(case: str) -> dict:
-    if case == "lbl":
-        tpu = load_accelerator(EXAMPLE_CORES / "tpu_like.yaml")
-        return {0: tpu, 1: tpu, 2: tpu, 3: tpu, 4: load_accelerator(EXAMPLE_CORES / "pooling.yaml"),
-                5: load_accelerator(EXAMPLE_CORES / "simd.yaml")}
-    return {0: load_accelerator(TESTING_CORES / "testing_core1.yaml"),
-            1: load_accelerator(TESTING_CORES / "testing_core2.yaml")}
+    return {core.id: core.accelerator for core in _accelerator(case).compute_cores}
 
 
 @pytest.fixture(scope="module")
 def dram():
-    return load_accelerator(EXAMPLE_CORES / "offchip.yaml").memories[0]
+    return offchip_memory(_accelerator("small_lbl"))
 
 
 def _lists(value):
@@ -85,11 +81,12 @@ def _check_cns(case: str, entries: dict) -> int:
 
 
 @pytest.mark.parametrize("case, nb_entries, nb_cns", [("small_lbl", 3, 3), ("small_fused", 4, 24), ("lbl", 60, 48)])
-def test_entries_equal_the_reference(case, nb_entries, nb_cns, dram):
-    cores = _cores(case)
+def test_entries_equal_the_reference(case, nb_entries, nb_cns):
+    accelerator = _accelerator(case)
+    dram = offchip_memory(accelerator)
     entries = {}
     for expected, node in node_keys(case):
-        entry = cost_of(node, cores[expected["core"]], SearchOptions(lpf_limit=6), dram=dram)
+        entry = cost_of(node, accelerator.core(expected["core"]), SearchOptions(lpf_limit=6), dram=dram)
         _check_entry(entry, expected)
         entries[(tuple(expected["node"]), expected["core"])] = entry
     assert len(entries) == nb_entries
@@ -149,7 +146,7 @@ def test_table_file_round_trip(tmp_path, dram):
     cores = _cores("small_lbl")
     pairs = [(node, e["core"]) for e, node in node_keys("small_fused")]
     lut = tmp_path / "cost_lut.json"
-    table = CostTable(cores, dram=dram, lut_path=lut)
+    table = CostTable.for_accelerator(_accelerator("small_fused"), lut_path=lut)
     entries = table.fill(pairs)
     assert table.computed == 3  # rows (1,0) and (1,1) differ only in their predecessor count
     table.save()
@@ -177,7 +174,7 @@ def test_single_entry_step(tmp_path, dram):
 def test_bad_uses_are_one_line_errors(tmp_path, dram, capsys):
     cores = _cores("lbl")
     _, relu = _lbl_node(1)
-    offchip = load_accelerator(EXAMPLE_CORES / "offchip.yaml")
+    offchip = _accelerator("lbl").offchip_core
     with pytest.raises(InputError, match="no operational units"):
         cost_of(relu, offchip)
     with pytest.raises(InputError, match="no off-chip core"):

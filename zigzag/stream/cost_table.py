@@ -24,7 +24,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
@@ -42,6 +42,9 @@ from zigzag.stream.offchip import (
     with_dram_level,
 )
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
+
+if TYPE_CHECKING:
+    from zigzag.stream.hardware import Core
 
 #: Bump when the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
 #: bandwidth) changes; the single-core model has its own MODEL_VERSION inside the job.
@@ -208,13 +211,14 @@ class CostEntry:
 # ----- jobs: the content that determines an entry ----------------------------------------------
 
 
-def cost_job(node: NodeKey, core: Accelerator, options: SearchOptions, dram: Memory | None) -> dict:
+def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, dram: Memory | None) -> dict:
     """Everything that determines ``node``'s entry on ``core`` (and nothing else).
 
     Runs the too-large test (§6.3) and adds the DRAM level (§6.4), so the job is the single-core
     layer job on the extended core plus the streamed operands. The core's name is left out (it does
     not change the cost), so identical cores share entries.
     """
+    core = getattr(core, "accelerator", core)  # a multi-core accelerator's Core, or a bare Accelerator
     if core.operational_array.total_units == 0:
         raise InputError(None, f"core '{core.name}'", "has no operational units (the off-chip core); it runs no CN")
     layer = node.layer(core)
@@ -302,7 +306,7 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
 
 def cost_of(
     node: NodeKey,
-    core: Accelerator,
+    core: "Accelerator | Core",
     options: SearchOptions = SearchOptions(),
     *,
     dram: Memory | None = None,
@@ -357,6 +361,13 @@ class CostTable:
         if self.lut_path is not None and self.lut_path.exists():
             self._entries.update(read_lut(self.lut_path))
 
+    @classmethod
+    def for_accelerator(cls, accelerator, **kwargs) -> "CostTable":
+        """The table of a :class:`~zigzag.stream.hardware.MultiCoreAccelerator` (its compute cores,
+        and its off-chip core's memory for streamed operands)."""
+        cores = {core.id: core.accelerator for core in accelerator.compute_cores}
+        return cls(cores, dram=offchip_memory(accelerator), **kwargs)
+
     def key(self, node: NodeKey, core_id: int) -> str:
         """The content key of ``node`` on core ``core_id``."""
         pair = (node, core_id)
@@ -403,6 +414,18 @@ class CostTable:
             raise InputError(None, "cost_lut_path", "no file given to save the cost table to")
         write_lut(target, self._entries.values())
         return target
+
+
+def offchip_memory(accelerator) -> Memory | None:
+    """The memory of a multi-core accelerator's off-chip core (None without one)."""
+    offchip = accelerator.offchip_core
+    if offchip is None:
+        return None
+    memories = offchip.accelerator.memories
+    if len(memories) != 1:
+        raise InputError(offchip.file or None, "memories", f"the off-chip core has {len(memories)} memories; "
+                         "give it exactly one (the DRAM)")
+    return memories[0]
 
 
 def write_lut(path: str | Path, entries: Iterable[CostEntry]) -> None:
