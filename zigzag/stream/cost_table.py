@@ -66,6 +66,9 @@ class NodeKey:
     (``O`` = partial sums, ``O_final`` = final outputs); ``edge_bits``: per input operand, the sum
     of the bits on the CN's in-edges (empty for constant operands); ``spatial_mapping``: the
     mapping file's unrolling, used only on a core without ``dataflows``.
+
+    Stream costs every CN with the entry of the first CN of its class (same layer, same number of
+    real predecessors, in graph order; spec stream.md §6.1): build the key from that CN.
     """
 
     equation: str
