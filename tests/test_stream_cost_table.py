@@ -171,6 +171,18 @@ def test_single_entry_step(tmp_path, dram):
     _check_entry(entry, expected)
 
 
+def test_planned_jobs_run_as_steps_fill_the_table(tmp_path):
+    accelerator = _accelerator("small_fused")
+    pairs = [(node, e["core"]) for e, node in node_keys("small_fused")]
+    keys = CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs)
+    assert len(keys) == 3
+    for key in keys:
+        assert main(["step", "stream-cost", str(job_path(tmp_path, key)), "--output", str(entry_path(tmp_path, key))]) == 0
+    table = CostTable.for_accelerator(accelerator, cache=tmp_path)
+    assert [e.key for e in table.fill(pairs)] == [table.key(n, c) for n, c in pairs] and table.computed == 0
+    assert CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs) == []
+
+
 def test_bad_uses_are_one_line_errors(tmp_path, dram, capsys):
     cores = _cores("lbl")
     _, relu = _lbl_node(1)

@@ -392,6 +392,19 @@ class CostTable:
         """The entries of several (node, core id) pairs (computed once per distinct key)."""
         return [self.entry(node, core_id) for node, core_id in pairs]
 
+    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
+        """Write the job file of every (node, core id) pair not cached yet (for one step per job,
+        ``zigzag step stream-cost``); returns their distinct keys, in order."""
+        if self.cache is None:
+            raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
+        keys = []
+        for node, core_id in pairs:
+            key = self.key(node, core_id)
+            if key not in keys and key not in self._entries and not entry_path(self.cache, key).exists():
+                write_job(self.cache, self.job(node, core_id), label=f"CN on core {core_id}")
+                keys.append(key)
+        return keys
+
     def _core(self, core_id: int) -> Accelerator:
         try:
             return self.cores[core_id]
