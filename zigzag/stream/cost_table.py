@@ -20,7 +20,6 @@ shared by identical CNs, cores, experiments and allocations, and an input change
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -464,7 +463,3 @@ def read_lut(path: str | Path) -> dict[str, CostEntry]:
                          "give another cost_lut_path or delete the file")
     return {key: CostEntry.from_dict(entry) for key, entry in data["entries"].items()}
 
-
-def relabelled(entry: CostEntry, name: str, layer_id: int = 0) -> CostEntry:
-    """The entry with the CN's own layer name and id on its result (entries are shared)."""
-    return dataclasses.replace(entry, result=dataclasses.replace(entry.result, layer_id=layer_id, layer_name=name))
