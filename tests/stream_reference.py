@@ -27,7 +27,7 @@ def load_dump(case: str) -> dict:
     return json.loads((STREAM_DATA / f"{case}.json").read_text())
 
 
-def _onnx_facts(path: Path) -> dict[str, dict]:
+def onnx_facts(path: Path) -> dict[str, dict]:
     """Per ONNX node name: attributes and the shapes of its first input and output."""
     import onnx
 
@@ -72,28 +72,29 @@ def _layer_facts(op_type: str, facts: dict, sizes: dict[str, int]) -> tuple[str,
     return equation, {"W": 8, "I": 8, "O_final": 8, "O": 16}, (), {}
 
 
+def node_key(entry: dict, facts: dict[str, dict], edge_bits: dict[str, int]) -> NodeKey:
+    """The node key of a reference cost entry (its loop sizes, name and op type)."""
+    sizes = {d: int(s) for d, s in entry["loop_dim_sizes"].items()}
+    equation, precision, relations, pr_sizes = _layer_facts(entry["op_type"], facts[entry["name"]], sizes)
+    return NodeKey(
+        equation=equation,
+        loop_sizes=tuple(sizes.items()),
+        precision=tuple(precision.items()),
+        relations=relations,
+        pr_sizes=tuple(pr_sizes.items()),
+        edge_bits=tuple(sorted(edge_bits.items())),
+    )
+
+
 def node_keys(case: str) -> list[tuple[dict, NodeKey]]:
     """(dump cost entry, its node key) for every ``cost_lut`` entry of a dump."""
     dump = load_dump(case)
-    facts = _onnx_facts(STREAM_DATA / dump["meta"]["inputs"]["workload"])
+    facts = onnx_facts(STREAM_DATA / dump["meta"]["inputs"]["workload"])
     edge_bits: dict[tuple, dict[str, int]] = {}
     for edge in dump["edges"]:
         if "operand" in edge:
             bits = edge_bits.setdefault(tuple(edge["dst"]), {})
             bits[edge["operand"]] = bits.get(edge["operand"], 0) + edge["bits"]
-    result = []
-    for entry in dump["cost_lut"]:
-        sizes = {d: int(s) for d, s in entry["loop_dim_sizes"].items()}
-        equation, precision, relations, pr_sizes = _layer_facts(entry["op_type"], facts[entry["name"]], sizes)
-        key = NodeKey(
-            equation=equation,
-            loop_sizes=tuple(sizes.items()),
-            precision=tuple(precision.items()),
-            relations=relations,
-            pr_sizes=tuple(pr_sizes.items()),
-            edge_bits=tuple(sorted(edge_bits.get(tuple(entry["node"]), {}).items())),
-        )
-        result.append((entry, key))
-    return result
+    return [(entry, node_key(entry, facts, edge_bits.get(tuple(entry["node"]), {}))) for entry in dump["cost_lut"]]
 
 
