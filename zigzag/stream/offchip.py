@@ -42,12 +42,11 @@ def too_large_operands(layer: Layer, core: Accelerator, bits: Mapping[str, int])
     kept ones move out (largest first) until the rest of the memory can hold the lowest level of
     every streamed operand times its unroll count. Result order = the DRAM level's operand order.
     """
-    links = layer.memory_operand_links
     layer_of = layer.layer_operand_of
     tops = list(dict.fromkeys(core.top_memory(m) for m in core.memory_operands))
     streamed: list[str] = []
     for memory in tops:  # Stream iterates a set here; the shipped cores have one overflowing top memory
-        need = {m: bits[layer_of[m]] for m in memory.operands if m in layer_of and layer_of[m] in links}
+        need = {m: bits[layer_of[m]] for m in memory.operands if m in layer_of}
         if memory.size >= sum(need.values()):
             continue
         ordered = sorted(need, key=need.__getitem__)  # stable: ties keep the memory's operand order
