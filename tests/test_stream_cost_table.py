@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from stream_reference import STREAM_DATA, load_dump, node_keys
+from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.search.options import SearchOptions
@@ -91,6 +91,27 @@ def test_entries_equal_the_reference(case, nb_entries, nb_cns):
         entries[(tuple(expected["node"]), expected["core"])] = entry
     assert len(entries) == nb_entries
     assert _check_cns(case, entries) == nb_cns
+
+
+def test_fused_resnet18_entries_equal_the_reference():
+    """The 61 cost-table entries Stream computes for fused ResNet-18 (row and column CNs), made
+    by running the reference (tests/data/stream/fused_cost_table.json, provenance inside)."""
+    reference = json.loads((STREAM_DATA.parents[1] / "stream" / "fused_cost_table.json").read_text())
+    accelerator = load_multicore_accelerator(STREAM_DATA / reference["case"]["hardware"], cwd=STREAM_DATA)
+    facts = onnx_facts(STREAM_DATA / reference["case"]["workload"])
+    table = CostTable.for_accelerator(accelerator)
+    for expected in reference["entries"]:
+        entry = table.entry(node_key(expected, facts, expected["edge_bits"]), expected["core"])
+        r = entry.result
+        where = (expected["node"], expected["core"])
+        for name in ("latency_total0", "latency_total1", "latency_total2"):
+            assert getattr(r, name) == expected[name], where
+        assert _close(r.energy_total, expected["energy_total"]), where
+        for op, levels in expected["mem_energy_breakdown"].items():
+            assert all(_close(a, b) for a, b in zip(r.mem_energy_breakdown[op], levels)), where
+        assert list(entry.too_large_operands) == expected["too_large_operands_for_core"], where
+        assert all(_close(entry.offchip_bw[d], v) for d, v in expected["offchip_bw"].items()), where
+    assert len(reference["entries"]) == 61 and table.computed < 30  # identical cores and shapes share entries
 
 
 def _lbl_node(layer_id: int):
