@@ -52,6 +52,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return evaluate_logged(args.job, args.output, args.log)
 
 
+def cmd_stream_cost(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from zigzag.stream.cost_table import evaluate_job_file
+
+    def action():
+        entry = evaluate_job_file(args.job, args.output)
+        label = json.loads(Path(args.job).read_text()).get("label", args.job)
+        return (f"{label}: latency {entry.latency:.10g} cycles, on-chip {entry.onchip_energy:.10g} pJ, "
+                f"off-chip {entry.offchip_energy:.10g} pJ, streamed {list(entry.too_large_operands)}")
+
+    return run_logged(args.log, action)
+
+
 def cmd_sum(args: argparse.Namespace) -> int:
     from zigzag.steps.pipeline import sum_experiment
 
@@ -131,6 +145,11 @@ def add_step_commands(subparsers) -> None:
     sub = command("evaluate", cmd_evaluate, "search one layer job and write its best result")
     sub.add_argument("job", help="job file (<cache>/jobs/<key>.json)")
     sub.add_argument("--output", required=True, help="result file (<cache>/results/<key>.json)")
+
+    sub = command("stream-cost", cmd_stream_cost,
+                  "Stream cost table: search one (CN, core) job and write its cost entry")
+    sub.add_argument("job", help="job file (<cache>/stream-cost/jobs/<key>.json)")
+    sub.add_argument("--output", required=True, help="entry file (<cache>/stream-cost/entries/<key>.json)")
 
     sub = command("sum", cmd_sum, "gather an experiment's layer results and network totals (results.json)")
     sub.add_argument("plan", help="the experiment's plan.json")

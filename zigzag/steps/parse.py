@@ -63,10 +63,9 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
 
 def parse_accelerator(accelerator: str, out_path: str | Path) -> dict:
     """Parse and validate an accelerator file; write its normalised form."""
-    from zigzag.io.loaders import validate_accelerator
-    from zigzag.io.yaml_files import load_yaml
+    from zigzag.io.loaders import read_accelerator
 
-    data = validate_accelerator(load_yaml(accelerator), str(accelerator))
+    data = read_accelerator(accelerator)
     document = {"format": PARSED_FORMAT, "accelerator": _source(accelerator), "data": data}
     write_json_atomic(out_path, document)
     return document
