@@ -1,0 +1,1 @@
+"""Multi-core accelerators (Stream): computation nodes, cost table, scheduler."""

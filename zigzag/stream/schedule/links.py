@@ -1,0 +1,144 @@
+"""Link state: activity over time, idle windows, broadcasts (Stream's communication links).
+
+Each link keeps its summed activity (bits/cycle) as a step function: breakpoint times (floats,
+ending with ``inf``) and integer deltas. A transfer asks for the link's full bandwidth, so it
+only fits where the activity is zero; a DRAM-link block asks for its own bandwidth need.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from zigzag.errors import InputError
+from zigzag.stream.schedule.problem import Link
+
+
+@dataclass(frozen=True)
+class LinkEvent:
+    """One activity on one link: a tensor transfer or a block for a streaming CN."""
+
+    kind: str  # "transfer" or "block"
+    start: float
+    end: float
+    activity: int
+    tensors: tuple[int, ...]
+
+
+class LinkState:
+    """Activity timelines and recorded events of all links during one schedule."""
+
+    def __init__(self, links: tuple[Link, ...]):
+        self.bandwidth = [lk.bandwidth for lk in links]
+        self.ts = [np.array([0.0, math.inf] + [0.0] * 30) for _ in links]
+        self.deltas = [np.zeros(32, dtype=np.int64) for _ in links]
+        self.n = [2] * len(links)
+        self.events: list[list[LinkEvent]] = [[] for _ in links]
+        self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
+
+    def idle_windows(self, link: int, activity: float, duration: float, earliest: float,
+                     tensors: list[int]) -> list[tuple[float, float]]:
+        """Windows of ``link`` from ``earliest`` where ``activity`` more fits for ``duration``.
+
+        Earlier events that carried one of ``tensors`` (broadcast candidates) come first, then
+        the activity windows in time order; the last one is open-ended.
+        """
+        windows: list[tuple[float, float]] = []
+        seen = self.by_tensor[link]
+        for x in tensors:
+            for s, e in seen.get(x, ()):
+                if e - s >= duration and s >= earliest:
+                    windows.append((s, e))
+        n = self.n[link]
+        ts = self.ts[link][:n]
+        level = np.cumsum(self.deltas[link][:n])
+        k = int(np.searchsorted(ts, earliest, "right"))
+        times = np.empty(n - k + 1)
+        times[0] = earliest
+        times[1:] = ts[k:]
+        act = np.empty(n - k + 1)
+        act[0] = level[k - 1]
+        act[1:] = level[k:]
+        act += activity
+        stops = np.flatnonzero(act > self.bandwidth[link])
+        stops = np.append(stops, len(times) - 1)
+        starts = np.empty(len(stops))
+        starts[0] = earliest
+        starts[1:] = times[stops[:-1] + 1]
+        ends = times[stops]
+        ok = ends - starts >= duration
+        windows.extend(zip(starts[ok].tolist(), ends[ok].tolist()))
+        if not windows:
+            raise InputError(None, f"link {link}",
+                             f"no idle window of activity {activity} and duration {duration}")
+        return windows
+
+    def window(self, requirements: dict[int, float], earliest: float, duration: float,
+               tensors: dict[int, list[int]]) -> float:
+        """Start of the first window in which every link of ``requirements`` has room."""
+        result: list[tuple[float, float]] = []
+        for i, (link, need) in enumerate(requirements.items()):
+            windows = self.idle_windows(link, min(need, self.bandwidth[link]), duration, earliest, tensors[link])
+            if i == 0:
+                result = windows
+            else:
+                result = [w for w in intersect(result, windows) if w[1] - w[0] >= duration]
+        if not result:
+            raise InputError(None, "links " + ", ".join(map(str, requirements)),
+                             f"no common idle window of duration {duration}")
+        return result[0][0]
+
+    def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...]) -> None:
+        """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event)."""
+        if start == end:
+            return
+        seen = self.by_tensor[link]
+        for x in tensors:
+            if any(s == start for s, _ in seen.get(x, ())):
+                return
+        self._add_delta(link, start, activity)
+        self._add_delta(link, end, -activity)
+        for x in tensors:
+            seen.setdefault(x, []).append((start, end))
+        self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
+
+    def _add_delta(self, link: int, t: float, delta: int) -> None:
+        n = self.n[link]
+        ts = self.ts[link]
+        i = int(np.searchsorted(ts[:n], t))
+        if ts[i] == t:
+            self.deltas[link][i] += delta
+            return
+        if n == len(ts):
+            self.ts[link] = ts = np.concatenate([ts, np.zeros(n)])
+            self.deltas[link] = np.concatenate([self.deltas[link], np.zeros(n, dtype=np.int64)])
+        d = self.deltas[link]
+        ts[i + 1 : n + 1] = ts[i:n]
+        d[i + 1 : n + 1] = d[i:n]
+        ts[i] = t
+        d[i] = delta
+        self.n[link] = n + 1
+
+
+def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Stream's two-pointer intersection of two window lists, then one pass merging touching windows."""
+    out: list[tuple[float, float]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        a_lo, a_hi = a[i]
+        b_lo, b_hi = b[j]
+        if a_hi < b_hi:
+            i += 1
+        else:
+            j += 1
+        if a_hi >= b_lo and b_hi >= a_lo:
+            lo_hi = sorted((a_lo, a_hi, b_lo, b_hi))
+            out.append((lo_hi[1], lo_hi[2]))
+    k = 0
+    while k < len(out) - 1:
+        if out[k][1] == out[k + 1][0]:
+            out[k : k + 2] = [(out[k][0], out[k + 1][1])]
+        k += 1
+    return out
