@@ -32,8 +32,9 @@ class LinkState:
 
     def __init__(self, links: tuple[Link, ...]):
         self.bandwidth = [lk.bandwidth for lk in links]
+        # breakpoints and the summed activity on [ts[i], ts[i+1]); the last segment starts at inf
         self.ts = [np.array([0.0, math.inf] + [0.0] * 30) for _ in links]
-        self.deltas = [np.zeros(32, dtype=np.int64) for _ in links]
+        self.level = [np.zeros(32, dtype=np.int64) for _ in links]
         self.n = [2] * len(links)
         self.events: list[list[LinkEvent]] = [[] for _ in links]
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
@@ -53,23 +54,20 @@ class LinkState:
                     windows.append((s, e))
         n = self.n[link]
         ts = self.ts[link][:n]
-        level = np.cumsum(self.deltas[link][:n])
-        k = int(np.searchsorted(ts, earliest, "right"))
-        times = np.empty(n - k + 1)
+        k = int(ts.searchsorted(earliest, "right")) - 1
+        times = ts[k:].copy()
         times[0] = earliest
-        times[1:] = ts[k:]
-        act = np.empty(n - k + 1)
-        act[0] = level[k - 1]
-        act[1:] = level[k:]
-        act += activity
-        stops = np.flatnonzero(act > self.bandwidth[link])
-        stops = np.append(stops, len(times) - 1)
-        starts = np.empty(len(stops))
-        starts[0] = earliest
-        starts[1:] = times[stops[:-1] + 1]
-        ends = times[stops]
-        ok = ends - starts >= duration
-        windows.extend(zip(starts[ok].tolist(), ends[ok].tolist()))
+        blocked = ((self.level[link][k:n] + activity) > self.bandwidth[link]).nonzero()[0]
+        if not len(blocked):
+            windows.append((earliest, math.inf))
+        else:
+            stops = np.append(blocked, n - k - 1)
+            starts = np.empty(len(stops))
+            starts[0] = earliest
+            starts[1:] = times[stops[:-1] + 1]
+            ends = times[stops]
+            ok = (ends - starts >= duration).nonzero()[0]
+            windows.extend(zip(starts[ok].tolist(), ends[ok].tolist()))
         if not windows:
             raise InputError(None, f"link {link}",
                              f"no idle window of activity {activity} and duration {duration}")
@@ -98,28 +96,30 @@ class LinkState:
         for x in tensors:
             if any(s == start for s, _ in seen.get(x, ())):
                 return
-        self._add_delta(link, start, activity)
-        self._add_delta(link, end, -activity)
+        i = self._breakpoint(link, start)
+        j = self._breakpoint(link, end)
+        self.level[link][i:j] += activity
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
         self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
 
-    def _add_delta(self, link: int, t: float, delta: int) -> None:
+    def _breakpoint(self, link: int, t: float) -> int:
+        """Index of the breakpoint at ``t``, inserted (splitting its segment) if missing."""
         n = self.n[link]
         ts = self.ts[link]
-        i = int(np.searchsorted(ts[:n], t))
+        i = int(ts[:n].searchsorted(t))
         if ts[i] == t:
-            self.deltas[link][i] += delta
-            return
+            return i
         if n == len(ts):
             self.ts[link] = ts = np.concatenate([ts, np.zeros(n)])
-            self.deltas[link] = np.concatenate([self.deltas[link], np.zeros(n, dtype=np.int64)])
-        d = self.deltas[link]
+            self.level[link] = np.concatenate([self.level[link], np.zeros(n, dtype=np.int64)])
+        level = self.level[link]
         ts[i + 1 : n + 1] = ts[i:n]
-        d[i + 1 : n + 1] = d[i:n]
+        level[i + 1 : n + 1] = level[i:n]
         ts[i] = t
-        d[i] = delta
+        level[i] = level[i - 1]
         self.n[link] = n + 1
+        return i
 
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -40,7 +40,7 @@ class Timeline:
         """
         n = self.n
         times = self.times
-        i = int(np.searchsorted(times[:n], t))
+        i = int(times[:n].searchsorted(t))
         present = i < n and times[i] == t
         self.bits[i:n] += delta
         suffix = self.bits[i:n]
@@ -50,7 +50,7 @@ class Timeline:
 
     def usage(self, t: float) -> int:
         """Usage at time ``t``."""
-        idx = max(0, int(np.searchsorted(self.times[: self.n], t, "right")) - 1)
+        idx = max(0, int(self.times[: self.n].searchsorted(t, "right")) - 1)
         return int(self.bits[idx])
 
     def earliest_fit(self, size: int, capacity: int, t: float) -> float:
@@ -62,7 +62,7 @@ class Timeline:
         times = self.times[:n]
         bits = self.bits[:n]
         while True:
-            s = int(np.searchsorted(times, t, "right")) - 1
+            s = int(times.searchsorted(t, "right")) - 1
             seg = bits[s:]
             top = int(seg.max())
             if top + size <= capacity:
@@ -82,9 +82,10 @@ class Timeline:
 class MemoryState:
     """Contents and usage of every top memory during one schedule."""
 
-    def __init__(self, capacities: list[int], tensor_size: np.ndarray):
+    def __init__(self, capacities: list[int], labels: list[str], tensor_size: np.ndarray):
         nm, nt = len(capacities), len(tensor_size)
         self.capacity = list(capacities)
+        self.labels = list(labels)
         self.size = tensor_size.tolist()
         self.timeline = [Timeline() for _ in range(nm)]
         self.stored: list[list[int]] = [[] for _ in range(nm)]
@@ -92,7 +93,7 @@ class MemoryState:
         self.stored_since = np.zeros((nm, nt))
         self.available_since = np.zeros((nm, nt))
 
-    def add(self, mem: int, tensor: int, t_reserve: float, t_available: float, label: str = "") -> None:
+    def add(self, mem: int, tensor: int, t_reserve: float, t_available: float) -> None:
         """Store ``tensor`` in ``mem``: space reserved from ``t_reserve``, readable from ``t_available``."""
         if self.holds[mem, tensor]:
             return
@@ -103,7 +104,7 @@ class MemoryState:
         size = self.size[tensor]
         suffix = self.timeline[mem].shift_from(t_reserve, size)
         if len(suffix) and int(suffix.max()) > self.capacity[mem]:
-            raise InputError(None, label or f"memory {mem}",
+            raise InputError(None, self.labels[mem],
                              f"storing tensor {tensor} ({size} bits) at t={t_reserve} overflows the memory; "
                              "make the memory larger")
 

@@ -59,7 +59,7 @@ class _Scheduler:
         self.g = _Graph(p)
         self.offchip = hw.offchip_core
         nm = len(hw.memories)
-        self.mem = MemoryState([m.capacity for m in hw.memories], p.tensor_size)
+        self.mem = MemoryState([m.capacity for m in hw.memories], [m.label for m in hw.memories], p.tensor_size)
         self.links = LinkState(hw.links)
         self.size = p.tensor_size.tolist()
         self.own = p.tensor_operand.tolist()
@@ -114,7 +114,7 @@ class _Scheduler:
                 if x < 0 or not (m in p.constants[n] or (m != O and no_inputs)):
                     continue
                 if not any(self.mem.holds[i, x] for i in off_mems):
-                    self.mem.add(self.top_of(self.offchip, m), x, 0, 0, self.label(self.top_of(self.offchip, m)))
+                    self.mem.add(self.top_of(self.offchip, m), x, 0, 0)
 
     def label(self, mem: int) -> str:
         return self.hw.memories[mem].label
@@ -155,7 +155,7 @@ class _Scheduler:
         duration = max(math.ceil(size / bw[lk]) for lk in unique)
         start = self.links.window({lk: bw[lk] for lk in unique}, t_ev, duration, {lk: [x] for lk in unique})
         end = start + duration
-        mem.add(recv, x, start, end, self.label(recv))
+        mem.add(recv, x, start, end)
         link_e, mem_e = self.update_links(x, sender_core, receiver, m, start, end)
         from_offchip = sender_core == self.offchip
         if kind is None:
@@ -335,7 +335,7 @@ class _Scheduler:
             start = t_done
             end = start + runtime[n]
             out_mem = self.top_of(target, O)
-            mem.add(out_mem, out, start, end, self.label(out_mem))
+            mem.add(out_mem, out, start, end)
             # 5. record
             self.start[n], self.end[n] = start, end
             self.scheduled[n] = True

@@ -1,0 +1,154 @@
+"""The multi-core scheduler against Stream's reference dumps, fed with Stream's per-CN costs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from zigzag.errors import InputError
+from zigzag.stream.schedule import MEMORY_OPERANDS, schedule, scheduling_order
+from zigzag.stream.schedule.links import LinkState, intersect
+from zigzag.stream.schedule.memory import Timeline
+from zigzag.stream.schedule.problem import Link
+from zigzag.stream.schedule.reference_dump import problem_from_dump
+
+REF = Path(__file__).parent / "data" / "reference" / "stream"
+CASES = ["small_lbl", "small_fused", "lbl"]
+EXPECTED = {c["case"]: c for c in yaml.safe_load((REF / "expected.yaml").read_text())}
+LAYER_OPERAND = {"I1": "I", "I2": "W", "O": "O"}
+
+
+@pytest.fixture(scope="module", params=CASES)
+def case(request):
+    dump = json.loads((REF / f"{request.param}.json").read_text())
+    problem = problem_from_dump(REF / f"{request.param}.json")
+    return request.param, dump, problem, schedule(problem)
+
+
+def rel(a: float, b: float) -> float:
+    return abs(a - b) / max(1.0, abs(b))
+
+
+def test_totals_equal_the_reference(case):
+    name, _, problem, result = case
+    expected = EXPECTED[name]
+    assert result.latency == expected["latency_cycles"]
+    assert rel(result.energy, expected["energy_pJ"]) < 1e-9
+    for term, value in expected["energy_terms_pJ"].items():
+        assert rel(getattr(result.totals, term), value) < 1e-9, term
+    assert result.peak_memory() == expected["peak_memory_bits"]
+    assert problem.nb_cns == expected["nb_cns"] and problem.nb_edges == expected["nb_edges"]
+    assert len(result.transfers) == expected["nb_transfers"]
+
+
+def test_every_cn_core_start_end_equal_the_dump(case):
+    _, dump, problem, result = case
+    for i, cn in enumerate(dump["cns"]):
+        assert (int(problem.core[i]), result.start[i], result.end[i]) == (cn["core"], cn["start"], cn["end"]), cn["id"]
+
+
+def test_transfers_equal_the_dump(case):
+    _, dump, problem, result = case
+    for ours, ref in zip(result.transfers, dump["transfers"], strict=True):
+        origin = int(problem.tensor_origin[ours.tensor])
+        tensor = ([int(problem.layer[origin]), int(problem.sub[origin])],
+                  LAYER_OPERAND[MEMORY_OPERANDS[int(problem.tensor_operand[ours.tensor])]])
+        assert ours.kind == ref["kind"]
+        assert tensor == (ref["tensor"]["origin"], ref["tensor"]["layer_operand"])
+        assert (ours.sender, ours.receiver, MEMORY_OPERANDS[ours.memory_operand]) == (
+            ref["sender"], ref["receiver"], ref["receiver_memory_operand"])
+        assert (ours.start, ours.end) == (ref["start"], ref["end"])
+        assert rel(ours.memory_energy, ref["memory_energy"]) < 1e-9
+        assert ours.link_energy == ref["link_energy"]
+
+
+def test_link_events_and_memory_timelines_equal_the_dump(case):
+    _, dump, problem, result = case
+    refs = {(r["sender"], r["receiver"]): r for r in dump["links"]}
+    assert len(refs) == len(problem.hardware.links)
+    for link, events in zip(problem.hardware.links, result.link_events, strict=True):
+        ref = refs[(link.sender, link.receiver)]
+        assert (link.bandwidth, link.bidirectional) == (ref["bandwidth"], ref["bidirectional"])
+        assert [(e.kind, e.start, e.end, e.activity) for e in events] == [
+            (e["type"], e["start"], e["end"], e["activity"]) for e in ref["events"]]
+    for mem, timeline, ref in zip(problem.hardware.memories, result.timelines, dump["memories"], strict=True):
+        assert mem.name == ref["name"]
+        if isinstance(ref["timeline"], list):
+            assert timeline == [tuple(p) for p in ref["timeline"]]
+
+
+def test_scheduling_order_from_layer_stacks(case):
+    _, dump, problem, _ = case
+    stacks = dump["options_seen_by_allocation_stage"]["layer_stacks"]
+    order = scheduling_order(problem.layer, problem.sub, stacks)
+    assert order.tolist() == problem.order.tolist()
+
+
+def test_scheduling_order_rules():
+    layer = np.array([0, 0, 1, 1, 2])
+    sub = np.array([0, 1, 0, 1, 0])
+    assert scheduling_order(layer, sub, None).tolist() == [4, 3, 2, 1, 0]
+    # a layer in two stacks keeps its first place; a layer in no stack is left out
+    assert scheduling_order(layer, sub, [(0, 1), (1,), ()]).tolist() == [3, 2, 1, 0]
+
+
+def test_result_files(case, tmp_path):
+    name, _, problem, result = case
+    result.write(tmp_path)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["latency"] == EXPECTED[name]["latency_cycles"]
+    assert summary["nb_cns"] == problem.nb_cns and summary["nb_edges"] == problem.nb_edges
+    assert summary["peak_memory_bits"] == EXPECTED[name]["peak_memory_bits"]
+    rows = list(csv.DictReader((tmp_path / "schedule.csv").open()))
+    assert len(rows) == problem.nb_cns
+    assert list(rows[0]) == ["layer_id", "sub_id", "core", "start", "end", "runtime", "onchip_energy",
+                             "offchip_energy"]
+    assert math.isclose(sum(float(r["onchip_energy"]) for r in rows), summary["total_cn_onchip_energy"],
+                        rel_tol=1e-12)
+
+
+def test_timeline_earliest_fit():
+    tl = Timeline(capacity=2)
+    tl.shift_from(10, 60)  # 60 bits from t=10
+    tl.shift_from(20, -60)
+    tl.shift_from(30, 90)
+    assert tl.points() == [(0, 0), (10, 60), (20, 0), (30, 90)]
+    assert tl.earliest_fit(10, 100, 0) == 0
+    assert tl.earliest_fit(50, 100, 0) == 30  # never room after the last peak: its time
+    tl.shift_from(40, -90)
+    assert tl.earliest_fit(50, 100, 5) == 40
+    assert tl.usage(35) == 90 and tl.peak() == 90
+
+
+def test_link_windows_and_intersection():
+    links = LinkState((Link("0", "1", 64, 0.0),))
+    links.record(0, "transfer", 10, 20, 64, (1,))
+    links.record(0, "block", 30, 50, 7, (2,))
+    # a transfer needs zero activity, so even a light block excludes it
+    assert links.idle_windows(0, 64, 5, 0, []) == [(0, 10), (20, 30), (50, math.inf)]
+    # a light block leaves room for another light activity
+    assert links.idle_windows(0, 7, 15, 0, []) == [(20, math.inf)]
+    # broadcast: an earlier event of the same tensor is offered first
+    assert links.idle_windows(0, 64, 10, 0, [1])[0] == (10, 20)
+    links.record(0, "transfer", 10, 20, 64, (1,))  # duplicate: ignored
+    assert len(links.events[0]) == 2
+    assert intersect([(0, 10), (20, 40)], [(5, 25), (30, 50)]) == [(5, 10), (20, 25), (30, 40)]
+    assert intersect([(0, 10)], [(10, 20)]) == [(10, 10)]
+
+
+def test_bad_problems_fail_with_one_line():
+    problem = problem_from_dump(REF / "small_lbl.json")
+    with pytest.raises(InputError, match="not in the scheduling order"):
+        schedule(replace(problem, order=problem.order[1:]))
+    small = replace(problem.hardware, memories=tuple(replace(m, capacity=1) for m in problem.hardware.memories))
+    with pytest.raises(InputError):
+        schedule(replace(problem, hardware=small))
+    with pytest.raises(InputError, match="one per CN"):
+        replace(problem, runtime=problem.runtime[1:]).validated()
