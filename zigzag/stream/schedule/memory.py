@@ -7,73 +7,73 @@ Times written into it are truncated to integers, as in Stream.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 import numpy as np
 
 from zigzag.errors import InputError
 
 
 class Timeline:
-    """A step function of memory usage over time, with in-place suffix updates."""
+    """A step function of memory usage over time, with in-place suffix updates.
+
+    Times are a Python list (fast bisection and insertion), usages a growing numpy array
+    (fast suffix additions and maxima).
+    """
 
     __slots__ = ("times", "bits", "n")
 
     def __init__(self, capacity: int = 32):
-        self.times = np.zeros(capacity, dtype=np.int64)
+        self.times = [0]
         self.bits = np.zeros(capacity, dtype=np.int64)
         self.n = 1
 
-    def _insert(self, i: int, t: int, b: int) -> None:
-        n = self.n
-        if n == len(self.times):
-            self.times = np.concatenate([self.times, np.zeros(n, dtype=np.int64)])
-            self.bits = np.concatenate([self.bits, np.zeros(n, dtype=np.int64)])
-        self.times[i + 1 : n + 1] = self.times[i:n]
-        self.bits[i + 1 : n + 1] = self.bits[i:n]
-        self.times[i] = t
-        self.bits[i] = b
-        self.n = n + 1
-
-    def shift_from(self, t: float, delta: int) -> np.ndarray:
+    def shift_from(self, t: float, delta: int) -> int:
         """Add ``delta`` to every point at or after ``t``; insert a point at ``t`` if missing.
 
-        Returns the updated suffix (before the inserted point), for the overflow check.
+        Returns the largest updated value of the points that existed (0 if none; the inserted
+        point is not counted, as in Stream).
         """
-        n = self.n
-        times = self.times
-        i = int(times[:n].searchsorted(t))
-        present = i < n and times[i] == t
-        self.bits[i:n] += delta
-        suffix = self.bits[i:n]
-        if not present:
-            self._insert(i, int(t), int(self.bits[i - 1]) + delta)
-        return suffix
+        times, bits, n = self.times, self.bits, self.n
+        i = bisect_left(times, t)
+        top = 0
+        if i < n:
+            bits[i:n] += delta
+            top = int(bits[i:n].max())
+            if times[i] == t:
+                return top
+        if n == len(bits):
+            self.bits = bits = np.concatenate([bits, np.zeros(n, dtype=np.int64)])
+        bits[i + 1 : n + 1] = bits[i:n]
+        bits[i] = bits[i - 1] + delta
+        times.insert(i, int(t))
+        self.n = n + 1
+        return top
 
     def usage(self, t: float) -> int:
         """Usage at time ``t``."""
-        idx = max(0, int(self.times[: self.n].searchsorted(t, "right")) - 1)
-        return int(self.bits[idx])
+        return int(self.bits[max(0, bisect_right(self.times, t) - 1)])
 
     def earliest_fit(self, size: int, capacity: int, t: float) -> float:
         """Earliest time from ``t`` after which ``size`` more bits always fit (Stream's rule).
 
         If the memory never has room, the time of its last point is returned.
         """
-        n = self.n
-        times = self.times[:n]
-        bits = self.bits[:n]
+        times = self.times
+        bits = self.bits[: self.n]
         while True:
-            s = int(times.searchsorted(t, "right")) - 1
+            s = bisect_right(times, t) - 1
             seg = bits[s:]
             top = int(seg.max())
             if top + size <= capacity:
                 return t
-            j = len(seg) - 1 - int(np.argmax(seg[::-1]))
+            j = len(seg) - 1 - int(seg[::-1].argmax())
             if j == len(seg) - 1:
-                return int(times[s + j])
-            t = int(times[s + j + 1])
+                return times[s + j]
+            t = times[s + j + 1]
 
     def points(self) -> list[tuple[int, int]]:
-        return list(zip(self.times[: self.n].tolist(), self.bits[: self.n].tolist()))
+        return list(zip(self.times, self.bits[: self.n].tolist()))
 
     def peak(self) -> int:
         return int(self.bits[: self.n].max())
@@ -102,8 +102,7 @@ class MemoryState:
         self.stored_since[mem, tensor] = t_reserve
         self.available_since[mem, tensor] = t_available
         size = self.size[tensor]
-        suffix = self.timeline[mem].shift_from(t_reserve, size)
-        if len(suffix) and int(suffix.max()) > self.capacity[mem]:
+        if self.timeline[mem].shift_from(t_reserve, size) > self.capacity[mem]:
             raise InputError(None, self.labels[mem],
                              f"storing tensor {tensor} ({size} bits) at t={t_reserve} overflows the memory; "
                              "make the memory larger")

@@ -173,6 +173,8 @@ class ScheduleProblem:
             raise InputError(None, where, "edge arrays differ in length")
         if ne and (min(self.edge_src.min(), self.edge_dst.min()) < 0 or max(self.edge_src.max(), self.edge_dst.max()) >= n):
             raise InputError(None, where, "an edge refers to an unknown CN")
+        if ne and len(np.unique(self.edge_src * n + self.edge_dst)) != ne:
+            raise InputError(None, where, "an edge is listed twice (the CN graph has one edge per CN pair)")
         hw = self.hardware
         for c in np.unique(self.core):
             if int(c) not in hw.cores or int(c) == hw.offchip_core:

@@ -21,32 +21,34 @@ from zigzag.stream.schedule.problem import O, ScheduleProblem
 from zigzag.stream.schedule.result import ScheduleResult, Totals, Transfer
 
 
+def _csr(keys: np.ndarray, values: list[np.ndarray], n: int):
+    """Group ``values`` (already sorted by ``keys``) per key 0..n-1: (pointers, values...)."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return (ptr, *values)
+
+
 class _Graph:
-    """Adjacency of the CN graph as per-CN lists, prepared once per problem."""
+    """Adjacency of the CN graph in compressed per-CN arrays, prepared once per problem."""
 
     def __init__(self, p: ScheduleProblem):
         n = p.nb_cns
         src, dst = p.edge_src.astype(np.int64), p.edge_dst.astype(np.int64)
         layer, sub = p.layer, p.sub
-        other = layer[src] != layer[dst]
         self.in_degree = np.bincount(dst, minlength=n)
-        self.out_degree = np.bincount(src, minlength=n)
+        out_degree = np.bincount(src, minlength=n)
         # inter-layer inputs per consumer, producers in ascending (layer, sub)
-        idx = np.flatnonzero(other)
+        idx = np.flatnonzero(layer[src] != layer[dst])
         idx = idx[np.lexsort((sub[src[idx]], layer[src[idx]], dst[idx]))]
-        self.inputs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for e in idx.tolist():
-            self.inputs[int(dst[e])].append((int(src[e]), int(p.edge_operand[e])))
-        self.successors: list[list[int]] = [[] for _ in range(n)]
-        for s, d in zip(src.tolist(), dst.tolist()):
-            self.successors[s].append(d)
+        self.in_ptr, self.in_src, self.in_m = _csr(dst[idx], [src[idx], p.edge_operand[idx].astype(np.int64)], n)
         # inter-layer consumers per producer, with the consumer's memory operand
-        self.outputs: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for d in range(n):
-            for s, m in self.inputs[d]:
-                self.outputs[s].append((d, m))
-        sink_layers = np.unique(layer[self.out_degree == 0])
-        self.sink = np.isin(layer, sink_layers) & p.final_output.astype(bool)
+        idx = idx[np.argsort(src[idx], kind="stable")]
+        self.out_ptr, self.out_dst, self.out_m = _csr(src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n)
+        # all successors (intra-layer ones too)
+        idx = np.argsort(src, kind="stable")
+        self.succ_ptr, self.succ = _csr(src[idx], [dst[idx]], n)
+        sink_layers = np.unique(layer[out_degree == 0])
+        self.sink = (np.isin(layer, sink_layers) & p.final_output.astype(bool)).tolist()
 
 
 class _Scheduler:
@@ -62,10 +64,12 @@ class _Scheduler:
         self.mem = MemoryState([m.capacity for m in hw.memories], [m.label for m in hw.memories], p.tensor_size)
         self.links = LinkState(hw.links)
         self.size = p.tensor_size.tolist()
+        self.size_arr = p.tensor_size.astype(np.int64)
         self.own = p.tensor_operand.tolist()
         self.mem_cores = [m.cores for m in hw.memories]
         self.mem_core_sets = [set(m.cores) for m in hw.memories]
         self.top = hw.top_memory.tolist()
+        self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
         self.cores = p.core.tolist()
         self.prio = np.zeros((p.nb_tensors, nm), dtype=np.int64)
         self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
@@ -85,36 +89,42 @@ class _Scheduler:
 
     # ---------------------------------------------------------------- set-up
     def init_priorities(self) -> None:
+        """Per tensor and memory: how many CNs still need it there (Stream's instance priorities)."""
         p, g = self.p, self.g
-        core, ot = p.core.tolist(), p.operand_tensor.tolist()
-        base = p.tensor_base_priority.tolist()
-        for n in range(p.nb_cns):
-            for m in (0, 1, 2):
-                x = ot[n][m]
-                if x < 0:
-                    continue
-                if m == O:
-                    for s, sm in g.outputs[n]:
-                        inst = self.top_of(core[s], sm)
-                        self.prio[x, inst] += 1
-                        self.has_prio[x, inst] = True
-                else:
-                    inst = self.top_of(core[n], self.own[x])
-                    self.prio[x, inst] = base[x]
-                    self.has_prio[x, inst] = True
+        top = self.hw.top_memory
+        # outputs: +1 per consuming CN of another layer, on the consumer's memory
+        producers = np.repeat(np.arange(p.nb_cns), np.diff(g.out_ptr))
+        x = p.operand_tensor[producers, O]
+        inst = top[p.core[g.out_dst], g.out_m]
+        self._check_tops(inst)
+        np.add.at(self.prio, (x, inst), 1)
+        self.has_prio[x, inst] = True
+        # inputs and constants: the reuse count, on the CN's own memory
+        cn, m = np.nonzero(p.operand_tensor[:, :O] >= 0)
+        x = p.operand_tensor[cn, m]
+        inst = top[p.core[cn], p.tensor_operand[x]]
+        self._check_tops(inst)
+        self.prio[x, inst] = p.tensor_base_priority[x]
+        self.has_prio[x, inst] = True
+
+    def _check_tops(self, inst: np.ndarray) -> None:
+        if len(inst) and inst.min() < 0:
+            raise InputError(None, "hardware", "a CN's core has no top memory for one of its operands")
 
     def init_offchip(self) -> None:
+        """Constants, and inputs of CNs without predecessors, start in the off-chip memory at t=0."""
         p = self.p
-        ot = p.operand_tensor.tolist()
-        off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
-        for n in range(p.nb_cns):
-            no_inputs = self.g.in_degree[n] == 0
-            for m in (0, 1, 2):
-                x = ot[n][m]
-                if x < 0 or not (m in p.constants[n] or (m != O and no_inputs)):
-                    continue
-                if not any(self.mem.holds[i, x] for i in off_mems):
-                    self.mem.add(self.top_of(self.offchip, m), x, 0, 0)
+        first = (self.g.in_degree == 0)[:, None] & (np.arange(3) != O)[None, :]
+        const = np.zeros((p.nb_cns, 3), dtype=bool)
+        for n, ms in enumerate(p.constants):
+            const[n, list(ms)] = True
+        cn, m = np.nonzero((const | first) & (p.operand_tensor >= 0))
+        x = p.operand_tensor[cn, m]
+        _, first_seen = np.unique(x, return_index=True)
+        for i in np.sort(first_seen).tolist():
+            xi = int(x[i])
+            if not self.mem.holds[self.off_mems, xi].any():
+                self.mem.add(self.top_of(self.offchip, int(m[i])), xi, 0, 0)
 
     def label(self, mem: int) -> str:
         return self.hw.memories[mem].label
@@ -261,14 +271,20 @@ class _Scheduler:
         return start
 
     # ---------------------------------------------------------------- main loop
-    def needed(self, n: int) -> list[tuple[int, int]]:
-        p = self.p
+    def needed(self, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tensors CN ``n`` needs on core ``k``, smallest first: (tensors, memory operands, memories)."""
+        p, g = self.p, self.g
         too_large = p.too_large[n]
         ot = p.operand_tensor
-        out = [(int(ot[n, m]), m) for m in p.constants[n] if m not in too_large]
-        out += [(int(ot[src, O]), m) for src, m in self.g.inputs[n] if m not in too_large]
-        out.sort(key=lambda xm: self.size[xm[0]])
-        return out
+        lo, hi = g.in_ptr[n], g.in_ptr[n + 1]
+        xs = np.concatenate([ot[n, list(p.constants[n])], ot[g.in_src[lo:hi], O]])
+        ms = np.concatenate([np.array(p.constants[n], dtype=np.int64), g.in_m[lo:hi]])
+        if too_large:
+            keep = ~np.isin(ms, too_large)
+            xs, ms = xs[keep], ms[keep]
+        by_size = np.argsort(self.size_arr[xs], kind="stable")
+        xs, ms = xs[by_size], ms[by_size]
+        return xs, ms, self.hw.top_memory[k, ms]
 
     def run(self) -> ScheduleResult:
         p, g, mem = self.p, self.g, self.mem
@@ -300,8 +316,8 @@ class _Scheduler:
             self.cn_now = n
             k = cores[n]
             start = max(idle[k], ready)
-            needed = self.needed(n)
-            keep = [x for x, _ in needed]
+            xs, ms, mems = self.needed(n, k)
+            keep = xs.tolist()
             too_large = p.too_large[n]
             t = start
             # 1. clear memories of streamed operands
@@ -313,8 +329,9 @@ class _Scheduler:
             e["total_eviction_to_offchip_link_energy"] += clear_link
             e["total_eviction_to_offchip_memory_energy"] += clear_mem
             # 2. fetch inputs
-            for x, m in needed:
-                end_x, le, me, evl, evm, from_off = self.transfer(x, k, m, keep)
+            missing = (~mem.holds[mems, xs]).nonzero()[0].tolist()
+            for i in missing:
+                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, int(ms[i]), keep)
                 t = max(t, end_x)
                 if from_off:
                     e["total_cn_offchip_link_energy"] += le
@@ -343,17 +360,18 @@ class _Scheduler:
             e["total_cn_onchip_energy"] += float(p.onchip_energy[n])
             e["total_cn_offchip_memory_energy"] += float(p.offchip_energy[n])
             # 6. priorities and removals
-            self.release(n, k, needed, end)
+            self.release(xs, mems, end)
             # 7. final outputs to DRAM
             if g.sink[n]:
                 _, le, me = self.remove(out, k, self.own[out], end, write_back=True, kind="sink_writeback")
                 e["total_sink_layer_output_offchip_link_energy"] += le
                 e["total_sink_layer_output_offchip_memory_energy"] += me
             # 8. new candidates
-            for s in g.successors[n]:
-                waiting[s] -= 1
-                ready_at[s] = max(ready_at[s], end)
-                if waiting[s] == 0:
+            succ = g.succ[g.succ_ptr[n] : g.succ_ptr[n + 1]]
+            if len(succ):
+                waiting[succ] -= 1
+                ready_at[succ] = np.maximum(ready_at[succ], end)
+                for s in succ[waiting[succ] == 0].tolist():
                     heapq.heappush(heap, (self._rank(rank, s), s, float(ready_at[s])))
         return self.result()
 
@@ -364,19 +382,16 @@ class _Scheduler:
                              f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order")
         return r
 
-    def release(self, n: int, k: int, needed: list[tuple[int, int]], end: float) -> None:
-        """Lower the priorities of the tensors ``n`` used; free those nobody needs any more."""
-        prio, mem, p = self.prio, self.mem, self.p
-        for x, m in needed:
-            prio[x, self.top_of(k, m)] -= 1
-        for x, _ in needed:
-            if prio[x].sum() != 0:
-                continue
-            for inst in np.flatnonzero(mem.holds[:, x]).tolist():
+    def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
+        """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
+        prio, mem, p, g = self.prio, self.mem, self.p, self.g
+        np.subtract.at(prio, (xs, mems), 1)
+        for x in xs[prio[xs].sum(axis=1) == 0].tolist():
+            for inst in mem.holds[:, x].nonzero()[0].tolist():
                 t_rm = end
                 if self.own[x] == O:
                     origin = int(p.tensor_origin[x])
-                    succ = [s for s, _ in self.g.outputs[origin]]
+                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
                     if self.offchip not in self.mem_core_sets[inst]:
                         succ = [s for s in succ if self.cores[s] in self.mem_core_sets[inst]]
                     ends = [self.end[s] for s in succ if self.scheduled[s]]

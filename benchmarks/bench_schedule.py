@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Benchmark the multi-core scheduler (issue #13, point 4): schedules per second.
+
+Cases, each scheduled ``--repeat`` times in this process after one warm-up run:
+
+* ``small_lbl``, ``small_fused``, ``lbl``: the reference dumps (Stream's per-CN costs, its order);
+* ``synthetic``: a fused-like problem on the TPU-like quad core (ResNet-like row tiling, about a
+  thousand CNs and tens of thousands of edges: rows feed neighbouring rows, every fourth layer
+  is tiled by columns and takes every row of its producer, as a fused Relu does);
+* any further dump given with ``--dump`` (same JSON layout, e.g. a fused ResNet-18 run).
+
+The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built). The
+machine load is printed: compare figures taken under similar load only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from zigzag.stream.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
+from zigzag.stream.schedule.reference_dump import hardware_from_files, problem_from_dump
+
+REPO = Path(__file__).resolve().parents[1]
+REF = REPO / "tests" / "data" / "reference" / "stream"
+
+
+def synthetic_problem(nb_layers: int = 20, rows: int = 50, seed: int = 0) -> ScheduleProblem:
+    """A fused-like ~``nb_layers × rows``-CN problem on the quad-core TPU hardware of ``lbl``."""
+    rng = np.random.default_rng(seed)
+    lbl = json.loads((REF / "lbl.json").read_text())
+    hw = hardware_from_files(REF / lbl["meta"]["inputs"]["hardware"], REF,
+                             [(m["name"], m["cores"][0]) for m in lbl["memories"]])
+    n = nb_layers * rows
+    layer = np.repeat(np.arange(nb_layers), rows)
+    sub = np.tile(np.arange(rows), nb_layers)
+    core = (layer % 4).astype(np.int64)
+    sizes, operands, origins, base = [], [], [], []
+
+    def tensor(size, operand, origin, prio):
+        sizes.append(size)
+        operands.append(operand)
+        origins.append(origin)
+        base.append(prio)
+        return len(sizes) - 1
+
+    operand_tensor = np.full((n, 3), -1, dtype=np.int64)
+    constants = []
+    for lay in range(nb_layers):
+        w = tensor(int(rng.integers(20_000, 600_000)), I2, lay * rows, rows)
+        for s in range(rows):
+            cn = lay * rows + s
+            operand_tensor[cn, I2] = w
+            operand_tensor[cn, O] = tensor(int(rng.integers(5_000, 40_000)), O, cn, 0)
+            if lay == 0:
+                operand_tensor[cn, I1] = tensor(20_000, I1, cn, 1)
+                constants.append((I1, I2))
+            else:
+                constants.append((I2,))
+    src, dst, operand = [], [], []
+    for lay in range(nb_layers):
+        for s in range(rows - 1):  # intra-layer chain
+            src.append(lay * rows + s)
+            dst.append(lay * rows + s + 1)
+            operand.append(-1)
+        if lay == 0:
+            continue
+        for s in range(rows):
+            producers = range(rows) if lay % 4 == 3 else range(max(0, s - 1), min(rows, s + 2))
+            for p in producers:
+                src.append((lay - 1) * rows + p)
+                dst.append(lay * rows + s)
+                operand.append(I1)
+    final = np.ones(n, dtype=bool)
+    return ScheduleProblem(
+        hardware=hw, layer=layer, sub=sub, core=core,
+        runtime=rng.integers(500, 5_000, n).astype(np.float64),
+        onchip_energy=rng.uniform(1e4, 1e6, n), offchip_energy=np.zeros(n),
+        too_large=((),) * n, bw_to_offchip=np.zeros(n), bw_from_offchip=np.zeros(n),
+        final_output=final, operand_tensor=operand_tensor, constants=tuple(constants),
+        tensor_size=np.array(sizes, dtype=np.int64), tensor_operand=np.array(operands, dtype=np.int64),
+        tensor_origin=np.array(origins, dtype=np.int64), tensor_base_priority=np.array(base, dtype=np.int64),
+        edge_src=np.array(src, dtype=np.int64), edge_dst=np.array(dst, dtype=np.int64),
+        edge_operand=np.array(operand, dtype=np.int64), edge_bits=np.zeros(len(src), dtype=np.int64),
+        order=scheduling_order(layer, sub, [tuple(range(nb_layers))]), name="synthetic",
+    ).validated()
+
+
+def measure(problem: ScheduleProblem, repeat: int) -> tuple[float, object]:
+    result = schedule(problem)
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        schedule(problem)
+    return (time.perf_counter() - t0) / repeat, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--dump", action="append", default=[], help="further dump JSON files to schedule")
+    parser.add_argument("--profile", action="store_true", help="cProfile the last case")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    problems = [problem_from_dump(REF / f"{c}.json") for c in ("small_lbl", "small_fused", "lbl")]
+    problems.append(synthetic_problem())
+    problems += [problem_from_dump(d) for d in args.dump]
+    print(f"{'case':14s} {'CNs':>6s} {'edges':>7s} {'transfers':>9s} {'ms/schedule':>12s} {'schedules/s':>12s}  latency")
+    for p in problems:
+        seconds, result = measure(p, args.repeat)
+        print(f"{p.name:14s} {p.nb_cns:6d} {p.nb_edges:7d} {len(result.transfers):9d} {seconds * 1e3:12.2f} "
+              f"{1 / seconds:12.1f}  {result.latency:.0f}")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    if args.profile:
+        import cProfile
+        import pstats
+
+        cProfile.runctx("schedule(p)", globals(), {"p": problems[-1], "schedule": schedule}, "/tmp/bench_schedule.prof")
+        pstats.Stats("/tmp/bench_schedule.prof").sort_stats("tottime").print_stats(12)
+
+
+if __name__ == "__main__":
+    main()
