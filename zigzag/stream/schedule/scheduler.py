@@ -80,6 +80,7 @@ class _Scheduler:
         self.transfers: list[Transfer] = []
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
+        self._prepare_needed()
 
     def top_of(self, core: int, m: int) -> int:
         idx = self.top[core][m] if 0 <= core < len(self.top) else -1
@@ -106,6 +107,7 @@ class _Scheduler:
         self._check_tops(inst)
         self.prio[x, inst] = p.tensor_base_priority[x]
         self.has_prio[x, inst] = True
+        self.prio_total = self.prio.sum(axis=1)
 
     def _check_tops(self, inst: np.ndarray) -> None:
         if len(inst) and inst.min() < 0:
@@ -145,7 +147,7 @@ class _Scheduler:
             src = self.top_of(sender, self.own[x])
             if not mem.holds[src, x]:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
-            avail = mem.available_since[src, x]
+            avail = float(mem.available_since[src, x])
         else:
             holders = np.flatnonzero(mem.holds[:, x])
             if not len(holders):
@@ -207,7 +209,7 @@ class _Scheduler:
         avoid_set = set(avoid)
         candidates = [y for y in stored if y not in avoid_set]
         prio, has = self.prio, self.has_prio
-        ranked = sorted(candidates, key=lambda y: ((int(prio[y, inst]) if has[y, inst] else int(prio[y].sum()))
+        ranked = sorted(candidates, key=lambda y: ((int(prio[y, inst]) if has[y, inst] else int(self.prio_total[y]))
                                                    * self.size[y], self.size[y]))
         total, chosen = 0, []
         for y in ranked:
@@ -271,20 +273,31 @@ class _Scheduler:
         return start
 
     # ---------------------------------------------------------------- main loop
-    def needed(self, n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Tensors CN ``n`` needs on core ``k``, smallest first: (tensors, memory operands, memories)."""
+    def _prepare_needed(self) -> None:
+        """Per CN, the tensors it needs on its core, smallest first (constants, then inputs from
+        other layers by producer), without its streamed operands: compressed arrays."""
         p, g = self.p, self.g
-        too_large = p.too_large[n]
-        ot = p.operand_tensor
-        lo, hi = g.in_ptr[n], g.in_ptr[n + 1]
-        xs = np.concatenate([ot[n, list(p.constants[n])], ot[g.in_src[lo:hi], O]])
-        ms = np.concatenate([np.array(p.constants[n], dtype=np.int64), g.in_m[lo:hi]])
-        if too_large:
-            keep = ~np.isin(ms, too_large)
-            xs, ms = xs[keep], ms[keep]
-        by_size = np.argsort(self.size_arr[xs], kind="stable")
-        xs, ms = xs[by_size], ms[by_size]
-        return xs, ms, self.hw.top_memory[k, ms]
+        n, ot = p.nb_cns, p.operand_tensor
+        c_cn = [c for c, ms in enumerate(p.constants) for _ in ms]
+        c_m = [m for ms in p.constants for m in ms]
+        c_seq = [i for ms in p.constants for i in range(len(ms))]
+        i_cn = np.repeat(np.arange(n), np.diff(g.in_ptr))
+        cn = np.concatenate([np.array(c_cn, dtype=np.int64), i_cn])
+        m = np.concatenate([np.array(c_m, dtype=np.int64), g.in_m])
+        seq = np.concatenate([np.array(c_seq, dtype=np.int64), np.arange(len(i_cn)) - g.in_ptr[i_cn] + 3])
+        x = np.concatenate([ot[np.array(c_cn, dtype=np.int64), np.array(c_m, dtype=np.int64)], ot[g.in_src, O]])
+        streamed = np.zeros((n, 3), dtype=bool)
+        for c, ms in enumerate(p.too_large):
+            streamed[c, list(ms)] = True
+        keep = ~streamed[cn, m]
+        cn, m, seq, x = cn[keep], m[keep], seq[keep], x[keep]
+        by = np.lexsort((seq, self.size_arr[x], cn))
+        cn, m, x = cn[by], m[by], x[by]
+        mems = self.hw.top_memory[p.core[cn], m]
+        self._check_tops(mems)
+        self.need_ptr = _csr(cn, [], n)[0]
+        self.need_x, self.need_m, self.need_mem = x, m, mems
+        self.need_unique = len(np.unique(cn * max(1, p.nb_tensors) + x)) == len(x)
 
     def run(self) -> ScheduleResult:
         p, g, mem = self.p, self.g, self.mem
@@ -316,7 +329,8 @@ class _Scheduler:
             self.cn_now = n
             k = cores[n]
             start = max(idle[k], ready)
-            xs, ms, mems = self.needed(n, k)
+            lo, hi = self.need_ptr[n], self.need_ptr[n + 1]
+            xs, ms, mems = self.need_x[lo:hi], self.need_m[lo:hi], self.need_mem[lo:hi]
             keep = xs.tolist()
             too_large = p.too_large[n]
             t = start
@@ -385,8 +399,13 @@ class _Scheduler:
     def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
         prio, mem, p, g = self.prio, self.mem, self.p, self.g
-        np.subtract.at(prio, (xs, mems), 1)
-        for x in xs[prio[xs].sum(axis=1) == 0].tolist():
+        if self.need_unique:
+            prio[xs, mems] -= 1
+            self.prio_total[xs] -= 1
+        else:
+            np.subtract.at(prio, (xs, mems), 1)
+            np.subtract.at(self.prio_total, xs, 1)
+        for x in xs[self.prio_total[xs] == 0].tolist():
             for inst in mem.holds[:, x].nonzero()[0].tolist():
                 t_rm = end
                 if self.own[x] == O:
@@ -394,7 +413,7 @@ class _Scheduler:
                     succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
                     if self.offchip not in self.mem_core_sets[inst]:
                         succ = [s for s in succ if self.cores[s] in self.mem_core_sets[inst]]
-                    ends = [self.end[s] for s in succ if self.scheduled[s]]
+                    ends = [float(self.end[s]) for s in succ if self.scheduled[s]]
                     t_rm = max(ends) if ends else end
                 core = self.mem_cores[inst][0]
                 mem.remove(self.top_of(core, self.own[x]), x, t_rm)
