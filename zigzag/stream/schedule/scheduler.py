@@ -75,11 +75,13 @@ class _Scheduler:
         self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
         self.start = np.full(p.nb_cns, np.nan)
         self.end = np.full(p.nb_cns, np.nan)
-        self.scheduled = np.zeros(p.nb_cns, dtype=bool)
+        self.scheduled = [False] * p.nb_cns
         self.comm_end = 0.0
         self.transfers: list[Transfer] = []
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
+        self._routes: dict = {}
+        self.end_at = [0.0] * p.nb_cns
         self._prepare_needed()
 
     def top_of(self, core: int, m: int) -> int:
@@ -158,17 +160,15 @@ class _Scheduler:
         t_fit = mem.earliest_fit(recv, x, avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
-        route = self.hw.routes.get((sender_core, receiver))
-        if not route:
-            raise InputError(None, f"cores {sender_core} -> {receiver}", "no route between these cores")
-        unique = list(dict.fromkeys(route))
+        route, unique, need = self.route_info(sender_core, receiver)
         size = self.size[x]
-        bw = self.links.bandwidth
-        duration = max(math.ceil(size / bw[lk]) for lk in unique)
-        start = self.links.window({lk: bw[lk] for lk in unique}, t_ev, duration, {lk: [x] for lk in unique})
+        duration = 0
+        for lk, bw in need.items():
+            duration = max(duration, math.ceil(size / bw))
+        start = self.links.window(need, t_ev, duration, {lk: [x] for lk in unique})
         end = start + duration
         mem.add(recv, x, start, end)
-        link_e, mem_e = self.update_links(x, sender_core, receiver, m, start, end)
+        link_e, mem_e = self.update_links(x, sender_core, receiver, m, start, duration)
         from_offchip = sender_core == self.offchip
         if kind is None:
             kind = "offchip_to_core" if from_offchip else "core_to_core"
@@ -177,10 +177,21 @@ class _Scheduler:
             mem.remove(self.top_of(sender_core, self.own[x]), x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
 
-    def update_links(self, x: int, sender: int, receiver: int, m: int, start: float, end: float):
+    def route_info(self, sender: int, receiver: int):
+        """The route's links, its distinct links, and each distinct link's bandwidth (cached)."""
+        info = self._routes.get((sender, receiver))
+        if info is None:
+            route = self.hw.routes.get((sender, receiver))
+            if not route:
+                raise InputError(None, f"cores {sender} -> {receiver}", "no route between these cores")
+            unique = list(dict.fromkeys(route))
+            info = self._routes[(sender, receiver)] = (route, unique, {lk: self.links.bandwidth[lk] for lk in unique})
+        return info
+
+    def update_links(self, x: int, sender: int, receiver: int, m: int, start: float, duration: float):
         route = self.hw.routes[(sender, receiver)]
         links = self.hw.links
-        duration = end - start
+        end = start + duration
         link_e = 0
         for lk in route:
             self.links.record(lk, "transfer", start, end, int(links[lk].bandwidth), (x,))
@@ -369,6 +380,7 @@ class _Scheduler:
             mem.add(out_mem, out, start, end)
             # 5. record
             self.start[n], self.end[n] = start, end
+            self.end_at[n] = end
             self.scheduled[n] = True
             idle[k] = end
             e["total_cn_onchip_energy"] += float(p.onchip_energy[n])
@@ -399,6 +411,7 @@ class _Scheduler:
     def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
         prio, mem, p, g = self.prio, self.mem, self.p, self.g
+        sched = self.scheduled
         if self.need_unique:
             prio[xs, mems] -= 1
             self.prio_total[xs] -= 1
@@ -413,7 +426,7 @@ class _Scheduler:
                     succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
                     if self.offchip not in self.mem_core_sets[inst]:
                         succ = [s for s in succ if self.cores[s] in self.mem_core_sets[inst]]
-                    ends = [float(self.end[s]) for s in succ if self.scheduled[s]]
+                    ends = [self.end_at[s] for s in succ if sched[s]]
                     t_rm = max(ends) if ends else end
                 core = self.mem_cores[inst][0]
                 mem.remove(self.top_of(core, self.own[x]), x, t_rm)
