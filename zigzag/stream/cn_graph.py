@@ -20,16 +20,12 @@ import numpy as np
 from zigzag.errors import InputError
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
 from zigzag.stream.edges import inter_layer_edges, intra_layer_edges
-from zigzag.stream.nodes import LayerCNs, generate_cns
+from zigzag.stream.nodes import INTRA, OPERANDS, LayerCNs, generate_cns
 from zigzag.stream.tiling import SeedTiling, layer_stacks, tile_layer
 from zigzag.stream.workload import StreamWorkload
 from zigzag.workload.layer import Layer
 from zigzag.workload.workload import build_layer
 
-OPERANDS = ("O", "W", "I")
-"""Column order of the per-operand arrays (``tensor_bits``, ``tensor_id``); edge operand codes index it."""
-INTRA = -1
-"""``edge_operand`` of an intra-layer edge."""
 FORMAT = "zigzag-stream-cn-graph/1"
 
 
@@ -201,8 +197,9 @@ def build_cn_graph(
             continue
         size = len(final_stacks[stack_of[node_id]])
         cns[node_id] = generate_cns(tile_layer(node, size, mode, seed))
-    edges = [e for node_id in order if node_id in cns for e in intra_layer_edges(cns[node_id])]
-    edges += inter_layer_edges(workload, graph, order, cns)
+    blocks = [b for node_id in order if node_id in cns for b in intra_layer_edges(cns[node_id])]
+    blocks += inter_layer_edges(workload, graph, order, cns)
+    edges = np.concatenate(blocks) if blocks else np.zeros((0, 6), dtype=np.int64)
     return _assemble(cns, edges, final_stacks, stack_of, mode)
 
 
@@ -212,11 +209,10 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
     for layer_id in ids:
         offset[layer_id] = total
         total += cns[layer_id].count
-    if edges:
-        table = np.array([(offset[a] + b, offset[c] + d, bits, INTRA if op is None else OPERANDS.index(op))
-                          for a, b, c, d, op, bits in edges], dtype=np.int64)  # fmt: skip
-    else:
-        table = np.zeros((0, 4), dtype=np.int64)
+    layer_offset = np.zeros(max(ids, default=0) + 1, dtype=np.int64)
+    layer_offset[ids] = [offset[i] for i in ids]
+    table = np.stack([layer_offset[edges[:, 0]] + edges[:, 1], layer_offset[edges[:, 2]] + edges[:, 3],
+                      edges[:, 5], edges[:, 4]], axis=1)  # fmt: skip
     src_all, dst_all = table[:, 0], table[:, 1]
     layer_all = np.concatenate([np.full(cns[i].count, i) for i in ids]) if ids else np.zeros(0, np.int64)
     inter = table[:, 3] != INTRA

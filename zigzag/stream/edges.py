@@ -7,8 +7,9 @@
 * inter-layer, *complex* pairs (through Flatten/Reshape/Transpose/Concat): element maps, see
   ``zigzag.stream.propagation``.
 
-Edges are returned as ``(src layer, src sub, dst layer, dst sub, operand, bits)`` tuples in
-Stream's order: intra-layer edges layer by layer, then inter-layer edges pair by pair.
+Edges are returned as int arrays of shape ``(n, 6)``, one row ``(src layer, src sub, dst layer,
+dst sub, operand, bits)`` per edge (operand = column in ``OPERANDS``, ``INTRA`` for intra-layer
+edges), in Stream's order: intra-layer edges layer by layer, then inter-layer edges pair by pair.
 """
 
 from __future__ import annotations
@@ -17,21 +18,28 @@ import networkx as nx
 import numpy as np
 
 from zigzag.errors import InputError
-from zigzag.stream.nodes import LayerCNs
+from zigzag.stream.nodes import INTRA, OPERANDS, LayerCNs
 from zigzag.stream.propagation import complex_pair_edges
 from zigzag.stream.workload import PropagationNode, StreamLayer, StreamWorkload
 
-Edge = tuple[int, int, int, int, "str | None", int]
 _BLOCK = 1 << 22  # booleans per overlap block (producer chunk x consumers x dims)
 
 
-def intra_layer_edges(cns: LayerCNs) -> list[Edge]:
+def edge_block(src_layer: int, src, dst_layer: int, dst, operand: int, bits) -> np.ndarray:
+    """Rows ``(src layer, src sub, dst layer, dst sub, operand, bits)`` for aligned sub-id arrays."""
+    block = np.empty((len(src), 6), dtype=np.int64)
+    block[:, 0], block[:, 1], block[:, 2], block[:, 3] = src_layer, src, dst_layer, dst
+    block[:, 4], block[:, 5] = operand, bits
+    return block
+
+
+def intra_layer_edges(cns: LayerCNs) -> list[np.ndarray]:
     """Chain the CNs of every group, groups in ascending id."""
-    edges: list[Edge] = []
+    blocks = []
     for group in np.unique(cns.group):
         members = np.flatnonzero(cns.group == group)
-        edges += [(cns.id, int(a), cns.id, int(b), None, 0) for a, b in zip(members[:-1], members[1:])]
-    return edges
+        blocks.append(edge_block(cns.id, members[:-1], cns.id, members[1:], INTRA, 0))
+    return blocks
 
 
 def layer_pairs(workload: StreamWorkload, graph: nx.DiGraph, order: list[int]) -> list[tuple[int, int, bool]]:
@@ -96,7 +104,7 @@ def _boxes(cns: LayerCNs, operand: str, producer: LayerCNs, consumer: LayerCNs) 
     return lo, hi
 
 
-def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str], file=None) -> list[Edge]:
+def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str], file=None) -> list[np.ndarray]:
     """Edges of a directly connected pair: every overlapping (final producer, consumer) box."""
     player = producer.tiled.layer
     final = np.ones(producer.count, dtype=bool)
@@ -106,7 +114,7 @@ def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str
     p_lo, p_hi = _boxes(producer, player.layer.output, producer, consumer)
     p_lo, p_hi = p_lo[p_subs], p_hi[p_subs]
     bits = producer.data_produced_unique
-    edges: list[Edge] = []
+    blocks = []
     for operand in operands:
         c_lo, c_hi = _boxes(consumer, operand, producer, consumer)
         if c_lo.shape[1] != p_lo.shape[1]:
@@ -124,17 +132,15 @@ def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str
             )
             pi, ci = np.nonzero(hit)
             src = p_subs[begin:end][pi]
-            edges += [
-                (producer.id, int(p), consumer.id, int(c), operand, int(bits[p])) for p, c in zip(src, ci)
-            ]
-    return edges
+            blocks.append(edge_block(producer.id, src, consumer.id, ci, OPERANDS.index(operand), bits[src]))
+    return blocks
 
 
 def inter_layer_edges(
     workload: StreamWorkload, graph: nx.DiGraph, order: list[int], cns: dict[int, LayerCNs]
-) -> list[Edge]:
+) -> list[np.ndarray]:
     """All inter-layer edges, pair by pair in topological order of the producers."""
-    edges: list[Edge] = []
+    edges: list[np.ndarray] = []
     for producer, consumer, is_complex in layer_pairs(workload, graph, order):
         if producer not in cns or consumer not in cns:
             continue
@@ -144,8 +150,7 @@ def inter_layer_edges(
                 for path in nx.all_simple_paths(graph, producer, consumer)
                 if all(not isinstance(workload.nodes[n], StreamLayer) for n in path[1:-1])
             ]
-            for p, c, operand, bits in complex_pair_edges(cns[producer], cns[consumer], paths, workload.file):
-                edges.append((producer, p, consumer, c, operand, bits))
+            edges += complex_pair_edges(cns[producer], cns[consumer], paths, workload.file)
         else:
             operands = dependent_operands(workload, graph, producer, workload.nodes[consumer])
             edges += simple_pair_edges(cns[producer], cns[consumer], operands, workload.file)

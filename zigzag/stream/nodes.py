@@ -16,6 +16,11 @@ from zigzag.errors import InputError
 from zigzag.stream.tiling import TiledLayer
 from zigzag.workload.layer import Layer
 
+OPERANDS = ("O", "W", "I")
+"""Column order of per-operand arrays; an edge's operand code indexes it."""
+INTRA = -1
+"""Operand code of an intra-layer edge."""
+
 
 @dataclass(frozen=True, eq=False)
 class LayerCNs:
@@ -130,8 +135,10 @@ def generate_cns(tiled: TiledLayer) -> LayerCNs:
 
 def _first_seen_ids(rows: np.ndarray) -> np.ndarray:
     """Number equal rows 0, 1, 2 ... in order of first appearance."""
-    if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
+    if len(rows) == 0 or (rows == rows[0]).all():
+        return np.zeros(len(rows), dtype=np.int64)
+    if len(rows) == len(np.unique(rows[:, 0])):
+        return np.arange(len(rows), dtype=np.int64)
     _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
     order = np.argsort(np.argsort(first))
     return order[inverse.reshape(-1)].astype(np.int64)

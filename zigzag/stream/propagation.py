@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from zigzag.errors import InputError
-from zigzag.stream.nodes import LayerCNs
+from zigzag.stream.nodes import OPERANDS, LayerCNs
 from zigzag.stream.workload import PropagationNode
 
 EMPTY = -1
@@ -113,10 +113,10 @@ def join_pairs(prod_elem, prod_cn, cons_elem, cons_cn, nb_elements) -> np.ndarra
     return np.unique(pairs, axis=0) if len(pairs) else pairs
 
 
-def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None) -> list[tuple]:
-    """Edges of a pair joined through reshaping nodes; raises the producer's and consumer's
-    ``data_produced_unique`` as Stream does (once per pair). Returns ``(p_sub, c_sub, operand,
-    bits)`` per edge, one block of edges per path."""
+def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None) -> list[np.ndarray]:
+    """Edges of a pair joined through reshaping nodes, one block of edge rows per path (see
+    ``zigzag.stream.edges``); raises the producer's and consumer's ``data_produced_unique`` as
+    Stream does (once per pair)."""
     out_op = producer.tiled.layer.layer.output
     p_elem, p_cn, p_new = coverage(producer, out_op, only_final=True)
     producer.data_produced_unique[:] += p_new * producer.tiled.layer.layer.final_output_precision
@@ -151,8 +151,10 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
                 f"the data of layer {producer.id} ({array.shape} after reshaping) does not fit the input of layer "
                 f"{consumer.id} {_consumer_shape(consumer, operand)}; check the Reshape/Flatten shapes",
             )
-        bits = producer.data_produced_unique
-        edges += [(int(p), int(c), operand, int(bits[p])) for p, c in pairs]
+        block = np.empty((len(pairs), 6), dtype=np.int64)
+        block[:, 0], block[:, 1], block[:, 2], block[:, 3] = producer.id, pairs[:, 0], consumer.id, pairs[:, 1]
+        block[:, 4], block[:, 5] = OPERANDS.index(operand), producer.data_produced_unique[pairs[:, 0]]
+        edges.append(block)
     return edges
 
 
