@@ -1,0 +1,68 @@
+"""From the three Stream input files to a CN graph in one call.
+
+``load_cn_graph_inputs`` reads the accelerator, the mapping and the ONNX workload (spec
+stream.md §1–§3); ``cn_graph_from_files`` adds the generation steps (§4–§5). What the node
+generation needs from the hardware is collected in ``HardwareFacts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from zigzag.stream.cn_graph import CNGraph, build_cn_graph
+from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.mapping import load_stream_mapping
+from zigzag.stream.tiling import SeedTiling
+from zigzag.stream.workload import StreamWorkload, read_stream_workload
+
+
+@dataclass(frozen=True)
+class HardwareFacts:
+    """Per compute core: its dataflow (spatial mapping, or None) and the bits of its top ``I2`` memory."""
+
+    dataflows: dict[int, dict | None]
+    weight_capacities: dict[int, int]
+
+    @property
+    def total_weight_capacity(self) -> int:
+        return sum(self.weight_capacities.values())
+
+    @classmethod
+    def of(cls, accelerator: MultiCoreAccelerator) -> "HardwareFacts":
+        dataflows, capacities = {}, {}
+        for core in accelerator.compute_cores:
+            dataflows[core.id] = core.dataflows
+            weights = [m for m in core.top_memories if "I2" in m.operands]
+            if weights:
+                capacities[core.id] = weights[0].capacity
+        return cls(dataflows, capacities)
+
+
+def load_cn_graph_inputs(
+    accelerator: str | Path | MultiCoreAccelerator, workload: str | Path, mapping: str | Path, cwd: str | None = None
+) -> tuple[MultiCoreAccelerator, StreamWorkload, HardwareFacts]:
+    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping and workload."""
+    if not isinstance(accelerator, MultiCoreAccelerator):
+        accelerator = load_multicore_accelerator(accelerator, cwd)
+    facts = HardwareFacts.of(accelerator)
+    parsed = read_stream_workload(workload, load_stream_mapping(mapping), facts.dataflows)
+    return accelerator, parsed, facts
+
+
+def cn_graph_from_files(
+    accelerator: str | Path | MultiCoreAccelerator,
+    workload: str | Path,
+    mapping: str | Path,
+    mode: str,
+    layer_stacks: list[tuple[int, ...]] | None = None,
+    *,
+    seed: SeedTiling | None = None,
+    cwd: str | None = None,
+) -> CNGraph:
+    """The CN graph of ``workload`` on ``accelerator`` under ``mapping`` in ``mode`` (lbl / fused)."""
+    _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd)
+    if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
+        seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
+                          facts.weight_capacities)  # fmt: skip
+    return build_cn_graph(parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity)
