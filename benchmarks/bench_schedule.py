@@ -7,10 +7,15 @@ Cases, each scheduled ``--repeat`` times in this process after one warm-up run:
 * ``synthetic``: a fused-like problem on the TPU-like quad core (ResNet-like row tiling, about a
   thousand CNs and tens of thousands of edges: rows feed neighbouring rows, every fourth layer
   is tiled by columns and takes every row of its producer, as a fused Relu does);
+* ``fused_resnet18``: our CN graph of the reference fused ResNet-18 case (TPU-like quad core,
+  stacks ``0-10; 11-21``, then one layer per stack; ~1,000 CNs, ~10,000 edges) with approximate
+  costs: each CN gets its layer's ``lbl`` reference cost divided by the layer's number of CNs
+  (on the TPU cores only streamed weights stay streamed);
 * any further dump given with ``--dump`` (same JSON layout, e.g. a fused ResNet-18 run).
 
-The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built). The
-machine load is printed: compare figures taken under similar load only.
+The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); wall
+time and this process's CPU time are printed (the latter is less sensitive to a busy machine).
+The machine load is printed: compare figures taken under similar load only.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from zigzag.stream.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
 from zigzag.stream.schedule.reference_dump import hardware_from_files, problem_from_dump
@@ -91,12 +97,38 @@ def synthetic_problem(nb_layers: int = 20, rows: int = 50, seed: int = 0) -> Sch
     ).validated()
 
 
-def measure(problem: ScheduleProblem, repeat: int) -> tuple[float, object]:
+def fused_resnet18_problem() -> ScheduleProblem:
+    """The fused ResNet-18 CN graph (ours) with per-layer ``lbl`` costs spread over its CNs."""
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+
+    case = {c["case"]: c for c in yaml.safe_load((REF / "expected.yaml").read_text())}["lbl"]["inputs"]
+    accelerator = load_multicore_accelerator(REF / case["hardware"], str(REF))
+    stacks = [tuple(range(0, 11)), tuple(range(11, 22))] + [(i,) for i in range(22, 49)]
+    graph = cn_graph_from_files(accelerator, REF / case["workload"], REF / case["mapping"], "fused", stacks,
+                                cwd=str(REF))
+    lbl = {c["id"][0]: c for c in json.loads((REF / "lbl.json").read_text())["cns"]}
+    count = np.bincount(graph.layer)
+    costs = []
+    for lay in graph.layer.tolist():
+        c, k = lbl[lay], count[lay]
+        small_core = c["core"] >= 4  # pooling and SIMD cores (1 Mbit): keep streaming what lbl streams
+        streamed = tuple(m for m in c["too_large_operands"] if small_core or m == "I2")
+        bw = c["offchip_bw"]
+        costs.append(CNCost(float(max(1, c["runtime"] // k)), c["onchip_energy"] / k, c["offchip_energy"] / k,
+                            streamed, bw["wr_in_by_low"] if "O" in streamed else 0.0,
+                            bw["rd_out_to_low"] if set(streamed) - {"O"} else 0.0))
+    return problem_from_cn_graph(graph, accelerator, costs, name="fused_resnet18")
+
+
+def measure(problem: ScheduleProblem, repeat: int) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process) per schedule, and the result."""
     result = schedule(problem)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(repeat):
         schedule(problem)
-    return (time.perf_counter() - t0) / repeat, result
+    return (time.perf_counter() - t0) / repeat, (time.process_time() - c0) / repeat, result
 
 
 def main() -> None:
@@ -104,16 +136,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--dump", action="append", default=[], help="further dump JSON files to schedule")
     parser.add_argument("--profile", action="store_true", help="cProfile the last case")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="also time sum(range(10**7)), a rough gauge of how busy the machine is")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f}")
+    if args.calibrate:
+        t0 = time.perf_counter()
+        sum(range(10**7))
+        print(f"sum(range(10**7)): {time.perf_counter() - t0:.3f} s")
     problems = [problem_from_dump(REF / f"{c}.json") for c in ("small_lbl", "small_fused", "lbl")]
     problems.append(synthetic_problem())
+    t0 = time.perf_counter()
+    problems.append(fused_resnet18_problem())
+    print(f"fused ResNet-18 CN graph + problem built in {time.perf_counter() - t0:.2f} s")
     problems += [problem_from_dump(d) for d in args.dump]
-    print(f"{'case':14s} {'CNs':>6s} {'edges':>7s} {'transfers':>9s} {'ms/schedule':>12s} {'schedules/s':>12s}  latency")
+    print(f"{'case':14s} {'CNs':>6s} {'edges':>7s} {'transfers':>9s} {'wall ms':>9s} {'CPU ms':>8s} "
+          f"{'schedules/s':>11s}  latency")
     for p in problems:
-        seconds, result = measure(p, args.repeat)
-        print(f"{p.name:14s} {p.nb_cns:6d} {p.nb_edges:7d} {len(result.transfers):9d} {seconds * 1e3:12.2f} "
-              f"{1 / seconds:12.1f}  {result.latency:.0f}")
+        wall, cpu, result = measure(p, args.repeat)
+        print(f"{p.name:14s} {p.nb_cns:6d} {p.nb_edges:7d} {len(result.transfers):9d} {wall * 1e3:9.1f} "
+              f"{cpu * 1e3:8.1f} {1 / wall:11.1f}  {result.latency:.0f}")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if args.profile:
         import cProfile

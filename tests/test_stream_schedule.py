@@ -152,3 +152,29 @@ def test_bad_problems_fail_with_one_line():
         schedule(replace(problem, hardware=small))
     with pytest.raises(InputError, match="one per CN"):
         replace(problem, runtime=problem.runtime[1:]).validated()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_problem_from_cn_graph_and_accelerator(name):
+    """Our CN graph + hardware loader + Stream's per-CN costs schedule exactly as the reference."""
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+
+    expected = EXPECTED[name]
+    inputs, options = expected["inputs"], expected["options"]
+    stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
+    accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
+    graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], options["mode"],
+                                stacks, cwd=str(REF))
+    cns = {tuple(c["id"]): c for c in json.loads((REF / expected["dump"]).read_text())["cns"]}
+    keys = list(zip(graph.layer.tolist(), graph.sub_id.tolist()))
+    costs = [CNCost(c["runtime"], c["onchip_energy"], c["offchip_energy"], tuple(c["too_large_operands"]),
+                    c["offchip_bw"]["wr_in_by_low"], c["offchip_bw"]["rd_out_to_low"])
+             for c in (cns[k] for k in keys)]
+    result = schedule(problem_from_cn_graph(graph, accelerator, costs))
+    assert result.latency == expected["latency_cycles"]
+    assert rel(result.energy, expected["energy_pJ"]) < 1e-9
+    assert result.peak_memory() == expected["peak_memory_bits"]
+    assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [
+        (cns[k]["start"], cns[k]["end"]) for k in keys]

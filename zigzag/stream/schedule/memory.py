@@ -21,12 +21,13 @@ class Timeline:
     (fast suffix additions and maxima).
     """
 
-    __slots__ = ("times", "bits", "n")
+    __slots__ = ("times", "bits", "n", "bound")
 
     def __init__(self, capacity: int = 32):
         self.times = [0]
         self.bits = np.zeros(capacity, dtype=np.int64)
         self.n = 1
+        self.bound = 0  # an upper bound of every usage (exact after additions, stale after removals)
 
     def shift_from(self, t: float, delta: int) -> int:
         """Add ``delta`` to every point at or after ``t``; insert a point at ``t`` if missing.
@@ -40,15 +41,26 @@ class Timeline:
         if i < n:
             bits[i:n] += delta
             top = int(bits[i:n].max())
+            if delta > 0 and top > self.bound:
+                self.bound = top
             if times[i] == t:
                 return top
         if n == len(bits):
             self.bits = bits = np.concatenate([bits, np.zeros(n, dtype=np.int64)])
         bits[i + 1 : n + 1] = bits[i:n]
-        bits[i] = bits[i - 1] + delta
+        bits[i] = value = bits[i - 1] + delta
+        if value > self.bound:
+            self.bound = int(value)
         times.insert(i, int(t))
         self.n = n + 1
         return top
+
+    def always_fits(self, size: int, capacity: int) -> bool:
+        """True if ``size`` more bits fit at every time (a quick sufficient test)."""
+        if self.bound + size <= capacity:
+            return True
+        self.bound = int(self.bits[: self.n].max())
+        return self.bound + size <= capacity
 
     def usage(self, t: float) -> int:
         """Usage at time ``t``."""
@@ -59,6 +71,8 @@ class Timeline:
 
         If the memory never has room, the time of its last point is returned.
         """
+        if self.always_fits(size, capacity):
+            return t
         times = self.times
         bits = self.bits[: self.n]
         while True:
@@ -90,6 +104,7 @@ class MemoryState:
         self.timeline = [Timeline() for _ in range(nm)]
         self.stored: list[list[int]] = [[] for _ in range(nm)]
         self.holds = np.zeros((nm, nt), dtype=bool)
+        self.where: list[list[int]] = [[] for _ in range(nt)]  # memories holding each tensor
         self.stored_since = np.zeros((nm, nt))
         self.available_since = np.zeros((nm, nt))
 
@@ -99,6 +114,7 @@ class MemoryState:
             return
         self.stored[mem].append(tensor)
         self.holds[mem, tensor] = True
+        self.where[tensor].append(mem)
         self.stored_since[mem, tensor] = t_reserve
         self.available_since[mem, tensor] = t_available
         size = self.size[tensor]
@@ -113,6 +129,7 @@ class MemoryState:
             return
         self.stored[mem].remove(tensor)
         self.holds[mem, tensor] = False
+        self.where[tensor].remove(mem)
         self.timeline[mem].shift_from(t, -self.size[tensor])
 
     def stored_at(self, mem: int, t: float) -> list[int]:
@@ -125,4 +142,8 @@ class MemoryState:
 
     def usage(self, mem: int, t: float) -> int:
         return self.timeline[mem].usage(t)
+
+    def always_fits(self, mem: int, tensor: int) -> bool:
+        """True if ``tensor`` fits in ``mem`` at every time (no eviction can be needed)."""
+        return self.timeline[mem].always_fits(self.size[tensor], self.capacity[mem])
 

@@ -151,12 +151,14 @@ class _Scheduler:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
             avail = float(mem.available_since[src, x])
         else:
-            holders = np.flatnonzero(mem.holds[:, x])
-            if not len(holders):
+            holders = sorted(mem.where[x])
+            if not holders:
                 raise InputError(None, f"CN {self.cn_now}", f"tensor {x} is stored nowhere")
-            times = mem.available_since[holders, x]
-            src = int(holders[int(np.argmin(times))])
-            avail = float(times.min())
+            src, avail = -1, math.inf
+            for h in holders:
+                since = float(mem.available_since[h, x])
+                if since < avail:
+                    src, avail = h, since
         t_fit = mem.earliest_fit(recv, x, avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
@@ -208,6 +210,8 @@ class _Scheduler:
         mem = self.mem
         inst = self.top_of(core, m)
         t_fit = mem.earliest_fit(self.top_of(core, self.own[x]), x, t)
+        if mem.always_fits(inst, x):
+            return t_fit, 0, 0
         cap = mem.capacity[inst]
         size = self.size[x]
         if cap < size:
@@ -411,7 +415,6 @@ class _Scheduler:
     def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
         prio, mem, p, g = self.prio, self.mem, self.p, self.g
-        sched = self.scheduled
         if self.need_unique:
             prio[xs, mems] -= 1
             self.prio_total[xs] -= 1
@@ -419,15 +422,18 @@ class _Scheduler:
             np.subtract.at(prio, (xs, mems), 1)
             np.subtract.at(self.prio_total, xs, 1)
         for x in xs[self.prio_total[xs] == 0].tolist():
-            for inst in mem.holds[:, x].nonzero()[0].tolist():
+            for inst in list(mem.where[x]):
                 t_rm = end
                 if self.own[x] == O:
                     origin = int(p.tensor_origin[x])
-                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
+                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]]
                     if self.offchip not in self.mem_core_sets[inst]:
-                        succ = [s for s in succ if self.cores[s] in self.mem_core_sets[inst]]
-                    ends = [self.end_at[s] for s in succ if sched[s]]
-                    t_rm = max(ends) if ends else end
+                        users = self.mem_cores[inst]
+                        on = p.core[succ] == users[0] if len(users) == 1 else np.isin(p.core[succ], users)
+                        succ = succ[on]
+                    ends = self.end[succ]
+                    ends = ends[~np.isnan(ends)]
+                    t_rm = float(ends.max()) if len(ends) else end
                 core = self.mem_cores[inst][0]
                 mem.remove(self.top_of(core, self.own[x]), x, t_rm)
 
