@@ -75,13 +75,11 @@ class _Scheduler:
         self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
         self.start = np.full(p.nb_cns, np.nan)
         self.end = np.full(p.nb_cns, np.nan)
-        self.scheduled = [False] * p.nb_cns
         self.comm_end = 0.0
         self.transfers: list[Transfer] = []
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
-        self.end_at = [0.0] * p.nb_cns
         self._prepare_needed()
 
     def top_of(self, core: int, m: int) -> int:
@@ -337,6 +335,9 @@ class _Scheduler:
         waiting = g.in_degree.copy()
         ready_at = np.zeros(p.nb_cns)
         ot = p.operand_tensor
+        onchip, offchip = p.onchip_energy.tolist(), p.offchip_energy.tolist()
+        outputs = ot[:, O].tolist()
+        top = self.top
         for _ in range(p.nb_cns):
             if not heap:
                 raise InputError(None, "CN graph", "no CN is ready although some are unscheduled (a cycle?)")
@@ -350,16 +351,16 @@ class _Scheduler:
             too_large = p.too_large[n]
             t = start
             # 1. clear memories of streamed operands
-            clear_link = clear_mem = 0
-            for m in too_large:
-                t, le, me = self.remove_all(k, m, t, keep)
-                clear_link += le
-                clear_mem += me
-            e["total_eviction_to_offchip_link_energy"] += clear_link
-            e["total_eviction_to_offchip_memory_energy"] += clear_mem
-            # 2. fetch inputs
-            missing = (~mem.holds[mems, xs]).nonzero()[0].tolist()
-            for i in missing:
+            if too_large:
+                clear_link = clear_mem = 0
+                for m in too_large:
+                    t, le, me = self.remove_all(k, m, t, keep)
+                    clear_link += le
+                    clear_mem += me
+                e["total_eviction_to_offchip_link_energy"] += clear_link
+                e["total_eviction_to_offchip_memory_energy"] += clear_mem
+            # 2. fetch inputs (tensors already there cost nothing)
+            for i in (~mem.holds[mems, xs]).nonzero()[0].tolist():
                 end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, int(ms[i]), keep)
                 t = max(t, end_x)
                 if from_off:
@@ -368,27 +369,28 @@ class _Scheduler:
                 else:
                     e["total_core_to_core_link_energy"] += le
                     e["total_core_to_core_memory_energy"] += me
-                e["total_eviction_to_offchip_link_energy"] += evl
-                e["total_eviction_to_offchip_memory_energy"] += evm
+                if evl or evm:
+                    e["total_eviction_to_offchip_link_energy"] += evl
+                    e["total_eviction_to_offchip_memory_energy"] += evm
             # 3. block the DRAM link for streamed operands
-            t = self.block(n, k, t, runtime[n])
+            if too_large:
+                t = self.block(n, k, t, runtime[n])
             # 4. room for the output
             target = self.offchip if O in too_large else k
-            out = int(ot[n, O])
+            out = outputs[n]
             t_done, evl, evm = self.make_space_for(out, target, O, t, keep)
-            e["total_eviction_to_offchip_link_energy"] += evl
-            e["total_eviction_to_offchip_memory_energy"] += evm
+            if evl or evm:
+                e["total_eviction_to_offchip_link_energy"] += evl
+                e["total_eviction_to_offchip_memory_energy"] += evm
             start = t_done
             end = start + runtime[n]
-            out_mem = self.top_of(target, O)
-            mem.add(out_mem, out, start, end)
+            mem.add(top[target][O], out, start, end)
             # 5. record
-            self.start[n], self.end[n] = start, end
-            self.end_at[n] = end
-            self.scheduled[n] = True
+            self.start[n] = start
+            self.end[n] = end
             idle[k] = end
-            e["total_cn_onchip_energy"] += float(p.onchip_energy[n])
-            e["total_cn_offchip_memory_energy"] += float(p.offchip_energy[n])
+            e["total_cn_onchip_energy"] += onchip[n]
+            e["total_cn_offchip_memory_energy"] += offchip[n]
             # 6. priorities and removals
             self.release(xs, mems, end)
             # 7. final outputs to DRAM
