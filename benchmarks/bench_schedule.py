@@ -7,10 +7,9 @@ Cases, each scheduled ``--repeat`` times in this process after one warm-up run:
 * ``synthetic``: a fused-like problem on the TPU-like quad core (ResNet-like row tiling, about a
   thousand CNs and tens of thousands of edges: rows feed neighbouring rows, every fourth layer
   is tiled by columns and takes every row of its producer, as a fused Relu does);
-* ``fused_resnet18``: our CN graph of the reference fused ResNet-18 case (TPU-like quad core,
-  stacks ``0-10; 11-21``, then one layer per stack; ~1,000 CNs, ~10,000 edges) with approximate
-  costs: each CN gets its layer's ``lbl`` reference cost divided by the layer's number of CNs
-  (on the TPU cores only streamed weights stay streamed);
+* ``fused_resnet18``: the fused ResNet-18 case (TPU-like quad core, stacks ``0-10; 11-21``, then
+  one layer per stack; 1,118 CNs, 53,261 edges): our CN graph and hardware with Stream's per-CN
+  costs (``tests/data/stream/fused_resnet18_schedule.json.gz``, recorded from a reference run);
 * any further dump given with ``--dump`` (same JSON layout, e.g. a fused ResNet-18 run).
 
 The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); wall
@@ -27,7 +26,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from zigzag.stream.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
 from zigzag.stream.schedule.reference_dump import hardware_from_files, problem_from_dump
@@ -98,27 +96,21 @@ def synthetic_problem(nb_layers: int = 20, rows: int = 50, seed: int = 0) -> Sch
 
 
 def fused_resnet18_problem() -> ScheduleProblem:
-    """The fused ResNet-18 CN graph (ours) with per-layer ``lbl`` costs spread over its CNs."""
+    """The reference fused ResNet-18 case: our CN graph and hardware, Stream's per-CN costs."""
+    import gzip
+
     from zigzag.stream.hardware import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 
-    case = {c["case"]: c for c in yaml.safe_load((REF / "expected.yaml").read_text())}["lbl"]["inputs"]
-    accelerator = load_multicore_accelerator(REF / case["hardware"], str(REF))
-    stacks = [tuple(range(0, 11)), tuple(range(11, 22))] + [(i,) for i in range(22, 49)]
-    graph = cn_graph_from_files(accelerator, REF / case["workload"], REF / case["mapping"], "fused", stacks,
-                                cwd=str(REF))
-    lbl = {c["id"][0]: c for c in json.loads((REF / "lbl.json").read_text())["cns"]}
-    count = np.bincount(graph.layer)
-    costs = []
-    for lay in graph.layer.tolist():
-        c, k = lbl[lay], count[lay]
-        small_core = c["core"] >= 4  # pooling and SIMD cores (1 Mbit): keep streaming what lbl streams
-        streamed = tuple(m for m in c["too_large_operands"] if small_core or m == "I2")
-        bw = c["offchip_bw"]
-        costs.append(CNCost(float(max(1, c["runtime"] // k)), c["onchip_energy"] / k, c["offchip_energy"] / k,
-                            streamed, bw["wr_in_by_low"] if "O" in streamed else 0.0,
-                            bw["rd_out_to_low"] if set(streamed) - {"O"} else 0.0))
+    ref = json.loads(gzip.open(REPO / "tests" / "data" / "stream" / "fused_resnet18_schedule.json.gz", "rt").read())
+    inputs = ref["inputs"]
+    accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
+    graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
+                                [tuple(s) for s in inputs["layer_stacks"]], cwd=str(REF))
+    cns = {(c[0], c[1]): c for c in ref["cns"]}
+    costs = [CNCost(c[3], c[4], c[5], tuple(c[6]), c[7], c[8])
+             for c in (cns[k] for k in zip(graph.layer.tolist(), graph.sub_id.tolist()))]
     return problem_from_cn_graph(graph, accelerator, costs, name="fused_resnet18")
 
 

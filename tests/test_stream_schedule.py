@@ -178,3 +178,55 @@ def test_problem_from_cn_graph_and_accelerator(name):
     assert result.peak_memory() == expected["peak_memory_bits"]
     assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [
         (cns[k]["start"], cns[k]["end"]) for k in keys]
+
+
+def test_energy_terms_are_the_sums_of_their_transfers(case):
+    """Each transfer is booked under exactly one term; CN energies under the on-/off-chip terms."""
+    _, _, problem, result = case
+    by_kind: dict[str, list[float]] = {}
+    for t in result.transfers:
+        by_kind.setdefault(t.kind, []).append(t.memory_energy)
+    totals = result.totals
+    assert math.isclose(totals.total_cn_offchip_memory_energy,
+                        sum(by_kind.get("offchip_to_core", [])) + float(problem.offchip_energy.sum()), rel_tol=1e-12)
+    assert math.isclose(totals.total_core_to_core_memory_energy, sum(by_kind.get("core_to_core", [])), rel_tol=1e-12)
+    assert math.isclose(totals.total_eviction_to_offchip_memory_energy, sum(by_kind.get("eviction_writeback", [])),
+                        rel_tol=1e-12)
+    assert math.isclose(totals.total_sink_layer_output_offchip_memory_energy,
+                        sum(by_kind.get("sink_writeback", [])), rel_tol=1e-12)
+    assert math.isclose(totals.total_cn_onchip_energy, float(problem.onchip_energy.sum()), rel_tol=1e-12)
+    for mem, timeline in zip(problem.hardware.memories, result.timelines):
+        assert max(b for _, b in timeline) <= mem.capacity
+
+
+FUSED = Path(__file__).parent / "data" / "stream" / "fused_resnet18_schedule.json.gz"
+
+
+def test_fused_resnet18_equals_the_reference():
+    """ResNet-18 fused on the quad core (~1,100 CNs, ~53,000 edges): our CN graph and hardware,
+    Stream's per-CN costs (recorded from a reference run) -> Stream's schedule, CN by CN."""
+    import gzip
+
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+
+    ref = json.loads(gzip.open(FUSED, "rt").read())
+    inputs = ref["inputs"]
+    accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
+    graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
+                                [tuple(s) for s in inputs["layer_stacks"]], cwd=str(REF))
+    cns = {(c[0], c[1]): c for c in ref["cns"]}
+    keys = list(zip(graph.layer.tolist(), graph.sub_id.tolist()))
+    assert sorted(keys) == sorted(cns)
+    costs = [CNCost(c[3], c[4], c[5], tuple(c[6]), c[7], c[8]) for c in (cns[k] for k in keys)]
+    assert [cns[k][2] for k in keys] == graph.core.tolist()
+    result = schedule(problem_from_cn_graph(graph, accelerator, costs))
+    totals = ref["totals"]
+    assert result.latency == totals["latency"]
+    assert rel(result.energy, totals["energy"]) < 1e-9
+    for term, value in result.totals.as_dict().items():
+        assert rel(value, totals[term]) < 1e-9, term
+    assert len(result.transfers) == totals["nb_transfers"]
+    assert result.peak_memory() == ref["peak_memory_bits"]
+    assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [(cns[k][9], cns[k][10]) for k in keys]

@@ -121,7 +121,7 @@ def problem_from_dump(path: str | Path) -> ScheduleProblem:
     operand_tensor = np.full((len(cns), 3), -1, dtype=np.int64)
     for i, c in enumerate(cns):
         for op, bits in c["operand_sizes_bits"].items():
-            dims = _operand_dims(c["op_type"], op, c["constant_operands"])
+            dims = c.get("operand_dims", {}).get(op) or _operand_dims(c["op_type"], op, c["constant_operands"])
             key = (c["id"][0], op, tuple(tuple(c["loop_ranges"][d]) for d in dims))
             if key not in tensor_ids:
                 tensor_ids[key] = len(sizes)
