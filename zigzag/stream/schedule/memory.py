@@ -29,31 +29,34 @@ class Timeline:
         self.n = 1
         self.bound = 0  # an upper bound of every usage (exact after additions, stale after removals)
 
-    def shift_from(self, t: float, delta: int) -> int:
+    def shift_from(self, t: float, delta: int, capacity: int | None = None) -> bool:
         """Add ``delta`` to every point at or after ``t``; insert a point at ``t`` if missing.
 
-        Returns the largest updated value of the points that existed (0 if none; the inserted
-        point is not counted, as in Stream).
+        With a ``capacity``, returns True if an updated point that existed before exceeds it (the
+        inserted point is not checked, as in Stream); else False.
         """
         times, bits, n = self.times, self.bits, self.n
         i = bisect_left(times, t)
-        top = 0
+        over = False
         if i < n:
             bits[i:n] += delta
-            top = int(bits[i:n].max())
-            if delta > 0 and top > self.bound:
-                self.bound = top
+            if delta > 0:
+                if capacity is not None and self.bound + delta <= capacity:
+                    self.bound += delta  # still an upper bound, and nothing can overflow
+                else:
+                    over = capacity is not None and int(bits[i:n].max()) > capacity
+                    self.bound = max(int(bits[:n].max()), int(bits[i - 1]) + delta if i else 0)
             if times[i] == t:
-                return top
+                return over
+        elif delta > 0:
+            self.bound = max(self.bound, int(bits[i - 1]) + delta)
         if n == len(bits):
             self.bits = bits = np.concatenate([bits, np.zeros(n, dtype=np.int64)])
         bits[i + 1 : n + 1] = bits[i:n]
-        bits[i] = value = bits[i - 1] + delta
-        if value > self.bound:
-            self.bound = int(value)
+        bits[i] = bits[i - 1] + delta
         times.insert(i, int(t))
         self.n = n + 1
-        return top
+        return over
 
     def always_fits(self, size: int, capacity: int) -> bool:
         """True if ``size`` more bits fit at every time (a quick sufficient test)."""
@@ -118,7 +121,7 @@ class MemoryState:
         self.stored_since[mem, tensor] = t_reserve
         self.available_since[mem, tensor] = t_available
         size = self.size[tensor]
-        if self.timeline[mem].shift_from(t_reserve, size) > self.capacity[mem]:
+        if self.timeline[mem].shift_from(t_reserve, size, self.capacity[mem]):
             raise InputError(None, self.labels[mem],
                              f"storing tensor {tensor} ({size} bits) at t={t_reserve} overflows the memory; "
                              "make the memory larger")
