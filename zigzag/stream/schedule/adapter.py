@@ -110,9 +110,10 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
     )
     edge_operand = np.where(graph.edge_operand == INTRA, -1, memop_of_column[np.maximum(graph.edge_operand, 0)])
     preload = []
-    for i, lay in enumerate(graph.layer.tolist()):
-        for op in graph.layers[lay].constant_operands:
-            if op in prefetch:
+    for i in np.argsort(graph.node_order, kind="stable").tolist():  # Stream's node order
+        info = graph.layers[int(graph.layer[i])]
+        for op in info.operand_dims:  # equation order
+            if op in prefetch and op in info.constant_operands:
                 m = memory_operand_index(STREAM_LINKS[op])
                 preload.append((int(operand_tensor[i, m]), int(core[i]), m))
     return ScheduleProblem(

@@ -8,7 +8,7 @@ only fits where the activity is zero; a DRAM-link block asks for its own bandwid
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,8 +16,7 @@ from zigzag.errors import InputError
 from zigzag.stream.schedule.problem import Link
 
 
-@dataclass(frozen=True)
-class LinkEvent:
+class LinkEvent(NamedTuple):
     """One activity on one link: a tensor transfer or a block for a streaming CN."""
 
     kind: str  # "transfer" or "block"

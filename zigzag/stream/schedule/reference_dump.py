@@ -107,8 +107,12 @@ def hardware_from_files(accelerator: Path, root: Path, memory_order: list[tuple[
     return ScheduleHardware(tuple(graph.nodes), offchip, tuple(memories), top_memory, tuple(links), routes)
 
 
-def problem_from_dump(path: str | Path) -> ScheduleProblem:
-    """The scheduling problem of a reference dump, with Stream's per-CN costs and order."""
+def problem_from_dump(path: str | Path, prefetch: tuple[str, ...] = ()) -> ScheduleProblem:
+    """The scheduling problem of a reference dump, with Stream's per-CN costs and order.
+
+    ``prefetch``: layer operands whose constant tensors are sent to their cores first (Stream's
+    ``operands_to_prefetch``), CN by CN in the dump's order.
+    """
     path = Path(path)
     dump = json.loads(path.read_text())
     root = path.parent
@@ -133,6 +137,12 @@ def problem_from_dump(path: str | Path) -> ScheduleProblem:
             x = tensor_ids[key]
             users[x] += 1
             operand_tensor[i, memory_operand_index(LAYER_TO_MEMORY[op])] = x
+    preload = []
+    for i, c in enumerate(cns):
+        for op in ("O", "W", "I"):
+            if op in prefetch and op in c["constant_operands"]:
+                m = memory_operand_index(LAYER_TO_MEMORY[op])
+                preload.append((int(operand_tensor[i, m]), int(c["core"]), m))
     base = np.array([u if const else 0 for u, const in zip(users, constant)], dtype=np.int64)
     edges = dump["edges"]
     order = [index[tuple(pair)] for pair in dump["options_seen_by_allocation_stage"]["scheduling_order"]]
@@ -160,6 +170,7 @@ def problem_from_dump(path: str | Path) -> ScheduleProblem:
                                for e in edges], dtype=np.int64),
         edge_bits=np.array([e["bits"] for e in edges], dtype=np.int64),
         order=np.array(order, dtype=np.int64),
+        prefetch=tuple(preload),
         name=path.stem,
     ).validated()
 

@@ -6,7 +6,7 @@ import csv
 import io
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -54,8 +54,7 @@ class Totals:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@dataclass(frozen=True)
-class Transfer:
+class Transfer(NamedTuple):
     """One tensor transfer: kind is offchip_to_core, core_to_core, eviction_writeback or sink_writeback."""
 
     kind: str
