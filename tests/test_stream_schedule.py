@@ -200,18 +200,16 @@ def test_energy_terms_are_the_sums_of_their_transfers(case):
 
 
 FUSED = Path(__file__).parent / "data" / "stream" / "fused_resnet18_schedule.json.gz"
+SMALL = Path(__file__).parent / "data" / "stream" / "small_schedule_reference.json"
 
 
-def test_fused_resnet18_equals_the_reference():
-    """ResNet-18 fused on the quad core (~1,100 CNs, ~53,000 edges): our CN graph and hardware,
-    Stream's per-CN costs (recorded from a reference run) -> Stream's schedule, CN by CN."""
-    import gzip
-
+def schedule_with_reference_costs(ref: dict):
+    """Our CN graph and hardware for ``ref["inputs"]``, Stream's per-CN costs from ``ref["cns"]``:
+    (result, CN keys in our index order, reference CN rows by key)."""
     from zigzag.stream.hardware import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 
-    ref = json.loads(gzip.open(FUSED, "rt").read())
     inputs = ref["inputs"]
     accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
     graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
@@ -219,9 +217,13 @@ def test_fused_resnet18_equals_the_reference():
     cns = {(c[0], c[1]): c for c in ref["cns"]}
     keys = list(zip(graph.layer.tolist(), graph.sub_id.tolist()))
     assert sorted(keys) == sorted(cns)
-    costs = [CNCost(c[3], c[4], c[5], tuple(c[6]), c[7], c[8]) for c in (cns[k] for k in keys)]
     assert [cns[k][2] for k in keys] == graph.core.tolist()
-    result = schedule(problem_from_cn_graph(graph, accelerator, costs))
+    costs = [CNCost(c[3], c[4], c[5], tuple(c[6]), c[7], c[8]) for c in (cns[k] for k in keys)]
+    problem = problem_from_cn_graph(graph, accelerator, costs, prefetch=inputs.get("operands_to_prefetch", ()))
+    return schedule(problem), keys, cns
+
+
+def assert_equals_reference(result, keys, cns, ref: dict) -> None:
     totals = ref["totals"]
     assert result.latency == totals["latency"]
     assert rel(result.energy, totals["energy"]) < 1e-9
@@ -230,3 +232,19 @@ def test_fused_resnet18_equals_the_reference():
     assert len(result.transfers) == totals["nb_transfers"]
     assert result.peak_memory() == ref["peak_memory_bits"]
     assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [(cns[k][9], cns[k][10]) for k in keys]
+
+
+def test_fused_resnet18_equals_the_reference():
+    """ResNet-18 fused on the quad core (1,118 CNs, 53,261 edges; evictions, broadcasts, multi-link
+    routes, streamed weights): our CN graph and hardware with Stream's per-CN costs (recorded from
+    a reference run) give Stream's schedule, CN by CN."""
+    import gzip
+
+    ref = json.loads(gzip.open(FUSED, "rt").read())
+    assert_equals_reference(*schedule_with_reference_costs(ref), ref)
+
+
+@pytest.mark.parametrize("ref", json.loads(SMALL.read_text())["cases"], ids=lambda c: c["case"])
+def test_small_cases_with_k_split_and_prefetch_equal_the_reference(ref):
+    """Further reference runs: conv1 split in two K groups over cores [1, 0]; weights prefetched."""
+    assert_equals_reference(*schedule_with_reference_costs(ref), ref)
