@@ -39,11 +39,12 @@ class LinkState:
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
 
     def idle_windows(self, link: int, activity: float, duration: float, earliest: float,
-                     tensors: list[int]) -> list[tuple[float, float]]:
+                     tensors: list[int], first: bool = False) -> list[tuple[float, float]]:
         """Windows of ``link`` from ``earliest`` where ``activity`` more fits for ``duration``.
 
         Earlier events that carried one of ``tensors`` (broadcast candidates) come first, then
-        the activity windows in time order; the last one is open-ended.
+        the activity windows in time order; the last one is open-ended. With ``first``, only the
+        first window is returned.
         """
         windows: list[tuple[float, float]] = []
         seen = self.by_tensor[link]
@@ -51,21 +52,26 @@ class LinkState:
             for s, e in seen.get(x, ()):
                 if e - s >= duration and s >= earliest:
                     windows.append((s, e))
+                    if first:
+                        return windows
         n = self.n[link]
         ts = self.ts[link][:n]
         k = int(ts.searchsorted(earliest, "right")) - 1
-        times = ts[k:].copy()
-        times[0] = earliest
         blocked = ((self.level[link][k:n] + activity) > self.bandwidth[link]).nonzero()[0]
         if not len(blocked):
             windows.append((earliest, math.inf))
+            return windows
+        times = ts[k:].copy()
+        times[0] = earliest
+        stops = np.append(blocked, n - k - 1)
+        starts = np.empty(len(stops))
+        starts[0] = earliest
+        starts[1:] = times[stops[:-1] + 1]
+        ends = times[stops]
+        ok = (ends - starts >= duration).nonzero()[0]
+        if first and len(ok):
+            windows.append((float(starts[ok[0]]), float(ends[ok[0]])))
         else:
-            stops = np.append(blocked, n - k - 1)
-            starts = np.empty(len(stops))
-            starts[0] = earliest
-            starts[1:] = times[stops[:-1] + 1]
-            ends = times[stops]
-            ok = (ends - starts >= duration).nonzero()[0]
             windows.extend(zip(starts[ok].tolist(), ends[ok].tolist()))
         if not windows:
             raise InputError(None, f"link {link}",
@@ -75,6 +81,10 @@ class LinkState:
     def window(self, requirements: dict[int, float], earliest: float, duration: float,
                tensors: dict[int, list[int]]) -> float:
         """Start of the first window in which every link of ``requirements`` has room."""
+        if len(requirements) == 1:
+            ((link, need),) = requirements.items()
+            return self.idle_windows(link, min(need, self.bandwidth[link]), duration, earliest, tensors[link],
+                                     first=True)[0][0]
         result: list[tuple[float, float]] = []
         for i, (link, need) in enumerate(requirements.items()):
             windows = self.idle_windows(link, min(need, self.bandwidth[link]), duration, earliest, tensors[link])
