@@ -12,6 +12,10 @@ Cases, each scheduled ``--repeat`` times in this process after one warm-up run:
   costs (``tests/data/stream/fused_resnet18_schedule.json.gz``, recorded from a reference run);
 * any further dump given with ``--dump`` (same JSON layout, e.g. a fused ResNet-18 run).
 
+With ``--reference-venv`` the reference Stream is run on the same cases in child processes
+(``optimize_allocation_ga``, its cost table kept in ``--reference-cache``: run twice to time it
+with the table cached, as Stream is usually compared).
+
 The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); wall
 time and this process's CPU time are printed (the latter is less sensitive to a busy machine).
 The machine load is printed: compare figures taken under similar load only.
@@ -123,6 +127,54 @@ def measure(problem: ScheduleProblem, repeat: int) -> tuple[float, float, object
     return (time.perf_counter() - t0) / repeat, (time.process_time() - c0) / repeat, result
 
 
+# Runs the reference Stream on one case in a child process (cwd = a copy of the reference folder);
+# prints the wall time of optimize_allocation_ga and whether its cost table was already cached.
+REFERENCE_WORKER = r"""
+import json, logging, os, sys, time
+logging.disable(logging.CRITICAL)
+spec = json.loads(sys.argv[1])
+from stream.api import optimize_allocation_ga
+lut = os.path.join(spec["cache"], spec["case"], "cost_lut.pickle")
+cached = os.path.exists(lut)
+t0 = time.perf_counter()
+scme = optimize_allocation_ga(hardware=spec["hardware"], workload=spec["workload"], mapping=spec["mapping"],
+    mode=spec["mode"], layer_stacks=[tuple(s) for s in spec["layer_stacks"]], nb_ga_generations=4,
+    nb_ga_individuals=4, experiment_id=spec["case"], output_path=spec["cache"], skip_if_exists=False)
+print(json.dumps({"seconds": time.perf_counter() - t0, "cost_table_cached": cached, "latency": float(scme.latency)}))
+"""
+
+REFERENCE_CASES = {
+    "small_lbl": ("small/dual_testing_core_offchip_v2.yaml", "small/small_3conv.onnx", "small/mapping_plain.yaml",
+                  "lbl", [[0], [1], [2]]),
+    "small_fused": ("small/dual_testing_core_offchip_v2.yaml", "small/small_3conv.onnx", "small/mapping_plain.yaml",
+                    "fused", [[0, 1, 2]]),
+    "lbl": ("stream/inputs/examples/hardware/tpu_like_quad_core.yaml", "stream/inputs/examples/workload/resnet18.onnx",
+            "stream/inputs/examples/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml", "lbl", [[0]]),
+    "fused_resnet18": ("stream/inputs/examples/hardware/tpu_like_quad_core.yaml",
+                       "stream/inputs/examples/workload/resnet18.onnx",
+                       "stream/inputs/examples/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml", "fused",
+                       [list(range(0, 11)), list(range(11, 22))] + [[i] for i in range(22, 49)]),
+}
+
+
+def run_reference(venv: str, stream_src: str, case: str, cache: Path) -> dict:
+    """Time the reference Stream on ``case`` (its cost table is kept in ``cache`` for the next run)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    hardware, workload, mapping, mode, stacks = REFERENCE_CASES[case]
+    with tempfile.TemporaryDirectory() as work:
+        for sub in ("stream", "small"):
+            shutil.copytree(REF / sub, Path(work) / sub)
+        spec = {"case": case, "hardware": hardware, "workload": workload, "mapping": mapping, "mode": mode,
+                "layer_stacks": stacks, "cache": str(cache)}
+        env = dict(os.environ, PYTHONPATH=stream_src, PYTHONHASHSEED="0")
+        out = subprocess.run([str(Path(venv) / "bin" / "python"), "-c", REFERENCE_WORKER, json.dumps(spec)],
+                             cwd=work, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10)
@@ -130,6 +182,12 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the last case")
     parser.add_argument("--calibrate", action="store_true",
                         help="also time sum(range(10**7)), a rough gauge of how busy the machine is")
+    parser.add_argument("--reference-venv", help="also time the reference Stream (a venv with zigzag-dse 3.8.0)")
+    parser.add_argument("--reference-src", default="/work/ref/stream", help="the Stream sources (PYTHONPATH)")
+    parser.add_argument("--reference-cache", default=str(REPO / "results" / "reference-stream"),
+                        help="where the reference keeps its cost tables between runs")
+    parser.add_argument("--reference-case", action="append", choices=sorted(REFERENCE_CASES),
+                        help="reference cases to time (default: all)")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     if args.calibrate:
@@ -149,6 +207,13 @@ def main() -> None:
         wall, cpu, result = measure(p, args.repeat)
         print(f"{p.name:14s} {p.nb_cns:6d} {p.nb_edges:7d} {len(result.transfers):9d} {wall * 1e3:9.1f} "
               f"{cpu * 1e3:8.1f} {1 / wall:11.1f}  {result.latency:.0f}")
+    if args.reference_venv:
+        ours = {p.name: p for p in problems}
+        for case in args.reference_case or sorted(REFERENCE_CASES):
+            ref = run_reference(args.reference_venv, args.reference_src, case, Path(args.reference_cache))
+            wall, _, _ = measure(ours[case], 1)
+            print(f"reference {case:14s}: {ref['seconds']:8.2f} s (whole run; cost table cached: "
+                  f"{ref['cost_table_cached']}), latency {ref['latency']:.0f}; ours (one schedule) {wall * 1e3:.1f} ms")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if args.profile:
         import cProfile
