@@ -1,1 +1,1 @@
-"""Multi-core accelerators (Stream): computation nodes, cost table, scheduler."""
+"""Stream: multi-core accelerators, computation nodes, their per-core cost and their schedule."""
