@@ -248,3 +248,86 @@ def test_fused_resnet18_equals_the_reference():
 def test_small_cases_with_k_split_and_prefetch_equal_the_reference(ref):
     """Further reference runs: conv1 split in two K groups over cores [1, 0]; weights prefetched."""
     assert_equals_reference(*schedule_with_reference_costs(ref), ref)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_run_stream_from_files_equals_the_reference(name, tmp_path):
+    """The whole chain from the three input files: CN graph, cost table (our ZigZag), schedule."""
+    from zigzag.stream.schedule.run import run_stream
+
+    expected = EXPECTED[name]
+    inputs, options = expected["inputs"], expected["options"]
+    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"],
+                        options["mode"], options.get("layer_stacks"), cache=tmp_path / "cache",
+                        cost_lut_path=tmp_path / "cost_lut.json", output=tmp_path / "out", cwd=str(REF))
+    assert result.latency == expected["latency_cycles"]
+    assert rel(result.energy, expected["energy_pJ"]) < 1e-9
+    for term, value in expected["energy_terms_pJ"].items():
+        assert rel(getattr(result.totals, term), value) < 1e-9, term
+    assert result.peak_memory() == expected["peak_memory_bits"]
+    assert (tmp_path / "cost_lut.json").exists()
+    cns = {tuple(c["id"]): c for c in json.loads((REF / expected["dump"]).read_text())["cns"]}
+    rows = list(csv.DictReader((tmp_path / "out" / "schedule.csv").open()))
+    assert [(int(r["start"]), int(r["end"])) for r in rows] == [
+        (cns[(int(r["layer_id"]), int(r["sub_id"]))]["start"], cns[(int(r["layer_id"]), int(r["sub_id"]))]["end"])
+        for r in rows]
+
+
+@pytest.mark.parametrize("ref", json.loads(SMALL.read_text())["cases"], ids=lambda c: c["case"])
+def test_run_stream_k_split_and_prefetch(ref, tmp_path):
+    """The whole chain on the further reference runs (K split over two cores, prefetched weights)."""
+    from zigzag.stream.schedule.run import run_stream
+
+    inputs = ref["inputs"]
+    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
+                        inputs["layer_stacks"], cache=tmp_path, operands_to_prefetch=inputs["operands_to_prefetch"],
+                        cwd=str(REF))
+    assert result.latency == ref["totals"]["latency"]
+    assert rel(result.energy, ref["totals"]["energy"]) < 1e-9
+    assert result.peak_memory() == ref["peak_memory_bits"]
+
+
+def test_command_line_run(tmp_path):
+    """``zigzag stream run``: conv1 split in two K groups over two cores, weights prefetched."""
+    import subprocess
+    import sys
+
+    ref = next(c for c in json.loads(SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W")
+    inputs = ref["inputs"]
+    command = [sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", inputs["hardware"],
+               "--workload", inputs["workload"], "--mapping", inputs["mapping"], "--mode", "fused",
+               "--layer-stacks", "0-2", "--prefetch", "W", "--cache", str(tmp_path / "cache"),
+               "--output", str(tmp_path / "out")]
+    subprocess.run(command, cwd=REF, check=True, capture_output=True, text=True)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["latency"] == ref["totals"]["latency"]
+    assert rel(summary["energy"], ref["totals"]["energy"]) < 1e-9
+    assert summary["peak_memory_bits"] == ref["peak_memory_bits"]
+    assert len((tmp_path / "out" / "schedule.csv").read_text().splitlines()) == 1 + len(ref["cns"])
+
+
+def test_run_stream_needs_fixed_cores(tmp_path):
+    from zigzag.stream.schedule.run import run_stream
+
+    mapping = REF / "stream" / "inputs" / "examples" / "mapping" / "tpu_like_quad_core.yaml"
+    with pytest.raises(InputError, match="one fixed core per layer"):
+        run_stream(REF / EXPECTED["lbl"]["inputs"]["hardware"], REF / EXPECTED["lbl"]["inputs"]["workload"], mapping,
+                   "lbl", cache=tmp_path, cwd=str(REF))
+
+
+@pytest.mark.slow
+def test_run_stream_fused_resnet18_from_files(tmp_path):
+    """Fused ResNet-18 from the three files (CN graph, 61 cost entries from scratch, schedule)."""
+    import gzip
+
+    from zigzag.stream.schedule.run import run_stream
+
+    ref = json.loads(gzip.open(FUSED, "rt").read())
+    inputs = ref["inputs"]
+    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"], "fused",
+                        inputs["layer_stacks"], cache=tmp_path, cwd=str(REF))
+    assert result.latency == ref["totals"]["latency"]
+    assert rel(result.energy, ref["totals"]["energy"]) < 1e-9
+    for term, value in result.totals.as_dict().items():
+        assert rel(value, ref["totals"][term]) < 1e-9, term
+    assert result.peak_memory() == ref["peak_memory_bits"]

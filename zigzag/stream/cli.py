@@ -2,7 +2,8 @@
 
 ``zigzag stream nodes`` builds the computation-node graph of a workload on a multi-core
 accelerator and writes it as ``cn_graph.npz`` (for the next steps), ``cn_graph.csv`` (one row
-per CN) and ``cn_graph.png`` (small graphs).
+per CN) and ``cn_graph.png`` (small graphs). ``zigzag stream run`` also costs and schedules the
+CNs and writes ``summary.json`` and ``schedule.csv``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,42 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
                             "[[\"OY\", \"all\"]]}' (also layer_cutoffs, split_W_percentage)")  # fmt: skip
     nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
     nodes.set_defaults(func=cmd_nodes)
+
+    run = commands.add_parser(
+        "run",
+        help="schedule a workload on a multi-core accelerator (latency, energy, per-CN schedule)",
+        description="Cut the workload into computation nodes, cost each on its core (cost table, cached) and "
+        "schedule them as Stream does; write summary.json and schedule.csv to OUTPUT.",
+    )
+    run.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    run.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
+    run.add_argument("--mapping", required=True, help="Stream mapping YAML (one fixed core per layer)")
+    run.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
+    run.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    run.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
+    run.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
+    run.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    run.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
+    run.add_argument("--output", required=True, help="output folder")
+    run.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    run.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from zigzag.stream.schedule.run import run_stream
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    begin = time.perf_counter()
+    result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
+                        cache=args.cache, cost_lut_path=args.cost_lut_path,
+                        operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                        output=args.output, cwd=args.cwd)  # fmt: skip
+    summary = result.summary()
+    print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
+          f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
+    print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
+    return 0
 
 
 def _seed(text: str | None):
