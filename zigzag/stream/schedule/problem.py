@@ -179,8 +179,9 @@ class ScheduleProblem:
         for c in np.unique(self.core):
             if int(c) not in hw.cores or int(c) == hw.offchip_core:
                 raise InputError(None, where, f"CN core {int(c)} is not a compute core of the hardware")
-        for m in (I1, I2, O):
-            hw.top(hw.offchip_core, m)  # the off-chip memory must hold every operand
+        for c in hw.cores:
+            for m in (I1, I2, O):
+                hw.top(c, m)  # every core (and the off-chip one) stores every operand somewhere on top
         if len(set(self.order.tolist())) != len(self.order):
             raise InputError(None, where, "the scheduling order lists a CN twice")
         return self

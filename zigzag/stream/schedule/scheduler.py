@@ -69,6 +69,8 @@ class _Scheduler:
         self.mem_cores = [m.cores for m in hw.memories]
         self.mem_core_sets = [set(m.cores) for m in hw.memories]
         self.top = hw.top_memory.tolist()
+        if (hw.top_memory[list(hw.cores)] < 0).any():
+            raise InputError(None, "hardware", "every core needs a top memory for each of I1, I2 and O")
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
         self.cores = p.core.tolist()
         self.prio = np.zeros((p.nb_tensors, nm), dtype=np.int64)
@@ -81,12 +83,6 @@ class _Scheduler:
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
         self._prepare_needed()
-
-    def top_of(self, core: int, m: int) -> int:
-        idx = self.top[core][m] if 0 <= core < len(self.top) else -1
-        if idx < 0:
-            return self.hw.top(core, m)  # raises the error
-        return idx
 
     # ---------------------------------------------------------------- set-up
     def init_priorities(self) -> None:
@@ -126,7 +122,7 @@ class _Scheduler:
         for i in np.sort(first_seen).tolist():
             xi = int(x[i])
             if not self.mem.holds[self.off_mems, xi].any():
-                self.mem.add(self.top_of(self.offchip, int(m[i])), xi, 0, 0)
+                self.mem.add(self.top[self.offchip][int(m[i])], xi, 0, 0)
 
     def label(self, mem: int) -> str:
         return self.hw.memories[mem].label
@@ -140,11 +136,11 @@ class _Scheduler:
         came from off-chip); end is -1 if the tensor was already there.
         """
         mem = self.mem
-        recv = self.top_of(receiver, m)
+        recv = self.top[receiver][m]
         if mem.holds[recv, x]:
             return -1, 0, 0, 0, 0, False
         if sender is not None:
-            src = self.top_of(sender, self.own[x])
+            src = self.top[sender][self.own[x]]
             if not mem.holds[src, x]:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
             avail = float(mem.available_since[src, x])
@@ -174,7 +170,7 @@ class _Scheduler:
             kind = "offchip_to_core" if from_offchip else "core_to_core"
         self.transfers.append(Transfer(kind, self.cn_now, x, sender_core, receiver, m, start, end, link_e, mem_e))
         if not from_offchip and (not self.has_prio[x, src] or self.prio[x, src] == 0):
-            mem.remove(self.top_of(sender_core, self.own[x]), x, end)
+            mem.remove(self.top[sender_core][self.own[x]], x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
 
     def route_info(self, sender: int, receiver: int):
@@ -197,8 +193,8 @@ class _Scheduler:
             self.links.record(lk, "transfer", start, end, int(links[lk].bandwidth), (x,))
             link_e += duration * links[lk].unit_energy
         self.comm_end = max(self.comm_end, end)
-        s = self.hw.memories[self.top_of(sender, self.own[x])]
-        r = self.hw.memories[self.top_of(receiver, m)]
+        s = self.hw.memories[self.top[sender][self.own[x]]]
+        r = self.hw.memories[self.top[receiver][m]]
         size = self.size[x]
         mem_e = s.r_cost * math.ceil(size / s.r_bw) + r.w_cost * math.ceil(size / r.w_bw)
         return link_e, mem_e
@@ -206,8 +202,8 @@ class _Scheduler:
     def make_space_for(self, x: int, core: int, m: int, t: float, avoid: list[int]):
         """Evict (with write-back) from ``core``'s memory for ``m`` until ``x`` fits; (time, energies)."""
         mem = self.mem
-        inst = self.top_of(core, m)
-        t_fit = mem.earliest_fit(self.top_of(core, self.own[x]), x, t)
+        inst = self.top[core][m]
+        t_fit = mem.earliest_fit(self.top[core][self.own[x]], x, t)
         if mem.always_fits(inst, x):
             return t_fit, 0, 0
         cap = mem.capacity[inst]
@@ -247,16 +243,16 @@ class _Scheduler:
     def remove(self, x: int, core: int, m: int, t: float, write_back: bool, kind: str = "eviction_writeback"):
         """Remove ``x`` from ``core``'s memory for ``m`` at ``t``, first writing it to DRAM if asked."""
         cur, link_e, mem_e = t, 0, 0
-        if write_back and not self.mem.holds[self.top_of(self.offchip, m), x]:
+        if write_back and not self.mem.holds[self.top[self.offchip][m], x]:
             end, link_e, mem_e, _, _, _ = self.transfer(x, self.offchip, m, [], sender=core, kind=kind)
             cur = max(t, end)
-        self.mem.remove(self.top_of(core, m), x, t)
+        self.mem.remove(self.top[core][m], x, t)
         return cur, link_e, mem_e
 
     def remove_all(self, core: int, m: int, t: float, keep: list[int]):
         keep_set = set(keep)
         link_e = mem_e = 0
-        for y in self.mem.stored_at(self.top_of(core, m), t):
+        for y in self.mem.stored_at(self.top[core][m], t):
             if y not in keep_set:
                 t, le, me = self.remove(y, core, m, t, write_back=True)
                 link_e += le
@@ -320,7 +316,7 @@ class _Scheduler:
         self.init_priorities()
         self.init_offchip()
         for x, core, m in p.prefetch:
-            if not mem.holds[self.top_of(core, self.own[x]), x]:
+            if not mem.holds[self.top[core][self.own[x]], x]:
                 _, le, me, evl, evm, _ = self.transfer(x, core, m, [])
                 e["total_cn_offchip_link_energy"] += le
                 e["total_cn_offchip_memory_energy"] += me
@@ -437,7 +433,7 @@ class _Scheduler:
                     ends = ends[~np.isnan(ends)]
                     t_rm = float(ends.max()) if len(ends) else end
                 core = self.mem_cores[inst][0]
-                mem.remove(self.top_of(core, self.own[x]), x, t_rm)
+                mem.remove(self.top[core][self.own[x]], x, t_rm)
 
     def result(self) -> ScheduleResult:
         p = self.p
