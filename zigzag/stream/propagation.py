@@ -128,9 +128,13 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
     edges = []
     for path in paths:
         array, previous = index, producer.id
-        for node in path[1:-1]:
-            array = push_through(node, array, previous)
-            previous = node.id
+        try:
+            for node in path[1:-1]:
+                array = push_through(node, array, previous)
+                previous = node.id
+        except ShapeMismatch:
+            raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
+                             f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
         operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
         candidates = [operand] + [
             op for op in consumer.tiled.layer.input_operand_source if op != operand

@@ -314,8 +314,10 @@ class _Parser:
             batch["H"] = ia[1]
         outer = "".join(f"[{d.lower()}]" for d in batch)
         constant_w = len(preds) < 2
-        sources = {0: {"W": node_id, "I": node_id}, 1: {"W": node_id, "I": preds[0] if preds else node_id},
-                   2: {"W": preds[-1], "I": preds[0]}}[len(preds)]  # fmt: skip
+        if len(preds) == 2:
+            sources = {"W": preds[1], "I": preds[0]}
+        else:
+            sources = {"W": node_id, "I": preds[0] if preds else node_id}
         return self.make_layer(
             proto, node_id, proto.op_type, proto.op_type.lower(),
             equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if constant_w else outer}[c][k]",
