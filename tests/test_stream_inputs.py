@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -207,8 +208,13 @@ def test_ksplit_mapping_gives_groups_on_their_cores():
 
 
 def test_fused_single_stacks_follow_the_weight_capacity():
+    """Without stacks, fused mode fuses until the weights fill the cores (counts from the reference)."""
+    oracle = json.loads((Path(__file__).parent / "data/stream/fused_single_resnet18_counts.json").read_text())
     graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "fused", cwd=str(REF))
+    assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     assert graph.stacks[0] == tuple(range(41)) and graph.stacks[1:] == ((41,), (42,), (43,), (44,), (45,), (46,), (48,))
+    assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
+        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])  # fmt: skip
 
 
 # ----- the seed's options --------------------------------------------------------------------------
