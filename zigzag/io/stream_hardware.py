@@ -38,7 +38,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
-from zigzag.io.stream_mesh import mesh_connections
+from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
 from zigzag.io.validation import Field, _check, _describe, _expect_top, _Invalid, _unknown_field, validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 
@@ -91,18 +91,16 @@ class _Reader:
             offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
             offchip = self._core(offchip_file, "offchip_core", len(cores), offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
-        connections = []
+        wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
-            group = {core: g[0] for g in reversed(sharing) for core in g}
             mesh = self.mesh
-            connections = mesh_connections(mesh["rows"], mesh["cols"], bandwidth, energy, pooling, simd, group)
+            add_mesh(wiring, list(range(mesh["rows"] * mesh["cols"])), mesh["rows"], mesh["cols"], bandwidth, energy,
+                     pooling, simd)
         elif "core_connectivity" not in data:
             _missing("core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []")
-        connections += _connectivity(data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
+        _connectivity(wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
         _check_shared_memories(sharing, cores)
-        return {"name": name, "bandwidth": bandwidth, "unit_energy_cost": energy, "cores": cores,
-                "offchip_core": offchip, "connections": connections,
-                "core_memory_sharing": [list(g) for g in sharing]}
+        return _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
 
     def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
         """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
@@ -124,7 +122,8 @@ class _Reader:
             _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
         cores = data["cores"]
         if not isinstance(cores, dict) or not cores:
-            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {_describe(cores)}; "
+            got = "nothing" if cores == {} else _describe(cores)
+            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {got}; "
                            "write indented '0: core_file.yaml' lines")
         for key, value in cores.items():
             if isinstance(key, bool) or not isinstance(key, int) or key < 0:
@@ -145,7 +144,11 @@ class _Reader:
                            "folders); fix the name or give a path relative to this file's folder")
         key = (path.resolve(), offchip)
         if key not in self.loaded:
-            self.loaded[key] = _load_core(path, offchip)
+            try:
+                self.loaded[key] = _load_core(path, offchip)
+            except InputError as error:
+                raise InputError(error.file, error.where, f"{error.message} (core file of {where} in {self.path})") \
+                    from None
         return dict(self.loaded[key], file=str(path))
 
 
@@ -193,11 +196,15 @@ def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
     """A core file validated and normalised (either memory format), with its 3.8.0 port widths."""
     file = str(path)
     data, widths = upgrade_accelerator(load_yaml(path), file)
-    sizes = data.get("operational_array", {}).get("sizes") if isinstance(data, dict) else None
-    if offchip and isinstance(sizes, list) and 0 in sizes:
-        # An off-chip core computes nothing: its array may have zero-size dimensions.
-        data = dict(data, operational_array=dict(data["operational_array"], sizes=[s or 1 for s in sizes]))
-        document = validate_accelerator(data, file)
+    array = data.get("operational_array") if isinstance(data, dict) else None
+    if offchip and isinstance(array, dict):
+        # The off-chip core computes nothing: only its array's dimensions matter (its memories serve
+        # them); zero sizes, zero precisions and missing MAC figures are accepted.
+        sizes = array.get("sizes")
+        plain = isinstance(sizes, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in sizes)
+        stand_in = {"dimensions": array.get("dimensions"), "unit_energy": 0, "unit_area": 0,
+                    "sizes": [max(v, 1) for v in sizes] if plain else sizes}
+        document = validate_accelerator(dict(data, operational_array=stand_in), file)
         document["operational_array"]["sizes"] = list(sizes)
     else:
         document = validate_accelerator(data, file)
@@ -218,8 +225,9 @@ def _check_dataflows(document: dict, file: str) -> None:
                              f"(it has {', '.join(dims)}); remove it or rename it")
 
 
-def _missing(key: str, what: str):
-    raise _Invalid(key, f"required field '{key}' is missing; add {key}: <{what}>")
+def _missing(where: str, what: str):
+    key = where.rsplit(".", 1)[-1]
+    raise _Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
 
 
 def _bandwidth(value: Any, where: str) -> float:
@@ -252,19 +260,25 @@ def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
         raise _Invalid(where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'")
     for core in ids:
         if core >= count:
-            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}; the off-chip core "
-                           f"is joined to every core automatically); use an existing id")
+            note = "; the off-chip core is joined to every core automatically" if kind != "memory-sharing group" else ""
+            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id")
     if len(set(ids)) != len(ids):
         raise _Invalid(where, f"names a core twice ({entry}); list each core once")
     return ids
 
 
-def _connectivity(entries: Any, count: int, bandwidth: float, energy: float,
-                  sharing: list[tuple[int, ...]]) -> list[dict]:
+def _document(name: str, bandwidth: float, energy: float, cores: list[dict], offchip: dict | None,
+              wiring: Wiring, sharing: list[tuple[int, ...]]) -> dict[str, Any]:
+    return {"name": name, "bandwidth": bandwidth, "unit_energy_cost": energy, "cores": cores,
+            "offchip_core": offchip, "links": wiring.links, "edges": wiring.edges,
+            "core_memory_sharing": [list(g) for g in sharing]}
+
+
+def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, energy: float,
+                  sharing: list[tuple[int, ...]]) -> None:
     if not isinstance(entries, list):
         raise _Invalid("core_connectivity", f"must be a list, got {_describe(entries)}; "
                        "write one '- a, b' line per linked pair, or []")
-    out: list[dict] = []
     for i, entry in enumerate(entries):
         where = f"core_connectivity[{i}]"
         kind, width, cost = "link", bandwidth, energy
@@ -290,13 +304,9 @@ def _connectivity(entries: Any, count: int, bandwidth: float, energy: float,
                 raise _Invalid(where, f"links cores {both[0]} and {both[1]}, which share memory "
                                "(core_memory_sharing); remove this link: shared memory needs none")
         if kind == "bus":
-            out.append({"type": "bus", "cores": ids, "bandwidth": width, "unit_energy_cost": cost})
+            wiring.bus(ids, width, cost)
         else:
-            a, b = ids
-            for sender, receiver in ((a, b), (b, a)):
-                out.append({"type": "link", "sender": sender, "receiver": receiver, "bandwidth": width,
-                            "unit_energy_cost": cost})
-    return out
+            wiring.pair(*ids, width, cost)
 
 
 def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import LegacyPorts
+from zigzag.io.stream_links import ANY
 
-#: The sender or receiver of a link shared by several cores.
-ANY = "Any"
+__all__ = ["ANY", "Core", "Link", "MultiCoreAccelerator", "TopMemory", "load_multicore_accelerator"]
 
 
 @dataclass(frozen=True)
@@ -151,26 +152,51 @@ class MultiCoreAccelerator:
 
     def route(self, sender: int, receiver: int) -> tuple[Link, ...]:
         """The links a transfer from `sender` to `receiver` crosses (empty for the same core)."""
-        return self.routes[(sender, receiver)]
+        path = self.path(sender, receiver)
+        return tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
+
+    def path(self, sender: int, receiver: int) -> tuple[int, ...]:
+        """The cores a transfer visits, both ends included (networkx's unweighted shortest path)."""
+        key = (sender, receiver)
+        if key not in self._paths:
+            import networkx as nx
+
+            try:
+                self._paths[key] = tuple(nx.shortest_path(self.graph, sender, receiver))
+            except (nx.NetworkXNoPath, nx.NodeNotFound):
+                raise LookupError(f"no route from core {sender} to core {receiver} in {self.name}") from None
+        return self._paths[key]
 
     @cached_property
-    def routes(self) -> dict[tuple[int, int], tuple[Link, ...]]:
-        """Route of every ordered pair of cores in the graph."""
-        import networkx as nx
+    def _paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        return {}
 
-        table: dict[tuple[int, int], tuple[Link, ...]] = {}
-        nodes = list(self.graph.nodes)
-        for s in nodes:
-            for t in nodes:
-                if s == t:
-                    table[(s, t)] = ()
-                    continue
+    @property
+    def paths(self) -> dict[tuple[int, int], tuple[int, ...]]:
+        """The path of every connected ordered pair of cores in the graph."""
+        table = {}
+        for s in self.graph.nodes:
+            for t in self.graph.nodes:
                 try:
-                    path = nx.shortest_path(self.graph, s, t)
-                except nx.NetworkXNoPath:
-                    continue
-                table[(s, t)] = tuple(self.graph.edges[a, b]["link"] for a, b in zip(path, path[1:]))
+                    table[(s, t)] = self.path(s, t)
+                except LookupError:
+                    pass
         return table
+
+    @property
+    def routes(self) -> dict[tuple[int, int], tuple[Link, ...]]:
+        """The links of every path (empty from a core to itself)."""
+        return {pair: self.route(*pair) for pair in self.paths}
+
+    def require_dataflows(self, core_ids, file: str, where: str) -> None:
+        """Raise a one-line `InputError` about `file`/`where` (a mapping entry that gives no spatial
+        mapping) if one of `core_ids` has no `dataflows` to take its spatial mapping from."""
+        for core_id in core_ids:
+            core = self.cores[core_id]
+            if core.dataflows is None:
+                raise InputError(file, where, f"core {core_id} ({core.file}) has no dataflows, so its spatial "
+                                 "mapping must come from here; add spatial_mapping to this entry or dataflows "
+                                 "to the core file")
 
     def top_memories(self, core_id: int) -> tuple[TopMemory, ...]:
         return self.cores[core_id].top_memories

@@ -1,4 +1,4 @@
-"""Building a :class:`MultiCoreAccelerator` from its normalised document, and the 2-D mesh shorthand.
+"""Building a :class:`MultiCoreAccelerator` from its normalised document.
 
 The normalised document (made and validated by `zigzag.io.stream_hardware`; plain data, JSON-able)::
 
@@ -6,21 +6,21 @@ The normalised document (made and validated by `zigzag.io.stream_hardware`; plai
      "cores": [{"file": ".../tpu_like.yaml", "accelerator": {<normalised core>},
                 "memory_ports": {"sram_2MB": {"r_bw": 2048, ...}}}, ...],   # core id = position
      "offchip_core": {<same>} or None,                                     # gets id len(cores)
-     "connections": [{"type": "link", "sender": 0, "receiver": 1, "bandwidth": 32,
-                      "unit_energy_cost": 0}, {"type": "bus", "cores": [0, 1, 2], ...}, ...],
+     "links": [{"sender": 0, "receiver": 1, "bandwidth": 32, "unit_energy_cost": 0,
+                "bidirectional": False}, ...],                             # "Any" for a bus end
+     "edges": [[0, 1, <link index>], ...],
      "core_memory_sharing": [[0, 1], ...]}
 
-`connections` are directed links and buses in the order their graph edges are made. A later edge
-between the same two cores replaces the earlier one's link and keeps its place (as in a networkx
-graph): that is how a per-link override works. Off-chip edges come last: one link shared by all
-cores in both directions when the DRAM (the off-chip core's first memory holding `O`) has a single
-port, with the DRAM's write width; otherwise a shared write link (`Any -> DRAM`, write width) and a
-shared read link (`DRAM -> Any`, read width).
+`edges` are directed core-to-core graph edges in the order they were made. A later edge between
+the same two cores replaces the earlier one's link and keeps its place (as in a networkx graph):
+that is how a per-link override works. Off-chip edges come last: one link shared by all cores in
+both directions when the DRAM (the off-chip core's first memory holding `O`) has a single port,
+with the DRAM's write width; otherwise a shared write link (`Any -> DRAM`, write width) and a
+shared read link (`DRAM -> Any`, read width). Links no edge uses any more are dropped.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +39,11 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
     if document.get("offchip_core"):
         offchip_id = len(cores)
         cores.append(_core(offchip_id, document["offchip_core"], offchip_id, offchip=True))
-    made: list[tuple[Any, ...]] = []  # (sender, receiver, bandwidth, energy, bidirectional)
+    made = [(link["sender"], link["receiver"], link["bandwidth"], link["unit_energy_cost"], link["bidirectional"])
+            for link in document["links"]]
     edges: dict[tuple[int, int], int] = {}
-    for connection in document["connections"]:
-        made.append(_link_fields(connection))
-        if connection["type"] == "bus":
-            for a, b in combinations(connection["cores"], 2):
-                edges[(a, b)] = edges[(b, a)] = len(made) - 1
-        else:
-            edges[(connection["sender"], connection["receiver"])] = len(made) - 1
+    for sender, receiver, index in document["edges"]:
+        edges[(sender, receiver)] = index
     if offchip_id is not None:
         _connect_offchip(cores, offchip_id, document.get("unit_energy_cost", 0), made, edges)
     links, edge_list = _number_links(made, edges)
@@ -64,13 +60,6 @@ def _core(core_id: int, spec: dict, memory_group: int, offchip: bool = False) ->
              for m in accelerator.memories}
     return Core(id=core_id, accelerator=accelerator, file=spec.get("file", ""), memory_group=memory_group,
                 is_offchip=offchip, memory_ports=ports)
-
-
-def _link_fields(connection: dict) -> tuple:
-    if connection["type"] == "bus":
-        return (ANY, ANY, connection["bandwidth"], connection["unit_energy_cost"], True)
-    return (connection["sender"], connection["receiver"], connection["bandwidth"],
-            connection["unit_energy_cost"], False)
 
 
 def _connect_offchip(cores: list[Core], offchip_id: int, energy: float, made: list, edges: dict) -> None:
