@@ -45,9 +45,9 @@ def ours(repeat: int) -> None:
         graph = build_cn_graph(workload, "fused", stacks, weight_capacity=facts.total_weight_capacity)
         times.append(time.perf_counter() - begin)
     print(f"ResNet-18 fused (stacks {STACKS}): {len(graph)} CNs, {graph.nb_edges} edges "
-          f"({graph.nb_intra_layer_edges} intra-layer)")  # fmt: skip
+          f"({graph.nb_intra_layer_edges} intra-layer)")
     print(f"  ours: parse hardware+mapping+ONNX {parse:.3f} s; build CN graph best {min(times):.3f} s, "
-          f"median {sorted(times)[len(times) // 2]:.3f} s over {repeat} runs")  # fmt: skip
+          f"median {sorted(times)[len(times) // 2]:.3f} s over {repeat} runs")
 
 
 def reference(venv: Path, source: Path) -> None:
@@ -61,11 +61,11 @@ def reference(venv: Path, source: Path) -> None:
              "--accelerator", HARDWARE, "--workload", WORKLOAD, "--mapping", MAPPING, "--mode", "fused",
              "--layer-stacks", STACKS, "--output", str(out), "--summary-only"],
             cwd=work, env=os.environ | {"PYTHONPATH": str(source)}, check=True, capture_output=True,
-        )  # fmt: skip
+        )
         wall = time.perf_counter() - begin
         data = json.loads(out.read_text())
     print(f"  reference Stream: {data['nb_cns']} CNs, {data['nb_edges']} edges; stages up to the CN graph "
-          f"{data['build_seconds']:.1f} s (subprocess wall time {wall:.1f} s)")  # fmt: skip
+          f"{data['build_seconds']:.1f} s (subprocess wall time {wall:.1f} s)")
 
 
 def main() -> None:

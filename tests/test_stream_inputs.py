@@ -80,7 +80,7 @@ def test_mapping_semantics():
         {"name": "Conv", "core_allocation": [0, 1], "inter_core_tiling": ["K, 2"]},
         {"name": "Conv", "core_allocation": [2, 3], "inter_core_tiling": ["K, 2"]},  # later entry wins
         {"name": "/x/Relu", "core_allocation": [[0, 1], [2]], "intra_core_tiling": ["K", 4]},
-    ])  # fmt: skip
+    ])
     conv = mapping.entry_for("/c/Conv", "Conv")
     assert conv.core_allocation == (2, 3) and conv.intra_core_tiling == (("OY", "all"),)
     assert mapping.entry_for("/y/Relu", "Relu").name == "default"
@@ -105,7 +105,7 @@ def tiny_model(tmp_path, op="Relu", shape=(1, 4, 8, 8), known_shape=True, **attr
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))
     node = helper.make_node(op, ["x"], ["y"], name=f"/{op.lower()}", **attrs)
     graph = helper.make_graph([node], "g", [x], [y] if known_shape else [helper.make_tensor_value_info(
-        "y", TensorProto.FLOAT, None)])  # fmt: skip
+        "y", TensorProto.FLOAT, None)])
     path = tmp_path / f"{op}_{len(list(tmp_path.iterdir()))}.onnx"
     onnx.save(helper.make_model(graph), path)
     return path
@@ -129,7 +129,7 @@ def test_softmax_becomes_four_layers(tmp_path):
     weight = helper.make_tensor("w", TensorProto.FLOAT, [8, 16], [0.0] * 128)
     nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="/mm"), helper.make_node("Softmax", ["y"], ["z"], name="/sm")]
     graph = helper.make_graph(nodes, "g", [x], [z], initializer=[weight], value_info=[helper.make_tensor_value_info(
-        "y", TensorProto.FLOAT, [1, 4, 16])])  # fmt: skip
+        "y", TensorProto.FLOAT, [1, 4, 16])])
     onnx.save(helper.make_model(graph), tmp_path / "sm.onnx")
     workload = read_stream_workload(tmp_path / "sm.onnx", parse_stream_mapping([{"name": "default"}]))
     assert [n.type for n in workload.layers] == ["matmul", "max", "exp", "sum", "div"]
@@ -214,7 +214,7 @@ def test_fused_single_stacks_follow_the_weight_capacity():
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     assert graph.stacks[0] == tuple(range(41)) and graph.stacks[1:] == ((41,), (42,), (43,), (44,), (45,), (46,), (48,))
     assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
-        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])  # fmt: skip
+        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])
 
 
 # ----- the seed's options --------------------------------------------------------------------------
@@ -237,14 +237,14 @@ def test_seed_mode_2_inner_loops_are_the_complement():
 
 def test_seed_mode_3_hint_loops_per_layer_range():
     seeded = small_graph(seed=SeedTiling(cn_define_mode=3, hint_loops=[[("OY", "all")], [("OY", 2)]],
-                                         layer_cutoffs=[0, 2]))  # fmt: skip
+                                         layer_cutoffs=[0, 2]))
     assert np.bincount(seeded.layer).tolist() == [8, 2, 2]
 
 
 def test_seed_mode_4_splits_weights_that_do_not_fit():
     """conv1's 36 864 weight bits in half of a 32 768-bit memory -> K split 3 -> 4 (a divisor of 32)."""
     seed = SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5,
-                      weight_capacities={0: 32768, 1: 32768})  # fmt: skip
+                      weight_capacities={0: 32768, 1: 32768})
     _, workload, _ = load_cn_graph_inputs(*SMALL, cwd=str(REF))
     layer = workload.nodes[1]
     assert seed.k_split_factor(layer) == 1  # a single candidate core is never split (as the seed)
@@ -287,7 +287,7 @@ def test_automatic_layer_splitting_by_weight_capacity():
 def test_cli_writes_graph_table_and_picture(tmp_path, capsys):
     code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
                  str(SMALL[2]), "--mode", "fused", "--layer-stacks", "0-2", "--output", str(tmp_path),
-                 "--cwd", str(REF)])  # fmt: skip
+                 "--cwd", str(REF)])
     assert code == 0
     assert "24 CNs in 3 layers, 51 edges (21 intra-layer)" in capsys.readouterr().out
     table = (tmp_path / "cn_graph.csv").read_text().splitlines()
@@ -297,10 +297,10 @@ def test_cli_writes_graph_table_and_picture(tmp_path, capsys):
 
 def test_cli_bad_input_is_one_line(tmp_path, capsys):
     code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-                 str(SMALL[2]), "--mode", "fused", "--layer-stacks", "2-0", "--output", str(tmp_path)])  # fmt: skip
+                 str(SMALL[2]), "--mode", "fused", "--layer-stacks", "2-0", "--output", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "runs backwards" in err
     code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-                 str(SMALL[2]), "--mode", "lbl", "--seed-options", "{bad", "--output", str(tmp_path)])  # fmt: skip
+                 str(SMALL[2]), "--mode", "lbl", "--seed-options", "{bad", "--output", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--seed-options" in err

@@ -24,7 +24,7 @@ def build(case: dict) -> CNGraph:
     inputs, options = case["inputs"], case["options"]
     stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
     return cn_graph_from_files(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"],
-                               options["mode"], stacks, cwd=str(REF))  # fmt: skip
+                               options["mode"], stacks, cwd=str(REF))
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
@@ -91,9 +91,9 @@ def test_fused_resnet18_equals_the_reference():
     oracle = json.loads(gzip.decompress(FUSED_ORACLE.read_bytes()))
     inputs = oracle["inputs"]
     graph = cn_graph_from_files(REF / inputs["accelerator"], REF / inputs["workload"], REF / inputs["mapping"],
-                                "fused", parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))  # fmt: skip
+                                "fused", parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))
     assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
-        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])  # fmt: skip
+        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     for layer, sub, ranges, group, core, sizes, final, produced, preds in oracle["cns"]:
         i = graph.index(layer, sub)
@@ -103,7 +103,7 @@ def test_fused_resnet18_equals_the_reference():
             core = mine["core"]
         assert mine == {"loop_ranges": ranges, "group": group, "core": core, "operand_sizes_bits": sizes,
                         "produces_final_output": final, "data_produced_unique": produced,
-                        "nb_real_predecessors": preds}, (layer, sub)  # fmt: skip
+                        "nb_real_predecessors": preds}, (layer, sub)
     reference = {((a, b), (c, d)): (op, bits) for a, b, c, d, op, bits in oracle["edges"]}
     assert edge_dict(graph) == reference
 

@@ -125,7 +125,7 @@ class CNGraph:
         "layer", "sub_id", "group", "core", "produces_final_output", "data_produced_unique",
         "nb_real_predecessors", "node_order", "start", "stop", "tensor_bits", "tensor_id", "tensor_layer",
         "tensor_operand", "tensor_size", "tensor_base_priority", "edge_src", "edge_dst", "edge_bits", "edge_operand",
-    )  # fmt: skip
+    )
 
     def __len__(self) -> int:
         return len(self.layer)
@@ -166,7 +166,7 @@ class CNGraph:
         graph = nx.DiGraph()
         graph.add_nodes_from(np.argsort(self.node_order).tolist())
         for s, d, b, o in zip(self.edge_src.tolist(), self.edge_dst.tolist(), self.edge_bits.tolist(),
-                              self.edge_operand.tolist()):  # fmt: skip
+                              self.edge_operand.tolist()):
             graph.add_edge(s, d, bits=b, operand=None if o == INTRA else OPERANDS[o])
         return graph
 
@@ -183,7 +183,7 @@ def build_cn_graph(
 ) -> CNGraph:
     """Stacks -> tiling -> CNs -> edges (spec §4–§5) for a parsed workload."""
     final_stacks = layer_stacks(workload, mode, stacks, stack_cutoff=stack_cutoff, stack_cutoffs=stack_cutoffs,
-                                weight_capacity=weight_capacity)  # fmt: skip
+                                weight_capacity=weight_capacity)
     stack_of = {}
     for index, stack in enumerate(final_stacks):
         for layer_id in stack:
@@ -212,7 +212,7 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
     layer_offset = np.zeros(max(ids, default=0) + 1, dtype=np.int64)
     layer_offset[ids] = [offset[i] for i in ids]
     table = np.stack([layer_offset[edges[:, 0]] + edges[:, 1], layer_offset[edges[:, 2]] + edges[:, 3],
-                      edges[:, 5], edges[:, 4]], axis=1)  # fmt: skip
+                      edges[:, 5], edges[:, 4]], axis=1)
     src_all, dst_all = table[:, 0], table[:, 1]
     layer_all = np.concatenate([np.full(cns[i].count, i) for i in ids]) if ids else np.zeros(0, np.int64)
     inter = table[:, 3] != INTRA
@@ -341,4 +341,4 @@ def load_cn_graph(path: str | Path) -> CNGraph:
         raise InputError(path, "meta.format", f"unknown format {meta.get('format')!r}; expected {FORMAT}")
     layers = {int(d["id"]): LayerInfo.from_dict(d) for d in meta["layers"]}
     return CNGraph(dims=tuple(meta["dims"]), layers=layers, stacks=tuple(tuple(s) for s in meta["stacks"]),
-                   mode=meta["mode"], **arrays)  # fmt: skip
+                   mode=meta["mode"], **arrays)

@@ -84,8 +84,8 @@ def cn_graph_from_files(
 ) -> CNGraph:
     """The CN graph of ``workload`` on ``accelerator`` under ``mapping`` in ``mode`` (lbl / fused)."""
     _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd, layer_splits=layer_splits,
-                                            split_W_fraction=split_W_fraction)  # fmt: skip
+                                            split_W_fraction=split_W_fraction)
     if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
         seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
-                          facts.weight_capacities)  # fmt: skip
+                          facts.weight_capacities)
     return build_cn_graph(parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity)

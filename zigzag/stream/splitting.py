@@ -83,7 +83,7 @@ def _split_node(graph, node, n: int, shapes, initializers, file) -> list:
         piece.attribute.extend(node.attribute)
         nodes.append(piece)
     concat = helper.make_node("Concat", [p.output[0] for p in nodes], [out], name=f"{node.name}_split_concat",
-                              axis=channel_axis)  # fmt: skip
+                              axis=channel_axis)
     return nodes + [concat]
 
 
