@@ -207,6 +207,17 @@ def test_ksplit_mapping_gives_groups_on_their_cores():
     assert graph.nb_real_predecessors[np.flatnonzero(graph.layer == 2)].tolist() == [2]
 
 
+def test_per_group_core_tuples(tmp_path):
+    (tmp_path / "g.yaml").write_text(
+        "- name: default\n  core_allocation: [0]\n  core_allocation_is_fixed: true\n"
+        "- name: /conv1/Conv\n  core_allocation: [[1, 0], [0, 1]]\n  core_allocation_is_fixed: true\n"
+        "  inter_core_tiling: ['K, 2']\n"
+    )
+    graph = cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "g.yaml", "lbl", cwd=str(REF))
+    rows = np.flatnonzero(graph.layer == 1)
+    assert graph.core[rows].tolist() == [1, 0] and graph.layers[1].core_allocation == (1, 0)
+
+
 def test_fused_single_stacks_follow_the_weight_capacity():
     """Without stacks, fused mode fuses until the weights fill the cores (counts from the reference)."""
     oracle = json.loads((Path(__file__).parent / "data/stream/fused_single_resnet18_counts.json").read_text())
@@ -293,6 +304,15 @@ def test_cli_writes_graph_table_and_picture(tmp_path, capsys):
     table = (tmp_path / "cn_graph.csv").read_text().splitlines()
     assert len(table) == 25 and table[1].startswith("0,0,/conv0/Conv,conv,0,0,0,B=0:1 K=0:16")
     assert (tmp_path / "cn_graph.png").stat().st_size > 1000 and (tmp_path / "cn_graph.npz").exists()
+
+
+def test_cli_layer_splits(tmp_path, capsys):
+    args = ["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
+            str(SMALL[2]), "--mode", "lbl", "--output", str(tmp_path), "--cwd", str(REF), "--no-picture"]
+    assert main(args + ["--split-layers", "/conv1/Conv=2"]) == 0
+    assert "4 CNs in 4 layers" in capsys.readouterr().out
+    assert main(args + ["--split-layers", "/conv1/Conv"]) == 2
+    assert "--split-layers" in capsys.readouterr().err
 
 
 def test_cli_bad_input_is_one_line(tmp_path, capsys):

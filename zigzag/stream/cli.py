@@ -41,6 +41,11 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     nodes.add_argument("--seed-options", default=None,
                        help="JSON of the seed's CN options, e.g. '{\"cn_define_mode\": 1, \"hint_loops\": "
                             "[[\"OY\", \"all\"]]}' (also layer_cutoffs, split_W_percentage)")
+    nodes.add_argument("--split-layers", default=None,
+                       help="split Conv/Gemm layers along output channels first: 'NODE_NAME=N,...'")
+    nodes.add_argument("--split-W-fraction", type=float, default=None,
+                       help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
+                            "(0.5 = double-buffered)")
     nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
     nodes.set_defaults(func=cmd_nodes)
 
@@ -60,6 +65,18 @@ def _seed(text: str | None):
     return SeedTiling(**options)
 
 
+def _splits(text: str | None) -> dict[str, int] | None:
+    if not text:
+        return None
+    splits = {}
+    for item in text.split(","):
+        name, _, factor = item.rpartition("=")
+        if not name or not factor.strip().isdigit() or int(factor) < 1:
+            raise InputError(None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)")
+        splits[name.strip()] = int(factor)
+    return splits
+
+
 def cmd_nodes(args: argparse.Namespace) -> int:
     from zigzag.stream.cn_graph import save_cn_graph
     from zigzag.stream.export import cn_table, draw_cn_graph
@@ -69,7 +86,8 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
     begin = time.perf_counter()
     graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                                seed=_seed(args.seed_options), cwd=args.cwd)
+                                seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),
+                                split_W_fraction=args.split_W_fraction)
     seconds = time.perf_counter() - begin
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,10 @@ Indexing: CN ``i`` (``0 <= i < len(graph)``) is sorted by ``(layer, sub id)``; e
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
@@ -138,12 +141,13 @@ class CNGraph:
     def nb_intra_layer_edges(self) -> int:
         return int(np.count_nonzero(self.edge_operand == INTRA))
 
+    @cached_property
+    def _index(self) -> dict[tuple[int, int], int]:
+        return {(a, b): i for i, (a, b) in enumerate(zip(self.layer.tolist(), self.sub_id.tolist()))}
+
     def index(self, layer: int, sub_id: int) -> int:
         """CN index of ``(layer, sub id)``; KeyError if that CN is not in the graph."""
-        hits = np.flatnonzero((self.layer == layer) & (self.sub_id == sub_id))
-        if not len(hits):
-            raise KeyError((layer, sub_id))
-        return int(hits[0])
+        return self._index[(layer, sub_id)]
 
     def loop_ranges(self, i: int) -> dict[str, tuple[int, int]]:
         """``{dim: (start, stop)}`` of CN ``i`` over its layer's dims."""
@@ -316,7 +320,7 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
 
 
 def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
-    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string)."""
+    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string), atomically."""
     meta = {
         "format": FORMAT,
         "dims": list(graph.dims),
@@ -325,8 +329,16 @@ def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
         "layers": [info.to_dict() for info in graph.layers.values()],
     }
     arrays = {name: getattr(graph, name) for name in CNGraph.ARRAYS}
-    with open(path, "wb") as fh:
-        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def load_cn_graph(path: str | Path) -> CNGraph:
