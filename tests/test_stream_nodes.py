@@ -146,3 +146,19 @@ def test_node_order_is_streams_insertion_order():
     order = np.argsort(graph.node_order)
     first = [(int(graph.layer[i]), int(graph.sub_id[i])) for i in order[:10]]
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_ksplit_mapping_equals_the_reference(mode):
+    """mapping_ksplit.yaml (conv1 split K/2 over cores [1, 0]): reference dumps made for this project."""
+    oracle = json.loads((FUSED_ORACLE.parent / f"ksplit_{mode}_cn_graph.json").read_text())
+    inputs = oracle["inputs"]
+    graph = cn_graph_from_files(REF / inputs["accelerator"], REF / inputs["workload"], REF / inputs["mapping"],
+                                mode, parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))
+    assert (len(graph), graph.nb_edges) == (oracle["nb_cns"], oracle["nb_edges"])
+    assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
+    for cn in oracle["cns"]:
+        mine = cn_fields(graph, graph.index(*cn["id"]))
+        assert mine == {k: cn[k] for k in mine}, cn["id"]
+    reference = {(tuple(e["src"]), tuple(e["dst"])): (e["operand"], e["bits"]) for e in oracle["edges"]}
+    assert edge_dict(graph) == reference
