@@ -148,13 +148,15 @@ def test_node_order_is_streams_insertion_order():
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]
 
 
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
-def test_ksplit_mapping_equals_the_reference(mode):
-    """mapping_ksplit.yaml (conv1 split K/2 over cores [1, 0]): reference dumps made for this project."""
-    oracle = json.loads((FUSED_ORACLE.parent / f"ksplit_{mode}_cn_graph.json").read_text())
-    inputs = oracle["inputs"]
-    graph = cn_graph_from_files(REF / inputs["accelerator"], REF / inputs["workload"], REF / inputs["mapping"],
-                                mode, parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))
+@pytest.mark.parametrize("oracle", ["ksplit_lbl", "ksplit_fused", "mixed_lbl", "mixed_fused"])
+def test_more_cases_equal_the_reference(oracle):
+    """Reference dumps made for this project: K split over two cores (mapping_ksplit.yaml), and a
+    network with a depthwise conv, pooling, a two-input Add, Reshape + Transpose and a MatMul."""
+    data = Path(__file__).parent / "data"
+    oracle = json.loads((data / "stream" / f"{oracle}_cn_graph.json").read_text())
+    inputs = {k: data / v for k, v in oracle["repo_inputs"].items()}
+    graph = cn_graph_from_files(inputs["accelerator"], inputs["workload"], inputs["mapping"], oracle["inputs"]["mode"],
+                                parse_layer_stacks(oracle["inputs"]["layer_stacks"]), cwd=str(REF))
     assert (len(graph), graph.nb_edges) == (oracle["nb_cns"], oracle["nb_edges"])
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     for cn in oracle["cns"]:
