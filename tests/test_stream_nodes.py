@@ -76,6 +76,17 @@ def test_every_edge(case):
     assert edge_dict(graph) == reference
 
 
+def test_unique_nodes_and_cost_node_of_every_cn(case):
+    expected, dump, graph = case
+    cost_node = graph.cost_node()
+    for cn in dump["cns"]:
+        j = cost_node[graph.index(*cn["id"])]
+        assert [int(graph.layer[j]), int(graph.sub_id[j])] == cn["lut_node"], cn["id"]
+    lut_nodes = {tuple(entry["node"]) for entry in dump["cost_lut"]}
+    unique = {(int(graph.layer[i]), int(graph.sub_id[i])) for i in graph.unique_nodes()}
+    assert unique == lut_nodes
+
+
 def test_layer_tilings_and_stacks(case):
     _, dump, graph = case
     for layer in dump["layers"]:

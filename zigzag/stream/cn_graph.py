@@ -165,6 +165,26 @@ class CNGraph:
         spec = self.layers[layer].cn_layer_spec
         return build_layer(spec, [CoreMappingEntry.from_dict(spec["mapping"])])
 
+    def unique_nodes(self) -> np.ndarray:
+        """CN indices of the distinct CNs, in node order (spec §6.1): the first CN of each
+        (layer, group, ``nb_real_predecessors``) class; all other CNs of a class cost the same."""
+        order = np.argsort(self.node_order, kind="stable")
+        keys = np.stack([self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1)
+        _, first = np.unique(keys, axis=0, return_index=True)
+        return order[np.sort(first)]
+
+    def cost_node(self) -> np.ndarray:
+        """Per CN, the unique node whose cost it uses: the first one of its layer with the same
+        ``nb_real_predecessors``, whatever its group (spec §6.2, Stream's ``equal_node``)."""
+        unique = self.unique_nodes()
+        result = np.full(len(self), -1, dtype=np.int64)
+        lookup: dict[tuple[int, int], int] = {}
+        for i in unique.tolist():
+            lookup.setdefault((int(self.layer[i]), int(self.nb_real_predecessors[i])), i)
+        for i, key in enumerate(zip(self.layer.tolist(), self.nb_real_predecessors.tolist())):
+            result[i] = lookup[key]
+        return result
+
     def to_networkx(self) -> nx.DiGraph:
         """A DiGraph on CN indices in Stream's node order, edges with ``bits`` and ``operand``."""
         graph = nx.DiGraph()
