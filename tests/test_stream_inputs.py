@@ -191,7 +191,7 @@ def test_wildcard_intra_tiling_and_too_few_fixed_cores(tmp_path):
     )
     with pytest.raises(InputError) as exc:
         cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "k.yaml", "lbl", cwd=str(REF))
-    assert "list one core per group" in one_line(exc)
+    assert "list one core (or one tuple of cores) per group" in one_line(exc)
 
 
 def test_ksplit_mapping_gives_groups_on_their_cores():
