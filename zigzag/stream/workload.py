@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
-from onnx import ModelProto, helper
+from onnx import ModelProto, helper, numpy_helper
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import _load, _precisions, _shape_table  # shared loading and shape rules
@@ -31,7 +31,9 @@ FUSION_DIM = {
 SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
 POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
 SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
-PROPAGATION_OPS = {"Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat"}
+PROPAGATION_OPS = {
+    "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +83,8 @@ class PropagationNode:
     """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
 
     ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
-    ``concat`` (``axis``, ``shapes`` of all inputs, ``sources`` per input) or ``dummy``.
+    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
+    = producer id per input or None for a constant) or ``dummy``.
     """
 
     id: int
@@ -386,6 +389,9 @@ class _Parser:
             inputs = [self.producer.get(t) for t in proto.input]
             return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
                                    {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs})
+        if kind == "gather":
+            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
+                                   {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
         if len(preds) != 1:
             raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have exactly one")
         if kind == "flatten":
@@ -395,6 +401,18 @@ class _Parser:
         else:
             extra = {"perm": list(attrs["perm"]) if "perm" in attrs else None}
         return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds), extra)
+
+    def gather_indices(self, proto) -> list[int] | int:
+        """Indices of a Gather, read as Stream does: from a Constant node's 1-D value; 0 otherwise
+        (a scalar constant, an initializer or a computed index all read as 0)."""
+        name = proto.input[1] if len(proto.input) > 1 else None
+        for node in self.model.graph.node:
+            if node.op_type == "Constant" and node.output and node.output[0] == name:
+                value = next((a for a in node.attribute if a.name == "value"), None)
+                if value is not None:
+                    array = numpy_helper.to_array(value.t)
+                    return [int(v) for v in array] if array.ndim > 0 else 0
+        return 0
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
         return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]))
