@@ -24,7 +24,7 @@ def build(case: dict) -> CNGraph:
     inputs, options = case["inputs"], case["options"]
     stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
     return cn_graph_from_files(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"],
-                               options["mode"], stacks, cwd=str(REF))  # fmt: skip
+                               options["mode"], stacks, cwd=str(REF))
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
@@ -76,6 +76,17 @@ def test_every_edge(case):
     assert edge_dict(graph) == reference
 
 
+def test_unique_nodes_and_cost_node_of_every_cn(case):
+    expected, dump, graph = case
+    cost_node = graph.cost_node()
+    for cn in dump["cns"]:
+        j = cost_node[graph.index(*cn["id"])]
+        assert [int(graph.layer[j]), int(graph.sub_id[j])] == cn["lut_node"], cn["id"]
+    lut_nodes = {tuple(entry["node"]) for entry in dump["cost_lut"]}
+    unique = {(int(graph.layer[i]), int(graph.sub_id[i])) for i in graph.unique_nodes()}
+    assert unique == lut_nodes
+
+
 def test_layer_tilings_and_stacks(case):
     _, dump, graph = case
     for layer in dump["layers"]:
@@ -91,9 +102,9 @@ def test_fused_resnet18_equals_the_reference():
     oracle = json.loads(gzip.decompress(FUSED_ORACLE.read_bytes()))
     inputs = oracle["inputs"]
     graph = cn_graph_from_files(REF / inputs["accelerator"], REF / inputs["workload"], REF / inputs["mapping"],
-                                "fused", parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))  # fmt: skip
+                                "fused", parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))
     assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
-        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])  # fmt: skip
+        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     for layer, sub, ranges, group, core, sizes, final, produced, preds in oracle["cns"]:
         i = graph.index(layer, sub)
@@ -103,7 +114,7 @@ def test_fused_resnet18_equals_the_reference():
             core = mine["core"]
         assert mine == {"loop_ranges": ranges, "group": group, "core": core, "operand_sizes_bits": sizes,
                         "produces_final_output": final, "data_produced_unique": produced,
-                        "nb_real_predecessors": preds}, (layer, sub)  # fmt: skip
+                        "nb_real_predecessors": preds}, (layer, sub)
     reference = {((a, b), (c, d)): (op, bits) for a, b, c, d, op, bits in oracle["edges"]}
     assert edge_dict(graph) == reference
 
@@ -146,3 +157,22 @@ def test_node_order_is_streams_insertion_order():
     order = np.argsort(graph.node_order)
     first = [(int(graph.layer[i]), int(graph.sub_id[i])) for i in order[:10]]
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("oracle", [f"{case}_{mode}" for case in ("ksplit", "mixed", "gather_concat")
+                                    for mode in ("lbl", "fused")])
+def test_more_cases_equal_the_reference(oracle):
+    """Reference dumps made for this project (tests/data/stream/README.md): K split over two cores;
+    a depthwise conv, pooling, a two-input Add, Reshape + Transpose, MatMul; Gather and Concat."""
+    data = Path(__file__).parent / "data"
+    oracle = json.loads((data / "stream" / f"{oracle}_cn_graph.json").read_text())
+    inputs = {k: data / v for k, v in oracle["repo_inputs"].items()}
+    graph = cn_graph_from_files(inputs["accelerator"], inputs["workload"], inputs["mapping"], oracle["inputs"]["mode"],
+                                parse_layer_stacks(oracle["inputs"]["layer_stacks"]), cwd=str(REF))
+    assert (len(graph), graph.nb_edges) == (oracle["nb_cns"], oracle["nb_edges"])
+    assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
+    for cn in oracle["cns"]:
+        mine = cn_fields(graph, graph.index(*cn["id"]))
+        assert mine == {k: cn[k] for k in mine}, cn["id"]
+    reference = {(tuple(e["src"]), tuple(e["dst"])): (e["operand"], e["bits"]) for e in oracle["edges"]}
+    assert edge_dict(graph) == reference

@@ -11,7 +11,10 @@ Indexing: CN ``i`` (``0 <= i < len(graph)``) is sorted by ``(layer, sub id)``; e
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
@@ -125,7 +128,7 @@ class CNGraph:
         "layer", "sub_id", "group", "core", "produces_final_output", "data_produced_unique",
         "nb_real_predecessors", "node_order", "start", "stop", "tensor_bits", "tensor_id", "tensor_layer",
         "tensor_operand", "tensor_size", "tensor_base_priority", "edge_src", "edge_dst", "edge_bits", "edge_operand",
-    )  # fmt: skip
+    )
 
     def __len__(self) -> int:
         return len(self.layer)
@@ -138,12 +141,13 @@ class CNGraph:
     def nb_intra_layer_edges(self) -> int:
         return int(np.count_nonzero(self.edge_operand == INTRA))
 
+    @cached_property
+    def _index(self) -> dict[tuple[int, int], int]:
+        return {(a, b): i for i, (a, b) in enumerate(zip(self.layer.tolist(), self.sub_id.tolist()))}
+
     def index(self, layer: int, sub_id: int) -> int:
         """CN index of ``(layer, sub id)``; KeyError if that CN is not in the graph."""
-        hits = np.flatnonzero((self.layer == layer) & (self.sub_id == sub_id))
-        if not len(hits):
-            raise KeyError((layer, sub_id))
-        return int(hits[0])
+        return self._index[(layer, sub_id)]
 
     def loop_ranges(self, i: int) -> dict[str, tuple[int, int]]:
         """``{dim: (start, stop)}`` of CN ``i`` over its layer's dims."""
@@ -161,12 +165,32 @@ class CNGraph:
         spec = self.layers[layer].cn_layer_spec
         return build_layer(spec, [CoreMappingEntry.from_dict(spec["mapping"])])
 
+    def unique_nodes(self) -> np.ndarray:
+        """CN indices of the distinct CNs, in node order (spec §6.1): the first CN of each
+        (layer, group, ``nb_real_predecessors``) class; all other CNs of a class cost the same."""
+        order = np.argsort(self.node_order, kind="stable")
+        keys = np.stack([self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1)
+        _, first = np.unique(keys, axis=0, return_index=True)
+        return order[np.sort(first)]
+
+    def cost_node(self) -> np.ndarray:
+        """Per CN, the unique node whose cost it uses: the first one of its layer with the same
+        ``nb_real_predecessors``, whatever its group (spec §6.2, Stream's ``equal_node``)."""
+        unique = self.unique_nodes()
+        result = np.full(len(self), -1, dtype=np.int64)
+        lookup: dict[tuple[int, int], int] = {}
+        for i in unique.tolist():
+            lookup.setdefault((int(self.layer[i]), int(self.nb_real_predecessors[i])), i)
+        for i, key in enumerate(zip(self.layer.tolist(), self.nb_real_predecessors.tolist())):
+            result[i] = lookup[key]
+        return result
+
     def to_networkx(self) -> nx.DiGraph:
         """A DiGraph on CN indices in Stream's node order, edges with ``bits`` and ``operand``."""
         graph = nx.DiGraph()
         graph.add_nodes_from(np.argsort(self.node_order).tolist())
         for s, d, b, o in zip(self.edge_src.tolist(), self.edge_dst.tolist(), self.edge_bits.tolist(),
-                              self.edge_operand.tolist()):  # fmt: skip
+                              self.edge_operand.tolist()):
             graph.add_edge(s, d, bits=b, operand=None if o == INTRA else OPERANDS[o])
         return graph
 
@@ -183,7 +207,7 @@ def build_cn_graph(
 ) -> CNGraph:
     """Stacks -> tiling -> CNs -> edges (spec §4–§5) for a parsed workload."""
     final_stacks = layer_stacks(workload, mode, stacks, stack_cutoff=stack_cutoff, stack_cutoffs=stack_cutoffs,
-                                weight_capacity=weight_capacity)  # fmt: skip
+                                weight_capacity=weight_capacity)
     stack_of = {}
     for index, stack in enumerate(final_stacks):
         for layer_id in stack:
@@ -212,7 +236,7 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
     layer_offset = np.zeros(max(ids, default=0) + 1, dtype=np.int64)
     layer_offset[ids] = [offset[i] for i in ids]
     table = np.stack([layer_offset[edges[:, 0]] + edges[:, 1], layer_offset[edges[:, 2]] + edges[:, 3],
-                      edges[:, 5], edges[:, 4]], axis=1)  # fmt: skip
+                      edges[:, 5], edges[:, 4]], axis=1)
     src_all, dst_all = table[:, 0], table[:, 1]
     layer_all = np.concatenate([np.full(cns[i].count, i) for i in ids]) if ids else np.zeros(0, np.int64)
     inter = table[:, 3] != INTRA
@@ -316,7 +340,7 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
 
 
 def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
-    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string)."""
+    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string), atomically."""
     meta = {
         "format": FORMAT,
         "dims": list(graph.dims),
@@ -325,8 +349,16 @@ def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
         "layers": [info.to_dict() for info in graph.layers.values()],
     }
     arrays = {name: getattr(graph, name) for name in CNGraph.ARRAYS}
-    with open(path, "wb") as fh:
-        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def load_cn_graph(path: str | Path) -> CNGraph:
@@ -341,4 +373,4 @@ def load_cn_graph(path: str | Path) -> CNGraph:
         raise InputError(path, "meta.format", f"unknown format {meta.get('format')!r}; expected {FORMAT}")
     layers = {int(d["id"]): LayerInfo.from_dict(d) for d in meta["layers"]}
     return CNGraph(dims=tuple(meta["dims"]), layers=layers, stacks=tuple(tuple(s) for s in meta["stacks"]),
-                   mode=meta["mode"], **arrays)  # fmt: skip
+                   mode=meta["mode"], **arrays)

@@ -80,14 +80,14 @@ def draw_cn_graph(graph: CNGraph, path: str | Path) -> bool:
     for k, core in enumerate(cores):
         sel = graph.core == core
         ax.scatter(x[sel], y[sel], s=18 if len(graph) > 200 else 60, color=cmap(k % 10), zorder=2,
-                   label=str(core) if core >= 0 else "not allocated", edgecolors="black", linewidths=0.3)  # fmt: skip
+                   label=str(core) if core >= 0 else "not allocated", edgecolors="black", linewidths=0.3)
     ax.set_yticks(-np.arange(len(layer_ids)))
     ax.set_yticklabels([f"{i} {graph.layers[i].name} ({counts[row_of[i]]} CNs)" for i in layer_ids], fontsize=7)
     ax.set_xticks([])
     ax.set_xlim(0, 1)
     ax.set_xlabel("sub id (position within the layer)")
     ax.set_title(f"CN graph ({graph.mode}): {len(graph)} CNs, {graph.nb_edges} edges "
-                 f"({graph.nb_intra_layer_edges} intra-layer)")  # fmt: skip
+                 f"({graph.nb_intra_layer_edges} intra-layer)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, title="core", title_fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import onnx
+
 from zigzag.stream.cn_graph import CNGraph, build_cn_graph
 from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
 from zigzag.stream.mapping import load_stream_mapping
+from zigzag.stream.splitting import split_layers, weight_split_factors
 from zigzag.stream.tiling import SeedTiling
 from zigzag.stream.workload import StreamWorkload, read_stream_workload
 
@@ -40,13 +43,30 @@ class HardwareFacts:
 
 
 def load_cn_graph_inputs(
-    accelerator: str | Path | MultiCoreAccelerator, workload: str | Path, mapping: str | Path, cwd: str | None = None
+    accelerator: str | Path | MultiCoreAccelerator,
+    workload: str | Path,
+    mapping: str | Path,
+    cwd: str | None = None,
+    *,
+    layer_splits: dict[str, int] | None = None,
+    split_W_fraction: float | None = None,
 ) -> tuple[MultiCoreAccelerator, StreamWorkload, HardwareFacts]:
-    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping and workload."""
+    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping and workload.
+
+    ``layer_splits`` ({node name: n}) and ``split_W_fraction`` (automatic factors, see
+    ``zigzag.stream.splitting``) split Conv/Gemm layers along K in the graph before anything else.
+    """
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
-    parsed = read_stream_workload(workload, load_stream_mapping(mapping), facts.dataflows)
+    stream_mapping = load_stream_mapping(mapping)
+    parsed = read_stream_workload(workload, stream_mapping, facts.dataflows)
+    splits = dict(layer_splits or {})
+    if split_W_fraction is not None:
+        splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
+    if splits:
+        model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
+        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload))
     return accelerator, parsed, facts
 
 
@@ -59,10 +79,13 @@ def cn_graph_from_files(
     *,
     seed: SeedTiling | None = None,
     cwd: str | None = None,
+    layer_splits: dict[str, int] | None = None,
+    split_W_fraction: float | None = None,
 ) -> CNGraph:
     """The CN graph of ``workload`` on ``accelerator`` under ``mapping`` in ``mode`` (lbl / fused)."""
-    _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd)
+    _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd, layer_splits=layer_splits,
+                                            split_W_fraction=split_W_fraction)
     if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
         seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
-                          facts.weight_capacities)  # fmt: skip
+                          facts.weight_capacities)
     return build_cn_graph(parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity)

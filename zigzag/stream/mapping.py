@@ -61,8 +61,13 @@ class MappingEntry:
     def core_of_group(self, group: int) -> int:
         """Core of the CNs of ``group`` when the allocation is fixed (Stream: list index = group id)."""
         if self.group_allocation is not None:
-            return self.group_allocation[group % len(self.group_allocation)][0]
+            return self.group_allocation[group][0]
         return self.core_allocation[group]
+
+    @property
+    def nb_fixed_groups(self) -> int:
+        """How many groups a fixed allocation can place (one core, or one tuple, per group)."""
+        return len(self.group_allocation if self.group_allocation is not None else self.core_allocation)
 
     def to_dict(self) -> dict:
         """The mapping-file form of this entry."""

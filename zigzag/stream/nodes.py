@@ -163,13 +163,12 @@ def _cores(tiled: TiledLayer, group: np.ndarray) -> np.ndarray:
     """Core per CN: fixed allocations by group, a single candidate core, else -1 (to be allocated)."""
     entry = tiled.layer.mapping
     if entry.core_allocation_is_fixed:
-        groups = len(entry.group_allocation) if entry.group_allocation is not None else len(entry.core_allocation)
-        if len(group) and group.max() >= groups and entry.group_allocation is None:
+        if len(group) and group.max() >= entry.nb_fixed_groups:
             raise InputError(
                 None,
                 f"mapping entry '{entry.name}' core_allocation",
                 f"layer {tiled.layer.id} has {group.max() + 1} groups but the fixed allocation lists "
-                f"{len(entry.core_allocation)} cores; list one core per group",
+                f"{entry.nb_fixed_groups}; list one core (or one tuple of cores) per group",
             )
         lookup = np.array([entry.core_of_group(g) for g in range(int(group.max()) + 1 if len(group) else 0)])
         return lookup[group] if len(group) else group.copy()

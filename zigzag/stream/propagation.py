@@ -78,10 +78,17 @@ def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np
     if node.kind == "transpose":
         perm = node.attrs["perm"]
         return np.transpose(array, perm) if perm is not None else array.T
+    if node.kind == "gather":
+        return np.take(array, node.attrs["indices"], axis=node.attrs["axis"])
     if node.kind == "concat":
         axis = node.attrs["axis"] % array.ndim
+        inputs, shapes = node.attrs["inputs"], node.attrs["shapes"]
+        if sum(source is not None for source in inputs) == 1:
+            # Stream's case (one produced input): the constant blocks always go first.
+            order = [i for i, s in enumerate(inputs) if s is None] + [i for i, s in enumerate(inputs) if s is not None]
+            inputs, shapes = [inputs[i] for i in order], [shapes[i] for i in order]
         blocks = []
-        for source, shape in zip(node.attrs["inputs"], node.attrs["shapes"]):
+        for source, shape in zip(inputs, shapes):
             if source == came_from and not any(b is array for b in blocks):
                 blocks.append(array)
             else:
@@ -128,9 +135,13 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
     edges = []
     for path in paths:
         array, previous = index, producer.id
-        for node in path[1:-1]:
-            array = push_through(node, array, previous)
-            previous = node.id
+        try:
+            for node in path[1:-1]:
+                array = push_through(node, array, previous)
+                previous = node.id
+        except ShapeMismatch:
+            raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
+                             f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
         operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
         candidates = [operand] + [
             op for op in consumer.tiled.layer.input_operand_source if op != operand
@@ -142,7 +153,9 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
             if matched is None:
                 continue
             c_elem, c_cn, _ = coverage(consumer, op, only_final=False)
-            pairs = join_pairs(p_elem, p_cn, matched.reshape(-1)[c_elem], c_cn, nb_elements)
+            held = matched.reshape(-1)[c_elem]  # producer element at each read position, EMPTY if none
+            keep = held != EMPTY
+            pairs = join_pairs(p_elem, p_cn, held[keep], c_cn[keep], nb_elements)
             break
         if pairs is None:
             raise InputError(

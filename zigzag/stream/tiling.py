@@ -92,7 +92,7 @@ def _fused_by_weight(layers: dict[int, StreamLayer], capacity: int | None, cutof
     layer by layer; with ``cutoffs``, also close a stack after each cutoff id in turn."""
     if capacity is None:
         raise InputError(None, "layer_stacks", "fused mode needs --layer-stacks (or an accelerator for the weight "
-                                               "capacity); give e.g. --layer-stacks '0-10;11-21'")  # fmt: skip
+                                               "capacity); give e.g. --layer-stacks '0-10;11-21'")
     pending = list(cutoffs or [])
     limit = pending.pop(0) if pending else None
     stacks: list[tuple[int, ...]] = []
@@ -175,7 +175,7 @@ class SeedTiling:
         missing = [c for c in cores if c not in self.weight_capacities]
         if missing:
             raise InputError(None, "split_W_percentage", f"no weight capacity known for core {missing[0]}; "
-                                                         "pass the accelerator")  # fmt: skip
+                                                         "pass the accelerator")
         capacity = min(self.weight_capacities[c] for c in cores)
         bits = layer.layer.operand_size_bit(layer.constant_operands[0])
         if bits == 0:
@@ -228,7 +228,7 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
             factor = sizes[dim]
         elif factor == "*":
             raise InputError(None, f"{where} intra_core_tiling", "'*' is only allowed in inter_core_tiling; "
-                                                                 "give an integer or all")  # fmt: skip
+                                                                 "give an integer or all")
         elif factor > sizes[dim]:
             factor = sizes[dim]
         elif sizes[dim] % factor:

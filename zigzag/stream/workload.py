@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
-from onnx import ModelProto, helper
+from onnx import ModelProto, helper, numpy_helper
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import _load, _precisions, _shape_table  # shared loading and shape rules
@@ -26,12 +26,14 @@ from zigzag.workload.layer import DimRelation, Layer, parse_equation
 FUSION_DIM = {
     "conv": "OY", "pooling": "OY", "gemm": "D", "matmul": "D", "add": "D", "mul": "D",
     "relu": "K", "gelu": "K", "silu": "K", "softmax": "K", "max": "K", "div": "K", "exp": "K", "sum": "K",
-}  # fmt: skip
+}
 """Layer dim a layer of each type is cut along in fused mode when no tiling is given (§4.2)."""
 SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
 POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
 SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
-PROPAGATION_OPS = {"Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat"}
+PROPAGATION_OPS = {
+    "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +83,8 @@ class PropagationNode:
     """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
 
     ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
-    ``concat`` (``axis``, ``shapes`` of all inputs, ``sources`` per input) or ``dummy``.
+    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
+    = producer id per input or None for a constant) or ``dummy``.
     """
 
     id: int
@@ -194,11 +197,11 @@ class _Parser:
         return [self.dummy(proto, node_id, preds)]
 
     def make_layer(self, proto, node_id, op_type, type_, *, equation, loop_sizes, precision, source,
-                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None) -> StreamLayer:  # fmt: skip
+                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None) -> StreamLayer:
         name = proto.name if name is None else name
         if any(s <= 0 for s in loop_sizes.values()):
             raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension; "
-                                             "export the model with static shapes")  # fmt: skip
+                                             "export the model with static shapes")
         entry = self.mapping.entry_for(proto.name, proto.op_type)
         layer = Layer(
             id=node_id,
@@ -264,7 +267,7 @@ class _Parser:
         group = attrs.get("group", 1)
         weight_dims = "[g][c][fy][fx]" if group > 1 else "[k][c][fy][fx]"
         sizes = {"B": oa[0], "K": math.ceil(oa[1] / group), "G": group, "OX": oa[3], "OY": oa[2],
-                 "C": math.ceil(ia[1] / group), "FX": kernel[0], "FY": kernel[1]}  # fmt: skip
+                 "C": math.ceil(ia[1] / group), "FX": kernel[0], "FY": kernel[1]}
         source = {
             "I": self.producer.get(proto.input[0], node_id),
             "W": self.producer.get(proto.input[1], node_id) if len(proto.input) > 1 else node_id,
@@ -275,7 +278,7 @@ class _Parser:
             loop_sizes=sizes, precision={"W": 8, "I": 8, "O": 16, "O_final": 8}, source=source,
             relations=relations, pr_sizes={"IX": ia[3], "IY": ia[2]}, padding=padding,
             reshape=_default_reshape(sizes, {"IX": ia[3], "IY": ia[2]}),
-        )  # fmt: skip
+        )
 
     def pooling(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
@@ -298,7 +301,7 @@ class _Parser:
             loop_sizes=sizes, precision={"O": 8, "O_final": 8, "W": 0, "I": 8}, source=source,
             relations=relations, pr_sizes={"IX": ia[2], "IY": ia[3]}, padding=padding,
             reshape=_default_reshape(sizes, {"IX": ia[2], "IY": ia[3]}),
-        )  # fmt: skip
+        )
 
     def gemm(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
@@ -314,14 +317,16 @@ class _Parser:
             batch["H"] = ia[1]
         outer = "".join(f"[{d.lower()}]" for d in batch)
         constant_w = len(preds) < 2
-        sources = {0: {"W": node_id, "I": node_id}, 1: {"W": node_id, "I": preds[0] if preds else node_id},
-                   2: {"W": preds[-1], "I": preds[0]}}[len(preds)]  # fmt: skip
+        if len(preds) == 2:
+            sources = {"W": preds[1], "I": preds[0]}
+        else:
+            sources = {"W": node_id, "I": preds[0] if preds else node_id}
         return self.make_layer(
             proto, node_id, proto.op_type, proto.op_type.lower(),
             equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if constant_w else outer}[c][k]",
             loop_sizes={"C": ia[-1], "D": ia[-2], "K": oa[-1]} | batch,
             precision=self.precision(proto, node_id, preds), source=sources,
-        )  # fmt: skip
+        )
 
     def simd(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
@@ -337,7 +342,7 @@ class _Parser:
             equation=f"O{index}+=I{index}*W{'[]' if len(preds) == 1 else index}",
             loop_sizes=dict(zip(dims, oa)), precision=self.precision(proto, node_id, preds),
             source=self.simd_source(node_id, preds),
-        )  # fmt: skip
+        )
 
     def asymmetric_simd(self, proto, node_id, preds, a, b) -> StreamLayer:
         oa = self.shape(proto, node_id, proto.output[0])
@@ -348,7 +353,7 @@ class _Parser:
             proto, node_id, proto.op_type, proto.op_type.lower(),
             equation="O[b][d][k]+=I[b][d][k]*W[d][k]", loop_sizes=dict(zip(("B", "D", "K"), oa)),
             precision=self.precision(proto, node_id, preds), source=self.simd_source(node_id, preds),
-        )  # fmt: skip
+        )
 
     def softmax(self, proto, node_id, preds) -> list[StreamLayer]:
         """Four layers: row max, exp(x - max), row sum, division (ids node_id .. node_id+3)."""
@@ -369,7 +374,7 @@ class _Parser:
         )
         return [
             self.make_layer(proto, node_id + i, "Softmax", kind, equation=eq, loop_sizes=dict(sizes),
-                            precision=precision, source=src, name=f"{proto.name}-{kind}/")  # fmt: skip
+                            precision=precision, source=src, name=f"{proto.name}-{kind}/")
             for i, (kind, eq, src) in enumerate(parts)
         ]
 
@@ -383,7 +388,10 @@ class _Parser:
             shapes = [self.shape(proto, node_id, t) for t in proto.input]
             inputs = [self.producer.get(t) for t in proto.input]
             return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
-                                   {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs})  # fmt: skip
+                                   {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs})
+        if kind == "gather":
+            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
+                                   {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
         if len(preds) != 1:
             raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have exactly one")
         if kind == "flatten":
@@ -393,6 +401,18 @@ class _Parser:
         else:
             extra = {"perm": list(attrs["perm"]) if "perm" in attrs else None}
         return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds), extra)
+
+    def gather_indices(self, proto) -> list[int] | int:
+        """Indices of a Gather, read as Stream does: from a Constant node's 1-D value; 0 otherwise
+        (a scalar constant, an initializer or a computed index all read as 0)."""
+        name = proto.input[1] if len(proto.input) > 1 else None
+        for node in self.model.graph.node:
+            if node.op_type == "Constant" and node.output and node.output[0] == name:
+                value = next((a for a in node.attribute if a.name == "value"), None)
+                if value is not None:
+                    array = numpy_helper.to_array(value.t)
+                    return [int(v) for v in array] if array.ndim > 0 else 0
+        return 0
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
         return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]))
