@@ -1,7 +1,8 @@
 """Per-CN costs from the cost table: the scheduler's :class:`CNCost` of every CN of a CN graph.
 
 Stream costs every CN with the cost-table entry of the first CN (in graph node order) of its
-layer with the same number of real predecessors (spec stream.md §6.1–§6.2), on the CN's core.
+layer with the same number of real predecessors (``CNGraph.cost_node``, spec stream.md
+§6.1–§6.2), on the CN's core.
 """
 
 from __future__ import annotations
@@ -37,15 +38,6 @@ def node_key(graph: CNGraph, cn: int) -> NodeKey:
     )
 
 
-def representatives(graph: CNGraph) -> np.ndarray:
-    """Per CN, the CN whose cost entry it uses (first of its layer and real-predecessor count)."""
-    first: dict[tuple[int, int], int] = {}
-    rep = np.empty(len(graph), dtype=np.int64)
-    for cn in np.argsort(graph.node_order, kind="stable").tolist():
-        rep[cn] = first.setdefault((int(graph.layer[cn]), int(graph.nb_real_predecessors[cn])), cn)
-    return rep
-
-
 def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = None,
              runtime: str = "latency") -> list[CNCost]:
     """One :class:`CNCost` per CN (CN index order) from ``table``.
@@ -55,7 +47,7 @@ def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = Non
     the genetic allocation).
     """
     core = np.asarray(graph.core if cores is None else cores, dtype=np.int64)
-    rep = representatives(graph)
+    rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
     costs = []
     for cn in range(len(graph)):
