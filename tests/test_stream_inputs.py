@@ -236,6 +236,19 @@ def test_seed_mode_1_hint_loops_equal_fused_rows():
         assert np.array_equal(getattr(fused, name), getattr(seeded, name)), name
 
 
+def test_seed_k_hint_loops_make_groups(tmp_path):
+    """A K hint loop cuts a layer into groups (each with its own weights) that may go to different cores."""
+    (tmp_path / "flex.yaml").write_text("- name: default\n  core_allocation: [0, 1]\n")
+    graph = cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "flex.yaml", "fused", [(0, 1, 2)], cwd=str(REF),
+                                seed=SeedTiling(cn_define_mode=1, hint_loops=[("OY", "all"), ("K", 2)]))
+    rows = np.flatnonzero(graph.layer == 1)
+    assert len(rows) == 16 and np.bincount(graph.group[rows]).tolist() == [8, 8]
+    assert set(graph.core[rows].tolist()) == {-1}
+    assert graph.layers[1].inter_core_tiling == (("K", 2),) and graph.layers[1].intra_core_tiling == (("OY", 8),)
+    w = OPERANDS.index("W")
+    assert len(set(graph.tensor_id[rows, w].tolist())) == 2
+
+
 def test_seed_mode_2_inner_loops_are_the_complement():
     """Inner loops = everything but OY (at full size) gives the same CNs as outer loop (OY, all)."""
     inner = [("B", 1), ("K", "all"), ("G", 1), ("OX", "all"), ("C", "all"), ("FX", "all"), ("FY", "all")]
