@@ -282,6 +282,17 @@ def test_seed_mode_4_splits_weights_that_do_not_fit():
         SeedTiling(cn_define_mode=5)
 
 
+def test_seed_mode_4_on_resnet18():
+    """Half of the 16.8 Mbit TPU weight memory: the 4.7-18.9 Mbit layer-4 convs are cut into K groups
+    placed on their fixed per-group cores."""
+    graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "lbl", cwd=str(REF),
+                                seed=SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5))
+    split = {i: info.inter_core_tiling for i, info in graph.layers.items() if info.inter_core_tiling[0][1] != "*"}
+    assert split == {35: (("K", 2),), 37: (("K", 4),), 41: (("K", 4),), 43: (("K", 4),)}
+    rows = np.flatnonzero(graph.layer == 37)
+    assert graph.core[rows].tolist() == [2, 1, 2, 2] and len(graph) == 48 + 1 + 3 * 3
+
+
 def test_layer_splitting_makes_k_pieces_joined_by_a_concat():
     plain = small_graph("lbl", None)
     split = small_graph("lbl", None, layer_splits={"/conv1/Conv": 2})
