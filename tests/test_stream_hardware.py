@@ -166,7 +166,8 @@ def test_link_override_and_bus(tmp_path):
                                  {"cores": [3, 2], "unit_energy_cost": 4}]}
     accelerator = load_multicore_accelerator(_write(tmp_path, top))
     bus = accelerator.link(0, 2)
-    assert (bus.sender, bus.receiver, bus.bandwidth, bus.unit_energy_cost, bus.bidirectional) == (ANY, ANY, 96, 1.5, True)
+    assert (bus.sender, bus.receiver, bus.bandwidth, bus.unit_energy_cost) == (ANY, ANY, 96, 1.5)
+    assert bus.bidirectional
     assert sorted(bus.edges) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
     assert accelerator.link(1, 0) is bus
     assert (accelerator.link(2, 3).bandwidth, accelerator.link(2, 3).unit_energy_cost) == (32, 4)
@@ -177,7 +178,8 @@ def test_link_override_and_bus(tmp_path):
 
 def test_core_files_next_to_the_top_file_win_over_the_working_directory(tmp_path, monkeypatch):
     (tmp_path / "mine").mkdir()
-    path = _write(tmp_path / "mine", {"name": "x", "cores": {0: "tpu_like.yaml"}, "bandwidth": 1, "core_connectivity": []})
+    top = {"name": "x", "cores": {0: "tpu_like.yaml"}, "bandwidth": 1, "core_connectivity": []}
+    path = _write(tmp_path / "mine", top)
     elsewhere = tmp_path / "cwd" / "stream" / "inputs" / "hardware"
     elsewhere.mkdir(parents=True)
     (elsewhere / "tpu_like.yaml").write_text((HARDWARE / "cores" / "pooling.yaml").read_text())
@@ -198,7 +200,8 @@ def test_require_dataflows(tmp_path):
     accelerator.require_dataflows([0], "mapping.yaml", "default.core_allocation")
     with pytest.raises(InputError) as error:
         accelerator.require_dataflows([0, 1], "mapping.yaml", "default.core_allocation")
-    assert str(error.value).startswith("mapping.yaml: default.core_allocation: core 1") and "dataflows" in str(error.value)
+    message = str(error.value)
+    assert message.startswith("mapping.yaml: default.core_allocation: core 1") and "dataflows" in message
 
 
 # ---- bad inputs: one line naming the file, the field and the fix -------------------------------
@@ -350,3 +353,52 @@ def test_a_core_outside_the_graph_has_no_route(tmp_path):
     assert list(accelerator.graph.nodes) == [0, 1]  # core 2 has no link and no off-chip core joins it
     with pytest.raises(LookupError):
         accelerator.route(0, 2)
+
+
+# ---- Stream's mid-2024 `graph:` format ---------------------------------------------------------
+
+MID = DATA / "stream_mid2024"
+
+
+def _edges(accelerator) -> list:
+    return [(s, r, _node(link.sender), _node(link.receiver), link.bandwidth, link.bidirectional)
+            for s, r, link in accelerator.graph_edges]
+
+
+def test_mid_2024_format_builds_like_its_rewrite():
+    old = load_multicore_accelerator(MID / "dual_testing_core_offchip.yaml", cwd=STREAM)
+    assert _edges(old) == _edges(load_multicore_accelerator(DUAL, cwd=STREAM))
+    assert [c.name for c in old.cores] == ["testing_core1", "testing_core2", "offchip"]
+
+
+def test_mid_2024_mesh_with_offchip():
+    accelerator = load_multicore_accelerator(MID / "quad_testing_core_offchip.yaml", cwd=STREAM)
+    edges = [(s, r) for s, r, _ in accelerator.graph_edges]
+    assert edges[:8] == [(0, 2), (2, 0), (1, 3), (3, 1), (0, 1), (1, 0), (2, 3), (3, 2)]
+    assert edges[8:] == [e for c in range(4) for e in ((c, 4), (4, c))]
+    assert accelerator.offchip_core_id == 4 and len(accelerator.links) == 9
+
+
+def test_mid_2024_bus_with_pooling_and_simd(tmp_path):
+    top = {"name": "bus", "cores": ["tpu_like.yaml", "tpu_like.yaml", "pooling.yaml", "simd.yaml", "offchip.yaml"],
+           "graph": {"type": "bus", "bandwidth": 16, "pooling_core_id": 2, "simd_core_id": 3, "offchip_core_id": 4}}
+    accelerator = load_multicore_accelerator(_write(tmp_path, top))
+    bus = accelerator.link(0, 1)
+    assert bus.sender == ANY and bus.bidirectional and accelerator.link(3, 0) is bus and accelerator.link(2, 3) is bus
+    assert accelerator.link(0, 2) is not bus and accelerator.link(0, 2).bandwidth == 16
+    assert sorted(bus.edges) == [(0, 1), (0, 3), (1, 0), (1, 3), (2, 3), (3, 0), (3, 1), (3, 2)]
+
+
+@pytest.mark.parametrize(("graph", "where", "words"), [
+    ({"type": "ring", "bandwidth": 1}, "graph.type", "2d_mesh, bus"),
+    ({"type": "2d_mesh", "bandwidth": 1, "nb_rows": 1}, "graph.nb_cols", "missing"),
+    ({"type": "2d_mesh", "bandwidth": 1, "nb_rows": 2, "nb_cols": 2, "offchip_core_id": 1}, "graph", "equal"),
+    ({"type": "bus", "bandwidth": 1, "offchip_core_id": 0}, "graph.offchip_core_id", "last entry"),
+    ({"type": "bus", "bandwidth": 1, "simd_core_id": 5}, "graph.simd_core_id", "not a position"),
+    ({"type": "bus", "bandwidth": 1, "simd_core_id": 1, "pooling_core_id": 1}, "graph.simd_core_id", "role"),
+])
+def test_bad_mid_2024_files(graph, where, words, tmp_path):
+    path = _write(tmp_path, {"name": "x", "cores": ["tpu_like.yaml", "offchip.yaml"], "graph": graph})
+    with pytest.raises(InputError) as error:
+        load_multicore_accelerator(path)
+    assert str(error.value).startswith(f"{path}: {where}: ") and words in str(error.value), str(error.value)

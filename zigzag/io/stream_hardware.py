@@ -53,6 +53,18 @@ _MESH = Field("dict", what="rows, cols and core, e.g. {rows: 2, cols: 2, core: t
     "pooling_core": Field("str", what="core file of a pooling core linked to every mesh core"),
     "simd_core": Field("str", what="core file of a SIMD core linked to every mesh core"),
 })
+_GRAPH_TOP_KEYS = ("name", "cores", "graph")
+_CORE_ROLE = Field("int", nullable=True, default=None, minimum=0, what="a position in the cores list")
+_GRAPH = Field("dict", what="type, nb_rows, nb_cols, bandwidth, ...", keys={
+    "type": Field("str", required=True, choices=("2d_mesh", "bus"), what="2d_mesh or bus"),
+    "nb_rows": Field("int", minimum=1, what="number of rows of the mesh"),
+    "nb_cols": Field("int", minimum=1, what="number of columns of the mesh"),
+    "bandwidth": Field("float", required=True, what="bandwidth of every link in bits per cycle"),
+    "unit_energy_cost": Field("float", default=0),
+    "pooling_core_id": _CORE_ROLE,
+    "simd_core_id": _CORE_ROLE,
+    "offchip_core_id": _CORE_ROLE,
+})
 _CONNECTION_KEYS = {"type": None, "cores": None, "bandwidth": None, "unit_energy_cost": None}
 _IDS = re.compile(r"\s*\d+\s*(,\s*\d+\s*)+")
 
@@ -76,6 +88,8 @@ class _Reader:
 
     def read(self, data: Any) -> dict[str, Any]:
         _expect_top(data, "dict", "a mapping with name, cores, bandwidth and core_connectivity")
+        if "graph" in data:
+            return self._read_graph_format(data)
         for key in data:
             if key not in _TOP_KEYS:
                 raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_TOP_KEYS)))
@@ -85,11 +99,11 @@ class _Reader:
             else _missing("bandwidth", "the bandwidth of a core-to-core link in bits per cycle")
         energy = _energy(data.get("unit_energy_cost", 0), "unit_energy_cost")
         files, pooling, simd = self._core_files(data)
-        cores = [self._core(file, f"{where}", core_id) for core_id, (where, file) in enumerate(files)]
+        cores = [self._core(file, where) for where, file in files]
         offchip = None
         if "offchip_core" in data:
             offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
-            offchip = self._core(offchip_file, "offchip_core", len(cores), offchip=True)
+            offchip = self._core(offchip_file, "offchip_core", offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
         wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
@@ -101,6 +115,52 @@ class _Reader:
         _connectivity(wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
         _check_shared_memories(sharing, cores)
         return _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
+
+    def _read_graph_format(self, data: dict) -> dict[str, Any]:
+        """Stream's mid-2024 format: `cores` a list (id = position) and a `graph` block."""
+        for key in data:
+            if key not in _GRAPH_TOP_KEYS:
+                raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_GRAPH_TOP_KEYS)) +
+                               " (this file uses the `graph:` format, which has only name, cores and graph)")
+        name = _check(data.get("name"), Field("str", what="the accelerator name"), "name") \
+            if "name" in data else _missing("name", "a name for the accelerator")
+        files = data.get("cores") if "cores" in data else _missing("cores", "the list of core files")
+        files = _check(files, Field("list", min_len=1, what="the list of core files, e.g. [tpu_like.yaml]",
+                                    item=Field("str", what="a core file name")), "cores")
+        graph = _check(data["graph"], _GRAPH, "graph")
+        bandwidth = _bandwidth(graph["bandwidth"], "graph.bandwidth")
+        energy = _energy(graph["unit_energy_cost"], "graph.unit_energy_cost")
+        special = {}
+        for role in ("pooling_core_id", "simd_core_id", "offchip_core_id"):
+            index = graph[role]
+            if index is not None and index >= len(files):
+                raise _Invalid(f"graph.{role}", f"{index} is not a position in cores (0..{len(files) - 1}); "
+                               "give the position of that core in the cores list")
+            if index is not None and index in special.values():
+                raise _Invalid(f"graph.{role}", f"core {index} already has another role; give each role its own core")
+            special[role] = index
+        offchip_id = special["offchip_core_id"]
+        if offchip_id is not None and offchip_id != len(files) - 1:
+            raise _Invalid("graph.offchip_core_id", f"is {offchip_id} but the off-chip core must be the last entry "
+                           f"of cores ({len(files) - 1}); move it to the end of the list")
+        regular = [i for i in range(len(files)) if i not in special.values()]
+        compute = [i for i in range(len(files)) if i != offchip_id]
+        if graph["type"] == "2d_mesh":
+            rows, cols = graph.get("nb_rows"), graph.get("nb_cols")
+            if rows is None or cols is None:
+                _missing("graph.nb_rows" if rows is None else "graph.nb_cols", "the size of the mesh")
+            if rows * cols != len(regular):
+                raise _Invalid("graph", f"nb_rows x nb_cols is {rows * cols} but {len(regular)} cores are left for "
+                               "the mesh (the others are pooling, SIMD or off-chip); make them equal")
+        cores = [self._core(files[i], f"cores[{i}]") for i in compute]
+        offchip = None if offchip_id is None else self._core(files[offchip_id], f"cores[{offchip_id}]", offchip=True)
+        wiring = Wiring()
+        pooling, simd = special["pooling_core_id"], special["simd_core_id"]
+        if graph["type"] == "bus":
+            add_bus_topology(wiring, regular, bandwidth, energy, pooling, simd)
+        else:
+            add_mesh(wiring, regular, graph["nb_rows"], graph["nb_cols"], bandwidth, energy, pooling, simd)
+        return _document(name, bandwidth, energy, cores, offchip, wiring, [])
 
     def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
         """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
@@ -136,7 +196,7 @@ class _Reader:
                            f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
         return [(f"cores.{i}", cores[i]) for i in range(len(cores))], None, None
 
-    def _core(self, name: str, where: str, core_id: int, offchip: bool = False) -> dict[str, Any]:
+    def _core(self, name: str, where: str, offchip: bool = False) -> dict[str, Any]:
         path = resolve_core_file(name, self.path, self.cwd)
         if path is None:
             raise _Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
@@ -334,8 +394,8 @@ def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) ->
         for other in group[1:]:
             mine = _top_memories(cores[other])
             if mine != first:
-                names = lambda tops: ", ".join(name for name, _ in tops) or "none"  # noqa: E731
-                detail = (f"top memories {names(first)} vs {names(mine)}" if [n for n, _ in first] != [n for n, _ in mine]
+                ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
+                detail = (f"top memories {', '.join(ours)} vs {', '.join(theirs)}" if ours != theirs
                           else "the same top memory names but different sizes, costs or ports")
                 raise _Invalid(f"core_memory_sharing[{i}]", f"cores {group[0]} and {other} share memory but have "
                                f"{detail}; make their top memories identical (names included) in both core files")

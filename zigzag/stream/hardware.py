@@ -1,6 +1,6 @@
 """A multi-core accelerator: ZigZag cores joined by links and buses, with an off-chip (DRAM) core.
 
-Built from the normalised document of `zigzag.io.stream_hardware` (see :func:`build_multicore`):
+Built from the normalised document of `zigzag.io.stream_hardware` by `zigzag.stream.topology`:
 
 * every core is a single-core :class:`~zigzag.hardware.accelerator.Accelerator` plus its id, its
   `dataflows` (its fixed spatial mapping, if any) and its memory-sharing group;
