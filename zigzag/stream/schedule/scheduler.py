@@ -305,7 +305,9 @@ class _Scheduler:
         self._check_tops(mems)
         self.need_ptr = _csr(cn, [], n)[0]
         self.need_x, self.need_m, self.need_mem = x, m, mems
-        self.need_unique = len(np.unique(cn * max(1, p.nb_tensors) + x)) == len(x)
+        # a CN can need a tensor twice only if several CNs share one output tensor
+        outputs = p.operand_tensor[:, O]
+        self.need_unique = not len(outputs) or np.bincount(outputs[outputs >= 0]).max(initial=0) <= 1
 
     def run(self) -> ScheduleResult:
         p, g, mem = self.p, self.g, self.mem
