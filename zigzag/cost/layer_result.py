@@ -278,6 +278,6 @@ class LayerCostResult(CostResult):
         return self.simple_dict()
 
     def __jsonrepr__(self) -> dict:
-        from zigzag.io.results import complete_json  # io sits above cost
+        from zigzag.io.results import complete_json  # the file formats sit above the model
 
         return complete_json(self, self.layer, self.accelerator)

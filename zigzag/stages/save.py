@@ -14,7 +14,7 @@ from pathlib import Path
 
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.io.atomic import write_json_atomic
-from zigzag.io.results import complete_json, file_stem
+from zigzag.io.results import complete_json, cumulative_json, file_stem
 from zigzag.stages.stage import Stage, missing_kwarg_error
 
 logger = logging.getLogger(__name__)
@@ -27,35 +27,6 @@ def result_file(dump_folder, result, suffix: str) -> Path:
     if isinstance(result, CostResult):
         return Path(dump_folder) / f"{file_stem(result.layer_name)}_{suffix}.json"
     raise NotImplementedError(f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult")
-
-
-def cumulative_json(total: CumulativeResult) -> dict:
-    """``overall_complete.json``: the summed outputs; the inputs name the layers summed."""
-    return {
-        "outputs": {
-            "memory": {"utilization": None, "word_accesses": total.to_dict()["memory_word_access"]},
-            "energy": {
-                "energy_total": total.energy_total,
-                "operational_energy": total.mac_energy,
-                "memory_energy": total.mem_energy,
-                "memory_energy_breakdown_per_level": total.to_dict()["mem_energy_breakdown"],
-            },
-            "latency": {
-                "data_onloading": total.latency_total1 - total.latency_total0,
-                "computation": total.latency_total0,
-                "data_offloading": total.latency_total2 - total.latency_total1,
-            },
-            "spatial": {
-                "mac_utilization": {
-                    "ideal": total.mac_spatial_utilization,
-                    "stalls": total.mac_utilization0,
-                    "stalls_onloading": total.mac_utilization1,
-                    "stalls_onloading_offloading": total.mac_utilization2,
-                }
-            },
-        },
-        "inputs": {"accelerator": total.accelerator_name, "layer": list(total.layer_ids)},
-    }
 
 
 class _ResultSaveStage(Stage):
