@@ -119,7 +119,12 @@ PLAIN_NAMES = [
     "data_loading_cc_pair_combined_per_op", "active_mem_level", "mem_size_dict", "mem_sharing_tuple",
     "stall_slack_comb_collect", "mem_updating_window_union_collect", "real_data_trans_cycle",
     "allowed_mem_update_cycle", "data_loading_cc_per_op", "data_offloading_cc_per_op",
-    "data_offloading_cc_pair_combined", "memory_operand_links",
+    "data_offloading_cc_pair_combined", "memory_operand_links", "data_offloading_per_mem_inst",
+    "loading_offloading_cycles_borrowed_from_computation", "loading_offloading_bandwidth_borrowed_from_computation",
+]
+PER_PORT_NAMES = [  # keyed by (memory, port) here, "<memory>/<port>" in the oracle
+    "loading_cycles_during_computation", "loading_bw_during_computation",
+    "total_loading_cycles_during_computation", "total_loading_bw_during_computation",
 ]
 
 
@@ -140,6 +145,11 @@ def test_attributes_equal_the_references(example_run, index):
                      "data_bit_per_level", "effective_data_bit"):
             _close(getattr(getattr(cme, view), name), expected[f"{view}.{name}"], f"{view}.{name}")
     _close(cme.mapping.mem_level, expected["mapping.mem_level"])
+    for name in PER_PORT_NAMES:
+        _close({f"{memory}/{port}": v for (memory, port), v in getattr(cme, name).items()}, expected[name], name)
+    _close([{port: [[a.real_cycle, a.data_in_charge, a.mem_bw, list(a.served_op_lv_dir)] for a in acts]
+             for port, acts in ports.items()} for ports in cme.data_loading_per_mem_inst],
+           expected["data_loading_per_mem_inst"], "data_loading_per_mem_inst")
     words = {op: [{d: level[s] for s, d in (("tl", "rd_out_to_low"), ("fl", "wr_in_by_low"),
                                             ("th", "rd_out_to_high"), ("fh", "wr_in_by_high"))} for level in levels]
              for op, levels in cme.memory_word_access.items()}

@@ -70,6 +70,20 @@ def dump(cme) -> dict:
     data["data_offloading_cc_per_op"] = plain(cme.data_offloading_cc_per_op)
     data["data_offloading_cc_pair_combined"] = plain(cme.data_offloading_cc_pair_combined)
     data["memory_word_access"] = plain(cme.memory_word_access)
+    data["data_loading_per_mem_inst"] = [
+        {str(port): [[a.real_cycle, a.data_in_charge, a.mem_bw, plain(a.served_op_lv_dir)] for a in acts]
+         for port, acts in ports.items()}
+        for ports in cme.data_loading_per_mem_inst
+    ]
+    data["data_offloading_per_mem_inst"] = plain(cme.data_offloading_per_mem_inst)
+    # ports are keyed by object in the reference: written as "<memory name>/<port name>"
+    owner = {port: level.name for level in cme.mem_level_list for port in level.ports}
+    for name in ("loading_cycles_during_computation", "loading_bw_during_computation",
+                 "total_loading_cycles_during_computation", "total_loading_bw_during_computation"):
+        data[name] = {f"{owner[port]}/{port}": plain(value) for port, value in getattr(cme, name).items()}
+    for name in ("loading_offloading_cycles_borrowed_from_computation",
+                 "loading_offloading_bandwidth_borrowed_from_computation"):
+        data[name] = plain(getattr(cme, name))
     for name in MAPPING_NAMES:
         data[f"mapping.{name}"] = plain(getattr(cme.mapping, name))
         data[f"mapping_int.{name}"] = plain(getattr(cme.mapping_int, name))

@@ -15,6 +15,7 @@ read-only views of what the cost model computes:
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -46,6 +47,20 @@ class PortActivityView(NamedTuple):
         direction = model.DIRECTION_NAMES[act.direction]
         return cls(act.real, act.allowed, act.period, act.count, (act.op, act.level, direction),
                    act.stall_or_slack, act.updating_window)
+
+
+class PortBeginOrEndActivity(NamedTuple):
+    """One transfer of a port before or after computation, with ZigZag's names."""
+
+    real_cycle: float
+    data_in_charge: float  # bits
+    mem_bw: int
+    served_op_lv_dir: tuple[str, int, str]
+
+    @classmethod
+    def of(cls, transfer: model.PortTransfer) -> "PortBeginOrEndActivity":
+        direction = model.DIRECTION_NAMES[transfer.direction]
+        return cls(transfer.cycles, transfer.bits, transfer.bandwidth, (transfer.op, transfer.level, direction))
 
 
 @dataclass(frozen=True)
@@ -272,6 +287,53 @@ class LayerCostResult(CostResult):
     @property
     def data_offloading_cc_pair_combined(self) -> list:
         return list(self.cost_detail.offloading_pairs)
+
+    @property
+    def data_loading_per_mem_inst(self) -> list[dict[str, list[PortBeginOrEndActivity]]]:
+        """Per memory (``mem_level_list`` order), per port: its transfers before or after computation."""
+        transfers = self.cost_detail.port_transfers
+        return [
+            {port.name: [PortBeginOrEndActivity.of(t) for t in transfers[(level.name, port.name)]]
+             for port in level.ports}
+            for level in self.mem_level_list
+        ]
+
+    @property
+    def data_offloading_per_mem_inst(self) -> list:
+        """Always empty, as in ZigZag (off-loading transfers are in :attr:`data_loading_per_mem_inst`)."""
+        return []
+
+    # Cycles and bandwidth of the whole-tensor transfers that overlap computation, per port
+    # ``(memory name, port name)`` (ZigZag keys them by port object) and memory operand.
+    @property
+    def loading_cycles_during_computation(self) -> dict[tuple[str, str], dict[str, float]]:
+        return {port: dict(ops) for port, ops in self.cost_detail.borrowed_cycles.items() if ops}
+
+    @property
+    def loading_bw_during_computation(self) -> dict[tuple[str, str], dict[str, int]]:
+        transfers = self.cost_detail.port_transfers
+        cycles = self.latency_total0
+        return {
+            port: {op: math.ceil(reduction / cycles * transfers[port][0].bandwidth) for op, reduction in ops.items()}
+            for port, ops in self.loading_cycles_during_computation.items()
+        }
+
+    @property
+    def total_loading_cycles_during_computation(self) -> dict[tuple[str, str], float]:
+        return {port: sum(ops.values()) for port, ops in self.cost_detail.borrowed_cycles.items()}
+
+    @property
+    def total_loading_bw_during_computation(self) -> dict[tuple[str, str], int]:
+        bandwidth = self.loading_bw_during_computation
+        return {port: sum(bandwidth.get(port, {}).values()) for port in self.cost_detail.borrowed_cycles}
+
+    @property
+    def loading_offloading_cycles_borrowed_from_computation(self) -> float:
+        return max(self.total_loading_cycles_during_computation.values(), default=0)
+
+    @property
+    def loading_offloading_bandwidth_borrowed_from_computation(self) -> int:
+        return max(self.total_loading_bw_during_computation.values(), default=0)
 
     # ----- ZigZag's JSON forms -------------------------------------------------------------
     def __simplejsonrepr__(self) -> dict[str, float]:
