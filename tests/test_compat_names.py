@@ -154,14 +154,18 @@ def test_four_way_and_operand_links(gemm_run):
     class Direction(str, Enum):
         RD_OUT_TO_LOW = "rd_out_to_low"
 
-    values = FourWay({"tl": 3, "fh": 1})
-    assert values.get("rd_out_to_low") == values.get("tl") == values.get(Direction.RD_OUT_TO_LOW) == 3
-    assert values.wr_in_by_high == 1 and dict(values) == values.data and len(values) == 4
-    assert (values + values * 2).get("tl") == 9
+    values = FourWay({"tl": 3, "wr_in_by_high": 1})
+    assert values.get("rd_out_to_low") == values["tl"] == values.get(Direction.RD_OUT_TO_LOW) == 3
+    assert values.wr_in_by_high == 1 and values == {"tl": 3, "fh": 1} and values.data["rd_out_to_high"] == 0
+    assert (values + values * 2) == {"tl": 9, "fh": 3, "fl": 0, "th": 0}
     links = OperandLinks({"O": "O", "W": "I2", "I": "I1"})
     assert links.mem_to_layer_op("I2") == "W" and links.contains_mem_op("I1") and not links.contains_mem_op("X")
     _, cme, _ = gemm_run
     assert cme.real_data_trans_cycle["O"][0].get("wr_in_by_low") == cme.cost_detail.real_cycles["O"][0]["fl"]
+    accesses = cme.memory_word_access["W"][0]
+    assert accesses.get("rd_out_to_low") == accesses["tl"] > 0 and isinstance(accesses, FourWay)
+    assert cme.mem_energy_breakdown_further["W"][0].rd_out_to_low == cme.mem_energy_breakdown_further["W"][0]["tl"]
+    assert cme.to_dict()["memory_word_access"]["W"][0] == dict(accesses)
 
 
 def test_utils(tmp_path, caplog):

@@ -95,6 +95,12 @@ class LayerCostResult(CostResult):
         return cls(**values, layer=layer, accelerator=accelerator,
                    access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)
 
+    def __post_init__(self):
+        # per-direction figures also answer to ZigZag's long direction names
+        for name in ("memory_word_access", "mem_energy_breakdown_further"):
+            value = {op: tuple(FourWay(level) for level in levels) for op, levels in getattr(self, name).items()}
+            object.__setattr__(self, name, value)
+
     def to_dict(self) -> dict:
         data = super().to_dict()
         for name in ("layer", "accelerator", "access_same_data_considered_as_no_access"):

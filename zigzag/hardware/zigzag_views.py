@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator, Memory, Port
 
@@ -25,48 +25,41 @@ def short_direction(direction) -> str:
     return _SHORT.get(text, text)
 
 
-class FourWay(Mapping):
-    """One value per direction of a memory level, readable as ZigZag's ``FourWayDataMoving``:
-    ``.get("rd_out_to_low")`` (or a short name ``"tl"``), ``.rd_out_to_low``, ``.data``; a mapping
-    over the long names; ``+`` and ``*`` give new views."""
+class FourWay(dict):
+    """One value per direction of a memory level: a dict keyed ``fh``/``tl``/``fl``/``th`` that
+    also reads as ZigZag's ``FourWayDataMoving``: ``.get("rd_out_to_low")`` or ``[...]`` with a
+    long name (or an enum whose value is one), ``.rd_out_to_low``, ``.data`` (by long name);
+    ``+`` and ``*`` give new ones."""
 
-    __slots__ = ("_values",)
-
-    def __init__(self, values: Mapping):
-        self._values = {d: values.get(d, 0) for d in ("tl", "fl", "th", "fh")}
-
-    def get(self, direction, default=None):
-        return self._values.get(short_direction(direction), default)
+    def __init__(self, values: Mapping = ()):
+        super().__init__({short_direction(d): v for d, v in dict(values).items()})
 
     def __getitem__(self, direction):
-        return self._values[short_direction(direction)]
+        return super().__getitem__(short_direction(direction))
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(_LONG_ORDER)
+    def get(self, direction, default=None):
+        return super().get(short_direction(direction), default)
 
-    def __len__(self) -> int:
-        return 4
+    def __contains__(self, direction) -> bool:
+        return super().__contains__(short_direction(direction))
 
     def __getattr__(self, name):
         if name in _SHORT:
-            return self._values[_SHORT[name]]
+            return self.get(name, 0)
         raise AttributeError(name)
 
     @property
-    def data(self) -> dict[str, float]:
-        return {d: self[d] for d in _LONG_ORDER}
+    def data(self) -> dict:
+        return {d: self.get(d, 0) for d in _LONG_ORDER}
 
-    def __add__(self, other: "FourWay") -> "FourWay":
-        return FourWay({d: self._values[d] + other[d] for d in self._values})
+    def __add__(self, other: Mapping) -> "FourWay":
+        return FourWay({d: self.get(d, 0) + FourWay(other).get(d, 0) for d in ("tl", "fl", "th", "fh")})
 
     def __mul__(self, scalar) -> "FourWay":
-        return FourWay({d: v * scalar for d, v in self._values.items()})
+        return FourWay({d: v * scalar for d, v in self.items()})
 
     def __jsonrepr__(self) -> dict:
         return self.data
-
-    def __repr__(self) -> str:
-        return f"FourWay({self.data})"
 
 
 class OperandLinks(dict):
