@@ -15,7 +15,6 @@ read-only views of what the cost model computes:
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
@@ -135,7 +134,8 @@ class LayerCostResult(CostResult):
 
     @property
     def cycles_per_op(self) -> float:
-        return model.CPO
+        # the set-up's own figure where the cost model has one per accelerator (in-memory computing)
+        return getattr(self.cost_detail._setup, "cycles_per_op", model.CPO)
 
     @property
     def spatial_mapping_int(self) -> dict[str, tuple]:
@@ -313,25 +313,19 @@ class LayerCostResult(CostResult):
     # ``(memory name, port name)`` (ZigZag keys them by port object) and memory operand.
     @property
     def loading_cycles_during_computation(self) -> dict[tuple[str, str], dict[str, float]]:
-        return {port: dict(ops) for port, ops in self.cost_detail.borrowed_cycles.items() if ops}
+        return {port: {op: c for op, (c, _) in ops.items()} for port, ops in self.cost_detail.borrowed.items() if ops}
 
     @property
     def loading_bw_during_computation(self) -> dict[tuple[str, str], dict[str, int]]:
-        transfers = self.cost_detail.port_transfers
-        cycles = self.latency_total0
-        return {
-            port: {op: math.ceil(reduction / cycles * transfers[port][0].bandwidth) for op, reduction in ops.items()}
-            for port, ops in self.loading_cycles_during_computation.items()
-        }
+        return {port: {op: bw for op, (_, bw) in ops.items()} for port, ops in self.cost_detail.borrowed.items() if ops}
 
     @property
     def total_loading_cycles_during_computation(self) -> dict[tuple[str, str], float]:
-        return {port: sum(ops.values()) for port, ops in self.cost_detail.borrowed_cycles.items()}
+        return {port: sum(c for c, _ in ops.values()) for port, ops in self.cost_detail.borrowed.items()}
 
     @property
     def total_loading_bw_during_computation(self) -> dict[tuple[str, str], int]:
-        bandwidth = self.loading_bw_during_computation
-        return {port: sum(bandwidth.get(port, {}).values()) for port in self.cost_detail.borrowed_cycles}
+        return {port: sum(bw for _, bw in ops.values()) for port, ops in self.cost_detail.borrowed.items()}
 
     @property
     def loading_offloading_cycles_borrowed_from_computation(self) -> float:

@@ -883,12 +883,13 @@ def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
     Returns ``(loading, offloading, transfers, borrowed)``: the ``loading`` / ``offloading``
     tables ``{layer op: {"<op><k>_<dir long name>": (cycles, port shared by two inputs)}}``;
     per port ``(memory, port name)``, its ``transfers`` (the whole-tensor ones first) and the
-    cycles each memory operand's whole-tensor transfer ``borrowed`` from computation.
+    cycles and bandwidth each memory operand's whole-tensor transfer ``borrowed`` from
+    computation, ``{memory operand: (cycles, bits per cycle)}``.
     """
     layer = setup.layer
+    transfers, borrowed = {}, {}
     loading = {op: {} for op in layer.inputs}
     offloading = {layer.output: {}}
-    transfers, borrowed = {}, {}
     tcc = math.ceil(total_cycle * CPO) + ss_comb
     for port in setup.ports:
         shared = port.shared_by_two_inputs
@@ -917,7 +918,7 @@ def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
             remaining, reductions = reduce_balanced(totals, minima, surplus)
             for (duty, _), cycles, reduction in zip(once, remaining, reductions):
                 _record(loading, offloading, duty, cycles, shared)
-                borrowed[key][duty.mem_op] = reduction
+                borrowed[key][duty.mem_op] = (reduction, math.ceil(reduction / tcc * port.bw_max))
             once = [PortTransfer(d.layer_op, d.level, d.direction, c, c * port.bw_max, port.bw_max)
                     for (d, _), c in zip(once, remaining)]
         transfers[key] = once + periodic
@@ -1012,7 +1013,7 @@ class CostDetail:
     onloading_parts: OnloadingParts
     offloading_pairs: list
     port_transfers: dict = field(default_factory=dict)  # (memory, port) -> [PortTransfer]
-    borrowed_cycles: dict = field(default_factory=dict)  # (memory, port) -> {memory operand: cycles}
+    borrowed: dict = field(default_factory=dict)  # (memory, port) -> {memory operand: (cycles, bandwidth)}
     access_same_data_considered_as_no_access: bool = True
     _setup: _Setup | None = field(repr=False, default=None)
 
@@ -1154,7 +1155,7 @@ def analyse(
         onloading_parts=parts,
         offloading_pairs=pairs,
         port_transfers=transfers,
-        borrowed_cycles=borrowed,
+        borrowed=borrowed,
         access_same_data_considered_as_no_access=flag,
         _setup=setup,
     )
