@@ -134,8 +134,9 @@ class LayerCostResult(CostResult):
 
     @property
     def cycles_per_op(self) -> float:
-        # the set-up's own figure where the cost model has one per accelerator (in-memory computing)
-        return getattr(self.cost_detail._setup, "cycles_per_op", model.CPO)
+        # the set-up's figure where the cost model keeps one per accelerator (in-memory computing);
+        # 1.0 for digital MAC arrays
+        return getattr(self.cost_detail._setup, "cycles_per_op", 1.0)
 
     @property
     def spatial_mapping_int(self) -> dict[str, tuple]:
