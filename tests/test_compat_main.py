@@ -121,6 +121,8 @@ PLAIN_NAMES = [
     "allowed_mem_update_cycle", "data_loading_cc_per_op", "data_offloading_cc_per_op",
     "data_offloading_cc_pair_combined", "memory_operand_links", "data_offloading_per_mem_inst",
     "loading_offloading_cycles_borrowed_from_computation", "loading_offloading_bandwidth_borrowed_from_computation",
+    "mac_spatial_utilization", "mac_utilization0", "mac_utilization1", "mac_utilization2", "cumulative_layer_ids",
+    "mem_energy_breakdown", "mem_energy_breakdown_further",
 ]
 PER_PORT_NAMES = [  # keyed by (memory, port) here, "<memory>/<port>" in the oracle
     "loading_cycles_during_computation", "loading_bw_during_computation",
@@ -145,6 +147,9 @@ def test_attributes_equal_the_references(example_run, index):
                      "data_bit_per_level", "effective_data_bit"):
             _close(getattr(getattr(cme, view), name), expected[f"{view}.{name}"], f"{view}.{name}")
     _close(cme.mapping.mem_level, expected["mapping.mem_level"])
+    _close(cme.mapping_int.mem_level, expected["mapping_int.mem_level"])
+    _close(_plain(cme.spatial_mapping_dict_int), expected["spatial_mapping_dict_int"], "spatial_mapping_dict_int")
+    _close(_plain(cme.temporal_mapping), expected["temporal_mapping.mapping_dic_origin"], "temporal_mapping")
     for name in PER_PORT_NAMES:
         _close({f"{memory}/{port}": v for (memory, port), v in getattr(cme, name).items()}, expected[name], name)
     _close([{port: [[a.real_cycle, a.data_in_charge, a.mem_bw, list(a.served_op_lv_dir)] for a in acts]

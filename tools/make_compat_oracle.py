@@ -28,7 +28,8 @@ MAPPING_NAMES = (
 SCALARS = (
     "energy_total", "mac_energy", "mem_energy", "latency_total0", "latency_total1", "latency_total2",
     "ideal_cycle", "ideal_temporal_cycle", "stall_slack_comb", "data_onloading_cycle", "data_offloading_cycle",
-    "cycles_per_op", "access_same_data_considered_as_no_access",
+    "cycles_per_op", "access_same_data_considered_as_no_access", "mac_spatial_utilization", "mac_utilization0",
+    "mac_utilization1", "mac_utilization2", "cumulative_layer_ids",
 )
 
 
@@ -70,6 +71,16 @@ def dump(cme) -> dict:
     data["data_offloading_cc_per_op"] = plain(cme.data_offloading_cc_per_op)
     data["data_offloading_cc_pair_combined"] = plain(cme.data_offloading_cc_pair_combined)
     data["memory_word_access"] = plain(cme.memory_word_access)
+    data["mem_energy_breakdown"] = plain(cme.mem_energy_breakdown)
+    data["mem_energy_breakdown_further"] = plain(cme.mem_energy_breakdown_further)
+    data["spatial_mapping_dict_int"] = {
+        str(op): [[[str(dim), size] for dim, size in level] for level in levels]
+        for op, levels in cme.spatial_mapping_dict_int.items()
+    }
+    data["temporal_mapping.mapping_dic_origin"] = {
+        str(op): [[[str(dim), size] for dim, size in level] for level in levels]
+        for op, levels in cme.temporal_mapping.mapping_dic_origin.items()
+    }
     data["data_loading_per_mem_inst"] = [
         {str(port): [[a.real_cycle, a.data_in_charge, a.mem_bw, plain(a.served_op_lv_dir)] for a in acts]
          for port, acts in ports.items()}
@@ -88,6 +99,7 @@ def dump(cme) -> dict:
         data[f"mapping.{name}"] = plain(getattr(cme.mapping, name))
         data[f"mapping_int.{name}"] = plain(getattr(cme.mapping_int, name))
     data["mapping.mem_level"] = plain(cme.mapping.mem_level)
+    data["mapping_int.mem_level"] = plain(cme.mapping_int.mem_level)
     data["memory_operand_links"] = {str(k): str(v) for k, v in cme.memory_operand_links.data.items()}
     return data
 
