@@ -198,6 +198,24 @@ def _build_cases() -> dict[str, Case]:
              "mappings/tpu_like_mixed_hint.yaml", mapping_base="tests/data",
              options={"enable_mix_spatial_mapping": True}, group=g6),
     ]
+    g7 = "7: in-memory computing (get_hardware_performance_zigzag_imc)"
+    imc = {"in_memory_compute": True}
+    for wl in ("yaml", "onnx"):
+        for hw in ("aimc", "dimc"):
+            cases.append(Case(f"resnet18_{wl}__{hw}", f"workload/resnet18.{wl}", f"hardware/{hw}.yaml",
+                              "mapping/default_imc.yaml", options=imc, group=g7))
+    cases += [
+        Case("alexnet_onnx__aimc", "workload/alexnet.onnx", "hardware/aimc.yaml", "mapping/default_imc.yaml",
+             options=imc, group=g7),
+        Case("mobilenetv2_onnx__dimc", "workload/mobilenetv2.onnx", "hardware/dimc.yaml",
+             "mapping/default_imc.yaml", options=imc, group=g7),
+        Case("resnet18_yaml__aimc__opt_energy", "workload/resnet18.yaml", "hardware/aimc.yaml",
+             "mapping/default_imc.yaml", options={**imc, "opt": "energy"}, group=g7),
+        Case("resnet18_yaml__aimc_64x32", "workload/resnet18.yaml", "hardware/aimc_64x32.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=imc, group=g7),
+        Case("resnet18_onnx__dimc_32x256x2", "workload/resnet18.onnx", "hardware/dimc_32x256x2.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=imc, group=g7),
+    ]
     return {c.name: c for c in cases}
 
 
@@ -208,11 +226,12 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
     """Fill Case.expected from reference/expected.yaml and search.md section F."""
     import yaml  # available in the reference venv
 
-    exp_file = ref_inputs.parent / "expected.yaml"
     entries = []
-    if exp_file.exists():
-        with open(exp_file, encoding="utf-8") as fh:
-            entries = yaml.safe_load(fh) or []
+    for exp_name in ("expected.yaml", "expected-imc.yaml"):
+        exp_file = ref_inputs.parent / exp_name
+        if exp_file.exists():
+            with open(exp_file, encoding="utf-8") as fh:
+                entries += [dict(e, _source=f"reference/{exp_name}") for e in yaml.safe_load(fh) or []]
     for case in cases.values():
         if case.layer_id is not None or case.workload_base != "reference" or case.mapping_base != "reference":
             continue
@@ -225,7 +244,7 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
                 entry.get("options") or {}
             ) == opts:
                 case.expected = (float(entry["energy_pJ"]), float(entry["latency_cycles"]))
-                case.expected_source = "reference/expected.yaml"
+                case.expected_source = entry["_source"]
         if opts == {"exploit_data_locality": True} and (wl, hw) in LOCALITY_EXPECTED:
             case.expected = LOCALITY_EXPECTED[(wl, hw)]
             case.expected_source = "spec/search.md section F (rounded to 0.01 pJ)"
@@ -332,6 +351,16 @@ def _layer_record(cme: Any) -> dict[str, Any]:
         "mac_utilization1": _num(cme.mac_utilization1),
         "mac_utilization2": _num(cme.mac_utilization2),
     }
+    if getattr(cme, "is_imc", False):  # the IMC evaluation's extra figures
+        rec["imc"] = {
+            "mac_energy_breakdown": {k: _num(v) for k, v in cme.mac_energy_breakdown.items()},
+            "tclk": _num(cme.tclk),
+            "tclk_breakdown": {k: _num(v) for k, v in cme.tclk_breakdown.items()},
+            "area_total": _num(cme.area_total),
+            "imc_area": _num(cme.imc_area),
+            "imc_area_breakdown": {k: _num(v) for k, v in cme.imc_area_breakdown.items()},
+            "mem_area_breakdown": {k: _num(v) for k, v in cme.mem_area_breakdown.items()},
+        }
     return rec
 
 
@@ -563,6 +592,11 @@ def run_case(case: Case, ref_inputs: Path) -> dict[str, Any]:
             answers = _run_reference_pipeline(workload, str(accel_path), str(mapping_path), kwargs)
             total_cme = answers[0][0]
             energy_total, latency_total = total_cme.energy_total, total_cme.latency_total2
+        elif opts["in_memory_compute"]:
+            energy_total, latency_total, tclk, area, answers = get_hardware_performance_zigzag(
+                workload, str(accel_path), str(mapping_path), **kwargs
+            )
+            out["tclk"], out["area_total"] = _num(tclk), _num(area)
         else:
             energy_total, latency_total, answers = get_hardware_performance_zigzag(
                 workload, str(accel_path), str(mapping_path), **kwargs

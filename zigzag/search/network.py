@@ -42,6 +42,19 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
     return accelerators_with_data_locality(workload, accelerator)
 
 
+#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (imc.md §1.2).
+IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
+
+
+def evaluated_layers(workload: Workload, accelerator: Accelerator) -> list[Layer]:
+    """The layers to search, in processing order: all of them, except that an in-memory-computing
+    array skips layers of type ``Pooling`` and ``Add`` (as ZigZag does; they are absent from the
+    totals)."""
+    if not accelerator.operational_array.is_imc:
+        return list(workload.layers)
+    return [layer for layer in workload.layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+
+
 def evaluate_network(
     workload: Workload,
     accelerator: Accelerator,
@@ -54,7 +67,7 @@ def evaluate_network(
     accelerators = layer_accelerators(workload, accelerator, options)
     memo: dict[str, CostResult] = {}
     results = []
-    for layer in workload.layers:
+    for layer in evaluated_layers(workload, accelerator):
         layer_accelerator = accelerators[layer.id]
         key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
         if key not in memo:

@@ -25,7 +25,7 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.loaders import accelerator_from_dict, accelerator_to_dict, load_inputs
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.layer_search import search_layer
-from zigzag.search.network import layer_accelerators
+from zigzag.search.network import evaluated_layers, layer_accelerators
 from zigzag.search.options import SearchOptions
 from zigzag.workload.layer import Layer
 from zigzag.workload.workload import build_layer
@@ -72,7 +72,7 @@ def plan_experiment(experiment: dict, cache: str | Path, plan_path: str | Path) 
     )
     per_layer_accelerator = layer_accelerators(workload, accelerator, options)
     layers = []
-    for layer in workload.layers:
+    for layer in evaluated_layers(workload, accelerator):
         job = layer_job(layer, per_layer_accelerator[layer.id], options)
         key = job_key(job)
         job_path = cache / "jobs" / f"{key}.json"
