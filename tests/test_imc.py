@@ -386,3 +386,51 @@ def test_layer_energy_ignores_the_layer_precisions():
     wider = build_layer({**layer.to_spec(), "operand_precision": {"O": 16, "O_final": 8, "W": 4, "I": 4}},
                         [MappingEntry.from_dict(layer.mapping.to_dict())])
     assert layer_energy(array, wider, WORKED[2][0]) == layer_energy(array, layer, WORKED[2][0])
+
+
+# ---- the Stage API -----------------------------------------------------------------------------
+
+SMALL_NETWORK = [
+    {"id": 0, "operator_type": "Conv", "equation": "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]",
+     "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"], "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"],
+     "loop_sizes": [1, 32, 16, 14, 14, 3, 3], "operand_precision": {"O": 16, "O_final": 8, "W": 8, "I": 8},
+     "operand_source": {"W": 0, "I": 0}},
+    {"id": 1, "operator_type": "Pooling", "equation": "O[b][g][oy][ox]+=W[fx][fy]*I[b][g][iy][ix]",
+     "dimension_relations": ["ix=2*ox+1*fx", "iy=2*oy+1*fy"], "loop_dims": ["B", "G", "OY", "OX", "FX", "FY"],
+     "loop_sizes": [1, 32, 7, 7, 2, 2], "operand_precision": {"O": 16, "O_final": 8, "W": 0, "I": 8},
+     "operand_source": {"W": 1, "I": 0}},
+    {"id": 2, "operator_type": "Conv", "equation": "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]",
+     "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"], "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"],
+     "loop_sizes": [1, 64, 32, 5, 5, 3, 3], "operand_precision": {"O": 16, "O_final": 8, "W": 8, "I": 8},
+     "operand_source": {"W": 2, "I": 1}},
+]
+
+
+def test_stage_pipeline_equals_the_api(tmp_path):
+    from zigzag.stages import (
+        AcceleratorParserStage, CompleteSaveStage, ExploitInterLayerDataLocalityStage, MainStage,
+        MinimalLatencyStage, SearchInterLayerDataLocalityStage, SimpleSaveStage, SpatialMappingGeneratorStage,
+        SumStage, TemporalMappingGeneratorStage, CostModelStage, WorkloadParserStage, WorkloadStage,
+    )
+
+    energy, latency, tclk, area, cmes = get_hardware_performance_zigzag(
+        SMALL_NETWORK, hardware("dimc"), MAPPING, in_memory_compute=True, dump_folder=tmp_path / "api",
+        loma_show_progress_bar=False, lpf_limit=4)
+    results = MainStage(
+        [WorkloadParserStage, AcceleratorParserStage, SimpleSaveStage, SumStage, SearchInterLayerDataLocalityStage,
+         WorkloadStage, ExploitInterLayerDataLocalityStage, CompleteSaveStage, MinimalLatencyStage,
+         SpatialMappingGeneratorStage, MinimalLatencyStage, TemporalMappingGeneratorStage, CostModelStage],
+        workload=SMALL_NETWORK, accelerator=hardware("dimc"), mapping=MAPPING, dump_folder=str(tmp_path / "stages"),
+        loma_lpf_limit=4, enable_mix_spatial_mapping_generation=True,
+    ).run()
+    total, per_layer = results[0]
+    assert [layer.id for _, (layer, _) in per_layer] == [0, 2]  # the Pooling layer is skipped
+    assert (total.energy_total, total.latency_total2, total.tclk, total.area_total) == (energy, latency, tclk, area)
+    first = per_layer[0][0]
+    assert first.mac_energy_breakdown == cmes[0][1][0][0].mac_energy_breakdown
+    simple = json.loads((tmp_path / "stages" / "overall_simple.json").read_text())
+    assert simple == {"energy": energy, "latency": latency}
+    complete = json.loads((tmp_path / "stages" / f"{first.layer_name}_complete.json").read_text())
+    assert complete["outputs"]["area (mm^2)"]["total_area"] == area
+    assert complete["inputs"]["accelerator"]["operational_array"] == {
+        "operational_unit: ImcArray, dimensions": {"D1": 128, "D2": 128}}

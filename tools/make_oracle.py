@@ -204,17 +204,21 @@ def _build_cases() -> dict[str, Case]:
         for hw in ("aimc", "dimc"):
             cases.append(Case(f"resnet18_{wl}__{hw}", f"workload/resnet18.{wl}", f"hardware/{hw}.yaml",
                               "mapping/default_imc.yaml", options=imc, group=g7))
+    # further IMC cases; lpf_limit 4 keeps the reference's run time reasonable on a shared machine
+    quick = {**imc, "lpf_limit": 4}
     cases += [
         Case("alexnet_onnx__aimc", "workload/alexnet.onnx", "hardware/aimc.yaml", "mapping/default_imc.yaml",
              options=imc, group=g7),
-        Case("mobilenetv2_onnx__dimc", "workload/mobilenetv2.onnx", "hardware/dimc.yaml",
-             "mapping/default_imc.yaml", options=imc, group=g7),
-        Case("resnet18_yaml__aimc__opt_energy", "workload/resnet18.yaml", "hardware/aimc.yaml",
-             "mapping/default_imc.yaml", options={**imc, "opt": "energy"}, group=g7),
-        Case("resnet18_yaml__aimc_64x32", "workload/resnet18.yaml", "hardware/aimc_64x32.yaml",
-             "mapping/default_imc.yaml", accelerator_base="tests/data", options=imc, group=g7),
-        Case("resnet18_onnx__dimc_32x256x2", "workload/resnet18.onnx", "hardware/dimc_32x256x2.yaml",
-             "mapping/default_imc.yaml", accelerator_base="tests/data", options=imc, group=g7),
+        Case("mobilenetv2_onnx__dimc__lpf4", "workload/mobilenetv2.onnx", "hardware/dimc.yaml",
+             "mapping/default_imc.yaml", options=quick, group=g7),
+        Case("resnet18_yaml__aimc__opt_energy__lpf4", "workload/resnet18.yaml", "hardware/aimc.yaml",
+             "mapping/default_imc.yaml", options={**quick, "opt": "energy"}, group=g7),
+        # tests/data/hardware: aimc.yaml as a 64x32 array, 6-bit ADC, 4-bit serial input, non-zero
+        # memory areas; dimc.yaml as two 32x256 macros (3-D array) with fully parallel input
+        Case("resnet18_yaml__aimc_64x32__lpf4", "workload/resnet18.yaml", "hardware/aimc_64x32.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
+        Case("resnet18_onnx__dimc_32x256x2__lpf4", "workload/resnet18.onnx", "hardware/dimc_32x256x2.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
     ]
     return {c.name: c for c in cases}
 

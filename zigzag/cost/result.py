@@ -125,8 +125,12 @@ class CostResult:
         return (self.layer_id,)
 
     def simple_dict(self) -> dict[str, float]:
-        """The reference's "simple" JSON: ``{"energy": ..., "latency": ...}``."""
-        return {"energy": self.energy_total, "latency": self.latency_total2}
+        """The reference's "simple" JSON: ``{"energy": ..., "latency": ...}``, plus
+        ``"tclk (ns)"`` and ``"area"`` for an IMC evaluation."""
+        simple = {"energy": self.energy_total, "latency": self.latency_total2}
+        if self.tclk is not None:
+            simple.update({"tclk (ns)": self.tclk, "area": self.area_total})
+        return simple
 
     # ----- JSON -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
