@@ -238,7 +238,7 @@ def main(argv=None) -> int:
     engines = ["scalar", "batched"] if args.engine == "both" else [args.engine]
     print(f"load average before: {os.getloadavg()}  (cpus: {os.cpu_count()})")
     records = []
-    header = (f"{'case':<36} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
+    header = (f"{'case':<44} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
               f"{'totals':>7}")
     if args.tracemalloc:
         header += f" {'traced MiB':>10}"
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
             if reference is not None:
                 ok = ok and abs(best["energy"] - reference["energy"]) <= 1e-9 * abs(reference["energy"]) \
                     and best["latency"] == reference["latency"]
-            line = (f"{case['name']:<36} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
+            line = (f"{case['name']:<44} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
                     f"{best['evaluations'] / best['seconds']:>9.0f} {best['peak_rss_kib'] / 1024:>9.1f} "
                     f"{'same' if ok else 'DIFF':>7}")
             if args.tracemalloc:
