@@ -734,6 +734,7 @@ Per layer (`layers[i]`):
 | `mem_utili_shared` | `{layer operand: [shared-memory utilisation per level]}` |
 | `latency_total0/1/2`, `ideal_cycle`, `ideal_temporal_cycle`, `stall_slack_comb`, `data_onloading_cycle`, `data_offloading_cycle` | cycles |
 | `mac_spatial_utilization`, `mac_utilization0/1/2` | ratios |
+| `imc` | (IMC cases only) `{mac_energy_breakdown, tclk, tclk_breakdown, area_total, imc_area, imc_area_breakdown, mem_area_breakdown}` of the layer's evaluation |
 | `candidates` | (candidate cases only) every evaluation in the order the reference made it: `[{index, sm_index, spatial_mapping, temporal_mapping, energy_total, latency_total2, latency_total0, stall_slack_comb, data_onloading_cycle, data_offloading_cycle}]`; `sm_index` counts the spatial-mapping candidates (0-based, generator order), `spatial_mapping` is that candidate's user-level SM, `temporal_mapping` the allocator output |
 | `chosen_candidate_index` | (candidate cases only) index into `candidates` of the evaluation the reference kept |
 
@@ -769,6 +770,8 @@ def write_readme(ref_inputs: Path, command_note: str) -> None:
         what = f"{case.workload}" + (f" layer {case.layer_id}" if case.layer_id is not None else "")
         mapping = case.mapping if case.mapping_base == "reference" else f"tests/data/{case.mapping}"
         accel = case.accelerator + (" (minus force_double_buffering)" if case.strip_memory_keys else "")
+        if case.accelerator_base != "reference":
+            accel = f"tests/data/{accel}"
         if case.workload_base != "reference":
             what = f"tests/data/{what}"
         rows.append(
@@ -814,11 +817,19 @@ Notes:
 * The SALSA engine is unseeded in the reference, so there is no oracle for it.
 * `expected` totals: expected.yaml for the six group-1 cases; search.md section F (given to 0.01 pJ)
   for the data-locality cases on tpu_like. The check is relative difference <= 1e-6 on both energy and latency.
+* Group 7 (in-memory computing) calls `get_hardware_performance_zigzag(..., in_memory_compute=True)`, as
+  `get_hardware_performance_zigzag_imc` does, and also stores the clock period `tclk` and the area
+  `area_total` it returns, and per layer an `imc` entry (below). The further IMC hardware is ours:
+  `tests/data/hardware/aimc_64x32.yaml` (aimc.yaml as a 64x32 array, 6-bit ADC, 4-bit serial input, non-zero
+  memory areas) and `dimc_32x256x2.yaml` (dimc.yaml as two 32x256 macros, fully parallel 8-bit input). The
+  `__lpf4` cases use lpf_limit=4 to keep the reference's run time reasonable. The four resnet18 IMC cases
+  without a suffix repeat expected-imc.yaml, whose totals the tests use directly; they were not generated.
 
 ## Cases
 
 Group: 1 = expected.yaml networks, 2 = single-layer candidate enumeration, 3 = resnet18.yaml on the
-other hardware, 4 = opt / temporal-mapping-type variants, 5 = exploit_data_locality, 6 = mixed spatial mappings.
+other hardware, 4 = opt / temporal-mapping-type variants, 5 = exploit_data_locality, 6 = mixed spatial mappings,
+7 = in-memory computing.
 Workload/accelerator/mapping paths are relative to `/work/shared/reference/zigzag` unless prefixed `tests/data/`.
 
 | case | group | workload | accelerator | mapping | options | status | result |
