@@ -33,7 +33,6 @@ ENERGY_PARTS = (
 # 28 nm technology constants (§3): capacitances in pF, areas in mm², delays in ns.
 VDD = 0.9
 ND2_CAP = 0.7 / 1e3
-WL_CAP = 0.7 / 2 / 1e3  # wordline capacitance of one cell (half a NAND2)
 BL_CAP = 0.7 / 2 / 1e3  # bitline capacitance of one cell
 XOR2_CAP = 0.7 * 1.5 / 1e3
 DFF_CAP = 0.7 * 3 / 1e3
