@@ -170,7 +170,7 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
     options = SearchOptions(**options)
     accelerators = layer_accelerators(workload, accelerator, options)
     seen, rows = set(), []
-    for layer in evaluated_layers(workload, accelerator):
+    for layer in evaluated_layers(workload.layers, accelerator):
         key = json.dumps([layer.signature(), id(accelerators[layer.id])], sort_keys=True, default=str)
         if key in seen:
             continue

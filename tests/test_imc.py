@@ -365,9 +365,9 @@ def test_accelerator_round_trip_keeps_the_imc_array():
 def test_yaml_pooling_and_add_layers_are_skipped():
     workload = resnet18_workload()
     skipped = [layer.id for layer in workload.layers
-               if layer not in evaluated_layers(workload, load_accelerator(hardware("aimc")))]
+               if layer not in evaluated_layers(workload.layers, load_accelerator(hardware("aimc")))]
     assert skipped == [1, 4, 7, 11, 14, 18, 21, 25, 28, 29]
-    assert len(evaluated_layers(workload, load_accelerator(hardware("dimc")))) == 21
+    assert len(evaluated_layers(workload.layers, load_accelerator(hardware("dimc")))) == 21
 
 
 def test_result_round_trip_and_energy_parts():

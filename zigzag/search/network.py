@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
-from zigzag.cost.result import CostResult
-from zigzag.cost.result import CumulativeResult, sum_results
+from zigzag.cost.layer_result import LayerCostResult
+from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
@@ -20,7 +20,7 @@ from zigzag.workload.workload import Workload
 class NetworkResult:
     """Per-layer best results (processing order) and their sum."""
 
-    layers: list[tuple[Layer, CostResult]]
+    layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
 
@@ -46,13 +46,13 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
 IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
 
 
-def evaluated_layers(workload: Workload, accelerator: Accelerator) -> list[Layer]:
-    """The layers to search, in processing order: all of them, except that an in-memory-computing
-    array skips layers of type ``Pooling`` and ``Add`` (as ZigZag does; they are absent from the
-    totals)."""
+def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
+    """The layers to search, in the given (processing) order: all of them, except that an
+    in-memory-computing array skips layers of type ``Pooling`` and ``Add`` (as ZigZag does;
+    they are absent from the totals)."""
     if not accelerator.operational_array.is_imc:
-        return list(workload.layers)
-    return [layer for layer in workload.layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+        return list(layers)
+    return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
 
 
 def evaluate_network(
@@ -67,12 +67,15 @@ def evaluate_network(
     accelerators = layer_accelerators(workload, accelerator, options)
     memo: dict[str, CostResult] = {}
     results = []
-    for layer in evaluated_layers(workload, accelerator):
+    for layer in evaluated_layers(workload.layers, accelerator):
         layer_accelerator = accelerators[layer.id]
         key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
         if key not in memo:
             memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-        result = dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name)
+        result = LayerCostResult.of(
+            dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
+            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+        )
         results.append((layer, result))
         if on_layer is not None:
             on_layer(layer, result)

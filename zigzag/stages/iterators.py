@@ -23,7 +23,7 @@ class WorkloadStage(Stage):
         self.accelerator = accelerator
 
     def run(self):
-        for layer in evaluated_layers(self.workload, self.accelerator):
+        for layer in evaluated_layers(self.workload.layers, self.accelerator):
             logger.info("Processing %s...", layer.name)
             for result, extra_info in self.substage(layer=layer, accelerator=self.accelerator).run():
                 yield result, (layer, extra_info)
