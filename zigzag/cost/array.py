@@ -19,6 +19,11 @@ from zigzag.hardware.imc import ImcArray
 from zigzag.workload.layer import Layer
 
 
+#: cycles per operation of a digital MAC array (a float: it makes several latency figures
+#: floats, exactly as in the reference, cost-model.md §0, Q21)
+DIGITAL_CYCLES_PER_OP = 1.0
+
+
 class ArrayCost(NamedTuple):
     mac_energy: float
     mac_energy_breakdown: dict[str, float] | None  # IMC components (imc.md §8.4)
@@ -32,7 +37,7 @@ class ArrayCost(NamedTuple):
 def cycles_per_op(accelerator: Accelerator) -> float:
     """Cycles one operation occupies the array (1.0 for a digital array)."""
     array = accelerator.operational_array
-    return array.cycles_per_op if isinstance(array, ImcArray) else 1.0
+    return array.cycles_per_op if isinstance(array, ImcArray) else DIGITAL_CYCLES_PER_OP
 
 
 def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None) -> ArrayCost:

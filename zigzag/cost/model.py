@@ -34,8 +34,12 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import DIRECTION_NAMES, DIRECTIONS, Accelerator, Memory
 from zigzag.workload.layer import DimRelation, Layer
 
-from zigzag.cost.array import array_cost, cycles_per_op
+from zigzag.cost.array import DIGITAL_CYCLES_PER_OP, array_cost, cycles_per_op
 from zigzag.cost.result import CostResult
+
+#: cycles per operation of a digital array, for callers that model digital cores only
+#: (zigzag.stream); an evaluation reads its own from ``_Setup.cycles_per_op``.
+CPO = DIGITAL_CYCLES_PER_OP
 
 #: memory operands whose traffic counts as *on-loading* (the others as *off-loading*), §9.5.
 LOADING_MEMORY_OPERANDS = ("I1", "I2")
