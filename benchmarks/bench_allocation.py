@@ -45,15 +45,15 @@ def build(mode: str, cache: str):
                              generations=0, cache=cache, cwd=str(REF))
 
 
-def time_schedules(problem, repeat: int) -> float:
-    """Seconds per schedule of random allocations (after one warm-up)."""
+def time_schedules(problem, repeat: int) -> tuple[float, float]:
+    """Wall and CPU seconds per schedule of random allocations (after one warm-up)."""
     rng = random.Random(1)
     allocations = [[rng.choice(g.cores) for g in problem.genes] for _ in range(repeat + 1)]
     problem.fitness(allocations[0])
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.process_time()
     for allocation in allocations[1:]:
         problem.fitness(allocation)
-    return (time.perf_counter() - begin) / repeat
+    return (time.perf_counter() - begin) / repeat, (time.process_time() - cpu) / repeat
 
 
 def run_reference(args, mode: str) -> dict:
@@ -93,11 +93,16 @@ def main() -> None:
         problem = found.problem
         print(f"\n[{mode}] {problem.base.nb_cns} CNs, {problem.base.nb_edges} edges, {len(problem.genes)} genes; "
               f"problem built in {time.perf_counter() - begin:.1f} s (cost table from {args.cache})")
-        per = time_schedules(problem, args.repeat)
-        print(f"[{mode}] one schedule: {per * 1000:.1f} ms ({1 / per:.1f} schedules/s, {args.repeat} random allocations)")
+        per, cpu = time_schedules(problem, args.repeat)
+        print(f"[{mode}] one schedule: wall {per * 1000:.1f} ms ({1 / per:.1f} schedules/s), CPU {cpu * 1000:.1f} ms "
+              f"({1 / cpu:.1f} schedules/s per core), {args.repeat} random allocations")
+        cpu0 = os.times()
         front, stats = nsga2(problem, args.individuals, args.generations, seed=0, workers=args.workers)
-        print(f"[{mode}] search {args.individuals} x {args.generations}, {args.workers} workers: {stats.seconds:.1f} s, "
-              f"{stats.evaluations} distinct schedules ({stats.evaluations / stats.seconds:.1f}/s), front of {len(front)}")
+        cpu1 = os.times()
+        used = (cpu1.user - cpu0.user) + (cpu1.children_user - cpu0.children_user)
+        print(f"[{mode}] search {args.individuals} x {args.generations}, {args.workers} workers: wall {stats.seconds:.1f} s, "
+              f"{stats.evaluations} distinct schedules ({stats.evaluations / stats.seconds:.1f}/s), front of {len(front)}; "
+              f"CPU {used:.1f} s (this process and its workers)")
         if not args.reference_venv:
             continue
         ref = run_reference(args, mode)
