@@ -72,7 +72,6 @@ class _Scheduler:
         if (hw.top_memory[list(hw.cores)] < 0).any():
             raise InputError(None, "hardware", "every core needs a top memory for each of I1, I2 and O")
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
-        self.cores = p.core.tolist()
         self.prio = np.zeros((p.nb_tensors, nm), dtype=np.int64)
         self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
         self.start = np.full(p.nb_cns, np.nan)
