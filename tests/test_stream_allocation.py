@@ -117,3 +117,24 @@ def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
     assert (tmp_path / "again" / "front.csv").read_text() == (out / "front.csv").read_text()
     bad = subprocess.run(command[:-1] + [str(tmp_path / "bad"), "--individuals", "1"], capture_output=True, text=True)
     assert bad.returncode != 0 and "individuals" in bad.stderr and "Traceback" not in bad.stderr
+
+
+RESNET = REF / "stream/inputs/examples/workload/resnet18.onnx"
+FLEXIBLE_QUAD = REF / "stream/inputs/examples/mapping/tpu_like_quad_core.yaml"
+REFERENCE_FRONTS = Path(__file__).parent / "data" / "stream"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_front_not_dominated_by_the_reference_ga(mode, cache):
+    """ResNet-18 x quad core, flexible mapping, the reference's GA budget (16 x 8): the reference's
+    front (recorded, see tests/data/stream/README.md) does not dominate ours."""
+    ref = json.loads((REFERENCE_FRONTS / f"reference_ga_front_{mode}.json").read_text())
+    stacks = [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None
+    found = search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=16, generations=8, seed=0,
+                              workers=2, cache=cache, cwd=str(REF))
+    assert [[g.layer, g.group] for g in found.genes] == ref["genes"]  # same genes as Stream (spec §10.1)
+    assert [list(g.cores) for g in found.genes] == ref["valid"]
+    ours = [(p.energy, p.latency) for p in found.front]
+    theirs = [(p["energy"], p["latency"]) for p in ref["front"]]
+    assert dominated_share(ours, theirs) < 1.0

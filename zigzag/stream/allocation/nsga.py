@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -172,8 +173,6 @@ def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: 
     ``individuals`` is the population and the offspring count per generation (``mu`` = half of
     it survives); ``progress(generation, front)`` is called after every generation.
     """
-    import time
-
     valid = [g.cores for g in problem.genes]
     rng = random.Random(seed)
     front = tools.ParetoFront()
