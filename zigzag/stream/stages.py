@@ -33,7 +33,8 @@ import onnx
 from zigzag.errors import InputError
 from zigzag.search.options import SearchOptions
 from zigzag.stages import SpatialMappingGeneratorStage
-from zigzag.stages.stage import MainStage, Stage, StageCallable
+from zigzag.stages.stage import MainStage as ZigZagMainStage
+from zigzag.stages.stage import Stage, StageCallable
 from zigzag.stream.allocation import AllocationSearch, build_allocation_problem, nsga2
 from zigzag.stream.cn_graph import CNGraph, build_cn_graph
 from zigzag.stream.cost_table import CostTable
@@ -54,6 +55,15 @@ __all__ = [
     "StreamONNXModelParserStage", "TiledWorkloadGenerationStage", "TilingGenerationStage",
     "ZigZagCoreMappingEstimationStage",
 ]
+
+
+class MainStage(ZigZagMainStage):
+    """Stream's entry point: as ZigZag's, but Stream's keyword names (``workload_path``,
+    ``mapping_path``) are kept as they are (ZigZag's MainStage reads them as its older names)."""
+
+    def __init__(self, list_of_callables, **kwargs):
+        super().__init__(list_of_callables)
+        self.kwargs = kwargs
 
 
 @dataclass(frozen=True)
