@@ -302,7 +302,7 @@ SHIPPED = sorted(
 
 
 def test_shipped_example_list_is_complete():
-    assert len(SHIPPED) == 12
+    assert len(SHIPPED) == 15  # 7 hardware (aimc and dimc among them), 6 mappings, 2 workload YAMLs
 
 
 @pytest.mark.parametrize("kind, name", SHIPPED, ids=[f"{k}/{n}" for k, n in SHIPPED])
@@ -354,6 +354,7 @@ def test_valid_imc_array_is_accepted():
     data["operational_array"] = dict(IMC_ARRAY)
     cells = copy.deepcopy(data["memories"]["rf_128B"])
     cells["served_dimensions"] = []
+    cells["size"] = 8  # one 8-bit weight per multiplier
     data["memories"] = {"cells": cells, **data["memories"]}
     assert validate_accelerator(data, "x")["operational_array"]["is_imc"] is True
 

@@ -38,6 +38,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--enable-mix-spatial-mapping", action="store_true",
                        help="also generate spatial mappings unrolling several layer dims on one array dim "
                             "(as in ZigZag, this also turns on --exploit-data-locality)")
+    group.add_argument("--in-memory-compute", action="store_true",
+                       help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
+                            "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
     group.add_argument("--salsa-iteration-number", type=int, default=defaults.salsa_iteration_number,
                        help="SALSA: annealing iterations (default %(default)s)")
     group.add_argument("--salsa-seed", type=int, default=defaults.salsa_seed,
@@ -51,8 +54,8 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
         nb_spatial_mappings_generated=args.nb_spatial_mappings_generated,
         temporal_mapping_search_engine=args.temporal_mapping_search_engine,
         temporal_mapping_type=args.temporal_mapping_type,
-        enable_mix_spatial_mapping=args.enable_mix_spatial_mapping,
-        exploit_data_locality=args.exploit_data_locality or args.enable_mix_spatial_mapping,
+        enable_mix_spatial_mapping=args.enable_mix_spatial_mapping or args.in_memory_compute,
+        exploit_data_locality=args.exploit_data_locality or args.enable_mix_spatial_mapping or args.in_memory_compute,
         salsa_iteration_number=args.salsa_iteration_number,
         salsa_seed=args.salsa_seed,
     )
@@ -78,6 +81,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
+    total = result.total
+    if total.tclk is not None:
+        print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
+    if total.area_total is not None:
+        print(f"area: {total.area_total:.10g} mm2")
     print(f"outputs written to {args.output}")
     return 0
 

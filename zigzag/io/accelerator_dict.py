@@ -7,6 +7,7 @@ already validated accelerator from JSON, imports only the model types.
 from __future__ import annotations
 
 from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port
+from zigzag.hardware.imc import ImcArray
 
 
 def accelerator_from_dict(data: dict) -> Accelerator:
@@ -42,15 +43,43 @@ def accelerator_from_dict(data: dict) -> Accelerator:
         )
     return Accelerator(
         name=data["name"],
-        operational_array=OperationalArray(
-            dimensions=dict(zip(array["dimensions"], array["sizes"])),
-            unit_energy=array.get("unit_energy"),
-            unit_area=array.get("unit_area"),
-            is_imc=array.get("is_imc", False),
-        ),
+        operational_array=_operational_array(array, {m.name: m for m in memories}),
         memories=tuple(memories),
         dataflows=data.get("dataflows"),
     )
+
+
+def _operational_array(array: dict, memories: dict[str, Memory]) -> OperationalArray | ImcArray:
+    dimensions = dict(zip(array["dimensions"], array["sizes"]))
+    if not array.get("is_imc", False):
+        return OperationalArray(dimensions=dimensions, unit_energy=array.get("unit_energy"),
+                                unit_area=array.get("unit_area"))
+    activation, weight = array["input_precision"]
+    cells = memories["cells"]
+    return ImcArray(
+        dimensions=dimensions,
+        analog=array.get("imc_type") == "analog",
+        activation_precision=activation,
+        weight_precision=weight,
+        bit_serial_precision=array["bit_serial_precision"],
+        adc_resolution=array.get("adc_resolution") or 0,
+        cells_size=cells.size,
+        cells_area=cells.area,
+    )
+
+
+def _operational_array_to_dict(array: OperationalArray | ImcArray) -> dict:
+    data = {"dimensions": list(array.dimensions), "sizes": list(array.dimensions.values())}
+    if isinstance(array, ImcArray):
+        return {
+            **data,
+            "is_imc": True,
+            "imc_type": array.imc_type,
+            "input_precision": [array.activation_precision, array.weight_precision],
+            "bit_serial_precision": array.bit_serial_precision,
+            "adc_resolution": array.adc_resolution,
+        }
+    return {**data, "unit_energy": array.unit_energy, "unit_area": array.unit_area, "is_imc": False}
 
 
 def accelerator_to_dict(accelerator: Accelerator) -> dict:
@@ -83,13 +112,7 @@ def accelerator_to_dict(accelerator: Accelerator) -> dict:
             }
             for m in accelerator.memories
         },
-        "operational_array": {
-            "dimensions": list(array.dimensions),
-            "sizes": list(array.dimensions.values()),
-            "unit_energy": array.unit_energy,
-            "unit_area": array.unit_area,
-            "is_imc": array.is_imc,
-        },
+        "operational_array": _operational_array_to_dict(array),
     }
     if accelerator.dataflows is not None:
         data["dataflows"] = accelerator.dataflows

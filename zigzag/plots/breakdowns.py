@@ -29,15 +29,23 @@ LATENCY_COMPONENTS = (
 )
 _LATENCY_COLOURS = ("#4c72b0", "#8da0cb", "#dd8452", "#55a868", "#c44e52")
 _MAC_COLOUR = "#7f7f7f"
+#: label prefix of the parts of an in-memory-computing array's energy
+IMC_PREFIX = "IMC "
 _OPERAND_COLOURMAPS = ("Blues", "Oranges", "Greens", "Purples", "Reds", "YlOrBr", "Greys")
 
 
 def energy_components(result) -> dict[str, float]:
     """``{"MAC": ..., "<operand>@<memory>": ...}`` in pJ; the values add up to ``energy_total``.
 
-    Memory entries come per layer operand (in the result's order), innermost level first.
+    An in-memory-computing array's energy comes in its non-zero parts instead of "MAC"
+    (``IMC adcs``, ``IMC mults``, ...). Memory entries come per layer operand (in the result's
+    order), innermost level first.
     """
-    components = {"MAC": float(result.mac_energy)}
+    imc_parts = getattr(result, "mac_energy_breakdown", None)
+    if imc_parts:
+        components = {f"{IMC_PREFIX}{part}": float(e) for part, e in imc_parts.items() if e}
+    else:
+        components = {"MAC": float(result.mac_energy)}
     names = getattr(result, "memory_names", {}) or {}
     for operand, levels in result.mem_energy_breakdown.items():
         operand_names = names.get(operand, ())
@@ -72,6 +80,9 @@ def _energy_colours(keys: Sequence[str]) -> dict[str, object]:
 
     operands = list(dict.fromkeys(k.split("@", 1)[0] for k in keys if "@" in k))
     colours: dict[str, object] = {"MAC": _MAC_COLOUR}
+    imc_parts = [k for k in keys if k.startswith(IMC_PREFIX)]
+    for index, key in enumerate(imc_parts):
+        colours[key] = colormaps["Greys"](0.3 + 0.6 * index / max(len(imc_parts) - 1, 1))
     for index, operand in enumerate(operands):
         cmap = colormaps[_OPERAND_COLOURMAPS[index % len(_OPERAND_COLOURMAPS)]]
         own = [k for k in keys if k.startswith(f"{operand}@")]
@@ -92,7 +103,7 @@ def _energy_axes(ax, results, labels, xlabel) -> None:
     _annotate_totals(ax, totals, formatter)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    _legend_outside(ax, title="MAC / operand@memory")
+    _legend_outside(ax, title="MAC (or IMC parts) / operand@memory")
 
 
 def _latency_axes(ax, results, labels, xlabel) -> None:

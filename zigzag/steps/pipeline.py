@@ -28,6 +28,7 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
     """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.validation import check_mapping_fits_accelerator
+    from zigzag.search.network import evaluated_layers
     from zigzag.search.options import SearchOptions
 
     cache = Path(cache)
@@ -46,7 +47,7 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         layers = parsed_layers(workload_doc)
         per_layer_accelerator = {layer.id: accelerator for layer in layers}
     entries = []
-    for layer in layers:
+    for layer in evaluated_layers(layers, accelerator):
         job = layer_job(layer, per_layer_accelerator[layer.id], options)
         key = job_key(job)
         job_path = cache / "jobs" / f"{key}.json"

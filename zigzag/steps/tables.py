@@ -32,6 +32,8 @@ LAYER_FIGURES: list[tuple[str, Callable]] = [
     ("stall_cycles", lambda r: r.stall_slack_comb),
     ("spatial_utilization", lambda r: r.mac_spatial_utilization),
     ("mac_utilization", lambda r: r.mac_utilization2),
+    ("tclk_ns", lambda r: r.tclk),  # clock period, IMC arrays only
+    ("latency_ns", lambda r: r.latency_ns),
 ]
 
 #: network figures of ``experiments.csv``, in column order (after the experiment's identity)
@@ -46,6 +48,8 @@ NETWORK_FIGURES: list[tuple[str, Callable]] = [
     ("onloading_cycles", lambda t: t.data_onloading_cycle),
     ("offloading_cycles", lambda t: t.data_offloading_cycle),
     ("mac_utilization", lambda t: t.mac_utilization2),
+    ("tclk_ns", lambda t: t.tclk),  # clock period, IMC arrays only
+    ("latency_ns", lambda t: t.latency_ns),
 ]
 
 #: the experiment's identity columns, repeated in the cross-experiment tables
@@ -85,6 +89,8 @@ def experiment_row(experiment: dict, layers: list, total) -> dict:
     row["layers"] = len(layers)
     row.update({column: value(total) for column, value in NETWORK_FIGURES})
     row["area_um2"] = max(areas) if areas else None
+    if total.tclk is not None:  # IMC: ZigZag's area, of the first layer, in mm²
+        row["area_um2"] = total.area_total * 1e6
     for memory, energy in _summed_memory_energy(layers).items():
         row[f"{memory}_energy_pJ"] = energy
     options = {k: v for k, v in experiment["options"].items() if k != "opt"}
