@@ -9,8 +9,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-REFERENCE = SHARED / "reference" / "zigzag"
 DATA = Path(__file__).resolve().parent / "data"
+REFERENCE = DATA / "reference" / "zigzag"  # verbatim copy of the reference inputs (see its PROVENANCE.md)
 ORACLE = DATA / "oracle"
 
 

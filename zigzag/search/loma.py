@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from typing import Iterator
 
-from tqdm import tqdm
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator
@@ -81,6 +80,8 @@ def temporal_mappings(
     if show_progress is None:
         show_progress = sys.stderr.isatty()
     if show_progress:
+        from tqdm import tqdm  # only when drawing a bar: importing it costs a layer job ~0.1 s
+
         orderings = tqdm(orderings, total=nb_orderings(factors), desc=f"{layer.name}: loop orderings",
                          leave=False, unit="ord")
     found = False
