@@ -39,7 +39,7 @@ WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
 
 
 wildcard_constraints:
-    name="|".join(EXPERIMENT_NAMES),
+    name="|".join(EXPERIMENT_NAMES) or "no_experiment",
     key="[0-9a-f]+",
     workload_id="[^/]+",
     accelerator_id="[^/]+",

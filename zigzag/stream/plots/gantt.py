@@ -181,7 +181,9 @@ def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
     rows = Rows(trace)
     cn = trace.cn
     colours = layer_colours(cn["layer"])
-    fig, ax = plt.subplots(figsize=(14, 1.6 + 0.42 * len(rows)))
+    legend_rows = -(-(len(colours) + len(KIND_COLOURS)) // 6)
+    height = 1.3 + 0.42 * len(rows) + 0.16 * legend_rows
+    fig, ax = plt.subplots(figsize=(14, height))
     edge = 0.2 if len(cn["layer"]) <= 200 else 0.0
     for layer, colour in colours.items():
         sel = np.flatnonzero(cn["layer"] == layer)
@@ -211,9 +213,8 @@ def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
                for lay, c in colours.items()]
     handles += [Patch(facecolor=KIND_COLOURS[k], edgecolor="black", linewidth=0.3,
                       hatch="///" if k == "DRAM-link block" else None, label=k) for k in KIND_COLOURS if k in used]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.8 / (1.6 + 0.42 * len(rows))), ncol=6,
-              fontsize=6, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    fig.legend(handles=handles, loc="lower center", ncol=6, fontsize=6, frameon=False)
+    fig.subplots_adjust(left=0.12, right=0.98, top=1 - 0.45 / height, bottom=(0.55 + 0.16 * legend_rows) / height)
+    fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return Path(path)

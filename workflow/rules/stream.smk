@@ -1,0 +1,157 @@
+# Multi-core experiments (Stream), config key `stream_experiments`:
+#   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
+#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
+#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures.
+# Editing one core file changes only the keys of that core: only its cost jobs run again, then
+# the schedules and pictures of the experiments using it.
+from zigzag.steps.stream import core_files, plan_keys, resolve_stream_experiments
+
+try:
+    STREAM = resolve_stream_experiments(config)
+except InputError as exc:
+    raise WorkflowError(str(exc)) from None
+STREAM_RESULTS = f"{RESULTS}/stream"
+STREAM_PICTURES = [
+    "gantt.html",
+    f"gantt.{PLOT_FORMAT}",
+    f"memory.{PLOT_FORMAT}",
+    f"energy.{PLOT_FORMAT}",
+    "perfetto.json",
+]
+STREAM_TARGETS = (
+    expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM))
+    + expand(
+        f"{STREAM_RESULTS}/{{sname}}/plots/{{file}}",
+        sname=list(STREAM),
+        file=STREAM_PICTURES,
+    )
+    + ([f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}"] if STREAM else [])
+)
+
+
+wildcard_constraints:
+    sname="|".join(STREAM) or "no_stream_experiment",
+
+
+def stream_experiment_json(wildcards):
+    return json.dumps(STREAM[wildcards.sname], sort_keys=True)
+
+
+def stream_hardware_files(wildcards):
+    return core_files(STREAM[wildcards.sname]["accelerator"])
+
+
+def stream_cost_entries(wildcards):
+    """Every cost-table entry the experiment needs (known once its plan is written)."""
+    plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
+    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in plan_keys(plan)]
+
+
+rule stream_split:
+    input:
+        hardware=stream_hardware_files,
+        workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
+        mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
+    output:
+        f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+    params:
+        experiment=stream_experiment_json,
+    shell:
+        "python -m zigzag step stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+
+
+checkpoint stream_plan_costs:
+    input:
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+        hardware=stream_hardware_files,
+    output:
+        f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+    shell:
+        "python -m zigzag step stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+        " --cache {params.cache:q} --output {output:q} --log {log:q}"
+
+
+rule stream_cost:
+    input:
+        ancient(f"{CACHE}/stream-cost/jobs/{{key}}.json"),
+    output:
+        f"{CACHE}/stream-cost/entries/{{key}}.json",
+    log:
+        f"{CACHE}/logs/stream-cost/{{key}}.log",
+    shell:
+        "python -m zigzag step stream-cost {input:q} --output {output:q} --log {log:q}"
+
+
+rule stream_schedule:
+    input:
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        entries=stream_cost_entries,
+    output:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+        " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+
+
+def _stream_picture(file, what):
+    return report(
+        f"{STREAM_RESULTS}/{{sname}}/plots/{file}",
+        caption=f"../report/stream_{what}.rst",
+        category="Multi-core (Stream)",
+        subcategory="{sname}",
+        labels={"experiment": "{sname}", "figure": what.replace("_", " ")},
+    )
+
+
+rule stream_plots:
+    input:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+    output:
+        html=_stream_picture("gantt.html", "gantt_interactive"),
+        gantt=_stream_picture(f"gantt.{PLOT_FORMAT}", "gantt"),
+        memory=_stream_picture(f"memory.{PLOT_FORMAT}", "memory"),
+        perfetto=_stream_picture("perfetto.json", "perfetto"),
+        energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+    params:
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+        format=PLOT_FORMAT,
+    shell:
+        "python -m zigzag step stream-plot {params.folder:q} --output {params.folder:q}/plots"
+        " --format {params.format} --name {wildcards.sname:q} --log {log:q}"
+
+
+rule stream_energy:
+    input:
+        expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM)),
+    output:
+        report(
+            f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}",
+            caption="../report/stream_energy_all.rst",
+            category="Multi-core (Stream)",
+            labels={"figure": "energy breakdown of all multi-core experiments"},
+        ),
+    log:
+        f"{STREAM_RESULTS}/logs/energy.log",
+    params:
+        runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
+    shell:
+        "python -m zigzag step stream-compare {params.runs} --output {output:q} --log {log:q}"
