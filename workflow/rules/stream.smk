@@ -4,12 +4,8 @@
 #   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
-from zigzag.steps.stream import core_files, plan_keys, resolve_stream_experiments
+from zigzag.steps.stream import core_files, cost_plan_keys
 
-try:
-    STREAM = resolve_stream_experiments(config)
-except InputError as exc:
-    raise WorkflowError(str(exc)) from None
 STREAM_RESULTS = f"{RESULTS}/stream"
 STREAM_PICTURES = [
     "gantt.html",
@@ -44,7 +40,7 @@ def stream_hardware_files(wildcards):
 def stream_cost_entries(wildcards):
     """Every cost-table entry the experiment needs (known once its plan is written)."""
     plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
-    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in plan_keys(plan)]
+    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
 
 
 rule stream_split:

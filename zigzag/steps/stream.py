@@ -21,15 +21,31 @@ DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": []}
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
-    """The config's ``stream_experiments`` with defaults filled in, by name (names unique)."""
+    """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
+    import re
+
     out: dict[str, dict] = {}
+    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
+        where = f"stream_experiments[{i}]"
+        if not isinstance(spec, dict):
+            raise InputError("config", where, "must be a mapping with name, accelerator, workload, mapping, mode")
+        for field in ("name", "accelerator", "workload", "mapping", "mode"):
+            if not isinstance(spec.get(field), str):
+                raise InputError("config", f"{where}.{field}", "missing (or not a string); add it")
+        unknown = sorted(set(spec) - fields)
+        if unknown:
+            raise InputError("config", f"{where}.{unknown[0]}", f"unknown field; use one of {', '.join(sorted(fields))}")
+        if spec["mode"] not in ("lbl", "fused"):
+            raise InputError("config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused")
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
+            raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
         exp = {**DEFAULTS, **spec}
         if exp["name"] in out:
-            raise InputError("config", f"stream_experiments[{i}].name", f"'{exp['name']}' used twice; names must be unique")
+            raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
             if not Path(exp[field]).exists():
-                raise InputError("config", f"stream_experiments[{i}].{field}", f"file {exp[field]} not found; fix the path")
+                raise InputError("config", f"{where}.{field}", f"file {exp[field]} not found; fix the path")
         out[exp["name"]] = exp
     return out
 
@@ -81,13 +97,15 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     rep = graph.cost_node()
     pairs = sorted({(int(rep[cn]), int(graph.core[cn])) for cn in range(len(graph))})
     keyed = [(node_key(graph, r), core) for r, core in pairs]
+    core_of = {table.key(node, core): core for node, core in reversed(keyed)}  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
     new = table.plan(keyed)
-    write_json_atomic(output, {"experiment": exp["name"], "keys": keys, "to_compute": new})
+    write_json_atomic(output, {"experiment": exp["name"], "keys": keys, "cores": [core_of[k] for k in keys],
+                               "to_compute": new})
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
 
 
-def plan_keys(path: str | Path) -> list[str]:
+def cost_plan_keys(path: str | Path) -> list[str]:
     return json.loads(Path(path).read_text())["keys"]
 
 
@@ -176,4 +194,4 @@ def register(command) -> None:
     sub.add_argument("--output", required=True, help="figure to write")
 
 
-__all__ = ["compare", "core_files", "plan", "plan_keys", "register", "resolve_stream_experiments", "schedule", "split"]
+__all__ = ["compare", "core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "schedule", "split"]
