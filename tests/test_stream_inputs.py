@@ -236,6 +236,19 @@ def test_seed_mode_1_hint_loops_equal_fused_rows():
         assert np.array_equal(getattr(fused, name), getattr(seeded, name)), name
 
 
+def test_seed_k_hint_loops_make_groups(tmp_path):
+    """A K hint loop cuts a layer into groups (each with its own weights) that may go to different cores."""
+    (tmp_path / "flex.yaml").write_text("- name: default\n  core_allocation: [0, 1]\n")
+    graph = cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "flex.yaml", "fused", [(0, 1, 2)], cwd=str(REF),
+                                seed=SeedTiling(cn_define_mode=1, hint_loops=[("OY", "all"), ("K", 2)]))
+    rows = np.flatnonzero(graph.layer == 1)
+    assert len(rows) == 16 and np.bincount(graph.group[rows]).tolist() == [8, 8]
+    assert set(graph.core[rows].tolist()) == {-1}
+    assert graph.layers[1].inter_core_tiling == (("K", 2),) and graph.layers[1].intra_core_tiling == (("OY", 8),)
+    w = OPERANDS.index("W")
+    assert len(set(graph.tensor_id[rows, w].tolist())) == 2
+
+
 def test_seed_mode_2_inner_loops_are_the_complement():
     """Inner loops = everything but OY (at full size) gives the same CNs as outer loop (OY, all)."""
     inner = [("B", 1), ("K", "all"), ("G", 1), ("OX", "all"), ("C", "all"), ("FX", "all"), ("FY", "all")]
@@ -267,6 +280,17 @@ def test_seed_mode_4_splits_weights_that_do_not_fit():
     assert "split_W_percentage" in one_line(exc)
     with pytest.raises(InputError):
         SeedTiling(cn_define_mode=5)
+
+
+def test_seed_mode_4_on_resnet18():
+    """Half of the 16.8 Mbit TPU weight memory: the 4.7-18.9 Mbit layer-4 convs are cut into K groups
+    placed on their fixed per-group cores."""
+    graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "lbl", cwd=str(REF),
+                                seed=SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5))
+    split = {i: info.inter_core_tiling for i, info in graph.layers.items() if info.inter_core_tiling[0][1] != "*"}
+    assert split == {35: (("K", 2),), 37: (("K", 4),), 41: (("K", 4),), 43: (("K", 4),)}
+    rows = np.flatnonzero(graph.layer == 37)
+    assert graph.core[rows].tolist() == [2, 1, 2, 2] and len(graph) == 48 + 1 + 3 * 3
 
 
 def test_layer_splitting_makes_k_pieces_joined_by_a_concat():

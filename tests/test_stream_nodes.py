@@ -159,11 +159,13 @@ def test_node_order_is_streams_insertion_order():
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]
 
 
-@pytest.mark.parametrize("oracle", [f"{case}_{mode}" for case in ("ksplit", "mixed", "gather_concat")
+@pytest.mark.parametrize("oracle", [f"{case}_{mode}" for case in ("ksplit", "tiles", "mixed", "gather_concat", "softmax", "asym")
                                     for mode in ("lbl", "fused")])
 def test_more_cases_equal_the_reference(oracle):
     """Reference dumps made for this project (tests/data/stream/README.md): K split over two cores;
-    a depthwise conv, pooling, a two-input Add, Reshape + Transpose, MatMul; Gather and Concat."""
+    intra-core tiling with a rounded-up OY, a C split (partial outputs) and K groups;
+    a depthwise conv, pooling, a two-input Add, Reshape + Transpose, MatMul; Gather and Concat; Softmax;
+    an Add with a broadcast (D, K) bias and a two-input Mul."""
     data = Path(__file__).parent / "data"
     oracle = json.loads((data / "stream" / f"{oracle}_cn_graph.json").read_text())
     inputs = {k: data / v for k, v in oracle["repo_inputs"].items()}

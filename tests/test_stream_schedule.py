@@ -115,7 +115,7 @@ def test_result_files(case, tmp_path):
 
 
 def test_timeline_earliest_fit():
-    tl = Timeline(capacity=2)
+    tl = Timeline()
     tl.shift_from(10, 60)  # 60 bits from t=10
     tl.shift_from(20, -60)
     tl.shift_from(30, 90)

@@ -92,11 +92,13 @@ class CNGraph:
       (a dim the layer lacks reads ``(0, 0)``), ``tensor_bits``/``tensor_id`` ``(N, 3)`` per
       ``OPERANDS`` column (Stream's tensor sizes; -1 id where the layer lacks the operand).
     Per tensor (shared by the CNs of a layer whose ranges are equal): ``tensor_layer``,
-      ``tensor_operand`` (column in ``OPERANDS``), ``tensor_bits``, ``tensor_base_priority``
+      ``tensor_operand`` (column in ``OPERANDS``), ``tensor_size`` (bits), ``tensor_base_priority``
       (constant operands: number of CNs reusing it; else 0).
     Per edge (Stream's insertion order, one per CN pair): ``edge_src``, ``edge_dst`` (CN
       indices), ``edge_bits``, ``edge_operand`` (consumer's operand column, ``INTRA`` = -1).
-    ``layers``: ``LayerInfo`` per computation layer id; ``stacks``: the layer stacks.
+    ``layers``: ``LayerInfo`` per computation layer id; ``stacks``: the layer stacks; ``mode``.
+    Helpers: ``index(layer, sub)``, ``loop_ranges(i)``, ``operand_sizes(i)``, ``cn_layer(layer)``
+    (a CN as a single-core ``Layer``), ``unique_nodes()``, ``cost_node()``, ``to_networkx()``.
     """
 
     dims: tuple[str, ...]

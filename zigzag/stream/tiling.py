@@ -6,7 +6,9 @@ They come from the mapping's ``intra_core_tiling`` (sequential CNs on one core) 
 ``inter_core_tiling`` (groups that may go to different cores; ignored while it holds a ``*``).
 
 The seed's (2023) options are accepted as well, through ``SeedTiling``: ``cn_define_mode`` 1
-(``hint_loops`` = outer-CN loops of every layer), 2 (``hint_loops`` = the *inner*-CN loops; every
+(``hint_loops`` = outer-CN loops of every layer; a ``K`` or ``G`` hint loop cuts the layer into
+groups, i.e. becomes inter-core tiling, as the seed's K chunks each had their own weights),
+2 (``hint_loops`` = the *inner*-CN loops; every
 other loop dim becomes an outer loop over its full size), 3 (one ``hint_loops`` list per id range
 ending at each ``layer_cutoffs`` entry) and 4 (mode 1 plus a K split of every layer whose constant
 operand exceeds ``split_W_percentage`` of its smallest candidate core's weight memory; the K
@@ -26,6 +28,7 @@ from zigzag.stream.workload import FUSION_DIM, StreamLayer, StreamWorkload
 
 logger = logging.getLogger(__name__)
 MODES = ("lbl", "fused")
+GROUP_DIMS = ("K", "G")
 
 
 def parse_layer_stacks(text: str) -> list[tuple[int, ...]]:
@@ -158,9 +161,11 @@ class SeedTiling:
             inner = {d: (sizes[d] if f == "all" else int(f)) for d, f in hints if d in sizes}
             intra = tuple((d, s // inner[d]) if d in inner else (d, s) for d, s in sizes.items())
             intra = tuple((d, f) for d, f in intra if f > 1)
+            inter: Tiling = ()
         else:
-            intra = tuple((d, f) for d, f in hints if d in sizes)
-        inter: Tiling = ()
+            # Seed K/G chunks had their own weights (their own group): they become inter-core tiling.
+            intra = tuple((d, f) for d, f in hints if d in sizes and d not in GROUP_DIMS)
+            inter = tuple((d, sizes[d] if f == "all" else f) for d, f in hints if d in sizes and d in GROUP_DIMS)
         if self.cn_define_mode == 4:
             factor = self.k_split_factor(layer)
             if factor > 1:

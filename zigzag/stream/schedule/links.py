@@ -105,31 +105,30 @@ class LinkState:
         for x in tensors:
             if any(s == start for s, _ in seen.get(x, ())):
                 return
-        i = self._breakpoint(link, start)
-        j = self._breakpoint(link, end)
-        self.level[link][i:j] += activity
+        n = self.n[link]
+        if n + 2 > len(self.ts[link]):
+            self.ts[link] = np.concatenate([self.ts[link], np.zeros(n)])
+            self.level[link] = np.concatenate([self.level[link], np.zeros(n, dtype=np.int64)])
+        ts, level = self.ts[link], self.level[link]
+        i, j = ts[:n].searchsorted((start, end)).tolist()
+        if ts[j] != end:  # split the segment holding `end` (later than `start`: i stays valid)
+            ts[j + 1 : n + 1] = ts[j:n]
+            level[j + 1 : n + 1] = level[j:n]
+            ts[j] = end
+            level[j] = level[j - 1]
+            n += 1
+        if ts[i] != start:
+            ts[i + 1 : n + 1] = ts[i:n]
+            level[i + 1 : n + 1] = level[i:n]
+            ts[i] = start
+            level[i] = level[i - 1]
+            n += 1
+            j += 1
+        self.n[link] = n
+        level[i:j] += activity
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
         self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
-
-    def _breakpoint(self, link: int, t: float) -> int:
-        """Index of the breakpoint at ``t``, inserted (splitting its segment) if missing."""
-        n = self.n[link]
-        ts = self.ts[link]
-        i = int(ts[:n].searchsorted(t))
-        if ts[i] == t:
-            return i
-        if n == len(ts):
-            self.ts[link] = ts = np.concatenate([ts, np.zeros(n)])
-            self.level[link] = np.concatenate([self.level[link], np.zeros(n, dtype=np.int64)])
-        level = self.level[link]
-        ts[i + 1 : n + 1] = ts[i:n]
-        level[i + 1 : n + 1] = level[i:n]
-        ts[i] = t
-        level[i] = level[i - 1]
-        self.n[link] = n + 1
-        return i
-
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Stream's two-pointer intersection of two window lists, then one pass merging touching windows."""

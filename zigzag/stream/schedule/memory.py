@@ -17,16 +17,15 @@ from zigzag.errors import InputError
 class Timeline:
     """A step function of memory usage over time, with in-place suffix updates.
 
-    Times are a Python list (fast bisection and insertion), usages a growing numpy array
-    (fast suffix additions and maxima).
+    Times and usages are Python lists: most updates touch the last few points, where list
+    operations beat numpy calls.
     """
 
-    __slots__ = ("times", "bits", "n", "bound")
+    __slots__ = ("times", "bits", "bound")
 
-    def __init__(self, capacity: int = 32):
+    def __init__(self):
         self.times = [0]
-        self.bits = np.zeros(capacity, dtype=np.int64)
-        self.n = 1
+        self.bits = [0]
         self.bound = 0  # an upper bound of every usage (exact after additions, stale after removals)
 
     def shift_from(self, t: float, delta: int, capacity: int | None = None) -> bool:
@@ -35,39 +34,36 @@ class Timeline:
         With a ``capacity``, returns True if an updated point that existed before exceeds it (the
         inserted point is not checked, as in Stream); else False.
         """
-        times, bits, n = self.times, self.bits, self.n
+        times, bits = self.times, self.bits
+        n = len(times)
         i = bisect_left(times, t)
         over = False
         if i < n:
-            bits[i:n] += delta
+            bits[i:] = [b + delta for b in bits[i:]]
             if delta > 0:
                 if capacity is not None and self.bound + delta <= capacity:
                     self.bound += delta  # still an upper bound, and nothing can overflow
                 else:
-                    over = capacity is not None and int(bits[i:n].max()) > capacity
-                    self.bound = max(int(bits[:n].max()), int(bits[i - 1]) + delta if i else 0)
+                    over = capacity is not None and max(bits[i:]) > capacity
+                    self.bound = max(max(bits), bits[i - 1] + delta if i else 0)
             if times[i] == t:
                 return over
         elif delta > 0:
-            self.bound = max(self.bound, int(bits[i - 1]) + delta)
-        if n == len(bits):
-            self.bits = bits = np.concatenate([bits, np.zeros(n, dtype=np.int64)])
-        bits[i + 1 : n + 1] = bits[i:n]
-        bits[i] = bits[i - 1] + delta
+            self.bound = max(self.bound, bits[i - 1] + delta)
+        bits.insert(i, bits[i - 1] + delta)
         times.insert(i, int(t))
-        self.n = n + 1
         return over
 
     def always_fits(self, size: int, capacity: int) -> bool:
         """True if ``size`` more bits fit at every time (a quick sufficient test)."""
         if self.bound + size <= capacity:
             return True
-        self.bound = int(self.bits[: self.n].max())
+        self.bound = max(self.bits)
         return self.bound + size <= capacity
 
     def usage(self, t: float) -> int:
         """Usage at time ``t``."""
-        return int(self.bits[max(0, bisect_right(self.times, t) - 1)])
+        return self.bits[max(0, bisect_right(self.times, t) - 1)]
 
     def earliest_fit(self, size: int, capacity: int, t: float) -> float:
         """Earliest time from ``t`` after which ``size`` more bits always fit (Stream's rule).
@@ -76,24 +72,23 @@ class Timeline:
         """
         if self.always_fits(size, capacity):
             return t
-        times = self.times
-        bits = self.bits[: self.n]
+        times, bits = self.times, self.bits
         while True:
             s = bisect_right(times, t) - 1
             seg = bits[s:]
-            top = int(seg.max())
+            top = max(seg)
             if top + size <= capacity:
                 return t
-            j = len(seg) - 1 - int(seg[::-1].argmax())
+            j = len(seg) - 1 - seg[::-1].index(top)
             if j == len(seg) - 1:
                 return times[s + j]
             t = times[s + j + 1]
 
     def points(self) -> list[tuple[int, int]]:
-        return list(zip(self.times, self.bits[: self.n].tolist()))
+        return list(zip(self.times, self.bits))
 
     def peak(self) -> int:
-        return int(self.bits[: self.n].max())
+        return max(self.bits)
 
 
 class MemoryState:

@@ -72,7 +72,6 @@ class _Scheduler:
         if (hw.top_memory[list(hw.cores)] < 0).any():
             raise InputError(None, "hardware", "every core needs a top memory for each of I1, I2 and O")
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
-        self.cores = p.core.tolist()
         self.prio = np.zeros((p.nb_tensors, nm), dtype=np.int64)
         self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
         self.start = np.full(p.nb_cns, np.nan)
@@ -82,6 +81,8 @@ class _Scheduler:
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
+        self.end_at: list[float | None] = [None] * p.nb_cns
+        self.core_of = p.core.tolist()
         self._prepare_needed()
 
     # ---------------------------------------------------------------- set-up
@@ -306,7 +307,9 @@ class _Scheduler:
         self._check_tops(mems)
         self.need_ptr = _csr(cn, [], n)[0]
         self.need_x, self.need_m, self.need_mem = x, m, mems
-        self.need_unique = len(np.unique(cn * max(1, p.nb_tensors) + x)) == len(x)
+        # a CN can need a tensor twice only if several CNs share one output tensor
+        outputs = p.operand_tensor[:, O]
+        self.need_unique = not len(outputs) or np.bincount(outputs[outputs >= 0]).max(initial=0) <= 1
 
     def run(self) -> ScheduleResult:
         p, g, mem = self.p, self.g, self.mem
@@ -384,6 +387,7 @@ class _Scheduler:
             # 5. record
             self.start[n] = start
             self.end[n] = end
+            self.end_at[n] = end
             idle[k] = end
             e["total_cn_onchip_energy"] += onchip[n]
             e["total_cn_offchip_memory_energy"] += offchip[n]
@@ -413,6 +417,7 @@ class _Scheduler:
     def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
         prio, mem, p, g = self.prio, self.mem, self.p, self.g
+        core_of = self.core_of
         if self.need_unique:
             prio[xs, mems] -= 1
             self.prio_total[xs] -= 1
@@ -423,15 +428,15 @@ class _Scheduler:
             for inst in list(mem.where[x]):
                 t_rm = end
                 if self.own[x] == O:
+                    # the latest end among the origin's consumers (on this memory's cores) scheduled so far
                     origin = int(p.tensor_origin[x])
-                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]]
-                    if self.offchip not in self.mem_core_sets[inst]:
-                        users = self.mem_cores[inst]
-                        on = p.core[succ] == users[0] if len(users) == 1 else np.isin(p.core[succ], users)
-                        succ = succ[on]
-                    ends = self.end[succ]
-                    ends = ends[~np.isnan(ends)]
-                    t_rm = float(ends.max()) if len(ends) else end
+                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
+                    ends_at, users = self.end_at, self.mem_core_sets[inst]
+                    if self.offchip in users:
+                        ends = [ends_at[s] for s in succ if ends_at[s] is not None]
+                    else:
+                        ends = [ends_at[s] for s in succ if ends_at[s] is not None and core_of[s] in users]
+                    t_rm = max(ends) if ends else end
                 core = self.mem_cores[inst][0]
                 mem.remove(self.top[core][self.own[x]], x, t_rm)
 
