@@ -42,8 +42,12 @@ def project(tmp_path_factory):
         {"name": "/conv1/Conv", "core_allocation": [1], "core_allocation_is_fixed": True}]))
     shutil.copy(SMALL / "small_3conv.onnx", root / "net.onnx")
     common = {"accelerator": "hw/dual.yaml", "workload": "net.onnx", "mapping": "mapping.yaml"}
-    config = {"stream_experiments": [{"name": "net-lbl", "mode": "lbl", **common},
-                                     {"name": "net-fused", "mode": "fused", "layer_stacks": "0-2", **common}],
+    (root / "flexible.yaml").write_text(yaml.safe_dump([
+        {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
+        {"name": "/conv1/Conv", "core_allocation": [0, 1]}]))
+    config = {"stream_experiments": [{"name": "net-fused", "mode": "fused", "layer_stacks": "0-2", **common},
+                                     {"name": "net-search", "mode": "lbl", **common, "mapping": "flexible.yaml",
+                                      "search": {"individuals": 4, "generations": 2, "seed": 1}}],
               "outputs": {"plot_format": "png"}}
     (root / "config.yaml").write_text(yaml.safe_dump(config))
     return root
@@ -60,13 +64,18 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     first = snakemake(project, "--cores", "2")
     assert first.returncode == 0, first.stderr[-4000:]
     results = project / "results" / "stream"
-    for name in ("net-lbl", "net-fused"):
+    for name in ("net-fused", "net-search"):
         summary = json.loads((results / name / "summary.json").read_text())
         assert summary["latency"] > 0 and summary["nb_cns"] >= 3
         for picture in ("gantt.html", "gantt.png", "memory.png", "energy.png", "perfetto.json"):
             assert (results / name / "plots" / picture).stat().st_size > 0, picture
     assert (results / "energy.png").exists()
-    plans = {n: json.loads((results / n / "cost_plan.json").read_text()) for n in ("net-lbl", "net-fused")}
+    front = (results / "net-search" / "front.csv").read_text().splitlines()
+    assert front[0] == "energy,latency,allocation" and len(front) >= 2
+    assert (results / "net-search" / "plots" / "pareto.png").stat().st_size > 0
+    search_job = first.stderr[first.stderr.index("rule stream_search:"):]
+    assert re.search(r"^\s+threads: 2$", search_job[:search_job.index("\n\n")], flags=re.M)  # --workers {threads}
+    plans = {n: json.loads((results / n / "cost_plan.json").read_text()) for n in ("net-fused", "net-search")}
     counts = job_counts(first.stderr)
     distinct = {k for p in plans.values() for k in p["keys"]}
     assert counts["stream_cost"] == len(distinct)  # one job per distinct (CN shape, core), shared
@@ -84,15 +93,16 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     assert on_core_1 and counts["stream_cost"] == len(on_core_1)  # only core 1's cost jobs ran again
     assert {k for p in new_plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0} == {
         k for p in plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0}
-    assert counts["stream_schedule"] == 2 and counts["stream_plots"] == 2
+    assert counts["stream_schedule"] == 1 and counts["stream_search"] == 1 and counts["stream_plots"] == 2
     assert "split_layers" not in counts and "evaluate_layer" not in counts
 
     report = snakemake(project, "--report", str(project / "report.html"))
     assert report.returncode == 0, report.stderr[-4000:]
     html = (project / "report.html").read_text()
-    for name in ("net-lbl", "net-fused"):
+    for name in ("net-fused", "net-search"):
         for picture in ("gantt.html", "gantt.png", "memory.png", "energy.png", "perfetto.json"):
             assert f"results/stream/{name}/plots/{picture}" in html, (name, picture)
+    assert "results/stream/net-search/plots/pareto.png" in html
     assert "results/stream/energy.png" in html and "Multi-core (Stream)" in html
 
 

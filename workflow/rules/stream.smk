@@ -7,6 +7,8 @@
 from zigzag.steps.stream import core_files, cost_plan_keys
 
 STREAM_RESULTS = f"{RESULTS}/stream"
+STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
+STREAM_SEARCHED = [n for n, e in STREAM.items() if e["search"]]
 STREAM_PICTURES = [
     "gantt.html",
     f"gantt.{PLOT_FORMAT}",
@@ -22,6 +24,9 @@ STREAM_TARGETS = (
         file=STREAM_PICTURES,
     )
     + ([f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}"] if STREAM else [])
+    + expand(
+        f"{STREAM_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}", sname=STREAM_SEARCHED
+    )
 )
 
 
@@ -96,6 +101,8 @@ rule stream_schedule:
         trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+    wildcard_constraints:
+        sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
     params:
         experiment=stream_experiment_json,
         cache=CACHE,
@@ -132,7 +139,46 @@ rule stream_plots:
         format=PLOT_FORMAT,
     shell:
         "python -m zigzag step stream-plot {params.folder:q} --output {params.folder:q}/plots"
-        " --format {params.format} --name {wildcards.sname:q} --log {log:q}"
+        " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+
+
+rule stream_search:
+    input:
+        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        entries=stream_cost_entries,
+    output:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
+        allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
+    wildcard_constraints:
+        sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
+    threads: os.cpu_count() or 1  # scaled down to --cores
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+        " --workers {threads} --output {params.folder:q} --log {log:q}"
+
+
+rule stream_pareto:
+    input:
+        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+    output:
+        _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+    params:
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+        " --log {log:q}"
 
 
 rule stream_energy:

@@ -13,11 +13,14 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic
 from zigzag.steps.logged import run_logged
 
-DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": []}
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None}
+SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
@@ -41,6 +44,10 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
         if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
             raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
         exp = {**DEFAULTS, **spec}
+        if exp["search"] is not None:
+            if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
+                raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
+            exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
         if exp["name"] in out:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
@@ -69,9 +76,9 @@ def split(exp: dict, output: str | Path) -> str:
     from zigzag.stream.inputs import cn_graph_from_files
 
     graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
-    if len(graph) and graph.core.min() < 0:
-        raise InputError(exp["mapping"], "core_allocation", "some layers may go to several cores; the workflow "
-                         "schedules fixed allocations (set core_allocation_is_fixed or give one core)")
+    if len(graph) and graph.core.min() < 0 and not exp.get("search"):
+        raise InputError(exp["mapping"], "core_allocation", "some layers may go to several cores; add 'search:' "
+                         "to the experiment to search their allocation, or fix one core per layer")
     save_cn_graph(graph, output)
     return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
 
@@ -92,10 +99,16 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     from zigzag.stream.cn_graph import load_cn_graph
     from zigzag.stream.schedule.costs import node_key
 
+    from zigzag.stream.allocation.genes import allocation_genes
+
     graph = load_cn_graph(graph_file)
-    _, table = _table(exp, cache)
+    hardware, table = _table(exp, cache)
     rep = graph.cost_node()
-    pairs = sorted({(int(rep[cn]), int(graph.core[cn])) for cn in range(len(graph))})
+    pairs = {(int(rep[cn]), int(graph.core[cn])) for cn in np.flatnonzero(graph.core >= 0).tolist()}
+    for gene in allocation_genes(graph, [c.id for c in hardware.compute_cores]):  # flexible layers: every candidate
+        cns = np.flatnonzero((graph.layer == gene.layer) & (graph.group == gene.group)).tolist()
+        pairs |= {(int(rep[cn]), core) for cn in cns for core in gene.cores}
+    pairs = sorted(pairs)
     keyed = [(node_key(graph, r), core) for r, core in pairs]
     core_of = {table.key(node, core): core for node, core in reversed(keyed)}  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
@@ -123,6 +136,22 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
                                                 name=exp["name"]))
     result.write(output)
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
+
+
+def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
+    """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
+    (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
+    from zigzag.stream.allocation.search import search_allocation
+
+    opts = exp["search"]
+    found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
+                              individuals=opts["individuals"], generations=opts["generations"], seed=opts["seed"],
+                              workers=workers, choose=opts["choose"], lpf_limit=exp["lpf_limit"], cache=cache,
+                              operands_to_prefetch=exp["prefetch"])
+    found.write(output)
+    chosen = found.chosen
+    return (f"{exp['name']}: front of {len(found.front)} points; chosen ({opts['choose']}) latency "
+            f"{chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
 
 
 def compare(runs: list[str], output: str | Path) -> str:
@@ -162,11 +191,19 @@ def register(command) -> None:
     def cmd_schedule(args):
         return run_logged(args.log, lambda: schedule(_experiment(args), args.graph, args.cache, args.output))
 
+    def cmd_search(args):
+        return run_logged(args.log, lambda: search(_experiment(args), args.cache, args.output, args.workers))
+
     def cmd_plot(args):
         from zigzag.stream.plots import plot_run
 
         return run_logged(args.log, lambda: "written: " + ", ".join(
-            p.name for p in plot_run(args.run, args.output, args.format, args.name)))
+            p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto)))
+
+    def cmd_pareto(args):
+        from zigzag.stream.plots import plot_front
+
+        return run_logged(args.log, lambda: f"written: {plot_front(args.run, args.output, args.name)}")
 
     def cmd_compare(args):
         return run_logged(args.log, lambda: compare(args.runs, args.output))
@@ -184,14 +221,25 @@ def register(command) -> None:
     sub.add_argument("--graph", required=True, help="cn_graph.npz")
     sub.add_argument("--cache", required=True)
     sub.add_argument("--output", required=True, help="run folder (summary.json, schedule.csv, schedule_trace.json)")
+    sub = command("stream-search", cmd_search, "multi-core: search the allocation (NSGA-II) with the cached entries")
+    sub.add_argument("--experiment", required=True)
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--workers", type=int, default=1, help="worker processes for the fitness evaluations")
+    sub.add_argument("--output", required=True, help="run folder (front.csv, allocation.yaml, summary.json, ...)")
     sub = command("stream-plot", cmd_plot, "multi-core: the pictures of a run folder")
     sub.add_argument("run", help="run folder")
     sub.add_argument("--output", required=True, help="folder for the pictures")
     sub.add_argument("--format", default="png", choices=("png", "svg", "pdf"))
     sub.add_argument("--name", default=None, help="experiment name for titles")
+    sub.add_argument("--no-pareto", action="store_true", help="leave the front of a search folder out")
+    sub = command("stream-pareto", cmd_pareto, "multi-core: the Pareto front of a search folder")
+    sub.add_argument("run", help="search folder (front.csv, summary.json)")
+    sub.add_argument("--output", required=True, help="figure to write")
+    sub.add_argument("--name", default=None, help="experiment name for the title")
     sub = command("stream-compare", cmd_compare, "multi-core: energy breakdown bars of several runs")
     sub.add_argument("runs", nargs="+", help="NAME=RUN_FOLDER items")
     sub.add_argument("--output", required=True, help="figure to write")
 
 
-__all__ = ["compare", "core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "schedule", "split"]
+__all__ = ["compare", "core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "schedule", "search",
+           "split"]

@@ -23,7 +23,7 @@ from zigzag.stream.schedule.trace import load_trace
 RUN_PICTURES = ("gantt.html", "gantt.{fmt}", "memory.{fmt}", "energy.{fmt}", "perfetto.json")
 
 __all__ = ["energy_breakdown_png", "gantt_html", "gantt_png", "memory_usage_png", "pareto_front_png",
-           "perfetto_json", "plot_run", "read_summary"]
+           "perfetto_json", "plot_front", "plot_run", "read_summary"]
 
 
 def read_summary(path: str | Path) -> dict:
@@ -40,11 +40,12 @@ def read_summary(path: str | Path) -> dict:
 
 
 def plot_run(run: str | Path, output: str | Path | None = None, fmt: str = "png",
-             name: str | None = None) -> list[Path]:
+             name: str | None = None, pareto: bool = True) -> list[Path]:
     """Draw every picture of the run folder ``run`` into ``output`` (default ``run/plots``).
 
     Writes ``gantt.html``, ``gantt.<fmt>``, ``memory.<fmt>``, ``energy.<fmt>``, ``perfetto.json``,
-    and ``pareto.<fmt>`` when the folder holds a search's ``front.csv``. Returns the paths written.
+    and ``pareto.<fmt>`` when the folder holds a search's ``front.csv`` (unless ``pareto`` is
+    False). Returns the paths written.
     """
     run = Path(run)
     out = Path(output) if output is not None else run / "plots"
@@ -61,9 +62,16 @@ def plot_run(run: str | Path, output: str | Path | None = None, fmt: str = "png"
         energy_breakdown_png({label: summary}, out / f"energy.{fmt}"),
         perfetto_json(trace, out / "perfetto.json"),
     ]
-    if (run / "front.csv").exists():
-        search = summary.get("search") or {}
-        chosen = (search["energy"], search["latency"]) if {"energy", "latency"} <= set(search) else None
-        written.append(pareto_front_png(read_front(run / "front.csv"), out / f"pareto.{fmt}", chosen,
-                                        title=f"{label}: allocation search front"))
+    if pareto and (run / "front.csv").exists():
+        written.append(plot_front(run, out / f"pareto.{fmt}", label))
     return written
+
+
+def plot_front(run: str | Path, path: str | Path, name: str | None = None) -> Path:
+    """The front of the search folder ``run`` (``front.csv``), its chosen point from ``summary.json``."""
+    run = Path(run)
+    summary = read_summary(run)
+    search = summary.get("search") or {}
+    chosen = (search["energy"], search["latency"]) if {"energy", "latency"} <= set(search) else None
+    return pareto_front_png(read_front(run / "front.csv"), path, chosen,
+                            title=f"{name or run.name}: allocation search front")
