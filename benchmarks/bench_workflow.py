@@ -16,6 +16,7 @@ import argparse
 import csv
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,8 +63,9 @@ def results_dir(workdir: Path) -> Path:
     return workdir / config.get("results", "results")
 
 
-def layer_job_fixed_cost(workdir: Path, repeat: int) -> tuple[float, float, float]:
-    """(median, min) wall seconds of a trivial layer job, and of ``python -c pass``."""
+def layer_job_fixed_cost(workdir: Path, repeat: int) -> tuple[float, float, float, float]:
+    """(median, min) wall seconds of a trivial layer job, its mean CPU seconds (user + system,
+    less sensitive to other processes than wall time), and the median wall of ``python -c pass``."""
     cache = results_dir(workdir) / ".cache"
     job = json.loads(sorted((cache / "jobs").glob("*.json"))[0].read_text())
     job["layer"]["loop_sizes"] = [1] * len(job["layer"]["loop_sizes"])
@@ -79,11 +81,17 @@ def layer_job_fixed_cost(workdir: Path, repeat: int) -> tuple[float, float, floa
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return time.perf_counter() - started
 
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
     job_command = [sys.executable, "-m", "zigzag.steps.evaluate", str(trivial), "--output", str(workdir / "t.json")]
     wall(job_command)  # warm the file cache
+    before = cpu()
     jobs = [wall(job_command) for _ in range(repeat)]
+    cpu_per_job = (cpu() - before) / repeat
     bare = [wall([sys.executable, "-c", "pass"]) for _ in range(repeat)]
-    return statistics.median(jobs), min(jobs), statistics.median(bare)
+    return statistics.median(jobs), min(jobs), cpu_per_job, statistics.median(bare)
 
 
 def summaries(workdir: Path) -> dict[str, dict]:
@@ -106,7 +114,7 @@ def main() -> None:
             one = fresh_copy(args.configfile, Path(tmp), "cores1")
             t1, load1 = timed_run(one, 1)
         times = rule_times(two)
-        median, fastest, bare = layer_job_fixed_cost(two, args.repeat_job)
+        median, fastest, cpu_per_job, bare = layer_job_fixed_cost(two, args.repeat_job)
         experiments = len(summaries(two))
         jobs = sum(len(v) for v in times.values())
         same = (summaries(one) == summaries(two)) if not args.skip_cores1 else None
@@ -119,8 +127,11 @@ def main() -> None:
     print(f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})")
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
-    print(f"layer job fixed cost:   {median:8.3f} s median, {fastest:.3f} s best of {args.repeat_job} "
-          f"(python -c pass: {bare:.3f} s)")
+    print(f"layer job fixed cost:   {median:8.3f} s median wall, {fastest:.3f} s best of {args.repeat_job}, "
+          f"{cpu_per_job:.3f} s CPU (python -c pass: {bare:.3f} s wall; load now {os.getloadavg()[0]:.2f})")
+    plots = times.get("plot_experiment", [])
+    if plots:
+        print(f"plot job per experiment: {statistics.median(plots):7.3f} s median, {max(plots):.3f} s max")
     print("\ntime per rule (--cores 2 run; wall time of each job, process start included):")
     print(f"  {'rule':<18} {'jobs':>5} {'total s':>9} {'mean s':>8} {'max s':>7}")
     for rule, values in sorted(times.items(), key=lambda item: -sum(item[1])):

@@ -276,6 +276,7 @@ def test_html_report_embeds_the_plots(workflow_run):
     assert '"results/comparison.png"' in html and '"results/pareto.csv"' in html
     assert "ZigZag design-space exploration" in html  # workflow description
     assert "Pareto front" in html  # a caption
+    assert "Negative on-loading" in html and "hidden behind" in html  # the per-layer figure's caption
 
 
 @pytest.mark.slow

@@ -221,7 +221,7 @@ def test_configfile_replaces_the_default_config(tmp_path):
         {"experiments": [{"name": f"default_{i}", **experiment} for i in range(3)]}))
     (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"experiments": [{"name": "mine", **experiment}]}))
     assert planned(dry_run(tmp_path)) == {"default_0", "default_1", "default_2"}
-    assert planned(dry_run(tmp_path, "--configfile", "mine.yaml")) == {"mine"}
+    assert planned(dry_run(tmp_path, "--configfile", str(tmp_path / "mine.yaml"))) == {"mine"}
     # --config alone still adds to the default config
     assert planned(dry_run(tmp_path, "--config", "results=elsewhere")) == set()
     assert re.findall(r"elsewhere/(default_\d)/plan\.json", dry_run(tmp_path, "--config", "results=elsewhere"))

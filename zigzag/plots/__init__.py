@@ -23,9 +23,9 @@ from zigzag.plots.breakdowns import (
     LATENCY_COMPONENTS,
     energy_components,
     latency_components,
+    plot_energy_and_latency,
     plot_energy_breakdown,
     plot_latency_breakdown,
-    plot_energy_and_latency,
     plot_temporal_mapping_breakdowns,
 )
 from zigzag.plots.common import PJ
@@ -36,7 +36,6 @@ from zigzag.plots.memory import _layered_layout, plot_memory_hierarchy
 
 __all__ = [
     "LATENCY_COMPONENTS", "PJ", "pareto_fronts", "plot_layer_breakdowns", "plot_pareto_per_workload", "energy_components", "latency_components", "loop_nest_text", "pareto_front",
-    "plot_energy_breakdown", "plot_experiments_comparison", "plot_latency_breakdown", "plot_memory_hierarchy",
-    "plot_energy_and_latency",
+    "plot_energy_and_latency", "plot_energy_breakdown", "plot_experiments_comparison", "plot_latency_breakdown", "plot_memory_hierarchy",
     "plot_temporal_mapping_breakdowns",
 ]
