@@ -146,3 +146,27 @@ def test_optimize_allocation_ga_writes_and_reuses(tmp_path):
     assert optimize_allocation_ga(*args).latency == scme.latency
     with pytest.raises(InputError, match="mode"):
         optimize_allocation_ga(*args[:3], "tiled", *args[4:])
+
+
+def test_layer_splitting_stage_splits_weights_that_do_not_fit(tmp_path):
+    class Collect(Stage):
+        def is_leaf(self) -> bool:
+            return True
+
+        def run(self):
+            yield self.kwargs["workload"], self.kwargs
+
+    split = tmp_path / "split.onnx"
+    chain = [AcceleratorParserStage, StreamONNXModelParserStage, LayerSplittingStage, StreamONNXModelParserStage,
+             Collect]
+    kwargs = dict(accelerator=str(INPUTS / "hardware" / "tpu_like_quad_core.yaml"),
+                  workload_path=str(REPO / "tests/data/reference/stream/stream/inputs/examples/workload/resnet18.onnx"),
+                  mapping_path=str(INPUTS / "mapping" / "tpu_like_quad_core.yaml"), split_onnx_model_path=str(split))
+    plain, plain_seen = MainStage(chain, **kwargs, split_W_double_buffered=False).run()[0]
+    halved, seen = MainStage(chain, **kwargs, split_W_double_buffered=True).run()[0]
+    assert split.exists() and seen["workload_path"] == str(split)
+    # 512x512x3x3 8-bit weights (18.9 Mbit) exceed a TPU-like core's 16.8 Mbit weight memory; with
+    # double buffering (half of it) more layers are split
+    assert plain_seen["layer_splits"] and set(plain_seen["layer_splits"]) < set(seen["layer_splits"])
+    assert all(factor >= 2 for factor in seen["layer_splits"].values())
+    assert len(halved.layers) > len(plain.layers)

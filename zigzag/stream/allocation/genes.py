@@ -97,6 +97,7 @@ class AllocationProblem:
 
     def problem(self, allocation: Sequence[int]) -> ScheduleProblem:
         """The scheduling problem of one allocation (one core per gene, gene order)."""
+        self.check(allocation)
         base = self.base
         if not self.genes:
             return base
