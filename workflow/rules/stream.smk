@@ -4,48 +4,9 @@
 #   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
-from zigzag.steps.stream import core_files, cost_plan_keys
-
-STREAM_RESULTS = f"{RESULTS}/stream"
-STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
-STREAM_SEARCHED = [n for n, e in STREAM.items() if e["search"]]
-STREAM_PICTURES = [
-    "gantt.html",
-    f"gantt.{PLOT_FORMAT}",
-    f"memory.{PLOT_FORMAT}",
-    f"energy.{PLOT_FORMAT}",
-    "perfetto.json",
-]
-STREAM_TARGETS = (
-    expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM))
-    + expand(
-        f"{STREAM_RESULTS}/{{sname}}/plots/{{file}}",
-        sname=list(STREAM),
-        file=STREAM_PICTURES,
-    )
-    + ([f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}"] if STREAM else [])
-    + expand(
-        f"{STREAM_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}", sname=STREAM_SEARCHED
-    )
-)
 
 
-wildcard_constraints:
-    sname="|".join(STREAM) or "no_stream_experiment",
-
-
-def stream_experiment_json(wildcards):
-    return json.dumps(STREAM[wildcards.sname], sort_keys=True)
-
-
-def stream_hardware_files(wildcards):
-    return core_files(STREAM[wildcards.sname]["accelerator"])
-
-
-def stream_cost_entries(wildcards):
-    """Every cost-table entry the experiment needs (known once its plan is written)."""
-    plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
-    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
+include: "stream_common.smk"
 
 
 rule stream_split:
@@ -57,6 +18,8 @@ rule stream_split:
         f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         experiment=stream_experiment_json,
     shell:
@@ -71,6 +34,8 @@ checkpoint stream_plan_costs:
         f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         experiment=stream_experiment_json,
         cache=CACHE,
@@ -86,6 +51,8 @@ rule stream_cost:
         f"{CACHE}/stream-cost/entries/{{key}}.json",
     log:
         f"{CACHE}/logs/stream-cost/{{key}}.log",
+    conda:
+        "../envs/zigzag.yaml"
     shell:
         "python -m zigzag step stream-cost {input:q} --output {output:q} --log {log:q}"
 
@@ -103,6 +70,8 @@ rule stream_schedule:
         f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
     wildcard_constraints:
         sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         experiment=stream_experiment_json,
         cache=CACHE,
@@ -110,16 +79,6 @@ rule stream_schedule:
     shell:
         "python -m zigzag step stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
         " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
-
-
-def _stream_picture(file, what):
-    return report(
-        f"{STREAM_RESULTS}/{{sname}}/plots/{file}",
-        caption=f"../report/stream_{what}.rst",
-        category="Multi-core (Stream)",
-        subcategory="{sname}",
-        labels={"experiment": "{sname}", "figure": what.replace("_", " ")},
-    )
 
 
 rule stream_plots:
@@ -134,6 +93,8 @@ rule stream_plots:
         energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
         format=PLOT_FORMAT,
@@ -156,6 +117,8 @@ rule stream_search:
         f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
     wildcard_constraints:
         sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
+    conda:
+        "../envs/zigzag.yaml"
     threads: os.cpu_count() or 1  # scaled down to --cores
     params:
         experiment=stream_experiment_json,
@@ -174,6 +137,8 @@ rule stream_pareto:
         _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
@@ -193,6 +158,8 @@ rule stream_energy:
         ),
     log:
         f"{STREAM_RESULTS}/logs/energy.log",
+    conda:
+        "../envs/zigzag.yaml"
     params:
         runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
     shell:
