@@ -125,7 +125,7 @@ REFERENCE_FRONTS = Path(__file__).parent / "data" / "stream"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["lbl"])  # the reference's fused run did not finish on the loaded machine
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
 def test_front_not_dominated_by_the_reference_ga(mode, cache):
     """ResNet-18 x quad core, flexible mapping, the reference's GA budget (16 x 8): the reference's
     front (recorded, see tests/data/stream/README.md) does not dominate ours."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -122,8 +123,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    import sys
-
     from tqdm import tqdm
 
     from zigzag.stream.allocation import search_allocation
@@ -170,7 +169,7 @@ class _TqdmStream:
         from tqdm import tqdm
 
         if text.strip():
-            tqdm.write(text.rstrip("\n"), file=__import__("sys").stderr)
+            tqdm.write(text.rstrip("\n"), file=sys.stderr)
 
     def flush(self) -> None:
         pass
