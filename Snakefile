@@ -26,11 +26,12 @@ include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/save.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/stream.smk"
 
 
 rule all:
     default_target: True
     input:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
-        f"{RESULTS}/experiments.csv",
-        PLOT_TARGETS,
+        [f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [],
+        STREAM_TARGETS,

@@ -13,6 +13,7 @@ from zigzag.steps.experiments import (
 )
 from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
+from zigzag.steps.stream import resolve_stream_experiments
 
 
 envvars:
@@ -32,6 +33,7 @@ OUTPUTS = config.get("outputs", {})
 
 try:
     EXPERIMENTS = {e["name"]: e for e in expand_experiments(config)}
+    STREAM = resolve_stream_experiments(config)  # multi-core experiments (rules/stream.smk)
 except InputError as exc:
     raise WorkflowError(str(exc)) from None
 EXPERIMENT_NAMES = list(EXPERIMENTS)
@@ -39,7 +41,7 @@ WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
 
 
 wildcard_constraints:
-    name="|".join(EXPERIMENT_NAMES),
+    name="|".join(EXPERIMENT_NAMES) or "no_experiment",
     key="[0-9a-f]+",
     workload_id="[^/]+",
     accelerator_id="[^/]+",

@@ -185,5 +185,9 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--pareto", help="CSV of the Pareto-optimal experiments of each workload "
                                       "(default: pareto.csv beside the experiments table)")
 
+    from zigzag.steps.stream import register as register_stream_steps
+
+    register_stream_steps(command)
+
     for sub in commands:
         sub.add_argument("--log", help="also write the outcome (or the error) to this file")

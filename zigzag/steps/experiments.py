@@ -73,7 +73,7 @@ def expand_experiments(config: dict) -> list[dict]:
         if exp["name"] in seen:
             raise InputError("config", f"experiment '{exp['name']}'", "name used twice; experiment names must be unique")
         seen.add(exp["name"])
-    if not experiments:
+    if not experiments and not config.get("stream_experiments"):
         raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments' or 'sweeps'")
     return experiments
 

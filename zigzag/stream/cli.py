@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
@@ -70,7 +71,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
     run.add_argument("--output", required=True, help="output folder")
     run.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
     run.set_defaults(func=cmd_run)
+    add_plot_command(commands)
 
     search = commands.add_parser(
         "search",
@@ -114,6 +117,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
+    if args.plots:
+        plot_after_run(args.output)
     return 0
 
 
