@@ -8,9 +8,9 @@ only fits where the activity is zero; a DRAM-link block asks for its own bandwid
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
-import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.stream.schedule.problem import Link
@@ -27,14 +27,17 @@ class LinkEvent(NamedTuple):
 
 
 class LinkState:
-    """Activity timelines and recorded events of all links during one schedule."""
+    """Activity timelines and recorded events of all links during one schedule.
+
+    Breakpoints and levels are Python lists: a schedule touches them one event at a time, where
+    ``bisect`` and list inserts beat numpy calls on short arrays.
+    """
 
     def __init__(self, links: tuple[Link, ...]):
         self.bandwidth = [lk.bandwidth for lk in links]
         # breakpoints and the summed activity on [ts[i], ts[i+1]); the last segment starts at inf
-        self.ts = [np.array([0.0, math.inf] + [0.0] * 30) for _ in links]
-        self.level = [np.zeros(32, dtype=np.int64) for _ in links]
-        self.n = [2] * len(links)
+        self.ts: list[list[float]] = [[0.0, math.inf] for _ in links]
+        self.level: list[list[int]] = [[0, 0] for _ in links]
         self.events: list[list[LinkEvent]] = [[] for _ in links]
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
 
@@ -54,25 +57,23 @@ class LinkState:
                     windows.append((s, e))
                     if first:
                         return windows
-        n = self.n[link]
-        ts = self.ts[link][:n]
-        k = int(ts.searchsorted(earliest, "right")) - 1
-        blocked = ((self.level[link][k:n] + activity) > self.bandwidth[link]).nonzero()[0]
-        if not len(blocked):
-            windows.append((earliest, math.inf))
-            return windows
-        times = ts[k:].copy()
-        times[0] = earliest
-        stops = np.append(blocked, n - k - 1)
-        starts = np.empty(len(stops))
-        starts[0] = earliest
-        starts[1:] = times[stops[:-1] + 1]
-        ends = times[stops]
-        ok = (ends - starts >= duration).nonzero()[0]
-        if first and len(ok):
-            windows.append((float(starts[ok[0]]), float(ends[ok[0]])))
-        else:
-            windows.extend(zip(starts[ok].tolist(), ends[ok].tolist()))
+        ts, level = self.ts[link], self.level[link]
+        n = len(ts)
+        k = bisect_right(ts, earliest) - 1
+        room = self.bandwidth[link] - activity
+        lo = float(earliest)
+        # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one
+        for i in range(k, n):
+            if level[i] > room:
+                hi = lo if i == k else ts[i]
+                if hi - lo >= duration:
+                    windows.append((lo, hi))
+                    if first:
+                        return windows
+                lo = ts[i + 1] if i + 1 < n else lo
+        hi = ts[n - 1] if n - 1 > k else float(earliest)
+        if hi - lo >= duration:
+            windows.append((lo, hi))
         if not windows:
             raise InputError(None, f"link {link}",
                              f"no idle window of activity {activity} and duration {duration}")
@@ -105,30 +106,21 @@ class LinkState:
         for x in tensors:
             if any(s == start for s, _ in seen.get(x, ())):
                 return
-        n = self.n[link]
-        if n + 2 > len(self.ts[link]):
-            self.ts[link] = np.concatenate([self.ts[link], np.zeros(n)])
-            self.level[link] = np.concatenate([self.level[link], np.zeros(n, dtype=np.int64)])
         ts, level = self.ts[link], self.level[link]
-        i, j = ts[:n].searchsorted((start, end)).tolist()
+        i = bisect_left(ts, start)
+        j = bisect_left(ts, end, i)
         if ts[j] != end:  # split the segment holding `end` (later than `start`: i stays valid)
-            ts[j + 1 : n + 1] = ts[j:n]
-            level[j + 1 : n + 1] = level[j:n]
-            ts[j] = end
-            level[j] = level[j - 1]
-            n += 1
+            ts.insert(j, float(end))
+            level.insert(j, level[j - 1])
         if ts[i] != start:
-            ts[i + 1 : n + 1] = ts[i:n]
-            level[i + 1 : n + 1] = level[i:n]
-            ts[i] = start
-            level[i] = level[i - 1]
-            n += 1
+            ts.insert(i, float(start))
+            level.insert(i, level[i - 1])
             j += 1
-        self.n[link] = n
-        level[i:j] += activity
+        level[i:j] = [v + activity for v in level[i:j]]
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
         self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
+
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
     """Stream's two-pointer intersection of two window lists, then one pass merging touching windows."""
