@@ -21,36 +21,6 @@ from zigzag.stream.schedule.problem import O, ScheduleProblem
 from zigzag.stream.schedule.result import ScheduleResult, Totals, Transfer
 
 
-def _csr(keys: np.ndarray, values: list[np.ndarray], n: int):
-    """Group ``values`` (already sorted by ``keys``) per key 0..n-1: (pointers, values...)."""
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
-    return (ptr, *values)
-
-
-class _Graph:
-    """Adjacency of the CN graph in compressed per-CN arrays, prepared once per problem."""
-
-    def __init__(self, p: ScheduleProblem):
-        n = p.nb_cns
-        src, dst = p.edge_src.astype(np.int64), p.edge_dst.astype(np.int64)
-        layer, sub = p.layer, p.sub
-        self.in_degree = np.bincount(dst, minlength=n)
-        out_degree = np.bincount(src, minlength=n)
-        # inter-layer inputs per consumer, producers in ascending (layer, sub)
-        idx = np.flatnonzero(layer[src] != layer[dst])
-        idx = idx[np.lexsort((sub[src[idx]], layer[src[idx]], dst[idx]))]
-        self.in_ptr, self.in_src, self.in_m = _csr(dst[idx], [src[idx], p.edge_operand[idx].astype(np.int64)], n)
-        # inter-layer consumers per producer, with the consumer's memory operand
-        idx = idx[np.argsort(src[idx], kind="stable")]
-        self.out_ptr, self.out_dst, self.out_m = _csr(src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n)
-        # all successors (intra-layer ones too)
-        idx = np.argsort(src, kind="stable")
-        self.succ_ptr, self.succ = _csr(src[idx], [dst[idx]], n)
-        sink_layers = np.unique(layer[out_degree == 0])
-        self.sink = (np.isin(layer, sink_layers) & p.final_output.astype(bool)).tolist()
-
-
 class _Scheduler:
     """Mutable state of one schedule; arrays indexed by CN, tensor, memory and link."""
 
@@ -58,9 +28,8 @@ class _Scheduler:
         self.p = p
         hw = p.hardware
         self.hw = hw
-        self.g = _Graph(p)
+        self.g = p.graph
         self.offchip = hw.offchip_core
-        nm = len(hw.memories)
         self.mem = MemoryState([m.capacity for m in hw.memories], [m.label for m in hw.memories], p.tensor_size)
         self.links = LinkState(hw.links)
         self.size = p.tensor_size.tolist()
@@ -69,11 +38,7 @@ class _Scheduler:
         self.mem_cores = [m.cores for m in hw.memories]
         self.mem_core_sets = [set(m.cores) for m in hw.memories]
         self.top = hw.top_memory.tolist()
-        if (hw.top_memory[list(hw.cores)] < 0).any():
-            raise InputError(None, "hardware", "every core needs a top memory for each of I1, I2 and O")
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
-        self.prio = np.zeros((p.nb_tensors, nm), dtype=np.int64)
-        self.has_prio = np.zeros((p.nb_tensors, nm), dtype=bool)
         self.start = np.full(p.nb_cns, np.nan)
         self.end = np.full(p.nb_cns, np.nan)
         self.comm_end = 0.0
@@ -83,32 +48,15 @@ class _Scheduler:
         self._routes: dict = {}
         self.end_at: list[float | None] = [None] * p.nb_cns
         self.core_of = p.core.tolist()
-        self._prepare_needed()
+        self.origin = p.tensor_origin.tolist()
 
     # ---------------------------------------------------------------- set-up
     def init_priorities(self) -> None:
         """Per tensor and memory: how many CNs still need it there (Stream's instance priorities)."""
-        p, g = self.p, self.g
-        top = self.hw.top_memory
-        # outputs: +1 per consuming CN of another layer, on the consumer's memory
-        producers = np.repeat(np.arange(p.nb_cns), np.diff(g.out_ptr))
-        x = p.operand_tensor[producers, O]
-        inst = top[p.core[g.out_dst], g.out_m]
-        self._check_tops(inst)
-        np.add.at(self.prio, (x, inst), 1)
-        self.has_prio[x, inst] = True
-        # inputs and constants: the reuse count, on the CN's own memory
-        cn, m = np.nonzero(p.operand_tensor[:, :O] >= 0)
-        x = p.operand_tensor[cn, m]
-        inst = top[p.core[cn], p.tensor_operand[x]]
-        self._check_tops(inst)
-        self.prio[x, inst] = p.tensor_base_priority[x]
-        self.has_prio[x, inst] = True
-        self.prio_total = self.prio.sum(axis=1)
-
-    def _check_tops(self, inst: np.ndarray) -> None:
-        if len(inst) and inst.min() < 0:
-            raise InputError(None, "hardware", "a CN's core has no top memory for one of its operands")
+        g = self.g
+        self.prio = [row[:] for row in g.prio]
+        self.has_prio = g.has_prio
+        self.prio_total = g.prio_total[:]
 
     def init_offchip(self) -> None:
         """Constants, and inputs of CNs without predecessors, start in the off-chip memory at t=0."""
@@ -170,7 +118,7 @@ class _Scheduler:
         if kind is None:
             kind = "offchip_to_core" if from_offchip else "core_to_core"
         self.transfers.append(Transfer(kind, self.cn_now, x, sender_core, receiver, m, start, end, link_e, mem_e))
-        if not from_offchip and (not self.has_prio[x, src] or self.prio[x, src] == 0):
+        if not from_offchip and (not self.has_prio[x][src] or self.prio[x][src] == 0):
             mem.remove(self.top[sender_core][self.own[x]], x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
 
@@ -219,8 +167,9 @@ class _Scheduler:
         avoid_set = set(avoid)
         candidates = [y for y in stored if y not in avoid_set]
         prio, has = self.prio, self.has_prio
-        ranked = sorted(candidates, key=lambda y: ((int(prio[y, inst]) if has[y, inst] else int(self.prio_total[y]))
-                                                   * self.size[y], self.size[y]))
+        total_prio, sizes = self.prio_total, self.size
+        ranked = sorted(candidates, key=lambda y: ((prio[y][inst] if has[y][inst] else total_prio[y]) * sizes[y],
+                                                   sizes[y]))
         total, chosen = 0, []
         for y in ranked:
             if total >= need:
@@ -283,39 +232,12 @@ class _Scheduler:
         return start
 
     # ---------------------------------------------------------------- main loop
-    def _prepare_needed(self) -> None:
-        """Per CN, the tensors it needs on its core, smallest first (constants, then inputs from
-        other layers by producer), without its streamed operands: compressed arrays."""
-        p, g = self.p, self.g
-        n, ot = p.nb_cns, p.operand_tensor
-        c_cn = [c for c, ms in enumerate(p.constants) for _ in ms]
-        c_m = [m for ms in p.constants for m in ms]
-        c_seq = [i for ms in p.constants for i in range(len(ms))]
-        i_cn = np.repeat(np.arange(n), np.diff(g.in_ptr))
-        cn = np.concatenate([np.array(c_cn, dtype=np.int64), i_cn])
-        m = np.concatenate([np.array(c_m, dtype=np.int64), g.in_m])
-        seq = np.concatenate([np.array(c_seq, dtype=np.int64), np.arange(len(i_cn)) - g.in_ptr[i_cn] + 3])
-        x = np.concatenate([ot[np.array(c_cn, dtype=np.int64), np.array(c_m, dtype=np.int64)], ot[g.in_src, O]])
-        streamed = np.zeros((n, 3), dtype=bool)
-        for c, ms in enumerate(p.too_large):
-            streamed[c, list(ms)] = True
-        keep = ~streamed[cn, m]
-        cn, m, seq, x = cn[keep], m[keep], seq[keep], x[keep]
-        by = np.lexsort((seq, self.size_arr[x], cn))
-        cn, m, x = cn[by], m[by], x[by]
-        mems = self.hw.top_memory[p.core[cn], m]
-        self._check_tops(mems)
-        self.need_ptr = _csr(cn, [], n)[0]
-        self.need_x, self.need_m, self.need_mem = x, m, mems
-        # a CN can need a tensor twice only if several CNs share one output tensor
-        outputs = p.operand_tensor[:, O]
-        self.need_unique = not len(outputs) or np.bincount(outputs[outputs >= 0]).max(initial=0) <= 1
-
     def run(self) -> ScheduleResult:
         p, g, mem = self.p, self.g, self.mem
         e = self.e
-        rank = np.full(p.nb_cns, -1, dtype=np.int64)
-        rank[p.order] = np.arange(len(p.order))
+        rank = [-1] * p.nb_cns
+        for i, c in enumerate(p.order.tolist()):
+            rank[c] = i
         self.init_priorities()
         self.init_offchip()
         for x, core, m in p.prefetch:
@@ -331,8 +253,10 @@ class _Scheduler:
         heap: list[tuple[int, int, float]] = []
         for n in np.flatnonzero(g.in_degree == 0).tolist():
             heapq.heappush(heap, (self._rank(rank, n), n, idle[cores[n]]))
-        waiting = g.in_degree.copy()
-        ready_at = np.zeros(p.nb_cns)
+        waiting = g.in_degree.tolist()
+        ready_at = [0.0] * p.nb_cns
+        holds = mem.holds
+        need_x, need_m, need_mem = g.need_x, g.need_m, g.need_mem
         ot = p.operand_tensor
         onchip, offchip = p.onchip_energy.tolist(), p.offchip_energy.tolist()
         outputs = ot[:, O].tolist()
@@ -344,9 +268,7 @@ class _Scheduler:
             self.cn_now = n
             k = cores[n]
             start = max(idle[k], ready)
-            lo, hi = self.need_ptr[n], self.need_ptr[n + 1]
-            xs, ms, mems = self.need_x[lo:hi], self.need_m[lo:hi], self.need_mem[lo:hi]
-            keep = xs.tolist()
+            keep, ms, mems = need_x[n], need_m[n], need_mem[n]
             too_large = p.too_large[n]
             t = start
             # 1. clear memories of streamed operands
@@ -359,8 +281,9 @@ class _Scheduler:
                 e["total_eviction_to_offchip_link_energy"] += clear_link
                 e["total_eviction_to_offchip_memory_energy"] += clear_mem
             # 2. fetch inputs (tensors already there cost nothing)
-            for i in (~mem.holds[mems, xs]).nonzero()[0].tolist():
-                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, int(ms[i]), keep)
+            missing = [i for i, (x, inst) in enumerate(zip(keep, mems)) if not holds[inst, x]]
+            for i in missing:
+                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, ms[i], keep)
                 t = max(t, end_x)
                 if from_off:
                     e["total_cn_offchip_link_energy"] += le
@@ -392,45 +315,42 @@ class _Scheduler:
             e["total_cn_onchip_energy"] += onchip[n]
             e["total_cn_offchip_memory_energy"] += offchip[n]
             # 6. priorities and removals
-            self.release(xs, mems, end)
+            self.release(keep, mems, end)
             # 7. final outputs to DRAM
             if g.sink[n]:
                 _, le, me = self.remove(out, k, self.own[out], end, write_back=True, kind="sink_writeback")
                 e["total_sink_layer_output_offchip_link_energy"] += le
                 e["total_sink_layer_output_offchip_memory_energy"] += me
             # 8. new candidates
-            succ = g.succ[g.succ_ptr[n] : g.succ_ptr[n + 1]]
-            if len(succ):
-                waiting[succ] -= 1
-                ready_at[succ] = np.maximum(ready_at[succ], end)
-                for s in succ[waiting[succ] == 0].tolist():
+            for s in g.succ[n]:
+                waiting[s] -= 1
+                if end > ready_at[s]:
+                    ready_at[s] = end
+                if not waiting[s]:
                     heapq.heappush(heap, (self._rank(rank, s), s, float(ready_at[s])))
         return self.result()
 
-    def _rank(self, rank: np.ndarray, n: int) -> int:
-        r = int(rank[n])
+    def _rank(self, rank: list[int], n: int) -> int:
+        r = rank[n]
         if r < 0:
             raise InputError(None, "scheduling order",
                              f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order")
         return r
 
-    def release(self, xs: np.ndarray, mems: np.ndarray, end: float) -> None:
+    def release(self, xs: list[int], mems: list[int], end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
         prio, mem, p, g = self.prio, self.mem, self.p, self.g
         core_of = self.core_of
-        if self.need_unique:
-            prio[xs, mems] -= 1
-            self.prio_total[xs] -= 1
-        else:
-            np.subtract.at(prio, (xs, mems), 1)
-            np.subtract.at(self.prio_total, xs, 1)
-        for x in xs[self.prio_total[xs] == 0].tolist():
+        total = self.prio_total
+        for x, inst in zip(xs, mems):
+            prio[x][inst] -= 1
+            total[x] -= 1
+        for x in [x for x in xs if total[x] == 0]:
             for inst in list(mem.where[x]):
                 t_rm = end
                 if self.own[x] == O:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
-                    origin = int(p.tensor_origin[x])
-                    succ = g.out_dst[g.out_ptr[origin] : g.out_ptr[origin + 1]].tolist()
+                    succ = g.consumers[self.origin[x]]
                     ends_at, users = self.end_at, self.mem_core_sets[inst]
                     if self.offchip in users:
                         ends = [ends_at[s] for s in succ if ends_at[s] is not None]
