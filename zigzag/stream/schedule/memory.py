@@ -101,20 +101,21 @@ class MemoryState:
         self.size = tensor_size.tolist()
         self.timeline = [Timeline() for _ in range(nm)]
         self.stored: list[list[int]] = [[] for _ in range(nm)]
-        self.holds = np.zeros((nm, nt), dtype=bool)
+        # per memory, per tensor (Python lists: read one element at a time)
+        self.holds = [bytearray(nt) for _ in range(nm)]
         self.where: list[list[int]] = [[] for _ in range(nt)]  # memories holding each tensor
-        self.stored_since = np.zeros((nm, nt))
-        self.available_since = np.zeros((nm, nt))
+        self.stored_since = [[0.0] * nt for _ in range(nm)]
+        self.available_since = [[0.0] * nt for _ in range(nm)]
 
     def add(self, mem: int, tensor: int, t_reserve: float, t_available: float) -> None:
         """Store ``tensor`` in ``mem``: space reserved from ``t_reserve``, readable from ``t_available``."""
-        if self.holds[mem, tensor]:
+        if self.holds[mem][tensor]:
             return
         self.stored[mem].append(tensor)
-        self.holds[mem, tensor] = True
+        self.holds[mem][tensor] = 1
         self.where[tensor].append(mem)
-        self.stored_since[mem, tensor] = t_reserve
-        self.available_since[mem, tensor] = t_available
+        self.stored_since[mem][tensor] = float(t_reserve)
+        self.available_since[mem][tensor] = float(t_available)
         size = self.size[tensor]
         if self.timeline[mem].shift_from(t_reserve, size, self.capacity[mem]):
             raise InputError(None, self.labels[mem],
@@ -123,10 +124,10 @@ class MemoryState:
 
     def remove(self, mem: int, tensor: int, t: float) -> None:
         """Drop ``tensor`` from ``mem`` from time ``t`` on (no-op if it is not stored)."""
-        if not self.holds[mem, tensor]:
+        if not self.holds[mem][tensor]:
             return
         self.stored[mem].remove(tensor)
-        self.holds[mem, tensor] = False
+        self.holds[mem][tensor] = 0
         self.where[tensor].remove(mem)
         self.timeline[mem].shift_from(t, -self.size[tensor])
 

@@ -70,7 +70,7 @@ class _Scheduler:
         _, first_seen = np.unique(x, return_index=True)
         for i in np.sort(first_seen).tolist():
             xi = int(x[i])
-            if not self.mem.holds[self.off_mems, xi].any():
+            if not any(self.mem.holds[i][xi] for i in self.off_mems):
                 self.mem.add(self.top[self.offchip][int(m[i])], xi, 0, 0)
 
     def label(self, mem: int) -> str:
@@ -86,20 +86,20 @@ class _Scheduler:
         """
         mem = self.mem
         recv = self.top[receiver][m]
-        if mem.holds[recv, x]:
+        if mem.holds[recv][x]:
             return -1, 0, 0, 0, 0, False
         if sender is not None:
             src = self.top[sender][self.own[x]]
-            if not mem.holds[src, x]:
+            if not mem.holds[src][x]:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
-            avail = float(mem.available_since[src, x])
+            avail = mem.available_since[src][x]
         else:
             holders = sorted(mem.where[x])
             if not holders:
                 raise InputError(None, f"CN {self.cn_now}", f"tensor {x} is stored nowhere")
             src, avail = -1, math.inf
             for h in holders:
-                since = float(mem.available_since[h, x])
+                since = mem.available_since[h][x]
                 if since < avail:
                     src, avail = h, since
         t_fit = mem.earliest_fit(recv, x, avail)
@@ -193,7 +193,7 @@ class _Scheduler:
     def remove(self, x: int, core: int, m: int, t: float, write_back: bool, kind: str = "eviction_writeback"):
         """Remove ``x`` from ``core``'s memory for ``m`` at ``t``, first writing it to DRAM if asked."""
         cur, link_e, mem_e = t, 0, 0
-        if write_back and not self.mem.holds[self.top[self.offchip][m], x]:
+        if write_back and not self.mem.holds[self.top[self.offchip][m]][x]:
             end, link_e, mem_e, _, _, _ = self.transfer(x, self.offchip, m, [], sender=core, kind=kind)
             cur = max(t, end)
         self.mem.remove(self.top[core][m], x, t)
@@ -241,7 +241,7 @@ class _Scheduler:
         self.init_priorities()
         self.init_offchip()
         for x, core, m in p.prefetch:
-            if not mem.holds[self.top[core][self.own[x]], x]:
+            if not mem.holds[self.top[core][self.own[x]]][x]:
                 _, le, me, evl, evm, _ = self.transfer(x, core, m, [])
                 e["total_cn_offchip_link_energy"] += le
                 e["total_cn_offchip_memory_energy"] += me
@@ -281,7 +281,7 @@ class _Scheduler:
                 e["total_eviction_to_offchip_link_energy"] += clear_link
                 e["total_eviction_to_offchip_memory_energy"] += clear_mem
             # 2. fetch inputs (tensors already there cost nothing)
-            missing = [i for i, (x, inst) in enumerate(zip(keep, mems)) if not holds[inst, x]]
+            missing = [i for i, (x, inst) in enumerate(zip(keep, mems)) if not holds[inst][x]]
             for i in missing:
                 end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, ms[i], keep)
                 t = max(t, end_x)
