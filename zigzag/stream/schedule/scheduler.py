@@ -36,7 +36,6 @@ class _Scheduler:
         self.size_arr = p.tensor_size.astype(np.int64)
         self.own = p.tensor_operand.tolist()
         self.mem_cores = [m.cores for m in hw.memories]
-        self.mem_core_sets = [set(m.cores) for m in hw.memories]
         self.top = hw.top_memory.tolist()
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
         self.start = np.full(p.nb_cns, np.nan)
@@ -46,7 +45,7 @@ class _Scheduler:
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
-        self.end_at: list[float | None] = [None] * p.nb_cns
+        self.end_at = [-math.inf] * p.nb_cns  # CN ends, -inf until scheduled
         self.core_of = p.core.tolist()
         self.origin = p.tensor_origin.tolist()
 
@@ -339,24 +338,26 @@ class _Scheduler:
 
     def release(self, xs: list[int], mems: list[int], end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
-        prio, mem, p, g = self.prio, self.mem, self.p, self.g
-        core_of = self.core_of
-        total = self.prio_total
+        prio, total, mem = self.prio, self.prio_total, self.mem
+        freed = []
         for x, inst in zip(xs, mems):
             prio[x][inst] -= 1
             total[x] -= 1
-        for x in [x for x in xs if total[x] == 0]:
+            if not total[x]:
+                freed.append(x)
+        ends_at, core_of = self.end_at, self.core_of
+        for x in freed:
             for inst in list(mem.where[x]):
                 t_rm = end
                 if self.own[x] == O:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
-                    succ = g.consumers[self.origin[x]]
-                    ends_at, users = self.end_at, self.mem_core_sets[inst]
+                    succ, users = self.g.consumers[self.origin[x]], self.mem_cores[inst]
                     if self.offchip in users:
-                        ends = [ends_at[s] for s in succ if ends_at[s] is not None]
+                        latest = max([ends_at[s] for s in succ], default=-math.inf)
                     else:
-                        ends = [ends_at[s] for s in succ if ends_at[s] is not None and core_of[s] in users]
-                    t_rm = max(ends) if ends else end
+                        latest = max([ends_at[s] for s in succ if core_of[s] in users], default=-math.inf)
+                    if latest > -math.inf:
+                        t_rm = latest
                 core = self.mem_cores[inst][0]
                 mem.remove(self.top[core][self.own[x]], x, t_rm)
 
