@@ -58,6 +58,15 @@ class CNGraph:
         self.sink = (np.isin(layer, sink_layers) & p.final_output.astype(bool)).tolist()
         self._prepare_needed(p, in_ptr, in_src, in_m)
         self._prepare_priorities(p, out_ptr, out_dst, out_m)
+        # constants, and inputs of CNs without predecessors: (tensor, operand), first occurrence each
+        first = (self.in_degree == 0)[:, None] & (np.arange(3) != O)[None, :]
+        const = np.zeros((n, 3), dtype=bool)
+        for c, ms in enumerate(p.constants):
+            const[c, list(ms)] = True
+        cn, m = np.nonzero((const | first) & (p.operand_tensor >= 0))
+        x = p.operand_tensor[cn, m]
+        first_seen = np.sort(np.unique(x, return_index=True)[1])
+        self.initial_offchip = list(zip(x[first_seen].tolist(), m[first_seen].tolist()))
 
     def _prepare_needed(self, p: ScheduleProblem, in_ptr, in_src, in_m) -> None:
         """Per CN, the tensors it needs on its core, smallest first (constants, then inputs from

@@ -59,18 +59,10 @@ class _Scheduler:
 
     def init_offchip(self) -> None:
         """Constants, and inputs of CNs without predecessors, start in the off-chip memory at t=0."""
-        p = self.p
-        first = (self.g.in_degree == 0)[:, None] & (np.arange(3) != O)[None, :]
-        const = np.zeros((p.nb_cns, 3), dtype=bool)
-        for n, ms in enumerate(p.constants):
-            const[n, list(ms)] = True
-        cn, m = np.nonzero((const | first) & (p.operand_tensor >= 0))
-        x = p.operand_tensor[cn, m]
-        _, first_seen = np.unique(x, return_index=True)
-        for i in np.sort(first_seen).tolist():
-            xi = int(x[i])
-            if not any(self.mem.holds[i][xi] for i in self.off_mems):
-                self.mem.add(self.top[self.offchip][int(m[i])], xi, 0, 0)
+        holds, off_mems = self.mem.holds, self.off_mems
+        for x, m in self.g.initial_offchip:
+            if not any(holds[i][x] for i in off_mems):
+                self.mem.add(self.top[self.offchip][m], x, 0, 0)
 
     def label(self, mem: int) -> str:
         return self.hw.memories[mem].label
