@@ -38,8 +38,8 @@ class _Scheduler:
         self.mem_cores = [m.cores for m in hw.memories]
         self.top = hw.top_memory.tolist()
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
-        self.start = np.full(p.nb_cns, np.nan)
-        self.end = np.full(p.nb_cns, np.nan)
+        self.start = [math.nan] * p.nb_cns
+        self.end = [math.nan] * p.nb_cns
         self.comm_end = 0.0
         self.transfers: list[Transfer] = []
         self.cn_now = -1
@@ -125,12 +125,13 @@ class _Scheduler:
         return info
 
     def update_links(self, x: int, sender: int, receiver: int, m: int, start: float, duration: float):
-        route = self.hw.routes[(sender, receiver)]
+        route = self._routes[(sender, receiver)][0]
         links = self.hw.links
         end = start + duration
         link_e = 0
+        record = self.links.record
         for lk in route:
-            self.links.record(lk, "transfer", start, end, int(links[lk].bandwidth), (x,))
+            record(lk, "transfer", start, end, int(links[lk].bandwidth), (x,))
             link_e += duration * links[lk].unit_energy
         self.comm_end = max(self.comm_end, end)
         s = self.hw.memories[self.top[sender][self.own[x]]]
@@ -355,12 +356,13 @@ class _Scheduler:
 
     def result(self) -> ScheduleResult:
         p = self.p
-        cn_end = float(np.max(self.end)) if p.nb_cns else 0.0
+        end = np.array(self.end, dtype=float)
+        cn_end = float(np.max(end)) if p.nb_cns else 0.0
         latency = max(cn_end, self.comm_end)
         return ScheduleResult(
             problem=p,
-            start=self.start.copy(),
-            end=self.end.copy(),
+            start=np.array(self.start, dtype=float),
+            end=end,
             latency=latency,
             totals=Totals(**self.e),
             transfers=tuple(self.transfers),
