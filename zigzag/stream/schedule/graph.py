@@ -19,10 +19,12 @@ def _csr(keys: np.ndarray, values: list[np.ndarray], n: int):
     return (ptr, *values)
 
 
-def _split(ptr: np.ndarray, values: np.ndarray) -> list[list[int]]:
-    """Per-key Python lists of a compressed array (the scheduler's inner loops read lists)."""
-    flat, bounds = values.tolist(), ptr.tolist()
-    return [flat[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
+def _flags(operands: tuple[tuple[int, ...], ...], n: int) -> np.ndarray:
+    """(n, 3) booleans: per CN, which memory operands are listed."""
+    flags = np.zeros((n, 3), dtype=bool)
+    rows = [c for c, ms in enumerate(operands) for _ in ms]
+    flags[rows, [m for ms in operands for m in ms]] = True
+    return flags
 
 
 def _check_tops(inst: np.ndarray) -> None:
@@ -49,21 +51,20 @@ class CNGraph:
         # inter-layer consumers per producer, with the consumer's memory operand
         idx = idx[np.argsort(src[idx], kind="stable")]
         out_ptr, out_dst, out_m = _csr(src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n)
-        self.consumers = _split(out_ptr, out_dst)  # per CN, its consumers in other layers
+        # compressed per-CN lists as Python lists (the scheduler's inner loops read single items):
+        # CN n's items are [ptr[n], ptr[n + 1])
+        self.consumer_ptr, self.consumers = out_ptr.tolist(), out_dst.tolist()  # in other layers
         # all successors (intra-layer ones too)
         idx = np.argsort(src, kind="stable")
         succ_ptr, succ = _csr(src[idx], [dst[idx]], n)
-        self.succ = _split(succ_ptr, succ)
+        self.succ_ptr, self.succ = succ_ptr.tolist(), succ.tolist()
         sink_layers = np.unique(layer[out_degree == 0])
         self.sink = (np.isin(layer, sink_layers) & p.final_output.astype(bool)).tolist()
         self._prepare_needed(p, in_ptr, in_src, in_m)
         self._prepare_priorities(p, out_ptr, out_dst, out_m)
         # constants, and inputs of CNs without predecessors: (tensor, operand), first occurrence each
         first = (self.in_degree == 0)[:, None] & (np.arange(3) != O)[None, :]
-        const = np.zeros((n, 3), dtype=bool)
-        for c, ms in enumerate(p.constants):
-            const[c, list(ms)] = True
-        cn, m = np.nonzero((const | first) & (p.operand_tensor >= 0))
+        cn, m = np.nonzero((_flags(p.constants, n) | first) & (p.operand_tensor >= 0))
         x = p.operand_tensor[cn, m]
         first_seen = np.sort(np.unique(x, return_index=True)[1])
         self.initial_offchip = list(zip(x[first_seen].tolist(), m[first_seen].tolist()))
@@ -80,17 +81,15 @@ class CNGraph:
         m = np.concatenate([c_m, in_m])
         seq = np.concatenate([c_seq, np.arange(len(i_cn)) - in_ptr[i_cn] + 3])
         x = np.concatenate([ot[c_cn, c_m], ot[in_src, O]])
-        streamed = np.zeros((n, 3), dtype=bool)
-        for c, ms in enumerate(p.too_large):
-            streamed[c, list(ms)] = True
+        streamed = _flags(p.too_large, n)
         keep = ~streamed[cn, m]
         cn, m, seq, x = cn[keep], m[keep], seq[keep], x[keep]
         by = np.lexsort((seq, p.tensor_size.astype(np.int64)[x], cn))
         cn, m, x = cn[by], m[by], x[by]
         mems = p.hardware.top_memory[p.core[cn], m]
         _check_tops(mems)
-        ptr = _csr(cn, [], n)[0]
-        self.need_x, self.need_m, self.need_mem = _split(ptr, x), _split(ptr, m), _split(ptr, mems)
+        self.need_ptr = _csr(cn, [], n)[0].tolist()
+        self.need_x, self.need_m, self.need_mem = x.tolist(), m.tolist(), mems.tolist()
 
     def _prepare_priorities(self, p: ScheduleProblem, out_ptr, out_dst, out_m) -> None:
         """Initial per tensor and memory count of CNs still needing it there (Stream's instance

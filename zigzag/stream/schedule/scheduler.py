@@ -248,7 +248,8 @@ class _Scheduler:
         waiting = g.in_degree.tolist()
         ready_at = [0.0] * p.nb_cns
         holds = mem.holds
-        need_x, need_m, need_mem = g.need_x, g.need_m, g.need_mem
+        need_ptr, need_x, need_m, need_mem = g.need_ptr, g.need_x, g.need_m, g.need_mem
+        succ_ptr, succ = g.succ_ptr, g.succ
         ot = p.operand_tensor
         onchip, offchip = p.onchip_energy.tolist(), p.offchip_energy.tolist()
         outputs = ot[:, O].tolist()
@@ -260,7 +261,8 @@ class _Scheduler:
             self.cn_now = n
             k = cores[n]
             start = max(idle[k], ready)
-            keep, ms, mems = need_x[n], need_m[n], need_mem[n]
+            lo, hi = need_ptr[n], need_ptr[n + 1]
+            keep, mems = need_x[lo:hi], need_mem[lo:hi]
             too_large = p.too_large[n]
             t = start
             # 1. clear memories of streamed operands
@@ -275,7 +277,7 @@ class _Scheduler:
             # 2. fetch inputs (tensors already there cost nothing)
             missing = [i for i, (x, inst) in enumerate(zip(keep, mems)) if not holds[inst][x]]
             for i in missing:
-                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, ms[i], keep)
+                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, need_m[lo + i], keep)
                 t = max(t, end_x)
                 if from_off:
                     e["total_cn_offchip_link_energy"] += le
@@ -314,7 +316,7 @@ class _Scheduler:
                 e["total_sink_layer_output_offchip_link_energy"] += le
                 e["total_sink_layer_output_offchip_memory_energy"] += me
             # 8. new candidates
-            for s in g.succ[n]:
+            for s in succ[succ_ptr[n] : succ_ptr[n + 1]]:
                 waiting[s] -= 1
                 if end > ready_at[s]:
                     ready_at[s] = end
@@ -331,7 +333,7 @@ class _Scheduler:
 
     def release(self, xs: list[int], mems: list[int], end: float) -> None:
         """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
-        prio, total, mem = self.prio, self.prio_total, self.mem
+        prio, total, mem, g = self.prio, self.prio_total, self.mem, self.g
         freed = []
         for x, inst in zip(xs, mems):
             prio[x][inst] -= 1
@@ -344,7 +346,8 @@ class _Scheduler:
                 t_rm = end
                 if self.own[x] == O:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
-                    succ, users = self.g.consumers[self.origin[x]], self.mem_cores[inst]
+                    origin, users = self.origin[x], self.mem_cores[inst]
+                    succ = g.consumers[g.consumer_ptr[origin] : g.consumer_ptr[origin + 1]]
                     if self.offchip in users:
                         latest = max([ends_at[s] for s in succ], default=-math.inf)
                     else:
