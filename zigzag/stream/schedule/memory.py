@@ -100,7 +100,8 @@ class MemoryState:
         self.labels = list(labels)
         self.size = tensor_size.tolist()
         self.timeline = [Timeline() for _ in range(nm)]
-        self.stored: list[list[int]] = [[] for _ in range(nm)]
+        # per memory, its tensors in insertion order (a dict: removal without a scan)
+        self.stored: list[dict[int, None]] = [{} for _ in range(nm)]
         # per memory, per tensor (Python lists: read one element at a time)
         self.holds = [bytearray(nt) for _ in range(nm)]
         self.where: list[list[int]] = [[] for _ in range(nt)]  # memories holding each tensor
@@ -111,7 +112,7 @@ class MemoryState:
         """Store ``tensor`` in ``mem``: space reserved from ``t_reserve``, readable from ``t_available``."""
         if self.holds[mem][tensor]:
             return
-        self.stored[mem].append(tensor)
+        self.stored[mem][tensor] = None
         self.holds[mem][tensor] = 1
         self.where[tensor].append(mem)
         self.stored_since[mem][tensor] = float(t_reserve)
@@ -126,7 +127,7 @@ class MemoryState:
         """Drop ``tensor`` from ``mem`` from time ``t`` on (no-op if it is not stored)."""
         if not self.holds[mem][tensor]:
             return
-        self.stored[mem].remove(tensor)
+        del self.stored[mem][tensor]
         self.holds[mem][tensor] = 0
         self.where[tensor].remove(mem)
         self.timeline[mem].shift_from(t, -self.size[tensor])
