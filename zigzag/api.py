@@ -18,7 +18,7 @@ from pathlib import Path
 from zigzag.io.loaders import load_inputs
 from zigzag.io.results import save_network_outputs
 from zigzag.search.network import NetworkResult, evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.search.options import SearchOptions, resolve_options
 
 logger = logging.getLogger(__name__)
 
@@ -39,34 +39,34 @@ def get_hardware_performance_zigzag(
     enable_mix_spatial_mapping: bool = False,
     loma_show_progress_bar: bool = True,
     temporal_mapping_type: str = "uneven",
-    evaluate_all_operators: bool = False,
-    salsa_seed: int = 0,
+    **options,
 ):
     """Best mapping of every layer of ``workload`` on ``accelerator``; returns
     ``(energy in pJ, latency in cycles, [(total, [(layer_result, (layer, [])), ...])])``.
 
     As in ZigZag, ``enable_mix_spatial_mapping=True`` also turns on ``exploit_data_locality``.
-    ``evaluate_all_operators`` and ``salsa_seed`` are extensions (ONNX pooling / element-wise
-    operators as layers; seed of the SALSA search).
+    ``options`` takes any other option of the option table (``zigzag.search.options.OPTIONS``,
+    also listed by ``zigzag run --help``), e.g. ``evaluate_all_operators=True`` (ONNX pooling /
+    element-wise operators as layers), ``salsa_seed``, ``access_same_data_considered_as_no_access``.
     """
     if in_memory_compute:
         raise NotImplementedError("in-memory-computing arrays are not supported yet")
-    options = SearchOptions(
-        opt=opt,
-        lpf_limit=lpf_limit,
-        nb_spatial_mappings_generated=nb_spatial_mappings_generated,
-        temporal_mapping_search_engine=temporal_mapping_search_engine,
-        temporal_mapping_type=temporal_mapping_type,
-        enable_mix_spatial_mapping=enable_mix_spatial_mapping,
-        exploit_data_locality=exploit_data_locality or enable_mix_spatial_mapping,
-        salsa_seed=salsa_seed,
-    )
+    search_options, workload_options = resolve_options({
+        "opt": opt,
+        "lpf_limit": lpf_limit,
+        "nb_spatial_mappings_generated": nb_spatial_mappings_generated,
+        "temporal_mapping_search_engine": temporal_mapping_search_engine,
+        "temporal_mapping_type": temporal_mapping_type,
+        "enable_mix_spatial_mapping": enable_mix_spatial_mapping,
+        "exploit_data_locality": exploit_data_locality or enable_mix_spatial_mapping,
+        **options,
+    })
     result = run(
         workload,
         accelerator,
         mapping,
-        options,
-        evaluate_all_operators=evaluate_all_operators,
+        search_options,
+        **workload_options,
         show_progress=None if loma_show_progress_bar else False,
     )
     folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")

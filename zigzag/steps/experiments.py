@@ -12,10 +12,9 @@ import itertools
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.search.options import SearchOptions
+from zigzag.search.options import resolve_options
 
 FILE_KEYS = ("workload", "accelerator", "mapping")
-EXTRA_KEYS = ("evaluate_all_operators",)
 
 
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
@@ -24,17 +23,14 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
     missing = [k for k in ("name", *FILE_KEYS) if k not in merged]
     if missing:
         raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
-    option_values = {k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS, *EXTRA_KEYS)}
     try:
-        options = SearchOptions.from_dict(option_values)
+        options, workload_options = resolve_options({k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS)})
     except InputError as exc:
         raise InputError("config", f"{where}.{exc.where}", exc.message) from None
-    if options.enable_mix_spatial_mapping and "exploit_data_locality" not in option_values:
-        options = SearchOptions.from_dict({**options.to_dict(), "exploit_data_locality": True})
     return {
         "name": str(merged["name"]),
         **{k: str(merged[k]) for k in FILE_KEYS},
-        "evaluate_all_operators": bool(merged.get("evaluate_all_operators", False)),
+        **workload_options,
         "options": options.to_dict(),
     }
 
