@@ -17,6 +17,7 @@ from zigzag.errors import InputError, MappingError
 
 
 def _run_logged(log: str | None, action) -> int:
+    """Run a step; its outcome (or its one-line error) is the last line of ``log``."""
     started = time.perf_counter()
     try:
         message = action()
@@ -27,16 +28,15 @@ def _run_logged(log: str | None, action) -> int:
         status = 1
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
-        Path(log).write_text(f"{message}\n[{time.perf_counter() - started:.2f} s]\n")
+        Path(log).write_text(f"[{time.perf_counter() - started:.2f} s]\n{message}\n")
     return status
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from zigzag.steps.pipeline import plan_experiment
 
-    experiment = json.loads(args.experiment)
-
     def action():
+        experiment = _experiment(args.experiment)
         plan = plan_experiment(experiment, args.cache, args.output)
         keys = {layer["key"] for layer in plan["layers"]}
         return f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs"
@@ -56,6 +56,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return f"{label}: energy {best.energy_total:.10g} pJ, latency {best.latency_total2:.10g} cycles"
 
     return _run_logged(args.log, action)
+
+
+def _experiment(given: str) -> dict:
+    """The resolved experiment, given as JSON text or as the path of a JSON file."""
+    if given.lstrip().startswith("{"):
+        return json.loads(given)
+    path = Path(given)
+    if not path.is_file():
+        raise InputError(given, None, "experiment file not found; give the resolved experiment as JSON or a JSON file")
+    return json.loads(path.read_text())
 
 
 def _relabelled(exc: Exception, label: str) -> tuple:
@@ -85,7 +95,7 @@ def add_step_commands(subparsers) -> None:
     steps = step.add_subparsers(dest="step", required=True)
 
     plan = steps.add_parser("plan", help="parse an experiment's inputs and write its layer jobs and plan")
-    plan.add_argument("--experiment", required=True, help="the resolved experiment as JSON")
+    plan.add_argument("--experiment", required=True, help="the resolved experiment: JSON, or a JSON file")
     plan.add_argument("--cache", required=True, help="content-addressed cache folder")
     plan.add_argument("--output", required=True, help="plan.json to write")
     plan.set_defaults(func=cmd_plan)

@@ -15,6 +15,8 @@ from zigzag.errors import InputError
 from zigzag.search.options import resolve_options
 
 FILE_KEYS = ("workload", "accelerator", "mapping")
+#: the workflow config's JSON schema (Snakefile validates against it too)
+CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
@@ -52,8 +54,52 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
     return specs
 
 
+def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA) -> None:
+    """Check a workflow config against its JSON schema; the first problem as a one-line InputError."""
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
+    error = jsonschema.exceptions.best_match(errors)
+    if error is not None:
+        raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
+
+
+def _config_path(path) -> str:
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else f".{key}" if text else str(key)
+    return text
+
+
+def _config_message(error) -> str:
+    """What is wrong with one config value and how to fix it, in a line."""
+    value = error.instance
+    if error.validator == "enum":
+        return f"{value!r} is not one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        return f"'{missing}' is missing; add {missing}: ..."
+    if error.validator == "additionalProperties":
+        allowed = ", ".join(error.schema.get("properties", {}))
+        return f"{error.message}; allowed: {allowed}"
+    if error.validator == "type":
+        return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
+    if error.validator == "pattern":
+        return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
+    if error.validator == "anyOf" and not error.absolute_path:
+        return "no experiment defined; add an entry under 'experiments' or 'sweeps'"
+    if error.validator == "minItems":
+        return "the list is empty; give at least one entry"
+    if error.validator == "oneOf":
+        return f"{value!r} is neither a file path nor a non-empty list of file paths; give one of those"
+    return " ".join(error.message.split())
+
+
 def expand_experiments(config: dict) -> list[dict]:
-    """All resolved experiments of a workflow config, names unique."""
+    """All resolved experiments of a workflow config (checked against its schema), names unique."""
+    validate_config(config)
     defaults = config.get("defaults") or {}
     experiments = [
         resolve_experiment(spec, defaults, f"experiments[{i}]")
