@@ -5,6 +5,7 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_text_atomic
 from zigzag.steps.experiments import expand_experiments
 from zigzag.steps.pipeline import plan_keys
 
