@@ -26,16 +26,16 @@ from hypothesis import strategies as st
 from conftest import REFERENCE
 from zigzag.cost import batched
 from zigzag.cost.model import evaluate
+from zigzag.errors import InputError
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping.spatial import convert
 from zigzag.search.layer_search import search_layer
-from zigzag.search.loma import layer_temporal_loops, temporal_mappings
-from zigzag.search.loop_factors import loop_prime_factors, nb_orderings
+from zigzag.search.loma import layer_temporal_loops, ordering_factors, temporal_mappings
+from zigzag.search.loop_factors import nb_orderings
 from zigzag.search.options import SearchOptions
-from zigzag.search.permutations import ordering_constraints
 from zigzag.search.reduce import keep_best
 from zigzag.search.spatial_generator import generate_spatial_mappings
 from zigzag.workload.workload import build_layer
@@ -121,7 +121,6 @@ def layers(draw, max_precision: int = 32):
         dilation = draw(st.sampled_from([1, 1, 2]))
         fy, fx = draw(st.sampled_from([1, 2, 3, 5, 7])), draw(st.sampled_from([1, 2, 3, 5, 7]))
         oy, ox = draw(SMALL), draw(SMALL)
-        channel = "G" if kind != "conv" else "C"
         spec["dimension_relations"] = [f"ix={stride}*ox+{dilation}*fx", f"iy={stride}*oy+{dilation}*fy"]
         if kind == "conv":
             spec["operator_type"] = "Conv"
@@ -140,7 +139,6 @@ def layers(draw, max_precision: int = 32):
             pad = draw(st.integers(0, 1))
             spec["pr_loop_dims"] = ["IX", "IY"]
             spec["padding"] = [[pad, pad], [pad, pad]]
-        del channel
     elif kind == "gemm":
         spec["operator_type"] = "Gemm"
         spec["equation"] = "O[d0][d1]+=I[d0][d2]*W[d2][d1]"
@@ -164,9 +162,13 @@ def cases(draw):
     if draw(st.integers(0, 4)) == 0:
         links = {"O": "O", "W": "I1", "I": "I2"}
     ordering = ()
-    if draw(st.integers(0, 5)) == 0:  # a partial temporal ordering (position constraint)
+    if draw(st.integers(0, 5)) == 0:  # a partial temporal ordering (position constraints)
         dim = draw(st.sampled_from(spec["loop_dims"]))
-        ordering = ((dim, None),) if draw(st.booleans()) else (("*", None), (dim, None))
+        ordering = draw(st.sampled_from([
+            ((dim, None),),  # innermost loop of that dim
+            (("*", None), (dim, None)),  # outermost loop of that dim
+            ((dim, 2),),  # innermost loop exactly (dim, 2): a fixed loop factor
+        ]))
     entry = MappingEntry(name="default", memory_operand_links=links, temporal_ordering=ordering)
     layer = build_layer(spec, [entry])
     options = {
@@ -202,9 +204,7 @@ def scalar_candidates(layer, accelerator, fractional, integer, options):
 
 def batched_candidates(layer, accelerator, fractional, integer, options):
     temporal = layer_temporal_loops(layer, fractional)
-    constraints = ordering_constraints(layer.mapping.temporal_ordering)
-    factors = loop_prime_factors(temporal, options["lpf_limit"], constraints.fixed_loops,
-                                 pseudo_dim=layer.loop_dims[0])
+    constraints, factors = ordering_factors(layer, temporal, options["lpf_limit"])
     loops = batched.LoopTable(factors)
     ids = np.array(list(loops.orderings()), dtype=np.int64).reshape(-1, loops.length)
     if constraints:
@@ -226,11 +226,9 @@ def batched_candidates(layer, accelerator, fractional, integer, options):
 
 def nb_candidate_orderings(layer, fractional, options) -> int:
     temporal = layer_temporal_loops(layer, fractional)
-    constraints = ordering_constraints(layer.mapping.temporal_ordering)
     try:
-        factors = loop_prime_factors(temporal, options["lpf_limit"], constraints.fixed_loops,
-                                     pseudo_dim=layer.loop_dims[0])
-    except ValueError:
+        _, factors = ordering_factors(layer, temporal, options["lpf_limit"])
+    except InputError:
         return 0
     return nb_orderings(factors)
 

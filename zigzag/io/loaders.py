@@ -12,6 +12,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port
 from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
+from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
     validate_accelerator,
@@ -115,9 +116,16 @@ def _allocation(text: str) -> tuple[str, str]:
     return operand, direction
 
 
+def read_accelerator(path: str | Path) -> dict:
+    """The validated, normalised document of an accelerator YAML file in either memory format
+    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`)."""
+    data, _ = upgrade_accelerator(load_yaml(path), str(path))
+    return validate_accelerator(data, str(path))
+
+
 def load_accelerator(path: str | Path) -> Accelerator:
     """Read, validate and build an accelerator YAML file."""
-    return accelerator_from_dict(validate_accelerator(load_yaml(path), str(path)))
+    return accelerator_from_dict(read_accelerator(path))
 
 
 def load_mapping(path: str | Path) -> list[MappingEntry]:
@@ -129,7 +137,7 @@ def load_inputs(
     workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False
 ) -> tuple[Workload, Accelerator]:
     """Load and cross-check the three inputs of an experiment."""
-    accelerator_data = validate_accelerator(load_yaml(accelerator), str(accelerator))
+    accelerator_data = read_accelerator(accelerator)
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]

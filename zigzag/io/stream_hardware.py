@@ -1,0 +1,408 @@
+"""Reading and validating a multi-core accelerator file (Stream's YAML format, plus a mesh shorthand).
+
+The top file names its cores and how they are joined::
+
+    name: tpu_like_quad_core
+    cores: {0: tpu_like.yaml, 1: tpu_like.yaml, 2: pooling.yaml}   # ids 0..N-1, one core file each
+    offchip_core: offchip.yaml          # optional DRAM pseudo-core, gets id N
+    bandwidth: 32                       # bits/cycle of every core-to-core link
+    unit_energy_cost: 0                 # energy per cycle a link is active (default 0)
+    core_connectivity:                  # required, may be []
+      - 0, 1                            # a link pair (one link per direction)
+      - {cores: [1, 2], bandwidth: 64, unit_energy_cost: 0.1}   # a pair with its own figures
+      - {type: bus, cores: [0, 1, 2], bandwidth: 128}           # one link shared by all of them
+    core_memory_sharing: [0, 1]         # optional: these cores share their top memories
+
+or, instead of `cores`, the mesh shorthand (then `core_connectivity` is optional and its entries
+add links or override mesh links)::
+
+    mesh: {rows: 2, cols: 2, core: tpu_like.yaml, pooling_core: pooling.yaml, simd_core: simd.yaml}
+
+Each core file is a single-core ZigZag accelerator (either memory format) with optional
+`dataflows`. Where core files are found: see :func:`resolve_core_file`.
+
+:func:`read_multicore` returns the normalised document that
+`zigzag.stream.topology.build_multicore` turns into a model; every problem is a one-line
+`InputError` naming the file, the field and the fix.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from zigzag.errors import InputError
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.loaders import accelerator_from_dict
+from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
+from zigzag.io.validation import Field, _check, _describe, _expect_top, _Invalid, _unknown_field, validate_accelerator
+from zigzag.io.yaml_files import load_yaml
+
+__all__ = ["read_multicore", "resolve_core_file"]
+
+_TOP_KEYS = ("name", "cores", "offchip_core", "bandwidth", "unit_energy_cost", "core_connectivity",
+             "core_memory_sharing", "mesh")
+_MESH = Field("dict", what="rows, cols and core, e.g. {rows: 2, cols: 2, core: tpu_like.yaml}", keys={
+    "rows": Field("int", required=True, minimum=1, what="number of rows of the mesh"),
+    "cols": Field("int", required=True, minimum=1, what="number of columns of the mesh"),
+    "core": Field("str", required=True, what="the core file every mesh core uses, e.g. tpu_like.yaml"),
+    "pooling_core": Field("str", what="core file of a pooling core linked to every mesh core"),
+    "simd_core": Field("str", what="core file of a SIMD core linked to every mesh core"),
+})
+_GRAPH_TOP_KEYS = ("name", "cores", "graph")
+_CORE_ROLE = Field("int", nullable=True, default=None, minimum=0, what="a position in the cores list")
+_GRAPH = Field("dict", what="type, nb_rows, nb_cols, bandwidth, ...", keys={
+    "type": Field("str", required=True, choices=("2d_mesh", "bus"), what="2d_mesh or bus"),
+    "nb_rows": Field("int", minimum=1, what="number of rows of the mesh"),
+    "nb_cols": Field("int", minimum=1, what="number of columns of the mesh"),
+    "bandwidth": Field("float", required=True, what="bandwidth of every link in bits per cycle"),
+    "unit_energy_cost": Field("float", default=0),
+    "pooling_core_id": _CORE_ROLE,
+    "simd_core_id": _CORE_ROLE,
+    "offchip_core_id": _CORE_ROLE,
+})
+_CONNECTION_KEYS = {"type": None, "cores": None, "bandwidth": None, "unit_energy_cost": None}
+_IDS = re.compile(r"\s*\d+\s*(,\s*\d+\s*)+")
+
+
+def read_multicore(path: str | Path, cwd: str | Path | None = None) -> dict[str, Any]:
+    """The validated, normalised document of a multi-core accelerator file (see the module doc)."""
+    file = str(path)
+    data = load_yaml(path)
+    try:
+        return _Reader(Path(path), Path(cwd) if cwd is not None else Path.cwd()).read(data)
+    except _Invalid as problem:
+        raise InputError(file, problem.where, problem.message) from None
+
+
+class _Reader:
+    def __init__(self, path: Path, cwd: Path):
+        self.path = path
+        self.cwd = cwd
+        self.loaded: dict[tuple[Path, bool], dict] = {}
+        self.mesh: dict = {}
+
+    def read(self, data: Any) -> dict[str, Any]:
+        _expect_top(data, "dict", "a mapping with name, cores, bandwidth and core_connectivity")
+        if "graph" in data:
+            return self._read_graph_format(data)
+        for key in data:
+            if key not in _TOP_KEYS:
+                raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_TOP_KEYS)))
+        name = _check(data.get("name"), Field("str", what="the accelerator name"), "name") \
+            if "name" in data else _missing("name", "a name for the accelerator")
+        bandwidth = _bandwidth(data["bandwidth"], "bandwidth") if "bandwidth" in data \
+            else _missing("bandwidth", "the bandwidth of a core-to-core link in bits per cycle")
+        energy = _energy(data.get("unit_energy_cost", 0), "unit_energy_cost")
+        files, pooling, simd = self._core_files(data)
+        cores = [self._core(file, where) for where, file in files]
+        offchip = None
+        if "offchip_core" in data:
+            offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
+            offchip = self._core(offchip_file, "offchip_core", offchip=True)
+        sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
+        wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
+        if "mesh" in data:
+            mesh = self.mesh
+            add_mesh(wiring, list(range(mesh["rows"] * mesh["cols"])), mesh["rows"], mesh["cols"], bandwidth, energy,
+                     pooling, simd)
+        elif "core_connectivity" not in data:
+            _missing("core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []")
+        _connectivity(wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
+        _check_shared_memories(sharing, cores)
+        return _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
+
+    def _read_graph_format(self, data: dict) -> dict[str, Any]:
+        """Stream's mid-2024 format: `cores` a list (id = position) and a `graph` block."""
+        for key in data:
+            if key not in _GRAPH_TOP_KEYS:
+                raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_GRAPH_TOP_KEYS)) +
+                               " (this file uses the `graph:` format, which has only name, cores and graph)")
+        name = _check(data.get("name"), Field("str", what="the accelerator name"), "name") \
+            if "name" in data else _missing("name", "a name for the accelerator")
+        files = data.get("cores") if "cores" in data else _missing("cores", "the list of core files")
+        files = _check(files, Field("list", min_len=1, what="the list of core files, e.g. [tpu_like.yaml]",
+                                    item=Field("str", what="a core file name")), "cores")
+        graph = _check(data["graph"], _GRAPH, "graph")
+        bandwidth = _bandwidth(graph["bandwidth"], "graph.bandwidth")
+        energy = _energy(graph["unit_energy_cost"], "graph.unit_energy_cost")
+        special = {}
+        for role in ("pooling_core_id", "simd_core_id", "offchip_core_id"):
+            index = graph[role]
+            if index is not None and index >= len(files):
+                raise _Invalid(f"graph.{role}", f"{index} is not a position in cores (0..{len(files) - 1}); "
+                               "give the position of that core in the cores list")
+            if index is not None and index in special.values():
+                raise _Invalid(f"graph.{role}", f"core {index} already has another role; give each role its own core")
+            special[role] = index
+        offchip_id = special["offchip_core_id"]
+        if offchip_id is not None and offchip_id != len(files) - 1:
+            raise _Invalid("graph.offchip_core_id", f"is {offchip_id} but the off-chip core must be the last entry "
+                           f"of cores ({len(files) - 1}); move it to the end of the list")
+        regular = [i for i in range(len(files)) if i not in special.values()]
+        compute = [i for i in range(len(files)) if i != offchip_id]
+        if graph["type"] == "2d_mesh":
+            rows, cols = graph.get("nb_rows"), graph.get("nb_cols")
+            if rows is None or cols is None:
+                _missing("graph.nb_rows" if rows is None else "graph.nb_cols", "the size of the mesh")
+            if rows * cols != len(regular):
+                raise _Invalid("graph", f"nb_rows x nb_cols is {rows * cols} but {len(regular)} cores are left for "
+                               "the mesh (the others are pooling, SIMD or off-chip); make them equal")
+        cores = [self._core(files[i], f"cores[{i}]") for i in compute]
+        offchip = None if offchip_id is None else self._core(files[offchip_id], f"cores[{offchip_id}]", offchip=True)
+        wiring = Wiring()
+        pooling, simd = special["pooling_core_id"], special["simd_core_id"]
+        if graph["type"] == "bus":
+            add_bus_topology(wiring, regular, bandwidth, energy, pooling, simd)
+        else:
+            add_mesh(wiring, regular, graph["nb_rows"], graph["nb_cols"], bandwidth, energy, pooling, simd)
+        return _document(name, bandwidth, energy, cores, offchip, wiring, [])
+
+    def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
+        """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
+        if "mesh" in data:
+            if "cores" in data:
+                raise _Invalid("mesh", "is given together with cores; give either cores (and core_connectivity) "
+                               "or mesh, not both")
+            mesh = self.mesh = _check(data["mesh"], _MESH, "mesh")
+            files = [("mesh.core", mesh["core"])] * (mesh["rows"] * mesh["cols"])
+            pooling = simd = None
+            if "pooling_core" in mesh:
+                pooling = len(files)
+                files.append(("mesh.pooling_core", mesh["pooling_core"]))
+            if "simd_core" in mesh:
+                simd = len(files)
+                files.append(("mesh.simd_core", mesh["simd_core"]))
+            return files, pooling, simd
+        if "cores" not in data:
+            _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
+        cores = data["cores"]
+        if not isinstance(cores, dict) or not cores:
+            got = "nothing" if cores == {} else _describe(cores)
+            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {got}; "
+                           "write indented '0: core_file.yaml' lines")
+        for key, value in cores.items():
+            if isinstance(key, bool) or not isinstance(key, int) or key < 0:
+                raise _Invalid(f"cores.{key}", f"core id {_describe(key)} is not a whole number >= 0; "
+                               "number the cores 0, 1, 2, ...")
+            _check(value, Field("str", what="a core file name, e.g. tpu_like.yaml"), f"cores.{key}")
+        missing = sorted(set(range(len(cores))) - set(cores))
+        if missing:
+            raise _Invalid("cores", f"core ids must be 0..{len(cores) - 1} without gaps, but {missing[0]} is "
+                           f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
+        return [(f"cores.{i}", cores[i]) for i in range(len(cores))], None, None
+
+    def _core(self, name: str, where: str, offchip: bool = False) -> dict[str, Any]:
+        path = resolve_core_file(name, self.path, self.cwd)
+        if path is None:
+            raise _Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
+                           "folder, under the working directory and Stream's stream/inputs/**/hardware "
+                           "folders); fix the name or give a path relative to this file's folder")
+        key = (path.resolve(), offchip)
+        if key not in self.loaded:
+            try:
+                self.loaded[key] = _load_core(path, offchip)
+            except InputError as error:
+                raise InputError(error.file, error.where, f"{error.message} (core file of {where} in {self.path})") \
+                    from None
+        return dict(self.loaded[key], file=str(path))
+
+
+def resolve_core_file(name: str, top_file: str | Path, cwd: str | Path | None = None) -> Path | None:
+    """Where a core file named in `top_file` is, or None.
+
+    Tried in this order, first hit wins: (1) relative to the top file's folder, then its `cores/`
+    subfolder; (2) Stream's own rule from the working directory: a name with a `/` as a path
+    relative to it, a bare name searched (in sorted order) in the folders under `stream/inputs/`
+    whose path contains `hardware`; (3) Stream's rule from each folder above the top file. An
+    absolute path is used as given. A name without `.yaml`/`.yml` also matches `<name>.yaml`.
+    """
+    names = [name] if name.endswith((".yaml", ".yml")) else [name, f"{name}.yaml"]
+    if Path(name).is_absolute():
+        return next((Path(n) for n in names if Path(n).is_file()), None)
+    top_dir = Path(top_file).parent
+    for folder in (top_dir, top_dir / "cores"):
+        for candidate in names:
+            if (folder / candidate).is_file():
+                return folder / candidate
+    for base in (Path(cwd) if cwd is not None else Path.cwd(), *top_dir.parents):
+        found = _stream_rule(names, base)
+        if found is not None:
+            return found
+    return None
+
+
+def _stream_rule(names: list[str], base: Path) -> Path | None:
+    for candidate in names:
+        if "/" in candidate:
+            if (base / candidate).is_file():
+                return base / candidate
+            continue
+        inputs = base / "stream" / "inputs"
+        if not inputs.is_dir():
+            continue
+        for root, dirs, files in os.walk(inputs):
+            dirs.sort()
+            if "hardware" in root and candidate in files:
+                return Path(root) / candidate
+    return None
+
+
+def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
+    """A core file validated and normalised (either memory format), with its 3.8.0 port widths."""
+    file = str(path)
+    data, widths = upgrade_accelerator(load_yaml(path), file)
+    array = data.get("operational_array") if isinstance(data, dict) else None
+    if offchip and isinstance(array, dict):
+        # The off-chip core computes nothing: only its array's dimensions matter (its memories serve
+        # them); zero sizes, zero precisions and missing MAC figures are accepted.
+        sizes = array.get("sizes")
+        plain = isinstance(sizes, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in sizes)
+        stand_in = {"dimensions": array.get("dimensions"), "unit_energy": 0, "unit_area": 0,
+                    "sizes": [max(v, 1) for v in sizes] if plain else sizes}
+        document = validate_accelerator(dict(data, operational_array=stand_in), file)
+        document["operational_array"]["sizes"] = list(sizes)
+    else:
+        document = validate_accelerator(data, file)
+    _check_dataflows(document, file)
+    accelerator = accelerator_from_dict(document)
+    if offchip and not accelerator.hierarchy("O"):
+        raise InputError(file, "memories", "the off-chip core has no memory holding O (its DRAM); "
+                         "add O to the operands of its memory")
+    return {"accelerator": document,
+            "memory_ports": {name: vars(w) for name, w in widths.items()}}
+
+
+def _check_dataflows(document: dict, file: str) -> None:
+    dims = document["operational_array"]["dimensions"]
+    for dim in document.get("dataflows") or {}:
+        if dim not in dims:
+            raise InputError(file, f"dataflows.{dim}", f"the operational array has no dimension {dim} "
+                             f"(it has {', '.join(dims)}); remove it or rename it")
+
+
+def _missing(where: str, what: str):
+    key = where.rsplit(".", 1)[-1]
+    raise _Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
+
+
+def _bandwidth(value: Any, where: str) -> float:
+    number = _check(value, Field("float", what="a bandwidth in bits per cycle"), where)
+    if math.isnan(number) or number <= 0:
+        raise _Invalid(where, f"must be a positive number of bits per cycle, got {value}; give e.g. 32")
+    return number
+
+
+def _energy(value: Any, where: str) -> float:
+    number = _check(value, Field("float", what="an energy per active cycle"), where)
+    if math.isnan(number) or number < 0:
+        raise _Invalid(where, f"must be zero or more, got {value}; give the energy per active cycle, e.g. 0")
+    return number
+
+
+def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
+    """The core ids of a connectivity or sharing entry ('0, 1' or [0, 1])."""
+    if isinstance(entry, str):
+        if not _IDS.fullmatch(entry):
+            raise _Invalid(where, f"'{entry}' is not a list of core ids; write them separated by commas, e.g. '0, 1'")
+        ids = [int(part) for part in entry.split(",")]
+    elif isinstance(entry, list):
+        for i, core in enumerate(entry):
+            _check(core, Field("int", minimum=0, what="a core id"), f"{where}[{i}]")
+        ids = list(entry)
+    else:
+        raise _Invalid(where, f"must be core ids like '0, 1' or [0, 1], got {_describe(entry)}")
+    if len(ids) < 2:
+        raise _Invalid(where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'")
+    for core in ids:
+        if core >= count:
+            note = "; the off-chip core is joined to every core automatically" if kind != "memory-sharing group" else ""
+            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id")
+    if len(set(ids)) != len(ids):
+        raise _Invalid(where, f"names a core twice ({entry}); list each core once")
+    return ids
+
+
+def _document(name: str, bandwidth: float, energy: float, cores: list[dict], offchip: dict | None,
+              wiring: Wiring, sharing: list[tuple[int, ...]]) -> dict[str, Any]:
+    return {"name": name, "bandwidth": bandwidth, "unit_energy_cost": energy, "cores": cores,
+            "offchip_core": offchip, "links": wiring.links, "edges": wiring.edges,
+            "core_memory_sharing": [list(g) for g in sharing]}
+
+
+def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, energy: float,
+                  sharing: list[tuple[int, ...]]) -> None:
+    if not isinstance(entries, list):
+        raise _Invalid("core_connectivity", f"must be a list, got {_describe(entries)}; "
+                       "write one '- a, b' line per linked pair, or []")
+    for i, entry in enumerate(entries):
+        where = f"core_connectivity[{i}]"
+        kind, width, cost = "link", bandwidth, energy
+        if isinstance(entry, dict):
+            for key in entry:
+                if key not in _CONNECTION_KEYS:
+                    raise _Invalid(f"{where}.{key}", _unknown_field(key, _CONNECTION_KEYS))
+            kind = _check(entry.get("type", "link"), Field("str", choices=("link", "bus")), f"{where}.type")
+            if "cores" not in entry:
+                _missing(f"{where}.cores", "the core ids, e.g. [0, 1]")
+            ids = _core_ids(entry["cores"], f"{where}.cores", count, kind)
+            width = _bandwidth(entry["bandwidth"], f"{where}.bandwidth") if "bandwidth" in entry else bandwidth
+            cost = _energy(entry["unit_energy_cost"], f"{where}.unit_energy_cost") \
+                if "unit_energy_cost" in entry else energy
+        else:
+            ids = _core_ids(entry, where, count, "link")
+        if kind == "link" and len(ids) != 2:
+            raise _Invalid(where, f"a link joins exactly two cores but {len(ids)} are named; write a shared "
+                           f"bus as {{type: bus, cores: {ids}}} or one pair per line")
+        for group in sharing:
+            both = [c for c in ids if c in group]
+            if len(both) >= 2:
+                raise _Invalid(where, f"links cores {both[0]} and {both[1]}, which share memory "
+                               "(core_memory_sharing); remove this link: shared memory needs none")
+        if kind == "bus":
+            wiring.bus(ids, width, cost)
+        else:
+            wiring.pair(*ids, width, cost)
+
+
+def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:
+    if not isinstance(entries, list):
+        raise _Invalid("core_memory_sharing", f"must be a list, got {_describe(entries)}; "
+                       "write one '- a, b' line per group of cores sharing their top memories")
+    groups: list[tuple[int, ...]] = []
+    seen: dict[int, int] = {}
+    for i, entry in enumerate(entries):
+        where = f"core_memory_sharing[{i}]"
+        ids = _core_ids(entry, where, count, "memory-sharing group")
+        for core in ids:
+            if core in seen:
+                raise _Invalid(where, f"core {core} is already in core_memory_sharing[{seen[core]}]; "
+                               "merge the two groups into one")
+            seen[core] = i
+        groups.append(tuple(ids))
+    return groups
+
+
+def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) -> None:
+    """Cores of one sharing group must have identical top memories (they are one instance)."""
+    for i, group in enumerate(sharing):
+        first = _top_memories(cores[group[0]])
+        for other in group[1:]:
+            mine = _top_memories(cores[other])
+            if mine != first:
+                ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
+                detail = (f"top memories {', '.join(ours)} vs {', '.join(theirs)}" if ours != theirs
+                          else "the same top memory names but different sizes, costs or ports")
+                raise _Invalid(f"core_memory_sharing[{i}]", f"cores {group[0]} and {other} share memory but have "
+                               f"{detail}; make their top memories identical (names included) in both core files")
+
+
+def _top_memories(core: dict) -> list[tuple[str, Any]]:
+    accelerator: Accelerator = accelerator_from_dict(core["accelerator"])
+    lower = {low for low, _ in accelerator.memory_edges}
+    return [(m.name, (core["accelerator"]["memories"][m.name], core["memory_ports"].get(m.name)))
+            for m in accelerator.memories if m.name not in lower]
