@@ -134,15 +134,6 @@ class SearchOptions:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "SearchOptions":
-        """Options from a {name: value} dict of search options (unknown names rejected)."""
-        known = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise InputError(None, unknown[0], f"unknown search option; known options: {', '.join(known)}")
-        return cls(**data)
-
 
 def resolve_options(given: dict) -> tuple[SearchOptions, dict]:
     """Split options given by name (any table option) into SearchOptions and the workload options.
