@@ -176,6 +176,12 @@ CASES = [
         t, put("memories", "dram", "size", 10_000)), TPU_MAPPING,
         SearchOptions(temporal_mapping_search_engine="salsa", salsa_iteration_number=5)), None, None,
          "fits the memories of tpu_like: operand", "dram", error=MappingError),
+    case("hw-cost-nan", lambda t: load_inputs(str(SMALL), hardware_with(
+        t, put("memories", "rf_2B", "r_cost", float("nan"))), TPU_MAPPING), "hardware.yaml",
+         "memories.rf_2B.r_cost", "must be a finite number, got nan"),
+    case("wl-loop-size-inf", lambda t: load_inputs(small_with(t, put(0, "loop_sizes", 1, float("inf"))), TPU,
+                                                   TPU_MAPPING), "small.yaml", "layer[0] (id 0, conv_a).loop_sizes[1]",
+         "must be a whole number, got inf"),
     case("hw-duplicate-port-name", lambda t: load_inputs(str(SMALL), hardware_with(
         t, put("memories", "rf_128B", "ports", 1, "name", "r_port_1")), TPU_MAPPING), "hardware.yaml",
          "memories.rf_128B.ports[1].name", "port name 'r_port_1' is already used by ports[0]", "its own name"),

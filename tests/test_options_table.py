@@ -113,6 +113,7 @@ BAD_OPTIONS = [
     ({"temporal_mapping_type": "odd"}, "temporal_mapping_type: 'odd' is not one of uneven, even"),
     ({"exploit_data_locality": "yes"}, "exploit_data_locality: 'yes' is not true or false"),
     ({"salsa_start_temperature": 0}, "salsa_start_temperature: must be greater than 0"),
+    ({"salsa_start_temperature": float("inf")}, "salsa_start_temperature: must be a finite number, got inf"),
     ({"salsa_opt_criterion": "EDP"}, "salsa_opt_criterion: 'EDP' is not one of energy, latency"),
     ({"salsa_iteration_number": True}, "salsa_iteration_number: True is not a whole number"),
     ({"lpf_limt": 3}, "lpf_limt: unknown option; known options: opt, lpf_limit"),

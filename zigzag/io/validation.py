@@ -42,25 +42,26 @@ Normalised mapping entry::
 The checks follow the reference's schema (unknown fields rejected, regexes match the whole string,
 null only where allowed, a float where an integer is expected rejected) and its rule checks.
 Deliberately stricter, where the reference crashes later or silently misbehaves: booleans are not
-accepted as numbers; memory sizes, bandwidths, OA sizes, loop sizes, `pr_loop_sizes`,
-`input_precision`, unrolling sizes and temporal-ordering sizes must be >= 1; precisions, latencies
-and paddings must be >= 0; no empty `memories` or OA `dimensions`; no duplicate OA dimensions,
-memory operands or served dimensions; no two ports of a memory with the same name; an allocation may
-only name an operand of its memory; a non-IMC array needs `unit_energy` and `unit_area`; an IMC
-array needs `input_precision` and `bit_serial_precision`; per layer: `loop_dims` and `loop_sizes` of
-equal length, no duplicate loop dims, the equation's inputs named I and W with a precision each,
-every equation index a loop dim or a relation's data dim, relation coefficients positive whole
-numbers and relation dims loop dims, `padding`/`pr_loop_sizes` only with `pr_loop_dims`; unique
-layer ids; `operand_source` only pointing to the layer itself or an earlier layer; the workload not
-empty; in a mapping entry no memory operand linked twice. A mapping's keys must exist in the
-accelerator only for `spatial_mapping` (`check_mapping_fits_accelerator`): hints for OA dimensions
-the accelerator lacks are accepted and ignored.
+accepted as numbers, nor `.nan` or `.inf`; memory sizes, bandwidths, OA sizes, loop sizes,
+`pr_loop_sizes`, `input_precision`, unrolling sizes and temporal-ordering sizes must be >= 1;
+precisions, latencies and paddings must be >= 0; no empty `memories` or OA `dimensions`; no
+duplicate OA dimensions, memory operands or served dimensions; no two ports of a memory with the
+same name; an allocation may only name an operand of its memory; a non-IMC array needs `unit_energy`
+and `unit_area`; an IMC array needs `input_precision` and `bit_serial_precision`; per layer:
+`loop_dims` and `loop_sizes` of equal length, no duplicate loop dims, the equation's inputs named I
+and W with a precision each, every equation index a loop dim or a relation's data dim, relation
+coefficients positive whole numbers and relation dims loop dims, `padding`/`pr_loop_sizes` only with
+`pr_loop_dims`; unique layer ids; `operand_source` only pointing to the layer itself or an earlier
+layer; the workload not empty; in a mapping entry no memory operand linked twice. A mapping's keys
+must exist in the accelerator only for `spatial_mapping` (`check_mapping_fits_accelerator`): hints
+for OA dimensions the accelerator lacks are accepted and ignored.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -208,6 +209,8 @@ def _join(where: str, key: Any) -> str:
 
 
 def _check_number(value: int | float, spec: Field, where: str) -> int | float:
+    if not math.isfinite(value):
+        raise _Invalid(where, f"must be a finite number, got {value}; give {spec.what or 'a number'}")
     if spec.minimum is not None and value < spec.minimum:
         need = "positive" if spec.minimum else "zero or more"
         raise _Invalid(where, f"must be {need}, got {value}; give {spec.what or 'a valid value'}")

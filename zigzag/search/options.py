@@ -8,6 +8,7 @@ rows). ``evaluate_all_operators`` decides how an ONNX model is read, not how a l
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -39,6 +40,8 @@ class Option:
             raise InputError(None, self.name, f"{value!r} is not {_TYPE_WORDS[self.type]}; "
                                               f"give e.g. {self.name}: {_yaml(self.default)}")
         value = self.type(value)  # numpy numbers -> int / float
+        if self.type is float and not math.isfinite(value):
+            raise InputError(None, self.name, f"must be a finite number, got {value}")
         if self.choices and value not in self.choices:
             raise InputError(None, self.name, f"'{value}' is not one of {', '.join(self.choices)}")
         if self.minimum is not None and value < self.minimum:
