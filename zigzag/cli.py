@@ -108,8 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export_workload)
 
     from zigzag.steps.cli import add_step_commands
+    from zigzag.stream.cli import add_stream_commands
 
     add_step_commands(sub)
+    add_stream_commands(sub)
     return parser
 
 

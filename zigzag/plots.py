@@ -265,19 +265,30 @@ def plot_latency_breakdown(results: Sequence, path: str | Path, *, title: str | 
     return _save(figure, path)
 
 
+def plot_energy_and_latency(results: Sequence, path: str | Path, *, labels: Sequence[str] | None = None,
+                            xlabel: str = "Layer", title: str | None = None) -> Path:
+    """Energy (top) and latency (bottom) breakdown of several evaluations, one bar each
+    (labelled with the layer names unless ``labels`` are given)."""
+    results = list(results)
+    figure = _new_figure(_bar_figure_width(len(results)), 8.5)
+    energy_ax, latency_ax = figure.subplots(2, 1, sharex=True)
+    labels = list(labels) if labels is not None else _layer_labels(results)
+    _energy_axes(energy_ax, results, labels, "")
+    _latency_axes(latency_ax, results, labels, xlabel)
+    energy_ax.set_title(title or f"Energy and latency breakdown{_subtitle(results)}")
+    return _save(figure, path)
+
+
 def plot_temporal_mapping_breakdowns(results: Sequence, path: str | Path, *, title: str | None = None) -> Path:
     """Energy (top) and latency (bottom) breakdown of many evaluations, e.g. every temporal
     mapping a search tried for one layer (what ZigZag's PlotTemporalMappingsStage saves)."""
     results = list(results)
-    figure = _new_figure(_bar_figure_width(len(results)), 8.5)
-    energy_ax, latency_ax = figure.subplots(2, 1, sharex=True)
-    labels = [str(i) for i in range(len(results))]
-    _energy_axes(energy_ax, results, labels, "")
-    _latency_axes(latency_ax, results, labels, "Candidate mapping (evaluation order)")
     layers = list(dict.fromkeys(_layer_labels(results)))
     which = f" of {layers[0]}" if len(layers) == 1 else ""
-    energy_ax.set_title(title or f"{len(results)} evaluated mappings{which}{_subtitle(results)}")
-    return _save(figure, path)
+    return plot_energy_and_latency(
+        results, path, labels=[str(i) for i in range(len(results))], xlabel="Candidate mapping (evaluation order)",
+        title=title or f"{len(results)} evaluated mappings{which}{_subtitle(results)}",
+    )
 
 
 # =============================================================================================

@@ -865,19 +865,36 @@ def _loading_key(op: str, level: int, direction: str) -> str:
     return f"{op}{level}_{DIRECTION_NAMES[direction]}"
 
 
+class PortTransfer(NamedTuple):
+    """One transfer of a port before or after computation (§9.5): ``cycles`` left for it,
+    ``bits`` moved, ``bandwidth`` of the port (bits/cycle)."""
+
+    op: str
+    level: int
+    direction: str
+    cycles: float
+    bits: float
+    bandwidth: int
+
+
 def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
     """Per-port on-/off-loading records (§9.5).
 
-    Returns ``(loading, offloading)`` tables: ``{layer op: {"<op><k>_<dir long name>":
-    (cycles, port shared by two inputs)}}``.
+    Returns ``(loading, offloading, transfers, borrowed)``: the ``loading`` / ``offloading``
+    tables ``{layer op: {"<op><k>_<dir long name>": (cycles, port shared by two inputs)}}``;
+    per port ``(memory, port name)``, its ``transfers`` (the whole-tensor ones first) and the
+    cycles and bandwidth each memory operand's whole-tensor transfer ``borrowed`` from
+    computation, ``{memory operand: (cycles, bits per cycle)}``.
     """
     layer = setup.layer
+    transfers, borrowed = {}, {}
     loading = {op: {} for op in layer.inputs}
     offloading = {layer.output: {}}
     tcc = math.ceil(total_cycle * CPO) + ss_comb
     for port in setup.ports:
         shared = port.shared_by_two_inputs
         once = []  # transfers happening once: whole-tensor loads / stores
+        periodic = []
         bw_req = 0
         for duty in port.loading_duties:
             flow = movement_int[duty.layer_op].flows[duty.level][duty.direction]
@@ -889,15 +906,23 @@ def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
             else:
                 bw_req += math.ceil(flow.bw_aver / CPO)
                 _record(loading, offloading, duty, cycles, shared)
+                periodic.append(PortTransfer(duty.layer_op, duty.level, duty.direction, cycles,
+                                             flow.amount * flow.precision, port.bw_max))
+        key = (port.memory, port.name)
+        borrowed[key] = {}
         if once:
             totals = [cycles for _, cycles in once]
             # Q9: the innermost level's footprint of the operand, whatever the level
             minima = [math.ceil(movement_int[d.layer_op].bits[1] / port.bw_max) for d, _ in once]
             surplus = max(0, ((port.bw_max - bw_req) / port.bw_max) * tcc)
-            remaining, _ = reduce_balanced(totals, minima, surplus)
-            for (duty, _), cycles in zip(once, remaining):
+            remaining, reductions = reduce_balanced(totals, minima, surplus)
+            for (duty, _), cycles, reduction in zip(once, remaining, reductions):
                 _record(loading, offloading, duty, cycles, shared)
-    return loading, offloading
+                borrowed[key][duty.mem_op] = (reduction, math.ceil(reduction / tcc * port.bw_max))
+            once = [PortTransfer(d.layer_op, d.level, d.direction, c, c * port.bw_max, port.bw_max)
+                    for (d, _), c in zip(once, remaining)]
+        transfers[key] = once + periodic
+    return loading, offloading, transfers, borrowed
 
 
 def _record(loading, offloading, duty: _PortDuty, cycles, shared: bool) -> None:
@@ -987,6 +1012,8 @@ class CostDetail:
     offloading_table: dict
     onloading_parts: OnloadingParts
     offloading_pairs: list
+    port_transfers: dict = field(default_factory=dict)  # (memory, port) -> [PortTransfer]
+    borrowed: dict = field(default_factory=dict)  # (memory, port) -> {memory operand: (cycles, bandwidth)}
     access_same_data_considered_as_no_access: bool = True
     _setup: _Setup | None = field(repr=False, default=None)
 
@@ -1057,7 +1084,7 @@ def analyse(
     db = double_buffer_flags(setup, eff, eff_sh_after)
     real, allowed = transfer_cycles(setup, movement_int, db)
     ss_comb, ports = stall_slack(setup, movement_int, real, allowed)
-    loading, offloading = port_loading(setup, movement_int, real, ss_comb, total_cycle)
+    loading, offloading, transfers, borrowed = port_loading(setup, movement_int, real, ss_comb, total_cycle)
     onload, parts = onloading_cycles(setup, loading)
     offload, pairs = offloading_cycles(setup, offloading)
 
@@ -1127,6 +1154,8 @@ def analyse(
         offloading_table=offloading,
         onloading_parts=parts,
         offloading_pairs=pairs,
+        port_transfers=transfers,
+        borrowed=borrowed,
         access_same_data_considered_as_no_access=flag,
         _setup=setup,
     )

@@ -268,6 +268,16 @@ class CumulativeResult:
         }
         return dataclasses.replace(self, **values)
 
+    def __simplejsonrepr__(self) -> dict[str, float]:
+        """ZigZag's simple JSON form (as in ``overall_simple.json``)."""
+        return self.simple_dict()
+
+    def __jsonrepr__(self) -> dict:
+        """ZigZag's complete JSON form (as in ``overall_complete.json``)."""
+        from zigzag.io.results import cumulative_json  # the file formats sit above the model
+
+        return cumulative_json(self)
+
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: _lists(getattr(self, f.name)) for f in dataclasses.fields(self)}
         data.update(

@@ -104,6 +104,35 @@ def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) ->
     }
 
 
+def cumulative_json(total: CumulativeResult) -> dict:
+    """``overall_complete.json``: the summed outputs; the inputs name the layers summed."""
+    return {
+        "outputs": {
+            "memory": {"utilization": None, "word_accesses": total.to_dict()["memory_word_access"]},
+            "energy": {
+                "energy_total": total.energy_total,
+                "operational_energy": total.mac_energy,
+                "memory_energy": total.mem_energy,
+                "memory_energy_breakdown_per_level": total.to_dict()["mem_energy_breakdown"],
+            },
+            "latency": {
+                "data_onloading": total.latency_total1 - total.latency_total0,
+                "computation": total.latency_total0,
+                "data_offloading": total.latency_total2 - total.latency_total1,
+            },
+            "spatial": {
+                "mac_utilization": {
+                    "ideal": total.mac_spatial_utilization,
+                    "stalls": total.mac_utilization0,
+                    "stalls_onloading": total.mac_utilization1,
+                    "stalls_onloading_offloading": total.mac_utilization2,
+                }
+            },
+        },
+        "inputs": {"accelerator": total.accelerator_name, "layer": list(total.layer_ids)},
+    }
+
+
 def spatial_mapping_text(result: CostResult) -> str:
     """``D1: K 32; D2: C 32`` (array form of the chosen spatial mapping)."""
     array = result.spatial_mapping_array or {}

@@ -7,8 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Callable
 
-from zigzag.cost.result import CostResult
-from zigzag.cost.result import CumulativeResult, sum_results
+from zigzag.cost.layer_result import LayerCostResult
+from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
@@ -20,7 +20,7 @@ from zigzag.workload.workload import Workload
 class NetworkResult:
     """Per-layer best results (processing order) and their sum."""
 
-    layers: list[tuple[Layer, CostResult]]
+    layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
 
@@ -59,7 +59,10 @@ def evaluate_network(
         key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
         if key not in memo:
             memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-        result = dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name)
+        result = LayerCostResult.of(
+            dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
+            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+        )
         results.append((layer, result))
         if on_layer is not None:
             on_layer(layer, result)

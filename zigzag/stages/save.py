@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 import pickle
+from datetime import datetime
 from pathlib import Path
 
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.io.atomic import write_json_atomic
-from zigzag.io.results import complete_json, file_stem
+from zigzag.io.results import complete_json, cumulative_json, file_stem
 from zigzag.stages.stage import Stage, missing_kwarg_error
 
 logger = logging.getLogger(__name__)
@@ -28,82 +29,71 @@ def result_file(dump_folder, result, suffix: str) -> Path:
     raise NotImplementedError(f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult")
 
 
-def cumulative_json(total: CumulativeResult) -> dict:
-    """``overall_complete.json``: the summed outputs; the inputs name the layers summed."""
-    return {
-        "outputs": {
-            "memory": {"utilization": None, "word_accesses": total.to_dict()["memory_word_access"]},
-            "energy": {
-                "energy_total": total.energy_total,
-                "operational_energy": total.mac_energy,
-                "memory_energy": total.mem_energy,
-                "memory_energy_breakdown_per_level": total.to_dict()["mem_energy_breakdown"],
-            },
-            "latency": {
-                "data_onloading": total.latency_total1 - total.latency_total0,
-                "computation": total.latency_total0,
-                "data_offloading": total.latency_total2 - total.latency_total1,
-            },
-            "spatial": {
-                "mac_utilization": {
-                    "ideal": total.mac_spatial_utilization,
-                    "stalls": total.mac_utilization0,
-                    "stalls_onloading": total.mac_utilization1,
-                    "stalls_onloading_offloading": total.mac_utilization2,
-                }
-            },
-        },
-        "inputs": {"accelerator": total.accelerator_name, "layer": list(total.layer_ids)},
-    }
+class _ResultSaveStage(Stage):
+    """Passes every result through and saves it as JSON: one file per result in ``dump_folder``
+    and/or, with older ZigZag's ``filename_pattern`` (e.g. ``"outputs/{datetime}.json"``), the
+    list of all results in one file once the child is exhausted. Both kwargs are passed on."""
 
+    suffix: str
 
-class CompleteSaveStage(Stage):
-    """Writes every result passing up to its ZigZag "complete" JSON in ``dump_folder``.
-
-    A per-layer result must know its layer and accelerator (results of :class:`CostModelStage`
-    do); ``dump_folder`` is passed on.
-    """
-
-    def __init__(self, list_of_callables, *, dump_folder, **kwargs):
+    def __init__(self, list_of_callables, *, dump_folder=None, filename_pattern=None, **kwargs):
         super().__init__(list_of_callables, **kwargs)
-        self.dump_folder = dump_folder
-        self.kwargs["dump_folder"] = dump_folder
-
-    def run(self):
-        for result, extra_info in self.substage().run():
-            path = result_file(self.dump_folder, result, "complete")
-            if isinstance(result, CumulativeResult):
-                data = cumulative_json(result)
-            elif getattr(result, "layer", None) is None or getattr(result, "accelerator", None) is None:
-                raise ValueError(
-                    f"{type(self).__name__} needs results that hold their layer and accelerator "
-                    "(LayerCostResult, as CostModelStage yields)"
-                )
-            else:
-                data = complete_json(result, result.layer, result.accelerator)
-            write_json_atomic(path, data)
-            logger.info(
-                "Saved %s with energy %.3e and latency %.3e to %s",
-                getattr(result, "layer_name", "network sum"), result.energy_total, result.latency_total2, path,
+        if dump_folder is None and filename_pattern is None:
+            raise missing_kwarg_error(
+                type(self).__name__, "dump_folder", "or 'filename_pattern' of older ZigZag; give it to MainStage"
             )
-            yield result, extra_info
-
-
-class SimpleSaveStage(Stage):
-    """Writes ``{"energy": ..., "latency": ...}`` of every result passing up to ``dump_folder``
-    (``overall_simple.json`` for a network sum); ``dump_folder`` is passed on."""
-
-    def __init__(self, list_of_callables, *, dump_folder, **kwargs):
-        super().__init__(list_of_callables, **kwargs)
         self.dump_folder = dump_folder
-        self.kwargs["dump_folder"] = dump_folder
+        self.filename_pattern = filename_pattern
+        self.kwargs.update(dump_folder=dump_folder, filename_pattern=filename_pattern)
+
+    def json_data(self, result) -> dict:
+        raise NotImplementedError
 
     def run(self):
+        collected = []
         for result, extra_info in self.substage().run():
-            path = result_file(self.dump_folder, result, "simple")
-            write_json_atomic(path, result.simple_dict())
-            logger.info("Saved %s to %s", result.simple_dict(), path)
+            path = result_file(self.dump_folder or ".", result, self.suffix)  # rejects non-results
+            data = self.json_data(result)
+            if self.dump_folder is not None:
+                write_json_atomic(path, data)
+                logger.info(
+                    "Saved %s with energy %.3e and latency %.3e to %s",
+                    getattr(result, "layer_name", "network sum"), result.energy_total, result.latency_total2, path,
+                )
+            collected.append(data)
             yield result, extra_info
+        if self.filename_pattern is not None:
+            path = Path(self.filename_pattern.format(datetime=datetime.now().strftime("%Y-%m-%d_%H-%M-%S")))
+            write_json_atomic(path, collected)
+            logger.info("Saved %d results to %s", len(collected), path)
+
+
+class CompleteSaveStage(_ResultSaveStage):
+    """Saves every result passing up as ZigZag's "complete" JSON (``<layer>_complete.json`` /
+    ``overall_complete.json``). A per-layer result must know its layer and accelerator (results
+    of :class:`CostModelStage` do)."""
+
+    suffix = "complete"
+
+    def json_data(self, result) -> dict:
+        if isinstance(result, CumulativeResult):
+            return cumulative_json(result)
+        if getattr(result, "layer", None) is None or getattr(result, "accelerator", None) is None:
+            raise ValueError(
+                f"{type(self).__name__} needs results that hold their layer and accelerator "
+                "(LayerCostResult, as CostModelStage yields)"
+            )
+        return complete_json(result, result.layer, result.accelerator)
+
+
+class SimpleSaveStage(_ResultSaveStage):
+    """Saves ``{"energy": ..., "latency": ...}`` of every result passing up
+    (``<layer>_simple.json`` / ``overall_simple.json``)."""
+
+    suffix = "simple"
+
+    def json_data(self, result) -> dict:
+        return result.simple_dict()
 
 
 class PickleSaveStage(Stage):

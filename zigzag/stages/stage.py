@@ -101,14 +101,40 @@ class StageCallable(Protocol):
     def __call__(self, list_of_callables, **kwargs) -> Stage: ...
 
 
+#: Keyword names of older ZigZag versions (its stage documentation of 2022-23) -> current names.
+LEGACY_KWARGS = {
+    "accelerator_path": "accelerator",
+    "onnx_model_path": "workload",
+    "workload_path": "workload",
+    "mapping_path": "mapping",
+}
+
+
+def current_kwargs(kwargs: dict) -> dict:
+    """``kwargs`` with older ZigZag keyword names renamed to the current ones (a current name
+    given as well wins)."""
+    renamed = {}
+    for name, value in kwargs.items():
+        new = LEGACY_KWARGS.get(name)
+        if new is None:
+            renamed[name] = value
+        elif new not in kwargs:
+            renamed.setdefault(new, value)
+    return renamed
+
+
 class MainStage:
-    """Entry point: builds the first stage and returns everything it yields as a list."""
+    """Entry point: builds the first stage and returns everything it yields as a list.
+
+    Older ZigZag keyword names (``accelerator_path``, ``onnx_model_path``, ``mapping_path``) are
+    accepted for the current ones (:data:`LEGACY_KWARGS`).
+    """
 
     def __init__(self, list_of_callables, **kwargs):
         if not list_of_callables:
             raise ValueError("MainStage needs at least one stage")
         self.list_of_callables = list_of_callables
-        self.kwargs = kwargs
+        self.kwargs = current_kwargs(kwargs)
 
     def run(self) -> list[Pair]:
         first = self.list_of_callables[0](self.list_of_callables[1:], **self.kwargs)

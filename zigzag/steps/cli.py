@@ -68,6 +68,18 @@ def _experiment(given: str) -> dict:
     return json.loads(path.read_text())
 
 
+def cmd_stream_cost(args: argparse.Namespace) -> int:
+    from zigzag.stream.cost_table import evaluate_job_file
+
+    def action():
+        entry = evaluate_job_file(args.job, args.output)
+        label = json.loads(Path(args.job).read_text()).get("label", args.job)
+        return (f"{label}: latency {entry.latency:.10g} cycles, on-chip {entry.onchip_energy:.10g} pJ, "
+                f"off-chip {entry.offchip_energy:.10g} pJ, streamed {list(entry.too_large_operands)}")
+
+    return _run_logged(args.log, action)
+
+
 def _relabelled(exc: Exception, label: str) -> tuple:
     if isinstance(exc, InputError):
         return exc.file, exc.where or label, exc.message
@@ -105,6 +117,13 @@ def add_step_commands(subparsers) -> None:
     evaluate.add_argument("--output", required=True, help="result file (<cache>/results/<key>.json)")
     evaluate.set_defaults(func=cmd_evaluate)
 
+    stream_cost = steps.add_parser(
+        "stream-cost", help="Stream cost table: search one (CN, core) job and write its cost entry"
+    )
+    stream_cost.add_argument("job", help="job file (<cache>/stream-cost/jobs/<key>.json)")
+    stream_cost.add_argument("--output", required=True, help="entry file (<cache>/stream-cost/entries/<key>.json)")
+    stream_cost.set_defaults(func=cmd_stream_cost)
+
     collect = steps.add_parser("collect", help="write an experiment's summary, layer table and per-layer JSON")
     collect.add_argument("plan", help="the experiment's plan.json")
     collect.add_argument("--cache", required=True)
@@ -117,7 +136,7 @@ def add_step_commands(subparsers) -> None:
     compare.add_argument("--output", required=True, help="CSV to write")
     compare.set_defaults(func=cmd_compare)
 
-    for sub in (plan, evaluate, collect, compare):
+    for sub in (plan, evaluate, stream_cost, collect, compare):
         sub.add_argument("--log", help="also write the outcome (or the error) to this file")
     add_report_commands(steps)
 

@@ -1,0 +1,1 @@
+"""Stream: multi-core accelerators, computation nodes, their per-core cost and their schedule."""

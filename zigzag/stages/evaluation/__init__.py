@@ -2,34 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
+from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.model import evaluate
-from zigzag.cost.result import CostResult
-from zigzag.hardware.accelerator import Accelerator
 from zigzag.stages.stage import Stage
-from zigzag.workload.layer import Layer
-
-
-@dataclass(frozen=True)
-class LayerCostResult(CostResult):
-    """A :class:`CostResult` that also holds the ``layer`` and the ``accelerator`` it was evaluated
-    on, as ZigZag's stages expect (``cme.layer``, ``cme.accelerator``). Neither takes part in
-    equality or in :meth:`to_dict`."""
-
-    layer: Layer | None = field(default=None, compare=False, repr=False)
-    accelerator: Accelerator | None = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
-        values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
-        return cls(**values, layer=layer, accelerator=accelerator)
-
-    def to_dict(self) -> dict:
-        data = super().to_dict()
-        del data["layer"], data["accelerator"]
-        return data
 
 
 class CostModelStage(Stage):
@@ -73,4 +48,6 @@ class CostModelStage(Stage):
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
             spatial_mapping_array=self.spatial_mapping_array,
         )
-        yield LayerCostResult.of(result, self.layer, self.accelerator), None
+        flag = self.access_same_data_considered_as_no_access
+        yield LayerCostResult.of(result, self.layer, self.accelerator,
+                                 access_same_data_considered_as_no_access=flag), None

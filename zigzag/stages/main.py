@@ -1,0 +1,5 @@
+"""ZigZag's module path for :class:`MainStage` (``zigzag.stages.main``)."""
+
+from zigzag.stages.stage import MainStage
+
+__all__ = ["MainStage"]

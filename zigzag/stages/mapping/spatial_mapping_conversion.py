@@ -1,0 +1,5 @@
+"""ZigZag's module path for :class:`SpatialMappingConversionStage`."""
+
+from zigzag.stages.mapping import SpatialMappingConversionStage
+
+__all__ = ["SpatialMappingConversionStage"]

@@ -1,0 +1,5 @@
+"""ZigZag's module path for :class:`TemporalMappingGeneratorStage` (LOMA)."""
+
+from zigzag.stages.mapping import TemporalMappingGeneratorStage
+
+__all__ = ["TemporalMappingGeneratorStage"]

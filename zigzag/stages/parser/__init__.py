@@ -1,0 +1,1 @@
+"""ZigZag's module paths for the input parser stages (``zigzag.stages.parser.*``)."""

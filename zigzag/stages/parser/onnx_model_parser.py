@@ -1,0 +1,5 @@
+"""ZigZag's module path for :class:`ONNXModelParserStage`."""
+
+from zigzag.stages.parsers import ONNXModelParserStage
+
+__all__ = ["ONNXModelParserStage"]

@@ -1,0 +1,1 @@
+"""ZigZag's module paths for the result stages (``zigzag.stages.results.*``)."""

@@ -1,0 +1,5 @@
+"""ZigZag's module path for :class:`PlotTemporalMappingsStage`."""
+
+from zigzag.stages.plot import PlotTemporalMappingsStage
+
+__all__ = ["PlotTemporalMappingsStage"]

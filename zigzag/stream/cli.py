@@ -1,0 +1,137 @@
+"""``zigzag stream ...``: the multi-core (Stream) commands.
+
+``zigzag stream nodes`` builds the computation-node graph of a workload on a multi-core
+accelerator and writes it as ``cn_graph.npz`` (for the next steps), ``cn_graph.csv`` (one row
+per CN) and ``cn_graph.png`` (small graphs). ``zigzag stream run`` also costs and schedules the
+CNs and writes ``summary.json`` and ``schedule.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from zigzag.errors import InputError
+
+
+def add_stream_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the ``stream`` command group on the top-level parser."""
+    stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
+                            description="Multi-core (Stream) commands.")
+    commands = stream.add_subparsers(dest="stream_command", required=True)
+    nodes = commands.add_parser(
+        "nodes",
+        help="split a workload into computation nodes (CNs) and their dependencies",
+        description="Parse ACCELERATOR (Stream multi-core YAML), WORKLOAD (ONNX) and MAPPING (Stream mapping YAML), "
+        "cut every layer into computation nodes and connect them; write cn_graph.npz, cn_graph.csv and "
+        "cn_graph.png to OUTPUT.",
+    )
+    nodes.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    nodes.add_argument("--workload", required=True, help="ONNX model (weights may be missing: only shapes are read)")
+    nodes.add_argument("--mapping", required=True, help="Stream mapping YAML (needs a 'default' entry)")
+    nodes.add_argument("--mode", required=True, choices=("lbl", "fused"),
+                       help="lbl: layer by layer; fused: layers of a stack are cut into rows and interleaved")
+    nodes.add_argument("--layer-stacks", default=None,
+                       help="fused mode: stacks of layer ids, e.g. '0-10;11-21' (other layers alone); "
+                            "default: fuse until the weights fill the cores")
+    nodes.add_argument("--output", required=True, help="output folder")
+    nodes.add_argument("--cwd", default=None,
+                       help="folder core files are looked up from, as Stream does (default: working directory)")
+    nodes.add_argument("--seed-options", default=None,
+                       help="JSON of the seed's CN options, e.g. '{\"cn_define_mode\": 1, \"hint_loops\": "
+                            "[[\"OY\", \"all\"]]}' (also layer_cutoffs, split_W_percentage)")
+    nodes.add_argument("--split-layers", default=None,
+                       help="split Conv/Gemm layers along output channels first: 'NODE_NAME=N,...'")
+    nodes.add_argument("--split-W-fraction", type=float, default=None,
+                       help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
+                            "(0.5 = double-buffered)")
+    nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
+    nodes.set_defaults(func=cmd_nodes)
+
+    run = commands.add_parser(
+        "run",
+        help="schedule a workload on a multi-core accelerator (latency, energy, per-CN schedule)",
+        description="Cut the workload into computation nodes, cost each on its core (cost table, cached) and "
+        "schedule them as Stream does; write summary.json and schedule.csv to OUTPUT.",
+    )
+    run.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    run.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
+    run.add_argument("--mapping", required=True, help="Stream mapping YAML (one fixed core per layer)")
+    run.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
+    run.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    run.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
+    run.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
+    run.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    run.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
+    run.add_argument("--output", required=True, help="output folder")
+    run.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    run.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from zigzag.stream.schedule.run import run_stream
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    begin = time.perf_counter()
+    result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
+                        cache=args.cache, cost_lut_path=args.cost_lut_path,
+                        operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                        output=args.output, cwd=args.cwd)  # fmt: skip
+    summary = result.summary()
+    print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
+          f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
+    print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
+    return 0
+
+
+def _seed(text: str | None):
+    from zigzag.stream.tiling import SeedTiling
+
+    if text is None:
+        return None
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'")
+    allowed = {"cn_define_mode", "hint_loops", "layer_cutoffs", "split_W_percentage"}
+    if not isinstance(options, dict) or set(options) - allowed:
+        raise InputError(None, "--seed-options", f"must be a JSON object with keys among {', '.join(sorted(allowed))}")
+    return SeedTiling(**options)
+
+
+def _splits(text: str | None) -> dict[str, int] | None:
+    if not text:
+        return None
+    splits = {}
+    for item in text.split(","):
+        name, _, factor = item.rpartition("=")
+        if not name or not factor.strip().isdigit() or int(factor) < 1:
+            raise InputError(None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)")
+        splits[name.strip()] = int(factor)
+    return splits
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    from zigzag.stream.cn_graph import save_cn_graph
+    from zigzag.stream.export import cn_table, draw_cn_graph
+    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    begin = time.perf_counter()
+    graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),
+                                split_W_fraction=args.split_W_fraction)
+    seconds = time.perf_counter() - begin
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    save_cn_graph(graph, out / "cn_graph.npz")
+    cn_table(graph).to_csv(out / "cn_graph.csv", index=False)
+    drawn = not args.no_picture and draw_cn_graph(graph, out / "cn_graph.png")
+    print(f"{len(graph)} CNs in {len(graph.layers)} layers, {graph.nb_edges} edges "
+          f"({graph.nb_intra_layer_edges} intra-layer), {len(graph.stacks)} stacks; built in {seconds:.2f} s")
+    print(f"written: {out / 'cn_graph.npz'}, {out / 'cn_graph.csv'}" + (f", {out / 'cn_graph.png'}" if drawn else ""))
+    return 0

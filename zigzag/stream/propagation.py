@@ -1,0 +1,189 @@
+"""Dependencies through reshaping nodes: element maps pushed through Flatten/Reshape/... (§5.4).
+
+Instead of arrays of CN sets, the producer's output elements are numbered ``0 .. E-1`` and that
+index array is pushed through the reshaping nodes, so every position of the consumer's input
+knows which producer element it holds (``-1`` = no producer, e.g. a concatenated constant).
+Edges then join "producer CN covers element e" with "consumer CN reads element e".
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zigzag.errors import InputError
+from zigzag.stream.nodes import OPERANDS, LayerCNs
+from zigzag.stream.workload import PropagationNode
+
+EMPTY = -1
+
+
+class ShapeMismatch(Exception):
+    """The propagated producer data does not have the consumer operand's shape."""
+
+
+def operand_shape(cns: LayerCNs, operand: str) -> tuple[int, ...]:
+    """Full shape of a layer operand: loop sizes, and the input size for pr dims."""
+    layer = cns.tiled.layer.layer
+    sizes = dict(cns.tiled.sizes) | layer.given_pr_sizes
+    return tuple(sizes[d] if d in sizes else layer.pr_sizes[d] for d in layer.operand_dims[operand])
+
+
+def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(flat element index, CN sub id, new elements per CN) of the CNs' windows on ``operand``.
+
+    Windows are clamped to the operand's shape; CNs are visited in sub-id order and ``new``
+    counts the elements a CN is the first to cover.
+    """
+    shape = operand_shape(cns, operand)
+    _, start, stop = cns.operand_boxes(operand)
+    start = np.clip(start, 0, None)
+    stop = np.minimum(stop, np.array(shape))
+    covered = np.zeros(math.prod(shape), dtype=bool)
+    elements, owners = [], []
+    new = np.zeros(cns.count, dtype=np.int64)
+    for sub in range(cns.count):
+        if only_final and not cns.produces_final_output[sub]:
+            continue
+        axes = [np.arange(a, b) for a, b in zip(start[sub], stop[sub])]
+        if any(len(a) == 0 for a in axes):
+            continue
+        flat = np.ravel_multi_index(np.ix_(*axes), shape).reshape(-1)
+        new[sub] = np.count_nonzero(~covered[flat])
+        covered[flat] = True
+        elements.append(flat)
+        owners.append(np.full(len(flat), sub, dtype=np.int64))
+    if not elements:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), new
+    return np.concatenate(elements), np.concatenate(owners), new
+
+
+def reshaped(cns: LayerCNs, operand: str, array: np.ndarray) -> np.ndarray:
+    """Apply the layer's operand reshape (conv/pool: ``(B, -1, X, Y)``), a pure reshape."""
+    shape = (cns.tiled.layer.reshape or {}).get(operand)
+    return array.reshape(shape) if shape else array
+
+
+def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np.ndarray:
+    """The element map after one reshaping node."""
+    if node.kind == "reshape":
+        return array.reshape(node.attrs["shape"]) if node.attrs["shape"] else array
+    if node.kind == "flatten":
+        axis = node.attrs["axis"]
+        if axis == 0:
+            return array.reshape(1, -1)
+        lead = math.prod(array.shape[:axis]) if axis is not None else array.size
+        return array.reshape(lead, -1)
+    if node.kind == "transpose":
+        perm = node.attrs["perm"]
+        return np.transpose(array, perm) if perm is not None else array.T
+    if node.kind == "gather":
+        return np.take(array, node.attrs["indices"], axis=node.attrs["axis"])
+    if node.kind == "concat":
+        axis = node.attrs["axis"] % array.ndim
+        inputs, shapes = node.attrs["inputs"], node.attrs["shapes"]
+        if sum(source is not None for source in inputs) == 1:
+            # Stream's case (one produced input): the constant blocks always go first.
+            order = [i for i, s in enumerate(inputs) if s is None] + [i for i, s in enumerate(inputs) if s is not None]
+            inputs, shapes = [inputs[i] for i in order], [shapes[i] for i in order]
+        blocks = []
+        for source, shape in zip(inputs, shapes):
+            if source == came_from and not any(b is array for b in blocks):
+                blocks.append(array)
+            else:
+                blocks.append(np.full(tuple(shape), EMPTY, dtype=array.dtype))
+        try:
+            return np.concatenate(blocks, axis=axis)
+        except ValueError:
+            raise ShapeMismatch from None
+    return array
+
+
+def join_pairs(prod_elem, prod_cn, cons_elem, cons_cn, nb_elements) -> np.ndarray:
+    """Distinct (producer CN, consumer CN) pairs sharing an element; rows sorted."""
+    if len(prod_elem) == 0 or len(cons_elem) == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    order = np.argsort(prod_elem, kind="stable")
+    prod_elem, prod_cn = prod_elem[order], prod_cn[order]
+    first = np.searchsorted(prod_elem, prod_elem, side="left")
+    rank = np.arange(len(prod_elem)) - first
+    pairs = []
+    for k in range(int(rank.max()) + 1):
+        owner = np.full(nb_elements, EMPTY, dtype=np.int64)
+        sel = rank == k
+        owner[prod_elem[sel]] = prod_cn[sel]
+        hit = owner[cons_elem]
+        keep = hit != EMPTY
+        pairs.append(np.stack([hit[keep], cons_cn[keep]], axis=1))
+    pairs = np.concatenate(pairs)
+    return np.unique(pairs, axis=0) if len(pairs) else pairs
+
+
+def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None) -> list[np.ndarray]:
+    """Edges of a pair joined through reshaping nodes, one block of edge rows per path (see
+    ``zigzag.stream.edges``); raises the producer's and consumer's ``data_produced_unique`` as
+    Stream does (once per pair)."""
+    out_op = producer.tiled.layer.layer.output
+    p_elem, p_cn, p_new = coverage(producer, out_op, only_final=True)
+    producer.data_produced_unique[:] += p_new * producer.tiled.layer.layer.final_output_precision
+    c_layer = consumer.tiled.layer.layer
+    _, _, c_new = coverage(consumer, c_layer.output, only_final=True)
+    consumer.data_produced_unique[:] += c_new * c_layer.final_output_precision
+    nb_elements = math.prod(operand_shape(producer, out_op))
+    index = reshaped(producer, out_op, np.arange(nb_elements, dtype=np.int64).reshape(operand_shape(producer, out_op)))
+    edges = []
+    for path in paths:
+        array, previous = index, producer.id
+        try:
+            for node in path[1:-1]:
+                array = push_through(node, array, previous)
+                previous = node.id
+        except ShapeMismatch:
+            raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
+                             f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
+        operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
+        candidates = [operand] + [
+            op for op in consumer.tiled.layer.input_operand_source if op != operand
+        ]
+        pairs = None
+        for op in candidates:
+            target = _consumer_shape(consumer, op)
+            matched = array if array.shape == target else _extend_for_concat(array, target, path)
+            if matched is None:
+                continue
+            c_elem, c_cn, _ = coverage(consumer, op, only_final=False)
+            held = matched.reshape(-1)[c_elem]  # producer element at each read position, EMPTY if none
+            keep = held != EMPTY
+            pairs = join_pairs(p_elem, p_cn, held[keep], c_cn[keep], nb_elements)
+            break
+        if pairs is None:
+            raise InputError(
+                file,
+                f"layers {producer.id} -> {consumer.id}",
+                f"the data of layer {producer.id} ({array.shape} after reshaping) does not fit the input of layer "
+                f"{consumer.id} {_consumer_shape(consumer, operand)}; check the Reshape/Flatten shapes",
+            )
+        block = np.empty((len(pairs), 6), dtype=np.int64)
+        block[:, 0], block[:, 1], block[:, 2], block[:, 3] = producer.id, pairs[:, 0], consumer.id, pairs[:, 1]
+        block[:, 4], block[:, 5] = OPERANDS.index(operand), producer.data_produced_unique[pairs[:, 0]]
+        edges.append(block)
+    return edges
+
+
+def _consumer_shape(consumer: LayerCNs, operand: str) -> tuple[int, ...]:
+    shape = operand_shape(consumer, operand)
+    return reshaped(consumer, operand, np.empty(shape, dtype=np.int8)).shape
+
+
+def _extend_for_concat(array: np.ndarray, target: tuple[int, ...], path) -> np.ndarray | None:
+    """Stream's second fall-back: a Concat on the path may have fixed a smaller shape; pad it."""
+    if len(target) != array.ndim or not any(getattr(n, "kind", "") == "concat" for n in path[1:-1]):
+        return None
+    axes = [i for i in range(array.ndim) if array.shape[i] != target[i]]
+    if len(axes) != 1 or target[axes[0]] < array.shape[axes[0]]:
+        return None
+    axis = axes[0]
+    pad = list(array.shape)
+    pad[axis] = target[axis] - array.shape[axis]
+    return np.concatenate([array, np.full(pad, EMPTY, dtype=array.dtype)], axis=axis)

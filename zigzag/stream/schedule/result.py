@@ -1,0 +1,135 @@
+"""What a schedule gives: totals, per-CN table, transfers, link events and memory timelines."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
+
+if TYPE_CHECKING:
+    from zigzag.stream.schedule.links import LinkEvent
+    from zigzag.stream.schedule.problem import ScheduleProblem
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Stream's nine energy terms; ``energy`` is their sum in this order."""
+
+    total_cn_onchip_energy: float = 0.0
+    total_cn_offchip_link_energy: float = 0.0
+    total_cn_offchip_memory_energy: float = 0.0
+    total_eviction_to_offchip_link_energy: float = 0.0
+    total_eviction_to_offchip_memory_energy: float = 0.0
+    total_sink_layer_output_offchip_link_energy: float = 0.0
+    total_sink_layer_output_offchip_memory_energy: float = 0.0
+    total_core_to_core_link_energy: float = 0.0
+    total_core_to_core_memory_energy: float = 0.0
+
+    TERMS = (
+        "total_cn_onchip_energy",
+        "total_cn_offchip_link_energy",
+        "total_cn_offchip_memory_energy",
+        "total_eviction_to_offchip_link_energy",
+        "total_eviction_to_offchip_memory_energy",
+        "total_sink_layer_output_offchip_link_energy",
+        "total_sink_layer_output_offchip_memory_energy",
+        "total_core_to_core_link_energy",
+        "total_core_to_core_memory_energy",
+    )
+
+    @property
+    def energy(self) -> float:
+        total = 0.0
+        for f in fields(self):
+            total = total + getattr(self, f.name)
+        return total
+
+    def as_dict(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class Transfer(NamedTuple):
+    """One tensor transfer: kind is offchip_to_core, core_to_core, eviction_writeback or sink_writeback."""
+
+    kind: str
+    cn: int  # the CN being scheduled when it was made (-1: before scheduling, i.e. prefetch)
+    tensor: int
+    sender: int
+    receiver: int
+    memory_operand: int  # receiver side
+    start: float
+    end: float
+    link_energy: float
+    memory_energy: float
+
+
+def _number(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else float(x)
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    """One schedule of a :class:`ScheduleProblem`."""
+
+    problem: "ScheduleProblem"
+    start: np.ndarray  # per CN
+    end: np.ndarray
+    latency: float
+    totals: Totals
+    transfers: tuple[Transfer, ...]
+    link_events: tuple[tuple["LinkEvent", ...], ...]  # per link
+    timelines: tuple[list[tuple[int, int]], ...]  # per top memory: (time, bits) points
+
+    @property
+    def energy(self) -> float:
+        return self.totals.energy
+
+    def peak_memory(self) -> dict[str, int]:
+        """Peak usage (bits) of every top memory, keyed ``<name>@core<first core>``."""
+        mems = self.problem.hardware.memories
+        return {m.label: max(b for _, b in tl) for m, tl in zip(mems, self.timelines)}
+
+    def summary(self) -> dict:
+        p = self.problem
+        out: dict = {"latency": _number(self.latency), "energy": self.energy}
+        out.update(self.totals.as_dict())
+        out["nb_cns"] = p.nb_cns
+        out["nb_edges"] = p.nb_edges
+        out["nb_transfers"] = len(self.transfers)
+        out["peak_memory_bits"] = self.peak_memory()
+        return out
+
+    def cn_rows(self) -> list[dict]:
+        """One row per CN in ``(layer_id, sub_id)`` order."""
+        p = self.problem
+        rows = []
+        for n in np.lexsort((p.sub, p.layer)).tolist():
+            rows.append({
+                "layer_id": int(p.layer[n]),
+                "sub_id": int(p.sub[n]),
+                "core": int(p.core[n]),
+                "start": _number(self.start[n]),
+                "end": _number(self.end[n]),
+                "runtime": _number(p.runtime[n]),
+                "onchip_energy": float(p.onchip_energy[n]),
+                "offchip_energy": float(p.offchip_energy[n]),
+            })
+        return rows
+
+    def write(self, folder: str | Path) -> None:
+        """Write ``summary.json`` and ``schedule.csv`` into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(folder / "summary.json", self.summary())
+        rows = self.cn_rows()
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=list(rows[0]) if rows else ["layer_id"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        write_text_atomic(folder / "schedule.csv", text.getvalue())

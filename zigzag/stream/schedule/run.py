@@ -1,0 +1,55 @@
+"""Stream from files: hardware + ONNX workload + mapping → CN graph → cost table → schedule."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from zigzag.errors import InputError
+from zigzag.search.options import SearchOptions
+from zigzag.stream.cost_table import CostTable
+from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.stream.schedule.adapter import problem_from_cn_graph
+from zigzag.stream.schedule.costs import cn_costs
+from zigzag.stream.schedule.result import ScheduleResult
+from zigzag.stream.schedule.scheduler import schedule
+
+
+def run_stream(
+    accelerator: str | Path,
+    workload: str | Path,
+    mapping: str | Path,
+    mode: str,
+    layer_stacks: Sequence[Sequence[int]] | None = None,
+    *,
+    lpf_limit: int = 6,
+    cache: str | Path | None = None,
+    cost_lut_path: str | Path | None = None,
+    operands_to_prefetch: Sequence[str] = (),
+    output: str | Path | None = None,
+    cwd: str | None = None,
+) -> ScheduleResult:
+    """Schedule ``workload`` on the multi-core ``accelerator`` as Stream does (fixed allocations).
+
+    ``cache``: folder of the content-addressed cost-table entries (reused across runs);
+    ``cost_lut_path``: also read/write the whole cost table as one file; ``output``: write
+    ``summary.json`` and ``schedule.csv`` there; ``cwd``: where core files are looked up from
+    (Stream's rule; default: the working directory).
+    """
+    hardware = load_multicore_accelerator(accelerator, cwd)
+    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
+    graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
+    if len(graph) and graph.core.min() < 0:
+        raise InputError(mapping, "core_allocation", "some layers may go to several cores; the scheduler needs "
+                         "one fixed core per layer (set core_allocation_is_fixed or give a single core)")
+    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
+                                      cache=cache, lut_path=cost_lut_path)
+    costs = cn_costs(graph, table)
+    if cost_lut_path is not None:
+        table.save()
+    result = schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(operands_to_prefetch),
+                                            name=Path(str(workload)).stem))
+    if output is not None:
+        result.write(output)
+    return result

@@ -1,0 +1,1 @@
+"""ZigZag's graph drawing helpers (``zigzag.visualization.graph.*``)."""

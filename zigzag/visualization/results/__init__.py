@@ -1,0 +1,1 @@
+"""ZigZag's result printing and plotting helpers (``zigzag.visualization.results.*``)."""
