@@ -160,9 +160,9 @@ CASES = [
     case("map-typo-hint", lambda t: load_inputs(str(SMALL), TPU, mapping_with(
         t, put("spatial_mapping_hint", {"D3": ["KX", "CX"]}))), "mapping.yaml",
          "mapping entry 'default'.spatial_mapping_hint.D3", "'KX' / 'CX' is not a dimension"),
-    case("map-conv-mapping-on-gemm", lambda t: load_inputs(reference_input("workload", "gemm_layer.yaml"), TPU,
-                                                           TPU_MAPPING), "tpu_like.yaml",
-         "mapping entry 'default'.spatial_mapping.D1[0]", "'K' is not a dimension", "D0, D1, D2"),
+    case("map-typo-gemm-dims", lambda t: load_inputs(reference_input("workload", "gemm_layer.yaml"), TPU, mapping_with(
+        t, put("spatial_mapping", "D2", ["D3, 8"]))), "mapping.yaml", "mapping entry 'default'.spatial_mapping.D2[0]",
+         "'D3' is not a dimension", "D0, D1, D2"),
     # accelerators too small for a layer
     case("hw-top-memory-too-small", lambda t: search_first_layer(str(SMALL), hardware_with(
         t, put("memories", "dram", "size", 10_000)), TPU_MAPPING), None, None,

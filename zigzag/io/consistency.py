@@ -1,8 +1,10 @@
 """Checks across a workload and its mapping, once both are loaded.
 
-* A mapping names a layer dimension that no layer of the workload has (``KK`` for ``K``): an
-  error. A dimension that only some layers have stays a per-layer warning in the search, since
-  one entry (e.g. ``default``) serves layers of different shapes.
+* A mapping names a dimension that no layer of the workload has and that is no usual loop
+  dimension either (``KK`` for ``K``): an error. A usual dimension some layers lack (``K`` in the
+  ``default`` entry, for a pooling layer) stays a per-layer warning in the search, as in ZigZag,
+  since one entry serves layers of different shapes (and the reference's own mapping files rely
+  on it).
 * A layer reads an operand whose size differs from its producer's output (``C=32`` after a
   producer with ``K=64``): a warning naming both layers.
 """
@@ -19,11 +21,16 @@ from zigzag.workload.workload import Workload
 
 logger = logging.getLogger(__name__)
 
+#: Loop dimensions of the layer kinds ZigZag and its ONNX import write (convolution, pooling,
+#: element-wise, matrix products); a mapping may name them for layers that lack them.
+USUAL_DIMENSIONS = frozenset({"B", "K", "C", "G", "OX", "OY", "FX", "FY", "D", "H"})
+
 
 def check_mapping_dimensions(workload: Workload, entries: list[MappingEntry], mapping_file: str | None) -> None:
-    """Reject a dimension named by a used mapping entry that no layer of the workload has."""
+    """Reject a dimension named by a used mapping entry that no layer of the workload has (unless usual)."""
     layers = workload.layers
-    known = {dim for layer in layers for dim in layer.loop_sizes}
+    workload_dims = {dim for layer in layers for dim in layer.loop_sizes}
+    known = workload_dims | USUAL_DIMENSIONS
     used = {layer.mapping.name for layer in layers}
     for entry in entries:
         if entry.name not in used:
@@ -39,7 +46,7 @@ def check_mapping_dimensions(workload: Workload, entries: list[MappingEntry], ma
                 raise InputError(
                     mapping_file, f"{where}.{place}",
                     f"'{text}' is not a dimension of any layer of the workload (their dimensions: "
-                    f"{', '.join(sorted(known))}); use one of those",
+                    f"{', '.join(sorted(workload_dims))}); use one of those",
                 )
 
 
