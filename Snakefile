@@ -1,11 +1,18 @@
-# ZigZag as a Snakemake workflow: parse -> per-layer mapping search and cost -> collect -> compare.
-# Run:  snakemake --cores N          (experiments are defined in config.yaml)
+# ZigZag as a Snakemake workflow, rule by rule as ZigZag's stage list:
+#   parse_workload, parse_accelerator -> split_layers -> evaluate_layer (per distinct layer)
+#   -> sum -> save -> compare, plots and the report.
+# Run:  snakemake --cores N                       (the default experiments, config.yaml)
+#       snakemake --cores N --configfile my.yaml  (only the experiments of my.yaml)
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
 
 
-configfile: "config.yaml"
+# config.yaml holds the default experiments; a config file given with --configfile replaces it
+# (it is not merged with it), so a one-experiment config runs one experiment.
+if not workflow.config_settings.configfiles:
+
+    configfile: "config.yaml"
 
 
 # common.smk resolves the experiments first: its messages name the entry and the fix in one line.
@@ -15,15 +22,16 @@ include: "workflow/rules/common.smk"
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
-include: "workflow/rules/plan.smk"
+include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"
-include: "workflow/rules/collect.smk"
+include: "workflow/rules/save.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/stream.smk"
 
 
 rule all:
     default_target: True
     input:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
-        f"{RESULTS}/experiments.csv",
-        PLOT_TARGETS,
+        [f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [],
+        STREAM_TARGETS,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Benchmark the whole-network search on the visible reference cases (issue #9).
+"""Benchmark the whole-network search on the visible reference cases (issues #9, #18).
 
-For every case of ``expected.yaml`` (workload + accelerator + mapping + options, inputs in the
-reference input folder) this prints our wall time, the number of evaluated mappings (temporal
+For every case of ``expected.yaml`` and ``expected-imc.yaml`` (workload + accelerator + mapping +
+options, inputs in the reference input folder; the IMC cases run with ``in_memory_compute=True``)
+this prints our wall time, the number of evaluated mappings (temporal
 mapping candidates), evaluations per second, the peak memory of the process, whether the network
 totals match ``expected.yaml``, and -- with ``--reference-venv`` -- the wall time of the reference
 ZigZag (zigzag-dse 3.8.5) on the same case in the same run, with the ratio.
@@ -23,7 +24,8 @@ Examples::
 ``--engine scalar`` measures our one-candidate-at-a-time path (``ZIGZAG_EVAL=scalar``),
 ``--engine both`` both of ours.  ``--per-layer`` adds, in this process, the scalar and batched
 search time of every distinct layer of the selected cases.  The machine load (``os.getloadavg``)
-is printed before and after: compare numbers taken under similar load only.
+is printed before and after: compare numbers taken under similar load only.  The last lines
+compare the evaluations per second of the in-memory-computing cases with the digital ones.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SHARED = REPO.parent / "shared" / "reference"
+DEFAULT_SHARED = REPO / "tests" / "data" / "reference"
 
 # ----- the child processes ---------------------------------------------------------------------
 
@@ -63,9 +65,9 @@ def counting_search_layer(*args, **kwargs):
 network.search_layer = counting_search_layer
 t1 = time.perf_counter()
 with tempfile.TemporaryDirectory() as out:
-    energy, latency, _ = get_hardware_performance_zigzag(
+    energy, latency = get_hardware_performance_zigzag(
         spec["workload"], spec["accelerator"], spec["mapping"], dump_folder=out,
-        pickle_filename=os.path.join(out, "cmes.pickle"), loma_show_progress_bar=False, **spec["options"])
+        pickle_filename=os.path.join(out, "cmes.pickle"), loma_show_progress_bar=False, **spec["options"])[:2]
     t2 = time.perf_counter()
 peak_traced = tracemalloc.get_traced_memory()[1] if spec.get("tracemalloc") else None
 print(json.dumps({"energy": energy, "latency": latency, "seconds": t2 - t1, "import_seconds": t1 - t0,
@@ -83,9 +85,9 @@ t0 = time.perf_counter()
 from zigzag.api import get_hardware_performance_zigzag
 t1 = time.perf_counter()
 out = os.path.join(os.getcwd(), "outputs")
-energy, latency, _ = get_hardware_performance_zigzag(
+energy, latency = get_hardware_performance_zigzag(
     spec["workload"], spec["accelerator"], spec["mapping"], dump_folder=out,
-    pickle_filename=os.path.join(out, "cmes.pickle"), loma_show_progress_bar=False, **spec["options"])
+    pickle_filename=os.path.join(out, "cmes.pickle"), loma_show_progress_bar=False, **spec["options"])[:2]
 t2 = time.perf_counter()
 print(json.dumps({"energy": energy, "latency": latency, "seconds": t2 - t1, "import_seconds": t1 - t0,
                   "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
@@ -121,7 +123,10 @@ def load_cases(shared: Path) -> list[dict]:
     import yaml
 
     cases = []
-    for entry in yaml.safe_load((shared / "expected.yaml").read_text()):
+    entries = yaml.safe_load((shared / "expected.yaml").read_text())
+    if (shared / "expected-imc.yaml").exists():
+        entries += yaml.safe_load((shared / "expected-imc.yaml").read_text())
+    for entry in entries:
         inputs = shared / "zigzag"
         options = dict(entry.get("options") or {})
         name = f"{entry['workload']}@{Path(entry['accelerator']).stem}"
@@ -155,14 +160,17 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
     from zigzag.cost import batched
     from zigzag.io.loaders import load_inputs
     from zigzag.search.layer_search import search_layer
-    from zigzag.search.network import layer_accelerators
+    from zigzag.search.network import evaluated_layers, layer_accelerators
     from zigzag.search.options import SearchOptions
 
     workload, accelerator = load_inputs(case["workload"], case["accelerator"], case["mapping"])
-    options = SearchOptions(**case["options"])
+    options = dict(case["options"])
+    if options.pop("in_memory_compute", False):  # as the API: mixed spatial mappings and data locality
+        options.update(enable_mix_spatial_mapping=True, exploit_data_locality=True)
+    options = SearchOptions(**options)
     accelerators = layer_accelerators(workload, accelerator, options)
     seen, rows = set(), []
-    for layer in workload.layers:
+    for layer in evaluated_layers(workload.layers, accelerator):
         key = json.dumps([layer.signature(), id(accelerators[layer.id])], sort_keys=True, default=str)
         if key in seen:
             continue
@@ -183,6 +191,22 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
         row["identical"] = row["scalar_figures"] == row["batched_figures"]
         rows.append(row)
     return rows
+
+
+def print_imc_comparison(records: list[dict]) -> None:
+    """Evaluations per second of the IMC cases against the digital ones, per engine."""
+    for engine in ("batched", "scalar"):
+        rates = {"imc": [], "digital": []}
+        for record in records:
+            if record.get("engine") != engine:
+                continue
+            best = min(record["runs"], key=lambda r: r["seconds"])
+            kind = "imc" if "in_memory_compute" in record["case"] else "digital"
+            rates[kind].append((best["evaluations"], best["seconds"]))
+        if rates["imc"] and rates["digital"]:
+            imc, digital = (sum(e for e, _ in rates[k]) / sum(s for _, s in rates[k]) for k in ("imc", "digital"))
+            print(f"{engine}: IMC cases {imc:.0f} evaluations/s, digital cases {digital:.0f} evaluations/s "
+                  f"(IMC / digital = {imc / digital:.2f})")
 
 
 # ----- main -------------------------------------------------------------------------------------
@@ -214,7 +238,7 @@ def main(argv=None) -> int:
     engines = ["scalar", "batched"] if args.engine == "both" else [args.engine]
     print(f"load average before: {os.getloadavg()}  (cpus: {os.cpu_count()})")
     records = []
-    header = (f"{'case':<36} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
+    header = (f"{'case':<44} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
               f"{'totals':>7}")
     if args.tracemalloc:
         header += f" {'traced MiB':>10}"
@@ -233,7 +257,7 @@ def main(argv=None) -> int:
             if reference is not None:
                 ok = ok and abs(best["energy"] - reference["energy"]) <= 1e-9 * abs(reference["energy"]) \
                     and best["latency"] == reference["latency"]
-            line = (f"{case['name']:<36} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
+            line = (f"{case['name']:<44} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
                     f"{best['evaluations'] / best['seconds']:>9.0f} {best['peak_rss_kib'] / 1024:>9.1f} "
                     f"{'same' if ok else 'DIFF':>7}")
             if args.tracemalloc:
@@ -257,6 +281,7 @@ def main(argv=None) -> int:
             print(f"{'all':>6} {sum(r['evaluations'] for r in rows):>7} {total_s:>9.3f} {total_b:>10.3f} "
                   f"{total_s / total_b:>8.1f}x")
             records.append({"case": case["name"], "per_layer": rows})
+    print_imc_comparison(records)
     print(f"load average after: {os.getloadavg()}")
     if args.json:
         args.json.write_text(json.dumps(records, indent=1, default=str))

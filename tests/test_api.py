@@ -104,7 +104,7 @@ def test_export_workload_round_trip(model, all_operators, tmp_path):
     from zigzag.io.loaders import load_workload
 
     source = str(REPO / "inputs" / "workload" / model)
-    mapping = str(REPO / "inputs" / "mapping" / "tpu_like.yaml")
+    mapping = str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
     out = tmp_path / "exported.yaml"
     flags = ["--evaluate-all-operators"] if all_operators else []
     subprocess.run([sys.executable, "-m", "zigzag", "export-workload", source, "--mapping", mapping,

@@ -188,7 +188,7 @@ def cases(draw):
 # ---------------------------------------------------------------------------------------------
 
 
-def scalar_candidates(layer, accelerator, fractional, integer, options):
+def scalar_candidates(layer, accelerator, fractional, integer, options, array_mapping=None):
     """Scalar path: every temporal mapping and its result (or the exception it raised)."""
     mappings = list(temporal_mappings(layer, accelerator, fractional, lpf_limit=options["lpf_limit"],
                                       even=options["even"], show_progress=False))
@@ -196,13 +196,14 @@ def scalar_candidates(layer, accelerator, fractional, integer, options):
     for tm in mappings:
         try:
             results.append(evaluate(layer, accelerator, fractional, integer, tm,
-                                    access_same_data_considered_as_no_access=options["flag"]))
+                                    access_same_data_considered_as_no_access=options["flag"],
+                                    spatial_mapping_array=array_mapping))
         except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
             results.append(exc)
     return mappings, results
 
 
-def batched_candidates(layer, accelerator, fractional, integer, options):
+def batched_candidates(layer, accelerator, fractional, integer, options, array_mapping=None):
     temporal = layer_temporal_loops(layer, fractional)
     constraints, factors = ordering_factors(layer, temporal, options["lpf_limit"])
     loops = batched.LoopTable(factors)
@@ -219,7 +220,8 @@ def batched_candidates(layer, accelerator, fractional, integer, options):
     if not mappings:
         return mappings, None, None, None, allocator.exact
     model = batched.BatchCostModel(layer, accelerator, fractional, integer, loops,
-                                   access_same_data_considered_as_no_access=options["flag"])
+                                   access_same_data_considered_as_no_access=options["flag"],
+                                   spatial_mapping_array=array_mapping)
     energy, latency, exact = model.evaluate(ids, cuts)
     return mappings, energy, latency, exact, allocator.exact
 
@@ -252,7 +254,8 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
         except Exception:  # noqa: BLE001 - not under test here
             continue
         try:
-            ref_mappings, ref_results = scalar_candidates(layer, accelerator, fractional, integer, options)
+            ref_mappings, ref_results = scalar_candidates(layer, accelerator, fractional, integer, options,
+                                                          array_mapping)
         except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
             ref_mappings, ref_results, ref_error = [], [], exc
         else:
@@ -260,7 +263,7 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
         first_error = ref_error or next((r for r in ref_results if isinstance(r, Exception)), None)
         try:
             mappings, energy, latency, exact, alloc_exact = batched_candidates(
-                layer, accelerator, fractional, integer, options)
+                layer, accelerator, fractional, integer, options, array_mapping)
         except batched.Unsupported:
             continue
         except Exception as exc:  # noqa: BLE001
@@ -318,6 +321,59 @@ def test_batched_agrees_with_scalar(case):
 @given(cases())
 def test_batched_agrees_with_scalar_many(case):
     check_case(*case, max_orderings=6000)
+
+
+@st.composite
+def imc_accelerators(draw):
+    """Variations of the shipped AIMC / DIMC accelerators: array shape (2-D or 3-D), precisions,
+    bit-serial width, ADC resolution, memory sizes and costs."""
+    data = base_hardware(draw(st.sampled_from(["aimc", "dimc"])))
+    array = data["operational_array"]
+    analog = draw(st.booleans())
+    activation, weight = draw(st.sampled_from([4, 8])), draw(st.sampled_from([4, 8]))
+    array.update(imc_type="analog" if analog else "digital", input_precision=[activation, weight],
+                 bit_serial_precision=draw(st.sampled_from([b for b in (1, 2, 4, 8) if b <= activation])),
+                 adc_resolution=draw(st.integers(0, 8)) if analog else 0)
+    sizes = [draw(st.sampled_from([4, 8, 16, 32, 64, 128])) for _ in range(2)]
+    if draw(st.integers(0, 3)) == 0:
+        array["dimensions"], sizes = ["D1", "D2", "D3"], sizes + [2]
+        for memory in ("sram_256KB", "dram"):
+            data["memories"][memory]["served_dimensions"] = ["D1", "D2", "D3"]
+    array["sizes"] = sizes
+    cells = data["memories"]["cells"]
+    cells["size"], cells["area"] = weight, draw(st.sampled_from([0, 1e-7]))
+    for port in cells["ports"]:
+        port["bandwidth_min"] = port["bandwidth_max"] = weight
+    for name, memory in data["memories"].items():
+        if name not in ("cells", "dram") and draw(st.booleans()):
+            memory["size"] = max(64, int(memory["size"] * draw(st.sampled_from([0.25, 0.5, 1, 2, 4]))))
+        if draw(st.booleans()):
+            memory["r_cost"], memory["w_cost"] = draw(COSTS), draw(COSTS)
+    return accelerator_from_dict(validate_accelerator(data, "imc"))
+
+
+@st.composite
+def imc_cases(draw):
+    accelerator = draw(imc_accelerators())
+    spec = draw(layers(8))
+    spec["operand_precision"]["W"] = accelerator.operational_array.weight_precision  # the cells' width
+    entry = MappingEntry(name="default", memory_operand_links={"O": "O", "W": "I2", "I": "I1"})
+    options = {
+        "lpf_limit": draw(st.integers(2, 4)),
+        "even": draw(st.integers(0, 3)) == 0,
+        "flag": True,
+        "opt": draw(st.sampled_from(["latency", "energy", "EDP"])),
+        "nb": draw(st.integers(1, 2)),
+        "mixing": draw(st.booleans()),
+    }
+    return build_layer(spec, [entry]), accelerator, options
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
+@given(imc_cases())
+def test_batched_agrees_with_scalar_on_imc_arrays(case):
+    """IMC: cycles per operation above 1 and an array energy set by the spatial mapping."""
+    check_case(*case, max_orderings=120)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -319,3 +319,86 @@ def test_experiments_comparison(tmp_path, spread):
 
 def test_experiments_comparison_single_experiment(tmp_path):
     assert_readable_image(plots.plot_experiments_comparison(_table([("solo", 2e6, 3e4)]), tmp_path / "cmp.png"))
+
+
+# ---------------------------------------------------------------------------------------------
+# figures of the workflow: per-layer (50-200 layers), per-workload fronts, sizes and bandwidths
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [3, 53, 200])
+def test_layer_breakdowns_grow_with_the_layers(network, tmp_path, count):
+    import time
+
+    many = [dataclasses.replace(network[i % len(network)], layer_name=f"/block{i // 3}/conv{i % 3}/Conv")
+            for i in range(count)]
+    started = time.process_time()
+    pixels = assert_readable_image(plots.plot_layer_breakdowns(many, tmp_path / "layers.png"))
+    elapsed = time.process_time() - started
+    height, width, _ = pixels.shape
+    assert width == 1300  # 13 inch at 100 dpi, whatever the count
+    rows = 16 if count <= 80 else 12  # pixels per layer
+    assert height >= rows * count
+    assert elapsed < 30  # a sanity bound only (the benchmark measures it)
+
+
+def test_layer_breakdowns_note_negative_onloading(gemm_results, tmp_path):
+    odd = dataclasses.replace(gemm_results[0], latency_total1=gemm_results[0].latency_total0 - 100.0)
+    path = plots.plot_layer_breakdowns([odd, gemm_results[1]], tmp_path / "layers.svg")
+    text = path.read_text()
+    assert "negative on-loading" in text
+    clean = plots.plot_layer_breakdowns(gemm_results, tmp_path / "clean.svg").read_text()
+    assert "negative on-loading" not in clean
+
+
+def test_memory_sizes_and_bandwidths():
+    from zigzag.io.loaders import load_accelerator
+    from zigzag.plots.memory import bandwidth_text, size_text
+
+    assert [size_text(b) for b in (16, 8 * 128, 8 * 2**21, 8 * 3 * 2**20, 8 * 2**30 * 1.5, 12)] == [
+        "2 B", "128 B", "2 MiB", "3 MiB", "1.5 GiB", "12 b"]
+    hardware = load_accelerator(str(Path(__file__).resolve().parents[1] / "inputs/hardware/flow_tpu_32x32.yaml"))
+    assert bandwidth_text(hardware.memory["unified_buffer"]) == "r 2x512, w 2x512 b/cycle"
+    assert bandwidth_text(hardware.memory["dram"]) == "rw 64 b/cycle"
+    assert bandwidth_text(hardware.memory["w_reg"]) == "r 8, w 8 b/cycle"
+
+
+def test_memory_hierarchy_labels_show_sizes_and_bandwidths(tmp_path):
+    from zigzag.io.loaders import load_accelerator
+
+    hardware = load_accelerator(str(Path(__file__).resolve().parents[1] / "inputs/hardware/flow_tpu_32x32.yaml"))
+    svg = plots.plot_memory_hierarchy(hardware, tmp_path / "h.svg").read_text()
+    for text in ("3 MiB x1", "512 KiB x1", "2 B x1024", "r 2x512, w 2x512 b/cycle", "rw 64 b/cycle"):
+        assert text in svg, text
+
+
+def _experiments(points):
+    return pd.DataFrame([{"experiment": f"{w}-{a}-{o}", "workload": w, "accelerator": a, "opt": o,
+                          "energy_pJ": e, "latency_cycles": l} for w, a, o, e, l in points])
+
+
+def test_pareto_fronts_are_per_workload():
+    table = _experiments([
+        ("resnet", "big", "latency", 10.0, 5.0),
+        ("resnet", "small", "latency", 8.0, 9.0),
+        ("resnet", "small", "energy", 9.0, 10.0),   # dominated by resnet-small-latency
+        ("tiny", "big", "latency", 1.0, 1.0),       # would dominate every resnet point in one front
+        ("tiny", "small", "energy", 2.0, 0.5),
+    ])
+    fronts = plots.pareto_fronts(table)
+    assert list(fronts["experiment"]) == ["resnet-small-latency", "resnet-big-latency", "tiny-big-latency",
+                                          "tiny-small-energy"]
+    assert list(plots.pareto_front(table, energy="energy_pJ", latency="latency_cycles")["experiment"]) == [
+        "tiny-big-latency", "tiny-small-energy"]
+
+
+def test_plot_pareto_per_workload(tmp_path):
+    rng = np.random.default_rng(3)
+    points = [(w, a, o, float(rng.uniform(1, 50) * 1e9), float(rng.uniform(1, 50) * 1e6))
+              for w in ("resnet18", "mobilenetv2", "alexnet") for a in ("acc_a", "acc_b", "acc_c")
+              for o in ("latency", "energy")]
+    path = plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.svg")
+    svg = path.read_text()
+    for text in ("resnet18:", "mobilenetv2:", "alexnet:", "acc_c", "opt energy", "Pareto front of the workload"):
+        assert text in svg, text
+    assert_readable_image(plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.png"))

@@ -21,7 +21,7 @@ from conftest import reference_input
 from zigzag.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
-EXPERIMENT_FILES = ("energy.{fmt}", "latency.{fmt}", "loop_nests.txt", "memory_hierarchy.{fmt}")
+EXPERIMENT_FILES = ("layers.{fmt}", "loop_nests.txt")
 _reference = reference_input
 
 
@@ -43,27 +43,37 @@ def _assert_image(data: bytes) -> None:
     assert 0.01 < np.any(pixels < 245, axis=2).mean() < 0.95
 
 
+def run_steps(config: dict, results: Path) -> Path:
+    """Every step of the workflow, as functions, in rule order (no Snakemake)."""
+    from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
+    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.parse import parse_accelerator, parse_workload
+    from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
+
+    cache = results / ".cache"
+    folders = []
+    for experiment in expand_experiments(config):
+        workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
+        accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
+        parse_workload(experiment["workload"], experiment["mapping"], workload)
+        parse_accelerator(experiment["accelerator"], accelerator)
+        folder = results / experiment["name"]
+        split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
+        for key in plan_keys(folder / "plan.json"):
+            evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
+        sum_experiment(folder / "plan.json", cache, folder / "results.json")
+        save_experiment(folder / "results.json", cache, folder)
+        folders.append(folder)
+    compare_experiments(folders, results)
+    return results
+
+
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):
-    """Two gemm experiments run through plan -> evaluate -> collect -> compare (no Snakemake)."""
-    from zigzag.steps.experiments import expand_experiments
-    from zigzag.steps.pipeline import (collect_experiment, compare_experiments, evaluate_job, plan_experiment,
-                                       plan_keys)
-
-    root = tmp_path_factory.mktemp("collected")
-    results, cache = root / "results", root / "results" / ".cache"
+    """Two gemm experiments run through every step (parse ... compare)."""
     config = {"experiments": [_gemm_experiment("gemm_l1", "gemm_l1"),
                               _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy")]}
-    summaries = []
-    for experiment in expand_experiments(config):
-        plan = results / experiment["name"] / "plan.json"
-        plan_experiment(experiment, cache, plan)
-        for key in plan_keys(plan):
-            evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
-        collect_experiment(plan, cache, results / experiment["name"])
-        summaries.append(results / experiment["name"] / "summary.json")
-    compare_experiments(summaries, results / "experiments.csv")
-    return results
+    return run_steps(config, tmp_path_factory.mktemp("collected") / "results")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -75,7 +85,7 @@ def collected(tmp_path_factory):
 def test_plot_experiment(collected, tmp_path, fmt):
     from zigzag.steps.report import plot_experiment
 
-    written = plot_experiment(collected / "gemm_l1_l3", tmp_path / "plots", fmt, cache=collected / ".cache")
+    written = plot_experiment(collected / "gemm_l1_l3" / "results.json", tmp_path / "plots", fmt)
     assert sorted(p.name for p in written.values()) == sorted(f.format(fmt=fmt) for f in EXPERIMENT_FILES)
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(p.name for p in written.values())
     for kind, path in written.items():
@@ -92,30 +102,29 @@ def test_plot_experiment(collected, tmp_path, fmt):
             assert b"<svg" in data[:2000]
 
 
-def test_plot_experiment_reads_the_accelerator_file_without_cache(collected, tmp_path):
-    from zigzag.steps.report import experiment_accelerator, plot_experiment
+def test_plot_accelerator_from_parsed_json_and_yaml(collected, tmp_path):
+    from zigzag.steps.report import plot_accelerator
 
-    assert experiment_accelerator(collected / "gemm_l1").name == "gemm_l1"
-    cached = experiment_accelerator(collected / "gemm_l1", collected / ".cache")
-    assert [m.name for m in cached.memories] == ["reg_O", "l1"]
-    written = plot_experiment(collected / "gemm_l1", tmp_path, "png")
-    _assert_image(written["memory_hierarchy"].read_bytes())
+    parsed = sorted((collected / ".cache" / "parsed" / "accelerators").glob("gemm_l1-*.json"))
+    assert len(parsed) == 1
+    _assert_image(plot_accelerator(parsed[0], tmp_path / "a.png").read_bytes())
+    _assert_image(plot_accelerator(_reference("hardware", "gemm_l1.yaml"), tmp_path / "b.png").read_bytes())
 
 
 def test_plot_experiment_errors(collected, tmp_path):
     from zigzag.steps.report import plot_experiment
 
     with pytest.raises(InputError, match="not one of png, svg, pdf"):
-        plot_experiment(collected / "gemm_l1", tmp_path, "bmp")
-    with pytest.raises(InputError, match="not an experiment's results folder"):
-        plot_experiment(tmp_path / "nothing_here", tmp_path / "out", "png")
+        plot_experiment(collected / "gemm_l1" / "results.json", tmp_path, "bmp")
+    with pytest.raises(InputError, match="run the experiment's sum step first"):
+        plot_experiment(tmp_path / "nothing_here" / "results.json", tmp_path / "out", "png")
 
 
 def test_plot_comparison(collected, tmp_path):
     from zigzag.steps.report import plot_comparison
 
     message = plot_comparison(collected / "experiments.csv", tmp_path / "comparison.png", tmp_path / "pareto.csv")
-    assert message == "2 experiments, Pareto front: gemm_l1"
+    assert message == "2 experiments, Pareto fronts per workload: gemm_layer: gemm_l1"
     _assert_image((tmp_path / "comparison.png").read_bytes())
     front = pd.read_csv(tmp_path / "pareto.csv")
     table = pd.read_csv(collected / "experiments.csv")
@@ -132,7 +141,7 @@ def test_plot_comparison_default_pareto_path_and_errors(collected, tmp_path):
     assert (tmp_path / "pareto.csv").exists()
     assert b"<svg" in (tmp_path / "comparison.svg").read_bytes()[:2000]
     bad = tmp_path / "bad.csv"
-    bad.write_text("experiment,energy\nx,1\n")
+    bad.write_text("experiment,energy_pJ\nx,1\n")
     with pytest.raises(InputError, match="missing column"):
         plot_comparison(bad, tmp_path / "c.png")
 
@@ -150,8 +159,8 @@ def _report_parser() -> argparse.ArgumentParser:
 
 def test_report_commands(collected, tmp_path):
     parser = _report_parser()
-    args = parser.parse_args(["step", "plot-experiment", str(collected / "gemm_l1"), "--output", str(tmp_path / "plots"),
-                              "--format", "png", "--cache", str(collected / ".cache"), "--log", str(tmp_path / "e.log")])
+    args = parser.parse_args(["step", "plot-experiment", str(collected / "gemm_l1" / "results.json"),
+                              "--output", str(tmp_path / "plots"), "--format", "png", "--log", str(tmp_path / "e.log")])
     assert args.func(args) == 0
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(
         f.format(fmt="png") for f in EXPERIMENT_FILES)
@@ -162,7 +171,7 @@ def test_report_commands(collected, tmp_path):
                               "--log", str(tmp_path / "c.log")])
     assert args.func(args) == 0
     assert (tmp_path / "cmp.png").exists() and (tmp_path / "front.csv").exists()
-    assert "Pareto front: gemm_l1" in (tmp_path / "c.log").read_text()
+    assert "gemm_layer: gemm_l1" in (tmp_path / "c.log").read_text()
 
 
 def test_report_command_bad_input_is_one_line(tmp_path, capsys):
@@ -226,23 +235,42 @@ def test_workflow_writes_the_plots(workflow_run):
         assert (results / name / "plots" / "loop_nests.txt").read_text().startswith("Loop ordering for Layer0")
     _assert_image((results / "comparison.png").read_bytes())
     assert list(pd.read_csv(results / "pareto.csv")["experiment"]) == ["gemm_l1"]
+    hierarchies = sorted((results / "accelerators").glob("*/memory_hierarchy.png"))
+    assert [p.parent.name.rsplit("-", 1)[0] for p in hierarchies] == ["gemm_l1", "gemm_l1_l3"]
+    for path in hierarchies:
+        _assert_image(path.read_bytes())
 
 
 @pytest.mark.slow
 def test_html_report_embeds_the_plots(workflow_run):
     html = (workflow_run / "report.html").read_text()
+    figures = [f"results/{name}/plots/layers.png" for name in ("gemm_l1", "gemm_l1_l3")]
+    figures += [str(p.relative_to(workflow_run)) for p in (workflow_run / "results" / "accelerators").glob("*/*.png")]
+    assert len(figures) == 4
+    for figure in figures:
+        key = f'"{figure}"'
+        assert key in html, key
+        entry = html[html.index(key):]
+        uri = re.search(r'"data_uri":\s*"data:image/png;[^"]*?base64,([A-Za-z0-9+/=]+)"', entry)
+        assert uri, f"{key} has no embedded image"
+        _assert_image(base64.b64decode(uri.group(1)))
     for name in ("gemm_l1", "gemm_l1_l3"):
-        for file in ("energy.png", "latency.png", "memory_hierarchy.png"):
-            key = f'"results/{name}/plots/{file}"'
-            assert key in html, key
-            entry = html[html.index(key):]
-            uri = re.search(r'"data_uri":\s*"data:image/png;[^"]*?base64,([A-Za-z0-9+/=]+)"', entry)
-            assert uri, f"{key} has no embedded image"
-            _assert_image(base64.b64decode(uri.group(1)))
         assert f'"results/{name}/plots/loop_nests.txt"' in html
+        # the layer table, as an HTML view embedded in the report
+        key = f'"results/{name}/layers.html"'
+        assert key in html, key
+        uri = re.search(r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"', html[html.index(key):])
+        table = base64.b64decode(uri.group(1)).decode()
+        assert "<th>energy_pJ</th>" in table and "<td>Layer0</td>" in table
+    key = '"results/experiments.html"'
+    assert key in html
+    uri = re.search(r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"', html[html.index(key):])
+    table = base64.b64decode(uri.group(1)).decode()
+    assert "<th>edp_pJ_cycles</th>" in table and "<td>gemm_l1_l3</td>" in table
     assert '"results/comparison.png"' in html and '"results/pareto.csv"' in html
     assert "ZigZag design-space exploration" in html  # workflow description
     assert "Pareto front" in html  # a caption
+    assert "Negative on-loading" in html and "hidden behind" in html  # the per-layer figure's caption
 
 
 @pytest.mark.slow

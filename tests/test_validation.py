@@ -354,6 +354,7 @@ def test_valid_imc_array_is_accepted():
     data["operational_array"] = dict(IMC_ARRAY)
     cells = copy.deepcopy(data["memories"]["rf_128B"])
     cells["served_dimensions"] = []
+    cells["size"] = 8  # one 8-bit weight per multiplier
     data["memories"] = {"cells": cells, **data["memories"]}
     assert validate_accelerator(data, "x")["operational_array"]["is_imc"] is True
 

@@ -74,7 +74,11 @@ def test_identical_layers_are_evaluated_once(workdir):
     output = snakemake(workdir)
     # 4 layers, two of the same shape -> 3 jobs per accelerator file; on_a_again reuses on_a's.
     assert jobs(output, "evaluate_layer") == 6
-    assert jobs(output, "collect") == 3
+    assert jobs(output, "parse_workload") == 1  # one workload + mapping pair, shared
+    assert jobs(output, "parse_accelerator") == 2
+    assert jobs(output, "split_layers") == 3
+    assert jobs(output, "sum") == 3
+    assert jobs(output, "save") == 3
     assert summary(workdir, "on_a")["layers"] == 4
     assert summary(workdir, "on_a") == {**summary(workdir, "on_a_again"), "experiment": "on_a"}
     table = (workdir / "results" / "on_a" / "layers.csv").read_text().splitlines()
@@ -85,6 +89,14 @@ def test_identical_layers_are_evaluated_once(workdir):
     assert experiment["inputs"]["workload"]["sha256"] and experiment["package_version"]
     assert "on_b" in (workdir / "results" / "experiments.csv").read_text()
     assert jobs(snakemake(workdir), "evaluate_layer") == 0
+    # the rule graph reads like ZigZag's stage list
+    graph = snakemake(workdir, "--rulegraph")
+    names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', graph, re.MULTILINE))
+    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.MULTILINE)}
+    assert {("parse_workload", "split_layers"), ("parse_accelerator", "split_layers"),
+            ("split_layers", "evaluate_layer"), ("evaluate_layer", "sum"), ("sum", "save"), ("save", "compare"),
+            ("sum", "plot_experiment"), ("parse_accelerator", "plot_accelerator"),
+            ("compare", "plot_comparison")} <= edges
 
 
 def test_editing_one_layer_reruns_only_that_layer(workdir):
@@ -95,7 +107,9 @@ def test_editing_one_layer_reruns_only_that_layer(workdir):
     output = snakemake(workdir)
     # the new shape is evaluated once per accelerator file (a and b), never the unchanged layers
     assert jobs(output, "evaluate_layer") == 2
-    assert jobs(output, "plan") == 3
+    assert jobs(output, "parse_workload") == 1
+    assert jobs(output, "parse_accelerator") == 0
+    assert jobs(output, "split_layers") == 3
 
 
 def test_editing_an_accelerator_reruns_only_its_experiments(workdir):
@@ -105,7 +119,9 @@ def test_editing_an_accelerator_reruns_only_its_experiments(workdir):
     hardware["memories"]["dram"]["r_cost"] = 800
     write_yaml(workdir / "inputs" / "tpu_b.yaml", hardware)
     output = snakemake(workdir)
-    assert jobs(output, "plan") == 1
+    assert jobs(output, "parse_accelerator") == 1
+    assert jobs(output, "parse_workload") == 0
+    assert jobs(output, "split_layers") == 1
     assert jobs(output, "evaluate_layer") == 3
     assert (workdir / "results" / "on_a" / "summary.json").stat().st_mtime_ns == summary_a
     assert summary(workdir, "on_b")["energy"] > summary(workdir, "on_a")["energy"]
@@ -118,8 +134,9 @@ def test_output_only_option_reruns_no_evaluation(workdir):
     write_yaml(workdir / "config.yaml", config)
     output = snakemake(workdir)
     assert jobs(output, "evaluate_layer") == 0
-    assert jobs(output, "plan") == 0
-    assert jobs(output, "collect") == 3
+    assert jobs(output, "split_layers") == 0
+    assert jobs(output, "sum") == 0
+    assert jobs(output, "save") == 3
     row = (workdir / "results" / "on_a" / "layers.csv").read_text().splitlines()[1]
     assert re.search(r",\d+\.\d{3},", row)
 

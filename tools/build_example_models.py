@@ -1,6 +1,6 @@
 """Build the example ONNX workloads in inputs/workload/ with the onnx helper API.
 
-    python tools/build_example_models.py [OUT_DIR]
+    python tools/build_example_models.py [OUT_DIR [MODEL ...]]
 
 The models carry shapes only: weights and biases are graph inputs (no data), so the files stay
 small; only tiny tensors needed by shape inference (Reshape targets, Clip bounds, the attention
@@ -8,6 +8,7 @@ scale) hold values. Every model is checked with ``onnx.checker`` and saved with 
 
 * ``resnet18.onnx`` and ``mobilenetv2.onnx`` mirror the torchvision exports shipped with ZigZag
   (same node order, node names and layer shapes; ReLU6 is Clip with two Constant nodes).
+* ``alexnet.onnx``: torchvision's AlexNet (5 Conv, 3 Gemm; 224 x 224 input).
 * ``transformer_block.onnx``: one encoder block (sequence 128, model width 256, 4 heads,
   feed-forward 1024): Q/K/V projections, scaled Q.K^T and attention.V per head, Softmax, output
   projection, residual Add, LayerNormalization, feed-forward MatMul-Relu-MatMul, Add,
@@ -60,9 +61,10 @@ class GraphBuilder:
 
 
 def conv(
-    g: GraphBuilder, name: str, x: str, c_in: int, c_out: int, k: int, stride: int, groups: int = 1
+    g: GraphBuilder, name: str, x: str, c_in: int, c_out: int, k: int, stride: int, groups: int = 1,
+    pad: int | None = None,
 ) -> str:
-    """A biased 2-D convolution with square kernel and 'same'-style padding."""
+    """A biased 2-D convolution with square kernel and 'same'-style padding (unless ``pad``)."""
     weight = g.input(f"{name}.weight", [c_out, c_in // groups, k, k])
     bias = g.input(f"{name}.bias", [c_out])
     return g.node(
@@ -72,7 +74,7 @@ def conv(
         dilations=[1, 1],
         group=groups,
         kernel_shape=[k, k],
-        pads=[k // 2] * 4,
+        pads=[k // 2 if pad is None else pad] * 4,
         strides=[stride, stride],
     )
 
@@ -114,6 +116,33 @@ def resnet18() -> onnx.ModelProto:
         transB=1,
     )
     return g.model(fc, [1, 1000])
+
+
+def alexnet() -> onnx.ModelProto:
+    """torchvision's AlexNet: five convolutions, three max-pools, three fully connected layers."""
+    g = GraphBuilder("alexnet")
+    x = g.input("input", [1, 3, 224, 224])
+    pools_after = {0, 1, 4}
+    c_in = 3
+    for i, (c_out, k, stride, pad) in enumerate(
+        [(64, 11, 4, 2), (192, 5, 1, 2), (384, 3, 1, 1), (256, 3, 1, 1), (256, 3, 1, 1)]
+    ):
+        x = conv(g, f"/features/features.{3 * i}", x, c_in, c_out, k, stride, pad=pad)
+        x = g.node("Relu", f"/features/features.{3 * i + 1}/Relu", [x])
+        if i in pools_after:
+            x = g.node("MaxPool", f"/features/pool{i}/MaxPool", [x], ceil_mode=0, kernel_shape=[3, 3],
+                       pads=[0, 0, 0, 0], strides=[2, 2])
+        c_in = c_out
+    x = g.node("AveragePool", "/avgpool/AveragePool", [x], kernel_shape=[1, 1], strides=[1, 1])
+    x = g.node("Flatten", "/Flatten", [x], axis=1)
+    features = 256 * 6 * 6
+    for i, (n_in, n_out) in enumerate([(features, 4096), (4096, 4096), (4096, 1000)]):
+        name = f"/classifier/classifier.{(1, 4, 6)[i]}"
+        x = g.node("Gemm", f"{name}/Gemm", [x, g.input(f"{name}.weight", [n_out, n_in]),
+                                             g.input(f"{name}.bias", [n_out])], alpha=1.0, beta=1.0, transB=1)
+        if i < 2:
+            x = g.node("Relu", f"{name}/Relu", [x])
+    return g.model(x, [1, 1000])
 
 
 def conv_relu6(
@@ -209,16 +238,23 @@ def layer_norm(g: GraphBuilder, name: str, x: str) -> str:
     return g.node("LayerNormalization", f"{name}/LayerNormalization", [x, scale, bias], axis=-1)
 
 
-MODELS = {"resnet18": resnet18, "mobilenetv2": mobilenetv2, "transformer_block": transformer_block}
+MODELS = {
+    "resnet18": resnet18,
+    "mobilenetv2": mobilenetv2,
+    "transformer_block": transformer_block,
+    "alexnet": alexnet,
+}
 
 
-def main(out_dir: Path = OUT_DIR) -> None:
+def main(out_dir: Path = OUT_DIR, names: list[str] | None = None) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, build in MODELS.items():
+        if names and name not in names:
+            continue
         path = out_dir / f"{name}.onnx"
         onnx.save(build(), path)
         print(f"wrote {path} ({path.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT_DIR)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT_DIR, sys.argv[2:])

@@ -198,6 +198,28 @@ def _build_cases() -> dict[str, Case]:
              "mappings/tpu_like_mixed_hint.yaml", mapping_base="tests/data",
              options={"enable_mix_spatial_mapping": True}, group=g6),
     ]
+    g7 = "7: in-memory computing (get_hardware_performance_zigzag_imc)"
+    imc = {"in_memory_compute": True}
+    for wl in ("yaml", "onnx"):
+        for hw in ("aimc", "dimc"):
+            cases.append(Case(f"resnet18_{wl}__{hw}", f"workload/resnet18.{wl}", f"hardware/{hw}.yaml",
+                              "mapping/default_imc.yaml", options=imc, group=g7))
+    # further IMC cases; lpf_limit 4 keeps the reference's run time reasonable on a shared machine
+    quick = {**imc, "lpf_limit": 4}
+    cases += [
+        Case("alexnet_onnx__aimc", "workload/alexnet.onnx", "hardware/aimc.yaml", "mapping/default_imc.yaml",
+             options=imc, group=g7),
+        Case("mobilenetv2_onnx__dimc__lpf4", "workload/mobilenetv2.onnx", "hardware/dimc.yaml",
+             "mapping/default_imc.yaml", options=quick, group=g7),
+        Case("resnet18_yaml__aimc__opt_energy__lpf4", "workload/resnet18.yaml", "hardware/aimc.yaml",
+             "mapping/default_imc.yaml", options={**quick, "opt": "energy"}, group=g7),
+        # tests/data/hardware: aimc.yaml as a 64x32 array, 6-bit ADC, 4-bit serial input, non-zero
+        # memory areas; dimc.yaml as two 32x256 macros (3-D array) with fully parallel input
+        Case("resnet18_yaml__aimc_64x32__lpf4", "workload/resnet18.yaml", "hardware/aimc_64x32.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
+        Case("resnet18_onnx__dimc_32x256x2__lpf4", "workload/resnet18.onnx", "hardware/dimc_32x256x2.yaml",
+             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
+    ]
     return {c.name: c for c in cases}
 
 
@@ -208,11 +230,12 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
     """Fill Case.expected from reference/expected.yaml and search.md section F."""
     import yaml  # available in the reference venv
 
-    exp_file = ref_inputs.parent / "expected.yaml"
     entries = []
-    if exp_file.exists():
-        with open(exp_file, encoding="utf-8") as fh:
-            entries = yaml.safe_load(fh) or []
+    for exp_name in ("expected.yaml", "expected-imc.yaml"):
+        exp_file = ref_inputs.parent / exp_name
+        if exp_file.exists():
+            with open(exp_file, encoding="utf-8") as fh:
+                entries += [dict(e, _source=f"reference/{exp_name}") for e in yaml.safe_load(fh) or []]
     for case in cases.values():
         if case.layer_id is not None or case.workload_base != "reference" or case.mapping_base != "reference":
             continue
@@ -225,7 +248,7 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
                 entry.get("options") or {}
             ) == opts:
                 case.expected = (float(entry["energy_pJ"]), float(entry["latency_cycles"]))
-                case.expected_source = "reference/expected.yaml"
+                case.expected_source = entry["_source"]
         if opts == {"exploit_data_locality": True} and (wl, hw) in LOCALITY_EXPECTED:
             case.expected = LOCALITY_EXPECTED[(wl, hw)]
             case.expected_source = "spec/search.md section F (rounded to 0.01 pJ)"
@@ -332,6 +355,16 @@ def _layer_record(cme: Any) -> dict[str, Any]:
         "mac_utilization1": _num(cme.mac_utilization1),
         "mac_utilization2": _num(cme.mac_utilization2),
     }
+    if getattr(cme, "is_imc", False):  # the IMC evaluation's extra figures
+        rec["imc"] = {
+            "mac_energy_breakdown": {k: _num(v) for k, v in cme.mac_energy_breakdown.items()},
+            "tclk": _num(cme.tclk),
+            "tclk_breakdown": {k: _num(v) for k, v in cme.tclk_breakdown.items()},
+            "area_total": _num(cme.area_total),
+            "imc_area": _num(cme.imc_area),
+            "imc_area_breakdown": {k: _num(v) for k, v in cme.imc_area_breakdown.items()},
+            "mem_area_breakdown": {k: _num(v) for k, v in cme.mem_area_breakdown.items()},
+        }
     return rec
 
 
@@ -563,6 +596,11 @@ def run_case(case: Case, ref_inputs: Path) -> dict[str, Any]:
             answers = _run_reference_pipeline(workload, str(accel_path), str(mapping_path), kwargs)
             total_cme = answers[0][0]
             energy_total, latency_total = total_cme.energy_total, total_cme.latency_total2
+        elif opts["in_memory_compute"]:
+            energy_total, latency_total, tclk, area, answers = get_hardware_performance_zigzag(
+                workload, str(accel_path), str(mapping_path), **kwargs
+            )
+            out["tclk"], out["area_total"] = _num(tclk), _num(area)
         else:
             energy_total, latency_total, answers = get_hardware_performance_zigzag(
                 workload, str(accel_path), str(mapping_path), **kwargs
@@ -696,6 +734,7 @@ Per layer (`layers[i]`):
 | `mem_utili_shared` | `{layer operand: [shared-memory utilisation per level]}` |
 | `latency_total0/1/2`, `ideal_cycle`, `ideal_temporal_cycle`, `stall_slack_comb`, `data_onloading_cycle`, `data_offloading_cycle` | cycles |
 | `mac_spatial_utilization`, `mac_utilization0/1/2` | ratios |
+| `imc` | (IMC cases only) `{mac_energy_breakdown, tclk, tclk_breakdown, area_total, imc_area, imc_area_breakdown, mem_area_breakdown}` of the layer's evaluation |
 | `candidates` | (candidate cases only) every evaluation in the order the reference made it: `[{index, sm_index, spatial_mapping, temporal_mapping, energy_total, latency_total2, latency_total0, stall_slack_comb, data_onloading_cycle, data_offloading_cycle}]`; `sm_index` counts the spatial-mapping candidates (0-based, generator order), `spatial_mapping` is that candidate's user-level SM, `temporal_mapping` the allocator output |
 | `chosen_candidate_index` | (candidate cases only) index into `candidates` of the evaluation the reference kept |
 
@@ -731,6 +770,8 @@ def write_readme(ref_inputs: Path, command_note: str) -> None:
         what = f"{case.workload}" + (f" layer {case.layer_id}" if case.layer_id is not None else "")
         mapping = case.mapping if case.mapping_base == "reference" else f"tests/data/{case.mapping}"
         accel = case.accelerator + (" (minus force_double_buffering)" if case.strip_memory_keys else "")
+        if case.accelerator_base != "reference":
+            accel = f"tests/data/{accel}"
         if case.workload_base != "reference":
             what = f"tests/data/{what}"
         rows.append(
@@ -776,11 +817,19 @@ Notes:
 * The SALSA engine is unseeded in the reference, so there is no oracle for it.
 * `expected` totals: expected.yaml for the six group-1 cases; search.md section F (given to 0.01 pJ)
   for the data-locality cases on tpu_like. The check is relative difference <= 1e-6 on both energy and latency.
+* Group 7 (in-memory computing) calls `get_hardware_performance_zigzag(..., in_memory_compute=True)`, as
+  `get_hardware_performance_zigzag_imc` does, and also stores the clock period `tclk` and the area
+  `area_total` it returns, and per layer an `imc` entry (below). The further IMC hardware is ours:
+  `tests/data/hardware/aimc_64x32.yaml` (aimc.yaml as a 64x32 array, 6-bit ADC, 4-bit serial input, non-zero
+  memory areas) and `dimc_32x256x2.yaml` (dimc.yaml as two 32x256 macros, fully parallel 8-bit input). The
+  `__lpf4` cases use lpf_limit=4 to keep the reference's run time reasonable. The four resnet18 IMC cases
+  without a suffix repeat expected-imc.yaml, whose totals the tests use directly; they were not generated.
 
 ## Cases
 
 Group: 1 = expected.yaml networks, 2 = single-layer candidate enumeration, 3 = resnet18.yaml on the
-other hardware, 4 = opt / temporal-mapping-type variants, 5 = exploit_data_locality, 6 = mixed spatial mappings.
+other hardware, 4 = opt / temporal-mapping-type variants, 5 = exploit_data_locality, 6 = mixed spatial mappings,
+7 = in-memory computing.
 Workload/accelerator/mapping paths are relative to `/work/shared/reference/zigzag` unless prefixed `tests/data/`.
 
 | case | group | workload | accelerator | mapping | options | status | result |

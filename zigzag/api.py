@@ -44,21 +44,24 @@ def get_hardware_performance_zigzag(
     """Best mapping of every layer of ``workload`` on ``accelerator``; returns
     ``(energy in pJ, latency in cycles, [(total, [(layer_result, (layer, [])), ...])])``.
 
-    As in ZigZag, ``enable_mix_spatial_mapping=True`` also turns on ``exploit_data_locality``.
-    ``options`` takes any other option of the option table (``zigzag.search.options.OPTIONS``,
-    also listed by ``zigzag run --help``), e.g. ``evaluate_all_operators=True`` (ONNX pooling /
-    element-wise operators as layers), ``salsa_seed``, ``access_same_data_considered_as_no_access``.
+    As in ZigZag, ``enable_mix_spatial_mapping=True`` also turns on ``exploit_data_locality``,
+    and ``in_memory_compute=True`` turns on both and returns
+    ``(energy, latency, tclk in ns, area in mm², cmes)`` with the clock period and area of the
+    first evaluated layer. (An in-memory-computing accelerator is costed with the IMC model
+    whatever this flag says.) ``options`` takes any other option of the option table
+    (``zigzag.search.options.OPTIONS``, also listed by ``zigzag run --help``), e.g.
+    ``evaluate_all_operators=True`` (ONNX pooling / element-wise operators as layers),
+    ``salsa_seed``, ``access_same_data_considered_as_no_access``.
     """
-    if in_memory_compute:
-        raise NotImplementedError("in-memory-computing arrays are not supported yet")
+    mixing = enable_mix_spatial_mapping or in_memory_compute
     search_options, workload_options = resolve_options({
         "opt": opt,
         "lpf_limit": lpf_limit,
         "nb_spatial_mappings_generated": nb_spatial_mappings_generated,
         "temporal_mapping_search_engine": temporal_mapping_search_engine,
         "temporal_mapping_type": temporal_mapping_type,
-        "enable_mix_spatial_mapping": enable_mix_spatial_mapping,
-        "exploit_data_locality": exploit_data_locality or enable_mix_spatial_mapping,
+        "enable_mix_spatial_mapping": mixing,
+        "exploit_data_locality": exploit_data_locality or mixing,
         **options,
     })
     result = run(
@@ -72,7 +75,21 @@ def get_hardware_performance_zigzag(
     folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
     save_network_outputs(result, folder, pickle_filename=pickle_filename)
     per_layer = [(cost, (layer, [])) for layer, cost in result.layers]
-    return result.energy, result.latency, [(result.total, per_layer)]
+    cmes = [(result.total, per_layer)]
+    if in_memory_compute:
+        first = per_layer[0][0] if per_layer else None
+        tclk = None if first is None else first.tclk
+        area = None if first is None else first.area_total
+        return result.energy, result.latency, tclk, area, cmes
+    return result.energy, result.latency, cmes
+
+
+def get_hardware_performance_zigzag_imc(*args):
+    """``get_hardware_performance_zigzag(workload, accelerator, mapping, in_memory_compute=True)``:
+    returns ``(energy in pJ, latency in cycles, tclk in ns, area in mm², cmes)``. Like ZigZag's,
+    it takes the three inputs positionally and nothing else; for other options call
+    ``get_hardware_performance_zigzag(..., in_memory_compute=True)``."""
+    return get_hardware_performance_zigzag(*args, in_memory_compute=True)
 
 
 def run(

@@ -34,11 +34,17 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("options (names as in get_hardware_performance_zigzag and the config)")
     for option in OPTIONS:
         add_option(group, option)
+    group.add_argument("--in-memory-compute", action="store_true",
+                       help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
+                            "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
 
 
 def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
     """The search options and workload options given on the command line (others: defaults)."""
-    return resolve_options({o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None})
+    given = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
+    if getattr(args, "in_memory_compute", False):
+        given |= {"enable_mix_spatial_mapping": True, "exploit_data_locality": True}
+    return resolve_options(given)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -62,6 +68,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
+    total = result.total
+    if total.tclk is not None:
+        print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
+    if total.area_total is not None:
+        print(f"area: {total.area_total:.10g} mm2")
     print(f"outputs written to {args.output}")
     return 0
 

@@ -5,9 +5,15 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_text_atomic
-from zigzag.steps.experiments import expand_experiments
+from zigzag.steps.experiments import (
+    accelerator_id,
+    distinct_inputs,
+    expand_experiments,
+    workload_id,
+)
+from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
+from zigzag.steps.stream import resolve_stream_experiments
 
 
 envvars:
@@ -19,32 +25,52 @@ envvars:
 os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
+prepare_job_environment(os.environ)
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
+PARSED = f"{CACHE}/parsed"
 OUTPUTS = config.get("outputs", {})
 
 try:
     EXPERIMENTS = {e["name"]: e for e in expand_experiments(config)}
+    STREAM = resolve_stream_experiments(config)  # multi-core experiments (rules/stream.smk)
 except InputError as exc:
     raise WorkflowError(str(exc)) from None
 EXPERIMENT_NAMES = list(EXPERIMENTS)
+WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
 
 
 wildcard_constraints:
-    name="|".join(EXPERIMENT_NAMES),
+    name="|".join(EXPERIMENT_NAMES) or "no_experiment",
     key="[0-9a-f]+",
-
-
-def experiment_file(kind):
-    """Input function: the experiment's workload, accelerator or mapping file."""
-    return lambda wildcards: EXPERIMENTS[wildcards.name][kind]
+    workload_id="[^/]+",
+    accelerator_id="[^/]+",
 
 
 def experiment_json(wildcards):
     return json.dumps(EXPERIMENTS[wildcards.name], sort_keys=True)
 
 
+def parsed_workload(wildcards):
+    return f"{PARSED}/workloads/{workload_id(EXPERIMENTS[wildcards.name])}.json"
+
+
+def parsed_accelerator(wildcards):
+    return f"{PARSED}/accelerators/{accelerator_id(EXPERIMENTS[wildcards.name])}.json"
+
+
 def layer_results(wildcards):
-    """The cached results of every distinct layer job of the experiment (known once planned)."""
-    plan = checkpoints.plan.get(name=wildcards.name).output.plan
+    """The cached results of every distinct layer job of the experiment (known once split)."""
+    plan = checkpoints.split_layers.get(name=wildcards.name).output.plan
     return [f"{CACHE}/results/{key}.json" for key in plan_keys(plan)]
+
+
+def planning_experiment(wildcards):
+    """The plan of the experiment that first asked for this layer job (its label), so the job
+    hangs below split_layers in the DAG; ancient: a plan rewritten later never reruns the job.
+    """
+    job = f"{CACHE}/jobs/{wildcards.key}.json"
+    if not os.path.exists(job):
+        return []
+    label = json.loads(open(job).read()).get("label")
+    return ancient(f"{RESULTS}/{label}/plan.json") if label in EXPERIMENTS else []

@@ -1,11 +1,39 @@
+# ZigZag's WorkloadStage and the per-layer stages below it: split an experiment into one job
+# per distinct layer (content-keyed: identical layers, across experiments too, share one job),
+# then search each job: spatial mappings -> temporal mappings -> cost model -> best per criterion.
+
+
+checkpoint split_layers:
+    input:
+        workload=parsed_workload,
+        accelerator=parsed_accelerator,
+    output:
+        plan=f"{RESULTS}/{{name}}/plan.json",
+    log:
+        f"{RESULTS}/{{name}}/logs/split_layers.log",
+    benchmark:
+        f"{CACHE}/benchmarks/split_layers/{{name}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        experiment=experiment_json,
+        cache=CACHE,
+    shell:
+        "python -m zigzag step split --experiment {params.experiment:q} --workload {input.workload:q}"
+        " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
+
+
 rule evaluate_layer:
     input:
         job=ancient(f"{CACHE}/jobs/{{key}}.json"),
+        plan=planning_experiment,
     output:
         result=f"{CACHE}/results/{{key}}.json",
     log:
         f"{CACHE}/logs/{{key}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/evaluate_layer/{{key}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step evaluate {input.job:q} --output {output.result:q} --log {log:q}"
+        "python -m zigzag.steps.evaluate {input.job:q} --output {output.result:q} --log {log:q}"

@@ -1,7 +1,8 @@
-# Figures and the HTML report: per-experiment breakdowns, loop nests and memory hierarchy, and
-# the energy-latency comparison of all experiments with its Pareto front.
+# Figures and the HTML report: per experiment its layers' energy and latency and
+# their loop nests; per accelerator its memory hierarchy; across experiments energy vs latency
+# with a Pareto front per workload. (The tables' HTML views come from `save` and `compare`.)
 #   snakemake --cores N                      (also draws the figures)
-#   snakemake --report report.html          (self-contained HTML report of the figures)
+#   snakemake --report report.html          (self-contained HTML report)
 
 PLOT_FORMAT = OUTPUTS.get("plot_format", "png")
 
@@ -10,37 +11,33 @@ report: "../report/workflow.rst"
 
 
 #: every file of this module, for `rule all`
-PLOT_TARGETS = expand(
-    f"{RESULTS}/{{name}}/plots/{{file}}",
-    name=EXPERIMENT_NAMES,
-    file=[
-        f"energy.{PLOT_FORMAT}",
-        f"latency.{PLOT_FORMAT}",
-        "loop_nests.txt",
-        f"memory_hierarchy.{PLOT_FORMAT}",
-    ],
-) + [f"{RESULTS}/comparison.{PLOT_FORMAT}", f"{RESULTS}/pareto.csv"]
+PLOT_TARGETS = (
+    expand(
+        f"{RESULTS}/{{name}}/plots/{{file}}",
+        name=EXPERIMENT_NAMES,
+        file=[f"layers.{PLOT_FORMAT}", "loop_nests.txt"],
+    )
+    + expand(
+        f"{RESULTS}/accelerators/{{accelerator_id}}/memory_hierarchy.{PLOT_FORMAT}",
+        accelerator_id=list(ACCELERATORS),
+    )
+    + [
+        f"{RESULTS}/comparison.{PLOT_FORMAT}",
+        f"{RESULTS}/pareto.csv",
+    ]
+)
 
 
 rule plot_experiment:
     input:
-        plan=f"{RESULTS}/{{name}}/plan.json",
-        summary=f"{RESULTS}/{{name}}/summary.json",
-        layers=f"{RESULTS}/{{name}}/layers",
+        f"{RESULTS}/{{name}}/results.json",
     output:
-        energy=report(
-            f"{RESULTS}/{{name}}/plots/energy.{PLOT_FORMAT}",
-            caption="../report/energy.rst",
+        layers=report(
+            f"{RESULTS}/{{name}}/plots/layers.{PLOT_FORMAT}",
+            caption="../report/layers.rst",
             category="Experiments",
             subcategory="{name}",
-            labels={"experiment": "{name}", "figure": "energy per layer"},
-        ),
-        latency=report(
-            f"{RESULTS}/{{name}}/plots/latency.{PLOT_FORMAT}",
-            caption="../report/latency.rst",
-            category="Experiments",
-            subcategory="{name}",
-            labels={"experiment": "{name}", "figure": "latency per layer"},
+            labels={"experiment": "{name}", "figure": "energy and latency per layer"},
         ),
         loop_nests=report(
             f"{RESULTS}/{{name}}/plots/loop_nests.txt",
@@ -49,25 +46,38 @@ rule plot_experiment:
             subcategory="{name}",
             labels={"experiment": "{name}", "figure": "loop nests"},
         ),
-        memory_hierarchy=report(
-            f"{RESULTS}/{{name}}/plots/memory_hierarchy.{PLOT_FORMAT}",
-            caption="../report/memory_hierarchy.rst",
-            category="Experiments",
-            subcategory="{name}",
-            labels={"experiment": "{name}", "figure": "memory hierarchy"},
-        ),
     log:
         f"{RESULTS}/{{name}}/logs/plot_experiment.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_experiment/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}",
         plots_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}/plots",
-        cache=CACHE,
         format=PLOT_FORMAT,
     shell:
-        "python -m zigzag step plot-experiment {params.experiment_dir:q} --output {params.plots_dir:q}"
-        " --format {params.format} --cache {params.cache:q} --log {log:q}"
+        "python -m zigzag step plot-experiment {input:q} --output {params.plots_dir:q}"
+        " --format {params.format} --log {log:q}"
+
+
+rule plot_accelerator:
+    input:
+        f"{PARSED}/accelerators/{{accelerator_id}}.json",
+    output:
+        report(
+            f"{RESULTS}/accelerators/{{accelerator_id}}/memory_hierarchy.{PLOT_FORMAT}",
+            caption="../report/memory_hierarchy.rst",
+            category="Accelerators",
+            labels={"accelerator": "{accelerator_id}", "figure": "memory hierarchy"},
+        ),
+    log:
+        f"{RESULTS}/accelerators/{{accelerator_id}}/plot.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_accelerator/{{accelerator_id}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        "python -m zigzag step plot-accelerator {input:q} --output {output:q} --log {log:q}"
 
 
 rule plot_comparison:
@@ -84,10 +94,12 @@ rule plot_comparison:
             f"{RESULTS}/pareto.csv",
             caption="../report/pareto.rst",
             category="Comparison",
-            labels={"figure": "Pareto-optimal experiments"},
+            labels={"figure": "Pareto-optimal experiments (CSV)"},
         ),
     log:
         f"{RESULTS}/logs/plot_comparison.log",
+    benchmark:
+        f"{CACHE}/benchmarks/plot_comparison/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:

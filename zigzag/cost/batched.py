@@ -62,6 +62,7 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from zigzag.cost import model as scalar
+from zigzag.cost.array import array_cost
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
 from zigzag.mapping.spatial import LevelMapping
@@ -486,7 +487,8 @@ class BatchCostModel:
     """
 
     def __init__(self, layer: Layer, accelerator: Accelerator, fractional: LevelMapping, integer: LevelMapping,
-                 loops: LoopTable, *, access_same_data_considered_as_no_access: bool = True):
+                 loops: LoopTable, *, access_same_data_considered_as_no_access: bool = True,
+                 spatial_mapping_array: dict | None = None):
         self.layer = layer
         self.accelerator = accelerator
         self.loops = loops
@@ -504,7 +506,10 @@ class BatchCostModel:
         out = setup.operands[layer.output]
         if out.pr_relations:
             raise Unsupported("partially relevant output operand")
-        self.mac_energy = accelerator.operational_array.unit_energy * layer.total_macs
+        # the array's energy does not depend on the temporal mapping (an IMC array's depends on
+        # the spatial mapping only, imc.md §8)
+        self.mac_energy = array_cost(layer, accelerator, spatial_mapping_array).mac_energy
+        self.cpo = setup.cycles_per_op
         self.total_cycle = loops.total
         self.pr_sizes = setup.pr_sizes
         # every port duty (for the per-candidate structure signature), in a fixed order
@@ -816,7 +821,7 @@ class BatchCostModel:
                     else:
                         r[d] = np.zeros(n)
                     buffered = db[op][k + 1] if d in ("th", "fh") else db[op][k]
-                    a[d] = np.where(buffered, flow.period, flow.window)
+                    a[d] = np.ceil(np.where(buffered, flow.period, flow.window) * self.cpo)
                 real_op.append(r)
                 allowed_op.append(a)
             real[op] = real_op
@@ -872,7 +877,7 @@ class BatchCostModel:
                     continue
                 flow = movement_int[op].flows[level][d]
                 acts.append((pick(real[op][level][d]), pick(allowed[op][level][d]),
-                             pick(flow.period), pick(flow.count)))
+                             np.ceil(pick(flow.period) * self.cpo), pick(flow.count)))
             if not acts:
                 continue
             if len(acts) == 1:
@@ -895,7 +900,7 @@ class BatchCostModel:
 
         # §9.5 per-port loading records
         total = float(self.total_cycle)
-        tcc = math.ceil(total * scalar.CPO) + ss_comb
+        tcc = math.ceil(total * self.cpo) + ss_comb
         loading = {op: {} for op in self.layer.inputs}
         offloading = {self.layer.output: {}}
 
@@ -916,7 +921,7 @@ class BatchCostModel:
                 if c == 1:
                     once.append((duty, cycles))
                 else:
-                    bw_req = bw_req + np.ceil(pick(movement_int[op].flows[level][d].bw_aver) / scalar.CPO)
+                    bw_req = bw_req + np.ceil(pick(movement_int[op].flows[level][d].bw_aver) / self.cpo)
                     record(duty, cycles, shared)
             if once:
                 totals = [cyc for _, cyc in once]
@@ -962,7 +967,7 @@ class BatchCostModel:
         except KeyError:
             raise Unsupported("loading table without an expected entry") from None
 
-        latency0 = total * scalar.CPO + ss_comb
+        latency0 = total * self.cpo + ss_comb
         latency1 = latency0 + onload
         latency2 = latency1 + offload
         return latency2, exact & (np.abs(latency2) < _EXACT)
@@ -1157,6 +1162,7 @@ def search_temporal_mappings(
             model = BatchCostModel(
                 layer, accelerator, fractional, integer, loops,
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+                spatial_mapping_array=spatial_mapping_array,
             )
 
         if opt == "energy":

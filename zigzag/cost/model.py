@@ -34,11 +34,12 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import DIRECTION_NAMES, DIRECTIONS, Accelerator, Memory
 from zigzag.workload.layer import DimRelation, Layer
 
+from zigzag.cost.array import DIGITAL_CYCLES_PER_OP, array_cost, cycles_per_op
 from zigzag.cost.result import CostResult
 
-#: cycles per operation; always 1.0 for the digital cost model.  Kept in the formulas because
-#: it makes several latency figures floats, exactly as in the reference (spec §0, Q21).
-CPO = 1.0
+#: cycles per operation of a digital array, for callers that model digital cores only
+#: (zigzag.stream); an evaluation reads its own from ``_Setup.cycles_per_op``.
+CPO = DIGITAL_CYCLES_PER_OP
 
 #: memory operands whose traffic counts as *on-loading* (the others as *off-loading*), §9.5.
 LOADING_MEMORY_OPERANDS = ("I1", "I2")
@@ -114,6 +115,10 @@ class _Setup:
     sharing_groups: tuple[tuple[tuple[str, int], ...], ...]  # linked (layer op, level) members (§3.3)
     memory_names: dict[str, tuple[str, ...]]
     total_units: int
+    #: cycles per operation (CPO): 1.0 for a digital array, ``P_a / b`` for an IMC array
+    #: (imc.md §9.3). A float even when 1.0: it makes several latency figures floats, exactly
+    #: as in the reference (spec §0, Q21).
+    cycles_per_op: float
 
 
 def r_name(data_dim: str) -> str:
@@ -209,6 +214,7 @@ def _setup(layer: Layer, accelerator: Accelerator) -> _Setup:
         sharing_groups=tuple(groups),
         memory_names={op: tuple(lv.memory.name for lv in o.levels) for op, o in operands.items()},
         total_units=accelerator.operational_array.total_units,
+        cycles_per_op=cycles_per_op(accelerator),
     )
 
 
@@ -681,7 +687,7 @@ def transfer_cycles(setup: _Setup, movement_int, db_flags):
                 bw = lv.bw_max[d]
                 r[d] = math.ceil(flow.amount * flow.precision / bw) if bw else 0
                 buffered = db[k + 1] if d in ("th", "fh") else db[k]
-                a[d] = math.ceil((flow.period if buffered else flow.window) * CPO)
+                a[d] = math.ceil((flow.period if buffered else flow.window) * setup.cycles_per_op)
             real_op.append(r)
             allowed_op.append(a)
         real[op] = real_op
@@ -739,7 +745,7 @@ def port_activities(setup: _Setup, movement_int, real, allowed) -> list[tuple[_P
                 op, duty.level, duty.direction,
                 real[op][duty.level][duty.direction],
                 allowed[op][duty.level][duty.direction],
-                math.ceil(flow.period * CPO),
+                math.ceil(flow.period * setup.cycles_per_op),
                 flow.count,
             ))
         result.append((port, acts))
@@ -890,7 +896,7 @@ def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
     transfers, borrowed = {}, {}
     loading = {op: {} for op in layer.inputs}
     offloading = {layer.output: {}}
-    tcc = math.ceil(total_cycle * CPO) + ss_comb
+    tcc = math.ceil(total_cycle * setup.cycles_per_op) + ss_comb
     for port in setup.ports:
         shared = port.shared_by_two_inputs
         once = []  # transfers happening once: whole-tensor loads / stores
@@ -904,7 +910,7 @@ def port_loading(setup: _Setup, movement_int, real, ss_comb, total_cycle):
             if flow.count == 1:
                 once.append((duty, cycles))
             else:
-                bw_req += math.ceil(flow.bw_aver / CPO)
+                bw_req += math.ceil(flow.bw_aver / setup.cycles_per_op)
                 _record(loading, offloading, duty, cycles, shared)
                 periodic.append(PortTransfer(duty.layer_op, duty.level, duty.direction, cycles,
                                              flow.amount * flow.precision, port.bw_max))
@@ -1076,8 +1082,8 @@ def analyse(
     util, util_sh, eff, eff_sh = memory_utilization(setup, movement)
     accesses = memory_word_access(setup, movement, spatial_q)
     mem_energy, breakdown, further = memory_energy(setup, accesses)
-    mac_energy = accelerator.operational_array.unit_energy * layer.total_macs  # Q5
-    energy_total = mem_energy + mac_energy
+    array = array_cost(layer, accelerator, spatial_mapping_array)  # Q5; IMC: imc.md §8
+    energy_total = mem_energy + array.mac_energy
 
     # §9 latency
     eff_sh_after = {op: list(v) for op, v in eff_sh.items()}
@@ -1089,20 +1095,19 @@ def analyse(
     offload, pairs = offloading_cycles(setup, offloading)
 
     # §9.7 totals
-    ideal_cycle = math.ceil(math.ceil(layer.total_macs / setup.total_units) * CPO)
-    ideal_temporal_cycle = total_cycle * CPO
+    ideal_cycle = math.ceil(math.ceil(layer.total_macs / setup.total_units) * setup.cycles_per_op)
+    ideal_temporal_cycle = total_cycle * setup.cycles_per_op
     latency0 = ideal_temporal_cycle + ss_comb
     latency1 = latency0 + onload
     latency2 = latency1 + offload
 
-    areas = _areas(accelerator)
     result = CostResult(
         layer_id=layer.id,
         layer_name=layer.name,
         accelerator_name=accelerator.name,
         memory_names=dict(setup.memory_names),
         energy_total=energy_total,
-        mac_energy=mac_energy,
+        mac_energy=array.mac_energy,
         mem_energy=mem_energy,
         mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
         mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
@@ -1129,8 +1134,12 @@ def analyse(
         temporal_mapping={op: temporal_levels[op] for op in setup.operands},
         temporal_mapping_stationary={op: temporal_q[op].stationary for op in setup.operands},
         spatial_mapping_array=_normalise_array(spatial_mapping_array),
-        area_operational_array=areas[0],
-        area_memories=dict(areas[1]),
+        area_operational_array=array.area,
+        area_memories=dict(array.memory_areas),
+        mac_energy_breakdown=array.mac_energy_breakdown,
+        tclk=array.tclk,
+        tclk_breakdown=array.tclk_breakdown,
+        area_operational_array_breakdown=array.area_breakdown,
     )
     return CostDetail(
         result=result,
@@ -1184,16 +1193,6 @@ def evaluate(
         access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
         spatial_mapping_array=spatial_mapping_array,
     ).result
-
-
-@lru_cache(maxsize=64)
-def _areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
-    """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
-    cost model reports no area, §10).  ``None`` for the array when no ``unit_area`` is given."""
-    array = accelerator.operational_array
-    array_area = None if array.unit_area is None else array.total_area
-    memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}
-    return array_area, memories
 
 
 def _normalise_array(mapping: dict | None):

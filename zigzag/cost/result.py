@@ -8,10 +8,12 @@ Both are immutable dataclasses with a lossless JSON round trip::
 Containers are normalised to tuples (lists in JSON) and dicts with string keys; ints stay
 ints and floats stay floats, so every figure comes back bit-identical.
 
-Area is an extra of ours: the reference's digital cost model reports none (spec §10).
-``area_total`` is the operational array's area (unit area x units) plus, for every memory of
-the accelerator, its area times its number of instances (the product of the array
-dimensions it does not serve).
+Area is an extra of ours for digital arrays: the reference's digital cost model reports none
+(spec §10). ``area_total`` is the operational array's area (unit area x units) plus, for every
+memory of the accelerator, its area times its number of instances (the product of the array
+dimensions it does not serve). For an in-memory-computing array it is the reference's figure:
+the array's area plus every memory's area once (imc.md §9.4); such results also carry the
+array energy per component, the clock period ``tclk`` (ns) and the array's area breakdown.
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ class CostResult:
     area_operational_array: float | None = None
     area_memories: dict[str, float] = field(default_factory=dict)  # memory -> area x instances
 
+    # in-memory computing (imc.md §8-§9); None for a digital array
+    mac_energy_breakdown: dict[str, float] | None = None  # array energy per component (pJ)
+    tclk: float | None = None  # clock period (ns)
+    tclk_breakdown: dict[str, float] | None = None
+    area_operational_array_breakdown: dict[str, float] | None = None
+
     # ----- derived ------------------------------------------------------------------------
     @property
     def area_total(self) -> float | None:
@@ -108,12 +116,21 @@ class CostResult:
         return self.latency_total2
 
     @property
+    def latency_ns(self) -> float | None:
+        """``latency_total2`` in ns (cycles x tclk) when the clock period is known (IMC)."""
+        return None if self.tclk is None else self.latency_total2 * self.tclk
+
+    @property
     def layer_ids(self) -> tuple[int, ...]:
         return (self.layer_id,)
 
     def simple_dict(self) -> dict[str, float]:
-        """The reference's "simple" JSON: ``{"energy": ..., "latency": ...}``."""
-        return {"energy": self.energy_total, "latency": self.latency_total2}
+        """The reference's "simple" JSON: ``{"energy": ..., "latency": ...}``, plus
+        ``"tclk (ns)"`` and ``"area"`` for an IMC evaluation."""
+        simple = {"energy": self.energy_total, "latency": self.latency_total2}
+        if self.tclk is not None:
+            simple.update({"tclk (ns)": self.tclk, "area": self.area_total})
+        return simple
 
     # ----- JSON -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -211,7 +228,8 @@ class CumulativeResult:
     memory_word_access: dict[str, tuple[dict[str, int], ...]] = field(default_factory=dict)
     layer_ids: tuple[int, ...] = ()
     accelerator_name: str | None = None
-    area_total: float | None = None
+    area_total: float | None = None  # of the first result added (as the reference's IMC API)
+    tclk: float | None = None  # clock period (ns) of the first result added (IMC)
 
     @property
     def mac_spatial_utilization(self) -> float:
@@ -237,6 +255,10 @@ class CumulativeResult:
     def latency(self) -> float:
         return self.latency_total2
 
+    @property
+    def latency_ns(self) -> float | None:
+        return None if self.tclk is None else self.latency_total2 * self.tclk
+
     def simple_dict(self) -> dict[str, float]:
         return {"energy": self.energy_total, "latency": self.latency_total2}
 
@@ -247,6 +269,7 @@ class CumulativeResult:
         values["layer_ids"] = self.layer_ids + tuple(other.layer_ids)
         values["accelerator_name"] = self.accelerator_name or other.accelerator_name
         values["area_total"] = self.area_total if self.area_total is not None else other.area_total
+        values["tclk"] = self.tclk if self.tclk is not None else other.tclk
         return CumulativeResult(**values)
 
     def __radd__(self, other):

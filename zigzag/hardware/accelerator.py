@@ -91,12 +91,14 @@ class Memory:
 
 @dataclass(frozen=True)
 class OperationalArray:
-    """The MAC array: named dimensions with sizes, energy and area per MAC unit."""
+    """The digital MAC array: named dimensions with sizes, energy and area per MAC unit.
+    (In-memory-computing arrays: ``zigzag.hardware.imc.ImcArray``.)"""
 
     dimensions: dict[str, int]
     unit_energy: float
     unit_area: float
-    is_imc: bool = False
+
+    is_imc = False
 
     @property
     def total_units(self) -> int:
@@ -112,7 +114,7 @@ class Accelerator:
     """A single-core accelerator."""
 
     name: str
-    operational_array: OperationalArray
+    operational_array: OperationalArray  # or an ImcArray (zigzag.hardware.imc)
     memories: tuple[Memory, ...]  # bottom-up, as listed by the user
     dataflows: dict | None = None
 

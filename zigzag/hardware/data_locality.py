@@ -17,24 +17,8 @@ from dataclasses import dataclass
 import networkx as nx
 
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.workload.layer import Layer
+from zigzag.workload.layer import Layer, activation_and_weight_operands  # noqa: F401 (re-exported)
 from zigzag.workload.workload import Workload
-
-
-def activation_and_weight_operands(layer: Layer) -> tuple[str, str]:
-    """(activation, weight) layer operands, by ZigZag's rules for constant operands."""
-    inputs = layer.inputs
-    constants = [op for op in inputs if op in layer.constant_operands]
-    if len(constants) == 1:
-        weight = constants[0]
-        return next(op for op in inputs if op != weight), weight
-    if not constants:
-        return inputs[1], inputs[0]
-    if not layer.relations:
-        return inputs[0], inputs[1]
-    first_pr = layer.relations[0].data_dim
-    act = next(op for op in inputs if first_pr in layer.operand_dims[op])
-    return act, next(op for op in inputs if op != act)
 
 
 @dataclass

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict  # noqa: F401 (re-exported)
 from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import (
@@ -22,98 +23,6 @@ from zigzag.io.validation import (
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload.workload import DummyNode, Workload, build_layer
-
-
-def accelerator_from_dict(data: dict) -> Accelerator:
-    """An Accelerator from a validated, normalised accelerator document."""
-    array = data["operational_array"]
-    memories = []
-    for name, mem in data["memories"].items():
-        ports = tuple(
-            Port(
-                name=p["name"],
-                type=p["type"],
-                bandwidth_min=p["bandwidth_min"],
-                bandwidth_max=p["bandwidth_max"],
-                allocation=tuple(_allocation(a) for a in p["allocation"]),
-            )
-            for p in mem["ports"]
-        )
-        memories.append(
-            Memory(
-                name=name,
-                size=mem["size"],
-                r_cost=mem["r_cost"],
-                w_cost=mem["w_cost"],
-                area=mem["area"],
-                operands=tuple(mem["operands"]),
-                ports=ports,
-                served_dimensions=tuple(mem["served_dimensions"]),
-                latency=mem.get("latency", 1),
-                mem_type=mem.get("mem_type", "sram"),
-                auto_cost_extraction=mem.get("auto_cost_extraction", False),
-                force_double_buffering=mem.get("force_double_buffering", False),
-            )
-        )
-    return Accelerator(
-        name=data["name"],
-        operational_array=OperationalArray(
-            dimensions=dict(zip(array["dimensions"], array["sizes"])),
-            unit_energy=array.get("unit_energy"),
-            unit_area=array.get("unit_area"),
-            is_imc=array.get("is_imc", False),
-        ),
-        memories=tuple(memories),
-        dataflows=data.get("dataflows"),
-    )
-
-
-def accelerator_to_dict(accelerator: Accelerator) -> dict:
-    """The normalised accelerator-YAML form of an Accelerator (inverse of accelerator_from_dict)."""
-    array = accelerator.operational_array
-    data = {
-        "name": accelerator.name,
-        "memories": {
-            m.name: {
-                "size": m.size,
-                "r_cost": m.r_cost,
-                "w_cost": m.w_cost,
-                "area": m.area,
-                "latency": m.latency,
-                "mem_type": m.mem_type,
-                "auto_cost_extraction": m.auto_cost_extraction,
-                "operands": list(m.operands),
-                "ports": [
-                    {
-                        "name": p.name,
-                        "type": p.type,
-                        "bandwidth_min": p.bandwidth_min,
-                        "bandwidth_max": p.bandwidth_max,
-                        "allocation": [f"{op}, {d}" for op, d in p.allocation],
-                    }
-                    for p in m.ports
-                ],
-                "served_dimensions": list(m.served_dimensions),
-                "force_double_buffering": m.force_double_buffering,
-            }
-            for m in accelerator.memories
-        },
-        "operational_array": {
-            "dimensions": list(array.dimensions),
-            "sizes": list(array.dimensions.values()),
-            "unit_energy": array.unit_energy,
-            "unit_area": array.unit_area,
-            "is_imc": array.is_imc,
-        },
-    }
-    if accelerator.dataflows is not None:
-        data["dataflows"] = accelerator.dataflows
-    return data
-
-
-def _allocation(text: str) -> tuple[str, str]:
-    operand, direction = (part.strip() for part in text.split(","))
-    return operand, direction
 
 
 def read_accelerator(path: str | Path) -> dict:

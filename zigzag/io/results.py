@@ -36,18 +36,22 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
     """The ``inputs.accelerator`` part of ZigZag's complete JSON."""
 
     def label(memory) -> str:
+        # ZigZag prints a Python set here; sorted, so the text is the same in every process
+        served = ", ".join(repr(dim) for dim in sorted(set(memory.served_dimensions)))
         return f"MemoryLevel(instance={memory.name},operands={list(memory.operands)}, " \
-               f"served_dimensions={set(memory.served_dimensions) or '{}'})"
+               f"served_dimensions={{{served}}})"
 
+    array = accelerator.operational_array
+    if array.is_imc:
+        array_summary = {"operational_unit: ImcArray, dimensions": dict(array.dimensions)}  # sic, as ZigZag
+    else:
+        array_summary = {
+            "operational_unit": {"energy_cost": array.unit_energy, "area": array.unit_area},
+            "dimensions": dict(array.dimensions),
+        }
     return {
         "name": accelerator.name,
-        "operational_array": {
-            "operational_unit": {
-                "energy_cost": accelerator.operational_array.unit_energy,
-                "area": accelerator.operational_array.unit_area,
-            },
-            "dimensions": dict(accelerator.operational_array.dimensions),
-        },
+        "operational_array": array_summary,
         "memory_hierarchy": [label(m) for m in accelerator.topological_order],
         "mem_hierarchy_dict": {op: [label(m) for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
         "mem_size_dict": {op: [m.size for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
@@ -56,8 +60,9 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
 
 
 def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) -> dict:
-    """ZigZag's ``<layer>_complete.json`` content for one layer result."""
-    return {
+    """ZigZag's ``<layer>_complete.json`` content for one layer result (with the IMC evaluation's
+    array energy breakdown, clock and area for an in-memory-computing array)."""
+    data = {
         "outputs": {
             "memory": {
                 "utilization": {op: list(v) for op, v in result.mem_utilization_shared.items()},
@@ -100,6 +105,28 @@ def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) ->
             },
             "spatial_mapping": _loops_as_text(result.spatial_mapping),
             "temporal_mapping": _loops_as_text(result.temporal_mapping_stationary),
+        },
+    }
+    if result.tclk is not None:
+        _add_imc_outputs(data["outputs"], result)
+    return data
+
+
+def _add_imc_outputs(outputs: dict, result: CostResult) -> None:
+    """The parts of ZigZag's complete JSON only an IMC evaluation writes (names as ZigZag's)."""
+    outputs["energy"]["operational_energy_breakdown"] = dict(result.mac_energy_breakdown)
+    outputs["latency"]["computation_breakdown"] = {
+        "mac_computation": result.ideal_temporal_cycle,
+        "memory_stalling": result.stall_slack_comb,
+    }
+    memory_area = sum(result.area_memories.values())
+    outputs["clock"] = {"tclk (ns)": result.tclk, "tclk_breakdown (ns)": dict(result.tclk_breakdown)}
+    outputs["area (mm^2)"] = {
+        "total_area": result.area_total,
+        "total_area_breakdown:": {"imc_area": result.area_operational_array, "mem_area": memory_area},
+        "total_area_breakdown_further": {
+            "imc_area_breakdown": dict(result.area_operational_array_breakdown),
+            "mem_area_breakdown": dict(result.area_memories),
         },
     }
 
@@ -169,6 +196,8 @@ def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
             "spatial_utilization": result.mac_spatial_utilization,
             "mac_utilization": result.mac_utilization2,
             "area": result.area_total,
+            "tclk_ns": result.tclk,
+            "latency_ns": result.latency_ns,
             "spatial_mapping": spatial_mapping_text(result),
             "temporal_mapping_O": temporal_mapping_text(result, next(iter(result.temporal_mapping_stationary))),
         })
@@ -187,6 +216,9 @@ def summary(total: CumulativeResult, layer_count: int) -> dict:
         "onloading_cycles": total.data_onloading_cycle,
         "offloading_cycles": total.data_offloading_cycle,
         "mac_utilization": total.mac_utilization2,
+        "area": total.area_total,
+        "tclk_ns": total.tclk,
+        "latency_ns": total.latency_ns,
         "layers": layer_count,
     }
 

@@ -47,14 +47,17 @@ accepted as numbers, nor `.nan` or `.inf`; memory sizes, bandwidths, OA sizes, l
 precisions, latencies and paddings must be >= 0; no empty `memories` or OA `dimensions`; no
 duplicate OA dimensions, memory operands or served dimensions; no two ports of a memory with the
 same name; an allocation may only name an operand of its memory; a non-IMC array needs `unit_energy`
-and `unit_area`; an IMC array needs `input_precision` and `bit_serial_precision`; per layer:
-`loop_dims` and `loop_sizes` of equal length, no duplicate loop dims, the equation's inputs named I
-and W with a precision each, every equation index a loop dim or a relation's data dim, relation
-coefficients positive whole numbers and relation dims loop dims, `padding`/`pr_loop_sizes` only with
-`pr_loop_dims`; unique layer ids; `operand_source` only pointing to the layer itself or an earlier
-layer; the workload not empty; in a mapping entry no memory operand linked twice. A mapping's keys
-must exist in the accelerator only for `spatial_mapping` (`check_mapping_fits_accelerator`): hints
-for OA dimensions the accelerator lacks are accepted and ignored.
+and `unit_area`; an IMC array needs `input_precision` and `bit_serial_precision`, at least two
+dimensions, a power-of-two bitline size if digital, and a memory `cells` whose `size` equals the
+weight precision (one weight per multiplier: the reference crashes on more) and whose `area` is
+given (no CACTI for the cells); per layer: `loop_dims` and `loop_sizes` of equal length, no
+duplicate loop dims, the equation's inputs named I and W with a precision each, every equation index
+a loop dim or a relation's data dim, relation coefficients positive whole numbers and relation dims
+loop dims, `padding`/`pr_loop_sizes` only with `pr_loop_dims`; unique layer ids; `operand_source`
+only pointing to the layer itself or an earlier layer; the workload not empty; in a mapping entry no
+memory operand linked twice. A mapping's keys must exist in the accelerator only for
+`spatial_mapping` (`check_mapping_fits_accelerator`): hints for OA dimensions the accelerator lacks
+are accepted and ignored.
 """
 
 from __future__ import annotations
@@ -429,9 +432,17 @@ def _check_imc_array(array: dict, where: str) -> None:
                       (weight, "input_precision[1]")):
         if value <= 0 or not float(value).is_integer() or int(value) & (int(value) - 1):
             raise _Invalid(f"{where}.{at}", f"{value} is not a power of two; use 1, 2, 4, 8, ...")
-    if array["imc_type"] == "digital" and array["adc_resolution"] != 0:
+    if array["imc_type"] == "digital" and array["adc_resolution"] not in (0, None):
         raise _Invalid(f"{where}.adc_resolution",
                        "a digital IMC array has no ADC; set adc_resolution to 0 or imc_type to analog")
+    if len(array["dimensions"]) < 2:
+        raise _Invalid(f"{where}.dimensions", "an IMC array needs at least two dimensions: the wordline "
+                       "dimension and the bitline dimension (the first two by name); add one")
+    bitline = sorted(array["dimensions"])[1]
+    rows = array["sizes"][array["dimensions"].index(bitline)]
+    if array["imc_type"] != "analog" and rows & (rows - 1):
+        raise _Invalid(f"{where}.sizes", f"the bitline dimension {bitline} of a digital IMC array has size {rows}, "
+                       "which is not a power of two (its adder tree needs one); use 2, 4, 8, ...")
 
 
 def _check_imc_cells(memories: dict, weight_bits: int) -> None:
@@ -448,6 +459,13 @@ def _check_imc_cells(memories: dict, weight_bits: int) -> None:
     if cells["size"] % weight_bits:
         raise _Invalid("memories.cells.size", f"{cells['size']} is not a multiple of the weight precision "
                        f"input_precision[1] ({weight_bits}); make it one")
+    if cells["size"] > weight_bits:
+        raise _Invalid("memories.cells.size", f"{cells['size']} bits hold several weights per multiplier, which "
+                       "is not supported (the reference cannot evaluate it either); set it to the weight "
+                       f"precision input_precision[1] ({weight_bits})")
+    if cells["auto_cost_extraction"] or cells["area"] is None:
+        raise _Invalid("memories.cells.area", "the area of one IMC cell group is needed (CACTI extraction "
+                       "is not supported for the cells); give area and set auto_cost_extraction: false")
 
 
 def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:

@@ -10,7 +10,6 @@ import itertools
 import sys
 from typing import Iterator
 
-from tqdm import tqdm
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator
@@ -82,6 +81,8 @@ def temporal_mappings(
     if show_progress is None:
         show_progress = sys.stderr.isatty()
     if show_progress:
+        from tqdm import tqdm  # only when drawing a bar: importing it costs a layer job ~0.1 s
+
         orderings = tqdm(orderings, total=nb_orderings(factors), desc=f"{layer.name}: loop orderings",
                          leave=False, unit="ord")
     found = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
@@ -42,6 +42,19 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
     return accelerators_with_data_locality(workload, accelerator)
 
 
+#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (imc.md §1.2).
+IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
+
+
+def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
+    """The layers to search, in the given (processing) order: all of them, except that an
+    in-memory-computing array skips layers of type ``Pooling`` and ``Add`` (as ZigZag does;
+    they are absent from the totals)."""
+    if not accelerator.operational_array.is_imc:
+        return list(layers)
+    return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+
+
 def evaluate_network(
     workload: Workload,
     accelerator: Accelerator,
@@ -54,7 +67,7 @@ def evaluate_network(
     accelerators = layer_accelerators(workload, accelerator, options)
     memo: dict[str, CostResult] = {}
     results = []
-    for layer in workload.layers:
+    for layer in evaluated_layers(workload.layers, accelerator):
         layer_accelerator = accelerators[layer.id]
         key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
         if key not in memo:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 
+from zigzag.search.network import evaluated_layers
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -13,7 +14,8 @@ logger = logging.getLogger(__name__)
 class WorkloadStage(Stage):
     """Runs the rest of the pipeline once per layer, in processing (topological) order, with the
     kwarg ``layer``; yields ``(result, (layer, extra_info))``. Dependency-only ONNX nodes are
-    skipped. The workload itself is not passed on."""
+    skipped, and so are ``Pooling`` / ``Add`` layers on an in-memory-computing array. The
+    workload itself is not passed on."""
 
     def __init__(self, list_of_callables, *, workload, accelerator, **kwargs):
         super().__init__(list_of_callables, **kwargs)
@@ -21,7 +23,7 @@ class WorkloadStage(Stage):
         self.accelerator = accelerator
 
     def run(self):
-        for layer in self.workload.layers:
+        for layer in evaluated_layers(self.workload.layers, self.accelerator):
             logger.info("Processing %s...", layer.name)
             for result, extra_info in self.substage(layer=layer, accelerator=self.accelerator).run():
                 yield result, (layer, extra_info)

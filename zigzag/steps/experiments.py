@@ -115,6 +115,37 @@ def expand_experiments(config: dict) -> list[dict]:
         if exp["name"] in seen:
             raise InputError("config", f"experiment '{exp['name']}'", "name used twice; experiment names must be unique")
         seen.add(exp["name"])
-    if not experiments:
+    if not experiments and not config.get("stream_experiments"):
         raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments' or 'sweeps'")
     return experiments
+
+
+def _input_id(stem: str, *parts) -> str:
+    """A readable, file-name-safe id: the file stem and a short hash of what makes it distinct."""
+    import hashlib
+    import re
+
+    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8]
+    return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
+
+
+def workload_id(experiment: dict) -> str:
+    """Id of the experiment's parsed workload: one per (workload, mapping, evaluate_all_operators)."""
+    return _input_id(
+        f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
+        experiment["workload"], experiment["mapping"], experiment["evaluate_all_operators"],
+    )
+
+
+def accelerator_id(experiment: dict) -> str:
+    """Id of the experiment's parsed accelerator: one per accelerator file."""
+    return _input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
+
+
+def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:
+    """``({workload id: its workload, mapping and evaluate_all_operators}, {accelerator id: file})``."""
+    workloads, accelerators = {}, {}
+    for experiment in experiments:
+        workloads[workload_id(experiment)] = {k: experiment[k] for k in ("workload", "mapping", "evaluate_all_operators")}
+        accelerators[accelerator_id(experiment)] = experiment["accelerator"]
+    return workloads, accelerators

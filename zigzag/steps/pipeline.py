@@ -1,105 +1,70 @@
-"""The workflow's file-level steps: plan an experiment, evaluate one layer job, collect results.
+"""The workflow's per-experiment steps after parsing, in the order of ZigZag's stage list.
 
-* ``plan_experiment``: parse workload + mapping + accelerator, decide the accelerator each layer
-  is searched on, and write one *job* per distinct layer into a content-addressed cache
-  (``<cache>/jobs/<key>.json``; the key hashes everything that determines the result), plus the
-  experiment's ``plan.json`` (layer -> key, input hashes, package version).
-* ``evaluate_job``: search one job's layer; write ``<cache>/results/<key>.json``.
-* ``collect_experiment``: per-experiment outputs from the plan and the cached results.
-
-Identical layers (same shape, precisions, mapping entry, accelerator and options) share a key,
-so they are evaluated once across layers and experiments; a job file is never rewritten.
+* :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
+  decide the accelerator each layer is searched on (trimmed per layer with data locality) and
+  write one *job* per distinct layer into the content-addressed cache (``zigzag.steps.jobs``),
+  plus the experiment's ``plan.json`` (layer -> key, inputs' SHA-256, versions).
+* :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
+  network totals, in one ``results.json``.
+* :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
+  ``experiment.json``.
+* :func:`compare_experiments`: the cross-experiment tables.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 
 from zigzag import __version__
-from zigzag.cost.result import CostResult
-from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.io.loaders import accelerator_from_dict, accelerator_to_dict, load_inputs
-from zigzag.mapping.entry import MappingEntry
-from zigzag.search.layer_search import search_layer
-from zigzag.search.network import layer_accelerators
-from zigzag.search.options import SearchOptions
-from zigzag.workload.layer import Layer
-from zigzag.workload.workload import build_layer
-
-#: Bump when a change to the model or the search changes results: it invalidates cached results.
-MODEL_VERSION = 1
+from zigzag.steps.jobs import MODEL_VERSION, job_key, layer_job
+from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 
 
-def file_digest(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: str | Path,
+                 cache: str | Path, plan_path: str | Path) -> dict:
+    """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.io.validation import check_mapping_fits_accelerator
+    from zigzag.search.network import evaluated_layers
+    from zigzag.search.options import SearchOptions
 
-
-def layer_job(layer: Layer, accelerator: Accelerator, options: SearchOptions) -> dict:
-    """Everything that determines a layer's search result (nothing else)."""
-    return {
-        "model_version": MODEL_VERSION,
-        "layer": layer.signature(),
-        "accelerator": accelerator_to_dict(accelerator),
-        "options": options.to_dict(),
-    }
-
-
-def job_key(job: dict) -> str:
-    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def layer_from_job(job: dict) -> Layer:
-    signature = job["layer"]
-    entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
-    name = job.get("layer_name", "layer")
-    return build_layer({**signature, "id": 0, "name": name, "operand_source": {}}, [entry])
-
-
-def plan_experiment(experiment: dict, cache: str | Path, plan_path: str | Path) -> dict:
-    """Write the experiment's layer jobs (if new) and its plan; returns the plan."""
     cache = Path(cache)
+    workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
+    check_mapping_fits_accelerator(workload_doc["mapping_entries"], accelerator_doc["data"],
+                                   workload_doc["mapping"]["path"])
+    accelerator = accelerator_from_dict(accelerator_doc["data"])
     options = SearchOptions(**experiment["options"])
-    workload, accelerator = load_inputs(
-        experiment["workload"],
-        experiment["accelerator"],
-        experiment["mapping"],
-        evaluate_all_operators=experiment["evaluate_all_operators"],
-    )
-    per_layer_accelerator = layer_accelerators(workload, accelerator, options)
-    layers = []
-    for layer in workload.layers:
+    if options.exploit_data_locality:
+        from zigzag.search.network import layer_accelerators
+
+        workload = parsed_workload(workload_doc)
+        layers = workload.layers
+        per_layer_accelerator = layer_accelerators(workload, accelerator, options)
+    else:
+        layers = parsed_layers(workload_doc)
+        per_layer_accelerator = {layer.id: accelerator for layer in layers}
+    entries = []
+    for layer in evaluated_layers(layers, accelerator):
         job = layer_job(layer, per_layer_accelerator[layer.id], options)
         key = job_key(job)
         job_path = cache / "jobs" / f"{key}.json"
         if not job_path.exists():
             write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
-        layers.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
-                       "spec": layer.to_spec()})
+        entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
+                        "spec": layer.to_spec()})
     plan = {
         "experiment": experiment,
-        "inputs": {k: {"path": experiment[k], "sha256": file_digest(experiment[k])}
-                   for k in ("workload", "accelerator", "mapping")},
+        "inputs": {"workload": workload_doc["workload"], "accelerator": accelerator_doc["accelerator"],
+                   "mapping": workload_doc["mapping"]},
         "package_version": __version__,
         "model_version": MODEL_VERSION,
-        "layers": layers,
+        "layers": entries,
     }
     write_json_atomic(plan_path, plan)
     return plan
-
-
-def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None) -> CostResult:
-    """Search one job's layer and write its best result."""
-    job = json.loads(Path(job_path).read_text())
-    layer = layer_from_job(job)
-    accelerator = accelerator_from_dict(job["accelerator"])
-    best, stats = search_layer(layer, accelerator, SearchOptions(**job["options"]), show_progress=show_progress)
-    write_json_atomic(result_path, {"result": best.to_dict(), "stats": dataclasses.asdict(stats)})
-    return best
 
 
 def plan_keys(plan_path: str | Path) -> list[str]:
@@ -108,10 +73,12 @@ def plan_keys(plan_path: str | Path) -> list[str]:
     return list(dict.fromkeys(layer["key"] for layer in plan["layers"]))
 
 
-def load_plan_results(plan: dict, cache: str | Path) -> list[tuple[dict, CostResult]]:
+def load_plan_results(plan: dict, cache: str | Path) -> list:
     """(plan layer entry, its result with the layer's own id and name) in processing order."""
+    from zigzag.cost.result import CostResult
+
     cache = Path(cache)
-    loaded: dict[str, CostResult] = {}
+    loaded = {}
     results = []
     for entry in plan["layers"]:
         key = entry["key"]
@@ -121,31 +88,88 @@ def load_plan_results(plan: dict, cache: str | Path) -> list[tuple[dict, CostRes
     return results
 
 
-def collect_experiment(plan_path: str | Path, cache: str | Path, out_dir: str | Path, *, float_format: str = "%.10g") -> dict:
-    """Write summary.json, layers.csv, layers/<layer>.json and experiment.json; returns the summary."""
+def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Path) -> dict:
+    """Gather the experiment's layer results and their network sum into ``results.json``."""
     from zigzag.cost.result import sum_results
-    from zigzag.io.results import complete_json, file_stem, layer_table, summary
+    from zigzag.io.results import summary
 
-    out_dir = Path(out_dir)
     plan = json.loads(Path(plan_path).read_text())
     rows = load_plan_results(plan, cache)
+    total = sum_results([result for _, result in rows])
+    document = {
+        **{key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")},
+        "total": {"experiment": plan["experiment"]["name"], **summary(total, len(rows))},
+        "layers": [{**entry, "result": result.to_dict()} for entry, result in rows],
+    }
+    write_json_atomic(out_path, document)
+    return document["total"]
+
+
+def read_results(path: str | Path) -> tuple[dict, list]:
+    """A ``results.json`` and its (layer entry, CostResult) pairs."""
+    from zigzag.cost.result import CostResult
+    from zigzag.errors import InputError
+
+    try:
+        document = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError(str(path), "", "file not found (run the experiment's sum step first)") from None
+    return document, [(entry, CostResult.from_dict(entry["result"])) for entry in document["layers"]]
+
+
+def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | Path, *,
+                    float_format: str = "%.10g") -> dict:
+    """Write summary.json, summary.csv, layers.csv (and its HTML view), memory_levels.csv,
+    layers/<layer>.json and experiment.json from ``results.json``; returns the summary."""
+    from zigzag.cost.result import sum_results
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.io.results import complete_json, file_stem
+    from zigzag.mapping.entry import MappingEntry
+    from zigzag.steps import tables
+    from zigzag.workload.workload import build_layer
+
+    out_dir = Path(out_dir)
+    document, rows = read_results(results_path)
+    experiment = document["experiment"]
+    accelerators = {}
     for entry, result in rows:
-        job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
+        if entry["key"] not in accelerators:
+            job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
+            accelerators[entry["key"]] = accelerator_from_dict(job["accelerator"])
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
-        details = complete_json(result, layer, accelerator_from_dict(job["accelerator"]))
-        write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json", {**details, "result": result.to_dict()})
-    write_text_atomic(out_dir / "layers.csv", layer_table(rows).to_csv(index=False, float_format=float_format))
-    totals = {"experiment": plan["experiment"]["name"], **summary(sum_results([r for _, r in rows]), len(rows))}
-    write_json_atomic(out_dir / "summary.json", totals)
-    reproducible = {key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")}
+        details = complete_json(result, layer, accelerators[entry["key"]])
+        write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json",
+                          {**details, "result": entry["result"]})
+    results = [result for _, result in rows]
+    row = tables.experiment_row(experiment, results, sum_results(results))
+    tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
+    layer_rows = tables.layer_rows(rows)
+    tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
+    write_text_atomic(out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers"))
+    ident = tables.identity(experiment, row["accelerator"])
+    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows), float_format=float_format)
+    summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"]}
+    write_json_atomic(out_dir / "summary.json", summary)
+    reproducible = {key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")}
     write_json_atomic(out_dir / "experiment.json", reproducible)
-    return totals
+    return summary
 
 
-def compare_experiments(summary_paths: list[str | Path], out_csv: str | Path) -> str:
-    """One CSV row per experiment with its totals; returns a one-line description."""
-    import pandas as pd
+def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) -> str:
+    """``experiments.csv`` (and its HTML view), ``layers.csv`` and ``memory_levels.csv`` of all
+    experiments (the saved per-experiment tables, concatenated); returns a one-line description."""
+    from zigzag.steps import tables
 
-    rows = [json.loads(Path(p).read_text()) for p in summary_paths]
-    write_text_atomic(out_csv, pd.DataFrame.from_records(rows).to_csv(index=False))
-    return f"{len(rows)} experiments compared"
+    out_dir = Path(out_dir)
+    summaries, layers, levels = [], [], []
+    for folder in map(Path, experiment_dirs):
+        row = tables.read_csv(folder / "summary.csv")[0]
+        summaries.append(row)
+        ident = {key: row[key] for key in tables.IDENTITY}
+        layers.append((ident, tables.read_csv(folder / "layers.csv")))
+        levels.append(({}, tables.read_csv(folder / "memory_levels.csv")))
+    tables.write_csv(out_dir / "experiments.csv", summaries)
+    write_text_atomic(out_dir / "experiments.html", tables.html_table(summaries, "Experiments"))
+    tables.write_csv(out_dir / "layers.csv", tables.concatenated(layers))
+    tables.write_csv(out_dir / "memory_levels.csv", tables.concatenated(levels))
+    return f"{len(summaries)} experiments compared"

@@ -3,17 +3,21 @@
 ``zigzag stream nodes`` builds the computation-node graph of a workload on a multi-core
 accelerator and writes it as ``cn_graph.npz`` (for the next steps), ``cn_graph.csv`` (one row
 per CN) and ``cn_graph.png`` (small graphs). ``zigzag stream run`` also costs and schedules the
-CNs and writes ``summary.json`` and ``schedule.csv``.
+CNs and writes ``summary.json`` and ``schedule.csv``. ``zigzag stream search`` searches the
+allocation of flexible layers to cores and writes the Pareto front (``front.csv``), the chosen
+allocation as a fixed mapping (``allocation.yaml``) and its ``summary.json``/``schedule.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
@@ -67,7 +71,36 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
     run.add_argument("--output", required=True, help="output folder")
     run.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
     run.set_defaults(func=cmd_run)
+    add_plot_command(commands)
+
+    search = commands.add_parser(
+        "search",
+        help="search the layer-to-core allocation (NSGA-II on energy and latency); write the Pareto front",
+        description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
+        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the whole Pareto front), "
+        "OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and schedule.csv.",
+    )
+    search.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    search.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
+    search.add_argument("--mapping", required=True, help="Stream mapping YAML (layers listing several cores are searched)")
+    search.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
+    search.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
+    search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
+    search.add_argument("--seed", type=int, default=0, help="random seed (same seed, same front; default 0)")
+    search.add_argument("--workers", type=int, default=1, help="processes evaluating schedules (default 1)")
+    search.add_argument("--choose", default="latency", choices=("latency", "energy", "edp"),
+                        help="which front point to save as allocation.yaml (default: lowest latency, as Stream)")
+    search.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
+    search.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
+    search.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    search.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
+    search.add_argument("--output", required=True, help="output folder")
+    search.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    search.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    search.set_defaults(func=cmd_search)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -84,7 +117,62 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
+    if args.plots:
+        plot_after_run(args.output)
     return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from zigzag.stream.allocation import search_allocation
+    from zigzag.stream.allocation.nsga import print_generation
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    if args.individuals < 2 or args.generations < 0 or args.workers < 1:
+        raise InputError(None, "--individuals/--generations/--workers",
+                         "need at least 2 individuals, 0 or more generations and 1 or more workers")
+    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    bar = None if args.quiet else tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
+
+    def progress(generation: int, front) -> None:
+        if bar is not None:
+            print_generation(generation, front, stream=_TqdmStream())
+            if generation:
+                bar.update(1)
+
+    begin = time.perf_counter()
+    try:
+        found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                  individuals=args.individuals, generations=args.generations, seed=args.seed,
+                                  workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
+                                  cache=args.cache, cost_lut_path=args.cost_lut_path,
+                                  operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                                  output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    chosen, fixed = found.chosen, found.fixed_schedule()
+    print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
+          f"front of {len(found.front)} points ({time.perf_counter() - begin:.1f} s in all)")
+    print(f"chosen ({args.choose}): latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ; "
+          f"as a fixed mapping: latency {fixed.latency:.10g}, energy {fixed.energy:.6g} pJ")
+    out = Path(args.output)
+    print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    return 0
+
+
+class _TqdmStream:
+    """A file-like object printing through tqdm (lines above the progress bar, on stderr)."""
+
+    def write(self, text: str) -> None:
+        from tqdm import tqdm
+
+        if text.strip():
+            tqdm.write(text.rstrip("\n"), file=sys.stderr)
+
+    def flush(self) -> None:
+        pass
 
 
 def _seed(text: str | None):

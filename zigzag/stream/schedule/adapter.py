@@ -141,4 +141,5 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
         order=scheduling_order(graph.layer, graph.sub_id, graph.stacks),
         prefetch=tuple(preload),
         name=name,
+        layer_names={int(i): info.name for i, info in graph.layers.items()},
     ).validated()

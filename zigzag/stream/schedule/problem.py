@@ -114,6 +114,7 @@ class ScheduleProblem:
 
     ``order``: CN indices by scheduling priority (first = scheduled first among ready CNs).
     ``prefetch``: ``(tensor, core, memory operand)`` transfers made before scheduling.
+    ``layer_names``: layer id → name, for pictures only.
     """
 
     hardware: ScheduleHardware
@@ -140,6 +141,7 @@ class ScheduleProblem:
     order: np.ndarray
     prefetch: tuple[tuple[int, int, int], ...] = ()
     name: str = field(default="schedule")
+    layer_names: dict[int, str] = field(default_factory=dict, compare=False)
 
     @property
     def nb_cns(self) -> int:

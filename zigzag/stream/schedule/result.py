@@ -123,7 +123,9 @@ class ScheduleResult:
         return rows
 
     def write(self, folder: str | Path) -> None:
-        """Write ``summary.json`` and ``schedule.csv`` into ``folder``."""
+        """Write ``summary.json``, ``schedule.csv`` and ``schedule_trace.json`` (for pictures) into ``folder``."""
+        from zigzag.stream.schedule.trace import write_trace
+
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         write_json_atomic(folder / "summary.json", self.summary())
@@ -133,3 +135,4 @@ class ScheduleResult:
         writer.writeheader()
         writer.writerows(rows)
         write_text_atomic(folder / "schedule.csv", text.getvalue())
+        write_trace(self, folder)

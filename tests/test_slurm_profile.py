@@ -1,0 +1,84 @@
+"""The SLURM profile (profiles/slurm) parses and submits the layer jobs in batches.
+
+No SLURM needed: the default config's experiments are split into layer jobs locally, then a dry
+run through the profile shows how the jobs would be submitted. (tools/slurm_local.sh runs the
+profile on a real one-node SLURM; it needs root and daemons, so it is not part of the tests.)
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from zigzag.steps.experiments import expand_experiments
+
+pytest.importorskip("snakemake_executor_plugin_slurm", reason="install the [cluster] extra")
+pytestmark = pytest.mark.slow
+
+PROFILE = REPO / "profiles" / "slurm"
+
+
+def snakemake(workdir: Path, *args: str) -> str:
+    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+               str(workdir), *args]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output[-4000:]
+    return output
+
+
+def profile_groups() -> dict[str, list[str]]:
+    """The profile's groups: name -> the rules in it."""
+    profile = yaml.safe_load((PROFILE / "config.yaml").read_text())
+    groups: dict[str, list[str]] = {}
+    for entry in profile["groups"]:
+        rule, group = entry.split("=")
+        groups.setdefault(group, []).append(rule)
+    return groups
+
+
+@pytest.fixture(scope="module")
+def dry_run(tmp_path_factory) -> str:
+    """The dry run of the default config through the profile, its experiments already split."""
+    workdir = tmp_path_factory.mktemp("slurm_profile")
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    shutil.copy(REPO / "config.yaml", workdir / "config.yaml")
+    (workdir / "inputs").symlink_to(REPO / "inputs")
+    names = [experiment["name"] for experiment in expand_experiments(config)]
+    results = config.get("results", "results")
+    # Split every experiment into its layer jobs (locally): only then are they in the DAG.
+    snakemake(workdir, "--cores", "2", *(f"{results}/{name}/plan.json" for name in names))
+    return snakemake(workdir, "--profile", str(PROFILE), "--dry-run")
+
+
+def test_profile_groups_the_layer_jobs_with_their_sum():
+    (group, rules), = profile_groups().items()
+    assert "evaluate_layer" in rules and len(rules) == 2, rules
+
+
+def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
+    (group, rules), = profile_groups().items()
+    layer_rule = "evaluate_layer"
+    (sum_rule,) = set(rules) - {layer_rule}
+    blocks = re.split(rf"^.*Group job {group} \(jobs in lexicogr\. order\):$", dry_run, flags=re.MULTILINE)
+    # the block after the last batch also holds the ungrouped jobs: none of them may be a layer job
+    batches = [re.findall(rf"^    rule ({layer_rule}|{sum_rule}):\n\s+input: .*\n\s+output: ([^,\n]*)",
+                          block, re.MULTILINE) for block in blocks[1:]]
+    ungrouped = re.findall(rf"^rule ({layer_rule}|{sum_rule}):$", dry_run, re.MULTILINE)
+    counts = {rule: re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE) for rule in (layer_rule, sum_rule)}
+    assert all(counts.values()), f"the profile groups rules the workflow does not run: {counts}"
+    counts = {rule: int(match.group(1)) for rule, match in counts.items()}
+    assert ungrouped == [], "every layer job and every sum runs inside a batch"
+    assert len(batches) == counts[sum_rule] == len(expand_experiments(yaml.safe_load(
+        (REPO / "config.yaml").read_text()))), "one batch per experiment"
+    for batch in batches:
+        assert [rule for rule, _ in batch].count(sum_rule) == 1, batch
+    layer_jobs = [output for batch in batches for rule, output in batch if rule == layer_rule]
+    assert len(layer_jobs) == len(set(layer_jobs)) == counts[layer_rule] > len(batches)

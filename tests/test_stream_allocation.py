@@ -1,0 +1,140 @@
+"""The allocation search: genes, determinism, parallel workers, the front, saved mappings, CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from zigzag.errors import InputError
+from zigzag.stream.allocation import dominated_share, nsga2, search_allocation
+from zigzag.stream.allocation.front import parse_allocation, read_front
+from zigzag.stream.schedule.run import run_stream
+
+REF = Path(__file__).parent / "data" / "reference" / "stream"
+QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
+DUAL = REF / "small/dual_testing_core_offchip_v2.yaml"
+SMALL = REF / "small/small_3conv.onnx"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cost-cache")
+
+
+@pytest.fixture(scope="module")
+def flexible(tmp_path_factory):
+    """A mapping letting every layer of the small network go to any of the four quad-core cores."""
+    path = tmp_path_factory.mktemp("mapping") / "flexible.yaml"
+    path.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def small_search(flexible, cache):
+    return search_allocation(QUAD, SMALL, flexible, "fused", individuals=8, generations=12, seed=0, cache=cache,
+                             cwd=str(REF))
+
+
+def test_genes_are_the_flexible_layer_groups_with_their_valid_cores(small_search):
+    assert [(g.layer, g.group, g.cores) for g in small_search.genes] == [(i, 0, (0, 1, 2, 3)) for i in range(3)]
+
+
+def test_front_equals_the_exhaustive_pareto_front(small_search):
+    problem = small_search.problem
+    values = {a: problem.fitness(a) for a in itertools.product(*(g.cores for g in problem.genes))}
+    points = set(values.values())
+    exhaustive = {p for p in points if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points)}
+    assert {(p.energy, p.latency) for p in small_search.front} == exhaustive
+    for p in small_search.front:  # every stored allocation really has its stored fitness
+        assert values[p.cores] == (p.energy, p.latency)
+    assert len(exhaustive) > 1  # a real trade-off: energy and latency disagree here
+
+
+def test_same_seed_same_front_with_one_or_two_workers(small_search):
+    problem = small_search.problem
+    one, _ = nsga2(problem, 8, 6, seed=3, workers=1)
+    again, _ = nsga2(problem, 8, 6, seed=3, workers=1)
+    two, _ = nsga2(problem, 8, 6, seed=3, workers=2)
+    assert one == again == two
+
+
+def test_fixed_mapping_round_trip(small_search, tmp_path):
+    files = small_search.write(tmp_path)
+    saved = yaml.safe_load(files["allocation.yaml"].read_text())
+    fixed = {e["name"]: e["core_allocation"] for e in saved if e.get("core_allocation_is_fixed")}
+    assert fixed == {f"/conv{i}/Conv": [c] for i, c in enumerate(small_search.chosen.cores)}
+    rerun = run_stream(QUAD, SMALL, files["allocation.yaml"], "fused", cache=None, cwd=str(REF))
+    summary = json.loads(files["summary.json"].read_text())
+    assert (rerun.latency, rerun.energy) == (summary["latency"], summary["energy"])
+    assert summary["search"]["latency"] == small_search.chosen.latency == min(p.latency for p in small_search.front)
+    front = read_front(files["front.csv"])
+    assert [(e, lat) for e, lat, _ in front] == [(p.energy, p.latency) for p in small_search.front]
+    assert front[0][2] == {(g.layer, g.group): c for g, c in zip(small_search.genes, small_search.front[0].cores)}
+
+
+def test_nothing_flexible_evaluates_the_fixed_allocation_once(cache):
+    found = search_allocation(DUAL, SMALL, REF / "small/mapping_plain.yaml", "lbl", individuals=4, generations=3,
+                              cache=cache, cwd=str(REF))
+    assert found.genes == () and found.stats.evaluations == 1 and len(found.front) == 1
+    fixed = run_stream(DUAL, SMALL, REF / "small/mapping_plain.yaml", "lbl", cache=cache, cwd=str(REF))
+    assert (found.front[0].energy, found.front[0].latency) == (fixed.energy, fixed.latency)
+
+
+def test_bad_allocation_and_choice_are_one_line_errors(small_search, flexible):
+    with pytest.raises(InputError, match="not one of its valid cores"):
+        small_search.problem.check([0, 1, 7])
+    with pytest.raises(InputError, match="layer_id:group=core"):
+        parse_allocation("0:0=1 oops")
+    with pytest.raises(InputError, match="choose"):
+        search_allocation(QUAD, SMALL, flexible, "lbl", choose="fastest", cwd=str(REF))
+
+
+def test_dominated_share():
+    assert dominated_share([(1, 5), (5, 1)], [(1, 4)]) == 0.5
+    assert dominated_share([(1, 5)], [(1, 5)]) == 0.0
+
+
+def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "zigzag", "stream", "search", "--accelerator", str(QUAD), "--workload", str(SMALL),
+               "--mapping", str(flexible), "--mode", "lbl", "--individuals", "6", "--generations", "3", "--seed", "0",
+               "--workers", "2", "--cache", str(cache), "--cwd", str(REF), "--output", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("generation ") >= 4  # one line per generation (0..3)
+    rows = read_front(out / "front.csv")
+    assert rows and all(set(a) == {(0, 0), (1, 0), (2, 0)} for _, _, a in rows)
+    for name in ("summary.json", "schedule.csv", "allocation.yaml"):
+        assert (out / name).exists()
+    again = subprocess.run(command[:-1] + [str(tmp_path / "again")], capture_output=True, text=True)
+    assert again.returncode == 0
+    assert (tmp_path / "again" / "front.csv").read_text() == (out / "front.csv").read_text()
+    bad = subprocess.run(command[:-1] + [str(tmp_path / "bad"), "--individuals", "1"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "individuals" in bad.stderr and "Traceback" not in bad.stderr
+
+
+RESNET = REF / "stream/inputs/examples/workload/resnet18.onnx"
+FLEXIBLE_QUAD = REF / "stream/inputs/examples/mapping/tpu_like_quad_core.yaml"
+REFERENCE_FRONTS = Path(__file__).parent / "data" / "stream"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_front_not_dominated_by_the_reference_ga(mode, cache):
+    """ResNet-18 x quad core, flexible mapping, the reference's GA budget (16 x 8): the reference's
+    front (recorded, see tests/data/stream/README.md) does not dominate ours."""
+    ref = json.loads((REFERENCE_FRONTS / f"reference_ga_front_{mode}.json").read_text())
+    stacks = [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None
+    found = search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=16, generations=8, seed=0,
+                              workers=2, cache=cache, cwd=str(REF))
+    assert [[g.layer, g.group] for g in found.genes] == ref["genes"]  # same genes as Stream (spec §10.1)
+    assert [list(g.cores) for g in found.genes] == ref["valid"]
+    ours = [(p.energy, p.latency) for p in found.front]
+    theirs = [(p["energy"], p["latency"]) for p in ref["front"]]
+    assert dominated_share(ours, theirs) < 1.0

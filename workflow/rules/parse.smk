@@ -1,0 +1,41 @@
+# Parsing, as ZigZag's WorkloadParserStage and AcceleratorParserStage: input files -> normalised
+# JSON read by the later rules. Once per distinct workload + mapping pair and per accelerator
+# file, shared by every experiment using them.
+
+
+rule parse_workload:
+    input:
+        workload=lambda wildcards: WORKLOADS[wildcards.workload_id]["workload"],
+        mapping=lambda wildcards: WORKLOADS[wildcards.workload_id]["mapping"],
+    output:
+        f"{PARSED}/workloads/{{workload_id}}.json",
+    log:
+        f"{CACHE}/logs/parse_workload/{{workload_id}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/parse_workload/{{workload_id}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        all_operators=lambda wildcards: (
+            "--evaluate-all-operators"
+            if WORKLOADS[wildcards.workload_id]["evaluate_all_operators"]
+            else ""
+        ),
+    shell:
+        "python -m zigzag step parse-workload {input.workload:q} --mapping {input.mapping:q}"
+        " {params.all_operators} --output {output:q} --log {log:q}"
+
+
+rule parse_accelerator:
+    input:
+        lambda wildcards: ACCELERATORS[wildcards.accelerator_id],
+    output:
+        f"{PARSED}/accelerators/{{accelerator_id}}.json",
+    log:
+        f"{CACHE}/logs/parse_accelerator/{{accelerator_id}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/parse_accelerator/{{accelerator_id}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        "python -m zigzag step parse-accelerator {input:q} --output {output:q} --log {log:q}"

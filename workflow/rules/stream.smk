@@ -1,0 +1,166 @@
+# Multi-core experiments (Stream), config key `stream_experiments`:
+#   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
+#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
+#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures.
+# Editing one core file changes only the keys of that core: only its cost jobs run again, then
+# the schedules and pictures of the experiments using it.
+
+
+include: "stream_common.smk"
+
+
+rule stream_split:
+    input:
+        hardware=stream_hardware_files,
+        workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
+        mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
+    output:
+        f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        experiment=stream_experiment_json,
+    shell:
+        "python -m zigzag step stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+
+
+checkpoint stream_plan_costs:
+    input:
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+        hardware=stream_hardware_files,
+    output:
+        f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+    shell:
+        "python -m zigzag step stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+        " --cache {params.cache:q} --output {output:q} --log {log:q}"
+
+
+rule stream_cost:
+    input:
+        ancient(f"{CACHE}/stream-cost/jobs/{{key}}.json"),
+    output:
+        f"{CACHE}/stream-cost/entries/{{key}}.json",
+    log:
+        f"{CACHE}/logs/stream-cost/{{key}}.log",
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        "python -m zigzag step stream-cost {input:q} --output {output:q} --log {log:q}"
+
+
+rule stream_schedule:
+    input:
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        entries=stream_cost_entries,
+    output:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+    wildcard_constraints:
+        sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+        " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+
+
+rule stream_plots:
+    input:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+    output:
+        html=_stream_picture("gantt.html", "gantt_interactive"),
+        gantt=_stream_picture(f"gantt.{PLOT_FORMAT}", "gantt"),
+        memory=_stream_picture(f"memory.{PLOT_FORMAT}", "memory"),
+        perfetto=_stream_picture("perfetto.json", "perfetto"),
+        energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+        format=PLOT_FORMAT,
+    shell:
+        "python -m zigzag step stream-plot {params.folder:q} --output {params.folder:q}/plots"
+        " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+
+
+rule stream_search:
+    input:
+        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        entries=stream_cost_entries,
+    output:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
+        allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
+    wildcard_constraints:
+        sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
+    conda:
+        "../envs/zigzag.yaml"
+    threads: os.cpu_count() or 1  # scaled down to --cores
+    params:
+        experiment=stream_experiment_json,
+        cache=CACHE,
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+        " --workers {threads} --output {params.folder:q} --log {log:q}"
+
+
+rule stream_pareto:
+    input:
+        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+    output:
+        _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+    shell:
+        "python -m zigzag step stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+        " --log {log:q}"
+
+
+rule stream_energy:
+    input:
+        expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM)),
+    output:
+        report(
+            f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}",
+            caption="../report/stream_energy_all.rst",
+            category="Multi-core (Stream)",
+            labels={"figure": "energy breakdown of all multi-core experiments"},
+        ),
+    log:
+        f"{STREAM_RESULTS}/logs/energy.log",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
+    shell:
+        "python -m zigzag step stream-compare {params.runs} --output {output:q} --log {log:q}"

@@ -1,0 +1,53 @@
+# Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
+from zigzag.steps.stream import core_files, cost_plan_keys
+
+STREAM_RESULTS = f"{RESULTS}/stream"
+STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
+STREAM_SEARCHED = [n for n, e in STREAM.items() if e["search"]]
+STREAM_PICTURES = [
+    "gantt.html",
+    f"gantt.{PLOT_FORMAT}",
+    f"memory.{PLOT_FORMAT}",
+    f"energy.{PLOT_FORMAT}",
+    "perfetto.json",
+]
+STREAM_TARGETS = (
+    expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM))
+    + expand(
+        f"{STREAM_RESULTS}/{{sname}}/plots/{{file}}",
+        sname=list(STREAM),
+        file=STREAM_PICTURES,
+    )
+    + ([f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}"] if STREAM else [])
+    + expand(
+        f"{STREAM_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}", sname=STREAM_SEARCHED
+    )
+)
+
+
+wildcard_constraints:
+    sname="|".join(STREAM) or "no_stream_experiment",
+
+
+def stream_experiment_json(wildcards):
+    return json.dumps(STREAM[wildcards.sname], sort_keys=True)
+
+
+def stream_hardware_files(wildcards):
+    return core_files(STREAM[wildcards.sname]["accelerator"])
+
+
+def stream_cost_entries(wildcards):
+    """Every cost-table entry the experiment needs (known once its plan is written)."""
+    plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
+    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
+
+
+def _stream_picture(file, what):
+    return report(
+        f"{STREAM_RESULTS}/{{sname}}/plots/{file}",
+        caption=f"../report/stream_{what}.rst",
+        category="Multi-core (Stream)",
+        subcategory="{sname}",
+        labels={"experiment": "{sname}", "figure": what.replace("_", " ")},
+    )

@@ -1,0 +1,70 @@
+"""What the operational array contributes to one evaluation: the MAC energy, the cycles per
+operation, the clock period and the area.
+
+A digital MAC array costs ``unit_energy`` per MAC (cost-model.md Q5), takes one cycle per
+operation and reports no clock; its area is ours (unit area x units, memories x instances).
+An in-memory-computing array (``zigzag.hardware.imc``) is costed by its own model (imc.md
+§8-§9.4): energy per component from the spatial mapping, ``P_a / b`` cycles per operation,
+its clock period, and its area plus each memory's area once (quirk Q8).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from zigzag.cost.imc import layer_energy
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.imc import ImcArray
+from zigzag.workload.layer import Layer
+
+
+#: cycles per operation of a digital MAC array (a float: it makes several latency figures
+#: floats, exactly as in the reference, cost-model.md §0, Q21)
+DIGITAL_CYCLES_PER_OP = 1.0
+
+
+class ArrayCost(NamedTuple):
+    mac_energy: float
+    mac_energy_breakdown: dict[str, float] | None  # IMC components (imc.md §8.4)
+    tclk: float | None  # ns; IMC only
+    tclk_breakdown: dict[str, float] | None
+    area: float | None  # mm²; None without a unit area
+    area_breakdown: dict[str, float] | None
+    memory_areas: dict[str, float]
+
+
+def cycles_per_op(accelerator: Accelerator) -> float:
+    """Cycles one operation occupies the array (1.0 for a digital array)."""
+    array = accelerator.operational_array
+    return array.cycles_per_op if isinstance(array, ImcArray) else DIGITAL_CYCLES_PER_OP
+
+
+def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None) -> ArrayCost:
+    """The array's share of one evaluation of ``layer`` under ``spatial_mapping_array``."""
+    array = accelerator.operational_array
+    if not isinstance(array, ImcArray):
+        area, memories = _digital_areas(accelerator)
+        return ArrayCost(array.unit_energy * layer.total_macs, None, None, None, area, None, memories)
+    if spatial_mapping_array is None:
+        raise ValueError("an IMC array's energy needs the spatial mapping in array form (spatial_mapping_array)")
+    breakdown = layer_energy(array, layer, spatial_mapping_array)
+    return ArrayCost(
+        mac_energy=sum(breakdown.values()),
+        mac_energy_breakdown=breakdown,
+        tclk=array.tclk,
+        tclk_breakdown=dict(array.tclk_breakdown),
+        area=array.area,
+        area_breakdown=dict(array.area_breakdown),
+        memory_areas={m.name: m.area for m in accelerator.memories},
+    )
+
+
+@lru_cache(maxsize=64)
+def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
+    """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
+    cost model reports no area, cost-model.md §10). ``None`` for the array without ``unit_area``."""
+    array = accelerator.operational_array
+    array_area = None if array.unit_area is None else array.total_area
+    memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}
+    return array_area, memories

@@ -1,0 +1,52 @@
+"""Running a workflow step with its outcome logged: one line on success, one line on error.
+
+A bad input or an unmappable layer ends the step with one ``error: ...`` line on standard error
+and in the log, and exit status 1, so Snakemake (``--keep-going``) finishes the other jobs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from zigzag.errors import InputError, MappingError
+
+
+def run_logged(log: str | None, action) -> int:
+    """Run ``action()`` (returns a one-line message); write the time and then the message (or the
+    one-line error) to ``log``, so that the outcome is the log's last line."""
+    started = time.perf_counter()
+    try:
+        message = action()
+        status = 0
+    except (InputError, MappingError) as exc:
+        message = f"error: {exc}"
+        print(message, file=sys.stderr)
+        status = 1
+    if log:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
+        Path(log).write_text(f"[{time.perf_counter() - started:.3f} s]\n{message}\n")
+    return status
+
+
+def evaluate_logged(job: str, output: str, log: str | None) -> int:
+    """Evaluate one layer job; errors name the experiment and layer that planned the job."""
+    from zigzag.steps.jobs import evaluate_job
+
+    def action():
+        label = json.loads(Path(job).read_text()).get("label", job)
+        try:
+            best = evaluate_job(job, output, show_progress=False)
+        except (InputError, MappingError) as exc:
+            raise type(exc)(*_relabelled(exc, label)) from None
+        return f"{label}: energy {best.energy_total:.10g} pJ, latency {best.latency_total2:.10g} cycles"
+
+    return run_logged(log, action)
+
+
+def _relabelled(exc: Exception, label: str) -> tuple:
+    if isinstance(exc, InputError):
+        return exc.file, exc.where or label, exc.message
+    return (f"{label}: {exc}",)

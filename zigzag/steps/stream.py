@@ -1,0 +1,245 @@
+"""The workflow's multi-core (Stream) steps: split into CNs, plan the cost table, schedule, pictures.
+
+A multi-core experiment (config ``stream_experiments``) runs as:
+``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
+distinct (CN shape, core) cost-table keys; job files for those not cached yet) → one
+``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
+trace) → ``stream-plot`` (pictures) and ``stream-compare`` (energy bars of all experiments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from zigzag.errors import InputError
+from zigzag.io.atomic import write_json_atomic
+from zigzag.steps.logged import run_logged
+
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None}
+SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
+
+
+def resolve_stream_experiments(config: dict) -> dict[str, dict]:
+    """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
+    import re
+
+    out: dict[str, dict] = {}
+    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
+    for i, spec in enumerate(config.get("stream_experiments") or []):
+        where = f"stream_experiments[{i}]"
+        if not isinstance(spec, dict):
+            raise InputError("config", where, "must be a mapping with name, accelerator, workload, mapping, mode")
+        for field in ("name", "accelerator", "workload", "mapping", "mode"):
+            if not isinstance(spec.get(field), str):
+                raise InputError("config", f"{where}.{field}", "missing (or not a string); add it")
+        unknown = sorted(set(spec) - fields)
+        if unknown:
+            raise InputError("config", f"{where}.{unknown[0]}", f"unknown field; use one of {', '.join(sorted(fields))}")
+        if spec["mode"] not in ("lbl", "fused"):
+            raise InputError("config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused")
+        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
+            raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
+        exp = {**DEFAULTS, **spec}
+        if exp["search"] is not None:
+            if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
+                raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
+            exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
+        if exp["name"] in out:
+            raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
+        for field in ("accelerator", "workload", "mapping"):
+            if not Path(exp[field]).exists():
+                raise InputError("config", f"{where}.{field}", f"file {exp[field]} not found; fix the path")
+        out[exp["name"]] = exp
+    return out
+
+
+def core_files(accelerator: str | Path) -> list[str]:
+    """The accelerator file and every core file it uses (the files a change in reruns the costs)."""
+    from zigzag.stream.hardware import load_multicore_accelerator
+
+    hardware = load_multicore_accelerator(accelerator)
+    return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
+
+
+def _stacks(exp: dict):
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    return parse_layer_stacks(exp["layer_stacks"]) if exp.get("layer_stacks") else None
+
+
+def split(exp: dict, output: str | Path) -> str:
+    from zigzag.stream.cn_graph import save_cn_graph
+    from zigzag.stream.inputs import cn_graph_from_files
+
+    graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
+    if len(graph) and graph.core.min() < 0 and not exp.get("search"):
+        raise InputError(exp["mapping"], "core_allocation", "some layers may go to several cores; add 'search:' "
+                         "to the experiment to search their allocation, or fix one core per layer")
+    save_cn_graph(graph, output)
+    return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
+
+
+def _table(exp: dict, cache: str | Path):
+    from zigzag.search.options import SearchOptions
+    from zigzag.stream.cost_table import CostTable
+    from zigzag.stream.hardware import load_multicore_accelerator
+
+    hardware = load_multicore_accelerator(exp["accelerator"])
+    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]),
+                                      cache=cache)
+    return hardware, table
+
+
+def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
+    """Write ``output``: every cost-table key the experiment needs; job files for the uncached ones."""
+    from zigzag.stream.cn_graph import load_cn_graph
+    from zigzag.stream.schedule.costs import node_key
+
+    from zigzag.stream.allocation.genes import allocation_genes
+
+    graph = load_cn_graph(graph_file)
+    hardware, table = _table(exp, cache)
+    rep = graph.cost_node()
+    pairs = {(int(rep[cn]), int(graph.core[cn])) for cn in np.flatnonzero(graph.core >= 0).tolist()}
+    for gene in allocation_genes(graph, [c.id for c in hardware.compute_cores]):  # flexible layers: every candidate
+        cns = np.flatnonzero((graph.layer == gene.layer) & (graph.group == gene.group)).tolist()
+        pairs |= {(int(rep[cn]), core) for cn in cns for core in gene.cores}
+    pairs = sorted(pairs)
+    keyed = [(node_key(graph, r), core) for r, core in pairs]
+    core_of = {table.key(node, core): core for node, core in reversed(keyed)}  # first core using each key
+    keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
+    new = table.plan(keyed)
+    write_json_atomic(output, {"experiment": exp["name"], "keys": keys, "cores": [core_of[k] for k in keys],
+                               "to_compute": new})
+    return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
+
+
+def cost_plan_keys(path: str | Path) -> list[str]:
+    return json.loads(Path(path).read_text())["keys"]
+
+
+def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
+    """Schedule the experiment's CN graph with the cached cost entries; write the run folder."""
+    from zigzag.stream.cn_graph import load_cn_graph
+    from zigzag.stream.schedule.adapter import problem_from_cn_graph
+    from zigzag.stream.schedule.costs import cn_costs
+    from zigzag.stream.schedule.scheduler import schedule as run_schedule
+
+    graph = load_cn_graph(graph_file)
+    hardware, table = _table(exp, cache)
+    costs = cn_costs(graph, table)
+    result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
+                                                name=exp["name"]))
+    result.write(output)
+    return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
+
+
+def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
+    """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
+    (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
+    from zigzag.stream.allocation.search import search_allocation
+
+    opts = exp["search"]
+    found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
+                              individuals=opts["individuals"], generations=opts["generations"], seed=opts["seed"],
+                              workers=workers, choose=opts["choose"], lpf_limit=exp["lpf_limit"], cache=cache,
+                              operands_to_prefetch=exp["prefetch"])
+    found.write(output)
+    chosen = found.chosen
+    return (f"{exp['name']}: front of {len(found.front)} points; chosen ({opts['choose']}) latency "
+            f"{chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
+
+
+def compare(runs: list[str], output: str | Path) -> str:
+    """Energy bars of several runs (``NAME=FOLDER`` items)."""
+    from zigzag.stream.plots import read_summary
+    from zigzag.stream.plots.charts import energy_breakdown_png
+
+    summaries = {}
+    for item in runs:
+        name, _, folder = item.partition("=")
+        if not folder:
+            raise InputError(None, "runs", f"'{item}' is not NAME=FOLDER")
+        summaries[name] = read_summary(folder)
+    energy_breakdown_png(summaries, output)
+    best = min(summaries, key=lambda n: summaries[n]["energy"]) if summaries else "-"
+    return f"{len(summaries)} multi-core experiments; lowest energy: {best}"
+
+
+# ----- commands (``zigzag step stream-...``) -----------------------------------------------------
+
+
+def _experiment(args) -> dict:
+    try:
+        return json.loads(args.experiment)
+    except json.JSONDecodeError as exc:
+        raise InputError(None, "--experiment", f"not valid JSON ({exc.msg})") from None
+
+
+def register(command) -> None:
+    """Add the stream steps through ``command(name, func, help)`` of ``zigzag step``."""
+    def cmd_split(args):
+        return run_logged(args.log, lambda: split(_experiment(args), args.output))
+
+    def cmd_plan(args):
+        return run_logged(args.log, lambda: plan(_experiment(args), args.graph, args.cache, args.output))
+
+    def cmd_schedule(args):
+        return run_logged(args.log, lambda: schedule(_experiment(args), args.graph, args.cache, args.output))
+
+    def cmd_search(args):
+        return run_logged(args.log, lambda: search(_experiment(args), args.cache, args.output, args.workers))
+
+    def cmd_plot(args):
+        from zigzag.stream.plots import plot_run
+
+        return run_logged(args.log, lambda: "written: " + ", ".join(
+            p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto)))
+
+    def cmd_pareto(args):
+        from zigzag.stream.plots import plot_front
+
+        return run_logged(args.log, lambda: f"written: {plot_front(args.run, args.output, args.name)}")
+
+    def cmd_compare(args):
+        return run_logged(args.log, lambda: compare(args.runs, args.output))
+
+    sub = command("stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)")
+    sub.add_argument("--experiment", required=True, help="the stream experiment as JSON")
+    sub.add_argument("--output", required=True, help="cn_graph.npz to write")
+    sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment; jobs for the uncached")
+    sub.add_argument("--experiment", required=True)
+    sub.add_argument("--graph", required=True, help="cn_graph.npz")
+    sub.add_argument("--cache", required=True, help="content-addressed cache folder")
+    sub.add_argument("--output", required=True, help="cost_plan.json to write")
+    sub = command("stream-schedule", cmd_schedule, "multi-core: schedule the CN graph with the cached cost entries")
+    sub.add_argument("--experiment", required=True)
+    sub.add_argument("--graph", required=True, help="cn_graph.npz")
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--output", required=True, help="run folder (summary.json, schedule.csv, schedule_trace.json)")
+    sub = command("stream-search", cmd_search, "multi-core: search the allocation (NSGA-II) with the cached entries")
+    sub.add_argument("--experiment", required=True)
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--workers", type=int, default=1, help="worker processes for the fitness evaluations")
+    sub.add_argument("--output", required=True, help="run folder (front.csv, allocation.yaml, summary.json, ...)")
+    sub = command("stream-plot", cmd_plot, "multi-core: the pictures of a run folder")
+    sub.add_argument("run", help="run folder")
+    sub.add_argument("--output", required=True, help="folder for the pictures")
+    sub.add_argument("--format", default="png", choices=("png", "svg", "pdf"))
+    sub.add_argument("--name", default=None, help="experiment name for titles")
+    sub.add_argument("--no-pareto", action="store_true", help="leave the front of a search folder out")
+    sub = command("stream-pareto", cmd_pareto, "multi-core: the Pareto front of a search folder")
+    sub.add_argument("run", help="search folder (front.csv, summary.json)")
+    sub.add_argument("--output", required=True, help="figure to write")
+    sub.add_argument("--name", default=None, help="experiment name for the title")
+    sub = command("stream-compare", cmd_compare, "multi-core: energy breakdown bars of several runs")
+    sub.add_argument("runs", nargs="+", help="NAME=RUN_FOLDER items")
+    sub.add_argument("--output", required=True, help="figure to write")
+
+
+__all__ = ["compare", "core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "schedule", "search",
+           "split"]

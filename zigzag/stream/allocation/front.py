@@ -1,0 +1,88 @@
+"""The search's outputs as files: the Pareto front (CSV) and an allocation as a fixed mapping (YAML).
+
+``front.csv``: one row per Pareto point, lowest energy first: ``energy`` (pJ), ``latency``
+(cycles), ``allocation`` (space-separated ``layer_id:group=core`` pairs in gene order).
+The fixed mapping keeps every entry of the searched mapping file and adds one entry per
+allocated layer, by node name, with ``core_allocation`` = the core of each group and
+``core_allocation_is_fixed: true``: ``zigzag stream run`` (or Stream) runs it unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+
+from zigzag.errors import InputError
+from zigzag.io.atomic import write_text_atomic
+from zigzag.stream.allocation.genes import Gene
+from zigzag.stream.allocation.nsga import FrontPoint
+from zigzag.stream.cn_graph import CNGraph
+from zigzag.stream.mapping import load_stream_mapping
+
+PAIR = re.compile(r"^(\d+):(\d+)=(\d+)$")
+
+
+def allocation_text(genes: Sequence[Gene], cores: Sequence[int]) -> str:
+    """``"layer:group=core ..."`` of one allocation."""
+    return " ".join(f"{g.layer}:{g.group}={c}" for g, c in zip(genes, cores))
+
+
+def parse_allocation(text: str, where: str = "allocation") -> dict[tuple[int, int], int]:
+    """``{(layer, group): core}`` from ``"layer:group=core ..."``."""
+    out = {}
+    for item in text.split():
+        match = PAIR.match(item)
+        if not match:
+            raise InputError(None, where, f"'{item}' is not layer_id:group=core (e.g. 3:0=1)")
+        out[(int(match[1]), int(match[2]))] = int(match[3])
+    return out
+
+
+def front_csv(genes: Sequence[Gene], front: Sequence[FrontPoint]) -> str:
+    """The front as CSV text (header ``energy,latency,allocation``)."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["energy", "latency", "allocation"])
+    for p in front:
+        writer.writerow([repr(float(p.energy)), repr(float(p.latency)), allocation_text(genes, p.cores)])
+    return text.getvalue()
+
+
+def read_front(path: str | Path) -> list[tuple[float, float, dict[tuple[int, int], int]]]:
+    """``(energy, latency, allocation)`` rows of a ``front.csv``."""
+    with open(path, newline="") as handle:
+        return [(float(r["energy"]), float(r["latency"]), parse_allocation(r["allocation"], str(path)))
+                for r in csv.DictReader(handle)]
+
+
+def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene], cores: Sequence[int]) -> list[dict]:
+    """The mapping file's entries plus one fixed entry per allocated layer (YAML-ready data)."""
+    mapping = load_stream_mapping(mapping_path)
+    chosen: dict[int, dict[int, int]] = {}
+    for gene, core in zip(genes, cores):
+        chosen.setdefault(gene.layer, {})[gene.group] = core
+    entries = dict(mapping.entries)
+    for layer, groups in chosen.items():
+        info = graph.layers[layer]
+        if sorted(groups) != list(range(len(groups))):
+            raise InputError(mapping_path, f"layer {layer}", "its groups are not 0..n-1; cannot write a fixed mapping")
+        entry = mapping.entry_for(info.name, info.op_type)
+        entries[info.name] = replace(entry, name=info.name, core_allocation=tuple(groups[g] for g in sorted(groups)),
+                                     core_allocation_is_fixed=True, group_allocation=None)
+    ordered = [entries["default"]] + [e for name, e in entries.items() if name != "default"]
+    return [e.to_dict() for e in ordered]
+
+
+def write_fixed_mapping(path: str | Path, mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene],
+                        cores: Sequence[int]) -> Path:
+    """Write the allocation ``cores`` as a fixed Stream mapping YAML at ``path``."""
+    data = fixed_mapping(mapping_path, graph, genes, cores)
+    header = f"# fixed allocation found by `zigzag stream search` from {Path(mapping_path).name}\n"
+    write_text_atomic(path, header + yaml.safe_dump(data, sort_keys=False))
+    return Path(path)

@@ -1,0 +1,216 @@
+"""NSGA-II over allocations (DEAP), seeded, with fitness evaluations spread over worker processes.
+
+The loop is DEAP's (mu + lambda) scheme as Stream runs it (spec stream.md §10.4): ``lambda =
+individuals`` offspring per generation, each a crossover of two parents (probability 0.3), a
+mutation of one (0.7) or a copy; survivors ``mu = individuals // 2`` chosen by DEAP's
+``selNSGA2`` from parents + offspring; DEAP's ``ParetoFront`` keeps every non-dominated
+allocation ever evaluated. Differences from Stream, on purpose:
+
+* all random draws come from one ``random.Random(seed)`` owned by the search (DEAP's own
+  operators draw from the global generator, so the variation operators are ours): same seed,
+  same front, whatever the number of workers;
+* crossover is always two-point, position-wise, so every gene keeps one of its own valid cores
+  (Stream switches to ``cxOrdered`` above 10 genes, a permutation operator that treats core ids
+  as positions); one gene: uniform crossover;
+* the swap mutation only swaps two genes whose cores are valid for each other (Stream may swap
+  a core into a gene that cannot use it); a gene with one valid core is never point-mutated;
+* identical allocations are evaluated once (memoised).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from deap import base, tools
+
+from zigzag.stream.allocation.genes import AllocationProblem
+
+CROSSOVER_PROBABILITY = 0.3
+MUTATION_PROBABILITY = 0.7
+POINT_MUTATION_SHARE = 0.75
+
+
+class _Fitness(base.Fitness):
+    weights = (-1.0, -1.0)  # energy, latency: both minimised
+
+
+class _Individual(list):
+    """One allocation (a core per gene) with its DEAP fitness."""
+
+    def __init__(self, cores=()):
+        super().__init__(cores)
+        self.fitness = _Fitness()
+
+
+@dataclass(frozen=True)
+class FrontPoint:
+    """One Pareto-optimal allocation: ``cores`` in gene order."""
+
+    energy: float
+    latency: float
+    cores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What a search did: generations run, distinct allocations scheduled, seconds spent scheduling."""
+
+    generations: int
+    evaluations: int
+    seconds: float
+
+
+# ----- parallel evaluation ------------------------------------------------------------------------
+
+_WORKER_PROBLEM: AllocationProblem | None = None
+
+
+def _init_worker(problem: AllocationProblem) -> None:
+    global _WORKER_PROBLEM
+    _WORKER_PROBLEM = problem
+
+
+def _evaluate_in_worker(cores: tuple[int, ...]) -> tuple[float, float]:
+    return _WORKER_PROBLEM.fitness(cores)
+
+
+class Evaluator:
+    """Fitness of allocations, memoised, in this process (``workers <= 1``) or a process pool.
+
+    The pool's workers receive the problem once (initializer); allocations go in chunks.
+    Results do not depend on the number of workers.
+    """
+
+    def __init__(self, problem: AllocationProblem, workers: int = 1):
+        self.problem = problem
+        self.workers = max(1, int(workers))
+        self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "Evaluator":
+        if self.workers > 1:
+            self._pool = ProcessPoolExecutor(self.workers, initializer=_init_worker, initargs=(self.problem,))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __call__(self, allocations: Sequence[Sequence[int]]) -> list[tuple[float, float]]:
+        todo = list(dict.fromkeys(tuple(a) for a in allocations if tuple(a) not in self.memo))
+        if todo:
+            if self._pool is None:
+                values = [self.problem.fitness(a) for a in todo]
+            else:
+                chunk = max(1, math.ceil(len(todo) / (2 * self.workers)))
+                values = list(self._pool.map(_evaluate_in_worker, todo, chunksize=chunk))
+            self.memo.update(zip(todo, values))
+        return [self.memo[tuple(a)] for a in allocations]
+
+
+# ----- variation ----------------------------------------------------------------------------------
+
+def _crossover(a: list[int], b: list[int], rng: random.Random) -> None:
+    """Two-point crossover in place (uniform for one gene): genes keep their position."""
+    size = len(a)
+    if size < 2:
+        if size and rng.random() < 0.5:
+            a[0], b[0] = b[0], a[0]
+        return
+    i, j = sorted(rng.sample(range(size + 1), 2))
+    a[i:j], b[i:j] = b[i:j], a[i:j]
+
+
+def _mutate(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """Point mutation (each gene with probability 1/length, to another valid core) or a valid swap."""
+    size = len(ind)
+    if size < 2 or rng.random() < POINT_MUTATION_SHARE:
+        for k in range(size):
+            if rng.random() < 1 / size:
+                others = sorted(set(valid[k]) - {ind[k]})
+                if others:
+                    ind[k] = rng.choice(others)
+        return
+    i, j = rng.sample(range(size), 2)
+    if ind[j] in valid[i] and ind[i] in valid[j]:
+        ind[i], ind[j] = ind[j], ind[i]
+
+
+def _offspring(population: list[_Individual], count: int, valid, rng: random.Random) -> list[_Individual]:
+    """``count`` children: crossover (first child kept), mutation or a copy (DEAP's ``varOr``)."""
+    children = []
+    for _ in range(count):
+        draw = rng.random()
+        if draw < CROSSOVER_PROBABILITY:
+            a, b = (_Individual(p) for p in rng.sample(population, 2))
+            _crossover(a, b, rng)
+            children.append(a)
+        elif draw < CROSSOVER_PROBABILITY + MUTATION_PROBABILITY:
+            child = _Individual(rng.choice(population))
+            _mutate(child, valid, rng)
+            children.append(child)
+        else:
+            parent = rng.choice(population)
+            child = _Individual(parent)
+            child.fitness.values = parent.fitness.values
+            children.append(child)
+    return children
+
+
+# ----- the search ---------------------------------------------------------------------------------
+
+def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: int = 0, workers: int = 1,
+          progress: Callable[[int, list[FrontPoint]], None] | None = None) -> tuple[list[FrontPoint], SearchStats]:
+    """The Pareto front (lowest energy first) of a (mu + lambda) NSGA-II search.
+
+    ``individuals`` is the population and the offspring count per generation (``mu`` = half of
+    it survives); ``progress(generation, front)`` is called after every generation.
+    """
+    valid = [g.cores for g in problem.genes]
+    rng = random.Random(seed)
+    front = tools.ParetoFront()
+    begin = time.perf_counter()
+    with Evaluator(problem, workers) as evaluate:
+        if not valid:
+            energy, latency = evaluate([()])[0]
+            return [FrontPoint(energy, latency, ())], SearchStats(0, 1, time.perf_counter() - begin)
+        if individuals < 2:
+            raise ValueError("the allocation search needs at least 2 individuals")
+        population = [_Individual(rng.choice(cores) for cores in valid) for _ in range(individuals)]
+        _assign(population, evaluate)
+        front.update(population)
+        if progress:
+            progress(0, _points(front))
+        mu = individuals // 2
+        for generation in range(1, generations + 1):
+            children = _offspring(population, individuals, valid, rng)
+            _assign([c for c in children if not c.fitness.valid], evaluate)
+            front.update(children)
+            population = tools.selNSGA2(population + children, mu)
+            if progress:
+                progress(generation, _points(front))
+        stats = SearchStats(generations, len(evaluate.memo), time.perf_counter() - begin)
+    return _points(front), stats
+
+
+def _assign(population: list[_Individual], evaluate: Evaluator) -> None:
+    for ind, values in zip(population, evaluate(population)):
+        ind.fitness.values = values
+
+
+def _points(front: tools.ParetoFront) -> list[FrontPoint]:
+    points = {tuple(ind): FrontPoint(*ind.fitness.values, tuple(ind)) for ind in front}
+    return sorted(points.values(), key=lambda p: (p.energy, p.latency, p.cores))
+
+
+def print_generation(generation: int, front: list[FrontPoint], stream=sys.stderr) -> None:
+    """One progress line: generation, front size, its lowest energy and lowest latency."""
+    print(f"generation {generation}: front of {len(front)}, min energy {min(p.energy for p in front):.6g} pJ, "
+          f"min latency {min(p.latency for p in front):.6g} cycles", file=stream, flush=True)

@@ -1,0 +1,155 @@
+"""The allocation search from files: inputs → CN graph → cost table → NSGA-II front → outputs.
+
+:func:`search_allocation` returns an :class:`AllocationSearch` holding the whole Pareto front,
+the chosen point (Stream's choice: the lowest latency), its schedule and everything needed to
+save it (``write``): ``front.csv``, ``allocation.yaml`` (the chosen allocation as a fixed
+mapping), and ``summary.json`` + ``schedule.csv`` of that fixed mapping, exactly what
+``zigzag stream run`` gives for ``allocation.yaml``.
+
+Front figures are the search's fitness (CNs placed by the search run ``int(latency_total1)``
+cycles, as in Stream's genetic algorithm); a fixed mapping runs its CNs ``latency_total2``
+cycles (Stream's fixed-allocation rule), so the chosen point's latency can differ slightly
+between ``front.csv`` and ``summary.json`` (both are in ``summary.json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.search.options import SearchOptions
+from zigzag.stream.allocation.front import front_csv, write_fixed_mapping
+from zigzag.stream.allocation.genes import AllocationProblem, Gene, build_allocation_problem
+from zigzag.stream.allocation.nsga import FrontPoint, SearchStats, nsga2
+from zigzag.stream.cn_graph import CNGraph
+from zigzag.stream.cost_table import CostTable
+from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.stream.schedule.adapter import problem_from_cn_graph
+from zigzag.stream.schedule.costs import cn_costs
+from zigzag.stream.schedule.result import ScheduleResult
+from zigzag.stream.schedule.scheduler import schedule
+
+CHOICES = ("latency", "energy", "edp")
+
+
+@dataclass
+class AllocationSearch:
+    """A finished search: the front (lowest energy first), the chosen point and its schedule."""
+
+    graph: CNGraph
+    accelerator: MultiCoreAccelerator
+    table: CostTable
+    problem: AllocationProblem
+    mapping_path: str
+    front: list[FrontPoint]
+    stats: SearchStats
+    choose: str = "latency"
+    _fixed: ScheduleResult | None = field(default=None, repr=False)
+
+    @property
+    def genes(self) -> tuple[Gene, ...]:
+        return self.problem.genes
+
+    @property
+    def chosen(self) -> FrontPoint:
+        """The point picked from the front: lowest latency (Stream), lowest energy, or lowest EDP."""
+        key = {"latency": lambda p: (p.latency, p.energy), "energy": lambda p: (p.energy, p.latency),
+               "edp": lambda p: (p.energy * p.latency, p.latency)}[self.choose]
+        return min(self.front, key=key)
+
+    def allocation(self, point: FrontPoint | None = None) -> dict[tuple[int, int], int]:
+        """``{(layer, group): core}`` of ``point`` (default: the chosen one)."""
+        point = point or self.chosen
+        return {(g.layer, g.group): c for g, c in zip(self.genes, point.cores)}
+
+    def search_schedule(self, point: FrontPoint | None = None) -> ScheduleResult:
+        """The schedule the search evaluated for ``point`` (Stream's GA result for the chosen one)."""
+        return self.problem.schedule((point or self.chosen).cores)
+
+    def fixed_schedule(self) -> ScheduleResult:
+        """The chosen allocation run as a fixed mapping (what ``zigzag stream run`` gives for it)."""
+        if self._fixed is None:
+            core = self.problem.problem(self.chosen.cores).core
+            costs = cn_costs(self.graph, self.table, cores=core)
+            self._fixed = schedule(problem_from_cn_graph(self.graph, self.accelerator, costs, cores=core,
+                                                         prefetch=(), name=self.problem.base.name))
+        return self._fixed
+
+    def write(self, folder: str | Path) -> dict[str, Path]:
+        """Write front.csv, allocation.yaml, summary.json and schedule.csv into ``folder``."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out / "front.csv", front_csv(self.genes, self.front))
+        write_fixed_mapping(out / "allocation.yaml", self.mapping_path, self.graph, self.genes, self.chosen.cores)
+        fixed = self.fixed_schedule()
+        fixed.write(out)
+        summary = fixed.summary()
+        summary["search"] = {
+            "energy": self.chosen.energy, "latency": self.chosen.latency, "choose": self.choose,
+            "front_size": len(self.front), "genes": len(self.genes), "generations": self.stats.generations,
+            "evaluations": self.stats.evaluations, "seconds": round(self.stats.seconds, 3),
+        }
+        write_json_atomic(out / "summary.json", summary)
+        return {name: out / name for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")}
+
+
+def search_allocation(
+    accelerator: str | Path | MultiCoreAccelerator,
+    workload: str | Path,
+    mapping: str | Path,
+    mode: str,
+    layer_stacks: Sequence[Sequence[int]] | None = None,
+    *,
+    individuals: int = 32,
+    generations: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    choose: str = "latency",
+    lpf_limit: int = 6,
+    cache: str | Path | None = None,
+    cost_lut_path: str | Path | None = None,
+    operands_to_prefetch: Sequence[str] = (),
+    output: str | Path | None = None,
+    cwd: str | None = None,
+    progress: Callable[[int, list[FrontPoint]], None] | None = None,
+) -> AllocationSearch:
+    """Search the layer-to-core allocation of ``workload`` (NSGA-II on (energy, latency)).
+
+    Layers whose mapping entry lists several cores without fixing them are allocated per
+    (layer, group); with none, the fixed allocation is evaluated once. ``seed`` makes the
+    front reproducible whatever ``workers`` (processes evaluating schedules).
+    """
+    if choose not in CHOICES:
+        from zigzag.errors import InputError
+
+        raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")
+    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
+    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
+    graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
+    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
+                                      cache=cache, lut_path=cost_lut_path)
+    problem = build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
+                                       name=Path(str(workload)).stem)
+    if cost_lut_path is not None:
+        table.save()
+    front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
+    result = AllocationSearch(graph, hardware, table, problem, str(mapping), front, stats, choose)
+    if output is not None:
+        result.write(output)
+    return result
+
+
+def dominated_share(ours: Sequence[tuple[float, float]], theirs: Sequence[tuple[float, float]]) -> float:
+    """Share of ``ours`` points dominated by some point of ``theirs`` (both minimised)."""
+    if not ours:
+        return 0.0
+    t = np.asarray(theirs, dtype=float).reshape(-1, 2)
+    count = 0
+    for e, l in ours:
+        count += bool(np.any((t[:, 0] <= e) & (t[:, 1] <= l) & ((t[:, 0] < e) | (t[:, 1] < l))))
+    return count / len(ours)
