@@ -5,20 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 DATA = Path(__file__).resolve().parent / "data"
-REFERENCE = DATA / "reference" / "zigzag"  # verbatim copy of the reference inputs (see its PROVENANCE.md)
+REFERENCE_DATA = DATA / "reference"  # verbatim copy of the references' data (see its PROVENANCE.md)
+REFERENCE = REFERENCE_DATA / "zigzag"
+EXPECTED_TOTALS = REFERENCE_DATA / "expected.yaml"
 ORACLE = DATA / "oracle"
 
 
 def reference_input(kind: str, name: str) -> str:
-    """Path of a shared reference input, e.g. reference_input("hardware", "tpu_like.yaml")."""
+    """Path of a reference input shipped in the repository, e.g. reference_input("hardware", "tpu_like.yaml")."""
     path = REFERENCE / kind / name
-    if not path.exists():
-        pytest.skip(f"{path} not available (../shared must sit beside the checkout)")
+    assert path.exists(), f"{path} is missing from the repository"
     return str(path)
 
 

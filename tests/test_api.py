@@ -1,4 +1,4 @@
-"""Network totals of ../shared/reference/expected.yaml through the API and the command line."""
+"""Network totals of tests/data/reference/expected.yaml through the API and the command line."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sys
 import pytest
 import yaml
 
-from conftest import SHARED, reference_input, rel_close
+from conftest import EXPECTED_TOTALS, reference_input, rel_close
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.errors import InputError
 
-EXPECTED = yaml.safe_load((SHARED / "reference" / "expected.yaml").read_text()) if SHARED.exists() else []
+EXPECTED = yaml.safe_load(EXPECTED_TOTALS.read_text())
 
 
 def case_id(case: dict) -> str:

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from conftest import REFERENCE
 from zigzag.cost import batched
 from zigzag.cost.model import evaluate
 from zigzag.errors import InputError
@@ -39,11 +40,8 @@ from zigzag.search.reduce import keep_best
 from zigzag.search.spatial_generator import generate_spatial_mappings
 from zigzag.workload.workload import build_layer
 
-REFERENCE = Path(__file__).resolve().parent / "data" / "reference" / "zigzag"
 HARDWARE = ["tpu_like", "ascend_like", "eyeriss_like", "gemm_l1", "gemm_l1_l3"]
 REL = 1e-9
-
-pytestmark = pytest.mark.skipif(not (REFERENCE / "hardware").exists(), reason="reference inputs not available")
 
 _BASE: dict[str, dict] = {}
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import DATA, ORACLE, REFERENCE, REFERENCE_DATA
 from zigzag.cost.model import (
     PortActivity,
     analyse,
@@ -32,14 +33,8 @@ from zigzag.cost.model import (
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.io.loaders import load_accelerator, load_workload
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
-SPEC = SHARED / "spec" / "worked-example.yaml"
-REFERENCE = SHARED / "reference" / "zigzag"
-DATA = Path(__file__).resolve().parent / "data"
-ORACLE = DATA / "oracle"
+SPEC = REFERENCE_DATA / "spec" / "worked-example.yaml"
 REL = 1e-9
-
-pytestmark = pytest.mark.skipif(not SPEC.exists(), reason="spec companion YAML not available")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +98,7 @@ def resnet18(mapping_name: str):
 
 
 def _spec_data():
-    return yaml.safe_load(SPEC.read_text()) if SPEC.exists() else {}
+    return yaml.safe_load(SPEC.read_text())
 
 
 _SPEC_DATA = _spec_data()
@@ -352,8 +347,7 @@ def _check_oracle_layer(entry, result: CostResult):
 )
 def test_oracle_network_file(stem):
     data = _load_oracle(stem)
-    if data is None or "layers" not in data:
-        pytest.skip(f"{stem}.json not generated (yet)")
+    assert data is not None and "layers" in data, f"{stem}: oracle file missing or without results"
     workload, accelerator_path, mapping = _oracle_inputs(data["case"])
     accelerator = load_accelerator(accelerator_path)
     layers = workload_layers(workload, mapping)
@@ -380,8 +374,7 @@ CANDIDATE_CASES = sorted(
 def test_oracle_candidates(stem):
     """Every temporal mapping the reference evaluated with the chosen spatial mapping."""
     data = _load_oracle(stem)
-    if data is None or "layers" not in data:
-        pytest.skip(f"{stem}: no results")
+    assert data is not None and "layers" in data, f"{stem}: oracle file missing or without results"
     workload, accelerator_path, mapping = _oracle_inputs(data["case"])
     accelerator = load_accelerator(accelerator_path)
     layers = workload_layers(workload, mapping)
@@ -400,8 +393,7 @@ def test_oracle_candidates(stem):
                         "data_onloading_cycle", "data_offloading_cycle"):
                 assert_close(cand[key], getattr(r, key), f"candidate {cand['index']}.{key}")
             checked += 1
-    if not checked:
-        pytest.skip(f"{stem}: no candidates with the chosen spatial mapping")
+    assert checked, f"{stem}: no candidates with the chosen spatial mapping"
 
 
 # ---------------------------------------------------------------------------------------------

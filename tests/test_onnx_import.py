@@ -19,20 +19,20 @@ import pytest
 import yaml
 from onnx import TensorProto, helper
 
+from conftest import REFERENCE
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import dependency_edges, read_onnx, without_dummies
 from zigzag.io.workload_export import layers_to_yaml
 from zigzag.mapping.entry import select_entry
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path("/work/shared/reference/zigzag")
 ORACLE = json.loads((ROOT / "tests" / "data" / "onnx_oracle.json").read_text())["models"]
 OURS = ROOT / "inputs" / "workload"
 MODELS = ("resnet18", "alexnet", "mobilenetv2")
 
 
 def shared_model(name: str) -> Path:
-    return SHARED / "workload" / f"{name}.onnx"
+    return REFERENCE / "workload" / f"{name}.onnx"
 
 
 def expected_node(record: dict) -> dict:
@@ -133,7 +133,7 @@ def test_unnamed_nodes_are_named_by_position():
 
 TPU_LIKE = [
     SimpleNamespace(name=e["name"])
-    for e in yaml.safe_load((SHARED / "mapping" / "tpu_like.yaml").read_text())
+    for e in yaml.safe_load((REFERENCE / "mapping" / "tpu_like.yaml").read_text())
 ]
 
 
@@ -262,7 +262,7 @@ def yaml_layers_by_id(path: Path) -> dict[int, dict]:
 def test_all_operators_resnet18_matches_hand_written_yaml():
     """Pooling and Add layers come out as resnet18.yaml writes them."""
     nodes = {n["name"]: n for n in read_onnx(shared_model("resnet18"), evaluate_all_operators=True)}
-    hand = yaml_layers_by_id(SHARED / "workload" / "resnet18.yaml")
+    hand = yaml_layers_by_id(REFERENCE / "workload" / "resnet18.yaml")
     for onnx_name, yaml_id in [
         ("/maxpool/MaxPool", 1),
         ("/avgpool/GlobalAveragePool", 29),

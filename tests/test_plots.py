@@ -11,17 +11,11 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from conftest import reference_input
 from zigzag import plots
 from zigzag.cost.result import CumulativeResult, sum_results
 
-REFERENCE = Path(__file__).resolve().parent / "data" / "reference" / "zigzag"
-
-
-def _reference(kind: str, name: str) -> str:
-    path = REFERENCE / kind / name
-    if not path.exists():
-        pytest.skip(f"{path} not available (../shared must sit beside the checkout)")
-    return str(path)
+_reference = reference_input
 
 
 def assert_readable_image(path: Path, *, min_width: int = 400, min_height: int = 300) -> np.ndarray:

@@ -17,18 +17,12 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from conftest import reference_input
 from zigzag.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO / "tests" / "data" / "reference" / "zigzag"
 EXPERIMENT_FILES = ("layers.{fmt}", "loop_nests.txt")
-
-
-def _reference(kind: str, name: str) -> str:
-    path = REFERENCE / kind / name
-    if not path.exists():
-        pytest.skip(f"{path} not available (../shared must sit beside the checkout)")
-    return str(path)
+_reference = reference_input
 
 
 def _gemm_experiment(name: str, accelerator: str, **options) -> dict:

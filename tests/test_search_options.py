@@ -101,7 +101,7 @@ def test_salsa_survives_moves_that_do_not_fit(tmp_path, monkeypatch):
     class PickyAllocator(salsa_module.MemoryAllocator):
         def allocate(self, ordering):
             if ordering[0][0] == "OX":
-                raise salsa_module.AllocationFailed("does not fit")
+                raise salsa_module.AllocationFailed("rf", "O", 2, 1)
             return super().allocate(ordering)
 
     monkeypatch.setattr(salsa_module, "MemoryAllocator", PickyAllocator)

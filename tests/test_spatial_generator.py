@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import REFERENCE as REF
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import accelerator_from_dict, load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
@@ -25,13 +26,10 @@ from zigzag.search.spatial_generator import (
     spatial_mapping_candidates,
 )
 
-REF = Path("/work/shared/reference/zigzag")
 DATA = Path(__file__).parent / "data"
 MAPPINGS = DATA / "mappings"
 NO_SM = MAPPINGS / "default_no_sm_tpu.yaml"
 ORACLE_PATH = DATA / "spatial_oracle.json"
-
-pytestmark = pytest.mark.skipif(not REF.exists(), reason="reference inputs not available")
 
 
 @pytest.fixture(autouse=True)

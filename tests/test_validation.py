@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REFERENCE
 from zigzag.errors import InputError
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
@@ -18,7 +19,6 @@ from zigzag.io.validation import (
 )
 from zigzag.io.yaml_files import load_yaml
 
-REFERENCE = Path("/work/shared/reference/zigzag")
 VALIDATORS = {"hardware": validate_accelerator, "workload": validate_workload, "mapping": validate_mapping}
 _CACHE: dict[Path, object] = {}
 
@@ -302,7 +302,7 @@ SHIPPED = sorted(
 
 
 def test_shipped_example_list_is_complete():
-    assert len(SHIPPED) == 15  # 7 hardware (aimc and dimc among them), 6 mappings, 2 workload YAMLs
+    assert len(SHIPPED) == 26
 
 
 @pytest.mark.parametrize("kind, name", SHIPPED, ids=[f"{k}/{n}" for k, n in SHIPPED])

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from conftest import REPO
 
 
@@ -16,8 +14,7 @@ def test_snakemake_files_are_formatted():
     snakefmt = Path(sys.executable).with_name("snakefmt")
     if not snakefmt.exists():
         found = shutil.which("snakefmt")
-        if found is None:
-            pytest.skip("snakefmt is not installed (pip install -e '.[test]' installs it)")
+        assert found, "snakefmt is not installed (pip install -e '.[test]' installs it)"
         snakefmt = Path(found)
     files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
     completed = subprocess.run([str(snakefmt), "--check", *map(str, files)], capture_output=True, text=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from zigzag.io.loaders import load_inputs
 from zigzag.io.results import save_network_outputs
 from zigzag.search.network import NetworkResult, evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.search.options import SearchOptions, resolve_options
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +39,7 @@ def get_hardware_performance_zigzag(
     enable_mix_spatial_mapping: bool = False,
     loma_show_progress_bar: bool = True,
     temporal_mapping_type: str = "uneven",
-    evaluate_all_operators: bool = False,
-    salsa_seed: int = 0,
+    **options,
 ):
     """Best mapping of every layer of ``workload`` on ``accelerator``; returns
     ``(energy in pJ, latency in cycles, [(total, [(layer_result, (layer, [])), ...])])``.
@@ -49,25 +48,28 @@ def get_hardware_performance_zigzag(
     and ``in_memory_compute=True`` turns on both and returns
     ``(energy, latency, tclk in ns, area in mm², cmes)`` with the clock period and area of the
     first evaluated layer. (An in-memory-computing accelerator is costed with the IMC model
-    whatever this flag says.) ``evaluate_all_operators`` and ``salsa_seed`` are extensions
-    (ONNX pooling / element-wise operators as layers; seed of the SALSA search).
+    whatever this flag says.) ``options`` takes any other option of the option table
+    (``zigzag.search.options.OPTIONS``, also listed by ``zigzag run --help``), e.g.
+    ``evaluate_all_operators=True`` (ONNX pooling / element-wise operators as layers),
+    ``salsa_seed``, ``access_same_data_considered_as_no_access``.
     """
-    options = SearchOptions(
-        opt=opt,
-        lpf_limit=lpf_limit,
-        nb_spatial_mappings_generated=nb_spatial_mappings_generated,
-        temporal_mapping_search_engine=temporal_mapping_search_engine,
-        temporal_mapping_type=temporal_mapping_type,
-        enable_mix_spatial_mapping=enable_mix_spatial_mapping or in_memory_compute,
-        exploit_data_locality=exploit_data_locality or enable_mix_spatial_mapping or in_memory_compute,
-        salsa_seed=salsa_seed,
-    )
+    mixing = enable_mix_spatial_mapping or in_memory_compute
+    search_options, workload_options = resolve_options({
+        "opt": opt,
+        "lpf_limit": lpf_limit,
+        "nb_spatial_mappings_generated": nb_spatial_mappings_generated,
+        "temporal_mapping_search_engine": temporal_mapping_search_engine,
+        "temporal_mapping_type": temporal_mapping_type,
+        "enable_mix_spatial_mapping": mixing,
+        "exploit_data_locality": exploit_data_locality or mixing,
+        **options,
+    })
     result = run(
         workload,
         accelerator,
         mapping,
-        options,
-        evaluate_all_operators=evaluate_all_operators,
+        search_options,
+        **workload_options,
         show_progress=None if loma_show_progress_bar else False,
     )
     folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")

@@ -12,65 +12,52 @@ import sys
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.search.options import OPTIMISATION_CRITERIA, TEMPORAL_ENGINES, TEMPORAL_MAPPING_TYPES, SearchOptions
+from zigzag.search.options import OPTION_BY_NAME, OPTIONS, Option, SearchOptions, resolve_options
+
+
+def add_option(parser, option: Option) -> None:
+    """One row of the option table as a command-line flag (``--lpf-limit 6``, ``--[no-]exploit-data-locality``).
+
+    Flags default to None (not given), so that only what the user gives overrides the table.
+    """
+    flag = "--" + option.name.replace("_", "-")
+    help_text = f"{option.help} (default {str(option.default).lower() if option.type is bool else option.default})"
+    if option.type is bool:
+        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+    else:
+        parser.add_argument(flag, type=option.type, choices=option.choices or None, default=None, help=help_text,
+                            metavar=None if option.choices else option.type.__name__.upper())
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
-    """The search options of ZigZag's API, as command-line flags."""
-    defaults = SearchOptions()
-    group = parser.add_argument_group("search options (as in get_hardware_performance_zigzag)")
-    group.add_argument("--opt", choices=OPTIMISATION_CRITERIA, default=defaults.opt,
-                       help="what the best mapping minimises: energy, latency (default) or EDP (energy x delay)")
-    group.add_argument("--lpf-limit", type=int, default=defaults.lpf_limit,
-                       help="LOMA: at most this many loop prime factors are permuted (default %(default)s); "
-                            "higher = more loop orderings searched, slower")
-    group.add_argument("--nb-spatial-mappings-generated", type=int, default=defaults.nb_spatial_mappings_generated,
-                       help="how many of the best-ranked spatial mappings are searched per layer (default %(default)s)")
-    group.add_argument("--temporal-mapping-search-engine", choices=TEMPORAL_ENGINES,
-                       default=defaults.temporal_mapping_search_engine,
-                       help="loma: exhaustive loop-order search (default); salsa: simulated annealing")
-    group.add_argument("--temporal-mapping-type", choices=TEMPORAL_MAPPING_TYPES, default=defaults.temporal_mapping_type,
-                       help="uneven (default): operands sharing a memory may cut the loop nest at different "
-                            "places; even: they must cut it at the same place")
-    group.add_argument("--exploit-data-locality", action="store_true",
-                       help="keep activations between layers in the lowest memory that holds them "
-                            "instead of going through the top memory")
-    group.add_argument("--enable-mix-spatial-mapping", action="store_true",
-                       help="also generate spatial mappings unrolling several layer dims on one array dim "
-                            "(as in ZigZag, this also turns on --exploit-data-locality)")
+    """Every option of the option table (zigzag.search.options.OPTIONS) as a command-line flag."""
+    group = parser.add_argument_group("options (names as in get_hardware_performance_zigzag and the config)")
+    for option in OPTIONS:
+        add_option(group, option)
     group.add_argument("--in-memory-compute", action="store_true",
                        help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
                             "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
-    group.add_argument("--salsa-iteration-number", type=int, default=defaults.salsa_iteration_number,
-                       help="SALSA: annealing iterations (default %(default)s)")
-    group.add_argument("--salsa-seed", type=int, default=defaults.salsa_seed,
-                       help="SALSA: random seed; the same seed gives the same result (default %(default)s)")
 
 
-def options_from_args(args: argparse.Namespace) -> SearchOptions:
-    return SearchOptions(
-        opt=args.opt,
-        lpf_limit=args.lpf_limit,
-        nb_spatial_mappings_generated=args.nb_spatial_mappings_generated,
-        temporal_mapping_search_engine=args.temporal_mapping_search_engine,
-        temporal_mapping_type=args.temporal_mapping_type,
-        enable_mix_spatial_mapping=args.enable_mix_spatial_mapping or args.in_memory_compute,
-        exploit_data_locality=args.exploit_data_locality or args.enable_mix_spatial_mapping or args.in_memory_compute,
-        salsa_iteration_number=args.salsa_iteration_number,
-        salsa_seed=args.salsa_seed,
-    )
+def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
+    """The search options and workload options given on the command line (others: defaults)."""
+    given = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
+    if getattr(args, "in_memory_compute", False):
+        given |= {"enable_mix_spatial_mapping": True, "exploit_data_locality": True}
+    return resolve_options(given)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.api import run
     from zigzag.io.results import layer_table, save_network_outputs
 
+    options, workload_options = options_from_args(args)
     result = run(
         args.workload,
         args.accelerator,
         args.mapping,
-        options_from_args(args),
-        evaluate_all_operators=args.evaluate_all_operators,
+        options,
+        **workload_options,
         show_progress=False if args.quiet else None,
     )
     save_network_outputs(result, Path(args.output))
@@ -94,7 +81,7 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
-    workload = load_workload(args.workload, args.mapping, evaluate_all_operators=args.evaluate_all_operators)
+    workload = load_workload(args.workload, args.mapping, evaluate_all_operators=bool(args.evaluate_all_operators))
     text = workload_to_yaml(workload)
     if args.output == "-":
         sys.stdout.write(text)
@@ -118,9 +105,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
-    run.add_argument("--evaluate-all-operators", action="store_true",
-                     help="ONNX: also evaluate pooling, element-wise and batched MatMul operators as layers "
-                          "(ZigZag skips them)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
     add_search_options(run)
     run.set_defaults(func=cmd_run)
@@ -131,8 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("workload", help="ONNX model or workload YAML")
     export.add_argument("--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)")
     export.add_argument("--output", default="-", help="output YAML file (default: standard output)")
-    export.add_argument("--evaluate-all-operators", action="store_true",
-                        help="also export pooling and element-wise ONNX operators as layers")
+    add_option(export, OPTION_BY_NAME["evaluate_all_operators"])
     export.set_defaults(func=cmd_export_workload)
 
     from zigzag.steps.cli import add_step_commands

@@ -64,7 +64,6 @@ import numpy as np
 from zigzag.cost import model as scalar
 from zigzag.cost.array import array_cost
 from zigzag.cost.result import CostResult
-from zigzag.errors import MappingError
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
 from zigzag.mapping.spatial import LevelMapping
 from zigzag.search.allocator import MemoryAllocator
@@ -1185,10 +1184,9 @@ def search_temporal_mappings(
     if progress is not None:
         progress.close()
     if best is None:
-        raise MappingError(
-            f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}; "
-            "give the accelerator larger memories or a different spatial mapping"
-        )
+        from zigzag.search.loma import no_fit_error
+
+        raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
     result = scalar_eval(best[2], best[3])
     if result.energy_total != best[0] or result.latency_total2 != best[1]:
         raise BatchMismatch(

@@ -12,6 +12,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict  # noqa: F401 (re-exported)
+from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
@@ -50,7 +51,7 @@ def load_inputs(
     check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     return (
-        load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators),
+        _load_workload(workload, entries, str(mapping), evaluate_all_operators),
         accelerator_from_dict(accelerator_data),
     )
 
@@ -62,20 +63,27 @@ def load_workload(
     evaluate_all_operators: bool = False,
 ) -> Workload:
     """A workload from a YAML path, an ONNX path or ModelProto, or a list of layer dicts."""
-    entries = mapping if isinstance(mapping, list) else load_mapping(mapping)
+    if isinstance(mapping, list):
+        return _load_workload(workload, mapping, None, evaluate_all_operators)
+    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators)
+
+
+def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool) -> Workload:
     if _is_onnx(workload):
         from zigzag.io.onnx_import import read_onnx
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
-        specs = read_onnx(workload, evaluate_all_operators=evaluate_all_operators, file=file)
-        return _workload_from_specs(specs, entries, file)
-    if isinstance(workload, (str, Path)):
+        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file)
+    elif isinstance(workload, (str, Path)):
         file = str(workload)
-        specs = validate_workload(load_yaml(workload), file)
+        specs = [dict(s, kind="layer") for s in validate_workload(load_yaml(workload), file)]
     else:
         file = "<workload>"
-        specs = validate_workload(workload, file)
-    return _workload_from_specs([dict(s, kind="layer") for s in specs], entries, file)
+        specs = [dict(s, kind="layer") for s in validate_workload(workload, file)]
+    result = _workload_from_specs(specs, entries, file)
+    check_mapping_dimensions(result, entries, mapping_file)
+    warn_size_mismatches(result, file)
+    return result
 
 
 def _is_onnx(workload) -> bool:

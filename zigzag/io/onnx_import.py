@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -160,6 +161,52 @@ def _precisions(model: _Model, node: _Node) -> tuple[int, int, int]:
     return read("weight_size", 8), act, read("output_size", 2 * act)
 
 
+def _input_shape(model: _Model, node: _Node, index: int) -> list[int]:
+    if len(node.proto.input) <= index or not node.proto.input[index]:
+        raise model.error(node, f"has no input {index + 1}; re-export the model")
+    return model.shape(node.proto.input[index], node)
+
+
+def _output_shape(model: _Model, node: _Node) -> list[int]:
+    if not node.proto.output or not node.proto.output[0]:
+        raise model.error(node, "has no output; re-export the model")
+    return model.shape(node.proto.output[0], node)
+
+
+def _check_sizes(model: _Model, node: _Node, layer: dict) -> dict:
+    """A converted layer whose loop sizes are all known and positive."""
+    sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
+    sizes |= dict(zip(layer["pr_loop_dims"] or [], layer["pr_loop_sizes"] or []))
+    if min(sizes.values()) < 1:
+        raise model.error(node, f"its tensor shapes give loop sizes {sizes}, some below 1 (an unknown or "
+                                "negative dimension); export the model with static, positive shapes")
+    return layer
+
+
+def _ints(model: _Model, node: _Node, name: str, default: list[int], minimum: int) -> list[int]:
+    """A list-of-INTs attribute with one entry per spatial axis (2), each at least ``minimum``."""
+    attr = next((a for a in node.proto.attribute if a.name == name), None)
+    if attr is None:
+        return list(default)
+    values = list(attr.ints) if attr.type == AttributeProto.INTS else None
+    count = 4 if name == "pads" else 2
+    if values is None or len(values) != count or min(values) < minimum:
+        raise model.error(node, f"attribute '{name}' must be {count} whole numbers of at least {minimum}, "
+                                f"got {helper.get_attribute_value(attr)!r}; re-export the model")
+    return values
+
+
+def _int(model: _Model, node: _Node, name: str, default: int, allowed: range) -> int:
+    """An INT attribute within ``allowed``."""
+    attr = next((a for a in node.proto.attribute if a.name == name), None)
+    if attr is None:
+        return default
+    if attr.type != AttributeProto.INT or attr.i not in allowed:
+        raise model.error(node, f"attribute '{name}' must be a whole number from {allowed.start} to "
+                                f"{allowed.stop - 1}, got {helper.get_attribute_value(attr)!r}; re-export the model")
+    return attr.i
+
+
 def _operand_precision(weight: int, act: int, partial: int) -> dict[str, int]:
     return {"W": weight, "I": act, "O_final": act, "O": partial}
 
@@ -201,10 +248,10 @@ def _conv(model: _Model, node: _Node) -> dict:
     attrs = node.attrs()
     if "kernel_shape" not in attrs:
         raise model.error(node, "has no kernel_shape attribute; re-export the model with kernel_shape set")
-    kernel = list(attrs["kernel_shape"])
-    ia = model.shape(node.proto.input[0], node)
-    oa = model.shape(node.proto.output[0], node)
-    if len(kernel) != 2 or len(ia) != 4 or len(oa) != 4:
+    kernel = attrs["kernel_shape"]
+    ia = _input_shape(model, node, 0)
+    oa = _output_shape(model, node)
+    if not isinstance(kernel, list) or len(kernel) != 2 or len(ia) != 4 or len(oa) != 4:
         raise model.error(
             node,
             f"only 2-D convolutions on NCHW tensors are supported (kernel_shape {kernel}, "
@@ -212,12 +259,12 @@ def _conv(model: _Model, node: _Node) -> dict:
         )
     if ia[0] != oa[0]:
         raise model.error(node, f"batch size of input {ia} and output {oa} differ")
-    group = attrs.get("group", 1)
+    group = _int(model, node, "group", 1, range(1, max(ia[1], 1) + 1))
     window = _window(
-        kernel,
-        attrs.get("strides", [1, 1]),
-        attrs.get("dilations", [1, 1]),
-        attrs.get("pads", [0, 0, 0, 0]),
+        _ints(model, node, "kernel_shape", [], 1),
+        _ints(model, node, "strides", [1, 1], 1),
+        _ints(model, node, "dilations", [1, 1], 1),
+        _ints(model, node, "pads", [0, 0, 0, 0], 0),
         model.x_axis,
         model.y_axis,
     )
@@ -248,11 +295,11 @@ def _conv(model: _Model, node: _Node) -> dict:
 
 def _matmul_shapes(model: _Model, node: _Node) -> tuple[list[int], list[int]]:
     """Checked (input, output) shapes of a Gemm / MatMul, input transposed if transA."""
-    ia = model.shape(node.proto.input[0], node)
-    oa = model.shape(node.proto.output[0], node)
+    ia = _input_shape(model, node, 0)
+    oa = _output_shape(model, node)
     if len(ia) != len(oa):
         raise model.error(node, f"input rank {len(ia)} ({ia}) differs from output rank {len(oa)} ({oa})")
-    if node.attrs().get("transA", 0):
+    if _int(model, node, "transA", 0, range(2)):
         if len(ia) != 2:
             raise model.error(node, f"transA is only supported for 2-D inputs, got {ia}")
         ia = ia[::-1]
@@ -287,17 +334,16 @@ def _matmul(model: _Model, node: _Node) -> dict:
 
 def _pooling(model: _Model, node: _Node) -> dict | None:
     """MaxPool / AveragePool / GlobalAveragePool as a Pooling layer (height/width paired correctly)."""
-    ia = model.shape(node.proto.input[0], node)
-    oa = model.shape(node.proto.output[0], node)
-    attrs = node.attrs()
-    kernel = ia[2:] if node.proto.op_type == "GlobalAveragePool" else list(attrs.get("kernel_shape", []))
-    if len(ia) != 4 or len(oa) != 4 or len(kernel) != 2:
+    ia = _input_shape(model, node, 0)
+    oa = _output_shape(model, node)
+    global_pool = node.proto.op_type == "GlobalAveragePool"
+    if len(ia) != 4 or len(oa) != 4 or not (global_pool or "kernel_shape" in node.attrs()):
         return None
     window = _window(
-        kernel,
-        attrs.get("strides", [1, 1]),
-        attrs.get("dilations", [1, 1]),
-        attrs.get("pads", [0, 0, 0, 0]),
+        ia[2:] if global_pool else _ints(model, node, "kernel_shape", [], 1),
+        _ints(model, node, "strides", [1, 1], 1),
+        _ints(model, node, "dilations", [1, 1], 1),
+        _ints(model, node, "pads", [0, 0, 0, 0], 0),
         x=1,
         y=0,
     )
@@ -325,9 +371,9 @@ def _broadcast_dims(shape: list[int], out_shape: list[int], names: tuple[str, ..
 
 def _elementwise(model: _Model, node: _Node) -> dict | None:
     """Add / Sub / Mul as an ``Add`` layer: O[..] = W[..] + I[..], broadcast operands indexed less."""
-    oa = model.shape(node.proto.output[0], node)
+    oa = _output_shape(model, node)
     names = ELEMENTWISE_DIMS.get(len(oa))
-    if names is None or len(node.proto.input) != 2:
+    if names is None or len(node.proto.input) != 2 or not all(node.proto.input):
         return None
     roles = {"I": 0, "W": 1}
     if node.source_of(0) == node.id != node.source_of(1):
@@ -399,6 +445,8 @@ def read_onnx(
     converters = LAYER_OPERATORS | (EXTRA_OPERATORS if evaluate_all_operators else {})
     producers: dict[str, list[int]] = {}
     result = []
+    skipped: Counter[str] = Counter()  # op type -> nodes not evaluated (no converter)
+    unfit: Counter[str] = Counter()  # op type -> nodes whose shapes the converter cannot take
     for node_id, proto in enumerate(model.model.graph.node):
         for tensor in proto.output:
             producers.setdefault(tensor, []).append(node_id)
@@ -406,10 +454,40 @@ def read_onnx(
         node = _Node(node_id, proto.name or f"Op{node_id}", proto, preds, producers)
         convert = converters.get(proto.op_type)
         converted = convert(model, node) if convert else None
-        if convert and converted is None:
-            logger.warning("%s: shapes not supported for evaluation; treated as a dummy node", node.where)
+        if converted is not None:
+            _check_sizes(model, node, converted)
+        else:
+            (unfit if convert else skipped)[proto.op_type] += 1
         result.append(converted or _dummy(node))
+    if not any(node["kind"] == "layer" for node in result):
+        raise _nothing_to_evaluate(file, skipped + unfit, evaluate_all_operators)
+    _warn_not_evaluated(file or "<onnx model>", skipped, unfit, evaluate_all_operators)
     return result
+
+
+def _counted(counts: Counter[str]) -> str:
+    return ", ".join(f"{count} {op_type}" for op_type, count in counts.items()) or "no nodes"
+
+
+def _nothing_to_evaluate(file: str | None, found: Counter[str], all_operators: bool) -> InputError:
+    evaluated = list(LAYER_OPERATORS) + (list(EXTRA_OPERATORS) if all_operators else [])
+    extra = "" if all_operators else f" (with evaluate_all_operators also {', '.join(EXTRA_OPERATORS)})"
+    return InputError(
+        file, None,
+        f"no operator of the model can be evaluated (it has {_counted(found)}); the evaluated operators are "
+        f"{', '.join(evaluated)}{extra}: give a model with at least one of them",
+    )
+
+
+def _warn_not_evaluated(file: str, skipped: Counter[str], unfit: Counter[str], all_operators: bool) -> None:
+    """One warning line per operator type kept only as a dependency, with its count."""
+    for op_type, count in skipped.items():
+        why = ("--evaluate-all-operators evaluates them" if op_type in EXTRA_OPERATORS and not all_operators
+               else "no cost model; kept as dependencies")
+        logger.warning("%s: %d %s node%s not evaluated (%s)", file, count, op_type, "s" * (count > 1), why)
+    for op_type, count in unfit.items():
+        logger.warning("%s: %d %s node%s not evaluated (shapes not supported; kept as dependencies)",
+                       file, count, op_type, "s" * (count > 1))
 
 
 def dependency_edges(nodes: list[dict]) -> list[tuple[int, int]]:

@@ -39,30 +39,32 @@ Normalised mapping entry::
      "memory_operand_links": {"O": "O", "I": "I1", "W": "I2"}, "spatial_mapping_hint": {},
      "temporal_ordering": [["OX", 112], ["K", "*"]]}
 
-The checks follow the reference's schema (unknown fields rejected, regexes match the whole
-string, null only where allowed, a float where an integer is expected rejected) and its rule
-checks. Deliberately stricter, where the reference crashes later or silently misbehaves:
-booleans are not accepted as numbers; memory sizes, bandwidths, OA sizes, loop sizes,
+The checks follow the reference's schema (unknown fields rejected, regexes match the whole string,
+null only where allowed, a float where an integer is expected rejected) and its rule checks.
+Deliberately stricter, where the reference crashes later or silently misbehaves: booleans are not
+accepted as numbers, nor `.nan` or `.inf`; memory sizes, bandwidths, OA sizes, loop sizes,
 `pr_loop_sizes`, `input_precision`, unrolling sizes and temporal-ordering sizes must be >= 1;
 precisions, latencies and paddings must be >= 0; no empty `memories` or OA `dimensions`; no
-duplicate OA dimensions; an allocation may only name an operand of its memory; a non-IMC array
-needs `unit_energy` and `unit_area`; an IMC array needs `input_precision` and
-`bit_serial_precision`, at least two dimensions, a power-of-two bitline size if digital, and a
-memory `cells` whose `size` equals the weight precision (one weight per multiplier: the
-reference crashes on more) and whose `area` is given (no CACTI for the cells); per layer: `loop_dims` and `loop_sizes` of equal length, no duplicate
-loop dims, the equation's inputs named I and W with a precision each, every equation index a
-loop dim or a relation's data dim, relation coefficients positive whole numbers and relation
-dims loop dims, `padding`/`pr_loop_sizes` only with `pr_loop_dims`; unique layer ids;
-`operand_source` only pointing to the layer itself or an earlier layer; the workload not empty;
-in a mapping entry no memory operand linked twice. A mapping's keys must exist in the
-accelerator only for `spatial_mapping` (`check_mapping_fits_accelerator`): hints for OA
-dimensions the accelerator lacks are accepted and ignored.
+duplicate OA dimensions, memory operands or served dimensions; no two ports of a memory with the
+same name; an allocation may only name an operand of its memory; a non-IMC array needs `unit_energy`
+and `unit_area`; an IMC array needs `input_precision` and `bit_serial_precision`, at least two
+dimensions, a power-of-two bitline size if digital, and a memory `cells` whose `size` equals the
+weight precision (one weight per multiplier: the reference crashes on more) and whose `area` is
+given (no CACTI for the cells); per layer: `loop_dims` and `loop_sizes` of equal length, no
+duplicate loop dims, the equation's inputs named I and W with a precision each, every equation index
+a loop dim or a relation's data dim, relation coefficients positive whole numbers and relation dims
+loop dims, `padding`/`pr_loop_sizes` only with `pr_loop_dims`; unique layer ids; `operand_source`
+only pointing to the layer itself or an earlier layer; the workload not empty; in a mapping entry no
+memory operand linked twice. A mapping's keys must exist in the accelerator only for
+`spatial_mapping` (`check_mapping_fits_accelerator`): hints for OA dimensions the accelerator lacks
+are accepted and ignored.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -210,6 +212,8 @@ def _join(where: str, key: Any) -> str:
 
 
 def _check_number(value: int | float, spec: Field, where: str) -> int | float:
+    if not math.isfinite(value):
+        raise _Invalid(where, f"must be a finite number, got {value}; give {spec.what or 'a number'}")
     if spec.minimum is not None and value < spec.minimum:
         need = "positive" if spec.minimum else "zero or more"
         raise _Invalid(where, f"must be {need}, got {value}; give {spec.what or 'a valid value'}")
@@ -466,11 +470,18 @@ def _check_imc_cells(memories: dict, weight_bits: int) -> None:
 
 def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:
     _check_cost_source(where, memory)
+    _check_unique(memory["operands"], f"{where}.operands", "operand")
+    _check_unique(memory["served_dimensions"], f"{where}.served_dimensions", "served dimension")
     for i, dim in enumerate(memory["served_dimensions"]):
         if dim not in oa_dims:
             raise _Invalid(f"{where}.served_dimensions[{i}]", f"'{dim}' is not a dimension of the operational "
                            f"array ({', '.join(oa_dims)}); use one of those or remove it")
+    names: dict[str, int] = {}
     for i, port in enumerate(memory["ports"]):
+        if port["name"] in names:
+            raise _Invalid(f"{where}.ports[{i}].name", f"port name '{port['name']}' is already used by "
+                           f"ports[{names[port['name']]}] of this memory; give every port of a memory its own name")
+        names[port["name"]] = i
         _check_port(f"{where}.ports[{i}]", port, memory["operands"])
 
 

@@ -21,7 +21,16 @@ TemporalMapping = dict[str, list[list[Loop]]]
 
 
 class AllocationFailed(Exception):
-    """This loop ordering cannot be allocated (a memory or the whole hierarchy is too small)."""
+    """This loop ordering cannot be allocated: ``operands`` need ``needed`` bits of ``memory``,
+    which holds ``available`` bits."""
+
+    def __init__(self, memory: str, operands: str, needed: float, available: float, *, whole: bool = False):
+        self.memory = memory
+        self.operands = operands
+        self.needed = needed
+        self.available = available
+        self.whole = whole  # the top memory of the operand, which must hold all of it
+        super().__init__(f"{operands} needs {needed:.0f} bits of {memory}, which holds {available:.0f} bits")
 
 
 @dataclass
@@ -78,7 +87,7 @@ class MemoryAllocator:
             if state.level < len(self.spatial[state.layer_operand]):
                 _accumulate(state.allocated_sizes, self.spatial[state.layer_operand][state.level])
             if top and state.unallocated:
-                raise AllocationFailed(f"loops left above the top memory of {state.layer_operand}")
+                raise self._overflow(memory, state, 0)
             state.level += 1
 
     def _precision_at(self, state: _OperandState) -> int:
@@ -102,10 +111,17 @@ class MemoryAllocator:
             bits = self.layer.footprint(state.layer_operand, sizes) * precision
             if bits > memory.size:
                 if i == 0:
-                    raise AllocationFailed(f"{memory.name} is too small for {state.layer_operand}")
+                    raise self._overflow(memory, state, bits)
                 break
             result.append(bits)
         return result
+
+    def _overflow(self, memory: Memory, state: _OperandState, bits: float) -> AllocationFailed:
+        """The failure when ``memory`` cannot take its share (``bits``) of ``state``'s operand."""
+        if self.top[self.layer.memory_operand(state.layer_operand)] is memory:  # must hold the whole operand
+            whole = self.layer.footprint(state.layer_operand, self.layer.loop_sizes) * self._precision_at(state)
+            return AllocationFailed(memory.name, state.layer_operand, whole, memory.size, whole=True)
+        return AllocationFailed(memory.name, state.layer_operand, bits, memory.size)
 
     def _best_combination(self, memory, states, slices, is_top) -> list[int]:
         """Slice index per operand minimising the summed cost; the last of equal costs wins."""
@@ -121,7 +137,8 @@ class MemoryAllocator:
             total = sum(s[k] for s, k in zip(slices, combo))
             if total > memory.size:
                 if index == 0:
-                    raise AllocationFailed(f"{memory.name} is too small for its operands together")
+                    together = " and ".join(st.layer_operand for st in states) + " together"
+                    raise AllocationFailed(memory.name, together, total, memory.size)
                 continue
             cost = sum(c[k] for c, k in zip(costs, combo))
             if cost <= best_cost and (not self.even or self._cuts_agree(states, combo)):

@@ -6,6 +6,7 @@ allocation) and §D (user ``temporal_ordering``: complete ordering or position c
 
 from __future__ import annotations
 
+import itertools
 import sys
 from typing import Iterator
 
@@ -95,7 +96,37 @@ def temporal_mappings(
         found = True
         yield mapping
     if not found:
-        raise MappingError(
-            f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}; "
-            "give the accelerator larger memories or a different spatial mapping"
+        raise no_fit_error(layer, accelerator, spatial, even=even, lpf_limit=lpf_limit)
+
+
+def no_fit_error(
+    layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool, lpf_limit: int | None,
+    sample: int = 2000,
+) -> MappingError:
+    """Why no loop ordering fits: the memory and operand most orderings (of a sample) overflow,
+    with the bits they need and the bits the memory holds."""
+    allocator = MemoryAllocator(layer, accelerator, spatial, even=even)
+    constraints, factors = ordering_factors(layer, layer_temporal_loops(layer, spatial), lpf_limit)
+    failures: dict[tuple[str, str], list[AllocationFailed]] = {}
+    for ordering in itertools.islice(multiset_permutations(factors), sample):
+        if constraints and not satisfies(ordering, constraints):
+            continue
+        try:
+            allocator.allocate(list(ordering))
+        except AllocationFailed as exc:
+            failures.setdefault((exc.memory, exc.operands), []).append(exc)
+    start = f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}"
+    if not failures:
+        return MappingError(
+            f"{start}: no ordering meets the temporal_ordering of mapping entry '{layer.mapping.name}'; "
+            "relax or remove that temporal_ordering"
         )
+    common = max(failures.values(), key=len)
+    least = min(common, key=lambda exc: exc.needed)
+    need = f"{least.needed:.0f} bits"
+    fix = (f"it is the top memory of {least.operands}, which must hold all of it: make it at least {need}"
+           if least.whole else f"make it at least {need} or choose a smaller spatial unrolling")
+    return MappingError(
+        f"{start}: operand {least.operands} needs {'' if least.whole else 'at least '}{need} in memory "
+        f"{least.memory}, which holds {least.available:.0f} bits; {fix}"
+    )

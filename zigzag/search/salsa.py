@@ -14,11 +14,10 @@ import numpy as np
 
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
-from zigzag.errors import MappingError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import ArrayMapping, LevelMapping
 from zigzag.search.allocator import AllocationFailed, MemoryAllocator
-from zigzag.search.loma import layer_temporal_loops
+from zigzag.search.loma import layer_temporal_loops, no_fit_error
 from zigzag.search.loop_factors import loop_prime_factors
 from zigzag.search.options import SearchOptions
 from zigzag.workload.layer import Layer
@@ -59,9 +58,8 @@ def salsa_search(
 
     current_order, current = _fitting_start(factors, rng, cost_of)
     if current is None:
-        raise MappingError(
-            f"SALSA found no loop ordering of layer {layer.name} that fits the memories of {accelerator.name}"
-        )
+        even = options.temporal_mapping_type == "even"
+        raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=None)
     best = current
     n = len(factors)
     for iteration in range(options.salsa_iteration_number):

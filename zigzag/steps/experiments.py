@@ -12,10 +12,11 @@ import itertools
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.search.options import SearchOptions
+from zigzag.search.options import resolve_options
 
 FILE_KEYS = ("workload", "accelerator", "mapping")
-EXTRA_KEYS = ("evaluate_all_operators",)
+#: the workflow config's JSON schema (Snakefile validates against it too)
+CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
@@ -24,17 +25,14 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
     missing = [k for k in ("name", *FILE_KEYS) if k not in merged]
     if missing:
         raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
-    option_values = {k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS, *EXTRA_KEYS)}
     try:
-        options = SearchOptions.from_dict(option_values)
+        options, workload_options = resolve_options({k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS)})
     except InputError as exc:
         raise InputError("config", f"{where}.{exc.where}", exc.message) from None
-    if options.enable_mix_spatial_mapping and "exploit_data_locality" not in option_values:
-        options = SearchOptions.from_dict({**options.to_dict(), "exploit_data_locality": True})
     return {
         "name": str(merged["name"]),
         **{k: str(merged[k]) for k in FILE_KEYS},
-        "evaluate_all_operators": bool(merged.get("evaluate_all_operators", False)),
+        **workload_options,
         "options": options.to_dict(),
     }
 
@@ -56,8 +54,52 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
     return specs
 
 
+def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA) -> None:
+    """Check a workflow config against its JSON schema; the first problem as a one-line InputError."""
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
+    error = jsonschema.exceptions.best_match(errors)
+    if error is not None:
+        raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
+
+
+def _config_path(path) -> str:
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else f".{key}" if text else str(key)
+    return text
+
+
+def _config_message(error) -> str:
+    """What is wrong with one config value and how to fix it, in a line."""
+    value = error.instance
+    if error.validator == "enum":
+        return f"{value!r} is not one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "required":
+        missing = error.message.split("'")[1]
+        return f"'{missing}' is missing; add {missing}: ..."
+    if error.validator == "additionalProperties":
+        allowed = ", ".join(error.schema.get("properties", {}))
+        return f"{error.message}; allowed: {allowed}"
+    if error.validator == "type":
+        return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
+    if error.validator == "pattern":
+        return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
+    if error.validator == "anyOf" and not error.absolute_path:
+        return "no experiment defined; add an entry under 'experiments' or 'sweeps'"
+    if error.validator == "minItems":
+        return "the list is empty; give at least one entry"
+    if error.validator == "oneOf":
+        return f"{value!r} is neither a file path nor a non-empty list of file paths; give one of those"
+    return " ".join(error.message.split())
+
+
 def expand_experiments(config: dict) -> list[dict]:
-    """All resolved experiments of a workflow config, names unique."""
+    """All resolved experiments of a workflow config (checked against its schema), names unique."""
+    validate_config(config)
     defaults = config.get("defaults") or {}
     experiments = [
         resolve_experiment(spec, defaults, f"experiments[{i}]")

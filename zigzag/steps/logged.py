@@ -15,7 +15,8 @@ from zigzag.errors import InputError, MappingError
 
 
 def run_logged(log: str | None, action) -> int:
-    """Run ``action()`` (returns a one-line message); write the message and the time to ``log``."""
+    """Run ``action()`` (returns a one-line message); write the time and then the message (or the
+    one-line error) to ``log``, so that the outcome is the log's last line."""
     started = time.perf_counter()
     try:
         message = action()
@@ -26,7 +27,7 @@ def run_logged(log: str | None, action) -> int:
         status = 1
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
-        Path(log).write_text(f"{message}\n[{time.perf_counter() - started:.3f} s]\n")
+        Path(log).write_text(f"[{time.perf_counter() - started:.3f} s]\n{message}\n")
     return status
 
 
