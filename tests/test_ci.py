@@ -45,14 +45,12 @@ def test_tests_read_only_files_inside_the_repository():
 
 
 def test_no_test_skips_for_missing_files():
-    """Allowed skips: the report's browser test without Chromium, the SLURM test without the [cluster]
-    extra (CI installs both)."""
+    """The one allowed skip: the browser tests without Chromium (CI installs it)."""
     skips = [
         (path.name, line.strip())
         for path in sorted(TESTS.glob("*.py")) if path.name != "test_ci.py"
         for line in path.read_text().splitlines()
         if re.search(r"pytest\.(skip|importorskip)\(|mark\.skip", line)
     ]
-    allowed = ('pytest.skip("chromium is not installed (apt-get install -y chromium)")',
-               'pytest.importorskip("snakemake_executor_plugin_slurm", reason="install the [cluster] extra")')
+    allowed = ('pytest.skip("chromium is not installed (apt-get install -y chromium)")',)
     assert skips and all(line in allowed for _, line in skips), skips

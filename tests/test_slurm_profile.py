@@ -19,7 +19,6 @@ import yaml
 from conftest import REPO
 from zigzag.steps.experiments import expand_experiments
 
-pytest.importorskip("snakemake_executor_plugin_slurm", reason="install the [cluster] extra")
 pytestmark = pytest.mark.slow
 
 PROFILE = REPO / "profiles" / "slurm"
