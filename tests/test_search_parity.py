@@ -50,6 +50,8 @@ def cases(kind: str) -> list[str]:
         data = oracle(path.stem)
         if "layers" not in data or data.get("error"):
             continue
+        if data["case"]["options"].get("in_memory_compute"):
+            continue  # IMC cases run through the IMC API in tests/test_imc.py::test_oracle_cases
         has_candidates = any("candidates" in layer for layer in data["layers"])
         if (kind == "candidates") == has_candidates:
             names.append(path.stem)
