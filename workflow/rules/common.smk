@@ -33,7 +33,8 @@ OUTPUTS = config.get("outputs", {})
 
 try:
     EXPERIMENTS = {e["name"]: e for e in expand_experiments(config)}
-    STREAM = resolve_stream_experiments(config)  # multi-core experiments (rules/stream.smk)
+    # multi-core experiments (rules/stream.smk)
+    STREAM = resolve_stream_experiments(config)
 except InputError as exc:
     raise WorkflowError(str(exc)) from None
 EXPERIMENT_NAMES = list(EXPERIMENTS)
