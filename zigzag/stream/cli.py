@@ -60,17 +60,8 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         description="Cut the workload into computation nodes, cost each on its core (cost table, cached) and "
         "schedule them as Stream does; write summary.json and schedule.csv to OUTPUT.",
     )
-    run.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
-    run.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
-    run.add_argument("--mapping", required=True, help="Stream mapping YAML (one fixed core per layer)")
-    run.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
-    run.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
-    run.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
-    run.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
-    run.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
-    run.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
-    run.add_argument("--output", required=True, help="output folder")
-    run.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    _add_inputs(run, "Stream mapping YAML (one fixed core per layer)")
+    _add_cost_options(run)
     run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
     run.set_defaults(func=cmd_run)
     add_plot_command(commands)
@@ -82,23 +73,14 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the whole Pareto front), "
         "OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and schedule.csv.",
     )
-    search.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
-    search.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
-    search.add_argument("--mapping", required=True, help="Stream mapping YAML (layers listing several cores are searched)")
-    search.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
-    search.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
     search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
     search.add_argument("--seed", type=int, default=0, help="random seed (same seed, same front; default 0)")
     search.add_argument("--workers", type=int, default=1, help="processes evaluating schedules (default 1)")
     search.add_argument("--choose", default="latency", choices=("latency", "energy", "edp"),
                         help="which front point to save as allocation.yaml (default: lowest latency, as Stream)")
-    search.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
-    search.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
-    search.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
-    search.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
-    search.add_argument("--output", required=True, help="output folder")
-    search.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    _add_cost_options(search)
     search.add_argument("--quiet", action="store_true", help="no progress on stderr")
     search.set_defaults(func=cmd_search)
 
@@ -200,6 +182,25 @@ def _splits(text: str | None) -> dict[str, int] | None:
             raise InputError(None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)")
         splits[name.strip()] = int(factor)
     return splits
+
+
+def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
+    """The inputs of ``run`` and ``search``: accelerator, workload, mapping, mode, stacks, output folder."""
+    parser.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    parser.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
+    parser.add_argument("--mapping", required=True, help=mapping_help)
+    parser.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
+    parser.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    parser.add_argument("--output", required=True, help="output folder")
+    parser.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+
+
+def _add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """The cost-table options of ``run`` and ``search``."""
+    parser.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
+    parser.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
+    parser.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
