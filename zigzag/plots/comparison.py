@@ -27,6 +27,18 @@ def pareto_front(table, *, energy: str = "energy", latency: str = "latency"):
     return front.sort_values([energy, latency], kind="stable").reset_index(drop=True)
 
 
+
+def _energy_latency_axes(ax, x, y) -> None:
+    """Energy (J) and latency axes, logarithmic where the values span a wide range."""
+    if _log_if_wide(x):
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    if _log_if_wide(y):
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
+    ax.yaxis.set_major_formatter(EngFormatter())
+
 def _log_if_wide(values: np.ndarray) -> bool:
     positive = values[values > 0]
     return len(positive) == len(values) and len(values) > 1 and positive.max() / positive.min() > 30
@@ -60,14 +72,7 @@ def plot_experiments_comparison(table, path: str | Path, *, energy: str = "energ
     for xi, yi, label in zip(x, y, names):
         ax.annotate(label, (xi, yi), xytext=(5, 4), textcoords="offset points", fontsize=8)
 
-    if _log_if_wide(x):
-        ax.set_xscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())
-    if _log_if_wide(y):
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
-    ax.yaxis.set_major_formatter(EngFormatter())
+    _energy_latency_axes(ax, x, y)
     ax.set_xlabel("Energy (J, lower is better)")
     ax.set_ylabel("Latency (cycles, lower is better)")
     ax.margins(0.12)
@@ -124,14 +129,7 @@ def plot_pareto_per_workload(table, path: str | Path, *, by: str = "workload", e
             ax.step(fx, fy, where="post", color="#d62728", linestyle="--", linewidth=1.1, zorder=2)
         x = group[energy].to_numpy(dtype=float) * PJ
         y = group[latency].to_numpy(dtype=float)
-        if _log_if_wide(x):
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(NullFormatter())
-        if _log_if_wide(y):
-            ax.set_yscale("log")
-            ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.xaxis.set_major_formatter(EngFormatter(unit="J"))
-        ax.yaxis.set_major_formatter(EngFormatter())
+        _energy_latency_axes(ax, x, y)
         ax.margins(0.15)
         ax.grid(alpha=0.3)
         ax.set_title(f"{workload}: {len(front)} of {len(group)} on the front", fontsize=10)
