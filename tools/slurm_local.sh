@@ -12,7 +12,10 @@
 # 4. runs the default config with `--cores 2` locally into $OUT/local and through
 #    `--profile profiles/slurm` into $OUT/slurm (always from scratch), then checks every number
 #    of the two agrees (tools/compare_results.py),
-# 5. stops the daemons it started (also on failure or Ctrl-C).
+# 5. stops the daemons it started and removes the slurm.conf it wrote (also on failure or Ctrl-C):
+#    with a slurm.conf naming a controller that is not running, `scontrol` waits ~10 s, and the
+#    SLURM executor plugin calls it whenever Snakemake starts, so every later `snakemake` would
+#    pay that wait.
 # Rerunning is safe: leftover daemons of an earlier run are stopped first, the controller
 # starts with a clean state, the SLURM folder is rebuilt from scratch; the local run is
 # Snakemake's usual incremental run (FRESH=1 rebuilds it too).
@@ -109,7 +112,8 @@ EOF
 log "wrote $SLURM_CONF ($CPUS CPUs, $MEM_MB MB)"
 
 # --- 3. daemons --------------------------------------------------------------------------
-trap 'log "stopping daemons"; stop_daemons' EXIT
+remove_own_conf() { if [ -f "$SLURM_CONF" ] && grep -qxF "$MARKER" "$SLURM_CONF"; then rm -f "$SLURM_CONF"; fi; }
+trap 'log "stopping daemons, removing $SLURM_CONF"; stop_daemons; remove_own_conf' EXIT
 [ -f /etc/munge/munge.key ] || { mungekey --create 2>/dev/null || create-munge-key -f; }
 mkdir -p /run/munge /var/log/munge /var/lib/munge
 chown munge:munge /run/munge /var/log/munge /var/lib/munge /etc/munge/munge.key
