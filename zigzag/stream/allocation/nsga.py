@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from deap import base, tools
 
 from zigzag.stream.allocation.genes import AllocationProblem
+from zigzag.stream.allocation.heuristics import seed_allocations
 
 CROSSOVER_PROBABILITY = 0.3
 MUTATION_PROBABILITY = 0.7
-POINT_MUTATION_SHARE = 0.75
+SEGMENT_LENGTH = 3  # mean length of a segment mutation
+RETRIES = 20  # mutations tried to turn a child into an allocation not yet seen
 
 
 class _Fitness(base.Fitness):
@@ -128,40 +130,94 @@ def _crossover(a: list[int], b: list[int], rng: random.Random) -> None:
     a[i:j], b[i:j] = b[i:j], a[i:j]
 
 
-def _mutate(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
-    """Point mutation (each gene with probability 1/length, to another valid core) or a valid swap."""
+def _point(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """Each gene with probability 1/length (at least one) to another of its valid cores."""
     size = len(ind)
-    if size < 2 or rng.random() < POINT_MUTATION_SHARE:
-        for k in range(size):
-            if rng.random() < 1 / size:
-                others = sorted(set(valid[k]) - {ind[k]})
-                if others:
-                    ind[k] = rng.choice(others)
-        return
-    i, j = rng.sample(range(size), 2)
+    picked = [k for k in range(size) if rng.random() < 1 / size] or [rng.randrange(size)]
+    for k in picked:
+        others = sorted(set(valid[k]) - {ind[k]})
+        if others:
+            ind[k] = rng.choice(others)
+
+
+def _segment(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """A short run of consecutive genes (mean length SEGMENT_LENGTH) all to one core valid for each."""
+    size = len(ind)
+    length = min(size, 1 + int(rng.expovariate(1 / SEGMENT_LENGTH)))
+    start = rng.randrange(size - length + 1)
+    common = sorted(set.intersection(*(set(valid[k]) for k in range(start, start + length))))
+    if common:
+        core = rng.choice(common)
+        ind[start:start + length] = [core] * length
+
+
+def _shift(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """Move one border between two runs of genes on different cores by one gene."""
+    borders = [k for k in range(len(ind) - 1) if ind[k] != ind[k + 1]]
+    if borders:
+        k = rng.choice(borders)
+        into, source = (k, k + 1) if rng.random() < 0.5 else (k + 1, k)
+        if ind[source] in valid[into]:
+            ind[into] = ind[source]
+
+
+def _swap(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """Exchange the cores of two genes, if each core is valid for the other gene."""
+    i, j = rng.sample(range(len(ind)), 2)
     if ind[j] in valid[i] and ind[i] in valid[j]:
         ind[i], ind[j] = ind[j], ind[i]
 
 
-def _offspring(population: list[_Individual], count: int, valid, rng: random.Random) -> list[_Individual]:
-    """``count`` children: crossover (first child kept), mutation or a copy (DEAP's ``varOr``)."""
+MUTATIONS = (_point, _segment, _shift, _swap)
+
+
+def _mutate(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
+    """One mutation drawn uniformly from :data:`MUTATIONS` (point only for a single gene)."""
+    if len(ind) < 2:
+        _point(ind, valid, rng)
+    else:
+        rng.choice(MUTATIONS)(ind, valid, rng)
+
+
+def _fresh(child: _Individual, seen: set, valid, rng: random.Random) -> _Individual:
+    """``child``, mutated again (at most RETRIES times) while it is an allocation already seen."""
+    for _ in range(RETRIES):
+        if tuple(child) not in seen:
+            break
+        _mutate(child, valid, rng)
+    seen.add(tuple(child))
+    return child
+
+
+def _offspring(population: list[_Individual], count: int, valid, seen: set, rng: random.Random) -> list[_Individual]:
+    """``count`` children: a crossover (first child kept) or a mutation, each a new allocation
+    where :func:`_fresh` finds one."""
     children = []
     for _ in range(count):
-        draw = rng.random()
-        if draw < CROSSOVER_PROBABILITY:
+        if rng.random() < CROSSOVER_PROBABILITY:
             a, b = (_Individual(p) for p in rng.sample(population, 2))
             _crossover(a, b, rng)
-            children.append(a)
-        elif draw < CROSSOVER_PROBABILITY + MUTATION_PROBABILITY:
+            child = a
+        else:
             child = _Individual(rng.choice(population))
             _mutate(child, valid, rng)
-            children.append(child)
-        else:
-            parent = rng.choice(population)
-            child = _Individual(parent)
-            child.fitness.values = parent.fitness.values
-            children.append(child)
+        children.append(_fresh(child, seen, valid, rng))
     return children
+
+
+def _initial(problem: AllocationProblem, individuals: int, valid, seen: set, rng: random.Random) -> list[_Individual]:
+    """The heuristic allocations (at most three quarters of the population), then random ones."""
+    population = [_Individual(a) for a in seed_allocations(problem)[:individuals - individuals // 4]]
+    seen.update(tuple(p) for p in population)
+    while len(population) < individuals:
+        child = _Individual(rng.choice(cores) for cores in valid)
+        for _ in range(RETRIES):
+            if tuple(child) not in seen:
+                break
+            child = _Individual(rng.choice(cores) for cores in valid)
+        seen.add(tuple(child))
+        population.append(child)
+    return population
 
 
 # ----- the search ---------------------------------------------------------------------------------
@@ -171,7 +227,8 @@ def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: 
     """The Pareto front (lowest energy first) of a (mu + lambda) NSGA-II search.
 
     ``individuals`` is the population and the offspring count per generation (``mu`` = half of
-    it survives); ``progress(generation, front)`` is called after every generation.
+    it survives): at most ``individuals * (generations + 1)`` schedules.
+    ``progress(generation, front)`` is called after every generation.
     """
     valid = [g.cores for g in problem.genes]
     rng = random.Random(seed)
@@ -183,15 +240,16 @@ def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: 
             return [FrontPoint(energy, latency, ())], SearchStats(0, 1, time.perf_counter() - begin)
         if individuals < 2:
             raise ValueError("the allocation search needs at least 2 individuals")
-        population = [_Individual(rng.choice(cores) for cores in valid) for _ in range(individuals)]
+        seen: set[tuple[int, ...]] = set()
+        population = _initial(problem, individuals, valid, seen, rng)
         _assign(population, evaluate)
         front.update(population)
         if progress:
             progress(0, _points(front))
         mu = individuals // 2
         for generation in range(1, generations + 1):
-            children = _offspring(population, individuals, valid, rng)
-            _assign([c for c in children if not c.fitness.valid], evaluate)
+            children = _offspring(population, individuals, valid, seen, rng)
+            _assign(children, evaluate)
             front.update(children)
             population = tools.selNSGA2(population + children, mu)
             if progress:
