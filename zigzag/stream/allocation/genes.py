@@ -31,11 +31,12 @@ from zigzag.stream.schedule.scheduler import schedule
 
 @dataclass(frozen=True)
 class Gene:
-    """One flexible ``(layer, group)`` and the cores it may go to (valid cores only)."""
+    """One flexible ``(layer, group)``, the cores it may go to (valid cores only) and its layer stack."""
 
     layer: int
     group: int
     cores: tuple[int, ...]
+    stack: int = 0
 
     @property
     def label(self) -> str:
@@ -60,7 +61,7 @@ def allocation_genes(graph: CNGraph, compute_cores: Sequence[int]) -> tuple[Gene
             raise InputError(None, f"mapping of layer {layer} ({info.name}) core_allocation",
                              f"none of the cores {list(info.core_allocation)} is a compute core "
                              f"(compute cores: {sorted(known)}); list at least one of them")
-        genes.append(Gene(layer, group, cores))
+        genes.append(Gene(layer, group, cores, info.stack))
     return tuple(genes)
 
 

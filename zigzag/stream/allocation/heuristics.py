@@ -6,12 +6,14 @@ to the previous block's core (one hop for the activations), several blocks at on
 pipeline in layer-fused mode. The search starts from such allocations (and random ones), so its
 small budget goes into refining them rather than into finding the shape first:
 
-* every gene on one core, for each core;
+* every gene on one core, one such allocation per kind of core (identical cores give one);
 * the genes (in layer order) cut into 2, 3, ... ``n`` contiguous blocks, ``n`` the number of
   cores, of about equal compute (the genes' runtimes) and, separately, of equal gene counts, the
   blocks on the cores in the order of a walk along direct links;
-* round robin over that walk, gene by gene.
+* with layer-fused stacks of several genes: each stack's genes in ``n`` blocks (a pipeline over
+  all cores), the genes outside them in ``n``, ``n - 1``, ... 1 blocks.
 
+The search takes them in this order, at most three quarters of its population.
 Each gene takes its block's core if valid for it, else its first valid core.
 """
 
@@ -59,13 +61,42 @@ def seed_allocations(problem: AllocationProblem) -> list[tuple[int, ...]]:
         return []
     walk = linked_walk({c for g in genes for c in g.cores}, problem.base.hardware.routes)
     compute = [float(costs.runtime.sum(axis=1).mean()) for costs in problem.gene_costs]
+    even = [1.0] * len(genes)
 
     def valid(cores: Sequence[int]) -> tuple[int, ...]:
         return tuple(c if c in g.cores else g.cores[0] for g, c in zip(genes, cores))
 
-    candidates = [valid([core] * len(genes)) for core in walk]
+    def blocks(members: Sequence[int], weights: Sequence[float], parts: int) -> dict[int, int]:
+        cut = balanced_blocks([weights[i] for i in members], parts)
+        return {i: walk[b] for i, b in zip(members, cut)}
+
+    candidates = [valid([core] * len(genes)) for core in distinct_cores(problem, walk)]
     for parts in range(2, len(walk) + 1):
-        for weights in (compute, [1.0] * len(genes)):
-            candidates.append(valid([walk[b] for b in balanced_blocks(weights, parts)]))
-    candidates.append(valid([walk[i % len(walk)] for i in range(len(genes))]))
+        for weights in (compute, even):
+            candidates.append(valid(list(blocks(range(len(genes)), weights, parts).values())))
+    per_stack: dict[int, list[int]] = {}
+    for i, gene in enumerate(genes):
+        per_stack.setdefault(gene.stack, []).append(i)
+    fused = [members for members in per_stack.values() if len(members) > 1]
+    rest = [i for i, gene in enumerate(genes) if len(per_stack[gene.stack]) == 1]
+    for parts in range(len(walk), 0, -1) if fused else ():
+        for weights in (compute, even):
+            chosen = blocks(rest, compute, parts)
+            for members in fused:
+                chosen.update(blocks(members, weights, len(walk)))
+            candidates.append(valid([chosen[i] for i in range(len(genes))]))
     return list(dict.fromkeys(candidates))
+
+
+def distinct_cores(problem: AllocationProblem, cores: Sequence[int]) -> list[int]:
+    """``cores`` without those costing every gene exactly as an earlier one (identical cores)."""
+    kept, signatures = [], set()
+    for core in cores:
+        signature = tuple(
+            (costs.runtime[k].tobytes(), costs.onchip_energy[k].tobytes(), costs.offchip_energy[k].tobytes())
+            if core in gene.cores and (k := gene.cores.index(core)) >= 0 else None
+            for gene, costs in zip(problem.genes, problem.gene_costs))
+        if signature not in signatures:
+            signatures.add(signature)
+            kept.append(core)
+    return kept

@@ -1,20 +1,26 @@
 """NSGA-II over allocations (DEAP), seeded, with fitness evaluations spread over worker processes.
 
 The loop is DEAP's (mu + lambda) scheme as Stream runs it (spec stream.md §10.4): ``lambda =
-individuals`` offspring per generation, each a crossover of two parents (probability 0.3), a
-mutation of one (0.7) or a copy; survivors ``mu = individuals // 2`` chosen by DEAP's
-``selNSGA2`` from parents + offspring; DEAP's ``ParetoFront`` keeps every non-dominated
-allocation ever evaluated. Differences from Stream, on purpose:
+individuals`` offspring per generation, each a crossover of two parents (probability 0.3) or a
+mutation of one (0.7); survivors ``mu = individuals // 2`` chosen by DEAP's ``selNSGA2`` from
+parents + offspring; DEAP's ``ParetoFront`` keeps every non-dominated allocation ever evaluated.
+The budget is Stream's: at most ``individuals * (generations + 1)`` schedules. Differences from
+Stream, on purpose:
 
 * all random draws come from one ``random.Random(seed)`` owned by the search (DEAP's own
   operators draw from the global generator, so the variation operators are ours): same seed,
   same front, whatever the number of workers;
+* the initial population starts with heuristic allocations (:mod:`.heuristics`: blocks of
+  consecutive layers along linked cores), at most three quarters of it, the rest random;
+* every child is an allocation not evaluated before (mutated again until it is, a bounded number
+  of times), so no schedule of the budget is spent twice;
 * crossover is always two-point, position-wise, so every gene keeps one of its own valid cores
   (Stream switches to ``cxOrdered`` above 10 genes, a permutation operator that treats core ids
   as positions); one gene: uniform crossover;
-* the swap mutation only swaps two genes whose cores are valid for each other (Stream may swap
-  a core into a gene that cannot use it); a gene with one valid core is never point-mutated;
-* identical allocations are evaluated once (memoised).
+* a mutation is one of: point (each gene with probability 1/length, at least one, to another
+  valid core; Stream's only point mutation), segment (a short run of consecutive genes to one
+  core), shift (a border between two runs moves by one gene), swap (two genes exchange cores,
+  only where valid for both; Stream may swap a core into a gene that cannot use it).
 """
 
 from __future__ import annotations
