@@ -163,14 +163,16 @@ def test_search_evaluates_at_most_its_budget_and_is_deterministic_on_resnet(resn
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
 def test_front_not_dominated_by_the_reference_ga(mode, cache):
     """ResNet-18 x quad core, flexible mapping, the reference's GA budget (16 x 8): no point of our
-    front is dominated by the reference's (recorded, see tests/data/stream/README.md)."""
-    ref = json.loads((REFERENCE_FRONTS / f"reference_ga_front_{mode}.json").read_text())
+    front is dominated by any recorded front of the reference's GA (tests/data/stream/README.md)."""
+    recorded = [json.loads(path.read_text()) for path in sorted(REFERENCE_FRONTS.glob(f"reference_ga_front_{mode}*.json"))]
+    assert recorded and all(r["case"]["mode"] == mode for r in recorded)
+    ref = recorded[0]
     stacks = [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None
     found = search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=16, generations=8, seed=0,
                               workers=2, cache=cache, cwd=str(REF))
-    assert [[g.layer, g.group] for g in found.genes] == ref["genes"]  # same genes as Stream (spec §10.1)
-    assert [list(g.cores) for g in found.genes] == ref["valid"]
-    assert found.stats.evaluations <= ref["evaluations"] - 1  # its budget: 16 x (8 + 1) schedules
     ours = [(p.energy, p.latency) for p in found.front]
-    theirs = [(p["energy"], p["latency"]) for p in ref["front"]]
-    assert dominated_share(ours, theirs) == 0.0
+    for run in recorded:
+        assert [[g.layer, g.group] for g in found.genes] == run["genes"]  # same genes as Stream (spec §10.1)
+        assert [list(g.cores) for g in found.genes] == run["valid"]
+        assert found.stats.evaluations <= run["evaluations"] - 1  # its budget: 16 x (8 + 1) schedules
+        assert dominated_share(ours, [(p["energy"], p["latency"]) for p in run["front"]]) == 0.0, run["case"]["seed"]
