@@ -150,13 +150,14 @@ def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):
     assert balanced_blocks([1, 1, 2, 4], 2) == [0, 0, 0, 1]
 
 
-def test_search_evaluates_at_most_its_budget_and_is_deterministic_on_resnet(resnet_problem):
-    problem = resnet_problem("lbl")
-    one, stats = nsga2(problem, 16, 8, seed=0, workers=1)
-    again, _ = nsga2(problem, 16, 8, seed=0, workers=1)
-    two, _ = nsga2(problem, 16, 8, seed=0, workers=2)
+@pytest.mark.parametrize("mode, generations", [("lbl", 8), pytest.param("fused", 1, marks=pytest.mark.slow)])
+def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(resnet_problem, mode, generations):
+    problem = resnet_problem(mode)
+    one, stats = nsga2(problem, 16, generations, seed=0, workers=1)
+    again, _ = nsga2(problem, 16, generations, seed=0, workers=1)
+    two, _ = nsga2(problem, 16, generations, seed=0, workers=2)
     assert one == again == two
-    assert stats.evaluations == 16 * 9  # every child a new allocation, never more than the budget
+    assert stats.evaluations == 16 * (generations + 1)  # every child a new allocation, never more than the budget
 
 
 @pytest.mark.slow
