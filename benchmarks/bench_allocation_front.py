@@ -7,8 +7,8 @@ individuals, crossover 0.3, mutation 0.7), ``cxOrdered`` above 10 genes, its poi
 mutation, ``selNSGA2``, a ``ParetoFront`` — on *our* fitness, which equals Stream's on every
 point of the recorded fronts (checked here first), with ``random`` seeded 0, 1, ... per run.
 Replay ``s`` is compared with the recorded run seeded ``s``
-(``tests/data/stream/reference_ga_front_<mode>*.json``, which seeded ``random`` the same way). Then our search (same budget, ``--seeds``) runs and
-the script prints, per seed, our front and how many replayed Stream fronts dominate at least one
+(``tests/data/stream/reference_ga_front_<mode>*.json``, which seeded ``random`` the same way).
+Then our search (same budget, ``--seeds``) runs and the script prints, per seed, our front and how many replayed Stream fronts dominate at least one
 of its points, and the best points Stream reached over all replays.
 
 Case: ResNet-18 on the TPU-like quad core with the flexible mapping, ``lbl`` and ``fused``
@@ -93,7 +93,8 @@ def main() -> None:
         for point in (p for run in recorded for p in run["front"]):
             cores = [point["allocation"][f"{g.layer}:{g.group}"] for g in problem.genes]
             if problem.fitness(cores) != (point["energy"], point["latency"]):
-                raise SystemExit(f"[{mode}] our fitness differs from Stream's on a recorded point: replays mean nothing")
+                raise SystemExit(f"[{mode}] our fitness differs from Stream's on a recorded point; "
+                                 "replays would mean nothing")
         memo: dict = {}
         begin = time.perf_counter()
         replays = [stream_ga_front(problem, args.individuals, args.generations, s, memo) for s in range(args.replays)]

@@ -165,7 +165,8 @@ def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(resnet_probl
 def test_front_not_dominated_by_the_reference_ga(mode, cache):
     """ResNet-18 x quad core, flexible mapping, the reference's GA budget (16 x 8): no point of our
     front is dominated by any recorded front of the reference's GA (tests/data/stream/README.md)."""
-    recorded = [json.loads(path.read_text()) for path in sorted(REFERENCE_FRONTS.glob(f"reference_ga_front_{mode}*.json"))]
+    paths = sorted(REFERENCE_FRONTS.glob(f"reference_ga_front_{mode}*.json"))
+    recorded = [json.loads(path.read_text()) for path in paths]
     assert recorded and all(r["case"]["mode"] == mode for r in recorded)
     ref = recorded[0]
     stacks = [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None

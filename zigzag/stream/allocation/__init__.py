@@ -1,6 +1,7 @@
 """Layer-to-core allocation search (Stream's genetic allocation, spec stream.md §10), seeded and parallel.
 
 * :mod:`.genes`: the flexible (layer, group) genes and the fitness of one allocation;
+* :mod:`.heuristics`: the search's starting allocations (blocks of layers along linked cores);
 * :mod:`.nsga`: the NSGA-II search (DEAP selection and Pareto front, own seeded variation);
 * :mod:`.front`: front.csv and the chosen allocation as a fixed mapping file;
 * :mod:`.search`: :func:`search_allocation`, from the three input files to the saved outputs.

@@ -90,12 +90,16 @@ def seed_allocations(problem: AllocationProblem) -> list[tuple[int, ...]]:
 
 def distinct_cores(problem: AllocationProblem, cores: Sequence[int]) -> list[int]:
     """``cores`` without those costing every gene exactly as an earlier one (identical cores)."""
+
+    def cost(gene, costs, core):
+        if core not in gene.cores:
+            return None
+        k = gene.cores.index(core)
+        return costs.runtime[k].tobytes(), costs.onchip_energy[k].tobytes(), costs.offchip_energy[k].tobytes()
+
     kept, signatures = [], set()
     for core in cores:
-        signature = tuple(
-            (costs.runtime[k].tobytes(), costs.onchip_energy[k].tobytes(), costs.offchip_energy[k].tobytes())
-            if core in gene.cores and (k := gene.cores.index(core)) >= 0 else None
-            for gene, costs in zip(problem.genes, problem.gene_costs))
+        signature = tuple(cost(gene, costs, core) for gene, costs in zip(problem.genes, problem.gene_costs))
         if signature not in signatures:
             signatures.add(signature)
             kept.append(core)
