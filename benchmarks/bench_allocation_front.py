@@ -8,8 +8,9 @@ mutation, ``selNSGA2``, a ``ParetoFront`` — on *our* fitness, which equals Str
 point of the recorded fronts (checked here first), with ``random`` seeded 0, 1, ... per run.
 Replay ``s`` is compared with the recorded run seeded ``s``
 (``tests/data/stream/reference_ga_front_<mode>*.json``, which seeded ``random`` the same way).
-Then our search (same budget, ``--seeds``) runs and the script prints, per seed, our front and how many replayed Stream fronts dominate at least one
-of its points, and the best points Stream reached over all replays.
+Then our search (same budget, ``--seeds``) runs and the script prints, per seed, our front and
+how many replayed Stream fronts dominate at least one of its points, and the best points Stream
+reached over all replays.
 
 Case: ResNet-18 on the TPU-like quad core with the flexible mapping, ``lbl`` and ``fused``
 (stacks ``0-10;11-21``), as ``bench_allocation.py``.
