@@ -10,7 +10,7 @@ whole chunk of orderings with numpy arrays whose first axis runs over the candid
    is represented compactly: its ordering (indices into the distinct loop factors) and, per
    layer operand, the end position of each memory level in that ordering.
 2. :class:`BatchCostModel` computes, for every candidate, the two figures the reduction
-   compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model.py``
+   compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model/``
    step by step (spec cost-model.md §4-§9).
 3. :func:`search_temporal_mappings` drives both over the LOMA orderings in Williams' order,
    keeps the best candidate with the reduction rules of ``zigzag.search.reduce`` (first found
@@ -61,7 +61,10 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from zigzag.cost import model as scalar
+from zigzag.cost.model import evaluate
+from zigzag.cost.model.latency import PortActivity, marked_slots
+from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
+from zigzag.cost.model.setup import Operand, layer_setup, loading_key
 from zigzag.cost.array import array_cost
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
@@ -463,7 +466,7 @@ class _OperandInfo:
     """Static data of one layer operand for the batched model (masks over loop numbers and over
     dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops)."""
 
-    def __init__(self, operand: scalar._Operand, loops: LoopTable):
+    def __init__(self, operand: Operand, loops: LoopTable):
         self.operand = operand
         self.name = operand.name
         self.n = operand.n
@@ -493,15 +496,15 @@ class BatchCostModel:
         self.accelerator = accelerator
         self.loops = loops
         self.flag = access_same_data_considered_as_no_access
-        setup = scalar._setup(layer, accelerator)
+        setup = layer_setup(layer, accelerator)
         self.setup = setup
-        frac = scalar._normalise_levels(fractional)
-        integ = scalar._normalise_levels(integer)
+        frac = normalise_levels(fractional)
+        integ = normalise_levels(integer)
         frac_key = tuple((op, frac[op]) for op in setup.operands)
         int_key = tuple((op, integ[op]) for op in setup.operands)
-        self.spatial = scalar._spatial_analysis(setup, frac_key)
+        self.spatial = spatial_analysis(setup, frac_key)
         self.same_variant = frac_key == int_key
-        self.spatial_int = self.spatial if self.same_variant else scalar._spatial_analysis(setup, int_key)
+        self.spatial_int = self.spatial if self.same_variant else spatial_analysis(setup, int_key)
         self.ops = {op: _OperandInfo(o, loops) for op, o in setup.operands.items()}
         out = setup.operands[layer.output]
         if out.pr_relations:
@@ -940,8 +943,8 @@ class BatchCostModel:
             for op in inputs:
                 table = loading[op]
                 for k in range(setup.operands[op].n - 1):
-                    cyc1, sh1 = table[scalar._loading_key(op, k, "fh")]
-                    cyc2, sh2 = table[scalar._loading_key(op, k + 1, "tl")]
+                    cyc1, sh1 = table[loading_key(op, k, "fh")]
+                    cyc2, sh2 = table[loading_key(op, k + 1, "tl")]
                     longest = np.maximum(cyc1, cyc2)
                     if not sh1 and not sh2:
                         indiv[op] = indiv[op] + longest
@@ -962,8 +965,8 @@ class BatchCostModel:
             table = offloading[out]
             offload = 0.0
             for k in range(setup.operands[out].n - 1):
-                offload = offload + np.maximum(table[scalar._loading_key(out, k, "th")][0],
-                                               table[scalar._loading_key(out, k + 1, "fl")][0])
+                offload = offload + np.maximum(table[loading_key(out, k, "th")][0],
+                                               table[loading_key(out, k + 1, "fl")][0])
         except KeyError:
             raise Unsupported("loading table without an expected entry") from None
 
@@ -1015,8 +1018,8 @@ def _marked_slots(pattern: tuple, horizon: int) -> int:
     key = (pattern, horizon)
     value = _SLOTS_CACHE.get(key)
     if value is None:
-        acts = [scalar.PortActivity("", 0, "", 0, allowed, period, 0) for period, allowed in pattern]
-        value = scalar._marked_slots(acts, horizon)
+        acts = [PortActivity("", 0, "", 0, allowed, period, 0) for period, allowed in pattern]
+        value = marked_slots(acts, horizon)
         if len(_SLOTS_CACHE) > 100_000:
             _SLOTS_CACHE.clear()
         _SLOTS_CACHE[key] = value
@@ -1127,7 +1130,7 @@ def search_temporal_mappings(
 
     def scalar_eval(row, cut_row):
         tm = temporal_mapping_of(loops, row, cut_row)
-        return scalar.evaluate(layer, accelerator, fractional, integer, tm,
+        return evaluate(layer, accelerator, fractional, integer, tm,
                                access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
                                spatial_mapping_array=spatial_mapping_array)
 
