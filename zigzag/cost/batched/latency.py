@@ -14,7 +14,7 @@ import numpy as np
 
 from zigzag.cost.batched.candidates import EXACT, Unsupported
 from zigzag.cost.model.latency import PortActivity, marked_slots
-from zigzag.cost.model.setup import loading_key
+from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 from zigzag.hardware.accelerator import DIRECTIONS
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
         exact[sel] &= exact_g
     return latency, exact
 
+
 def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, allowed):
     """Latency of the candidates ``sel`` sharing one structure signature (§9.3-9.7)."""
     setup = model.setup
@@ -148,10 +149,6 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
     loading = {op: {} for op in model.layer.inputs}
     offloading = {model.layer.output: {}}
 
-    def record(duty, cycles, shared):
-        table = loading if duty.loading else offloading
-        table.setdefault(duty.layer_op, {})[duty.key] = (cycles, shared)
-
     for port in setup.ports:
         shared = port.shared_by_two_inputs
         once = []
@@ -166,48 +163,19 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
                 once.append((duty, cycles))
             else:
                 bw_req = bw_req + np.ceil(pick(movement_int[op].flows[level][d].bw_aver) / model.cpo)
-                record(duty, cycles, shared)
+                record_transfer(loading, offloading, duty, cycles, shared)
         if once:
             totals = [cyc for _, cyc in once]
             minima = [np.ceil(pick(movement_int[d.layer_op].bits[1]) / port.bw_max) for d, _ in once]
             surplus = ((port.bw_max - bw_req) / port.bw_max) * tcc
             remaining = reduce_balanced(totals, minima, surplus)
             for (duty, _), cyc in zip(once, remaining):
-                record(duty, cyc, shared)
+                record_transfer(loading, offloading, duty, cyc, shared)
 
     # §9.6 on-/off-loading
-    inputs = model.layer.inputs
     try:
-        indiv = {op: 0.0 for op in inputs}
-        half = {op: 0.0 for op in inputs}
-        shared = {op: 0.0 for op in inputs}
-        for op in inputs:
-            table = loading[op]
-            for k in range(setup.operands[op].n - 1):
-                cyc1, sh1 = table[loading_key(op, k, "fh")]
-                cyc2, sh2 = table[loading_key(op, k + 1, "tl")]
-                longest = np.maximum(cyc1, cyc2)
-                if not sh1 and not sh2:
-                    indiv[op] = indiv[op] + longest
-                elif sh1 and sh2:
-                    shared[op] = shared[op] + longest
-                else:
-                    half[op] = longest
-        if not inputs:
-            onload = 0.0
-        elif len(inputs) == 1:
-            onload = indiv[inputs[0]]
-        else:
-            op1, op2 = inputs[0], inputs[1]
-            p1 = shared[op1] + np.maximum(shared[op2] + half[op2] + indiv[op2], half[op1] + indiv[op1])
-            p2 = shared[op2] + np.maximum(shared[op1] + half[op1] + indiv[op1], half[op2] + indiv[op2])
-            onload = np.minimum(p1, p2)
-        out = model.layer.output
-        table = offloading[out]
-        offload = 0.0
-        for k in range(setup.operands[out].n - 1):
-            offload = offload + np.maximum(table[loading_key(out, k, "th")][0],
-                                           table[loading_key(out, k + 1, "fl")][0])
+        onload, _ = onloading_cycles(setup, loading, maximum=np.maximum, minimum=np.minimum)
+        offload, _ = offloading_cycles(setup, offloading, maximum=np.maximum)
     except KeyError:
         raise Unsupported("loading table without an expected entry") from None
 
@@ -215,6 +183,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
     latency1 = latency0 + onload
     latency2 = latency1 + offload
     return latency2, exact & (np.abs(latency2) < EXACT)
+
 
 def _window_union(acts, m):
     """Vectorised ``updating_window_union``; the rare timeline case goes through the scalar

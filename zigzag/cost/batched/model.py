@@ -3,6 +3,8 @@ spatial mapping, following :mod:`zigzag.cost.model` step by step (spec §4-§9).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from zigzag.cost.array import array_cost
@@ -15,21 +17,18 @@ from zigzag.mapping.spatial import LevelMapping
 from zigzag.workload.layer import Layer
 
 
-class _Flow:
+class _Flow(NamedTuple):
     """One direction of one memory level for all candidates (cost model ``Flow``)."""
 
-    __slots__ = ("period", "count", "amount", "precision", "bw_aver", "window")
-
-    def __init__(self, period, count, amount, precision, bw_aver, window):
-        self.period = period
-        self.count = count
-        self.amount = amount
-        self.precision = precision
-        self.bw_aver = bw_aver
-        self.window = window
+    period: np.ndarray
+    count: np.ndarray
+    amount: np.ndarray
+    precision: np.ndarray
+    bw_aver: np.ndarray
+    window: np.ndarray
 
     def masked(self, keep: np.ndarray) -> "_Flow":
-        return _Flow(*(np.where(keep, getattr(self, f), 0.0) for f in self.__slots__))
+        return _Flow(*(np.where(keep, value, 0.0) for value in self))
 
 
 def _no_flow(n: int) -> _Flow:
@@ -37,17 +36,14 @@ def _no_flow(n: int) -> _Flow:
     return _Flow(z, z, z, z, z, z)
 
 
-class _Movement:
+class _Movement(NamedTuple):
     """Per-operand quantities of one spatial variant (``OperandMovement``)."""
 
-    __slots__ = ("D", "bits", "eff_bits", "flows", "psum")
-
-    def __init__(self, D, bits, eff_bits, flows, psum):
-        self.D = D
-        self.bits = bits
-        self.eff_bits = eff_bits
-        self.flows = flows
-        self.psum = psum
+    D: list
+    bits: list
+    eff_bits: list
+    flows: list  # per memory level: direction -> _Flow
+    psum: list | None
 
 
 class _OperandInfo:

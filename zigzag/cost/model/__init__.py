@@ -127,7 +127,14 @@ def analyse(
     spatial_mapping_array: dict | None = None,
 ) -> CostDetail:
     """Evaluate one (spatial, temporal) mapping of ``layer`` on ``accelerator``, keeping the
-    intermediate figures (see :func:`evaluate`; spec §15 gives the computation order)."""
+    intermediate figures (spec §15 gives the computation order).
+
+    ``spatial`` / ``spatial_int``: the fractional / integer per-level spatial mappings
+    ``{layer op: [[(dim, factor), ...] per memory level, + the unserved entry]}`` (§4.4);
+    ``temporal``: ``{layer op: [[(dim, size), ...] per memory level]}``, innermost first, as
+    produced by the memory allocator (the stationarity merge-down is done here, §5.3).
+    ``spatial_mapping_array`` (``{OA dim: {layer dim: factor}}``) is only recorded.
+    """
     setup = layer_setup(layer, accelerator)
     flag = access_same_data_considered_as_no_access
 
@@ -257,29 +264,11 @@ def analyse(
     )
 
 
-def evaluate(
-    layer: Layer,
-    accelerator: Accelerator,
-    spatial: dict,
-    spatial_int: dict,
-    temporal: dict,
-    *,
-    access_same_data_considered_as_no_access: bool = True,
-    spatial_mapping_array: dict | None = None,
-) -> CostResult:
-    """Cost of one mapping of one layer on one accelerator (spec §2-§9).
-
-    ``spatial`` / ``spatial_int``: the fractional / integer per-level spatial mappings
-    ``{layer op: [[(dim, factor), ...] per memory level, + the unserved entry]}`` (§4.4);
-    ``temporal``: ``{layer op: [[(dim, size), ...] per memory level]}``, innermost first, as
-    produced by the memory allocator (the stationarity merge-down is done here, §5.3).
-    ``spatial_mapping_array`` (``{OA dim: {layer dim: factor}}``) is only recorded.
-    """
-    return analyse(
-        layer, accelerator, spatial, spatial_int, temporal,
-        access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-        spatial_mapping_array=spatial_mapping_array,
-    ).result
+def evaluate(layer: Layer, accelerator: Accelerator, spatial: dict, spatial_int: dict, temporal: dict,
+             **options) -> CostResult:
+    """Cost of one mapping of one layer on one accelerator (spec §2-§9): :func:`analyse`
+    without the intermediates, same arguments and keyword options."""
+    return analyse(layer, accelerator, spatial, spatial_int, temporal, **options).result
 
 
 def _normalise_array(mapping: dict | None):

@@ -80,7 +80,7 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
                 once.append((duty, cycles))
             else:
                 bw_req += math.ceil(flow.bw_aver / setup.cycles_per_op)
-                _record(loading, offloading, duty, cycles, shared)
+                record_transfer(loading, offloading, duty, cycles, shared)
                 periodic.append(PortTransfer(duty.layer_op, duty.level, duty.direction, cycles,
                                              flow.amount * flow.precision, port.bw_max))
         key = (port.memory, port.name)
@@ -92,7 +92,7 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
             surplus = max(0, ((port.bw_max - bw_req) / port.bw_max) * tcc)
             remaining, reductions = reduce_balanced(totals, minima, surplus)
             for (duty, _), cycles, reduction in zip(once, remaining, reductions):
-                _record(loading, offloading, duty, cycles, shared)
+                record_transfer(loading, offloading, duty, cycles, shared)
                 borrowed[key][duty.mem_op] = (reduction, math.ceil(reduction / tcc * port.bw_max))
             once = [PortTransfer(d.layer_op, d.level, d.direction, c, c * port.bw_max, port.bw_max)
                     for (d, _), c in zip(once, remaining)]
@@ -100,7 +100,9 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
     return loading, offloading, transfers, borrowed
 
 
-def _record(loading, offloading, duty: PortDuty, cycles, shared: bool) -> None:
+def record_transfer(loading, offloading, duty: PortDuty, cycles, shared: bool) -> None:
+    """Enter one transfer's cycles (and whether its port serves both inputs) in the on-loading
+    or off-loading table (§9.5)."""
     table = loading if duty.loading else offloading
     table.setdefault(duty.layer_op, {})[duty.key] = (cycles, shared)
 
@@ -112,8 +114,12 @@ class OnloadingParts:
     shared: dict
 
 
-def onloading_cycles(setup: Setup, loading) -> tuple[float, OnloadingParts]:
-    """Initial data loading before computation (§9.6, Q10, Q11)."""
+def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[float, OnloadingParts]:
+    """Initial data loading before computation (§9.6, Q10, Q11).
+
+    With cycles given as arrays (one entry per candidate, :mod:`zigzag.cost.batched`),
+    ``maximum`` and ``minimum`` are ``np.maximum`` and ``np.minimum``.
+    """
     inputs = setup.layer.inputs
     indiv = {op: 0 for op in inputs}
     half = {op: 0 for op in inputs}
@@ -123,7 +129,7 @@ def onloading_cycles(setup: Setup, loading) -> tuple[float, OnloadingParts]:
         for k in range(setup.operands[op].n - 1):
             cyc1, sh1 = table[loading_key(op, k, "fh")]
             cyc2, sh2 = table[loading_key(op, k + 1, "tl")]
-            longest = max(cyc1, cyc2)
+            longest = maximum(cyc1, cyc2)
             if not sh1 and not sh2:
                 indiv[op] += longest
             elif sh1 and sh2:
@@ -136,17 +142,18 @@ def onloading_cycles(setup: Setup, loading) -> tuple[float, OnloadingParts]:
     if len(inputs) == 1:
         return indiv[inputs[0]], parts  # Q11
     op1, op2 = inputs[0], inputs[1]
-    p1 = shared[op1] + max(shared[op2] + half[op2] + indiv[op2], half[op1] + indiv[op1])
-    p2 = shared[op2] + max(shared[op1] + half[op1] + indiv[op1], half[op2] + indiv[op2])
-    return min(p1, p2), parts
+    p1 = shared[op1] + maximum(shared[op2] + half[op2] + indiv[op2], half[op1] + indiv[op1])
+    p2 = shared[op2] + maximum(shared[op1] + half[op1] + indiv[op1], half[op2] + indiv[op2])
+    return minimum(p1, p2), parts
 
 
-def offloading_cycles(setup: Setup, offloading) -> tuple[float, list]:
-    """Final off-loading of the outputs, ports working in series (§9.6)."""
+def offloading_cycles(setup: Setup, offloading, maximum=max) -> tuple[float, list]:
+    """Final off-loading of the outputs, ports working in series (§9.6); ``maximum`` as in
+    :func:`onloading_cycles`."""
     out = setup.layer.output
     table = offloading[out]
     pairs = [
-        max(table[loading_key(out, k, "th")][0], table[loading_key(out, k + 1, "fl")][0])
+        maximum(table[loading_key(out, k, "th")][0], table[loading_key(out, k + 1, "fl")][0])
         for k in range(setup.operands[out].n - 1)
     ]
     return sum(pairs), pairs
