@@ -130,6 +130,8 @@ def best_index(energy: np.ndarray, latency: np.ndarray | None, opt: str) -> int:
 
 @dataclass
 class BatchStats:
+    """Counts of one batched search, for tests and benchmarks."""
+
     orderings: int = 0  # orderings enumerated (after user constraints)
     evaluated: int = 0  # orderings allocated successfully (= candidates)
     latency_computed: int = 0  # candidates whose latency part was computed

@@ -98,6 +98,8 @@ class PortActivity(NamedTuple):
 
 @dataclass(frozen=True)
 class PortStall:
+    """One port's activities during computation and its stall (+) or slack (-) (§9.4)."""
+
     memory: str
     port: str
     activities: tuple[PortActivity, ...]

@@ -109,6 +109,8 @@ def record_transfer(loading, offloading, duty: PortDuty, cycles, shared: bool) -
 
 @dataclass(frozen=True)
 class OnloadingParts:
+    """On-loading cycles per input operand: on unshared, half-shared and shared ports (§9.6)."""
+
     individual: dict
     half_shared: dict
     shared: dict

@@ -195,6 +195,7 @@ class TemporalQuantities:
 
 
 def temporal_quantities(levels: LevelLoops, operand: Operand) -> TemporalQuantities:
+    """Stationary mapping, ``mac_st``, cycle counts and top loops of one operand (§5.3-5.4)."""
     stationary, mac_st = merge_down(levels, operand.irrelevant)
     return TemporalQuantities(
         stationary=stationary,

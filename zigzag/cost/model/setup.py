@@ -60,6 +60,8 @@ class Operand:
 
 
 class PortDuty(NamedTuple):
+    """One (memory operand, level, direction) a port serves."""
+
     mem_op: str
     level: int
     direction: str
@@ -70,6 +72,8 @@ class PortDuty(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Port:
+    """One used port of a memory and the duties it serves for this layer (§3.2, §9.3)."""
+
     memory: str
     name: str
     bw_max: int
@@ -80,6 +84,8 @@ class Port:
 
 @dataclass(frozen=True, eq=False)
 class Setup:
+    """Everything the cost model reads about one (layer, accelerator) pair before any mapping."""
+
     layer: Layer
     accelerator: Accelerator
     operands: dict[str, Operand]  # layer-operand order: output, then inputs in equation order

@@ -139,6 +139,7 @@ def describe(value: Any) -> str:
 
 
 def count_entries(count: int) -> str:
+    """``"1 entry"``, ``"3 entries"``."""
     return f"{count} entry" if count == 1 else f"{count} entries"
 
 
@@ -197,6 +198,7 @@ def _check_dict(value: dict, spec: Field, where: str) -> dict:
 
 
 def unknown_field(key: Any, allowed: dict[str, Field]) -> str:
+    """The message for a field not in ``allowed``, with the closest allowed name as a hint."""
     close = difflib.get_close_matches(str(key), list(allowed), n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     return f"unknown field '{key}'{hint}; allowed fields: {', '.join(allowed)}; remove it or fix its spelling"
