@@ -197,8 +197,6 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
     )
 
 
-
-
 def loading_key(op: str, level: int, direction: str) -> str:
     """Key of one transfer in the on-/off-loading tables, ``"<op><level>_<direction long name>"`` (§9.5)."""
     return f"{op}{level}_{DIRECTION_NAMES[direction]}"

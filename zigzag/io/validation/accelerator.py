@@ -6,14 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from zigzag.io.validation.schema import (
-    UNROLLING_FORM,
-    Field,
-    Invalid,
-    check_unique,
-    check_value,
-    count_entries,
-    expect_top,
-    run_check,
+    UNROLLING_FORM, Field, Invalid, check_unique, check_value, count_entries, expect_top, run_check,
 )
 
 

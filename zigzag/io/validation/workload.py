@@ -6,13 +6,7 @@ import re
 from typing import Any
 
 from zigzag.io.validation.schema import (
-    Field,
-    Invalid,
-    check_unique,
-    check_value,
-    count_entries,
-    expect_top,
-    run_check,
+    Field, Invalid, check_unique, check_value, count_entries, expect_top, run_check,
 )
 
 
