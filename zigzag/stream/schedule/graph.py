@@ -6,6 +6,8 @@ Everything here depends on the :class:`ScheduleProblem` only, so it is computed 
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from zigzag.errors import InputError
@@ -33,7 +35,10 @@ def _check_tops(inst: np.ndarray) -> None:
 
 
 class CNGraph:
-    """Adjacency of the CN graph and what each CN needs, in per-CN lists, prepared once per problem."""
+    """Adjacency of the CN graph and what each CN needs, in per-CN lists, prepared once per problem.
+
+    Per tensor and top memory facts are flat lists indexed ``tensor * nb_memories + memory``.
+    """
 
     def __init__(self, p: ScheduleProblem):
         n = p.nb_cns
@@ -53,7 +58,12 @@ class CNGraph:
         out_ptr, out_dst, out_m = _csr(src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n)
         # compressed per-CN lists as Python lists (the scheduler's inner loops read single items):
         # CN n's items are [ptr[n], ptr[n + 1])
-        self.consumer_ptr, self.consumers = out_ptr.tolist(), out_dst.tolist()  # in other layers
+        # consumers in other layers grouped by producer, then by core: producer n's consumers on
+        # core c are [consumer_ptr[n * nc + c], consumer_ptr[n * nc + c + 1])
+        self.nb_core_slots = nc = len(hw.top_memory)
+        group = np.repeat(np.arange(n), np.diff(out_ptr)) * nc + p.core[out_dst]
+        self.consumers = out_dst[np.argsort(group, kind="stable")].tolist()
+        self.consumer_ptr = _csr(group, [], n * nc)[0].tolist()
         # all successors (intra-layer ones too)
         idx = np.argsort(src, kind="stable")
         succ_ptr, succ = _csr(src[idx], [dst[idx]], n)
@@ -88,8 +98,14 @@ class CNGraph:
         cn, m, x = cn[by], m[by], x[by]
         mems = p.hardware.top_memory[p.core[cn], m]
         _check_tops(mems)
-        self.need_ptr = _csr(cn, [], n)[0].tolist()
-        self.need_x, self.need_m, self.need_mem = x.tolist(), m.tolist(), mems.tolist()
+        nm = len(p.hardware.memories)
+        self.need_ptr = ptr = _csr(cn, [], n)[0].tolist()
+        self.need_x, self.need_m = x.tolist(), m.tolist()
+        self.need_idx = idx = (x * nm + mems).tolist()
+        # per CN: its needed tensors' entries of a flat per (tensor, memory) sequence, ending with
+        # two entries of the sentinel index nb_tensors * nb_memories (so that it always gives a tuple)
+        end = p.nb_tensors * nm
+        self.need_get = [itemgetter(*idx[a:b], end, end) for a, b in zip(ptr, ptr[1:])]
 
     def _prepare_priorities(self, p: ScheduleProblem, out_ptr, out_dst, out_m) -> None:
         """Initial per tensor and memory count of CNs still needing it there (Stream's instance
@@ -112,6 +128,6 @@ class CNGraph:
         _check_tops(inst)
         prio[x, inst] = p.tensor_base_priority[x]
         has[x, inst] = True
-        self.prio = prio.tolist()
-        self.has_prio = has.tolist()
+        self.prio = prio.ravel().tolist()
+        self.has_prio = has.ravel().tolist()
         self.prio_total = prio.sum(axis=1).tolist()

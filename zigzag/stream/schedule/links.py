@@ -26,6 +26,9 @@ class LinkEvent(NamedTuple):
     tensors: tuple[int, ...]
 
 
+_new_tuple = tuple.__new__  # builds a named tuple without its Python-level constructor
+
+
 class LinkState:
     """Activity timelines and recorded events of all links during one schedule.
 
@@ -40,6 +43,7 @@ class LinkState:
         self.level: list[list[int]] = [[0, 0] for _ in links]
         self.events: list[list[LinkEvent]] = [[] for _ in links]
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
+        self.starts: list[set[tuple[int, float]]] = [set() for _ in links]  # (tensor, start) of each event
 
     def idle_windows(self, link: int, activity: float, duration: float, earliest: float,
                      tensors: list[int], first: bool = False) -> list[tuple[float, float]]:
@@ -98,13 +102,21 @@ class LinkState:
                              f"no common idle window of duration {duration}")
         return result[0][0]
 
+    def transfer_start(self, links: list[int], earliest: float, duration: float, tensor: int) -> float:
+        """Start of the first window in which ``links`` are all idle for a transfer of ``tensor``."""
+        if len(links) == 1:
+            link = links[0]
+            return self.idle_windows(link, self.bandwidth[link], duration, earliest, (tensor,), first=True)[0][0]
+        return self.window({lk: self.bandwidth[lk] for lk in links}, earliest, duration,
+                           {lk: [tensor] for lk in links})
+
     def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...]) -> None:
         """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event)."""
         if start == end:
             return
-        seen = self.by_tensor[link]
+        starts = self.starts[link]
         for x in tensors:
-            if any(s == start for s, _ in seen.get(x, ())):
+            if (x, start) in starts:
                 return
         ts, level = self.ts[link], self.level[link]
         i = bisect_left(ts, start)
@@ -117,9 +129,11 @@ class LinkState:
             level.insert(i, level[i - 1])
             j += 1
         level[i:j] = [v + activity for v in level[i:j]]
+        seen = self.by_tensor[link]
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
-        self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
+            starts.add((x, start))
+        self.events[link].append(_new_tuple(LinkEvent, (kind, start, end, activity, tensors)))
 
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
