@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import compress, repeat
+from operator import lt
 from typing import NamedTuple
 
 
@@ -66,8 +68,10 @@ class LinkState:
         k = bisect_right(ts, earliest) - 1
         room = self.bandwidth[link] - activity
         lo = float(earliest)
-        # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one
-        for i in range(k, n):
+        # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one;
+        # all windows: the blocked segments are picked out first, without a Python step per segment
+        blocked = compress(range(k, n), map(lt, repeat(room), level[k:])) if k >= 0 and not first else range(k, n)
+        for i in blocked:
             if level[i] > room:
                 hi = lo if i == k else ts[i]
                 if hi - lo >= duration:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from operator import itemgetter
 
 import numpy as np
 
@@ -369,13 +370,11 @@ class _Scheduler:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
                     first, users = self.origin[x] * nc, self.mem_cores[inst]
                     if self.offchip in users:
-                        latest = max([ends_at[s] for s in consumers[ptr[first] : ptr[first + nc]]], default=-math.inf)
+                        latest = _latest(ends_at, consumers, ptr[first], ptr[first + nc])
                     else:
                         latest = -math.inf
                         for c in users:
-                            group = consumers[ptr[first + c] : ptr[first + c + 1]]
-                            if group:
-                                latest = max(latest, max([ends_at[s] for s in group]))
+                            latest = max(latest, _latest(ends_at, consumers, ptr[first + c], ptr[first + c + 1]))
                     if latest > -math.inf:
                         t_rm = latest
                 core = self.mem_cores[inst][0]
@@ -396,6 +395,13 @@ class _Scheduler:
             link_events=tuple(tuple(ev) for ev in self.links.events),
             timelines=tuple(tl.points() for tl in self.mem.timeline),
         )
+
+
+def _latest(ends: list[float], cns: list[int], lo: int, hi: int) -> float:
+    """The latest of ``ends`` over ``cns[lo:hi]`` (-inf if empty)."""
+    if hi - lo > 1:
+        return max(itemgetter(*cns[lo:hi])(ends))
+    return ends[cns[lo]] if hi > lo else -math.inf
 
 
 def schedule(problem: ScheduleProblem) -> ScheduleResult:
