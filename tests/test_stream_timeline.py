@@ -50,8 +50,9 @@ class FlatTimeline:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_block_timeline_equals_a_flat_one(seed):
-    """Thousands of additions and removals at random times (some far back, some at fractional
-    times that truncate onto an existing one): every answer and the final points agree."""
+    """Thousands of additions and removals at random times (at the end, at the last point, far
+    back, at fractional times that truncate onto an existing one): every answer and the final
+    points agree."""
     rng = random.Random(seed)
     ours, flat = Timeline(), FlatTimeline()
     stored: list[tuple[float, int]] = []
@@ -60,11 +61,11 @@ def test_block_timeline_equals_a_flat_one(seed):
         horizon = 10 * step + 10
         if stored and rng.random() < 0.45:
             t0, size = stored.pop(rng.randrange(len(stored)))
-            t = rng.choice([horizon, t0 + rng.randrange(0, horizon - int(t0) + 1), t0 + 0.5])
+            t = rng.choice([horizon, t0 + rng.randrange(0, horizon - int(t0) + 1), t0 + 0.5, flat.times[-1]])
             assert ours.shift_from(t, -size) == flat.shift_from(t, -size)
         else:
             size = rng.randrange(1, 400)
-            t = rng.choice([horizon, rng.randrange(0, horizon), rng.randrange(0, horizon) + 0.5])
+            t = rng.choice([horizon, rng.randrange(0, horizon), rng.randrange(0, horizon) + 0.5, flat.times[-1]])
             assert ours.shift_from(t, size, capacity) == flat.shift_from(t, size, capacity)
             stored.append((t, size))
         size, t = rng.randrange(0, 2_000), rng.uniform(-1, horizon)

@@ -71,20 +71,36 @@ class Timeline:
         With a ``capacity``, returns True if an updated point that existed before exceeds it (the
         inserted point is not checked, as in Stream); else False.
         """
-        k, p = self._left(t)
-        times, bits, offset = self.times[k], self.bits[k], self.offset
-        if p == len(times):  # after every point: a new last point, the usual case
-            value = bits[-1] + offset[k] + delta
+        k = len(self.times) - 1
+        times, bits = self.times[k], self.bits[k]
+        last = times[-1]
+        if t > last:  # after every point: a new last point, the usual case
+            raw = bits[-1] + delta
             times.append(int(t))
-            bits.append(value - offset[k])
-            top_k = self.top[k]
-            if top_k is not None and value - offset[k] > top_k:
-                self.top[k] = value - offset[k]
-            if value > self.bound:
-                self.bound = value
+            bits.append(raw)
+            top = self.top[k]
+            if top is not None and raw > top:
+                self.top[k] = raw
+            if raw + self.offset[k] > self.bound:
+                self.bound = raw + self.offset[k]
             if len(times) > _SPLIT:
                 self._split(k)
             return False
+        if t == last and len(times) > 1 and times[-2] < last:  # the last point only
+            bits[-1] += delta
+            if delta <= 0:
+                self.top[k] = None
+                return False
+            if self.top[k] is not None and bits[-1] > self.top[k]:
+                self.top[k] = bits[-1]
+            if capacity is not None and self.bound + delta <= capacity:
+                self.bound += delta
+                return False
+            value = bits[-1] + self.offset[k]
+            self.bound = max(self.bound, value)
+            return capacity is not None and value > capacity
+        k, p = self._left(t)
+        times, bits, offset = self.times[k], self.bits[k], self.offset
         # the points p.. of block k and every later block
         bits[p:] = [b + delta for b in bits[p:]]
         self.top[k] = None
