@@ -107,12 +107,30 @@ class LinkState:
         return result[0][0]
 
     def transfer_start(self, links: list[int], earliest: float, duration: float, tensor: int) -> float:
-        """Start of the first window in which ``links`` are all idle for a transfer of ``tensor``."""
-        if len(links) == 1:
-            link = links[0]
-            return self.idle_windows(link, self.bandwidth[link], duration, earliest, (tensor,), first=True)[0][0]
-        return self.window({lk: self.bandwidth[lk] for lk in links}, earliest, duration,
-                           {lk: [tensor] for lk in links})
+        """Start of the first window in which ``links`` are all idle for a transfer of ``tensor``
+        (:meth:`window` with each link's full bandwidth)."""
+        if len(links) > 1:
+            return self.window({lk: self.bandwidth[lk] for lk in links}, earliest, duration,
+                               {lk: [tensor] for lk in links})
+        # one link: the first idle window, as idle_windows(first=True) finds it, without the lists
+        link = links[0]
+        for s, e in self.by_tensor[link].get(tensor, ()):
+            if e - s >= duration and s >= earliest:
+                return s
+        ts, level = self.ts[link], self.level[link]
+        n = len(ts)
+        k = bisect_right(ts, earliest) - 1
+        room = self.bandwidth[link] - self.bandwidth[link]  # none, bar an infinite bandwidth's nan
+        lo = float(earliest)
+        for i in range(k, n):
+            if level[i] > room:
+                if (lo if i == k else ts[i]) - lo >= duration:
+                    return lo
+                lo = ts[i + 1] if i + 1 < n else lo
+        if (ts[n - 1] if n - 1 > k else float(earliest)) - lo >= duration:
+            return lo
+        raise InputError(None, f"link {link}",
+                         f"no idle window of activity {self.bandwidth[link]} and duration {duration}")
 
     def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...]) -> None:
         """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event)."""

@@ -63,15 +63,5 @@ class MemoryState:
         since, nm = self.stored_since, self.nm
         return [x for x in self.stored[mem] if since[x * nm + mem] <= t]
 
-    def earliest_fit(self, mem: int, tensor: int, t: float) -> float:
-        """Earliest time from ``t`` after which ``tensor`` always fits in ``mem``."""
-        size, cap, tl = self.size[tensor], self.capacity[mem], self.timeline[mem]
-        return t if tl.bound + size <= cap else tl.earliest_fit(size, cap, t)
-
     def usage(self, mem: int, t: float) -> int:
         return self.timeline[mem].usage(t)
-
-    def always_fits(self, mem: int, tensor: int) -> bool:
-        """True if ``tensor`` fits in ``mem`` at every time (no eviction can be needed)."""
-        size, cap, tl = self.size[tensor], self.capacity[mem], self.timeline[mem]
-        return tl.bound + size <= cap or tl.always_fits(size, cap)

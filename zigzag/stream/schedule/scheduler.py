@@ -106,11 +106,15 @@ class _Scheduler:
                 t_h = since[xi + h]
                 if t_h < avail:
                     src, avail = h, t_h
-        t_fit = mem.earliest_fit(recv, x, avail)
+        size = self.size[x]
+        timeline = mem.timeline[recv]
+        if timeline.bound + size <= mem.capacity[recv]:  # it fits at any time
+            t_fit = avail
+        else:
+            t_fit = timeline.earliest_fit(size, mem.capacity[recv], avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
         route, unique, bandwidths = self.route_info(sender_core, receiver)
-        size = self.size[x]
         duration = 0
         for bw in bandwidths:
             d = math.ceil(size / bw)
@@ -157,11 +161,13 @@ class _Scheduler:
         """Evict (with write-back) from ``core``'s memory for ``m`` until ``x`` fits; (time, energies)."""
         mem = self.mem
         inst = self.top[core][m]
-        t_fit = mem.earliest_fit(self.top[core][self.own[x]], x, t)
-        if mem.always_fits(inst, x):
-            return t_fit, 0, 0
-        cap = mem.capacity[inst]
         size = self.size[x]
+        own = self.top[core][self.own[x]]
+        timeline, cap = mem.timeline[own], mem.capacity[own]
+        t_fit = t if timeline.bound + size <= cap else timeline.earliest_fit(size, cap, t)
+        timeline, cap = mem.timeline[inst], mem.capacity[inst]
+        if timeline.bound + size <= cap or timeline.always_fits(size, cap):
+            return t_fit, 0, 0
         if cap < size:
             raise InputError(None, self.label(inst),
                              f"tensor {x} ({size} bits) is larger than the memory ({cap} bits)")
