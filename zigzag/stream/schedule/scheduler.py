@@ -57,7 +57,9 @@ class _Scheduler:
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
-        self.end_at = [-math.inf] * p.nb_cns  # CN ends, -inf until scheduled
+        # CN ends, -inf until scheduled (one more entry, always -inf), and the same per core
+        self.end_at = [-math.inf] * (p.nb_cns + 1)
+        self.end_on = [[-math.inf] * (p.nb_cns + 1) for _ in range(len(hw.top_memory))]
         self.origin = p.tensor_origin.tolist()
 
     # ---------------------------------------------------------------- set-up
@@ -295,7 +297,10 @@ class _Scheduler:
                 e["total_eviction_to_offchip_link_energy"] += clear_link
                 e["total_eviction_to_offchip_memory_energy"] += clear_mem
             # 2. fetch inputs (tensors already there cost nothing); which are missing is decided first
-            present = need_get[n](holds)
+            get = need_get[n]
+            if get is None:
+                get = need_get[n] = itemgetter(*g.need_idx[lo:hi], len(holds) - 1, len(holds) - 1)
+            present = get(holds)  # the needed tensors' entries, two sentinels (always set) last
             if 0 in present:
                 for i in [i for i, there in enumerate(present) if not there]:
                     end_x, le, me, evl, evm, from_off = transfer(keep[i], k, need_m[lo + i], keep)
@@ -325,7 +330,7 @@ class _Scheduler:
             # 5. record
             self.start[n] = start
             self.end[n] = end
-            self.end_at[n] = end
+            self.end_at[n] = self.end_on[k][n] = end
             idle[k] = end
             e["total_cn_onchip_energy"] += onchip[n]
             e["total_cn_offchip_memory_energy"] += offchip[n]
@@ -367,20 +372,20 @@ class _Scheduler:
                 freed.append(x)
         if not freed:
             return
-        ends_at, where, own, top = self.end_at, mem.where, self.own, self.top
-        consumers, ptr, nc = g.consumers, g.consumer_ptr, g.nb_core_slots
+        where, own, top = mem.where, self.own, self.top
+        latest_of = g.structure.latest
         for x in freed:
             for inst in list(where[x]):
                 t_rm = end
                 if own[x] == O:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
-                    first, users = self.origin[x] * nc, self.mem_cores[inst]
+                    origin, users = self.origin[x], self.mem_cores[inst]
                     if self.offchip in users:
-                        latest = _latest(ends_at, consumers, ptr[first], ptr[first + nc])
+                        latest = latest_of(self.end_at, origin)
                     else:
                         latest = -math.inf
                         for c in users:
-                            latest = max(latest, _latest(ends_at, consumers, ptr[first + c], ptr[first + c + 1]))
+                            latest = max(latest, latest_of(self.end_on[c], origin))
                     if latest > -math.inf:
                         t_rm = latest
                 core = self.mem_cores[inst][0]
@@ -401,13 +406,6 @@ class _Scheduler:
             link_events=tuple(tuple(ev) for ev in self.links.events),
             timelines=tuple(tl.points() for tl in self.mem.timeline),
         )
-
-
-def _latest(ends: list[float], cns: list[int], lo: int, hi: int) -> float:
-    """The latest of ``ends`` over ``cns[lo:hi]`` (-inf if empty)."""
-    if hi - lo > 1:
-        return max(itemgetter(*cns[lo:hi])(ends))
-    return ends[cns[lo]] if hi > lo else -math.inf
 
 
 def schedule(problem: ScheduleProblem) -> ScheduleResult:
