@@ -150,7 +150,10 @@ class LinkState:
             ts.insert(i, float(start))
             level.insert(i, level[i - 1])
             j += 1
-        level[i:j] = [v + activity for v in level[i:j]]
+        if j == i + 1:  # one segment, the usual case
+            level[i] += activity
+        else:
+            level[i:j] = [v + activity for v in level[i:j]]
         seen = self.by_tensor[link]
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
