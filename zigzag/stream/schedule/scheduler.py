@@ -116,7 +116,8 @@ class _Scheduler:
             t_fit = timeline.earliest_fit(size, mem.capacity[recv], avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
-        route, unique, bandwidths = self.route_info(sender_core, receiver)
+        info = self._routes.get((sender_core, receiver))
+        route, unique, bandwidths = info if info is not None else self.route_info(sender_core, receiver)
         duration = 0
         for bw in bandwidths:
             d = math.ceil(size / bw)
