@@ -5,6 +5,7 @@
 
 checkpoint split_layers:
     input:
+        experiment=experiment_spec,
         workload=parsed_workload,
         accelerator=parsed_accelerator,
     output:
@@ -16,10 +17,9 @@ checkpoint split_layers:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=experiment_json,
         cache=CACHE,
     shell:
-        "python -m zigzag step split --experiment {params.experiment:q} --workload {input.workload:q}"
+        "python -m zigzag step split --experiment {input.experiment:q} --workload {input.workload:q}"
         " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
 
 

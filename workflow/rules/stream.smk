@@ -11,6 +11,7 @@ include: "stream_common.smk"
 
 rule stream_split:
     input:
+        experiment=stream_experiment_spec,
         hardware=stream_hardware_files,
         workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
         mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
@@ -20,14 +21,13 @@ rule stream_split:
         f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
     conda:
         "../envs/zigzag.yaml"
-    params:
-        experiment=stream_experiment_json,
     shell:
-        "python -m zigzag step stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+        "python -m zigzag step stream-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
 
 
 checkpoint stream_plan_costs:
     input:
+        experiment=stream_experiment_spec,
         graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         hardware=stream_hardware_files,
     output:
@@ -37,10 +37,9 @@ checkpoint stream_plan_costs:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
     shell:
-        "python -m zigzag step stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+        "python -m zigzag step stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
         " --cache {params.cache:q} --output {output:q} --log {log:q}"
 
 
@@ -59,6 +58,7 @@ rule stream_cost:
 
 rule stream_schedule:
     input:
+        experiment=stream_experiment_spec,
         graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
@@ -73,11 +73,10 @@ rule stream_schedule:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+        "python -m zigzag step stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
         " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
 
 
@@ -105,6 +104,7 @@ rule stream_plots:
 
 rule stream_search:
     input:
+        experiment=stream_experiment_spec,
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
     output:
@@ -121,11 +121,10 @@ rule stream_search:
         "../envs/zigzag.yaml"
     threads: os.cpu_count() or 1  # scaled down to --cores
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+        "python -m zigzag step stream-search --experiment {input.experiment:q} --cache {params.cache:q}"
         " --workers {threads} --output {params.folder:q} --log {log:q}"
 
 
