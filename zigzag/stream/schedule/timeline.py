@@ -31,7 +31,7 @@ class Timeline:
         self.offset = [0]  # per block
         self.top: list[int | None] = [0]  # per block, max of its stored bits (None: to be found)
         self.first = [0]  # per block, its first time
-        self.bound = 0  # an upper bound of every usage (exact after additions, stale after removals)
+        self.bound = 0  # an upper bound of every usage (the exact maximum is found when it is not enough)
 
     def _left(self, t: float) -> tuple[int, int]:
         """(block, position) of the first point with time >= ``t``; position = block length if none."""
