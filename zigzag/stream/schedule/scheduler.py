@@ -270,7 +270,9 @@ class _Scheduler:
             heapq.heappush(heap, (self._rank(rank, n), n, idle[cores[n]]))
         waiting = g.in_degree.tolist()
         ready_at = [0.0] * p.nb_cns
-        need_ptr, need_x, need_m, need_get = g.need_ptr, g.need_x, g.need_m, g.need_get
+        need_ptr, need_x, need_m, need_get, need_idx = g.need_ptr, g.need_x, g.need_m, g.need_get, g.need_idx
+        prio, total = self.prio, self.prio_total
+        timelines, capacity, sizes = mem.timeline, mem.capacity, self.size
         succ_ptr, succ = g.succ_ptr, g.succ
         too_large_of = p.too_large
         onchip, offchip = p.onchip_energy.tolist(), p.offchip_energy.tolist()
@@ -321,13 +323,17 @@ class _Scheduler:
             # 4. room for the output
             target = self.offchip if O in too_large else k
             out = outputs[n]
-            t_done, evl, evm = self.make_space_for(out, target, O, t, keep)
+            inst = top[target][O]
+            if own[out] == O and timelines[inst].bound + sizes[out] <= capacity[inst]:
+                t_done, evl, evm = t, 0, 0  # fits at any time: what make_space_for would find
+            else:
+                t_done, evl, evm = self.make_space_for(out, target, O, t, keep)
             if evl or evm:
                 e["total_eviction_to_offchip_link_energy"] += evl
                 e["total_eviction_to_offchip_memory_energy"] += evm
             start = t_done
             end = start + runtime[n]
-            mem.add(top[target][O], out, start, end)
+            mem.add(inst, out, start, end)
             # 5. record
             self.start[n] = start
             self.end[n] = end
@@ -335,8 +341,17 @@ class _Scheduler:
             idle[k] = end
             e["total_cn_onchip_energy"] += onchip[n]
             e["total_cn_offchip_memory_energy"] += offchip[n]
-            # 6. priorities and removals
-            self.release(lo, hi, end)
+            # 6. priorities: one use less of each needed tensor; free those nobody needs any more
+            for i in need_idx[lo:hi]:
+                prio[i] -= 1
+            freed = []
+            for x in keep:
+                left = total[x] - 1
+                total[x] = left
+                if not left:
+                    freed.append(x)
+            if freed:
+                self.free(freed, end)
             # 7. final outputs to DRAM
             if sink[n]:
                 _, le, me = self.remove(out, k, own[out], end, write_back=True, kind="sink_writeback")
@@ -359,20 +374,9 @@ class _Scheduler:
                              f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order")
         return r
 
-    def release(self, lo: int, hi: int, end: float) -> None:
-        """Lower the priorities of the tensors the CN with needs [lo, hi) used; free those nobody
-        needs any more."""
-        prio, total, mem, g = self.prio, self.prio_total, self.mem, self.g
-        for i in g.need_idx[lo:hi]:
-            prio[i] -= 1
-        freed = []
-        for x in g.need_x[lo:hi]:
-            left = total[x] - 1
-            total[x] = left
-            if not left:
-                freed.append(x)
-        if not freed:
-            return
+    def free(self, freed: list[int], end: float) -> None:
+        """Remove tensors nobody needs any more from every memory holding them, once their users end."""
+        mem, g = self.mem, self.g
         where, own, top = mem.where, self.own, self.top
         latest_of = g.structure.latest
         for x in freed:
