@@ -26,6 +26,10 @@ os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 prepare_job_environment(os.environ)
+# Every rule runs its step as `{STEP} <step> <arguments>`: a client that hands the job to a warm
+# job server (forked from a process that has imported the package once), or runs it in its own
+# process where no server can be used (ZIGZAG_FLOW_WARM=0, SLURM). See zigzag/steps/client.py.
+STEP = "python -m zigzag.steps.client"
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"

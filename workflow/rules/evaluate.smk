@@ -19,7 +19,7 @@ checkpoint split_layers:
         experiment=experiment_json,
         cache=CACHE,
     shell:
-        "python -m zigzag step split --experiment {params.experiment:q} --workload {input.workload:q}"
+        "{STEP} split --experiment {params.experiment:q} --workload {input.workload:q}"
         " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
 
 
@@ -36,4 +36,4 @@ rule evaluate_layer:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag.steps.evaluate {input.job:q} --output {output.result:q} --log {log:q}"
+        "{STEP} evaluate {input.job:q} --output {output.result:q} --log {log:q}"

@@ -22,7 +22,7 @@ rule parse_workload:
             else ""
         ),
     shell:
-        "python -m zigzag step parse-workload {input.workload:q} --mapping {input.mapping:q}"
+        "{STEP} parse-workload {input.workload:q} --mapping {input.mapping:q}"
         " {params.all_operators} --output {output:q} --log {log:q}"
 
 
@@ -38,4 +38,4 @@ rule parse_accelerator:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step parse-accelerator {input:q} --output {output:q} --log {log:q}"
+        "{STEP} parse-accelerator {input:q} --output {output:q} --log {log:q}"

@@ -17,7 +17,7 @@ rule sum:
     params:
         cache=CACHE,
     shell:
-        "python -m zigzag step sum {input.plan:q} --cache {params.cache:q} --output {output:q} --log {log:q}"
+        "{STEP} sum {input.plan:q} --cache {params.cache:q} --output {output:q} --log {log:q}"
 
 
 rule save:
@@ -48,7 +48,7 @@ rule save:
         float_format=OUTPUTS.get("float_format", "%.10g"),
         folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
     shell:
-        "python -m zigzag step save {input:q} --cache {params.cache:q} --output {params.folder:q}"
+        "{STEP} save {input:q} --cache {params.cache:q} --output {params.folder:q}"
         " --float-format {params.float_format:q} --log {log:q}"
 
 
@@ -77,4 +77,4 @@ rule compare:
         folders=lambda wildcards, input: [os.path.dirname(p) for p in input.summaries],
         results=lambda wildcards, output: os.path.dirname(output.experiments),
     shell:
-        "python -m zigzag step compare {params.folders:q} --output {params.results:q} --log {log:q}"
+        "{STEP} compare {params.folders:q} --output {params.results:q} --log {log:q}"

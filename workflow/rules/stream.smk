@@ -18,12 +18,14 @@ rule stream_split:
         f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_split/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         experiment=stream_experiment_json,
     shell:
-        "python -m zigzag step stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+        "{STEP} stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
 
 
 checkpoint stream_plan_costs:
@@ -34,13 +36,15 @@ checkpoint stream_plan_costs:
         f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_plan_costs/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         experiment=stream_experiment_json,
         cache=CACHE,
     shell:
-        "python -m zigzag step stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+        "{STEP} stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
         " --cache {params.cache:q} --output {output:q} --log {log:q}"
 
 
@@ -51,10 +55,12 @@ rule stream_cost:
         f"{CACHE}/stream-cost/entries/{{key}}.json",
     log:
         f"{CACHE}/logs/stream-cost/{{key}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_cost/{{key}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step stream-cost {input:q} --output {output:q} --log {log:q}"
+        "{STEP} stream-cost {input:q} --output {output:q} --log {log:q}"
 
 
 rule stream_schedule:
@@ -68,6 +74,8 @@ rule stream_schedule:
         trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_schedule/{{sname}}.tsv"
     wildcard_constraints:
         sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
     conda:
@@ -77,7 +85,7 @@ rule stream_schedule:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+        "{STEP} stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
         " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
 
 
@@ -93,13 +101,15 @@ rule stream_plots:
         energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_plots/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
         format=PLOT_FORMAT,
     shell:
-        "python -m zigzag step stream-plot {params.folder:q} --output {params.folder:q}/plots"
+        "{STEP} stream-plot {params.folder:q} --output {params.folder:q}/plots"
         " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
 
 
@@ -115,6 +125,8 @@ rule stream_search:
         allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_search/{{sname}}.tsv"
     wildcard_constraints:
         sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
     conda:
@@ -125,7 +137,7 @@ rule stream_search:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+        "{STEP} stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
         " --workers {threads} --output {params.folder:q} --log {log:q}"
 
 
@@ -137,12 +149,14 @@ rule stream_pareto:
         _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_pareto/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+        "{STEP} stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
         " --log {log:q}"
 
 
@@ -158,9 +172,11 @@ rule stream_energy:
         ),
     log:
         f"{STREAM_RESULTS}/logs/energy.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_energy/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
     shell:
-        "python -m zigzag step stream-compare {params.runs} --output {output:q} --log {log:q}"
+        "{STEP} stream-compare {params.runs} --output {output:q} --log {log:q}"
