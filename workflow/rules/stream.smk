@@ -25,7 +25,9 @@ rule stream_split:
     params:
         experiment=stream_experiment_json,
     shell:
-        "{STEP} stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+        step(
+            "stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+        )
 
 
 checkpoint stream_plan_costs:
@@ -44,8 +46,10 @@ checkpoint stream_plan_costs:
         experiment=stream_experiment_json,
         cache=CACHE,
     shell:
-        "{STEP} stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
-        " --cache {params.cache:q} --output {output:q} --log {log:q}"
+        step(
+            "stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+            " --cache {params.cache:q} --output {output:q} --log {log:q}"
+        )
 
 
 rule stream_cost:
@@ -60,7 +64,7 @@ rule stream_cost:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "{STEP} stream-cost {input:q} --output {output:q} --log {log:q}"
+        step("stream-cost {input:q} --output {output:q} --log {log:q}")
 
 
 rule stream_schedule:
@@ -85,8 +89,10 @@ rule stream_schedule:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "{STEP} stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
-        " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+        step(
+            "stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+            " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+        )
 
 
 rule stream_plots:
@@ -109,8 +115,10 @@ rule stream_plots:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
         format=PLOT_FORMAT,
     shell:
-        "{STEP} stream-plot {params.folder:q} --output {params.folder:q}/plots"
-        " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+        step(
+            "stream-plot {params.folder:q} --output {params.folder:q}/plots"
+            " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+        )
 
 
 rule stream_search:
@@ -137,8 +145,10 @@ rule stream_search:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "{STEP} stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
-        " --workers {threads} --output {params.folder:q} --log {log:q}"
+        step(
+            "stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+            " --workers {threads} --output {params.folder:q} --log {log:q}"
+        )
 
 
 rule stream_pareto:
@@ -156,8 +166,10 @@ rule stream_pareto:
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "{STEP} stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
-        " --log {log:q}"
+        step(
+            "stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+            " --log {log:q}"
+        )
 
 
 rule stream_energy:
@@ -179,4 +191,4 @@ rule stream_energy:
     params:
         runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
     shell:
-        "{STEP} stream-compare {params.runs} --output {output:q} --log {log:q}"
+        step("stream-compare {params.runs} --output {output:q} --log {log:q}")

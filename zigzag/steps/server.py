@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault(name, "1")  # as the workflow sets for its jobs; forking after a BLAS pool is unsafe
     started = time.perf_counter()
     preload(package)
+    warm_up_figures()
     gc.freeze()  # the children's garbage collections leave the imported objects alone (and unshared pages unwritten)
     log(f"imported {len(sys.modules)} modules in {time.perf_counter() - started:.2f} s")
     os.chdir("/")
@@ -71,6 +72,24 @@ def preload(package: str) -> None:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - logged; the job needing it fails as it would alone
             log(f"cannot import {name}: {exc!r}")
+
+
+def warm_up_figures() -> None:
+    """Draw and encode one small figure, so that every child finds the fonts loaded and the PNG
+    writer imported (matplotlib and Pillow do both on first use)."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(2, 2))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.plot([0, 1], label="warm-up")
+    axes.legend(title="warm-up")
+    axes.set_xlabel("warm-up")
+    for fmt in ("png", "svg", "pdf"):
+        figure.savefig(io.BytesIO(), format=fmt)
 
 
 class Server:
