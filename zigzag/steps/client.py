@@ -29,8 +29,9 @@ import socket
 import sys
 import time
 
-#: environment variables read when the server imports its modules: part of the fingerprint
-IMPORT_TIME_ENV = ("PYTHONPATH", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+#: environment variables in the fingerprint: those read when the server imports its modules, and
+#: the SLURM job (where the server is forced on, one per SLURM job)
+FINGERPRINT_ENV = ("PYTHONPATH", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                    "MKL_NUM_THREADS", "MPLBACKEND", "MPLCONFIGDIR", "SLURM_JOB_ID")
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 START_TIMEOUT = 120.0  # s to wait for a server that is importing its modules
@@ -92,7 +93,7 @@ def fingerprint(package: str | None = None, environ=os.environ) -> str:
     for folder in site.getsitepackages() if hasattr(site, "getsitepackages") else []:
         if os.path.isdir(folder):
             digest.update(f"{folder}\0{os.stat(folder).st_mtime_ns}\0".encode())
-    for name in IMPORT_TIME_ENV:
+    for name in FINGERPRINT_ENV:
         digest.update(f"{name}={environ.get(name)}\0".encode())
     return digest.hexdigest()[:16]
 
