@@ -63,8 +63,9 @@ def stop_servers(server_dir: Path) -> None:
                 pass
 
 
-def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, tuple[float, float]]:
-    """Wall time of a snakemake run and the 1-minute load average before and after it."""
+def timed_run(workdir: Path, cores: int, env: dict | None = None) -> tuple[float, tuple[float, float]]:
+    """Wall time of a snakemake run and the 1-minute load average before and after it (``env``:
+    the jobs' environment, default this process's)."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
                "--configfile", str(workdir / "config.yaml"), "--cores", str(cores), "--quiet"]
     load_before = os.getloadavg()[0]
