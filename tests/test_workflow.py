@@ -141,6 +141,20 @@ def test_output_only_option_reruns_no_evaluation(workdir):
     assert re.search(r",\d+\.\d{3},", row)
 
 
+def test_editing_an_experiment_option_reruns_only_that_experiment(workdir):
+    snakemake(workdir)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["experiments"][1]["opt"] = "energy"
+    write_yaml(workdir / "config.yaml", config)
+    output = snakemake(workdir, "--printshellcmds")
+    assert jobs(output, "split_layers") == 1
+    assert jobs(output, "sum") == 1
+    split_command = next(line for line in output.splitlines() if "zigzag step split" in line)
+    assert "--experiment results/.cache/experiments/on_b.json" in split_command
+    spec = json.loads((workdir / "results" / ".cache" / "experiments" / "on_b.json").read_text())
+    assert spec["options"]["opt"] == "energy"
+
+
 def test_unmappable_layer_fails_alone(workdir):
     layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
     big = {**layers[3], "id": 4, "name": "too_big", "loop_sizes": [1, 512, 256, 7, 7, 3, 3],

@@ -54,3 +54,4 @@ def test_failing_job_shows_a_short_command_line(tmp_path):
                           for e in errors)
     commands = [line for line in output.splitlines() if "python -m zigzag" in line]
     assert commands and max(len(line) for line in commands) < 400, max(commands, key=len)
+    assert not any("{" in line for line in commands)  # the experiment is a file, not JSON on the command line

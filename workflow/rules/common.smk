@@ -10,6 +10,7 @@ from zigzag.steps.experiments import (
     distinct_inputs,
     expand_experiments,
     workload_id,
+    write_experiment_spec,
 )
 from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
@@ -58,8 +59,9 @@ wildcard_constraints:
     accelerator_id="[^/]+",
 
 
-def experiment_json(wildcards):
-    return json.dumps(EXPERIMENTS[wildcards.name], sort_keys=True)
+def experiment_spec(wildcards):
+    """The experiment's resolved spec, a file rewritten only when the config changes it."""
+    return write_experiment_spec(f"{CACHE}/experiments", EXPERIMENTS[wildcards.name])
 
 
 def parsed_workload(wildcards):

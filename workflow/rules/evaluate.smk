@@ -5,6 +5,7 @@
 
 checkpoint split_layers:
     input:
+        experiment=experiment_spec,
         workload=parsed_workload,
         accelerator=parsed_accelerator,
     output:
@@ -16,11 +17,10 @@ checkpoint split_layers:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=experiment_json,
         cache=CACHE,
     shell:
         step(
-            "split --experiment {params.experiment:q} --workload {input.workload:q}"
+            "split --experiment {input.experiment:q} --workload {input.workload:q}"
             " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
         )
 

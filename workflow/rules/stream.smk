@@ -11,6 +11,7 @@ include: "stream_common.smk"
 
 rule stream_split:
     input:
+        experiment=stream_experiment_spec,
         hardware=stream_hardware_files,
         workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
         mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
@@ -22,16 +23,15 @@ rule stream_split:
         f"{CACHE}/benchmarks/stream_split/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
-    params:
-        experiment=stream_experiment_json,
     shell:
         step(
-            "stream-split --experiment {params.experiment:q} --output {output:q} --log {log:q}"
+            "stream-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
         )
 
 
 checkpoint stream_plan_costs:
     input:
+        experiment=stream_experiment_spec,
         graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         hardware=stream_hardware_files,
     output:
@@ -43,11 +43,10 @@ checkpoint stream_plan_costs:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
     shell:
         step(
-            "stream-plan --experiment {params.experiment:q} --graph {input.graph:q}"
+            "stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {params.cache:q} --output {output:q} --log {log:q}"
         )
 
@@ -69,6 +68,7 @@ rule stream_cost:
 
 rule stream_schedule:
     input:
+        experiment=stream_experiment_spec,
         graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
@@ -85,12 +85,11 @@ rule stream_schedule:
     conda:
         "../envs/zigzag.yaml"
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
         step(
-            "stream-schedule --experiment {params.experiment:q} --graph {input.graph:q}"
+            "stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
         )
 
@@ -123,6 +122,7 @@ rule stream_plots:
 
 rule stream_search:
     input:
+        experiment=stream_experiment_spec,
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
     output:
@@ -141,12 +141,11 @@ rule stream_search:
         "../envs/zigzag.yaml"
     threads: os.cpu_count() or 1  # scaled down to --cores
     params:
-        experiment=stream_experiment_json,
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
         step(
-            "stream-search --experiment {params.experiment:q} --cache {params.cache:q}"
+            "stream-search --experiment {input.experiment:q} --cache {params.cache:q}"
             " --workers {threads} --output {params.folder:q} --log {log:q}"
         )
 

@@ -1,4 +1,5 @@
 # Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
+from zigzag.steps.experiments import write_experiment_spec
 from zigzag.steps.stream import core_files, cost_plan_keys
 
 STREAM_RESULTS = f"{RESULTS}/stream"
@@ -29,8 +30,9 @@ wildcard_constraints:
     sname="|".join(STREAM) or "no_stream_experiment",
 
 
-def stream_experiment_json(wildcards):
-    return json.dumps(STREAM[wildcards.sname], sort_keys=True)
+def stream_experiment_spec(wildcards):
+    """The multi-core experiment's spec, a file rewritten only when the config changes it."""
+    return write_experiment_spec(f"{CACHE}/experiments/stream", STREAM[wildcards.sname])
 
 
 def stream_hardware_files(wildcards):

@@ -36,9 +36,10 @@ def cmd_parse_accelerator(args: argparse.Namespace) -> int:
 
 
 def cmd_split(args: argparse.Namespace) -> int:
+    from zigzag.steps.experiments import read_experiment_spec
     from zigzag.steps.pipeline import split_layers
 
-    experiment = json.loads(args.experiment)
+    experiment = read_experiment_spec(args.experiment)
 
     def action():
         plan = split_layers(experiment, args.workload, args.accelerator, args.cache, args.output)
@@ -136,7 +137,7 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="parsed accelerator JSON to write")
 
     sub = command("split", cmd_split, "write an experiment's layer jobs (one per distinct layer) and its plan")
-    sub.add_argument("--experiment", required=True, help="the resolved experiment as JSON")
+    sub.add_argument("--experiment", required=True, help="the resolved experiment (JSON file)")
     sub.add_argument("--workload", required=True, help="parsed workload JSON")
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")

@@ -149,3 +149,28 @@ def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str,
         workloads[workload_id(experiment)] = {k: experiment[k] for k in ("workload", "mapping", "evaluate_all_operators")}
         accelerators[accelerator_id(experiment)] = experiment["accelerator"]
     return workloads, accelerators
+
+
+def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
+    """Write the resolved experiment to ``folder/<name>.json`` for its jobs to read, only if its
+    content changed: the file's time stamp then tells Snakemake exactly when to rerun them."""
+    import json
+
+    path = Path(folder) / f"{experiment['name']}.json"
+    text = json.dumps(experiment, sort_keys=True, indent=1) + "\n"
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(path)
+
+
+def read_experiment_spec(path: str | Path) -> dict:
+    """The resolved experiment written by :func:`write_experiment_spec`."""
+    import json
+
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise InputError(path, None, "experiment file not found (it is written by the Snakefile)") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None

@@ -174,10 +174,9 @@ def compare(runs: list[str], output: str | Path) -> str:
 
 
 def _experiment(args) -> dict:
-    try:
-        return json.loads(args.experiment)
-    except json.JSONDecodeError as exc:
-        raise InputError(None, "--experiment", f"not valid JSON ({exc.msg})") from None
+    from zigzag.steps.experiments import read_experiment_spec
+
+    return read_experiment_spec(args.experiment)
 
 
 def register(command) -> None:
@@ -209,7 +208,7 @@ def register(command) -> None:
         return run_logged(args.log, lambda: compare(args.runs, args.output))
 
     sub = command("stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)")
-    sub.add_argument("--experiment", required=True, help="the stream experiment as JSON")
+    sub.add_argument("--experiment", required=True, help="the stream experiment (JSON file)")
     sub.add_argument("--output", required=True, help="cn_graph.npz to write")
     sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment; jobs for the uncached")
     sub.add_argument("--experiment", required=True)
