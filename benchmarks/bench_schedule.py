@@ -16,8 +16,9 @@ With ``--reference-venv`` the reference Stream is run on the same cases in child
 (``optimize_allocation_ga``, its cost table kept in ``--reference-cache``: run twice to time it
 with the table cached, as Stream is usually compared).
 
-The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); wall
-time and this process's CPU time are printed (the latter is less sensitive to a busy machine).
+The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); the
+medians over the repeats of wall time and of this process's CPU time are printed (the latter is
+less sensitive to a busy machine).
 The machine load is printed: compare figures taken under similar load only.
 """
 
@@ -119,12 +120,15 @@ def fused_resnet18_problem() -> ScheduleProblem:
 
 
 def measure(problem: ScheduleProblem, repeat: int) -> tuple[float, float, object]:
-    """(wall seconds, CPU seconds of this process) per schedule, and the result."""
+    """Median (wall seconds, CPU seconds of this process) of one schedule, and the result."""
     result = schedule(problem)
-    t0, c0 = time.perf_counter(), time.process_time()
-    for _ in range(repeat):
+    walls, cpus = [], []
+    for _ in range(max(1, repeat)):
+        t0, c0 = time.perf_counter(), time.process_time()
         schedule(problem)
-    return (time.perf_counter() - t0) / repeat, (time.process_time() - c0) / repeat, result
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return float(np.median(walls)), float(np.median(cpus)), result
 
 
 # Runs the reference Stream on one case in a child process (cwd = a copy of the reference folder);

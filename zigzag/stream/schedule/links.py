@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from itertools import compress, repeat
+from operator import lt
 from typing import NamedTuple
 
 
@@ -26,6 +28,9 @@ class LinkEvent(NamedTuple):
     tensors: tuple[int, ...]
 
 
+_new_tuple = tuple.__new__  # builds a named tuple without its Python-level constructor
+
+
 class LinkState:
     """Activity timelines and recorded events of all links during one schedule.
 
@@ -40,6 +45,7 @@ class LinkState:
         self.level: list[list[int]] = [[0, 0] for _ in links]
         self.events: list[list[LinkEvent]] = [[] for _ in links]
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
+        self.starts: list[set[tuple[int, float]]] = [set() for _ in links]  # (tensor, start) of each event
 
     def idle_windows(self, link: int, activity: float, duration: float, earliest: float,
                      tensors: list[int], first: bool = False) -> list[tuple[float, float]]:
@@ -62,8 +68,10 @@ class LinkState:
         k = bisect_right(ts, earliest) - 1
         room = self.bandwidth[link] - activity
         lo = float(earliest)
-        # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one
-        for i in range(k, n):
+        # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one;
+        # all windows: the blocked segments are picked out first, without a Python step per segment
+        blocked = compress(range(k, n), map(lt, repeat(room), level[k:])) if k >= 0 and not first else range(k, n)
+        for i in blocked:
             if level[i] > room:
                 hi = lo if i == k else ts[i]
                 if hi - lo >= duration:
@@ -98,13 +106,39 @@ class LinkState:
                              f"no common idle window of duration {duration}")
         return result[0][0]
 
+    def transfer_start(self, links: list[int], earliest: float, duration: float, tensor: int) -> float:
+        """Start of the first window in which ``links`` are all idle for a transfer of ``tensor``
+        (:meth:`window` with each link's full bandwidth)."""
+        if len(links) > 1:
+            return self.window({lk: self.bandwidth[lk] for lk in links}, earliest, duration,
+                               {lk: [tensor] for lk in links})
+        # one link: the first idle window, as idle_windows(first=True) finds it, without the lists
+        link = links[0]
+        for s, e in self.by_tensor[link].get(tensor, ()):
+            if e - s >= duration and s >= earliest:
+                return s
+        ts, level = self.ts[link], self.level[link]
+        n = len(ts)
+        k = bisect_right(ts, earliest) - 1
+        room = self.bandwidth[link] - self.bandwidth[link]  # none, bar an infinite bandwidth's nan
+        lo = float(earliest)
+        for i in range(k, n):
+            if level[i] > room:
+                if (lo if i == k else ts[i]) - lo >= duration:
+                    return lo
+                lo = ts[i + 1] if i + 1 < n else lo
+        if (ts[n - 1] if n - 1 > k else float(earliest)) - lo >= duration:
+            return lo
+        raise InputError(None, f"link {link}",
+                         f"no idle window of activity {self.bandwidth[link]} and duration {duration}")
+
     def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...]) -> None:
         """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event)."""
         if start == end:
             return
-        seen = self.by_tensor[link]
+        starts = self.starts[link]
         for x in tensors:
-            if any(s == start for s, _ in seen.get(x, ())):
+            if (x, start) in starts:
                 return
         ts, level = self.ts[link], self.level[link]
         i = bisect_left(ts, start)
@@ -116,10 +150,15 @@ class LinkState:
             ts.insert(i, float(start))
             level.insert(i, level[i - 1])
             j += 1
-        level[i:j] = [v + activity for v in level[i:j]]
+        if j == i + 1:  # one segment, the usual case
+            level[i] += activity
+        else:
+            level[i:j] = [v + activity for v in level[i:j]]
+        seen = self.by_tensor[link]
         for x in tensors:
             seen.setdefault(x, []).append((start, end))
-        self.events[link].append(LinkEvent(kind, start, end, activity, tensors))
+            starts.add((x, start))
+        self.events[link].append(_new_tuple(LinkEvent, (kind, start, end, activity, tensors)))
 
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:

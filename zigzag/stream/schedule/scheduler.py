@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from operator import itemgetter
 
 import numpy as np
 
@@ -21,8 +22,15 @@ from zigzag.stream.schedule.problem import O, ScheduleProblem
 from zigzag.stream.schedule.result import ScheduleResult, Totals, Transfer
 
 
+_new_tuple = tuple.__new__  # builds a named tuple without its Python-level constructor
+
+
 class _Scheduler:
-    """Mutable state of one schedule; arrays indexed by CN, tensor, memory and link."""
+    """Mutable state of one schedule; arrays indexed by CN, tensor, memory and link.
+
+    Per tensor and memory facts (what is stored where, priorities) are flat lists indexed
+    ``tensor * nb_memories + memory``.
+    """
 
     def __init__(self, p: ScheduleProblem):
         self.p = p
@@ -30,12 +38,16 @@ class _Scheduler:
         self.hw = hw
         self.g = p.graph
         self.offchip = hw.offchip_core
-        self.mem = MemoryState([m.capacity for m in hw.memories], [m.label for m in hw.memories], p.tensor_size)
+        memories = hw.memories
+        self.nm = len(memories)
+        self.mem = MemoryState([m.capacity for m in memories], [m.label for m in memories], p.tensor_size)
+        self.holds = self.mem.holds
         self.links = LinkState(hw.links)
         self.size = p.tensor_size.tolist()
-        self.size_arr = p.tensor_size.astype(np.int64)
         self.own = p.tensor_operand.tolist()
-        self.mem_cores = [m.cores for m in hw.memories]
+        self.mem_cores = [m.cores for m in memories]
+        self.read = [(m.r_cost, m.r_bw) for m in memories]
+        self.write = [(m.w_cost, m.w_bw) for m in memories]
         self.top = hw.top_memory.tolist()
         self.off_mems = sorted({i for i in self.top[self.offchip] if i >= 0})
         self.start = [math.nan] * p.nb_cns
@@ -45,23 +57,24 @@ class _Scheduler:
         self.cn_now = -1
         self.e = dict.fromkeys(Totals.TERMS, 0.0)
         self._routes: dict = {}
-        self.end_at = [-math.inf] * p.nb_cns  # CN ends, -inf until scheduled
-        self.core_of = p.core.tolist()
+        # CN ends, -inf until scheduled (one more entry, always -inf), and the same per core
+        self.end_at = [-math.inf] * (p.nb_cns + 1)
+        self.end_on = [[-math.inf] * (p.nb_cns + 1) for _ in range(len(hw.top_memory))]
         self.origin = p.tensor_origin.tolist()
 
     # ---------------------------------------------------------------- set-up
     def init_priorities(self) -> None:
         """Per tensor and memory: how many CNs still need it there (Stream's instance priorities)."""
         g = self.g
-        self.prio = [row[:] for row in g.prio]
+        self.prio = g.prio[:]
         self.has_prio = g.has_prio
         self.prio_total = g.prio_total[:]
 
     def init_offchip(self) -> None:
         """Constants, and inputs of CNs without predecessors, start in the off-chip memory at t=0."""
-        holds, off_mems = self.mem.holds, self.off_mems
+        holds, off_mems, nm = self.holds, self.off_mems, self.nm
         for x, m in self.g.initial_offchip:
-            if not any(holds[i][x] for i in off_mems):
+            if not any(holds[x * nm + i] for i in off_mems):
                 self.mem.add(self.top[self.offchip][m], x, 0, 0)
 
     def label(self, mem: int) -> str:
@@ -75,80 +88,89 @@ class _Scheduler:
         Returns (end, link energy, memory energy, eviction link energy, eviction memory energy,
         came from off-chip); end is -1 if the tensor was already there.
         """
-        mem = self.mem
-        recv = self.top[receiver][m]
-        if mem.holds[recv][x]:
+        mem, holds, top = self.mem, self.holds, self.top
+        xi = x * self.nm
+        recv = top[receiver][m]
+        if holds[xi + recv]:
             return -1, 0, 0, 0, 0, False
+        since = mem.available_since
         if sender is not None:
-            src = self.top[sender][self.own[x]]
-            if not mem.holds[src][x]:
+            src = top[sender][self.own[x]]
+            if not holds[xi + src]:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
-            avail = mem.available_since[src][x]
+            avail = since[xi + src]
         else:
-            holders = sorted(mem.where[x])
+            holders = mem.where[x]
             if not holders:
                 raise InputError(None, f"CN {self.cn_now}", f"tensor {x} is stored nowhere")
             src, avail = -1, math.inf
-            for h in holders:
-                since = mem.available_since[h][x]
-                if since < avail:
-                    src, avail = h, since
-        t_fit = mem.earliest_fit(recv, x, avail)
+            for h in holders if len(holders) == 1 else sorted(holders):
+                t_h = since[xi + h]
+                if t_h < avail:
+                    src, avail = h, t_h
+        size = self.size[x]
+        timeline = mem.timeline[recv]
+        if timeline.bound + size <= mem.capacity[recv]:  # it fits at any time
+            t_fit = avail
+        else:
+            t_fit = timeline.earliest_fit(size, mem.capacity[recv], avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
-        route, unique, need = self.route_info(sender_core, receiver)
-        size = self.size[x]
+        info = self._routes.get((sender_core, receiver))
+        route, unique, bandwidths = info if info is not None else self.route_info(sender_core, receiver)
         duration = 0
-        for lk, bw in need.items():
-            duration = max(duration, math.ceil(size / bw))
-        start = self.links.window(need, t_ev, duration, {lk: [x] for lk in unique})
+        for bw in bandwidths:
+            d = math.ceil(size / bw)
+            if d > duration:
+                duration = d
+        start = self.links.transfer_start(unique, t_ev, duration, x)
         end = start + duration
         mem.add(recv, x, start, end)
-        link_e, mem_e = self.update_links(x, sender_core, receiver, m, start, duration)
+        # link and memory energy
+        record = self.links.record
+        link_e = 0
+        for lk, activity, unit_energy in route:
+            record(lk, "transfer", start, end, activity, (x,))
+            link_e += duration * unit_energy
+        if end > self.comm_end:
+            self.comm_end = end
+        sent_from = top[sender_core][self.own[x]]
+        r_cost, r_bw = self.read[sent_from]
+        w_cost, w_bw = self.write[recv]
+        mem_e = r_cost * math.ceil(size / r_bw) + w_cost * math.ceil(size / w_bw)
         from_offchip = sender_core == self.offchip
         if kind is None:
             kind = "offchip_to_core" if from_offchip else "core_to_core"
-        self.transfers.append(Transfer(kind, self.cn_now, x, sender_core, receiver, m, start, end, link_e, mem_e))
-        if not from_offchip and (not self.has_prio[x][src] or self.prio[x][src] == 0):
-            mem.remove(self.top[sender_core][self.own[x]], x, end)
+        self.transfers.append(_new_tuple(Transfer, (kind, self.cn_now, x, sender_core, receiver, m, start, end,
+                                                    link_e, mem_e)))
+        if not from_offchip and (not self.has_prio[xi + src] or self.prio[xi + src] == 0):
+            mem.remove(sent_from, x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
 
     def route_info(self, sender: int, receiver: int):
-        """The route's links, its distinct links, and each distinct link's bandwidth (cached)."""
+        """The route's (link, activity, unit energy) steps, its distinct links and their bandwidths (cached)."""
         info = self._routes.get((sender, receiver))
         if info is None:
             route = self.hw.routes.get((sender, receiver))
             if not route:
                 raise InputError(None, f"cores {sender} -> {receiver}", "no route between these cores")
+            links = self.hw.links
             unique = list(dict.fromkeys(route))
-            info = self._routes[(sender, receiver)] = (route, unique, {lk: self.links.bandwidth[lk] for lk in unique})
+            steps = [(lk, int(links[lk].bandwidth), links[lk].unit_energy) for lk in route]
+            info = self._routes[(sender, receiver)] = (steps, unique, [self.links.bandwidth[lk] for lk in unique])
         return info
-
-    def update_links(self, x: int, sender: int, receiver: int, m: int, start: float, duration: float):
-        route = self._routes[(sender, receiver)][0]
-        links = self.hw.links
-        end = start + duration
-        link_e = 0
-        record = self.links.record
-        for lk in route:
-            record(lk, "transfer", start, end, int(links[lk].bandwidth), (x,))
-            link_e += duration * links[lk].unit_energy
-        self.comm_end = max(self.comm_end, end)
-        s = self.hw.memories[self.top[sender][self.own[x]]]
-        r = self.hw.memories[self.top[receiver][m]]
-        size = self.size[x]
-        mem_e = s.r_cost * math.ceil(size / s.r_bw) + r.w_cost * math.ceil(size / r.w_bw)
-        return link_e, mem_e
 
     def make_space_for(self, x: int, core: int, m: int, t: float, avoid: list[int]):
         """Evict (with write-back) from ``core``'s memory for ``m`` until ``x`` fits; (time, energies)."""
         mem = self.mem
         inst = self.top[core][m]
-        t_fit = mem.earliest_fit(self.top[core][self.own[x]], x, t)
-        if mem.always_fits(inst, x):
-            return t_fit, 0, 0
-        cap = mem.capacity[inst]
         size = self.size[x]
+        own = self.top[core][self.own[x]]
+        timeline, cap = mem.timeline[own], mem.capacity[own]
+        t_fit = t if timeline.bound + size <= cap else timeline.earliest_fit(size, cap, t)
+        timeline, cap = mem.timeline[inst], mem.capacity[inst]
+        if timeline.bound + size <= cap or timeline.always_fits(size, cap):
+            return t_fit, 0, 0
         if cap < size:
             raise InputError(None, self.label(inst),
                              f"tensor {x} ({size} bits) is larger than the memory ({cap} bits)")
@@ -158,10 +180,10 @@ class _Scheduler:
         stored = mem.stored_at(inst, t_fit)
         avoid_set = set(avoid)
         candidates = [y for y in stored if y not in avoid_set]
-        prio, has = self.prio, self.has_prio
+        prio, has, nm = self.prio, self.has_prio, self.nm
         total_prio, sizes = self.prio_total, self.size
-        ranked = sorted(candidates, key=lambda y: ((prio[y][inst] if has[y][inst] else total_prio[y]) * sizes[y],
-                                                   sizes[y]))
+        ranked = sorted(candidates, key=lambda y: ((prio[y * nm + inst] if has[y * nm + inst] else total_prio[y])
+                                                   * sizes[y], sizes[y]))
         total, chosen = 0, []
         for y in ranked:
             if total >= need:
@@ -185,7 +207,7 @@ class _Scheduler:
     def remove(self, x: int, core: int, m: int, t: float, write_back: bool, kind: str = "eviction_writeback"):
         """Remove ``x`` from ``core``'s memory for ``m`` at ``t``, first writing it to DRAM if asked."""
         cur, link_e, mem_e = t, 0, 0
-        if write_back and not self.mem.holds[self.top[self.offchip][m]][x]:
+        if write_back and not self.holds[x * self.nm + self.top[self.offchip][m]]:
             end, link_e, mem_e, _, _, _ = self.transfer(x, self.offchip, m, [], sender=core, kind=kind)
             cur = max(t, end)
         self.mem.remove(self.top[core][m], x, t)
@@ -232,8 +254,9 @@ class _Scheduler:
             rank[c] = i
         self.init_priorities()
         self.init_offchip()
+        holds, nm, top, own = self.holds, self.nm, self.top, self.own
         for x, core, m in p.prefetch:
-            if not mem.holds[self.top[core][self.own[x]]][x]:
+            if not holds[x * nm + top[core][own[x]]]:
                 _, le, me, evl, evm, _ = self.transfer(x, core, m, [])
                 e["total_cn_offchip_link_energy"] += le
                 e["total_cn_offchip_memory_energy"] += me
@@ -247,13 +270,15 @@ class _Scheduler:
             heapq.heappush(heap, (self._rank(rank, n), n, idle[cores[n]]))
         waiting = g.in_degree.tolist()
         ready_at = [0.0] * p.nb_cns
-        holds = mem.holds
-        need_ptr, need_x, need_m, need_mem = g.need_ptr, g.need_x, g.need_m, g.need_mem
+        need_ptr, need_x, need_m, need_get, need_idx = g.need_ptr, g.need_x, g.need_m, g.need_get, g.need_idx
+        prio, total = self.prio, self.prio_total
+        timelines, capacity, sizes = mem.timeline, mem.capacity, self.size
         succ_ptr, succ = g.succ_ptr, g.succ
-        ot = p.operand_tensor
+        too_large_of = p.too_large
         onchip, offchip = p.onchip_energy.tolist(), p.offchip_energy.tolist()
-        outputs = ot[:, O].tolist()
-        top = self.top
+        outputs = p.operand_tensor[:, O].tolist()
+        sink = g.sink
+        transfer = self.transfer
         for _ in range(p.nb_cns):
             if not heap:
                 raise InputError(None, "CN graph", "no CN is ready although some are unscheduled (a cycle?)")
@@ -262,8 +287,8 @@ class _Scheduler:
             k = cores[n]
             start = max(idle[k], ready)
             lo, hi = need_ptr[n], need_ptr[n + 1]
-            keep, mems = need_x[lo:hi], need_mem[lo:hi]
-            too_large = p.too_large[n]
+            keep = need_x[lo:hi]
+            too_large = too_large_of[n]
             t = start
             # 1. clear memories of streamed operands
             if too_large:
@@ -274,45 +299,62 @@ class _Scheduler:
                     clear_mem += me
                 e["total_eviction_to_offchip_link_energy"] += clear_link
                 e["total_eviction_to_offchip_memory_energy"] += clear_mem
-            # 2. fetch inputs (tensors already there cost nothing)
-            missing = [i for i, (x, inst) in enumerate(zip(keep, mems)) if not holds[inst][x]]
-            for i in missing:
-                end_x, le, me, evl, evm, from_off = self.transfer(keep[i], k, need_m[lo + i], keep)
-                t = max(t, end_x)
-                if from_off:
-                    e["total_cn_offchip_link_energy"] += le
-                    e["total_cn_offchip_memory_energy"] += me
-                else:
-                    e["total_core_to_core_link_energy"] += le
-                    e["total_core_to_core_memory_energy"] += me
-                if evl or evm:
-                    e["total_eviction_to_offchip_link_energy"] += evl
-                    e["total_eviction_to_offchip_memory_energy"] += evm
+            # 2. fetch inputs (tensors already there cost nothing); which are missing is decided first
+            get = need_get[n]
+            if get is None:
+                get = need_get[n] = itemgetter(*g.need_idx[lo:hi], len(holds) - 1, len(holds) - 1)
+            present = get(holds)  # the needed tensors' entries, two sentinels (always set) last
+            if 0 in present:
+                for i in [i for i, there in enumerate(present) if not there]:
+                    end_x, le, me, evl, evm, from_off = transfer(keep[i], k, need_m[lo + i], keep)
+                    t = max(t, end_x)
+                    if from_off:
+                        e["total_cn_offchip_link_energy"] += le
+                        e["total_cn_offchip_memory_energy"] += me
+                    else:
+                        e["total_core_to_core_link_energy"] += le
+                        e["total_core_to_core_memory_energy"] += me
+                    if evl or evm:
+                        e["total_eviction_to_offchip_link_energy"] += evl
+                        e["total_eviction_to_offchip_memory_energy"] += evm
             # 3. block the DRAM link for streamed operands
             if too_large:
                 t = self.block(n, k, t, runtime[n])
             # 4. room for the output
             target = self.offchip if O in too_large else k
             out = outputs[n]
-            t_done, evl, evm = self.make_space_for(out, target, O, t, keep)
+            inst = top[target][O]
+            if own[out] == O and timelines[inst].bound + sizes[out] <= capacity[inst]:
+                t_done, evl, evm = t, 0, 0  # fits at any time: what make_space_for would find
+            else:
+                t_done, evl, evm = self.make_space_for(out, target, O, t, keep)
             if evl or evm:
                 e["total_eviction_to_offchip_link_energy"] += evl
                 e["total_eviction_to_offchip_memory_energy"] += evm
             start = t_done
             end = start + runtime[n]
-            mem.add(top[target][O], out, start, end)
+            mem.add(inst, out, start, end)
             # 5. record
             self.start[n] = start
             self.end[n] = end
-            self.end_at[n] = end
+            self.end_at[n] = self.end_on[k][n] = end
             idle[k] = end
             e["total_cn_onchip_energy"] += onchip[n]
             e["total_cn_offchip_memory_energy"] += offchip[n]
-            # 6. priorities and removals
-            self.release(keep, mems, end)
+            # 6. priorities: one use less of each needed tensor; free those nobody needs any more
+            for i in need_idx[lo:hi]:
+                prio[i] -= 1
+            freed = []
+            for x in keep:
+                left = total[x] - 1
+                total[x] = left
+                if not left:
+                    freed.append(x)
+            if freed:
+                self.free(freed, end)
             # 7. final outputs to DRAM
-            if g.sink[n]:
-                _, le, me = self.remove(out, k, self.own[out], end, write_back=True, kind="sink_writeback")
+            if sink[n]:
+                _, le, me = self.remove(out, k, own[out], end, write_back=True, kind="sink_writeback")
                 e["total_sink_layer_output_offchip_link_energy"] += le
                 e["total_sink_layer_output_offchip_memory_energy"] += me
             # 8. new candidates
@@ -321,7 +363,8 @@ class _Scheduler:
                 if end > ready_at[s]:
                     ready_at[s] = end
                 if not waiting[s]:
-                    heapq.heappush(heap, (self._rank(rank, s), s, float(ready_at[s])))
+                    r = rank[s]
+                    heapq.heappush(heap, (r if r >= 0 else self._rank(rank, s), s, float(ready_at[s])))
         return self.result()
 
     def _rank(self, rank: list[int], n: int) -> int:
@@ -331,31 +374,27 @@ class _Scheduler:
                              f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order")
         return r
 
-    def release(self, xs: list[int], mems: list[int], end: float) -> None:
-        """Lower the priorities of the tensors a CN used; free those nobody needs any more."""
-        prio, total, mem, g = self.prio, self.prio_total, self.mem, self.g
-        freed = []
-        for x, inst in zip(xs, mems):
-            prio[x][inst] -= 1
-            total[x] -= 1
-            if not total[x]:
-                freed.append(x)
-        ends_at, core_of = self.end_at, self.core_of
+    def free(self, freed: list[int], end: float) -> None:
+        """Remove tensors nobody needs any more from every memory holding them, once their users end."""
+        mem, g = self.mem, self.g
+        where, own, top = mem.where, self.own, self.top
+        latest_of = g.structure.latest
         for x in freed:
-            for inst in list(mem.where[x]):
+            for inst in list(where[x]):
                 t_rm = end
-                if self.own[x] == O:
+                if own[x] == O:
                     # the latest end among the origin's consumers (on this memory's cores) scheduled so far
                     origin, users = self.origin[x], self.mem_cores[inst]
-                    succ = g.consumers[g.consumer_ptr[origin] : g.consumer_ptr[origin + 1]]
                     if self.offchip in users:
-                        latest = max([ends_at[s] for s in succ], default=-math.inf)
+                        latest = latest_of(self.end_at, origin)
                     else:
-                        latest = max([ends_at[s] for s in succ if core_of[s] in users], default=-math.inf)
+                        latest = -math.inf
+                        for c in users:
+                            latest = max(latest, latest_of(self.end_on[c], origin))
                     if latest > -math.inf:
                         t_rm = latest
                 core = self.mem_cores[inst][0]
-                mem.remove(self.top[core][self.own[x]], x, t_rm)
+                mem.remove(top[core][own[x]], x, t_rm)
 
     def result(self) -> ScheduleResult:
         p = self.p
