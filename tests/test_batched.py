@@ -25,6 +25,10 @@ from hypothesis import strategies as st
 
 from conftest import REFERENCE
 from zigzag.cost import batched
+from zigzag.cost.batched import latency as batched_latency
+from zigzag.cost.batched.allocator import BatchAllocator
+from zigzag.cost.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
+from zigzag.cost.batched.model import BatchCostModel
 from zigzag.cost.model import evaluate
 from zigzag.errors import InputError
 from zigzag.io.loaders import accelerator_from_dict
@@ -206,22 +210,22 @@ def scalar_candidates(layer, accelerator, fractional, integer, options, array_ma
 def batched_candidates(layer, accelerator, fractional, integer, options, array_mapping=None):
     temporal = layer_temporal_loops(layer, fractional)
     constraints, factors = ordering_factors(layer, temporal, options["lpf_limit"])
-    loops = batched.LoopTable(factors)
+    loops = LoopTable(factors)
     ids = np.array(list(loops.orderings()), dtype=np.int64).reshape(-1, loops.length)
     if constraints:
-        ids = ids[batched._constraint_mask(ids, loops, constraints)]
-    allocator = batched.BatchAllocator(layer, accelerator, fractional, loops, even=options["even"])
+        ids = ids[constraint_mask(ids, loops, constraints)]
+    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=options["even"])
     alive, cuts = allocator.allocate(ids)
     keep = np.nonzero(alive)[0]
     ids = ids[keep]
     cuts = {op: c[keep] for op, c in cuts.items()}
-    mappings = [batched.temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
+    mappings = [temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
                 for i in range(len(ids))]
     if not mappings:
         return mappings, None, None, None, allocator.exact
-    model = batched.BatchCostModel(layer, accelerator, fractional, integer, loops,
-                                   access_same_data_considered_as_no_access=options["flag"],
-                                   spatial_mapping_array=array_mapping)
+    model = BatchCostModel(layer, accelerator, fractional, integer, loops,
+                           access_same_data_considered_as_no_access=options["flag"],
+                           spatial_mapping_array=array_mapping)
     energy, latency, exact = model.evaluate(ids, cuts)
     return mappings, energy, latency, exact, allocator.exact
 
@@ -391,8 +395,8 @@ def test_reduce_balanced_matches_scalar():
         minima = [int(x) for x in rng.integers(0, 50, m)]
         surplus = float(rng.choice([0.0, -3.0, rng.uniform(0, 500)]))
         expected, _ = reduce_balanced(cycles, minima, max(0, surplus))
-        got = batched._reduce_balanced([np.array([c], dtype=float) for c in cycles],
-                                       [np.array([x], dtype=float) for x in minima], np.array([surplus]))
+        got = batched_latency.reduce_balanced([np.array([c], dtype=float) for c in cycles],
+                                              [np.array([x], dtype=float) for x in minima], np.array([surplus]))
         assert [float(g[0]) for g in got] == [float(e) for e in expected]
 
 

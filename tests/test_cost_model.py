@@ -22,14 +22,9 @@ import pytest
 import yaml
 
 from conftest import DATA, ORACLE, REFERENCE, REFERENCE_DATA
-from zigzag.cost.model import (
-    PortActivity,
-    analyse,
-    evaluate,
-    merge_down,
-    reduce_balanced,
-    updating_window_union,
-)
+from zigzag.cost.model import analyse, evaluate, reduce_balanced
+from zigzag.cost.model.latency import PortActivity, updating_window_union
+from zigzag.cost.model.quantities import merge_down
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.io.loaders import load_accelerator, load_workload
 

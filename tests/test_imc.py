@@ -21,7 +21,8 @@ from zigzag.cost.imc import adder_tree_energy, layer_energy, macro_use
 from zigzag.cost.model import analyse
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
-from zigzag.io.loaders import accelerator_from_dict, accelerator_to_dict, load_accelerator, load_workload
+from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict
+from zigzag.io.loaders import load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry

@@ -14,6 +14,7 @@ from PIL import Image
 from conftest import reference_input
 from zigzag import plots
 from zigzag.cost.result import CumulativeResult, sum_results
+from zigzag.plots.memory import _layered_layout
 
 _reference = reference_input
 
@@ -253,7 +254,7 @@ def test_memory_hierarchy(name, tmp_path):
 def test_layered_layout_routes_long_links_around_rows():
     rows = [["array"], ["a", "b"], ["c"], ["d"]]
     edges = [("array", "a"), ("array", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
-    position, routes = plots._layered_layout(rows, edges)
+    position, routes = _layered_layout(rows, edges)
     assert {n: position[n][1] for n in ("array", "a", "b", "c", "d")} == {"array": 0, "a": 1, "b": 1, "c": 2, "d": 3}
     long_route = routes[edges.index(("b", "d"))]
     assert [p[1] for p in long_route] == [1.0, 2.0, 3.0]  # one bend point in the row it crosses

@@ -50,6 +50,16 @@ except InputError as exc:
     raise WorkflowError(str(exc)) from None
 EXPERIMENT_NAMES = list(EXPERIMENTS)
 WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
+# Each experiment's resolved spec, the file its jobs read: written here, before the DAG is built
+# (Snakemake caches directory listings while building it), and only when the config changed it.
+EXPERIMENT_SPECS = {
+    name: write_experiment_spec(f"{CACHE}/experiments", experiment)
+    for name, experiment in EXPERIMENTS.items()
+}
+STREAM_SPECS = {
+    name: write_experiment_spec(f"{CACHE}/experiments/stream", experiment)
+    for name, experiment in STREAM.items()
+}
 
 
 wildcard_constraints:
@@ -60,8 +70,7 @@ wildcard_constraints:
 
 
 def experiment_spec(wildcards):
-    """The experiment's resolved spec, a file rewritten only when the config changes it."""
-    return write_experiment_spec(f"{CACHE}/experiments", EXPERIMENTS[wildcards.name])
+    return EXPERIMENT_SPECS[wildcards.name]
 
 
 def parsed_workload(wildcards):

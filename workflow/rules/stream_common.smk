@@ -1,5 +1,4 @@
 # Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
-from zigzag.steps.experiments import write_experiment_spec
 from zigzag.steps.stream import core_files, cost_plan_keys
 
 STREAM_RESULTS = f"{RESULTS}/stream"
@@ -31,8 +30,7 @@ wildcard_constraints:
 
 
 def stream_experiment_spec(wildcards):
-    """The multi-core experiment's spec, a file rewritten only when the config changes it."""
-    return write_experiment_spec(f"{CACHE}/experiments/stream", STREAM[wildcards.sname])
+    return STREAM_SPECS[wildcards.sname]
 
 
 def stream_hardware_files(wildcards):

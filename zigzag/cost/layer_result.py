@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from zigzag.cost import model
+from zigzag.cost.model import CostDetail, analyse
+from zigzag.cost.model.latency import PortActivity, PortStall
+from zigzag.cost.model.loading import PortTransfer
 from zigzag.cost.result import CostResult
-from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
 from zigzag.hardware.zigzag_views import FourWay, MemoryLevelView, OperandLinks, memory_levels
 from zigzag.workload.layer import Layer
 
@@ -42,8 +44,8 @@ class PortActivityView(NamedTuple):
         return self.real_cycle - self.allowed_cycle
 
     @classmethod
-    def of(cls, act: model.PortActivity) -> "PortActivityView":
-        direction = model.DIRECTION_NAMES[act.direction]
+    def of(cls, act: PortActivity) -> "PortActivityView":
+        direction = DIRECTION_NAMES[act.direction]
         return cls(act.real, act.allowed, act.period, act.count, (act.op, act.level, direction),
                    act.stall_or_slack, act.updating_window)
 
@@ -57,8 +59,8 @@ class PortBeginOrEndActivity(NamedTuple):
     served_op_lv_dir: tuple[str, int, str]
 
     @classmethod
-    def of(cls, transfer: model.PortTransfer) -> "PortBeginOrEndActivity":
-        direction = model.DIRECTION_NAMES[transfer.direction]
+    def of(cls, transfer: PortTransfer) -> "PortBeginOrEndActivity":
+        direction = DIRECTION_NAMES[transfer.direction]
         return cls(transfer.cycles, transfer.bits, transfer.bandwidth, (transfer.op, transfer.level, direction))
 
 
@@ -116,11 +118,11 @@ class LayerCostResult(CostResult):
 
     # ----- the cost model's intermediates --------------------------------------------------
     @cached_property
-    def cost_detail(self) -> model.CostDetail:
+    def cost_detail(self) -> CostDetail:
         """The evaluation with its intermediate figures (computed once, on first use)."""
         if self.layer is None or self.accelerator is None:
             raise AttributeError("this result holds no layer and accelerator to recompute its details from")
-        return model.analyse(
+        return analyse(
             self.layer, self.accelerator, self.spatial_mapping_fractional, self.spatial_mapping,
             self.temporal_mapping,
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
@@ -256,7 +258,7 @@ class LayerCostResult(CostResult):
 
     @property
     def mem_updating_window_union_collect(self) -> list[dict[str, int]]:
-        def union(p: model.PortStall):
+        def union(p: PortStall):
             return p.activities[0].allowed if len(p.activities) == 1 else p.window_union
 
         return [{name: u for name, u in ports.items() if u is not None} for ports in self._per_memory(union)]

@@ -40,8 +40,31 @@ def _lists(value):
     return value
 
 
+class _ShortNames:
+    """The short names both results answer to, beside ZigZag's long ones."""
+
+    energy_total: float
+    latency_total2: float
+    tclk: float | None
+
+    @property
+    def energy(self) -> float:
+        """``energy_total`` (pJ)."""
+        return self.energy_total
+
+    @property
+    def latency(self) -> float:
+        """``latency_total2`` (cycles)."""
+        return self.latency_total2
+
+    @property
+    def latency_ns(self) -> float | None:
+        """``latency_total2`` in ns (cycles x tclk) when the clock period is known (IMC)."""
+        return None if self.tclk is None else self.latency_total2 * self.tclk
+
+
 @dataclass(frozen=True)
-class CostResult:
+class CostResult(_ShortNames):
     """Every figure of one evaluation of one (spatial, temporal) mapping of one layer (§11.1).
 
     Per-operand fields are ``{layer operand: (value per memory level, innermost first)}``;
@@ -106,19 +129,6 @@ class CostResult:
         if self.area_operational_array is None:
             return None
         return self.area_operational_array + sum(self.area_memories.values())
-
-    @property
-    def energy(self) -> float:
-        return self.energy_total
-
-    @property
-    def latency(self) -> float:
-        return self.latency_total2
-
-    @property
-    def latency_ns(self) -> float | None:
-        """``latency_total2`` in ns (cycles x tclk) when the clock period is known (IMC)."""
-        return None if self.tclk is None else self.latency_total2 * self.tclk
 
     @property
     def layer_ids(self) -> tuple[int, ...]:
@@ -204,7 +214,7 @@ def _ratio(num, den):
 
 
 @dataclass(frozen=True)
-class CumulativeResult:
+class CumulativeResult(_ShortNames):
     """Sum of per-layer results (spec §11.2).
 
     Energies, cycles and per-level breakdowns are summed; ``mac_spatial_utilization`` and
@@ -246,18 +256,6 @@ class CumulativeResult:
     @property
     def mac_utilization2(self) -> float:
         return _ratio(self.ideal_cycle, self.latency_total2)
-
-    @property
-    def energy(self) -> float:
-        return self.energy_total
-
-    @property
-    def latency(self) -> float:
-        return self.latency_total2
-
-    @property
-    def latency_ns(self) -> float | None:
-        return None if self.tclk is None else self.latency_total2 * self.tclk
 
     def simple_dict(self) -> dict[str, float]:
         return {"energy": self.energy_total, "latency": self.latency_total2}

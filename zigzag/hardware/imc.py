@@ -196,23 +196,29 @@ class ImcArray:
         return count if self.analog else self.bit_serial_precision * count
 
     # ----- area (§5) ----------------------------------------------------------------------------
-    @cached_property
-    def area_breakdown(self) -> dict[str, float]:
-        columns = self.columns * self.banks
+    def _adder_figures(self, full_adder: float, flip_flop: float) -> tuple[float, float, float]:
+        """Regular adder trees, place-value adders and accumulators of the whole array, counted
+        in full adders (and flip-flops) weighted by ``full_adder`` / ``flip_flop``: an area or
+        an energy per cell."""
         regular = 0
         if not self.analog:
-            regular = FA_AREA * self.regular_tree_adders * (self.bit_serial_precision * self.columns * self.banks)
+            regular = full_adder * self.regular_tree_adders * (self.bit_serial_precision * self.columns * self.banks)
         accumulators = 0
         if self.has_accumulator:
             bits = self.accumulator_precision * self.columns * self.banks
-            accumulators = FA_AREA * bits + DFF_AREA * bits
+            accumulators = full_adder * bits + flip_flop * bits
+        return regular, full_adder * self.place_value_adders * (self.columns * self.banks), accumulators
+
+    @cached_property
+    def area_breakdown(self) -> dict[str, float]:
+        regular, place_value, accumulators = self._adder_figures(FA_AREA, DFF_AREA)
         return {
             "cells": self.total_units * self.cells_area,
             "dacs": self.dac.area * self.rows * self.banks if self.analog else 0,
             "adcs": self.adc.area * self.weight_precision * self.columns * self.banks if self.analog else 0,
             "mults": MUL_AREA * self.multipliers,
             "adders_regular": regular,
-            "adders_pv": FA_AREA * self.place_value_adders * columns,
+            "adders_pv": place_value,
             "accumulators": accumulators,
         }
 
@@ -266,14 +272,7 @@ class ImcArray:
     @cached_property
     def peak_energy_breakdown(self) -> dict[str, float]:
         """Energy of one cycle of the whole array at full utilisation (pJ)."""
-        columns = self.columns * self.banks
-        regular = 0
-        if not self.analog:
-            regular = FA_ENERGY * self.regular_tree_adders * (self.bit_serial_precision * self.columns * self.banks)
-        accumulators = 0
-        if self.has_accumulator:
-            bits = self.accumulator_precision * self.columns * self.banks
-            accumulators = FA_ENERGY * bits + DFF_ENERGY * bits
+        regular, place_value, accumulators = self._adder_figures(FA_ENERGY, DFF_ENERGY)
         bitlines = 0
         if self.analog:
             bitlines = (BL_CAP * V2 * self.weight_precision) * self.columns * self.rows * self.banks
@@ -284,7 +283,7 @@ class ImcArray:
             "mults": MUL_ENERGY * self.multipliers,
             "analog_bl_addition": bitlines,
             "adders_regular": regular,
-            "adders_pv": FA_ENERGY * self.place_value_adders * columns,
+            "adders_pv": place_value,
             "accumulators": accumulators,
         }
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zigzag.io.validation import _MEMORY, Field, _check, _Invalid, _run
+from zigzag.io.validation.accelerator import MEMORY
+from zigzag.io.validation.schema import Field, Invalid, check_value, run_check
 
 __all__ = ["LegacyPorts", "is_legacy_memory", "upgrade_accelerator", "legacy_ports_of"]
 
@@ -40,7 +41,7 @@ _DIRECTIONS = ("fh", "tl", "fl", "th")
 _WRITES = ("fh", "fl")
 _PORT_NAME = Field("str", pattern=r"r?w?_port_\d+",
                    form="'r_port_<n>', 'w_port_<n>' or 'rw_port_<n>', e.g. 'r_port_1'")
-_COMMON = {k: v for k, v in _MEMORY.keys.items() if k not in ("ports", "force_double_buffering")}
+_COMMON = {k: v for k, v in MEMORY.keys.items() if k not in ("ports", "force_double_buffering")}
 
 _LEGACY_MEMORY = Field("dict", what="a 3.8.0 memory with size, r_bw, w_bw, r_port, w_port, rw_port, ...", keys={
     **_COMMON,
@@ -100,7 +101,7 @@ def upgrade_accelerator(data: Any, file: Any) -> tuple[Any, dict[str, LegacyPort
     memories = data.get("memories") if isinstance(data, dict) else None
     if not isinstance(memories, dict) or not any(is_legacy_memory(m) for m in memories.values()):
         return data, {}
-    return _run(file, _upgrade, data)
+    return run_check(file, _upgrade, data)
 
 
 def _upgrade(data: dict) -> tuple[dict, dict[str, LegacyPorts]]:
@@ -115,17 +116,17 @@ def _upgrade(data: dict) -> tuple[dict, dict[str, LegacyPorts]]:
 
 
 def _convert_memory(where: str, raw: dict) -> tuple[dict, LegacyPorts]:
-    memory = _check(raw, _LEGACY_MEMORY, where)
+    memory = check_value(raw, _LEGACY_MEMORY, where)
     widths = LegacyPorts(**{k: memory[k] for k in LEGACY_KEYS})
     operands, maps = memory["operands"], memory["ports"]
     if len(maps) != len(operands):
-        raise _Invalid(f"{where}.ports", f"has {len(maps)} direction maps but operands has {len(operands)}; "
-                       "give one map (direction -> port name) per operand, in the order of operands")
+        raise Invalid(f"{where}.ports", f"has {len(maps)} direction maps but operands has {len(operands)}; "
+                      "give one map (direction -> port name) per operand, in the order of operands")
     for direction, width in (("r", widths.r_bw), ("w", widths.w_bw)):
         smallest = memory[f"min_{direction}_granularity"]
         if smallest is not None and smallest > width:
-            raise _Invalid(f"{where}.min_{direction}_granularity", f"({smallest}) is larger than "
-                           f"{direction}_bw ({width}); lower it to at most {width}")
+            raise Invalid(f"{where}.min_{direction}_granularity", f"({smallest}) is larger than "
+                          f"{direction}_bw ({width}); lower it to at most {width}")
     used: dict[str, list[str]] = {}  # port name -> allocations, in 3.8.0's walk order
     for i, (operand, directions) in enumerate(zip(operands, maps)):
         for direction, port in directions.items():
@@ -144,28 +145,28 @@ def _kind(port: str) -> str | None:
 def _check_port_use(where: str, port: str, direction: str, widths: LegacyPorts) -> None:
     kind = _kind(port)
     if kind is None:
-        raise _Invalid(where, f"'{port}' is not a valid port name; use r_port_<n>, w_port_<n> or rw_port_<n>")
+        raise Invalid(where, f"'{port}' is not a valid port name; use r_port_<n>, w_port_<n> or rw_port_<n>")
     count = getattr(widths, kind)
     number = int(port.rsplit("_", 1)[1])
     if not 1 <= number <= count:
         have = f"{kind}_1..{kind}_{count}" if count else f"no {kind} (0 declared)"
-        raise _Invalid(where, f"port '{port}' does not exist: {kind} is {count}, so there is {have}; "
-                       f"raise {kind} or name an existing port")
+        raise Invalid(where, f"port '{port}' does not exist: {kind} is {count}, so there is {have}; "
+                      f"raise {kind} or name an existing port")
     is_write = direction in _WRITES
     if kind == "r_port" and is_write:
-        raise _Invalid(where, f"direction '{direction}' writes into the memory but '{port}' is a read port; "
-                       "use a w_port_<n> or rw_port_<n>")
+        raise Invalid(where, f"direction '{direction}' writes into the memory but '{port}' is a read port; "
+                      "use a w_port_<n> or rw_port_<n>")
     if kind == "w_port" and not is_write:
-        raise _Invalid(where, f"direction '{direction}' reads from the memory but '{port}' is a write port; "
-                       "use an r_port_<n> or rw_port_<n>")
+        raise Invalid(where, f"direction '{direction}' reads from the memory but '{port}' is a write port; "
+                      "use an r_port_<n> or rw_port_<n>")
     if kind == "rw_port" and is_write:
         read = (widths.r_bw, widths.min_r_granularity or widths.r_bw)
         write = (widths.w_bw, widths.min_w_granularity or widths.w_bw)
         if read != write:
-            raise _Invalid(where, f"writes through read-write port '{port}' but the write widths (w_bw "
-                           f"{write[0]}, min {write[1]}) differ from the read widths (r_bw {read[0]}, min "
-                           f"{read[1]}); ZigZag 3.8.0 would time these writes with r_bw but charge them "
-                           "with w_bw, which cannot be converted: make the widths equal or use a w_port")
+            raise Invalid(where, f"writes through read-write port '{port}' but the write widths (w_bw "
+                          f"{write[0]}, min {write[1]}) differ from the read widths (r_bw {read[0]}, min "
+                          f"{read[1]}); ZigZag 3.8.0 would time these writes with r_bw but charge them "
+                          "with w_bw, which cannot be converted: make the widths equal or use a w_port")
 
 
 def _check_port_counts(where: str, used: dict[str, list[str]], widths: LegacyPorts) -> None:
@@ -175,8 +176,8 @@ def _check_port_counts(where: str, used: dict[str, list[str]], widths: LegacyPor
         declared = getattr(widths, kind)
         if len(names) != declared:
             listed = ", ".join(names) if names else "none"
-            raise _Invalid(f"{where}.{kind}", f"declares {declared} port(s) but the ports maps use "
-                           f"{len(names)} ({listed}); set {kind}: {len(names)} or use every declared port")
+            raise Invalid(f"{where}.{kind}", f"declares {declared} port(s) but the ports maps use "
+                          f"{len(names)} ({listed}); set {kind}: {len(names)} or use every declared port")
 
 
 def _physical_ports(widths: LegacyPorts) -> list[str]:

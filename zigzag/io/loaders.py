@@ -11,7 +11,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict  # noqa: F401 (re-exported)
+from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import (

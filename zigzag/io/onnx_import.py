@@ -35,11 +35,10 @@ from pathlib import Path
 from typing import Callable
 
 import networkx as nx
-import onnx
-from google.protobuf.message import DecodeError
 from onnx import AttributeProto, ModelProto, NodeProto, helper, shape_inference
 
 from zigzag.errors import InputError
+from zigzag.io.onnx_reading import load_model, precision_bits, shape_table
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +91,7 @@ class _Model:
         self.model = model
         self.file = file
         self.inferred = False
-        self.shapes = _shape_table(model)
+        self.shapes = shape_table(model)
         self.x_axis, self.y_axis = (0, 1) if reference_hw_pairing else (1, 0)
 
     def error(self, node: _Node, message: str) -> InputError:
@@ -116,49 +115,7 @@ class _Model:
             self.model = shape_inference.infer_shapes(self.model)
         except shape_inference.InferenceError as exc:
             raise self.error(node, f"ONNX shape inference failed: {exc}") from None
-        self.shapes = _shape_table(self.model)
-
-
-def _shape_table(model: ModelProto) -> dict[str, list[int]]:
-    """Tensor name -> shape, first hit in inputs, outputs, value_info, initializers."""
-    table: dict[str, list[int]] = {}
-    graph = model.graph
-    for info in itertools.chain(graph.input, graph.output, graph.value_info):
-        tensor_type = info.type.tensor_type
-        if tensor_type.HasField("shape"):
-            table.setdefault(info.name, [d.dim_value for d in tensor_type.shape.dim])
-    for init in graph.initializer:
-        table.setdefault(init.name, list(init.dims))
-    return table
-
-
-def _load(source: str | Path | ModelProto, file: str | None) -> ModelProto:
-    if isinstance(source, ModelProto):
-        return source
-    try:
-        model = onnx.load(str(source), load_external_data=False)
-    except (OSError, DecodeError) as exc:
-        raise InputError(file, None, f"not a valid ONNX model ({exc}); give an .onnx model file") from None
-    if not model.HasField("graph"):
-        raise InputError(
-            file, None, "not a valid ONNX model (it contains no graph); give an .onnx model file"
-        )
-    return model
-
-
-def _precisions(model: _Model, node: _Node) -> tuple[int, int, int]:
-    """(weight, activation, partial-sum) bits from the custom INT attributes, with defaults."""
-
-    def read(name: str, default: int) -> int:
-        attr = next((a for a in node.proto.attribute if a.name == name), None)
-        if attr is None:
-            return default
-        if attr.type != AttributeProto.INT:
-            raise model.error(node, f"custom attribute '{name}' must be an integer (bits)")
-        return attr.i
-
-    act = read("act_size", 8)
-    return read("weight_size", 8), act, read("output_size", 2 * act)
+        self.shapes = shape_table(self.model)
 
 
 def _input_shape(model: _Model, node: _Node, index: int) -> list[int]:
@@ -268,7 +225,7 @@ def _conv(model: _Model, node: _Node) -> dict:
         model.x_axis,
         model.y_axis,
     )
-    weight, act, partial = _precisions(model, node)
+    weight, act, partial = precision_bits(model, node)
     return _layer(
         node,
         node.proto.op_type,
@@ -320,7 +277,7 @@ def _matmul(model: _Model, node: _Node) -> dict:
         batch["h"] = ia[1]
     outer = "".join(f"[{d}]" for d in batch)
     weights_constant = len(node.preds) < 2
-    weight, act, partial = _precisions(model, node)
+    weight, act, partial = precision_bits(model, node)
     return _layer(
         node,
         node.proto.op_type,
@@ -347,7 +304,7 @@ def _pooling(model: _Model, node: _Node) -> dict | None:
         x=1,
         y=0,
     )
-    _, act, partial = _precisions(model, node)
+    _, act, partial = precision_bits(model, node)
     return _layer(
         node,
         "Pooling",
@@ -386,7 +343,7 @@ def _elementwise(model: _Model, node: _Node) -> dict | None:
     order = ("I", "W") if not index["W"] else ("W", "I")  # only the last operand may be written X[]
     inputs = f"{order[0]}{index[order[0]]}{sign}{order[1]}{index[order[1]] or '[]'}"
     source = {op: node.source_of(i) for op, i in roles.items()}
-    weight, act, partial = _precisions(model, node)
+    weight, act, partial = precision_bits(model, node)
     return _layer(
         node,
         "Add",
@@ -441,7 +398,7 @@ def read_onnx(
     """
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
-    model = _Model(_load(source, file), file, reference_hw_pairing)
+    model = _Model(load_model(source, file), file, reference_hw_pairing)
     converters = LAYER_OPERATORS | (EXTRA_OPERATORS if evaluate_all_operators else {})
     producers: dict[str, list[int]] = {}
     result = []

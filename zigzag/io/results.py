@@ -77,19 +77,7 @@ def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) ->
                     op: _long_directions(v) for op, v in result.mem_energy_breakdown_further.items()
                 },
             },
-            "latency": {
-                "data_onloading": result.latency_total1 - result.latency_total0,
-                "computation": result.latency_total0,
-                "data_offloading": result.latency_total2 - result.latency_total1,
-            },
-            "spatial": {
-                "mac_utilization": {
-                    "ideal": result.mac_spatial_utilization,
-                    "stalls": result.mac_utilization0,
-                    "stalls_onloading": result.mac_utilization1,
-                    "stalls_onloading_offloading": result.mac_utilization2,
-                }
-            },
+            **_latency_and_utilization(result),
         },
         "inputs": {
             "accelerator": accelerator_summary(accelerator),
@@ -131,6 +119,25 @@ def _add_imc_outputs(outputs: dict, result: CostResult) -> None:
     }
 
 
+def _latency_and_utilization(result: CostResult | CumulativeResult) -> dict:
+    """The ``latency`` and ``spatial`` outputs of ZigZag's complete JSON (layer or network)."""
+    return {
+        "latency": {
+            "data_onloading": result.latency_total1 - result.latency_total0,
+            "computation": result.latency_total0,
+            "data_offloading": result.latency_total2 - result.latency_total1,
+        },
+        "spatial": {
+            "mac_utilization": {
+                "ideal": result.mac_spatial_utilization,
+                "stalls": result.mac_utilization0,
+                "stalls_onloading": result.mac_utilization1,
+                "stalls_onloading_offloading": result.mac_utilization2,
+            }
+        },
+    }
+
+
 def cumulative_json(total: CumulativeResult) -> dict:
     """``overall_complete.json``: the summed outputs; the inputs name the layers summed."""
     return {
@@ -142,19 +149,7 @@ def cumulative_json(total: CumulativeResult) -> dict:
                 "memory_energy": total.mem_energy,
                 "memory_energy_breakdown_per_level": total.to_dict()["mem_energy_breakdown"],
             },
-            "latency": {
-                "data_onloading": total.latency_total1 - total.latency_total0,
-                "computation": total.latency_total0,
-                "data_offloading": total.latency_total2 - total.latency_total1,
-            },
-            "spatial": {
-                "mac_utilization": {
-                    "ideal": total.mac_spatial_utilization,
-                    "stalls": total.mac_utilization0,
-                    "stalls_onloading": total.mac_utilization1,
-                    "stalls_onloading_offloading": total.mac_utilization2,
-                }
-            },
+            **_latency_and_utilization(total),
         },
         "inputs": {"accelerator": total.accelerator_name, "layer": list(total.layer_ids)},
     }

@@ -39,7 +39,8 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
-from zigzag.io.validation import Field, _check, _describe, _expect_top, _Invalid, _unknown_field, validate_accelerator
+from zigzag.io.validation import validate_accelerator
+from zigzag.io.validation.schema import Field, Invalid, check_value, describe, expect_top, unknown_field
 from zigzag.io.yaml_files import load_yaml
 
 __all__ = ["read_multicore", "resolve_core_file"]
@@ -75,7 +76,7 @@ def read_multicore(path: str | Path, cwd: str | Path | None = None) -> dict[str,
     data = load_yaml(path)
     try:
         return _Reader(Path(path), Path(cwd) if cwd is not None else Path.cwd()).read(data)
-    except _Invalid as problem:
+    except Invalid as problem:
         raise InputError(file, problem.where, problem.message) from None
 
 
@@ -87,13 +88,13 @@ class _Reader:
         self.mesh: dict = {}
 
     def read(self, data: Any) -> dict[str, Any]:
-        _expect_top(data, "dict", "a mapping with name, cores, bandwidth and core_connectivity")
+        expect_top(data, "dict", "a mapping with name, cores, bandwidth and core_connectivity")
         if "graph" in data:
             return self._read_graph_format(data)
         for key in data:
             if key not in _TOP_KEYS:
-                raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_TOP_KEYS)))
-        name = _check(data.get("name"), Field("str", what="the accelerator name"), "name") \
+                raise Invalid(str(key), unknown_field(key, dict.fromkeys(_TOP_KEYS)))
+        name = check_value(data.get("name"), Field("str", what="the accelerator name"), "name") \
             if "name" in data else _missing("name", "a name for the accelerator")
         bandwidth = _bandwidth(data["bandwidth"], "bandwidth") if "bandwidth" in data \
             else _missing("bandwidth", "the bandwidth of a core-to-core link in bits per cycle")
@@ -102,7 +103,7 @@ class _Reader:
         cores = [self._core(file, where) for where, file in files]
         offchip = None
         if "offchip_core" in data:
-            offchip_file = _check(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
+            offchip_file = check_value(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
             offchip = self._core(offchip_file, "offchip_core", offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
         wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
@@ -120,29 +121,29 @@ class _Reader:
         """Stream's mid-2024 format: `cores` a list (id = position) and a `graph` block."""
         for key in data:
             if key not in _GRAPH_TOP_KEYS:
-                raise _Invalid(str(key), _unknown_field(key, dict.fromkeys(_GRAPH_TOP_KEYS)) +
-                               " (this file uses the `graph:` format, which has only name, cores and graph)")
-        name = _check(data.get("name"), Field("str", what="the accelerator name"), "name") \
+                raise Invalid(str(key), unknown_field(key, dict.fromkeys(_GRAPH_TOP_KEYS)) +
+                              " (this file uses the `graph:` format, which has only name, cores and graph)")
+        name = check_value(data.get("name"), Field("str", what="the accelerator name"), "name") \
             if "name" in data else _missing("name", "a name for the accelerator")
         files = data.get("cores") if "cores" in data else _missing("cores", "the list of core files")
-        files = _check(files, Field("list", min_len=1, what="the list of core files, e.g. [tpu_like.yaml]",
-                                    item=Field("str", what="a core file name")), "cores")
-        graph = _check(data["graph"], _GRAPH, "graph")
+        files = check_value(files, Field("list", min_len=1, what="the list of core files, e.g. [tpu_like.yaml]",
+                                         item=Field("str", what="a core file name")), "cores")
+        graph = check_value(data["graph"], _GRAPH, "graph")
         bandwidth = _bandwidth(graph["bandwidth"], "graph.bandwidth")
         energy = _energy(graph["unit_energy_cost"], "graph.unit_energy_cost")
         special = {}
         for role in ("pooling_core_id", "simd_core_id", "offchip_core_id"):
             index = graph[role]
             if index is not None and index >= len(files):
-                raise _Invalid(f"graph.{role}", f"{index} is not a position in cores (0..{len(files) - 1}); "
-                               "give the position of that core in the cores list")
+                raise Invalid(f"graph.{role}", f"{index} is not a position in cores (0..{len(files) - 1}); "
+                              "give the position of that core in the cores list")
             if index is not None and index in special.values():
-                raise _Invalid(f"graph.{role}", f"core {index} already has another role; give each role its own core")
+                raise Invalid(f"graph.{role}", f"core {index} already has another role; give each role its own core")
             special[role] = index
         offchip_id = special["offchip_core_id"]
         if offchip_id is not None and offchip_id != len(files) - 1:
-            raise _Invalid("graph.offchip_core_id", f"is {offchip_id} but the off-chip core must be the last entry "
-                           f"of cores ({len(files) - 1}); move it to the end of the list")
+            raise Invalid("graph.offchip_core_id", f"is {offchip_id} but the off-chip core must be the last entry "
+                          f"of cores ({len(files) - 1}); move it to the end of the list")
         regular = [i for i in range(len(files)) if i not in special.values()]
         compute = [i for i in range(len(files)) if i != offchip_id]
         if graph["type"] == "2d_mesh":
@@ -150,8 +151,8 @@ class _Reader:
             if rows is None or cols is None:
                 _missing("graph.nb_rows" if rows is None else "graph.nb_cols", "the size of the mesh")
             if rows * cols != len(regular):
-                raise _Invalid("graph", f"nb_rows x nb_cols is {rows * cols} but {len(regular)} cores are left for "
-                               "the mesh (the others are pooling, SIMD or off-chip); make them equal")
+                raise Invalid("graph", f"nb_rows x nb_cols is {rows * cols} but {len(regular)} cores are left for "
+                              "the mesh (the others are pooling, SIMD or off-chip); make them equal")
         cores = [self._core(files[i], f"cores[{i}]") for i in compute]
         offchip = None if offchip_id is None else self._core(files[offchip_id], f"cores[{offchip_id}]", offchip=True)
         wiring = Wiring()
@@ -166,9 +167,9 @@ class _Reader:
         """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
         if "mesh" in data:
             if "cores" in data:
-                raise _Invalid("mesh", "is given together with cores; give either cores (and core_connectivity) "
-                               "or mesh, not both")
-            mesh = self.mesh = _check(data["mesh"], _MESH, "mesh")
+                raise Invalid("mesh", "is given together with cores; give either cores (and core_connectivity) "
+                              "or mesh, not both")
+            mesh = self.mesh = check_value(data["mesh"], _MESH, "mesh")
             files = [("mesh.core", mesh["core"])] * (mesh["rows"] * mesh["cols"])
             pooling = simd = None
             if "pooling_core" in mesh:
@@ -182,26 +183,26 @@ class _Reader:
             _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
         cores = data["cores"]
         if not isinstance(cores, dict) or not cores:
-            got = "nothing" if cores == {} else _describe(cores)
-            raise _Invalid("cores", f"must be a non-empty mapping of core id to core file, got {got}; "
-                           "write indented '0: core_file.yaml' lines")
+            got = "nothing" if cores == {} else describe(cores)
+            raise Invalid("cores", f"must be a non-empty mapping of core id to core file, got {got}; "
+                          "write indented '0: core_file.yaml' lines")
         for key, value in cores.items():
             if isinstance(key, bool) or not isinstance(key, int) or key < 0:
-                raise _Invalid(f"cores.{key}", f"core id {_describe(key)} is not a whole number >= 0; "
-                               "number the cores 0, 1, 2, ...")
-            _check(value, Field("str", what="a core file name, e.g. tpu_like.yaml"), f"cores.{key}")
+                raise Invalid(f"cores.{key}", f"core id {describe(key)} is not a whole number >= 0; "
+                              "number the cores 0, 1, 2, ...")
+            check_value(value, Field("str", what="a core file name, e.g. tpu_like.yaml"), f"cores.{key}")
         missing = sorted(set(range(len(cores))) - set(cores))
         if missing:
-            raise _Invalid("cores", f"core ids must be 0..{len(cores) - 1} without gaps, but {missing[0]} is "
-                           f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
+            raise Invalid("cores", f"core ids must be 0..{len(cores) - 1} without gaps, but {missing[0]} is "
+                          f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
         return [(f"cores.{i}", cores[i]) for i in range(len(cores))], None, None
 
     def _core(self, name: str, where: str, offchip: bool = False) -> dict[str, Any]:
         path = resolve_core_file(name, self.path, self.cwd)
         if path is None:
-            raise _Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
-                           "folder, under the working directory and Stream's stream/inputs/**/hardware "
-                           "folders); fix the name or give a path relative to this file's folder")
+            raise Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
+                          "folder, under the working directory and Stream's stream/inputs/**/hardware "
+                          "folders); fix the name or give a path relative to this file's folder")
         key = (path.resolve(), offchip)
         if key not in self.loaded:
             try:
@@ -287,20 +288,20 @@ def _check_dataflows(document: dict, file: str) -> None:
 
 def _missing(where: str, what: str):
     key = where.rsplit(".", 1)[-1]
-    raise _Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
+    raise Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
 
 
 def _bandwidth(value: Any, where: str) -> float:
-    number = _check(value, Field("float", what="a bandwidth in bits per cycle"), where)
+    number = check_value(value, Field("float", what="a bandwidth in bits per cycle"), where)
     if math.isnan(number) or number <= 0:
-        raise _Invalid(where, f"must be a positive number of bits per cycle, got {value}; give e.g. 32")
+        raise Invalid(where, f"must be a positive number of bits per cycle, got {value}; give e.g. 32")
     return number
 
 
 def _energy(value: Any, where: str) -> float:
-    number = _check(value, Field("float", what="an energy per active cycle"), where)
+    number = check_value(value, Field("float", what="an energy per active cycle"), where)
     if math.isnan(number) or number < 0:
-        raise _Invalid(where, f"must be zero or more, got {value}; give the energy per active cycle, e.g. 0")
+        raise Invalid(where, f"must be zero or more, got {value}; give the energy per active cycle, e.g. 0")
     return number
 
 
@@ -308,22 +309,22 @@ def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
     """The core ids of a connectivity or sharing entry ('0, 1' or [0, 1])."""
     if isinstance(entry, str):
         if not _IDS.fullmatch(entry):
-            raise _Invalid(where, f"'{entry}' is not a list of core ids; write them separated by commas, e.g. '0, 1'")
+            raise Invalid(where, f"'{entry}' is not a list of core ids; write them separated by commas, e.g. '0, 1'")
         ids = [int(part) for part in entry.split(",")]
     elif isinstance(entry, list):
         for i, core in enumerate(entry):
-            _check(core, Field("int", minimum=0, what="a core id"), f"{where}[{i}]")
+            check_value(core, Field("int", minimum=0, what="a core id"), f"{where}[{i}]")
         ids = list(entry)
     else:
-        raise _Invalid(where, f"must be core ids like '0, 1' or [0, 1], got {_describe(entry)}")
+        raise Invalid(where, f"must be core ids like '0, 1' or [0, 1], got {describe(entry)}")
     if len(ids) < 2:
-        raise _Invalid(where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'")
+        raise Invalid(where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'")
     for core in ids:
         if core >= count:
             note = "; the off-chip core is joined to every core automatically" if kind != "memory-sharing group" else ""
-            raise _Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id")
+            raise Invalid(where, f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id")
     if len(set(ids)) != len(ids):
-        raise _Invalid(where, f"names a core twice ({entry}); list each core once")
+        raise Invalid(where, f"names a core twice ({entry}); list each core once")
     return ids
 
 
@@ -337,16 +338,16 @@ def _document(name: str, bandwidth: float, energy: float, cores: list[dict], off
 def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, energy: float,
                   sharing: list[tuple[int, ...]]) -> None:
     if not isinstance(entries, list):
-        raise _Invalid("core_connectivity", f"must be a list, got {_describe(entries)}; "
-                       "write one '- a, b' line per linked pair, or []")
+        raise Invalid("core_connectivity", f"must be a list, got {describe(entries)}; "
+                      "write one '- a, b' line per linked pair, or []")
     for i, entry in enumerate(entries):
         where = f"core_connectivity[{i}]"
         kind, width, cost = "link", bandwidth, energy
         if isinstance(entry, dict):
             for key in entry:
                 if key not in _CONNECTION_KEYS:
-                    raise _Invalid(f"{where}.{key}", _unknown_field(key, _CONNECTION_KEYS))
-            kind = _check(entry.get("type", "link"), Field("str", choices=("link", "bus")), f"{where}.type")
+                    raise Invalid(f"{where}.{key}", unknown_field(key, _CONNECTION_KEYS))
+            kind = check_value(entry.get("type", "link"), Field("str", choices=("link", "bus")), f"{where}.type")
             if "cores" not in entry:
                 _missing(f"{where}.cores", "the core ids, e.g. [0, 1]")
             ids = _core_ids(entry["cores"], f"{where}.cores", count, kind)
@@ -356,13 +357,13 @@ def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, en
         else:
             ids = _core_ids(entry, where, count, "link")
         if kind == "link" and len(ids) != 2:
-            raise _Invalid(where, f"a link joins exactly two cores but {len(ids)} are named; write a shared "
-                           f"bus as {{type: bus, cores: {ids}}} or one pair per line")
+            raise Invalid(where, f"a link joins exactly two cores but {len(ids)} are named; write a shared "
+                          f"bus as {{type: bus, cores: {ids}}} or one pair per line")
         for group in sharing:
             both = [c for c in ids if c in group]
             if len(both) >= 2:
-                raise _Invalid(where, f"links cores {both[0]} and {both[1]}, which share memory "
-                               "(core_memory_sharing); remove this link: shared memory needs none")
+                raise Invalid(where, f"links cores {both[0]} and {both[1]}, which share memory "
+                              "(core_memory_sharing); remove this link: shared memory needs none")
         if kind == "bus":
             wiring.bus(ids, width, cost)
         else:
@@ -371,8 +372,8 @@ def _connectivity(wiring: Wiring, entries: Any, count: int, bandwidth: float, en
 
 def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:
     if not isinstance(entries, list):
-        raise _Invalid("core_memory_sharing", f"must be a list, got {_describe(entries)}; "
-                       "write one '- a, b' line per group of cores sharing their top memories")
+        raise Invalid("core_memory_sharing", f"must be a list, got {describe(entries)}; "
+                      "write one '- a, b' line per group of cores sharing their top memories")
     groups: list[tuple[int, ...]] = []
     seen: dict[int, int] = {}
     for i, entry in enumerate(entries):
@@ -380,8 +381,8 @@ def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:
         ids = _core_ids(entry, where, count, "memory-sharing group")
         for core in ids:
             if core in seen:
-                raise _Invalid(where, f"core {core} is already in core_memory_sharing[{seen[core]}]; "
-                               "merge the two groups into one")
+                raise Invalid(where, f"core {core} is already in core_memory_sharing[{seen[core]}]; "
+                              "merge the two groups into one")
             seen[core] = i
         groups.append(tuple(ids))
     return groups
@@ -397,8 +398,8 @@ def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) ->
                 ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
                 detail = (f"top memories {', '.join(ours)} vs {', '.join(theirs)}" if ours != theirs
                           else "the same top memory names but different sizes, costs or ports")
-                raise _Invalid(f"core_memory_sharing[{i}]", f"cores {group[0]} and {other} share memory but have "
-                               f"{detail}; make their top memories identical (names included) in both core files")
+                raise Invalid(f"core_memory_sharing[{i}]", f"cores {group[0]} and {other} share memory but have "
+                              f"{detail}; make their top memories identical (names included) in both core files")
 
 
 def _top_memories(core: dict) -> list[tuple[str, Any]]:

@@ -139,21 +139,21 @@ def plot_energy_breakdown(results: Sequence, path: str | Path, *, title: str | N
 
     Parts are labelled ``<layer operand>@<memory>`` (e.g. ``O@rf_2B``); bars are in the order given.
     """
-    results = list(results)
-    figure = _new_figure(_bar_figure_width(len(results)), 4.8)
-    ax = figure.add_subplot()
-    _energy_axes(ax, results, _layer_labels(results), "Layer")
-    ax.set_title(title or f"Energy breakdown per layer{_subtitle(results)}")
-    return _save(figure, path)
+    return _layer_bars(results, path, _energy_axes, title, "Energy breakdown per layer")
 
 
 def plot_latency_breakdown(results: Sequence, path: str | Path, *, title: str | None = None) -> Path:
     """Stacked bar per layer of :func:`latency_components` (adds up to ``latency_total2``)."""
+    return _layer_bars(results, path, _latency_axes, title, "Latency breakdown per layer")
+
+
+def _layer_bars(results: Sequence, path: str | Path, draw, title: str | None, default_title: str) -> Path:
+    """One figure of bars per layer drawn by ``draw`` (:func:`_energy_axes` or :func:`_latency_axes`)."""
     results = list(results)
     figure = _new_figure(_bar_figure_width(len(results)), 4.8)
     ax = figure.add_subplot()
-    _latency_axes(ax, results, _layer_labels(results), "Layer")
-    ax.set_title(title or f"Latency breakdown per layer{_subtitle(results)}")
+    draw(ax, results, _layer_labels(results), "Layer")
+    ax.set_title(title or f"{default_title}{_subtitle(results)}")
     return _save(figure, path)
 
 

@@ -6,8 +6,8 @@
 * long, one row per experiment x layer x operand x memory level: ``memory_levels.csv``
   (energy, word accesses per direction, utilisation).
 
-Columns come from the tables below (name, function of a result): to add a figure, append an
-entry. Written with the ``csv`` module (no pandas import in the workflow's save step).
+Figure columns come from ``FIGURES`` (name, function of a result): to add a figure, add it
+there and name it in ``LAYER_FIGURES`` and/or ``NETWORK_FIGURES``. Written with the ``csv`` module (no pandas import in the workflow's save step).
 """
 
 from __future__ import annotations
@@ -19,38 +19,36 @@ from typing import Callable, Iterable
 
 from zigzag.io.atomic import write_text_atomic
 
+#: every figure column: name (with its unit) -> its value in a layer or network result
+FIGURES: dict[str, Callable] = {
+    "energy_pJ": lambda r: r.energy_total,
+    "latency_cycles": lambda r: r.latency_total2,
+    "edp_pJ_cycles": lambda r: r.energy_total * r.latency_total2,
+    "mac_energy_pJ": lambda r: r.mac_energy,
+    "memory_energy_pJ": lambda r: r.mem_energy,
+    "ideal_cycles": lambda r: r.ideal_cycle,
+    "computation_cycles": lambda r: r.latency_total0,
+    "onloading_cycles": lambda r: r.data_onloading_cycle,
+    "offloading_cycles": lambda r: r.data_offloading_cycle,
+    "stall_cycles": lambda r: r.stall_slack_comb,
+    "spatial_utilization": lambda r: r.mac_spatial_utilization,
+    "mac_utilization": lambda r: r.mac_utilization2,
+    "tclk_ns": lambda r: r.tclk,  # clock period, IMC arrays only
+    "latency_ns": lambda r: r.latency_ns,
+}
+
 #: per-layer figures of ``layers.csv``, in column order (after id, name, operator_type)
-LAYER_FIGURES: list[tuple[str, Callable]] = [
-    ("energy_pJ", lambda r: r.energy_total),
-    ("mac_energy_pJ", lambda r: r.mac_energy),
-    ("memory_energy_pJ", lambda r: r.mem_energy),
-    ("latency_cycles", lambda r: r.latency_total2),
-    ("ideal_cycles", lambda r: r.ideal_cycle),
-    ("computation_cycles", lambda r: r.latency_total0),
-    ("onloading_cycles", lambda r: r.data_onloading_cycle),
-    ("offloading_cycles", lambda r: r.data_offloading_cycle),
-    ("stall_cycles", lambda r: r.stall_slack_comb),
-    ("spatial_utilization", lambda r: r.mac_spatial_utilization),
-    ("mac_utilization", lambda r: r.mac_utilization2),
-    ("tclk_ns", lambda r: r.tclk),  # clock period, IMC arrays only
-    ("latency_ns", lambda r: r.latency_ns),
-]
+LAYER_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
+    "energy_pJ", "mac_energy_pJ", "memory_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
+    "onloading_cycles", "offloading_cycles", "stall_cycles", "spatial_utilization", "mac_utilization", "tclk_ns",
+    "latency_ns",
+)]
 
 #: network figures of ``experiments.csv``, in column order (after the experiment's identity)
-NETWORK_FIGURES: list[tuple[str, Callable]] = [
-    ("energy_pJ", lambda t: t.energy_total),
-    ("latency_cycles", lambda t: t.latency_total2),
-    ("edp_pJ_cycles", lambda t: t.energy_total * t.latency_total2),
-    ("mac_energy_pJ", lambda t: t.mac_energy),
-    ("memory_energy_pJ", lambda t: t.mem_energy),
-    ("ideal_cycles", lambda t: t.ideal_cycle),
-    ("computation_cycles", lambda t: t.latency_total0),
-    ("onloading_cycles", lambda t: t.data_onloading_cycle),
-    ("offloading_cycles", lambda t: t.data_offloading_cycle),
-    ("mac_utilization", lambda t: t.mac_utilization2),
-    ("tclk_ns", lambda t: t.tclk),  # clock period, IMC arrays only
-    ("latency_ns", lambda t: t.latency_ns),
-]
+NETWORK_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
+    "energy_pJ", "latency_cycles", "edp_pJ_cycles", "mac_energy_pJ", "memory_energy_pJ", "ideal_cycles",
+    "computation_cycles", "onloading_cycles", "offloading_cycles", "mac_utilization", "tclk_ns", "latency_ns",
+)]
 
 #: the experiment's identity columns, repeated in the cross-experiment tables
 IDENTITY = ("experiment", "workload", "accelerator", "mapping", "opt")
@@ -151,7 +149,7 @@ def _columns(rows: list[dict]) -> list[str]:
     columns: dict[str, None] = {}
     for row in rows:
         columns.update(dict.fromkeys(row))
-    figures = {name for name, _ in LAYER_FIGURES + NETWORK_FIGURES}
+    figures = set(FIGURES)
     memory = [c for c in columns if c.endswith("_energy_pJ") and c not in figures]
     others = [c for c in columns if c not in memory]
     anchors = [c for c in ("area_um2", "mac_utilization") if c in others]

@@ -23,7 +23,7 @@ import math
 from onnx import ModelProto, TensorProto, helper
 
 from zigzag.errors import InputError
-from zigzag.io.onnx_import import _shape_table
+from zigzag.io.onnx_reading import shape_table as _shape_table
 from zigzag.stream.workload import StreamWorkload
 
 SPLITTABLE = {"Conv": (1, 0, 2), "Gemm": (1, None, 2)}

@@ -18,7 +18,7 @@ import networkx as nx
 from onnx import ModelProto, helper, numpy_helper
 
 from zigzag.errors import InputError
-from zigzag.io.onnx_import import _load, _precisions, _shape_table  # shared loading and shape rules
+from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions, shape_table as _shape_table
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
 from zigzag.workload.layer import DimRelation, Layer, parse_equation

@@ -119,12 +119,9 @@ class SpatialMappingConversionStage(Stage):
         ).run()
 
 
-class TemporalMappingGeneratorStage(Stage):
-    """Runs the rest of the pipeline for every temporal mapping LOMA finds (in ZigZag's order);
-    yields ``(result, (temporal_mapping, extra_info))``.
-
-    Also reads ``loma_lpf_limit`` (default: no limit) and ``loma_show_progress_bar``.
-    """
+class _TemporalMappingStage(Stage):
+    """A stage finding the temporal mapping of one spatial mapping (kwargs ``accelerator``,
+    ``layer``, ``spatial_mapping`` and ``temporal_mapping_type``)."""
 
     def __init__(
         self, list_of_callables, *, accelerator, layer, spatial_mapping, temporal_mapping_type="uneven", **kwargs
@@ -134,6 +131,14 @@ class TemporalMappingGeneratorStage(Stage):
         self.layer = layer
         self.spatial_mapping = spatial_mapping
         self.even = is_even_mapping_type(temporal_mapping_type, type(self).__name__)
+
+
+class TemporalMappingGeneratorStage(_TemporalMappingStage):
+    """Runs the rest of the pipeline for every temporal mapping LOMA finds (in ZigZag's order);
+    yields ``(result, (temporal_mapping, extra_info))``.
+
+    Also reads ``loma_lpf_limit`` (default: no limit) and ``loma_show_progress_bar``.
+    """
 
     def run(self):
         mappings = temporal_mappings(
@@ -152,7 +157,7 @@ class TemporalMappingGeneratorStage(Stage):
 LomaStage = TemporalMappingGeneratorStage
 
 
-class SalsaStage(Stage):
+class SalsaStage(_TemporalMappingStage):
     """Searches the temporal mapping by simulated annealing (SALSA) and runs the rest of the
     pipeline once with the best one; yields ``(result, (temporal_mapping, extra_info))``.
 
@@ -161,17 +166,13 @@ class SalsaStage(Stage):
     reproducible). ``salsa_number_of_core`` is accepted and ignored: one seeded chain is run.
     """
 
-    def __init__(
-        self, list_of_callables, *, accelerator, layer, spatial_mapping, temporal_mapping_type="uneven", **kwargs
-    ):
-        super().__init__(list_of_callables, **kwargs)
-        self.accelerator = accelerator
-        self.layer = layer
-        self.spatial_mapping = spatial_mapping
+    def search_options(self) -> SearchOptions:
+        """The SALSA options given to this stage, defaults for the others."""
+        kwargs = self.kwargs
         defaults = SearchOptions()
-        self.options = SearchOptions(
+        return SearchOptions(
             temporal_mapping_search_engine="salsa",
-            temporal_mapping_type="even" if is_even_mapping_type(temporal_mapping_type, type(self).__name__) else "uneven",
+            temporal_mapping_type="even" if self.even else "uneven",
             access_same_data_considered_as_no_access=kwargs.get(
                 "access_same_data_considered_as_no_access", defaults.access_same_data_considered_as_no_access
             ),
@@ -189,7 +190,7 @@ class SalsaStage(Stage):
             self.kwargs.get("spatial_mapping_array"),
             self.spatial_mapping,
             self.kwargs.get("spatial_mapping_int", self.spatial_mapping),
-            self.options,
+            self.search_options(),
         )
         temporal_mapping = best.temporal_mapping
         yield from _run_with(self, temporal_mapping)
@@ -216,7 +217,7 @@ def resolve_ordering(ordering, temporal_loops: dict[str, int]) -> list[tuple[str
     return resolved
 
 
-class TemporalOrderingConversionStage(Stage):
+class TemporalOrderingConversionStage(_TemporalMappingStage):
     """Turns one user loop ordering into a temporal mapping (no search) and runs the rest of the
     pipeline with it; yields ``(result, (temporal_mapping, extra_info))``.
 
@@ -236,10 +237,8 @@ class TemporalOrderingConversionStage(Stage):
         temporal_mapping_type="uneven",
         **kwargs,
     ):
-        super().__init__(list_of_callables, **kwargs)
-        self.accelerator = accelerator
-        self.layer = layer
-        self.spatial_mapping = spatial_mapping
+        super().__init__(list_of_callables, accelerator=accelerator, layer=layer, spatial_mapping=spatial_mapping,
+                         temporal_mapping_type=temporal_mapping_type, **kwargs)
         self.ordering = temporal_ordering if temporal_ordering is not None else layer.mapping.temporal_ordering
         if not self.ordering:
             raise InputError(
@@ -247,7 +246,6 @@ class TemporalOrderingConversionStage(Stage):
                 f"needs a temporal ordering for layer {layer.name}: give the keyword argument "
                 "'temporal_ordering' or a temporal_ordering in the layer's mapping entry",
             )
-        self.even = is_even_mapping_type(temporal_mapping_type, type(self).__name__)
 
     def run(self):
         temporal_loops = layer_temporal_loops(self.layer, self.spatial_mapping)

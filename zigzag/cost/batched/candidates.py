@@ -1,0 +1,103 @@
+"""Candidates of a batched search: loop orderings as rows of small integers, and the rules
+every batched module shares (the exactness bound, the "not covered" exception)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Iterator
+
+import numpy as np
+
+from zigzag.search.loop_factors import nb_orderings
+from zigzag.search.permutations import multiset_permutations
+
+#: integers below this bound are exact in float64 (and behave like Python ints there)
+EXACT = float(2**53)
+
+
+class Unsupported(Exception):
+    """The batched path does not cover this layer / mapping; use the scalar path."""
+
+
+class LoopTable:
+    """The distinct loop factors ``(dim, size)`` of a LOMA run, numbered in sorted order.
+
+    Numbering the distinct factors in ascending tuple order makes the Williams enumeration of
+    the numbers visit exactly the same sequence as the enumeration of the tuples (it only
+    compares items), so orderings can be generated and stored as small integer rows.
+    """
+
+    def __init__(self, factors: list[tuple[str, int]]):
+        self.factors = list(factors)
+        self.distinct = sorted(set(self.factors))
+        self.number = {loop: i for i, loop in enumerate(self.distinct)}
+        self.dims = sorted({d for d, _ in self.distinct})
+        self.dim_number = {d: i for i, d in enumerate(self.dims)}
+        self.dim_of = np.array([self.dim_number[d] for d, _ in self.distinct], dtype=np.int64)
+        self.size_of = np.array([s for _, s in self.distinct], dtype=np.float64)
+        self.length = len(self.factors)
+        self.total = math.prod(s for _, s in self.factors)
+
+    def orderings(self) -> Iterator[tuple[int, ...]]:
+        return multiset_permutations([self.number[f] for f in self.factors])
+
+    def count(self) -> int:
+        return nb_orderings(self.factors)
+
+    def loops(self, row) -> list[tuple[str, int]]:
+        return [self.distinct[i] for i in row]
+
+
+def temporal_mapping_of(
+    loops: LoopTable, row, cuts: dict[str, list[int]]
+) -> dict[str, list[list[tuple[str, int]]]]:
+    """The allocator's per-operand level lists of one compact candidate."""
+    ordering = loops.loops(row)
+    result = {}
+    for op, ends in cuts.items():
+        levels, start = [], 0
+        for end in ends:
+            levels.append(ordering[start:end])
+            start = end
+        result[op] = levels
+    return result
+
+
+def chunks(iterator, length: int, size: int) -> Iterator[np.ndarray]:
+    """Rows of ``length`` integers from an iterator of tuples, ``size`` rows at a time."""
+    while True:
+        block = list(itertools.islice(iterator, size))
+        if not block:
+            return
+        yield np.array(block, dtype=np.int64).reshape(len(block), length)
+
+
+def constraint_mask(ids: np.ndarray, loops: LoopTable, constraints) -> np.ndarray:
+    """Vectorised :func:`zigzag.search.permutations.satisfies`."""
+    n, length = ids.shape
+    mask = np.ones(n, dtype=bool)
+    for position, dim in constraints.dim_at:
+        if not -length <= position < length or dim not in loops.dim_number:
+            return np.zeros(n, dtype=bool)
+        mask &= loops.dim_of[ids[:, position]] == loops.dim_number[dim]
+    for position, loop in constraints.loop_at:
+        if not -length <= position < length or tuple(loop) not in loops.number:
+            return np.zeros(n, dtype=bool)
+        mask &= ids[:, position] == loops.number[tuple(loop)]
+    return mask
+
+
+def prefix_products(values: np.ndarray) -> np.ndarray:
+    """``out[:, p]`` = product of ``values[:, :p]`` (float64, exact for exact integers)."""
+    n = values.shape[0]
+    out = np.empty((n, values.shape[1] + 1), dtype=np.float64)
+    out[:, 0] = 1.0
+    np.cumprod(values, axis=1, out=out[:, 1:])
+    return out
+
+
+def unique_count(rel, a, b):
+    """Vectorised ``DimRelation.unique_count`` (exact for integral float64 inputs)."""
+    g = math.gcd(rel.coef_a, rel.coef_b)
+    return a * b - np.maximum(0.0, b - (rel.coef_a // g)) * (a - (rel.coef_b // g))

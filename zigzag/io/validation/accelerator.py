@@ -1,0 +1,218 @@
+"""Validation of an accelerator YAML document (memories, ports, operational array, IMC cells)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from zigzag.io.validation.schema import (
+    UNROLLING_FORM, Field, Invalid, check_unique, check_value, count_entries, expect_top, run_check,
+)
+
+
+_OA_DIM = Field("str", pattern=r"D\d", form="an operational-array dimension 'D<digit>', e.g. 'D1'")
+_DATAFLOW = Field("list", what="a list of unrollings, e.g. ['K, 32']",
+                  item=Field("str", pattern=r"[A-Z]+, [0-9]+", form=UNROLLING_FORM))
+
+_PORT = Field("dict", what="a port with name, type, bandwidth_min, bandwidth_max and allocation", keys={
+    "name": Field("str", required=True, what="port name, e.g. r_port_1", pattern=r"r?w?_port_\d+",
+                  form="'r_port_<n>', 'w_port_<n>' or 'rw_port_<n>', e.g. 'r_port_1'"),
+    "type": Field("str", required=True, what="read, write or read_write", choices=("read", "write", "read_write")),
+    "bandwidth_min": Field("int", required=True, minimum=1, what="minimum bandwidth in bits per cycle"),
+    "bandwidth_max": Field("int", required=True, minimum=1, what="maximum bandwidth in bits per cycle"),
+    "allocation": Field("list", required=True, what="list of '<operand>, <direction>' entries, e.g. [I1, tl]",
+                        item=Field("str", pattern=r"(I[12]|O), (fh|tl|fl|th)",
+                                   form="'<I1|I2|O>, <fh|tl|fl|th>' with one space after the comma, e.g. 'I1, tl'")),
+})
+
+MEMORY = Field("dict", what="a memory with size, costs, latency, operands, ports, ...", keys={
+    "size": Field("int", required=True, minimum=1, what="capacity in bits, a whole number"),
+    "r_cost": Field("float", nullable=True, default=None),
+    "w_cost": Field("float", nullable=True, default=None),
+    "area": Field("float", nullable=True, default=None),
+    "latency": Field("int", required=True, minimum=0, what="access latency in cycles, a whole number"),
+    "mem_type": Field("str", default="sram"),
+    "auto_cost_extraction": Field("bool", default=False),
+    "operands": Field("list", required=True, what="memory operands stored, e.g. [I1, O]",
+                      item=Field("str", pattern=r"I[12]|O", form="a memory operand: I1, I2 or O")),
+    "ports": Field("list", required=True, item=_PORT, what="list of ports (name, type, bandwidth_min, ...)"),
+    "served_dimensions": Field("list", required=True, item=_OA_DIM,
+                               what="OA dimensions sharing one instance, e.g. [D1, D2], or []"),
+    "force_double_buffering": Field("bool", default=False),
+})
+
+_OPERATIONAL_ARRAY = Field("dict", required=True, what="dimensions, sizes, unit_energy, unit_area, ...", keys={
+    "dimensions": Field("list", required=True, min_len=1, item=_OA_DIM, what="OA dimension names, e.g. [D1, D2]"),
+    "sizes": Field("list", required=True, what="one size per dimension, e.g. [32, 32]",
+                   item=Field("int", minimum=1, what="the number of multipliers along this dimension")),
+    "is_imc": Field("bool", default=False),
+    "input_precision": Field("list", length=2, what="[activation bits, weight bits], e.g. [8, 8]",
+                             item=Field("int", minimum=1, what="a bit width, e.g. 8")),
+    "unit_energy": Field("float"),
+    "unit_area": Field("float"),
+    "imc_type": Field("str", nullable=True, default=None, choices=("analog", "digital")),
+    "adc_resolution": Field("float", nullable=True, default=0),
+    "bit_serial_precision": Field("float", nullable=True, default=None),
+})
+
+_ACCELERATOR = Field("dict", keys={
+    "name": Field("str", required=True, what="accelerator name"),
+    "memories": Field("named", required=True, min_len=1, value=MEMORY,
+                      what="the memories, innermost first, each as '<name>: {size: ..., ...}'"),
+    "operational_array": _OPERATIONAL_ARRAY,
+    "dataflows": Field("dict", what="fixed unrollings per OA dimension, e.g. {D1: ['K, 32']}", keys={
+        "D1": replace(_DATAFLOW, required=True),
+        "D2": _DATAFLOW,
+        "D3": _DATAFLOW,
+        "D4": _DATAFLOW,
+    }),
+})
+
+
+def validate_accelerator(data: Any, file: Any) -> dict:
+    """Check an accelerator document (from `file`) and return it normalised."""
+    return run_check(file, _validate_accelerator, data)
+
+
+def _validate_accelerator(data: Any) -> dict:
+    expect_top(data, "dict", "a mapping with the fields name, memories and operational_array")
+    accelerator = check_value(data, _ACCELERATOR, "")
+    array = accelerator["operational_array"]
+    _check_operational_array(array)
+    for name, memory in accelerator["memories"].items():
+        _check_memory(f"memories.{name}", memory, array["dimensions"])
+    if array["is_imc"]:
+        _check_imc_cells(accelerator["memories"], array["input_precision"][1])
+    return accelerator
+
+
+def _check_operational_array(array: dict) -> None:
+    where = "operational_array"
+    check_unique(array["dimensions"], f"{where}.dimensions", "OA dimension")
+    if len(array["sizes"]) != len(array["dimensions"]):
+        raise Invalid(f"{where}.sizes", f"has {count_entries(len(array['sizes']))} but dimensions has "
+                      f"{len(array['dimensions'])}; give one size per dimension, in the same order")
+    if array["is_imc"]:
+        _check_imc_array(array, where)
+    else:
+        _check_plain_array(array, where)
+
+
+def _check_plain_array(array: dict, where: str) -> None:
+    """A non-IMC array: no IMC settings, and a MAC energy and area."""
+    if array["imc_type"] is not None:
+        raise Invalid(f"{where}.imc_type", "is set but the array is not IMC (is_imc is false); "
+                      "remove imc_type or set is_imc: true")
+    for key in ("adc_resolution", "bit_serial_precision"):
+        unset = 0 if key == "adc_resolution" else None
+        if array[key] != unset:
+            raise Invalid(f"{where}.{key}", f"is set but the array is not IMC (is_imc is false); "
+                          f"remove {key} or set is_imc: true")
+    for key, meaning in (("unit_energy", "energy per MAC in pJ"), ("unit_area", "area of one multiplier")):
+        if key not in array:
+            raise Invalid(f"{where}.{key}", f"is required for a non-IMC array; add {key}: <{meaning}>")
+
+
+def _check_imc_array(array: dict, where: str) -> None:
+    """An IMC array: precisions present, powers of two, and consistent."""
+    if "input_precision" not in array:
+        raise Invalid(f"{where}.input_precision",
+                      "is required for an IMC array; add input_precision: [activation bits, weight bits]")
+    serial = array["bit_serial_precision"]
+    if serial is None:
+        raise Invalid(f"{where}.bit_serial_precision", "is required for an IMC array; add "
+                      "bit_serial_precision: <activation bits fed per cycle, a power of two>")
+    activation, weight = array["input_precision"]
+    if serial > activation:
+        raise Invalid(f"{where}.bit_serial_precision", f"({serial}) is larger than the activation precision "
+                      f"input_precision[0] ({activation}); use at most {activation}")
+    for value, at in ((serial, "bit_serial_precision"), (activation, "input_precision[0]"),
+                      (weight, "input_precision[1]")):
+        if value <= 0 or not float(value).is_integer() or int(value) & (int(value) - 1):
+            raise Invalid(f"{where}.{at}", f"{value} is not a power of two; use 1, 2, 4, 8, ...")
+    if array["imc_type"] == "digital" and array["adc_resolution"] not in (0, None):
+        raise Invalid(f"{where}.adc_resolution",
+                      "a digital IMC array has no ADC; set adc_resolution to 0 or imc_type to analog")
+    if len(array["dimensions"]) < 2:
+        raise Invalid(f"{where}.dimensions", "an IMC array needs at least two dimensions: the wordline "
+                      "dimension and the bitline dimension (the first two by name); add one")
+    bitline = sorted(array["dimensions"])[1]
+    rows = array["sizes"][array["dimensions"].index(bitline)]
+    if array["imc_type"] != "analog" and rows & (rows - 1):
+        raise Invalid(f"{where}.sizes", f"the bitline dimension {bitline} of a digital IMC array has size {rows}, "
+                      "which is not a power of two (its adder tree needs one); use 2, 4, 8, ...")
+
+
+def _check_imc_cells(memories: dict, weight_bits: int) -> None:
+    """An IMC array keeps its weights in a memory called `cells`."""
+    cells = memories.get("cells")
+    if cells is None:
+        raise Invalid("memories", "an IMC array needs a memory named 'cells' holding the weights "
+                      "(operands: [I2], served_dimensions: []); add it")
+    if cells["operands"] != ["I2"]:
+        raise Invalid("memories.cells.operands", "IMC cells can only hold weights; set operands: [I2]")
+    if cells["served_dimensions"]:
+        raise Invalid("memories.cells.served_dimensions",
+                      "IMC cells must be fully unrolled; set served_dimensions: []")
+    if cells["size"] % weight_bits:
+        raise Invalid("memories.cells.size", f"{cells['size']} is not a multiple of the weight precision "
+                      f"input_precision[1] ({weight_bits}); make it one")
+    if cells["size"] > weight_bits:
+        raise Invalid("memories.cells.size", f"{cells['size']} bits hold several weights per multiplier, which "
+                      "is not supported (the reference cannot evaluate it either); set it to the weight "
+                      f"precision input_precision[1] ({weight_bits})")
+    if cells["auto_cost_extraction"] or cells["area"] is None:
+        raise Invalid("memories.cells.area", "the area of one IMC cell group is needed (CACTI extraction "
+                      "is not supported for the cells); give area and set auto_cost_extraction: false")
+
+
+def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:
+    _check_cost_source(where, memory)
+    check_unique(memory["operands"], f"{where}.operands", "operand")
+    check_unique(memory["served_dimensions"], f"{where}.served_dimensions", "served dimension")
+    for i, dim in enumerate(memory["served_dimensions"]):
+        if dim not in oa_dims:
+            raise Invalid(f"{where}.served_dimensions[{i}]", f"'{dim}' is not a dimension of the operational "
+                          f"array ({', '.join(oa_dims)}); use one of those or remove it")
+    names: dict[str, int] = {}
+    for i, port in enumerate(memory["ports"]):
+        if port["name"] in names:
+            raise Invalid(f"{where}.ports[{i}].name", f"port name '{port['name']}' is already used by "
+                          f"ports[{names[port['name']]}] of this memory; give every port of a memory its own name")
+        names[port["name"]] = i
+        _check_port(f"{where}.ports[{i}]", port, memory["operands"])
+
+
+def _check_cost_source(where: str, memory: dict) -> None:
+    """Costs come either from the file or from CACTI."""
+    if memory["auto_cost_extraction"]:
+        if memory["size"] % 8:
+            raise Invalid(f"{where}.size", f"{memory['size']} is not a multiple of 8, which CACTI cost "
+                          "extraction (auto_cost_extraction: true) needs; round it to whole bytes")
+        return
+    for key in ("r_cost", "w_cost", "area"):
+        if memory[key] is None:
+            raise Invalid(f"{where}.{key}", f"is missing, and is not automatically extracted using CACTI; "
+                          f"give {key}, or set auto_cost_extraction: true")
+
+
+_WRITE_DIRECTIONS = ("fh", "fl")  # written from the higher / lower level
+_READ_DIRECTIONS = ("tl", "th")  # read to the lower / higher level
+
+
+def _check_port(where: str, port: dict, operands: list[str]) -> None:
+    for i, entry in enumerate(port["allocation"]):
+        operand, direction = entry.split(", ")
+        at = f"{where}.allocation[{i}]"
+        if operand not in operands:
+            raise Invalid(at, f"operand '{operand}' is not stored in this memory (operands: "
+                          f"{', '.join(operands) or 'none'}); add it to operands or remove this allocation")
+        if direction in _WRITE_DIRECTIONS and port["type"] == "read":
+            raise Invalid(at, f"direction '{direction}' writes into the memory but port '{port['name']}' "
+                          "is a read port; allocate it on a write or read_write port")
+        if direction in _READ_DIRECTIONS and port["type"] == "write":
+            raise Invalid(at, f"direction '{direction}' reads from the memory but port '{port['name']}' "
+                          "is a write port; allocate it on a read or read_write port")
+    if port["bandwidth_min"] > port["bandwidth_max"]:
+        raise Invalid(f"{where}.bandwidth_min", f"({port['bandwidth_min']}) is greater than bandwidth_max "
+                      f"({port['bandwidth_max']}); lower bandwidth_min or raise bandwidth_max")
