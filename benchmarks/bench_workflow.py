@@ -1,13 +1,19 @@
-"""Time the workflow on a config: full runs with --cores 1 and --cores 2, a no-change rerun,
-the time spent per rule, the fixed cost of one layer job, and the machine's load meanwhile.
+"""Time the workflow on a config: full runs with --cores 2 and --cores 1, a no-change rerun, the
+time spent per rule, the fixed cost of one layer job (warm, through the job server, and cold, in
+a process of its own), the plot job per experiment, and the machine's load with every figure.
 
-Usage:  python benchmarks/bench_workflow.py [--configfile config.yaml] [--skip-cores1] [--repeat-job 15]
+Usage:  python benchmarks/bench_workflow.py [--configfile benchmarks/config_single_core.yaml]
+                                            [--skip-cores1] [--repeat-job 20] [--no-server]
 
 Each full run starts from an empty copy of the inputs in a temporary directory, so nothing is
-cached between runs. Per-rule times come from the rules' ``benchmark:`` files (wall time of each
-job, process start included). The fixed cost of a layer job is the wall time of
-``python -m zigzag.steps.evaluate`` on a job whose layer has every loop size set to 1 (its
-search takes about a millisecond): process start, imports, reading the job, writing the result.
+cached between runs, and with no job server running (a private server folder per run, so the
+server's start is part of the run's time). ``--no-server`` runs every job in its own process
+(``ZIGZAG_FLOW_WARM=0``), as before the job server. Per-rule times come from the rules'
+``benchmark:`` files (wall time of each job as Snakemake sees it, shell and client start
+included). The fixed cost of a layer job is the wall time of the rule's command (``python -m
+zigzag.steps.client evaluate JOB --output RESULT --log LOG``) on a job whose layer has every loop
+size set to 1, so its search is trivial: process start, imports, reading the job, the trivial
+search (printed apart, from the job's log), writing the result.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import argparse
 import csv
 import json
 import os
-import resource
+import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -27,6 +34,11 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # as the workflow sets
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.2f}"
 
 
 def fresh_copy(config: Path, parent: Path, name: str) -> Path:
@@ -37,13 +49,28 @@ def fresh_copy(config: Path, parent: Path, name: str) -> Path:
     return workdir
 
 
-def timed_run(workdir: Path, cores: int) -> tuple[float, tuple[float, float]]:
-    """Wall time of a snakemake run and the 1-minute load average before and after it."""
+def job_env(server_dir: Path, warm: bool) -> dict:
+    return {**os.environ, **THREADS, "ZIGZAG_FLOW_DIR": str(server_dir), "ZIGZAG_FLOW_WARM": "1" if warm else "0"}
+
+
+def stop_servers(server_dir: Path) -> None:
+    """SIGTERM the job servers started in this folder (pids from their logs)."""
+    for log in server_dir.glob("*.log"):
+        for pid in re.findall(r"^\S+ \[(\d+)\] starting", log.read_text(), re.MULTILINE):
+            try:
+                os.kill(int(pid), signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+def timed_run(workdir: Path, cores: int, env: dict | None = None) -> tuple[float, tuple[float, float]]:
+    """Wall time of a snakemake run and the 1-minute load average before and after it (``env``:
+    the jobs' environment, default this process's)."""
     command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
                "--configfile", str(workdir / "config.yaml"), "--cores", str(cores), "--quiet"]
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - started, (load_before, os.getloadavg()[0])
 
 
@@ -63,35 +90,41 @@ def results_dir(workdir: Path) -> Path:
     return workdir / config.get("results", "results")
 
 
-def layer_job_fixed_cost(workdir: Path, repeat: int) -> tuple[float, float, float, float]:
-    """(median, min) wall seconds of a trivial layer job, its mean CPU seconds (user + system,
-    less sensitive to other processes than wall time), and the median wall of ``python -c pass``."""
-    cache = results_dir(workdir) / ".cache"
-    job = json.loads(sorted((cache / "jobs").glob("*.json"))[0].read_text())
+def trivial_job(workdir: Path) -> Path:
+    """A copy of one of the run's layer jobs whose layer has every loop size set to 1."""
+    job = json.loads(sorted((results_dir(workdir) / ".cache" / "jobs").glob("*.json"))[0].read_text())
     job["layer"]["loop_sizes"] = [1] * len(job["layer"]["loop_sizes"])
     for key in ("pr_loop_sizes", "padding", "pr_loop_dims"):
         job["layer"][key] = None
     job["layer"]["dimension_relations"] = []
-    trivial = workdir / "trivial_job.json"
-    trivial.write_text(json.dumps(job))
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    path = workdir / "trivial_job.json"
+    path.write_text(json.dumps(job))
+    return path
 
-    def wall(command) -> float:
+
+def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
+    """Wall seconds (median, best) of the layer rule's command on a trivial job, and the median
+    time the job itself reports (the trivial search and writing the result, from its log)."""
+    job, log = trivial_job(workdir), workdir / "trivial.log"
+    command = [sys.executable, "-m", "zigzag.steps.client", "evaluate", str(job), "--output",
+               str(workdir / "trivial_result.json"), "--log", str(log)]
+    walls, inside = [], []
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm up
+    for _ in range(repeat):
         started = time.perf_counter()
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return time.perf_counter() - started
+        walls.append(time.perf_counter() - started)
+        inside.append(float(log.read_text().split()[0].strip("[")))
+    return {"median": statistics.median(walls), "best": min(walls), "inside": statistics.median(inside)}
 
-    def cpu() -> float:
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return usage.ru_utime + usage.ru_stime
 
-    job_command = [sys.executable, "-m", "zigzag.steps.evaluate", str(trivial), "--output", str(workdir / "t.json")]
-    wall(job_command)  # warm the file cache
-    before = cpu()
-    jobs = [wall(job_command) for _ in range(repeat)]
-    cpu_per_job = (cpu() - before) / repeat
-    bare = [wall([sys.executable, "-c", "pass"]) for _ in range(repeat)]
-    return statistics.median(jobs), min(jobs), cpu_per_job, statistics.median(bare)
+def bare_python(repeat: int) -> float:
+    walls = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        walls.append(time.perf_counter() - started)
+    return statistics.median(walls)
 
 
 def summaries(workdir: Path) -> dict[str, dict]:
@@ -102,22 +135,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", type=Path, default=REPO / "config.yaml")
     parser.add_argument("--skip-cores1", action="store_true", help="only the --cores 2 run and the rerun")
-    parser.add_argument("--repeat-job", type=int, default=15, help="runs of the trivial layer job")
+    parser.add_argument("--repeat-job", type=int, default=20, help="runs of the trivial layer job")
+    parser.add_argument("--no-server", action="store_true", help="every job in its own process (no job server)")
     args = parser.parse_args()
+    warm = not args.no_server
     print(f"config:                 {args.configfile}")
+    print(f"jobs run:               {'through the job server' if warm else 'each in its own process'}")
     print(f"machine:                {os.cpu_count()} cores, load average at start {os.getloadavg()}")
-    with tempfile.TemporaryDirectory() as tmp:
-        two = fresh_copy(args.configfile, Path(tmp), "cores2")
-        t2, load2 = timed_run(two, 2)
-        rerun, load_rerun = timed_run(two, 2)
-        if not args.skip_cores1:
-            one = fresh_copy(args.configfile, Path(tmp), "cores1")
-            t1, load1 = timed_run(one, 1)
-        times = rule_times(two)
-        median, fastest, cpu_per_job, bare = layer_job_fixed_cost(two, args.repeat_job)
-        experiments = len(summaries(two))
-        jobs = sum(len(v) for v in times.values())
-        same = (summaries(one) == summaries(two)) if not args.skip_cores1 else None
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzb-", dir="/tmp") as servers:
+        servers = Path(servers)
+        try:
+            two = fresh_copy(args.configfile, Path(tmp), "cores2")
+            t2, load2 = timed_run(two, 2, job_env(servers / "cores2", warm))
+            rerun, load_rerun = timed_run(two, 2, job_env(servers / "cores2", warm))
+            if not args.skip_cores1:
+                one = fresh_copy(args.configfile, Path(tmp), "cores1")
+                t1, load1 = timed_run(one, 1, job_env(servers / "cores1", warm))
+            times = rule_times(two)
+            load_job = load()
+            warm_job = layer_job_cost(two, job_env(servers / "job", True), args.repeat_job)
+            cold_job = layer_job_cost(two, job_env(servers / "job", False), args.repeat_job)
+            bare = bare_python(args.repeat_job)
+            load_job += f" -> {load()}"
+            experiments = len(summaries(two))
+            jobs = sum(len(v) for v in times.values())
+            same = (summaries(one) == summaries(two)) if not args.skip_cores1 else None
+        finally:
+            for folder in servers.iterdir():
+                stop_servers(folder)
     print(f"experiments:            {experiments}")
     print(f"jobs (all rules):       {jobs}   layer jobs: {len(times.get('evaluate_layer', []))}")
     print(f"full run, --cores 2:    {t2:8.1f} s   (load {load2[0]:.2f} -> {load2[1]:.2f})")
@@ -127,8 +172,11 @@ def main() -> None:
     print(f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})")
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
-    print(f"layer job fixed cost:   {median:8.3f} s median wall, {fastest:.3f} s best of {args.repeat_job}, "
-          f"{cpu_per_job:.3f} s CPU (python -c pass: {bare:.3f} s wall; load now {os.getloadavg()[0]:.2f})")
+    print(f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):")
+    for name, cost in (("warm (job server)", warm_job), ("cold (own process)", cold_job)):
+        print(f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
+              f"(of which the job itself: {cost['inside']:.3f} s)")
+    print(f"  python -c pass      {bare:.3f} s median wall")
     plots = times.get("plot_experiment", [])
     if plots:
         print(f"plot job per experiment: {statistics.median(plots):7.3f} s median, {max(plots):.3f} s max")

@@ -403,3 +403,13 @@ def test_plot_pareto_per_workload(tmp_path):
     for text in ("resnet18:", "mobilenetv2:", "alexnet:", "acc_c", "opt energy", "Pareto front of the workload"):
         assert text in svg, text
     assert_readable_image(plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.png"))
+
+
+def test_layer_labels_drop_the_scopes_onnx_names_repeat():
+    from zigzag.plots.breakdowns import _short_label
+
+    assert _short_label("/features/features.1/conv/conv.0/conv.0.0/Conv") == "features.1/conv.0.0/Conv"
+    assert _short_label("/classifier/classifier.1/Gemm") == "classifier.1/Gemm"
+    assert _short_label("/blocks.0/attn/MatMul_1") == "blocks.0/attn/MatMul_1"
+    assert _short_label("conv_a") == "conv_a"
+    assert _short_label("x" * 50) == "\u2026" + "x" * 41

@@ -27,6 +27,16 @@ os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 prepare_job_environment(os.environ)
+
+
+def step(arguments):
+    """The shell command of a job: its step (a `zigzag step` sub-command) run by the job client,
+    which hands it to a warm job server (forked from a process that has imported the package once)
+    or runs it in its own process where no server can be used (ZIGZAG_FLOW_WARM=0, in a SLURM
+    job). See zigzag/steps/client.py."""
+    return f"python -m zigzag.steps.client {arguments}"
+
+
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"

@@ -19,8 +19,10 @@ checkpoint split_layers:
     params:
         cache=CACHE,
     shell:
-        "python -m zigzag step split --experiment {input.experiment:q} --workload {input.workload:q}"
-        " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
+        step(
+            "split --experiment {input.experiment:q} --workload {input.workload:q}"
+            " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
+        )
 
 
 rule evaluate_layer:
@@ -36,4 +38,4 @@ rule evaluate_layer:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag.steps.evaluate {input.job:q} --output {output.result:q} --log {log:q}"
+        step("evaluate {input.job:q} --output {output.result:q} --log {log:q}")

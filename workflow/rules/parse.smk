@@ -22,8 +22,10 @@ rule parse_workload:
             else ""
         ),
     shell:
-        "python -m zigzag step parse-workload {input.workload:q} --mapping {input.mapping:q}"
-        " {params.all_operators} --output {output:q} --log {log:q}"
+        step(
+            "parse-workload {input.workload:q} --mapping {input.mapping:q}"
+            " {params.all_operators} --output {output:q} --log {log:q}"
+        )
 
 
 rule parse_accelerator:
@@ -38,4 +40,4 @@ rule parse_accelerator:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step parse-accelerator {input:q} --output {output:q} --log {log:q}"
+        step("parse-accelerator {input:q} --output {output:q} --log {log:q}")

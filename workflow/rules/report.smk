@@ -56,8 +56,10 @@ rule plot_experiment:
         plots_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}/plots",
         format=PLOT_FORMAT,
     shell:
-        "python -m zigzag step plot-experiment {input:q} --output {params.plots_dir:q}"
-        " --format {params.format} --log {log:q}"
+        step(
+            "plot-experiment {input:q} --output {params.plots_dir:q}"
+            " --format {params.format} --log {log:q}"
+        )
 
 
 rule plot_accelerator:
@@ -77,7 +79,7 @@ rule plot_accelerator:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step plot-accelerator {input:q} --output {output:q} --log {log:q}"
+        step("plot-accelerator {input:q} --output {output:q} --log {log:q}")
 
 
 rule plot_comparison:
@@ -103,5 +105,7 @@ rule plot_comparison:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step plot-comparison {input:q} --output {output.plot:q} --pareto {output.pareto:q}"
-        " --log {log:q}"
+        step(
+            "plot-comparison {input:q} --output {output.plot:q} --pareto {output.pareto:q}"
+            " --log {log:q}"
+        )

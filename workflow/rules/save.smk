@@ -17,7 +17,9 @@ rule sum:
     params:
         cache=CACHE,
     shell:
-        "python -m zigzag step sum {input.plan:q} --cache {params.cache:q} --output {output:q} --log {log:q}"
+        step(
+            "sum {input.plan:q} --cache {params.cache:q} --output {output:q} --log {log:q}"
+        )
 
 
 rule save:
@@ -48,8 +50,10 @@ rule save:
         float_format=OUTPUTS.get("float_format", "%.10g"),
         folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
     shell:
-        "python -m zigzag step save {input:q} --cache {params.cache:q} --output {params.folder:q}"
-        " --float-format {params.float_format:q} --log {log:q}"
+        step(
+            "save {input:q} --cache {params.cache:q} --output {params.folder:q}"
+            " --float-format {params.float_format:q} --log {log:q}"
+        )
 
 
 rule compare:
@@ -77,4 +81,4 @@ rule compare:
         folders=lambda wildcards, input: [os.path.dirname(p) for p in input.summaries],
         results=lambda wildcards, output: os.path.dirname(output.experiments),
     shell:
-        "python -m zigzag step compare {params.folders:q} --output {params.results:q} --log {log:q}"
+        step("compare {params.folders:q} --output {params.results:q} --log {log:q}")

@@ -19,10 +19,14 @@ rule stream_split:
         f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_split/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step stream-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
+        step(
+            "stream-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
+        )
 
 
 checkpoint stream_plan_costs:
@@ -34,13 +38,17 @@ checkpoint stream_plan_costs:
         f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_plan_costs/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         cache=CACHE,
     shell:
-        "python -m zigzag step stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
-        " --cache {params.cache:q} --output {output:q} --log {log:q}"
+        step(
+            "stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
+            " --cache {params.cache:q} --output {output:q} --log {log:q}"
+        )
 
 
 rule stream_cost:
@@ -50,10 +58,12 @@ rule stream_cost:
         f"{CACHE}/stream-cost/entries/{{key}}.json",
     log:
         f"{CACHE}/logs/stream-cost/{{key}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_cost/{{key}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
-        "python -m zigzag step stream-cost {input:q} --output {output:q} --log {log:q}"
+        step("stream-cost {input:q} --output {output:q} --log {log:q}")
 
 
 rule stream_schedule:
@@ -68,6 +78,8 @@ rule stream_schedule:
         trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_schedule/{{sname}}.tsv"
     wildcard_constraints:
         sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
     conda:
@@ -76,8 +88,10 @@ rule stream_schedule:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
-        " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+        step(
+            "stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
+            " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+        )
 
 
 rule stream_plots:
@@ -92,14 +106,18 @@ rule stream_plots:
         energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_plots/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
         format=PLOT_FORMAT,
     shell:
-        "python -m zigzag step stream-plot {params.folder:q} --output {params.folder:q}/plots"
-        " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+        step(
+            "stream-plot {params.folder:q} --output {params.folder:q}/plots"
+            " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+        )
 
 
 rule stream_search:
@@ -115,6 +133,8 @@ rule stream_search:
         allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_search/{{sname}}.tsv"
     wildcard_constraints:
         sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
     conda:
@@ -124,8 +144,10 @@ rule stream_search:
         cache=CACHE,
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-search --experiment {input.experiment:q} --cache {params.cache:q}"
-        " --workers {threads} --output {params.folder:q} --log {log:q}"
+        step(
+            "stream-search --experiment {input.experiment:q} --cache {params.cache:q}"
+            " --workers {threads} --output {params.folder:q} --log {log:q}"
+        )
 
 
 rule stream_pareto:
@@ -136,13 +158,17 @@ rule stream_pareto:
         _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
     log:
         f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_pareto/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
     shell:
-        "python -m zigzag step stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
-        " --log {log:q}"
+        step(
+            "stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+            " --log {log:q}"
+        )
 
 
 rule stream_energy:
@@ -157,9 +183,11 @@ rule stream_energy:
         ),
     log:
         f"{STREAM_RESULTS}/logs/energy.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_energy/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
     shell:
-        "python -m zigzag step stream-compare {params.runs} --output {output:q} --log {log:q}"
+        step("stream-compare {params.runs} --output {output:q} --log {log:q}")

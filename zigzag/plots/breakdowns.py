@@ -222,6 +222,11 @@ def _horizontal_stack(ax, components: list[dict[str, float]], keys: Sequence[str
 
 
 def _short_label(name: str, limit: int = 42) -> str:
+    """The layer's name without the path parts its next part repeats (ONNX exports name nodes
+    ``/features/features.1/conv/conv.0/Conv``: shown ``features.1/conv.0/Conv``), cut to ``limit``."""
+    parts = name.strip("/").split("/")
+    kept = [part for part, after in zip(parts, parts[1:]) if not after.startswith(part + ".")] + parts[-1:]
+    name = "/".join(kept) if len(parts) > 1 else name
     return name if len(name) <= limit else "\u2026" + name[-(limit - 1):]
 
 
