@@ -156,7 +156,7 @@ def run_warm(argv: list[str]) -> int | None:
 
 def _forward(sig: int, frame) -> None:
     if _Job.pid is not None:
-        _kill_group(_Job.pid, sig)
+        kill_group(_Job.pid, sig)
     elif _Job.sent:  # the pid is on its way
         _Job.pending.append(sig)
     else:  # nothing started yet: end as the signal ends a process
@@ -170,7 +170,8 @@ def _die_of(sig: int) -> None:
     os.kill(os.getpid(), sig)
 
 
-def _kill_group(pid: int, sig: int) -> None:
+def kill_group(pid: int, sig: int) -> None:
+    """Send ``sig`` to the process group ``pid`` (a job's), if it still exists."""
     try:
         os.killpg(pid, sig)
     except OSError:
@@ -251,7 +252,7 @@ def _request(connection: socket.socket, argv: list[str]) -> int | None:
             return _not_started()  # not started (the server is stopping, or could not fork)
         _Job.pid = int(first.split()[1])
         for sig in _Job.pending:
-            _kill_group(_Job.pid, sig)
+            kill_group(_Job.pid, sig)
         _Job.pending = None
         outcome = reply.next()
     except OSError:
@@ -259,7 +260,7 @@ def _request(connection: socket.socket, argv: list[str]) -> int | None:
             return _not_started()
         outcome = None
     if outcome is None:  # the server died while the job ran: stop the job, report it
-        _kill_group(_Job.pid, signal.SIGKILL)
+        kill_group(_Job.pid, signal.SIGKILL)
         print(f"error: the job server stopped while running this job (pid {_Job.pid}); run it again",
               file=sys.stderr)
         return 1

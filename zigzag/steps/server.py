@@ -23,6 +23,8 @@ import sys
 import time
 import traceback
 
+from zigzag.steps.client import kill_group
+
 #: third-party modules the steps import inside functions (the package's modules are all imported)
 HEAVY_MODULES = ("numpy", "pandas", "yaml", "onnx", "networkx", "matplotlib.pyplot", "matplotlib.backends.backend_agg",
                  "plotly.graph_objects", "plotly.io", "tqdm")
@@ -201,7 +203,7 @@ class Server:
         for pid, owner in self.jobs.items():
             if owner is connection:
                 log(f"client of job {pid} gone: killing the job")
-                _kill_group(pid, signal.SIGKILL)
+                kill_group(pid, signal.SIGKILL)
                 self.jobs[pid] = None
         self._drop(connection)
 
@@ -342,13 +344,6 @@ def _flush() -> None:
             stream.flush()
         except (OSError, ValueError):
             pass
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":
