@@ -3,7 +3,7 @@
 #   -> sum -> save -> compare, plots and the report.
 # Run:  snakemake --cores N                       (the default experiments, config.yaml)
 #       snakemake --cores N --configfile my.yaml  (only the experiments of my.yaml)
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("8.0")
 
@@ -15,13 +15,9 @@ if not workflow.config_settings.configfiles:
     configfile: "config.yaml"
 
 
-# common.smk resolves the experiments first: its messages name the entry and the fix in one line.
+# common.smk checks the config against workflow/schemas/config.schema.yaml and resolves the
+# experiments; a problem stops the run with one line naming the entry and the fix.
 include: "workflow/rules/common.smk"
-
-
-validate(config, "workflow/schemas/config.schema.yaml")
-
-
 include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/save.smk"

@@ -10,8 +10,8 @@ cached between runs, and with no job server running (a private server folder per
 server's start is part of the run's time). ``--no-server`` runs every job in its own process
 (``ZIGZAG_FLOW_WARM=0``), as before the job server. Per-rule times come from the rules'
 ``benchmark:`` files (wall time of each job as Snakemake sees it, shell and client start
-included). The fixed cost of a layer job is the wall time of the rule's command (``python -m
-zigzag.steps.client evaluate JOB --output RESULT --log LOG``) on a job whose layer has every loop
+included). The fixed cost of a layer job is the wall time of the rule's command (``python -S
+.../zigzag/steps/client.py evaluate JOB --output RESULT --log LOG``) on a job whose layer has every loop
 size set to 1, so its search is trivial: process start, imports, reading the job, the trivial
 search (printed apart, from the job's log), writing the result.
 """
@@ -32,6 +32,8 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from zigzag.steps import client
 
 REPO = Path(__file__).resolve().parents[1]
 THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # as the workflow sets
@@ -106,7 +108,7 @@ def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
     """Wall seconds (median, best) of the layer rule's command on a trivial job, and the median
     time the job itself reports (the trivial search and writing the result, from its log)."""
     job, log = trivial_job(workdir), workdir / "trivial.log"
-    command = [sys.executable, "-m", "zigzag.steps.client", "evaluate", str(job), "--output",
+    command = [sys.executable, "-S", client.__file__, "evaluate", str(job), "--output",
                str(workdir / "trivial_result.json"), "--log", str(log)]
     walls, inside = [], []
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm up

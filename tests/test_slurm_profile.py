@@ -7,6 +7,7 @@ profile on a real one-node SLURM; it needs root and daemons, so it is not part o
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -20,6 +21,9 @@ from conftest import REPO
 from zigzag.steps.experiments import expand_experiments
 
 pytestmark = pytest.mark.slow
+
+if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+    pytest.skip("the SLURM executor plugin is not installed (pip install -e '.[cluster]')", allow_module_level=True)
 
 PROFILE = REPO / "profiles" / "slurm"
 

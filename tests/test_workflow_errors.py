@@ -52,6 +52,6 @@ def test_failing_job_shows_a_short_command_line(tmp_path):
     assert errors and all(re.match(r"error: bad: no loop ordering of layer conv_\w fits the memories of tpu_like: "
                                    r"operand \w+ needs \d+ bits in memory dram, which holds 10000 bits", e)
                           for e in errors)
-    commands = [line for line in output.splitlines() if "python -m zigzag" in line]
+    commands = [line for line in output.splitlines() if 'python -S "$ZIGZAG_FLOW_CLIENT"' in line]
     assert commands and max(len(line) for line in commands) < 400, max(commands, key=len)
     assert not any("{" in line for line in commands)  # the experiment is a file, not JSON on the command line

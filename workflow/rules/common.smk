@@ -1,10 +1,12 @@
 import json
 import os
+import shlex
 import sys
 
 from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
+import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,
     distinct_inputs,
@@ -16,25 +18,37 @@ from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 
-
-envvars:
-    "PATH",
-
-
-# Jobs run `python -m zigzag ...`: the interpreter running Snakemake (and so the zigzag package
-# installed beside it) comes first on PATH, unless a job's conda environment is activated.
+# Jobs run `python`: the interpreter running Snakemake (and so the zigzag package installed beside
+# it) comes first on PATH, unless a job's conda environment is activated.
 os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 prepare_job_environment(os.environ)
+# Jobs start the job client without the site module (`python -S`, half the start-up time; see
+# zigzag/steps/client.py). Its path comes from the environment, so the rules' commands, which
+# Snakemake compares to decide what to rerun, stay the same wherever the checkout is.
+os.environ["ZIGZAG_FLOW_CLIENT"] = zigzag.steps.client.__file__
+JOB_CLIENT = 'python -S "$ZIGZAG_FLOW_CLIENT"'
 
 
-def step(arguments):
+envvars:
+    "PATH",
+    "ZIGZAG_FLOW_CLIENT",
+
+
+def step(arguments, **constants):
     """The shell command of a job: its step (a `zigzag step` sub-command) run by the job client,
     which hands it to a warm job server (forked from a process that has imported the package once)
     or runs it in its own process where no server can be used (ZIGZAG_FLOW_WARM=0, in a SLURM
-    job). See zigzag/steps/client.py."""
-    return f"python -m zigzag.steps.client {arguments}"
+    job). See zigzag/steps/client.py.
+
+    ``constants`` fill their ``{name}`` in ``arguments`` now, shell-quoted. Unlike ``params:``
+    they cost Snakemake nothing (recording any params value that is not derived from a job's
+    input or output makes Snakemake import pandas, 0.3 s at every start), and changing one still
+    reruns the rule's jobs: their command changed."""
+    for name, value in constants.items():
+        arguments = arguments.replace("{%s}" % name, shlex.quote(str(value)))
+    return f"{JOB_CLIENT} {arguments}"
 
 
 RESULTS = config.get("results", "results")
@@ -96,3 +110,14 @@ def planning_experiment(wildcards):
         return []
     label = json.loads(open(job).read()).get("label")
     return ancient(f"{RESULTS}/{label}/plan.json") if label in EXPERIMENTS else []
+
+
+onstart:
+    # Snakemake's command line always sets a job rate limit (--max-jobs-per-timespan, 100/1s);
+    # with it, every scheduling round while jobs wait for a core arms a timer for one more round a
+    # second later, so rounds multiply with the jobs finished (snakemake/snakemake#3744): over a
+    # run of ~200 layer jobs that was half of Snakemake's own CPU time. Local jobs are limited by
+    # --cores already; a cluster executor keeps the limit it is given.
+    scheduler = getattr(workflow, "scheduler", None)
+    if workflow.local_exec and hasattr(scheduler, "job_rate_limiter"):
+        scheduler.job_rate_limiter = None

@@ -16,12 +16,11 @@ checkpoint split_layers:
         f"{CACHE}/benchmarks/split_layers/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
-    params:
-        cache=CACHE,
     shell:
         step(
             "split --experiment {input.experiment:q} --workload {input.workload:q}"
-            " --accelerator {input.accelerator:q} --cache {params.cache:q} --output {output.plan:q} --log {log:q}"
+            " --accelerator {input.accelerator:q} --cache {cache} --output {output.plan:q} --log {log:q}",
+            cache=CACHE,
         )
 
 

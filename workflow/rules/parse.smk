@@ -16,7 +16,8 @@ rule parse_workload:
     conda:
         "../envs/zigzag.yaml"
     params:
-        all_operators=lambda wildcards: (
+        # a function of the output (its workload id includes the flag): not recorded apart
+        all_operators=lambda wildcards, output: (
             "--evaluate-all-operators"
             if WORKLOADS[wildcards.workload_id]["evaluate_all_operators"]
             else ""

@@ -50,15 +50,18 @@ rule plot_experiment:
         f"{RESULTS}/{{name}}/logs/plot_experiment.log",
     benchmark:
         f"{CACHE}/benchmarks/plot_experiment/{{name}}.tsv"
+    # a figure is a leaf of the DAG: it waits for a free core, so the layer jobs run first and
+    # the figures fill the cores while the last experiments are summed and compared
+    priority: -1
     conda:
         "../envs/zigzag.yaml"
     params:
-        plots_dir=lambda wildcards: f"{RESULTS}/{wildcards.name}/plots",
-        format=PLOT_FORMAT,
+        plots_dir=lambda wildcards, output: os.path.dirname(output.layers),
     shell:
         step(
             "plot-experiment {input:q} --output {params.plots_dir:q}"
-            " --format {params.format} --log {log:q}"
+            " --format {format} --log {log:q}",
+            format=PLOT_FORMAT,
         )
 
 
@@ -76,6 +79,9 @@ rule plot_accelerator:
         f"{RESULTS}/accelerators/{{accelerator_id}}/plot.log",
     benchmark:
         f"{CACHE}/benchmarks/plot_accelerator/{{accelerator_id}}.tsv"
+    # a figure is a leaf of the DAG: it waits for a free core, so the layer jobs run first and
+    # the figures fill the cores while the last experiments are summed and compared
+    priority: -1
     conda:
         "../envs/zigzag.yaml"
     shell:

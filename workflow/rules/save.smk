@@ -14,11 +14,10 @@ rule sum:
         f"{CACHE}/benchmarks/sum/{{name}}.tsv"
     conda:
         "../envs/zigzag.yaml"
-    params:
-        cache=CACHE,
     shell:
         step(
-            "sum {input.plan:q} --cache {params.cache:q} --output {output:q} --log {log:q}"
+            "sum {input.plan:q} --cache {cache} --output {output:q} --log {log:q}",
+            cache=CACHE,
         )
 
 
@@ -46,13 +45,13 @@ rule save:
     conda:
         "../envs/zigzag.yaml"
     params:
-        cache=CACHE,
-        float_format=OUTPUTS.get("float_format", "%.10g"),
-        folder=lambda wildcards: f"{RESULTS}/{wildcards.name}",
+        folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "save {input:q} --cache {params.cache:q} --output {params.folder:q}"
-            " --float-format {params.float_format:q} --log {log:q}"
+            "save {input:q} --cache {cache} --output {params.folder:q}"
+            " --float-format {float_format} --log {log:q}",
+            cache=CACHE,
+            float_format=OUTPUTS.get("float_format", "%.10g"),
         )
 
 

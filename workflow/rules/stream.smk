@@ -42,12 +42,11 @@ checkpoint stream_plan_costs:
         f"{CACHE}/benchmarks/stream_plan_costs/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
-    params:
-        cache=CACHE,
     shell:
         step(
             "stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
-            " --cache {params.cache:q} --output {output:q} --log {log:q}"
+            " --cache {cache} --output {output:q} --log {log:q}",
+            cache=CACHE,
         )
 
 
@@ -85,12 +84,12 @@ rule stream_schedule:
     conda:
         "../envs/zigzag.yaml"
     params:
-        cache=CACHE,
-        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+        folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
             "stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
-            " --cache {params.cache:q} --output {params.folder:q} --log {log:q}"
+            " --cache {cache} --output {params.folder:q} --log {log:q}",
+            cache=CACHE,
         )
 
 
@@ -111,12 +110,12 @@ rule stream_plots:
     conda:
         "../envs/zigzag.yaml"
     params:
-        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
-        format=PLOT_FORMAT,
+        folder=lambda wildcards, input: os.path.dirname(input.summary),
     shell:
         step(
             "stream-plot {params.folder:q} --output {params.folder:q}/plots"
-            " --format {params.format} --name {wildcards.sname:q} --no-pareto --log {log:q}"
+            " --format {format} --name {wildcards.sname:q} --no-pareto --log {log:q}",
+            format=PLOT_FORMAT,
         )
 
 
@@ -141,12 +140,12 @@ rule stream_search:
         "../envs/zigzag.yaml"
     threads: os.cpu_count() or 1  # scaled down to --cores
     params:
-        cache=CACHE,
-        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+        folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-search --experiment {input.experiment:q} --cache {params.cache:q}"
-            " --workers {threads} --output {params.folder:q} --log {log:q}"
+            "stream-search --experiment {input.experiment:q} --cache {cache}"
+            " --workers {threads} --output {params.folder:q} --log {log:q}",
+            cache=CACHE,
         )
 
 
@@ -163,7 +162,7 @@ rule stream_pareto:
     conda:
         "../envs/zigzag.yaml"
     params:
-        folder=lambda wildcards: f"{STREAM_RESULTS}/{wildcards.sname}",
+        folder=lambda wildcards, input: os.path.dirname(input.front),
     shell:
         step(
             "stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
@@ -188,6 +187,9 @@ rule stream_energy:
     conda:
         "../envs/zigzag.yaml"
     params:
-        runs=" ".join(f"{name}={STREAM_RESULTS}/{name}" for name in STREAM),
+        runs=lambda wildcards, input: [
+            f"{name}={os.path.dirname(summary)}"
+            for name, summary in zip(STREAM, input)
+        ],
     shell:
-        step("stream-compare {params.runs} --output {output:q} --log {log:q}")
+        step("stream-compare {params.runs:q} --output {output:q} --log {log:q}")

@@ -12,12 +12,15 @@ import yaml
 
 from zigzag.errors import InputError
 
+#: libyaml's parser where PyYAML was built with it (the same documents, ~10x faster)
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def load_yaml(path: str | Path) -> object:
     """Return the parsed content of the YAML file at `path` (None for an empty file)."""
     text = _read_text(Path(path))
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_SAFE_LOADER)
     except yaml.YAMLError as err:
         raise _syntax_error(path, err) from None
 

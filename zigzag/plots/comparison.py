@@ -80,7 +80,7 @@ def plot_experiments_comparison(table, path: str | Path, *, energy: str = "energ
     ax.grid(alpha=0.1, which="minor")
     ax.legend(loc="best", fontsize=8)
     ax.set_title(title or f"Energy vs latency of {len(valid)} experiments ({len(front)} on the Pareto front)")
-    return _save(figure, path)
+    return _save(figure, path, tight=False)  # the constrained layout fits the legend already
 
 
 def pareto_fronts(table, *, by: str = "workload", energy: str = "energy_pJ", latency: str = "latency_cycles"):
@@ -145,4 +145,4 @@ def plot_pareto_per_workload(table, path: str | Path, *, by: str = "workload", e
                           markeredgecolor="#d62728", label="Pareto front of the workload"))
     figure.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
     figure.suptitle(title or f"Energy vs latency per workload ({len(valid)} experiments)", fontsize=11)
-    return _save(figure, path)
+    return _save(figure, path, tight=False)  # the constrained layout fits the legend already

@@ -1,4 +1,8 @@
-"""``python -m zigzag.steps.client STEP ARGS...``: run one workflow step, warm if possible.
+"""``python -S .../zigzag/steps/client.py STEP ARGS...``: run one workflow step, warm if possible.
+
+The workflow runs it without the site module (``-S``: the package's editable-install finder alone
+costs more than the client); the site module is loaded only if the step runs in this process.
+``python -m zigzag.steps.client STEP ARGS...`` does the same, with a slower start.
 
 Every rule of the workflow runs its step through this command (``STEP`` is a ``zigzag step``
 sub-command, e.g. ``evaluate JOB --output RESULT --log LOG``). Starting Python and importing
@@ -11,29 +15,33 @@ signal that ended it). If it dies, the server kills the job.
 
 The server is found by a socket whose name is a fingerprint of the code it runs (interpreter,
 package files, installed packages), so an edited package never runs in a stale server. The first
-client starts it (one at a time, under a file lock); it exits after ``ZIGZAG_FLOW_IDLE`` seconds
-(default 60) without jobs. Where no server can be used (``ZIGZAG_FLOW_WARM=0``, inside a SLURM job
-unless ``ZIGZAG_FLOW_WARM=1``, no Unix sockets or ``fork``, or the server failed to start), the
-step runs in this process: same outputs, messages and exit status.
+client starts it, under a file lock (clients coming meanwhile run their jobs themselves); it
+exits after ``ZIGZAG_FLOW_IDLE`` seconds (default 60) without jobs. Where no server can be used
+(``ZIGZAG_FLOW_WARM=0``, inside a SLURM job unless ``ZIGZAG_FLOW_WARM=1``, no Unix sockets or
+``fork``, or the server failed to start), the step runs in this process: same outputs, messages
+and exit status.
 
-This module imports only the standard library, so a client costs a bare interpreter start.
+This module imports only the standard library (not even ``signal``, ``socket`` or ``json``: see
+below), so a client costs little more than a bare interpreter start.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+# The public ``signal``, ``socket`` and ``json`` modules build enums or import ``re`` when imported,
+# which costs more than everything else this client does; their C cores are used directly.
+import _signal
+import _socket
+import marshal
 import os
-import signal
-import socket
 import sys
 import time
+import zlib
 
 #: environment variables in the fingerprint: those read when the server imports its modules, and
 #: the SLURM job (where the server is forced on, one per SLURM job)
 FINGERPRINT_ENV = ("PYTHONPATH", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                    "MKL_NUM_THREADS", "MPLBACKEND", "MPLCONFIGDIR", "SLURM_JOB_ID")
-FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+FORWARDED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 START_TIMEOUT = 120.0  # s to wait for a server that is importing its modules
 FAILED_MARKER_AGE = 600.0  # s during which a failed start sends every client to the fallback
 MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to ~107 bytes
@@ -47,6 +55,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_step(argv: list[str]) -> int:
     """Run one step in this process (the fallback, and what a server's child runs)."""
+    if sys.flags.no_site:  # started with -S: find the installed packages now
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or ".") != here]
+        import site
+
+        site.main()
     if argv and argv[0] == "evaluate":  # the layer job: its own entry point imports the least
         from zigzag.steps.evaluate import main as evaluate
 
@@ -64,7 +78,7 @@ def warm_enabled(environ) -> bool:
         return False
     if switch not in ("1", "yes", "on", "true") and "SLURM_JOB_ID" in environ:
         return False
-    return hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds") and hasattr(os, "fork")
+    return hasattr(_socket, "AF_UNIX") and hasattr(_socket, "SCM_RIGHTS") and hasattr(os, "fork")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,20 +96,21 @@ def fingerprint(package: str | None = None, environ=os.environ) -> str:
     import site
 
     package = package or package_dir()
-    digest = hashlib.sha256()
-    digest.update(f"{sys.executable}\0{sys.version}\0{package}\0".encode())
+    parts = [f"{sys.executable}\0{sys.version}\0{package}\0"]
     for folder, dirs, files in sorted(os.walk(package)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
             if name.endswith(".py"):
                 info = os.stat(os.path.join(folder, name))
-                digest.update(f"{folder}/{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+                parts.append(f"{folder}/{name}\0{info.st_size}\0{info.st_mtime_ns}\0")
     for folder in site.getsitepackages() if hasattr(site, "getsitepackages") else []:
         if os.path.isdir(folder):
-            digest.update(f"{folder}\0{os.stat(folder).st_mtime_ns}\0".encode())
+            parts.append(f"{folder}\0{os.stat(folder).st_mtime_ns}\0")
     for name in FINGERPRINT_ENV:
-        digest.update(f"{name}={environ.get(name)}\0".encode())
-    return digest.hexdigest()[:16]
+        parts.append(f"{name}={environ.get(name)}\0")
+    data = "".join(parts).encode()
+    # two 32-bit CRCs (zlib imports in no time, hashlib loads OpenSSL): a name, not a secret
+    return f"{zlib.crc32(data):08x}{zlib.crc32(data[::-1], 0x5A5A5A5A):08x}"
 
 
 def server_dir(environ=os.environ) -> str | None:
@@ -138,20 +153,22 @@ def run_warm(argv: list[str]) -> int | None:
     paths = server_paths(folder, fingerprint())
     if len(paths["socket"]) > MAX_SOCKET_PATH:
         return None
-    previous = {sig: signal.signal(sig, _forward) for sig in FORWARDED_SIGNALS}
+    previous = {sig: _signal.signal(sig, _forward) for sig in FORWARDED_SIGNALS}
     try:
         for _ in range(3):  # a server that just timed out closes connections not yet taken
             connection = _connect(paths)
             if connection is None:
                 return None
-            with connection:
+            try:
                 status = _request(connection, argv)
+            finally:
+                connection.close()
             if status is not None:
                 return status
         return None
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            _signal.signal(sig, handler)
 
 
 def _forward(sig: int, frame) -> None:
@@ -165,8 +182,8 @@ def _forward(sig: int, frame) -> None:
 
 def _die_of(sig: int) -> None:
     """End this process by the signal ``sig`` (its default action)."""
-    if sig not in (signal.SIGKILL, signal.SIGSTOP):
-        signal.signal(sig, signal.SIG_DFL)
+    if sig not in (_signal.SIGKILL, _signal.SIGSTOP):
+        _signal.signal(sig, _signal.SIG_DFL)
     os.kill(os.getpid(), sig)
 
 
@@ -178,8 +195,10 @@ def kill_group(pid: int, sig: int) -> None:
         pass
 
 
-def _connect(paths: dict[str, str]) -> socket.socket | None:
-    """A connection to the running server, starting it first if there is none."""
+def _connect(paths: dict[str, str]) -> _socket.socket | None:
+    """A connection to the running server, starting it first if there is none. While one client
+    starts it (seconds of imports), the others return None and run their jobs themselves, so the
+    other cores do not wait idle."""
     connection = _try_connect(paths["socket"])
     if connection is not None:
         return connection
@@ -188,15 +207,18 @@ def _connect(paths: dict[str, str]) -> socket.socket | None:
     import fcntl
 
     with open(paths["lock"], "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one client starts the server, the others wait here
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # one client starts the server
+        except OSError:
+            return None
         connection = _try_connect(paths["socket"])
         if connection is None and not _recently_failed(paths["failed"]):
             connection = _start_server(paths)
     return connection
 
 
-def _try_connect(path: str) -> socket.socket | None:
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _try_connect(path: str) -> _socket.socket | None:
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.connect(path)
         return connection
@@ -212,7 +234,7 @@ def _recently_failed(marker: str) -> bool:
         return False
 
 
-def _start_server(paths: dict[str, str]) -> socket.socket | None:
+def _start_server(paths: dict[str, str]) -> _socket.socket | None:
     """Start a detached server (new session, own log) and connect once it accepts."""
     import subprocess
 
@@ -234,17 +256,19 @@ def _start_server(paths: dict[str, str]) -> socket.socket | None:
     return None  # still importing: this job runs here, later ones use the server
 
 
-def _request(connection: socket.socket, argv: list[str]) -> int | None:
+def _request(connection: _socket.socket, argv: list[str]) -> int | None:
     """Send the job; wait for its pid, then its end. None if the server did not start it."""
     fds = [fd for fd in (0, 1, 2) if _is_open(fd)]
     umask = os.umask(0)
     os.umask(umask)
-    message = json.dumps({"argv": argv, "cwd": os.getcwd(), "umask": umask, "env": dict(os.environ),
-                          "fds": fds}).encode()
+    # marshal: the server runs the same interpreter (it is part of the fingerprint)
+    message = marshal.dumps({"argv": argv, "cwd": os.getcwd(), "umask": umask, "env": dict(os.environ),
+                             "fds": fds})
     data = len(message).to_bytes(8, "big") + message
     try:
         _Job.sent = True
-        sent = socket.send_fds(connection, [data], fds)
+        rights = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds)
+        sent = connection.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
         connection.sendall(data[sent:])
         reply = _Lines(connection)
         first = reply.next()
@@ -260,7 +284,7 @@ def _request(connection: socket.socket, argv: list[str]) -> int | None:
             return _not_started()
         outcome = None
     if outcome is None:  # the server died while the job ran: stop the job, report it
-        kill_group(_Job.pid, signal.SIGKILL)
+        kill_group(_Job.pid, _signal.SIGKILL)
         print(f"error: the job server stopped while running this job (pid {_Job.pid}); run it again",
               file=sys.stderr)
         return 1
@@ -290,7 +314,7 @@ def _is_open(fd: int) -> bool:
 class _Lines:
     """Lines read from a socket (None at end of stream)."""
 
-    def __init__(self, connection: socket.socket):
+    def __init__(self, connection: _socket.socket):
         self.connection, self.buffer = connection, b""
 
     def next(self) -> str | None:

@@ -57,9 +57,10 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
 def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA) -> None:
     """Check a workflow config against its JSON schema; the first problem as a one-line InputError."""
     import jsonschema
-    import yaml
 
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    from zigzag.io.yaml_files import load_yaml
+
+    schema = load_yaml(schema_path)
     errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
     error = jsonschema.exceptions.best_match(errors)
     if error is not None:

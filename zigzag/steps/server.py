@@ -273,8 +273,9 @@ class Server:
 
 
 def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
-    """One request: an 8-byte length, then that many bytes of JSON; the fds come with the first part."""
-    import json
+    """One request: an 8-byte length, then that many bytes of marshal data (the client runs this
+    interpreter); the fds come with the first part."""
+    import marshal
 
     connection.setblocking(True)
     connection.settimeout(REQUEST_TIMEOUT)
@@ -291,7 +292,9 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
             if not chunk:
                 raise ValueError("truncated request")
             data += chunk
-        request = json.loads(data)
+        request = marshal.loads(data)
+        if not isinstance(request, dict):
+            raise ValueError("not a job")
         if len(request["fds"]) != len(fds):
             raise ValueError("file descriptors missing")
         return request, fds
