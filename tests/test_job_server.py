@@ -206,13 +206,7 @@ def test_concurrent_clients_start_one_server_that_stops_when_idle(results, tmp_p
             assert json.loads((tmp_path / f"r{i}.json").read_text()) == expected
         log = server_log(env)
         assert len(list(folder.glob("*.sock"))) == 1 and log.count("] starting") == 1
-        # the client that started the server ran its job there; those that came while it started
-        # ran theirs themselves; the next one finds it running
-        assert 1 <= log.count("evaluate: started") <= 6
-        started = log.count("evaluate: started")
-        assert client("evaluate", job, "--output", tmp_path / "next.json", env=env).returncode == 0
-        assert server_log(env).count("evaluate: started") == started + 1
-        assert json.loads((tmp_path / "next.json").read_text()) == expected
+        assert log.count("evaluate: started") == 6
         deadline = time.time() + 30
         while list(folder.glob("*.sock")) and time.time() < deadline:
             time.sleep(0.1)

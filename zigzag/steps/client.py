@@ -15,8 +15,8 @@ signal that ended it). If it dies, the server kills the job.
 
 The server is found by a socket whose name is a fingerprint of the code it runs (interpreter,
 package files, installed packages), so an edited package never runs in a stale server. The first
-client starts it, under a file lock (clients coming meanwhile run their jobs themselves); it
-exits after ``ZIGZAG_FLOW_IDLE`` seconds (default 60) without jobs. Where no server can be used
+client starts it, under a file lock (clients coming meanwhile wait for it); it exits after
+``ZIGZAG_FLOW_IDLE`` seconds (default 60) without jobs. Where no server can be used
 (``ZIGZAG_FLOW_WARM=0``, inside a SLURM job unless ``ZIGZAG_FLOW_WARM=1``, no Unix sockets or
 ``fork``, or the server failed to start), the step runs in this process: same outputs, messages
 and exit status.
@@ -196,9 +196,9 @@ def kill_group(pid: int, sig: int) -> None:
 
 
 def _connect(paths: dict[str, str]) -> _socket.socket | None:
-    """A connection to the running server, starting it first if there is none. While one client
-    starts it (seconds of imports), the others return None and run their jobs themselves, so the
-    other cores do not wait idle."""
+    """A connection to the running server, starting it first if there is none. (Clients that come
+    while it starts wait for it: running their jobs themselves meanwhile was measured to cost more
+    CPU time, in imports, than the wait.)"""
     connection = _try_connect(paths["socket"])
     if connection is not None:
         return connection
@@ -207,10 +207,7 @@ def _connect(paths: dict[str, str]) -> _socket.socket | None:
     import fcntl
 
     with open(paths["lock"], "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # one client starts the server
-        except OSError:
-            return None
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one client starts the server, the others wait here
         connection = _try_connect(paths["socket"])
         if connection is None and not _recently_failed(paths["failed"]):
             connection = _start_server(paths)
