@@ -4,7 +4,9 @@
 
 Compares every JSON, CSV and text output (tables, summaries, per-layer results, the content-keyed
 cache) of the two folders: the same files, and in each the same content, numbers exactly equal.
-Logs and figures are skipped; the folder's own path, where an output names it, is ignored.
+Logs and figures are skipped; the folder's own path, where an output names it, is ignored, and
+so are measured wall times (JSON values under a key in TIMINGS, e.g. an allocation search's
+``search.seconds``).
 Exits 1 and names the first differing files and values, else prints what it compared.
 """
 
@@ -14,6 +16,7 @@ from pathlib import Path
 
 COMPARED = {".json", ".csv", ".txt"}
 SKIPPED_DIRS = {"logs", ".snakemake"}
+TIMINGS = {"seconds"}
 
 
 def outputs(root: Path) -> dict[str, Path]:
@@ -30,7 +33,7 @@ def outputs(root: Path) -> dict[str, Path]:
 def differences(a, b, where: str):
     """Yield (location, a, b) for each leaf where two parsed JSON documents differ."""
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
+        for key in sorted((set(a) | set(b)) - TIMINGS, key=str):
             yield from differences(a.get(key), b.get(key), f"{where}.{key}")
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b)):
