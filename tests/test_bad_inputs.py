@@ -309,3 +309,22 @@ def test_command_line_reports_a_mapping_typo_in_one_line(tmp_path):
     assert completed.stderr.strip().splitlines()[-1].startswith(
         f"error: {mapping}: mapping entry 'default'.spatial_mapping.D1[0]: 'KK' is not a dimension")
 
+
+
+def test_a_config_that_passed_is_not_checked_again_and_a_bad_one_always_is(tmp_path, monkeypatch):
+    passed = tmp_path / "checked"
+    good = config_with(lambda c: None)
+    assert expand_experiments(good, passed_dir=passed) and len(list(passed.iterdir())) == 1
+    import jsonschema
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("the config was checked again")
+
+    monkeypatch.setattr(jsonschema, "Draft202012Validator", no_check)
+    assert expand_experiments(good, passed_dir=passed) == expand_experiments(good, passed_dir=passed)
+    monkeypatch.undo()
+    bad = config_with(put("experiments", 0, "name", "my run"))
+    for _ in range(2):
+        with pytest.raises(InputError, match="does not match"):
+            expand_experiments(bad, passed_dir=passed)
+    assert len(list(passed.iterdir())) == 1

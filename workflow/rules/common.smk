@@ -57,7 +57,10 @@ PARSED = f"{CACHE}/parsed"
 OUTPUTS = config.get("outputs", {})
 
 try:
-    EXPERIMENTS = {e["name"]: e for e in expand_experiments(config)}
+    EXPERIMENTS = {
+        e["name"]: e
+        for e in expand_experiments(config, passed_dir=f"{CACHE}/checked-configs")
+    }
     # multi-core experiments (rules/stream.smk)
     STREAM = resolve_stream_experiments(config)
 except InputError as exc:

@@ -54,17 +54,31 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
     return specs
 
 
-def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA) -> None:
-    """Check a workflow config against its JSON schema; the first problem as a one-line InputError."""
+def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None) -> None:
+    """Check a workflow config against its JSON schema; the first problem as a one-line InputError.
+
+    ``passed_dir``: a folder remembering the configs that passed (a file named by a hash of the
+    config and the schema), so an unchanged config is not checked again at every ``snakemake``
+    start (importing jsonschema alone takes 60 ms)."""
+    import hashlib
+    import json
+
+    schema_text = Path(schema_path).read_text()
+    key = hashlib.sha256(f"{json.dumps(config, sort_keys=True, default=str)}\0{schema_text}".encode()).hexdigest()[:32]
+    stamp = Path(passed_dir) / key if passed_dir is not None else None
+    if stamp is not None and stamp.exists():
+        return
     import jsonschema
 
     from zigzag.io.yaml_files import load_yaml
 
-    schema = load_yaml(schema_path)
-    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
+    errors = jsonschema.Draft202012Validator(load_yaml(schema_path)).iter_errors(config)
     error = jsonschema.exceptions.best_match(errors)
     if error is not None:
         raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
+    if stamp is not None:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
 
 
 def _config_path(path) -> str:
@@ -98,9 +112,10 @@ def _config_message(error) -> str:
     return " ".join(error.message.split())
 
 
-def expand_experiments(config: dict) -> list[dict]:
-    """All resolved experiments of a workflow config (checked against its schema), names unique."""
-    validate_config(config)
+def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) -> list[dict]:
+    """All resolved experiments of a workflow config (checked against its schema, see
+    :func:`validate_config` for ``passed_dir``), names unique."""
+    validate_config(config, passed_dir=passed_dir)
     defaults = config.get("defaults") or {}
     experiments = [
         resolve_experiment(spec, defaults, f"experiments[{i}]")
