@@ -1,6 +1,8 @@
 """Time the workflow on a config: full runs with --cores 2 and --cores 1, a no-change rerun, the
 time spent per rule, the fixed cost of one layer job (warm, through the job server, and cold, in
-a process of its own), the plot job per experiment, and the machine's load with every figure.
+a process of its own), the plot job per experiment, 60 of the layer jobs without Snakemake in one
+stream and in two (what a second core can give them here), and the machine's load with every
+figure.
 
 Usage:  python benchmarks/bench_workflow.py [--configfile benchmarks/config_single_core.yaml]
                                             [--skip-cores1] [--repeat-job 20] [--no-server]
@@ -120,6 +122,31 @@ def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
     return {"median": statistics.median(walls), "best": min(walls), "inside": statistics.median(inside)}
 
 
+def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[float, float]:
+    """Wall seconds of ``count`` of the run's layer jobs through the rule's command, without
+    Snakemake: one after another, then as two parallel streams of half each. Their ratio is what
+    a second core can give these jobs on this machine, the ceiling of the workflow's speed-up."""
+    cache = results_dir(workdir) / ".cache"
+    jobs = sorted((cache / "jobs").glob("*.json"))[:count]
+    out = workdir / "streams"
+    out.mkdir(exist_ok=True)
+
+    def stream(part: list[Path]) -> subprocess.Popen:
+        commands = " && ".join(
+            f"{sys.executable} -S {client.__file__} evaluate {job} --output {out / job.name} --log /dev/null"
+            for job in part)
+        return subprocess.Popen(commands, shell=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    stream(jobs[:4]).wait()  # the server is started and warm
+    timings = []
+    for parts in ([jobs], [jobs[::2], jobs[1::2]]):
+        started = time.perf_counter()
+        for process in [stream(part) for part in parts]:
+            process.wait()
+        timings.append(time.perf_counter() - started)
+    return timings[0], timings[1]
+
+
 def bare_python(repeat: int) -> float:
     walls = []
     for _ in range(repeat):
@@ -144,6 +171,9 @@ def main() -> None:
     print(f"config:                 {args.configfile}")
     print(f"jobs run:               {'through the job server' if warm else 'each in its own process'}")
     print(f"machine:                {os.cpu_count()} cores, load average at start {os.getloadavg()}")
+    started = time.perf_counter()
+    sum(range(10**7))  # the machine's speed now: shared machines vary by 10 % or more from hour to hour
+    print(f"calibration:            sum(range(10**7)) takes {time.perf_counter() - started:.3f} s")
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzb-", dir="/tmp") as servers:
         servers = Path(servers)
         try:
@@ -158,6 +188,7 @@ def main() -> None:
             warm_job = layer_job_cost(two, job_env(servers / "job", True), args.repeat_job)
             cold_job = layer_job_cost(two, job_env(servers / "job", False), args.repeat_job)
             bare = bare_python(args.repeat_job)
+            streams = job_streams(two, job_env(servers / "job", True))
             load_job += f" -> {load()}"
             experiments = len(summaries(two))
             jobs = sum(len(v) for v in times.values())
@@ -174,6 +205,8 @@ def main() -> None:
     print(f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})")
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
+    print(f"60 layer jobs without Snakemake: {streams[0]:.1f} s in one stream, {streams[1]:.1f} s in two: "
+          f"{streams[0] / streams[1]:.2f} x, the ceiling of the 2-core speed-up on this machine")
     print(f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):")
     for name, cost in (("warm (job server)", warm_job), ("cold (own process)", cold_job)):
         print(f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
