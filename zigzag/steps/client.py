@@ -33,6 +33,7 @@ import _signal
 import _socket
 import marshal
 import os
+import select
 import sys
 import time
 import zlib
@@ -142,6 +143,7 @@ class _Job:
     sent = False
     pid: int | None = None
     pending: list[int] | None = []
+    wakeup: int = -1  # read end of the pipe signals write to (signal.set_wakeup_fd)
 
 
 def run_warm(argv: list[str]) -> int | None:
@@ -154,6 +156,13 @@ def run_warm(argv: list[str]) -> int | None:
     if len(paths["socket"]) > MAX_SOCKET_PATH:
         return None
     previous = {sig: _signal.signal(sig, _forward) for sig in FORWARDED_SIGNALS}
+    # A signal that comes just before the client blocks reading the server's reply would run its
+    # handler only once the read returns, i.e. after the job: the signal also writes to this pipe,
+    # which the reads wait on (see _Lines).
+    _Job.wakeup, wakeup_w = os.pipe()
+    for fd in (_Job.wakeup, wakeup_w):
+        os.set_blocking(fd, False)
+    previous_wakeup = _signal.set_wakeup_fd(wakeup_w)
     try:
         for _ in range(3):  # a server that just timed out closes connections not yet taken
             connection = _connect(paths)
@@ -167,8 +176,11 @@ def run_warm(argv: list[str]) -> int | None:
                 return status
         return None
     finally:
+        _signal.set_wakeup_fd(previous_wakeup)
         for sig, handler in previous.items():
             _signal.signal(sig, handler)
+        for fd in (_Job.wakeup, wakeup_w):
+            os.close(fd)
 
 
 def _forward(sig: int, frame) -> None:
@@ -316,6 +328,12 @@ class _Lines:
 
     def next(self) -> str | None:
         while b"\n" not in self.buffer:
+            # wait for the server or a signal: a signal's handler runs as soon as this returns
+            readable, _, _ = select.select([self.connection, _Job.wakeup], [], [])
+            if _Job.wakeup in readable:
+                os.read(_Job.wakeup, 512)
+            if self.connection not in readable:
+                continue
             chunk = self.connection.recv(4096)
             if not chunk:
                 return None

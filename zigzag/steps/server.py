@@ -23,7 +23,7 @@ import sys
 import time
 import traceback
 
-from zigzag.steps.client import kill_group
+from zigzag.steps.client import FORWARDED_SIGNALS, kill_group
 
 #: third-party modules the steps import inside functions (the package's modules are all imported)
 HEAVY_MODULES = ("numpy", "pandas", "yaml", "onnx", "networkx", "matplotlib.pyplot", "matplotlib.backends.backend_agg",
@@ -171,13 +171,17 @@ class Server:
             log(f"dropped a request: {exc!r}")
             connection.close()
             return
+        # The job's signals wait until the child has its own handlers: a SIGTERM the client
+        # forwards right after the fork must not reach the server's handler in the child.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED_SIGNALS)
         try:
             pid = os.fork()
         except OSError as exc:  # the client runs the job itself
             log(f"cannot fork: {exc!r}")
             pid = None
         if pid == 0:
-            self._run_child(connection, request, fds)
+            self._run_child(connection, request, fds, blocked)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for fd in fds:
             os.close(fd)
         if pid is None:
@@ -234,8 +238,9 @@ class Server:
                     pass
                 self._drop(connection)
 
-    def _run_child(self, connection, request: dict, fds: list[int]) -> None:
-        """In the forked child: become the job's process, run the step, exit with its status."""
+    def _run_child(self, connection, request: dict, fds: list[int], mask: set) -> None:
+        """In the forked child: become the job's process, run the step, exit with its status
+        (``mask``: the signal mask to restore once the job's handlers are in place)."""
         status = 1
         try:
             os.setpgid(0, 0)
@@ -243,6 +248,7 @@ class Server:
             for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # signals sent meanwhile arrive now
             for fd in (self.wakeup_r, self.wakeup_w):
                 os.close(fd)
             for other in [self.listener, connection, *(c for c in self.jobs.values() if c is not None)]:
