@@ -25,6 +25,7 @@ import csv
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import statistics
@@ -106,12 +107,16 @@ def trivial_job(workdir: Path) -> Path:
     return path
 
 
+def layer_command(job: Path, output: Path, log: str | Path) -> list[str]:
+    """The layer rule's command (as workflow/rules/common.smk writes it) for one job."""
+    return [sys.executable, "-S", client.__file__, "evaluate", str(job), "--output", str(output), "--log", str(log)]
+
+
 def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
     """Wall seconds (median, best) of the layer rule's command on a trivial job, and the median
     time the job itself reports (the trivial search and writing the result, from its log)."""
     job, log = trivial_job(workdir), workdir / "trivial.log"
-    command = [sys.executable, "-S", client.__file__, "evaluate", str(job), "--output",
-               str(workdir / "trivial_result.json"), "--log", str(log)]
+    command = layer_command(job, workdir / "trivial_result.json", log)
     walls, inside = [], []
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm up
     for _ in range(repeat):
@@ -122,19 +127,18 @@ def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
     return {"median": statistics.median(walls), "best": min(walls), "inside": statistics.median(inside)}
 
 
-def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[float, float]:
-    """Wall seconds of ``count`` of the run's layer jobs through the rule's command, without
-    Snakemake: one after another, then as two parallel streams of half each. Their ratio is what
-    a second core can give these jobs on this machine, the ceiling of the workflow's speed-up."""
+def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[int, float, float]:
+    """Up to ``count`` of the run's layer jobs through the rule's command, without Snakemake: how
+    many, and the wall seconds one after another, then as two parallel streams of half each.
+    Their ratio is what a second core can give these jobs on this machine, the ceiling of the
+    workflow's speed-up."""
     cache = results_dir(workdir) / ".cache"
     jobs = sorted((cache / "jobs").glob("*.json"))[:count]
     out = workdir / "streams"
     out.mkdir(exist_ok=True)
 
     def stream(part: list[Path]) -> subprocess.Popen:
-        commands = " && ".join(
-            f"{sys.executable} -S {client.__file__} evaluate {job} --output {out / job.name} --log /dev/null"
-            for job in part)
+        commands = " && ".join(shlex.join(layer_command(job, out / job.name, os.devnull)) for job in part)
         return subprocess.Popen(commands, shell=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     stream(jobs[:4]).wait()  # the server is started and warm
@@ -144,7 +148,7 @@ def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[float, float
         for process in [stream(part) for part in parts]:
             process.wait()
         timings.append(time.perf_counter() - started)
-    return timings[0], timings[1]
+    return len(jobs), timings[0], timings[1]
 
 
 def bare_python(repeat: int) -> float:
@@ -205,8 +209,9 @@ def main() -> None:
     print(f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})")
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
-    print(f"60 layer jobs without Snakemake: {streams[0]:.1f} s in one stream, {streams[1]:.1f} s in two: "
-          f"{streams[0] / streams[1]:.2f} x, the ceiling of the 2-core speed-up on this machine")
+    jobs_timed, one_stream, two_streams = streams
+    print(f"{jobs_timed} layer jobs without Snakemake: {one_stream:.1f} s in one stream, {two_streams:.1f} s in two: "
+          f"{one_stream / two_streams:.2f} x, the ceiling of the 2-core speed-up on this machine")
     print(f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):")
     for name, cost in (("warm (job server)", warm_job), ("cold (own process)", cold_job)):
         print(f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
