@@ -80,7 +80,7 @@ def plot_experiments_comparison(table, path: str | Path, *, energy: str = "energ
     ax.grid(alpha=0.1, which="minor")
     ax.legend(loc="best", fontsize=8)
     ax.set_title(title or f"Energy vs latency of {len(valid)} experiments ({len(front)} on the Pareto front)")
-    return _save(figure, path, tight=False)  # the constrained layout fits the legend already
+    return _save(figure, path)  # tight: a point's label may reach past the axes
 
 
 def pareto_fronts(table, *, by: str = "workload", energy: str = "energy_pJ", latency: str = "latency_cycles"):
