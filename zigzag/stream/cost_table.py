@@ -470,7 +470,7 @@ def read_lut_pairs(path: str | Path) -> dict[tuple[NodeKey, int], str]:
 def _lut_data(path: str | Path) -> dict:
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, None, f"cannot read the cost table ({exc}); delete it to rebuild it") from None
     if not isinstance(data, dict) or data.get("format") != LUT_FORMAT:
         raise InputError(path, "format", f"not a cost table written by zigzag-flow (expected format '{LUT_FORMAT}'); "

@@ -2,12 +2,11 @@
 commercial Gurobi solver); building it is a one-line error pointing to the genetic search."""
 
 from zigzag.errors import InputError
-from zigzag.stream.stages import Stage
 
 __all__ = ["ConstraintOptimizationAllocationStage"]
 
 
-class ConstraintOptimizationAllocationStage(Stage):
+class ConstraintOptimizationAllocationStage:
     """Raises :class:`~zigzag.errors.InputError` when built."""
 
     def __init__(self, list_of_callables, **kwargs):
