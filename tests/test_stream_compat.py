@@ -32,7 +32,7 @@ STREAM_NAMES = {
     "stream.cost_model.cost_model": ["StreamCostModelEvaluation"],
     "stream.visualization.memory_usage": ["plot_memory_usage"],
     "stream.visualization.perfetto": ["convert_scme_to_perfetto_json"],
-    "stream.visualization.schedule": ["visualize_timeline_plotly"],
+    "stream.visualization.schedule": ["visualize_timeline_plotly", "plot_timeline_brokenaxes"],
     "stream.stages.stage": ["MainStage", "Stage", "StageCallable"],
     "stream.stages.parsing.accelerator_parser": ["AcceleratorParserStage"],
     "stream.stages.parsing.onnx_model_parser": ["ONNXModelParserStage"],
@@ -203,8 +203,9 @@ def test_skip_if_exists_reuses_the_saved_schedule(small_scme, small_folder):
 def test_pictures_take_streams_arguments(small_scme, tmp_path):
     from stream.visualization.memory_usage import plot_memory_usage
     from stream.visualization.perfetto import convert_scme_to_perfetto_json
-    from stream.visualization.schedule import visualize_timeline_plotly
+    from stream.visualization.schedule import plot_timeline_brokenaxes, visualize_timeline_plotly
     from stream.visualization.selection import schedule_trace
+    from zigzag.stream.plots.gantt import gantt_figure
 
     scme, _, _ = small_scme
     only_first = schedule_trace(scme, [0], links=False)
@@ -217,6 +218,12 @@ def test_pictures_take_streams_arguments(small_scme, tmp_path):
     text = convert_scme_to_perfetto_json(scme, None, json_path=str(tmp_path / "t.json"), process_name="mine")
     events = json.loads(text)["traceEvents"]
     assert events[0]["args"]["name"] == "mine" and text == (tmp_path / "t.json").read_text()
+    assert gantt_figure(only_first, show_dependencies=True).data[-1].visible is True
+    plot_timeline_brokenaxes(scme, fig_path=str(tmp_path / "timeline.png"))
+    scme.plot_schedule(plot_full_schedule=True, plot_data_transfer=True, fig_path=str(tmp_path / "full.png"))
+    scme.plot_memory_usage(fig_path=str(tmp_path / "memory_method.png"))
+    for name in ("timeline.png", "full.png", "memory_method.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(InputError, match="layer_ids"):
         visualize_timeline_plotly(scme, fig_path=str(tmp_path / "b.html"), layer_ids=[99])
     with pytest.raises(InputError, match="section_start_percent"):
@@ -249,3 +256,14 @@ def test_constraint_optimisation_is_a_one_line_error():
     assert "\n" not in str(error.value)
     with pytest.raises(InputError, match="GeneticAlgorithmAllocationStage"):
         ConstraintOptimizationAllocationStage([])
+
+
+def test_main_stream_co_stops_with_a_one_line_error(tmp_path):
+    """Stream's constraint-optimisation script, unchanged: imports work, the call names the alternative."""
+    shutil.copytree(COMPAT / "stream", tmp_path / "stream")
+    shutil.copy(COMPAT / "main_stream_co.py", tmp_path)
+    done = subprocess.run([sys.executable, "main_stream_co.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert "optimize_allocation_co: is not supported" in last and "optimize_allocation_ga" in last

@@ -34,6 +34,23 @@ class StreamCostModelEvaluation(_Schedule):
     def __str__(self) -> str:
         return f"StreamCostModelEvaluation(latency={self.latency:.3e}, energy={self.energy:.3e})"
 
+    def plot_schedule(self, plot_full_schedule: bool = False, draw_dependencies: bool = True,
+                      plot_data_transfer: bool = False, section_start_percent: tuple[int, ...] = (0, 50, 95),
+                      percent_shown: tuple[int, ...] = (5, 5, 5), fig_path: str = "outputs/schedule_plot.png") -> None:
+        """The static schedule picture (the whole schedule if ``plot_full_schedule``)."""
+        from stream.visualization.schedule import plot_timeline_brokenaxes
+
+        if plot_full_schedule:
+            section_start_percent, percent_shown = (0,), (100,)
+        plot_timeline_brokenaxes(self, draw_dependencies, section_start_percent, percent_shown, plot_data_transfer,
+                                 fig_path)
+
+    def plot_memory_usage(self, fig_path: str = "outputs/memory_usage_plot.png") -> None:
+        """The top-memory usage picture."""
+        from stream.visualization.memory_usage import plot_memory_usage
+
+        plot_memory_usage(self, fig_path=fig_path)
+
     @property
     def scheduling_order(self) -> list[tuple[int, int]]:
         """The CNs as ``(layer id, sub id)`` in scheduling priority."""

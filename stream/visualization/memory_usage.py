@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from zigzag.errors import InputError
 from zigzag.stream.plots.charts import memory_usage_png
 
-from stream.visualization.selection import parent_made, schedule_trace
+from stream.visualization.selection import parent_made, schedule_trace, time_window
 
 __all__ = ["plot_memory_usage"]
 
@@ -16,11 +15,6 @@ def plot_memory_usage(scme, section_start_percent: tuple[int, ...] = (0,), perce
     """Draw the usage over time of every top memory of ``scme`` (the DRAM too if ``show_dram``)
     into ``fig_path``. The time axis spans from the first section's start to the last section's
     end (percent of the latency), in one piece; sizes are always shown in B/KiB/MiB."""
-    if len(section_start_percent) != len(percent_shown) or not section_start_percent:
-        raise InputError(None, "section_start_percent", "give as many section starts as percent_shown values "
-                         "(at least one)")
-    latency = float(scme.latency)
-    window = (min(section_start_percent) / 100 * latency,
-              max(s + p for s, p in zip(section_start_percent, percent_shown)) / 100 * latency)
+    window = time_window(scme, section_start_percent, percent_shown)
     memory_usage_png(schedule_trace(scme), parent_made(fig_path), window=window, include_offchip=show_dram,
                      figsize=fig_size)

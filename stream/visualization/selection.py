@@ -37,3 +37,14 @@ def parent_made(path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def time_window(scme, section_start_percent, percent_shown) -> tuple[float, float]:
+    """The span (cycles) from the first section's start to the last section's end, sections given
+    in percent of the latency as Stream's pictures take them."""
+    if len(section_start_percent) != len(percent_shown) or not section_start_percent:
+        raise InputError(None, "section_start_percent", "give as many section starts as percent_shown values "
+                         "(at least one)")
+    latency = float(scme.latency)
+    return (min(section_start_percent) / 100 * latency,
+            max(s + p for s, p in zip(section_start_percent, percent_shown)) / 100 * latency)

@@ -171,8 +171,10 @@ def gantt_html(trace: ScheduleTrace, path: str | Path, show_dependencies: bool =
     return Path(path)
 
 
-def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
-    """Draw the Gantt chart as a static picture (PNG, SVG or PDF by the file's suffix)."""
+def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130, *,
+              window: tuple[float, float] | None = None) -> Path:
+    """Draw the Gantt chart as a static picture (PNG, SVG or PDF by the file's suffix); ``window``:
+    the time span shown (default the whole schedule)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -206,7 +208,7 @@ def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(rows.labels, fontsize=8)
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlim(0, max(trace.latency, 1))
+    ax.set_xlim(*(window or (0, max(trace.latency, 1))))
     ax.set_xlabel("time (cycles)")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(title(trace), fontsize=10)
