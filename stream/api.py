@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import pickle
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,7 @@ def optimize_allocation_ga(
     """
     scme_path = Path(output_path) / experiment_id / "scme.pickle"
     if skip_if_exists and scme_path.exists():
+        logging.getLogger(__name__).info("reusing the saved schedule %s (skip_if_exists)", scme_path)
         return _load(scme_path)
     result = _api.optimize_allocation_ga(hardware, workload, mapping, mode, layer_stacks, nb_ga_generations,
                                          nb_ga_individuals, experiment_id, output_path, seed=seed, workers=workers)

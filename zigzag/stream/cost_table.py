@@ -451,7 +451,8 @@ def write_lut(path: str | Path, entries: Iterable[CostEntry],
         "format": LUT_FORMAT,
         "version": STREAM_COST_VERSION,
         "entries": {entry.key: entry.to_dict() for entry in entries},
-        "pairs": [{"node": node.to_dict(), "core": core_id, "key": key} for (node, core_id), key in (pairs or {}).items()],
+        "pairs": [{"node": node.to_dict(), "core": core_id, "key": key}
+                  for (node, core_id), key in (pairs or {}).items()],
     })
 
 

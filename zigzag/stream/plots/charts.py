@@ -41,8 +41,9 @@ def _bytes(bits: float) -> str:
     return f"{value:.4g} GiB"
 
 
-def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120, *, window: tuple[float, float] | None = None,
-                     include_offchip: bool = False, figsize: tuple[float, float] | None = None) -> Path:
+def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120, *,
+                     window: tuple[float, float] | None = None, include_offchip: bool = False,
+                     figsize: tuple[float, float] | None = None) -> Path:
     """Usage over time of every on-chip top memory (one panel each), its capacity and its peak.
 
     ``window``: the time span shown (default the whole schedule); ``include_offchip``: draw the
