@@ -427,7 +427,7 @@ class CostTable:
         target = Path(path) if path is not None else self.lut_path
         if target is None:
             raise InputError(None, "cost_lut_path", "no file given to save the cost table to")
-        write_lut(target, self._entries.values())
+        write_lut(target, self._entries.values(), {p: k for p, k in self._keys.items() if k in self._entries})
         return target
 
 
@@ -443,23 +443,38 @@ def offchip_memory(accelerator) -> Memory | None:
     return memories[0]
 
 
-def write_lut(path: str | Path, entries: Iterable[CostEntry]) -> None:
-    """All ``entries`` as one JSON file, keyed by content."""
+def write_lut(path: str | Path, entries: Iterable[CostEntry],
+              pairs: Mapping[tuple[NodeKey, int], str] | None = None) -> None:
+    """All ``entries`` as one JSON file, keyed by content, with the (CN, core id) pairs that used
+    them (``pairs``: pair -> key) for readers that look entries up by CN and core."""
     write_json_atomic(path, {
         "format": LUT_FORMAT,
         "version": STREAM_COST_VERSION,
         "entries": {entry.key: entry.to_dict() for entry in entries},
+        "pairs": [{"node": node.to_dict(), "core": core_id, "key": key}
+                  for (node, core_id), key in (pairs or {}).items()],
     })
 
 
 def read_lut(path: str | Path) -> dict[str, CostEntry]:
     """Entries of a one-file cost table, by key."""
+    data = _lut_data(path)
+    return {key: CostEntry.from_dict(entry) for key, entry in data["entries"].items()}
+
+
+def read_lut_pairs(path: str | Path) -> dict[tuple[NodeKey, int], str]:
+    """The (CN, core id) -> entry key pairs a one-file cost table records (none in older files)."""
+    data = _lut_data(path)
+    return {(NodeKey.from_dict(p["node"]), int(p["core"])): p["key"] for p in data.get("pairs", [])}
+
+
+def _lut_data(path: str | Path) -> dict:
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, None, f"cannot read the cost table ({exc}); delete it to rebuild it") from None
     if not isinstance(data, dict) or data.get("format") != LUT_FORMAT:
         raise InputError(path, "format", f"not a cost table written by zigzag-flow (expected format '{LUT_FORMAT}'); "
                          "give another cost_lut_path or delete the file")
-    return {key: CostEntry.from_dict(entry) for key, entry in data["entries"].items()}
+    return data
 

@@ -41,13 +41,20 @@ def _bytes(bits: float) -> str:
     return f"{value:.4g} GiB"
 
 
-def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120) -> Path:
-    """Usage over time of every on-chip top memory (one panel each), its capacity and its peak."""
+def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120, *,
+                     window: tuple[float, float] | None = None, include_offchip: bool = False,
+                     figsize: tuple[float, float] | None = None) -> Path:
+    """Usage over time of every on-chip top memory (one panel each), its capacity and its peak.
+
+    ``window``: the time span shown (default the whole schedule); ``include_offchip``: draw the
+    off-chip memory too; ``figsize``: the picture's size in inches (default from the panel count).
+    """
     plt = _pyplot()
-    memories = [m for m in trace.memories if not m.offchip]
+    memories = [m for m in trace.memories if include_offchip or not m.offchip]
     if not memories:
         raise InputError(None, "memories", "the schedule has no on-chip top memory to draw")
-    fig, axes = plt.subplots(len(memories), 1, figsize=(12, 0.4 + 1.55 * len(memories)), sharex=True, squeeze=False)
+    size = figsize or (12, 0.4 + 1.55 * len(memories))
+    fig, axes = plt.subplots(len(memories), 1, figsize=size, sharex=True, squeeze=False)
     end = max(trace.latency, 1)
     for ax, mem in zip(axes[:, 0], memories):
         t = np.append(mem.time, max(end, mem.time[-1] if len(mem.time) else 0))
@@ -66,7 +73,7 @@ def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120) -> 
         ax.set_ylabel("KiB", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlim(0, end)
+    axes[-1, 0].set_xlim(*(window or (0, end)))
     axes[-1, 0].set_xlabel("time (cycles)")
     handles = [plt.Line2D([], [], color="tab:blue", label="stored"),
                plt.Line2D([], [], color="tab:red", ls="--", label="capacity"),

@@ -93,8 +93,8 @@ def title(trace: ScheduleTrace) -> str:
             f"EDP {trace.latency * trace.energy:.4g}")
 
 
-def gantt_figure(trace: ScheduleTrace):
-    """The interactive Gantt chart as a plotly figure."""
+def gantt_figure(trace: ScheduleTrace, show_dependencies: bool = False):
+    """The interactive Gantt chart as a plotly figure (dependency arrows shown at first if asked)."""
     import plotly.graph_objects as go
 
     rows = Rows(trace)
@@ -141,7 +141,7 @@ def gantt_figure(trace: ScheduleTrace):
     sizes = np.tile([0.0, 9.0, 0.0], len(xs))
     fig.add_trace(go.Scatter(
         x=np.hstack([xs, nan]).ravel(), y=np.hstack([ys, nan]).ravel(), mode="lines+markers",
-        line=dict(color="rgba(40,40,40,0.45)", width=0.8), visible=False, hoverinfo="skip",
+        line=dict(color="rgba(40,40,40,0.45)", width=0.8), visible=show_dependencies, hoverinfo="skip",
         marker=dict(symbol="arrow", angleref="previous", size=sizes, color="rgba(40,40,40,0.7)"),
         name=f"dependencies between cores ({min(total, MAX_ARROWS)} of {total})",
     ))
@@ -154,15 +154,16 @@ def gantt_figure(trace: ScheduleTrace):
         updatemenus=[dict(type="buttons", direction="left", x=0.0, xanchor="left", y=1.0, yanchor="bottom",
                           pad=dict(b=4), showactive=True, buttons=[dict(
                               label="dependencies", method="restyle",
-                              args=[{"visible": True}, [arrows]], args2=[{"visible": False}, [arrows]])])],
+                              args=[{"visible": not show_dependencies}, [arrows]],
+                              args2=[{"visible": show_dependencies}, [arrows]])])],
         margin=dict(l=10, r=10, t=80, b=40),
     )
     return fig
 
 
-def gantt_html(trace: ScheduleTrace, path: str | Path) -> Path:
+def gantt_html(trace: ScheduleTrace, path: str | Path, show_dependencies: bool = False) -> Path:
     """Write the interactive Gantt chart as one self-contained HTML file (works offline)."""
-    fig = gantt_figure(trace)
+    fig = gantt_figure(trace, show_dependencies)
     html = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
     from zigzag.io.atomic import write_text_atomic
 
@@ -170,8 +171,10 @@ def gantt_html(trace: ScheduleTrace, path: str | Path) -> Path:
     return Path(path)
 
 
-def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
-    """Draw the Gantt chart as a static picture (PNG, SVG or PDF by the file's suffix)."""
+def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130, *,
+              window: tuple[float, float] | None = None) -> Path:
+    """Draw the Gantt chart as a static picture (PNG, SVG or PDF by the file's suffix); ``window``:
+    the time span shown (default the whole schedule)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -205,7 +208,7 @@ def gantt_png(trace: ScheduleTrace, path: str | Path, dpi: int = 130) -> Path:
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(rows.labels, fontsize=8)
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlim(0, max(trace.latency, 1))
+    ax.set_xlim(*(window or (0, max(trace.latency, 1))))
     ax.set_xlabel("time (cycles)")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(title(trace), fontsize=10)

@@ -154,6 +154,15 @@ def load_trace(path: str | Path) -> ScheduleTrace:
         raise InputError(path, None, f"not valid JSON ({exc.msg}); write it again with 'zigzag stream run'") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(path, "format", f"expected {FORMAT!r}; write it again with 'zigzag stream run'")
+    return _trace_of_data(data)
+
+
+def trace_from_result(result: "ScheduleResult") -> ScheduleTrace:
+    """The trace of ``result`` in memory (as :func:`load_trace` would read it back)."""
+    return _trace_of_data(json.loads(json.dumps(trace_of(result))))
+
+
+def _trace_of_data(data: dict) -> ScheduleTrace:
     arr = {k: np.asarray(v, dtype=float if k in ("start", "end", "onchip_energy", "offchip_energy") else np.int64)
            for k, v in data["cn"].items()}
     links = [LinkTrace(lk["label"], lk["bandwidth"], lk["offchip"], lk["kind"], np.asarray(lk["start"], dtype=float),

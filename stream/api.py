@@ -1,0 +1,70 @@
+"""Stream's one-call API: ``optimize_allocation_ga`` (our seeded genetic allocation search) and
+``optimize_allocation_co`` (not available: it needs the commercial Gurobi solver)."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+
+from zigzag.errors import InputError
+from zigzag.stream import api as _api
+
+from stream.cost_model.cost_model import StreamCostModelEvaluation
+
+#: the allocation search's seed when none is given (Stream's search is unseeded)
+DEFAULT_SEED = 0
+
+__all__ = ["DEFAULT_SEED", "optimize_allocation_co", "optimize_allocation_ga"]
+
+
+def optimize_allocation_ga(
+    hardware: str,
+    workload: str,
+    mapping: str,
+    mode: str,
+    layer_stacks: Sequence[Sequence[int]] | None,
+    nb_ga_generations: int,
+    nb_ga_individuals: int,
+    experiment_id: str,
+    output_path: str,
+    skip_if_exists: bool = False,
+    *,
+    seed: int = DEFAULT_SEED,
+    workers: int = 1,
+) -> StreamCostModelEvaluation:
+    """Search the core allocation of ``workload`` on ``hardware`` and return the lowest-latency schedule.
+
+    As Stream: ``<output_path>/<experiment_id>/cost_lut.pickle`` holds the cost table and
+    ``scme.pickle`` the result; with ``skip_if_exists`` an existing ``scme.pickle`` is returned
+    without searching. Ours: the search is seeded (``seed``, default :data:`DEFAULT_SEED`), may use
+    ``workers`` processes, and the folder also gets the front and the chosen allocation.
+    """
+    scme_path = Path(output_path) / experiment_id / "scme.pickle"
+    if skip_if_exists and scme_path.exists():
+        logging.getLogger(__name__).info("reusing the saved schedule %s (skip_if_exists)", scme_path)
+        return _load(scme_path)
+    result = _api.optimize_allocation_ga(hardware, workload, mapping, mode, layer_stacks, nb_ga_generations,
+                                         nb_ga_individuals, experiment_id, output_path, seed=seed, workers=workers)
+    scme = StreamCostModelEvaluation.of(result)
+    with open(scme_path, "wb") as handle:
+        pickle.dump(scme, handle)
+    return scme
+
+
+def optimize_allocation_co(hardware: str, workload: str, mapping: str, mode: str, layer_stacks, experiment_id: str,
+                           output_path: str, skip_if_exists: bool = False) -> StreamCostModelEvaluation:
+    """Stream's constraint-optimisation allocation: not available here (it needs Gurobi)."""
+    raise InputError(None, "optimize_allocation_co", "is not supported (Stream solves it with the commercial "
+                     "Gurobi solver); use stream.api.optimize_allocation_ga with the same arguments plus "
+                     "nb_ga_generations and nb_ga_individuals")
+
+
+def _load(path: Path) -> StreamCostModelEvaluation:
+    try:
+        with open(path, "rb") as handle:
+            loaded = pickle.load(handle)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ModuleNotFoundError) as exc:
+        raise InputError(path, None, f"cannot read the saved schedule ({exc}); delete it to search again") from None
+    return StreamCostModelEvaluation.of(loaded) if hasattr(loaded, "problem") else loaded

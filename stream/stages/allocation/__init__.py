@@ -1,0 +1,1 @@
+"""Allocation stages: the genetic search (the constraint optimisation is not available)."""

@@ -1,0 +1,1 @@
+"""Estimation stages: the per-(CN, core) cost table."""

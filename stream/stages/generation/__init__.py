@@ -1,0 +1,1 @@
+"""Generation stages: layer stacks, tiling, the tiled (CN) workload, the scheduling order."""

@@ -1,0 +1,1 @@
+"""Parsing stages: accelerator and ONNX model."""

@@ -1,0 +1,5 @@
+"""Stream's ONNX model parsing stage."""
+
+from zigzag.stream.stages import ONNXModelParserStage
+
+__all__ = ["ONNXModelParserStage"]

@@ -1,0 +1,50 @@
+"""The trace the pictures draw, from a schedule object, optionally cut to some layers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from zigzag.errors import InputError
+from zigzag.stream.schedule.result import ScheduleResult
+from zigzag.stream.schedule.trace import ScheduleTrace, trace_from_result
+
+
+def schedule_trace(scme, layer_ids: Sequence[int] | None = None, links: bool = True) -> ScheduleTrace:
+    """The trace of ``scme``; only the CNs of ``layer_ids`` (and edges between them) if given,
+    no link rows unless ``links``."""
+    if not isinstance(scme, ScheduleResult):
+        raise InputError(None, "scme", f"expected the schedule returned by optimize_allocation_ga, got "
+                         f"{type(scme).__name__}")
+    trace = trace_from_result(scme)
+    if layer_ids:
+        keep = np.isin(trace.cn["layer"], np.asarray(list(layer_ids)))
+        if not keep.any():
+            raise InputError(None, "layer_ids", f"no CN of layers {list(layer_ids)} in the schedule")
+        new_index = np.cumsum(keep) - 1
+        src, dst = trace.edges["src"], trace.edges["dst"]
+        both = keep[src] & keep[dst]
+        edges = {"src": new_index[src[both]], "dst": new_index[dst[both]], "bits": trace.edges["bits"][both]}
+        trace = replace(trace, cn={k: v[keep] for k, v in trace.cn.items()}, edges=edges)
+    return trace if links else replace(trace, links=[])
+
+
+def parent_made(path: str | Path) -> Path:
+    """``path`` with its folder created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def time_window(scme, section_start_percent, percent_shown) -> tuple[float, float]:
+    """The span (cycles) from the first section's start to the last section's end, sections given
+    in percent of the latency as Stream's pictures take them."""
+    if len(section_start_percent) != len(percent_shown) or not section_start_percent:
+        raise InputError(None, "section_start_percent", "give as many section starts as percent_shown values "
+                         "(at least one)")
+    latency = float(scme.latency)
+    return (min(section_start_percent) / 100 * latency,
+            max(s + p for s, p in zip(section_start_percent, percent_shown)) / 100 * latency)
