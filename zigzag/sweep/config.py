@@ -18,7 +18,7 @@ from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
-SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "search")
+SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz")
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -46,7 +46,6 @@ class Sweep:
     clock_ghz: Any
     options: dict
     workload_options: dict
-    search: dict | None
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -67,7 +66,9 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
         close = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(known))}"
         raise InputError(where, str(unknown[0]), f"unknown key{hint}")
-    spec = read_spec(section, where, base_document=base_document)
+    from zigzag.sweep.runner import accelerator_identity
+
+    spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
     workloads = section.get("workloads")
     if isinstance(workloads, str):
         workloads = [workloads]
@@ -90,12 +91,9 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
             expressions.parse(str(clock))
         except expressions.ExpressionError as exc:
             raise InputError(where, "clock_ghz", str(exc)) from None
-    search = section.get("search")
-    if search is not None and not isinstance(search, dict):
-        raise InputError(where, "search", "give the search's settings as a mapping")
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
-                 workload_options, search)
+                 workload_options)
 
 
 def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:

@@ -79,8 +79,7 @@ def _variant(spec: VariantSpec, fragments, values, normalise) -> Variant:
             value = resolve_value(raw)
             parameters[parameter.name] = value
             labels[parameter.name] = value_label(raw)
-            if documents.exists(document, parameter.path):
-                documents.set_value(document, parameter.path, value)
+            _write(document, parameter.path, value)
         for parameter in spec.derived:
             lookup = _lookup(document, parameters, spec.aliases)
             try:
@@ -89,7 +88,7 @@ def _variant(spec: VariantSpec, fragments, values, normalise) -> Variant:
                 raise InputError(spec.source, f"derive.{parameter.name}", str(exc)) from None
             parameters[parameter.name] = value
             labels[parameter.name] = value_label(value)
-            documents.set_value(document, parameter.path, value)
+            _write(document, parameter.path, value)
     except PathError as exc:
         problem = f"{spec.source}: {exc}"
     name = variant_name(spec, labels)
@@ -104,6 +103,17 @@ def _variant(spec: VariantSpec, fragments, values, normalise) -> Variant:
         text += problem + name  # never merged with another variant
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     return Variant(name, digest, parameters, labels, None if problem else document, problem)
+
+
+def _write(document: dict, path: str, value) -> None:
+    """Set ``path``; a key the document leaves out (a field with a default) is added; a path
+    whose parent is missing (a memory another fragment option removed) is skipped."""
+    if documents.exists(document, path):
+        documents.set_value(document, path, value)
+        return
+    parent, _, _ = path.rpartition(".")
+    if parent and isinstance(documents.get(document, parent) if documents.exists(document, parent) else None, dict):
+        documents.add(document, path, value)
 
 
 def _lookup(document: dict, parameters: dict, aliases: dict):

@@ -80,6 +80,9 @@ def parse(text: str) -> ast.expr:
         if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
                                  ast.Compare, ast.Call, ast.Load, ast.operator, ast.unaryop, ast.cmpop)):
             raise ExpressionError(f"'{text}' uses {type(node).__name__}, which expressions do not allow")
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+        if name.startswith("__"):
+            raise ExpressionError(f"'{text}' uses the name '{name}'; names may not start with '__'")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)) or \
                 isinstance(node, ast.Constant) and isinstance(node.value, bool):
             raise ExpressionError(f"'{text}': only numbers are allowed as constants")

@@ -68,10 +68,12 @@ class VariantSpec:
                 + [p.name for p in self.derived])
 
 
-def read_spec(section: dict, source: str, *, base_document: dict | None = None) -> VariantSpec:
+def read_spec(section: dict, source: str, *, base_document: dict | None = None, normalise=None) -> VariantSpec:
     """Check a sweep's variant keys (``base``, ``params``, ``vary``, ``zip``, ``derive``,
     ``fragments``, ``name_format``) and return them as a VariantSpec. ``source`` names the config
-    (file and entry) in messages; ``base_document`` replaces reading ``base`` from a file."""
+    (file and entry) in messages; ``base_document`` replaces reading ``base`` from a file.
+    ``normalise(document, name)`` (e.g. the accelerator validator) fills in the fields a file may
+    leave out, so that those can be varied too (``memories.sb.auto_cost_extraction``)."""
     if not isinstance(section, dict):
         raise InputError(source, None, "a sweep must be a mapping with base, vary, ...")
     if base_document is None:
@@ -87,7 +89,7 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None) 
         path = aliases.get(key, key)
         if not any(documents.exists(doc, path) for doc in documents_to_check):
             try:
-                documents.get(base, path)
+                documents.get(documents_to_check[-1], path)
             except PathError as exc:
                 raise InputError(source, f"{where}.{key}", f"not in the base file {section.get('base', '')}: {exc}")
         name = key
@@ -95,6 +97,8 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None) 
 
     fragments = _fragments(section.get("fragments") or {}, source, base)
     candidates = [base] + _fragment_documents(base, fragments)
+    if normalise is not None:
+        candidates += _normalised(candidates, normalise)
     axes = []
     vary = _mapping(section.get("vary") or {}, source, "vary")
     for key, values in vary.items():
@@ -214,6 +218,17 @@ def apply_edits(document: dict, edits) -> dict:
         else:
             documents.set_value(document, edit.path, edit.value)
     return document
+
+
+def _normalised(candidates: list[dict], normalise) -> list[dict]:
+    """The documents that normalise without error, normalised (their defaults filled in)."""
+    result = []
+    for document in candidates:
+        try:
+            result.append(normalise(copy.deepcopy(document), "base"))
+        except InputError:
+            continue
+    return result
 
 
 def _fragment_documents(base: dict, fragments) -> list[dict]:
