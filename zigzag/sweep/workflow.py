@@ -55,8 +55,9 @@ def sweep_from_settings(data: dict) -> Sweep:
 
 
 def write_if_changed(path: Path, data: dict) -> str:
-    """Write JSON only when its content changed (its time stamp then tells Snakemake what to rerun)."""
-    text = json.dumps(data, sort_keys=True, indent=1, default=str) + "\n"
+    """Write JSON only when its content changed (its time stamp then tells Snakemake what to rerun).
+    Keys keep their order: the order of an accelerator's memories is its hierarchy."""
+    text = json.dumps(data, indent=1, default=str) + "\n"
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -98,7 +98,8 @@ def _variant(spec: VariantSpec, fragments, values, normalise) -> Variant:
             identity = normalise(copy.deepcopy(document), name)
         except InputError as exc:
             problem = str(exc)
-    text = json.dumps(identity, sort_keys=True, default=str, separators=(",", ":"))
+    # keys in document order: the order of entries may matter (an accelerator's memories, innermost first)
+    text = json.dumps(identity, default=str, separators=(",", ":"))
     if problem is not None:
         text += problem + name  # never merged with another variant
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
