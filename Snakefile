@@ -23,6 +23,7 @@ include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/save.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/stream.smk"
+include: "workflow/rules/hardware_sweep.smk"
 
 
 rule all:
@@ -31,3 +32,4 @@ rule all:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
         [f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [],
         STREAM_TARGETS,
+        HW_TARGETS,

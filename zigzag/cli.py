@@ -1,4 +1,4 @@
-"""Command line: ``zigzag run``, ``zigzag export-workload`` and the workflow's steps.
+"""Command line: ``zigzag run``, ``zigzag sweep``, ``zigzag export-workload`` and the workflow's steps.
 
 Bad input ends the program with a single ``error: <file>: <where>: <what to fix>`` line and
 exit status 2 (never a traceback).
@@ -120,7 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from zigzag.steps.cli import add_step_commands
     from zigzag.stream.cli import add_stream_commands
+    from zigzag.sweep.cli import add_sweep_command
 
+    add_sweep_command(sub)
     add_step_commands(sub)
     add_stream_commands(sub)
     return parser

@@ -17,6 +17,11 @@ from zigzag.steps.experiments import (
 from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
+from zigzag.sweep.workflow import (
+    resolve_hardware_sweeps,
+    write_point_files,
+    write_sweep_settings,
+)
 
 # Jobs run `python`: the interpreter running Snakemake (and so the zigzag package installed beside
 # it) comes first on PATH, unless a job's conda environment is activated.
@@ -63,6 +68,8 @@ try:
     }
     # multi-core experiments (rules/stream.smk)
     STREAM = resolve_stream_experiments(config)
+    # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
+    HW_SWEEPS = resolve_hardware_sweeps(config)
 except InputError as exc:
     raise WorkflowError(str(exc)) from None
 EXPERIMENT_NAMES = list(EXPERIMENTS)
@@ -72,6 +79,14 @@ WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
 EXPERIMENT_SPECS = {
     name: write_experiment_spec(f"{CACHE}/experiments", experiment)
     for name, experiment in EXPERIMENTS.items()
+}
+HW_POINT_FILES = {
+    name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
+    for name, (sweep, variants) in HW_SWEEPS.items()
+}
+HW_SETTINGS = {
+    name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
+    for name, (sweep, _) in HW_SWEEPS.items()
 }
 STREAM_SPECS = {
     name: write_experiment_spec(f"{CACHE}/experiments/stream", experiment)
@@ -84,6 +99,8 @@ wildcard_constraints:
     key="[0-9a-f]+",
     workload_id="[^/]+",
     accelerator_id="[^/]+",
+    hsweep="|".join(HW_SWEEPS) or "no_sweep",
+    variant="[^/]+",
 
 
 def experiment_spec(wildcards):

@@ -190,5 +190,9 @@ def add_step_commands(subparsers) -> None:
 
     register_stream_steps(command)
 
+    from zigzag.sweep.cli import register_steps as register_sweep_steps
+
+    register_sweep_steps(command)
+
     for sub in commands:
         sub.add_argument("--log", help="also write the outcome (or the error) to this file")

@@ -131,7 +131,7 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
         if exp["name"] in seen:
             raise InputError("config", f"experiment '{exp['name']}'", "name used twice; experiment names must be unique")
         seen.add(exp["name"])
-    if not experiments and not config.get("stream_experiments"):
+    if not experiments and not config.get("stream_experiments") and not config.get("hardware_sweeps"):
         raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments' or 'sweeps'")
     return experiments
 

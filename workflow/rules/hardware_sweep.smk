@@ -1,0 +1,93 @@
+# Hardware sweeps, config key `hardware_sweeps` (docs/reference/sweeps.md): variants of one base
+# accelerator. One job per variant (all the sweep's workloads; every layer goes through the shared
+# per-layer cache), then one job per sweep for its tables (variants.csv, pareto.csv, best.csv)
+# and figures. A variant that cannot run is a row with its status and reason, never a failed job.
+
+HW_RESULTS = f"{RESULTS}/hardware_sweeps"
+
+
+def sweep_point_file(wildcards):
+    return HW_POINT_FILES[wildcards.hsweep][wildcards.variant]
+
+
+def sweep_inputs(wildcards):
+    """The files a variant's job reads besides its point file: workloads and mapping."""
+    sweep = HW_SWEEPS[wildcards.hsweep][0]
+    return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
+
+
+rule sweep_point:
+    input:
+        point=sweep_point_file,
+        files=sweep_inputs,
+    output:
+        f"{HW_RESULTS}/{{hsweep}}/points/{{variant}}.json",
+    log:
+        f"{HW_RESULTS}/{{hsweep}}/logs/{{variant}}.log",
+    benchmark:
+        f"{CACHE}/benchmarks/sweep_point/{{hsweep}}/{{variant}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        step(
+            "sweep-point {input.point:q} --cache {cache} --output {output:q} --log {log:q}",
+            cache=CACHE,
+        )
+
+
+rule sweep_collect:
+    input:
+        settings=lambda wildcards: HW_SETTINGS[wildcards.hsweep],
+        points=lambda wildcards: expand(
+            f"{HW_RESULTS}/{wildcards.hsweep}/points/{{variant}}.json",
+            variant=list(HW_POINT_FILES[wildcards.hsweep]),
+        ),
+    output:
+        variants=report(
+            f"{HW_RESULTS}/{{hsweep}}/variants.csv",
+            caption="../report/sweep_variants.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "all variants (CSV)"},
+        ),
+        pareto=report(
+            f"{HW_RESULTS}/{{hsweep}}/pareto.csv",
+            caption="../report/sweep_pareto.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "Pareto-optimal variants (CSV)"},
+        ),
+        best=report(
+            f"{HW_RESULTS}/{{hsweep}}/best.csv",
+            caption="../report/sweep_best.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "best variant per objective (CSV)"},
+        ),
+        figures=report(
+            directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
+            patterns=["{figure}." + PLOT_FORMAT],
+            caption="../report/sweep_figures.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "{figure}"},
+        ),
+    log:
+        f"{HW_RESULTS}/{{hsweep}}/logs/collect.log",
+    benchmark:
+        f"{CACHE}/benchmarks/sweep_collect/{{hsweep}}.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        folder=lambda wildcards, output: os.path.dirname(output.variants),
+    shell:
+        step(
+            "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
+            " --format {format} --float-format {float_format} --log {log:q}",
+            format=PLOT_FORMAT,
+            float_format=OUTPUTS.get("float_format", "%.10g"),
+        )
+
+
+#: every file of this module, for `rule all`
+HW_TARGETS = [f"{HW_RESULTS}/{name}/variants.csv" for name in HW_SWEEPS]

@@ -1,0 +1,176 @@
+"""``zigzag sweep``: a hardware sweep from the command line.
+
+    zigzag sweep --base inputs/hardware/flow_tpu_32x32.yaml \\
+        --vary 'memories.unified_buffer.size=[1MiB,3MiB]' --workload inputs/workload/resnet18.onnx \\
+        --mapping inputs/mapping/flow_tpu_32x32.yaml --output results/ub_sweep
+
+Flags build the same sweep as a ``hardware_sweeps`` entry of the workflow config (see
+docs/reference/sweeps.md); ``--config FILE --name NAME`` runs one entry of such a config instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from zigzag.errors import InputError
+
+
+def _assignment(text: str, flag: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise InputError(flag, text, "write PATH=VALUE, e.g. 'memories.sb.size=[32KiB,64KiB]'")
+    key, value = text.split("=", 1)
+    return key.strip(), value.strip()
+
+
+def _list(text: str, flag: str, key: str):
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise InputError(flag, key, f"'{text}' is not a list; write e.g. [32KiB,64KiB]") from None
+    return value
+
+
+def sweep_from_args(args: argparse.Namespace) -> dict:
+    """The sweep entry (as in the config's ``hardware_sweeps``) the flags describe."""
+    if args.config:
+        return _config_entry(args.config, args.name)
+    if not args.base:
+        raise InputError("zigzag sweep", "--base", "missing; give the accelerator file to vary (or --config)")
+    section: dict = {"name": args.name or "sweep", "base": args.base, "workloads": args.workload or []}
+    section["params"] = dict(_assignment(t, "--param") for t in args.param)
+    section["vary"] = {k: _list(v, "--vary", k) for k, v in (_assignment(t, "--vary") for t in args.vary)}
+    section["zip"] = [{k: _list(v, "--zip", k) for k, v in (_assignment(p, "--zip") for p in group.split(";"))}
+                      for group in args.zip]
+    section["derive"] = dict(_assignment(t, "--derive") for t in args.derive)
+    if args.mapping:
+        section["mapping"] = args.mapping
+    if args.spatial_mapping:
+        section["spatial_mapping"] = args.spatial_mapping
+    if args.constraint:
+        section["constraints"] = list(args.constraint)
+    if args.clock_ghz is not None:
+        section["clock_ghz"] = args.clock_ghz
+    if args.name_format:
+        section["name_format"] = args.name_format
+    return section
+
+
+def _config_entry(path: str, name: str | None) -> dict:
+    from zigzag.io.yaml_files import load_yaml
+
+    config = load_yaml(path)
+    sweeps = config.get("hardware_sweeps") if isinstance(config, dict) else None
+    if not sweeps:
+        raise InputError(path, "hardware_sweeps", "no hardware sweep in this config")
+    names = [s.get("name") for s in sweeps if isinstance(s, dict)]
+    if name is None and len(sweeps) == 1:
+        return {**config.get("defaults", {}), **sweeps[0]}
+    if name not in names:
+        raise InputError(path, "hardware_sweeps", f"no sweep named {name!r}; give --name with one of {', '.join(map(str, names))}")
+    return {**(config.get("defaults") or {}), **sweeps[names.index(name)]}
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from zigzag.cli import options_from_args
+    from zigzag.search.options import OPTIONS
+    from zigzag.sweep.config import read_sweep
+    from zigzag.sweep.runner import run_sweep
+
+    section = sweep_from_args(args)
+    options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
+    options_from_args(args)  # checks the flags' values
+    sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
+    rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
+    counts = {}
+    for row in rows:
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
+    for row in rows:
+        figures = (f"energy {row['energy_pJ']:.4g} pJ, latency {row['latency_cycles']:.4g} cycles"
+                   if row.get("energy_pJ") is not None else row["reason"])
+        print(f"{row['variant']:<40} {row['workload']:<20} {row['status']:<10} {figures}")
+    print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
+          f"tables and figures written to {args.output}")
+    failed = [f"{r['variant']} on {r['workload']}" for r in rows if r["status"] == "failed"]
+    if failed:
+        print(f"error: {len(failed)} points failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_sweep_command(sub) -> None:
+    """The ``zigzag sweep`` sub-command."""
+    from zigzag.cli import add_search_options
+
+    sweep = sub.add_parser(
+        "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
+        description="Make every variant of BASE given by --vary/--zip/--derive, evaluate each on every "
+                    "workload and write variants.csv, pareto.csv, best.csv and figures into OUTPUT "
+                    "(see docs/reference/sweeps.md).")
+    sweep.add_argument("--base", help="accelerator YAML the variants start from")
+    sweep.add_argument("--vary", action="append", default=[], metavar="PATH=[V1,V2,...]",
+                       help="a field (path or --param name) and its values; every combination is a variant")
+    sweep.add_argument("--zip", action="append", default=[], metavar="P1=[..];P2=[..]",
+                       help="fields varied in step (lists of the same length), separated by ';'")
+    sweep.add_argument("--derive", action="append", default=[], metavar="PATH=EXPR",
+                       help="a field computed from others, e.g. 'memories.sb.ports[0].bandwidth_max=D1*8'")
+    sweep.add_argument("--param", action="append", default=[], metavar="NAME=PATH",
+                       help="a short name for a path, e.g. 'D1=operational_array.sizes[0]'")
+    sweep.add_argument("--workload", action="append", help="workload (ONNX or YAML); repeat for several")
+    sweep.add_argument("--mapping", help="mapping YAML; unrolling sizes may be expressions such as 'K, D1'")
+    sweep.add_argument("--spatial-mapping", choices=("given", "generate"),
+                       help="'generate': ignore the mapping's spatial unrollings and search them per variant")
+    sweep.add_argument("--constraint", action="append", metavar="TEXT",
+                       help="a limit that marks variants as out, e.g. 'area <= 5 mm2'")
+    sweep.add_argument("--clock-ghz", help="clock frequency (a number or an expression over parameters)")
+    sweep.add_argument("--name-format", help="variant names, e.g. 'tpu{D1}x{D2}-ub{ub}'")
+    sweep.add_argument("--config", help="a workflow config: run its hardware sweep --name instead of the flags")
+    sweep.add_argument("--name", help="the sweep's name (with --config: which sweep to run)")
+    sweep.add_argument("--output", default="results/sweep", help="output folder (default %(default)s)")
+    sweep.add_argument("--cache", help="per-layer result cache (default OUTPUT/.cache; share the workflow's "
+                                       "results/.cache to reuse its results)")
+    sweep.add_argument("--plot-format", default="png", help="figure format (default %(default)s)")
+    add_search_options(sweep)
+    sweep.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep_point(args: argparse.Namespace) -> int:
+    from zigzag.steps.logged import run_logged
+    from zigzag.sweep.workflow import evaluate_point_file
+
+    def action():
+        rows = evaluate_point_file(args.point, args.cache, args.output)
+        return "; ".join(f"{r['variant']} on {r['workload']}: {r['status']} {r['reason']}".strip() for r in rows)
+
+    return run_logged(args.log, action)
+
+
+def cmd_sweep_collect(args: argparse.Namespace) -> int:
+    from zigzag.steps.logged import run_logged
+    from zigzag.sweep.workflow import collect_points
+
+    def action():
+        rows = collect_points(args.settings, args.points, args.output, plot_format=args.format,
+                              float_format=args.float_format)
+        counts = {}
+        for row in rows:
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        return f"{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}) written to {args.output}"
+
+    return run_logged(args.log, action)
+
+
+def register_steps(command) -> None:
+    """The workflow's hardware-sweep steps (``zigzag step sweep-point`` and ``sweep-collect``)."""
+    sub = command("sweep-point", cmd_sweep_point, "evaluate one variant of a hardware sweep on its workloads")
+    sub.add_argument("point", help="the variant's point file (written by the Snakefile)")
+    sub.add_argument("--cache", required=True, help="content-addressed per-layer cache folder")
+    sub.add_argument("--output", required=True, help="the variant's rows (JSON) to write")
+    sub = command("sweep-collect", cmd_sweep_collect, "tables and figures of a hardware sweep")
+    sub.add_argument("points", nargs="*", help="the variants' rows (JSON, from sweep-point)")
+    sub.add_argument("--settings", required=True, help="the sweep's settings file (written by the Snakefile)")
+    sub.add_argument("--output", required=True, help="the sweep's results folder")
+    sub.add_argument("--format", default="png", help="figure format")
+    sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")

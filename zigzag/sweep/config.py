@@ -1,0 +1,113 @@
+"""A hardware sweep as given in the workflow config, on the command line or from Python.
+
+:func:`read_sweep` checks one ``hardware_sweeps`` entry (see docs/reference/sweeps.md) and
+returns a :class:`Sweep`: the variant spec (``zigzag.variants``), the workloads, the mapping and
+how its spatial part follows the hardware, the constraints, the clock and the search options.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zigzag.errors import InputError
+from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.variants import expressions
+from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
+
+#: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
+SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz")
+SPATIAL_MAPPING_MODES = ("given", "generate")
+#: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
+DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
+_CONSTRAINT = re.compile(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``area <= 5 mm2``: the text, the parsed comparison and whether it reads times (seconds)."""
+
+    text: str
+    in_seconds: bool
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A checked hardware sweep, ready to expand and evaluate."""
+
+    name: str
+    spec: VariantSpec
+    workloads: tuple[str, ...]
+    mapping: str | None
+    spatial_mapping: str
+    constraints: tuple[Constraint, ...]
+    clock_ghz: Any
+    options: dict
+    workload_options: dict
+
+
+def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
+               base_document: dict | None = None) -> Sweep:
+    """Check one sweep (config entry, CLI flags or API arguments); ``defaults``: search options
+    of the config's ``defaults`` (the sweep's own options override them)."""
+    if not isinstance(section, dict):
+        raise InputError(source, None, "a hardware sweep must be a mapping with name, base, vary, workloads, ...")
+    name = str(section.get("name") or "")
+    if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
+        raise InputError(source, "name", f"{name!r} is not a usable name; use letters, digits and _ . + - only")
+    where = f"{source} ({name})" if source != name else source
+    known = set(SPEC_KEYS) | set(SWEEP_KEYS) | set(OPTION_BY_NAME)
+    unknown = [k for k in section if k not in known]
+    if unknown:
+        import difflib
+
+        close = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(known))}"
+        raise InputError(where, str(unknown[0]), f"unknown key{hint}")
+    from zigzag.sweep.runner import accelerator_identity
+
+    spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
+    workloads = section.get("workloads")
+    if isinstance(workloads, str):
+        workloads = [workloads]
+    if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
+        raise InputError(where, "workloads", "give a list of workload files (ONNX or YAML)")
+    spatial = section.get("spatial_mapping", "given")
+    if spatial not in SPATIAL_MAPPING_MODES:
+        raise InputError(where, "spatial_mapping", f"{spatial!r} is not one of {', '.join(SPATIAL_MAPPING_MODES)}")
+    mapping = section.get("mapping")
+    if mapping is None and spatial == "given":
+        raise InputError(where, "mapping", "missing; give a mapping file, or spatial_mapping: generate")
+    option_values = {**(defaults or {}), **{k: v for k, v in section.items() if k in OPTION_BY_NAME}}
+    try:
+        options, workload_options = resolve_options(option_values)
+    except InputError as exc:
+        raise InputError(where, exc.where, exc.message) from None
+    clock = section.get("clock_ghz")
+    if clock is not None:
+        try:
+            expressions.parse(str(clock))
+        except expressions.ExpressionError as exc:
+            raise InputError(where, "clock_ghz", str(exc)) from None
+    return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
+                 read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
+                 workload_options)
+
+
+def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:
+    """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``."""
+    if not isinstance(constraints, list):
+        raise InputError(source, "constraints", f"{constraints!r} is not a list; write e.g. ['area <= 5 mm2']")
+    result = []
+    for i, text in enumerate(constraints):
+        if not isinstance(text, str) or _CONSTRAINT.fullmatch(text) is None:
+            raise InputError(source, f"constraints[{i}]", f"{text!r} is not a comparison such as 'area <= 5 mm2'")
+        try:
+            expressions.parse(text)
+        except expressions.ExpressionError as exc:
+            raise InputError(source, f"constraints[{i}]", str(exc)) from None
+        units = {expressions.UNITS[u][0] for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text) if u in expressions.UNITS}
+        result.append(Constraint(text, "time" in units))
+    return tuple(result)

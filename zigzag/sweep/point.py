@@ -1,0 +1,113 @@
+"""One point of a sweep: a variant on a workload, searched layer by layer through the shared cache.
+
+Each distinct layer is a content-keyed job (``zigzag.steps.jobs``): its result is read from
+``<cache>/results/<key>.json`` when some earlier experiment, sweep or run computed it, and
+written there otherwise, so variants, experiments and reruns share every layer result.
+
+A point that cannot run comes back as a row with a ``status`` and the one-line ``reason``:
+``invalid`` (the variant's document does not validate), ``infeasible`` (the mapping does not
+fit the array, a memory is too small, ...), ``failed`` (an unexpected error).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from zigzag.errors import InputError, MappingError
+from zigzag.steps.jobs import job_key, layer_job
+
+logger = logging.getLogger(__name__)
+
+
+def point_mapping(sweep, variant) -> list[dict]:
+    """The validated mapping entries of ``sweep`` for ``variant`` (unrollings sized for its array)."""
+    from zigzag.io.validation import validate_mapping
+    from zigzag.io.yaml_files import load_yaml
+    from zigzag.variants import follow_hardware, without_spatial_mapping
+
+    if sweep.mapping is None:
+        document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
+    else:
+        document = load_yaml(sweep.mapping)
+    if sweep.spatial_mapping == "generate":
+        document = without_spatial_mapping(document)
+    else:
+        document = follow_hardware(document, variant.document, variant.parameters, file=sweep.mapping)
+    return validate_mapping(document, sweep.mapping or "generated mapping")
+
+
+def _default_links() -> dict:
+    from zigzag.sweep.config import DEFAULT_LINKS
+
+    return DEFAULT_LINKS
+
+
+def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None) -> dict:
+    """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
+
+    ``workloads``: a dict kept by the caller to reuse parsed workloads across variants."""
+    row = {"status": "ok", "reason": ""}
+    if variant.problem is not None:
+        return {"status": "invalid", "reason": variant.problem}
+    try:
+        row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {}))
+    except (InputError, MappingError) as exc:
+        row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
+    except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported
+        logger.exception("%s on %s failed", variant.name, workload)
+        row = {"status": "failed", "reason": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+    return row
+
+
+def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
+    from zigzag.cost.result import sum_results
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.io.legacy_hardware import upgrade_accelerator
+    from zigzag.io.loaders import load_workload
+    from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
+    from zigzag.mapping.entry import MappingEntry
+    from zigzag.search.network import evaluated_layers, layer_accelerators
+    from zigzag.search.options import SearchOptions
+    from zigzag.steps import tables
+
+    document, _ = upgrade_accelerator(variant.document, variant.name)
+    accelerator_data = validate_accelerator(document, variant.name)
+    mapping = point_mapping(sweep, variant)
+    check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
+    key = (workload, json.dumps(mapping, sort_keys=True), sweep.workload_options.get("evaluate_all_operators"))
+    if key not in parsed:
+        entries = [MappingEntry.from_dict(e) for e in mapping]
+        parsed[key] = load_workload(workload, entries, **sweep.workload_options)
+    network = parsed[key]
+    accelerator = accelerator_from_dict(accelerator_data)
+    options = SearchOptions(**sweep.options)
+    per_layer = layer_accelerators(network, accelerator, options)
+    results = [_layer_result(layer, per_layer[layer.id], options, cache)
+               for layer in evaluated_layers(network.layers, accelerator)]
+    total = sum_results(results)
+    experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
+                  "accelerator": "", "options": sweep.options}
+    figures = tables.experiment_row(experiment, results, total)
+    keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
+    row = {k: figures[k] for k in keep}
+    row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
+    return row
+
+
+def _layer_result(layer, accelerator, options, cache: Path):
+    import dataclasses
+
+    from zigzag.cost.result import CostResult
+    from zigzag.io.atomic import write_json_atomic
+    from zigzag.search.layer_search import search_layer
+
+    key = job_key(layer_job(layer, accelerator, options))
+    path = cache / "results" / f"{key}.json"
+    if path.exists():
+        result = CostResult.from_dict(json.loads(path.read_text())["result"])
+    else:
+        result, stats = search_layer(layer, accelerator, options, show_progress=False)
+        write_json_atomic(path, {"result": result.to_dict(), "stats": dataclasses.asdict(stats)})
+    return dataclasses.replace(result, layer_id=layer.id, layer_name=layer.name)

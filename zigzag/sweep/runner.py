@@ -1,0 +1,133 @@
+"""Run a hardware sweep: expand its variants, evaluate every variant on every workload, write
+the tables and figures. The Python API (``run_sweep``) and ``zigzag sweep`` both come here; the
+workflow runs the same steps as separate jobs (:func:`evaluate_points`, :func:`collect`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from zigzag.sweep import results
+from zigzag.sweep.config import Sweep, read_sweep
+from zigzag.sweep.point import evaluate_point
+from zigzag.variants import Variant, expand, expressions
+
+logger = logging.getLogger(__name__)
+
+
+def accelerator_identity(document: dict, name: str) -> dict:
+    """The validated, normalised form of an accelerator document (what identifies a variant)."""
+    from zigzag.io.legacy_hardware import upgrade_accelerator
+    from zigzag.io.validation import validate_accelerator
+
+    upgraded, _ = upgrade_accelerator(document, name)
+    return validate_accelerator(upgraded, name)
+
+
+def variants_of(sweep: Sweep) -> list[Variant]:
+    """The distinct variants of a sweep, each checked by the accelerator validator."""
+    return expand(sweep.spec, normalise=accelerator_identity)
+
+
+def clock_of(sweep: Sweep, variant: Variant) -> float | None:
+    """The sweep's ``clock_ghz`` for a variant (a number or an expression over its parameters)."""
+    if sweep.clock_ghz is None:
+        return None
+    names = {re.sub(r"\W", "_", k): v for k, v in variant.parameters.items()}
+
+    def lookup(name: str):
+        if name in names and isinstance(names[name], (int, float)):
+            return names[name]
+        raise expressions.ExpressionError(f"'{name}' is not a numeric parameter of the sweep")
+
+    try:
+        return float(expressions.evaluate(str(sweep.clock_ghz), lookup))
+    except expressions.ExpressionError as exc:
+        from zigzag.errors import InputError
+
+        raise InputError(sweep.spec.source, "clock_ghz", str(exc)) from None
+
+
+def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None) -> dict:
+    """The complete ``variants.csv`` row of a variant on a workload (before constraints)."""
+    row = {"sweep": sweep.name, "variant": variant.name, "variant_id": variant.id,
+           "workload": Path(workload).stem, **{k: _cell(v) for k, v in variant.parameters.items()}}
+    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads)
+    row.update(figures)
+    if variant.aliases:
+        row["same_as"] = " ".join(variant.aliases)
+    return results.complete_row(row, clock_of(sweep, variant) if row["status"] == "ok" else None)
+
+
+def _cell(value):
+    """A parameter value as a table cell (lists as ``32x32``)."""
+    if isinstance(value, list):
+        return "x".join(map(str, value))
+    return value
+
+
+def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path) -> list[dict]:
+    """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused."""
+    parsed: dict = {}
+    rows = []
+    for variant in variants:
+        for workload in sweep.workloads:
+            rows.append(point_row(sweep, variant, workload, cache, workloads=parsed))
+            logger.info("%s on %s: %s", variant.name, workload, rows[-1]["status"])
+    return rows
+
+
+def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: str = "png",
+            float_format: str = "%.10g") -> list[dict]:
+    """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
+    the final rows."""
+    rows = [results.check_constraints(row, sweep.constraints) for row in rows]
+    rows = results.mark_fronts(rows)
+    output = Path(output)
+    results.write_tables(rows, output, float_format=float_format)
+    write_figures(sweep, rows, output / "plots", plot_format)
+    return rows
+
+
+def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
+    """The Pareto projections and one figure per varied parameter."""
+    from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
+
+    paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}")}
+    for parameter in sweep.spec.varied_names:
+        stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
+        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(rows, parameter, folder / f"vs_{stem}.{plot_format}")
+    return paths
+
+
+def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
+              defaults: dict | None = None, plot_format: str = "png") -> list[dict]:
+    """Run a hardware sweep and write ``variants.csv``, ``pareto.csv``, ``best.csv`` and the
+    figures (``plots/``) into ``output``; returns the rows of ``variants.csv``.
+
+    ``sweep``: a sweep as in the config's ``hardware_sweeps`` (a dict with name, base, vary,
+    zip, derive, fragments, workloads, mapping, constraints, options; see
+    docs/reference/sweeps.md). ``cache``: the per-layer result cache (default
+    ``<output>/.cache``; give the workflow's to share its results).
+    """
+    if not isinstance(sweep, Sweep):
+        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
+    output = Path(output)
+    cache = Path(cache) if cache is not None else output / ".cache"
+    variants = variants_of(sweep)
+    rows = collect(sweep, evaluate_points(sweep, variants, cache), output, plot_format=plot_format)
+    write_variant_documents(variants, output / "variants")
+    return rows
+
+
+def write_variant_documents(variants: list[Variant], folder: Path) -> None:
+    """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse."""
+    import yaml
+
+    from zigzag.io.atomic import write_text_atomic
+
+    for variant in variants:
+        if variant.document is not None:
+            write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))

@@ -1,0 +1,13 @@
+"""Hardware variants: a base document, what varies, and the resolved document of every variant.
+
+This package works on YAML documents only (single-core or multi-core files alike) and knows
+nothing of costs: :func:`read_spec` checks what a sweep varies, :func:`expand` makes the
+variants, :func:`follow_hardware` sizes a mapping's unrollings for a variant's array. See
+docs/reference/sweeps.md.
+"""
+
+from zigzag.variants.expansion import Variant, expand
+from zigzag.variants.mappings import follow_hardware, without_spatial_mapping
+from zigzag.variants.spec import VariantSpec, read_spec
+
+__all__ = ["Variant", "VariantSpec", "expand", "follow_hardware", "read_spec", "without_spatial_mapping"]
