@@ -1,4 +1,4 @@
-"""Stream's Stage API, in-process: the seed's (2023) stage names and the late-2024 ones.
+"""Stream's Stage API, in-process: the seed's (2023) stage names and the late-2024 ones::
 
     from zigzag.stream.stages import *
 
