@@ -8,8 +8,8 @@ JSON schema. A field is written as a dotted path: `memories.<name>.ports[].alloc
 `<...>` for a name the user chooses and `[]` for the items of a list (`[].id` is the `id` of every
 layer of a workload file).
 
-Reference tables are the Markdown tables of every page under docs/reference/ whose header has a
-"default" column or starts with "field"; the first cell of each row is the path in backticks.
+Reference tables are the Markdown tables of every page under docs/reference/ whose header starts
+with "field" (or "path", "key"); the first cell of each row is the path in backticks.
 Rows are collected across all pages, so a page may document the fields it introduces.
 """
 
@@ -132,7 +132,7 @@ def reference_rows() -> dict[str, list[str]]:
                 table.append(lines[i])
                 i += 1
             header = [cell.lower() for cell in _cells(table[0])]
-            if "default" not in header and header[0] not in ("field", "path"):
+            if header[0] not in ("field", "path", "key"):
                 continue
             for line in table[2:]:
                 first = _cells(line)[0]
