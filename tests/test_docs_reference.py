@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jsonschema
 import yaml
 
 from zigzag.io import stream_hardware
 from zigzag.io.legacy_hardware import _LEGACY_MEMORY
+from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
 from zigzag.io.validation.accelerator import _ACCELERATOR
 from zigzag.io.validation.mapping import _MAPPING_ENTRY
 from zigzag.io.validation.schema import Field
@@ -157,6 +159,37 @@ def test_every_documented_field_is_accepted():
     unknown = sorted(f"{path} ({', '.join(pages)})" for path, pages in reference_rows().items()
                      if normalise(path) not in accepted)
     assert not unknown, f"documented fields that no validator accepts: {unknown}"
+
+
+def yaml_examples() -> list[tuple[str, object]]:
+    """(page:line, loaded document) of every ```yaml block of the reference pages."""
+    examples = []
+    for page in sorted(REFERENCE.glob("*.md")):
+        for match in re.finditer(r"^```yaml\n(.*?)^```", page.read_text(), re.S | re.M):
+            line = page.read_text()[:match.start()].count("\n") + 1
+            examples.append((f"{page.name}:{line}", yaml.safe_load(match.group(1))))
+    return examples
+
+
+def test_yaml_examples_of_the_reference_are_valid():
+    """Each example passes the validator of its format (multi-core top files name core files; skipped)."""
+    schema = yaml.safe_load(CONFIG_SCHEMA.read_text())
+    checked = 0
+    for where, document in yaml_examples():
+        if isinstance(document, dict) and "memories" in document:
+            validate_accelerator(document, where)
+        elif isinstance(document, dict) and ({"experiments", "sweeps", "stream_experiments"} & set(document)):
+            jsonschema.validate(document, schema)
+        elif isinstance(document, list) and document and "equation" in document[0]:
+            validate_workload(document, where)
+        elif isinstance(document, list) and document and {"core_allocation", "inter_core_tiling"} & set(document[0]):
+            stream_mapping.parse_stream_mapping(document, where)
+        elif isinstance(document, list):
+            validate_mapping(document, where)
+        else:
+            continue
+        checked += 1
+    assert checked >= 5
 
 
 if __name__ == "__main__":  # print the accepted paths, to write the tables from
