@@ -1,4 +1,4 @@
-"""Reporting steps (zigzag.steps.report), their commands, and the Snakemake HTML report (issue #8)."""
+"""Reporting steps (zigzag.steps.report), their commands, and the Snakemake HTML report."""
 
 from __future__ import annotations
 

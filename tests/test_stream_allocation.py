@@ -174,7 +174,7 @@ def test_front_not_dominated_by_the_reference_ga(mode, cache):
                               workers=2, cache=cache, cwd=str(REF))
     ours = [(p.energy, p.latency) for p in found.front]
     for run in recorded:
-        assert [[g.layer, g.group] for g in found.genes] == run["genes"]  # same genes as Stream (spec §10.1)
+        assert [[g.layer, g.group] for g in found.genes] == run["genes"]  # same genes as Stream (docs/models/multi-core.md#allocation-search)
         assert [list(g.cores) for g in found.genes] == run["valid"]
         assert found.stats.evaluations <= run["evaluations"] - 1  # its budget: 16 x (8 + 1) schedules
         assert dominated_share(ours, [(p["energy"], p["latency"]) for p in run["front"]]) == 0.0, run["case"]["seed"]

@@ -86,6 +86,7 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     else:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as `zigzag run --output` does
         Path(args.output).write_text(text)
         print(f"{len(workload.layers)} layers written to {args.output}")
     return 0

@@ -42,7 +42,7 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
     return accelerators_with_data_locality(workload, accelerator)
 
 
-#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (imc.md §1.2).
+#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (docs/models/imc.md#what-changes-for-imc).
 IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
 
 

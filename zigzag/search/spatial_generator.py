@@ -1,6 +1,6 @@
 """Spatial mapping generation: which unrollings over the MAC array a layer search evaluates.
 
-Specification: search.md §A.1-A.6. In short:
+docs/models/mapping-search.md#spatial-mappings. In short:
 
 1. every (array dim, layer dim) pair gets a *maximal unrolling*, bounded by the two sizes and by
    the bandwidth of the innermost memories (A.2);

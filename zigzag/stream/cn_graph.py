@@ -168,7 +168,7 @@ class CNGraph:
         return build_layer(spec, [CoreMappingEntry.from_dict(spec["mapping"])])
 
     def unique_nodes(self) -> np.ndarray:
-        """CN indices of the distinct CNs, in node order (spec §6.1): the first CN of each
+        """CN indices of the distinct CNs, in node order (docs/models/multi-core.md#cost-table): the first CN of each
         (layer, group, ``nb_real_predecessors``) class; all other CNs of a class cost the same."""
         order = np.argsort(self.node_order, kind="stable")
         keys = np.stack([self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1)
@@ -177,7 +177,7 @@ class CNGraph:
 
     def cost_node(self) -> np.ndarray:
         """Per CN, the unique node whose cost it uses: the first one of its layer with the same
-        ``nb_real_predecessors``, whatever its group (spec §6.2, Stream's ``equal_node``)."""
+        ``nb_real_predecessors``, whatever its group (docs/models/multi-core.md#cost-table, Stream's ``equal_node``)."""
         unique = self.unique_nodes()
         result = np.full(len(self), -1, dtype=np.int64)
         lookup: dict[tuple[int, int], int] = {}
@@ -207,7 +207,7 @@ def build_cn_graph(
     stack_cutoff: int | None = None,
     stack_cutoffs: list[int] | None = None,
 ) -> CNGraph:
-    """Stacks -> tiling -> CNs -> edges (spec §4–§5) for a parsed workload."""
+    """Stacks -> tiling -> CNs -> edges (docs/models/multi-core.md#computation-nodes) for a parsed workload."""
     final_stacks = layer_stacks(workload, mode, stacks, stack_cutoff=stack_cutoff, stack_cutoffs=stack_cutoffs,
                                 weight_capacity=weight_capacity)
     stack_of = {}

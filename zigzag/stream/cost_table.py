@@ -2,7 +2,7 @@
 
 One *entry* = one CN shape on one core: our single-core search (minimum latency, the core's
 ``dataflows`` as spatial mapping, LOMA) on the core, with the operands that do not fit its top
-memories streamed from an off-chip DRAM level (spec stream.md §6). Inputs:
+memories streamed from an off-chip DRAM level (docs/models/multi-core.md#cost-table). Inputs:
 
 * :class:`NodeKey` -- what of a CN determines its cost (loop sizes, equation, dimension relations,
   input sizes, precisions, and the bits its in-edges bring per operand for the too-large test);
@@ -67,7 +67,7 @@ class NodeKey:
     mapping file's unrolling, used only on a core without ``dataflows``.
 
     Stream costs every CN with the entry of the first CN of its class (same layer, same number of
-    real predecessors, in graph order; spec stream.md §6.1): build the key from that CN.
+    real predecessors, in graph order; docs/models/multi-core.md#cost-table): build the key from that CN.
     """
 
     equation: str
@@ -143,7 +143,7 @@ def _dataflows(dataflows: Mapping) -> tuple[tuple[str, _Pairs], ...]:
 
 @dataclass(frozen=True)
 class CostEntry:
-    """A CN's cost on one core, as Stream's scheduler uses it (spec stream.md §6.6).
+    """A CN's cost on one core, as Stream's scheduler uses it (docs/models/multi-core.md#cost-table).
 
     ``too_large_operands``: memory operands streamed from DRAM, in the layer's equation order (the
     scheduler's order); ``dram_operands``: the same in the DRAM level's order; ``offchip_energy``:
@@ -169,7 +169,7 @@ class CostEntry:
 
     @property
     def ga_latency(self) -> int:
-        """Runtime of a CN placed by the genetic allocation (``int(latency_total1)``, Q23)."""
+        """Runtime of a CN placed by the genetic allocation (``int(latency_total1)``)."""
         return int(self.result.latency_total1)
 
     @property
@@ -216,7 +216,7 @@ class CostEntry:
 def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, dram: Memory | None) -> dict:
     """Everything that determines ``node``'s entry on ``core`` (and nothing else).
 
-    Runs the too-large test (§6.3) and adds the DRAM level (§6.4), so the job is the single-core
+    Runs the too-large test (docs/models/multi-core.md#cost-table) and adds the DRAM level (docs/models/multi-core.md#cost-table), so the job is the single-core
     layer job on the extended core plus the streamed operands. The core's name is left out (it does
     not change the cost), so identical cores share entries.
     """
@@ -239,7 +239,7 @@ def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, 
 
 
 def evaluate_cost_job(job: dict, key: str | None = None) -> CostEntry:
-    """Search a job's CN on its core and derive Stream's figures (§6.5, §6.6)."""
+    """Search a job's CN on its core and derive Stream's figures (docs/models/multi-core.md#cost-table, docs/models/multi-core.md#cost-table)."""
     from zigzag.cost.model import analyse
     from zigzag.search.layer_search import search_layer
 

@@ -1,4 +1,4 @@
-"""Dependency edges between computation nodes (spec stream.md §5).
+"""Dependency edges between computation nodes (docs/models/multi-core.md#dependencies).
 
 * intra-layer: the CNs of each group form a chain in sub-id order (bits 0);
 * inter-layer, *simple* pairs (directly connected, or through dummy nodes): an edge for every

@@ -1,4 +1,4 @@
-"""Dependencies through reshaping nodes: element maps pushed through Flatten/Reshape/... (§5.4).
+"""Dependencies through reshaping nodes: element maps pushed through Flatten/Reshape/... (docs/models/multi-core.md#dependencies).
 
 Instead of arrays of CN sets, the producer's output elements are numbered ``0 .. E-1`` and that
 index array is pushed through the reshaping nodes, so every position of the consumer's input

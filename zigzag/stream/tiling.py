@@ -1,4 +1,4 @@
-"""Layer stacks and the outer-CN loops of every layer (spec stream.md §4.1, §4.2, §12).
+"""Layer stacks and the outer-CN loops of every layer (docs/models/multi-core.md#computation-nodes, docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
 
 A *layer stack* is a tuple of layer ids scheduled together (fused). A layer's *outer-CN loops*
 ``((dim, factor), ...)`` cut it into ``∏ factor`` computation nodes; the first loop varies fastest.
@@ -64,7 +64,7 @@ def layer_stacks(
     stack_cutoffs: list[int] | None = None,
     weight_capacity: int | None = None,
 ) -> list[tuple[int, ...]]:
-    """The layer stacks (§4.1): one per layer in ``lbl``; given (completed) or derived in ``fused``.
+    """The layer stacks (docs/models/multi-core.md#computation-nodes): one per layer in ``lbl``; given (completed) or derived in ``fused``.
 
     ``weight_capacity`` (total ``I2`` top-memory bits of the compute cores) is only needed in
     ``fused`` mode without ``given`` stacks or cutoffs.
@@ -198,7 +198,7 @@ class SeedTiling:
 
 @dataclass(frozen=True)
 class TiledLayer:
-    """A layer with its final tiling and (possibly rounded-up) loop sizes (§4.2)."""
+    """A layer with its final tiling and (possibly rounded-up) loop sizes (docs/models/multi-core.md#computation-nodes)."""
 
     layer: StreamLayer
     sizes: dict[str, int]
@@ -216,7 +216,7 @@ class TiledLayer:
 
 
 def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling | None = None) -> TiledLayer:
-    """Clean the mapping's tilings against the layer and apply the mode defaults (§4.2)."""
+    """Clean the mapping's tilings against the layer and apply the mode defaults (docs/models/multi-core.md#computation-nodes)."""
     sizes = dict(layer.sizes)
     where = f"layer {layer.id} '{layer.name}'"
     if seed is not None:

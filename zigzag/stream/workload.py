@@ -4,7 +4,7 @@ Differences from the single-core import (``zigzag.io.onnx_import``, whose model 
 shape table are reused): nodes without inputs take no id; pooling, Relu/Gelu/Silu/Add/Mul and
 Softmax become computation layers with Stream's own equations and dimension names; Flatten,
 Reshape, Transpose and Concat are kept as *propagation nodes* that only reshape the data on its
-way between layers; everything else is a dummy node (spec stream.md §3). Only tensor shapes are
+way between layers; everything else is a dummy node (docs/models/multi-core.md#onnx-workloads). Only tensor shapes are
 read, so a model whose external weight file is missing loads.
 """
 
@@ -27,7 +27,7 @@ FUSION_DIM = {
     "conv": "OY", "pooling": "OY", "gemm": "D", "matmul": "D", "add": "D", "mul": "D",
     "relu": "K", "gelu": "K", "silu": "K", "softmax": "K", "max": "K", "div": "K", "exp": "K", "sum": "K",
 }
-"""Layer dim a layer of each type is cut along in fused mode when no tiling is given (§4.2)."""
+"""Layer dim a layer of each type is cut along in fused mode when no tiling is given (docs/models/multi-core.md#computation-nodes)."""
 SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
 POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
 SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
@@ -125,7 +125,7 @@ def read_stream_workload(
     dataflows: dict[int, dict | None] | None = None,
     file: str | None = None,
 ) -> StreamWorkload:
-    """Parse an ONNX model the way Stream does (spec §3), with each layer's mapping entry.
+    """Parse an ONNX model the way Stream does (docs/models/multi-core.md#onnx-workloads), with each layer's mapping entry.
 
     ``dataflows`` (core id -> the core's spatial mapping, or None) decides the spatial mapping
     handed to the cost model: the cores' common dataflow if all allocated cores have the same

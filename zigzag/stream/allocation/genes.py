@@ -1,10 +1,10 @@
 """The allocation problem: flexible (layer, group) genes and the fitness of one allocation.
 
 A *gene* is one ``(layer id, group)`` whose CNs may go to more than one core (the layer's
-mapping entry lists several cores and does not fix them; spec stream.md §10.1). An *allocation*
+mapping entry lists several cores and does not fix them; docs/models/multi-core.md#allocation-search). An *allocation*
 gives one core per gene. Its fitness is ``(energy, latency)`` of the full schedule with the CNs
 of every gene costed on the chosen core, runtime ``int(latency_total1)`` as Stream's genetic
-algorithm does (§10.2), every other CN keeping its fixed-allocation cost (``latency_total2``).
+algorithm does (docs/models/multi-core.md#allocation-search), every other CN keeping its fixed-allocation cost (``latency_total2``).
 
 :class:`AllocationProblem` holds everything once: the scheduling problem of a placeholder
 allocation and, per gene and candidate core, the cost arrays of the gene's CNs. Evaluating an

@@ -1,8 +1,7 @@
 """Per-CN costs from the cost table: the scheduler's :class:`CNCost` of every CN of a CN graph.
 
 Stream costs every CN with the cost-table entry of the first CN (in graph node order) of its
-layer with the same number of real predecessors (``CNGraph.cost_node``, spec stream.md
-§6.1–§6.2), on the CN's core.
+layer with the same number of real predecessors (``CNGraph.cost_node``, docs/models/multi-core.md#cost-table), on the CN's core.
 """
 
 from __future__ import annotations

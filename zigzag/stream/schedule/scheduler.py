@@ -4,7 +4,7 @@ One CN per iteration: among the ready CNs the first in the scheduling order is p
 inputs are fetched over the links (from DRAM or another core), room is made (evicting with
 write-back), the DRAM link is blocked for streamed operands, the CN runs, its output is stored,
 final outputs are written to DRAM and tensors nobody needs any more are freed. Stream's quirks
-that change numbers are kept (``spec/stream.md`` §13); see the README's scheduler section.
+that change numbers are kept (docs/models/multi-core.md#streams-quirks-kept); see docs/models/multi-core.md.
 """
 
 from __future__ import annotations
