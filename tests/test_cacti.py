@@ -119,13 +119,25 @@ def test_memory_levels_table_and_plot_mark_cacti_figures(tmp_path):
 
 
 @needs_cacti
-def test_workflow_parse_step_writes_the_extracted_figures(tmp_path):
-    from zigzag.steps.parse import parse_accelerator
+def test_workflow_steps_give_the_reference_totals_and_mark_the_sources(tmp_path):
+    import csv
 
-    document = parse_accelerator(str(EYERISS), tmp_path / "accelerator.json")
-    saved = json.loads((tmp_path / "accelerator.json").read_text())["data"]["memories"]["sram_1M"]
-    assert saved["cost_source"] == "cacti" and saved == document["data"]["memories"]["sram_1M"]
-    assert round(saved["r_cost"], 6) == 142.11
+    from test_report import run_steps
+
+    case = "eyeriss_cacti__resnet18_convs_b__latency"
+    oracle = ORACLE[case]
+    experiment = {"name": "cacti", "workload": str(ROOT / oracle["workload"]),
+                  "accelerator": str(ROOT / oracle["accelerator"]), "mapping": str(ROOT / oracle["mapping"]),
+                  **oracle["options"]}
+    results = run_steps({"experiments": [experiment]}, tmp_path / "results")
+    summary = json.loads((results / "cacti" / "summary.json").read_text())
+    assert summary["energy"] == pytest.approx(oracle["energy"], rel=1e-6)
+    assert summary["latency"] == pytest.approx(oracle["latency"], rel=1e-6)
+    with open(results / "memory_levels.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    sources = {row["memory"]: row["cost_source"] for row in rows}
+    assert sources["sram_1M"] == "cacti" and sources["dram"] == "file"
+    assert {round(float(row["r_cost_pJ"]), 6) for row in rows if row["memory"] == "sram_1M"} == {142.11}
 
 
 @needs_cacti

@@ -93,3 +93,12 @@ def test_rows_without_ports_fit_any_memory_and_other_widths_are_named(tmp_path):
     (tmp_path / "tables" / "mem.csv").write_text("size,width,read_energy,write_energy,area\n65536,64,1,2,3\n")
     with pytest.raises(InputError, match="no row of width 128 with ports 1rw .*widths with these ports: 64"):
         load_accelerator(path)
+
+
+def test_the_workflow_reparses_when_a_named_table_changes(tmp_path):
+    from zigzag.io.memory_costs import memory_tables
+
+    path = _accelerator(tmp_path, cost_table="tables/mem.csv")
+    assert memory_tables(path) == [str(tmp_path / "tables" / "mem.csv")]
+    (tmp_path / "tables" / "mem.csv").unlink()  # a missing table is the parse step's error, not an input
+    assert memory_tables(path) == []

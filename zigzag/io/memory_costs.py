@@ -41,6 +41,20 @@ def resolve_memory_costs(document: dict, file: str | Path) -> dict:
     return resolved
 
 
+def memory_tables(accelerator: str | Path) -> list[str]:
+    """The existing memory-table files an accelerator file names (for the workflow to rerun its parse
+    step when one changes); an unreadable file names none (its parse step reports the problem)."""
+    from zigzag.io.yaml_files import load_yaml
+
+    try:
+        memories = load_yaml(accelerator).get("memories")
+        named = [m.get("cost_table") for m in memories.values() if isinstance(m, dict)]
+    except (InputError, AttributeError):  # the parse step reports the problem
+        return []
+    paths = [Path(accelerator).parent / name for name in named if isinstance(name, str)]
+    return [str(path) for path in dict.fromkeys(paths) if path.is_file()]
+
+
 def _from_cacti(memories: dict, names: list[str], area_unit: str | None, file: str) -> None:
     requests = []
     for name in names:

@@ -63,13 +63,13 @@ _ACCELERATOR = Field("dict", keys={
     "memories": Field("named", required=True, min_len=1, value=MEMORY,
                       what="the memories, innermost first, each as '<name>: {size: ..., ...}'"),
     "operational_array": _OPERATIONAL_ARRAY,
-    "area_unit": Field("str", nullable=True, default=None, choices=("mm2", "um2")),
     "dataflows": Field("dict", what="fixed unrollings per OA dimension, e.g. {D1: ['K, 32']}", keys={
         "D1": replace(_DATAFLOW, required=True),
         "D2": _DATAFLOW,
         "D3": _DATAFLOW,
         "D4": _DATAFLOW,
     }),
+    "area_unit": Field("str", nullable=True, default=None, choices=("mm2", "um2")),
 })
 
 
