@@ -10,6 +10,7 @@ See docs/reference/memory-costs.md.
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -38,11 +39,13 @@ def package_sources() -> tuple[Path, str]:
     """The CACTI source folder of the installed package and the package's version."""
     try:
         version = metadata.version(PACKAGE)
-        import hwcomponents_cacti
+        spec = importlib.util.find_spec("hwcomponents_cacti")  # located, not imported
     except (metadata.PackageNotFoundError, ImportError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
         raise CactiUnavailable(f"the {PACKAGE} package, which provides CACTI 7, is not installed; "
                                f"{INSTALL_HINT}") from None
-    sources = Path(hwcomponents_cacti.__file__).parent / "cacti"
+    sources = Path(next(iter(spec.submodule_search_locations))) / "cacti"
     if not (sources / "makefile").is_file():
         raise CactiUnavailable(f"the {PACKAGE} package at {sources.parent} has no CACTI sources; reinstall it")
     return sources, version
