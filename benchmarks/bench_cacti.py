@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +35,12 @@ def load() -> str:
     return "load average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def _children_cpu_s() -> float:
+    """CPU time (user + system) of the finished CACTI runs so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=100)
@@ -50,11 +57,13 @@ def main() -> None:
               f"({'built' if args.fresh_build else 'reused or built'}); {load()}")
         requests = sweep(args.memories)
         results = Path(scratch) / "results"
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu_s()
         cold = extraction.extract(requests, results=results, parallel=args.parallel)
-        cold_s = time.perf_counter() - start
+        cold_s, cpu = time.perf_counter() - start, _children_cpu_s() - cpu
         print(f"cold: {len(requests)} distinct memories in {cold_s:.1f} s "
-              f"({cold_s / len(requests):.2f} s each, parallel {args.parallel or os.cpu_count()}); {load()}")
+              f"({cold_s / len(requests):.2f} s each, parallel {args.parallel or os.cpu_count()}); "
+              f"CACTI used {cpu:.1f} CPU-s in all (the wall time on an otherwise idle machine is about "
+              f"that divided by the CPUs); {load()}")
 
         def no_cacti():
             raise RuntimeError("the warm pass must not run CACTI")

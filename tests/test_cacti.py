@@ -220,3 +220,20 @@ def test_an_area_unit_of_um2_converts_cactis_mm2(tmp_path):
     assert math.isclose(in_um2.memory["sram_1M"].area, in_mm2.memory["sram_1M"].area * 1e6)
     assert in_um2.memory["dram"].area == in_mm2.memory["dram"].area  # the file's own figures stay
     assert "converted from mm2 to um2" in in_um2.memory["sram_1M"].cost_note
+
+
+@needs_cacti
+def test_multi_core_core_files_get_the_same_figures(tmp_path):
+    import shutil
+
+    from zigzag.stream.hardware import load_multicore_accelerator
+
+    shutil.copy(EYERISS, tmp_path / "core.yaml")
+    shutil.copy(ROOT / "inputs" / "stream" / "hardware" / "cores" / "offchip.yaml", tmp_path / "offchip.yaml")
+    (tmp_path / "top.yaml").write_text("name: one_core\ncores:\n  0: core.yaml\noffchip_core: offchip.yaml\n"
+                                       "core_connectivity: []\nbandwidth: 32\nunit_energy_cost: 0\n")
+    core = load_multicore_accelerator(tmp_path / "top.yaml").cores[0].accelerator.memory
+    single = load_accelerator(EYERISS).memory
+    for name in ("rf_64B_A", "sram_1M"):
+        assert (core[name].r_cost, core[name].w_cost, core[name].area, core[name].cost_source) == (
+            single[name].r_cost, single[name].w_cost, single[name].area, "cacti")
