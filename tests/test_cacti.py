@@ -197,6 +197,14 @@ def test_cacti_failing_on_a_memory_is_a_one_line_error(tmp_path):
         load_accelerator(path)
 
 
+def test_a_memory_too_large_for_cacti_is_a_one_line_error(tmp_path):
+    def huge(memories):
+        memories["dram"].update(auto_cost_extraction=True, mem_type="dram", size=8 * 2**33)
+
+    with pytest.raises(InputError, match=r"memories\.dram\.size: is 8589934592 bytes .* more than the 4294967295"):
+        load_accelerator(_eyeriss_with(tmp_path, huge))
+
+
 @pytest.mark.parametrize("change, where, words", [
     (lambda m: m["sram_8KB"]["ports"][0].update(type="write", allocation=["O, fh", "O, fl"]),
      "memories.sram_8KB.ports", "no read or read_write port"),

@@ -62,7 +62,7 @@ def _from_cacti(memories: dict, names: list[str], area_unit: str | None, file: s
         try:
             requests.append(request_for_memory(memory["size"], memory["mem_type"], memory["ports"]))
         except CactiInputProblem as exc:
-            raise InputError(file, f"memories.{name}.ports", f"{exc}; add one") from None
+            raise InputError(file, f"memories.{name}.{exc.field}", str(exc)) from None
     try:
         figures = extract(requests)
     except CactiUnavailable as exc:

@@ -140,8 +140,16 @@ class CactiFigures:
         return self.write_energy_nj * 1000
 
 
+#: CACTI reads the size as a 32-bit number of bytes
+_MAX_BYTES = 2**32 - 1
+
+
 class CactiInputProblem(ValueError):
-    """A memory CACTI cannot be asked about (e.g. no port to read it through)."""
+    """A memory CACTI cannot be asked about; ``field`` is the memory's field at fault."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
 
 
 def request_for_memory(size_bits: int, mem_type: str, ports: list[dict]) -> CactiRequest:
@@ -151,9 +159,14 @@ def request_for_memory(size_bits: int, mem_type: str, ports: list[dict]) -> Cact
     any other type as "main memory"."""
     widths = [p["bandwidth_max"] for kind in ("read", "read_write") for p in ports if p["type"] == kind]
     if not widths:
-        raise CactiInputProblem("has no read or read_write port, whose bandwidth_max CACTI takes as the bus width")
+        raise CactiInputProblem("ports", "has no read or read_write port, whose bandwidth_max CACTI takes as "
+                                "the bus width; add one")
     if mem_type == "rf":
         size_bits, mem_type = size_bits * RF_SIZE_FACTOR, "sram"
+    if size_bits // 8 > _MAX_BYTES:
+        raise CactiInputProblem("size", f"is {size_bits // 8} bytes as CACTI would model it, more than the "
+                                f"{_MAX_BYTES} it can read; give r_cost, w_cost and area and set "
+                                "auto_cost_extraction: false")
     cache_type = "ram" if mem_type == "sram" else "main memory"
     return CactiRequest(size_bytes=size_bits // 8, bus_width=widths[0], cache_type=cache_type)
 
