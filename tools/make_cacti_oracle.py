@@ -19,7 +19,7 @@ dumps go to a temporary folder that is removed afterwards.
 
 zigzag-dse 3.8.5's CACTI step (``zigzag/cacti/cacti_master/cacti_top.py``) cannot read CACTI's output
 (it fails on the " N/A" of the search-energy column), so its extraction never works; ZigZag's later
-sources fixed that file only. ``--cacti-top`` copies such a fixed file over it (e.g.
+sources read it. ``--cacti-top`` copies such a fixed file over it (e.g.
 ``git -C <zigzag clone> show 3d12a96:zigzag/cacti/cacti_master/cacti_top.py > /tmp/cacti_top.py``).
 """
 
