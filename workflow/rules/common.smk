@@ -6,6 +6,7 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
+from zigzag.io.memory_costs import memory_tables
 import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,

@@ -129,6 +129,7 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
         name=f"{accelerator.name}-removing-nouse-mem",
         operational_array=accelerator.operational_array,
         memories=tuple(memories),
+        area_unit=accelerator.area_unit,
     )
 
 

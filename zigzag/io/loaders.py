@@ -14,6 +14,7 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
 from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
     validate_accelerator,
@@ -27,9 +28,10 @@ from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 def read_accelerator(path: str | Path) -> dict:
     """The validated, normalised document of an accelerator YAML file in either memory format
-    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`)."""
+    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`), with the
+    costs of its CACTI and memory-table memories filled in."""
     data, _ = upgrade_accelerator(load_yaml(path), str(path))
-    return validate_accelerator(data, str(path))
+    return resolve_memory_costs(validate_accelerator(data, str(path)), path)
 
 
 def load_accelerator(path: str | Path) -> Accelerator:

@@ -38,6 +38,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
+from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.validation.schema import Field, Invalid, check_value, describe, expect_top, unknown_field
@@ -269,6 +270,7 @@ def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
         document["operational_array"]["sizes"] = list(sizes)
     else:
         document = validate_accelerator(data, file)
+    document = resolve_memory_costs(document, file)
     _check_dataflows(document, file)
     accelerator = accelerator_from_dict(document)
     if offchip and not accelerator.hierarchy("O"):

@@ -147,7 +147,8 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
     write_text_atomic(out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers"))
     ident = tables.identity(experiment, row["accelerator"])
-    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows), float_format=float_format)
+    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows, accelerators),
+                     float_format=float_format)
     summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"]}
     write_json_atomic(out_dir / "summary.json", summary)
     reproducible = {key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")}

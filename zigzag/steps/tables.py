@@ -121,10 +121,14 @@ def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     return rows
 
 
-def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]]) -> list[dict]:
-    """The long table: one row per layer x layer operand x memory level of that operand."""
+def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]],
+                      accelerators: dict | None = None) -> list[dict]:
+    """The long table: one row per layer x layer operand x memory level of that operand; with
+    ``accelerators`` (entry key -> Accelerator) also each memory's energy per access, area and where
+    they come from (``cost_source``: file, cacti or table)."""
     rows = []
     for entry, result in entries:
+        accelerator = (accelerators or {}).get(entry.get("key"))
         links = (entry.get("spec") or {}).get("mapping", {}).get("memory_operand_links", {})
         for operand, levels in result.mem_energy_breakdown.items():
             names = result.memory_names.get(operand, ())
@@ -139,6 +143,10 @@ def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]]) -> li
                 for direction in DIRECTIONS:
                     row[f"{direction}_words"] = words.get(_SHORT[direction], words.get(direction))
                 row["utilization"] = utilisation[level] if level < len(utilisation) else None
+                memory = accelerator.memory.get(row["memory"]) if accelerator is not None else None
+                if memory is not None:
+                    row.update(r_cost_pJ=memory.r_cost, w_cost_pJ=memory.w_cost, area=memory.area,
+                               cost_source=memory.cost_source)
                 rows.append(row)
     return rows
 
