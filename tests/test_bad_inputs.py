@@ -130,6 +130,17 @@ def cut(*path):
     return mutate
 
 
+def rename(*path_and_names):
+    *path, old, new = path_and_names
+
+    def mutate(data):
+        for key in path:
+            data = data[key]
+        data[new] = data.pop(old)
+
+    return mutate
+
+
 # ---- the cases: (id, how to provoke the error from a tmp folder, file, where, pieces of the message) ----
 
 def case(case_id, provoke, file, where, *needles, error=InputError):
@@ -189,7 +200,22 @@ CASES = [
     case("config-plot-format", lambda t: expand_experiments(config_with(put("outputs", "plot_format", "jpg"))),
          "config", "outputs.plot_format", "'jpg' is not one of png, svg, pdf"),
     case("config-outputs-unknown", lambda t: expand_experiments(config_with(put("outputs", "dpi", 300))),
-         "config", "outputs", "'dpi' was unexpected", "allowed: float_format, plot_format"),
+         "config", "outputs.dpi", "unknown key 'dpi'; known keys here: float_format, plot_format"),
+    case("config-top-level-typo", lambda t: expand_experiments(config_with(put("default", {"opt": "energy"}))),
+         "config", "default", "unknown key 'default'; did you mean 'defaults'?"),
+    case("config-experiments-typo", lambda t: expand_experiments(config_with(rename("experiments", "experiment"))),
+         "config", "experiment", "unknown key 'experiment'; did you mean 'experiments'?"),
+    case("config-defaults-option-typo", lambda t: expand_experiments(config_with(put("defaults", {"lpf_limt": 6}))),
+         "config", "defaults.lpf_limt", "unknown key 'lpf_limt'; did you mean 'lpf_limit'?"),
+    case("config-required-key-typo", lambda t: expand_experiments(config_with(
+        rename("experiments", 0, "accelerator", "acclerator"))),
+         "config", "experiments[0].acclerator", "unknown key 'acclerator'; did you mean 'accelerator'?"),
+    case("config-sweep-option-typo", lambda t: expand_experiments(config_with(put("sweeps", 0, "optt", ["energy"]))),
+         "config", "sweeps[0].optt", "unknown key 'optt'; did you mean 'opt'?"),
+    case("config-stream-search-typo", lambda t: expand_experiments(config_with(put("stream_experiments", [
+        {"name": "s", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "lbl",
+         "search": {"seeed": 1}}]))),
+         "config", "stream_experiments[0].search.seeed", "unknown key 'seeed'; did you mean 'seed'?"),
     case("config-missing-mapping", lambda t: expand_experiments(config_with(cut("experiments", 0, "mapping"))),
          "config", "experiments[0]", "'mapping' is missing", "add mapping:"),
     case("config-experiments-not-list", lambda t: expand_experiments(config_with(put("experiments", {"a": 1}))),
@@ -201,7 +227,7 @@ CASES = [
     case("config-lpf-limit-zero", lambda t: expand_experiments(config_with(put("defaults", {"lpf_limit": 0}))),
          "config", "defaults.lpf_limit", "0 is less than the minimum of 1"),
     case("config-unknown-option", lambda t: expand_experiments(config_with(put("experiments", 0, "lpf_limt", 3))),
-         "config", "experiments[0].lpf_limt", "unknown option", "known options: opt, lpf_limit"),
+         "config", "experiments[0].lpf_limt", "unknown key 'lpf_limt'; did you mean 'lpf_limit'?"),
     case("config-sweep-pattern", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "{opt}"))),
          "config", "sweeps[0].name", "pattern names 'opt'"),
     case("config-duplicate-name", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a"))),
@@ -328,3 +354,10 @@ def test_a_config_that_passed_is_not_checked_again_and_a_bad_one_always_is(tmp_p
         with pytest.raises(InputError, match="does not match"):
             expand_experiments(bad, passed_dir=passed)
     assert len(list(passed.iterdir())) == 1
+
+
+def test_a_sweep_may_list_the_values_of_any_option():
+    config = config_with(put("sweeps", 0, "opt", ["energy", "latency"]))
+    config["sweeps"][0]["name"] = "{accelerator}-{opt}"
+    names = [experiment["name"] for experiment in expand_experiments(config)]
+    assert names == ["a", "tpu_like-energy", "tpu_like-latency"]

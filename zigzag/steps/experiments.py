@@ -56,6 +56,8 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
 
 def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None) -> None:
     """Check a workflow config against its JSON schema; the first problem as a one-line InputError.
+    Unknown keys come first, named by their place and the closest known key (see
+    :mod:`zigzag.steps.config_keys`).
 
     ``passed_dir``: a folder remembering the configs that passed (a file named by a hash of the
     config and the schema), so an unchanged config is not checked again at every ``snakemake``
@@ -68,11 +70,14 @@ def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, pa
     stamp = Path(passed_dir) / key if passed_dir is not None else None
     if stamp is not None and stamp.exists():
         return
+    from zigzag.io.yaml_files import load_yaml
+    from zigzag.steps.config_keys import check_unknown_keys
+
+    schema = load_yaml(schema_path)
+    check_unknown_keys(config, schema)
     import jsonschema
 
-    from zigzag.io.yaml_files import load_yaml
-
-    errors = jsonschema.Draft202012Validator(load_yaml(schema_path)).iter_errors(config)
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
     error = jsonschema.exceptions.best_match(errors)
     if error is not None:
         raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
@@ -96,9 +101,6 @@ def _config_message(error) -> str:
     if error.validator == "required":
         missing = error.message.split("'")[1]
         return f"'{missing}' is missing; add {missing}: ..."
-    if error.validator == "additionalProperties":
-        allowed = ", ".join(error.schema.get("properties", {}))
-        return f"{error.message}; allowed: {allowed}"
     if error.validator == "type":
         return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
     if error.validator == "pattern":
