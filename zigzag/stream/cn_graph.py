@@ -11,8 +11,6 @@ Indexing: CN ``i`` (``0 <= i < len(graph)``) is sorted by ``(layer, sub id)``; e
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +19,7 @@ import networkx as nx
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import atomic_target
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
 from zigzag.stream.edges import inter_layer_edges, intra_layer_edges
 from zigzag.stream.nodes import INTRA, OPERANDS, LayerCNs, generate_cns
@@ -351,16 +350,8 @@ def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
         "layers": [info.to_dict() for info in graph.layers.values()],
     }
     arrays = {name: getattr(graph, name) for name in CNGraph.ARRAYS}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_target(path) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
 
 
 def load_cn_graph(path: str | Path) -> CNGraph:
