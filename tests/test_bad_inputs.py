@@ -24,7 +24,8 @@ from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
-from zigzag.steps.experiments import expand_experiments
+from zigzag.steps.experiments import check_input_files, expand_experiments
+from zigzag.steps.stream import resolve_stream_experiments
 
 SMALL = DATA / "workflow" / "small_convs.yaml"  # four convolutions
 TPU = reference_input("hardware", "tpu_like.yaml")
@@ -160,7 +161,7 @@ CASES = [
     case("onnx-not-a-model", lambda t: load_inputs(written(t / "x.onnx", b"\x08\x07garbage"), TPU, TPU_MAPPING),
          "x.onnx", None, "not a valid ONNX model"),
     case("onnx-missing-file", lambda t: load_inputs(str(t / "none.onnx"), TPU, TPU_MAPPING),
-         "none.onnx", None, "not a valid ONNX model"),
+         "none.onnx", None, "does not exist; check the path"),
     # mapping dimensions that no layer has
     case("map-typo-spatial", lambda t: load_inputs(str(SMALL), TPU, mapping_with(
         t, put("spatial_mapping", "D1", ["KK, 32"]))), "mapping.yaml", "mapping entry 'default'.spatial_mapping.D1[0]",
@@ -228,6 +229,20 @@ CASES = [
          "config", "defaults.lpf_limit", "0 is less than the minimum of 1"),
     case("config-unknown-option", lambda t: expand_experiments(config_with(put("experiments", 0, "lpf_limt", 3))),
          "config", "experiments[0].lpf_limt", "unknown key 'lpf_limt'; did you mean 'lpf_limit'?"),
+    case("config-name-dot-dot", lambda t: expand_experiments(config_with(put("experiments", 0, "name", ".."))),
+         "config", "experiments[0].name", "'..' is not a plain folder name"),
+    case("config-name-dot", lambda t: expand_experiments(config_with(put("experiments", 0, "name", "."))),
+         "config", "experiments[0].name", "'.' is not a plain folder name"),
+    case("config-sweep-name-slash", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a/{accelerator}"))),
+         "config", "sweeps[0] (a/tpu_like).name", "'a/tpu_like' is not a plain folder name"),
+    case("config-stream-name-dot-dot", lambda t: resolve_stream_experiments({"stream_experiments": [
+        {"name": "..", "accelerator": TPU, "workload": str(SMALL), "mapping": TPU_MAPPING, "mode": "lbl"}]}),
+         "config", "stream_experiments[0].name", "'..' is not a plain folder name"),
+    case("config-workload-missing", lambda t: check_input_files(expand_experiments(config_with(
+        put("experiments", 0, "workload", str(t / "gone.onnx"))))),
+         "config", "experiment 'a'.workload", "gone.onnx does not exist; fix the path"),
+    case("yaml-workload-missing", lambda t: load_inputs(str(t / "gone.yaml"), TPU, TPU_MAPPING),
+         "gone.yaml", None, "does not exist; check the path"),
     case("config-sweep-pattern", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "{opt}"))),
          "config", "sweeps[0].name", "pattern names 'opt'"),
     case("config-duplicate-name", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a"))),
@@ -324,6 +339,17 @@ def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path
     assert "Traceback" not in completed.stderr
     errors = [line for line in completed.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith(f"error: {path}: no operator of the model can be evaluated")
+
+
+@pytest.mark.parametrize("name", ["gone.onnx", "gone.yaml"])
+def test_command_line_reports_a_missing_workload_in_one_line(name, tmp_path):
+    path = str(tmp_path / name)
+    completed = subprocess.run(
+        [sys.executable, "-m", "zigzag", "run", "--workload", path, "--accelerator", TPU, "--mapping", TPU_MAPPING,
+         "--output", str(tmp_path / "out"), "--quiet"], capture_output=True, text=True)
+    assert completed.returncode == 2 and "Traceback" not in completed.stderr
+    assert completed.stderr.strip().splitlines() == [f"error: {path}: does not exist; check the path "
+                                                     "(relative paths start at the working directory)"]
 
 
 def test_command_line_reports_a_mapping_typo_in_one_line(tmp_path):

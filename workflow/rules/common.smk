@@ -9,6 +9,7 @@ from zigzag.errors import InputError
 import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,
+    check_input_files,
     distinct_inputs,
     expand_experiments,
     workload_id,
@@ -61,6 +62,7 @@ try:
         e["name"]: e
         for e in expand_experiments(config, passed_dir=f"{CACHE}/checked-configs")
     }
+    check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/stream.smk)
     STREAM = resolve_stream_experiments(config)
 except InputError as exc:

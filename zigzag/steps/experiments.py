@@ -9,6 +9,7 @@ A resolved experiment is a plain dict::
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 from zigzag.errors import InputError
@@ -19,12 +20,30 @@ FILE_KEYS = ("workload", "accelerator", "mapping")
 CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
+def check_experiment_name(name, where: str) -> None:
+    """An experiment name is a plain folder name under the results folder: letters, digits and
+    ``_ . + -``, not starting with a dot (no ``.``, ``..``, hidden folder, slash or empty name)."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", name):
+        raise InputError("config", f"{where}.name", f"{name!r} is not a plain folder name; use letters, digits "
+                         "and _ . + - only, not starting with a dot")
+
+
+def check_input_files(experiments: list[dict]) -> None:
+    """Every experiment's workload, accelerator and mapping file exists (checked before any job)."""
+    for experiment in experiments:
+        for key in FILE_KEYS:
+            if not Path(experiment[key]).exists():
+                raise InputError("config", f"experiment '{experiment['name']}'.{key}",
+                                 f"file {experiment[key]} does not exist; fix the path")
+
+
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
     """One experiment with every option filled in (defaults < config defaults < experiment)."""
     merged = {**defaults, **spec}
     missing = [k for k in ("name", *FILE_KEYS) if k not in merged]
     if missing:
         raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
+    check_experiment_name(merged["name"], where)
     try:
         options, workload_options = resolve_options({k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS)})
     except InputError as exc:

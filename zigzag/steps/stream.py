@@ -17,6 +17,7 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic
+from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
 DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None}
@@ -25,8 +26,6 @@ SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "la
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
-    import re
-
     out: dict[str, dict] = {}
     fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
@@ -41,8 +40,7 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError("config", f"{where}.{unknown[0]}", f"unknown field; use one of {', '.join(sorted(fields))}")
         if spec["mode"] not in ("lbl", "fused"):
             raise InputError("config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused")
-        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
-            raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
+        check_experiment_name(spec["name"], where)
         exp = {**DEFAULTS, **spec}
         if exp["search"] is not None:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
@@ -52,7 +50,7 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
             if not Path(exp[field]).exists():
-                raise InputError("config", f"{where}.{field}", f"file {exp[field]} not found; fix the path")
+                raise InputError("config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path")
         out[exp["name"]] = exp
     return out
 
