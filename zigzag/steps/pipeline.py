@@ -57,7 +57,10 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
                         "spec": layer.to_spec()})
     plan = {
         "experiment": experiment,
-        "inputs": {"workload": workload_doc["workload"], "accelerator": accelerator_doc["accelerator"],
+        # the user's accelerator name: with data locality each layer's job holds a trimmed copy
+        # named '<name>-removing-nouse-mem' (as ZigZag names it), which the tables do not show
+        "inputs": {"workload": workload_doc["workload"],
+                   "accelerator": {**accelerator_doc["accelerator"], "name": accelerator.name},
                    "mapping": workload_doc["mapping"]},
         "package_version": __version__,
         "model_version": MODEL_VERSION,
@@ -74,17 +77,19 @@ def plan_keys(plan_path: str | Path) -> list[str]:
 
 
 def load_plan_results(plan: dict, cache: str | Path) -> list:
-    """(plan layer entry, its result with the layer's own id and name) in processing order."""
+    """(plan layer entry, its result with the layer's own id and name and the user's accelerator
+    name) in processing order."""
     from zigzag.cost.result import CostResult
 
     cache = Path(cache)
+    names = {"accelerator_name": plan["inputs"]["accelerator"]["name"]} if "name" in plan["inputs"]["accelerator"] else {}
     loaded = {}
     results = []
     for entry in plan["layers"]:
         key = entry["key"]
         if key not in loaded:
             loaded[key] = CostResult.from_dict(json.loads((cache / "results" / f"{key}.json").read_text())["result"])
-        results.append((entry, dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"])))
+        results.append((entry, dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names)))
     return results
 
 
