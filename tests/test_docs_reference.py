@@ -62,8 +62,11 @@ def field_paths(spec: Field, prefix: str) -> set[str]:
 def json_schema_paths(node: dict, prefix: str, defs: dict) -> set[str]:
     """Every path under `prefix` that a JSON-schema node names (properties, items, $ref, allOf ...)."""
     paths: set[str] = set()
-    if "$ref" in node:
-        paths |= json_schema_paths(defs[node["$ref"].rsplit("/", 1)[-1]], prefix, defs)
+    if "$ref" in node:  # a JSON pointer into $defs, e.g. #/$defs/options/properties/opt
+        target = {"$defs": defs}
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        paths |= json_schema_paths(target, prefix, defs)
     for combined in ("allOf", "anyOf", "oneOf"):
         for sub in node.get(combined, []):
             paths |= json_schema_paths(sub, prefix, defs)
@@ -71,6 +74,10 @@ def json_schema_paths(node: dict, prefix: str, defs: dict) -> set[str]:
         path = join(prefix, key)
         paths.add(path)
         paths |= json_schema_paths(sub, path, defs)
+    if isinstance(node.get("additionalProperties"), dict):  # keys the user chooses
+        path = join(prefix, "<name>")
+        paths.add(path)
+        paths |= json_schema_paths(node["additionalProperties"], path, defs)
     if isinstance(node.get("items"), dict):
         paths |= json_schema_paths(node["items"], f"{prefix}[]", defs)
     return paths

@@ -109,6 +109,7 @@ def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("generation ") >= 4  # one line per generation (0..3)
+    assert "allocation search" not in done.stderr and "\r" not in done.stderr  # no progress bar in a redirected output
     rows = read_front(out / "front.csv")
     assert rows and all(set(a) == {(0, 0), (1, 0), (2, 0)} for _, _, a in rows)
     for name in ("summary.json", "schedule.csv", "allocation.yaml"):

@@ -114,4 +114,4 @@ def test_stream_experiment_schema_errors_are_one_line(tmp_path):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [
         {"name": "x", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "lbl"}]}))
     done = snakemake(tmp_path, "-n")
-    assert done.returncode != 0 and "stream_experiments[0].accelerator: file a.yaml not found" in done.stderr + done.stdout
+    assert done.returncode != 0 and "stream_experiments[0].accelerator: file a.yaml does not exist" in done.stderr + done.stdout

@@ -50,17 +50,19 @@ def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
 def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.api import run
     from zigzag.io.results import layer_table, save_network_outputs
+    from zigzag.notes import collected_warnings
 
     options, workload_options = options_from_args(args)
-    result = run(
-        args.workload,
-        args.accelerator,
-        args.mapping,
-        options,
-        **workload_options,
-        show_progress=False if args.quiet else None,
-    )
-    save_network_outputs(result, Path(args.output))
+    with collected_warnings() as notes:
+        result = run(
+            args.workload,
+            args.accelerator,
+            args.mapping,
+            options,
+            **workload_options,
+            show_progress=False if args.quiet else None,
+        )
+    save_network_outputs(result, Path(args.output), notes=notes)
     table = layer_table(result.layers)[
         ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
     ]

@@ -10,6 +10,7 @@ from zigzag.io.memory_costs import memory_tables
 import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,
+    check_input_files,
     distinct_inputs,
     expand_experiments,
     workload_id,
@@ -67,6 +68,7 @@ try:
         e["name"]: e
         for e in expand_experiments(config, passed_dir=f"{CACHE}/checked-configs")
     }
+    check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/stream.smk)
     STREAM = resolve_stream_experiments(config)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)

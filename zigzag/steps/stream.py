@@ -17,6 +17,7 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic
+from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
 DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None}
@@ -25,8 +26,6 @@ SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "la
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
-    import re
-
     out: dict[str, dict] = {}
     fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
@@ -41,8 +40,7 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError("config", f"{where}.{unknown[0]}", f"unknown field; use one of {', '.join(sorted(fields))}")
         if spec["mode"] not in ("lbl", "fused"):
             raise InputError("config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused")
-        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
-            raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
+        check_experiment_name(spec["name"], where)
         exp = {**DEFAULTS, **spec}
         if exp["search"] is not None:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
@@ -52,7 +50,7 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
             if not Path(exp[field]).exists():
-                raise InputError("config", f"{where}.{field}", f"file {exp[field]} not found; fix the path")
+                raise InputError("config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path")
         out[exp["name"]] = exp
     return out
 
@@ -72,14 +70,16 @@ def _stacks(exp: dict):
 
 
 def split(exp: dict, output: str | Path) -> str:
+    from zigzag.notes import collected_warnings
     from zigzag.stream.cn_graph import save_cn_graph
     from zigzag.stream.inputs import cn_graph_from_files
 
-    graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
+    with collected_warnings() as notes:
+        graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
     if len(graph) and graph.core.min() < 0 and not exp.get("search"):
         raise InputError(exp["mapping"], "core_allocation", "some layers may go to several cores; add 'search:' "
                          "to the experiment to search their allocation, or fix one core per layer")
-    save_cn_graph(graph, output)
+    save_cn_graph(graph, output, notes)
     return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
 
 
@@ -123,8 +123,10 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 
 
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Schedule the experiment's CN graph with the cached cost entries; write the run folder."""
-    from zigzag.stream.cn_graph import load_cn_graph
+    """Schedule the experiment's CN graph with the cached cost entries; write the run folder
+    (its summary.json with the notes saved with the graph)."""
+    from zigzag.notes import add_notes
+    from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
     from zigzag.stream.schedule.scheduler import schedule as run_schedule
@@ -135,20 +137,24 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
                                                 name=exp["name"]))
     result.write(output)
+    add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file))
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
     """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
     (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
+    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.search import search_allocation
 
     opts = exp["search"]
-    found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
-                              individuals=opts["individuals"], generations=opts["generations"], seed=opts["seed"],
-                              workers=workers, choose=opts["choose"], lpf_limit=exp["lpf_limit"], cache=cache,
-                              operands_to_prefetch=exp["prefetch"])
+    with collected_warnings() as notes:
+        found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
+                                  individuals=opts["individuals"], generations=opts["generations"],
+                                  seed=opts["seed"], workers=workers, choose=opts["choose"],
+                                  lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"])
     found.write(output)
+    add_notes(Path(output) / "summary.json", notes)
     chosen = found.chosen
     return (f"{exp['name']}: front of {len(found.front)} points; chosen ({opts['choose']}) latency "
             f"{chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")

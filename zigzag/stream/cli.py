@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.notes import add_notes, collected_warnings
 from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 
@@ -91,10 +92,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
     begin = time.perf_counter()
-    result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
-                        cache=args.cache, cost_lut_path=args.cost_lut_path,
-                        operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                        output=args.output, cwd=args.cwd)  # fmt: skip
+    with collected_warnings() as notes:
+        result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
+                            cache=args.cache, cost_lut_path=args.cost_lut_path,
+                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                            output=args.output, cwd=args.cwd)  # fmt: skip
+    add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
@@ -105,8 +108,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from zigzag.stream.allocation import search_allocation
     from zigzag.stream.allocation.nsga import print_generation
     from zigzag.stream.tiling import parse_layer_stacks
@@ -115,25 +116,33 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise InputError(None, "--individuals/--generations/--workers",
                          "need at least 2 individuals, 0 or more generations and 1 or more workers")
     stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
-    bar = None if args.quiet else tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
+    bar = None
+    if not args.quiet and sys.stderr.isatty():  # no progress bar in a redirected output (a log file)
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
 
     def progress(generation: int, front) -> None:
-        if bar is not None:
-            print_generation(generation, front, stream=_TqdmStream())
-            if generation:
-                bar.update(1)
+        if args.quiet:
+            return
+        print_generation(generation, front, stream=_TqdmStream() if bar is not None else sys.stderr)
+        if bar is not None and generation:
+            bar.update(1)
 
     begin = time.perf_counter()
     try:
-        found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                                  individuals=args.individuals, generations=args.generations, seed=args.seed,
-                                  workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
-                                  cache=args.cache, cost_lut_path=args.cost_lut_path,
-                                  operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                                  output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
+        with collected_warnings() as notes:
+            found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                      individuals=args.individuals, generations=args.generations, seed=args.seed,
+                                      workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
+                                      cache=args.cache, cost_lut_path=args.cost_lut_path,
+                                      operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
+                                                            if op.strip()],
+                                      output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
     finally:
         if bar is not None:
             bar.close()
+    add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
           f"front of {len(found.front)} points ({time.perf_counter() - begin:.1f} s in all)")

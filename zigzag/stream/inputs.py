@@ -65,7 +65,7 @@ def load_cn_graph_inputs(
         splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
     if splits:
         model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
-        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload))
+        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False)
     return accelerator, parsed, facts
 
 

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from zigzag.errors import InputError
+from zigzag.notes import warn_for_layer
 from zigzag.stream.mapping import Tiling
 from zigzag.stream.workload import FUSION_DIM, StreamLayer, StreamWorkload
 
@@ -227,7 +228,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     intra = []
     for dim, factor in intra_given:
         if dim not in sizes:
-            logger.warning("%s: intra-core tiling (%s, %s) dropped: the layer has no %s loop", where, dim, factor, dim)
+            warn_for_layer(logger, layer.name, f"intra-core tiling ({dim}, {factor}) dropped: "
+                           f"the layer has no {dim} loop")
             continue
         if factor == "all":
             factor = sizes[dim]
@@ -238,7 +240,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
             factor = sizes[dim]
         elif sizes[dim] % factor:
             rounded = -(-sizes[dim] // factor) * factor
-            logger.warning("%s: %s rounded up from %d to %d to split it %d ways", where, dim, sizes[dim], rounded, factor)
+            warn_for_layer(logger, layer.name,
+                           f"{dim} rounded up from {sizes[dim]} to {rounded} to split it {factor} ways")
             sizes[dim] = rounded
         intra.append((dim, factor))
     if not intra and mode == "fused" and seed is None:
@@ -249,7 +252,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     inter = []
     for dim, factor in inter_given:
         if dim not in sizes:
-            logger.warning("%s: inter-core tiling (%s, %s) dropped: the layer has no %s loop", where, dim, factor, dim)
+            warn_for_layer(logger, layer.name, f"inter-core tiling ({dim}, {factor}) dropped: "
+                           f"the layer has no {dim} loop")
             continue
         if isinstance(factor, int) and factor > sizes[dim]:
             factor = sizes[dim]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.notes import grouped_layer_warnings
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
 from zigzag.stream.schedule.adapter import STREAM_LINKS, CNCost, problem_from_cn_graph
@@ -135,9 +136,16 @@ def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, pref
                              name: str = "schedule") -> AllocationProblem:
     """Genes of ``graph`` on ``accelerator`` with their per-core costs from ``table``.
 
-    Every (CN, candidate core) entry the search can use is looked up (or computed) here, once.
+    Every (CN, candidate core) entry the search can use is looked up (or computed) here, once
+    (a warning several layers' searches give is logged once, naming them).
     Fixed CNs keep Stream's fixed-allocation cost (``latency_total2``) on their core.
     """
+    with grouped_layer_warnings():
+        return _allocation_problem(graph, accelerator, table, prefetch, name)
+
+
+def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str],
+                        name: str) -> AllocationProblem:
     genes = allocation_genes(graph, [c.id for c in accelerator.compute_cores])
     rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
