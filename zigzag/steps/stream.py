@@ -68,7 +68,7 @@ def core_files(accelerator: str | Path) -> list[str]:
 def _stacks(exp: dict):
     from zigzag.stream.tiling import parse_layer_stacks
 
-    return parse_layer_stacks(exp["layer_stacks"]) if exp.get("layer_stacks") else None
+    return None if exp.get("layer_stacks") is None else parse_layer_stacks(exp["layer_stacks"])
 
 
 def split(exp: dict, output: str | Path) -> str:
@@ -150,8 +150,8 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
                               operands_to_prefetch=exp["prefetch"])
     found.write(output)
     chosen = found.chosen
-    return (f"{exp['name']}: front of {len(found.front)} points; chosen ({opts['choose']}) latency "
-            f"{chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
+    return (f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} allocations); "
+            f"chosen ({opts['choose']}) latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
 
 
 def compare(runs: list[str], output: str | Path) -> str:
