@@ -176,8 +176,8 @@ def test_stream_run_cache_option_puts_the_cost_cache_where_asked(tmp_path, monke
 @pytest.mark.parametrize("command", ["run", "search", "nodes"])
 def test_empty_layer_stacks_is_a_one_line_error(command, tmp_path, capsys):
     code = main(["stream", command, "--accelerator", str(HARDWARE / "dual_testing_core.yaml"), "--workload",
-                 str(SMALL), "--mapping", str(INPUTS / "mapping" / "dual_testing_core.yaml"), "--mode", "fused", "--layer-stacks", "",
-                 "--output", str(tmp_path / "out")])
+                 str(SMALL), "--mapping", str(INPUTS / "mapping" / "dual_testing_core.yaml"), "--mode", "fused",
+                 "--layer-stacks", "", "--output", str(tmp_path / "out")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "--layer-stacks" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "out").exists()

@@ -146,7 +146,8 @@ def inter_layer_edges(
         if producer not in cns or consumer not in cns:
             continue
         if is_complex:
-            paths = [[workload.nodes[n] for n in path] for path in propagation_paths(workload, graph, producer, consumer)]
+            found = propagation_paths(workload, graph, producer, consumer)
+            paths = [[workload.nodes[n] for n in path] for path in found]
             edges += complex_pair_edges(cns[producer], cns[consumer], paths, workload.file, maps)
         else:
             operands = dependent_operands(workload, graph, producer, workload.nodes[consumer])

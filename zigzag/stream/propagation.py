@@ -121,10 +121,12 @@ class ElementMaps:
         if producer not in self._index:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
-            self._index[producer] = reshaped(producer, out_op, np.arange(math.prod(shape), dtype=np.int64).reshape(shape))
+            numbers = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+            self._index[producer] = reshaped(producer, out_op, numbers)
         return self._index[producer]
 
     def owners(self, producer: LayerCNs) -> tuple[np.ndarray, ...]:
+        """Element -> CN maps of the producer's final outputs (one per CN rank on an element)."""
         if producer not in self._owners:
             elem, cn, _ = self.coverage(producer, producer.tiled.layer.layer.output, True)
             nb_elements = self.index(producer).size

@@ -82,14 +82,16 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
     busy = {core.id: 0.0 for core in compute}
     for core, start, end in zip(trace.cn["core"], trace.cn["start"], trace.cn["end"]):
         busy[int(core)] = busy.get(int(core), 0.0) + float(end - start)
+    searched = (folder / "front.csv").exists()
     return RunSummary(
         experiment=experiment or folder.name, workload=Path(str(workload)).stem, accelerator=hardware.name,
-        mapping=Path(str(mapping)).stem, mode=mode, allocation="searched" if (folder / "front.csv").exists() else "fixed",
+        mapping=Path(str(mapping)).stem, mode=mode, allocation="searched" if searched else "fixed",
         latency_cycles=latency, energy_pJ=float(summary["energy"]),
         energy_terms=tuple((column, float(summary.get(key, 0.0))) for column, key in ENERGY_TERMS.items()),
         cores=len(compute), cores_area=sum(core_area(core) for core in compute), interconnect_area=None,
         core_utilization=tuple((core, busy[core] / latency if latency else 0.0) for core in sorted(busy)),
-        dram_read_bits=float(summary.get("dram_read_bits", 0.0)), dram_write_bits=float(summary.get("dram_write_bits", 0.0)),
+        dram_read_bits=float(summary.get("dram_read_bits", 0.0)),
+        dram_write_bits=float(summary.get("dram_write_bits", 0.0)),
         clock_ns=clock_ns,
     )
 

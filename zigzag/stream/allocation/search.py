@@ -97,7 +97,8 @@ class AllocationSearch:
         summary["search"] = {
             "energy": self.chosen.energy, "latency": self.chosen.latency, "choose": self.choose,
             "front_size": self.front_size, "front_allocations": len(self.front), "genes": len(self.genes),
-            "generations": self.stats.generations, "evaluations": self.stats.evaluations, "seconds": round(self.stats.seconds, 3),
+            "generations": self.stats.generations, "evaluations": self.stats.evaluations,
+            "seconds": round(self.stats.seconds, 3),
         }
         write_json_atomic(out / "summary.json", summary)
         return {name: out / name for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")}
