@@ -40,18 +40,20 @@ def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray,
     _, start, stop = cns.operand_boxes(operand)
     start = np.clip(start, 0, None)
     stop = np.minimum(stop, np.array(shape))
-    covered = np.zeros(math.prod(shape), dtype=bool)
+    covered = np.zeros(shape, dtype=bool)
+    numbers = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)  # flat index of every element
     elements, owners = [], []
     new = np.zeros(cns.count, dtype=np.int64)
     for sub in range(cns.count):
         if only_final and not cns.produces_final_output[sub]:
             continue
-        axes = [np.arange(a, b) for a, b in zip(start[sub], stop[sub])]
-        if any(len(a) == 0 for a in axes):
+        window = tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))
+        seen = covered[window]
+        if seen.size == 0:
             continue
-        flat = np.ravel_multi_index(np.ix_(*axes), shape).reshape(-1)
-        new[sub] = np.count_nonzero(~covered[flat])
-        covered[flat] = True
+        new[sub] = seen.size - np.count_nonzero(seen)
+        seen[...] = True
+        flat = numbers[window].reshape(-1)
         elements.append(flat)
         owners.append(np.full(len(flat), sub, dtype=np.int64))
     if not elements:
@@ -109,6 +111,7 @@ class ElementMaps:
         self._coverage: dict = {}
         self._owners: dict = {}
         self._index: dict = {}
+        self._readers: dict = {}
 
     def coverage(self, cns: LayerCNs, operand: str, only_final: bool):
         key = (cns, operand, only_final)
@@ -141,6 +144,27 @@ class ElementMaps:
                 maps.append(owner)
             self._owners[producer] = tuple(maps)
         return self._owners[producer]
+
+
+    def readers(self, cns: LayerCNs, operand: str) -> tuple[np.ndarray, np.ndarray]:
+        """The CNs reading each position of ``operand``: ``(offsets, cns)``, the readers of flat
+        position ``q`` being ``cns[offsets[q]:offsets[q + 1]]`` (in sub-id order)."""
+        key = (cns, operand)
+        if key not in self._readers:
+            elem, cn, _ = self.coverage(cns, operand, False)
+            offsets = np.zeros(math.prod(operand_shape(cns, operand)) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(elem, minlength=len(offsets) - 1), out=offsets[1:])
+            self._readers[key] = (offsets, cn[np.argsort(elem, kind="stable")])
+        return self._readers[key]
+
+    def read_pairs(self, consumer: LayerCNs, operand: str, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(producer element, consumer CN) for every read of a position of ``operand`` holding a
+        producer element; ``held``: the producer element at each flat position (EMPTY: none)."""
+        offsets, readers = self.readers(consumer, operand)
+        where = np.flatnonzero(held != EMPTY)
+        count = offsets[where + 1] - offsets[where]
+        first = np.repeat(offsets[where] - (np.cumsum(count) - count), count)
+        return np.repeat(held[where], count), readers[first + np.arange(int(count.sum()))]
 
 
 def join_pairs(owners: tuple[np.ndarray, ...], cons_elem, cons_cn, nb_prod: int, nb_cons: int) -> np.ndarray:
@@ -202,10 +226,8 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
             matched = array if array.shape == target else _extend_for_concat(array, target, path)
             if matched is None:
                 continue
-            c_elem, c_cn, _ = maps.coverage(consumer, op, False)
-            held = matched.reshape(-1)[c_elem]  # producer element at each read position, EMPTY if none
-            keep = held != EMPTY
-            pairs = join_pairs(maps.owners(producer), held[keep], c_cn[keep], producer.count, consumer.count)
+            elements, readers = maps.read_pairs(consumer, op, matched.reshape(-1))
+            pairs = join_pairs(maps.owners(producer), elements, readers, producer.count, consumer.count)
             break
         if pairs is None:
             raise InputError(
