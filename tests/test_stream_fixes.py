@@ -158,6 +158,16 @@ def test_stream_run_writes_only_under_output_and_pictures_order_cores_by_id(tmp_
     assert first_core == sorted(first_core) == [0, 1, 2, 3, 4, 5]
 
 
+def test_stream_search_writes_only_under_output(tmp_path, monkeypatch):
+    work, out = tmp_path / "work", tmp_path / "out"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["stream", "search", "--accelerator", str(HARDWARE / "dual_testing_core.yaml"), "--workload",
+                 str(SMALL), "--mapping", str(INPUTS / "mapping" / "dual_testing_core.yaml"), "--mode", "lbl",
+                 "--individuals", "2", "--generations", "1", "--quiet", "--output", str(out)]) == 0
+    assert list(work.iterdir()) == [] and any((out / ".cache").rglob("*.json")) and (out / "front.csv").exists()
+
+
 def test_stream_run_cache_option_puts_the_cost_cache_where_asked(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shared = tmp_path / "shared-cache"
