@@ -164,7 +164,7 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
     from zigzag.steps.experiments import read_experiment_spec
     from zigzag.steps.tables import csv_text, html_table
     from zigzag.stream.plots.results import metrics_png, pareto_png
-    from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run
+    from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
 
     summaries = []
     for item in items:
@@ -175,8 +175,9 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
         summaries.append(summarize_run(folder, exp["accelerator"], experiment=exp["name"], workload=exp["workload"],
                                        mapping=exp["mapping"], mode=exp["mode"], clock_ns=exp.get("clock_ns")))
     rows = mark_pareto(multicore_rows(summaries))
-    write_text_atomic(table, csv_text(rows))
-    write_text_atomic(html, html_table(rows, "Multi-core experiments"))
+    columns = table_columns(rows)
+    write_text_atomic(table, csv_text(rows, columns=columns))
+    write_text_atomic(html, html_table(rows, "Multi-core experiments", columns=columns))
     pareto_png(rows, pareto)
     metrics_png(rows, metrics)
     front = sum(bool(row["pareto"]) for row in rows)

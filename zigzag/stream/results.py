@@ -132,9 +132,15 @@ def _figures(run: RunSummary) -> dict:
         "mean_core_utilization": float(np.mean(list(utilization.values()))) if utilization else None,
         "dram_read_bits": run.dram_read_bits, "dram_write_bits": run.dram_write_bits,
         "dram_traffic_bits": run.dram_read_bits + run.dram_write_bits,
+        "pareto": None,  # set by mark_pareto
     }
     row.update({f"core{core}_utilization": value for core, value in utilization.items()})
     return row
+
+
+def table_columns(rows: Sequence[Mapping]) -> list[str]:
+    """The rows' columns in the order they were made (identity, parameters, figures, per core)."""
+    return list(dict.fromkeys(column for row in rows for column in row))
 
 
 def mark_pareto(rows: list[dict], objectives: Sequence[str] = PARETO_OBJECTIVES, by: str = "workload") -> list[dict]:
