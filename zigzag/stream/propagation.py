@@ -41,7 +41,7 @@ def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray,
     start = np.clip(start, 0, None)
     stop = np.minimum(stop, np.array(shape))
     covered = np.zeros(shape, dtype=bool)
-    numbers = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)  # flat index of every element
+    numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)  # flat indices
     elements, owners = [], []
     new = np.zeros(cns.count, dtype=np.int64)
     for sub in range(cns.count):
@@ -102,6 +102,11 @@ def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np
     return array
 
 
+def _index_type(largest: int):
+    """The narrowest integer type of the element maps holding numbers up to ``largest``."""
+    return np.int32 if largest < 2**31 - 1 else np.int64
+
+
 class ElementMaps:
     """What the pairs of one graph share, computed once per layer: the CNs' :func:`coverage` of
     an operand, a producer's element numbering and its owner maps (element -> CN covering it;
@@ -124,7 +129,7 @@ class ElementMaps:
         if producer not in self._index:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
-            numbers = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+            numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)
             self._index[producer] = reshaped(producer, out_op, numbers)
         return self._index[producer]
 
@@ -138,7 +143,7 @@ class ElementMaps:
             rank = np.arange(len(elem)) - np.searchsorted(elem, elem, side="left")
             maps = []
             for k in range(int(rank.max()) + 1 if len(rank) else 0):
-                owner = np.full(nb_elements, EMPTY, dtype=np.int64)
+                owner = np.full(nb_elements, EMPTY, dtype=_index_type(producer.count))
                 sel = rank == k
                 owner[elem[sel]] = cn[sel]
                 maps.append(owner)
@@ -180,7 +185,7 @@ def join_pairs(owners: tuple[np.ndarray, ...], cons_elem, cons_cn, nb_prod: int,
     for owner in owners:
         hit = owner[cons_elem]
         keep = hit != EMPTY
-        key = hit[keep] * nb_cons + cons_cn[keep]
+        key = hit[keep].astype(np.int64) * nb_cons + cons_cn[keep]
         if table is not None:
             table[key] = True
         else:
