@@ -269,11 +269,20 @@ def test_join_pairs_equals_a_set_join(table, monkeypatch):
                           _set_join(owners, cons_elem, cons_cn, 5, 9))
 
 
+def _every_read(maps, consumer, operand, held):
+    """The plain definition of the reads: every (position, CN) of the consumer's coverage."""
+    elements, readers, _ = maps.coverage(consumer, operand, False)
+    found = held[elements]
+    keep = found != propagation.EMPTY
+    return found[keep], readers[keep]
+
+
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
 def test_concat_heavy_cn_graph_equals_the_one_from_the_plain_definitions(dense_workload, mode, monkeypatch):
     fast = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
     monkeypatch.setattr(edges_module, "propagation_paths", _filtered_simple_paths)
     monkeypatch.setattr(propagation, "join_pairs", _set_join)
+    monkeypatch.setattr(propagation.ElementMaps, "read_pairs", _every_read)
     plain = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
     assert len(fast) == len(plain) and fast.nb_edges == plain.nb_edges > len(fast)
     arrays = [f.name for f in fields(fast) if isinstance(getattr(fast, f.name), np.ndarray)]
