@@ -70,8 +70,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "search",
         help="search the layer-to-core allocation (NSGA-II on energy and latency); write the Pareto front",
         description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
-        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the whole Pareto front), "
-        "OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and schedule.csv.",
+        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the Pareto front's "
+        "distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and "
+        "schedule.csv.",
     )
     _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
