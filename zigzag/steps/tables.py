@@ -199,11 +199,11 @@ def concatenated(tables: Iterable[tuple[dict, list[dict]]]) -> list[dict]:
     return [{**prefix, **row} for prefix, rows in tables for row in rows]
 
 
-def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g") -> str:
+def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g", columns: list[str] | None = None) -> str:
     """A self-contained HTML page showing the rows as a table (the report's view of a CSV)."""
     from html import escape
 
-    columns = _columns(rows)
+    columns = columns or _columns(rows)
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
 
     def cell(value) -> str:

@@ -71,8 +71,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "search",
         help="search the layer-to-core allocation (NSGA-II on energy and latency); write the Pareto front",
         description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
-        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the whole Pareto front), "
-        "OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and schedule.csv.",
+        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the Pareto front's "
+        "distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and "
+        "schedule.csv.",
     )
     _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
@@ -90,11 +91,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.stream.schedule.run import run_stream
     from zigzag.stream.tiling import parse_layer_stacks
 
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     with collected_warnings() as notes:
         result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
-                            cache=args.cache, cost_lut_path=args.cost_lut_path,
+                            cache=_cache(args), cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
                             output=args.output, cwd=args.cwd)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
@@ -115,7 +116,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
         raise InputError(None, "--individuals/--generations/--workers",
                          "need at least 2 individuals, 0 or more generations and 1 or more workers")
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     bar = None
     if not args.quiet and sys.stderr.isatty():  # no progress bar in a redirected output (a log file)
         from tqdm import tqdm
@@ -135,7 +136,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
                                       individuals=args.individuals, generations=args.generations, seed=args.seed,
                                       workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
-                                      cache=args.cache, cost_lut_path=args.cost_lut_path,
+                                      cache=_cache(args), cost_lut_path=args.cost_lut_path,
                                       operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
                                                             if op.strip()],
                                       output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
@@ -145,7 +146,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
-          f"front of {len(found.front)} points ({time.perf_counter() - begin:.1f} s in all)")
+          f"front of {found.front_size} distinct points from {len(found.front)} allocations "
+          f"({time.perf_counter() - begin:.1f} s in all)")
     print(f"chosen ({args.choose}): latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ; "
           f"as a fixed mapping: latency {fixed.latency:.10g}, energy {fixed.energy:.6g} pJ")
     out = Path(args.output)
@@ -193,6 +195,11 @@ def _splits(text: str | None) -> dict[str, int] | None:
     return splits
 
 
+def _cache(args: argparse.Namespace) -> Path:
+    """The cost-entry cache folder: ``--cache``, or ``.cache`` inside the output folder."""
+    return Path(args.output) / ".cache" if args.cache is None else Path(args.cache)
+
+
 def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
     """The inputs of ``run`` and ``search``: accelerator, workload, mapping, mode, stacks, output folder."""
     parser.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
@@ -208,7 +215,9 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     """The cost-table options of ``run`` and ``search``."""
     parser.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
     parser.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
-    parser.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    parser.add_argument("--cache", default=None,
+                        help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
+                             "to reuse the costs across runs")
     parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
 
 
@@ -218,7 +227,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.tiling import parse_layer_stacks
 
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
                                 seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),
