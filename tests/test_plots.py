@@ -213,7 +213,7 @@ def test_loop_nest_text_of_a_search_result(gemm_results):
     nest = [loop for level in result.temporal_mapping_stationary["O"] for loop in level]
     assert len(temporal) == len(nest)
     assert temporal[0].startswith(f"for {nest[-1][0]} in [0, {nest[-1][1]}):")  # outermost first
-    assert len(spatial) == sum(len(level) for level in result.spatial_mapping["O"])
+    assert len(spatial) == sum(len(level) for level in result.spatial_mapping_int["O"])
     # every memory named for a loop is a memory of that operand
     operands = list(result.memory_names)
     for line in temporal:
