@@ -61,6 +61,7 @@ class ShapeLookup:
         self.table = shape_table(model)
         self.constants: dict[str, np.ndarray] = {}
         self.completed = False
+        self.computes_shapes = any(node.op_type in ("Shape", "Size") for node in model.graph.node)
 
     def get(self, tensor: str) -> list[int] | None:
         """The shape of ``tensor`` (unknown dims 0), None if unknown; raises
@@ -82,7 +83,7 @@ class ShapeLookup:
         """Does ``node`` only compute small constants from constants and static shapes (index
         arithmetic such as a channel count divided by 2, not a tensor operator)? The model's
         shape computations are folded first if it has any (a Shape or Size node)."""
-        if not self.completed and any(n.op_type in ("Shape", "Size") for n in self.model.graph.node):
+        if self.computes_shapes:
             self.complete()
         return node.op_type != "Constant" and bool(node.output) and all(out in self.constants for out in node.output)
 
@@ -186,12 +187,12 @@ def _initializer_values(model: ModelProto) -> dict[str, np.ndarray]:
 
 def _forget_unknown_shapes(model: ModelProto) -> None:
     """Drops value_info entries with unknown dims, so inference can fill them in afresh."""
-    kept = [info for info in model.graph.value_info if is_static(shape_table_of(info))]
+    kept = [info for info in model.graph.value_info if is_static(_shape_of(info))]
     del model.graph.value_info[:]
     model.graph.value_info.extend(kept)
 
 
-def shape_table_of(info) -> list[int] | None:
+def _shape_of(info) -> list[int] | None:
     """The shape of one ValueInfoProto as ``shape_table`` reads it, None if it has none."""
     tensor_type = info.type.tensor_type
     if not tensor_type.HasField("shape"):
