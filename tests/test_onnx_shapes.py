@@ -168,3 +168,25 @@ def test_all_operators_help_says_what_the_option_adds():
     assert "batched" not in text
     for operator in ("MaxPool", "AveragePool", "GlobalAveragePool", "Add", "Sub", "Mul"):
         assert operator in text
+
+
+def test_all_operators_leave_index_arithmetic_on_a_dynamic_batch_out():
+    """The batch is dynamic, so ``2 * batch`` cannot be folded; it is still index arithmetic."""
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul"),
+        helper.make_node("Shape", ["y"], ["y_shape"], name="shape"),
+        const("first", [0]),
+        const("two", [2]),
+        const("columns", [6]),
+        helper.make_node("Gather", ["y_shape", "first"], ["batch"], name="gather", axis=0),
+        helper.make_node("Mul", ["batch", "two"], ["rows"], name="mul"),
+        helper.make_node("Concat", ["rows", "columns"], ["new_shape"], name="concat", axis=0),
+        helper.make_node("Reshape", ["y", "new_shape"], ["z"], name="reshape"),
+    ]
+    graph = helper.make_graph(
+        nodes, "dynamic_index", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.zeros((8, 4), np.float32), "w")],
+    )
+    layers = [n for n in read_onnx(helper.make_model(graph), evaluate_all_operators=True) if n["kind"] == "layer"]
+    assert [layer["name"] for layer in layers] == ["matmul"]

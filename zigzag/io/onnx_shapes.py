@@ -11,6 +11,7 @@ and names are unchanged, so the results index the original model.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -60,6 +61,7 @@ class ShapeLookup:
         self.model = model
         self.table = shape_table(model)
         self.constants: dict[str, np.ndarray] = {}
+        self.index_values: set[str] = set()  # integer tensors of at most one dimension (shape values)
         self.completed = False
         self.computes_shapes = any(node.op_type in ("Shape", "Size") for node in model.graph.node)
 
@@ -76,16 +78,18 @@ class ShapeLookup:
         """Run shape inference with folding now (``constants`` then holds the folded values)."""
         if not self.completed:
             self.completed = True
-            self.constants, shapes = fold_shapes(self.model)
+            self.constants, shapes, self.index_values = fold_shapes(self.model)
             self.table = _merged(self.table, shapes)
 
     def is_shape_arithmetic(self, node: NodeProto) -> bool:
-        """Does ``node`` only compute small constants from constants and static shapes (index
-        arithmetic such as a channel count divided by 2, not a tensor operator)? The model's
-        shape computations are folded first if it has any (a Shape or Size node)."""
-        if self.computes_shapes:
-            self.complete()
-        return node.op_type != "Constant" and bool(node.output) and all(out in self.constants for out in node.output)
+        """Does ``node`` compute shape values, not tensors (index arithmetic such as a channel count
+        divided by 2)? True when its outputs are constants computed from constants and static shapes,
+        or integer values of at most one dimension in a model that computes shapes (a Shape or Size
+        node; its shape computations are folded first)."""
+        if not self.computes_shapes or node.op_type == "Constant" or not node.output:
+            return False
+        self.complete()
+        return all(out in self.constants or out in self.index_values for out in node.output)
 
     def why_unknown(self) -> str:
         """Why a shape stays unknown after completion, and what to do about it."""
@@ -97,9 +101,10 @@ class ShapeLookup:
                 "constant shape computations folded; store the tensor's shape in the model's value_info")
 
 
-def fold_shapes(model: ModelProto) -> tuple[dict[str, np.ndarray], dict[str, list[int]]]:
-    """(small constants computed from constants and static shapes, tensor name -> inferred shape)
-    of ``model``; raises ``onnx.shape_inference.InferenceError`` when shape inference fails."""
+def fold_shapes(model: ModelProto) -> tuple[dict[str, np.ndarray], dict[str, list[int]], set[str]]:
+    """(small constants computed from constants and static shapes, tensor name -> inferred shape,
+    the integer tensors of rank 0 or 1) of ``model``; raises ``onnx.shape_inference.InferenceError``
+    when shape inference fails."""
     work = ModelProto()
     work.CopyFrom(model)
     _forget_unknown_shapes(work)
@@ -109,7 +114,7 @@ def fold_shapes(model: ModelProto) -> tuple[dict[str, np.ndarray], dict[str, lis
         work = shape_inference.infer_shapes(work)
         shapes = shape_table(work)
         if not _fold_round(work, shapes, values, opsets):
-            return values, shapes
+            return values, shapes, _index_values(work)
 
 
 def _fold_round(work: ModelProto, shapes: dict, values: dict[str, np.ndarray], opsets: dict) -> bool:
@@ -173,6 +178,17 @@ def _evaluate(node: NodeProto, shapes: dict, values: dict, opsets: dict) -> dict
     if any(np.asarray(r).size > MAX_FOLDED_ELEMENTS for r in results):
         return None
     return {name: np.asarray(result) for name, result in zip(node.output, results)}
+
+
+def _index_values(model: ModelProto) -> set[str]:
+    """The tensors whose inferred type is an integer of rank 0 or 1: shape values, not data."""
+    integer_types = (TensorProto.INT64, TensorProto.INT32)
+    found = set()
+    for info in itertools.chain(model.graph.input, model.graph.output, model.graph.value_info):
+        tensor_type = info.type.tensor_type
+        if tensor_type.elem_type in integer_types and tensor_type.HasField("shape") and len(tensor_type.shape.dim) <= 1:
+            found.add(info.name)
+    return found
 
 
 def _initializer_values(model: ModelProto) -> dict[str, np.ndarray]:
