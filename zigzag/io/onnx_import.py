@@ -24,8 +24,8 @@ only) and ONNX element types do not set precisions.
 ``evaluate_all_operators=True`` also turns pooling (MaxPool, AveragePool, GlobalAveragePool)
 into ``Pooling`` layers and element-wise Add / Sub / Mul into layers of their own operator type,
 written like the hand-made YAML workloads' ``Add`` layers; such operators whose shapes do not fit
-those forms stay dummies, and so does index arithmetic on shapes (an Add or Mul computing a constant
-from static shapes, see docs/reference/onnx-operators.md).
+those forms stay dummies, and so does index arithmetic (an Add or Mul on shape values, see
+docs/reference/onnx-operators.md).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class _Model:
         return InputError(self.file, node.where, message)
 
     def is_shape_arithmetic(self, node: _Node) -> bool:
-        """Does the node only compute constants from constants and static shapes?"""
+        """Does the node compute shape values (index arithmetic), not tensors?"""
         try:
             return self.shapes.is_shape_arithmetic(node.proto)
         except shape_inference.InferenceError as exc:
