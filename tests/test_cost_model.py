@@ -134,8 +134,8 @@ def test_worked_mappings(worked):
     example, _, detail = worked
     r = detail.result
     sm = example["spatial_mapping_per_level"]
-    assert_close(sm["fractional"], per_op(r.spatial_mapping_fractional), "spatial fractional")
-    assert_close(sm["integer"], per_op(r.spatial_mapping), "spatial integer")
+    assert_close(sm["fractional"], per_op(r.spatial_mapping), "spatial fractional")
+    assert_close(sm["integer"], per_op(r.spatial_mapping_int), "spatial integer")
     assert_close(example["temporal_mapping"]["as_given"], per_op(r.temporal_mapping), "temporal")
     assert_close(example["temporal_mapping"]["after_merge_down"], per_op(r.temporal_mapping_stationary),
                  "temporal after merge-down")
@@ -269,7 +269,7 @@ def _check_spec_layer(entry, result):
     for key in LAYER_FIELDS:
         got = getattr(result, key)
         assert_close(entry[key], per_op(got) if isinstance(got, dict) else got, f"layer {entry['id']}.{key}")
-    assert_close(entry["spatial_mapping_per_level_integer"], per_op(result.spatial_mapping), "spatial")
+    assert_close(entry["spatial_mapping_per_level_integer"], per_op(result.spatial_mapping_int), "spatial")
 
 
 NETWORK = _SPEC_DATA.get("network_oracle", {}).get("layers", [])

@@ -237,7 +237,7 @@ def test_transformer_block_all_operators():
     assert macs(nodes) == TRANSFORMER_MACS | ELEMENTWISE_OPS
     by_name = {n["name"]: n for n in nodes}
     scale = by_name["/attn/scale/Mul"]
-    assert scale["operator_type"] == "Add"
+    assert scale["operator_type"] == "Mul"
     assert scale["equation"] == "O[b][g][oy][ox]=I[b][g][oy][ox]*W[]"  # scalar weight written last
     assert scale["operand_source"] == {"I": by_name["/attn/qk/MatMul"]["id"], "W": scale["id"]}
     residual = by_name["/ffn/residual/Add"]
@@ -369,8 +369,9 @@ def test_error_shape_cannot_be_inferred():
     model.opset_import.append(helper.make_opsetid("example.custom", 1))
     with pytest.raises(
         InputError,
-        match=r"^model\.onnx: node 1 'conv' \(Conv\): the shape of tensor 't' is unknown, even after ONNX shape "
-        r"inference; export the model with static shapes$",
+        match=r"^model\.onnx: node 1 'conv' \(Conv\): the shape of tensor 't' is unknown: the input shapes are "
+        r"static, but ONNX shape inference cannot derive it, even with the constant shape computations folded; "
+        r"store the tensor's shape in the model's value_info$",
     ):
         read_onnx(model, file="model.onnx")
 

@@ -88,7 +88,7 @@ def tpu_layer2_result(template):
             "W": ((("C", 2), ("FY", 3), ("FX", 3), ("OY", 56), ("OX", 56), ("K", 2)), ()),
             "I": ((("C", 2), ("FY", 3), ("FX", 3), ("OY", 56), ("OX", 56), ("K", 2)), ()),
         },
-        spatial_mapping={"O": ((("K", 32),), (("C", 32),), (), ()), "I": ((("K", 32), ("C", 32)), (), ()),
+        spatial_mapping_int={"O": ((("K", 32),), (("C", 32),), (), ()), "I": ((("K", 32), ("C", 32)), (), ()),
                          "W": ((("K", 32), ("C", 32)), ())},
     )
 
@@ -213,7 +213,7 @@ def test_loop_nest_text_of_a_search_result(gemm_results):
     nest = [loop for level in result.temporal_mapping_stationary["O"] for loop in level]
     assert len(temporal) == len(nest)
     assert temporal[0].startswith(f"for {nest[-1][0]} in [0, {nest[-1][1]}):")  # outermost first
-    assert len(spatial) == sum(len(level) for level in result.spatial_mapping["O"])
+    assert len(spatial) == sum(len(level) for level in result.spatial_mapping_int["O"])
     # every memory named for a loop is a memory of that operand
     operands = list(result.memory_names)
     for line in temporal:

@@ -95,7 +95,7 @@ def test_network_totals_and_per_layer_picks(name):
                       "latency_total2", "ideal_cycle", "data_onloading_cycle", "data_offloading_cycle"):
             assert rel_close(getattr(got, field), expected[field], REL), (expected["name"], field)
         assert got.spatial_mapping_array == expected["spatial_mapping"], expected["name"]
-        assert as_lists(got.spatial_mapping) == expected["spatial_mapping_int"], expected["name"]
+        assert as_lists(got.spatial_mapping_int) == expected["spatial_mapping_int"], expected["name"]
         assert as_lists(got.temporal_mapping) == expected["temporal_mapping"], expected["name"]
 
 

@@ -100,12 +100,11 @@ def test_reference_mappings_load_unchanged():
 
 
 # ----- workloads ---------------------------------------------------------------------------------
-def tiny_model(tmp_path, op="Relu", shape=(1, 4, 8, 8), known_shape=True, **attrs) -> Path:
+def tiny_model(tmp_path, op="Relu", shape=(1, 4, 8, 8), **attrs) -> Path:
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))
     node = helper.make_node(op, ["x"], ["y"], name=f"/{op.lower()}", **attrs)
-    graph = helper.make_graph([node], "g", [x], [y] if known_shape else [helper.make_tensor_value_info(
-        "y", TensorProto.FLOAT, None)])
+    graph = helper.make_graph([node], "g", [x], [y])
     path = tmp_path / f"{op}_{len(list(tmp_path.iterdir()))}.onnx"
     onnx.save(helper.make_model(graph), path)
     return path
@@ -139,12 +138,26 @@ def test_softmax_becomes_four_layers(tmp_path):
     assert len(graph) > 5 and graph.nb_edges > 0
 
 
+def shapeless_input_model(tmp_path) -> Path:
+    """A Relu whose input comes from a custom operator, whose output shape nothing can infer."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    nodes = [helper.make_node("Mystery", ["x"], ["t"], name="/mystery", domain="example.custom"),
+             helper.make_node("Relu", ["t"], ["y"], name="/relu")]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x], [y]))
+    model.opset_import.append(helper.make_opsetid("example.custom", 1))
+    path = tmp_path / "shapeless.onnx"
+    onnx.save(model, path)
+    return path
+
+
 def test_bad_workloads_are_one_line(tmp_path):
     mapping = parse_stream_mapping([{"name": "default"}])
     cases = [
         (tmp_path / "missing.onnx", "does not exist"),
         (tiny_model(tmp_path, "LpNormalization"), "LpNormalization is not supported"),
-        (tiny_model(tmp_path, "Relu", known_shape=False), "shape of tensor 'y' unknown"),
+        (shapeless_input_model(tmp_path), "the shape of tensor 't' is unknown: the input shapes are static, but ONNX "
+                                          "shape inference cannot derive it"),
         (tiny_model(tmp_path, "Transpose"), "Transpose must have exactly one"),
         (tiny_model(tmp_path, "MaxPool", kernel_shape=[3, 3, 3]), "kernel_shape"),
         (tiny_model(tmp_path, "MaxPool", shape=(1, 0, 8, 8), kernel_shape=[1, 1]), "unknown (0) dimension"),

@@ -123,7 +123,7 @@ class LayerCostResult(CostResult):
         if self.layer is None or self.accelerator is None:
             raise AttributeError("this result holds no layer and accelerator to recompute its details from")
         return analyse(
-            self.layer, self.accelerator, self.spatial_mapping_fractional, self.spatial_mapping,
+            self.layer, self.accelerator, self.spatial_mapping, self.spatial_mapping_int,
             self.temporal_mapping,
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
             spatial_mapping_array=self.spatial_mapping_array,
@@ -141,12 +141,8 @@ class LayerCostResult(CostResult):
         return getattr(self.cost_detail._setup, "cycles_per_op", 1.0)
 
     @property
-    def spatial_mapping_int(self) -> dict[str, tuple]:
-        return self.spatial_mapping
-
-    @property
     def spatial_mapping_dict_int(self) -> dict[str, tuple]:
-        return self.spatial_mapping
+        return self.spatial_mapping_int
 
     @property
     def memory_operand_links(self) -> OperandLinks:
@@ -188,12 +184,12 @@ class LayerCostResult(CostResult):
     @property
     def mapping(self) -> MappingView:
         detail = self.cost_detail
-        return self._mapping_view(detail.movement, detail.spatial, self.spatial_mapping_fractional)
+        return self._mapping_view(detail.movement, detail.spatial, self.spatial_mapping)
 
     @property
     def mapping_int(self) -> MappingView:
         detail = self.cost_detail
-        return self._mapping_view(detail.movement_int, detail.spatial_int, self.spatial_mapping)
+        return self._mapping_view(detail.movement_int, detail.spatial_int, self.spatial_mapping_int)
 
     def _mapping_view(self, movement, spatial_quantities, spatial) -> MappingView:
         distinct = {

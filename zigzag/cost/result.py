@@ -107,8 +107,8 @@ class CostResult(_ShortNames):
     double_buffer: dict[str, tuple[bool, ...]]
 
     # mappings
-    spatial_mapping: dict[str, tuple]  # integer per-level form (docs/models/cost-model.md#spatial-mapping)
-    spatial_mapping_fractional: dict[str, tuple]
+    spatial_mapping: dict[str, tuple]  # fractional per-level form (ZigZag's cme.spatial_mapping, e.g. 31.25)
+    spatial_mapping_int: dict[str, tuple]  # integer per-level form (docs/models/cost-model.md#spatial-mapping)
     temporal_mapping: dict[str, tuple]  # as given (allocator output)
     temporal_mapping_stationary: dict[str, tuple]  # after the merge-down (docs/models/cost-model.md#temporal-mapping)
     spatial_mapping_array: dict[str, dict[str, float]] | None = None  # {OA dim: {dim: factor}}

@@ -4,7 +4,8 @@
 
 * ``kind: "layer"`` -- the fields of a workload-YAML layer (docs/reference/workload.md), so the same layer
   builder consumes both; ``operator_type`` is the ONNX op type (``Conv``, ``QLinearConv``,
-  ``Gemm``, ``MatMul``) or, for the optional extra operators, ``Pooling`` / ``Add``;
+  ``Gemm``, ``MatMul``) or, for the optional extra operators, ``Pooling`` / ``Add`` / ``Sub`` /
+  ``Mul``;
 * ``kind: "dummy"`` -- an operator that is not evaluated; it only carries dependencies.
 
 Behaviour matches the reference (ZigZag 3.8.5) by default, including its quirk of pairing the
@@ -13,15 +14,18 @@ and pads index 0 (height) go with the ``x`` loops (``FX``, ``ix=...*ox``, ``IX``
 ``OX`` and the ``IX`` size come from the width axis. Harmless for square convolutions;
 ``reference_hw_pairing=False`` pairs them correctly.
 
-Differences from the reference: a missing tensor shape triggers one run of ONNX shape inference
-(the reference fails); ``If`` sub-graphs are not unrolled (the ``If`` node is a dummy); input
+Differences from the reference: a missing or unknown tensor shape triggers one run of ONNX shape
+inference with the model's constant shape computations folded (``zigzag.io.onnx_shapes``; the
+reference fails); ``If`` sub-graphs are not unrolled (the ``If`` node is a dummy); input
 problems, including precision attributes that are not a single INT, raise ``InputError`` instead
 of assertions or ``ValueError``. As in the reference, ``auto_pad`` is ignored (explicit ``pads``
 only) and ONNX element types do not set precisions.
 
 ``evaluate_all_operators=True`` also turns pooling (MaxPool, AveragePool, GlobalAveragePool)
-into ``Pooling`` layers and element-wise Add / Sub / Mul into ``Add`` layers, written like the
-hand-made YAML workloads; such operators whose shapes do not fit those forms stay dummies.
+into ``Pooling`` layers and element-wise Add / Sub / Mul into layers of their own operator type,
+written like the hand-made YAML workloads' ``Add`` layers; such operators whose shapes do not fit
+those forms stay dummies, and so does index arithmetic (an Add or Mul on shape values, see
+docs/reference/onnx-operators.md).
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ import networkx as nx
 from onnx import AttributeProto, ModelProto, NodeProto, helper, shape_inference
 
 from zigzag.errors import InputError
-from zigzag.io.onnx_reading import load_model, precision_bits, shape_table
+from zigzag.io.onnx_reading import load_model, precision_bits
+from zigzag.io.onnx_shapes import ShapeLookup
 
 logger = logging.getLogger(__name__)
 
@@ -90,32 +95,29 @@ class _Model:
     def __init__(self, model: ModelProto, file: str | None, reference_hw_pairing: bool):
         self.model = model
         self.file = file
-        self.inferred = False
-        self.shapes = shape_table(model)
+        self.shapes = ShapeLookup(model)
         self.x_axis, self.y_axis = (0, 1) if reference_hw_pairing else (1, 0)
 
     def error(self, node: _Node, message: str) -> InputError:
         return InputError(self.file, node.where, message)
 
-    def shape(self, tensor: str, node: _Node) -> list[int]:
-        """Shape of a tensor (unknown dims read as 0); infers shapes once if it is missing."""
-        if tensor not in self.shapes and not self.inferred:
-            self._infer(node)
-        if tensor not in self.shapes:
-            raise self.error(
-                node,
-                f"the shape of tensor '{tensor}' is unknown, even after ONNX shape inference; "
-                "export the model with static shapes",
-            )
-        return self.shapes[tensor]
-
-    def _infer(self, node: _Node) -> None:
-        self.inferred = True
+    def is_shape_arithmetic(self, node: _Node) -> bool:
+        """Does the node compute shape values (index arithmetic), not tensors?"""
         try:
-            self.model = shape_inference.infer_shapes(self.model)
+            return self.shapes.is_shape_arithmetic(node.proto)
         except shape_inference.InferenceError as exc:
             raise self.error(node, f"ONNX shape inference failed: {exc}") from None
-        self.shapes = shape_table(self.model)
+
+    def shape(self, tensor: str, node: _Node) -> list[int]:
+        """Shape of a tensor (unknown dims read as 0), completed by shape inference and folding of
+        the constant shape computations when it is missing or unknown (see docs/reference/onnx-operators.md)."""
+        try:
+            shape = self.shapes.get(tensor)
+        except shape_inference.InferenceError as exc:
+            raise self.error(node, f"ONNX shape inference failed: {exc}") from None
+        if shape is None:
+            raise self.error(node, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}")
+        return shape
 
 
 def _input_shape(model: _Model, node: _Node, index: int) -> list[int]:
@@ -135,8 +137,8 @@ def _check_sizes(model: _Model, node: _Node, layer: dict) -> dict:
     sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
     sizes |= dict(zip(layer["pr_loop_dims"] or [], layer["pr_loop_sizes"] or []))
     if min(sizes.values()) < 1:
-        raise model.error(node, f"its tensor shapes give loop sizes {sizes}, some below 1 (an unknown or "
-                                "negative dimension); export the model with static, positive shapes")
+        raise model.error(node, f"its tensor shapes give loop sizes {sizes}, some unknown (0) or negative: "
+                                f"{model.shapes.why_unknown()}")
     return layer
 
 
@@ -327,7 +329,8 @@ def _broadcast_dims(shape: list[int], out_shape: list[int], names: tuple[str, ..
 
 
 def _elementwise(model: _Model, node: _Node) -> dict | None:
-    """Add / Sub / Mul as an ``Add`` layer: O[..] = W[..] + I[..], broadcast operands indexed less."""
+    """Add / Sub / Mul as a layer of that operator type: O[..] = W[..] + I[..] (``*`` for Mul),
+    broadcast operands indexed less."""
     oa = _output_shape(model, node)
     names = ELEMENTWISE_DIMS.get(len(oa))
     if names is None or len(node.proto.input) != 2 or not all(node.proto.input):
@@ -346,7 +349,7 @@ def _elementwise(model: _Model, node: _Node) -> dict | None:
     weight, act, partial = precision_bits(model, node)
     return _layer(
         node,
-        "Add",
+        node.proto.op_type,
         equation=f"O{''.join(f'[{d}]' for d in names)}={inputs}",
         loop_dims=[d.upper() for d in names],
         loop_sizes=[size or 1 for size in oa],
@@ -404,12 +407,17 @@ def read_onnx(
     result = []
     skipped: Counter[str] = Counter()  # op type -> nodes not evaluated (no converter)
     unfit: Counter[str] = Counter()  # op type -> nodes whose shapes the converter cannot take
+    arithmetic: Counter[str] = Counter()  # op type -> index arithmetic on shapes (not tensor operators)
     for node_id, proto in enumerate(model.model.graph.node):
         for tensor in proto.output:
             producers.setdefault(tensor, []).append(node_id)
         preds = [m for tensor in proto.input for m in producers.get(tensor, [])]
         node = _Node(node_id, proto.name or f"Op{node_id}", proto, preds, producers)
         convert = converters.get(proto.op_type)
+        if convert is _elementwise and model.is_shape_arithmetic(node):
+            arithmetic[proto.op_type] += 1
+            result.append(_dummy(node))
+            continue
         converted = convert(model, node) if convert else None
         if converted is not None:
             _check_sizes(model, node, converted)
@@ -417,8 +425,11 @@ def read_onnx(
             (unfit if convert else skipped)[proto.op_type] += 1
         result.append(converted or _dummy(node))
     if not any(node["kind"] == "layer" for node in result):
-        raise _nothing_to_evaluate(file, skipped + unfit, evaluate_all_operators)
+        raise _nothing_to_evaluate(file, skipped + unfit + arithmetic, evaluate_all_operators)
     _warn_not_evaluated(file or "<onnx model>", skipped, unfit, evaluate_all_operators)
+    for op_type, count in arithmetic.items():
+        logger.info("%s: %d %s node%s on shape values (index arithmetic, not tensor operators) kept as "
+                    "dependencies", file or "<onnx model>", count, op_type, "s" * (count > 1))
     return result
 
 

@@ -91,7 +91,7 @@ def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) ->
                 "user_spatial_mapping": result.spatial_mapping_array,
                 "memory_operand_links": dict(layer.memory_operand_links),
             },
-            "spatial_mapping": _loops_as_text(result.spatial_mapping),
+            "spatial_mapping": _loops_as_text(result.spatial_mapping_int),
             "temporal_mapping": _loops_as_text(result.temporal_mapping_stationary),
         },
     }

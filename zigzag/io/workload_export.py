@@ -17,7 +17,7 @@ import yaml
 
 from zigzag.io.onnx_import import LAYER_FIELDS
 
-YAML_OPERATOR_TYPE = {"MatMul": "Gemm", "QLinearConv": "Conv"}
+YAML_OPERATOR_TYPE = {"MatMul": "Gemm", "QLinearConv": "Conv", "Mul": "Add", "Sub": "Add"}
 
 
 def workload_nodes(workload) -> list[dict]:

@@ -54,7 +54,7 @@ def loop_nest_text(result, operands: Sequence[str] | None = None, *, indent: int
         temporal.append((loop[0], loop[1], holders))
     temporal.reverse()
 
-    spatial = [(dim, size) for level in result.spatial_mapping.get(output, ()) for dim, size in level]
+    spatial = [(dim, size) for level in result.spatial_mapping_int.get(output, ()) for dim, size in level]
     spatial.reverse()
 
     loop_width = max((len(str(dim)) for dim, _, _ in temporal), default=0) + 14 \

@@ -43,14 +43,15 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
     return accelerators_with_data_locality(workload, accelerator)
 
 
-#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (docs/models/imc.md#what-changes-for-imc).
-IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
+#: Operator types of layers that are not evaluated on in-memory-computing hardware: ZigZag's Pooling
+#: and Add, and the element-wise Sub / Mul an ONNX model gives with evaluate_all_operators.
+IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add", "Sub", "Mul")
 
 
 def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
     """The layers to search, in the given (processing) order: all of them, except that an
-    in-memory-computing array skips layers of type ``Pooling`` and ``Add`` (as ZigZag does;
-    they are absent from the totals)."""
+    in-memory-computing array skips pooling and element-wise layers (``Pooling`` and ``Add`` as
+    ZigZag does, ``Sub`` and ``Mul`` too; they are absent from the totals)."""
     if not accelerator.operational_array.is_imc:
         return list(layers)
     return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]

@@ -102,8 +102,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("salsa_start_temperature", float, 0.05, "SALSA: initial annealing temperature", above=0),
     Option("salsa_opt_criterion", str, "energy", "SALSA: what the annealing minimises", choices=SALSA_CRITERIA),
     Option("salsa_seed", int, 0, "SALSA: random seed; the same seed gives the same result"),
-    Option("evaluate_all_operators", bool, False, "ONNX: also evaluate pooling, element-wise and batched "
-                                                  "MatMul operators as layers (ZigZag skips them)",
+    Option("evaluate_all_operators", bool, False, "ONNX: also evaluate pooling (MaxPool, AveragePool, "
+                                                  "GlobalAveragePool) and element-wise (Add, Sub, Mul) tensor "
+                                                  "operators as layers (ZigZag skips them; Conv, Gemm and MatMul "
+                                                  "are always evaluated)",
            scope="workload"),
 )
 OPTION_BY_NAME = {option.name: option for option in OPTIONS}

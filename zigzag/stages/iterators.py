@@ -14,7 +14,7 @@ logger = logging.getLogger(__name__)
 class WorkloadStage(Stage):
     """Runs the rest of the pipeline once per layer, in processing (topological) order, with the
     kwarg ``layer``; yields ``(result, (layer, extra_info))``. Dependency-only ONNX nodes are
-    skipped, and so are ``Pooling`` / ``Add`` layers on an in-memory-computing array. The
+    skipped, and so are pooling and element-wise layers on an in-memory-computing array. The
     workload itself is not passed on."""
 
     def __init__(self, list_of_callables, *, workload, accelerator, **kwargs):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zigzag.cost.result import sum_results
 from zigzag.search.reduce import keep_best
+from zigzag.stages.fast_path import batched_temporal_search
 from zigzag.stages.stage import Stage
 
 
@@ -19,6 +20,10 @@ class _MinimalStage(Stage):
         self.keep_others = reduce_minimal_keep_others
 
     def run(self):
+        fast = None if self.keep_others else batched_temporal_search(self, self.criterion)
+        if fast is not None:
+            yield fast, []
+            return
         best = None
         received = []
         for result, extra_info in self.substage().run():

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 #: Bump when a change to the model or the search changes results: it invalidates cached results.
-MODEL_VERSION = 1
+MODEL_VERSION = 2
 
 
 def layer_job(layer, accelerator, options) -> dict:

@@ -260,7 +260,7 @@ def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None 
     bandwidth = dict.fromkeys(FOUR_WAY, 0)
     if streamed:
         detail = analyse(
-            layer, hardware, best.spatial_mapping_fractional, best.spatial_mapping, best.temporal_mapping,
+            layer, hardware, best.spatial_mapping, best.spatial_mapping_int, best.temporal_mapping,
             access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
             spatial_mapping_array=best.spatial_mapping_array,
         )

@@ -1,7 +1,8 @@
 """ONNX models as Stream reads them: a graph of computation layers and data-moving nodes.
 
 Differences from the single-core import (``zigzag.io.onnx_import``, whose model loading and
-shape table are reused): nodes without inputs take no id; pooling, Relu/Gelu/Silu/Add/Mul and
+shape table are reused): nodes without inputs take no id, and neither does index arithmetic on
+static shapes (it is folded to constants, see docs/reference/onnx-operators.md); pooling, Relu/Gelu/Silu/Add/Mul and
 Softmax become computation layers with Stream's own equations and dimension names; Flatten,
 Reshape, Transpose and Concat are kept as *propagation nodes* that only reshape the data on its
 way between layers; everything else is a dummy node (docs/models/multi-core.md#onnx-workloads). Only tensor shapes are
@@ -16,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
-from onnx import ModelProto, helper, numpy_helper
+from onnx import ModelProto, helper, numpy_helper, shape_inference
 
 from zigzag.errors import InputError
-from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions, shape_table as _shape_table
+from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions
+from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
@@ -141,8 +143,7 @@ def read_stream_workload(
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _load(source, file)
-    shapes = _shape_table(model)
-    parser = _Parser(model, shapes, mapping, dataflows or {}, file)
+    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file)
     workload = parser.run()
     if check_entries:
         names, types = [n.name for n in model.graph.node], [n.op_type for n in model.graph.node]
@@ -161,7 +162,7 @@ class _Parser:
     def run(self) -> StreamWorkload:
         next_id = 0
         for proto in self.model.graph.node:
-            if not proto.input:
+            if not proto.input or self.shape_arithmetic(proto, next_id):
                 continue
             preds = [self.producer[t] for t in proto.input if t in self.producer]
             for node in self.parse(proto, next_id, preds):
@@ -180,9 +181,20 @@ class _Parser:
         return InputError(self.file, f"node {node_id} '{proto.name}' ({proto.op_type})", message)
 
     def shape(self, proto, node_id: int, tensor: str) -> list[int]:
-        if tensor not in self.shapes:
-            raise self.error(proto, node_id, f"shape of tensor '{tensor}' unknown; export the model with static shapes")
-        return self.shapes[tensor]
+        try:
+            shape = self.shapes.get(tensor)
+        except shape_inference.InferenceError as exc:
+            raise self.error(proto, node_id, f"ONNX shape inference failed: {exc}") from None
+        if shape is None:
+            raise self.error(proto, node_id, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}")
+        return shape
+
+    def shape_arithmetic(self, proto, node_id: int) -> bool:
+        """Is ``proto`` index arithmetic on static shapes? It is then a constant, like a Constant node."""
+        try:
+            return self.shapes.is_shape_arithmetic(proto)
+        except shape_inference.InferenceError as exc:
+            raise self.error(proto, node_id, f"ONNX shape inference failed: {exc}") from None
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
@@ -212,8 +224,8 @@ class _Parser:
                    relations=(), pr_sizes=None, padding=None, reshape=None, name=None) -> StreamLayer:
         name = proto.name if name is None else name
         if any(s <= 0 for s in loop_sizes.values()):
-            raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension; "
-                                             "export the model with static shapes")
+            raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
+                                             f"{self.shapes.why_unknown()}")
         entry = self.mapping.entry_for(proto.name, proto.op_type)
         layer = Layer(
             id=node_id,

@@ -223,10 +223,10 @@ def analyse(
         effective_mem_utilization_individual={op: tuple(v) for op, v in eff.items()},
         effective_mem_utilization_shared={op: tuple(v) for op, v in eff_sh_after.items()},
         double_buffer={op: tuple(v) for op, v in db.items()},
-        spatial_mapping={op: int_levels[op] for op in setup.operands},
-        spatial_mapping_fractional={op: frac_levels[op] for op in setup.operands},
-        temporal_mapping={op: temporal_levels[op] for op in setup.operands},
-        temporal_mapping_stationary={op: temporal_q[op].stationary for op in setup.operands},
+        spatial_mapping={op: frac_levels[op] for op in setup.operands},
+        spatial_mapping_int={op: int_levels[op] for op in setup.operands},
+        temporal_mapping=_without_pseudo_loop({op: temporal_levels[op] for op in setup.operands}),
+        temporal_mapping_stationary=_without_pseudo_loop({op: temporal_q[op].stationary for op in setup.operands}),
         spatial_mapping_array=_normalise_array(spatial_mapping_array),
         area_operational_array=array.area,
         area_memories=dict(array.memory_areas),
@@ -269,6 +269,14 @@ def evaluate(layer: Layer, accelerator: Accelerator, spatial: dict, spatial_int:
     """Cost of one mapping of one layer on one accelerator (docs/models/cost-model.md#layers-and-operands): :func:`analyse`
     without the intermediates, same arguments and keyword options."""
     return analyse(layer, accelerator, spatial, spatial_int, temporal, **options).result
+
+
+def _without_pseudo_loop(mapping: dict[str, tuple]) -> dict[str, tuple]:
+    """A layer with no temporal loop is searched with one loop of size 1 standing in for them; the
+    result shows its temporal mapping empty, as ZigZag does (the figures are the same either way)."""
+    if any(size != 1 for levels in mapping.values() for level in levels for _, size in level):
+        return mapping
+    return {op: tuple(() for _ in levels) for op, levels in mapping.items()}
 
 
 def _normalise_array(mapping: dict | None):
