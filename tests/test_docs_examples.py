@@ -84,11 +84,13 @@ def test_pages_have_runnable_examples():
 
 
 def _repository_copy(tmp_path: Path) -> Path:
-    """The tracked files of the checkout (tests left out) in a fresh folder, with the running venv as `.venv`."""
+    """The tracked files of the checkout (tests left out, their data kept) in a fresh folder, with the
+    running venv as `.venv`."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     copy = tmp_path / "repo"
     for name in files.decode().split("\0"):
-        if not name or name.startswith("tests/") or not (REPO / name).is_file():
+        test_code = name.startswith("tests/") and not name.startswith("tests/data/")
+        if not name or test_code or not (REPO / name).is_file():
             continue
         target = copy / name
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -354,7 +354,7 @@ def test_error_not_an_onnx_file(tmp_path):
     empty.write_bytes(b"")
     with pytest.raises(InputError, match="not a valid ONNX model .it contains no graph"):
         read_onnx(empty)
-    with pytest.raises(InputError, match="not a valid ONNX model"):
+    with pytest.raises(InputError, match="missing.onnx: does not exist"):
         read_onnx(tmp_path / "missing.onnx")
 
 
