@@ -48,28 +48,20 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
                 for m_op, m_k in lv.sharing:
                     eff_sh[m_op][m_k] = np.where(rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k])
         db[op] = flags
-    # §9.2 real and allowed cycles (integer variant)
+    # §9.2 real and allowed cycles (integer variant) of every port duty
     real, allowed = {}, {}
-    for op, info in model.ops.items():
-        real_op, allowed_op = [], []
-        for k, lv in enumerate(info.operand.levels):
-            flows = movement_int[op].flows[k]
-            r, a = {}, {}
-            for d in DIRECTIONS:
-                flow = flows[d]
-                bw = lv.bw_max[d]
-                if bw:
-                    data = flow.amount * flow.precision
-                    exact &= data < EXACT
-                    r[d] = np.ceil(data / bw)
-                else:
-                    r[d] = np.zeros(n)
-                buffered = db[op][k + 1] if d in ("th", "fh") else db[op][k]
-                a[d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
-            real_op.append(r)
-            allowed_op.append(a)
-        real[op] = real_op
-        allowed[op] = allowed_op
+    for op, level, d in model.duties:
+        lv = model.ops[op].operand.levels[level]
+        flow = movement_int[op].flows[level][d]
+        bw = lv.bw_max[d]
+        if bw:
+            data = flow.amount * flow.precision
+            exact &= data < EXACT
+            real[op, level, d] = np.ceil(data / bw)
+        else:
+            real[op, level, d] = np.zeros(n)
+        buffered = db[op][level + 1] if d in ("th", "fh") else db[op][level]
+        allowed[op, level, d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
 
     # structure signature per candidate: per duty 0 = no traffic, 1 = once, 2 = repeated
     codes = np.zeros((n, max(len(model.duties), 1)), dtype=np.int8)
@@ -89,9 +81,9 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
         signatures, inverse = np.unique(codes, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     for g, signature in enumerate(signatures):
-        sel = np.nonzero(inverse == g)[0]
+        sel = np.nonzero(inverse == g)[0] if len(signatures) > 1 else slice(None)
         try:
-            lat_g, exact_g = _group_latency(model, signature, sel, movement_int, real, allowed)
+            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
         except Unsupported:
             exact[sel] = False
             continue
@@ -100,10 +92,11 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
     return latency, exact
 
 
-def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, allowed):
-    """Latency of the candidates ``sel`` sharing one structure signature (§9.3-9.7)."""
+def _group_latency(model: BatchCostModel, signature, sel, n, movement_int, real, allowed):
+    """Latency of the candidates ``sel`` (indices, or a slice of all ``n``) sharing one
+    structure signature (§9.3-9.7)."""
     setup = model.setup
-    m = len(sel)
+    m = n if isinstance(sel, slice) else len(sel)
 
     def code(op, level, d):
         return int(signature[model.duty_index[(op, level, d)]])
@@ -121,7 +114,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
             if code(op, level, d) == 0:
                 continue
             flow = movement_int[op].flows[level][d]
-            acts.append((pick(real[op][level][d]), pick(allowed[op][level][d]),
+            acts.append((pick(real[op, level, d]), pick(allowed[op, level, d]),
                          np.ceil(pick(flow.period) * model.cpo), pick(flow.count)))
         if not acts:
             continue
@@ -158,7 +151,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
             c = code(op, level, d)
             if c == 0:
                 continue
-            cycles = pick(real[op][level][d])
+            cycles = pick(real[op, level, d])
             if c == 1:
                 once.append((duty, cycles))
             else:
@@ -223,23 +216,21 @@ def _marked_slots(pattern: tuple, horizon: int) -> int:
 def reduce_balanced(cycles: list, minima: list, surplus) -> list:
     """Vectorised ``zigzag.cost.model.reduce_balanced`` (same steps, same float operations)."""
     m = len(cycles)
-    n = len(cycles[0])
     current = np.stack(cycles).astype(np.float64)  # (m, n)
     mins = np.stack(minima).astype(np.float64)
     # the scalar takes max(0, surplus) and returns untouched when it is <= 0
     active = surplus > 0
     surplus = np.where(active, surplus, 0.0)
     order = np.argsort(-current, axis=0, kind="stable")  # largest first, stable on ties
-    cols = np.arange(n)
+    ranked = np.take_along_axis(current, order, axis=0)  # row i: the transfers visited i-th
+    ranked_mins = np.take_along_axis(mins, order, axis=0)
     for i in range(m):
-        j = order[i]
-        step = current[j, cols] - mins[j, cols]
+        step = ranked[i] - ranked_mins[i]
         capacity = step * (i + 1)
         stop = surplus < capacity
         step = np.where(stop, surplus / (i + 1), step)
-        for prev in range(i + 1):
-            rows = order[prev]
-            current[rows, cols] = np.where(active, current[rows, cols] - step, current[rows, cols])
+        ranked[: i + 1] = np.where(active, ranked[: i + 1] - step, ranked[: i + 1])
         surplus = np.where(active & ~stop, surplus - capacity, surplus)
         active = active & ~stop
-    return [current[i] for i in range(m)]
+    np.put_along_axis(current, order, ranked, axis=0)
+    return list(current)
