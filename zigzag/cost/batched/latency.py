@@ -216,21 +216,23 @@ def _marked_slots(pattern: tuple, horizon: int) -> int:
 def reduce_balanced(cycles: list, minima: list, surplus) -> list:
     """Vectorised ``zigzag.cost.model.reduce_balanced`` (same steps, same float operations)."""
     m = len(cycles)
+    n = len(cycles[0])
     current = np.stack(cycles).astype(np.float64)  # (m, n)
     mins = np.stack(minima).astype(np.float64)
     # the scalar takes max(0, surplus) and returns untouched when it is <= 0
     active = surplus > 0
     surplus = np.where(active, surplus, 0.0)
     order = np.argsort(-current, axis=0, kind="stable")  # largest first, stable on ties
-    ranked = np.take_along_axis(current, order, axis=0)  # row i: the transfers visited i-th
-    ranked_mins = np.take_along_axis(mins, order, axis=0)
+    cols = np.arange(n)
     for i in range(m):
-        step = ranked[i] - ranked_mins[i]
+        j = order[i]
+        step = current[j, cols] - mins[j, cols]
         capacity = step * (i + 1)
         stop = surplus < capacity
         step = np.where(stop, surplus / (i + 1), step)
-        ranked[: i + 1] = np.where(active, ranked[: i + 1] - step, ranked[: i + 1])
+        for prev in range(i + 1):
+            rows = order[prev]
+            current[rows, cols] = np.where(active, current[rows, cols] - step, current[rows, cols])
         surplus = np.where(active & ~stop, surplus - capacity, surplus)
         active = active & ~stop
-    np.put_along_axis(current, order, ranked, axis=0)
-    return list(current)
+    return [current[i] for i in range(m)]
