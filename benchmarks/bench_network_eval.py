@@ -12,7 +12,8 @@ as ``zigzag.api.run`` does) and every distinct layer is searched anew (``evaluat
 Printed per variant × network: CPU seconds to load the inputs and to search, layer searches and
 evaluated temporal mappings; then the mean seconds per network evaluation, layer searches per
 second, the load of the ONNX file alone (what a sweep reads once per network, not per variant),
-and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2).
+and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2;
+and, for comparison, from the wall time measured at the machine's present load).
 CPU time (``time.process_time``) is the measure, since the machine is shared; wall time and the
 machine load (``os.getloadavg``) are printed beside it.
 """
@@ -131,7 +132,8 @@ def main() -> None:
     print(f"layer searches per CPU second: {totals['searches'] / totals['search']:.1f}; "
           f"evaluated mappings per CPU second: {totals['evaluations'] / totals['search']:.0f}")
     print(f"projected 1,000 variants x 2 networks on 2 cores: {per_evaluation * 2000 / 2:.0f} s "
-          f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s)")
+          f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
+          f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)")
     print(f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
