@@ -48,7 +48,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
                 for m_op, m_k in lv.sharing:
                     eff_sh[m_op][m_k] = np.where(rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k])
         db[op] = flags
-    # §9.2 real and allowed cycles (integer variant) of every port duty
+    # §9.2 real and allowed cycles (integer variant)
     real, allowed = {}, {}
     for op, level, d in model.duties:
         lv = model.ops[op].operand.levels[level]
@@ -93,8 +93,8 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
 
 
 def _group_latency(model: BatchCostModel, signature, sel, n, movement_int, real, allowed):
-    """Latency of the candidates ``sel`` (indices, or a slice of all ``n``) sharing one
-    structure signature (§9.3-9.7)."""
+    """Latency of the candidates ``sel`` sharing one structure signature (§9.3-9.7).
+    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it."""
     setup = model.setup
     m = n if isinstance(sel, slice) else len(sel)
 
