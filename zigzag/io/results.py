@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
 from zigzag.io.atomic import write_json_atomic
 from zigzag.workload.layer import Layer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def file_stem(layer_name: str) -> str:
@@ -171,6 +173,8 @@ def temporal_mapping_text(result: CostResult, operand: str) -> str:
 
 def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
     """One row per layer: identity, chosen mapping and the main figures."""
+    import pandas as pd  # here, not at the top: evaluating a network (``zigzag.api.run``) needs no pandas
+
     records = []
     for layer, result in rows:
         info = layer if isinstance(layer, dict) else {"id": layer.id, "name": layer.name,

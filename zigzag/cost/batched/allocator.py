@@ -15,6 +15,10 @@ from zigzag.search.allocator import MemoryAllocator
 from zigzag.workload.layer import Layer
 
 
+#: array elements (combinations x candidates) compared at once when choosing the takes
+COMBINATION_BLOCK = 2**20
+
+
 @dataclass
 class _AllocState:
     layer_op: str
@@ -113,67 +117,16 @@ class BatchAllocator:
         return alive, cuts
 
     def _allocate_at(self, memory, states, operands, alive, ctx) -> None:
-        n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
-        size = float(memory.size)
+        n, length, rows = ctx[:3]
         is_top = [self.reference.top[m] is memory for m in operands]
         slices = [self._feasible_slices(memory, s, alive, ctx) for s in states]
-        # slices[j] = (bits per take (list of arrays), snapshots, number of feasible takes)
-        nfeas = [s[2] for s in slices]
-        top_take = [np.maximum(f - 1, 0) for f in nfeas]
-
-        def bits_at(j, k):
-            bits = slices[j][0]
-            if isinstance(k, int):
-                return bits[k]
-            return np.stack(bits)[k, rows]
-
-        free = [j for j, top in enumerate(is_top) if not top]
-        ranges = []
-        for j in free:
-            live = nfeas[j][alive]
-            ranges.append(range(int(live.max()) if live.size else 1))
-        # bits and costs of every take of the free operands, computed once
-        free_bits, free_cost = {}, {}
-        for j, takes in zip(free, ranges):
-            free_bits[j] = [bits_at(j, k) for k in takes]
-            free_cost[j] = [
-                (self.loops.total / prefix[rows, np.minimum(states[j].pos + k, length)]) * free_bits[j][k]
-                for k in takes
-            ]
-        best_cost = np.zeros(n)
-        has_best = np.zeros(n, dtype=bool)
-        best_take = [np.zeros(n, dtype=np.int64) for _ in states]
-        top_bits = {j: bits_at(j, top_take[j]) for j, top in enumerate(is_top) if top}
-        for index, combo in enumerate(itertools.product(*ranges)):
-            take = list(top_take)
-            valid = alive
-            for j, k in zip(free, combo):
-                take[j] = k
-                valid = valid & (k < nfeas[j])
-            total = 0.0
-            cost = 0.0
-            for j in range(len(states)):
-                if is_top[j]:
-                    total = total + top_bits[j]
-                    cost = cost + 0.0
-                else:
-                    total = total + free_bits[j][take[j]]
-                    cost = cost + free_cost[j][take[j]]
-            over = total > size
-            if index == 0:
-                alive &= ~over
-            better = valid & ~over & (~has_best | (cost <= best_cost))
-            if self.even:
-                better &= self._cuts_agree(states, take, ctx)
-            best_cost = np.where(better, cost, best_cost)
-            has_best |= better
-            for j in range(len(states)):
-                best_take[j] = np.where(better, take[j], best_take[j])
+        # slices[j] = (bits per take, running dim sizes per take, number of feasible takes)
+        best_take = self._best_takes(memory, states, slices, is_top, alive, ctx)
         for j, (state, top) in enumerate(zip(states, is_top)):
             take = best_take[j]
-            snapshots = slices[j][1]
+            sizes = slices[j][1]
             for dim in state.sizes:
-                state.sizes[dim] = np.stack([snap[dim] for snap in snapshots])[np.minimum(take, len(snapshots) - 1), rows]
+                state.sizes[dim] = sizes[dim][np.minimum(take, len(sizes[dim]) - 1), rows]
             state.pos = state.pos + take
             state.cuts.append(state.pos.copy())
             if state.level < len(self.spatial[state.layer_op]):
@@ -182,7 +135,66 @@ class BatchAllocator:
                 alive &= state.pos >= length
             state.level += 1
 
+    def _best_takes(self, memory, states, slices, is_top, alive, ctx) -> list[np.ndarray]:
+        """Per operand, the take of every candidate: a top memory takes all it can, the others
+        the combination of lowest summed cost (the last of equal costs), as
+        ``MemoryAllocator._best_combination`` scans them; combinations in blocks of arrays."""
+        n, length, rows, _, _, prefix, _, _ = ctx
+        size = float(memory.size)
+        nfeas = [s[2] for s in slices]
+        top_take = [np.maximum(f - 1, 0) for f in nfeas]
+        free = [j for j, top in enumerate(is_top) if not top]
+        shape = []
+        for j in free:
+            live = nfeas[j][alive]
+            shape.append(int(live.max()) if live.size else 1)
+        # bits and costs of every take of the free operands (one row per take), computed once
+        free_bits, free_cost = {}, {}
+        for j, takes in zip(free, shape):
+            free_bits[j] = slices[j][0][:takes]
+            above = prefix[rows, np.minimum(states[j].pos + np.arange(takes)[:, None], length)]
+            free_cost[j] = (self.loops.total / above) * free_bits[j]
+        top_bits = {j: slices[j][0][top_take[j], rows] for j, top in enumerate(is_top) if top}
+        combos = list(itertools.product(*map(range, shape)))
+        combos = np.array(combos, dtype=np.int64).reshape(len(combos), len(free))
+        best_cost = np.zeros(n)
+        has_best = np.zeros(n, dtype=bool)
+        best_combo = np.zeros(n, dtype=np.int64)
+        block = max(1, COMBINATION_BLOCK // max(n, 1))
+        for first in range(0, len(combos), block):
+            part = combos[first : first + block]
+            total, cost = 0.0, 0.0
+            valid = np.ones((len(part), n), dtype=bool)
+            for j in range(len(states)):  # summed in the operands' order, as the scalar sum
+                if is_top[j]:
+                    total = total + top_bits[j]
+                    continue
+                k = part[:, free.index(j)]
+                total = total + free_bits[j][k]
+                cost = cost + free_cost[j][k]
+                valid &= k[:, None] < nfeas[j]
+            over = np.broadcast_to(total > size, valid.shape)
+            if first == 0:
+                alive &= ~over[0]  # the combination taking the least does not fit
+            valid &= alive & ~over
+            if self.even:
+                valid &= self._cuts_agree_all(states, top_take, free, part, ctx)
+            cost = np.broadcast_to(cost, valid.shape)
+            lowest = np.where(valid, cost, np.inf).min(axis=0)
+            last = len(part) - 1 - np.argmax((valid & (cost == lowest))[::-1], axis=0)
+            better = valid.any(axis=0) & (~has_best | (lowest <= best_cost))
+            best_cost = np.where(better, lowest, best_cost)
+            best_combo = np.where(better, first + last, best_combo)
+            has_best |= better
+        takes = list(top_take)
+        for f, j in enumerate(free):
+            takes[j] = combos[best_combo, f]
+        return [np.where(has_best, take, 0) for take in takes]
+
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx):
+        """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
+        unallocated loops (array ``takes x candidates``), the running size of each tracked dim
+        after each take (same shape) and how many takes fit, counting from the first."""
         n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
         layer = self.layer
         op = state.layer_op
@@ -196,38 +208,41 @@ class BatchAllocator:
                                      float(layer.precision[op]), float(layer.final_output_precision))
         else:
             precision = float(layer.precision[op])
-        sizes = dict(state.sizes)
         live_pos = state.pos[alive]
         steps = length - int(live_pos.min()) if live_pos.size else 0
-        bits_list, snapshots = [], []
-        ok = None
-        nfeas = np.zeros(n, dtype=np.int64)
-        dim_numbers = {d: self.loops.dim_number.get(d, -1) for d in sizes}
-        for i in range(steps + 1):
-            if i:
-                p = state.pos + (i - 1)
-                valid = p < length
-                pc = np.minimum(p, length - 1)
-                d = ldim[rows, pc]
-                s = lsize[rows, pc]
-                new = {}
-                for dim, arr in sizes.items():
-                    hit = valid & (d == dim_numbers[dim])
-                    new[dim] = np.where(hit, arr * s, arr)
-                sizes = new
-            count = self._footprint(op, sizes)
-            bits = (count if count is not None else 1.0) * precision
-            bits = np.broadcast_to(np.asarray(bits, dtype=np.float64), (n,))
-            fits = bits <= size
-            if i == 0:
-                alive &= fits
-                ok = fits.copy()
-            else:
-                ok = ok & valid & fits
-            nfeas += ok
-            bits_list.append(bits)
-            snapshots.append(sizes)
-        return bits_list, snapshots, nfeas
+        # take i (1 ... steps) adds the loop at position pos + i - 1, where there is one
+        position = state.pos + np.arange(steps)[:, None]
+        valid = position < length
+        position = np.minimum(position, length - 1)
+        dims, factors = ldim[rows, position], lsize[rows, position]
+        sizes = {}
+        for dim, current in state.sizes.items():
+            grows = np.where(valid & (dims == self.loops.dim_number.get(dim, -1)), factors, 1.0)
+            running = np.empty((steps + 1, n))
+            running[0] = current
+            for i in range(steps):  # the scalar loop's sequence of products (numpy's accumulate is slow here)
+                np.multiply(running[i], grows[i], out=running[i + 1])
+            sizes[dim] = running
+        count = self._footprint(op, sizes)
+        bits = np.broadcast_to((count if count is not None else 1.0) * precision, (steps + 1, n))
+        fits = bits <= size
+        alive &= fits[0]
+        feasible = fits[0].astype(np.int64)
+        ok = fits[0]
+        for i in range(steps):
+            ok = ok & valid[i] & fits[i + 1]
+            feasible += ok
+        return bits, sizes, feasible
+
+    def _cuts_agree_all(self, states, top_take, free, combinations, ctx) -> np.ndarray:
+        """:meth:`_cuts_agree` for every combination of takes of the free operands (rows)."""
+        agree = []
+        for combination in combinations:
+            take = list(top_take)
+            for j, k in zip(free, combination):
+                take[j] = int(k)
+            agree.append(self._cuts_agree(states, take, ctx))
+        return np.array(agree)
 
     def _cuts_agree(self, states, take, ctx) -> np.ndarray:
         """Even mapping: no loop *value* taken here by one operand is left above by another or by

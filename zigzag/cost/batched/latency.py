@@ -50,26 +50,18 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
         db[op] = flags
     # docs/models/cost-model.md#latency real and allowed cycles (integer variant)
     real, allowed = {}, {}
-    for op, info in model.ops.items():
-        real_op, allowed_op = [], []
-        for k, lv in enumerate(info.operand.levels):
-            flows = movement_int[op].flows[k]
-            r, a = {}, {}
-            for d in DIRECTIONS:
-                flow = flows[d]
-                bw = lv.bw_max[d]
-                if bw:
-                    data = flow.amount * flow.precision
-                    exact &= data < EXACT
-                    r[d] = np.ceil(data / bw)
-                else:
-                    r[d] = np.zeros(n)
-                buffered = db[op][k + 1] if d in ("th", "fh") else db[op][k]
-                a[d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
-            real_op.append(r)
-            allowed_op.append(a)
-        real[op] = real_op
-        allowed[op] = allowed_op
+    for op, level, d in model.duties:
+        lv = model.ops[op].operand.levels[level]
+        flow = movement_int[op].flows[level][d]
+        bw = lv.bw_max[d]
+        if bw:
+            data = flow.amount * flow.precision
+            exact &= data < EXACT
+            real[op, level, d] = np.ceil(data / bw)
+        else:
+            real[op, level, d] = np.zeros(n)
+        buffered = db[op][level + 1] if d in ("th", "fh") else db[op][level]
+        allowed[op, level, d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
 
     # structure signature per candidate: per duty 0 = no traffic, 1 = once, 2 = repeated
     codes = np.zeros((n, max(len(model.duties), 1)), dtype=np.int8)
@@ -89,9 +81,9 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
         signatures, inverse = np.unique(codes, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     for g, signature in enumerate(signatures):
-        sel = np.nonzero(inverse == g)[0]
+        sel = np.nonzero(inverse == g)[0] if len(signatures) > 1 else slice(None)
         try:
-            lat_g, exact_g = _group_latency(model, signature, sel, movement_int, real, allowed)
+            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
         except Unsupported:
             exact[sel] = False
             continue
@@ -100,10 +92,11 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
     return latency, exact
 
 
-def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, allowed):
-    """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency)."""
+def _group_latency(model: BatchCostModel, signature, sel, n, movement_int, real, allowed):
+    """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency).
+    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it."""
     setup = model.setup
-    m = len(sel)
+    m = n if isinstance(sel, slice) else len(sel)
 
     def code(op, level, d):
         return int(signature[model.duty_index[(op, level, d)]])
@@ -121,7 +114,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
             if code(op, level, d) == 0:
                 continue
             flow = movement_int[op].flows[level][d]
-            acts.append((pick(real[op][level][d]), pick(allowed[op][level][d]),
+            acts.append((pick(real[op, level, d]), pick(allowed[op, level, d]),
                          np.ceil(pick(flow.period) * model.cpo), pick(flow.count)))
         if not acts:
             continue
@@ -158,7 +151,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
             c = code(op, level, d)
             if c == 0:
                 continue
-            cycles = pick(real[op][level][d])
+            cycles = pick(real[op, level, d])
             if c == 1:
                 once.append((duty, cycles))
             else:

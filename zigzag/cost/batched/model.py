@@ -26,14 +26,15 @@ class _Flow(NamedTuple):
     precision: np.ndarray
     bw_aver: np.ndarray
     window: np.ndarray
+    idle: bool = False  # no candidate moves data here (all figures zero)
 
     def masked(self, keep: np.ndarray) -> "_Flow":
-        return _Flow(*(np.where(keep, value, 0.0) for value in self))
+        return _Flow(*(np.where(keep, value, 0.0) for value in self[:-1]))
 
 
 def _no_flow(n: int) -> _Flow:
     z = np.zeros(n)
-    return _Flow(z, z, z, z, z, z)
+    return _Flow(z, z, z, z, z, z, idle=True)
 
 
 class _Movement(NamedTuple):
@@ -335,6 +336,9 @@ class BatchCostModel:
                 acc = {}
                 for d in DIRECTIONS:
                     flow = flows[d]
+                    if flow.idle:  # no accesses, as the arrays below would find
+                        acc[d] = 0.0
+                        continue
                     bw_min, bw_max = lv.bw_min[d], lv.bw_max[d]
                     moving = (flow.amount != 0) & (flow.precision != 0)
                     if bw_min is None and bw_max is None:

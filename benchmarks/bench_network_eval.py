@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Cost of one whole-network evaluation on a fresh accelerator, as a hardware sweep pays it.
+
+Usage:  python benchmarks/bench_network_eval.py [--arrays 16 32 64] [--buffers 1 3] [--lpf-limit 6]
+
+Variants of ``inputs/hardware/flow_tpu_32x32.yaml`` (array edge × unified-buffer size in MiB, the
+mapping's unrolling following the array edge) are written as YAML files into a temporary folder;
+every variant is evaluated on each network (ResNet-18 and MobileNetV2 by default) in this
+process, with nothing reused across variants: inputs are loaded from the files (``load_inputs``,
+as ``zigzag.api.run`` does) and every distinct layer is searched anew (``evaluate_network``).
+
+Printed per variant × network: CPU seconds to load the inputs and to search, layer searches and
+evaluated temporal mappings; then the mean seconds per network evaluation, layer searches per
+second, the load of the ONNX file alone (what a sweep reads once per network, not per variant),
+and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2;
+and, for comparison, from the wall time measured at the machine's present load).
+CPU time (``time.process_time``) is the measure, since the machine is shared; wall time and the
+machine load (``os.getloadavg``) are printed beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BASE_HARDWARE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
+BASE_MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+MIB_BITS = 8 * 2**20
+
+
+def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
+    """The accelerator and mapping documents of one variant: an ``edge`` × ``edge`` array and a
+    unified buffer of ``buffer_mib`` MiB; the mapping unrolls ``edge`` wherever the base unrolls 32."""
+    hardware = yaml.safe_load(BASE_HARDWARE.read_text())
+    hardware["name"] = f"tpu_{edge}x{edge}_ub{buffer_mib:g}m"
+    hardware["operational_array"]["sizes"] = [edge, edge]
+    hardware["memories"]["unified_buffer"]["size"] = int(buffer_mib * MIB_BITS)
+    mapping = copy.deepcopy(yaml.safe_load(BASE_MAPPING.read_text()))
+    for entry in mapping:
+        for dimension, unrollings in entry["spatial_mapping"].items():
+            entry["spatial_mapping"][dimension] = [u.replace(", 32", f", {edge}") for u in unrollings]
+    return hardware, mapping
+
+
+def write_variants(folder: Path, arrays: list[int], buffers: list[float]) -> list[tuple[str, Path, Path]]:
+    """Write every variant's two files into ``folder``; returns (name, accelerator, mapping)."""
+    variants = []
+    for edge in arrays:
+        for buffer_mib in buffers:
+            hardware, mapping = variant_documents(edge, buffer_mib)
+            hardware_file = folder / f"{hardware['name']}.yaml"
+            mapping_file = folder / f"{hardware['name']}_mapping.yaml"
+            hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
+            mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
+            variants.append((hardware["name"], hardware_file, mapping_file))
+    return variants
+
+
+def timed(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, its CPU seconds and its wall seconds."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    value = function(*args, **kwargs)
+    return value, time.process_time() - cpu, time.perf_counter() - wall
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arrays", type=int, nargs="+", default=[16, 32, 64], help="array edges")
+    parser.add_argument("--buffers", type=float, nargs="+", default=[1, 3], help="unified buffer sizes, MiB")
+    parser.add_argument("--networks", nargs="+", default=["resnet18", "mobilenetv2"])
+    parser.add_argument("--lpf-limit", type=int, default=6)
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+
+    load_before = os.getloadavg()
+    import_cpu = time.process_time()
+    import zigzag.search.network as network
+    from zigzag.io.loaders import load_inputs
+    from zigzag.io.onnx_import import read_onnx
+    from zigzag.search.options import SearchOptions
+
+    import_cpu = time.process_time() - import_cpu
+    counts = {"searches": 0, "evaluations": 0}
+    search_layer = network.search_layer
+
+    def counting_search_layer(*call_args, **call_kwargs):
+        result, stats = search_layer(*call_args, **call_kwargs)
+        counts["searches"] += 1
+        counts["evaluations"] += stats.evaluations
+        return result, stats
+
+    network.search_layer = counting_search_layer
+    options = SearchOptions(lpf_limit=args.lpf_limit)
+    workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
+    print(f"lpf_limit {args.lpf_limit}; imports {import_cpu:.2f} CPU s; load before {load_before[0]:.2f}")
+    print(f"{'variant':<18} {'network':<12} {'load s':>7} {'search s':>8} {'wall s':>7} {'searches':>8} "
+          f"{'evaluations':>11} {'energy pJ':>12} {'latency cc':>12}")
+    totals = {"load": 0.0, "search": 0.0, "wall": 0.0, "runs": 0, "searches": 0, "evaluations": 0}
+    with tempfile.TemporaryDirectory(prefix="zz_bench_eval_") as tmp:
+        for name, hardware_file, mapping_file in write_variants(Path(tmp), args.arrays, args.buffers):
+            for workload_name, workload_file in workloads.items():
+                before = dict(counts)
+                (workload, accelerator), load_cpu, load_wall = timed(load_inputs, workload_file, hardware_file,
+                                                                     mapping_file)
+                result, search_cpu, search_wall = timed(network.evaluate_network, workload, accelerator, options,
+                                                        show_progress=False)
+                searches = counts["searches"] - before["searches"]
+                evaluations = counts["evaluations"] - before["evaluations"]
+                print(f"{name:<18} {workload_name:<12} {load_cpu:>7.3f} {search_cpu:>8.3f} "
+                      f"{load_wall + search_wall:>7.3f} {searches:>8} {evaluations:>11} "
+                      f"{result.energy:>12.5g} {result.latency:>12.5g}")
+                totals["load"] += load_cpu
+                totals["search"] += search_cpu
+                totals["wall"] += load_wall + search_wall
+                totals["runs"] += 1
+                totals["searches"] += searches
+                totals["evaluations"] += evaluations
+    onnx_cpu = sum(timed(read_onnx, path, file=str(path))[1] for path in workloads.values()) / len(workloads)
+    runs = totals["runs"]
+    per_evaluation = (totals["load"] + totals["search"]) / runs
+    print(f"\nper network evaluation: {per_evaluation:.3f} CPU s (load {totals['load'] / runs:.3f}, "
+          f"search {totals['search'] / runs:.3f}; ONNX read alone {onnx_cpu:.3f}); wall {totals['wall'] / runs:.3f} s")
+    print(f"layer searches per CPU second: {totals['searches'] / totals['search']:.1f}; "
+          f"evaluated mappings per CPU second: {totals['evaluations'] / totals['search']:.0f}")
+    print(f"projected 1,000 variants x 2 networks on 2 cores: {per_evaluation * 2000 / 2:.0f} s "
+          f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
+          f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)")
+    print(f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+          "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
