@@ -261,7 +261,7 @@ CASES = [
     case("config-duplicate-name", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a"))),
          "config", "experiment 'a'", "name used twice"),
     case("config-no-experiment", lambda t: expand_experiments({"results": "r"}),
-         "config", "top level", "no experiment defined"),
+         "config", "top level", "no experiment defined", "'stream_experiments' or 'hardware_sweeps'"),
 ]
 
 
