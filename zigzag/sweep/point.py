@@ -75,10 +75,13 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
-    # so that CACTI's areas (mm2) are converted to that unit before they are added up
+    # so CACTI's areas (mm2) are converted to that unit before they are added up
     area_unit = document.get("area_unit")
     array = document.get("operational_array")
-    if area_unit is None and not (isinstance(array, dict) and array.get("is_imc")):
+    memories = document.get("memories")
+    uses_cacti = isinstance(memories, dict) and any(
+        isinstance(m, dict) and m.get("auto_cost_extraction") for m in memories.values())
+    if area_unit is None and uses_cacti and not (isinstance(array, dict) and array.get("is_imc")):
         area_unit = "um2"
         document = {**document, "area_unit": area_unit}
     accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
