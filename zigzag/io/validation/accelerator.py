@@ -85,9 +85,9 @@ def _validate_accelerator(data: Any) -> dict:
     _check_operational_array(array)
     for name, memory in accelerator["memories"].items():
         _check_memory(f"memories.{name}", memory, array["dimensions"])
-    _check_needed_directions(accelerator["memories"])
     if array["is_imc"]:
         _check_imc_cells(accelerator["memories"], array["input_precision"][1])
+    _check_needed_directions(accelerator["memories"])
     return accelerator
 
 
