@@ -19,7 +19,6 @@ myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
 html_theme = "furo"
 html_title = "zigzag-flow"
-html_static_path = ["_static"]
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 napoleon_google_docstring = True

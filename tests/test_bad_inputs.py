@@ -111,6 +111,14 @@ def config_with(mutate) -> dict:
     return config
 
 
+def chain_puts(*mutators):
+    def mutate(data):
+        for mutator in mutators:
+            mutator(data)
+
+    return mutate
+
+
 def put(*path_and_value):
     *path, value = path_and_value
 
@@ -184,6 +192,11 @@ CASES = [
         t, put("memories", "rf_2B", "size", 8)), TPU_MAPPING), None, None,
          "no loop ordering of layer conv_a fits", "operand O needs at least 16 bits in memory rf_2B, which holds 8 bits",
          "or choose a smaller spatial unrolling", error=MappingError),
+    case("hw-partial-sums-without-port", lambda t: search_first_layer(str(SMALL), hardware_with(
+        t, chain_puts(put("memories", "rf_2B", "ports", 0, "allocation", []),
+                      put("memories", "rf_2B", "ports", 2, "allocation", []))), TPU_MAPPING),
+         "accelerator 'tpu_like'", "memories.rf_2B.ports", "no port carries 'O, ", "the mapping of layer conv_a",
+         "read_write port"),
     case("hw-salsa-nothing-fits", lambda t: search_first_layer(str(SMALL), hardware_with(
         t, put("memories", "dram", "size", 10_000)), TPU_MAPPING,
         SearchOptions(temporal_mapping_search_engine="salsa", salsa_iteration_number=5)), None, None,
@@ -248,7 +261,7 @@ CASES = [
     case("config-duplicate-name", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a"))),
          "config", "experiment 'a'", "name used twice"),
     case("config-no-experiment", lambda t: expand_experiments({"results": "r"}),
-         "config", "top level", "no experiment defined"),
+         "config", "top level", "no experiment defined", "'stream_experiments' or 'hardware_sweeps'"),
 ]
 
 

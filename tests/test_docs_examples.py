@@ -1,10 +1,10 @@
 """Every `bash` and `python` code block of the README and of docs/ runs.
 
 A page's blocks run in the order they are written, from a fresh copy of the repository (its
-tracked files, without the tests), with the virtual environment's tools first on PATH: each bash
-block in its own `bash -euo pipefail` (blocks share the folder and its files, not shell
-variables), every python block of the page in one namespace (a later block sees the names an
-earlier one defined). A block preceded by the line `<!-- norun: <reason> -->` is not run; the
+tracked files, without the tests but with the files under tests/data/ the page names), with the
+virtual environment's tools first on PATH: each bash block in its own `bash -euo pipefail` (blocks
+share the folder and its files, not shell variables), every python block of the page in one
+namespace (a later block sees the names an earlier one defined). A block preceded by the line `<!-- norun: <reason> -->` is not run; the
 reason is required.
 """
 
@@ -83,14 +83,22 @@ def test_pages_have_runnable_examples():
     assert {"README.md", "docs/getting-started.md"} <= set(runnable_pages())
 
 
-def _repository_copy(tmp_path: Path) -> Path:
-    """The tracked files of the checkout (tests left out, their data kept) in a fresh folder, with the
-    running venv as `.venv`."""
+def _test_data_named(page: str) -> tuple[str, ...]:
+    """The paths under tests/data/ that a page's text names (its examples may use them, as a user's clone has them)."""
+    text = (REPO / page).read_text()
+    return tuple(path.rstrip(".,)") for path in re.findall(r"tests/data/[\w./{},-]+", text) if "{" not in path)
+
+
+def _repository_copy(tmp_path: Path, page: str) -> Path:
+    """The tracked files of the checkout in a fresh folder, with the running venv as `.venv`: the tests are
+    left out, except the files under tests/data/ that the page names."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    named = _test_data_named(page)
     copy = tmp_path / "repo"
     for name in files.decode().split("\0"):
-        test_code = name.startswith("tests/") and not name.startswith("tests/data/")
-        if not name or test_code or not (REPO / name).is_file():
+        if not name or not (REPO / name).is_file():
+            continue
+        if name.startswith("tests/") and not (named and name.startswith(named)):
             continue
         target = copy / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +119,7 @@ def _environment() -> dict[str, str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("page", runnable_pages())
 def test_code_blocks_run(page, tmp_path, monkeypatch):
-    copy = _repository_copy(tmp_path)
+    copy = _repository_copy(tmp_path, page)
     env = _environment()
     monkeypatch.chdir(copy)
     monkeypatch.setenv("MPLBACKEND", "Agg")

@@ -112,12 +112,14 @@ def test_bandwidth_limits_non_irrelevant_dims_on_served_oa_dims():
 
 
 def test_bandwidth_limit_skipped_without_port():
-    # No port serves (O, fl): the reference crashes; we leave the unrollings unlimited.
-    accelerator = _patched("tpu_like", {
-        "memories.rf_2B.served_dimensions": ["D2"],
-        "memories.rf_2B.ports.3.allocation": ["O, fh"],
-    })
-    assert maximal_unrollings(_layer(2), accelerator)["D2"]["K"] == 32
+    # No port serves (O, fl): the reference crashes; we leave the unrollings unlimited. A file saying
+    # so is rejected when read, so the accelerator is changed after validation, as Python code may build it.
+    data = validate_accelerator(yaml.safe_load((REF / "hardware" / "tpu_like.yaml").read_text()), "tpu_like")
+    data["memories"]["rf_2B"]["served_dimensions"] = ["D2"]
+    data["memories"]["rf_2B"]["ports"][3]["allocation"] = ["O, fh"]
+    with pytest.raises(InputError, match=r"memories\.rf_2B\.ports: no port carries 'O, fl'"):
+        validate_accelerator(data, "tpu_like (patched)")
+    assert maximal_unrollings(_layer(2), accelerator_from_dict(data))["D2"]["K"] == 32
 
 
 def test_hints_are_completed_without_mutating_the_layer():

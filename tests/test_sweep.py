@@ -15,6 +15,7 @@ import yaml
 from conftest import DATA, REPO
 from zigzag.api import run
 from zigzag.cli import main
+from zigzag.io.loaders import load_accelerator
 from zigzag.sweep import run_sweep
 
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
@@ -214,3 +215,29 @@ def _cacti_base(tmp_path: Path) -> Path:
         buffer["auto_cost_extraction"] = True
         path.write_text(yaml.safe_dump(document, sort_keys=False))
     return path
+
+
+def test_area_of_cacti_memories_is_in_the_units_of_the_file(tmp_path):
+    """CACTI's areas (mm2) are converted before they are added to the file's areas: a file without
+    area_unit is read in um2, like one stating it, and a file stating mm2 gives the same total."""
+    plain = _cacti_base(tmp_path)
+    document = yaml.safe_load(plain.read_text())
+    document["area_unit"] = "um2"
+    in_um2 = tmp_path / "tpu_cacti_um2.yaml"
+    in_um2.write_text(yaml.safe_dump(document, sort_keys=False))
+    document["area_unit"] = "mm2"
+    document["operational_array"]["unit_area"] *= 1e-6
+    for memory in document["memories"].values():
+        if memory.get("area") is not None:
+            memory["area"] *= 1e-6
+    in_mm2 = tmp_path / "tpu_cacti_mm2.yaml"
+    in_mm2.write_text(yaml.safe_dump(document, sort_keys=False))
+    areas = []
+    for base in (plain, in_um2, in_mm2):
+        rows = run_sweep({"base": str(base), "params": {"ub": "memories.unified_buffer.size"}, "vary": {"ub": ["1MiB"]},
+                          "workloads": [str(WORKLOAD)], "mapping": str(MAPPING)}, tmp_path / base.stem)
+        assert rows[0]["status"] == "ok"
+        areas.append(rows[0]["area_mm2"])
+    buffer_mm2 = load_accelerator(in_mm2).memory["unified_buffer"].area
+    assert buffer_mm2 > 0.1  # CACTI's 1 MiB SRAM, a visible part of the total
+    assert areas[0] == pytest.approx(areas[1]) and areas[2] == pytest.approx(areas[1])

@@ -125,7 +125,7 @@ def _config_message(error) -> str:
     if error.validator == "pattern":
         return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
     if error.validator == "anyOf" and not error.absolute_path:
-        return "no experiment defined; add an entry under 'experiments' or 'sweeps'"
+        return "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'"
     if error.validator == "minItems":
         return "the list is empty; give at least one entry"
     if error.validator == "oneOf":
@@ -153,7 +153,7 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
             raise InputError("config", f"experiment '{exp['name']}'", "name used twice; experiment names must be unique")
         seen.add(exp["name"])
     if not experiments and not config.get("stream_experiments") and not config.get("hardware_sweeps"):
-        raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments' or 'sweeps'")
+        raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'")
     return experiments
 
 

@@ -74,6 +74,16 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.steps import tables
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
+    # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
+    # so CACTI's areas (mm2) are converted to that unit before they are added up
+    area_unit = document.get("area_unit")
+    array = document.get("operational_array")
+    memories = document.get("memories")
+    uses_cacti = isinstance(memories, dict) and any(
+        isinstance(m, dict) and m.get("auto_cost_extraction") for m in memories.values())
+    if area_unit is None and uses_cacti and not (isinstance(array, dict) and array.get("is_imc")):
+        area_unit = "um2"
+        document = {**document, "area_unit": area_unit}
     accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
     mapping = point_mapping(sweep, variant)
     check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
@@ -93,6 +103,8 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     figures = tables.experiment_row(experiment, results, total)
     keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
     row = {k: figures[k] for k in keep}
+    if area_unit == "mm2" and row["area_um2"] is not None and total.tclk is None:
+        row["area_um2"] *= 1e6
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
     return row
 

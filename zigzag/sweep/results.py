@@ -3,8 +3,9 @@
 A row of ``variants.csv`` is one variant on one workload: identity (sweep, variant, id,
 workload), the parameter columns, ``status`` and ``reason``, then the figures: energy (pJ),
 latency (cycles; seconds and EDP in J·s when a clock is known), area (mm²), utilisation and the
-energy per memory. Areas of an accelerator file are in µm² (the project's convention for digital
-arrays; in-memory-computing arrays report mm², converted); ``area_mm2`` is the total.
+energy per memory. Areas of an accelerator file are in µm² unless it states ``area_unit`` (the
+convention for digital arrays; in-memory-computing arrays report mm², converted); ``area_mm2`` is
+the total.
 
 Status: ``ok``; ``out`` (ran, but breaks a constraint, named in ``reason``); ``invalid``,
 ``infeasible``, ``failed`` (did not run, see ``zigzag.sweep.point``). The Pareto fronts are

@@ -170,9 +170,12 @@ def memory_word_access(setup: Setup, movement, spatial) -> dict[str, list[dict[s
             counts = {d: word_accesses(flows[d], lv.bw_min[d], lv.bw_max[d], instances) for d in DIRECTIONS}
             for d, count in counts.items():
                 if count is None:
+                    kind = "write" if d in ("fh", "fl") else "read"
                     raise InputError(
-                        None, f"memory {lv.memory.name}, operand {operand.mem_op}, direction {d}",
-                        "no port serves this direction although data moves there; add it to a port's allocation",
+                        f"accelerator '{setup.accelerator.name}'", f"memories.{lv.memory.name}.ports",
+                        f"no port carries '{operand.mem_op}, {d}', but the mapping of layer {setup.layer.name} "
+                        f"moves data there; add '{operand.mem_op}, {d}' to the allocation of a {kind} or "
+                        "read_write port (see docs/reference/accelerator.md)",
                     )
             per_level.append(counts)
         result[op] = per_level

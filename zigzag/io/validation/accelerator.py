@@ -87,6 +87,7 @@ def _validate_accelerator(data: Any) -> dict:
         _check_memory(f"memories.{name}", memory, array["dimensions"])
     if array["is_imc"]:
         _check_imc_cells(accelerator["memories"], array["input_precision"][1])
+    _check_needed_directions(accelerator["memories"])
     return accelerator
 
 
@@ -220,6 +221,31 @@ def _check_cost_source(where: str, memory: dict) -> None:
 
 _WRITE_DIRECTIONS = ("fh", "fl")  # written from the higher / lower level
 _READ_DIRECTIONS = ("tl", "th")  # read to the lower / higher level
+
+
+_MOVES = {"fh": "filled from the level above", "tl": "read towards the MACs",
+          "fl": "written from below", "th": "sent to the level above"}
+
+
+def _check_needed_directions(memories: dict) -> None:
+    """Every level of a memory operand carries the movements that always happen there
+    (docs/reference/accelerator.md#ports-and-the-four-allocation-directions): inputs go down
+    (``tl``; ``fh`` below the outermost level), outputs go up (``fl``; ``th`` below the outermost)."""
+    for operand in ("I1", "I2", "O"):
+        levels = [name for name, memory in memories.items() if operand in memory["operands"]]
+        for k, name in enumerate(levels):
+            outermost = k == len(levels) - 1
+            needed = ("fl",) if operand == "O" else ("tl",)
+            if not outermost:
+                needed += ("th",) if operand == "O" else ("fh",)
+            carried = {entry.split(", ")[1] for port in memories[name]["ports"] for entry in port["allocation"]
+                       if entry.split(", ")[0] == operand}
+            for direction in needed:
+                if direction not in carried:
+                    kind = "write" if direction in _WRITE_DIRECTIONS else "read"
+                    raise Invalid(f"memories.{name}.ports", f"no port carries '{operand}, {direction}' "
+                                  f"({operand} {_MOVES[direction]}), which happens at this level of {operand}; "
+                                  f"add it to the allocation of a {kind} or read_write port")
 
 
 def _check_port(where: str, port: dict, operands: list[str]) -> None:
