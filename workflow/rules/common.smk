@@ -100,7 +100,7 @@ wildcard_constraints:
     workload_id="[^/]+",
     accelerator_id="[^/]+",
     hsweep="|".join(HW_SWEEPS) or "no_sweep",
-    variant="[^/]+",
+    batch="[^/]+",
 
 
 def experiment_spec(wildcards):

@@ -1,36 +1,37 @@
 # Hardware sweeps, config key `hardware_sweeps` (docs/reference/sweeps.md): variants of one base
-# accelerator. One job per variant (all the sweep's workloads; every layer goes through the shared
-# per-layer cache), then one job per sweep for its tables (variants.csv, pareto.csv, best.csv)
-# and figures. A variant that cannot run is a row with its status and reason, never a failed job.
+# accelerator. One job per batch of variants (`batch_size`, auto: at most 48 jobs per sweep; all
+# the sweep's workloads; every layer goes through the shared per-layer cache), then one job per
+# sweep for its tables (variants.csv, pareto.csv, best.csv) and figures. A variant that cannot
+# run is a row with its status and reason, never a failed job.
 
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
 
 
-def sweep_point_file(wildcards):
-    return HW_POINT_FILES[wildcards.hsweep][wildcards.variant]
+def sweep_batch_file(wildcards):
+    return HW_POINT_FILES[wildcards.hsweep][wildcards.batch]
 
 
 def sweep_inputs(wildcards):
-    """The files a variant's job reads besides its point file: workloads and mapping."""
+    """The files a batch's job reads besides its batch file: workloads and mapping."""
     sweep = HW_SWEEPS[wildcards.hsweep][0]
     return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
 
 
-rule sweep_point:
+rule sweep_batch:
     input:
-        point=sweep_point_file,
+        point=sweep_batch_file,
         files=sweep_inputs,
     output:
-        f"{HW_RESULTS}/{{hsweep}}/points/{{variant}}.json",
+        f"{HW_RESULTS}/{{hsweep}}/points/{{batch}}.json",
     log:
-        f"{HW_RESULTS}/{{hsweep}}/logs/{{variant}}.log",
+        f"{HW_RESULTS}/{{hsweep}}/logs/{{batch}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/sweep_point/{{hsweep}}/{{variant}}.tsv"
+        f"{CACHE}/benchmarks/sweep_batch/{{hsweep}}/{{batch}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "sweep-point {input.point:q} --cache {cache} --output {output:q} --log {log:q}",
+            "sweep-batch {input.point:q} --cache {cache} --output {output:q} --log {log:q}",
             cache=CACHE,
         )
 
@@ -39,8 +40,8 @@ rule sweep_collect:
     input:
         settings=lambda wildcards: HW_SETTINGS[wildcards.hsweep],
         points=lambda wildcards: expand(
-            f"{HW_RESULTS}/{wildcards.hsweep}/points/{{variant}}.json",
-            variant=list(HW_POINT_FILES[wildcards.hsweep]),
+            f"{HW_RESULTS}/{wildcards.hsweep}/points/{{batch}}.json",
+            batch=list(HW_POINT_FILES[wildcards.hsweep]),
         ),
     output:
         variants=report(

@@ -136,7 +136,7 @@ def add_sweep_command(sub) -> None:
     sweep.set_defaults(func=cmd_sweep)
 
 
-def cmd_sweep_point(args: argparse.Namespace) -> int:
+def cmd_sweep_batch(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
     from zigzag.sweep.workflow import evaluate_point_file
 
@@ -163,13 +163,13 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 
 def register_steps(command) -> None:
-    """The workflow's hardware-sweep steps (``zigzag step sweep-point`` and ``sweep-collect``)."""
-    sub = command("sweep-point", cmd_sweep_point, "evaluate one variant of a hardware sweep on its workloads")
-    sub.add_argument("point", help="the variant's point file (written by the Snakefile)")
+    """The workflow's hardware-sweep steps (``zigzag step sweep-batch`` and ``sweep-collect``)."""
+    sub = command("sweep-batch", cmd_sweep_batch, "evaluate a batch of variants of a hardware sweep on its workloads")
+    sub.add_argument("point", help="the batch file (written by the Snakefile)")
     sub.add_argument("--cache", required=True, help="content-addressed per-layer cache folder")
-    sub.add_argument("--output", required=True, help="the variant's rows (JSON) to write")
+    sub.add_argument("--output", required=True, help="the batch's rows (JSON) to write")
     sub = command("sweep-collect", cmd_sweep_collect, "tables and figures of a hardware sweep")
-    sub.add_argument("points", nargs="*", help="the variants' rows (JSON, from sweep-point)")
+    sub.add_argument("points", nargs="*", help="the variants' rows (JSON, from sweep-batch)")
     sub.add_argument("--settings", required=True, help="the sweep's settings file (written by the Snakefile)")
     sub.add_argument("--output", required=True, help="the sweep's results folder")
     sub.add_argument("--format", default="png", help="figure format")

@@ -18,7 +18,7 @@ from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
-SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz")
+SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size")
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -46,6 +46,8 @@ class Sweep:
     clock_ghz: Any
     options: dict
     workload_options: dict
+    #: variants per workflow job, or "auto" (see zigzag/sweep/workflow.py)
+    batch_size: int | str = "auto"
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -91,9 +93,12 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
             expressions.parse(str(clock))
         except expressions.ExpressionError as exc:
             raise InputError(where, "clock_ghz", str(exc)) from None
+    batch_size = section.get("batch_size", "auto")
+    if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        raise InputError(where, "batch_size", f"{batch_size!r} is neither a positive whole number nor 'auto'")
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
-                 workload_options)
+                 workload_options, batch_size)
 
 
 def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:
