@@ -20,6 +20,7 @@ from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
     resolve_hardware_sweeps,
     write_point_files,
+    write_search_files,
     write_sweep_settings,
 )
 
@@ -83,7 +84,10 @@ EXPERIMENT_SPECS = {
 HW_POINT_FILES = {
     name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
     for name, (sweep, variants) in HW_SWEEPS.items()
+    if variants is not None
 }
+# hardware sweeps run as a guided search (their `search` key): one job each
+HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
 HW_SETTINGS = {
     name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
     for name, (sweep, _) in HW_SWEEPS.items()

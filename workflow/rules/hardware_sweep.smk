@@ -2,7 +2,9 @@
 # accelerator. One job per batch of variants (`batch_size`, auto: at most 48 jobs per sweep; all
 # the sweep's workloads; every layer goes through the shared per-layer cache), then one job per
 # sweep for its tables (variants.csv, pareto.csv, best.csv) and figures. A variant that cannot
-# run is a row with its status and reason, never a failed job.
+# run is a row with its status and reason, never a failed job. A sweep with `search` is one job:
+# the guided search (NSGA-II, its `workers` as the job's threads) writes the same tables over the
+# variants it evaluated, plus search_front.csv and plots/search_front.<format>.
 
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
 
@@ -77,6 +79,8 @@ rule sweep_collect:
         f"{HW_RESULTS}/{{hsweep}}/logs/collect.log",
     benchmark:
         f"{CACHE}/benchmarks/sweep_collect/{{hsweep}}.tsv"
+    wildcard_constraints:
+        hsweep="|".join(HW_POINT_FILES) or "no_sweep",
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -85,6 +89,73 @@ rule sweep_collect:
         step(
             "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
             " --format {format} --float-format {float_format} --log {log:q}",
+            format=PLOT_FORMAT,
+            float_format=OUTPUTS.get("float_format", "%.10g"),
+        )
+
+
+def search_inputs(wildcards):
+    """The files a search job reads: its search file, the base accelerator, workloads, mapping."""
+    sweep = HW_SWEEPS[wildcards.hsweep][0]
+    base = HW_SEARCH_SECTIONS[wildcards.hsweep]["base"]
+    return [HW_SEARCH_FILES[wildcards.hsweep], base, *sweep_inputs(wildcards)]
+
+
+HW_SEARCH_SECTIONS = {
+    section["name"]: section
+    for section in config.get("hardware_sweeps") or []
+    if section.get("name") in HW_SEARCH_FILES
+}
+
+
+rule sweep_search:
+    input:
+        search_inputs,
+    output:
+        variants=report(
+            f"{HW_RESULTS}/{{hsweep}}/variants.csv",
+            caption="../report/sweep_variants.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={
+                "sweep": "{hsweep}",
+                "figure": "variants evaluated by the search (CSV)",
+            },
+        ),
+        pareto=f"{HW_RESULTS}/{{hsweep}}/pareto.csv",
+        best=f"{HW_RESULTS}/{{hsweep}}/best.csv",
+        front=report(
+            f"{HW_RESULTS}/{{hsweep}}/search_front.csv",
+            caption="../report/sweep_pareto.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "front of the search (CSV)"},
+        ),
+        stats=f"{HW_RESULTS}/{{hsweep}}/search.json",
+        figures=report(
+            directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
+            patterns=["{figure}." + PLOT_FORMAT],
+            caption="../report/sweep_figures.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "{figure}"},
+        ),
+    log:
+        f"{HW_RESULTS}/{{hsweep}}/logs/search.log",
+    benchmark:
+        f"{CACHE}/benchmarks/sweep_search/{{hsweep}}.tsv"
+    wildcard_constraints:
+        hsweep="|".join(HW_SEARCH_FILES) or "no_sweep",
+    conda:
+        "../envs/zigzag.yaml"
+    threads: lambda wildcards: HW_SWEEPS[wildcards.hsweep][0].search.workers
+    params:
+        folder=lambda wildcards, output: os.path.dirname(output.variants),
+    shell:
+        step(
+            "sweep-search {input[0]:q} --cache {cache} --output {params.folder:q}"
+            " --format {format} --float-format {float_format} --log {log:q}",
+            cache=CACHE,
             format=PLOT_FORMAT,
             float_format=OUTPUTS.get("float_format", "%.10g"),
         )

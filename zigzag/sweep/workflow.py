@@ -39,8 +39,31 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
         sweep = read_sweep(section, f"config: hardware_sweeps[{i}]", defaults=defaults)
         if name in sweeps:
             raise InputError("config", f"hardware_sweeps[{i}].name", f"'{name}' is used twice; name each sweep once")
-        sweeps[sweep.name] = (sweep, variants_of(sweep))
+        # a guided search evaluates the variants it chooses, in its own job: the grid is not expanded
+        sweeps[sweep.name] = (sweep, None if sweep.search is not None else variants_of(sweep))
     return sweeps
+
+
+def write_search_files(config: dict, folder: str | Path) -> dict[str, str]:
+    """For each hardware sweep with ``search``, the file its search job reads (its config entry
+    and the config's defaults), ``<folder>/<name>.search.json``; returns name -> path."""
+    files = {}
+    for i, section in enumerate(config.get("hardware_sweeps") or []):
+        if isinstance(section, dict) and section.get("search") is not None:
+            data = {"section": section, "defaults": config.get("defaults") or {},
+                    "source": f"config: hardware_sweeps[{i}]"}
+            files[section["name"]] = write_if_changed(Path(folder) / f"{section['name']}.search.json", data)
+    return files
+
+
+def search_from_file(search_file: str | Path, cache: str | Path, output: str | Path, *, plot_format: str = "png",
+                     float_format: str = "%.10g"):
+    """A search sweep's job: the guided search and its tables and figures in ``output``."""
+    from zigzag.sweep.runner import search_sweep
+
+    data = json.loads(Path(search_file).read_text())
+    sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
+    return search_sweep(sweep, output, cache=cache, plot_format=plot_format, float_format=float_format)
 
 
 def settings(sweep: Sweep) -> dict:
