@@ -33,6 +33,8 @@ CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
+
+
 class _Fitness(base.Fitness):
     weights = (-1.0, -1.0, -1.0)  # energy, latency, area: all minimised
 
