@@ -92,17 +92,18 @@ def cpu_seconds(pid: int) -> float | None:
 
 def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, int]:
     """Wall time, Snakemake's own CPU seconds (main process, sampled every 0.1 s) and exit status."""
+    log = workdir / "snakemake.log"
     started = time.perf_counter()
-    process = subprocess.Popen(snakemake_command(workdir, cores), env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    own = 0.0
-    while process.poll() is None:
-        sample = cpu_seconds(process.pid)
-        own = sample if sample is not None else own
-        time.sleep(0.1)
+    with open(log, "w") as output:  # a file, not a pipe: a full pipe would stop the jobs writing to it
+        process = subprocess.Popen(snakemake_command(workdir, cores), env=env, stdout=output, stderr=output)
+        own = 0.0
+        while process.poll() is None:
+            sample = cpu_seconds(process.pid)
+            own = sample if sample is not None else own
+            time.sleep(0.1)
     wall = time.perf_counter() - started
     if process.returncode:
-        print(process.stderr.read()[-3000:], file=sys.stderr)
+        print(log.read_text()[-3000:], file=sys.stderr)
     return wall, own, process.returncode
 
 

@@ -30,7 +30,6 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
     from zigzag.io.validation import check_mapping_fits_accelerator
     from zigzag.search.network import evaluated_layers
     from zigzag.search.options import SearchOptions
-
     from zigzag.steps.failures import failure_in
 
     cache = Path(cache)
@@ -201,10 +200,9 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     summaries, layers, levels = [], [], []
     for folder in map(Path, experiment_dirs):
         row = tables.read_csv(folder / "summary.csv")[0]
-        if row.get("status", "ok") != "ok":
-            summaries.append(row)
-            continue
         summaries.append(row)
+        if row.get("status", "ok") != "ok":  # did not run: no layer tables
+            continue
         ident = {key: row[key] for key in tables.IDENTITY}
         layers.append((ident, tables.read_csv(folder / "layers.csv")))
         levels.append(({}, tables.read_csv(folder / "memory_levels.csv")))
