@@ -158,24 +158,30 @@ def main() -> None:
         batches, collect = job_seconds(workdir, "sweep_batch"), sum(job_seconds(workdir, "sweep_collect"))
         results = workdir / "results" / ".cache" / "results"
         searches = len(list(results.glob("*.json")))
-        rows = (workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv").read_text().count("\n") - 1
+        import csv
+
+        with open(workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline="") as handle:
+            statuses = [row["status"] for row in csv.DictReader(handle)]
     points_run = len(points) * len(WORKLOADS)
     share = own / (wall * args.cores)
-    print(f"exit status: {status}; rows in variants.csv: {rows}")
+    counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+    print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
     print(f"jobs: {len(batches)} batch jobs + 1 collect; distinct layer searches: {searches}")
     print(f"wall time:              {wall:8.1f} s  (start, a dry run: {start:.1f} s; collect job {collect:.1f} s)")
     print(f"Snakemake's own CPU:    {own:8.1f} s  = {100 * share:.1f} % of wall x cores")
     if batches:
         print(f"batch jobs:             {sum(batches):8.1f} s in all, {sum(batches) / len(batches):.1f} s each "
               f"({sum(batches) / len(points):.2f} s per variant)")
+    busy = (sum(batches) + collect) / (wall * args.cores)
+    print(f"cores busy with jobs:   {100 * busy:8.1f} %  (the rest: Snakemake, start, waiting for the last jobs)")
     print(f"evaluations per second: {points_run / wall:8.3f} points (variant x workload), "
           f"{searches / wall:.2f} layer searches")
     print(f"machine load:           {load_before[0]:.2f} -> {load_after[0]:.2f} (1-minute average)")
     if len(points) < len(full) and batches:
         scale = len(full) / len(points)
-        projected = start + sum(batches) * scale / args.cores + collect
+        projected = start + sum(batches) * scale / args.cores + collect * scale
         print(f"projection, full grid:  {projected:8.1f} s = {projected / 60:.1f} min at this load "
-              f"(start + batch jobs x {scale:.1f} / {args.cores} cores + collect as measured); "
+              f"(start + (batch jobs / {args.cores} cores + collect) x {scale:.1f}); "
               f"{len(full) * len(WORKLOADS) / projected:.3f} points/s")
         print(f"  at load <= {args.cores} (a machine of its own) divide by about "
               f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
