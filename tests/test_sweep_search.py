@@ -103,3 +103,32 @@ def test_cli_search(tmp_path, capsys):
                    "--population", "4", "--generations", "1", "--workers", "1", "--output", str(tmp_path / "out")])
     assert status == 0
     assert "search: " in capsys.readouterr().out and (tmp_path / "out" / "search_front.csv").exists()
+
+
+@pytest.mark.slow
+def test_workflow_search_sweep(tmp_path):
+    import json
+    import re
+    import subprocess
+    import sys
+
+    import yaml
+
+    (tmp_path / "inputs").symlink_to(REPO / "inputs")
+    (tmp_path / "small.yaml").write_text(WORKLOAD.read_text())
+    sweep = {**SWEEP, "name": "tpu", "base": "inputs/hardware/flow_tpu_32x32.yaml", "workloads": ["small.yaml"],
+             "mapping": "inputs/mapping/flow_tpu_array.yaml",
+             "search": {"population": 4, "generations": 1, "seed": 2, "workers": 2}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [sweep]}))
+    completed = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
+                                str(tmp_path), "--cores", "2"], capture_output=True, text=True, timeout=600)
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output[-3000:]
+    assert len(re.findall(r"^\s*(?:local)?rule sweep_search:", output, re.MULTILINE)) == 1
+    assert "rule sweep_batch:" not in output  # the grid is not expanded into jobs
+    folder = tmp_path / "results" / "hardware_sweeps" / "tpu"
+    stats = json.loads((folder / "search.json").read_text())
+    assert stats["grid_size"] == 12 and stats["evaluations"] <= 4 * 2
+    direct = search_sweep(SWEEP, tmp_path / "direct", cache=tmp_path / "results" / ".cache",
+                          budget={"population": 4, "generations": 1, "seed": 2, "workers": 1})
+    assert [r["variant"] for r in read_rows(folder / "search_front.csv")] == [r["variant"] for r in direct.front]

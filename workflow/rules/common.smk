@@ -88,6 +88,11 @@ HW_POINT_FILES = {
 }
 # hardware sweeps run as a guided search (their `search` key): one job each
 HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
+HW_BASES = {
+    section["name"]: section["base"]
+    for section in config.get("hardware_sweeps") or []
+    if section.get("name") in HW_SEARCH_FILES
+}
 HW_SETTINGS = {
     name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
     for name, (sweep, _) in HW_SWEEPS.items()
@@ -134,6 +139,22 @@ def planning_experiment(wildcards):
         return []
     label = json.loads(open(job).read()).get("label")
     return ancient(f"{RESULTS}/{label}/plan.json") if label in EXPERIMENTS else []
+
+
+def sweep_batch_file(wildcards):
+    return HW_POINT_FILES[wildcards.hsweep][wildcards.batch]
+
+
+def sweep_inputs(wildcards):
+    """The files a hardware sweep's batch job reads besides its batch file: workloads and mapping."""
+    sweep = HW_SWEEPS[wildcards.hsweep][0]
+    return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
+
+
+def search_inputs(wildcards):
+    """The files a hardware sweep's search job reads besides its search file: the base
+    accelerator, workloads and mapping."""
+    return [HW_BASES[wildcards.hsweep], *sweep_inputs(wildcards)]
 
 
 onstart:

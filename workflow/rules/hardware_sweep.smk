@@ -9,16 +9,6 @@
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
 
 
-def sweep_batch_file(wildcards):
-    return HW_POINT_FILES[wildcards.hsweep][wildcards.batch]
-
-
-def sweep_inputs(wildcards):
-    """The files a batch's job reads besides its batch file: workloads and mapping."""
-    sweep = HW_SWEEPS[wildcards.hsweep][0]
-    return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
-
-
 rule sweep_batch:
     input:
         point=sweep_batch_file,
@@ -69,7 +59,7 @@ rule sweep_collect:
         ),
         figures=report(
             directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
-            patterns=["{figure}." + PLOT_FORMAT],
+            patterns=[f"{{figure}}.{PLOT_FORMAT}"],
             caption="../report/sweep_figures.rst",
             category="Hardware sweeps",
             subcategory="{hsweep}",
@@ -94,23 +84,10 @@ rule sweep_collect:
         )
 
 
-def search_inputs(wildcards):
-    """The files a search job reads: its search file, the base accelerator, workloads, mapping."""
-    sweep = HW_SWEEPS[wildcards.hsweep][0]
-    base = HW_SEARCH_SECTIONS[wildcards.hsweep]["base"]
-    return [HW_SEARCH_FILES[wildcards.hsweep], base, *sweep_inputs(wildcards)]
-
-
-HW_SEARCH_SECTIONS = {
-    section["name"]: section
-    for section in config.get("hardware_sweeps") or []
-    if section.get("name") in HW_SEARCH_FILES
-}
-
-
 rule sweep_search:
     input:
-        search_inputs,
+        search=lambda wildcards: HW_SEARCH_FILES[wildcards.hsweep],
+        files=search_inputs,
     output:
         variants=report(
             f"{HW_RESULTS}/{{hsweep}}/variants.csv",
@@ -134,7 +111,7 @@ rule sweep_search:
         stats=f"{HW_RESULTS}/{{hsweep}}/search.json",
         figures=report(
             directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
-            patterns=["{figure}." + PLOT_FORMAT],
+            patterns=[f"{{figure}}.{PLOT_FORMAT}"],
             caption="../report/sweep_figures.rst",
             category="Hardware sweeps",
             subcategory="{hsweep}",
@@ -153,7 +130,7 @@ rule sweep_search:
         folder=lambda wildcards, output: os.path.dirname(output.variants),
     shell:
         step(
-            "sweep-search {input[0]:q} --cache {cache} --output {params.folder:q}"
+            "sweep-search {input.search:q} --cache {cache} --output {params.folder:q}"
             " --format {format} --float-format {float_format} --log {log:q}",
             cache=CACHE,
             format=PLOT_FORMAT,
