@@ -94,14 +94,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     options_from_args(args)  # checks the flags' values
     sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
-    if sweep.search is not None:
-        import json
-        from pathlib import Path
-
-        stats = json.loads((Path(args.output) / "search.json").read_text())
-        print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
-              f"{stats['generations']} generations; front of {stats['front_size']} in "
-              f"{Path(args.output) / 'search_front.csv'}")
     counts = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -111,6 +103,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{row['variant']:<40} {row['workload']:<20} {row['status']:<10} {figures}")
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
+    if sweep.search is not None:
+        import json
+        from pathlib import Path
+
+        stats = json.loads((Path(args.output) / "search.json").read_text())
+        print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
+              f"{stats['generations']} generations; front of {stats['front_size']} in "
+              f"{Path(args.output) / 'search_front.csv'}")
     failed = [f"{r['variant']} on {r['workload']}" for r in rows if r["status"] == "failed"]
     if failed:
         print(f"error: {len(failed)} points failed: {', '.join(failed)}", file=sys.stderr)
