@@ -179,10 +179,12 @@ def main() -> None:
     print(f"machine load:           {load_before[0]:.2f} -> {load_after[0]:.2f} (1-minute average)")
     if len(points) < len(full) and batches:
         scale = len(full) / len(points)
-        projected = start + sum(batches) * scale / args.cores + collect * scale
-        print(f"projection, full grid:  {projected:8.1f} s = {projected / 60:.1f} min at this load "
-              f"(start + (batch jobs / {args.cores} cores + collect) x {scale:.1f}); "
-              f"{len(full) * len(WORKLOADS) / projected:.3f} points/s")
+        evaluations = start + sum(batches) * scale / args.cores
+        low, high = evaluations + collect, evaluations + collect * scale
+        print(f"projection, full grid:  {low:8.1f} s to {high:.1f} s = {low / 60:.1f} to {high / 60:.1f} min at this "
+              f"load (start + batch jobs x {scale:.1f} / {args.cores} cores, + the collect job as measured or x "
+              f"{scale:.1f}: its figures cost about the same for any number of rows, its tables grow with them); "
+              f"{len(full) * len(WORKLOADS) / low:.3f} points/s")
         print(f"  at load <= {args.cores} (a machine of its own) divide by about "
               f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
 
