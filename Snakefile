@@ -30,6 +30,14 @@ rule all:
     default_target: True
     input:
         expand(f"{RESULTS}/{{name}}/summary.json", name=EXPERIMENT_NAMES),
-        [f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [],
+        (
+            [
+                f"{RESULTS}/experiments.csv",
+                *PLOT_TARGETS,
+                f"{CACHE}/status/experiments.ok",
+            ]
+            if EXPERIMENT_NAMES
+            else []
+        ),
         STREAM_TARGETS,
         HW_TARGETS,

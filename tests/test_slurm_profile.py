@@ -85,3 +85,22 @@ def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
         assert [rule for rule, _ in batch].count(sum_rule) == 1, batch
     layer_jobs = [output for batch in batches for rule, output in batch if rule == layer_rule]
     assert len(layer_jobs) == len(set(layer_jobs)) == counts[layer_rule] > len(batches)
+
+
+def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
+    """A hardware sweep through the profile: one SLURM job per batch of variants, then its tables."""
+    from conftest import DATA
+
+    (tmp_path / "inputs").symlink_to(REPO / "inputs")
+    shutil.copy(DATA / "workflow" / "small_convs.yaml", tmp_path / "small.yaml")
+    sweep = {"name": "tpu", "base": "inputs/hardware/flow_tpu_32x32.yaml",
+             "params": {"ub": "memories.unified_buffer.size"},
+             "vary": {"ub": ["1MiB", "2MiB", "3MiB"], "memories.dram.r_cost": [1900, 2000]},
+             "batch_size": 4, "workloads": ["small.yaml"], "mapping": "inputs/mapping/flow_tpu_32x32.yaml"}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [sweep]}))
+    dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--dry-run")
+    counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
+    assert counts == {"sweep_batch": "2", "sweep_collect": "1"}  # 6 variants in batches of 4
+    batches = re.findall(r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE)
+    assert len(batches) == 2 and all("runtime=120" in resources for resources in batches)
+    assert "Group job" not in dry_run  # a batch is one SLURM job of its own

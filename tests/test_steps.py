@@ -244,3 +244,51 @@ def test_example_accelerators_are_not_named_like_the_references():
     default.pop("stream_experiments", None)  # multi-core examples are Stream's own files, under Stream's names
     config = yaml.safe_dump(default) + (REPO / "config" / "sweep_large.yaml").read_text()
     assert "_like" not in config
+
+
+# ---------------------------------------------------------------------------------------------
+# failure records and named parameters
+# ---------------------------------------------------------------------------------------------
+
+
+def test_split_with_record_failure_writes_a_record_passed_on_to_the_row(tmp_path):
+    from zigzag.cli import main
+    from zigzag.steps.experiments import expand_experiments, write_experiment_spec
+    from zigzag.steps.parse import parse_accelerator, parse_workload
+    from zigzag.steps.tables import read_csv as read_rows
+
+    mapping = yaml.safe_load(Path(reference_input("mapping", "gemm_l1.yaml")).read_text())
+    for entry in mapping:
+        if entry.get("spatial_mapping"):
+            entry["spatial_mapping"] = {"D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()}
+    (tmp_path / "bad_mapping.yaml").write_text(yaml.safe_dump(mapping))
+    experiment = expand_experiments({"experiments": [
+        {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml"),
+         "parameters": {"array": "32x32"}}]})[0]
+    assert experiment["parameters"] == {"array": "32x32"}
+    spec = write_experiment_spec(tmp_path, experiment)
+    parse_workload(experiment["workload"], experiment["mapping"], tmp_path / "w.json")
+    parse_accelerator(experiment["accelerator"], tmp_path / "a.json")
+    plan, cache = tmp_path / "plan.json", tmp_path / "cache"
+    assert main(["step", "split", "--experiment", spec, "--workload", str(tmp_path / "w.json"), "--accelerator",
+                 str(tmp_path / "a.json"), "--cache", str(cache), "--output", str(plan), "--record-failure"]) == 0
+    assert json.loads(plan.read_text())["failed"]["step"] == "split_layers"
+    assert main(["step", "sum", str(plan), "--cache", str(cache), "--output", str(tmp_path / "results.json")]) == 0
+    assert main(["step", "save", str(tmp_path / "results.json"), "--cache", str(cache),
+                 "--output", str(tmp_path / "x")]) == 0
+    (row,) = read_rows(tmp_path / "x" / "summary.csv")
+    assert row["status"] == "failed" and row["array"] == "32x32"
+    assert row["reason"].startswith("split_layers: ") and "has no OA dimension D4" in row["reason"]
+    assert main(["step", "check-experiments", str(tmp_path / "x" / "summary.csv")]) == 1
+
+
+def test_named_parameters_are_checked_and_follow_sweep_patterns():
+    from zigzag.errors import InputError
+    from zigzag.steps.experiments import expand_experiments
+
+    sweep = {"workload": "w.yaml", "accelerator": ["a/small.yaml", "a/big.yaml"], "mapping": "m.yaml",
+             "name": "{accelerator}", "parameters": {"array": "{accelerator}", "bits": 8}}
+    experiments = expand_experiments({"sweeps": [sweep]})
+    assert [e["parameters"] for e in experiments] == [{"array": "small", "bits": 8}, {"array": "big", "bits": 8}]
+    with pytest.raises(InputError, match=r"experiments\[0\]\.parameters\.lpf_limit: is a column of experiments\.csv"):
+        expand_experiments({"experiments": [{**_gemm_experiment("x", "gemm_l1"), "parameters": {"lpf_limit": 1}}]})

@@ -15,6 +15,7 @@ import yaml
 from conftest import DATA, REPO
 from zigzag.api import run
 from zigzag.cli import main
+from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator
 from zigzag.sweep import run_sweep
 
@@ -170,7 +171,7 @@ def test_workflow_hardware_sweep(tmp_path):
         return completed.stdout + completed.stderr
 
     output = snakemake()
-    assert len(re.findall(r"^\s*(?:local)?rule sweep_point:", output, re.MULTILINE)) == 4
+    assert len(re.findall(r"^\s*(?:local)?rule sweep_batch:", output, re.MULTILINE)) == 4
     folder = tmp_path / "results" / "hardware_sweeps" / "tpu"
     rows = read_rows(folder / "variants.csv")
     assert [(r["variant"], r["status"]) for r in rows] == [
@@ -180,7 +181,7 @@ def test_workflow_hardware_sweep(tmp_path):
     sweep["vary"]["ub"].append("4MiB")
     config.write_text(yaml.safe_dump({"hardware_sweeps": [sweep]}))
     output = snakemake()
-    assert len(re.findall(r"^\s*(?:local)?rule sweep_point:", output, re.MULTILINE)) == 2  # only the new ones
+    assert len(re.findall(r"^\s*(?:local)?rule sweep_batch:", output, re.MULTILINE)) == 2  # only the new ones
     assert len(read_rows(folder / "variants.csv")) == 6
 
 
@@ -241,3 +242,28 @@ def test_area_of_cacti_memories_is_in_the_units_of_the_file(tmp_path):
     buffer_mm2 = load_accelerator(in_mm2).memory["unified_buffer"].area
     assert buffer_mm2 > 0.1  # CACTI's 1 MiB SRAM, a visible part of the total
     assert areas[0] == pytest.approx(areas[1]) and areas[2] == pytest.approx(areas[1])
+def test_batches_of_variants_and_their_files(tmp_path):
+    import json
+
+    from zigzag.sweep.config import read_sweep
+    from zigzag.sweep.runner import evaluate_points, variants_of
+    from zigzag.sweep.workflow import batches, evaluate_point_file, write_point_files
+
+    section = {"name": "s", "base": str(BASE), "vary": {"memories.dram.r_cost": [1900, 1950, 2000, 2050, 2100]},
+               "workloads": [str(WORKLOAD)], "mapping": str(MAPPING), "batch_size": 2}
+    sweep = read_sweep(section)
+    variants = variants_of(sweep)
+    assert [len(b) for b in batches(sweep, variants)] == [2, 2, 1]
+    auto = read_sweep({**section, "batch_size": "auto"})
+    assert [len(b) for b in batches(auto, variants)] == [1] * 5  # small sweeps: a job per variant
+    files = write_point_files(sweep, variants, tmp_path / "points")
+    assert list(files) == ["flow_tpu_32x32-r_cost1900+1", "flow_tpu_32x32-r_cost2000+1", "flow_tpu_32x32-r_cost2100"]
+    stamps = {name: Path(path).stat().st_mtime_ns for name, path in files.items()}
+    grown = read_sweep({**section, "vary": {"memories.dram.r_cost": [1900, 1950, 2000, 2050, 2100, 2150]}})
+    again = write_point_files(grown, variants_of(grown), tmp_path / "points")
+    assert [Path(again[n]).stat().st_mtime_ns == stamps[n] for n in list(files)[:2]] == [True, True]  # not rerun
+    rows = evaluate_point_file(files["flow_tpu_32x32-r_cost1900+1"], tmp_path / "cache", tmp_path / "rows.json")
+    assert rows == evaluate_points(sweep, variants[:2], tmp_path / "cache")
+    assert json.loads((tmp_path / "rows.json").read_text())["rows"] == json.loads(json.dumps(rows))
+    with pytest.raises(InputError, match=r"batch_size: 0 is neither a positive whole number nor 'auto'"):
+        read_sweep({**section, "batch_size": 0})

@@ -168,8 +168,11 @@ def test_unmappable_layer_fails_alone(workdir):
     assert "Traceback" not in output
     # the other experiments and the other layers of on_a finished
     assert summary(workdir, "on_b")["layers"] == 5
-    assert len(list((workdir / "results" / ".cache" / "results").glob("*.json"))) == 3 + 4
-    assert not (workdir / "results" / "on_a" / "summary.json").exists()
+    cached = [json.loads(p.read_text()) for p in (workdir / "results" / ".cache" / "results").glob("*.json")]
+    assert sum("result" in c for c in cached) == 3 + 4 and sum("failed" in c for c in cached) == 1
+    # on_a is a failed row of the comparison (zigzag/steps/failures.py), not a missing one
+    assert summary(workdir, "on_a")["failed"]["step"] == "evaluate"
+    assert "on_a (evaluate: " in output and (workdir / "results" / "comparison.png").exists()
 
 
 def interrupt_mid_run(workdir: Path) -> bool:

@@ -37,10 +37,15 @@ def test_model_without_layers_fails_in_parsing_with_one_line(tmp_path):
     first_error = next(line for line in output.splitlines() if "rror" in line)
     assert first_error.startswith(f"error: {model}: no operator of the model can be evaluated (it has 1 Relu, 1 Softmax)")
     assert "MissingOutputException" not in output and "Traceback" not in output
-    assert re.search(r"Error in rule parse_workload:", output)
-    logs = [path.read_text().splitlines() for path in (tmp_path / "results").rglob("*.log")]
-    assert [log[-1] for log in logs if log and log[-1].startswith("error:")] == [first_error]  # the log's last line
-    assert output.rstrip().splitlines().count(first_error) == 2  # printed by the job, then with the failed log
+    # the parse job records the failure (zigzag/steps/failures.py); the run's last job fails naming it
+    assert re.search(r"Error in rule check_experiments:", output)
+    logs = {path.name: path.read_text().splitlines() for path in (tmp_path / "results").rglob("*.log")}
+    ends = {name: log[-1] for name, log in logs.items() if log and log[-1].startswith("error:")}
+    assert ends.pop(next(name for name in ends if name != "check_experiments.log")) == first_error  # the log's last line
+    reason = first_error.removeprefix("error: ")
+    assert ends == {"check_experiments.log": f"error: results/experiments.csv: status: 1 of 1 experiments failed: "
+                                             f"bad (parse_workload: {reason})"}
+    assert output.rstrip().splitlines().count(first_error) == 1  # printed by the job
 
 
 def test_missing_workload_stops_the_workflow_with_one_line(tmp_path):
@@ -55,6 +60,9 @@ def test_failing_job_shows_a_short_command_line(tmp_path):
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(hardware, sort_keys=False))
     output = snakemake(workdir_with(tmp_path, str(DATA / "workflow" / "small_convs.yaml"), "tiny.yaml"))
     errors = [line for line in output.splitlines() if line.startswith("error:")]
+    check = "error: results/experiments.csv: status: 1 of 1 experiments failed: bad (evaluate: bad: no loop ordering"
+    assert any(e.startswith(check) for e in errors)  # the run's last job names the failed experiment
+    errors = [e for e in errors if not e.startswith(check)]
     assert errors and all(re.match(r"error: bad: no loop ordering of layer conv_\w fits the memories of tpu_like: "
                                    r"operand \w+ needs \d+ bits in memory dram, which holds 10000 bits", e)
                           for e in errors)

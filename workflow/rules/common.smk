@@ -22,6 +22,7 @@ from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
     resolve_hardware_sweeps,
     write_point_files,
+    write_search_files,
     write_sweep_settings,
 )
 
@@ -86,6 +87,14 @@ EXPERIMENT_SPECS = {
 HW_POINT_FILES = {
     name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
     for name, (sweep, variants) in HW_SWEEPS.items()
+    if variants is not None
+}
+# hardware sweeps run as a guided search (their `search` key): one job each
+HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
+HW_BASES = {
+    section["name"]: section["base"]
+    for section in config.get("hardware_sweeps") or []
+    if section.get("name") in HW_SEARCH_FILES
 }
 HW_SETTINGS = {
     name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
@@ -103,7 +112,7 @@ wildcard_constraints:
     workload_id="[^/]+",
     accelerator_id="[^/]+",
     hsweep="|".join(HW_SWEEPS) or "no_sweep",
-    variant="[^/]+",
+    batch="[^/]+",
 
 
 def experiment_spec(wildcards):
@@ -133,6 +142,22 @@ def planning_experiment(wildcards):
         return []
     label = json.loads(open(job).read()).get("label")
     return ancient(f"{RESULTS}/{label}/plan.json") if label in EXPERIMENTS else []
+
+
+def sweep_batch_file(wildcards):
+    return HW_POINT_FILES[wildcards.hsweep][wildcards.batch]
+
+
+def sweep_inputs(wildcards):
+    """The files a hardware sweep's batch job reads besides its batch file: workloads and mapping."""
+    sweep = HW_SWEEPS[wildcards.hsweep][0]
+    return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
+
+
+def search_inputs(wildcards):
+    """The files a hardware sweep's search job reads besides its search file: the base
+    accelerator, workloads and mapping."""
+    return [HW_BASES[wildcards.hsweep], *sweep_inputs(wildcards)]
 
 
 onstart:

@@ -1,6 +1,8 @@
 # ZigZag's WorkloadStage and the per-layer stages below it: split an experiment into one job
 # per distinct layer (content-keyed: identical layers, across experiments too, share one job),
 # then search each job: spatial mappings -> temporal mappings -> cost model -> best per criterion.
+# A mapping that does not fit or a layer no mapping fits gives a failure record (--record-failure):
+# the experiment becomes a failed row and check_experiments fails the run at the end.
 
 
 checkpoint split_layers:
@@ -19,7 +21,8 @@ checkpoint split_layers:
     shell:
         step(
             "split --experiment {input.experiment:q} --workload {input.workload:q}"
-            " --accelerator {input.accelerator:q} --cache {cache} --output {output.plan:q} --log {log:q}",
+            " --accelerator {input.accelerator:q} --cache {cache} --output {output.plan:q}"
+            " --record-failure --log {log:q}",
             cache=CACHE,
         )
 
@@ -37,4 +40,6 @@ rule evaluate_layer:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        step("evaluate {input.job:q} --output {output.result:q} --log {log:q}")
+        step(
+            "evaluate {input.job:q} --output {output.result:q} --record-failure --log {log:q}"
+        )

@@ -1,36 +1,29 @@
 # Hardware sweeps, config key `hardware_sweeps` (docs/reference/sweeps.md): variants of one base
-# accelerator. One job per variant (all the sweep's workloads; every layer goes through the shared
-# per-layer cache), then one job per sweep for its tables (variants.csv, pareto.csv, best.csv)
-# and figures. A variant that cannot run is a row with its status and reason, never a failed job.
+# accelerator. One job per batch of variants (`batch_size`, auto: at most 48 jobs per sweep; all
+# the sweep's workloads; every layer goes through the shared per-layer cache), then one job per
+# sweep for its tables (variants.csv, pareto.csv, best.csv) and figures. A variant that cannot
+# run is a row with its status and reason, never a failed job. A sweep with `search` is one job:
+# the guided search (NSGA-II, its `workers` as the job's threads) writes the same tables over the
+# variants it evaluated, plus search_front.csv and plots/search_front.<format>.
 
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
 
 
-def sweep_point_file(wildcards):
-    return HW_POINT_FILES[wildcards.hsweep][wildcards.variant]
-
-
-def sweep_inputs(wildcards):
-    """The files a variant's job reads besides its point file: workloads and mapping."""
-    sweep = HW_SWEEPS[wildcards.hsweep][0]
-    return [*sweep.workloads, *([sweep.mapping] if sweep.mapping else [])]
-
-
-rule sweep_point:
+rule sweep_batch:
     input:
-        point=sweep_point_file,
+        point=sweep_batch_file,
         files=sweep_inputs,
     output:
-        f"{HW_RESULTS}/{{hsweep}}/points/{{variant}}.json",
+        f"{HW_RESULTS}/{{hsweep}}/points/{{batch}}.json",
     log:
-        f"{HW_RESULTS}/{{hsweep}}/logs/{{variant}}.log",
+        f"{HW_RESULTS}/{{hsweep}}/logs/{{batch}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/sweep_point/{{hsweep}}/{{variant}}.tsv"
+        f"{CACHE}/benchmarks/sweep_batch/{{hsweep}}/{{batch}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "sweep-point {input.point:q} --cache {cache} --output {output:q} --log {log:q}",
+            "sweep-batch {input.point:q} --cache {cache} --output {output:q} --log {log:q}",
             cache=CACHE,
         )
 
@@ -39,8 +32,8 @@ rule sweep_collect:
     input:
         settings=lambda wildcards: HW_SETTINGS[wildcards.hsweep],
         points=lambda wildcards: expand(
-            f"{HW_RESULTS}/{wildcards.hsweep}/points/{{variant}}.json",
-            variant=list(HW_POINT_FILES[wildcards.hsweep]),
+            f"{HW_RESULTS}/{wildcards.hsweep}/points/{{batch}}.json",
+            batch=list(HW_POINT_FILES[wildcards.hsweep]),
         ),
     output:
         variants=report(
@@ -66,7 +59,7 @@ rule sweep_collect:
         ),
         figures=report(
             directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
-            patterns=["{figure}." + PLOT_FORMAT],
+            patterns=[f"{{figure}}.{PLOT_FORMAT}"],
             caption="../report/sweep_figures.rst",
             category="Hardware sweeps",
             subcategory="{hsweep}",
@@ -76,6 +69,8 @@ rule sweep_collect:
         f"{HW_RESULTS}/{{hsweep}}/logs/collect.log",
     benchmark:
         f"{CACHE}/benchmarks/sweep_collect/{{hsweep}}.tsv"
+    wildcard_constraints:
+        hsweep="|".join(HW_POINT_FILES) or "no_sweep",
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -84,6 +79,60 @@ rule sweep_collect:
         step(
             "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
             " --format {format} --float-format {float_format} --log {log:q}",
+            format=PLOT_FORMAT,
+            float_format=OUTPUTS.get("float_format", "%.10g"),
+        )
+
+
+rule sweep_search:
+    input:
+        search=lambda wildcards: HW_SEARCH_FILES[wildcards.hsweep],
+        files=search_inputs,
+    output:
+        variants=report(
+            f"{HW_RESULTS}/{{hsweep}}/variants.csv",
+            caption="../report/sweep_variants.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={
+                "sweep": "{hsweep}",
+                "figure": "variants evaluated by the search (CSV)",
+            },
+        ),
+        pareto=f"{HW_RESULTS}/{{hsweep}}/pareto.csv",
+        best=f"{HW_RESULTS}/{{hsweep}}/best.csv",
+        front=report(
+            f"{HW_RESULTS}/{{hsweep}}/search_front.csv",
+            caption="../report/sweep_pareto.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "front of the search (CSV)"},
+        ),
+        stats=f"{HW_RESULTS}/{{hsweep}}/search.json",
+        figures=report(
+            directory(f"{HW_RESULTS}/{{hsweep}}/plots"),
+            patterns=[f"{{figure}}.{PLOT_FORMAT}"],
+            caption="../report/sweep_figures.rst",
+            category="Hardware sweeps",
+            subcategory="{hsweep}",
+            labels={"sweep": "{hsweep}", "figure": "{figure}"},
+        ),
+    log:
+        f"{HW_RESULTS}/{{hsweep}}/logs/search.log",
+    benchmark:
+        f"{CACHE}/benchmarks/sweep_search/{{hsweep}}.tsv"
+    wildcard_constraints:
+        hsweep="|".join(HW_SEARCH_FILES) or "no_sweep",
+    conda:
+        "../envs/zigzag.yaml"
+    threads: lambda wildcards: HW_SWEEPS[wildcards.hsweep][0].search.workers
+    params:
+        folder=lambda wildcards, output: os.path.dirname(output.variants),
+    shell:
+        step(
+            "sweep-search {input.search:q} --cache {cache} --output {params.folder:q}"
+            " --format {format} --float-format {float_format} --log {log:q}",
+            cache=CACHE,
             format=PLOT_FORMAT,
             float_format=OUTPUTS.get("float_format", "%.10g"),
         )

@@ -1,6 +1,7 @@
 # Parsing, as ZigZag's WorkloadParserStage and AcceleratorParserStage: input files -> normalised
 # JSON read by the later rules. Once per distinct workload + mapping pair and per accelerator
-# file, shared by every experiment using them.
+# file, shared by every experiment using them. A file that cannot be used gives a failure record
+# (--record-failure), passed on to the experiments' rows (see zigzag/steps/failures.py).
 
 
 rule parse_workload:
@@ -25,7 +26,7 @@ rule parse_workload:
     shell:
         step(
             "parse-workload {input.workload:q} --mapping {input.mapping:q}"
-            " {params.all_operators} --output {output:q} --log {log:q}"
+            " {params.all_operators} --output {output:q} --record-failure --log {log:q}"
         )
 
 
@@ -44,5 +45,5 @@ rule parse_accelerator:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "parse-accelerator {input.accelerator:q} --output {output:q} --log {log:q}"
+            "parse-accelerator {input.accelerator:q} --output {output:q} --record-failure --log {log:q}"
         )

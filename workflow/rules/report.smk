@@ -115,3 +115,24 @@ rule plot_comparison:
             "plot-comparison {input:q} --output {output.plot:q} --pareto {output.pareto:q}"
             " --log {log:q}"
         )
+
+
+rule check_experiments:
+    """The run's last job: fails, naming them, when experiments did not run (their rows in
+    experiments.csv have status failed and the reason); every table and figure is written first.
+    """
+    input:
+        experiments=f"{RESULTS}/experiments.csv",
+        figures=PLOT_TARGETS,
+    output:
+        f"{CACHE}/status/experiments.ok",
+    log:
+        f"{RESULTS}/logs/check_experiments.log",
+    benchmark:
+        f"{CACHE}/benchmarks/check_experiments/all.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        step(
+            "check-experiments {input.experiments:q} --output {output:q} --log {log:q}"
+        )

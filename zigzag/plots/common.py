@@ -103,3 +103,13 @@ def _legend_outside(ax, *, title: str | None = None) -> None:
     # reversed: the legend lists the parts in the order they are stacked (top first)
     ax.legend(handles[::-1], labels[::-1], title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0),
               fontsize=8, title_fontsize=9, frameon=False, ncols=1 if len(handles) <= 24 else 2)
+
+
+def plot_message(path: str | Path, title: str, message: str) -> Path:
+    """A figure holding only a title and a message, e.g. why an experiment has no results."""
+    import textwrap
+
+    figure = _new_figure(6.0, 2.0, layout=None)
+    figure.text(0.5, 0.7, title, ha="center", va="center", fontsize=11, weight="bold")
+    figure.text(0.5, 0.35, textwrap.fill(message, 90), ha="center", va="center", fontsize=8)
+    return _save(figure, path, tight=False)

@@ -14,6 +14,15 @@ import json
 from zigzag.steps.logged import evaluate_logged, run_logged
 
 
+def _recorder(args: argparse.Namespace, step: str, **context):
+    """With ``--record-failure``: a function writing the step's failure record to its output."""
+    if not getattr(args, "record_failure", False):
+        return None
+    from zigzag.steps.failures import write_failure
+
+    return lambda reason: write_failure(args.output, step, reason, **context)
+
+
 def cmd_parse_workload(args: argparse.Namespace) -> int:
     from zigzag.steps.parse import parse_workload
 
@@ -22,7 +31,7 @@ def cmd_parse_workload(args: argparse.Namespace) -> int:
                                   evaluate_all_operators=args.evaluate_all_operators)
         return f"{args.workload} with {args.mapping}: {len(document['processing_order'])} layers"
 
-    return run_logged(args.log, action)
+    return run_logged(args.log, action, _recorder(args, "parse_workload"))
 
 
 def cmd_parse_accelerator(args: argparse.Namespace) -> int:
@@ -32,7 +41,7 @@ def cmd_parse_accelerator(args: argparse.Namespace) -> int:
         document = parse_accelerator(args.accelerator, args.output)
         return f"{args.accelerator}: accelerator {document['data']['name']}"
 
-    return run_logged(args.log, action)
+    return run_logged(args.log, action, _recorder(args, "parse_accelerator"))
 
 
 def cmd_split(args: argparse.Namespace) -> int:
@@ -43,14 +52,16 @@ def cmd_split(args: argparse.Namespace) -> int:
 
     def action():
         plan = split_layers(experiment, args.workload, args.accelerator, args.cache, args.output)
+        if "failed" in plan:
+            return f"{experiment['name']}: not run, {plan['failed']['step']} failed: {plan['failed']['reason']}"
         keys = {layer["key"] for layer in plan["layers"]}
         return f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs"
 
-    return run_logged(args.log, action)
+    return run_logged(args.log, action, _recorder(args, "split_layers", experiment=experiment))
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    return evaluate_logged(args.job, args.output, args.log)
+    return evaluate_logged(args.job, args.output, args.log, record_failure=args.record_failure)
 
 
 def cmd_stream_cost(args: argparse.Namespace) -> int:
@@ -72,6 +83,8 @@ def cmd_sum(args: argparse.Namespace) -> int:
 
     def action():
         total = sum_experiment(args.plan, args.cache, args.output)
+        if "failed" in total:
+            return f"{total['experiment']}: not run, {total['failed']['step']} failed: {total['failed']['reason']}"
         return f"{total['experiment']}: energy {total['energy']:.10g} pJ, latency {total['latency']:.10g} cycles"
 
     return run_logged(args.log, action)
@@ -109,10 +122,28 @@ def cmd_plot_accelerator(args: argparse.Namespace) -> int:
     return run_logged(args.log, lambda: f"wrote {plot_accelerator(args.accelerator, args.output)}")
 
 
+def cmd_check_experiments(args: argparse.Namespace) -> int:
+    from zigzag.steps.failures import check_experiments
+
+    def action():
+        message = check_experiments(args.experiments)
+        if args.output:
+            from zigzag.io.atomic import write_text_atomic
+
+            write_text_atomic(args.output, message + "\n")
+        return message
+
+    return run_logged(args.log, action)
+
+
 def cmd_plot_comparison(args: argparse.Namespace) -> int:
     from zigzag.steps.report import plot_comparison
 
     return run_logged(args.log, lambda: plot_comparison(args.experiments, args.output, args.pareto))
+
+
+RECORD_HELP = ("on bad input or an unmappable layer, write a failure record to --output and succeed "
+               "(the error line is printed all the same; see zigzag/steps/failures.py)")
 
 
 def add_step_commands(subparsers) -> None:
@@ -131,10 +162,12 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--mapping", required=True, help="mapping YAML")
     sub.add_argument("--evaluate-all-operators", action="store_true")
     sub.add_argument("--output", required=True, help="parsed workload JSON to write")
+    sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
     sub = command("parse-accelerator", cmd_parse_accelerator, "accelerator file -> normalised accelerator JSON")
     sub.add_argument("accelerator", help="accelerator YAML")
     sub.add_argument("--output", required=True, help="parsed accelerator JSON to write")
+    sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
     sub = command("split", cmd_split, "write an experiment's layer jobs (one per distinct layer) and its plan")
     sub.add_argument("--experiment", required=True, help="the resolved experiment (JSON file)")
@@ -142,10 +175,12 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")
     sub.add_argument("--output", required=True, help="plan.json to write")
+    sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
     sub = command("evaluate", cmd_evaluate, "search one layer job and write its best result")
     sub.add_argument("job", help="job file (<cache>/jobs/<key>.json)")
     sub.add_argument("--output", required=True, help="result file (<cache>/results/<key>.json)")
+    sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
     sub = command("stream-cost", cmd_stream_cost,
                   "Stream cost table: search one (CN, core) job and write its cost entry")
@@ -168,6 +203,11 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="folder for the cross-experiment tables")
 
     from zigzag.steps.report import PLOT_FORMATS
+
+    sub = command("check-experiments", cmd_check_experiments,
+                  "fail, naming them, when experiments of experiments.csv did not run")
+    sub.add_argument("experiments", help="experiments.csv (with its status and reason columns)")
+    sub.add_argument("--output", help="file to write when every experiment ran")
 
     sub = command("plot-experiment", cmd_plot_experiment,
                   "draw an experiment's per-layer energy and latency, and write its loop nests")

@@ -45,15 +45,38 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
         raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
     check_experiment_name(merged["name"], where)
     try:
-        options, workload_options = resolve_options({k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS)})
+        options, workload_options = resolve_options(
+            {k: v for k, v in merged.items() if k not in ("name", "parameters", *FILE_KEYS)})
     except InputError as exc:
         raise InputError("config", f"{where}.{exc.where}", exc.message) from None
-    return {
+    experiment = {
         "name": str(merged["name"]),
         **{k: str(merged[k]) for k in FILE_KEYS},
         **workload_options,
         "options": options.to_dict(),
     }
+    parameters = read_parameters(spec.get("parameters"), f"{where}.parameters")
+    if parameters:
+        experiment["parameters"] = parameters
+    return experiment
+
+
+def read_parameters(parameters, where: str) -> dict:
+    """An experiment's named parameters (columns of experiments.csv): name -> number or text."""
+    from zigzag.search.options import OPTION_BY_NAME
+    from zigzag.steps.tables import FIGURES, IDENTITY
+
+    if parameters is None:
+        return {}
+    if not isinstance(parameters, dict):
+        raise InputError("config", where, f"{parameters!r} is not a mapping; write e.g. {{sram_kib: 64}}")
+    reserved = {*IDENTITY, *FIGURES, *OPTION_BY_NAME, "layers", "status", "reason", "area_um2", "area_mm2"}
+    for name, value in parameters.items():
+        if str(name) in reserved:
+            raise InputError("config", f"{where}.{name}", "is a column of experiments.csv already; choose another name")
+        if not isinstance(value, (int, float, str, bool)):
+            raise InputError("config", f"{where}.{name}", f"{value!r} is not a number or text")
+    return {str(k): v for k, v in parameters.items()}
 
 
 def expand_sweep(sweep: dict, where: str) -> list[dict]:
@@ -66,6 +89,9 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
         labels = {k: Path(str(v)).stem if k in FILE_KEYS else v for k, v in point.items()}
         try:
             point = {k: v.format(**labels) if isinstance(v, str) else v for k, v in point.items()}
+            if isinstance(point.get("parameters"), dict):  # text parameters are patterns, as the name
+                point["parameters"] = {k: v.format(**labels) if isinstance(v, str) else v
+                                       for k, v in point["parameters"].items()}
             point["name"] = pattern.format(**labels)
         except KeyError as exc:
             raise InputError("config", f"{where}.name", f"pattern names {exc} which the sweep does not set") from None

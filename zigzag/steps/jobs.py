@@ -33,6 +33,13 @@ def layer_job(layer, accelerator, options) -> dict:
 
 
 def job_key(job: dict) -> str:
+    """The job's content hash. Keys of mappings are sorted (their order means nothing, so equal
+    content written in another order shares a key), except the accelerator's memories: their
+    order is the memory hierarchy, so they are hashed as a list of (name, memory) pairs."""
+    accelerator = job.get("accelerator")
+    if isinstance(accelerator, dict) and isinstance(accelerator.get("memories"), dict):
+        job = {**job, "accelerator": {**accelerator, "memories": [[name, memory] for name, memory
+                                                                  in accelerator["memories"].items()]}}
     text = json.dumps(job, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 

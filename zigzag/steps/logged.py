@@ -14,9 +14,12 @@ from pathlib import Path
 from zigzag.errors import InputError, MappingError
 
 
-def run_logged(log: str | None, action) -> int:
+def run_logged(log: str | None, action, on_failure=None) -> int:
     """Run ``action()`` (returns a one-line message); write the time, the warnings logged meanwhile
-    and then the message (or the one-line error) to ``log``, so that the outcome is the log's last line."""
+    and then the message (or the one-line error) to ``log``, so that the outcome is the log's last line.
+
+    ``on_failure(reason)``: called on an error instead of failing (exit status 0), to write the
+    step's failure record (see zigzag/steps/failures.py); the error line is printed all the same."""
     from zigzag.notes import collected_warnings
 
     started = time.perf_counter()
@@ -28,6 +31,9 @@ def run_logged(log: str | None, action) -> int:
             message = f"error: {exc}"
             print(message, file=sys.stderr)
             status = 1
+            if on_failure is not None:
+                on_failure(str(exc))
+                status = 0
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
         lines = [f"[{time.perf_counter() - started:.3f} s]", *(f"warning: {w}" for w in warnings), message]
@@ -35,8 +41,9 @@ def run_logged(log: str | None, action) -> int:
     return status
 
 
-def evaluate_logged(job: str, output: str, log: str | None) -> int:
-    """Evaluate one layer job; errors name the experiment and layer that planned the job."""
+def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: bool = False) -> int:
+    """Evaluate one layer job; errors name the experiment and layer that planned the job.
+    ``record_failure``: an error writes a failure record to ``output`` instead of failing."""
     from zigzag.steps.jobs import evaluate_job
 
     def action():
@@ -47,7 +54,12 @@ def evaluate_logged(job: str, output: str, log: str | None) -> int:
             raise type(exc)(*_relabelled(exc, label)) from None
         return f"{label}: energy {best.energy_total:.10g} pJ, latency {best.latency_total2:.10g} cycles"
 
-    return run_logged(log, action)
+    def record(reason: str) -> None:
+        from zigzag.steps.failures import write_failure
+
+        write_failure(output, "evaluate", reason)
+
+    return run_logged(log, action, record if record_failure else None)
 
 
 def _relabelled(exc: Exception, label: str) -> tuple:

@@ -30,9 +30,15 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
     from zigzag.io.validation import check_mapping_fits_accelerator
     from zigzag.search.network import evaluated_layers
     from zigzag.search.options import SearchOptions
+    from zigzag.steps.failures import failure_in
 
     cache = Path(cache)
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
+    inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
+    if inherited is not None:  # parsing failed: pass its record on
+        plan = {"experiment": experiment, "failed": inherited}
+        write_json_atomic(plan_path, plan)
+        return plan
     check_mapping_fits_accelerator(workload_doc["mapping_entries"], accelerator_doc["data"],
                                    workload_doc["mapping"]["path"])
     accelerator = accelerator_from_dict(accelerator_doc["data"])
@@ -74,7 +80,7 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
 def plan_keys(plan_path: str | Path) -> list[str]:
     """The distinct job keys of a plan, in layer order."""
     plan = json.loads(Path(plan_path).read_text())
-    return list(dict.fromkeys(layer["key"] for layer in plan["layers"]))
+    return list(dict.fromkeys(layer["key"] for layer in plan.get("layers", [])))
 
 
 def load_plan_results(plan: dict, cache: str | Path) -> list:
@@ -97,11 +103,20 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
 
 
 def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Path) -> dict:
-    """Gather the experiment's layer results and their network sum into ``results.json``."""
+    """Gather the experiment's layer results and their network sum into ``results.json``; an
+    experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
     from zigzag.cost.result import sum_results
     from zigzag.io.results import summary
+    from zigzag.steps.failures import read_failure
 
     plan = json.loads(Path(plan_path).read_text())
+    failed = plan.get("failed") or next(
+        filter(None, (read_failure(Path(cache) / "results" / f"{key}.json") for key in plan_keys(plan_path))), None)
+    if failed is not None:
+        document = {"experiment": plan["experiment"], "failed": failed,
+                    "total": {"experiment": plan["experiment"]["name"], "failed": failed}}
+        write_json_atomic(out_path, document)
+        return document["total"]
     rows = load_plan_results(plan, cache)
     total = sum_results([result for _, result in rows])
     document = {
@@ -123,7 +138,26 @@ def read_results(path: str | Path) -> tuple[dict, list]:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
         raise InputError(str(path), "", "file not found (run the experiment's sum step first)") from None
-    return document, [(entry, CostResult.from_dict(entry["result"])) for entry in document["layers"]]
+    return document, [(entry, CostResult.from_dict(entry["result"])) for entry in document.get("layers", [])]
+
+
+def save_failed_experiment(document: dict, out_dir: Path) -> dict:
+    """The outputs of ``save`` for an experiment that did not run: its row (status ``failed``,
+    the reason), empty layer tables, and its summary and experiment files with the failure."""
+    from zigzag.steps import tables
+
+    experiment = document["experiment"]
+    row = tables.failed_experiment_row(experiment, document["failed"])
+    tables.write_csv(out_dir / "summary.csv", [row])
+    for name in ("layers.csv", "memory_levels.csv"):
+        write_text_atomic(out_dir / name, "")
+    write_text_atomic(out_dir / "layers.html", tables.html_table([], f"{experiment['name']}: not run "
+                                                                      f"({document['failed']['reason']})"))
+    (out_dir / "layers").mkdir(parents=True, exist_ok=True)
+    summary = document["total"]
+    write_json_atomic(out_dir / "summary.json", summary)
+    write_json_atomic(out_dir / "experiment.json", {"experiment": experiment, "failed": document["failed"]})
+    return summary
 
 
 def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | Path, *,
@@ -140,6 +174,8 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     out_dir = Path(out_dir)
     document, rows = read_results(results_path)
     experiment = document["experiment"]
+    if "failed" in document:
+        return save_failed_experiment(document, out_dir)
     accelerators = {}
     for entry, result in rows:
         if entry["key"] not in accelerators:
@@ -176,6 +212,8 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     for folder in map(Path, experiment_dirs):
         row = tables.read_csv(folder / "summary.csv")[0]
         summaries.append(row)
+        if row.get("status", "ok") != "ok":  # did not run: no layer tables
+            continue
         ident = {key: row[key] for key in tables.IDENTITY}
         layers.append((ident, tables.read_csv(folder / "layers.csv")))
         levels.append(({}, tables.read_csv(folder / "memory_levels.csv")))
@@ -183,4 +221,5 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     write_text_atomic(out_dir / "experiments.html", tables.html_table(summaries, "Experiments"))
     tables.write_csv(out_dir / "layers.csv", tables.concatenated(layers))
     tables.write_csv(out_dir / "memory_levels.csv", tables.concatenated(levels))
-    return f"{len(summaries)} experiments compared"
+    failed = sum(row.get("status", "ok") != "ok" for row in summaries)
+    return f"{len(summaries)} experiments compared" + (f" ({failed} did not run)" if failed else "")

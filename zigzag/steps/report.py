@@ -39,9 +39,16 @@ def plot_experiment(results_json: str | Path, out_dir: str | Path, plot_format: 
     fmt = _check_format(plot_format)
     out_dir = Path(out_dir)
     document, rows = read_results(results_json)
+    outputs = {kind: out_dir / pattern.format(fmt=fmt) for kind, pattern in EXPERIMENT_PLOTS.items()}
+    if "failed" in document:  # the experiment did not run: its figure says why
+        from zigzag.plots.common import plot_message
+
+        reason = f"{document['failed']['step']}: {document['failed']['reason']}"
+        plot_message(outputs["layers"], f"{document['experiment']['name']}: not run", reason)
+        write_text_atomic(outputs["loop_nests"], f"not run: {reason}\n")
+        return outputs
     if not rows:
         raise InputError(str(results_json), "layers", "no layer results to draw")
-    outputs = {kind: out_dir / pattern.format(fmt=fmt) for kind, pattern in EXPERIMENT_PLOTS.items()}
     results = [result for _, result in rows]
     name = document["experiment"]["name"]
     plot_layer_breakdowns(results, outputs["layers"],
@@ -62,7 +69,12 @@ def plot_accelerator(accelerator: str | Path, out_path: str | Path) -> Path:
     if path.suffix == ".json":
         from zigzag.steps.parse import read_parsed
 
-        hardware = accelerator_from_dict(read_parsed(path)["data"])
+        document = read_parsed(path)
+        if "failed" in document:  # parsing failed: the figure says why
+            from zigzag.plots.common import plot_message
+
+            return plot_message(out_path, "accelerator not parsed", document["failed"]["reason"])
+        hardware = accelerator_from_dict(document["data"])
     else:
         from zigzag.io.loaders import load_accelerator
 
@@ -86,13 +98,28 @@ def plot_comparison(experiments_csv: str | Path, out_path: str | Path, pareto_cs
         table = pd.read_csv(experiments_csv)
     except FileNotFoundError:
         raise InputError(str(experiments_csv), "", "file not found") from None
+    if "status" in table.columns:  # a table where no experiment ran has no figure columns
+        for column in ("energy_pJ", "latency_cycles"):
+            if column not in table.columns:
+                table[column] = float("nan")
     missing = [c for c in ("experiment", "workload", "energy_pJ", "latency_cycles") if c not in table.columns]
     if missing:
         raise InputError(str(experiments_csv), "header", f"missing column(s) {', '.join(missing)}")
     pareto_csv = Path(pareto_csv) if pareto_csv is not None else experiments_csv.parent / "pareto.csv"
-    fronts = pareto_fronts(table)
+    not_run = table["energy_pJ"].isna()
+    if "status" in table.columns:  # experiments that did not run are in the table, not in the fronts
+        not_run |= table["status"].fillna("ok") != "ok"
+    ran = table[~not_run]
+    fronts = pareto_fronts(ran)
     write_text_atomic(pareto_csv, fronts.to_csv(index=False))
-    plot_pareto_per_workload(table, out_path)
+    if len(ran):
+        plot_pareto_per_workload(ran, out_path)
+    else:
+        from zigzag.plots.common import plot_message
+
+        plot_message(out_path, "energy vs latency", "no experiment ran")
     per_workload = "; ".join(f"{w}: {', '.join(map(str, g['experiment']))}"
                              for w, g in fronts.groupby("workload", sort=False))
-    return f"{len(table)} experiments, Pareto fronts per workload: {per_workload}"
+    skipped = f" ({int(not_run.sum())} did not run: {', '.join(map(str, table[not_run]['experiment']))})" \
+        if not_run.any() else ""
+    return f"{len(table)} experiments{skipped}, Pareto fronts per workload: {per_workload}"

@@ -81,20 +81,37 @@ def identity(experiment: dict, accelerator_name: str) -> dict:
 
 
 def experiment_row(experiment: dict, layers: list, total) -> dict:
-    """The ``experiments.csv`` row of one experiment (``layers``: its per-layer results)."""
+    """The ``experiments.csv`` row of one experiment (``layers``: its per-layer results): identity,
+    status, the experiment's named parameters, figures, area (µm² and mm²), options, files."""
     areas = [r.area_total for r in layers if r.area_total is not None]
     row = identity(experiment, layers[0].accelerator_name if layers else "")
     row["layers"] = len(layers)
+    row.update({"status": "ok", "reason": ""})
+    row.update(experiment.get("parameters") or {})
     row.update({column: value(total) for column, value in NETWORK_FIGURES})
     row["area_um2"] = max(areas) if areas else None
     if total.tclk is not None:  # IMC: ZigZag's area, of the first layer, in mm²
         row["area_um2"] = total.area_total * 1e6
+    row["area_mm2"] = None if row["area_um2"] is None else row["area_um2"] * 1e-6
     for memory, energy in _summed_memory_energy(layers).items():
         row[f"{memory}_energy_pJ"] = energy
-    options = {k: v for k, v in experiment["options"].items() if k != "opt"}
-    row.update(options)
-    row.update({f"{k}_file": experiment[k] for k in ("workload", "accelerator", "mapping")})
+    row.update(_options_and_files(experiment))
     return row
+
+
+def failed_experiment_row(experiment: dict, failure: dict) -> dict:
+    """The ``experiments.csv`` row of an experiment that did not run: status ``failed`` and the
+    one-line reason (with the step that failed), no figures."""
+    row = identity(experiment, Path(experiment["accelerator"]).stem)
+    row.update({"layers": None, "status": "failed", "reason": f"{failure['step']}: {failure['reason']}"})
+    row.update(experiment.get("parameters") or {})
+    row.update(_options_and_files(experiment))
+    return row
+
+
+def _options_and_files(experiment: dict) -> dict:
+    options = {k: v for k, v in experiment["options"].items() if k != "opt"}
+    return {**options, **{f"{k}_file": experiment[k] for k in ("workload", "accelerator", "mapping")}}
 
 
 def _summed_memory_energy(layers: list) -> dict[str, float]:
@@ -160,7 +177,7 @@ def _columns(rows: list[dict]) -> list[str]:
     figures = set(FIGURES)
     memory = [c for c in columns if c.endswith("_energy_pJ") and c not in figures]
     others = [c for c in columns if c not in memory]
-    anchors = [c for c in ("area_um2", "mac_utilization") if c in others]
+    anchors = [c for c in ("area_mm2", "area_um2", "mac_utilization") if c in others]
     at = others.index(anchors[0]) + 1 if anchors else len(others)
     return others[:at] + memory + others[at:]
 

@@ -9,6 +9,6 @@ and figures (see docs/reference/sweeps.md).
 """
 
 from zigzag.sweep.config import Sweep, read_sweep
-from zigzag.sweep.runner import run_sweep, variants_of
+from zigzag.sweep.runner import run_sweep, search_sweep, variants_of
 
-__all__ = ["Sweep", "read_sweep", "run_sweep", "variants_of"]
+__all__ = ["Sweep", "read_sweep", "run_sweep", "search_sweep", "variants_of"]

@@ -58,6 +58,16 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
     return section
 
 
+def _with_search_flags(section: dict, args: argparse.Namespace) -> dict:
+    """The sweep with the ``--search``/``--population``/... flags over its own ``search``."""
+    budget = {key: getattr(args, f"search_{key}") for key in ("population", "generations", "seed", "workers")
+              if getattr(args, f"search_{key}") is not None}
+    if not (args.search or budget):
+        return section
+    own = section.get("search") if isinstance(section.get("search"), dict) else {}
+    return {**section, "search": {**own, **budget}}
+
+
 def _config_entry(path: str, name: str | None) -> dict:
     from zigzag.io.yaml_files import load_yaml
 
@@ -79,7 +89,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.sweep.config import read_sweep
     from zigzag.sweep.runner import run_sweep
 
-    section = sweep_from_args(args)
+    section = _with_search_flags(sweep_from_args(args), args)
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
     options_from_args(args)  # checks the flags' values
     sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
@@ -93,6 +103,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{row['variant']:<40} {row['workload']:<20} {row['status']:<10} {figures}")
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
+    if sweep.search is not None:
+        import json
+        from pathlib import Path
+
+        stats = json.loads((Path(args.output) / "search.json").read_text())
+        print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
+              f"{stats['generations']} generations; front of {stats['front_size']} in "
+              f"{Path(args.output) / 'search_front.csv'}")
     failed = [f"{r['variant']} on {r['workload']}" for r in rows if r["status"] == "failed"]
     if failed:
         print(f"error: {len(failed)} points failed: {', '.join(failed)}", file=sys.stderr)
@@ -126,6 +144,12 @@ def add_sweep_command(sub) -> None:
                        help="a limit that marks variants as out, e.g. 'area <= 5 mm2'")
     sweep.add_argument("--clock-ghz", help="clock frequency (a number or an expression over parameters)")
     sweep.add_argument("--name-format", help="variant names, e.g. 'tpu{D1}x{D2}-ub{ub}'")
+    sweep.add_argument("--search", action="store_true",
+                       help="guided search (NSGA-II over energy, latency, area) instead of every variant")
+    sweep.add_argument("--population", dest="search_population", type=int, help="search: population (default 16)")
+    sweep.add_argument("--generations", dest="search_generations", type=int, help="search: generations (default 8)")
+    sweep.add_argument("--search-seed", dest="search_seed", type=int, help="search: random seed (default 0)")
+    sweep.add_argument("--workers", dest="search_workers", type=int, help="search: worker processes (default 2)")
     sweep.add_argument("--config", help="a workflow config: run its hardware sweep --name instead of the flags")
     sweep.add_argument("--name", help="the sweep's name (with --config: which sweep to run)")
     sweep.add_argument("--output", default="results/sweep", help="output folder (default %(default)s)")
@@ -136,7 +160,7 @@ def add_sweep_command(sub) -> None:
     sweep.set_defaults(func=cmd_sweep)
 
 
-def cmd_sweep_point(args: argparse.Namespace) -> int:
+def cmd_sweep_batch(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
     from zigzag.sweep.workflow import evaluate_point_file
 
@@ -162,15 +186,34 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
     return run_logged(args.log, action)
 
 
+def cmd_sweep_search(args: argparse.Namespace) -> int:
+    from zigzag.steps.logged import run_logged
+    from zigzag.sweep.workflow import search_from_file
+
+    def action():
+        result = search_from_file(args.search_file, args.cache, args.output, plot_format=args.format,
+                                  float_format=args.float_format)
+        return (f"{result.evaluations} of {result.grid_size} variants evaluated in {result.generations} generations; "
+                f"front of {len(result.front)} written to {args.output}")
+
+    return run_logged(args.log, action)
+
+
 def register_steps(command) -> None:
-    """The workflow's hardware-sweep steps (``zigzag step sweep-point`` and ``sweep-collect``)."""
-    sub = command("sweep-point", cmd_sweep_point, "evaluate one variant of a hardware sweep on its workloads")
-    sub.add_argument("point", help="the variant's point file (written by the Snakefile)")
+    """The workflow's hardware-sweep steps (``zigzag step sweep-batch``, ``sweep-collect`` and ``sweep-search``)."""
+    sub = command("sweep-batch", cmd_sweep_batch, "evaluate a batch of variants of a hardware sweep on its workloads")
+    sub.add_argument("point", help="the batch file (written by the Snakefile)")
     sub.add_argument("--cache", required=True, help="content-addressed per-layer cache folder")
-    sub.add_argument("--output", required=True, help="the variant's rows (JSON) to write")
+    sub.add_argument("--output", required=True, help="the batch's rows (JSON) to write")
     sub = command("sweep-collect", cmd_sweep_collect, "tables and figures of a hardware sweep")
-    sub.add_argument("points", nargs="*", help="the variants' rows (JSON, from sweep-point)")
+    sub.add_argument("points", nargs="*", help="the variants' rows (JSON, from sweep-batch)")
     sub.add_argument("--settings", required=True, help="the sweep's settings file (written by the Snakefile)")
+    sub.add_argument("--output", required=True, help="the sweep's results folder")
+    sub.add_argument("--format", default="png", help="figure format")
+    sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")
+    sub = command("sweep-search", cmd_sweep_search, "guided search over a hardware sweep, its tables and figures")
+    sub.add_argument("search_file", help="the sweep's search file (written by the Snakefile)")
+    sub.add_argument("--cache", required=True, help="content-addressed per-layer cache folder")
     sub.add_argument("--output", required=True, help="the sweep's results folder")
     sub.add_argument("--format", default="png", help="figure format")
     sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")

@@ -18,7 +18,7 @@ from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
-SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz")
+SWEEP_KEYS = ("name", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size", "search")
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -31,6 +31,38 @@ class Constraint:
 
     text: str
     in_seconds: bool
+
+
+#: the keys of ``search:`` in a hardware sweep (a guided search, zigzag/sweep/search.py)
+SEARCH_KEYS = ("population", "generations", "seed", "workers")
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """How much a search may do: population (and children per generation), generations, seed,
+    and worker processes evaluating candidates."""
+
+    population: int = 16
+    generations: int = 8
+    seed: int = 0
+    workers: int = 2
+
+
+def read_budget(value, source: str) -> SearchBudget:
+    """Check a sweep's ``search:`` mapping (``{}`` or ``true`` for the defaults)."""
+    if value is True:
+        value = {}
+    if not isinstance(value, dict):
+        raise InputError(source, "search", f"{value!r} is not a mapping; write e.g. {{population: 16, generations: 8}}")
+    unknown = [k for k in value if k not in SEARCH_KEYS]
+    if unknown:
+        raise InputError(source, f"search.{unknown[0]}", f"unknown key; known keys: {', '.join(SEARCH_KEYS)}")
+    minimum = {"population": 4, "generations": 1, "workers": 1}
+    for key, number in value.items():
+        if isinstance(number, bool) or not isinstance(number, int) or number < minimum.get(key, -2**63):
+            limit = f" of at least {minimum[key]}" if key in minimum else ""
+            raise InputError(source, f"search.{key}", f"{number!r} is not a whole number{limit}")
+    return SearchBudget(**value)
 
 
 @dataclass(frozen=True)
@@ -46,6 +78,10 @@ class Sweep:
     clock_ghz: Any
     options: dict
     workload_options: dict
+    #: variants per workflow job, or "auto" (see zigzag/sweep/workflow.py)
+    batch_size: int | str = "auto"
+    #: a guided search's budget instead of the whole grid (see zigzag/sweep/search.py)
+    search: SearchBudget | None = None
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -91,9 +127,13 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
             expressions.parse(str(clock))
         except expressions.ExpressionError as exc:
             raise InputError(where, "clock_ghz", str(exc)) from None
+    batch_size = section.get("batch_size", "auto")
+    if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        raise InputError(where, "batch_size", f"{batch_size!r} is neither a positive whole number nor 'auto'")
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
-                 workload_options)
+                 workload_options, batch_size,
+                 None if section.get("search") is None else read_budget(section["search"], where))
 
 
 def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:

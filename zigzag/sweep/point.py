@@ -119,7 +119,10 @@ def _layer_result(layer, accelerator, options, cache: Path):
     key = job_key(layer_job(layer, accelerator, options))
     path = cache / "results" / f"{key}.json"
     if path.exists():
-        result = CostResult.from_dict(json.loads(path.read_text())["result"])
+        cached = json.loads(path.read_text())
+        if "failed" in cached:  # the workflow recorded that no mapping fits (zigzag/steps/failures.py)
+            raise MappingError(cached["failed"]["reason"])
+        result = CostResult.from_dict(cached["result"])
     else:
         result, stats = search_layer(layer, accelerator, options, show_progress=False)
         write_json_atomic(path, {"result": result.to_dict(), "stats": dataclasses.asdict(stats)})

@@ -110,12 +110,15 @@ def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | No
     ``sweep``: a sweep as in the config's ``hardware_sweeps`` (a dict with name, base, vary,
     zip, derive, fragments, workloads, mapping, constraints, options; see
     docs/reference/sweeps.md). ``cache``: the per-layer result cache (default
-    ``<output>/.cache``; give the workflow's to share its results).
+    ``<output>/.cache``; give the workflow's to share its results). A sweep with ``search``
+    runs the guided search (:func:`search_sweep`) and returns the rows it evaluated.
     """
     if not isinstance(sweep, Sweep):
         sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
     output = Path(output)
     cache = Path(cache) if cache is not None else output / ".cache"
+    if sweep.search is not None:
+        return search_sweep(sweep, output, cache=cache, plot_format=plot_format).rows
     variants = variants_of(sweep)
     rows = collect(sweep, evaluate_points(sweep, variants, cache), output, plot_format=plot_format)
     write_variant_documents(variants, output / "variants")
@@ -131,3 +134,27 @@ def write_variant_documents(variants: list[Variant], folder: Path) -> None:
     for variant in variants:
         if variant.document is not None:
             write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))
+
+
+def search_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
+                 budget=None, defaults: dict | None = None, plot_format: str = "png", float_format: str = "%.10g",
+                 progress=None):
+    """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/search.py) over
+    a sweep's grid instead of every variant, write its tables and figures (those of
+    :func:`run_sweep` over the variants it evaluated, plus ``search_front.csv``,
+    ``plots/search_front.<fmt>`` and ``search.json``) and return its
+    :class:`~zigzag.sweep.search.SearchResult`. ``budget``: a SearchBudget or a dict
+    (population, generations, seed, workers), default the sweep's ``search``."""
+    from zigzag.sweep.config import SearchBudget, read_budget
+    from zigzag.sweep.search import search, write_search
+
+    if not isinstance(sweep, Sweep):
+        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
+    if budget is not None and not isinstance(budget, SearchBudget):
+        budget = read_budget(budget, sweep.spec.source)
+    budget = budget or sweep.search or SearchBudget()
+    output = Path(output)
+    cache = Path(cache) if cache is not None else output / ".cache"
+    result = search(sweep, budget, cache, progress=progress)
+    write_search(sweep, result, output, plot_format=plot_format, float_format=float_format)
+    return result

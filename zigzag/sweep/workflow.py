@@ -1,15 +1,20 @@
 """The workflow's side of hardware sweeps (config ``hardware_sweeps``, rules/hardware_sweep.smk).
 
-One job per variant (all the sweep's workloads, so a parsed workload serves them all; every
-layer goes through the shared per-layer cache), then one job per sweep for its tables and
-figures. A variant's job reads a *point file* written when the Snakefile is read (its document,
-parameters and the sweep's settings) and rewritten only when its content changes, so adding
-variants to a finished sweep runs only the new variants' jobs (and the sweep's tables).
+One job per *batch* of variants (``batch_size`` variants, all the sweep's workloads, so a parsed
+workload serves them all; every layer goes through the shared per-layer cache), then one job per
+sweep for its tables and figures. ``batch_size: auto`` makes a sweep at most
+:data:`AUTO_BATCHES` jobs, so Snakemake's own work per job stays small beside the jobs' work
+however large the sweep. A batch's job reads a *batch file* written when the Snakefile is read
+(its variants' documents and parameters, the sweep's settings) and rewritten only when its
+content changes: a batch whose variants are unchanged is not rerun, and a batch that is rerun
+reads the layers it has already computed from the cache, so adding variants to a finished sweep
+computes only the new variants' layers.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from zigzag.errors import InputError
@@ -19,6 +24,8 @@ from zigzag.variants import Variant, VariantSpec
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
 _SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options")
+#: ``batch_size: auto`` splits a sweep into at most this many jobs
+AUTO_BATCHES = 48
 
 
 def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant]]]:
@@ -32,8 +39,31 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
         sweep = read_sweep(section, f"config: hardware_sweeps[{i}]", defaults=defaults)
         if name in sweeps:
             raise InputError("config", f"hardware_sweeps[{i}].name", f"'{name}' is used twice; name each sweep once")
-        sweeps[sweep.name] = (sweep, variants_of(sweep))
+        # a guided search evaluates the variants it chooses, in its own job: the grid is not expanded
+        sweeps[sweep.name] = (sweep, None if sweep.search is not None else variants_of(sweep))
     return sweeps
+
+
+def write_search_files(config: dict, folder: str | Path) -> dict[str, str]:
+    """For each hardware sweep with ``search``, the file its search job reads (its config entry
+    and the config's defaults), ``<folder>/<name>.search.json``; returns name -> path."""
+    files = {}
+    for i, section in enumerate(config.get("hardware_sweeps") or []):
+        if isinstance(section, dict) and section.get("search") is not None:
+            data = {"section": section, "defaults": config.get("defaults") or {},
+                    "source": f"config: hardware_sweeps[{i}]"}
+            files[section["name"]] = write_if_changed(Path(folder) / f"{section['name']}.search.json", data)
+    return files
+
+
+def search_from_file(search_file: str | Path, cache: str | Path, output: str | Path, *, plot_format: str = "png",
+                     float_format: str = "%.10g"):
+    """A search sweep's job: the guided search and its tables and figures in ``output``."""
+    from zigzag.sweep.runner import search_sweep
+
+    data = json.loads(Path(search_file).read_text())
+    sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
+    return search_sweep(sweep, output, cache=cache, plot_format=plot_format, float_format=float_format)
 
 
 def settings(sweep: Sweep) -> dict:
@@ -64,19 +94,32 @@ def write_if_changed(path: Path, data: dict) -> str:
     return str(path)
 
 
+def batches(sweep: Sweep, variants: list[Variant]) -> list[list[Variant]]:
+    """The variants in jobs: consecutive runs of ``batch_size`` variants (auto: at most
+    :data:`AUTO_BATCHES` jobs)."""
+    size = sweep.batch_size if sweep.batch_size != "auto" else max(1, math.ceil(len(variants) / AUTO_BATCHES))
+    return [variants[i:i + size] for i in range(0, len(variants), size)]
+
+
+def batch_name(batch: list[Variant]) -> str:
+    """A batch's name: its variant's name, or its first variant's and how many follow."""
+    return batch[0].name if len(batch) == 1 else f"{batch[0].name}+{len(batch) - 1}"
+
+
 def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path) -> dict[str, str]:
-    """One point file per variant (``<folder>/<sweep>/<variant>.json``); returns name -> path."""
+    """One batch file per batch of variants (``<folder>/<sweep>/<batch>.json``); returns batch name -> path."""
     folder = Path(folder) / sweep.name
-    # what the variant's rows depend on (not the constraints or figures: changing those reruns
+    # what the variants' rows depend on (not the constraints or figures: changing those reruns
     # only the sweep's collect job)
     common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": []}
     return {
-        v.name: write_if_changed(folder / f"{v.name}.json", {
+        batch_name(batch): write_if_changed(folder / f"{batch_name(batch)}.json", {
             "settings": common,
-            "variant": {"name": v.name, "id": v.id, "parameters": v.parameters, "labels": v.labels,
-                        "document": v.document, "problem": v.problem, "aliases": list(v.aliases)},
+            "variants": [{"name": v.name, "id": v.id, "parameters": v.parameters, "labels": v.labels,
+                          "document": v.document, "problem": v.problem, "aliases": list(v.aliases)}
+                         for v in batch],
         })
-        for v in variants
+        for batch in batches(sweep, variants)
     }
 
 
@@ -86,14 +129,14 @@ def write_sweep_settings(sweep: Sweep, folder: str | Path) -> str:
 
 
 def evaluate_point_file(point_file: str | Path, cache: str | Path, output: str | Path) -> list[dict]:
-    """A variant's job: its rows on every workload of the sweep, written to ``output``."""
+    """A batch's job: its variants' rows on every workload of the sweep, written to ``output``."""
     from zigzag.sweep.runner import evaluate_points
 
     data = json.loads(Path(point_file).read_text())
     sweep = sweep_from_settings(data["settings"])
-    v = data["variant"]
-    variant = Variant(v["name"], v["id"], v["parameters"], v["labels"], v["document"], v["problem"], tuple(v["aliases"]))
-    rows = evaluate_points(sweep, [variant], cache)
+    variants = [Variant(v["name"], v["id"], v["parameters"], v["labels"], v["document"], v["problem"],
+                        tuple(v["aliases"])) for v in data["variants"]]
+    rows = evaluate_points(sweep, variants, cache)
     write_json_atomic(output, {"rows": rows})
     return rows
 

@@ -6,8 +6,9 @@ variants, :func:`follow_hardware` sizes a mapping's unrollings for a variant's a
 docs/reference/sweeps.md.
 """
 
-from zigzag.variants.expansion import Variant, expand
+from zigzag.variants.expansion import Variant, axis_sizes, expand, variant_at
 from zigzag.variants.mappings import follow_hardware, without_spatial_mapping
 from zigzag.variants.spec import VariantSpec, read_spec
 
-__all__ = ["Variant", "VariantSpec", "expand", "follow_hardware", "read_spec", "without_spatial_mapping"]
+__all__ = ["Variant", "VariantSpec", "axis_sizes", "expand", "follow_hardware", "read_spec", "variant_at",
+           "without_spatial_mapping"]

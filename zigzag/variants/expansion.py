@@ -60,6 +60,23 @@ def expand(spec: VariantSpec, *, normalise: Callable[[dict, str], dict] | None =
     return _unique_names([variants[key] for key in order])
 
 
+def axis_sizes(spec: VariantSpec) -> tuple[int, ...]:
+    """How many positions each axis of ``spec`` has: fragment groups first, then the varied axes
+    (the variants are every combination of one position per axis)."""
+    return tuple(len(options) for _, options in spec.fragments) + tuple(len(axis[0].values) for axis in spec.axes)
+
+
+def variant_at(spec: VariantSpec, position: tuple[int, ...], *,
+               normalise: Callable[[dict, str], dict] | None = None) -> Variant:
+    """The variant at one position of the grid (one index per axis, as :func:`axis_sizes`),
+    made without expanding the others: what a search over a large sweep evaluates."""
+    fragments = [options[i] for (_, options), i in zip(spec.fragments, position)]
+    fragments = [(group, option, edits) for (group, _), (option, edits) in zip(spec.fragments, fragments)]
+    values = [(parameter, parameter.values[i]) for axis, i in zip(spec.axes, position[len(spec.fragments):])
+              for parameter in axis]
+    return _variant(spec, fragments, values, normalise)
+
+
 def _with_alias(variant: Variant, alias: str) -> Variant:
     return Variant(variant.name, variant.id, variant.parameters, variant.labels, variant.document, variant.problem,
                    (*variant.aliases, alias))

@@ -1,0 +1,193 @@
+"""A large hardware sweep through the workflow: a grid of 1,000 variants of the TPU-like example
+accelerator (array shape x unified-buffer size x accumulator size x buffer bandwidth) on
+ResNet-18 and MobileNetV2 at lpf_limit 6, run by ``snakemake --cores 2`` from scratch.
+
+Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
+
+``--variants N`` runs a slice: N variants drawn (seeded) from the grid, so the slice has the
+grid's mix of small and large arrays; the script then projects the full grid's time from it.
+Printed: variants, points (variant x workload), jobs, distinct layer searches, wall time,
+Snakemake's own CPU time (its main process, sampled from /proc) and its share of the run (of
+``wall x cores``), the time per batch job, evaluations per second (points and layer searches),
+the machine's load before and after, and the projection for the whole grid. Each run starts
+from an empty copy of the inputs in a temporary folder, with a job server of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_workflow import fresh_copy, job_env, stop_servers  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+#: the grid: 5 array shapes (D1, D2 in step) x 8 buffer sizes x 5 accumulator sizes x 5 bandwidths
+SHAPES = [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)]
+BUFFERS = ["256KiB", "512KiB", "1MiB", "1536KiB", "2MiB", "3MiB", "4MiB", "6MiB"]
+ACCUMULATORS = ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB"]
+BANDWIDTHS = [128, 256, 512, 1024, 2048]
+WORKLOADS = ["inputs/workload/resnet18.onnx", "inputs/workload/mobilenetv2.onnx"]
+
+
+def grid() -> list[tuple]:
+    """Every variant of the grid as (D1, D2, ub, acc, bw)."""
+    return [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)]
+
+
+def sweep_config(points: list[tuple], batch_size) -> dict:
+    """A workflow config with one hardware sweep over ``points`` (zipped: one variant each)."""
+    columns = list(zip(*points))
+    return {
+        "results": "results",
+        "defaults": {"lpf_limit": 6},
+        "hardware_sweeps": [{
+            "name": "grid",
+            "base": "inputs/hardware/flow_tpu_32x32.yaml",
+            "params": {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
+                       "ub": "memories.unified_buffer.size", "acc": "memories.accumulators.size",
+                       "bw": "memories.unified_buffer.ports[0].bandwidth_max"},
+            "zip": [dict(zip(("D1", "D2", "ub", "acc", "bw"), map(list, columns)))],
+            "derive": {
+                "memories.unified_buffer.ports[1].bandwidth_max": "bw",
+                "memories.unified_buffer.r_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
+                "memories.unified_buffer.w_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
+                "memories.unified_buffer.area": "0.7 * ub",
+                "memories.accumulators.r_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
+                "memories.accumulators.w_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
+                "memories.accumulators.area": "0.7 * acc",
+                "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
+                "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
+            },
+            "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}",
+            "workloads": WORKLOADS,
+            "mapping": "inputs/mapping/flow_tpu_array.yaml",
+            "batch_size": batch_size,
+        }],
+    }
+
+
+def snakemake_command(workdir: Path, cores: int, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(workdir / "config.yaml"), "--cores", str(cores), "--quiet", *extra]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of one process (not its children), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, int]:
+    """Wall time, Snakemake's own CPU seconds (main process, sampled every 0.1 s) and exit status."""
+    log = workdir / "snakemake.log"
+    started = time.perf_counter()
+    with open(log, "w") as output:  # a file, not a pipe: a full pipe would stop the jobs writing to it
+        process = subprocess.Popen(snakemake_command(workdir, cores), env=env, stdout=output, stderr=output)
+        own = 0.0
+        while process.poll() is None:
+            sample = cpu_seconds(process.pid)
+            own = sample if sample is not None else own
+            time.sleep(0.1)
+    wall = time.perf_counter() - started
+    if process.returncode:
+        print(log.read_text()[-3000:], file=sys.stderr)
+    return wall, own, process.returncode
+
+
+def job_seconds(workdir: Path, rule: str) -> list[float]:
+    """Wall seconds of every job of ``rule``, from its benchmark files (at any depth)."""
+    import csv
+
+    seconds = []
+    for path in (workdir / "results" / ".cache" / "benchmarks" / rule).rglob("*.tsv"):
+        with open(path) as handle:
+            seconds += [float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")]
+    return seconds
+
+
+def start_cost(workdir: Path, cores: int, env: dict) -> float:
+    """Wall seconds of a dry run: reading the Snakefile, expanding the sweep, building the DAG."""
+    started = time.perf_counter()
+    subprocess.run(snakemake_command(workdir, cores, "--dry-run"), env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--variants", type=int, default=None, help="run a seeded slice of this many variants")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--batch-size", default="auto", help="variants per job (default auto)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
+    args = parser.parse_args()
+    batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    full = grid()
+    points = full if args.variants is None else sorted(random.Random(args.seed).sample(full, args.variants))
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    sum(range(10**7))
+    calibration = time.perf_counter() - started
+    print(f"grid: {len(full)} variants x {len(WORKLOADS)} workloads (lpf_limit 6); running {len(points)} variants, "
+          f"--cores {args.cores}, batch_size {batch_size}")
+    print(f"machine: {os.cpu_count()} cores, load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+          f"calibration sum(range(10**7)) {calibration:.3f} s")
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzh-", dir="/tmp") as servers:
+        config = Path(tmp) / "config.yaml"
+        config.write_text(yaml.safe_dump(sweep_config(points, batch_size), sort_keys=False))
+        workdir = fresh_copy(config, Path(tmp), "run")
+        env = job_env(Path(servers) / "run", True)
+        try:
+            start = start_cost(workdir, args.cores, env)
+            wall, own, status = timed_run(workdir, args.cores, env)
+        finally:
+            stop_servers(Path(servers) / "run")
+        load_after = os.getloadavg()
+        batches, collect = job_seconds(workdir, "sweep_batch"), sum(job_seconds(workdir, "sweep_collect"))
+        results = workdir / "results" / ".cache" / "results"
+        searches = len(list(results.glob("*.json")))
+        import csv
+
+        with open(workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline="") as handle:
+            statuses = [row["status"] for row in csv.DictReader(handle)]
+    points_run = len(points) * len(WORKLOADS)
+    share = own / (wall * args.cores)
+    counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+    print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
+    print(f"jobs: {len(batches)} batch jobs + 1 collect; distinct layer searches: {searches}")
+    print(f"wall time:              {wall:8.1f} s  (start, a dry run: {start:.1f} s; collect job {collect:.1f} s)")
+    print(f"Snakemake's own CPU:    {own:8.1f} s  = {100 * share:.1f} % of wall x cores")
+    if batches:
+        print(f"batch jobs:             {sum(batches):8.1f} s in all, {sum(batches) / len(batches):.1f} s each "
+              f"({sum(batches) / len(points):.2f} s per variant)")
+    busy = (sum(batches) + collect) / (wall * args.cores)
+    print(f"cores busy with jobs:   {100 * busy:8.1f} %  (the rest: Snakemake, start, waiting for the last jobs)")
+    print(f"evaluations per second: {points_run / wall:8.3f} points (variant x workload), "
+          f"{searches / wall:.2f} layer searches")
+    print(f"machine load:           {load_before[0]:.2f} -> {load_after[0]:.2f} (1-minute average)")
+    if len(points) < len(full) and batches:
+        scale = len(full) / len(points)
+        evaluations = start + sum(batches) * scale / args.cores
+        low, high = evaluations + collect, evaluations + collect * scale
+        print(f"projection, full grid:  {low:8.1f} s to {high:.1f} s = {low / 60:.1f} to {high / 60:.1f} min at this "
+              f"load (start + batch jobs x {scale:.1f} / {args.cores} cores, + the collect job as measured or x "
+              f"{scale:.1f}: its figures cost about the same for any number of rows, its tables grow with them); "
+              f"{len(full) * len(WORKLOADS) / low:.3f} points/s")
+        print(f"  at load <= {args.cores} (a machine of its own) divide by about "
+              f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""The layer job's cache key: the order of the memories (the hierarchy) is part of it, the order
+of other mapping keys is not, and it is the same in every process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import DATA, REPO, reference_input
+
+
+def _job():
+    from zigzag.io.loaders import load_accelerator, load_workload
+    from zigzag.search.options import SearchOptions
+    from zigzag.steps.jobs import layer_job
+
+    accelerator = load_accelerator(reference_input("hardware", "tpu_like.yaml"))
+    layer = load_workload(str(DATA / "workflow" / "small_convs.yaml"), reference_input("mapping", "tpu_like.yaml")).layers[0]
+    return layer_job(layer, accelerator, SearchOptions())
+
+
+def test_memory_order_changes_the_key():
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.steps.jobs import job_key
+
+    job = _job()
+    memories = job["accelerator"]["memories"]
+    names = list(memories)
+    swapped = {name: memories[name] for name in (names[1], names[0], *names[2:])}  # same content, new order
+    other = {**job, "accelerator": {**job["accelerator"], "memories": swapped}}
+    assert [m.name for m in accelerator_from_dict(other["accelerator"]).memories][:2] == [names[1], names[0]]
+    assert job_key(other) != job_key(job)
+
+
+def test_order_of_other_keys_does_not_change_the_key():
+    from zigzag.steps.jobs import job_key
+
+    job = _job()
+    reordered = {key: job[key] for key in reversed(list(job))}
+    reordered["accelerator"] = {key: job["accelerator"][key] for key in reversed(list(job["accelerator"]))}
+    reordered["accelerator"]["memories"] = {
+        name: {key: memory[key] for key in reversed(list(memory))} for name, memory in job["accelerator"]["memories"].items()}
+    reordered["options"] = dict(reversed(list(job["options"].items())))
+    assert json.dumps(reordered) != json.dumps(job)
+    assert job_key(reordered) == job_key(job)
+
+
+def test_key_is_the_same_in_another_process(tmp_path):
+    from zigzag.steps.jobs import job_key
+
+    job = _job()
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    code = ("import json, sys; from zigzag.steps.jobs import job_key; "
+            "print(job_key(json.load(open(sys.argv[1]))))")
+    other = subprocess.run([sys.executable, "-c", code, str(tmp_path / "job.json")], capture_output=True, text=True,
+                           cwd=REPO, env={"PYTHONHASHSEED": "123", "PATH": ""}, timeout=60)
+    assert other.stdout.strip() == job_key(job)

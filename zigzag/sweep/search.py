@@ -1,0 +1,230 @@
+"""A guided search over a hardware sweep too large to enumerate: NSGA-II (DEAP's selection) over
+the sweep's grid, minimising energy, latency (each summed over the sweep's workloads) and area.
+
+A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
+:func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
+goes through the shared per-layer cache, so a search reuses what a grid, an experiment or an
+earlier search computed, and a rerun computes nothing. Variants that cannot run or break a
+constraint rank behind every variant that can. Seeded: all random draws come from one
+``random.Random(seed)``; candidates are evaluated in a fixed order, in ``workers`` processes,
+so the same seed gives the same front whatever the number of workers.
+
+The loop is a (mu + lambda) scheme: ``population`` children per generation, each a uniform
+crossover of two parents (probability 0.3) or a mutation of one (each gene with probability
+1/genes, at least one: half the time to a neighbouring position, else to any), a child already
+evaluated mutated again; ``population`` survivors chosen by ``selNSGA2``. At most
+``population * (generations + 1)`` variants are evaluated.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from deap import base, tools
+
+from zigzag.errors import InputError
+from zigzag.sweep import results
+from zigzag.sweep.config import SearchBudget, Sweep
+
+CROSSOVER_PROBABILITY = 0.3
+RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
+#: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
+WORST = 1e300
+
+
+class _Fitness(base.Fitness):
+    weights = (-1.0, -1.0, -1.0)  # energy, latency, area: all minimised
+
+
+class _Candidate(list):
+    """One position per axis of the sweep, with its DEAP fitness."""
+
+    def __init__(self, genes=()):
+        super().__init__(genes)
+        self.fitness = _Fitness()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search found: the rows of every variant it evaluated (as ``variants.csv``), its
+    front (one row per variant: parameters, summed energy and latency, area), and its counts."""
+
+    rows: list[dict]
+    front: list[dict]
+    evaluations: int
+    grid_size: int
+    generations: int
+
+
+# ----- evaluation ---------------------------------------------------------------------------------
+
+_WORKER: dict = {}
+
+
+def _init_worker(sweep: Sweep, cache: str) -> None:
+    _WORKER.update(sweep=sweep, cache=cache, parsed={})
+
+
+def _evaluate_in_worker(position: tuple[int, ...]) -> list[dict]:
+    return evaluate_position(_WORKER["sweep"], position, _WORKER["cache"], _WORKER["parsed"])
+
+
+def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict) -> list[dict]:
+    """The rows (one per workload, constraints applied) of the variant at ``position``."""
+    from zigzag.sweep.runner import accelerator_identity, point_row
+    from zigzag.variants import variant_at
+
+    variant = variant_at(sweep.spec, position, normalise=accelerator_identity)
+    return [results.check_constraints(point_row(sweep, variant, workload, cache, workloads=parsed), sweep.constraints)
+            for workload in sweep.workloads]
+
+
+def objectives(rows: list[dict]) -> tuple[float, float, float]:
+    """Energy and latency summed over the workloads, and area; WORST when a row did not run."""
+    if not rows or any(r["status"] != "ok" or r.get("area_mm2") is None for r in rows):
+        return (WORST, WORST, WORST)
+    return (sum(r["energy_pJ"] for r in rows), sum(r["latency_cycles"] for r in rows), rows[0]["area_mm2"])
+
+
+class _Evaluator:
+    """Rows of candidates, memoised, evaluated in this process or in a pool of workers."""
+
+    def __init__(self, sweep: Sweep, cache: str | Path, workers: int):
+        self.sweep, self.cache, self.workers = sweep, str(cache), workers
+        self.memo: dict[tuple[int, ...], list[dict]] = {}
+        self.parsed: dict = {}
+        self._pool = None
+
+    def __enter__(self):
+        if self.workers > 1:
+            self._pool = ProcessPoolExecutor(self.workers, initializer=_init_worker, initargs=(self.sweep, self.cache))
+        return self
+
+    def __exit__(self, *exc):
+        if self._pool is not None:
+            self._pool.shutdown()
+
+    def __call__(self, candidates: list[_Candidate]) -> None:
+        todo = list(dict.fromkeys(tuple(c) for c in candidates if tuple(c) not in self.memo))
+        if self._pool is None:
+            found = [evaluate_position(self.sweep, p, self.cache, self.parsed) for p in todo]
+        else:
+            found = list(self._pool.map(_evaluate_in_worker, todo, chunksize=1))
+        self.memo.update(zip(todo, found))
+        for candidate in candidates:
+            candidate.fitness.values = objectives(self.memo[tuple(candidate)])
+
+
+# ----- variation ----------------------------------------------------------------------------------
+
+def _mutate(genes: list[int], sizes: tuple[int, ...], rng: random.Random) -> None:
+    movable = [i for i, n in enumerate(sizes) if n > 1]
+    chosen = [i for i in movable if rng.random() < 1 / len(movable)] or [rng.choice(movable)]
+    for i in chosen:
+        if rng.random() < 0.5:
+            step = rng.choice((-1, 1))
+            genes[i] = genes[i] + step if 0 <= genes[i] + step < sizes[i] else genes[i] - step
+        else:
+            genes[i] = rng.choice([v for v in range(sizes[i]) if v != genes[i]])
+
+
+def _child(population: list[_Candidate], sizes, seen: set, rng: random.Random) -> _Candidate:
+    if rng.random() < CROSSOVER_PROBABILITY:
+        a, b = rng.sample(population, 2)
+        child = _Candidate(x if rng.random() < 0.5 else y for x, y in zip(a, b))
+    else:
+        child = _Candidate(rng.choice(population))
+        _mutate(child, sizes, rng)
+    for _ in range(RETRIES):
+        if tuple(child) not in seen:
+            break
+        _mutate(child, sizes, rng)
+    seen.add(tuple(child))
+    return child
+
+
+def _initial(sizes, count: int, seen: set, rng: random.Random) -> list[_Candidate]:
+    population = []
+    while len(population) < count:
+        candidate = _Candidate(rng.randrange(n) for n in sizes)
+        if tuple(candidate) in seen and len(seen) < _grid_size(sizes):
+            continue
+        seen.add(tuple(candidate))
+        population.append(candidate)
+    return population
+
+
+def _grid_size(sizes) -> int:
+    size = 1
+    for n in sizes:
+        size *= n
+    return size
+
+
+# ----- the search ---------------------------------------------------------------------------------
+
+def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None) -> SearchResult:
+    """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
+    is called after every generation."""
+    from zigzag.variants import axis_sizes
+
+    sizes = axis_sizes(sweep.spec)
+    grid = _grid_size(sizes)
+    if not any(n > 1 for n in sizes):
+        raise InputError(sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments")
+    rng = random.Random(budget.seed)
+    seen: set[tuple[int, ...]] = set()
+    front = tools.ParetoFront()
+    with _Evaluator(sweep, cache, budget.workers) as evaluate:
+        population = _initial(sizes, min(budget.population, grid), seen, rng)
+        evaluate(population)
+        front.update(population)
+        generation = 0
+        for generation in range(1, budget.generations + 1):
+            if len(seen) >= grid:
+                break
+            children = [_child(population, sizes, seen, rng) for _ in range(budget.population)]
+            evaluate(children)
+            front.update(children)
+            population = tools.selNSGA2(population + children, budget.population)
+            if progress:
+                progress(generation, len(front))
+        memo = evaluate.memo
+    rows = [row for position in sorted(memo) for row in memo[position]]
+    positions = sorted({tuple(c) for c in front if c.fitness.values[0] < WORST})
+    return SearchResult(rows, [front_row(sweep, memo[p]) for p in positions], len(memo), grid, generation)
+
+
+def front_row(sweep: Sweep, rows: list[dict]) -> dict:
+    """A variant's row of the search front: identity, parameters, summed energy and latency, area."""
+    keys = ("sweep", "variant", "variant_id", *sweep.spec.varied_names)
+    row = {k: rows[0][k] for k in keys if k in rows[0]}
+    energy, latency, area = objectives(rows)
+    row.update({"workload": "+".join(r["workload"] for r in rows), "status": "ok", "reason": "",
+                "energy_pJ": energy, "latency_cycles": latency, "area_mm2": area})
+    return row
+
+
+def write_search(sweep: Sweep, result: SearchResult, output: str | Path, *, plot_format: str = "png",
+                 float_format: str = "%.10g") -> dict[str, Path]:
+    """The search's tables and figures in ``output``: the usual sweep tables over the evaluated
+    variants (variants.csv, pareto.csv, best.csv, plots/), plus ``search_front.csv`` and
+    ``plots/search_front.<fmt>`` (the front over the summed objectives) and ``search.json``."""
+    from zigzag.io.atomic import write_json_atomic, write_text_atomic
+    from zigzag.plots.sweep import plot_pareto_projections
+    from zigzag.steps.tables import csv_text
+    from zigzag.sweep.runner import collect
+
+    output = Path(output)
+    collect(sweep, [dict(r) for r in result.rows], output, plot_format=plot_format, float_format=float_format)
+    front = results.mark_fronts([dict(r) for r in result.front])
+    paths = {"front": output / "search_front.csv", "figure": output / "plots" / f"search_front.{plot_format}",
+             "stats": output / "search.json"}
+    write_text_atomic(paths["front"], csv_text(front, float_format=float_format))
+    plot_pareto_projections(front, paths["figure"])
+    write_json_atomic(paths["stats"], {"evaluations": result.evaluations, "grid_size": result.grid_size,
+                                       "generations": result.generations, "front_size": len(result.front)})
+    return paths
