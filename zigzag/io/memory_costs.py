@@ -75,6 +75,10 @@ def _from_cacti(memories: dict, names: list[str], area_unit: str | None, file: s
                          f"{exc}; change the memory's size or read-port width, or give r_cost, w_cost and area "
                          f"and set auto_cost_extraction: false ({INSTALL_HINT} if CACTI itself is broken)") from None
     scale = _FROM_MM2[area_unit]
+    if area_unit is None and any(m["area"] is not None for m in memories.values() if "cost_source" not in m):
+        logger.warning("%s: CACTI gives areas in mm2 and the file states no area_unit, so its total area adds "
+                       "them to the file's own areas as they are (as ZigZag does); state area_unit: mm2 or um2 "
+                       "to have them converted", file)
     for name, request, result in zip(names, requests, figures):
         memory = memories[name]
         note = request.describe()

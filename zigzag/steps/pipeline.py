@@ -186,7 +186,8 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
         write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json",
                           {**details, "result": entry["result"]})
     results = [result for _, result in rows]
-    row = tables.experiment_row(experiment, results, sum_results(results))
+    area_unit = next((a.area_unit for a in accelerators.values()), None)
+    row = tables.experiment_row(experiment, results, sum_results(results), area_unit)
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
     layer_rows = tables.layer_rows(rows)
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)

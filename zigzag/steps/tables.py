@@ -80,18 +80,26 @@ def identity(experiment: dict, accelerator_name: str) -> dict:
     }
 
 
-def experiment_row(experiment: dict, layers: list, total) -> dict:
+#: factor from an accelerator file's stated area unit to µm²
+_TO_UM2 = {"um2": 1.0, "mm2": 1e6}
+
+
+def experiment_row(experiment: dict, layers: list, total, area_unit: str | None = None) -> dict:
     """The ``experiments.csv`` row of one experiment (``layers``: its per-layer results): identity,
-    status, the experiment's named parameters, figures, area (µm² and mm²), options, files."""
+    status, the experiment's named parameters, figures, area (µm² and mm², converted from the unit
+    the accelerator file states in ``area_unit``; a file that states none is read in µm², and the
+    ``area_unit`` column says so), options, files."""
     areas = [r.area_total for r in layers if r.area_total is not None]
     row = identity(experiment, layers[0].accelerator_name if layers else "")
     row["layers"] = len(layers)
     row.update({"status": "ok", "reason": ""})
     row.update(experiment.get("parameters") or {})
     row.update({column: value(total) for column, value in NETWORK_FIGURES})
-    row["area_um2"] = max(areas) if areas else None
+    row["area_um2"] = max(areas) * _TO_UM2.get(area_unit, 1.0) if areas else None
+    row["area_unit"] = area_unit or "unstated (read as um2)"
     if total.tclk is not None:  # IMC: ZigZag's area, of the first layer, in mm²
         row["area_um2"] = total.area_total * 1e6
+        row["area_unit"] = "mm2"
     row["area_mm2"] = None if row["area_um2"] is None else row["area_um2"] * 1e-6
     for memory, energy in _summed_memory_energy(layers).items():
         row[f"{memory}_energy_pJ"] = energy

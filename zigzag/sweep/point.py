@@ -100,11 +100,9 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     total = sum_results(results)
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
-    figures = tables.experiment_row(experiment, results, total)
+    figures = tables.experiment_row(experiment, results, total, area_unit)
     keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
     row = {k: figures[k] for k in keep}
-    if area_unit == "mm2" and row["area_um2"] is not None and total.tclk is None:
-        row["area_um2"] *= 1e6
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
     return row
 
