@@ -18,7 +18,8 @@ from zigzag.sweep.config import Constraint, Sweep, read_sweep
 from zigzag.variants import Variant, VariantSpec
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
-_SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options")
+_SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
+             "base", "layer_stacks", "allocation_search")
 
 
 def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant]]]:
@@ -38,7 +39,7 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
 
 def settings(sweep: Sweep) -> dict:
     """A sweep's settings as JSON-ready data (read back by :func:`sweep_from_settings`)."""
-    return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads),
+    return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads), "modes": list(sweep.modes),
             "constraints": [c.text for c in sweep.constraints], "in_seconds": [c.in_seconds for c in sweep.constraints],
             "source": sweep.spec.source, "varied": sweep.spec.varied_names}
 
@@ -51,7 +52,9 @@ def sweep_from_settings(data: dict) -> Sweep:
                        axes=tuple((Parameter(name, None),) for name in data["varied"]))
     constraints = tuple(Constraint(t, s) for t, s in zip(data["constraints"], data["in_seconds"]))
     return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
-                 constraints, data["clock_ghz"], data["options"], data["workload_options"])
+                 constraints, data["clock_ghz"], data["options"], data["workload_options"], data.get("kind", "single"),
+                 data.get("base"), tuple(data.get("modes", ())), data.get("layer_stacks"),
+                 data.get("allocation_search"))
 
 
 def write_if_changed(path: Path, data: dict) -> str:
