@@ -39,7 +39,7 @@ def _varied_paths(section: dict) -> list[str]:
 
 def multicore_spec(section: dict, where: str, base_document: dict | None = None):
     """The variant spec of a multi-core sweep: the base file with the core files that varied
-    paths go into read into it; every variant checked by the multi-core loader."""
+    paths go into read into it (the variants are checked by the multi-core loader when expanded)."""
     from zigzag.io.yaml_files import load_yaml
 
     base = section.get("base")
@@ -52,7 +52,7 @@ def multicore_spec(section: dict, where: str, base_document: dict | None = None)
         document = read_core_files(document, base, _varied_paths(section))
     except InputError as exc:
         raise InputError(where, exc.where, f"{exc.message} ({exc.file})") from None
-    return read_spec(section, where, base_document=document, normalise=multicore_identity(base))
+    return read_spec(section, where, base_document=document)
 
 
 def with_integer_core_ids(document: dict) -> dict:

@@ -97,8 +97,8 @@ def core_roles(document: dict) -> dict[str, tuple[int, ...]]:
         roles["mesh"] = tuple(i for i in range(len(types)) if i not in {ids[0] for ids in roles.values()})
     roles["compute"] = tuple(range(len(types)))
     for core, kind in enumerate(types):
-        roles.setdefault(kind, ())
-        roles[kind] += (core,)
+        if kind not in ("compute", "mesh", "pooling", "simd"):  # a structural role keeps its meaning
+            roles[kind] = roles.get(kind, ()) + (core,)
     return roles
 
 
