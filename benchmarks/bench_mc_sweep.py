@@ -3,7 +3,7 @@
 Usage:  python benchmarks/bench_mc_sweep.py [--shapes 9] [--parts fixed search] [--cores 2]
 
 Variants (a ``kind: multicore`` hardware sweep of inputs/stream/hardware/tpu_like_mesh_pooling.yaml):
-mesh shapes (rows x cols) with 2 to 16 cores, two core types (TPU-like, Eyeriss-like), three link
+mesh shapes (rows x cols) with 2 to 16 cores, two core types (TPU-like, Simba-like chiplet), three link
 bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle): 9 x 2 x 3 x 2 =
 108 variants. Two parts, each run by ``snakemake --cores N`` in an empty copy of inputs/:
 
@@ -42,7 +42,7 @@ def sweep_entry(name: str, shapes: list[tuple[int, int]], modes: list[str], mapp
         "params": {"rows": "mesh.rows", "cols": "mesh.cols", "core": "mesh.core",
                    "dram_bw": "offchip_core.memories.dram.r_bw"},
         "zip": [{"rows": [r for r, _ in shapes], "cols": [c for _, c in shapes]}],
-        "vary": {"core": ["tpu_like.yaml", "eyeriss_like.yaml"], "bandwidth": [16, 32, 64], "dram_bw": [64, 128]},
+        "vary": {"core": ["tpu_like.yaml", "simba_chiplet.yaml"], "bandwidth": [16, 32, 64], "dram_bw": [64, 128]},
         "derive": {"offchip_core.memories.dram.w_bw": "dram_bw"},
         "name_format": "mesh{rows}x{cols}-{core}-link{bandwidth}-dram{dram_bw}",
         "workloads": ["inputs/stream/workload/resnet18.onnx"], "mapping": mapping, "modes": modes,
