@@ -127,7 +127,8 @@ def add_sweep_command(sub) -> None:
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
         description="Make every variant of BASE given by --vary/--zip/--derive, evaluate each on every "
-                    "workload and write variants.csv, pareto.csv, best.csv and figures into OUTPUT "
+                    "workload and write variants.csv, pareto.csv, best.csv and figures into OUTPUT; with --multicore, BASE "
+                    "is a multi-core accelerator and each variant is scheduled in every --mode "
                     "(see docs/reference/sweeps.md).")
     sweep.add_argument("--base", help="accelerator YAML the variants start from")
     sweep.add_argument("--multicore", action="store_true",

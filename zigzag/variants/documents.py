@@ -42,7 +42,7 @@ def format_path(steps) -> str:
     return text
 
 
-def _key(node: Any, step: str | int) -> str | int:
+def key_of(node: Any, step: str | int) -> str | int:
     """``cores.0`` names the key 0 of a mapping numbered by whole numbers (a multi-core file's cores)."""
     if isinstance(node, dict) and isinstance(step, str) and step.isdigit() and step not in node and node \
             and all(isinstance(k, int) for k in node):
@@ -51,7 +51,7 @@ def _key(node: Any, step: str | int) -> str | int:
 
 
 def _step_into(node: Any, step: str | int, done: tuple, path: str) -> Any:
-    step = _key(node, step)
+    step = key_of(node, step)
     if isinstance(step, int) and not isinstance(node, dict):
         if not isinstance(node, list):
             raise PathError(f"'{path}': {format_path(done) or 'the document'} is not a list; remove [{step}]")
@@ -101,7 +101,7 @@ def set_value(document: Any, path: str, value: Any) -> None:
     """Replace the value at an existing ``path`` (in place)."""
     parent, last = _parent(document, path)
     _step_into(parent, last, parse_path(path)[:-1], path)
-    parent[_key(parent, last)] = copy.deepcopy(value)
+    parent[key_of(parent, last)] = copy.deepcopy(value)
 
 
 def add(document: Any, path: str, value: Any, *, before: str | None = None) -> None:
@@ -116,7 +116,7 @@ def add(document: Any, path: str, value: Any, *, before: str | None = None) -> N
         return
     if not isinstance(parent, dict):
         raise PathError(f"'{path}': the parent is not a mapping, so no key can be added to it")
-    last = _key(parent, last)
+    last = key_of(parent, last)
     if last in parent:
         raise PathError(f"'{path}' exists already; change it with 'set' instead of adding it")
     if before is None:
@@ -136,4 +136,4 @@ def remove(document: Any, path: str) -> None:
     """Remove the key or list entry at an existing ``path`` (in place)."""
     parent, last = _parent(document, path)
     _step_into(parent, last, parse_path(path)[:-1], path)
-    del parent[_key(parent, last)]
+    del parent[key_of(parent, last)]

@@ -48,7 +48,7 @@ def read_core_files(document: dict, home: str | Path, paths) -> dict:
                                      "next to the base file or in its cores/ folder")
                 parent[key] = node = load_yaml(found)
             if isinstance(node, dict):
-                key = documents._key(node, step)
+                key = documents.key_of(node, step)
                 if key not in node:
                     break
                 parent, node = node, node[key]
