@@ -8,6 +8,7 @@ the SIMD links of the mesh shorthand)."""
 from __future__ import annotations
 
 import csv
+import json
 import re
 import shutil
 import subprocess
@@ -21,7 +22,9 @@ from conftest import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.stream.schedule.run import run_stream
-from zigzag.sweep import read_sweep, run_sweep
+from zigzag.sweep import read_sweep, run_sweep, variants_of
+from zigzag.sweep.multicore import variant_accelerator, with_integer_core_ids
+from zigzag.variants import Variant
 from zigzag.variants.multicore import core_roles, follow_cores
 
 BASE = REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"
@@ -67,6 +70,19 @@ def test_a_core_file_field_is_a_path_and_mixes_of_core_types(tmp_path):
     rows = run_sweep(sweep(vary={"mesh.core": ["tpu_like.yaml", ["tpu_like.yaml", "eyeriss_like.yaml"]]},
                            name_format="{base}-{mesh_core}"), tmp_path / "mix", cache=tmp_path / "cache")
     assert [r["status"] for r in rows] == ["ok", "ok"] and rows[0]["energy_pJ"] != rows[1]["energy_pJ"]
+
+
+def test_explicit_cores_are_varied_by_id():
+    quad = REPO / "inputs" / "stream" / "hardware" / "tpu_like_quad_core.yaml"
+    spec = read_sweep({"name": "q", **sweep(base=str(quad), params={},
+                                            vary={"cores.1": ["tpu_like.yaml", "eyeriss_like.yaml"]})})
+    variants = variants_of(spec)
+    assert [v.problem for v in variants] == [None, None] and variants[0].id != variants[1].id
+    as_json = json.loads(json.dumps(variants[1].document))  # as a workflow job reads it
+    roles = core_roles(with_integer_core_ids(as_json))
+    assert roles["eyeriss_like"] == (1,) and roles["tpu_like"] == (0, 2, 3) and roles["compute"] == tuple(range(6))
+    accelerator = variant_accelerator(spec, Variant(variants[1].name, variants[1].id, {}, {}, as_json))
+    assert [core.name for core in accelerator.cores[:3]] == ["tpu_like", "eyeriss_like", "tpu_like"]
 
 
 def test_mapping_roles_and_expressions_follow_the_core_count():
