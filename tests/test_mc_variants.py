@@ -197,3 +197,12 @@ def test_workflow_multicore_sweep(tmp_path):
     api = run_sweep({**entry, "base": str(BASE), "workloads": [str(WORKLOAD)], "mapping": str(MAPPING)},
                     tmp_path / "api", cache=tmp_path / "cache")
     assert [float(r["latency_cycles"]) for r in rows] == [r["latency_cycles"] for r in api]
+
+
+def test_cli_runs_a_multicore_entry_of_a_config(tmp_path, capsys):
+    entry = {"name": "mesh", **sweep(vary={"mesh.cols": [1]})}
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({"defaults": {"lpf_limit": 6}, "hardware_sweeps": [entry]}))
+    status = main(["sweep", "--config", str(config), "--output", str(tmp_path / "out"),
+                   "--cache", str(tmp_path / "cache")])
+    assert status == 0 and "1 rows (1 ok)" in capsys.readouterr().out

@@ -83,10 +83,14 @@ def _config_entry(path: str, name: str | None) -> dict:
         raise InputError(path, "hardware_sweeps", "no hardware sweep in this config")
     names = [s.get("name") for s in sweeps if isinstance(s, dict)]
     if name is None and len(sweeps) == 1:
-        return {**config.get("defaults", {}), **sweeps[0]}
-    if name not in names:
+        entry = sweeps[0]
+    elif name not in names:
         raise InputError(path, "hardware_sweeps", f"no sweep named {name!r}; give --name with one of {', '.join(map(str, names))}")
-    return {**(config.get("defaults") or {}), **sweeps[names.index(name)]}
+    else:
+        entry = sweeps[names.index(name)]
+    if entry.get("kind") == "multicore":  # the config's defaults are single-core search options
+        return entry
+    return {**(config.get("defaults") or {}), **entry}
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
