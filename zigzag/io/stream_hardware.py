@@ -183,8 +183,8 @@ class _Reader:
             add_mesh(wiring, regular, graph["nb_rows"], graph["nb_cols"], bandwidth, energy, pooling, simd)
         return _document(name, bandwidth, energy, cores, offchip, wiring, [])
 
-    def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
-        """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
+    def _core_files(self, data: dict) -> tuple[list[tuple[str, str | dict]], int | None, int | None]:
+        """(where, file name or core document) per core id, and the ids of a mesh's pooling and SIMD cores."""
         if "mesh" in data:
             if "cores" in data:
                 raise Invalid("mesh", "is given together with cores; give either cores (and core_connectivity) "
