@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the allocation search (issue #14, point 2): schedules per second and search time.
+"""Benchmark the allocation search: schedules per second and search time.
 
 Case: ResNet-18 on the TPU-like quad core with the reference's flexible mapping
 (``tpu_like_quad_core.yaml``: every Conv/Gemm/Relu may go to cores 0-3), ``lbl`` and ``fused``

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Our allocation search's front against many runs of Stream's genetic algorithm (issue #14).
+"""Our allocation search's front against many runs of Stream's genetic algorithm.
 
 Stream's GA is unseeded, so one recorded run says little about the next. This script replays it
-as spec stream.md §10.4 describes — DEAP's ``eaMuPlusLambda`` (mu = individuals / 2, lambda =
+as docs/models/multi-core.md#allocation-search describes — DEAP's ``eaMuPlusLambda`` (mu = individuals / 2, lambda =
 individuals, crossover 0.3, mutation 0.7), ``cxOrdered`` above 10 genes, its point-or-swap
 mutation, ``selNSGA2``, a ``ParetoFront`` — on *our* fitness, which equals Stream's on every
 point of the recorded fronts (checked here first), with ``random`` seeded 0, 1, ... per run.
@@ -45,7 +45,7 @@ class _Individual(list):
 
 
 def stream_ga_front(problem, individuals: int, generations: int, seed: int, memo: dict) -> list[tuple[float, float]]:
-    """The front of one replay of Stream's GA (spec §10.4) seeded ``seed``, on ``problem``'s fitness."""
+    """The front of one replay of Stream's GA (docs/models/multi-core.md#allocation-search) seeded ``seed``, on ``problem``'s fitness."""
     valid = [g.cores for g in problem.genes]
     size = len(valid)
 

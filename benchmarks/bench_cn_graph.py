@@ -1,12 +1,16 @@
-"""How long building the CN graph takes: ResNet-18 fused row by row on the TPU-like quad core.
+"""How long building the CN graph takes: ResNet-18 fused row by row on the TPU-like quad core,
+then Concat-heavy torchvision networks (GoogLeNet, DenseNet-121, SqueezeNet) in both modes.
 
-    .venv/bin/python benchmarks/bench_cn_graph.py [--repeat 5] [--reference-venv /work/ref/stream-venv \
-        --reference-source /work/ref/stream]
+    .venv/bin/python benchmarks/bench_cn_graph.py [--repeat 5] [--torchvision DIR] \
+        [--reference-venv /work/ref/stream-venv --reference-source /work/ref/stream]
 
 Prints the best-of-N time of ``build_cn_graph`` (stacks, tiling, CNs, edges; the ONNX and
 hardware parsing are timed separately), and, with ``--reference-venv``, the reference Stream's
 time for the same case (its parsing and generation stages up to the CN graph, run in a
 subprocess by ``stream_reference_cn_graph.py`` from a temporary copy of the reference folder).
+The torchvision networks (shapes-only ONNX files, default: ``shared/reference/torchvision`` in
+a folder above the repository) are cut on the TPU-like quad core with its flexible mapping.
+The machine's load average is printed first: timings on a loaded machine are longer.
 """
 
 from __future__ import annotations
@@ -51,6 +55,40 @@ def ours(repeat: int) -> None:
           f"median {sorted(times)[len(times) // 2]:.3f} s over {repeat} runs (CPU best {min(cpu):.3f} s)")
 
 
+TORCHVISION = ("googlenet", "densenet121", "squeezenet1_1")
+
+
+def default_torchvision() -> Path | None:
+    """``shared/reference/torchvision`` in the first folder above the repository that has it."""
+    return next((p / "shared" / "reference" / "torchvision" for p in ROOT.parents
+                 if (p / "shared" / "reference" / "torchvision").is_dir()), None)
+
+
+def torchvision(folder: Path, repeat: int) -> None:
+    import logging
+
+    sys.path.insert(0, str(ROOT))
+    from zigzag.stream.cn_graph import build_cn_graph
+    from zigzag.stream.inputs import load_cn_graph_inputs
+
+    logging.disable(logging.WARNING)  # the cores' spatial unrollings are reduced often; not the point here
+    hardware = ROOT / "inputs" / "stream" / "hardware" / "tpu_like_quad_core.yaml"
+    mapping = ROOT / "inputs" / "stream" / "mapping" / "tpu_like_quad_core.yaml"
+    for net in TORCHVISION:
+        begin = time.perf_counter()
+        _, workload, facts = load_cn_graph_inputs(hardware, folder / f"{net}.onnx", mapping)
+        parse = time.perf_counter() - begin
+        for mode in ("lbl", "fused"):
+            times, cpu = [], []
+            for _ in range(repeat):
+                begin, cpu_begin = time.perf_counter(), time.process_time()
+                graph = build_cn_graph(workload, mode, None, weight_capacity=facts.total_weight_capacity)
+                times.append(time.perf_counter() - begin)
+                cpu.append(time.process_time() - cpu_begin)
+            print(f"{net} {mode}: {len(graph)} CNs, {graph.nb_edges} edges; build CN graph best {min(times):.3f} s "
+                  f"of {repeat} (CPU best {min(cpu):.3f} s; parse {parse:.3f} s)")
+
+
 def reference(venv: Path, source: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "stream"
@@ -72,10 +110,18 @@ def reference(venv: Path, source: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--torchvision", type=Path, default=default_torchvision(),
+                        help="folder of googlenet.onnx, densenet121.onnx, squeezenet1_1.onnx")
     parser.add_argument("--reference-venv", type=Path, default=None)
     parser.add_argument("--reference-source", type=Path, default=Path("/work/ref/stream"))
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+          f"on {os.cpu_count()} CPUs")
     ours(args.repeat)
+    if args.torchvision is not None:
+        torchvision(args.torchvision, args.repeat)
+    else:
+        print("torchvision networks: not found; give --torchvision DIR")
     if args.reference_venv:
         reference(args.reference_venv, args.reference_source)
 

@@ -10,7 +10,7 @@ Which entries: the CN graph is not built here, so the (CN, core) pairs come from
   (``tests/data/reference/stream/<case>.json``: each entry's CN loop sizes, in-edge bits, core);
 * ``fused-like`` (no reference needed): the ``lbl`` entries with the layers of the fused case's
   stacks (0-10, 11-21) cut the way fused mode cuts them (conv/pool into rows, Relu into columns,
-  Add into rows; spec stream.md §4.2): the shapes of the fused table, not its real CN graph;
+  Add into rows; docs/models/multi-core.md#computation-nodes): the shapes of the fused table, not its real CN graph;
 * with ``--reference-venv``: the reference Stream is run up to its cost table on the case
   (``fused`` = ResNet-18 on the quad core, stacks 0-10 and 11-21), its time is printed, its
   entries are the ones we compute, and every figure is compared.
@@ -49,7 +49,7 @@ QUAD = {
     "mapping": "stream/inputs/examples/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml",
 }
 FUSED_STACKS = [list(range(0, 11)), list(range(11, 22))]
-#: the dimension fused mode cuts each layer type along (spec stream.md §4.2)
+#: the dimension fused mode cuts each layer type along (docs/models/multi-core.md#computation-nodes)
 FUSION_DIM = {"conv": "OY", "pooling": "OY", "relu": "K", "add": "D", "gemm": "D"}
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the multi-core scheduler (issue #13, point 4): schedules per second.
+"""Benchmark the multi-core scheduler: schedules per second.
 
 Cases, each scheduled ``--repeat`` times in this process after one warm-up run:
 

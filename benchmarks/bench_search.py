@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the whole-network search on the visible reference cases (issues #9, #18).
+"""Benchmark the whole-network search on the visible reference cases.
 
 For every case of ``expected.yaml`` and ``expected-imc.yaml`` (workload + accelerator + mapping +
 options, inputs in the reference input folder; the IMC cases run with ``in_memory_compute=True``)

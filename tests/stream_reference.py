@@ -1,7 +1,7 @@
 """Cost-table inputs rebuilt from the Stream reference dumps (tests and benchmarks only).
 
 Each ``cost_lut`` entry of a dump names its representative CN, its loop sizes and its core; the
-layer facts Stream adds (equation, precisions, strides, input sizes; spec stream.md §3) come from
+layer facts Stream adds (equation, precisions, strides, input sizes; docs/models/multi-core.md#onnx-workloads) come from
 the case's ONNX file, the in-edge bits from the dump's edges.
 """
 
@@ -49,7 +49,7 @@ def onnx_facts(path: Path) -> dict[str, dict]:
 
 
 def _layer_facts(op_type: str, facts: dict, sizes: dict[str, int]) -> tuple[str, dict, tuple, dict]:
-    """(equation, precision, relations, pr sizes) of a Stream layer (spec stream.md §3.3-3.6)."""
+    """(equation, precision, relations, pr sizes) of a Stream layer (docs/models/multi-core.md#onnx-workloads)."""
     attrs, ia = facts["attrs"], facts["input"]
     if op_type in ("conv", "pooling"):
         strides = list(attrs.get("strides", [1, 1]))

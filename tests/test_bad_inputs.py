@@ -24,7 +24,8 @@ from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
-from zigzag.steps.experiments import expand_experiments
+from zigzag.steps.experiments import check_input_files, expand_experiments
+from zigzag.steps.stream import resolve_stream_experiments
 
 SMALL = DATA / "workflow" / "small_convs.yaml"  # four convolutions
 TPU = reference_input("hardware", "tpu_like.yaml")
@@ -130,6 +131,17 @@ def cut(*path):
     return mutate
 
 
+def rename(*path_and_names):
+    *path, old, new = path_and_names
+
+    def mutate(data):
+        for key in path:
+            data = data[key]
+        data[new] = data.pop(old)
+
+    return mutate
+
+
 # ---- the cases: (id, how to provoke the error from a tmp folder, file, where, pieces of the message) ----
 
 def case(case_id, provoke, file, where, *needles, error=InputError):
@@ -149,7 +161,7 @@ CASES = [
     case("onnx-not-a-model", lambda t: load_inputs(written(t / "x.onnx", b"\x08\x07garbage"), TPU, TPU_MAPPING),
          "x.onnx", None, "not a valid ONNX model"),
     case("onnx-missing-file", lambda t: load_inputs(str(t / "none.onnx"), TPU, TPU_MAPPING),
-         "none.onnx", None, "not a valid ONNX model"),
+         "none.onnx", None, "does not exist; check the path"),
     # mapping dimensions that no layer has
     case("map-typo-spatial", lambda t: load_inputs(str(SMALL), TPU, mapping_with(
         t, put("spatial_mapping", "D1", ["KK, 32"]))), "mapping.yaml", "mapping entry 'default'.spatial_mapping.D1[0]",
@@ -189,7 +201,22 @@ CASES = [
     case("config-plot-format", lambda t: expand_experiments(config_with(put("outputs", "plot_format", "jpg"))),
          "config", "outputs.plot_format", "'jpg' is not one of png, svg, pdf"),
     case("config-outputs-unknown", lambda t: expand_experiments(config_with(put("outputs", "dpi", 300))),
-         "config", "outputs", "'dpi' was unexpected", "allowed: float_format, plot_format"),
+         "config", "outputs.dpi", "unknown key 'dpi'; known keys here: float_format, plot_format"),
+    case("config-top-level-typo", lambda t: expand_experiments(config_with(put("default", {"opt": "energy"}))),
+         "config", "default", "unknown key 'default'; did you mean 'defaults'?"),
+    case("config-experiments-typo", lambda t: expand_experiments(config_with(rename("experiments", "experiment"))),
+         "config", "experiment", "unknown key 'experiment'; did you mean 'experiments'?"),
+    case("config-defaults-option-typo", lambda t: expand_experiments(config_with(put("defaults", {"lpf_limt": 6}))),
+         "config", "defaults.lpf_limt", "unknown key 'lpf_limt'; did you mean 'lpf_limit'?"),
+    case("config-required-key-typo", lambda t: expand_experiments(config_with(
+        rename("experiments", 0, "accelerator", "acclerator"))),
+         "config", "experiments[0].acclerator", "unknown key 'acclerator'; did you mean 'accelerator'?"),
+    case("config-sweep-option-typo", lambda t: expand_experiments(config_with(put("sweeps", 0, "optt", ["energy"]))),
+         "config", "sweeps[0].optt", "unknown key 'optt'; did you mean 'opt'?"),
+    case("config-stream-search-typo", lambda t: expand_experiments(config_with(put("stream_experiments", [
+        {"name": "s", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "lbl",
+         "search": {"seeed": 1}}]))),
+         "config", "stream_experiments[0].search.seeed", "unknown key 'seeed'; did you mean 'seed'?"),
     case("config-missing-mapping", lambda t: expand_experiments(config_with(cut("experiments", 0, "mapping"))),
          "config", "experiments[0]", "'mapping' is missing", "add mapping:"),
     case("config-experiments-not-list", lambda t: expand_experiments(config_with(put("experiments", {"a": 1}))),
@@ -201,7 +228,21 @@ CASES = [
     case("config-lpf-limit-zero", lambda t: expand_experiments(config_with(put("defaults", {"lpf_limit": 0}))),
          "config", "defaults.lpf_limit", "0 is less than the minimum of 1"),
     case("config-unknown-option", lambda t: expand_experiments(config_with(put("experiments", 0, "lpf_limt", 3))),
-         "config", "experiments[0].lpf_limt", "unknown option", "known options: opt, lpf_limit"),
+         "config", "experiments[0].lpf_limt", "unknown key 'lpf_limt'; did you mean 'lpf_limit'?"),
+    case("config-name-dot-dot", lambda t: expand_experiments(config_with(put("experiments", 0, "name", ".."))),
+         "config", "experiments[0].name", "'..' is not a plain folder name"),
+    case("config-name-dot", lambda t: expand_experiments(config_with(put("experiments", 0, "name", "."))),
+         "config", "experiments[0].name", "'.' is not a plain folder name"),
+    case("config-sweep-name-slash", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a/{accelerator}"))),
+         "config", "sweeps[0] (a/tpu_like).name", "'a/tpu_like' is not a plain folder name"),
+    case("config-stream-name-dot-dot", lambda t: resolve_stream_experiments({"stream_experiments": [
+        {"name": "..", "accelerator": TPU, "workload": str(SMALL), "mapping": TPU_MAPPING, "mode": "lbl"}]}),
+         "config", "stream_experiments[0].name", "'..' is not a plain folder name"),
+    case("config-workload-missing", lambda t: check_input_files(expand_experiments(config_with(
+        put("experiments", 0, "workload", str(t / "gone.onnx"))))),
+         "config", "experiment 'a'.workload", "gone.onnx does not exist; fix the path"),
+    case("yaml-workload-missing", lambda t: load_inputs(str(t / "gone.yaml"), TPU, TPU_MAPPING),
+         "gone.yaml", None, "does not exist; check the path"),
     case("config-sweep-pattern", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "{opt}"))),
          "config", "sweeps[0].name", "pattern names 'opt'"),
     case("config-duplicate-name", lambda t: expand_experiments(config_with(put("sweeps", 0, "name", "a"))),
@@ -238,6 +279,11 @@ def warnings_of(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
 
 
+def size_warnings(caplog) -> list[str]:
+    """The warnings other than about the reference mapping's unused 'example_name_of_layer0' entry."""
+    return [m for m in warnings_of(caplog) if "mapping entry 'example_name_of_layer0'" not in m]
+
+
 @pytest.mark.parametrize("all_operators", [False, True])
 def test_unsupported_operators_give_one_warning_per_type_with_a_count(all_operators, tmp_path, caplog):
     path = conv_then_conv_transpose(tmp_path / "up.onnx")
@@ -261,7 +307,7 @@ def test_repeated_operators_are_counted_in_one_line(caplog):
 def test_inconsistent_producer_and_consumer_sizes_warn_naming_both(tmp_path, caplog):
     path = small_with(tmp_path, put(1, "loop_sizes", 2, 16))  # conv_b reads C=16 from conv_a (K=32)
     load_inputs(path, TPU, TPU_MAPPING)
-    assert warnings_of(caplog) == [
+    assert size_warnings(caplog) == [
         f"{path}: layer 'conv_b' (id 1) reads I from layer 'conv_a' (id 0) with B=1, C=16, but 'conv_a' "
         "produces B=1, K=32; check the loop_sizes of both layers"
     ]
@@ -270,7 +316,7 @@ def test_inconsistent_producer_and_consumer_sizes_warn_naming_both(tmp_path, cap
 def test_consistent_sizes_do_not_warn(caplog):
     load_inputs(str(SMALL), TPU, TPU_MAPPING)
     load_inputs(reference_input("workload", "resnet18.yaml"), TPU, TPU_MAPPING)
-    assert warnings_of(caplog) == []
+    assert size_warnings(caplog) == []
 
 
 def test_dimension_of_other_layers_only_stays_a_warning(tmp_path, caplog):
@@ -298,6 +344,17 @@ def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path
     assert "Traceback" not in completed.stderr
     errors = [line for line in completed.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith(f"error: {path}: no operator of the model can be evaluated")
+
+
+@pytest.mark.parametrize("name", ["gone.onnx", "gone.yaml"])
+def test_command_line_reports_a_missing_workload_in_one_line(name, tmp_path):
+    path = str(tmp_path / name)
+    completed = subprocess.run(
+        [sys.executable, "-m", "zigzag", "run", "--workload", path, "--accelerator", TPU, "--mapping", TPU_MAPPING,
+         "--output", str(tmp_path / "out"), "--quiet"], capture_output=True, text=True)
+    assert completed.returncode == 2 and "Traceback" not in completed.stderr
+    assert completed.stderr.strip().splitlines() == [f"error: {path}: does not exist; check the path "
+                                                     "(relative paths start at the working directory)"]
 
 
 def test_command_line_reports_a_mapping_typo_in_one_line(tmp_path):
@@ -328,3 +385,10 @@ def test_a_config_that_passed_is_not_checked_again_and_a_bad_one_always_is(tmp_p
         with pytest.raises(InputError, match="does not match"):
             expand_experiments(bad, passed_dir=passed)
     assert len(list(passed.iterdir())) == 1
+
+
+def test_a_sweep_may_list_the_values_of_any_option():
+    config = config_with(put("sweeps", 0, "opt", ["energy", "latency"]))
+    config["sweeps"][0]["name"] = "{accelerator}-{opt}"
+    names = [experiment["name"] for experiment in expand_experiments(config)]
+    assert names == ["a", "tpu_like-energy", "tpu_like-latency"]

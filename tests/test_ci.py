@@ -46,7 +46,7 @@ def test_tests_read_only_files_inside_the_repository():
 
 def test_no_test_skips_for_missing_files():
     """The allowed skips: the browser tests without Chromium, the SLURM profile's without the
-    SLURM executor plugin (CI installs both)."""
+    SLURM executor plugin, CACTI's without its package (Python < 3.12); CI has all three."""
     skips = [
         (path.name, line.strip())
         for path in sorted(TESTS.glob("*.py")) if path.name != "test_ci.py"
@@ -55,5 +55,7 @@ def test_no_test_skips_for_missing_files():
     ]
     allowed = ('pytest.skip("chromium is not installed (apt-get install -y chromium)")',
                "pytest.skip(\"the SLURM executor plugin is not installed (pip install -e '.[cluster]')\", "
-               "allow_module_level=True)")
+               "allow_module_level=True)",
+               'needs_cacti = pytest.mark.skipif(not _cacti_available(), '
+               'reason="hwcomponents-cacti is not installed (Python < 3.12)")')
     assert skips and all(line in allowed for _, line in skips), skips

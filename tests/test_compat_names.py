@@ -180,7 +180,7 @@ def test_utils(tmp_path, caplog):
     assert copy == data and copy["a"] is not data["a"]
     assert hash_sha512(data) == hash_sha512(pickle_deepcopy(data))
     assert open_yaml(INPUTS / "mapping" / "gemm_l1.yaml")[0]["name"] == "default"
-    with pytest.raises(InputError, match="missing.yaml: file not found"):
+    with pytest.raises(InputError, match="missing.yaml: does not exist"):
         open_yaml(tmp_path / "missing.yaml")
     with pytest.raises(TypeError, match="__jsonrepr__"):
         json_repr_handler(object())

@@ -241,7 +241,7 @@ def test_worked_results(worked):
     for key, value in example["results"].items():
         got = getattr(r, key)
         assert_close(value, per_op(got) if isinstance(got, dict) else got, key)
-    # types as in the reference (Q21)
+    # types as in the reference
     assert isinstance(r.ideal_cycle, int) and isinstance(r.stall_slack_comb, int)
     assert isinstance(r.latency_total2, float) and isinstance(r.ideal_temporal_cycle, float)
 
@@ -472,7 +472,7 @@ def test_merge_down():
 
 
 def test_access_same_data_flag_off():
-    """With the flag off, level-0 input reads are charged per MAC-level period of 1 (§7.1).
+    """With the flag off, level-0 input reads are charged per MAC-level period of 1 (docs/models/cost-model.md#data-movement).
 
     Reference figures obtained by running the reference on resnet18 layer 0 / tpu_like with
     ``access_same_data_considered_as_no_access`` forced to False (its API hardcodes True);

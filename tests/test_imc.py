@@ -1,4 +1,4 @@
-"""In-memory-computing arrays against the reference ZigZag: the worked examples of imc.md
+"""In-memory-computing arrays against the reference ZigZag: the worked examples of docs/models/imc.md
 (array figures, per-layer evaluations), the four network totals of expected-imc.yaml through
 the API and the command line, the further oracle cases of tests/data/oracle (made with
 tools/make_oracle.py), and the IMC input checks.
@@ -45,7 +45,7 @@ def rel_close(a: float, b: float, rel: float = 1e-6) -> bool:
     return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
 
 
-# ---- array figures (imc.md §4-§7, §11.1) -----------------------------------------------------
+# ---- array figures (docs/models/imc.md#converters) -----------------------------------------------------
 
 
 def test_aimc_array_figures():
@@ -98,7 +98,7 @@ def test_partially_used_adder_tree(active, energy):
     assert adder_tree_energy(8, active, 128) == energy
 
 
-# ---- per-layer worked examples (imc.md §11.2-11.4) -------------------------------------------
+# ---- per-layer worked examples (docs/models/imc.md) -------------------------------------------
 
 
 @lru_cache(maxsize=None)
@@ -115,7 +115,7 @@ def loops(text: str) -> list[tuple[str, int]]:
     return [(item.rstrip("0123456789"), int(item[len(item.rstrip("0123456789")):])) for item in text.split()]
 
 
-#: spatial mapping and allocator output (innermost first, per level) of §11.2 / §11.3
+#: spatial mapping and allocator output (innermost first, per level) of docs/models/imc.md / docs/models/imc.md
 WORKED = {
     2: ({"D1": {"K": 64}, "D2": {"FX": 3, "C": 32}},
         {"O": ["", "OX8 OY8 C2 FY3", "OY7 OX7"], "W": ["OX8 OY8", "C2 FY3 OY7 OX7"],
@@ -219,14 +219,14 @@ def test_dimc_layers_field_by_field(layer_id, expected):
 
 
 def test_fc_layer_uses_the_generated_unrolling():
-    """Quirk Q1: K=1000 unrolled 64 times counts 512000 / 8192 = 62.5 activations."""
+    """A reference quirk: K=1000 unrolled 64 times counts 512000 / 8192 = 62.5 activations."""
     layer = resnet18_layer(30)
     array = load_accelerator(hardware("aimc")).operational_array
     assert macro_use(array, layer, {"D1": {"K": 64}, "D2": {"C": 128}}) == (128, 64, 62.5)
 
 
 def diagonal_case(bitline: dict) -> int:
-    """imc.md §8.3's verified example: OX unrolled on the wordlines beside K."""
+    """docs/models/imc.md#array-energy-per-layer's verified example: OX unrolled on the wordlines beside K."""
     spec = {"id": 0, "name": "diag", "operator_type": "Conv", "equation": "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]",
             "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"], "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"],
             "loop_sizes": [1, 16, 8, 8, 8, 3, 3], "operand_precision": {"O": 16, "O_final": 8, "W": 8, "I": 8},
@@ -237,7 +237,7 @@ def diagonal_case(bitline: dict) -> int:
 
 
 def test_diagonal_mapping_rows():
-    assert diagonal_case({"C": 8, "FX": 3}) == 27  # set order FX, C pairs FX with factor 8 (quirk Q5)
+    assert diagonal_case({"C": 8, "FX": 3}) == 27  # set order FX, C pairs FX with factor 8
     assert diagonal_case({"FX": 3, "C": 8}) == 32
     assert diagonal_case({"FX": 3}) == 4  # the reference crashes here; we take FX + OX - 1
 
@@ -382,7 +382,7 @@ def test_result_round_trip_and_energy_parts():
 
 
 def test_layer_energy_ignores_the_layer_precisions():
-    """Quirk Q2: the array's own precisions are used, whatever the layer's."""
+    """A reference quirk: the array's own precisions are used, whatever the layer's."""
     layer = resnet18_layer(2)
     array = load_accelerator(hardware("aimc")).operational_array
     wider = build_layer({**layer.to_spec(), "operand_precision": {"O": 16, "O_final": 8, "W": 4, "I": 4}},

@@ -27,7 +27,7 @@ from zigzag.stages import (
 
 SMALL = str(DATA / "workflow" / "small_convs.yaml")
 
-# search.md §F.1: (I1, O) memory index per layer of resnet18.yaml on tpu_like
+# docs/models/mapping-search.md#inter-layer-data-locality: (I1, O) memory index per layer of resnet18.yaml on tpu_like
 REFERENCE_LEVELS = {
     0: (2, 2), 1: (2, 3), 2: (3, 2), 3: (2, 3), 4: (3, 3), 5: (3, 2), 6: (2, 3), 7: (3, 3), 8: (3, 2), 10: (3, 3),
     9: (2, 3), 11: (3, 3), 12: (3, 2), 13: (2, 3), 14: (3, 3), 15: (3, 2), 17: (3, 3), 16: (2, 3), 18: (3, 3),

@@ -1,4 +1,4 @@
-"""LOMA temporal loops, prime factorisation and LPF merging (spec search.md B.1–B.3, D.2)."""
+"""LOMA temporal loops, prime factorisation and LPF merging (docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation)."""
 
 import json
 import math

@@ -1,4 +1,4 @@
-"""ONNX import (spec: onnx.md) against the reference oracle, plus our extensions and errors.
+"""ONNX import (docs/reference/workload.md#onnx-models) against the reference oracle, plus our extensions and errors.
 
 tests/data/onnx_oracle.json is produced by tools/make_onnx_oracle.py with the reference ZigZag.
 """
@@ -86,7 +86,7 @@ def test_edge_order_gives_reference_processing_order(model):
     assert list(nx.topological_sort(graph)) == ORACLE[model]["topological_order"]
 
 
-COUNTS = {  # onnx.md §8
+COUNTS = {  # docs/reference/workload.md#onnx-models
     "resnet18": (
         49,
         56,
@@ -454,7 +454,7 @@ def test_transformer_without_value_info_is_inferred():
 
 EQUATION = re.compile(
     r"^O(\[\w+\])+\s*\+?\s*=\s*\w(\[\w+\])+\s*[*+]\s*\w(\[(?:\w+)?\])+\s*$"
-)  # inputs.md §2.2
+)  # docs/reference/workload.md
 YAML_TYPES = {
     "Max",
     "Conv",

@@ -12,7 +12,14 @@ from conftest import REPO, reference_input
 from zigzag import api
 from zigzag.cli import build_parser, options_from_args
 from zigzag.errors import InputError
-from zigzag.search.options import OPTION_BY_NAME, OPTIONS, SearchOptions, options_json_schema, resolve_options
+from zigzag.search.options import (
+    OPTION_BY_NAME,
+    OPTIONS,
+    SearchOptions,
+    options_json_schema,
+    resolve_options,
+    sweep_options_json_schema,
+)
 from zigzag.steps.experiments import resolve_experiment
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -42,12 +49,12 @@ def test_search_options_are_the_search_rows_of_the_table():
 def test_config_schema_options_are_generated_from_the_table():
     schema = yaml.safe_load(SCHEMA.read_text())
     assert schema["$defs"]["options"] == options_json_schema(), "run: python tools/sync_config_schema.py"
+    assert schema["$defs"]["sweep_options"] == sweep_options_json_schema(), "run: python tools/sync_config_schema.py"
 
 
-def test_readme_lists_every_option():
-    readme = (REPO / "README.md").read_text()
-    listed = re.search(r"Search options: (.*?)\. They live in one table", readme, re.S).group(1)
-    assert set(re.findall(r"`(\w+)`", listed)) == set(OPTION_BY_NAME)
+def test_config_reference_lists_every_option():
+    page = (REPO / "docs" / "reference" / "workflow-config.md").read_text()
+    assert set(re.findall(r"^\| `defaults\.(\w+)` \|", page, re.M)) == set(OPTION_BY_NAME)
 
 
 def test_command_line_has_a_flag_for_every_option():

@@ -1,4 +1,4 @@
-"""Williams multiset permutation order and ordering constraints (spec search.md B.4, D.2)."""
+"""Williams multiset permutation order and ordering constraints (docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation)."""
 
 import hashlib
 import itertools

@@ -1,4 +1,4 @@
-"""Figures and loop-nest text of zigzag.plots (issue #8)."""
+"""Figures and loop-nest text of zigzag.plots."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def network(gemm_results):
 
 
 def tpu_layer2_result(template):
-    """The spec's loop-nest example (search.md §G.4: resnet18 layer 2 on tpu_like) as a result."""
+    """The loop-nest example of docs/models/mapping-search.md#outputs (resnet18 layer 2 on tpu_like) as a result."""
     return dataclasses.replace(
         template,
         layer_name="Layer2",

@@ -1,4 +1,4 @@
-"""Reproduction of the reference's set iteration order (spec search.md A.9)."""
+"""Reproduction of the reference's set iteration order (docs/models/mapping-search.md#spatial-mappings)."""
 
 import json
 from pathlib import Path

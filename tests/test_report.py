@@ -1,4 +1,4 @@
-"""Reporting steps (zigzag.steps.report), their commands, and the Snakemake HTML report (issue #8)."""
+"""Reporting steps (zigzag.steps.report), their commands, and the Snakemake HTML report."""
 
 from __future__ import annotations
 
@@ -296,3 +296,16 @@ def test_html_report_renders_in_chromium(workflow_run, tmp_path):
                                  f"--screenshot={shot}", url], capture_output=True, text=True, timeout=180)
     assert screenshot.returncode == 0 and shot.exists(), screenshot.stderr[-3000:]
     _assert_image(shot.read_bytes())
+
+
+def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
+    """Data locality searches each layer on a trimmed copy of the accelerator ('<name>-removing-nouse-mem'
+    in ZigZag's per-layer JSON); the tables and the results read by the plots keep the user's name."""
+    config = {"experiments": [_gemm_experiment("local", "gemm_l1_l3", exploit_data_locality=True)]}
+    results = run_steps(config, tmp_path / "results")
+    layer_json = next((results / "local" / "layers").glob("*.json")).read_text()
+    assert "gemm_l1_l3-removing-nouse-mem" in layer_json  # ZigZag's complete JSON, as ZigZag writes it
+    for table in ("experiments.csv", "layers.csv", "memory_levels.csv", "local/summary.csv", "local/memory_levels.csv"):
+        assert set(pd.read_csv(results / table)["accelerator"]) == {"gemm_l1_l3"}, table
+    document = json.loads((results / "local" / "results.json").read_text())
+    assert {layer["result"]["accelerator_name"] for layer in document["layers"]} == {"gemm_l1_l3"}

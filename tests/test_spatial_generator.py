@@ -1,4 +1,4 @@
-"""Spatial mapping generation (spec search.md §A.1-A.6), checked against the reference.
+"""Spatial mapping generation (docs/models/mapping-search.md#spatial-mappings), checked against the reference.
 
 The figures in the named tests are the spec's oracles; ``spatial_oracle.json`` holds the
 reference's ranked candidate lists for many more cases (``tools/make_spatial_oracle.py``).

@@ -662,7 +662,7 @@ def test_visualization_stage_writes_the_loop_nest_and_the_hierarchy(small_result
 
 
 # ===================================================================================================
-# The examples of the README section "Writing your own stage", as written there
+# The examples of the tutorial docs/tutorials/custom-stage.md, as written there
 # ===================================================================================================
 class MemorySizeSweepStage(Stage):
     """Runs the rest of the pipeline once per size of `sweep_memory` (sizes in bits, access
@@ -714,8 +714,8 @@ class RecordStage(Stage):
             yield result, extra_info
 
 
-def test_readme_examples_are_the_ones_tested_here():
-    docs = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+def test_tutorial_examples_are_the_ones_tested_here():
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "custom-stage.md").read_text()
     import inspect
 
     for cls in (MemorySizeSweepStage, RecordStage):

@@ -183,6 +183,7 @@ def test_long_memory_table(results):
     one = long[(long["experiment"] == "l1_l3_latency") & (long["operand"] == "O")]
     assert list(one["memory"]) == ["reg_O", "l1", "l3"] and list(one["level"]) == [0, 1, 2]
     assert set(long["memory_operand"]) <= {"O", "I1", "I2"}
+    assert set(long["cost_source"]) == {"file"} and (long["r_cost_pJ"] >= 0).all()  # the files give every cost
     # pandas users pivot it straight away
     pivot = long.pivot_table(index="experiment", columns="memory", values="energy_pJ", aggfunc="sum")
     experiments = read_csv(results / "experiments.csv").set_index("experiment")

@@ -72,7 +72,7 @@ def test_quad_core_shape_and_routes():
     assert len(accelerator.compute_cores) == 6
     assert list(accelerator.graph.nodes) == [0, 1, 2, 3, 4, 5, 6]
     hops = {(s, t): [l.receiver for l in links] for (s, t), links in accelerator.routes.items()}
-    # networkx's bidirectional BFS with insertion-ordered adjacency (spec §1.4, quirk Q5)
+    # networkx's bidirectional BFS with insertion-ordered adjacency (docs/models/multi-core.md#hardware)
     assert hops[(0, 2)] == [1, 2] and hops[(1, 3)] == [2, 3] and hops[(2, 0)] == [1, 0]
     assert hops[(3, 1)] == [0, 1] and hops[(4, 5)] == [0, 5] and hops[(5, 4)] == [0, 4]
     dram = accelerator.link(0, 6)

@@ -71,7 +71,7 @@ def test_mapping_files_on_disk(tmp_path):
     assert "malformed YAML" in one_line(exc)
     with pytest.raises(InputError) as exc:
         load_stream_mapping(tmp_path / "missing.yaml")
-    assert "file not found" in one_line(exc)
+    assert "does not exist" in one_line(exc)
 
 
 def test_mapping_semantics():
@@ -142,7 +142,7 @@ def test_softmax_becomes_four_layers(tmp_path):
 def test_bad_workloads_are_one_line(tmp_path):
     mapping = parse_stream_mapping([{"name": "default"}])
     cases = [
-        (tmp_path / "missing.onnx", "not a valid ONNX model"),
+        (tmp_path / "missing.onnx", "does not exist"),
         (tiny_model(tmp_path, "LpNormalization"), "LpNormalization is not supported"),
         (tiny_model(tmp_path, "Relu", known_shape=False), "shape of tensor 'y' unknown"),
         (tiny_model(tmp_path, "Transpose"), "Transpose must have exactly one"),

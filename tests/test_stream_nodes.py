@@ -132,7 +132,7 @@ def test_saved_graph_loads_back_equal(case, tmp_path):
 
 
 def test_cn_layer_is_the_single_core_view_of_one_cn():
-    """small_fused layer 1 row CN: ZigZag sizes I 3 072 / O 4 096 bits (spec §4.5) on a span of one row."""
+    """small_fused layer 1 row CN: ZigZag sizes I 3 072 / O 4 096 bits (docs/models/multi-core.md#computation-nodes) on a span of one row."""
     graph = build(CASES["small_fused"])
     layer = graph.cn_layer(1)
     assert layer.loop_sizes["OY"] == 1 and layer.loop_sizes["K"] == 32
@@ -142,7 +142,7 @@ def test_cn_layer_is_the_single_core_view_of_one_cn():
 
 
 def test_shared_tensors_and_base_priorities():
-    """Row CNs of a fused conv share one weight tensor, reused by all 8 rows (spec §4.5)."""
+    """Row CNs of a fused conv share one weight tensor, reused by all 8 rows (docs/models/multi-core.md#computation-nodes)."""
     graph = build(CASES["small_fused"])
     w = OPERANDS.index("W")
     rows = np.flatnonzero(graph.layer == 1)

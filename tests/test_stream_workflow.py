@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
@@ -69,9 +70,13 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
         assert summary["latency"] > 0 and summary["nb_cns"] >= 3
         for picture in ("gantt.html", "gantt.png", "memory.png", "energy.png", "perfetto.json"):
             assert (results / name / "plots" / picture).stat().st_size > 0, picture
-    assert (results / "energy.png").exists()
+    table = list(csv.DictReader((results / "multicore.csv").open()))
+    assert [row["experiment"] for row in table] == ["net-fused", "net-search"]
+    assert all(float(row["latency_cycles"]) > 0 and row["pareto"] in ("True", "False") for row in table)
+    for figure in ("multicore.html", "multicore_pareto.png", "multicore_metrics.png"):
+        assert (results / figure).stat().st_size > 0, figure
     front = (results / "net-search" / "front.csv").read_text().splitlines()
-    assert front[0] == "energy,latency,allocation" and len(front) >= 2
+    assert front[0] == "energy,latency,allocations,allocation" and len(front) >= 2
     assert (results / "net-search" / "plots" / "pareto.png").stat().st_size > 0
     search_job = first.stderr[first.stderr.index("rule stream_search:"):]
     assert re.search(r"^\s+threads: 2$", search_job[:search_job.index("\n\n")], flags=re.M)  # --workers {threads}
@@ -103,7 +108,9 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
         for picture in ("gantt.html", "gantt.png", "memory.png", "energy.png", "perfetto.json"):
             assert f"results/stream/{name}/plots/{picture}" in html, (name, picture)
     assert "results/stream/net-search/plots/pareto.png" in html
-    assert "results/stream/energy.png" in html and "Multi-core (Stream)" in html
+    for figure in ("multicore.html", "multicore_pareto.png", "multicore_metrics.png"):
+        assert f"results/stream/{figure}" in html, figure
+    assert "Multi-core (Stream)" in html
 
 
 def test_stream_experiment_schema_errors_are_one_line(tmp_path):
@@ -114,4 +121,4 @@ def test_stream_experiment_schema_errors_are_one_line(tmp_path):
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [
         {"name": "x", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "lbl"}]}))
     done = snakemake(tmp_path, "-n")
-    assert done.returncode != 0 and "stream_experiments[0].accelerator: file a.yaml not found" in done.stderr + done.stdout
+    assert done.returncode != 0 and "stream_experiments[0].accelerator: file a.yaml does not exist" in done.stderr + done.stdout

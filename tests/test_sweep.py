@@ -181,3 +181,36 @@ def test_workflow_hardware_sweep(tmp_path):
     output = snakemake()
     assert len(re.findall(r"^\s*(?:local)?rule sweep_point:", output, re.MULTILINE)) == 2  # only the new ones
     assert len(read_rows(folder / "variants.csv")) == 6
+
+
+def test_cacti_variants_equal_the_same_files_written_by_hand(tmp_path):
+    """Varying the size of a CACTI-costed buffer changes its costs exactly as a file of that size."""
+    rows = run_sweep({
+        "base": str(_cacti_base(tmp_path)), "params": {"ub": "memories.unified_buffer.size"},
+        "vary": {"ub": ["256KiB", "1MiB"]}, "workloads": [str(WORKLOAD)], "mapping": str(MAPPING),
+    }, tmp_path / "sweep")
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    energies = []
+    for row, kib in zip(rows, (256, 1024)):
+        by_hand = yaml.safe_load(_cacti_base(tmp_path).read_text())
+        by_hand["memories"]["unified_buffer"]["size"] = kib * 1024 * 8
+        hardware = tmp_path / f"cacti_by_hand_{kib}.yaml"
+        hardware.write_text(yaml.safe_dump(by_hand, sort_keys=False))
+        result = run(str(WORKLOAD), str(hardware), str(MAPPING))
+        assert row["energy_pJ"] == result.energy
+        assert row["latency_cycles"] == result.latency
+        energies.append(result.energy)
+    assert energies[0] != energies[1]  # the buffer's energy per access follows its size
+
+
+def _cacti_base(tmp_path: Path) -> Path:
+    """The TPU example with its unified buffer costed by CACTI (the file's figures removed)."""
+    path = tmp_path / "tpu_cacti.yaml"
+    if not path.exists():
+        document = yaml.safe_load(BASE.read_text())
+        buffer = document["memories"]["unified_buffer"]
+        for key in ("r_cost", "w_cost", "area"):
+            buffer.pop(key)
+        buffer["auto_cost_extraction"] = True
+        path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path

@@ -436,7 +436,7 @@ def test_load_yaml_missing_file(tmp_path):
     path = tmp_path / "nope.yaml"
     with pytest.raises(InputError) as info:
         load_yaml(path)
-    assert str(info.value).startswith(f"{path}: file not found")
+    assert str(info.value).startswith(f"{path}: does not exist")
     assert "check the path" in info.value.message
 
 

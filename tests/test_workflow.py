@@ -191,7 +191,7 @@ def interrupt_mid_run(workdir: Path) -> bool:
 
 def test_restart_after_kill_completes(workdir, tmp_path_factory):
     assert any(interrupt_mid_run(workdir) for _ in range(3)), "three runs all finished before the kill"
-    snakemake(workdir, "--unlock")  # as the README says to do after a hard kill
+    snakemake(workdir, "--unlock")  # as docs/reference/results.md says to do after a hard kill
     snakemake(workdir)
     for path in (workdir / "results").rglob("*.json"):
         json.loads(path.read_text())

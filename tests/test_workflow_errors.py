@@ -43,6 +43,12 @@ def test_model_without_layers_fails_in_parsing_with_one_line(tmp_path):
     assert output.rstrip().splitlines().count(first_error) == 2  # printed by the job, then with the failed log
 
 
+def test_missing_workload_stops_the_workflow_with_one_line(tmp_path):
+    output = snakemake(workdir_with(tmp_path, "inputs/workload/gone.onnx", reference_input("hardware", "tpu_like.yaml")))
+    assert "config: experiment 'bad'.workload: file inputs/workload/gone.onnx does not exist; fix the path" in output
+    assert "MissingInputException" not in output and "Traceback" not in output
+
+
 def test_failing_job_shows_a_short_command_line(tmp_path):
     hardware = yaml.safe_load(Path(reference_input("hardware", "tpu_like.yaml")).read_text())
     hardware["memories"]["dram"]["size"] = 10_000

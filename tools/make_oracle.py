@@ -78,7 +78,7 @@ DIRECTION_SHORT = {
 }
 DIRECTION_ORDER = ("fh", "tl", "fl", "th")
 
-# Network totals from search.md section F (test_with_exploit_data_locality of the reference).
+# Network totals from the reference's test_with_exploit_data_locality.
 LOCALITY_EXPECTED = {
     ("resnet18.yaml", "tpu_like.yaml"): (2302362179.97, 5548138.0),
     ("resnet18.onnx", "tpu_like.yaml"): (1735241704.22, 3762552.5),
@@ -227,7 +227,7 @@ CASES = _build_cases()
 
 
 def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
-    """Fill Case.expected from reference/expected.yaml and search.md section F."""
+    """Fill Case.expected from reference/expected.yaml and the reference's data-locality test."""
     import yaml  # available in the reference venv
 
     entries = []
@@ -251,7 +251,7 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
                 case.expected_source = entry["_source"]
         if opts == {"exploit_data_locality": True} and (wl, hw) in LOCALITY_EXPECTED:
             case.expected = LOCALITY_EXPECTED[(wl, hw)]
-            case.expected_source = "spec/search.md section F (rounded to 0.01 pJ)"
+            case.expected_source = "the reference's data-locality test (rounded to 0.01 pJ)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -806,16 +806,16 @@ that layer's dict from the workload YAML, with every `operand_source` pointing a
 
 Notes:
 * `enable_mix_spatial_mapping=True` also switches on the inter-layer data-locality stages in the reference
-  API (a quirk, see spec/search.md section F), so the `mixed` cases are data-locality runs too.
+  API (a quirk, see docs/models/mapping-search.md#inter-layer-data-locality), so the `mixed` cases are data-locality runs too.
 * zigzag-dse 3.8.5 from PyPI rejects the key `force_double_buffering` that the shipped
   `hardware/gemm_l1_l3.yaml` contains ("unknown field"), so the plain `*gemm_l1_l3` cases record that
   validation error; the `*__no_fdb` cases run a temporary copy of the file with that key removed (the
   spec says the key has no effect on results) and are compared with the expected.yaml gemm_l1_l3 total.
 * `synth_bigconv__tpu_like[__even]` use our synthetic layer `tests/data/workloads/synthetic_big_conv.yaml`
-  (K128 C128 OX112 OY112 FX3 FY3), on which `even` and `uneven` allocations differ (spec/search.md B.5.3);
+  (K128 C128 OX112 OY112 FX3 FY3), on which `even` and `uneven` allocations differ (docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation);
   on resnet18 layer 2 they coincide.
 * The SALSA engine is unseeded in the reference, so there is no oracle for it.
-* `expected` totals: expected.yaml for the six group-1 cases; search.md section F (given to 0.01 pJ)
+* `expected` totals: expected.yaml for the six group-1 cases; the reference's data-locality test (given to 0.01 pJ)
   for the data-locality cases on tpu_like. The check is relative difference <= 1e-6 on both energy and latency.
 * Group 7 (in-memory computing) calls `get_hardware_performance_zigzag(..., in_memory_compute=True)`, as
   `get_hardware_performance_zigzag_imc` does, and also stores the clock period `tclk` and the area

@@ -1,4 +1,4 @@
-"""Rewrite the option block ($defs.options) of workflow/schemas/config.schema.yaml from the option table.
+"""Rewrite the option blocks ($defs.options, $defs.sweep_options) of workflow/schemas/config.schema.yaml from the option table.
 
     python tools/sync_config_schema.py
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from zigzag.search.options import options_json_schema
+from zigzag.search.options import options_json_schema, sweep_options_json_schema
 
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "config.schema.yaml"
 BEGIN = "  # Generated from the option table"
@@ -19,7 +19,8 @@ END = "  file_or_list:\n"
 
 
 def option_block() -> str:
-    text = yaml.safe_dump({"options": options_json_schema()}, sort_keys=False, width=100)
+    blocks = {"options": options_json_schema(), "sweep_options": sweep_options_json_schema()}
+    text = yaml.safe_dump(blocks, sort_keys=False, width=100)
     return "".join(f"  {line}\n" for line in text.splitlines())
 
 
@@ -28,7 +29,7 @@ def main() -> None:
     start, end = text.index(BEGIN), text.index(END)
     header = f"{BEGIN} zigzag/search/options.py by tools/sync_config_schema.py; do not edit by hand.\n"
     SCHEMA.write_text(text[:start] + header + option_block() + text[end:])
-    print(f"{SCHEMA}: $defs.options rewritten ({len(options_json_schema()['properties'])} options)")
+    print(f"{SCHEMA}: $defs.options and $defs.sweep_options rewritten ({len(options_json_schema()['properties'])} options)")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from zigzag.io.loaders import load_inputs
 from zigzag.io.results import save_network_outputs
+from zigzag.notes import collected_warnings
 from zigzag.search.network import NetworkResult, evaluate_network
 from zigzag.search.options import SearchOptions, resolve_options
 
@@ -64,16 +65,17 @@ def get_hardware_performance_zigzag(
         "exploit_data_locality": exploit_data_locality or mixing,
         **options,
     })
-    result = run(
-        workload,
-        accelerator,
-        mapping,
-        search_options,
-        **workload_options,
-        show_progress=None if loma_show_progress_bar else False,
-    )
+    with collected_warnings() as notes:
+        result = run(
+            workload,
+            accelerator,
+            mapping,
+            search_options,
+            **workload_options,
+            show_progress=None if loma_show_progress_bar else False,
+        )
     folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-    save_network_outputs(result, folder, pickle_filename=pickle_filename)
+    save_network_outputs(result, folder, pickle_filename=pickle_filename, notes=notes)
     per_layer = [(cost, (layer, [])) for layer, cost in result.layers]
     cmes = [(result.total, per_layer)]
     if in_memory_compute:

@@ -50,17 +50,19 @@ def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
 def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.api import run
     from zigzag.io.results import layer_table, save_network_outputs
+    from zigzag.notes import collected_warnings
 
     options, workload_options = options_from_args(args)
-    result = run(
-        args.workload,
-        args.accelerator,
-        args.mapping,
-        options,
-        **workload_options,
-        show_progress=False if args.quiet else None,
-    )
-    save_network_outputs(result, Path(args.output))
+    with collected_warnings() as notes:
+        result = run(
+            args.workload,
+            args.accelerator,
+            args.mapping,
+            options,
+            **workload_options,
+            show_progress=False if args.quiet else None,
+        )
+    save_network_outputs(result, Path(args.output), notes=notes)
     table = layer_table(result.layers)[
         ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
     ]
@@ -72,9 +74,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if total.tclk is not None:
         print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
     if total.area_total is not None:
-        print(f"area: {total.area_total:.10g} mm2")
+        unit = "mm2" if total.tclk is not None else area_unit_text(next(iter(result.accelerators.values()), None))
+        print(f"area: {total.area_total:.10g} {unit}")
     print(f"outputs written to {args.output}")
     return 0
+
+
+def area_unit_text(accelerator) -> str:
+    """The unit of a digital accelerator's area: the one its file states (``area_unit``), else said to be
+    the file's own (and mm2 for memories costed by CACTI)."""
+    if accelerator is not None and accelerator.area_unit is not None:
+        return accelerator.area_unit
+    if accelerator is not None and any(m.cost_source == "cacti" for m in accelerator.memories):
+        return "(CACTI memories in mm2, the rest in the accelerator file's unit; state it with area_unit)"
+    return "(in the accelerator file's area unit; state it with area_unit: mm2 or um2)"
 
 
 def cmd_export_workload(args: argparse.Namespace) -> int:
@@ -86,6 +99,7 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text)
     else:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as `zigzag run --output` does
         Path(args.output).write_text(text)
         print(f"{len(workload.layers)} layers written to {args.output}")
     return 0

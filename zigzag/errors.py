@@ -25,5 +25,10 @@ class InputError(ValueError):
         return " ".join(text.split())
 
 
+def missing_file(path) -> InputError:
+    """The one-line error for an input file that is not there."""
+    return InputError(path, None, "does not exist; check the path (relative paths start at the working directory)")
+
+
 class MappingError(RuntimeError):
     """No valid mapping exists for a layer on an accelerator (e.g. memories too small)."""

@@ -6,9 +6,11 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
+from zigzag.io.memory_costs import memory_tables
 import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,
+    check_input_files,
     distinct_inputs,
     expand_experiments,
     workload_id,
@@ -66,6 +68,7 @@ try:
         e["name"]: e
         for e in expand_experiments(config, passed_dir=f"{CACHE}/checked-configs")
     }
+    check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/stream.smk)
     STREAM = resolve_stream_experiments(config)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)

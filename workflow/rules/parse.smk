@@ -31,7 +31,9 @@ rule parse_workload:
 
 rule parse_accelerator:
     input:
-        lambda wildcards: ACCELERATORS[wildcards.accelerator_id],
+        accelerator=lambda wildcards: ACCELERATORS[wildcards.accelerator_id],
+        # the memory tables it names (cost_table): a changed table parses the accelerator again
+        tables=lambda wildcards: memory_tables(ACCELERATORS[wildcards.accelerator_id]),
     output:
         f"{PARSED}/accelerators/{{accelerator_id}}.json",
     log:
@@ -41,4 +43,6 @@ rule parse_accelerator:
     conda:
         "../envs/zigzag.yaml"
     shell:
-        step("parse-accelerator {input:q} --output {output:q} --log {log:q}")
+        step(
+            "parse-accelerator {input.accelerator:q} --output {output:q} --log {log:q}"
+        )

@@ -1,7 +1,8 @@
 # Multi-core experiments (Stream), config key `stream_experiments`:
 #   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
 #   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
-#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures.
+#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
+#   stream_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
 
@@ -170,26 +171,46 @@ rule stream_pareto:
         )
 
 
-rule stream_energy:
+rule stream_results:
     input:
-        expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM)),
+        specs=[STREAM_SPECS[name] for name in STREAM],
+        summaries=expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM)),
+        traces=expand(
+            f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json", sname=list(STREAM)
+        ),
     output:
-        report(
-            f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}",
-            caption="../report/stream_energy_all.rst",
+        table=f"{STREAM_RESULTS}/multicore.csv",
+        html=report(
+            f"{STREAM_RESULTS}/multicore.html",
+            caption="../report/stream_results_table.rst",
             category="Multi-core (Stream)",
-            labels={"figure": "energy breakdown of all multi-core experiments"},
+            labels={"figure": "results table of all multi-core experiments"},
+        ),
+        pareto=report(
+            f"{STREAM_RESULTS}/multicore_pareto.{PLOT_FORMAT}",
+            caption="../report/stream_results_pareto.rst",
+            category="Multi-core (Stream)",
+            labels={"figure": "energy vs latency per workload, Pareto fronts"},
+        ),
+        metrics=report(
+            f"{STREAM_RESULTS}/multicore_metrics.{PLOT_FORMAT}",
+            caption="../report/stream_results_metrics.rst",
+            category="Multi-core (Stream)",
+            labels={"figure": "every metric of every multi-core experiment"},
         ),
     log:
-        f"{STREAM_RESULTS}/logs/energy.log",
+        f"{STREAM_RESULTS}/logs/results.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_energy/all.tsv"
+        f"{CACHE}/benchmarks/stream_results/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         runs=lambda wildcards, input: [
-            f"{name}={os.path.dirname(summary)}"
-            for name, summary in zip(STREAM, input)
+            f"{spec}={os.path.dirname(summary)}"
+            for spec, summary in zip(input.specs, input.summaries)
         ],
     shell:
-        step("stream-compare {params.runs:q} --output {output:q} --log {log:q}")
+        step(
+            "stream-results {params.runs:q} --table {output.table:q} --html {output.html:q}"
+            " --pareto {output.pareto:q} --metrics {output.metrics:q} --log {log:q}"
+        )

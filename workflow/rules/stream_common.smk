@@ -18,7 +18,16 @@ STREAM_TARGETS = (
         sname=list(STREAM),
         file=STREAM_PICTURES,
     )
-    + ([f"{STREAM_RESULTS}/energy.{PLOT_FORMAT}"] if STREAM else [])
+    + (
+        [
+            f"{STREAM_RESULTS}/multicore.csv",
+            f"{STREAM_RESULTS}/multicore.html",
+            f"{STREAM_RESULTS}/multicore_pareto.{PLOT_FORMAT}",
+            f"{STREAM_RESULTS}/multicore_metrics.{PLOT_FORMAT}",
+        ]
+        if STREAM
+        else []
+    )
     + expand(
         f"{STREAM_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}", sname=STREAM_SEARCHED
     )

@@ -1,11 +1,10 @@
 """What the operational array contributes to one evaluation: the MAC energy, the cycles per
 operation, the clock period and the area.
 
-A digital MAC array costs ``unit_energy`` per MAC (cost-model.md Q5), takes one cycle per
+A digital MAC array costs ``unit_energy`` per MAC (docs/models/cost-model.md), takes one cycle per
 operation and reports no clock; its area is ours (unit area x units, memories x instances).
-An in-memory-computing array (``zigzag.hardware.imc``) is costed by its own model (imc.md
-§8-§9.4): energy per component from the spatial mapping, ``P_a / b`` cycles per operation,
-its clock period, and its area plus each memory's area once (quirk Q8).
+An in-memory-computing array (``zigzag.hardware.imc``) is costed by its own model (docs/models/imc.md#array-energy-per-layer): energy per component from the spatial mapping, ``P_a / b`` cycles per operation,
+its clock period, and its area plus each memory's area once.
 """
 
 from __future__ import annotations
@@ -20,13 +19,13 @@ from zigzag.workload.layer import Layer
 
 
 #: cycles per operation of a digital MAC array (a float: it makes several latency figures
-#: floats, exactly as in the reference, cost-model.md §0, Q21)
+#: floats, exactly as in the reference, docs/models/cost-model.md)
 DIGITAL_CYCLES_PER_OP = 1.0
 
 
 class ArrayCost(NamedTuple):
     mac_energy: float
-    mac_energy_breakdown: dict[str, float] | None  # IMC components (imc.md §8.4)
+    mac_energy_breakdown: dict[str, float] | None  # IMC components (docs/models/imc.md#array-energy-per-layer)
     tclk: float | None  # ns; IMC only
     tclk_breakdown: dict[str, float] | None
     area: float | None  # mm²; None without a unit area
@@ -63,7 +62,7 @@ def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: di
 @lru_cache(maxsize=64)
 def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
     """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
-    cost model reports no area, cost-model.md §10). ``None`` for the array without ``unit_area``."""
+    cost model reports no area, docs/models/cost-model.md#area). ``None`` for the array without ``unit_area``."""
     array = accelerator.operational_array
     array_area = None if array.unit_area is None else array.total_area
     memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}

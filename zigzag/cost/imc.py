@@ -1,7 +1,7 @@
-"""Energy of one layer on an in-memory-computing array (spec imc.md §8).
+"""Energy of one layer on an in-memory-computing array (docs/models/imc.md#array-energy-per-layer).
 
 The array energy of a layer depends on the layer, the array and the spatial mapping *as
-generated* (``{OA dim: {layer dim: factor}}``, before conversion to per-level forms, quirk Q1),
+generated* (``{OA dim: {layer dim: factor}}``, before conversion to per-level forms),
 not on the temporal mapping: every macro activation costs the same, and the number of
 activations is the layer's MAC count over the MACs one macro does at once. The memory traffic,
 including re-writing weights into the cells, is costed by the ordinary memory model.
@@ -20,7 +20,7 @@ from zigzag.workload.layer import Layer, activation_and_weight_operands
 
 
 class MacroUse(NamedTuple):
-    """How one spatial mapping uses a macro (§8.2)."""
+    """How one spatial mapping uses a macro (docs/models/imc.md#array-energy-per-layer)."""
 
     rows: int  # active rows (inputs of each bitline adder)
     columns: float  # active columns (product of the wordline unrollings)
@@ -28,7 +28,7 @@ class MacroUse(NamedTuple):
 
 
 def macro_use(array: ImcArray, layer: Layer, spatial_mapping: dict) -> MacroUse:
-    """Active rows and columns of a macro and its number of activations (§8.2-8.3)."""
+    """Active rows and columns of a macro and its number of activations (docs/models/imc.md#array-energy-per-layer)."""
     on_wordline = dict(spatial_mapping.get(array.wordline_dim) or {})
     on_bitline = dict(spatial_mapping.get(array.bitline_dim) or {})
     per_macro = math.prod(on_wordline.values()) * math.prod(on_bitline.values())
@@ -42,10 +42,10 @@ def macro_use(array: ImcArray, layer: Layer, spatial_mapping: dict) -> MacroUse:
 
 def _diagonal_rows(layer: Layer, on_wordline: dict, on_bitline: dict) -> int:
     """Rows used when a weight-irrelevant dim (e.g. OX) is unrolled on the wordlines: its
-    partner in the input relation (FX) then spans ``FX + OX - 1`` rows (§8.3).
+    partner in the input relation (FX) then spans ``FX + OX - 1`` rows (docs/models/imc.md#array-energy-per-layer).
 
     Reproduces the reference's pairing of dims taken in set order with factors taken in key
-    order (quirk Q5). Where the reference crashes we take the evident intent instead: a
+    order. Where the reference crashes we take the evident intent instead: a
     single bitline dim uses its own factor, and a weight-irrelevant dim outside every input
     relation widens nothing.
     """
@@ -71,7 +71,7 @@ def _diagonal_rows(layer: Layer, on_wordline: dict, on_bitline: dict) -> int:
 
 
 def adder_tree_energy(precision: int, active: float, inputs: int) -> float:
-    """Energy of one bitline adder tree with ``active`` of its ``inputs`` in use (§8.5).
+    """Energy of one bitline adder tree with ``active`` of its ``inputs`` in use (docs/models/imc.md#array-energy-per-layer).
 
     A full sub-tree of ``n`` inputs has ``n (p + 1) - (p + log2 n + 1)`` one-bit adders; the
     adder joining a sub-tree to the rest is fully active when inputs remain on the other side,
@@ -105,12 +105,12 @@ def adder_tree_energy(precision: int, active: float, inputs: int) -> float:
 
 
 def layer_energy(array: ImcArray, layer: Layer, spatial_mapping: dict) -> dict[str, float]:
-    """The array energy of one layer under one spatial mapping, per component (§8.4), in pJ.
+    """The array energy of one layer under one spatial mapping, per component (docs/models/imc.md#array-energy-per-layer), in pJ.
 
     AIMC charges its DACs per active row, its ADCs per active column and weight bit, its
     multipliers for all columns of the active rows; DIMC charges its multipliers for the whole
     array. Every figure scales with the bit-serial cycles per operation and the activations.
-    Hardware precisions are used, not the layer's (quirk Q2).
+    Hardware precisions are used, not the layer's.
     """
     use = macro_use(array, layer, spatial_mapping)
     rows, cols, acts = use.rows, use.columns, use.activations

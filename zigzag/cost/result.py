@@ -1,5 +1,5 @@
 """Results of the cost model: one evaluation (:class:`CostResult`) and network sums
-(:class:`CumulativeResult`, spec §11).
+(:class:`CumulativeResult`, docs/models/cost-model.md#results-and-network-sums).
 
 Both are immutable dataclasses with a lossless JSON round trip::
 
@@ -9,10 +9,10 @@ Containers are normalised to tuples (lists in JSON) and dicts with string keys; 
 ints and floats stay floats, so every figure comes back bit-identical.
 
 Area is an extra of ours for digital arrays: the reference's digital cost model reports none
-(spec §10). ``area_total`` is the operational array's area (unit area x units) plus, for every
+(docs/models/cost-model.md#area). ``area_total`` is the operational array's area (unit area x units) plus, for every
 memory of the accelerator, its area times its number of instances (the product of the array
 dimensions it does not serve). For an in-memory-computing array it is the reference's figure:
-the array's area plus every memory's area once (imc.md §9.4); such results also carry the
+the array's area plus every memory's area once (docs/models/imc.md#energy-latency-and-area-of-a-layer); such results also carry the
 array energy per component, the clock period ``tclk`` (ns) and the array's area breakdown.
 """
 
@@ -65,7 +65,7 @@ class _ShortNames:
 
 @dataclass(frozen=True)
 class CostResult(_ShortNames):
-    """Every figure of one evaluation of one (spatial, temporal) mapping of one layer (§11.1).
+    """Every figure of one evaluation of one (spatial, temporal) mapping of one layer (docs/models/cost-model.md#results-and-network-sums).
 
     Per-operand fields are ``{layer operand: (value per memory level, innermost first)}``;
     ``double_buffer`` is indexed by architecture index (0 = MAC array, k + 1 = level k).
@@ -77,7 +77,7 @@ class CostResult(_ShortNames):
     accelerator_name: str
     memory_names: dict[str, tuple[str, ...]]
 
-    # energy (§8)
+    # energy (docs/models/cost-model.md#energy)
     energy_total: float
     mac_energy: float
     mem_energy: float
@@ -85,7 +85,7 @@ class CostResult(_ShortNames):
     mem_energy_breakdown_further: dict[str, tuple[dict[str, float], ...]]
     memory_word_access: dict[str, tuple[dict[str, int], ...]]
 
-    # latency (§9.7)
+    # latency (docs/models/cost-model.md#latency)
     ideal_cycle: int
     ideal_temporal_cycle: float
     latency_total0: float
@@ -99,25 +99,25 @@ class CostResult(_ShortNames):
     mac_utilization1: float
     mac_utilization2: float
 
-    # memories (§6.4, §9.1)
+    # memories (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)
     mem_utilization_individual: dict[str, tuple[float, ...]]
     mem_utilization_shared: dict[str, tuple[float, ...]]
     effective_mem_utilization_individual: dict[str, tuple[float, ...]]
-    effective_mem_utilization_shared: dict[str, tuple[float, ...]]  # after the DB pass (Q13)
+    effective_mem_utilization_shared: dict[str, tuple[float, ...]]  # after the DB pass
     double_buffer: dict[str, tuple[bool, ...]]
 
     # mappings
-    spatial_mapping: dict[str, tuple]  # integer per-level form (§4.4)
+    spatial_mapping: dict[str, tuple]  # integer per-level form (docs/models/cost-model.md#spatial-mapping)
     spatial_mapping_fractional: dict[str, tuple]
     temporal_mapping: dict[str, tuple]  # as given (allocator output)
-    temporal_mapping_stationary: dict[str, tuple]  # after the merge-down (§5.3)
+    temporal_mapping_stationary: dict[str, tuple]  # after the merge-down (docs/models/cost-model.md#temporal-mapping)
     spatial_mapping_array: dict[str, dict[str, float]] | None = None  # {OA dim: {dim: factor}}
 
-    # area (ours, §10)
+    # area (ours, docs/models/cost-model.md#area)
     area_operational_array: float | None = None
     area_memories: dict[str, float] = field(default_factory=dict)  # memory -> area x instances
 
-    # in-memory computing (imc.md §8-§9); None for a digital array
+    # in-memory computing (docs/models/imc.md#array-energy-per-layer); None for a digital array
     mac_energy_breakdown: dict[str, float] | None = None  # array energy per component (pJ)
     tclk: float | None = None  # clock period (ns)
     tclk_breakdown: dict[str, float] | None = None
@@ -171,7 +171,7 @@ class CostResult(_ShortNames):
 
 
 # =============================================================================================
-# §11.2  Network sum
+# docs/models/cost-model.md#results-and-network-sums  Network sum
 # =============================================================================================
 
 _SUMMED = (
@@ -189,7 +189,7 @@ _SUMMED = (
 
 
 def _add_per_level(a: tuple, b: tuple) -> tuple:
-    """Element-wise sum over the common length, then the longer tail (§11.2)."""
+    """Element-wise sum over the common length, then the longer tail (docs/models/cost-model.md#results-and-network-sums)."""
     common = min(len(a), len(b))
     summed = []
     for x, y in zip(a[:common], b[:common]):
@@ -215,10 +215,10 @@ def _ratio(num, den):
 
 @dataclass(frozen=True)
 class CumulativeResult(_ShortNames):
-    """Sum of per-layer results (spec §11.2).
+    """Sum of per-layer results (docs/models/cost-model.md#results-and-network-sums).
 
     Energies, cycles and per-level breakdowns are summed; ``mac_spatial_utilization`` and
-    ``mac_utilization0/1/2`` are recomputed from the sums (Q20).  Stall/slack, utilisations
+    ``mac_utilization0/1/2`` are recomputed from the sums.  Stall/slack, utilisations
     and mappings are not carried.  Start from ``CumulativeResult()`` (all zeros, like the
     reference's empty cumulative evaluation) and add results in processing order.
     """
@@ -316,7 +316,7 @@ class CumulativeResult(_ShortNames):
 
 
 def sum_results(results: Iterable[CostResult | CumulativeResult]) -> CumulativeResult:
-    """Network sum of per-layer results, added in the given order (§11.2)."""
+    """Network sum of per-layer results, added in the given order (docs/models/cost-model.md#results-and-network-sums)."""
     total = CumulativeResult()
     for r in results:
         total = total + r

@@ -51,6 +51,8 @@ class Memory:
     mem_type: str = "sram"
     auto_cost_extraction: bool = False
     force_double_buffering: bool = False
+    cost_source: str = "file"  # where r_cost, w_cost and area come from: file | cacti | table
+    cost_note: str = ""  # how CACTI or the table gave them
 
     @cached_property
     def port_of(self) -> dict[str, dict[str, Port]]:
@@ -117,6 +119,7 @@ class Accelerator:
     operational_array: OperationalArray  # or an ImcArray (zigzag.hardware.imc)
     memories: tuple[Memory, ...]  # bottom-up, as listed by the user
     dataflows: dict | None = None
+    area_unit: str | None = None  # the unit of the file's areas, when it states one (mm2 | um2)
 
     @cached_property
     def memory(self) -> dict[str, Memory]:

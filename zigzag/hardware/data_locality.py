@@ -3,7 +3,7 @@
 By default every layer reads its inputs from, and writes its outputs to, the top memory (DRAM).
 With data locality, activations passed between consecutive layers stay in the lowest memory that
 can hold them, and the network's weights in the lowest memory that holds all of them; each layer
-is then searched on a copy of the accelerator without the levels above those (search.md §F:
+is then searched on a copy of the accelerator without the levels above those (docs/models/mapping-search.md#inter-layer-data-locality:
 ZigZag's SearchInterLayerDataLocalityStage and ExploitInterLayerDataLocalityStage).
 
 Memory *indices* here are positions in the accelerator's memory list (0 = first listed).
@@ -129,6 +129,7 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
         name=f"{accelerator.name}-removing-nouse-mem",
         operational_array=accelerator.operational_array,
         memories=tuple(memories),
+        area_unit=accelerator.area_unit,
     )
 
 

@@ -1,7 +1,7 @@
 """In-memory-computing (IMC) arrays: SRAM macros whose cells hold the weights and compute.
 
 An IMC array replaces the digital MAC array (``OperationalArray``) of an accelerator. Its
-dimensions are read by name order (spec imc.md §2.4): the first is the *wordline* dimension
+dimensions are read by name order (docs/models/imc.md#array-geometry): the first is the *wordline* dimension
 (``R`` columns, one per output channel with the default mapping), the second the *bitline*
 dimension (``C`` rows, the reduction), the product of the others the number of macros (banks).
 Every column has ``P_w`` one-bit multiplier slices; a bitline sums its ``C`` rows either in
@@ -9,8 +9,8 @@ the analog domain followed by an ADC (AIMC) or through a digital adder tree (DIM
 Activations are fed ``b`` bits per cycle, so one full-precision operation takes
 ``P_a / b`` cycles (the cost model's *cycles per operation*).
 
-Figures here depend only on the array, not on a layer: area (§5), clock period (§6) and the
-peak figures (§7), each with its breakdown. The energy of one layer is in
+Figures here depend only on the array, not on a layer: area (docs/models/imc.md#area), clock period (docs/models/imc.md#clock-period) and the
+peak figures (docs/models/imc.md#peak-figures), each with its breakdown. The energy of one layer is in
 ``zigzag.cost.imc``. Units: pJ, ns, mm², bits. Floating-point operations are written in the
 reference's order so that results agree to the last bit.
 """
@@ -30,7 +30,7 @@ ENERGY_PARTS = (
     "adders_regular", "adders_pv", "accumulators",
 )
 
-# 28 nm technology constants (§3): capacitances in pF, areas in mm², delays in ns.
+# 28 nm technology constants (docs/models/imc.md#technology-constants): capacitances in pF, areas in mm², delays in ns.
 VDD = 0.9
 ND2_CAP = 0.7 / 1e3
 BL_CAP = 0.7 / 2 / 1e3  # bitline capacitance of one cell
@@ -67,7 +67,7 @@ class Converter(NamedTuple):
 
 @dataclass(frozen=True)
 class ImcArray:
-    """An analog (AIMC) or digital (DIMC) in-SRAM-computing array (spec imc.md §2-§7).
+    """An analog (AIMC) or digital (DIMC) in-SRAM-computing array (docs/models/imc.md#array-geometry).
 
     ``cells_size`` / ``cells_area``: bits and area (mm²) of one cell group, i.e. of the memory
     ``cells`` (one group per multiplier position).
@@ -122,7 +122,7 @@ class ImcArray:
     def imc_type(self) -> str:
         return "analog" if self.analog else "digital"
 
-    # ----- converters (§4) ----------------------------------------------------------------------
+    # ----- converters (docs/models/imc.md#converters) ----------------------------------------------------------------------
     @cached_property
     def adc(self) -> Converter:
         r = self.adc_resolution
@@ -136,7 +136,7 @@ class ImcArray:
         b = self.bit_serial_precision
         return Converter(0, 0, 0 if b == 1 else 50e-3 * b * V2)
 
-    # ----- adder trees (§5) ---------------------------------------------------------------------
+    # ----- adder trees (docs/models/imc.md#area) ---------------------------------------------------------------------
     @property
     def regular_tree_depth(self) -> int:
         """DIMC: depth of the adder tree summing one bitline."""
@@ -173,7 +173,7 @@ class ImcArray:
 
     @property
     def place_value_output_precision(self):
-        """``n + p`` as the reference computes it (quirk Q6), ``p`` with a single input."""
+        """``n + p`` as the reference computes it, ``p`` with a single input."""
         n = self.place_value_inputs
         return self.place_value_input_precision if n == 1 else n + self.place_value_input_precision
 
@@ -184,7 +184,7 @@ class ImcArray:
 
     @property
     def accumulator_precision(self):
-        """Output bits of the accumulator (a float for DIMC, quirk Q11)."""
+        """Output bits of the accumulator (a float for DIMC)."""
         if self.analog:
             return self.activation_precision + self.adc_resolution + self.weight_precision
         return self.activation_precision + math.log2(self.rows) + self.weight_precision
@@ -195,7 +195,7 @@ class ImcArray:
         count = self.weight_precision * self.columns * self.rows * self.banks
         return count if self.analog else self.bit_serial_precision * count
 
-    # ----- area (§5) ----------------------------------------------------------------------------
+    # ----- area (docs/models/imc.md#area) ----------------------------------------------------------------------------
     def _adder_figures(self, full_adder: float, flip_flop: float) -> tuple[float, float, float]:
         """Regular adder trees, place-value adders and accumulators of the whole array, counted
         in full adders (and flip-flops) weighted by ``full_adder`` / ``flip_flop``: an area or
@@ -230,7 +230,7 @@ class ImcArray:
     def total_area(self) -> float:
         return self.area
 
-    # ----- clock period (§6) --------------------------------------------------------------------
+    # ----- clock period (docs/models/imc.md#clock-period) --------------------------------------------------------------------
     @cached_property
     def tclk_breakdown(self) -> dict[str, float]:
         """Delays along the critical path DAC -> multiplier -> ADC -> adder trees -> accumulator."""
@@ -268,7 +268,7 @@ class ImcArray:
         """Clock period in ns."""
         return sum(self.tclk_breakdown[part] for part in AREA_PARTS)
 
-    # ----- peak figures (§7, informational) -----------------------------------------------------
+    # ----- peak figures (docs/models/imc.md#peak-figures, informational) -----------------------------------------------------
     @cached_property
     def peak_energy_breakdown(self) -> dict[str, float]:
         """Energy of one cycle of the whole array at full utilisation (pJ)."""

@@ -39,6 +39,8 @@ def accelerator_from_dict(data: dict) -> Accelerator:
                 mem_type=mem.get("mem_type", "sram"),
                 auto_cost_extraction=mem.get("auto_cost_extraction", False),
                 force_double_buffering=mem.get("force_double_buffering", False),
+                cost_source=mem.get("cost_source", "file"),
+                cost_note=mem.get("cost_note", ""),
             )
         )
     return Accelerator(
@@ -46,6 +48,7 @@ def accelerator_from_dict(data: dict) -> Accelerator:
         operational_array=_operational_array(array, {m.name: m for m in memories}),
         memories=tuple(memories),
         dataflows=data.get("dataflows"),
+        area_unit=data.get("area_unit"),
     )
 
 
@@ -109,6 +112,7 @@ def accelerator_to_dict(accelerator: Accelerator) -> dict:
                 ],
                 "served_dimensions": list(m.served_dimensions),
                 "force_double_buffering": m.force_double_buffering,
+                **({"cost_source": m.cost_source, "cost_note": m.cost_note} if m.cost_source != "file" else {}),
             }
             for m in accelerator.memories
         },
@@ -116,6 +120,8 @@ def accelerator_to_dict(accelerator: Accelerator) -> dict:
     }
     if accelerator.dataflows is not None:
         data["dataflows"] = accelerator.dataflows
+    if accelerator.area_unit is not None:
+        data["area_unit"] = accelerator.area_unit
     return data
 
 

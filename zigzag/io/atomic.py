@@ -1,28 +1,41 @@
-"""Atomic file writes: a reader (or a restarted run) never sees a half-written file."""
+"""Atomic file writes: a reader (or a restarted run) never sees a half-written file.
+
+The temporary file is created by an ordinary ``open()``, so the file keeps the mode any other
+output gets (``0o666`` less the umask), unlike ``tempfile.mkstemp``'s owner-only ``0o600``.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 
 _COUNTER = count()
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
+@contextmanager
+def atomic_target(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block ends
+    without error, removed otherwise. The writer must create the file itself (``open``, ``savefig``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # a name of its own per process and call (no tempfile import: it costs a layer job ~10 ms)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_COUNTER)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_COUNTER)}.tmp{path.suffix}")
     try:
-        with open(tmp, "w") as handle:
-            handle.write(text)
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
+    with atomic_target(path) as tmp, open(tmp, "w") as handle:
+        handle.write(text)
 
 
 def write_json_atomic(path: str | Path, data) -> None:

@@ -5,6 +5,8 @@
   ``default`` entry, for a pooling layer) stays a per-layer warning in the search, as in ZigZag,
   since one entry serves layers of different shapes (and the reference's own mapping files rely
   on it).
+* A mapping entry names no node and no operator type of the workload (``/conv1/Cnv``): no layer
+  uses it, a warning naming the closest layer names.
 * A layer reads an operand whose size differs from its producer's output (``C=32`` after a
   producer with ``K=64``): a warning naming both layers.
 """
@@ -15,7 +17,7 @@ import logging
 import math
 
 from zigzag.errors import InputError
-from zigzag.mapping.entry import MappingEntry
+from zigzag.mapping.entry import MappingEntry, unmatched_entry_warnings
 from zigzag.workload.layer import Layer
 from zigzag.workload.workload import Workload
 
@@ -48,6 +50,14 @@ def check_mapping_dimensions(workload: Workload, entries: list[MappingEntry], ma
                     f"'{text}' is not a dimension of any layer of the workload (their dimensions: "
                     f"{', '.join(sorted(workload_dims))}); use one of those",
                 )
+
+
+def warn_unmatched_entries(workload: Workload, entries: list[MappingEntry], mapping_file: str | None) -> None:
+    """Warn about each mapping entry that no node of the workload can use (see unmatched_entry_warnings)."""
+    nodes = list(workload.graph.nodes)
+    types = [node.operator_type if isinstance(node, Layer) else node.type for node in nodes]
+    for line in unmatched_entry_warnings([e.name for e in entries], [node.name for node in nodes], types):
+        logger.warning("%s: %s", mapping_file or "<mapping>", line)
 
 
 def warn_size_mismatches(workload: Workload, file: str | None) -> None:

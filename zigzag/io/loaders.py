@@ -12,8 +12,9 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.accelerator_dict import accelerator_from_dict
-from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches
+from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches, warn_unmatched_entries
 from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
     validate_accelerator,
@@ -27,9 +28,10 @@ from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 def read_accelerator(path: str | Path) -> dict:
     """The validated, normalised document of an accelerator YAML file in either memory format
-    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`)."""
+    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`), with the
+    costs of its CACTI and memory-table memories filled in."""
     data, _ = upgrade_accelerator(load_yaml(path), str(path))
-    return validate_accelerator(data, str(path))
+    return resolve_memory_costs(validate_accelerator(data, str(path)), path)
 
 
 def load_accelerator(path: str | Path) -> Accelerator:
@@ -61,10 +63,12 @@ def load_workload(
     mapping: str | Path | list[MappingEntry],
     *,
     evaluate_all_operators: bool = False,
+    mapping_file: str | None = None,
 ) -> Workload:
-    """A workload from a YAML path, an ONNX path or ModelProto, or a list of layer dicts."""
+    """A workload from a YAML path, an ONNX path or ModelProto, or a list of layer dicts.
+    ``mapping_file``: the file that ``mapping`` entries come from, named in messages."""
     if isinstance(mapping, list):
-        return _load_workload(workload, mapping, None, evaluate_all_operators)
+        return _load_workload(workload, mapping, mapping_file, evaluate_all_operators)
     return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators)
 
 
@@ -82,6 +86,7 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
         specs = [dict(s, kind="layer") for s in validate_workload(workload, file)]
     result = _workload_from_specs(specs, entries, file)
     check_mapping_dimensions(result, entries, mapping_file)
+    warn_unmatched_entries(result, entries, mapping_file)
     warn_size_mismatches(result, file)
     return result
 

@@ -1,8 +1,8 @@
-"""ONNX model -> layer descriptions (spec: onnx.md).
+"""ONNX model -> layer descriptions (docs/reference/workload.md#onnx-models).
 
 ``read_onnx`` returns one dict per ONNX node, in node order (id = position in the graph):
 
-* ``kind: "layer"`` -- the fields of a workload-YAML layer (inputs.md §2.1), so the same layer
+* ``kind: "layer"`` -- the fields of a workload-YAML layer (docs/reference/workload.md), so the same layer
   builder consumes both; ``operator_type`` is the ONNX op type (``Conv``, ``QLinearConv``,
   ``Gemm``, ``MatMul``) or, for the optional extra operators, ``Pooling`` / ``Add``;
 * ``kind: "dummy"`` -- an operator that is not evaluated; it only carries dependencies.
@@ -64,7 +64,7 @@ ELEMENTWISE_DIMS = {1: ("g",), 2: ("d", "g"), 3: ("b", "d", "g"), 4: ("b", "g", 
 
 @dataclass(frozen=True)
 class _Node:
-    """One ONNX node with its id, effective name and producer ids (onnx.md §5.0)."""
+    """One ONNX node with its id, effective name and producer ids (docs/reference/workload.md#onnx-models)."""
 
     id: int
     name: str
@@ -201,7 +201,7 @@ def _window(kernel, strides, dilations, pads, x: int, y: int) -> dict:
 
 
 def _conv(model: _Model, node: _Node) -> dict:
-    """Conv / QLinearConv (onnx.md §5.1-5.2)."""
+    """Conv / QLinearConv (docs/reference/workload.md#onnx-models)."""
     attrs = node.attrs()
     if "kernel_shape" not in attrs:
         raise model.error(node, "has no kernel_shape attribute; re-export the model with kernel_shape set")
@@ -270,7 +270,7 @@ def _matmul_shapes(model: _Model, node: _Node) -> tuple[list[int], list[int]]:
 
 
 def _matmul(model: _Model, node: _Node) -> dict:
-    """Gemm / MatMul (onnx.md §5.3): O[b][h][d][k] += I[b][h][d][c] * W([b][h])[c][k]."""
+    """Gemm / MatMul (docs/reference/workload.md#onnx-models): O[b][h][d][k] += I[b][h][d][c] * W([b][h])[c][k]."""
     ia, oa = _matmul_shapes(model, node)
     batch = {"b": ia[0] or 1} if len(ia) >= 3 else {}
     if len(ia) == 4 and ia[1]:
@@ -356,7 +356,7 @@ def _elementwise(model: _Model, node: _Node) -> dict | None:
 
 
 def _dummy(node: _Node) -> dict:
-    """A node that is only a dependency (onnx.md §6): at most two sources, I then W."""
+    """A node that is only a dependency (docs/reference/workload.md#onnx-models): at most two sources, I then W."""
     source = dict(zip(("I", "W"), node.preds))
     return {
         "kind": "dummy",
@@ -448,7 +448,7 @@ def _warn_not_evaluated(file: str, skipped: Counter[str], unfit: Counter[str], a
 
 
 def dependency_edges(nodes: list[dict]) -> list[tuple[int, int]]:
-    """Edges producer -> consumer, one per distinct non-constant operand source (onnx.md §7).
+    """Edges producer -> consumer, one per distinct non-constant operand source (docs/reference/workload.md#onnx-models).
 
     They come in the reference's insertion order, so a networkx topological sort of a graph built
     from the nodes (in order) and these edges visits the nodes in the reference's order.

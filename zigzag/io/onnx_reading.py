@@ -14,7 +14,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import AttributeProto, ModelProto, NodeProto
 
-from zigzag.errors import InputError
+from zigzag.errors import InputError, missing_file
 
 
 class ErrorSource(Protocol):
@@ -27,6 +27,8 @@ def load_model(source: str | Path | ModelProto, file: str | None) -> ModelProto:
     """The ONNX model at ``source`` (or ``source`` itself), without external weight data."""
     if isinstance(source, ModelProto):
         return source
+    if not Path(source).exists():
+        raise missing_file(file or source)
     try:
         model = onnx.load(str(source), load_external_data=False)
     except (OSError, DecodeError) as exc:

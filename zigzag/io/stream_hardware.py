@@ -43,6 +43,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
+from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.validation.schema import Field, Invalid, check_value, describe, expect_top, unknown_field
@@ -317,13 +318,30 @@ def _load_core_document(raw: Any, file: str, offchip: bool) -> dict[str, Any]:
         document["operational_array"]["sizes"] = list(sizes)
     else:
         document = validate_accelerator(data, file)
+    document = resolve_memory_costs(document, file)
     _check_dataflows(document, file)
+    if not offchip:
+        _check_no_offchip_memory(document, file)
     accelerator = accelerator_from_dict(document)
     if offchip and not accelerator.hierarchy("O"):
         raise InputError(file, "memories", "the off-chip core has no memory holding O (its DRAM); "
                          "add O to the operands of its memory")
     return {"accelerator": document,
             "memory_ports": {name: vars(w) for name, w in widths.items()}}
+
+
+#: memory names that say off-chip (DRAM, DDR, HBM, "offchip"), as whole words of the name
+_OFFCHIP_NAME = re.compile(r"(?<![a-z])(dram|lpddr\d*|ddr\d*|hbm\d*|off_?chip)(?![a-z])", re.IGNORECASE)
+
+
+def _check_no_offchip_memory(document: dict, file: str) -> None:
+    """Refuse a compute core holding an off-chip memory: it would become that core's on-chip top
+    memory (Stream takes it so, silently); DRAM belongs in the accelerator's `offchip_core` file."""
+    for name in document["memories"]:
+        if _OFFCHIP_NAME.search(name):
+            raise InputError(file, f"memories.{name}", "an off-chip memory inside a compute core would be its "
+                             "on-chip top memory; remove it here and describe DRAM in the multi-core file's "
+                             "offchip_core file")
 
 
 def _check_dataflows(document: dict, file: str) -> None:

@@ -1,4 +1,4 @@
-"""Write layer dicts (e.g. from ``read_onnx``) as a workload YAML file (inputs.md §2).
+"""Write layer dicts (e.g. from ``read_onnx``) as a workload YAML file (docs/reference/workload.md).
 
 * Dummy nodes are dropped. An operand whose source is a dummy is re-pointed to the nearest layer
   upstream (following the dummy's sources in order, I before W), so the dependency survives; if no

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from zigzag.errors import InputError
+from zigzag.errors import InputError, missing_file
 
 #: libyaml's parser where PyYAML was built with it (the same documents, ~10x faster)
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -28,7 +28,7 @@ def load_yaml(path: str | Path) -> object:
 def _read_text(path: Path) -> str:
     """Return the file's text, or raise an `InputError` saying why it cannot be read."""
     if not path.exists():
-        raise InputError(path, None, "file not found; check the path (relative paths start at the working directory)")
+        raise missing_file(path)
     if path.is_dir():
         raise InputError(path, None, "is a directory, not a file; give the path of a .yaml file")
     try:

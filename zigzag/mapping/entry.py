@@ -71,3 +71,37 @@ def select_entry(entries: list[MappingEntry], name: str, operator_type: str) -> 
             if entry.name == key:
                 return entry
     raise LookupError(f"no mapping entry named '{name}', '{operator_type}' or 'default'")
+
+
+#: operator type names that ZigZag's and Stream's own mapping files use besides ONNX's
+GENERIC_OPERATOR_TYPES = frozenset({"Pooling", "Pool"})
+
+
+def unmatched_entry_warnings(entry_names, node_names, operator_types) -> list[str]:
+    """A warning line for every mapping entry that names no node and no operator type of the
+    workload (nor any other ONNX operator type): no layer can use it, a typo most likely. Each
+    line names the closest node names."""
+    import difflib
+
+    nodes = list(dict.fromkeys(node_names))
+    types = {t.lower() for t in operator_types}
+    candidates = [n for n in entry_names
+                  if n != "default" and n not in nodes and n.lower() not in types and n not in GENERIC_OPERATOR_TYPES]
+    if not candidates:
+        return []
+    known_types = _onnx_operator_types()
+    lines = []
+    for name in candidates:
+        if name in known_types:
+            continue
+        close = difflib.get_close_matches(name, nodes, n=3, cutoff=0.6)
+        hint = f"closest layer names: {', '.join(repr(c) for c in close)}" if close else "no layer has a similar name"
+        lines.append(f"mapping entry '{name}' names no layer and no operator type of the workload, so it is "
+                     f"not used; {hint}")
+    return lines
+
+
+def _onnx_operator_types() -> frozenset[str]:
+    import onnx.defs
+
+    return frozenset(schema.name for schema in onnx.defs.get_all_schemas())

@@ -1,4 +1,4 @@
-"""Figures and text views of cost-model results (issue #8, spec search.md §G.4).
+"""Figures and text views of cost-model results (docs/models/mapping-search.md#outputs).
 
 Every ``plot_*`` function takes data and a file path, draws one figure and writes it (the format
 follows the path's extension: png, svg, pdf, ...). Figures are made with matplotlib's

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -11,6 +9,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from zigzag.io.atomic import atomic_target
 
 PJ = 1e-12  # joules per picojoule
 
@@ -35,16 +35,9 @@ def _save(figure: Figure, path: str | Path, *, dpi: int = 150, tight: bool = Tru
 
     ``tight``: crop to the drawn content (costs one more draw pass)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     fmt = path.suffix.lstrip(".").lower() or "png"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=f".{fmt}")
-    os.close(fd)
-    try:
+    with atomic_target(path) as tmp:
         figure.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight" if tight else None)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 

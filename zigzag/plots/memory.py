@@ -121,7 +121,9 @@ def plot_memory_hierarchy(accelerator, path: str | Path, *, title: str | None = 
 
     Each memory is a box labelled with its name, memory operands, size and number of physical
     copies (``3 MiB x1``) and its ports' widest access per type in bits per cycle
-    (``r 2x512, w 2x512 b/cycle``: two read and two write ports of 512 bits); rows are the
+    (``r 2x512, w 2x512 b/cycle``: two read and two write ports of 512 bits) and its energy per read
+    and write access, marked with where it comes from when not from the file (``CACTI``, ``table``,
+    see docs/reference/memory-costs.md); rows are the
     graph's topological generations; links are labelled with
     the memory operands they carry (from the MAC array: each operand's innermost memory).
     """
@@ -151,7 +153,7 @@ def plot_memory_hierarchy(accelerator, path: str | Path, *, title: str | None = 
         for name in names:
             memory = accelerator.memory[name]
             label = (f"{name}\n{_operands_text(memory)}\n{size_text(memory.size)} x{accelerator.unroll_count(memory)}"
-                     f"\n{bandwidth_text(memory)}")
+                     f"\n{bandwidth_text(memory)}\n{cost_text(memory)}")
             boxes[name] = ax.text(*position[name], label, ha="center", va="center",
                                   fontsize=9 + min(row, 4) * 0.5, zorder=3,
                                   bbox=dict(boxstyle="square,pad=0.6", facecolor=shade,
@@ -188,5 +190,16 @@ def plot_memory_hierarchy(accelerator, path: str | Path, *, title: str | None = 
     ax.set_xlim(min(xs, default=0.0) - 0.6, max(xs, default=0.0) + 0.6)
     ax.set_ylim(-0.6, len(generations) + 0.6)
     ax.set_title(title or f"Memory hierarchy of {accelerator.name}\n"
-                          "(box: memory, operands it holds, size x copies, port bandwidths)", fontsize=11)
+                          "(box: memory, operands it holds, size x copies, port bandwidths, "
+                          "energy per access)", fontsize=11)
     return _save(figure, path)
+
+
+#: how the memory-hierarchy plot names a memory's cost source
+_SOURCE_MARK = {"cacti": "CACTI", "table": "table"}
+
+
+def cost_text(memory) -> str:
+    """``r 2.83 w 4.58 pJ (CACTI)``: energy per read / write access and, if not the file's, its source."""
+    mark = _SOURCE_MARK.get(memory.cost_source)
+    return f"r {memory.r_cost:.3g} w {memory.w_cost:.3g} pJ" + (f" ({mark})" if mark else "")

@@ -3,7 +3,7 @@
 Memories are visited bottom-up (topological order). At each memory, every operand it holds
 takes the next few innermost unallocated loops: as many as fit (together with the operands
 sharing the memory), choosing the cut that minimises ``(loops left above) x (bits kept here)``.
-The top memory of an operand takes everything left. See search.md §B.5.
+The top memory of an operand takes everything left. See docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation.
 """
 
 from __future__ import annotations

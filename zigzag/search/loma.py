@@ -1,7 +1,7 @@
 """LOMA: enumerate loop orderings of a layer's temporal loops and allocate each to memory.
 
-See search.md §B (loop prime factors, lpf_limit merging, Williams' permutation order,
-allocation) and §D (user ``temporal_ordering``: complete ordering or position constraints).
+See docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation (loop prime factors, lpf_limit merging, Williams' permutation order,
+allocation) and docs/models/mapping-search.md#user-temporal-ordering (user ``temporal_ordering``: complete ordering or position constraints).
 """
 
 from __future__ import annotations

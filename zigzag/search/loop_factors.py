@@ -1,4 +1,4 @@
-"""LOMA loop prime factors (spec search.md B.1–B.3 and the static-size part of D.2).
+"""LOMA loop prime factors (docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation).
 
 A *loop prime factor* (LPF) is a pair ``(dim, size)``: one temporal loop of the final ordering.
 The sizes of all LPFs of a dim multiply to that dim's temporal size.

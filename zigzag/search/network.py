@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.notes import grouped_layer_warnings
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 from zigzag.workload.layer import Layer
@@ -42,7 +43,7 @@ def layer_accelerators(workload: Workload, accelerator: Accelerator, options: Se
     return accelerators_with_data_locality(workload, accelerator)
 
 
-#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (imc.md §1.2).
+#: Operator types of YAML layers that are not evaluated on in-memory-computing hardware (docs/models/imc.md#what-changes-for-imc).
 IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add")
 
 
@@ -63,20 +64,22 @@ def evaluate_network(
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
 ) -> NetworkResult:
-    """Search every layer (identical layers are searched once) and sum the results."""
+    """Search every layer (identical layers are searched once) and sum the results. A warning
+    that several layers give is logged once, with their names, after the search."""
     accelerators = layer_accelerators(workload, accelerator, options)
     memo: dict[str, CostResult] = {}
     results = []
-    for layer in evaluated_layers(workload.layers, accelerator):
-        layer_accelerator = accelerators[layer.id]
-        key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
-        if key not in memo:
-            memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-        result = LayerCostResult.of(
-            dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
-            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-        )
-        results.append((layer, result))
-        if on_layer is not None:
-            on_layer(layer, result)
+    with grouped_layer_warnings():
+        for layer in evaluated_layers(workload.layers, accelerator):
+            layer_accelerator = accelerators[layer.id]
+            key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
+            if key not in memo:
+                memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
+            result = LayerCostResult.of(
+                dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
+                access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+            )
+            results.append((layer, result))
+            if on_layer is not None:
+                on_layer(layer, result)
     return NetworkResult(results, sum_results([r for _, r in results]), accelerators)

@@ -162,3 +162,12 @@ def options_json_schema() -> dict:
         "type": "object",
         "properties": {option.name: option.json_schema() for option in OPTIONS},
     }
+
+
+def sweep_options_json_schema() -> dict:
+    """The ``$defs.sweep_options`` block: the option names a sweep may set (a value or a list of
+    values, each checked by :func:`resolve_options` once the sweep is expanded)."""
+    return {
+        "type": "object",
+        "properties": {option.name: {} for option in OPTIONS},
+    }

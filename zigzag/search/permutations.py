@@ -1,4 +1,4 @@
-"""LOMA ordering enumeration and user ordering constraints (spec search.md B.4 and D.2).
+"""LOMA ordering enumeration and user ordering constraints (docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation).
 
 An ordering is a tuple of LPFs ``(dim, size)``, index 0 = innermost loop.
 """

@@ -1,4 +1,4 @@
-"""The one place that reproduces the reference's ``set`` iteration order (spec search.md A.9).
+"""The one place that reproduces the reference's ``set`` iteration order (docs/models/mapping-search.md#spatial-mappings).
 
 The reference hashes its dimension/operand objects as
 ``int(sha512(pickle.dumps(name, protocol=4)).hexdigest(), 16) XOR C_class``, with a constant per

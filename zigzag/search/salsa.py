@@ -1,4 +1,4 @@
-"""SALSA: simulated annealing over loop orderings (search.md §C), with a seed.
+"""SALSA: simulated annealing over loop orderings (docs/models/mapping-search.md#salsa), with a seed.
 
 Starting from a random ordering of all loop prime factors, each iteration swaps two positions
 and accepts the move with probability ``exp((current / next - 1) / T)`` (always when better),

@@ -1,6 +1,6 @@
 """Spatial mapping generation: which unrollings over the MAC array a layer search evaluates.
 
-Specification: search.md §A.1-A.6. In short:
+docs/models/mapping-search.md#spatial-mappings. In short:
 
 1. every (array dim, layer dim) pair gets a *maximal unrolling*, bounded by the two sizes and by
    the bandwidth of the innermost memories (A.2);
@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.mapping.spatial import ArrayMapping, utilization
+from zigzag.notes import warn_for_layer
 from zigzag.search.reference_order import reference_set_order, reference_set_pop
 from zigzag.workload.layer import Layer
 
@@ -44,10 +45,8 @@ def effective_hints(layer: Layer, accelerator: Accelerator) -> dict[str, list[st
         if any(d in layer.loop_sizes for d in dims):
             hints[oa] = reference_set_order(dims, "layer_dim")
         else:
-            logger.warning(
-                "%s: spatial_mapping_hint %s=%s names no loop dim of the layer; ignoring it",
-                layer.name, oa, list(dims),
-            )
+            warn_for_layer(logger, layer.name,
+                           f"spatial_mapping_hint {oa}={list(dims)} names no loop dim of the layer; ignoring it")
     every_dim = reference_set_order(layer.loop_dims, "layer_dim")
     for oa in accelerator.operational_array.dimensions:
         hints.setdefault(oa, every_dim)
@@ -96,10 +95,8 @@ def _limit_to_bandwidth(max_unroll: MaxUnrollings, layer: Layer, memory: Memory,
             if dim not in layer.irrelevant[operand] and limit < factor:
                 max_unroll[oa][dim] = limit
                 if oa not in provided or dim in dict(provided[oa]):  # silent if the user chose others
-                    logger.warning(
-                        "%s: maximal unrolling of %s on %s limited to %d by the bandwidth of %s",
-                        layer.name, dim, oa, limit, memory.name,
-                    )
+                    warn_for_layer(logger, layer.name, f"maximal unrolling of {dim} on {oa} limited to "
+                                                       f"{limit} by the bandwidth of {memory.name}")
 
 
 # ----- A.3 template ----------------------------------------------------------------------------
@@ -125,7 +122,7 @@ def _drop_unknown_dims(template: ArrayMapping, layer: Layer) -> None:
                     f"layer '{layer.name}' has no dimension '{dim}' (its dimensions are "
                     f"{', '.join(layer.loop_sizes)}); unroll one of those",
                 )
-            logger.warning("%s: spatial unrolling of %s on %s removed: not a loop dim", layer.name, dim, oa)
+            warn_for_layer(logger, layer.name, f"spatial unrolling of {dim} on {oa} removed: not a loop dim")
             del unrolling[dim]
 
 
@@ -149,9 +146,7 @@ def _clip_to_maximum(
                     f"{layer.name}: {dim} cannot be unrolled on {oa}: an innermost memory's port is "
                     "narrower than one element of the operand it feeds"
                 )
-            logger.warning(
-                "%s: spatial unrolling %s %d on %s reduced to %d", layer.name, dim, factor, oa, maximum
-            )
+            warn_for_layer(logger, layer.name, f"spatial unrolling {dim} {factor} on {oa} reduced to {maximum}")
             unrolling[dim] = maximum
     if utilization(unrolling) > sizes[oa]:
         text = " x ".join(f"{d} {f}" for d, f in unrolling.items())
@@ -169,9 +164,7 @@ def _fit_layer_sizes(template: ArrayMapping, layer: Layer) -> None:
         while _total_unrolling(template, dim) > layer.loop_sizes[dim]:
             holders = [oa for oa in reference_set_order(template, "oa_dim") if dim in template[oa]]
             oa = reference_set_pop(holders, "oa_dim")
-            logger.warning(
-                "%s: spatial unrolling of %s on %s removed: exceeds the layer size", layer.name, dim, oa
-            )
+            warn_for_layer(logger, layer.name, f"spatial unrolling of {dim} on {oa} removed: exceeds the layer size")
             del template[oa][dim]
 
 
@@ -300,9 +293,7 @@ def _limit_to_memory_capacity(mapping: ArrayMapping, layer: Layer, memory: Memor
     ]
     if not relevant or capacity >= math.prod(f for _, f in relevant):
         return
-    logger.warning(
-        "%s: spatial unrolling limited to %d by the capacity of %s", layer.name, capacity, memory.name
-    )
+    warn_for_layer(logger, layer.name, f"spatial unrolling limited to {int(capacity)} by the capacity of {memory.name}")
     dims = reference_set_order([dim for dim, _ in relevant], "layer_dim")
     old = [mapping[oa][dim] for dim in dims for oa in served if dim in mapping[oa]]
     # Keyed by the old factor: equal old factors share the last new value (reference quirk).

@@ -1,4 +1,4 @@
-"""ZigZag's Stage API: build a search as a list of stages and run it in-process.
+"""ZigZag's Stage API: build a search as a list of stages and run it in-process::
 
     from zigzag.stages import *
 
@@ -12,7 +12,7 @@
     total, per_layer = cmes[0]
 
 The stages wrap the same functions as :func:`zigzag.api.get_hardware_performance_zigzag`, so
-both give the same numbers. See the README section "Writing your own stage" for writing your own stage.
+both give the same numbers. Writing your own stage: docs/tutorials/custom-stage.md.
 """
 
 from zigzag.stages.data_locality import (

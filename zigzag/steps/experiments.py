@@ -9,6 +9,7 @@ A resolved experiment is a plain dict::
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 from zigzag.errors import InputError
@@ -19,12 +20,30 @@ FILE_KEYS = ("workload", "accelerator", "mapping")
 CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
+def check_experiment_name(name, where: str) -> None:
+    """An experiment name is a plain folder name under the results folder: letters, digits and
+    ``_ . + -``, not starting with a dot (no ``.``, ``..``, hidden folder, slash or empty name)."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", name):
+        raise InputError("config", f"{where}.name", f"{name!r} is not a plain folder name; use letters, digits "
+                         "and _ . + - only, not starting with a dot")
+
+
+def check_input_files(experiments: list[dict]) -> None:
+    """Every experiment's workload, accelerator and mapping file exists (checked before any job)."""
+    for experiment in experiments:
+        for key in FILE_KEYS:
+            if not Path(experiment[key]).exists():
+                raise InputError("config", f"experiment '{experiment['name']}'.{key}",
+                                 f"file {experiment[key]} does not exist; fix the path")
+
+
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
     """One experiment with every option filled in (defaults < config defaults < experiment)."""
     merged = {**defaults, **spec}
     missing = [k for k in ("name", *FILE_KEYS) if k not in merged]
     if missing:
         raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
+    check_experiment_name(merged["name"], where)
     try:
         options, workload_options = resolve_options({k: v for k, v in merged.items() if k not in ("name", *FILE_KEYS)})
     except InputError as exc:
@@ -56,6 +75,8 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
 
 def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None) -> None:
     """Check a workflow config against its JSON schema; the first problem as a one-line InputError.
+    Unknown keys come first, named by their place and the closest known key (see
+    :mod:`zigzag.steps.config_keys`).
 
     ``passed_dir``: a folder remembering the configs that passed (a file named by a hash of the
     config and the schema), so an unchanged config is not checked again at every ``snakemake``
@@ -68,11 +89,14 @@ def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, pa
     stamp = Path(passed_dir) / key if passed_dir is not None else None
     if stamp is not None and stamp.exists():
         return
+    from zigzag.io.yaml_files import load_yaml
+    from zigzag.steps.config_keys import check_unknown_keys
+
+    schema = load_yaml(schema_path)
+    check_unknown_keys(config, schema)
     import jsonschema
 
-    from zigzag.io.yaml_files import load_yaml
-
-    errors = jsonschema.Draft202012Validator(load_yaml(schema_path)).iter_errors(config)
+    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
     error = jsonschema.exceptions.best_match(errors)
     if error is not None:
         raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
@@ -96,9 +120,6 @@ def _config_message(error) -> str:
     if error.validator == "required":
         missing = error.message.split("'")[1]
         return f"'{missing}' is missing; add {missing}: ..."
-    if error.validator == "additionalProperties":
-        allowed = ", ".join(error.schema.get("properties", {}))
-        return f"{error.message}; allowed: {allowed}"
     if error.validator == "type":
         return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
     if error.validator == "pattern":

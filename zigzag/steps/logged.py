@@ -15,19 +15,23 @@ from zigzag.errors import InputError, MappingError
 
 
 def run_logged(log: str | None, action) -> int:
-    """Run ``action()`` (returns a one-line message); write the time and then the message (or the
-    one-line error) to ``log``, so that the outcome is the log's last line."""
+    """Run ``action()`` (returns a one-line message); write the time, the warnings logged meanwhile
+    and then the message (or the one-line error) to ``log``, so that the outcome is the log's last line."""
+    from zigzag.notes import collected_warnings
+
     started = time.perf_counter()
-    try:
-        message = action()
-        status = 0
-    except (InputError, MappingError) as exc:
-        message = f"error: {exc}"
-        print(message, file=sys.stderr)
-        status = 1
+    with collected_warnings() as warnings:
+        try:
+            message = action()
+            status = 0
+        except (InputError, MappingError) as exc:
+            message = f"error: {exc}"
+            print(message, file=sys.stderr)
+            status = 1
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
-        Path(log).write_text(f"[{time.perf_counter() - started:.3f} s]\n{message}\n")
+        lines = [f"[{time.perf_counter() - started:.3f} s]", *(f"warning: {w}" for w in warnings), message]
+        Path(log).write_text("\n".join(lines) + "\n")
     return status
 
 

@@ -36,11 +36,14 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
     from zigzag.io.loaders import load_workload, validate_mapping
     from zigzag.io.yaml_files import load_yaml
     from zigzag.mapping.entry import MappingEntry
+    from zigzag.notes import collected_warnings
     from zigzag.workload.layer import Layer
 
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
-    parsed = load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators)
+    with collected_warnings() as notes:
+        parsed = load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators,
+                               mapping_file=str(mapping))
     layers = parsed.layers
     nodes = [
         {"kind": "layer", **node.to_spec()} if isinstance(node, Layer)
@@ -56,6 +59,7 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "mapping_entries": mapping_data,
         "processing_order": [layer.id for layer in layers],
         "nodes": nodes,
+        "notes": notes,  # the warnings about these inputs, shown with the experiments' results
     }
     write_json_atomic(out_path, document)
     return document

@@ -57,10 +57,14 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
                         "spec": layer.to_spec()})
     plan = {
         "experiment": experiment,
-        "inputs": {"workload": workload_doc["workload"], "accelerator": accelerator_doc["accelerator"],
+        # the user's accelerator name: with data locality each layer's job holds a trimmed copy
+        # named '<name>-removing-nouse-mem' (as ZigZag names it), which the tables do not show
+        "inputs": {"workload": workload_doc["workload"],
+                   "accelerator": {**accelerator_doc["accelerator"], "name": accelerator.name},
                    "mapping": workload_doc["mapping"]},
         "package_version": __version__,
         "model_version": MODEL_VERSION,
+        "notes": workload_doc.get("notes", []),
         "layers": entries,
     }
     write_json_atomic(plan_path, plan)
@@ -74,17 +78,21 @@ def plan_keys(plan_path: str | Path) -> list[str]:
 
 
 def load_plan_results(plan: dict, cache: str | Path) -> list:
-    """(plan layer entry, its result with the layer's own id and name) in processing order."""
+    """(plan layer entry, its result with the layer's own id and name and the user's accelerator
+    name) in processing order."""
     from zigzag.cost.result import CostResult
 
     cache = Path(cache)
+    user_accelerator = plan["inputs"]["accelerator"].get("name")  # absent from plans of older versions
+    names = {"accelerator_name": user_accelerator} if user_accelerator else {}
     loaded = {}
     results = []
     for entry in plan["layers"]:
         key = entry["key"]
         if key not in loaded:
             loaded[key] = CostResult.from_dict(json.loads((cache / "results" / f"{key}.json").read_text())["result"])
-        results.append((entry, dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"])))
+        result = dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names)
+        results.append((entry, result))
     return results
 
 
@@ -99,6 +107,7 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     document = {
         **{key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")},
         "total": {"experiment": plan["experiment"]["name"], **summary(total, len(rows))},
+        "notes": plan.get("notes", []),
         "layers": [{**entry, "result": result.to_dict()} for entry, result in rows],
     }
     write_json_atomic(out_path, document)
@@ -147,8 +156,10 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
     write_text_atomic(out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers"))
     ident = tables.identity(experiment, row["accelerator"])
-    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows), float_format=float_format)
-    summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"]}
+    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows, accelerators),
+                     float_format=float_format)
+    summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"],
+               "notes": document.get("notes", [])}
     write_json_atomic(out_dir / "summary.json", summary)
     reproducible = {key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")}
     write_json_atomic(out_dir / "experiment.json", reproducible)

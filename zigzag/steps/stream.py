@@ -4,7 +4,8 @@ A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
 distinct (CN shape, core) cost-table keys; job files for those not cached yet) → one
 ``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
-trace) → ``stream-plot`` (pictures) and ``stream-compare`` (energy bars of all experiments).
+trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
+results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
-DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None}
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
 SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
-    import re
-
     out: dict[str, dict] = {}
     fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
@@ -41,18 +41,20 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError("config", f"{where}.{unknown[0]}", f"unknown field; use one of {', '.join(sorted(fields))}")
         if spec["mode"] not in ("lbl", "fused"):
             raise InputError("config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused")
-        if not re.fullmatch(r"[A-Za-z0-9_.+-]+", spec["name"]):
-            raise InputError("config", f"{where}.name", "use letters, digits and _ . + - only")
+        check_experiment_name(spec["name"], where)
         exp = {**DEFAULTS, **spec}
         if exp["search"] is not None:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
                 raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
             exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
+        clock = exp["clock_ns"]
+        if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
+            raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
         if exp["name"] in out:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
             if not Path(exp[field]).exists():
-                raise InputError("config", f"{where}.{field}", f"file {exp[field]} not found; fix the path")
+                raise InputError("config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path")
         out[exp["name"]] = exp
     return out
 
@@ -68,18 +70,20 @@ def core_files(accelerator: str | Path) -> list[str]:
 def _stacks(exp: dict):
     from zigzag.stream.tiling import parse_layer_stacks
 
-    return parse_layer_stacks(exp["layer_stacks"]) if exp.get("layer_stacks") else None
+    return None if exp.get("layer_stacks") is None else parse_layer_stacks(exp["layer_stacks"])
 
 
 def split(exp: dict, output: str | Path) -> str:
+    from zigzag.notes import collected_warnings
     from zigzag.stream.cn_graph import save_cn_graph
     from zigzag.stream.inputs import cn_graph_from_files
 
-    graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
+    with collected_warnings() as notes:
+        graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
     if len(graph) and graph.core.min() < 0 and not exp.get("search"):
         raise InputError(exp["mapping"], "core_allocation", "some layers may go to several cores; add 'search:' "
                          "to the experiment to search their allocation, or fix one core per layer")
-    save_cn_graph(graph, output)
+    save_cn_graph(graph, output, notes)
     return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
 
 
@@ -123,8 +127,10 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 
 
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Schedule the experiment's CN graph with the cached cost entries; write the run folder."""
-    from zigzag.stream.cn_graph import load_cn_graph
+    """Schedule the experiment's CN graph with the cached cost entries; write the run folder
+    (its summary.json with the notes saved with the graph)."""
+    from zigzag.notes import add_notes
+    from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
     from zigzag.stream.schedule.scheduler import schedule as run_schedule
@@ -135,39 +141,53 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
                                                 name=exp["name"]))
     result.write(output)
+    add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file))
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
     """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
     (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
+    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.search import search_allocation
 
     opts = exp["search"]
-    found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
-                              individuals=opts["individuals"], generations=opts["generations"], seed=opts["seed"],
-                              workers=workers, choose=opts["choose"], lpf_limit=exp["lpf_limit"], cache=cache,
-                              operands_to_prefetch=exp["prefetch"])
+    with collected_warnings() as notes:
+        found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
+                                  individuals=opts["individuals"], generations=opts["generations"],
+                                  seed=opts["seed"], workers=workers, choose=opts["choose"],
+                                  lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"])
     found.write(output)
+    add_notes(Path(output) / "summary.json", notes)
     chosen = found.chosen
-    return (f"{exp['name']}: front of {len(found.front)} points; chosen ({opts['choose']}) latency "
-            f"{chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
+    return (f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} allocations); "
+            f"chosen ({opts['choose']}) latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
 
 
-def compare(runs: list[str], output: str | Path) -> str:
-    """Energy bars of several runs (``NAME=FOLDER`` items)."""
-    from zigzag.stream.plots import read_summary
-    from zigzag.stream.plots.charts import energy_breakdown_png
+def results(items: list[str], table: str | Path, html: str | Path, pareto: str | Path, metrics: str | Path) -> str:
+    """The multi-core results of several runs (``EXPERIMENT_SPEC=RUN_FOLDER`` items): the table
+    (CSV and HTML, Pareto flags per workload over latency, energy and area) and its two figures."""
+    from zigzag.steps.experiments import read_experiment_spec
+    from zigzag.steps.tables import csv_text, html_table
+    from zigzag.stream.plots.results import metrics_png, pareto_png
+    from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
 
-    summaries = {}
-    for item in runs:
-        name, _, folder = item.partition("=")
+    summaries = []
+    for item in items:
+        spec, _, folder = item.partition("=")
         if not folder:
-            raise InputError(None, "runs", f"'{item}' is not NAME=FOLDER")
-        summaries[name] = read_summary(folder)
-    energy_breakdown_png(summaries, output)
-    best = min(summaries, key=lambda n: summaries[n]["energy"]) if summaries else "-"
-    return f"{len(summaries)} multi-core experiments; lowest energy: {best}"
+            raise InputError(None, "runs", f"'{item}' is not EXPERIMENT_SPEC=RUN_FOLDER")
+        exp = read_experiment_spec(spec)
+        summaries.append(summarize_run(folder, exp["accelerator"], experiment=exp["name"], workload=exp["workload"],
+                                       mapping=exp["mapping"], mode=exp["mode"], clock_ns=exp.get("clock_ns")))
+    rows = mark_pareto(multicore_rows(summaries))
+    columns = table_columns(rows)
+    write_text_atomic(table, csv_text(rows, columns=columns))
+    write_text_atomic(html, html_table(rows, "Multi-core experiments", columns=columns))
+    pareto_png(rows, pareto)
+    metrics_png(rows, metrics)
+    front = sum(bool(row["pareto"]) for row in rows)
+    return f"{len(rows)} multi-core runs, {front} on their workload's front (latency, energy, area)"
 
 
 # ----- commands (``zigzag step stream-...``) -----------------------------------------------------
@@ -204,8 +224,8 @@ def register(command) -> None:
 
         return run_logged(args.log, lambda: f"written: {plot_front(args.run, args.output, args.name)}")
 
-    def cmd_compare(args):
-        return run_logged(args.log, lambda: compare(args.runs, args.output))
+    def cmd_results(args):
+        return run_logged(args.log, lambda: results(args.runs, args.table, args.html, args.pareto, args.metrics))
 
     sub = command("stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)")
     sub.add_argument("--experiment", required=True, help="the stream experiment (JSON file)")
@@ -235,10 +255,13 @@ def register(command) -> None:
     sub.add_argument("run", help="search folder (front.csv, summary.json)")
     sub.add_argument("--output", required=True, help="figure to write")
     sub.add_argument("--name", default=None, help="experiment name for the title")
-    sub = command("stream-compare", cmd_compare, "multi-core: energy breakdown bars of several runs")
-    sub.add_argument("runs", nargs="+", help="NAME=RUN_FOLDER items")
-    sub.add_argument("--output", required=True, help="figure to write")
+    sub = command("stream-results", cmd_results, "multi-core: the results table, Pareto fronts and figures of runs")
+    sub.add_argument("runs", nargs="+", help="EXPERIMENT_SPEC=RUN_FOLDER items")
+    sub.add_argument("--table", required=True, help="CSV table to write")
+    sub.add_argument("--html", required=True, help="HTML view of the table to write")
+    sub.add_argument("--pareto", required=True, help="figure: energy against latency per workload, fronts marked")
+    sub.add_argument("--metrics", required=True, help="figure: every metric of every run")
 
 
-__all__ = ["compare", "core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "schedule", "search",
-           "split"]
+__all__ = ["core_files", "cost_plan_keys", "plan", "register", "resolve_stream_experiments", "results",
+           "schedule", "search", "split"]

@@ -121,10 +121,14 @@ def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     return rows
 
 
-def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]]) -> list[dict]:
-    """The long table: one row per layer x layer operand x memory level of that operand."""
+def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]],
+                      accelerators: dict | None = None) -> list[dict]:
+    """The long table: one row per layer x layer operand x memory level of that operand; with
+    ``accelerators`` (entry key -> Accelerator) also each memory's energy per access, area and where
+    they come from (``cost_source``: file, cacti or table)."""
     rows = []
     for entry, result in entries:
+        accelerator = (accelerators or {}).get(entry.get("key"))
         links = (entry.get("spec") or {}).get("mapping", {}).get("memory_operand_links", {})
         for operand, levels in result.mem_energy_breakdown.items():
             names = result.memory_names.get(operand, ())
@@ -139,6 +143,10 @@ def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]]) -> li
                 for direction in DIRECTIONS:
                     row[f"{direction}_words"] = words.get(_SHORT[direction], words.get(direction))
                 row["utilization"] = utilisation[level] if level < len(utilisation) else None
+                memory = accelerator.memory.get(row["memory"]) if accelerator is not None else None
+                if memory is not None:
+                    row.update(r_cost_pJ=memory.r_cost, w_cost_pJ=memory.w_cost, area=memory.area,
+                               cost_source=memory.cost_source)
                 rows.append(row)
     return rows
 
@@ -191,11 +199,11 @@ def concatenated(tables: Iterable[tuple[dict, list[dict]]]) -> list[dict]:
     return [{**prefix, **row} for prefix, rows in tables for row in rows]
 
 
-def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g") -> str:
+def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g", columns: list[str] | None = None) -> str:
     """A self-contained HTML page showing the rows as a table (the report's view of a CSV)."""
     from html import escape
 
-    columns = _columns(rows)
+    columns = columns or _columns(rows)
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
 
     def cell(value) -> str:

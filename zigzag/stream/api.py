@@ -1,4 +1,4 @@
-"""Stream's one-call API: :func:`optimize_allocation_ga` (spec stream.md §0.2), in-process."""
+"""Stream's one-call API: :func:`optimize_allocation_ga` (docs/models/multi-core.md), in-process."""
 
 from __future__ import annotations
 

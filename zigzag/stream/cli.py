@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.notes import add_notes, collected_warnings
 from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 
@@ -70,8 +71,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "search",
         help="search the layer-to-core allocation (NSGA-II on energy and latency); write the Pareto front",
         description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
-        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the whole Pareto front), "
-        "OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and schedule.csv.",
+        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the Pareto front's "
+        "distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and "
+        "schedule.csv.",
     )
     _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
@@ -89,12 +91,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.stream.schedule.run import run_stream
     from zigzag.stream.tiling import parse_layer_stacks
 
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
-    result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
-                        cache=args.cache, cost_lut_path=args.cost_lut_path,
-                        operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                        output=args.output, cwd=args.cwd)  # fmt: skip
+    with collected_warnings() as notes:
+        result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
+                            cache=_cache(args), cost_lut_path=args.cost_lut_path,
+                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                            output=args.output, cwd=args.cwd)  # fmt: skip
+    add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
@@ -105,8 +109,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from zigzag.stream.allocation import search_allocation
     from zigzag.stream.allocation.nsga import print_generation
     from zigzag.stream.tiling import parse_layer_stacks
@@ -114,29 +116,38 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
         raise InputError(None, "--individuals/--generations/--workers",
                          "need at least 2 individuals, 0 or more generations and 1 or more workers")
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
-    bar = None if args.quiet else tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    bar = None
+    if not args.quiet and sys.stderr.isatty():  # no progress bar in a redirected output (a log file)
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
 
     def progress(generation: int, front) -> None:
-        if bar is not None:
-            print_generation(generation, front, stream=_TqdmStream())
-            if generation:
-                bar.update(1)
+        if args.quiet:
+            return
+        print_generation(generation, front, stream=_TqdmStream() if bar is not None else sys.stderr)
+        if bar is not None and generation:
+            bar.update(1)
 
     begin = time.perf_counter()
     try:
-        found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                                  individuals=args.individuals, generations=args.generations, seed=args.seed,
-                                  workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
-                                  cache=args.cache, cost_lut_path=args.cost_lut_path,
-                                  operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                                  output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
+        with collected_warnings() as notes:
+            found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                      individuals=args.individuals, generations=args.generations, seed=args.seed,
+                                      workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
+                                      cache=_cache(args), cost_lut_path=args.cost_lut_path,
+                                      operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
+                                                            if op.strip()],
+                                      output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
     finally:
         if bar is not None:
             bar.close()
+    add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
-          f"front of {len(found.front)} points ({time.perf_counter() - begin:.1f} s in all)")
+          f"front of {found.front_size} distinct points from {len(found.front)} allocations "
+          f"({time.perf_counter() - begin:.1f} s in all)")
     print(f"chosen ({args.choose}): latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ; "
           f"as a fixed mapping: latency {fixed.latency:.10g}, energy {fixed.energy:.6g} pJ")
     out = Path(args.output)
@@ -184,6 +195,11 @@ def _splits(text: str | None) -> dict[str, int] | None:
     return splits
 
 
+def _cache(args: argparse.Namespace) -> Path:
+    """The cost-entry cache folder: ``--cache``, or ``.cache`` inside the output folder."""
+    return Path(args.output) / ".cache" if args.cache is None else Path(args.cache)
+
+
 def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
     """The inputs of ``run`` and ``search``: accelerator, workload, mapping, mode, stacks, output folder."""
     parser.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
@@ -199,7 +215,9 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     """The cost-table options of ``run`` and ``search``."""
     parser.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
     parser.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
-    parser.add_argument("--cache", default="results/.cache", help="cost-table entry cache (default results/.cache)")
+    parser.add_argument("--cache", default=None,
+                        help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
+                             "to reuse the costs across runs")
     parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
 
 
@@ -209,7 +227,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.tiling import parse_layer_stacks
 
-    stacks = parse_layer_stacks(args.layer_stacks) if args.layer_stacks else None
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
                                 seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),

@@ -11,8 +11,6 @@ Indexing: CN ``i`` (``0 <= i < len(graph)``) is sorted by ``(layer, sub id)``; e
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +19,8 @@ import networkx as nx
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import atomic_target
+from zigzag.notes import grouped_layer_warnings
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
 from zigzag.stream.edges import inter_layer_edges, intra_layer_edges
 from zigzag.stream.nodes import INTRA, OPERANDS, LayerCNs, generate_cns
@@ -168,7 +168,7 @@ class CNGraph:
         return build_layer(spec, [CoreMappingEntry.from_dict(spec["mapping"])])
 
     def unique_nodes(self) -> np.ndarray:
-        """CN indices of the distinct CNs, in node order (spec §6.1): the first CN of each
+        """CN indices of the distinct CNs, in node order (docs/models/multi-core.md#cost-table): the first CN of each
         (layer, group, ``nb_real_predecessors``) class; all other CNs of a class cost the same."""
         order = np.argsort(self.node_order, kind="stable")
         keys = np.stack([self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1)
@@ -177,7 +177,7 @@ class CNGraph:
 
     def cost_node(self) -> np.ndarray:
         """Per CN, the unique node whose cost it uses: the first one of its layer with the same
-        ``nb_real_predecessors``, whatever its group (spec §6.2, Stream's ``equal_node``)."""
+        ``nb_real_predecessors``, whatever its group (docs/models/multi-core.md#cost-table, Stream's ``equal_node``)."""
         unique = self.unique_nodes()
         result = np.full(len(self), -1, dtype=np.int64)
         lookup: dict[tuple[int, int], int] = {}
@@ -207,7 +207,7 @@ def build_cn_graph(
     stack_cutoff: int | None = None,
     stack_cutoffs: list[int] | None = None,
 ) -> CNGraph:
-    """Stacks -> tiling -> CNs -> edges (spec §4–§5) for a parsed workload."""
+    """Stacks -> tiling -> CNs -> edges (docs/models/multi-core.md#computation-nodes) for a parsed workload."""
     final_stacks = layer_stacks(workload, mode, stacks, stack_cutoff=stack_cutoff, stack_cutoffs=stack_cutoffs,
                                 weight_capacity=weight_capacity)
     stack_of = {}
@@ -217,12 +217,13 @@ def build_cn_graph(
     graph = workload.graph()
     order = list(nx.topological_sort(graph))
     cns: dict[int, LayerCNs] = {}
-    for node_id in order:
-        node = workload.nodes[node_id]
-        if node_id not in stack_of or not hasattr(node, "layer"):
-            continue
-        size = len(final_stacks[stack_of[node_id]])
-        cns[node_id] = generate_cns(tile_layer(node, size, mode, seed))
+    with grouped_layer_warnings():
+        for node_id in order:
+            node = workload.nodes[node_id]
+            if node_id not in stack_of or not hasattr(node, "layer"):
+                continue
+            size = len(final_stacks[stack_of[node_id]])
+            cns[node_id] = generate_cns(tile_layer(node, size, mode, seed))
     blocks = [b for node_id in order if node_id in cns for b in intra_layer_edges(cns[node_id])]
     blocks += inter_layer_edges(workload, graph, order, cns)
     edges = np.concatenate(blocks) if blocks else np.zeros((0, 6), dtype=np.int64)
@@ -341,26 +342,26 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
     )
 
 
-def save_cn_graph(graph: CNGraph, path: str | Path) -> None:
-    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string), atomically."""
+def save_cn_graph(graph: CNGraph, path: str | Path, notes: list[str] = ()) -> None:
+    """Write the graph as one compressed ``.npz`` (arrays + a JSON ``meta`` string), atomically;
+    ``notes``: the warnings about its inputs, for the results made from it (:func:`cn_graph_notes`)."""
     meta = {
         "format": FORMAT,
         "dims": list(graph.dims),
         "mode": graph.mode,
         "stacks": [list(s) for s in graph.stacks],
         "layers": [info.to_dict() for info in graph.layers.values()],
+        "notes": list(notes),
     }
     arrays = {name: getattr(graph, name) for name in CNGraph.ARRAYS}
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_target(path) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+
+
+def cn_graph_notes(path: str | Path) -> list[str]:
+    """The notes saved with a graph by :func:`save_cn_graph`."""
+    with np.load(path, allow_pickle=False) as data:
+        return list(json.loads(str(data["meta"])).get("notes", []))
 
 
 def load_cn_graph(path: str | Path) -> CNGraph:

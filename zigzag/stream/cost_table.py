@@ -2,7 +2,7 @@
 
 One *entry* = one CN shape on one core: our single-core search (minimum latency, the core's
 ``dataflows`` as spatial mapping, LOMA) on the core, with the operands that do not fit its top
-memories streamed from an off-chip DRAM level (spec stream.md §6). Inputs:
+memories streamed from an off-chip DRAM level (docs/models/multi-core.md#cost-table). Inputs:
 
 * :class:`NodeKey` -- what of a CN determines its cost (loop sizes, equation, dimension relations,
   input sizes, precisions, and the bits its in-edges bring per operand for the too-large test);
@@ -67,7 +67,7 @@ class NodeKey:
     mapping file's unrolling, used only on a core without ``dataflows``.
 
     Stream costs every CN with the entry of the first CN of its class (same layer, same number of
-    real predecessors, in graph order; spec stream.md §6.1): build the key from that CN.
+    real predecessors, in graph order; docs/models/multi-core.md#cost-table): build the key from that CN.
     """
 
     equation: str
@@ -77,6 +77,8 @@ class NodeKey:
     pr_sizes: _Pairs = ()
     edge_bits: _Pairs = ()
     spatial_mapping: tuple[tuple[str, _Pairs], ...] | None = None
+    #: the layer the CN belongs to, named in warnings only (not part of the key)
+    layer_name: str = field(default="", compare=False)
 
     def layer(self, core: Accelerator, *, name: str = "cn") -> Layer:
         """The CN as a single-core layer on ``core`` (its dataflows as spatial mapping)."""
@@ -143,7 +145,7 @@ def _dataflows(dataflows: Mapping) -> tuple[tuple[str, _Pairs], ...]:
 
 @dataclass(frozen=True)
 class CostEntry:
-    """A CN's cost on one core, as Stream's scheduler uses it (spec stream.md §6.6).
+    """A CN's cost on one core, as Stream's scheduler uses it (docs/models/multi-core.md#cost-table).
 
     ``too_large_operands``: memory operands streamed from DRAM, in the layer's equation order (the
     scheduler's order); ``dram_operands``: the same in the DRAM level's order; ``offchip_energy``:
@@ -169,7 +171,7 @@ class CostEntry:
 
     @property
     def ga_latency(self) -> int:
-        """Runtime of a CN placed by the genetic allocation (``int(latency_total1)``, Q23)."""
+        """Runtime of a CN placed by the genetic allocation (``int(latency_total1)``)."""
         return int(self.result.latency_total1)
 
     @property
@@ -216,7 +218,7 @@ class CostEntry:
 def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, dram: Memory | None) -> dict:
     """Everything that determines ``node``'s entry on ``core`` (and nothing else).
 
-    Runs the too-large test (§6.3) and adds the DRAM level (§6.4), so the job is the single-core
+    Runs the too-large test (docs/models/multi-core.md#cost-table) and adds the DRAM level (docs/models/multi-core.md#cost-table), so the job is the single-core
     layer job on the extended core plus the streamed operands. The core's name is left out (it does
     not change the cost), so identical cores share entries.
     """
@@ -238,12 +240,13 @@ def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, 
     return job
 
 
-def evaluate_cost_job(job: dict, key: str | None = None) -> CostEntry:
-    """Search a job's CN on its core and derive Stream's figures (§6.5, §6.6)."""
+def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None = None) -> CostEntry:
+    """Search a job's CN on its core and derive Stream's figures (docs/models/multi-core.md#cost-table);
+    ``layer_name`` names the CN's layer in the search's warnings."""
     from zigzag.cost.model import analyse
     from zigzag.search.layer_search import search_layer
 
-    layer = layer_from_job(job)
+    layer = layer_from_job({**job, "layer_name": layer_name or "CN"})
     hardware = accelerator_from_dict(job["accelerator"])
     options = SearchOptions(**job["options"])
     best, stats = search_layer(layer, hardware, options, show_progress=False)
@@ -285,12 +288,14 @@ def entry_path(cache: str | Path, key: str) -> Path:
     return Path(cache) / "stream-cost" / "entries" / f"{key}.json"
 
 
-def write_job(cache: str | Path, job: dict, *, label: str | None = None) -> str:
-    """Store a job in the cache (once) and return its key."""
+def write_job(cache: str | Path, job: dict, *, label: str | None = None, layer_name: str | None = None) -> str:
+    """Store a job in the cache (once) and return its key (``label`` and ``layer_name`` are kept
+    beside the job, outside its key)."""
     key = job_key(job)
     path = job_path(cache, key)
     if not path.exists():
-        write_json_atomic(path, {**job, "label": label} if label else job)
+        extra = {name: value for name, value in (("label", label), ("layer_name", layer_name)) if value}
+        write_json_atomic(path, {**job, **extra})
     return key
 
 
@@ -301,7 +306,8 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
     except (OSError, json.JSONDecodeError) as exc:
         raise InputError(job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table") from None
     job.pop("label", None)
-    entry = evaluate_cost_job(job)
+    layer_name = job.pop("layer_name", None)
+    entry = evaluate_cost_job(job, layer_name=layer_name)
     write_json_atomic(out_file, entry.to_dict())
     return entry
 
@@ -322,7 +328,7 @@ def cost_of(
         path = entry_path(cache, key)
         if path.exists():
             return CostEntry.from_dict(json.loads(path.read_text()))
-    entry = evaluate_cost_job(job, key)
+    entry = evaluate_cost_job(job, key, node.layer_name)
     if cache is not None:
         write_job(cache, job)
         write_json_atomic(entry_path(cache, key), entry.to_dict())
@@ -400,7 +406,8 @@ class CostTable:
         for node, core_id in pairs:
             key = self.key(node, core_id)
             if key not in keys and key not in self._entries and not entry_path(self.cache, key).exists():
-                write_job(self.cache, self.job(node, core_id), label=f"CN on core {core_id}")
+                write_job(self.cache, self.job(node, core_id), label=f"CN on core {core_id}",
+                          layer_name=node.layer_name)
                 keys.append(key)
         return keys
 
@@ -415,7 +422,7 @@ class CostTable:
         if self.cache is not None and entry_path(self.cache, key).exists():
             return CostEntry.from_dict(json.loads(entry_path(self.cache, key).read_text()))
         job = self.job(node, core_id)
-        entry = evaluate_cost_job(job, key)
+        entry = evaluate_cost_job(job, key, node.layer_name)
         self.computed += 1
         if self.cache is not None:
             write_job(self.cache, job)

@@ -1,4 +1,4 @@
-"""Dependency edges between computation nodes (spec stream.md §5).
+"""Dependency edges between computation nodes (docs/models/multi-core.md#dependencies).
 
 * intra-layer: the CNs of each group form a chain in sub-id order (bits 0);
 * inter-layer, *simple* pairs (directly connected, or through dummy nodes): an edge for every
@@ -19,7 +19,7 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.stream.nodes import INTRA, OPERANDS, LayerCNs
-from zigzag.stream.propagation import complex_pair_edges
+from zigzag.stream.propagation import ElementMaps, complex_pair_edges
 from zigzag.stream.workload import PropagationNode, StreamLayer, StreamWorkload
 
 _BLOCK = 1 << 22  # booleans per overlap block (producer chunk x consumers x dims)
@@ -141,17 +141,35 @@ def inter_layer_edges(
 ) -> list[np.ndarray]:
     """All inter-layer edges, pair by pair in topological order of the producers."""
     edges: list[np.ndarray] = []
+    maps = ElementMaps()
     for producer, consumer, is_complex in layer_pairs(workload, graph, order):
         if producer not in cns or consumer not in cns:
             continue
         if is_complex:
-            paths = [
-                [workload.nodes[n] for n in path]
-                for path in nx.all_simple_paths(graph, producer, consumer)
-                if all(not isinstance(workload.nodes[n], StreamLayer) for n in path[1:-1])
-            ]
-            edges += complex_pair_edges(cns[producer], cns[consumer], paths, workload.file)
+            found = propagation_paths(workload, graph, producer, consumer)
+            paths = [[workload.nodes[n] for n in path] for path in found]
+            edges += complex_pair_edges(cns[producer], cns[consumer], paths, workload.file, maps)
         else:
             operands = dependent_operands(workload, graph, producer, workload.nodes[consumer])
             edges += simple_pair_edges(cns[producer], cns[consumer], operands, workload.file)
     return edges
+
+
+def propagation_paths(workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: int) -> list[list[int]]:
+    """The simple paths ``producer -> consumer`` whose inner nodes are all non-computation nodes,
+    in the order ``nx.all_simple_paths`` lists them (depth first, successors in graph order).
+
+    Only non-computation nodes are entered: the paths through other layers, whose number grows
+    exponentially in Concat-heavy networks, are never walked.
+    """
+    nodes, paths = workload.nodes, []
+
+    def walk(path: list[int]) -> None:
+        for successor in graph.successors(path[-1]):
+            if successor == consumer:
+                paths.append(path + [successor])
+            elif not isinstance(nodes[successor], StreamLayer) and successor not in path:
+                walk(path + [successor])
+
+    walk([producer])
+    return paths

@@ -1,7 +1,6 @@
 """From the three Stream input files to a CN graph in one call.
 
-``load_cn_graph_inputs`` reads the accelerator, the mapping and the ONNX workload (spec
-stream.md §1–§3); ``cn_graph_from_files`` adds the generation steps (§4–§5). What the node
+``load_cn_graph_inputs`` reads the accelerator, the mapping and the ONNX workload (docs/models/multi-core.md#hardware); ``cn_graph_from_files`` adds the generation steps (docs/models/multi-core.md#computation-nodes). What the node
 generation needs from the hardware is collected in ``HardwareFacts``.
 """
 
@@ -67,7 +66,7 @@ def load_cn_graph_inputs(
         splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
     if splits:
         model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
-        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload))
+        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False)
     return accelerator, parsed, facts
 
 

@@ -1,6 +1,6 @@
 """Stream mapping files: which cores a layer may use and how it is cut into computation nodes.
 
-A Stream mapping file is a YAML list of entries (spec stream.md §2)::
+A Stream mapping file is a YAML list of entries (docs/reference/multicore-mapping.md)::
 
     - name: default                 # a node name, an ONNX op type (Conv, Relu, ...) or default
       core_allocation: [0, 1]       # candidate cores (default [0])

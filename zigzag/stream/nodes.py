@@ -1,4 +1,4 @@
-"""Computation nodes (CNs) of one layer, as arrays (spec stream.md §4.3–§4.5).
+"""Computation nodes (CNs) of one layer, as arrays (docs/models/multi-core.md#computation-nodes).
 
 A layer with outer-CN loops ``((d1, n1), (d2, n2), ...)`` is cut into ``N = ∏ ni`` CNs; CN ``t``
 takes loop value ``(t // ∏_{j<i} nj) mod ni`` of loop ``i`` (the first loop varies fastest). All
@@ -145,7 +145,7 @@ def _first_seen_ids(rows: np.ndarray) -> np.ndarray:
 
 
 def _groups(tiled: TiledLayer, dims, start, stop) -> np.ndarray:
-    """Group id per CN (§4.4): CNs with equal inter-core-tiled ranges (mod the intra split) share one."""
+    """Group id per CN (docs/models/multi-core.md#computation-nodes): CNs with equal inter-core-tiled ranges (mod the intra split) share one."""
     slayer = tiled.layer
     count = len(start)
     if tiled.inter_is_wildcard or (not slayer.constant_operands and len(slayer.mapping.core_allocation) == 1):

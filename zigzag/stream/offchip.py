@@ -2,7 +2,7 @@
 
 Stream evaluates a computation node (CN) on a core whose top memories may be too small for the
 node's tensors. Those operands are then served by one more memory level on top of the core: the
-off-chip memory. This module holds the three pieces of that rule (spec stream.md §6.3, §6.4, §6.6):
+off-chip memory. This module holds the three pieces of that rule (docs/models/multi-core.md#cost-table):
 
 * :func:`too_large_operands`: which memory operands do not fit (smallest-first packing, then room
   for the unrolled lowest level of every streamed operand), in the order they get on the DRAM level;
@@ -29,13 +29,13 @@ _SHORT = {long: short for short, long in DIRECTION_NAMES.items()}
 
 
 def stored_bits(layer: Layer, edge_bits: Mapping[str, int]) -> dict[str, int]:
-    """Bits each layer operand needs in the core (§6.3): the operand's ZigZag size, or the sum of
+    """Bits each layer operand needs in the core (docs/models/multi-core.md#cost-table): the operand's ZigZag size, or the sum of
     the CN's in-edge bits for that operand when larger (edges can carry more than the CN needs)."""
     return {op: max(int(edge_bits.get(op, 0)), layer.operand_size_bit(op)) for op in layer.operands}
 
 
 def too_large_operands(layer: Layer, core: Accelerator, bits: Mapping[str, int]) -> tuple[str, ...]:
-    """Memory operands of ``layer`` that ``core``'s top memories cannot hold (§6.3).
+    """Memory operands of ``layer`` that ``core``'s top memories cannot hold (docs/models/multi-core.md#cost-table).
 
     ``bits``: layer operand -> bits to store (:func:`stored_bits`). Per top memory, operands are
     packed smallest first; the ones left out are streamed, and if some are kept and some streamed,
@@ -72,7 +72,7 @@ def _lowest_level_room(core: Accelerator, memory_operands: list[str]) -> int:
 
 
 def with_dram_level(core: Accelerator, dram: Memory, operands: tuple[str, ...]) -> Accelerator:
-    """A copy of ``core`` with ``dram`` on top, storing ``operands`` (in that order) (§6.4).
+    """A copy of ``core`` with ``dram`` on top, storing ``operands`` (in that order) (docs/models/multi-core.md#cost-table).
 
     The DRAM keeps its served dimensions and, per operand, the port allocation it has for it.
     """
@@ -100,7 +100,7 @@ def with_dram_level(core: Accelerator, dram: Memory, operands: tuple[str, ...]) 
 
 
 def offchip_bandwidth(detail: CostDetail, dram_name: str) -> dict[str, float]:
-    """Four-way DRAM bandwidth (bits/cycle) the evaluated mapping needs while computing (§6.6).
+    """Four-way DRAM bandwidth (bits/cycle) the evaluated mapping needs while computing (docs/models/multi-core.md#cost-table).
 
     For each operand on the DRAM level: its instantaneous bandwidth at that (top) level, from the
     fractional mapping; plus, per DRAM port, the loading bandwidth borrowed from computation
@@ -135,7 +135,7 @@ def offchip_bandwidth(detail: CostDetail, dram_name: str) -> dict[str, float]:
 
 
 def _borrowed_cycles(detail: CostDetail, port, computing) -> float:
-    """Cycles of once-only transfers on ``port`` that overlap computation (cost-model §9.5)."""
+    """Cycles of once-only transfers on ``port`` that overlap computation (cost-model docs/models/multi-core.md#energy-terms)."""
     once = []
     required = 0
     for duty in port.loading_duties:

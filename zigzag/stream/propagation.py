@@ -1,4 +1,4 @@
-"""Dependencies through reshaping nodes: element maps pushed through Flatten/Reshape/... (§5.4).
+"""Dependencies through reshaping nodes: element maps pushed through Flatten/Reshape/... (docs/models/multi-core.md#dependencies).
 
 Instead of arrays of CN sets, the producer's output elements are numbered ``0 .. E-1`` and that
 index array is pushed through the reshaping nodes, so every position of the consumer's input
@@ -40,18 +40,20 @@ def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray,
     _, start, stop = cns.operand_boxes(operand)
     start = np.clip(start, 0, None)
     stop = np.minimum(stop, np.array(shape))
-    covered = np.zeros(math.prod(shape), dtype=bool)
+    covered = np.zeros(shape, dtype=bool)
+    numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)  # flat indices
     elements, owners = [], []
     new = np.zeros(cns.count, dtype=np.int64)
     for sub in range(cns.count):
         if only_final and not cns.produces_final_output[sub]:
             continue
-        axes = [np.arange(a, b) for a, b in zip(start[sub], stop[sub])]
-        if any(len(a) == 0 for a in axes):
+        window = tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))
+        seen = covered[window]
+        if seen.size == 0:
             continue
-        flat = np.ravel_multi_index(np.ix_(*axes), shape).reshape(-1)
-        new[sub] = np.count_nonzero(~covered[flat])
-        covered[flat] = True
+        new[sub] = seen.size - np.count_nonzero(seen)
+        seen[...] = True
+        flat = numbers[window].reshape(-1)
         elements.append(flat)
         owners.append(np.full(len(flat), sub, dtype=np.int64))
     if not elements:
@@ -100,38 +102,115 @@ def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np
     return array
 
 
-def join_pairs(prod_elem, prod_cn, cons_elem, cons_cn, nb_elements) -> np.ndarray:
-    """Distinct (producer CN, consumer CN) pairs sharing an element; rows sorted."""
-    if len(prod_elem) == 0 or len(cons_elem) == 0:
+def _index_type(largest: int):
+    """The narrowest integer type of the element maps holding numbers up to ``largest``."""
+    return np.int32 if largest < 2**31 - 1 else np.int64
+
+
+class ElementMaps:
+    """What the pairs of one graph share, computed once per layer: the CNs' :func:`coverage` of
+    an operand, a producer's element numbering and its owner maps (element -> CN covering it;
+    one map for the first CN covering each element, one for the second, ...)."""
+
+    def __init__(self):
+        self._coverage: dict = {}
+        self._owners: dict = {}
+        self._index: dict = {}
+        self._readers: dict = {}
+
+    def coverage(self, cns: LayerCNs, operand: str, only_final: bool):
+        key = (cns, operand, only_final)
+        if key not in self._coverage:
+            self._coverage[key] = coverage(cns, operand, only_final)
+        return self._coverage[key]
+
+    def index(self, producer: LayerCNs) -> np.ndarray:
+        """The producer's output elements numbered 0..E-1, in the layer's operand shape."""
+        if producer not in self._index:
+            out_op = producer.tiled.layer.layer.output
+            shape = operand_shape(producer, out_op)
+            numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)
+            self._index[producer] = reshaped(producer, out_op, numbers)
+        return self._index[producer]
+
+    def owners(self, producer: LayerCNs) -> tuple[np.ndarray, ...]:
+        """Element -> CN maps of the producer's final outputs (one per CN rank on an element)."""
+        if producer not in self._owners:
+            elem, cn, _ = self.coverage(producer, producer.tiled.layer.layer.output, True)
+            nb_elements = self.index(producer).size
+            order = np.argsort(elem, kind="stable")
+            elem, cn = elem[order], cn[order]
+            rank = np.arange(len(elem)) - np.searchsorted(elem, elem, side="left")
+            maps = []
+            for k in range(int(rank.max()) + 1 if len(rank) else 0):
+                owner = np.full(nb_elements, EMPTY, dtype=_index_type(producer.count))
+                sel = rank == k
+                owner[elem[sel]] = cn[sel]
+                maps.append(owner)
+            self._owners[producer] = tuple(maps)
+        return self._owners[producer]
+
+
+    def readers(self, cns: LayerCNs, operand: str) -> tuple[np.ndarray, np.ndarray]:
+        """The CNs reading each position of ``operand``: ``(offsets, cns)``, the readers of flat
+        position ``q`` being ``cns[offsets[q]:offsets[q + 1]]`` (in sub-id order)."""
+        key = (cns, operand)
+        if key not in self._readers:
+            elem, cn, _ = self.coverage(cns, operand, False)
+            offsets = np.zeros(math.prod(operand_shape(cns, operand)) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(elem, minlength=len(offsets) - 1), out=offsets[1:])
+            self._readers[key] = (offsets, cn[np.argsort(elem, kind="stable")])
+        return self._readers[key]
+
+    def read_pairs(self, consumer: LayerCNs, operand: str, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(producer element, consumer CN) for every read of a position of ``operand`` holding a
+        producer element; ``held``: the producer element at each flat position (EMPTY: none)."""
+        offsets, readers = self.readers(consumer, operand)
+        where = np.flatnonzero(held != EMPTY)
+        count = offsets[where + 1] - offsets[where]
+        first = np.repeat(offsets[where] - (np.cumsum(count) - count), count)
+        return np.repeat(held[where], count), readers[first + np.arange(int(count.sum()))]
+
+
+def join_pairs(owners: tuple[np.ndarray, ...], cons_elem, cons_cn, nb_prod: int, nb_cons: int) -> np.ndarray:
+    """Distinct (producer CN, consumer CN) pairs sharing an element; rows sorted. ``owners``: the
+    producer's owner maps (see :class:`ElementMaps`); ``cons_elem``: producer elements read by the
+    consumer CNs ``cons_cn``."""
+    if not owners or len(cons_elem) == 0:
         return np.zeros((0, 2), dtype=np.int64)
-    order = np.argsort(prod_elem, kind="stable")
-    prod_elem, prod_cn = prod_elem[order], prod_cn[order]
-    first = np.searchsorted(prod_elem, prod_elem, side="left")
-    rank = np.arange(len(prod_elem)) - first
-    pairs = []
-    for k in range(int(rank.max()) + 1):
-        owner = np.full(nb_elements, EMPTY, dtype=np.int64)
-        sel = rank == k
-        owner[prod_elem[sel]] = prod_cn[sel]
+    # each pair as one number (producer-major, so sorted numbers are sorted rows), marked in a
+    # table when it is small, else collected and made unique
+    table = np.zeros(nb_prod * nb_cons, dtype=bool) if nb_prod * nb_cons <= _PAIR_TABLE else None
+    keys = []
+    for owner in owners:
         hit = owner[cons_elem]
         keep = hit != EMPTY
-        pairs.append(np.stack([hit[keep], cons_cn[keep]], axis=1))
-    pairs = np.concatenate(pairs)
-    return np.unique(pairs, axis=0) if len(pairs) else pairs
+        key = hit[keep].astype(np.int64) * nb_cons + cons_cn[keep]
+        if table is not None:
+            table[key] = True
+        else:
+            keys.append(np.unique(key))
+    found = np.flatnonzero(table) if table is not None else np.unique(np.concatenate(keys))
+    return np.stack([found // nb_cons, found % nb_cons], axis=1).astype(np.int64)
 
 
-def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None) -> list[np.ndarray]:
+#: largest (producer CNs x consumer CNs) pair table kept as booleans
+_PAIR_TABLE = 1 << 24
+
+
+def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None,
+                       maps: ElementMaps | None = None) -> list[np.ndarray]:
     """Edges of a pair joined through reshaping nodes, one block of edge rows per path (see
     ``zigzag.stream.edges``); raises the producer's and consumer's ``data_produced_unique`` as
-    Stream does (once per pair)."""
+    Stream does (once per pair). ``maps`` shares the layers' element maps across pairs."""
+    maps = ElementMaps() if maps is None else maps
     out_op = producer.tiled.layer.layer.output
-    p_elem, p_cn, p_new = coverage(producer, out_op, only_final=True)
+    _, _, p_new = maps.coverage(producer, out_op, True)
     producer.data_produced_unique[:] += p_new * producer.tiled.layer.layer.final_output_precision
     c_layer = consumer.tiled.layer.layer
-    _, _, c_new = coverage(consumer, c_layer.output, only_final=True)
+    _, _, c_new = maps.coverage(consumer, c_layer.output, True)
     consumer.data_produced_unique[:] += c_new * c_layer.final_output_precision
-    nb_elements = math.prod(operand_shape(producer, out_op))
-    index = reshaped(producer, out_op, np.arange(nb_elements, dtype=np.int64).reshape(operand_shape(producer, out_op)))
+    index = maps.index(producer)
     edges = []
     for path in paths:
         array, previous = index, producer.id
@@ -152,10 +231,8 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
             matched = array if array.shape == target else _extend_for_concat(array, target, path)
             if matched is None:
                 continue
-            c_elem, c_cn, _ = coverage(consumer, op, only_final=False)
-            held = matched.reshape(-1)[c_elem]  # producer element at each read position, EMPTY if none
-            keep = held != EMPTY
-            pairs = join_pairs(p_elem, p_cn, held[keep], c_cn[keep], nb_elements)
+            elements, readers = maps.read_pairs(consumer, op, matched.reshape(-1))
+            pairs = join_pairs(maps.owners(producer), elements, readers, producer.count, consumer.count)
             break
         if pairs is None:
             raise InputError(

@@ -1,4 +1,4 @@
-"""Stream's Stage API, in-process: the seed's (2023) stage names and the late-2024 ones.
+"""Stream's Stage API, in-process: the seed's (2023) stage names and the late-2024 ones::
 
     from zigzag.stream.stages import *
 
@@ -20,7 +20,7 @@ build the child with ``self.substage(...)``, re-yield or reduce).
 
 Options of the seed that no longer change anything are accepted and recorded in the leaf's
 ``search.options`` (``plot_*``: pictures are drawn from the returned result;
-``scheduler_candidate_selection``: the order is always Stream's "memory" rule, see spec §12).
+``scheduler_candidate_selection``: the order is always Stream's "memory" rule, see docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class GenerateCNWorkloadHybridStage(_CNGraphStage):
 
 class LayerStacksGenerationStage(Stage):
     """``mode`` (``lbl`` / ``fused``) and optional ``layer_stacks`` checked and passed on (the
-    stacks themselves are made with the CN graph, spec §4.1)."""
+    stacks themselves are made with the CN graph, docs/models/multi-core.md#computation-nodes)."""
 
     def __init__(self, list_of_callables, *, mode, layer_stacks=None, **kwargs):
         super().__init__(list_of_callables, **kwargs)
@@ -257,7 +257,7 @@ class SetFixedAllocationPerformanceStage(Stage):
 
 
 class SchedulingOrderGenerationStage(Stage):
-    """``scheduling_order``: the CNs as ``(layer id, sub id)`` by priority (spec §7)."""
+    """``scheduling_order``: the CNs as ``(layer id, sub id)`` by priority (docs/models/multi-core.md#scheduling-order)."""
 
     def __init__(self, list_of_callables, *, workload, **kwargs):
         super().__init__(list_of_callables, **kwargs)
@@ -319,7 +319,7 @@ class CustomSpatialMappingGeneratorStage(Stage):
     """The seed's spatial-mapping generator. In a ZigZag chain (a ``layer`` to map) it is ZigZag's
     :class:`~zigzag.stages.SpatialMappingGeneratorStage` (dataflow from the innermost memories'
     served dimensions); in the Stream chain the cost table already generates every CN's spatial
-    mapping that way (spec §12), so it passes everything on."""
+    mapping that way (docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api), so it passes everything on."""
 
     def run(self):
         if "layer" in self.kwargs:

@@ -1,4 +1,4 @@
-"""Layer stacks and the outer-CN loops of every layer (spec stream.md §4.1, §4.2, §12).
+"""Layer stacks and the outer-CN loops of every layer (docs/models/multi-core.md#computation-nodes, docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
 
 A *layer stack* is a tuple of layer ids scheduled together (fused). A layer's *outer-CN loops*
 ``((dim, factor), ...)`` cut it into ``∏ factor`` computation nodes; the first loop varies fastest.
@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from zigzag.errors import InputError
+from zigzag.notes import warn_for_layer
 from zigzag.stream.mapping import Tiling
 from zigzag.stream.workload import FUSION_DIM, StreamLayer, StreamWorkload
 
@@ -64,7 +65,7 @@ def layer_stacks(
     stack_cutoffs: list[int] | None = None,
     weight_capacity: int | None = None,
 ) -> list[tuple[int, ...]]:
-    """The layer stacks (§4.1): one per layer in ``lbl``; given (completed) or derived in ``fused``.
+    """The layer stacks (docs/models/multi-core.md#computation-nodes): one per layer in ``lbl``; given (completed) or derived in ``fused``.
 
     ``weight_capacity`` (total ``I2`` top-memory bits of the compute cores) is only needed in
     ``fused`` mode without ``given`` stacks or cutoffs.
@@ -198,7 +199,7 @@ class SeedTiling:
 
 @dataclass(frozen=True)
 class TiledLayer:
-    """A layer with its final tiling and (possibly rounded-up) loop sizes (§4.2)."""
+    """A layer with its final tiling and (possibly rounded-up) loop sizes (docs/models/multi-core.md#computation-nodes)."""
 
     layer: StreamLayer
     sizes: dict[str, int]
@@ -216,7 +217,7 @@ class TiledLayer:
 
 
 def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling | None = None) -> TiledLayer:
-    """Clean the mapping's tilings against the layer and apply the mode defaults (§4.2)."""
+    """Clean the mapping's tilings against the layer and apply the mode defaults (docs/models/multi-core.md#computation-nodes)."""
     sizes = dict(layer.sizes)
     where = f"layer {layer.id} '{layer.name}'"
     if seed is not None:
@@ -227,7 +228,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     intra = []
     for dim, factor in intra_given:
         if dim not in sizes:
-            logger.warning("%s: intra-core tiling (%s, %s) dropped: the layer has no %s loop", where, dim, factor, dim)
+            warn_for_layer(logger, layer.name, f"intra-core tiling ({dim}, {factor}) dropped: "
+                           f"the layer has no {dim} loop")
             continue
         if factor == "all":
             factor = sizes[dim]
@@ -238,7 +240,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
             factor = sizes[dim]
         elif sizes[dim] % factor:
             rounded = -(-sizes[dim] // factor) * factor
-            logger.warning("%s: %s rounded up from %d to %d to split it %d ways", where, dim, sizes[dim], rounded, factor)
+            warn_for_layer(logger, layer.name,
+                           f"{dim} rounded up from {sizes[dim]} to {rounded} to split it {factor} ways")
             sizes[dim] = rounded
         intra.append((dim, factor))
     if not intra and mode == "fused" and seed is None:
@@ -249,7 +252,8 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     inter = []
     for dim, factor in inter_given:
         if dim not in sizes:
-            logger.warning("%s: inter-core tiling (%s, %s) dropped: the layer has no %s loop", where, dim, factor, dim)
+            warn_for_layer(logger, layer.name, f"inter-core tiling ({dim}, {factor}) dropped: "
+                           f"the layer has no {dim} loop")
             continue
         if isinstance(factor, int) and factor > sizes[dim]:
             factor = sizes[dim]

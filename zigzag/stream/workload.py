@@ -4,12 +4,13 @@ Differences from the single-core import (``zigzag.io.onnx_import``, whose model 
 shape table are reused): nodes without inputs take no id; pooling, Relu/Gelu/Silu/Add/Mul and
 Softmax become computation layers with Stream's own equations and dimension names; Flatten,
 Reshape, Transpose and Concat are kept as *propagation nodes* that only reshape the data on its
-way between layers; everything else is a dummy node (spec stream.md §3). Only tensor shapes are
+way between layers; everything else is a dummy node (docs/models/multi-core.md#onnx-workloads). Only tensor shapes are
 read, so a model whose external weight file is missing loads.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,15 +20,17 @@ from onnx import ModelProto, helper, numpy_helper
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions, shape_table as _shape_table
-from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
+from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
+
+logger = logging.getLogger(__name__)
 
 FUSION_DIM = {
     "conv": "OY", "pooling": "OY", "gemm": "D", "matmul": "D", "add": "D", "mul": "D",
     "relu": "K", "gelu": "K", "silu": "K", "softmax": "K", "max": "K", "div": "K", "exp": "K", "sum": "K",
 }
-"""Layer dim a layer of each type is cut along in fused mode when no tiling is given (§4.2)."""
+"""Layer dim a layer of each type is cut along in fused mode when no tiling is given (docs/models/multi-core.md#computation-nodes)."""
 SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
 POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
 SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
@@ -124,8 +127,12 @@ def read_stream_workload(
     mapping: StreamMapping,
     dataflows: dict[int, dict | None] | None = None,
     file: str | None = None,
+    *,
+    check_entries: bool = True,
 ) -> StreamWorkload:
-    """Parse an ONNX model the way Stream does (spec §3), with each layer's mapping entry.
+    """Parse an ONNX model the way Stream does (docs/models/multi-core.md#onnx-workloads), with each layer's mapping entry.
+
+    ``check_entries``: warn about the mapping entries no node can use (a typo in a node name).
 
     ``dataflows`` (core id -> the core's spatial mapping, or None) decides the spatial mapping
     handed to the cost model: the cores' common dataflow if all allocated cores have the same
@@ -136,7 +143,12 @@ def read_stream_workload(
     model = _load(source, file)
     shapes = _shape_table(model)
     parser = _Parser(model, shapes, mapping, dataflows or {}, file)
-    return parser.run()
+    workload = parser.run()
+    if check_entries:
+        names, types = [n.name for n in model.graph.node], [n.op_type for n in model.graph.node]
+        for line in unmatched_entry_warnings(list(mapping.entries), names, types):
+            logger.warning("%s: %s", mapping.file or "<mapping>", line)
+    return workload
 
 
 class _Parser:

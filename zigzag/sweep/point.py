@@ -73,6 +73,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.legacy_hardware import upgrade_accelerator
     from zigzag.io.loaders import load_workload
+    from zigzag.io.memory_costs import resolve_memory_costs
     from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
     from zigzag.mapping.entry import MappingEntry
     from zigzag.search.network import evaluated_layers, layer_accelerators
@@ -80,7 +81,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.steps import tables
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
-    accelerator_data = validate_accelerator(document, variant.name)
+    accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
     mapping = point_mapping(sweep, variant)
     check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
     key = (workload, json.dumps(mapping, sort_keys=True), sweep.workload_options.get("evaluate_all_operators"))

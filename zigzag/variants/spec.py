@@ -143,6 +143,21 @@ def _load_base(base: Any, source: str) -> dict:
     document = load_yaml(base)
     if not isinstance(document, dict):
         raise InputError(str(base), None, "the base document must be a mapping (an accelerator file)")
+    return _tables_from_here(document, Path(base).parent)
+
+
+def _tables_from_here(document: dict, folder: Path) -> dict:
+    """The base document with its memories' cost tables named from the working folder (a file names
+    them relative to itself; a variant document has no file of its own)."""
+    import os
+
+    memories = document.get("memories")
+    if not isinstance(memories, dict):
+        return document
+    for memory in memories.values():
+        table = memory.get("cost_table") if isinstance(memory, dict) else None
+        if isinstance(table, str) and not Path(table).is_absolute():
+            memory["cost_table"] = os.path.normpath(folder / table)
     return document
 
 

@@ -11,7 +11,7 @@ whole chunk of orderings with numpy arrays whose first axis runs over the candid
    layer operand, the end position of each memory level in that ordering.
 2. :class:`~zigzag.cost.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
    compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model/``
-   step by step (spec cost-model.md §4-§9), its latency part in
+   step by step (docs/models/cost-model.md#spatial-mapping), its latency part in
    :mod:`zigzag.cost.batched.latency`.
 3. :func:`search_temporal_mappings` (this module) drives both over the LOMA orderings in Williams' order,
    keeps the best candidate with the reduction rules of ``zigzag.search.reduce`` (first found
@@ -24,7 +24,7 @@ candidates could be broken differently.  Two facts make that possible:
 * every float operation of the scalar model is reproduced in the same order on float64
   arrays (IEEE operations are the same in numpy and in Python; ``round`` is half-to-even in
   both, ``int`` is ``trunc``, ``math.ceil`` is ``ceil``); where the order depends on the
-  candidate (the pr-decoupling walk of §4.6), the walk is replayed position by position with
+  candidate (the pr-decoupling walk of docs/models/cost-model.md#spatial-mapping), the walk is replayed position by position with
   masks, so each candidate sees its own sequence of operations;
 * where the scalar model computes with Python integers, the batched path computes with float64
   or int64 values that are exact integers; both agree as long as every such integer stays

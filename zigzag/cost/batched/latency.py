@@ -1,4 +1,4 @@
-"""Batched latency: stalls, slack, on- and off-loading of many candidates (spec §9), as
+"""Batched latency: stalls, slack, on- and off-loading of many candidates (docs/models/cost-model.md#latency), as
 :mod:`zigzag.cost.model.latency` and :mod:`zigzag.cost.model.loading` compute them for one.
 
 Candidates are grouped by which port duties move data once, repeatedly or not at all; each
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
 
 def batch_latency(model: BatchCostModel, movement, movement_int, n):
-    """``latency_total2`` and its exactness flags for the evaluated candidates (§6.4, §9)."""
+    """``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)."""
     setup = model.setup
     exact = np.ones(n, dtype=bool)
-    # §6.4 effective utilisations, shared sums (fractional variant)
+    # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}
     for op, info in model.ops.items():
         eff[op] = [movement[op].eff_bits[k + 1] / float(lv.size) for k, lv in enumerate(info.operand.levels)]
@@ -36,7 +36,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
             e = eff[op][k] if e is None else e + eff[op][k]
         for op, k in members:
             eff_sh[op][k] = e
-    # §9.1 double buffering (with the reference's in-place update, Q13)
+    # docs/models/cost-model.md#latency double buffering (with the reference's in-place update)
     db = {}
     for op, info in model.ops.items():
         flags = [np.zeros(n, dtype=bool)]
@@ -48,7 +48,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
                 for m_op, m_k in lv.sharing:
                     eff_sh[m_op][m_k] = np.where(rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k])
         db[op] = flags
-    # §9.2 real and allowed cycles (integer variant)
+    # docs/models/cost-model.md#latency real and allowed cycles (integer variant)
     real, allowed = {}, {}
     for op, info in model.ops.items():
         real_op, allowed_op = [], []
@@ -101,7 +101,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
 
 
 def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, allowed):
-    """Latency of the candidates ``sel`` sharing one structure signature (§9.3-9.7)."""
+    """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency)."""
     setup = model.setup
     m = len(sel)
 
@@ -111,7 +111,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
     def pick(arr):
         return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
 
-    # §9.3-9.4 stall / slack per port
+    # docs/models/cost-model.md#latency stall / slack per port
     exact = np.ones(m, dtype=bool)
     ss_comb = np.zeros(m)
     for port in setup.ports:
@@ -143,7 +143,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
         exact &= np.abs(ss) < EXACT
         ss_comb = np.maximum(ss_comb, ss)
 
-    # §9.5 per-port loading records
+    # docs/models/cost-model.md#latency per-port loading records
     total = float(model.total_cycle)
     tcc = math.ceil(total * model.cpo) + ss_comb
     loading = {op: {} for op in model.layer.inputs}
@@ -172,7 +172,7 @@ def _group_latency(model: BatchCostModel, signature, sel, movement_int, real, al
             for (duty, _), cyc in zip(once, remaining):
                 record_transfer(loading, offloading, duty, cyc, shared)
 
-    # §9.6 on-/off-loading
+    # docs/models/cost-model.md#latency on-/off-loading
     try:
         onload, _ = onloading_cycles(setup, loading, maximum=np.maximum, minimum=np.minimum)
         offload, _ = offloading_cycles(setup, offloading, maximum=np.maximum)

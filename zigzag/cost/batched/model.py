@@ -1,5 +1,5 @@
 """Batched cost model: ``energy_total`` and ``latency_total2`` of many temporal mappings of one
-spatial mapping, following :mod:`zigzag.cost.model` step by step (spec §4-§9)."""
+spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/cost-model.md#spatial-mapping)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ class BatchCostModel:
         if out.pr_relations:
             raise Unsupported("partially relevant output operand")
         # the array's energy does not depend on the temporal mapping (an IMC array's depends on
-        # the spatial mapping only, imc.md §8)
+        # the spatial mapping only, docs/models/imc.md#array-energy-per-layer)
         self.mac_energy = array_cost(layer, accelerator, spatial_mapping_array).mac_energy
         self.cpo = setup.cycles_per_op
         self.total_cycle = loops.total
@@ -117,7 +117,7 @@ class BatchCostModel:
         if float(biggest) * prec * units * 64 >= EXACT:
             raise Unsupported("figures too large for exact float64 integers")
 
-    # ----- §5.3-5.4 temporal quantities per operand -------------------------------------------
+    # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
         n, length, rows, lsize, prefix = ctx
         irm = info.ir_of_loop[ids]
@@ -153,7 +153,7 @@ class BatchCostModel:
             top_ir.append(prefix[rows, e] / prefix[rows, q])
         return starts, ends, cabl, mac_st, top_r, top_ir, irm, rm
 
-    # ----- §6.2 footprints --------------------------------------------------------------------
+    # ----- docs/models/cost-model.md#data-held-per-level footprints --------------------------------------------------------------------
     def _footprints(self, info, spatial_levels, starts, ends, rm, ctx, ldim):
         n, length, rows, lsize, prefix = ctx
         operand = info.operand
@@ -173,7 +173,7 @@ class BatchCostModel:
         return self._pr_footprints(info, spatial_levels, starts, ends, ctx, ldim)
 
     def _pr_footprints(self, info, spatial_levels, starts, ends, ctx, ldim):
-        """Footprints of a pr operand: the pr-decoupling walk (§4.6) replayed for all candidates
+        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping) replayed for all candidates
         at once, loop by loop in the scalar model's order, so that every float operation (the
         ``X_R`` factors are quotients) happens in the same sequence."""
         n, length, rows, lsize, prefix = ctx
@@ -221,7 +221,7 @@ class BatchCostModel:
         self._zero_extent |= zero
         return D
 
-    # ----- §6.3 psum flags of the (non-pr) output --------------------------------------------
+    # ----- docs/models/cost-model.md#data-held-per-level psum flags of the (non-pr) output --------------------------------------------
     def _psum(self, info, spatial_levels, starts, ends, irm, lsize, rows):
         n = len(rows)
         irrelevant = info.operand.irrelevant_dec
@@ -241,7 +241,7 @@ class BatchCostModel:
         psum.append(np.zeros(n, dtype=bool))
         return psum
 
-    # ----- §6-7 data movement per operand and variant -----------------------------------------
+    # ----- docs/models/cost-model.md#data-held-per-level data movement per operand and variant -----------------------------------------
     def _movement(self, info, temporal, spatial_q, psum, D) -> _Movement:
         starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = temporal
         operand = info.operand
@@ -324,7 +324,7 @@ class BatchCostModel:
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
         exact &= ~self._zero_extent
-        # §7.6 word accesses and §8 energy (fractional variant)
+        # docs/models/cost-model.md#data-movement word accesses and docs/models/cost-model.md#energy energy (fractional variant)
         energy = np.zeros(n)
         integer_costs = False
         for op, info in self.ops.items():

@@ -3,13 +3,13 @@
 One layer + one accelerator + one spatial mapping (in its fractional and integer per-level
 forms) + one temporal mapping  ->  energy, latency and every intermediate figure.
 
-This package is meant to be read side by side with ``spec/cost-model.md``: every function
-implements one concept of the spec and says which section.  The reference's numeric
+This package is meant to be read side by side with docs/models/cost-model.md: every function
+implements one concept of that page and says which section.  The reference's numeric
 behaviour is reproduced on purpose -- Python ``round`` (half to even), ``int`` truncation,
-``ceil``, the order of float operations -- and so are its quirks (spec §13, "Q1".."Q24");
+``ceil``, the order of float operations -- and so are its quirks;
 where a quirk is reproduced the code says so.
 
-Vocabulary (spec §0):
+Vocabulary (docs/models/cost-model.md):
 
 * *layer operands* ``O, W, I`` (output first); *memory operands* ``I1, I2, O``;
 * the four directions of a memory level: ``fh`` (written from the higher level), ``tl``
@@ -19,9 +19,9 @@ Vocabulary (spec §0):
   the MAC array, ``a = k + 1`` is memory level ``k``.
 
 Its modules follow the computation: ``setup`` (the layer and the hardware, before any
-mapping), ``quantities`` (spatial and temporal quantities, §4-§6), ``movement`` (transfers,
-utilisation, word accesses and energy, §6.4-§8), ``latency`` (double buffering, stall and
-slack, §9.1-§9.4), ``loading`` (on- and off-loading, §9.5-§9.6); this module puts them
+mapping), ``quantities`` (spatial and temporal quantities, docs/models/cost-model.md#spatial-mapping), ``movement`` (transfers,
+utilisation, word accesses and energy, docs/models/cost-model.md#data-held-per-level), ``latency`` (double buffering, stall and
+slack, docs/models/cost-model.md#latency), ``loading`` (on- and off-loading, docs/models/cost-model.md#latency); this module puts them
 together.
 
 Entry points: :func:`evaluate` (a :class:`~zigzag.cost.result.CostResult`) and
@@ -95,7 +95,7 @@ class CostDetail:
     util: dict
     util_shared: dict
     eff_util: dict
-    eff_util_shared: dict  # after the double-buffer pass (mutated, Q13)
+    eff_util_shared: dict  # after the double-buffer pass (mutated)
     double_buffer: dict
     real_cycles: dict
     allowed_cycles: dict
@@ -111,7 +111,7 @@ class CostDetail:
     _setup: Setup | None = field(repr=False, default=None)
 
     def element_move_counts(self) -> dict[str, list[dict[str, int]]]:
-        """Informational element-move counts per operand, level and direction (§7.7;
+        """Informational element-move counts per operand, level and direction (docs/models/cost-model.md#data-movement;
         fractional variant).  Not used by energy or latency."""
         return _element_move_counts(self)
 
@@ -127,18 +127,18 @@ def analyse(
     spatial_mapping_array: dict | None = None,
 ) -> CostDetail:
     """Evaluate one (spatial, temporal) mapping of ``layer`` on ``accelerator``, keeping the
-    intermediate figures (spec §15 gives the computation order).
+    intermediate figures (docs/models/cost-model.md gives the computation order).
 
     ``spatial`` / ``spatial_int``: the fractional / integer per-level spatial mappings
-    ``{layer op: [[(dim, factor), ...] per memory level, + the unserved entry]}`` (§4.4);
+    ``{layer op: [[(dim, factor), ...] per memory level, + the unserved entry]}`` (docs/models/cost-model.md#spatial-mapping);
     ``temporal``: ``{layer op: [[(dim, size), ...] per memory level]}``, innermost first, as
-    produced by the memory allocator (the stationarity merge-down is done here, §5.3).
+    produced by the memory allocator (the stationarity merge-down is done here, docs/models/cost-model.md#temporal-mapping).
     ``spatial_mapping_array`` (``{OA dim: {layer dim: factor}}``) is only recorded.
     """
     setup = layer_setup(layer, accelerator)
     flag = access_same_data_considered_as_no_access
 
-    # §4.5 spatial quantities, both variants (cached per spatial mapping)
+    # docs/models/cost-model.md#spatial-mapping spatial quantities, both variants (cached per spatial mapping)
     frac_levels = normalise_levels(spatial)
     int_levels = normalise_levels(spatial_int)
     frac_key = tuple((op, frac_levels[op]) for op in setup.operands)
@@ -148,7 +148,7 @@ def analyse(
     same_variant = frac_key == int_key
     spatial_q_int = spatial_q if same_variant else spatial_analysis(setup, int_key)
 
-    # §5.3-5.4 temporal quantities
+    # docs/models/cost-model.md#temporal-mapping temporal quantities
     temporal_levels = normalise_levels(temporal)
     temporal_q = {op: temporal_quantities(temporal_levels[op], o) for op, o in setup.operands.items()}
     for op, o in setup.operands.items():
@@ -159,7 +159,7 @@ def analyse(
         raise ValueError(f"temporal mapping gives different total cycle counts per operand: {totals}")
     total_cycle = totals.pop()
 
-    # §6-7 data movement, both variants
+    # docs/models/cost-model.md#data-held-per-level data movement, both variants
     movement = {
         op: operand_movement(o, temporal_q[op], spatial_q[op], total_cycle, setup.pr_sizes, flag)
         for op, o in setup.operands.items()
@@ -172,14 +172,14 @@ def analyse(
             for op, o in setup.operands.items()
         }
 
-    # §6.4 utilisation; §7.6 accesses; §8 energy
+    # docs/models/cost-model.md#data-held-per-level utilisation; docs/models/cost-model.md#data-movement accesses; docs/models/cost-model.md#energy energy
     util, util_sh, eff, eff_sh = memory_utilization(setup, movement)
     accesses = memory_word_access(setup, movement, spatial_q)
     mem_energy, breakdown, further = memory_energy(setup, accesses)
-    array = array_cost(layer, accelerator, spatial_mapping_array)  # Q5; IMC: imc.md §8
+    array = array_cost(layer, accelerator, spatial_mapping_array)  # IMC: docs/models/imc.md#array-energy-per-layer
     energy_total = mem_energy + array.mac_energy
 
-    # §9 latency
+    # docs/models/cost-model.md#latency latency
     eff_sh_after = {op: list(v) for op, v in eff_sh.items()}
     db = double_buffer_flags(setup, eff, eff_sh_after)
     real, allowed = transfer_cycles(setup, movement_int, db)
@@ -188,7 +188,7 @@ def analyse(
     onload, parts = onloading_cycles(setup, loading)
     offload, pairs = offloading_cycles(setup, offloading)
 
-    # §9.7 totals
+    # docs/models/cost-model.md#latency totals
     ideal_cycle = math.ceil(math.ceil(layer.total_macs / setup.total_units) * setup.cycles_per_op)
     ideal_temporal_cycle = total_cycle * setup.cycles_per_op
     latency0 = ideal_temporal_cycle + ss_comb
@@ -266,7 +266,7 @@ def analyse(
 
 def evaluate(layer: Layer, accelerator: Accelerator, spatial: dict, spatial_int: dict, temporal: dict,
              **options) -> CostResult:
-    """Cost of one mapping of one layer on one accelerator (spec §2-§9): :func:`analyse`
+    """Cost of one mapping of one layer on one accelerator (docs/models/cost-model.md#layers-and-operands): :func:`analyse`
     without the intermediates, same arguments and keyword options."""
     return analyse(layer, accelerator, spatial, spatial_int, temporal, **options).result
 
@@ -279,7 +279,7 @@ def _normalise_array(mapping: dict | None):
 
 
 def _element_move_counts(detail: CostDetail) -> dict[str, list[dict[str, int]]]:
-    """§7.7 (informational): element moves per operand, level and direction."""
+    """docs/models/cost-model.md#data-movement (informational): element moves per operand, level and direction."""
     setup = detail._setup
     layer = setup.layer
     macs = layer.total_macs

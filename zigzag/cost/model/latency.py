@@ -1,4 +1,4 @@
-"""Stalls and slack during computation (spec §9.1-§9.4).
+"""Stalls and slack during computation (docs/models/cost-model.md#latency).
 
 Double buffering per level, real and allowed transfer cycles per direction, and per memory
 port the activities that share it, their updating windows and the port's stall or slack.
@@ -15,14 +15,14 @@ from zigzag.hardware.accelerator import DIRECTIONS
 
 
 # =============================================================================================
-# §9.1-9.2  Double buffering, real and allowed transfer cycles
+# docs/models/cost-model.md#latency  Double buffering, real and allowed transfer cycles
 # =============================================================================================
 
 
 def double_buffer_flags(setup: Setup, eff_util, eff_util_shared) -> dict[str, list[bool]]:
-    """``DB(op)`` per architecture index (§9.1).
+    """``DB(op)`` per architecture index (docs/models/cost-model.md#latency).
 
-    Mutates ``eff_util_shared`` as the reference does (Q13): when an operand fits beside the
+    Mutates ``eff_util_shared`` as the reference does: when an operand fits beside the
     others (rule 2), its effective utilisation is added to every linked member of its
     sharing group, which affects operands processed later.
     """
@@ -44,7 +44,7 @@ def double_buffer_flags(setup: Setup, eff_util, eff_util_shared) -> dict[str, li
 
 
 def transfer_cycles(setup: Setup, movement_int, db_flags):
-    """Real and allowed cycles per operand, level and direction (§9.2, Q17).
+    """Real and allowed cycles per operand, level and direction (docs/models/cost-model.md#latency).
 
     ``real = ceil(A * P / bw_max)`` (0 without bandwidth); ``allowed = ceil(X * CPO)`` with
     ``X`` the full period when the relevant level is double-buffered, else the window.  The
@@ -71,12 +71,12 @@ def transfer_cycles(setup: Setup, movement_int, db_flags):
 
 
 # =============================================================================================
-# §9.3-9.4  Port activities, stall / slack
+# docs/models/cost-model.md#latency  Port activities, stall / slack
 # =============================================================================================
 
 
 class PortActivity(NamedTuple):
-    """One served (operand, level, direction) of a port during computation (§9.3)."""
+    """One served (operand, level, direction) of a port during computation (docs/models/cost-model.md#latency)."""
 
     op: str
     level: int
@@ -88,7 +88,7 @@ class PortActivity(NamedTuple):
 
     @property
     def stall_or_slack(self) -> int:
-        """Stall (+) or slack (-) over the layer; the first period is excluded (Q12)."""
+        """Stall (+) or slack (-) over the layer; the first period is excluded."""
         return (self.real - self.allowed) * (self.count - 1)
 
     @property
@@ -98,7 +98,7 @@ class PortActivity(NamedTuple):
 
 @dataclass(frozen=True)
 class PortStall:
-    """One port's activities during computation and its stall (+) or slack (-) (§9.4)."""
+    """One port's activities during computation and its stall (+) or slack (-) (docs/models/cost-model.md#latency)."""
 
     memory: str
     port: str
@@ -108,7 +108,7 @@ class PortStall:
 
 
 def port_activities(setup: Setup, movement_int, real, allowed) -> list[tuple[Port, list[PortActivity]]]:
-    """Activities per used port, memories in YAML order (§9.3); unlinked memory operands and
+    """Activities per used port, memories in YAML order (docs/models/cost-model.md#latency); unlinked memory operands and
     directions without traffic (``N = 0``) are skipped."""
     result = []
     for port in setup.ports:
@@ -130,7 +130,7 @@ def port_activities(setup: Setup, movement_int, real, allowed) -> list[tuple[Por
 
 
 def updating_window_union(activities) -> int:
-    """Union of the memory-updating windows of the activities sharing a port (§9.4, Q7).
+    """Union of the memory-updating windows of the activities sharing a port (docs/models/cost-model.md#latency).
 
     The first activity whose allowed window fills its whole period gives ``period x count``.
     Otherwise, on a timeline of ``P*`` slots (``P*`` the longest period, first on ties, and
@@ -148,7 +148,7 @@ def updating_window_union(activities) -> int:
 
 
 def marked_slots(activities, horizon: int) -> int:
-    """Number of slots of ``[0, horizon)`` marked by the activities' windows (§9.4).
+    """Number of slots of ``[0, horizon)`` marked by the activities' windows (docs/models/cost-model.md#latency).
 
     With nested periods (each divides the next larger one, as in practice) the count is
     computed without building the timeline, which can be millions of slots long: sorting the
@@ -184,7 +184,7 @@ def marked_slots(activities, horizon: int) -> int:
 
 
 def port_stall_slack(activities) -> tuple[int, int | None]:
-    """``SS_port`` and the window union of one port (§9.4)."""
+    """``SS_port`` and the window union of one port (docs/models/cost-model.md#latency)."""
     if not activities:
         return 0, None
     if len(activities) == 1:
@@ -202,7 +202,7 @@ def port_stall_slack(activities) -> tuple[int, int | None]:
 
 
 def stall_slack(setup: Setup, movement_int, real, allowed) -> tuple[int, list[PortStall]]:
-    """``SS_comb`` = max(0, worst port) and the per-port details (§9.3-9.4)."""
+    """``SS_comb`` = max(0, worst port) and the per-port details (docs/models/cost-model.md#latency)."""
     ports = []
     combined = 0
     for port, acts in port_activities(setup, movement_int, real, allowed):

@@ -1,4 +1,4 @@
-"""Data on-loading before and off-loading after computation (spec §9.5-§9.6)."""
+"""Data on-loading before and off-loading after computation (docs/models/cost-model.md#latency)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from zigzag.cost.model.setup import PortDuty, Setup, loading_key
 
 
 # =============================================================================================
-# §9.5-9.6  On-loading and off-loading
+# docs/models/cost-model.md#latency  On-loading and off-loading
 # =============================================================================================
 
 
 def reduce_balanced(cycles: list, minima: list, surplus) -> tuple[list, list]:
-    """Spend ``surplus`` cycles shortening the largest transfers towards their minima (§9.5).
+    """Spend ``surplus`` cycles shortening the largest transfers towards their minima (docs/models/cost-model.md#latency).
 
-    Reproduces the reference's algorithm exactly (Q8): items are visited from the largest
+    Reproduces the reference's algorithm exactly: items are visited from the largest
     down; visiting item ``i`` reduces all items visited so far by item ``i``'s own distance to
     its minimum, so earlier items can end below their minimum, even negative.
     """
@@ -41,7 +41,7 @@ def reduce_balanced(cycles: list, minima: list, surplus) -> tuple[list, list]:
 
 
 class PortTransfer(NamedTuple):
-    """One transfer of a port before or after computation (§9.5): ``cycles`` left for it,
+    """One transfer of a port before or after computation (docs/models/cost-model.md#latency): ``cycles`` left for it,
     ``bits`` moved, ``bandwidth`` of the port (bits/cycle)."""
 
     op: str
@@ -53,7 +53,7 @@ class PortTransfer(NamedTuple):
 
 
 def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
-    """Per-port on-/off-loading records (§9.5).
+    """Per-port on-/off-loading records (docs/models/cost-model.md#latency).
 
     Returns ``(loading, offloading, transfers, borrowed)``: the ``loading`` / ``offloading``
     tables ``{layer op: {"<op><k>_<dir long name>": (cycles, port shared by two inputs)}}``;
@@ -87,7 +87,7 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
         borrowed[key] = {}
         if once:
             totals = [cycles for _, cycles in once]
-            # Q9: the innermost level's footprint of the operand, whatever the level
+            # the innermost level's footprint of the operand, whatever the level
             minima = [math.ceil(movement_int[d.layer_op].bits[1] / port.bw_max) for d, _ in once]
             surplus = max(0, ((port.bw_max - bw_req) / port.bw_max) * tcc)
             remaining, reductions = reduce_balanced(totals, minima, surplus)
@@ -102,14 +102,14 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
 
 def record_transfer(loading, offloading, duty: PortDuty, cycles, shared: bool) -> None:
     """Enter one transfer's cycles (and whether its port serves both inputs) in the on-loading
-    or off-loading table (§9.5)."""
+    or off-loading table (docs/models/cost-model.md#latency)."""
     table = loading if duty.loading else offloading
     table.setdefault(duty.layer_op, {})[duty.key] = (cycles, shared)
 
 
 @dataclass(frozen=True)
 class OnloadingParts:
-    """On-loading cycles per input operand: on unshared, half-shared and shared ports (§9.6)."""
+    """On-loading cycles per input operand: on unshared, half-shared and shared ports (docs/models/cost-model.md#latency)."""
 
     individual: dict
     half_shared: dict
@@ -117,7 +117,7 @@ class OnloadingParts:
 
 
 def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[float, OnloadingParts]:
-    """Initial data loading before computation (§9.6, Q10, Q11).
+    """Initial data loading before computation (docs/models/cost-model.md#latency).
 
     With cycles given as arrays (one entry per candidate, :mod:`zigzag.cost.batched`),
     ``maximum`` and ``minimum`` are ``np.maximum`` and ``np.minimum``.
@@ -137,12 +137,12 @@ def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[f
             elif sh1 and sh2:
                 shared[op] += longest
             else:
-                half[op] = longest  # Q10: assignment, not accumulation
+                half[op] = longest  # assignment, not accumulation
     parts = OnloadingParts(indiv, half, shared)
     if not inputs:
         return 0, parts
     if len(inputs) == 1:
-        return indiv[inputs[0]], parts  # Q11
+        return indiv[inputs[0]], parts 
     op1, op2 = inputs[0], inputs[1]
     p1 = shared[op1] + maximum(shared[op2] + half[op2] + indiv[op2], half[op1] + indiv[op1])
     p2 = shared[op2] + maximum(shared[op1] + half[op1] + indiv[op1], half[op2] + indiv[op2])
@@ -150,7 +150,7 @@ def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[f
 
 
 def offloading_cycles(setup: Setup, offloading, maximum=max) -> tuple[float, list]:
-    """Final off-loading of the outputs, ports working in series (§9.6); ``maximum`` as in
+    """Final off-loading of the outputs, ports working in series (docs/models/cost-model.md#latency); ``maximum`` as in
     :func:`onloading_cycles`."""
     out = setup.layer.output
     table = offloading[out]

@@ -1,7 +1,7 @@
-"""Data movement and what it costs in memory (spec §6.4-§8).
+"""Data movement and what it costs in memory (docs/models/cost-model.md#data-held-per-level).
 
-Per operand, level and direction: the transfers (period, count, amount, precision; §7), the
-memory utilisation they imply (§6.4), the memory word accesses (§7.6) and their energy (§8).
+Per operand, level and direction: the transfers (period, count, amount, precision; docs/models/cost-model.md#data-movement), the
+memory utilisation they imply (docs/models/cost-model.md#data-held-per-level), the memory word accesses (docs/models/cost-model.md#data-movement) and their energy (docs/models/cost-model.md#energy).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from zigzag.hardware.accelerator import DIRECTIONS
 
 
 # =============================================================================================
-# §7  Data movement per level, operand and direction
+# docs/models/cost-model.md#data-movement  Data movement per level, operand and direction
 # =============================================================================================
 
 
 class Flow(NamedTuple):
-    """One direction of one memory level (§7.2-7.5)."""
+    """One direction of one memory level (docs/models/cost-model.md#data-movement)."""
 
     period: int  # T: cycles between transfers
     count: int  # N: number of periods in the layer
@@ -37,10 +37,10 @@ NO_FLOW = Flow(0, 0, 0, 0, 0, 0)
 
 @dataclass(frozen=True)
 class OperandMovement:
-    """Everything §6-§7 derive for one operand under one spatial variant."""
+    """Everything docs/models/cost-model.md#data-held-per-level derive for one operand under one spatial variant."""
 
     D: list[int]  # elements per instance, per architecture index
-    precision: list[int]  # per architecture index (output: from the psum flags, Q1)
+    precision: list[int]  # per architecture index (output: from the psum flags)
     bits: list[int]  # D * precision
     eff_bits: list[int]  # bits // top_r
     psum: list[bool] | None  # output only
@@ -55,7 +55,7 @@ def operand_movement(
     pr_sizes,
     same_data_no_access: bool,
 ) -> OperandMovement:
-    """§6.2-§6.4 and §7.1-§7.5 for one operand and one spatial variant."""
+    """docs/models/cost-model.md#data-held-per-level and docs/models/cost-model.md#data-movement for one operand and one spatial variant."""
     n = operand.n
     T = temporal.stationary
     S = spatial.levels
@@ -63,7 +63,7 @@ def operand_movement(
     boost = spatial.boost
     top_ir = temporal.top_ir
 
-    # §6.3 precisions per architecture index; §7.1 period base
+    # docs/models/cost-model.md#data-held-per-level precisions per architecture index; docs/models/cost-model.md#data-movement period base
     if operand.is_output:
         psum = psum_flags(T, S, operand, pr_sizes)
         p_o, p_of = operand.precision, operand.final_precision
@@ -74,11 +74,11 @@ def operand_movement(
         prec = [operand.precision] * (n + 1)
         c = [temporal.mac_st if same_data_no_access else 1, *temporal.cabl]
 
-    # §6.4 bits (Q1: the output's footprint at ML_k uses prec[k+1], decided by psum[k+1])
+    # docs/models/cost-model.md#data-held-per-level bits (the output's footprint at ML_k uses prec[k+1], decided by psum[k+1])
     bits = [D[a] * prec[a] for a in range(n + 1)]
     eff_bits = [bits[a] // temporal.top_r[a] for a in range(n + 1)]
 
-    # §7.5 required bandwidths (bits/cycle)
+    # docs/models/cost-model.md#data-movement required bandwidths (bits/cycle)
     low = [D[a] * prec[a] / c[a] for a in range(n + 1)]
     high = [low[a] * boost[a] for a in range(n + 1)]
 
@@ -88,8 +88,8 @@ def operand_movement(
         t_low, t_high = int(c[k]), int(c[k + 1])
         n_low, n_high = int(total_cycle // c[k]), int(total_cycle // c[k + 1])
         if operand.is_output:
-            # §7.3: psums go up (fl) and come back down (tl) equally often, and when the level
-            # above accumulates they go up (th) and come back (fh) equally often (Q6)
+            # docs/models/cost-model.md#data-movement: psums go up (fl) and come back down (tl) equally often, and when the level
+            # above accumulates they go up (th) and come back (fh) equally often
             amount_low, bw_low, window_low = int(D[k] * boost[k]), int(high[k]), int(t_low / s_low)
             bw_high, window_high = int(low[k + 1]), int(t_high / s_high)
             if psum[k]:
@@ -103,13 +103,13 @@ def operand_movement(
                 th = Flow(t_high, n_high, D[k + 1], p_of, bw_high, window_high)
                 fh = NO_FLOW
         else:
-            # §7.2
+            # docs/models/cost-model.md#data-movement
             p = operand.precision
             tl = Flow(t_low, n_low, D[k] * boost[k], p, int(high[k]), int(t_low / s_low))
             fh = Flow(t_high, n_high, D[k + 1], p, int(low[k + 1]), int(t_high / s_high))
             fl = th = NO_FLOW
         if k == n - 1:
-            # §7.4 (Q2): traffic with the world outside the top level is not modelled
+            # docs/models/cost-model.md#data-movement: traffic with the world outside the top level is not modelled
             fh = th = NO_FLOW
         flows.append({"fh": fh, "tl": tl, "fl": fl, "th": th})
 
@@ -117,12 +117,12 @@ def operand_movement(
 
 
 # =============================================================================================
-# §6.4  Memory utilisation
+# docs/models/cost-model.md#data-held-per-level  Memory utilisation
 # =============================================================================================
 
 
 def memory_utilization(setup: Setup, movement: dict[str, OperandMovement]):
-    """Individual and shared (effective) utilisations per operand and level (§6.4).
+    """Individual and shared (effective) utilisations per operand and level (docs/models/cost-model.md#data-held-per-level).
 
     Returns ``(util, util_shared, eff_util, eff_util_shared)``, each ``{op: [per level]}``.
     """
@@ -143,12 +143,12 @@ def memory_utilization(setup: Setup, movement: dict[str, OperandMovement]):
 
 
 # =============================================================================================
-# §7.6, §8  Memory word accesses and energy
+# docs/models/cost-model.md#data-movement, docs/models/cost-model.md#energy  Memory word accesses and energy
 # =============================================================================================
 
 
 def word_accesses(flow: Flow, bw_min: int | None, bw_max: int | None, instances: int) -> int:
-    """Memory word accesses of one direction of one level, all instances together (§7.6, Q3).
+    """Memory word accesses of one direction of one level, all instances together (docs/models/cost-model.md#data-movement).
 
     Returns None when no port serves the direction although data moves (the caller reports it).
     """
@@ -160,7 +160,7 @@ def word_accesses(flow: Flow, bw_min: int | None, bw_max: int | None, instances:
 
 
 def memory_word_access(setup: Setup, movement, spatial) -> dict[str, list[dict[str, int]]]:
-    """Word accesses per operand, level and direction, from the fractional variant (§7.6)."""
+    """Word accesses per operand, level and direction, from the fractional variant (docs/models/cost-model.md#data-movement)."""
     result = {}
     for op, operand in setup.operands.items():
         per_level = []
@@ -180,7 +180,7 @@ def memory_word_access(setup: Setup, movement, spatial) -> dict[str, list[dict[s
 
 
 def memory_energy(setup: Setup, accesses):
-    """Per level and direction energies and their sums (§8).
+    """Per level and direction energies and their sums (docs/models/cost-model.md#energy).
 
     Returns ``(mem_energy, breakdown, breakdown_further)``; the running sum starts from the
     integer 0 and goes over operands in layer-operand order, levels bottom-up.

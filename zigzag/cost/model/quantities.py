@@ -1,8 +1,8 @@
-"""Spatial and temporal quantities of one mapping, per operand (spec §4.5-§6.3).
+"""Spatial and temporal quantities of one mapping, per operand (docs/models/cost-model.md#spatial-mapping).
 
-pr-decoupling (§4.6), unit counts and bandwidth boosts of the spatial mapping (§4.5), the
-stationarity merge-down and cycle counts of the temporal mapping (§5.3-5.4), and what the two
-give together: footprints and partial-sum flags (§6.2-6.3).
+pr-decoupling (docs/models/cost-model.md#spatial-mapping), unit counts and bandwidth boosts of the spatial mapping (docs/models/cost-model.md#spatial-mapping), the
+stationarity merge-down and cycle counts of the temporal mapping (docs/models/cost-model.md#temporal-mapping), and what the two
+give together: footprints and partial-sum flags (docs/models/cost-model.md#data-held-per-level).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from zigzag.cost.model.setup import LevelLoops, Operand, Setup, ir_name, r_name
 
 
 # =============================================================================================
-# §4.6  pr-decoupling
+# docs/models/cost-model.md#spatial-mapping  pr-decoupling
 # =============================================================================================
 
 
 def decouple_pr_loops(levels, operand: Operand, pr_sizes: dict[str, int]) -> list[list[tuple[str, float]]]:
-    """Replace the pr loops (``OX``, ``FX`` ...) of a pr operand by ``X_R`` / ``X_IR`` pairs (§4.6).
+    """Replace the pr loops (``OX``, ``FX`` ...) of a pr operand by ``X_R`` / ``X_IR`` pairs (docs/models/cost-model.md#spatial-mapping).
 
     Walks the levels bottom-up and the loops in order, keeping per data dim ``X`` the
     cumulative sizes of its two related dims.  Each pr loop becomes ``(X_R, e / e_prev)``
     followed by ``(X_IR, ru / ru_prev)`` with ``e`` the clipped extent of ``X`` so far (``int()``
-    of the cumulative sizes, Q14) and ``ru = cumA * cumB / e`` the reuse so far.
+    of the cumulative sizes) and ``ru = cumA * cumB / e`` the reuse so far.
     """
     relations = operand.pr_relations
     if not relations:
@@ -60,13 +60,13 @@ def decouple_pr_loops(levels, operand: Operand, pr_sizes: dict[str, int]) -> lis
 
 
 # =============================================================================================
-# §4.5  Derived spatial quantities
+# docs/models/cost-model.md#spatial-mapping  Derived spatial quantities
 # =============================================================================================
 
 
 @dataclass(frozen=True)
 class SpatialQuantities:
-    """§4.5 for one operand and one spatial variant (lists indexed by architecture index)."""
+    """docs/models/cost-model.md#spatial-mapping for one operand and one spatial variant (lists indexed by architecture index)."""
 
     levels: LevelLoops  # S_0 .. S_n as given
     unit_count: tuple[int, ...]  # instances at each architecture index
@@ -75,10 +75,10 @@ class SpatialQuantities:
 
 
 def spatial_quantities(levels: LevelLoops, operand: Operand, pr_sizes: dict[str, int]) -> SpatialQuantities:
-    """Unit counts, unique-unit counts and bandwidth boosts of one operand (§4.5).
+    """Unit counts, unique-unit counts and bandwidth boosts of one operand (docs/models/cost-model.md#spatial-mapping).
 
     A factor counts as relevant when its (decoupled) dim is in ``r'``; everything else --
-    including dims that are neither r' nor ir' -- counts as irrelevant (Q15).
+    including dims that are neither r' nor ir' -- counts as irrelevant.
     """
     decoupled = decouple_pr_loops(levels, operand, pr_sizes)
     relevant = operand.relevant_dec
@@ -105,7 +105,7 @@ def normalise_levels(mapping: dict) -> dict[str, LevelLoops]:
 
 @lru_cache(maxsize=4096)
 def spatial_analysis(setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]) -> dict[str, SpatialQuantities]:
-    """§4.5 for every operand of one spatial variant (cached: a search evaluates one spatial
+    """docs/models/cost-model.md#spatial-mapping for every operand of one spatial variant (cached: a search evaluates one spatial
     mapping with many temporal mappings)."""
     per_op = dict(levels)
     result = {}
@@ -123,7 +123,7 @@ def spatial_analysis(setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]) -
 
 
 # =============================================================================================
-# §5.3-5.4  Temporal mapping: stationarity merge-down, cycle counts, top loops
+# docs/models/cost-model.md#temporal-mapping  Temporal mapping: stationarity merge-down, cycle counts, top loops
 # =============================================================================================
 
 
@@ -138,7 +138,7 @@ def _leading_run(loops, dims) -> int:
 
 
 def merge_down(levels: LevelLoops, irrelevant: frozenset[str]) -> tuple[LevelLoops, float]:
-    """Stationarity merge-down of one operand's temporal mapping (§5.3).
+    """Stationarity merge-down of one operand's temporal mapping (docs/models/cost-model.md#temporal-mapping).
 
     Repeatedly moves the maximal run of ``ir(op)`` loops at the innermost end of every level
     ``L > 0`` to the outermost end of level ``L - 1``, until nothing moves.  The global loop
@@ -164,14 +164,14 @@ def merge_down(levels: LevelLoops, irrelevant: frozenset[str]) -> tuple[LevelLoo
 
 
 def cycles_at_and_below(levels: LevelLoops) -> list:
-    """``cabl[k]`` = product of all loops of levels ``0..k`` (§5.4)."""
+    """``cabl[k]`` = product of all loops of levels ``0..k`` (docs/models/cost-model.md#temporal-mapping)."""
     per_level = [math.prod(size for _, size in level) for level in levels]
     return [math.prod(per_level[: k + 1]) for k in range(len(levels))]
 
 
 def top_loop_sizes(levels: LevelLoops, dims: frozenset[str]) -> list:
     """Per architecture index, the product of the maximal run of loops at the *outermost*
-    end of each level whose dims are in ``dims`` (``top_r`` / ``top_ir``, §5.4); index 0 is 1."""
+    end of each level whose dims are in ``dims`` (``top_r`` / ``top_ir``, docs/models/cost-model.md#temporal-mapping); index 0 is 1."""
     result = [1]
     for level in levels:
         product = 1
@@ -185,7 +185,7 @@ def top_loop_sizes(levels: LevelLoops, dims: frozenset[str]) -> list:
 
 @dataclass(frozen=True)
 class TemporalQuantities:
-    """§5.3-5.4 for one operand."""
+    """docs/models/cost-model.md#temporal-mapping for one operand."""
 
     stationary: LevelLoops
     mac_st: float
@@ -195,7 +195,7 @@ class TemporalQuantities:
 
 
 def temporal_quantities(levels: LevelLoops, operand: Operand) -> TemporalQuantities:
-    """Stationary mapping, ``mac_st``, cycle counts and top loops of one operand (§5.3-5.4)."""
+    """Stationary mapping, ``mac_st``, cycle counts and top loops of one operand (docs/models/cost-model.md#temporal-mapping)."""
     stationary, mac_st = merge_down(levels, operand.irrelevant)
     return TemporalQuantities(
         stationary=stationary,
@@ -207,12 +207,12 @@ def temporal_quantities(levels: LevelLoops, operand: Operand) -> TemporalQuantit
 
 
 # =============================================================================================
-# §6  Combined per-level quantities: footprints, psum flags, precisions, bits
+# docs/models/cost-model.md#data-held-per-level  Combined per-level quantities: footprints, psum flags, precisions, bits
 # =============================================================================================
 
 
 def footprints(temporal: LevelLoops, spatial: LevelLoops, operand: Operand, pr_sizes) -> list[int]:
-    """``D[a]``: elements held by one instance at architecture index ``a`` (§6.2).
+    """``D[a]``: elements held by one instance at architecture index ``a`` (docs/models/cost-model.md#data-held-per-level).
 
     Built on the "1s2t" list ``[[], T_0+S_0, ..., T_{n-1}+S_{n-1}]`` (pr-decoupled for a pr
     operand): product of the r' factors per level, cumulative product, rounded twice as the
@@ -235,7 +235,7 @@ def footprints(temporal: LevelLoops, spatial: LevelLoops, operand: Operand, pr_s
 
 
 def psum_flags(temporal: LevelLoops, spatial: LevelLoops, operand: Operand, pr_sizes) -> list[bool]:
-    """``psum[k]``: memory level ``k`` of the output holds partial sums (§6.3).
+    """``psum[k]``: memory level ``k`` of the output holds partial sums (docs/models/cost-model.md#data-held-per-level).
 
     On the "1s1t" list ``[S_0, T_0+S_1, ..., T_{n-1}+S_n]``: ``psum[k]`` is true when some
     level ``a > k`` of it holds an ``ir'(O)`` loop of size > 1; ``psum[n] = False``.

@@ -1,4 +1,4 @@
-"""What the cost model knows of one (layer, accelerator) pair before any mapping (spec §2-§3).
+"""What the cost model knows of one (layer, accelerator) pair before any mapping (docs/models/cost-model.md#layers-and-operands).
 
 Per layer operand: its memory levels with costs, bandwidths and sharing groups; per memory
 port: the (operand, level, direction) duties it serves.  Built once per pair and cached.
@@ -14,7 +14,7 @@ from zigzag.cost.array import cycles_per_op
 from zigzag.hardware.accelerator import DIRECTION_NAMES, DIRECTIONS, Accelerator, Memory
 from zigzag.workload.layer import DimRelation, Layer
 
-#: memory operands whose traffic counts as *on-loading* (the others as *off-loading*), §9.5.
+#: memory operands whose traffic counts as *on-loading* (the others as *off-loading*), docs/models/cost-model.md#latency.
 LOADING_MEMORY_OPERANDS = ("I1", "I2")
 
 Loops = tuple[tuple[str, float], ...]  # one level: (dim, size) pairs, innermost first
@@ -40,7 +40,7 @@ class Level(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Operand:
-    """One layer operand seen by the cost model (spec §2.4-§2.7, §3.3)."""
+    """One layer operand seen by the cost model (docs/models/cost-model.md#layers-and-operands, docs/models/cost-model.md#memory-levels)."""
 
     name: str
     mem_op: str
@@ -50,7 +50,7 @@ class Operand:
     final_precision: int  # P_Of for the output, = precision for inputs
     relevant: frozenset[str]  # r(op), non-decoupled
     irrelevant: frozenset[str]  # ir(op), non-decoupled
-    relevant_dec: frozenset[str]  # r'(op) = r(op) + the X_R names (§2.4)
+    relevant_dec: frozenset[str]  # r'(op) = r(op) + the X_R names (docs/models/cost-model.md#layers-and-operands)
     irrelevant_dec: frozenset[str]  # ir'(op) = ir(op) + the X_IR names
     pr_relations: tuple[DimRelation, ...]  # the whole pr map for a pr operand, else ()
 
@@ -66,20 +66,20 @@ class PortDuty(NamedTuple):
     level: int
     direction: str
     layer_op: str  # the linked layer operand
-    key: str  # loading-table key "<layer op><level>_<direction long name>" (§9.5)
+    key: str  # loading-table key "<layer op><level>_<direction long name>" (docs/models/cost-model.md#latency)
     loading: bool  # recorded in the on-loading table (I1, I2) rather than the off-loading one
 
 
 @dataclass(frozen=True, eq=False)
 class Port:
-    """One used port of a memory and the duties it serves for this layer (§3.2, §9.3)."""
+    """One used port of a memory and the duties it serves for this layer (docs/models/cost-model.md#memory-levels, docs/models/cost-model.md#latency)."""
 
     memory: str
     name: str
     bw_max: int
     duties: tuple[PortDuty, ...]  # served (op, level, dir) of linked memory operands, in order
-    loading_duties: tuple[PortDuty, ...]  # the same without the output's tl and fh (§9.5)
-    shared_by_two_inputs: bool  # §3.2: serves both I1 and I2 (whatever the layer)
+    loading_duties: tuple[PortDuty, ...]  # the same without the output's tl and fh (docs/models/cost-model.md#latency)
+    shared_by_two_inputs: bool  # docs/models/cost-model.md#memory-levels: serves both I1 and I2 (whatever the layer)
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,23 +90,23 @@ class Setup:
     accelerator: Accelerator
     operands: dict[str, Operand]  # layer-operand order: output, then inputs in equation order
     ports: tuple[Port, ...]  # memories in YAML order, used ports in order
-    pr_sizes: dict[str, int]  # PRS_X (§2.3)
-    sharing_groups: tuple[tuple[tuple[str, int], ...], ...]  # linked (layer op, level) members (§3.3)
+    pr_sizes: dict[str, int]  # PRS_X (docs/models/cost-model.md#layers-and-operands)
+    sharing_groups: tuple[tuple[tuple[str, int], ...], ...]  # linked (layer op, level) members (docs/models/cost-model.md#memory-levels)
     memory_names: dict[str, tuple[str, ...]]
     total_units: int
     #: cycles per operation (CPO): 1.0 for a digital array, ``P_a / b`` for an IMC array
-    #: (imc.md §9.3). A float even when 1.0: it makes several latency figures floats, exactly
-    #: as in the reference (spec §0, Q21).
+    #: (docs/models/imc.md#energy-latency-and-area-of-a-layer). A float even when 1.0: it makes several latency figures floats, exactly
+    #: as in the reference (docs/models/cost-model.md).
     cycles_per_op: float
 
 
 def r_name(data_dim: str) -> str:
-    """Synthetic loop name of the data-size part of a pr data dim (§4.6)."""
+    """Synthetic loop name of the data-size part of a pr data dim (docs/models/cost-model.md#spatial-mapping)."""
     return f"{data_dim}_R"
 
 
 def ir_name(data_dim: str) -> str:
-    """Synthetic loop name of the reuse part of a pr data dim (§4.6)."""
+    """Synthetic loop name of the reuse part of a pr data dim (docs/models/cost-model.md#spatial-mapping)."""
     return f"{data_dim}_IR"
 
 
@@ -118,7 +118,7 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
     x_r = frozenset(r_name(x) for x in layer.pr_map)
     x_ir = frozenset(ir_name(x) for x in layer.pr_map)
 
-    # sharing groups (§3.3) restricted to the memory operands linked for this layer
+    # sharing groups (docs/models/cost-model.md#memory-levels) restricted to the memory operands linked for this layer
     groups = []
     group_of: dict[tuple[str, int], tuple[tuple[str, int], ...]] = {}
     for group in accelerator.sharing_groups:
@@ -158,8 +158,8 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
             pr_relations=tuple(layer.partially_relevant[op].values()),
         )
 
-    # Ports: unlinked memory operands are skipped, in §9.3 as the reference does and in §9.5
-    # where the reference would fail (Q19).
+    # Ports: unlinked memory operands are skipped, in docs/models/cost-model.md#latency as the reference does and in docs/models/cost-model.md#latency
+    # where the reference would fail.
     output_mem_op = links[layer.output]
     ports = []
     for mem in accelerator.memories:
@@ -198,5 +198,5 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
 
 
 def loading_key(op: str, level: int, direction: str) -> str:
-    """Key of one transfer in the on-/off-loading tables, ``"<op><level>_<direction long name>"`` (§9.5)."""
+    """Key of one transfer in the on-/off-loading tables, ``"<op><level>_<direction long name>"`` (docs/models/cost-model.md#latency)."""
     return f"{op}{level}_{DIRECTION_NAMES[direction]}"

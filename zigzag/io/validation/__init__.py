@@ -23,7 +23,8 @@ Normalised accelerator (fields without a default, e.g. `dataflows`, `input_preci
                               "auto_cost_extraction": False, "force_double_buffering": False}, ...},
      "operational_array": {"unit_energy": 0.04, "unit_area": 1, "dimensions": ["D1", "D2"],
                            "sizes": [32, 32], "is_imc": False, "imc_type": None,
-                           "adc_resolution": 0, "bit_serial_precision": None}}
+                           "adc_resolution": 0, "bit_serial_precision": None},
+     "area_unit": None}
 
 Normalised workload layer::
 
@@ -50,7 +51,7 @@ same name; an allocation may only name an operand of its memory; a non-IMC array
 and `unit_area`; an IMC array needs `input_precision` and `bit_serial_precision`, at least two
 dimensions, a power-of-two bitline size if digital, and a memory `cells` whose `size` equals the
 weight precision (one weight per multiplier: the reference crashes on more) and whose `area` is
-given (no CACTI for the cells); per layer: `loop_dims` and `loop_sizes` of equal length, no
+given (no CACTI or memory table for the cells); per layer: `loop_dims` and `loop_sizes` of equal length, no
 duplicate loop dims, the equation's inputs named I and W with a precision each, every equation index
 a loop dim or a relation's data dim, relation coefficients positive whole numbers and relation dims
 loop dims, `padding`/`pr_loop_sizes` only with `pr_loop_dims`; unique layer ids; `operand_source`
@@ -58,6 +59,9 @@ only pointing to the layer itself or an earlier layer; the workload not empty; i
 memory operand linked twice. A mapping's keys must exist in the accelerator only for
 `spatial_mapping` (`check_mapping_fits_accelerator`): hints for OA dimensions the accelerator lacks
 are accepted and ignored.
+
+Validation only checks: the costs of memories with ``auto_cost_extraction`` or a ``cost_table``
+stay null here and are filled in by ``zigzag.io.memory_costs`` when a file is loaded.
 
 One module per input format (``accelerator``, ``workload``, ``mapping``), all written in the
 small schema language of ``schema``.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from zigzag.hardware.memory_costs.tables import INTERPOLATIONS
 from zigzag.io.validation.schema import (
     UNROLLING_FORM, Field, Invalid, check_unique, check_value, count_entries, expect_top, run_check,
 )
@@ -33,6 +34,8 @@ MEMORY = Field("dict", what="a memory with size, costs, latency, operands, ports
     "latency": Field("int", required=True, minimum=0, what="access latency in cycles, a whole number"),
     "mem_type": Field("str", default="sram"),
     "auto_cost_extraction": Field("bool", default=False),
+    "cost_table": Field("str", what="path of a memory-table CSV, relative to the accelerator file"),
+    "cost_interpolation": Field("str", choices=INTERPOLATIONS),
     "operands": Field("list", required=True, what="memory operands stored, e.g. [I1, O]",
                       item=Field("str", pattern=r"I[12]|O", form="a memory operand: I1, I2 or O")),
     "ports": Field("list", required=True, item=_PORT, what="list of ports (name, type, bandwidth_min, ...)"),
@@ -66,6 +69,7 @@ _ACCELERATOR = Field("dict", keys={
         "D3": _DATAFLOW,
         "D4": _DATAFLOW,
     }),
+    "area_unit": Field("str", nullable=True, default=None, choices=("mm2", "um2")),
 })
 
 
@@ -161,9 +165,10 @@ def _check_imc_cells(memories: dict, weight_bits: int) -> None:
         raise Invalid("memories.cells.size", f"{cells['size']} bits hold several weights per multiplier, which "
                       "is not supported (the reference cannot evaluate it either); set it to the weight "
                       f"precision input_precision[1] ({weight_bits})")
-    if cells["auto_cost_extraction"] or cells["area"] is None:
+    if cells["auto_cost_extraction"] or "cost_table" in cells or cells["area"] is None:
         raise Invalid("memories.cells.area", "the area of one IMC cell group is needed (CACTI extraction "
-                      "is not supported for the cells); give area and set auto_cost_extraction: false")
+                      "and memory tables are not supported for the cells); give area, set "
+                      "auto_cost_extraction: false and remove any cost_table")
 
 
 def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:
@@ -184,7 +189,24 @@ def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:
 
 
 def _check_cost_source(where: str, memory: dict) -> None:
-    """Costs come either from the file or from CACTI."""
+    """Costs come from the file, from CACTI (replacing the file's) or from a memory table."""
+    table = memory.get("cost_table")
+    if "cost_interpolation" in memory and table is None:
+        raise Invalid(f"{where}.cost_interpolation", "is set but the memory has no cost_table; "
+                      "add cost_table: <file.csv> or remove cost_interpolation")
+    if memory["auto_cost_extraction"] or table is not None:
+        if memory["auto_cost_extraction"] and table is not None:
+            raise Invalid(f"{where}.cost_table", "and auto_cost_extraction: true both give the memory's costs; "
+                          "keep one of them")
+        if not any(p["type"] in ("read", "read_write") for p in memory["ports"]):
+            raise Invalid(f"{where}.ports", "has no read or read_write port, whose bandwidth_max is the width "
+                          "the costs are looked up with; add one")
+    if table is not None:
+        given = [key for key in ("r_cost", "w_cost", "area") if memory[key] is not None]
+        if given:
+            raise Invalid(f"{where}.{given[0]}", f"is given and so is cost_table, which gives r_cost, w_cost "
+                          f"and area; remove {', '.join(given)} or the cost_table")
+        return
     if memory["auto_cost_extraction"]:
         if memory["size"] % 8:
             raise Invalid(f"{where}.size", f"{memory['size']} is not a multiple of 8, which CACTI cost "
@@ -192,8 +214,8 @@ def _check_cost_source(where: str, memory: dict) -> None:
         return
     for key in ("r_cost", "w_cost", "area"):
         if memory[key] is None:
-            raise Invalid(f"{where}.{key}", f"is missing, and is not automatically extracted using CACTI; "
-                          f"give {key}, or set auto_cost_extraction: true")
+            raise Invalid(f"{where}.{key}", f"is missing; give {key}, set auto_cost_extraction: true "
+                          "(CACTI 7) or give a cost_table")
 
 
 _WRITE_DIRECTIONS = ("fh", "fl")  # written from the higher / lower level

@@ -1,4 +1,4 @@
-"""Layer-to-core allocation search (Stream's genetic allocation, spec stream.md §10), seeded and parallel.
+"""Layer-to-core allocation search (Stream's genetic allocation, docs/models/multi-core.md#allocation-search), seeded and parallel.
 
 * :mod:`.genes`: the flexible (layer, group) genes and the fitness of one allocation;
 * :mod:`.heuristics`: the search's starting allocations (blocks of layers along linked cores);

@@ -1,10 +1,10 @@
 """The allocation problem: flexible (layer, group) genes and the fitness of one allocation.
 
 A *gene* is one ``(layer id, group)`` whose CNs may go to more than one core (the layer's
-mapping entry lists several cores and does not fix them; spec stream.md §10.1). An *allocation*
+mapping entry lists several cores and does not fix them; docs/models/multi-core.md#allocation-search). An *allocation*
 gives one core per gene. Its fitness is ``(energy, latency)`` of the full schedule with the CNs
 of every gene costed on the chosen core, runtime ``int(latency_total1)`` as Stream's genetic
-algorithm does (§10.2), every other CN keeping its fixed-allocation cost (``latency_total2``).
+algorithm does (docs/models/multi-core.md#allocation-search), every other CN keeping its fixed-allocation cost (``latency_total2``).
 
 :class:`AllocationProblem` holds everything once: the scheduling problem of a placeholder
 allocation and, per gene and candidate core, the cost arrays of the gene's CNs. Evaluating an
@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.notes import grouped_layer_warnings
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
 from zigzag.stream.schedule.adapter import STREAM_LINKS, CNCost, problem_from_cn_graph
@@ -135,9 +136,16 @@ def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, pref
                              name: str = "schedule") -> AllocationProblem:
     """Genes of ``graph`` on ``accelerator`` with their per-core costs from ``table``.
 
-    Every (CN, candidate core) entry the search can use is looked up (or computed) here, once.
+    Every (CN, candidate core) entry the search can use is looked up (or computed) here, once
+    (a warning several layers' searches give is logged once, naming them).
     Fixed CNs keep Stream's fixed-allocation cost (``latency_total2``) on their core.
     """
+    with grouped_layer_warnings():
+        return _allocation_problem(graph, accelerator, table, prefetch, name)
+
+
+def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str],
+                        name: str) -> AllocationProblem:
     genes = allocation_genes(graph, [c.id for c in accelerator.compute_cores])
     rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}

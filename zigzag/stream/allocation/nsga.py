@@ -1,6 +1,6 @@
 """NSGA-II over allocations (DEAP), seeded, with fitness evaluations spread over worker processes.
 
-The loop is DEAP's (mu + lambda) scheme as Stream runs it (spec stream.md §10.4): ``lambda =
+The loop is DEAP's (mu + lambda) scheme as Stream runs it (docs/models/multi-core.md#allocation-search): ``lambda =
 individuals`` offspring per generation, each a crossover of two parents (probability 0.3) or a
 mutation of one (0.7); survivors ``mu = individuals // 2`` chosen by DEAP's ``selNSGA2`` from
 parents + offspring; DEAP's ``ParetoFront`` keeps every non-dominated allocation ever evaluated.

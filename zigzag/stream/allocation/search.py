@@ -22,7 +22,7 @@ import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.search.options import SearchOptions
-from zigzag.stream.allocation.front import front_csv, write_fixed_mapping
+from zigzag.stream.allocation.front import distinct_points, front_csv, write_fixed_mapping
 from zigzag.stream.allocation.genes import AllocationProblem, Gene, build_allocation_problem
 from zigzag.stream.allocation.nsga import FrontPoint, SearchStats, nsga2
 from zigzag.stream.cn_graph import CNGraph
@@ -63,6 +63,11 @@ class AllocationSearch:
                "edp": lambda p: (p.energy * p.latency, p.latency)}[self.choose]
         return min(self.front, key=key)
 
+    @property
+    def front_size(self) -> int:
+        """How many distinct (energy, latency) points the front has."""
+        return len(distinct_points(self.front))
+
     def allocation(self, point: FrontPoint | None = None) -> dict[tuple[int, int], int]:
         """``{(layer, group): core}`` of ``point`` (default: the chosen one)."""
         point = point or self.chosen
@@ -92,8 +97,9 @@ class AllocationSearch:
         summary = fixed.summary()
         summary["search"] = {
             "energy": self.chosen.energy, "latency": self.chosen.latency, "choose": self.choose,
-            "front_size": len(self.front), "genes": len(self.genes), "generations": self.stats.generations,
-            "evaluations": self.stats.evaluations, "seconds": round(self.stats.seconds, 3),
+            "front_size": self.front_size, "front_allocations": len(self.front), "genes": len(self.genes),
+            "generations": self.stats.generations, "evaluations": self.stats.evaluations,
+            "seconds": round(self.stats.seconds, 3),
         }
         write_json_atomic(out / "summary.json", summary)
         return {name: out / name for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")}

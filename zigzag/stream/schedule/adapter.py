@@ -64,7 +64,7 @@ def hardware_for_schedule(accelerator: MultiCoreAccelerator) -> ScheduleHardware
 
 @dataclass(frozen=True)
 class CNCost:
-    """One CN's cost on its core, as the scheduler uses it (spec stream.md §6.6)."""
+    """One CN's cost on its core, as the scheduler uses it (docs/models/multi-core.md#cost-table)."""
 
     runtime: float  # cycles (latency_total2 for fixed CNs, int(latency_total1) for GA-placed ones)
     onchip_energy: float

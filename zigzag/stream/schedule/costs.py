@@ -1,8 +1,7 @@
 """Per-CN costs from the cost table: the scheduler's :class:`CNCost` of every CN of a CN graph.
 
 Stream costs every CN with the cost-table entry of the first CN (in graph node order) of its
-layer with the same number of real predecessors (``CNGraph.cost_node``, spec stream.md
-§6.1–§6.2), on the CN's core.
+layer with the same number of real predecessors (``CNGraph.cost_node``, docs/models/multi-core.md#cost-table), on the CN's core.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from zigzag.notes import grouped_layer_warnings
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable, NodeKey
 from zigzag.stream.nodes import INTRA, OPERANDS
@@ -19,7 +19,8 @@ from zigzag.stream.schedule.adapter import CNCost
 
 def node_key(graph: CNGraph, cn: int) -> NodeKey:
     """The cost-table key of CN ``cn``: its layer's CN shape and the bits of its in-edges."""
-    spec = graph.layers[int(graph.layer[cn])].cn_layer_spec
+    info = graph.layers[int(graph.layer[cn])]
+    spec = info.cn_layer_spec
     into = (graph.edge_dst == cn) & (graph.edge_operand != INTRA)
     bits: dict[str, int] = {}
     for col, b in zip(graph.edge_operand[into].tolist(), graph.edge_bits[into].tolist()):
@@ -35,6 +36,7 @@ def node_key(graph: CNGraph, cn: int) -> NodeKey:
         spatial_mapping=None if not spatial else tuple(
             (oa, tuple((u.split(",")[0].strip(), int(u.split(",")[1])) for u in unrollings))
             for oa, unrollings in spatial.items()),
+        layer_name=info.name,
     )
 
 
@@ -50,7 +52,8 @@ def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = Non
     rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
     costs = []
-    for cn in range(len(graph)):
-        entry = table.entry(keys[int(rep[cn])], int(core[cn]))
-        costs.append(CNCost.of_entry(entry, getattr(entry, runtime)))
+    with grouped_layer_warnings():
+        for cn in range(len(graph)):
+            entry = table.entry(keys[int(rep[cn])], int(core[cn]))
+            costs.append(CNCost.of_entry(entry, getattr(entry, runtime)))
     return costs

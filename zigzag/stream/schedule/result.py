@@ -95,6 +95,23 @@ class ScheduleResult:
         mems = self.problem.hardware.memories
         return {m.label: max(b for _, b in tl) for m, tl in zip(mems, self.timelines)}
 
+    def dram_traffic(self) -> dict[str, float]:
+        """Bits read from and written to the off-chip memory: tensors sent from or to the off-chip
+        core, plus the operands streamed while a CN runs (its DRAM bandwidth need x its run time)."""
+        from zigzag.stream.schedule.problem import O
+
+        p = self.problem
+        offchip = p.hardware.offchip_core
+        read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
+        write = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip)
+        for n, operands in enumerate(p.too_large):
+            duration = float(self.end[n] - self.start[n])
+            if O in operands:
+                write += float(p.bw_to_offchip[n]) * duration
+            if any(m != O for m in operands):
+                read += float(p.bw_from_offchip[n]) * duration
+        return {"read_bits": _number(read), "write_bits": _number(write)}
+
     def summary(self) -> dict:
         p = self.problem
         out: dict = {"latency": _number(self.latency), "energy": self.energy}
@@ -103,6 +120,8 @@ class ScheduleResult:
         out["nb_edges"] = p.nb_edges
         out["nb_transfers"] = len(self.transfers)
         out["peak_memory_bits"] = self.peak_memory()
+        traffic = self.dram_traffic()
+        out["dram_read_bits"], out["dram_write_bits"] = traffic["read_bits"], traffic["write_bits"]
         return out
 
     def cn_rows(self) -> list[dict]:

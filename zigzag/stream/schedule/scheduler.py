@@ -4,7 +4,7 @@ One CN per iteration: among the ready CNs the first in the scheduling order is p
 inputs are fetched over the links (from DRAM or another core), room is made (evicting with
 write-back), the DRAM link is blocked for streamed operands, the CN runs, its output is stored,
 final outputs are written to DRAM and tensors nobody needs any more are freed. Stream's quirks
-that change numbers are kept (``spec/stream.md`` §13); see the README's scheduler section.
+that change numbers are kept (docs/models/multi-core.md#streams-quirks-kept); see docs/models/multi-core.md.
 """
 
 from __future__ import annotations
@@ -156,7 +156,9 @@ class _Scheduler:
                 raise InputError(None, f"cores {sender} -> {receiver}", "no route between these cores")
             links = self.hw.links
             unique = list(dict.fromkeys(route))
-            steps = [(lk, int(links[lk].bandwidth), links[lk].unit_energy) for lk in route]
+            # a transfer occupies a link's full bandwidth; an infinite-bandwidth link adds no time (the
+            # duration is the slowest link's) and, as in Stream, is never busy
+            steps = [(lk, _occupancy(links[lk].bandwidth), links[lk].unit_energy) for lk in route]
             info = self._routes[(sender, receiver)] = (steps, unique, [self.links.bandwidth[lk] for lk in unique])
         return info
 
@@ -416,3 +418,8 @@ class _Scheduler:
 def schedule(problem: ScheduleProblem) -> ScheduleResult:
     """Schedule every CN of ``problem``; the CN start/end times, transfers, totals and timelines."""
     return _Scheduler(problem).run()
+
+
+def _occupancy(bandwidth: float) -> int:
+    """The activity a transfer adds to a link: all of its bandwidth, or nothing if that is infinite."""
+    return 0 if math.isinf(bandwidth) else int(bandwidth)

@@ -106,10 +106,12 @@ def trace_of(result: "ScheduleResult") -> dict:
     memories = []
     for mem, timeline in zip(hw.memories, result.timelines):
         memories.append({
-            "label": mem.label, "capacity": float(mem.capacity), "cores": list(mem.cores),
+            "label": mem.label, "capacity": float(mem.capacity), "cores": sorted(mem.cores),
             "offchip": hw.offchip_core in mem.cores,
             "time": [int(t) for t, _ in timeline], "bits": [int(b) for _, b in timeline],
         })
+    # pictures list cores and memories by core id (the scheduler's own order follows the core graph)
+    memories.sort(key=lambda m: (m["offchip"], m["cores"]))
     columns = ("kind", "cn", "tensor", "sender", "receiver", "start", "end", "link_energy", "memory_energy")
     transfers = {c: [getattr(t, c) for t in result.transfers] for c in columns}
     return {
@@ -118,7 +120,7 @@ def trace_of(result: "ScheduleResult") -> dict:
         "latency": float(result.latency),
         "energy": float(result.energy),
         "totals": result.totals.as_dict(),
-        "cores": [int(c) for c in hw.cores if c != hw.offchip_core],
+        "cores": sorted(int(c) for c in hw.cores if c != hw.offchip_core),
         "offchip_core": int(hw.offchip_core),
         "layer_names": {str(k): v for k, v in sorted(names.items())},
         "cn": {

@@ -1,0 +1,44 @@
+"""Every output file gets the mode an ordinary open() gives it (0o666 less the umask), also the
+ones written through a temporary file and a rename (figures, the CN graph, JSON)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from conftest import reference_input
+from test_stream_nodes import CASES, build
+from zigzag.io.atomic import write_json_atomic
+from zigzag.io.loaders import load_accelerator
+from zigzag.plots import plot_memory_hierarchy
+from zigzag.stream.cn_graph import save_cn_graph
+
+
+@pytest.fixture(params=[0o022, 0o027])
+def umask(request):
+    previous = os.umask(request.param)
+    yield request.param
+    os.umask(previous)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_atomic_json_honours_the_umask(umask, tmp_path):
+    write_json_atomic(tmp_path / "summary.json", {"a": 1})
+    assert mode(tmp_path / "summary.json") == 0o666 & ~umask
+
+
+def test_figures_honour_the_umask(umask, tmp_path):
+    path = plot_memory_hierarchy(load_accelerator(reference_input("hardware", "tpu_like.yaml")),
+                                 tmp_path / "memory_hierarchy.png")
+    assert mode(path) == 0o666 & ~umask
+    assert [p.name for p in tmp_path.iterdir()] == ["memory_hierarchy.png"]
+
+
+def test_the_cn_graph_honours_the_umask(umask, tmp_path):
+    save_cn_graph(build(CASES[sorted(CASES)[0]]), tmp_path / "cn_graph.npz")
+    assert mode(tmp_path / "cn_graph.npz") == 0o666 & ~umask

@@ -1,0 +1,86 @@
+"""Warnings as the user sees them: grouped when they repeat per layer, and kept as a run's notes.
+
+* :func:`warn_for_layer` logs ``<layer>: <message>``; inside :func:`grouped_layer_warnings`
+  the same message for several layers becomes one line with their count and names, written
+  when the block ends.
+* :func:`collected_warnings` keeps the warning lines logged under ``zigzag`` during a block,
+  for the results' ``notes`` (:func:`add_notes`) and the step logs (see
+  docs/reference/errors-and-warnings.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from zigzag.io.atomic import write_json_atomic
+
+#: at most this many layer names in a grouped warning; the others are counted
+NAMED_LAYERS = 8
+
+_groups: list[dict[tuple[logging.Logger, str], list[str]]] = []
+
+
+def warn_for_layer(logger: logging.Logger, layer: str, message: str) -> None:
+    """``layer: message`` now, or once per message with every layer it concerns when grouped."""
+    if _groups:
+        _groups[-1].setdefault((logger, message), []).append(layer)
+    else:
+        logger.warning("%s: %s", layer, message)
+
+
+@contextmanager
+def grouped_layer_warnings() -> Iterator[None]:
+    """Collect :func:`warn_for_layer` calls; at the end, one line per distinct message."""
+    group: dict[tuple[logging.Logger, str], list[str]] = {}
+    _groups.append(group)
+    try:
+        yield
+    finally:
+        _groups.remove(group)
+        for (logger, message), layers in group.items():
+            warn_for_layers(logger, layers, message)
+
+
+def warn_for_layers(logger: logging.Logger, layers: list[str], message: str) -> None:
+    """One line for a message concerning several layers (or several times one layer)."""
+    names = list(dict.fromkeys(layers))
+    if len(layers) == 1:
+        logger.warning("%s: %s", layers[0], message)
+        return
+    shown = ", ".join(names[:NAMED_LAYERS])
+    if len(names) > NAMED_LAYERS:
+        shown += f" and {len(names) - NAMED_LAYERS} more"
+    times = f"{len(layers)} times, " if len(layers) != len(names) else ""
+    count = f"{len(names)} layer{'s' * (len(names) > 1)}"
+    logger.warning("%s (%s%s: %s)", message, times, count, shown)
+
+
+class _Collector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextmanager
+def collected_warnings(logger_name: str = "zigzag") -> Iterator[list[str]]:
+    """The warning lines logged under ``logger_name`` during the block (a list filled as they come)."""
+    logger = logging.getLogger(logger_name)
+    collector = _Collector()
+    logger.addHandler(collector)
+    try:
+        yield collector.lines
+    finally:
+        logger.removeHandler(collector)
+
+
+def add_notes(summary_path: str | Path, notes: list[str]) -> None:
+    """Record ``notes`` under ``notes`` in an existing ``summary.json``."""
+    summary = json.loads(Path(summary_path).read_text())
+    write_json_atomic(summary_path, {**summary, "notes": list(notes)})
