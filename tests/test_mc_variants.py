@@ -59,6 +59,18 @@ def test_variants_equal_the_same_accelerators_written_as_files(tmp_path):
     assert mapping[1]["core_allocation"] == [0, 1, 2, 3] and mapping[1]["inter_core_tiling"] == ["K, 4"]
 
 
+def test_a_mesh_with_a_simd_core_written_as_files(tmp_path):
+    base = REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_2x2.yaml"
+    rows = run_sweep(sweep(base=str(base), params={}, vary={"bandwidth": [16, 64]}, modes=["lbl", "fused"]),
+                     tmp_path / "out", cache=tmp_path / "cache")
+    assert [r["status"] for r in rows] == ["ok"] * 4
+    for row in rows:
+        folder = tmp_path / "out" / "variants"
+        result = run_stream(folder / f"{row['variant']}.yaml", WORKLOAD, folder / f"{row['variant']}.mapping.yaml",
+                            row["mode"], cache=tmp_path / "cache")
+        assert (row["latency_cycles"], row["energy_pJ"]) == (float(result.latency), result.energy)
+
+
 def test_a_core_file_field_is_a_path_and_mixes_of_core_types(tmp_path):
     spec = sweep(params={"dram_bw": "offchip_core.memories.dram.r_bw"}, vary={"dram_bw": [64, 128]},
                  derive={"offchip_core.memories.dram.w_bw": "dram_bw"})
