@@ -18,6 +18,11 @@ add links or override mesh links)::
 
     mesh: {rows: 2, cols: 2, core: tpu_like.yaml, pooling_core: pooling.yaml, simd_core: simd.yaml}
 
+A mesh's `core` may also be a list of core files, given to the mesh positions in turn (core id
+order): `core: [tpu_like.yaml, eyeriss_like.yaml]` alternates the two. Wherever a core file name
+is expected, the core's document itself (a mapping) may be given instead (hardware sweeps write
+the cores they vary that way, see docs/reference/sweeps.md).
+
 Each core file is a single-core ZigZag accelerator (either memory format) with optional
 `dataflows`. Where core files are found: see :func:`resolve_core_file`.
 
@@ -44,7 +49,7 @@ from zigzag.io.validation import validate_accelerator
 from zigzag.io.validation.schema import Field, Invalid, check_value, describe, expect_top, unknown_field
 from zigzag.io.yaml_files import load_yaml
 
-__all__ = ["read_multicore", "resolve_core_file"]
+__all__ = ["read_multicore", "read_multicore_document", "resolve_core_file"]
 
 _TOP_KEYS = ("name", "cores", "offchip_core", "bandwidth", "unit_energy_cost", "core_connectivity",
              "core_memory_sharing", "mesh")
@@ -81,11 +86,27 @@ def read_multicore(path: str | Path, cwd: str | Path | None = None) -> dict[str,
         raise InputError(file, problem.where, problem.message) from None
 
 
+def read_multicore_document(data: Any, home: str | Path, cwd: str | Path | None = None) -> dict[str, Any]:
+    """:func:`read_multicore` of an already-loaded document; core file names are found as if the
+    document were the file ``home``."""
+    try:
+        return _Reader(Path(home), Path(cwd) if cwd is not None else Path.cwd()).read(data)
+    except Invalid as problem:
+        raise InputError(str(home), problem.where, problem.message) from None
+
+
+def _core_reference(value: Any, where: str) -> Any:
+    """A core file name, or a core document given in place (a mapping)."""
+    if isinstance(value, dict):
+        return value
+    return check_value(value, Field("str", what="a core file name, e.g. tpu_like.yaml"), where)
+
+
 class _Reader:
     def __init__(self, path: Path, cwd: Path):
         self.path = path
         self.cwd = cwd
-        self.loaded: dict[tuple[Path, bool], dict] = {}
+        self.loaded: dict[tuple[Path | int, bool], dict] = {}
         self.mesh: dict = {}
 
     def read(self, data: Any) -> dict[str, Any]:
@@ -104,8 +125,7 @@ class _Reader:
         cores = [self._core(file, where) for where, file in files]
         offchip = None
         if "offchip_core" in data:
-            offchip_file = check_value(data["offchip_core"], Field("str", what="the off-chip core file"), "offchip_core")
-            offchip = self._core(offchip_file, "offchip_core", offchip=True)
+            offchip = self._core(_core_reference(data["offchip_core"], "offchip_core"), "offchip_core", offchip=True)
         sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
         wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
@@ -164,21 +184,35 @@ class _Reader:
             add_mesh(wiring, regular, graph["nb_rows"], graph["nb_cols"], bandwidth, energy, pooling, simd)
         return _document(name, bandwidth, energy, cores, offchip, wiring, [])
 
-    def _core_files(self, data: dict) -> tuple[list[tuple[str, str]], int | None, int | None]:
-        """(where, file name) per core id, and the ids of a mesh's pooling and SIMD cores."""
+    def _core_files(self, data: dict) -> tuple[list[tuple[str, str | dict]], int | None, int | None]:
+        """(where, file name or core document) per core id, and the ids of a mesh's pooling and SIMD cores."""
         if "mesh" in data:
             if "cores" in data:
                 raise Invalid("mesh", "is given together with cores; give either cores (and core_connectivity) "
                               "or mesh, not both")
-            mesh = self.mesh = check_value(data["mesh"], _MESH, "mesh")
-            files = [("mesh.core", mesh["core"])] * (mesh["rows"] * mesh["cols"])
+            given = data["mesh"]
+            references = dict(given) if isinstance(given, dict) else {}
+            # the core references (names, documents or a list for `core`) are checked one by one below
+            stand_ins = {key: "core" for key in ("core", "pooling_core", "simd_core") if key in references}
+            mesh = self.mesh = check_value({**references, **stand_ins} if references else given, _MESH, "mesh")
+            turns = isinstance(references["core"], list)
+            count = mesh["rows"] * mesh["cols"]
+            if turns:
+                listed = references["core"]
+                if not listed:
+                    raise Invalid("mesh.core", "the list of core files is empty; give at least one")
+                files = [(f"mesh.core[{i % len(listed)}]", _core_reference(listed[i % len(listed)],
+                                                                            f"mesh.core[{i % len(listed)}]"))
+                         for i in range(count)]
+            else:
+                files = [("mesh.core", _core_reference(references["core"], "mesh.core"))] * count
             pooling = simd = None
             if "pooling_core" in mesh:
                 pooling = len(files)
-                files.append(("mesh.pooling_core", mesh["pooling_core"]))
+                files.append(("mesh.pooling_core", _core_reference(references["pooling_core"], "mesh.pooling_core")))
             if "simd_core" in mesh:
                 simd = len(files)
-                files.append(("mesh.simd_core", mesh["simd_core"]))
+                files.append(("mesh.simd_core", _core_reference(references["simd_core"], "mesh.simd_core")))
             return files, pooling, simd
         if "cores" not in data:
             _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
@@ -191,14 +225,24 @@ class _Reader:
             if isinstance(key, bool) or not isinstance(key, int) or key < 0:
                 raise Invalid(f"cores.{key}", f"core id {describe(key)} is not a whole number >= 0; "
                               "number the cores 0, 1, 2, ...")
-            check_value(value, Field("str", what="a core file name, e.g. tpu_like.yaml"), f"cores.{key}")
+            _core_reference(value, f"cores.{key}")
         missing = sorted(set(range(len(cores))) - set(cores))
         if missing:
             raise Invalid("cores", f"core ids must be 0..{len(cores) - 1} without gaps, but {missing[0]} is "
                           f"missing (ids given: {', '.join(map(str, sorted(cores)))}); renumber the cores")
         return [(f"cores.{i}", cores[i]) for i in range(len(cores))], None, None
 
-    def _core(self, name: str, where: str, offchip: bool = False) -> dict[str, Any]:
+    def _core(self, name: str | dict, where: str, offchip: bool = False) -> dict[str, Any]:
+        if isinstance(name, dict):
+            file = f"{self.path} ({where})"
+            key = (id(name), offchip)  # one document given for several cores (a mesh) is read once
+            if key not in self.loaded:
+                try:
+                    self.loaded[key] = _load_core_document(name, file, offchip)
+                except InputError as error:
+                    raise InputError(str(self.path), f"{where}.{error.where}" if error.where else where,
+                                     error.message) from None
+            return dict(self.loaded[key], file=file)
         path = resolve_core_file(name, self.path, self.cwd)
         if path is None:
             raise Invalid(where, f"core file '{name}' not found (looked next to this file, in its cores/ "
@@ -256,8 +300,12 @@ def _stream_rule(names: list[str], base: Path) -> Path | None:
 
 def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
     """A core file validated and normalised (either memory format), with its 3.8.0 port widths."""
-    file = str(path)
-    data, widths = upgrade_accelerator(load_yaml(path), file)
+    return _load_core_document(load_yaml(path), str(path), offchip)
+
+
+def _load_core_document(raw: Any, file: str, offchip: bool) -> dict[str, Any]:
+    """A core document (named ``file`` in messages) validated and normalised."""
+    data, widths = upgrade_accelerator(raw, file)
     array = data.get("operational_array") if isinstance(data, dict) else None
     if offchip and isinstance(array, dict):
         # The off-chip core computes nothing: only its array's dimensions matter (its memories serve

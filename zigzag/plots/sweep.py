@@ -9,7 +9,8 @@ from zigzag.plots.common import _new_figure, _save
 
 #: metrics drawn against each parameter: column -> axis label
 METRICS = {"energy_pJ": "energy (pJ)", "latency_cycles": "latency (cycles)", "area_mm2": "area (mm²)",
-           "edp_pJ_cycles": "EDP (pJ·cycles)", "mac_utilization": "MAC utilisation"}
+           "edp_pJ_cycles": "EDP (pJ·cycles)", "mac_utilization": "MAC utilisation",
+           "utilization": "mean core utilisation", "dram_traffic_bits": "DRAM traffic (bits)"}
 
 
 def _number(value):
@@ -22,18 +23,22 @@ def _number(value):
 def plot_metrics_vs_parameter(rows: list[dict], parameter: str, path: str | Path) -> Path:
     """One panel per metric: its value against ``parameter`` for every variant that ran
     (``ok`` filled, ``out`` hollow), one colour per workload."""
+    from zigzag.sweep.results import group_of
+
     ran = [r for r in rows if r.get("status") in ("ok", "out")]
     metrics = [m for m in METRICS if any(_number(r.get(m)) is not None for r in ran)] or list(METRICS)[:1]
+    if "mac_utilization" in metrics and "utilization" in metrics:  # single-core rows: the same figure twice
+        metrics.remove("utilization")
     figure = _new_figure(3.2 * len(metrics), 3.0)
     axes = figure.subplots(1, len(metrics), squeeze=False)[0]
     values = [r.get(parameter) for r in ran]
     numeric = all(_number(v) is not None for v in values)
     categories = list(dict.fromkeys(str(v) for v in values))
-    workloads = list(dict.fromkeys(r["workload"] for r in ran))
+    workloads = list(dict.fromkeys(group_of(r) for r in ran))
     for ax, metric in zip(axes, metrics):
         for colour, workload in enumerate(workloads):
             for status, fill in (("ok", True), ("out", False)):
-                chosen = [r for r in ran if r["workload"] == workload and r["status"] == status
+                chosen = [r for r in ran if group_of(r) == workload and r["status"] == status
                           and _number(r.get(metric)) is not None]
                 if not chosen:
                     continue
@@ -55,14 +60,14 @@ def plot_metrics_vs_parameter(rows: list[dict], parameter: str, path: str | Path
 def plot_pareto_projections(rows: list[dict], path: str | Path) -> Path:
     """Energy-latency, energy-area and latency-area of every ``ok`` variant, one row of panels
     per workload; the variants on the 2-D front of each panel are drawn larger and joined."""
-    from zigzag.sweep.results import PROJECTIONS
+    from zigzag.sweep.results import PROJECTIONS, group_of
 
     ok = [r for r in rows if r.get("status") == "ok"]
-    workloads = list(dict.fromkeys(r["workload"] for r in ok)) or ["(no variant ran)"]
+    workloads = list(dict.fromkeys(group_of(r) for r in ok)) or ["(no variant ran)"]
     figure = _new_figure(3.4 * len(PROJECTIONS), 3.0 * len(workloads))
     axes = figure.subplots(len(workloads), len(PROJECTIONS), squeeze=False)
     for row_axes, workload in zip(axes, workloads):
-        group = [r for r in ok if r["workload"] == workload]
+        group = [r for r in ok if group_of(r) == workload]
         for ax, (flag, (x_column, y_column)) in zip(row_axes, PROJECTIONS.items()):
             points = [(_number(r.get(x_column)), _number(r.get(y_column)), r) for r in group]
             points = [p for p in points if p[0] is not None and p[1] is not None]

@@ -13,7 +13,7 @@ import onnx
 
 from zigzag.stream.cn_graph import CNGraph, build_cn_graph
 from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
-from zigzag.stream.mapping import load_stream_mapping
+from zigzag.stream.mapping import StreamMapping, load_stream_mapping
 from zigzag.stream.splitting import split_layers, weight_split_factors
 from zigzag.stream.tiling import SeedTiling
 from zigzag.stream.workload import StreamWorkload, read_stream_workload
@@ -44,13 +44,14 @@ class HardwareFacts:
 def load_cn_graph_inputs(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path,
+    mapping: str | Path | StreamMapping,
     cwd: str | None = None,
     *,
     layer_splits: dict[str, int] | None = None,
     split_W_fraction: float | None = None,
 ) -> tuple[MultiCoreAccelerator, StreamWorkload, HardwareFacts]:
-    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping and workload.
+    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping (a file or a
+    parsed :class:`StreamMapping`) and workload.
 
     ``layer_splits`` ({node name: n}) and ``split_W_fraction`` (automatic factors, see
     ``zigzag.stream.splitting``) split Conv/Gemm layers along K in the graph before anything else.
@@ -58,7 +59,7 @@ def load_cn_graph_inputs(
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
-    stream_mapping = load_stream_mapping(mapping)
+    stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
     parsed = read_stream_workload(workload, stream_mapping, facts.dataflows)
     splits = dict(layer_splits or {})
     if split_W_fraction is not None:
@@ -72,7 +73,7 @@ def load_cn_graph_inputs(
 def cn_graph_from_files(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path,
+    mapping: str | Path | StreamMapping,
     mode: str,
     layer_stacks: list[tuple[int, ...]] | None = None,
     *,

@@ -4,6 +4,10 @@
         --vary 'memories.unified_buffer.size=[1MiB,3MiB]' --workload inputs/workload/resnet18.onnx \\
         --mapping inputs/mapping/flow_tpu_32x32.yaml --output results/ub_sweep
 
+    zigzag sweep --multicore --base inputs/stream/hardware/tpu_like_mesh_pooling.yaml \\
+        --vary 'mesh.cols=[1,2,4]' --workload inputs/stream/workload/resnet18.onnx \\
+        --mapping inputs/stream/mapping/mesh_all_cores.yaml --mode lbl --output results/mesh_sweep
+
 Flags build the same sweep as a ``hardware_sweeps`` entry of the workflow config (see
 docs/reference/sweeps.md); ``--config FILE --name NAME`` runs one entry of such a config instead.
 """
@@ -55,6 +59,18 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
         section["clock_ghz"] = args.clock_ghz
     if args.name_format:
         section["name_format"] = args.name_format
+    if args.multicore:
+        section["kind"] = "multicore"
+        section["modes"] = args.mode or ["lbl"]
+        if args.layer_stacks is not None:
+            section["layer_stacks"] = args.layer_stacks
+        budget = {"individuals": args.search_individuals, "generations": args.search_generations,
+                  "seed": args.search_seed}
+        if any(v is not None for v in budget.values()):
+            section["allocation_search"] = {k: v for k, v in budget.items() if v is not None}
+    elif args.mode or args.layer_stacks is not None or args.search_individuals is not None \
+            or args.search_generations is not None or args.search_seed is not None:
+        raise InputError("zigzag sweep", "--mode/--layer-stacks/--search-*", "are for multi-core sweeps; add --multicore")
     return section
 
 
@@ -77,10 +93,14 @@ def _config_entry(path: str, name: str | None) -> dict:
         raise InputError(path, "hardware_sweeps", "no hardware sweep in this config")
     names = [s.get("name") for s in sweeps if isinstance(s, dict)]
     if name is None and len(sweeps) == 1:
-        return {**config.get("defaults", {}), **sweeps[0]}
-    if name not in names:
+        entry = sweeps[0]
+    elif name not in names:
         raise InputError(path, "hardware_sweeps", f"no sweep named {name!r}; give --name with one of {', '.join(map(str, names))}")
-    return {**(config.get("defaults") or {}), **sweeps[names.index(name)]}
+    else:
+        entry = sweeps[names.index(name)]
+    if entry.get("kind") == "multicore":  # the config's defaults are single-core search options
+        return entry
+    return {**(config.get("defaults") or {}), **entry}
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -92,6 +112,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     section = _with_search_flags(sweep_from_args(args), args)
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
     options_from_args(args)  # checks the flags' values
+    if section.get("kind") == "multicore" and options:
+        raise InputError("zigzag sweep", f"--{next(iter(options)).replace('_', '-')}",
+                         "is a single-core search option, not used by multi-core sweeps; remove it")
     sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
     counts = {}
@@ -100,7 +123,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for row in rows:
         figures = (f"energy {row['energy_pJ']:.4g} pJ, latency {row['latency_cycles']:.4g} cycles"
                    if row.get("energy_pJ") is not None else row["reason"])
-        print(f"{row['variant']:<40} {row['workload']:<20} {row['status']:<10} {figures}")
+        workload = f"{row['workload']} ({row['mode']})" if row.get("mode") else row["workload"]
+        print(f"{row['variant']:<40} {workload:<20} {row['status']:<10} {figures}")
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
     if sweep.search is not None:
@@ -125,9 +149,19 @@ def add_sweep_command(sub) -> None:
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
         description="Make every variant of BASE given by --vary/--zip/--derive, evaluate each on every "
-                    "workload and write variants.csv, pareto.csv, best.csv and figures into OUTPUT "
+                    "workload and write variants.csv, pareto.csv, best.csv and figures into OUTPUT; with --multicore, BASE "
+                    "is a multi-core accelerator and each variant is scheduled in every --mode "
                     "(see docs/reference/sweeps.md).")
     sweep.add_argument("--base", help="accelerator YAML the variants start from")
+    sweep.add_argument("--multicore", action="store_true",
+                       help="BASE is a multi-core accelerator and --mapping a multi-core mapping: schedule each variant")
+    sweep.add_argument("--mode", action="append", choices=("lbl", "fused"),
+                       help="multi-core: scheduling mode; repeat for both (default lbl)")
+    sweep.add_argument("--layer-stacks", help="multi-core, fused mode: stacks of layer ids, e.g. '0-10;11-21'")
+    sweep.add_argument("--search-individuals", type=int,
+                       help="multi-core: population of the allocation search (when the mapping leaves choices)")
+    sweep.add_argument("--search-generations", type=int, help="multi-core: generations of the allocation search")
+    sweep.add_argument("--search-seed", type=int, help="multi-core: seed of the allocation search")
     sweep.add_argument("--vary", action="append", default=[], metavar="PATH=[V1,V2,...]",
                        help="a field (path or --param name) and its values; every combination is a variant")
     sweep.add_argument("--zip", action="append", default=[], metavar="P1=[..];P2=[..]",

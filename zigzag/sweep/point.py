@@ -44,15 +44,22 @@ def _default_links() -> dict:
     return DEFAULT_LINKS
 
 
-def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None) -> dict:
+def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
+                   mode: str | None = None) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
-    ``workloads``: a dict kept by the caller to reuse parsed workloads across variants."""
+    ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
+    ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
         return {"status": "invalid", "reason": variant.problem}
     try:
-        row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {}))
+        if sweep.kind == "multicore":
+            from zigzag.sweep.multicore import evaluate_multicore
+
+            row.update(evaluate_multicore(sweep, variant, workload, mode, Path(cache)))
+        else:
+            row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {}))
     except (InputError, MappingError) as exc:
         row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
     except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported

@@ -44,7 +44,8 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
     row["clock_ghz"] = clock_ghz if clock_ghz else (1 / row["tclk_ns"] if row.get("tclk_ns") else None)
     row["latency_s"] = seconds
     row["edp_Js"] = None if seconds is None else row["energy_pJ"] * 1e-12 * seconds
-    row["utilization"] = row.get("mac_utilization")
+    if row.get("utilization") is None:  # a multi-core point gives its mean core utilisation
+        row["utilization"] = row.get("mac_utilization")
     return row
 
 
@@ -56,7 +57,7 @@ def check_constraints(row: dict, constraints) -> dict:
         names = {"area": row.get("area_mm2"), "energy": row.get("energy_pJ"),
                  "latency": row.get("latency_s") if constraint.in_seconds else row.get("latency_cycles"),
                  "edp": row.get("edp_Js") if constraint.in_seconds else row.get("edp_pJ_cycles"),
-                 "utilization": row.get("mac_utilization")}
+                 "utilization": row.get("utilization", row.get("mac_utilization"))}
 
         def lookup(name: str):
             value = names[name] if name in names else row.get(name)
@@ -74,6 +75,11 @@ def check_constraints(row: dict, constraints) -> dict:
     return row
 
 
+def group_of(row: dict) -> str:
+    """What a row is compared with: its workload, and its mode for a multi-core sweep."""
+    return f"{row['workload']} ({row['mode']})" if row.get("mode") else str(row["workload"])
+
+
 def _dominates(a: tuple, b: tuple) -> bool:
     return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
 
@@ -86,14 +92,14 @@ def front(rows: list[dict], columns: tuple[str, ...]) -> list[int]:
 
 
 def mark_fronts(rows: list[dict]) -> list[dict]:
-    """Add ``pareto`` (3-D front) and the projection columns, per workload, to every row."""
+    """Add ``pareto`` (3-D front) and the projection columns, per workload (and mode), to every row."""
     objectives = tuple(c for c in OBJECTIVES if any(r.get(c) is not None for r in rows if r["status"] == "ok"))
     for row in rows:
         row["pareto"] = False
         for name in PROJECTIONS:
             row[name] = False
-    for workload in dict.fromkeys(r["workload"] for r in rows):
-        group = [r for r in rows if r["workload"] == workload and r["status"] == "ok"]
+    for workload in dict.fromkeys(group_of(r) for r in rows):
+        group = [r for r in rows if group_of(r) == workload and r["status"] == "ok"]
         for i in front(group, objectives):
             group[i]["pareto"] = True
         for name, columns in PROJECTIONS.items():
@@ -106,13 +112,14 @@ def mark_fronts(rows: list[dict]) -> list[dict]:
 def best_rows(rows: list[dict]) -> list[dict]:
     """The best ``ok`` variant per workload and objective (energy, latency, EDP, area)."""
     best = []
-    for workload in dict.fromkeys(r["workload"] for r in rows):
-        group = [r for r in rows if r["workload"] == workload and r["status"] == "ok"]
+    for workload in dict.fromkeys(group_of(r) for r in rows):
+        group = [r for r in rows if group_of(r) == workload and r["status"] == "ok"]
         for objective, column in BEST_OBJECTIVES.items():
             candidates = [r for r in group if r.get(column) is not None]
             if candidates:
                 top = min(candidates, key=lambda r: r[column])
-                best.append({"workload": workload, "objective": objective, "column": column, "value": top[column],
+                best.append({"workload": top["workload"], **({"mode": top["mode"]} if top.get("mode") else {}),
+                             "objective": objective, "column": column, "value": top[column],
                              "variant": top["variant"], "variant_id": top["variant_id"]})
     return best
 
@@ -129,7 +136,8 @@ def write_tables(rows: list[dict], folder: str | Path, *, float_format: str = "%
     write_text_atomic(paths["variants"], csv_text(rows, float_format=float_format, columns=columns))
     pareto = [row for row in rows if row.get("pareto") or any(row.get(p) for p in PROJECTIONS)]
     write_text_atomic(paths["pareto"], csv_text(pareto, float_format=float_format, columns=columns))
-    best_columns = ["workload", "objective", "column", "value", "variant", "variant_id"]
+    best_columns = ["workload", *(["mode"] if any(r.get("mode") for r in rows) else []), "objective", "column",
+                    "value", "variant", "variant_id"]
     write_text_atomic(paths["best"], csv_text(best_rows(rows), float_format=float_format, columns=best_columns))
     return paths
 
@@ -138,5 +146,5 @@ def _columns(rows: list[dict]) -> list[str]:
     columns: list[str] = []
     for row in rows:
         columns += [c for c in row if c not in columns]
-    first = ["sweep", "variant", "variant_id", "workload", "status", "reason"]
+    first = ["sweep", "variant", "variant_id", "workload", "mode", "status", "reason"]
     return [c for c in first if c in columns] + [c for c in columns if c not in first]

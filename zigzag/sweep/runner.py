@@ -9,6 +9,7 @@ import logging
 import re
 from pathlib import Path
 
+from zigzag.errors import InputError
 from zigzag.sweep import results
 from zigzag.sweep.config import Sweep, read_sweep
 from zigzag.sweep.point import evaluate_point
@@ -27,7 +28,12 @@ def accelerator_identity(document: dict, name: str) -> dict:
 
 
 def variants_of(sweep: Sweep) -> list[Variant]:
-    """The distinct variants of a sweep, each checked by the accelerator validator."""
+    """The distinct variants of a sweep, each checked by the accelerator validator (the
+    multi-core loader for a multi-core sweep)."""
+    if sweep.kind == "multicore":
+        from zigzag.sweep.multicore import multicore_identity
+
+        return expand(sweep.spec, normalise=multicore_identity(sweep.base))
     return expand(sweep.spec, normalise=accelerator_identity)
 
 
@@ -50,11 +56,14 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
         raise InputError(sweep.spec.source, "clock_ghz", str(exc)) from None
 
 
-def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None) -> dict:
-    """The complete ``variants.csv`` row of a variant on a workload (before constraints)."""
+def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
+              mode: str | None = None) -> dict:
+    """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
+    multi-core sweep), before constraints."""
     row = {"sweep": sweep.name, "variant": variant.name, "variant_id": variant.id,
-           "workload": Path(workload).stem, **{k: _cell(v) for k, v in variant.parameters.items()}}
-    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads)
+           "workload": Path(workload).stem, **({"mode": mode} if mode else {}),
+           **{k: _cell(v) for k, v in variant.parameters.items()}}
+    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode)
     row.update(figures)
     if variant.aliases:
         row["same_as"] = " ".join(variant.aliases)
@@ -74,8 +83,9 @@ def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path) ->
     rows = []
     for variant in variants:
         for workload in sweep.workloads:
-            rows.append(point_row(sweep, variant, workload, cache, workloads=parsed))
-            logger.info("%s on %s: %s", variant.name, workload, rows[-1]["status"])
+            for mode in sweep.modes or (None,):
+                rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode))
+                logger.info("%s on %s: %s", variant.name, workload, rows[-1]["status"])
     return rows
 
 
@@ -121,18 +131,26 @@ def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | No
         return search_sweep(sweep, output, cache=cache, plot_format=plot_format).rows
     variants = variants_of(sweep)
     rows = collect(sweep, evaluate_points(sweep, variants, cache), output, plot_format=plot_format)
-    write_variant_documents(variants, output / "variants")
+    write_variant_documents(variants, output / "variants", sweep)
     return rows
 
 
-def write_variant_documents(variants: list[Variant], folder: Path) -> None:
-    """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse."""
+def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep | None = None) -> None:
+    """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse (a
+    multi-core variant also with its mapping, ``<name>.mapping.yaml``)."""
     import yaml
 
     from zigzag.io.atomic import write_text_atomic
 
     for variant in variants:
-        if variant.document is not None:
+        if variant.document is not None and sweep is not None and sweep.kind == "multicore":
+            from zigzag.sweep.multicore import write_multicore_files
+
+            try:
+                write_multicore_files(sweep, variant, folder)
+            except InputError as exc:  # its mapping does not fit it: the row says why
+                logger.info("%s: not written (%s)", variant.name, exc)
+        elif variant.document is not None:
             write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))
 
 

@@ -23,7 +23,8 @@ from zigzag.sweep.config import Constraint, Sweep, read_sweep
 from zigzag.variants import Variant, VariantSpec
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
-_SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options")
+_SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
+             "base", "layer_stacks", "allocation_search")
 #: ``batch_size: auto`` splits a sweep into at most this many jobs
 AUTO_BATCHES = 48
 
@@ -68,7 +69,7 @@ def search_from_file(search_file: str | Path, cache: str | Path, output: str | P
 
 def settings(sweep: Sweep) -> dict:
     """A sweep's settings as JSON-ready data (read back by :func:`sweep_from_settings`)."""
-    return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads),
+    return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads), "modes": list(sweep.modes),
             "constraints": [c.text for c in sweep.constraints], "in_seconds": [c.in_seconds for c in sweep.constraints],
             "source": sweep.spec.source, "varied": sweep.spec.varied_names}
 
@@ -81,7 +82,9 @@ def sweep_from_settings(data: dict) -> Sweep:
                        axes=tuple((Parameter(name, None),) for name in data["varied"]))
     constraints = tuple(Constraint(t, s) for t, s in zip(data["constraints"], data["in_seconds"]))
     return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
-                 constraints, data["clock_ghz"], data["options"], data["workload_options"])
+                 constraints, data["clock_ghz"], data["options"], data["workload_options"],
+                 kind=data.get("kind", "single"), base=data.get("base"), modes=tuple(data.get("modes", ())),
+                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"))
 
 
 def write_if_changed(path: Path, data: dict) -> str:

@@ -42,8 +42,17 @@ def format_path(steps) -> str:
     return text
 
 
+def key_of(node: Any, step: str | int) -> str | int:
+    """``cores.0`` names the key 0 of a mapping numbered by whole numbers (a multi-core file's cores)."""
+    if isinstance(node, dict) and isinstance(step, str) and step.isdigit() and step not in node and node \
+            and all(isinstance(k, int) for k in node):
+        return int(step)
+    return step
+
+
 def _step_into(node: Any, step: str | int, done: tuple, path: str) -> Any:
-    if isinstance(step, int):
+    step = key_of(node, step)
+    if isinstance(step, int) and not isinstance(node, dict):
         if not isinstance(node, list):
             raise PathError(f"'{path}': {format_path(done) or 'the document'} is not a list; remove [{step}]")
         if not -len(node) <= step < len(node):
@@ -58,7 +67,7 @@ def _step_into(node: Any, step: str | int, done: tuple, path: str) -> Any:
 
 def _missing(node: dict, step: str, done: tuple) -> str:
     where = format_path(done) or "the document"
-    close = difflib.get_close_matches(step, [str(k) for k in node], n=1)
+    close = difflib.get_close_matches(str(step), [str(k) for k in node], n=1)
     hint = f"; did you mean '{format_path((*done, close[0]))}'?" if close else f" (it has: {', '.join(map(str, node))})"
     return f"{where} has no '{step}'{hint}"
 
@@ -92,7 +101,7 @@ def set_value(document: Any, path: str, value: Any) -> None:
     """Replace the value at an existing ``path`` (in place)."""
     parent, last = _parent(document, path)
     _step_into(parent, last, parse_path(path)[:-1], path)
-    parent[last] = copy.deepcopy(value)
+    parent[key_of(parent, last)] = copy.deepcopy(value)
 
 
 def add(document: Any, path: str, value: Any, *, before: str | None = None) -> None:
@@ -107,6 +116,7 @@ def add(document: Any, path: str, value: Any, *, before: str | None = None) -> N
         return
     if not isinstance(parent, dict):
         raise PathError(f"'{path}': the parent is not a mapping, so no key can be added to it")
+    last = key_of(parent, last)
     if last in parent:
         raise PathError(f"'{path}' exists already; change it with 'set' instead of adding it")
     if before is None:
@@ -126,4 +136,4 @@ def remove(document: Any, path: str) -> None:
     """Remove the key or list entry at an existing ``path`` (in place)."""
     parent, last = _parent(document, path)
     _step_into(parent, last, parse_path(path)[:-1], path)
-    del parent[last]
+    del parent[key_of(parent, last)]

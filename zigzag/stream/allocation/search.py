@@ -29,6 +29,7 @@ from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
 from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
 from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
@@ -107,7 +108,7 @@ class AllocationSearch:
 def search_allocation(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path,
+    mapping: str | Path | StreamMapping,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,
@@ -144,7 +145,7 @@ def search_allocation(
     if cost_lut_path is not None:
         table.save()
     front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
-    result = AllocationSearch(graph, hardware, table, problem, str(mapping), front, stats, choose)
+    result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front, stats, choose)
     if output is not None:
         result.write(output)
     return result

@@ -8,8 +8,9 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.search.options import SearchOptions
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
 from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
@@ -17,9 +18,9 @@ from zigzag.stream.schedule.scheduler import schedule
 
 
 def run_stream(
-    accelerator: str | Path,
+    accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path,
+    mapping: str | Path | StreamMapping,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,
@@ -35,13 +36,14 @@ def run_stream(
     ``cache``: folder of the content-addressed cost-table entries (reused across runs);
     ``cost_lut_path``: also read/write the whole cost table as one file; ``output``: write
     ``summary.json`` and ``schedule.csv`` there; ``cwd``: where core files are looked up from
-    (Stream's rule; default: the working directory).
+    (Stream's rule; default: the working directory). The accelerator and the mapping may also be
+    given already built (a :class:`MultiCoreAccelerator`, a parsed :class:`StreamMapping`).
     """
-    hardware = load_multicore_accelerator(accelerator, cwd)
+    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
     if len(graph) and graph.core.min() < 0:
-        raise InputError(mapping, "core_allocation", "some layers may go to several cores; the scheduler needs "
+        raise InputError(getattr(mapping, "file", mapping), "core_allocation", "some layers may go to several cores; the scheduler needs "
                          "one fixed core per layer (set core_allocation_is_fixed or give a single core)")
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
                                       cache=cache, lut_path=cost_lut_path)

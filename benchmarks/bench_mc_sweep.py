@@ -1,0 +1,110 @@
+"""Multi-core sweeps at scale: ResNet-18 on >= 100 mesh variants through the workflow, from scratch.
+
+Usage:  python benchmarks/bench_mc_sweep.py [--shapes 9] [--parts fixed search] [--cores 2]
+
+Variants (a ``kind: multicore`` hardware sweep of inputs/stream/hardware/tpu_like_mesh_pooling.yaml):
+mesh shapes (rows x cols) with 2 to 16 cores, two core types (TPU-like, Simba-like chiplet), three link
+bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle): 9 x 2 x 3 x 2 =
+108 variants. Two parts, each run by ``snakemake --cores N`` in an empty copy of inputs/:
+
+* ``fixed``: the mapping inputs/stream/mapping/mesh_all_cores.yaml (every layer cut into one group
+  per mesh core, fixed), in lbl and fused modes: 216 schedules;
+* ``search``: the same mapping with the allocations left free (each layer to one of the mesh
+  cores), a 16 x 8 allocation search (seed 0) per variant in lbl mode.
+
+``--shapes K`` keeps the first K mesh shapes (a slice, for a loaded machine). Printed per part:
+variants, rows ok, schedules (the search's included), distinct cost-table entries computed, wall
+time, schedules per second and the 1-minute load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_workflow import fresh_copy, timed_run  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHAPES = [(1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (3, 3), (2, 5), (3, 4), (4, 4)]
+MAPPING = "inputs/stream/mapping/mesh_all_cores.yaml"
+
+
+def sweep_entry(name: str, shapes: list[tuple[int, int]], modes: list[str], mapping: str, search: dict | None) -> dict:
+    entry = {
+        "name": name, "kind": "multicore", "base": "inputs/stream/hardware/tpu_like_mesh_pooling.yaml",
+        "params": {"rows": "mesh.rows", "cols": "mesh.cols", "core": "mesh.core",
+                   "dram_bw": "offchip_core.memories.dram.r_bw"},
+        "zip": [{"rows": [r for r, _ in shapes], "cols": [c for _, c in shapes]}],
+        "vary": {"core": ["tpu_like.yaml", "simba_chiplet.yaml"], "bandwidth": [16, 32, 64], "dram_bw": [64, 128]},
+        "derive": {"offchip_core.memories.dram.w_bw": "dram_bw"},
+        "name_format": "mesh{rows}x{cols}-{core}-link{bandwidth}-dram{dram_bw}",
+        "workloads": ["inputs/stream/workload/resnet18.onnx"], "mapping": mapping, "modes": modes,
+        "clock_ghz": 1,
+    }
+    if search is not None:
+        entry["allocation_search"] = search
+    return entry
+
+
+def free_mapping(workdir: Path) -> str:
+    """The benchmark's mapping with its allocations left to the search (one group per layer)."""
+    entries = yaml.safe_load((REPO / MAPPING).read_text())
+    for entry in entries:
+        if entry["core_allocation"] == "mesh":
+            entry["core_allocation_is_fixed"] = False
+            entry["inter_core_tiling"] = [entry["inter_core_tiling"][0], 1]
+    path = workdir / "inputs" / "stream" / "mapping" / "mesh_free.yaml"
+    path.write_text(yaml.safe_dump(entries, sort_keys=False))
+    return str(path.relative_to(workdir))
+
+
+def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
+    config = parent / f"{part}.yaml"
+    config.write_text("{}")
+    workdir = fresh_copy(config, parent, part)
+    if part == "fixed":
+        entry = sweep_entry("mc_fixed", shapes, ["lbl", "fused"], MAPPING, None)
+    else:
+        entry = sweep_entry("mc_search", shapes, ["lbl"], free_mapping(workdir),
+                            {"individuals": 16, "generations": 8, "seed": 0})
+    (workdir / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [entry], "results": "results"},
+                                                        sort_keys=False))
+    wall, (before, after) = timed_run(workdir, cores)
+    with open(workdir / "results" / "hardware_sweeps" / entry["name"] / "variants.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    ok = [r for r in rows if r["status"] == "ok"]
+    schedules = sum(int(float(r.get("search_schedules") or 0)) + 1 for r in ok)
+    entries = len(list((workdir / "results" / ".cache" / "stream-cost" / "entries").glob("*.json")))
+    variants = len({r["variant"] for r in rows})
+    print(f"{part:>7} {variants:>8} {len(ok):>7} {schedules:>9} {entries:>11} {wall:>8.1f} "
+          f"{schedules / wall:>11.2f} {before:>8.2f} -> {after:.2f}")
+    failed = {(r["status"], r["reason"]) for r in rows if r["status"] != "ok"}
+    for status, reason in sorted(failed)[:5]:
+        print(f"        {status}: {reason}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shapes", type=int, default=len(SHAPES), help="first K mesh shapes (default all 9)")
+    parser.add_argument("--parts", nargs="+", choices=("fixed", "search"), default=["fixed", "search"])
+    parser.add_argument("--cores", type=int, default=2)
+    args = parser.parse_args()
+    shapes = SHAPES[:args.shapes]
+    print(f"mesh shapes {shapes}, x 2 core types x 3 link x 2 DRAM bandwidths = {len(shapes) * 12} variants; "
+          f"snakemake --cores {args.cores}; machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    print(f"{'part':>7} {'variants':>8} {'rows ok':>7} {'schedules':>9} {'cost entries':>11} {'wall s':>8} "
+          f"{'schedules/s':>11} {'load before -> after':>20}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in args.parts:
+            run_part(part, shapes, args.cores, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Multi-core hardware sweeps (``kind: multicore``): variants of a multi-core accelerator file,
+each scheduled on every workload in every mode.
+
+The variants come from the same engine as single-core ones (``zigzag.variants``); what is
+particular here: the base's core files that a varied path goes into are read into it
+(``zigzag.variants.multicore``), a variant is checked by the multi-core loader, its mapping
+follows the core count (roles such as ``compute`` or ``mesh``), and a point is a schedule: the
+mapping's fixed allocation, or the seeded allocation search when the mapping leaves choices.
+Cost-table entries live in the shared, content-keyed cache, so a (CN shape, core) costed for
+one variant is read, not searched, by every other (see docs/reference/sweeps.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from zigzag.errors import InputError
+from zigzag.variants import read_spec
+from zigzag.variants.multicore import follow_cores, read_core_files
+
+
+def _varied_paths(section: dict) -> list[str]:
+    """The document paths a sweep section writes (vary, zip, derive and fragment edits)."""
+    aliases = section.get("params") or {}
+    keys = list(section.get("vary") or {}) + [k for group in section.get("zip") or [] if isinstance(group, dict)
+                                               for k in group] + list(section.get("derive") or {})
+    paths = [aliases.get(k, k) for k in keys if isinstance(k, str)]
+    for options in (section.get("fragments") or {}).values():
+        for edits in (options or {}).values() if isinstance(options, dict) else ():
+            edits = edits or {}
+            paths += [str(p) for p in edits.get("remove") or []]
+            paths += [str(e.get("path")) for e in edits.get("add") or [] if isinstance(e, dict)]
+            paths += [str(p) for p in edits.get("set") or {}]
+    return [p for p in paths if isinstance(p, str)]
+
+
+def multicore_spec(section: dict, where: str, base_document: dict | None = None):
+    """The variant spec of a multi-core sweep: the base file with the core files that varied
+    paths go into read into it (the variants are checked by the multi-core loader when expanded)."""
+    from zigzag.io.yaml_files import load_yaml
+
+    base = section.get("base")
+    if not isinstance(base, str):
+        raise InputError(where, "base", "missing; give the multi-core accelerator file the variants start from")
+    document = base_document if base_document is not None else load_yaml(base)
+    if not isinstance(document, dict):
+        raise InputError(base, None, "the base document must be a mapping (a multi-core accelerator file)")
+    try:
+        document = read_core_files(document, base, _varied_paths(section))
+    except InputError as exc:
+        raise InputError(where, exc.where, f"{exc.message} ({exc.file})") from None
+    return read_spec(section, where, base_document=document)
+
+
+def with_integer_core_ids(document: dict) -> dict:
+    """The document with its ``cores`` keys as whole numbers again (JSON made them text)."""
+    cores = document.get("cores")
+    if isinstance(cores, dict) and all(isinstance(k, str) and k.isdigit() for k in cores):
+        document = {**document, "cores": {int(k): v for k, v in cores.items()}}
+    return document
+
+
+def multicore_identity(home: str | Path):
+    """``normalise(document, name)`` for the engine: the loader's normalised document (core
+    files found from ``home``, the base file); an InputError makes the variant invalid."""
+    from zigzag.io.stream_hardware import read_multicore_document
+
+    def identity(document: dict, name: str) -> dict:
+        normalised = read_multicore_document(with_integer_core_ids(document), home)
+        return {k: v for k, v in normalised.items() if k != "name"} | {"cores": [
+            {k: v for k, v in core.items() if k != "file"} for core in normalised["cores"]]}
+
+    return identity
+
+
+def variant_accelerator(sweep, variant):
+    """The :class:`MultiCoreAccelerator` of a variant."""
+    from zigzag.io.stream_hardware import read_multicore_document
+    from zigzag.stream.topology import build_multicore
+
+    document = with_integer_core_ids(variant.document)
+    return build_multicore(read_multicore_document(document, sweep.base), variant.name)
+
+
+def variant_mapping(sweep, variant):
+    """The variant's parsed Stream mapping: core roles and tiling expressions resolved."""
+    from zigzag.io.yaml_files import load_yaml
+    from zigzag.stream.mapping import parse_stream_mapping
+
+    followed = follow_cores(load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping)
+    return parse_stream_mapping(followed, sweep.mapping)
+
+
+def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Path) -> dict:
+    """The figures of one schedule of a variant: fixed allocation, or the allocation search's
+    chosen point when the mapping leaves cores to choose."""
+    from zigzag.search.options import SearchOptions
+    from zigzag.stream.allocation import search_allocation
+    from zigzag.stream.cost_table import CostTable
+    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.stream.schedule.adapter import problem_from_cn_graph
+    from zigzag.stream.schedule.costs import cn_costs
+    from zigzag.stream.schedule.scheduler import schedule
+    from zigzag.stream.tiling import parse_layer_stacks
+
+    accelerator = variant_accelerator(sweep, variant)
+    mapping = variant_mapping(sweep, variant)
+    stacks = parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None
+    graph = cn_graph_from_files(accelerator, workload, mapping, mode, stacks)
+    figures: dict[str, Any] = {"allocation": "fixed"}
+    if len(graph) and graph.core.min() < 0:
+        budget = sweep.allocation_search
+        found = search_allocation(accelerator, workload, mapping, mode, stacks, individuals=budget["individuals"],
+                                  generations=budget["generations"], seed=budget["seed"], choose=budget["choose"],
+                                  cache=cache)
+        result = found.fixed_schedule()
+        figures = {"allocation": "searched", "search_front_points": len(found.front),
+                   "search_schedules": found.stats.evaluations}
+    else:
+        table = CostTable.for_accelerator(accelerator, options=SearchOptions(opt="latency"), cache=cache)
+        result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem))
+    return {**figures, **schedule_figures(result, accelerator)}
+
+
+def schedule_figures(result, accelerator) -> dict:
+    """A schedule's row figures: latency, energy and its terms, area, per-core utilisation,
+    DRAM traffic and the number of CNs."""
+    import numpy as np
+
+    problem = result.problem
+    latency = float(result.latency)
+    row: dict[str, Any] = {"latency_cycles": latency, "energy_pJ": result.energy,
+                           "edp_pJ_cycles": result.energy * latency}
+    row.update({f"{term.removeprefix('total_')}_pJ": value for term, value in result.totals.as_dict().items()})
+    row["area_um2"] = multicore_area(accelerator)
+    busy = {core.id: float(np.sum(problem.runtime[problem.core == core.id])) for core in accelerator.compute_cores}
+    for core, cycles in busy.items():
+        row[f"util_core{core}"] = cycles / latency if latency else None
+    row["utilization"] = sum(busy.values()) / (latency * len(busy)) if latency and busy else None
+    offchip = accelerator.offchip_core_id
+    row["dram_traffic_bits"] = int(sum(int(problem.tensor_size[t.tensor]) for t in result.transfers
+                                       if offchip is not None and offchip in (t.sender, t.receiver)))
+    row["cns"] = int(problem.nb_cns)
+    return row
+
+
+def multicore_area(accelerator) -> float | None:
+    """Area of the compute cores (arrays and memories; a shared top memory once), in the core
+    files' unit (µm²); None when no core gives an area. The interconnect has no area in the files."""
+    total, known = 0.0, False
+    for core in accelerator.compute_cores:
+        chip = core.accelerator
+        array = chip.operational_array
+        if getattr(array, "unit_area", None) is not None:
+            total += array.total_area
+            known = True
+        shared = {m.name for m in core.top_memories} if core.memory_group != core.id else set()
+        for memory in chip.memories:
+            if memory.area is not None and memory.name not in shared:
+                total += memory.area * chip.unroll_count(memory)
+                known = known or bool(memory.area)
+    return total if known else None
+
+
+def write_multicore_files(sweep, variant, folder: str | Path) -> Path:
+    """The variant as files: ``<folder>/<name>.yaml`` (core files named by their path from
+    there) and ``<name>.mapping.yaml`` (the mapping with its roles resolved)."""
+    import yaml
+
+    from zigzag.io.atomic import write_text_atomic
+    from zigzag.io.stream_hardware import resolve_core_file
+
+    folder = Path(folder)
+    document = copy.deepcopy(with_integer_core_ids(variant.document))
+
+    def relocated(reference: Any) -> Any:
+        if isinstance(reference, str):
+            found = resolve_core_file(reference, sweep.base)
+            return os.path.relpath(found, folder) if found is not None else reference
+        if isinstance(reference, list):
+            return [relocated(r) for r in reference]
+        return reference
+
+    if "offchip_core" in document:
+        document["offchip_core"] = relocated(document["offchip_core"])
+    if isinstance(document.get("mesh"), dict):
+        for key in ("core", "pooling_core", "simd_core"):
+            if key in document["mesh"]:
+                document["mesh"][key] = relocated(document["mesh"][key])
+    if isinstance(document.get("cores"), (dict, list)):
+        cores = document["cores"]
+        document["cores"] = {k: relocated(v) for k, v in cores.items()} if isinstance(cores, dict) \
+            else relocated(cores)
+    path = folder / f"{variant.name}.yaml"
+    write_text_atomic(path, yaml.safe_dump(document, sort_keys=False))
+    from zigzag.io.yaml_files import load_yaml
+
+    mapping = follow_cores(load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping)
+    write_text_atomic(folder / f"{variant.name}.mapping.yaml", yaml.safe_dump(mapping, sort_keys=False))
+    return path
