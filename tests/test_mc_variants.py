@@ -203,7 +203,7 @@ def test_workflow_multicore_sweep(tmp_path):
                                 str(tmp_path), "--cores", "2"], capture_output=True, text=True, timeout=600)
     assert completed.returncode == 0, completed.stderr[-3000:]
     output = completed.stdout + completed.stderr
-    assert len(re.findall(r"^\s*(?:local)?rule sweep_point:", output, re.MULTILINE)) == 2
+    assert len(re.findall(r"^\s*(?:local)?rule sweep_batch:", output, re.MULTILINE)) == 2
     rows = read_rows(tmp_path / "results" / "hardware_sweeps" / "mesh" / "variants.csv")
     assert [(r["variant"], r["status"]) for r in rows] == [("tpu_like_mesh-cols1", "ok"), ("tpu_like_mesh-cols2", "ok")]
     api = run_sweep({**entry, "base": str(BASE), "workloads": [str(WORKLOAD)], "mapping": str(MAPPING)},
