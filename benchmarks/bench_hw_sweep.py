@@ -3,6 +3,12 @@ accelerator (array shape x unified-buffer size x accumulator size x buffer bandw
 ResNet-18 and MobileNetV2 at lpf_limit 6, run by ``snakemake --cores 2`` from scratch.
 
 Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
+        python benchmarks/bench_hw_sweep.py --variants 16 --workloads inputs/workload/resnet18.onnx \
+            --batch-size 4 --write-config config/sweep_slurm_slice.yaml
+
+``--write-config FILE`` only writes the workflow config of the slice (results under
+``results/<FILE's stem>``) and runs nothing: e.g. to run the slice through the SLURM profile
+(tools/slurm_local.sh, see docs/tutorials/cluster.md).
 
 ``--variants N`` runs a slice: N variants drawn (seeded) from the grid, so the slice has the
 grid's mix of small and large arrays; the script then projects the full grid's time from it.
@@ -44,11 +50,11 @@ def grid() -> list[tuple]:
     return [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)]
 
 
-def sweep_config(points: list[tuple], batch_size) -> dict:
+def sweep_config(points: list[tuple], batch_size, workloads=WORKLOADS, results="results") -> dict:
     """A workflow config with one hardware sweep over ``points`` (zipped: one variant each)."""
     columns = list(zip(*points))
     return {
-        "results": "results",
+        "results": results,
         "defaults": {"lpf_limit": 6},
         "hardware_sweeps": [{
             "name": "grid",
@@ -69,11 +75,29 @@ def sweep_config(points: list[tuple], batch_size) -> dict:
                 "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
             },
             "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}",
-            "workloads": WORKLOADS,
+            "workloads": list(workloads),
             "mapping": "inputs/mapping/flow_tpu_array.yaml",
             "batch_size": batch_size,
         }],
     }
+
+
+class FlowListDumper(yaml.SafeDumper):
+    """Writes lists of plain values on one line each (the grid's columns), the rest as blocks."""
+
+
+FlowListDumper.add_representer(list, lambda dumper, items: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", items, flow_style=not any(isinstance(item, (dict, list)) for item in items)))
+
+
+def write_config(args: argparse.Namespace, points: list[tuple], batch_size) -> None:
+    """Write the slice's workflow config to ``args.write_config``, with the command that made it."""
+    config = sweep_config(points, batch_size, args.workloads, f"results/{args.write_config.stem}")
+    command = " ".join(["python benchmarks/bench_hw_sweep.py", *sys.argv[1:]])
+    header = (f"# {len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed}), written by\n"
+              f"#   {command}\n# Run: snakemake --cores 2 --configfile {args.write_config}\n")
+    args.write_config.write_text(header + yaml.dump(config, Dumper=FlowListDumper, sort_keys=False, width=120))
+    print(f"wrote {args.write_config}: {len(points)} variants x {len(args.workloads)} workloads, batch_size {batch_size}")
 
 
 def snakemake_command(workdir: Path, cores: int, *extra: str) -> list[str]:
@@ -132,21 +156,26 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--batch-size", default="auto", help="variants per job (default auto)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
+    parser.add_argument("--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)")
+    parser.add_argument("--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing")
     args = parser.parse_args()
     batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
     full = grid()
     points = full if args.variants is None else sorted(random.Random(args.seed).sample(full, args.variants))
+    if args.write_config:
+        write_config(args, points, batch_size)
+        return
     load_before = os.getloadavg()
     started = time.perf_counter()
     sum(range(10**7))
     calibration = time.perf_counter() - started
-    print(f"grid: {len(full)} variants x {len(WORKLOADS)} workloads (lpf_limit 6); running {len(points)} variants, "
+    print(f"grid: {len(full)} variants x {len(args.workloads)} workloads (lpf_limit 6); running {len(points)} variants, "
           f"--cores {args.cores}, batch_size {batch_size}")
     print(f"machine: {os.cpu_count()} cores, load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
           f"calibration sum(range(10**7)) {calibration:.3f} s")
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzh-", dir="/tmp") as servers:
         config = Path(tmp) / "config.yaml"
-        config.write_text(yaml.safe_dump(sweep_config(points, batch_size), sort_keys=False))
+        config.write_text(yaml.safe_dump(sweep_config(points, batch_size, args.workloads), sort_keys=False))
         workdir = fresh_copy(config, Path(tmp), "run")
         env = job_env(Path(servers) / "run", True)
         try:
@@ -162,7 +191,7 @@ def main() -> None:
 
         with open(workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline="") as handle:
             statuses = [row["status"] for row in csv.DictReader(handle)]
-    points_run = len(points) * len(WORKLOADS)
+    points_run = len(points) * len(args.workloads)
     share = own / (wall * args.cores)
     counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
     print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
@@ -184,7 +213,7 @@ def main() -> None:
         print(f"projection, full grid:  {low:8.1f} s to {high:.1f} s = {low / 60:.1f} to {high / 60:.1f} min at this "
               f"load (start + batch jobs x {scale:.1f} / {args.cores} cores, + the collect job as measured or x "
               f"{scale:.1f}: its figures cost about the same for any number of rows, its tables grow with them); "
-              f"{len(full) * len(WORKLOADS) / low:.3f} points/s")
+              f"{len(full) * len(args.workloads) / low:.3f} points/s")
         print(f"  at load <= {args.cores} (a machine of its own) divide by about "
               f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
 

@@ -104,3 +104,25 @@ def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
     batches = re.findall(r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE)
     assert len(batches) == 2 and all("runtime=120" in resources for resources in batches)
     assert "Group job" not in dry_run  # a batch is one SLURM job of its own
+
+
+def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_path):
+    """config/sweep_slurm_slice.yaml (the slice tools/slurm_local.sh runs on a real SLURM) is what
+    benchmarks/bench_hw_sweep.py writes with the command in its header, and goes through the
+    profile as one SLURM job per batch of variants."""
+    committed = REPO / "config" / "sweep_slurm_slice.yaml"
+    command = committed.read_text().splitlines()[1].split()
+    assert command[:3] == ["#", "python", "benchmarks/bench_hw_sweep.py"], command
+    arguments = command[3:]
+    written = tmp_path / committed.name
+    arguments[arguments.index("--write-config") + 1] = str(written)
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
+                   check=True, capture_output=True, cwd=REPO)
+    config = yaml.safe_load(committed.read_text())
+    assert yaml.safe_load(written.read_text()) == config
+    (sweep,) = config["hardware_sweeps"]
+    variants = len(sweep["zip"][0]["D1"])
+    (tmp_path / "inputs").symlink_to(REPO / "inputs")
+    dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run")
+    counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
+    assert counts == {"sweep_batch": str(-(-variants // sweep["batch_size"])), "sweep_collect": "1"}

@@ -9,9 +9,11 @@
 #    a slurm.conf it did not write. (It must be the default path: the job step of the executor
 #    plugin removes SLURM_* variables, SLURM_CONF included, before its `srun`.)
 # 3. starts munged, slurmctld and slurmd, waits until `sinfo` shows the node idle,
-# 4. runs the default config with `--cores 2` locally into $OUT/local and through
+# 4. runs the config ($CONFIG: the default one, or e.g. a hardware sweep's,
+#    config/sweep_slurm_slice.yaml) with `--cores 2` locally into $OUT/local and through
 #    `--profile profiles/slurm` into $OUT/slurm (always from scratch), then checks every number
-#    of the two agrees (tools/compare_results.py),
+#    of the two agrees (tools/compare_results.py: every table, per-layer result and sweep point;
+#    measured wall times are not compared), and prints the SLURM jobs per rule,
 # 5. stops the daemons it started and removes the slurm.conf it wrote (also on failure or Ctrl-C):
 #    with a slurm.conf naming a controller that is not running, `scontrol` waits ~10 s, and the
 #    SLURM executor plugin calls it whenever Snakemake starts, so every later `snakemake` would
@@ -138,11 +140,11 @@ log "node $NODE idle: $(sinfo -h -o '%P %D %c CPUs %m MB %T')"
 rm -rf "$OUT/slurm" "$OUT/slurm-logs"
 [ -z "${FRESH:-}" ] || rm -rf "$OUT"
 SNAKEMAKE=("$PYTHON" -m snakemake --configfile "$CONFIG" --quiet rules)
-log "local run: --cores 2 -> $OUT/local"
+log "local run: --cores 2 -> $OUT/local (config $CONFIG; load $(cut -d' ' -f1-3 /proc/loadavg))"
 t0=$(date +%s)
 "${SNAKEMAKE[@]}" --cores 2 --config results="$OUT/local"
 t1=$(date +%s)
-log "local run done in $((t1 - t0)) s"
+log "local run done in $((t1 - t0)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
 log "SLURM run: --profile profiles/slurm -> $OUT/slurm"
 "${SNAKEMAKE[@]}" --profile profiles/slurm --config results="$OUT/slurm" \
     --slurm-no-account --slurm-status-command squeue --slurm-init-seconds-before-status-checks 5 \
@@ -150,7 +152,9 @@ log "SLURM run: --profile profiles/slurm -> $OUT/slurm"
 t2=$(date +%s)
 log "SLURM run done in $((t2 - t1)) s"
 jobs=$(find "$OUT/slurm-logs" -name '*.log' | wc -l)
-groups=$(find "$OUT/slurm-logs" -path '*group_*' -name '*.log' | wc -l)
-log "SLURM jobs submitted: $jobs ($groups of them batches of layer jobs)"
+# the plugin's logs are <logdir>/<rule, or group_<name> for a batch of layer jobs>/...
+per_rule=$(find "$OUT/slurm-logs" -name '*.log' -printf '%P\n' | cut -d/ -f1 | sort | uniq -c \
+    | awk '{printf "%s%s %s", sep, $1, $2; sep=", "}')
+log "SLURM jobs submitted: $jobs ($per_rule); load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PYTHON" tools/compare_results.py "$OUT/local" "$OUT/slurm"
 log "OK: the SLURM run's results equal the local run's"
