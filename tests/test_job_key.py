@@ -13,7 +13,7 @@ from conftest import DATA, REPO, reference_input
 def _job():
     from zigzag.io.loaders import load_accelerator, load_workload
     from zigzag.search.options import SearchOptions
-    from zigzag.steps.jobs import layer_job
+    from zigzag.search.jobs import layer_job
 
     accelerator = load_accelerator(reference_input("hardware", "tpu_like.yaml"))
     layer = load_workload(str(DATA / "workflow" / "small_convs.yaml"), reference_input("mapping", "tpu_like.yaml")).layers[0]
@@ -22,7 +22,7 @@ def _job():
 
 def test_memory_order_changes_the_key():
     from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.steps.jobs import job_key
+    from zigzag.search.jobs import job_key
 
     job = _job()
     memories = job["accelerator"]["memories"]
@@ -34,7 +34,7 @@ def test_memory_order_changes_the_key():
 
 
 def test_order_of_other_keys_does_not_change_the_key():
-    from zigzag.steps.jobs import job_key
+    from zigzag.search.jobs import job_key
 
     job = _job()
     reordered = {key: job[key] for key in reversed(list(job))}
@@ -47,11 +47,11 @@ def test_order_of_other_keys_does_not_change_the_key():
 
 
 def test_key_is_the_same_in_another_process(tmp_path):
-    from zigzag.steps.jobs import job_key
+    from zigzag.search.jobs import job_key
 
     job = _job()
     (tmp_path / "job.json").write_text(json.dumps(job))
-    code = ("import json, sys; from zigzag.steps.jobs import job_key; "
+    code = ("import json, sys; from zigzag.search.jobs import job_key; "
             "print(job_key(json.load(open(sys.argv[1]))))")
     other = subprocess.run([sys.executable, "-c", code, str(tmp_path / "job.json")], capture_output=True, text=True,
                            cwd=REPO, env={"PYTHONHASHSEED": "123", "PATH": ""}, timeout=60)

@@ -2,7 +2,7 @@
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
   decide the accelerator each layer is searched on (trimmed per layer with data locality) and
-  write one *job* per distinct layer into the content-addressed cache (``zigzag.steps.jobs``),
+  write one *job* per distinct layer into the content-addressed cache (``zigzag.search.jobs``),
   plus the experiment's ``plan.json`` (layer -> key, inputs' SHA-256, versions).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zigzag import __version__
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.steps.jobs import MODEL_VERSION, job_key, layer_job
+from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 
 

@@ -10,7 +10,7 @@ memories streamed from an off-chip DRAM level (docs/models/multi-core.md#cost-ta
   memory and the search options.
 
 An entry is identified by the hash of its *job*: the single-core layer job (layer signature, the
-core with its DRAM level, options, model version, see :mod:`zigzag.steps.jobs`) plus the
+core with its DRAM level, options, model version, see :mod:`zigzag.search.jobs`) plus the
 streamed operands. Entries live in the content-addressed cache as
 ``<cache>/stream-cost/jobs/<key>.json`` and ``<cache>/stream-cost/entries/<key>.json``, so they are
 shared by identical CNs, cores, experiments and allocations, and an input change gives a new key
@@ -32,7 +32,7 @@ from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.options import SearchOptions
-from zigzag.steps.jobs import job_key, layer_from_job, layer_job
+from zigzag.search.jobs import job_key, layer_from_job, layer_job
 from zigzag.stream.offchip import (
     FOUR_WAY,
     offchip_bandwidth,

@@ -1,6 +1,6 @@
 """One point of a sweep: a variant on a workload, searched layer by layer through the shared cache.
 
-Each distinct layer is a content-keyed job (``zigzag.steps.jobs``): its result is read from
+Each distinct layer is a content-keyed job (``zigzag.search.jobs``): its result is read from
 ``<cache>/results/<key>.json`` when some earlier experiment, sweep or run computed it, and
 written there otherwise, so variants, experiments and reruns share every layer result.
 
@@ -16,7 +16,7 @@ import logging
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.steps.jobs import job_key, layer_job
+from zigzag.search.jobs import job_key, layer_job
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,52 @@
+"""Layer jobs: everything that determines one layer's search result, and its content key.
+
+A job (``<cache>/jobs/<key>.json`` in the workflow, an entry of the multi-core cost table) holds
+the layer's shape, precisions and mapping entry, the accelerator as a normalised dict, the search
+options and the model version, and nothing else, so its key (a hash of that content) identifies the
+result: identical layers share one job across layers, experiments, hardware variants and cores.
+
+Imported by every layer job, so it imports only the model types, never YAML, ONNX, pandas,
+matplotlib or networkx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+#: Bump when a change to the model or the search changes results: it invalidates cached results.
+MODEL_VERSION = 2
+
+def layer_job(layer, accelerator, options) -> dict:
+    """Everything that determines a layer's search result (nothing else)."""
+    from zigzag.io.accelerator_dict import accelerator_to_dict
+
+    return {
+        "model_version": MODEL_VERSION,
+        "layer": layer.signature(),
+        "accelerator": accelerator_to_dict(accelerator),
+        "options": options.to_dict(),
+    }
+
+
+def job_key(job: dict) -> str:
+    """The job's content hash. Keys of mappings are sorted (their order means nothing, so equal
+    content written in another order shares a key), except the accelerator's memories: their
+    order is the memory hierarchy, so they are hashed as a list of (name, memory) pairs."""
+    accelerator = job.get("accelerator")
+    if isinstance(accelerator, dict) and isinstance(accelerator.get("memories"), dict):
+        job = {**job, "accelerator": {**accelerator, "memories": [[name, memory] for name, memory
+                                                                  in accelerator["memories"].items()]}}
+    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def layer_from_job(job: dict):
+    """The job's layer (identity-free: id 0, the name it was first planned under)."""
+    from zigzag.mapping.entry import MappingEntry
+    from zigzag.workload.workload import build_layer
+
+    signature = job["layer"]
+    entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
+    name = job.get("layer_name", "layer")
+    return build_layer({**signature, "id": 0, "name": name, "operand_source": {}}, [entry])
