@@ -442,3 +442,33 @@ def test_large_lpf_limit_chunks():
         best = keep_best(best, evaluate(layer, accelerator, fractional, integer, tm), "latency")
     assert best.temporal_mapping == a.temporal_mapping
     assert math.isclose(best.energy_total, a.energy_total, rel_tol=0) and best.latency_total2 == a.latency_total2
+
+
+def test_allocation_ties_broken_as_the_scalar_sum_rounds():
+    """A case hypothesis found: on a 1x1x6 array, G=56 unrolls 6-fold into a fractional 5.6, so
+    keeping the outermost loop (G, 10) in l1 or leaving it to l3 costs the same in real numbers;
+    the scalar allocator's summed costs (the built-in ``sum``, which compensates rounding on
+    Python 3.12+) decide, and the batched allocator must decide the same way, even or not."""
+    data = base_hardware("gemm_l1_l3")
+    data["operational_array"].update(sizes=[1, 1, 6], unit_energy=1.0)
+    reg_o = data["memories"]["reg_O"]
+    reg_o["served_dimensions"] = []
+    for port in reg_o["ports"]:
+        if port["name"] in ("r_port_1", "w_port_1"):
+            port.update(bandwidth_min=1, bandwidth_max=16)
+    accelerator = accelerator_from_dict(data)
+    spec = {"id": 0, "name": "layer", "operator_type": "Conv", "operand_source": {"I": 0, "W": 0},
+            "operand_precision": {"W": 4, "I": 4, "O": 8, "O_final": 4},
+            "equation": "O[b][g][oy][ox]+=W[g][fy][fx]*I[b][g][iy][ix]",
+            "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"],
+            "loop_dims": ["B", "G", "OY", "OX", "FY", "FX"], "loop_sizes": [1, 56, 1, 6, 1, 3]}
+    entry = MappingEntry(name="default", memory_operand_links={"O": "O", "W": "I1", "I": "I2"})
+    layer = build_layer(spec, [entry])
+    for even in (True, False):
+        options = {"lpf_limit": 2, "even": even, "flag": False, "opt": "latency", "nb": 1, "mixing": False}
+        assert check_case(layer, accelerator, options) > 0
+        # the case still holds the tie: the scalar allocator leaves (G, 10) above l1 for one ordering
+        array_mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1, enable_mixing=False)[0]
+        fractional, _ = convert(array_mapping, layer, accelerator)
+        mappings = temporal_mappings(layer, accelerator, fractional, lpf_limit=2, even=even, show_progress=False)
+        assert any(tm["W"][-1] == [("G", 10)] for tm in mappings)

@@ -18,6 +18,32 @@ from zigzag.workload.layer import Layer
 #: array elements (combinations x candidates) compared at once when choosing the takes
 COMBINATION_BLOCK = 2**20
 
+#: how this interpreter's built-in ``sum`` adds floats, which the scalar allocator uses for its
+#: summed bits and costs: Python 3.12 and later compensate the rounding (Neumaier), older ones
+#: add one by one; whether int items added to a float total are compensated too also varies
+COMPENSATED_FLOATS = sum([0.1] * 10) == 1.0
+COMPENSATED_INTS = sum([2.0**53, 1, -(2.0**53)]) == 1.0
+
+
+def python_sum(items):
+    """Vectorised built-in ``sum`` of ``(array, is_int)`` items, rounded as the interpreter
+    rounds it for the same items as Python ints and floats (ints exact below 2**53)."""
+    total, low, floating = 0.0, 0.0, False
+    for value, is_int in items:
+        if not floating:  # the int fast path, then the first float added to the int total
+            total = total + value
+            floating = not is_int
+            continue
+        if not (COMPENSATED_INTS if is_int else COMPENSATED_FLOATS):
+            total = total + value
+            continue
+        new = total + value
+        low = low + np.where(np.abs(total) >= np.abs(value), (total - new) + value, (value - new) + total)
+        total = new
+    if floating and COMPENSATED_FLOATS:
+        total = np.where((low != 0) & np.isfinite(low), total + low, total)
+    return total
+
 
 @dataclass
 class _AllocState:
@@ -26,6 +52,7 @@ class _AllocState:
     sizes: dict  # tracked dim -> running size product (float64 array)
     level: int
     cuts: list
+    float_dims: set  # dims whose scalar running size is a Python float (a float factor seen)
 
 
 class BatchAllocator:
@@ -50,6 +77,10 @@ class BatchAllocator:
         self.oir_of_loop = np.array([d in self.output_ir for d, _ in loops.distinct], dtype=bool)
         # exactness of the cost comparisons (remaining loops x bits, summed over operands)
         self.exact = loops.total * 4 < EXACT
+        # the scalar sums' rounding depends on which terms are ints: known when every temporal
+        # loop size is an int (then only float spatial factors make a running size a float)
+        if not all(isinstance(s, int) for _, s in loops.distinct):
+            self.exact = False
         for memory, operands in ref.nodes:
             if len(operands) and loops.total * memory.size * (len(operands) + 1) >= EXACT:
                 if any(ref.top[m] is not memory for m in operands):
@@ -71,8 +102,18 @@ class BatchAllocator:
             count = np.ones_like(next(iter(sizes.values()))) if sizes else None
         return count
 
+    def _bits_are_int(self, state: _AllocState, precisions: list) -> bool:
+        """Whether the scalar allocator's bits of this operand are a Python int (not a float)."""
+        layer = self.layer
+        op = state.layer_op
+        pr_ints = all(isinstance(layer.pr_sizes[d], int) for d in layer.partially_relevant[op])
+        return (all(isinstance(p, int) for p in precisions) and pr_ints
+                and not any(d in state.float_dims for d in layer.relevant[op]))
+
     def _accumulate_spatial(self, state: _AllocState, level: list) -> None:
         for dim, factor in level:
+            if isinstance(factor, float):
+                state.float_dims.add(dim)
             if dim in state.sizes:
                 state.sizes[dim] = state.sizes[dim] * factor
 
@@ -107,7 +148,7 @@ class BatchAllocator:
         for m in self.reference.memory_operands:
             op = self.layer.layer_operand_of[m]
             sizes = {d: np.ones(n) for d in self.tracked[op]}
-            state = _AllocState(op, np.zeros(n, dtype=np.int64), sizes, 1, [])
+            state = _AllocState(op, np.zeros(n, dtype=np.int64), sizes, 1, [], set())
             self._accumulate_spatial(state, self.spatial[op][0])
             states[m] = state
         for memory, operands in self.reference.nodes:
@@ -120,7 +161,8 @@ class BatchAllocator:
         n, length, rows = ctx[:3]
         is_top = [self.reference.top[m] is memory for m in operands]
         slices = [self._feasible_slices(memory, s, alive, ctx) for s in states]
-        # slices[j] = (bits per take, running dim sizes per take, number of feasible takes)
+        # slices[j] = (bits per take, running dim sizes per take, number of feasible takes,
+        #              whether the scalar allocator's bits are ints)
         best_take = self._best_takes(memory, states, slices, is_top, alive, ctx)
         for j, (state, top) in enumerate(zip(states, is_top)):
             take = best_take[j]
@@ -163,16 +205,18 @@ class BatchAllocator:
         block = max(1, COMBINATION_BLOCK // max(n, 1))
         for first in range(0, len(combos), block):
             part = combos[first : first + block]
-            total, cost = 0.0, 0.0
+            bit_terms, cost_terms = [], []
             valid = np.ones((len(part), n), dtype=bool)
             for j in range(len(states)):  # summed in the operands' order, as the scalar sum
-                if is_top[j]:
-                    total = total + top_bits[j]
+                if is_top[j]:  # its cost is the int 0, which leaves any sum as it is
+                    bit_terms.append((top_bits[j], slices[j][3]))
                     continue
                 k = part[:, free.index(j)]
-                total = total + free_bits[j][k]
-                cost = cost + free_cost[j][k]
+                bit_terms.append((free_bits[j][k], slices[j][3]))
+                cost_terms.append((free_cost[j][k], slices[j][3]))
                 valid &= k[:, None] < nfeas[j]
+            total = python_sum(bit_terms) if bit_terms else np.zeros(n)
+            cost = python_sum(cost_terms) if cost_terms else 0.0
             over = np.broadcast_to(total > size, valid.shape)
             if first == 0:
                 alive &= ~over[0]  # the combination taking the least does not fit
@@ -194,7 +238,8 @@ class BatchAllocator:
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
         unallocated loops (array ``takes x candidates``), the running size of each tracked dim
-        after each take (same shape) and how many takes fit, counting from the first."""
+        after each take (same shape), how many takes fit, counting from the first, and whether
+        the scalar allocator's bits are ints."""
         n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
         layer = self.layer
         op = state.layer_op
@@ -203,11 +248,14 @@ class BatchAllocator:
             above = [d for lvl in self.spatial[op][state.level:] for d, _ in lvl]
             if any(d in self.output_ir for d in above):
                 precision = float(layer.precision[op])
+                precisions = [layer.precision[op]]
             else:
+                precisions = [layer.precision[op], layer.final_output_precision]
                 precision = np.where(suffix_oir[rows, np.minimum(state.pos, length)],
                                      float(layer.precision[op]), float(layer.final_output_precision))
         else:
             precision = float(layer.precision[op])
+            precisions = [layer.precision[op]]
         live_pos = state.pos[alive]
         steps = length - int(live_pos.min()) if live_pos.size else 0
         # take i (1 ... steps) adds the loop at position pos + i - 1, where there is one
@@ -232,7 +280,7 @@ class BatchAllocator:
         for i in range(steps):
             ok = ok & valid[i] & fits[i + 1]
             feasible += ok
-        return bits, sizes, feasible
+        return bits, sizes, feasible, self._bits_are_int(state, precisions)
 
     def _cuts_agree_all(self, states, top_take, free, combinations, ctx) -> np.ndarray:
         """:meth:`_cuts_agree` for every combination of takes of the free operands (rows)."""
