@@ -7,14 +7,21 @@ mesh shapes (rows x cols) with 2 to 16 cores, two core types (TPU-like, Simba-li
 bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle): 9 x 2 x 3 x 2 =
 108 variants. Two parts, each run by ``snakemake --cores N`` in an empty copy of inputs/:
 
-* ``fixed``: the mapping inputs/stream/mapping/mesh_all_cores.yaml (every layer cut into one group
-  per mesh core, fixed), in lbl and fused modes: 216 schedules;
-* ``search``: the same mapping with the allocations left free (each layer to one of the mesh
-  cores), a 16 x 8 allocation search (seed 0) per variant in lbl mode.
+* ``fixed``: the fixed-allocation rule of Stream's own fixed mappings (one core per layer, as in
+  inputs/stream/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml), written against core roles
+  so that it follows the core count: inputs/stream/mapping/mesh_resnet18_round_robin.yaml deals
+  the convolutions and the classifier out round-robin over the mesh cores (``mesh[i]``), each Relu
+  and Add on the core of its input, pooling on the pooling core; in lbl and fused modes: 216
+  schedules. (Cutting *every* layer into one group per core, as mesh_all_cores.yaml does, makes
+  every CN read from every core: a 16-core fused schedule has 21k CNs and its cost grows with the
+  square of the core count; no fixed mapping of Stream splits every layer over all cores.)
+* ``search``: inputs/stream/mapping/mesh_all_cores.yaml with the allocations left free (each
+  layer to one of the mesh cores), a 16 x 8 allocation search (seed 0) per variant in lbl mode.
 
 ``--shapes K`` keeps the first K mesh shapes (a slice, for a loaded machine). Printed per part:
 variants, rows ok, schedules (the search's included), distinct cost-table entries computed, wall
-time, schedules per second and the 1-minute load average before and after.
+time, schedules per second, the 1-minute load average before and after, and the CPU time of
+Snakemake and its jobs (divided by the cores: the projection for an idle machine).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import sys
 import tempfile
 from pathlib import Path
@@ -33,7 +41,8 @@ from bench_workflow import fresh_copy, timed_run  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHAPES = [(1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (3, 3), (2, 5), (3, 4), (4, 4)]
-MAPPING = "inputs/stream/mapping/mesh_all_cores.yaml"
+MAPPING = "inputs/stream/mapping/mesh_resnet18_round_robin.yaml"
+SEARCH_MAPPING = "inputs/stream/mapping/mesh_all_cores.yaml"
 
 
 def sweep_entry(name: str, shapes: list[tuple[int, int]], modes: list[str], mapping: str, search: dict | None) -> dict:
@@ -55,7 +64,7 @@ def sweep_entry(name: str, shapes: list[tuple[int, int]], modes: list[str], mapp
 
 def free_mapping(workdir: Path) -> str:
     """The benchmark's mapping with its allocations left to the search (one group per layer)."""
-    entries = yaml.safe_load((REPO / MAPPING).read_text())
+    entries = yaml.safe_load((REPO / SEARCH_MAPPING).read_text())
     for entry in entries:
         if entry["core_allocation"] == "mesh":
             entry["core_allocation_is_fixed"] = False
@@ -76,7 +85,9 @@ def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
                             {"individuals": 16, "generations": 8, "seed": 0})
     (workdir / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [entry], "results": "results"},
                                                         sort_keys=False))
+    cpu_before = _children_cpu()
     wall, (before, after) = timed_run(workdir, cores)
+    cpu = _children_cpu() - cpu_before
     with open(workdir / "results" / "hardware_sweeps" / entry["name"] / "variants.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     ok = [r for r in rows if r["status"] == "ok"]
@@ -84,10 +95,16 @@ def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
     entries = len(list((workdir / "results" / ".cache" / "stream-cost" / "entries").glob("*.json")))
     variants = len({r["variant"] for r in rows})
     print(f"{part:>7} {variants:>8} {len(ok):>7} {schedules:>9} {entries:>11} {wall:>8.1f} "
-          f"{schedules / wall:>11.2f} {before:>8.2f} -> {after:.2f}")
+          f"{schedules / wall:>11.2f} {before:>8.2f} -> {after:.2f}  {cpu:>7.1f} {cpu / cores:>10.1f}")
     failed = {(r["status"], r["reason"]) for r in rows if r["status"] != "ok"}
     for status, reason in sorted(failed)[:5]:
         print(f"        {status}: {reason}")
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children: Snakemake and its jobs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -100,7 +117,9 @@ def main() -> None:
     print(f"mesh shapes {shapes}, x 2 core types x 3 link x 2 DRAM bandwidths = {len(shapes) * 12} variants; "
           f"snakemake --cores {args.cores}; machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
     print(f"{'part':>7} {'variants':>8} {'rows ok':>7} {'schedules':>9} {'cost entries':>11} {'wall s':>8} "
-          f"{'schedules/s':>11} {'load before -> after':>20}")
+          f"{'schedules/s':>11} {'load before -> after':>20}  {'CPU s':>7} {'CPU s/core':>10}")
+    print("(CPU s: Snakemake's and its jobs' CPU time; CPU s/core: the wall time an idle machine with "
+          "--cores N would need at best, the projection when the load is high)")
     with tempfile.TemporaryDirectory() as tmp:
         for part in args.parts:
             run_part(part, shapes, args.cores, Path(tmp))
