@@ -21,7 +21,8 @@ bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle):
 ``--shapes K`` keeps the first K mesh shapes (a slice, for a loaded machine). Printed per part:
 variants, rows ok, schedules (the search's included), distinct cost-table entries computed, wall
 time, schedules per second, the 1-minute load average before and after, and the CPU time of
-Snakemake and its jobs (divided by the cores: the projection for an idle machine).
+Snakemake and its jobs (each run has a private job server, whose CPU time and its jobs' are read
+before it stops; divided by the cores: the projection for an idle machine).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import re
 import resource
 import sys
 import tempfile
@@ -37,7 +39,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_workflow import fresh_copy, timed_run  # noqa: E402
+from bench_workflow import fresh_copy, job_env, timed_run  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHAPES = [(1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (3, 3), (2, 5), (3, 4), (4, 4)]
@@ -85,9 +87,10 @@ def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
                             {"individuals": 16, "generations": 8, "seed": 0})
     (workdir / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [entry], "results": "results"},
                                                         sort_keys=False))
+    servers = parent / f"servers-{part}"  # a private job server for this run: its CPU time is the jobs'
     cpu_before = _children_cpu()
-    wall, (before, after) = timed_run(workdir, cores)
-    cpu = _children_cpu() - cpu_before
+    wall, (before, after) = timed_run(workdir, cores, {**job_env(servers, warm=True), "ZIGZAG_FLOW_IDLE": "20"})
+    cpu = _children_cpu() - cpu_before + _server_cpu(servers)
     with open(workdir / "results" / "hardware_sweeps" / entry["name"] / "variants.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     ok = [r for r in rows if r["status"] == "ok"]
@@ -102,9 +105,23 @@ def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
 
 
 def _children_cpu() -> float:
-    """CPU seconds (user + system) of this process's finished children: Snakemake and its jobs."""
+    """CPU seconds (user + system) of this process's finished children: Snakemake and its clients."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+def _server_cpu(folder: Path) -> float:
+    """CPU seconds of the job servers of ``folder`` (still idling after the run) and of the jobs
+    they ran (their children, reaped), read from /proc; 0 where a server has gone already."""
+    total = 0.0
+    for log in folder.glob("*.log"):
+        for pid in set(re.findall(r"\[(\d+)\]", log.read_text())):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+    return total
 
 
 def main() -> None:
