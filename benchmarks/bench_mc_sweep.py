@@ -1,6 +1,7 @@
 """Multi-core sweeps at scale: ResNet-18 on >= 100 mesh variants through the workflow, from scratch.
 
 Usage:  python benchmarks/bench_mc_sweep.py [--shapes 9] [--parts fixed search] [--cores 2]
+                                           [--fixed-mapping inputs/stream/mapping/mesh_all_cores.yaml]
 
 Variants (a ``kind: multicore`` hardware sweep of inputs/stream/hardware/tpu_like_mesh_pooling.yaml):
 mesh shapes (rows x cols) with 2 to 16 cores, two core types (TPU-like, Simba-like chiplet), three link
@@ -18,7 +19,8 @@ bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle):
 * ``search``: inputs/stream/mapping/mesh_all_cores.yaml with the allocations left free (each
   layer to one of the mesh cores), a 16 x 8 allocation search (seed 0) per variant in lbl mode.
 
-``--shapes K`` keeps the first K mesh shapes (a slice, for a loaded machine). Printed per part:
+``--shapes K`` keeps the first K mesh shapes (a slice, for a loaded machine); ``--fixed-mapping``
+times the fixed part with another mapping (e.g. every layer split over all cores). Printed per part:
 variants, rows ok, schedules (the search's included), distinct cost-table entries computed, wall
 time, schedules per second, the 1-minute load average before and after, and the CPU time of
 Snakemake and its jobs (each run has a private job server, whose CPU time and its jobs' are read
@@ -76,12 +78,12 @@ def free_mapping(workdir: Path) -> str:
     return str(path.relative_to(workdir))
 
 
-def run_part(part: str, shapes: list, cores: int, parent: Path) -> None:
+def run_part(part: str, shapes: list, cores: int, parent: Path, fixed_mapping: str = MAPPING) -> None:
     config = parent / f"{part}.yaml"
     config.write_text("{}")
     workdir = fresh_copy(config, parent, part)
     if part == "fixed":
-        entry = sweep_entry("mc_fixed", shapes, ["lbl", "fused"], MAPPING, None)
+        entry = sweep_entry("mc_fixed", shapes, ["lbl", "fused"], fixed_mapping, None)
     else:
         entry = sweep_entry("mc_search", shapes, ["lbl"], free_mapping(workdir),
                             {"individuals": 16, "generations": 8, "seed": 0})
@@ -129,6 +131,7 @@ def main() -> None:
     parser.add_argument("--shapes", type=int, default=len(SHAPES), help="first K mesh shapes (default all 9)")
     parser.add_argument("--parts", nargs="+", choices=("fixed", "search"), default=["fixed", "search"])
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--fixed-mapping", default=MAPPING, help=f"the fixed part's mapping (default {MAPPING})")
     args = parser.parse_args()
     shapes = SHAPES[:args.shapes]
     print(f"mesh shapes {shapes}, x 2 core types x 3 link x 2 DRAM bandwidths = {len(shapes) * 12} variants; "
@@ -139,7 +142,7 @@ def main() -> None:
           "--cores N would need at best, the projection when the load is high)")
     with tempfile.TemporaryDirectory() as tmp:
         for part in args.parts:
-            run_part(part, shapes, args.cores, Path(tmp))
+            run_part(part, shapes, args.cores, Path(tmp), args.fixed_mapping)
 
 
 if __name__ == "__main__":
