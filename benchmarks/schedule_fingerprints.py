@@ -8,7 +8,7 @@ multi-core mappings of benchmarks/bench_mc_sweep.py, TPU-like and Simba-chiplet 
 CN starts, CN ends, latency, energy terms, transfers, link events and memory timelines. Run it on
 the code before a change, then after it with ``--against`` the first file: it names every part
 that differs. ``--big`` adds the slowest case (16 Simba cores, every layer split over all cores,
-fused: about 20k CNs and 280k transfers). Prints each case's wall time.
+fused: about 20k CNs and 280k transfer calls). Prints each case's wall time.
 """
 
 from __future__ import annotations
