@@ -229,3 +229,12 @@ def test_cli_runs_a_multicore_entry_of_a_config(tmp_path, capsys):
     status = main(["sweep", "--config", str(config), "--output", str(tmp_path / "out"),
                    "--cache", str(tmp_path / "cache")])
     assert status == 0 and "1 rows (1 ok)" in capsys.readouterr().out
+
+
+def test_the_round_robin_mapping_gives_each_layer_one_core():
+    document = {"mesh": {"rows": 1, "cols": 3, "core": "tpu_like.yaml", "pooling_core": "pooling.yaml"}}
+    entries = follow_cores(yaml.safe_load(MAPPING.with_name("mesh_resnet18_round_robin.yaml").read_text()), document)
+    assert all(len(e["core_allocation"]) == 1 and e["core_allocation_is_fixed"] for e in entries)
+    convs = [e["core_allocation"][0] for e in entries if e["name"].endswith(("/Conv", "/Gemm"))]
+    assert convs[:7] == [0, 1, 2, 0, 1, 2, 0] and len(convs) == 21
+    assert {e["core_allocation"][0] for e in entries if "Pool" in e["name"]} == {3}
