@@ -14,8 +14,8 @@ bandwidths (16, 32, 64 bits/cycle) and two DRAM bandwidths (64, 128 bits/cycle):
   the convolutions and the classifier out round-robin over the mesh cores (``mesh[i]``), each Relu
   and Add on the core of its input, pooling on the pooling core; in lbl and fused modes: 216
   schedules. (Cutting *every* layer into one group per core, as mesh_all_cores.yaml does, makes
-  every CN read from every core: a 16-core fused schedule has 21k CNs and its cost grows with the
-  square of the core count; no fixed mapping of Stream splits every layer over all cores.)
+  every CN read from every core: a 16-core fused schedule has 21k CNs and its cost grows quickly
+  with the core count; no fixed mapping of Stream splits every layer over all cores.)
 * ``search``: inputs/stream/mapping/mesh_all_cores.yaml with the allocations left free (each
   layer to one of the mesh cores), a 16 x 8 allocation search (seed 0) per variant in lbl mode.
 
