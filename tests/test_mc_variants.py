@@ -106,6 +106,17 @@ def test_mapping_roles_and_expressions_follow_the_core_count():
     assert followed[1]["core_allocation"] == [6] and followed[1]["inter_core_tiling"] == ["K, 3"]
     with pytest.raises(InputError, match="'simd' is not a core role"):
         follow_cores([{"name": "Add", "core_allocation": ["simd"]}], document)
+    with pytest.raises(InputError, match="'simd' is not a core role"):
+        follow_cores([{"name": "Add", "core_allocation": "simd[1]"}], document)
+
+
+def test_one_core_of_a_role_is_counted_round_its_cores():
+    document = {"mesh": {"rows": 1, "cols": 3, "core": "tpu_like.yaml", "pooling_core": "pooling.yaml"}}
+    entries = [{"name": f"L{i}", "core_allocation": f"mesh[{i}]", "core_allocation_is_fixed": True} for i in range(5)]
+    entries.append({"name": "Pool", "core_allocation": ["pooling[7]", "mesh[4]"]})
+    followed = follow_cores(entries, document)
+    assert [e["core_allocation"] for e in followed[:5]] == [[0], [1], [2], [0], [1]]
+    assert followed[5]["core_allocation"] == [3, 1]
 
 
 def test_variants_that_cannot_run_are_rows_and_the_rest_goes_on(tmp_path):
@@ -218,3 +229,12 @@ def test_cli_runs_a_multicore_entry_of_a_config(tmp_path, capsys):
     status = main(["sweep", "--config", str(config), "--output", str(tmp_path / "out"),
                    "--cache", str(tmp_path / "cache")])
     assert status == 0 and "1 rows (1 ok)" in capsys.readouterr().out
+
+
+def test_the_round_robin_mapping_gives_each_layer_one_core():
+    document = {"mesh": {"rows": 1, "cols": 3, "core": "tpu_like.yaml", "pooling_core": "pooling.yaml"}}
+    entries = follow_cores(yaml.safe_load(MAPPING.with_name("mesh_resnet18_round_robin.yaml").read_text()), document)
+    assert all(len(e["core_allocation"]) == 1 and e["core_allocation_is_fixed"] for e in entries)
+    convs = [e["core_allocation"][0] for e in entries if e["name"].endswith(("/Conv", "/Gemm"))]
+    assert convs[:7] == [0, 1, 2, 0, 1, 2, 0] and len(convs) == 21
+    assert {e["core_allocation"][0] for e in entries if "Pool" in e["name"]} == {3}

@@ -13,6 +13,8 @@ core count (:func:`follow_cores`)::
       core_allocation: compute       # every compute core; also mesh, pooling, simd, or a core type
       core_allocation_is_fixed: true
       inter_core_tiling: [K, n_cores]   # a factor may be an expression over n_cores, rows, cols
+    - name: /layer1/layer1.0/conv1/Conv
+      core_allocation: mesh[3]       # one core of a role: the 4th, counted round the role's cores
 
 See docs/reference/sweeps.md.
 """
@@ -20,6 +22,7 @@ See docs/reference/sweeps.md.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,8 @@ from zigzag.variants import documents, expressions
 
 #: the document keys that hold core references (a file name or a core document)
 _MESH_ROLES = ("pooling_core", "simd_core")
+#: ``role[i]``: the i-th core of a role, counted round its cores (i modulo their number)
+_ONE_OF_ROLE = re.compile(r"^\s*(\w+)\s*\[\s*(\d+)\s*\]\s*$")
 
 
 def read_core_files(document: dict, home: str | Path, paths) -> dict:
@@ -110,7 +115,9 @@ def _names(document: dict) -> dict[str, int]:
 def follow_cores(mapping: Any, document: dict, *, file: str = "mapping") -> Any:
     """A copy of a multi-core mapping (a list of entries) with core roles replaced by core ids and
     tiling factors that are expressions computed (``n_cores``: the entry's number of cores;
-    ``rows``, ``cols``: the mesh's). An unknown role or a factor below 1 is a one-line InputError."""
+    ``rows``, ``cols``: the mesh's). ``role[i]`` is one core of a role: its i-th, counted round
+    (i modulo the role's size), so layers written ``mesh[0]``, ``mesh[1]``, ... are dealt out
+    round-robin over any core count. An unknown role or a factor below 1 is a one-line InputError."""
     if not isinstance(mapping, list):
         return mapping
     roles = core_roles(document)
@@ -135,12 +142,15 @@ def _cores(value: Any, roles: dict, file: str, where: str) -> Any:
     result: list = []
     for item in items:
         if isinstance(item, str) and not item.strip().isdigit():
-            if item not in roles:
-                raise InputError(file, where, f"'{item}' is not a core role of this accelerator (roles: "
+            one = _ONE_OF_ROLE.match(item)
+            role = one.group(1) if one else item
+            if role not in roles:
+                raise InputError(file, where, f"'{role}' is not a core role of this accelerator (roles: "
                                  f"{', '.join(r for r in roles if roles[r])}); use one of them or core ids")
-            if not roles[item]:
-                raise InputError(file, where, f"this accelerator has no {item} core; change the role")
-            result += list(roles[item])
+            if not roles[role]:
+                raise InputError(file, where, f"this accelerator has no {role} core; change the role")
+            cores = roles[role]
+            result += [cores[int(one.group(2)) % len(cores)]] if one else list(cores)
         elif isinstance(item, list):
             result.append(_cores(item, roles, file, where))
         else:

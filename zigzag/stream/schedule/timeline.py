@@ -23,15 +23,17 @@ _SPLIT = 64  # a block is split in two when it grows past this many points
 class Timeline:
     """A step function of memory usage over time, with in-place updates from a time on."""
 
-    __slots__ = ("times", "bits", "offset", "top", "first", "bound")
+    __slots__ = ("times", "bits", "offset", "top", "stale", "first", "bound", "exact")
 
     def __init__(self):
         self.times = [[0]]  # per block, its point times
         self.bits = [[0]]  # per block, its points' usage minus the block's offset
         self.offset = [0]  # per block
         self.top: list[int | None] = [0]  # per block, max of its stored bits (None: to be found)
+        self.stale = False  # some block's top is None
         self.first = [0]  # per block, its first time
         self.bound = 0  # an upper bound of every usage (the exact maximum is found when it is not enough)
+        self.exact = True  # the bound is the exact maximum (found, and nothing changed since)
 
     def _left(self, t: float) -> tuple[int, int]:
         """(block, position) of the first point with time >= ``t``; position = block length if none."""
@@ -53,10 +55,11 @@ class Timeline:
     def _tops(self) -> list[int]:
         """The blocks' maxima, found where unknown."""
         top = self.top
-        if None in top:
+        if self.stale:
             for k, v in enumerate(top):
                 if v is None:
                     top[k] = max(self.bits[k])
+            self.stale = False
         return top
 
     def _max_after(self, k: int) -> float:
@@ -71,6 +74,7 @@ class Timeline:
         With a ``capacity``, returns True if an updated point that existed before exceeds it (the
         inserted point is not checked, as in Stream); else False.
         """
+        self.exact = False
         k = len(self.times) - 1
         times, bits = self.times[k], self.bits[k]
         last = times[-1]
@@ -90,6 +94,7 @@ class Timeline:
             bits[-1] += delta
             if delta <= 0:
                 self.top[k] = None
+                self.stale = True
                 return False
             if self.top[k] is not None and bits[-1] > self.top[k]:
                 self.top[k] = bits[-1]
@@ -104,6 +109,7 @@ class Timeline:
         # the points p.. of block k and every later block
         bits[p:] = [b + delta for b in bits[p:]]
         self.top[k] = None
+        self.stale = True
         if k + 1 < len(offset):
             offset[k + 1 :] = [o + delta for o in offset[k + 1 :]]
         if p:
@@ -125,6 +131,7 @@ class Timeline:
         times.insert(p, int(t))
         bits.insert(p, previous + delta - offset[k])
         self.top[k] = None
+        self.stale = True
         if not p:
             self.first[k] = times[0]
         if len(times) > _SPLIT:
@@ -140,12 +147,15 @@ class Timeline:
         self.first.insert(k + 1, times[half])
         del times[half:], bits[half:]
         self.top[k : k + 1] = [None, None]
+        self.stale = True
 
     def always_fits(self, size: int, capacity: int) -> bool:
         """True if ``size`` more bits fit at every time."""
         if self.bound + size <= capacity:
             return True
-        self.bound = max(map(add, self._tops(), self.offset))
+        if not self.exact:  # else the maximum found last time still holds
+            self.bound = max(map(add, self._tops(), self.offset))
+            self.exact = True
         return self.bound + size <= capacity
 
     def usage(self, t: float) -> int:
