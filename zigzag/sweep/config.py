@@ -144,17 +144,23 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
         options, workload_options = resolve_options(option_values)
     except InputError as exc:
         raise InputError(where, exc.where, exc.message) from None
+    clock = _clock(section, where)
+    batch_size = _batch_size(section, where)
+    return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
+                 read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
+                 workload_options, batch_size,
+                 None if section.get("search") is None else read_budget(section["search"], where))
+
+
+def _clock(section: dict, where: str) -> Any:
+    """The sweep's ``clock_ghz``: a number or an expression over its parameters (checked to parse)."""
     clock = section.get("clock_ghz")
     if clock is not None:
         try:
             expressions.parse(str(clock))
         except expressions.ExpressionError as exc:
             raise InputError(where, "clock_ghz", str(exc)) from None
-    batch_size = _batch_size(section, where)
-    return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
-                 read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
-                 workload_options, batch_size,
-                 None if section.get("search") is None else read_budget(section["search"], where))
+    return clock
 
 
 def _batch_size(section: dict, where: str) -> int | str:
@@ -198,12 +204,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         except InputError as exc:
             raise InputError(where, "layer_stacks", exc.message) from None
     search = _allocation_search(section.get("allocation_search"), where)
-    clock = section.get("clock_ghz")
-    if clock is not None:
-        try:
-            expressions.parse(str(clock))
-        except expressions.ExpressionError as exc:
-            raise InputError(where, "clock_ghz", str(exc)) from None
+    clock = _clock(section, where)
     return Sweep(name, spec, tuple(workloads), section["mapping"], "given",
                  read_constraints(section.get("constraints") or [], where), clock, {}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
