@@ -76,6 +76,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.io.memory_costs import resolve_memory_costs
     from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
     from zigzag.mapping.entry import MappingEntry
+    from zigzag.notes import grouped_layer_warnings
     from zigzag.search.network import evaluated_layers, layer_accelerators
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
@@ -102,8 +103,9 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     accelerator = accelerator_from_dict(accelerator_data)
     options = SearchOptions(**sweep.options)
     per_layer = layer_accelerators(network, accelerator, options)
-    results = [_layer_result(layer, per_layer[layer.id], options, cache)
-               for layer in evaluated_layers(network.layers, accelerator)]
+    with grouped_layer_warnings():  # one line per repeated warning, with the layers it concerns
+        results = [_layer_result(layer, per_layer[layer.id], options, cache)
+                   for layer in evaluated_layers(network.layers, accelerator)]
     total = sum_results(results)
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
