@@ -71,17 +71,22 @@ def test_parsed_workload_round_trips_the_layers(tmp_path):
     assert document["workload"]["sha256"] and document["mapping"]["path"] == mapping
 
 
+def _write_mapping_naming_a_missing_array_dimension(path: Path) -> None:
+    """gemm_l1's mapping with its spatial unrolling on D4, an array dimension gemm_l1 lacks."""
+    mapping = yaml.safe_load(Path(reference_input("mapping", "gemm_l1.yaml")).read_text())
+    for entry in mapping:
+        if entry.get("spatial_mapping"):
+            entry["spatial_mapping"] = {"D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()}
+    path.write_text(yaml.safe_dump(mapping))
+
+
 def test_split_checks_the_mapping_against_the_accelerator(tmp_path):
     from zigzag.errors import InputError
     from zigzag.steps.experiments import expand_experiments
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import split_layers
 
-    mapping = yaml.safe_load(Path(reference_input("mapping", "gemm_l1.yaml")).read_text())
-    for entry in mapping:
-        if entry.get("spatial_mapping"):
-            entry["spatial_mapping"] = {"D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()}
-    (tmp_path / "bad_mapping.yaml").write_text(yaml.safe_dump(mapping))
+    _write_mapping_naming_a_missing_array_dimension(tmp_path / "bad_mapping.yaml")
     experiment = expand_experiments({"experiments": [
         {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml")}]})[0]
     parse_workload(experiment["workload"], experiment["mapping"], tmp_path / "w.json")  # alone it is fine
@@ -257,11 +262,7 @@ def test_split_with_record_failure_writes_a_record_passed_on_to_the_row(tmp_path
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.tables import read_csv as read_rows
 
-    mapping = yaml.safe_load(Path(reference_input("mapping", "gemm_l1.yaml")).read_text())
-    for entry in mapping:
-        if entry.get("spatial_mapping"):
-            entry["spatial_mapping"] = {"D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()}
-    (tmp_path / "bad_mapping.yaml").write_text(yaml.safe_dump(mapping))
+    _write_mapping_naming_a_missing_array_dimension(tmp_path / "bad_mapping.yaml")
     experiment = expand_experiments({"experiments": [
         {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml"),
          "parameters": {"array": "32x32"}}]})[0]
