@@ -40,3 +40,12 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 def write_json_atomic(path: str | Path, data) -> None:
     write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def write_text_if_changed(path: str | Path, text: str) -> str:
+    """Write ``text`` to ``path`` (atomically) only when the file holds something else, so that its
+    time stamp tells Snakemake when what depends on it must rerun; returns the path."""
+    path = Path(path)
+    if not path.exists() or path.read_text() != text:
+        write_text_atomic(path, text)
+    return str(path)

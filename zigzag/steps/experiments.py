@@ -219,12 +219,10 @@ def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     content changed: the file's time stamp then tells Snakemake exactly when to rerun them."""
     import json
 
-    path = Path(folder) / f"{experiment['name']}.json"
+    from zigzag.io.atomic import write_text_if_changed
+
     text = json.dumps(experiment, sort_keys=True, indent=1) + "\n"
-    if not path.exists() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return str(path)
+    return write_text_if_changed(Path(folder) / f"{experiment['name']}.json", text)
 
 
 def read_experiment_spec(path: str | Path) -> dict:

@@ -18,7 +18,7 @@ import math
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import write_json_atomic, write_text_if_changed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
 from zigzag.variants import Variant, VariantSpec
 
@@ -90,11 +90,7 @@ def sweep_from_settings(data: dict) -> Sweep:
 def write_if_changed(path: Path, data: dict) -> str:
     """Write JSON only when its content changed (its time stamp then tells Snakemake what to rerun).
     Keys keep their order: the order of an accelerator's memories is its hierarchy."""
-    text = json.dumps(data, indent=1, default=str) + "\n"
-    if not path.exists() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return str(path)
+    return write_text_if_changed(path, json.dumps(data, indent=1, default=str) + "\n")
 
 
 def batches(sweep: Sweep, variants: list[Variant]) -> list[list[Variant]]:
