@@ -128,11 +128,7 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     from zigzag.sweep.runner import accelerator_identity
 
     spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
-    workloads = section.get("workloads")
-    if isinstance(workloads, str):
-        workloads = [workloads]
-    if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
-        raise InputError(where, "workloads", "give a list of workload files (ONNX or YAML)")
+    workloads = _workloads(section, where, "ONNX or YAML")
     spatial = section.get("spatial_mapping", "given")
     if spatial not in SPATIAL_MAPPING_MODES:
         raise InputError(where, "spatial_mapping", f"{spatial!r} is not one of {', '.join(SPATIAL_MAPPING_MODES)}")
@@ -150,6 +146,16 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
                  workload_options, batch_size,
                  None if section.get("search") is None else read_budget(section["search"], where))
+
+
+def _workloads(section: dict, where: str, kinds: str) -> list[str]:
+    """The sweep's ``workloads``: one file or a non-empty list of files."""
+    workloads = section.get("workloads")
+    if isinstance(workloads, str):
+        workloads = [workloads]
+    if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
+        raise InputError(where, "workloads", f"give a list of workload files ({kinds})")
+    return workloads
 
 
 def _clock(section: dict, where: str) -> Any:
@@ -182,11 +188,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
             else f"unknown key; known keys: {', '.join(sorted(known))}"
         raise InputError(where, str(unknown[0]), f"{why}; remove it")
     spec = multicore_spec(section, where, base_document)
-    workloads = section.get("workloads")
-    if isinstance(workloads, str):
-        workloads = [workloads]
-    if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
-        raise InputError(where, "workloads", "give a list of workload files (ONNX)")
+    workloads = _workloads(section, where, "ONNX")
     if not isinstance(section.get("mapping"), str):
         raise InputError(where, "mapping", "missing; give the multi-core (Stream) mapping file")
     modes = section.get("modes", ["lbl"])
