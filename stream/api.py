@@ -1,5 +1,5 @@
 """Stream's one-call API: ``optimize_allocation_ga`` (our seeded genetic allocation search) and
-``optimize_allocation_co`` (not available: it needs the commercial Gurobi solver)."""
+``optimize_allocation_co`` (Stream's constraint-optimisation allocation, solved with OR-Tools CP-SAT)."""
 
 from __future__ import annotations
 
@@ -54,11 +54,24 @@ def optimize_allocation_ga(
 
 
 def optimize_allocation_co(hardware: str, workload: str, mapping: str, mode: str, layer_stacks, experiment_id: str,
-                           output_path: str, skip_if_exists: bool = False) -> StreamCostModelEvaluation:
-    """Stream's constraint-optimisation allocation: not available here (it needs Gurobi)."""
-    raise InputError(None, "optimize_allocation_co", "is not supported (Stream solves it with the commercial "
-                     "Gurobi solver); use stream.api.optimize_allocation_ga with the same arguments plus "
-                     "nb_ga_generations and nb_ga_individuals")
+                           output_path: str, skip_if_exists: bool = False, *, time_limit: float = 600,
+                           gap: float = 1e-4) -> StreamCostModelEvaluation:
+    """Allocate ``workload``'s layers to cores by constraint optimisation and return the schedule.
+
+    As Stream: ``<output_path>/<experiment_id>/`` holds ``cost_lut.pickle``, ``waco/`` (the
+    steady states' slots and allocation) and ``scme.pickle`` (reused with ``skip_if_exists``);
+    ``outputs/<experiment_id>/cost_lut_post_co.pickle`` the cost table after the allocation.
+    Ours: the open solver OR-Tools CP-SAT, ``time_limit`` seconds and ``gap`` per layer stack.
+    """
+    scme_path = Path(output_path) / experiment_id / "scme.pickle"
+    if skip_if_exists and scme_path.exists():
+        logging.getLogger(__name__).info("reusing the saved schedule %s (skip_if_exists)", scme_path)
+        return _load(scme_path)
+    scme = StreamCostModelEvaluation.of(_api.optimize_allocation_co(
+        hardware, workload, mapping, mode, layer_stacks, experiment_id, output_path, time_limit=time_limit, gap=gap))
+    with open(scme_path, "wb") as handle:
+        pickle.dump(scme, handle)
+    return scme
 
 
 def _load(path: Path) -> StreamCostModelEvaluation:

@@ -1,4 +1,5 @@
-"""Stream's one-call API: :func:`optimize_allocation_ga` (docs/models/multi-core.md), in-process."""
+"""Stream's one-call API: :func:`optimize_allocation_ga` and :func:`optimize_allocation_co`
+(docs/models/multi-core.md), in-process."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.stream.stages import (
     AcceleratorParserStage,
+    ConstraintOptimizationAllocationStage,
     GeneticAlgorithmAllocationStage,
     LayerStacksGenerationStage,
     MainStage,
@@ -27,6 +29,17 @@ STAGES = [
     TiledWorkloadGenerationStage, ZigZagCoreMappingEstimationStage, SetFixedAllocationPerformanceStage,
     SchedulingOrderGenerationStage, GeneticAlgorithmAllocationStage,
 ]
+
+
+CO_STAGES = [*STAGES[:-1], ConstraintOptimizationAllocationStage]
+
+
+def _check_inputs(hardware: str, workload: str, mapping: str, mode: str) -> None:
+    for field, path in (("hardware", hardware), ("workload", workload), ("mapping", mapping)):
+        if not os.path.exists(path):
+            raise InputError(path, field, "file not found; give an existing file")
+    if mode not in ("lbl", "fused"):
+        raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
 
 
 def optimize_allocation_ga(
@@ -52,11 +65,7 @@ def optimize_allocation_ga(
     may use several processes (``workers``), and also writes the whole front and the chosen
     allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there.
     """
-    for field, path in (("hardware", hardware), ("workload", workload), ("mapping", mapping)):
-        if not os.path.exists(path):
-            raise InputError(path, field, "file not found; give an existing file")
-    if mode not in ("lbl", "fused"):
-        raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
+    _check_inputs(hardware, workload, mapping, mode)
     folder = Path(output_path) / experiment_id
     folder.mkdir(parents=True, exist_ok=True)
     scme_path = folder / "scme.pickle"
@@ -71,6 +80,49 @@ def optimize_allocation_ga(
     ).run()
     scme, search = answers[0]
     search.write(folder)
+    with open(scme_path, "wb") as handle:
+        pickle.dump(scme, handle)
+    return scme
+
+
+def optimize_allocation_co(
+    hardware: str,
+    workload: str,
+    mapping: str,
+    mode: str,
+    layer_stacks: Sequence[Sequence[int]] | None,
+    experiment_id: str,
+    output_path: str,
+    skip_if_exists: bool = False,
+    *,
+    time_limit: float = 600,
+    gap: float = 1e-4,
+) -> StreamCostModelEvaluation:
+    """Allocate ``workload``'s layers by constraint optimisation (OR-Tools CP-SAT) and return the schedule.
+
+    As Stream: ``<output_path>/<experiment_id>/`` holds the cost table (``cost_lut.pickle``), the
+    steady-state allocations (``waco/``: ``co_slots.csv``, ``allocation.yaml``, ``summary.json``)
+    and the result (``scme.pickle``, loaded instead of solving again with ``skip_if_exists``); the
+    cost table of the split layers goes to ``outputs/<experiment_id>/cost_lut_post_co.pickle``
+    (Stream's fixed place, relative to the working directory). Ours: ``time_limit`` seconds and
+    ``gap`` relative optimality gap per layer stack.
+    """
+    _check_inputs(hardware, workload, mapping, mode)
+    folder = Path(output_path) / experiment_id
+    folder.mkdir(parents=True, exist_ok=True)
+    scme_path = folder / "scme.pickle"
+    if skip_if_exists and scme_path.exists():
+        with open(scme_path, "rb") as handle:
+            return pickle.load(handle)
+    post = Path("outputs") / experiment_id / "cost_lut_post_co.pickle"
+    post.parent.mkdir(parents=True, exist_ok=True)
+    answers = MainStage(
+        CO_STAGES, accelerator=hardware, workload_path=workload, mapping_path=mapping, loma_lpf_limit=6, mode=mode,
+        layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
+        cost_lut_path=str(folder / "cost_lut.pickle"), allocations_path=str(folder / "waco"),
+        cost_lut_post_co_path=str(post), operands_to_prefetch=[], co_time_limit=time_limit, co_gap=gap,
+    ).run()
+    scme, _ = answers[0]
     with open(scme_path, "wb") as handle:
         pickle.dump(scme, handle)
     return scme

@@ -69,13 +69,21 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
 
     search = commands.add_parser(
         "search",
-        help="search the layer-to-core allocation (NSGA-II on energy and latency); write the Pareto front",
+        help="search the layer-to-core allocation (NSGA-II on energy and latency, or constraint optimisation)",
         description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
-        "with a seeded multi-objective genetic algorithm (NSGA-II); write OUTPUT/front.csv (the Pareto front's "
-        "distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json and "
-        "schedule.csv.",
+        "with a seeded multi-objective genetic algorithm (NSGA-II, --method ga); write OUTPUT/front.csv (the Pareto "
+        "front's distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json "
+        "and schedule.csv. With --method co, Stream's constraint-optimisation allocation instead (steady state of "
+        "each layer stack solved exactly with OR-Tools CP-SAT; layers may be split along their inter-core tiling "
+        "over several cores): OUTPUT/allocation.yaml, co_slots.csv, summary.json and schedule.csv.",
     )
     _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
+    search.add_argument("--method", default="ga", choices=("ga", "co"),
+                        help="ga: genetic search of the Pareto front (default); co: constraint optimisation")
+    search.add_argument("--time-limit", type=float, default=600.0,
+                        help="co: seconds per layer stack's solve (default 600, as Stream)")
+    search.add_argument("--gap", type=float, default=1e-4,
+                        help="co: relative optimality gap at which a solve stops (default 1e-4)")
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
     search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
     search.add_argument("--seed", type=int, default=0, help="random seed (same seed, same front; default 0)")
@@ -113,6 +121,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     from zigzag.stream.allocation.nsga import print_generation
     from zigzag.stream.tiling import parse_layer_stacks
 
+    if args.method == "co":
+        return _search_co(args, stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks))
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
         raise InputError(None, "--individuals/--generations/--workers",
                          "need at least 2 individuals, 0 or more generations and 1 or more workers")
@@ -152,6 +162,29 @@ def cmd_search(args: argparse.Namespace) -> int:
           f"as a fixed mapping: latency {fixed.latency:.10g}, energy {fixed.energy:.6g} pJ")
     out = Path(args.output)
     print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    return 0
+
+
+def _search_co(args: argparse.Namespace, stacks) -> int:
+    from zigzag.stream.allocation.optimize import optimize_co
+
+    begin = time.perf_counter()
+    with collected_warnings() as notes:
+        found = optimize_co(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                            time_limit=args.time_limit, gap=args.gap, lpf_limit=args.lpf_limit, cache=_cache(args),
+                            cost_lut_path=args.cost_lut_path,
+                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                            output=args.output, cwd=args.cwd)  # fmt: skip
+    add_notes(Path(args.output) / "summary.json", notes)
+    if not args.quiet:
+        for index, stack in enumerate(found.allocation.stacks):
+            print(f"stack {index} (layers {stack.state.stack[0]}..{stack.state.stack[-1]}): "
+                  f"{len(stack.state.cns)} steady-state CNs x {stack.state.iterations}, objective "
+                  f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)")
+    print(f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
+          f"{found.schedule.energy:.6g} pJ ({time.perf_counter() - begin:.1f} s in all)")
+    out = Path(args.output)
+    print(f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
     return 0
 
 

@@ -48,7 +48,7 @@ from zigzag.stream.tiling import SeedTiling
 from zigzag.stream.workload import StreamWorkload, read_stream_workload
 
 __all__ = [
-    "AcceleratorParserStage", "CustomSpatialMappingGeneratorStage", "GenerateCNWorkloadHybridStage",
+    "AcceleratorParserStage", "ConstraintOptimizationAllocationStage", "CustomSpatialMappingGeneratorStage", "GenerateCNWorkloadHybridStage",
     "GeneticAlgorithmAllocationStage", "InterCoreMappingStage", "IntraCoreMappingStage", "LayerSplittingStage",
     "LayerStacksGenerationStage", "MainStage", "ONNXModelParserStage", "SchedulingOrderGenerationStage",
     "SetFixedAllocationPerformanceStage", "Stage", "StageCallable", "StreamCostModelEvaluation",
@@ -301,6 +301,41 @@ class GeneticAlgorithmAllocationStage(Stage):
     def run(self):
         search = self.search()
         yield StreamCostModelEvaluation.of(search.search_schedule()), search
+
+
+class ConstraintOptimizationAllocationStage(Stage):
+    """Leaf: Stream's constraint-optimisation allocation (steady state of each layer stack solved
+    with OR-Tools CP-SAT, ``co_time_limit`` seconds and ``co_gap`` relative gap per stack), then
+    the schedule of that allocation as a fixed mapping; yields ``(scme, search)``, ``search`` a
+    :class:`~zigzag.stream.allocation.optimize.ConstraintSearch`. ``cost_lut_post_co_path`` keeps
+    the cost table of the split layers; ``allocations_path`` gets ``co_slots.csv`` and
+    ``allocation.yaml``."""
+
+    def __init__(self, list_of_callables, *, workload, accelerator, cost_lut, workload_path, mapping_path,
+                 mode="fused", layer_stacks=None, co_time_limit=600, co_gap=1e-4, allocations_path=None,
+                 cost_lut_post_co_path=None, loma_lpf_limit=6, operands_to_prefetch=(), cost_cache=None, cwd=None,
+                 **kwargs):
+        super().__init__(list_of_callables, **kwargs)
+        self.graph, self.accelerator, self.table = workload, accelerator, cost_lut
+        self.workload_path, self.mapping_path, self.mode = workload_path, mapping_path, mode
+        self.stacks = layer_stacks or None
+        self.time_limit, self.gap = co_time_limit, co_gap
+        self.allocations_path, self.post_path = allocations_path, cost_lut_post_co_path
+        self.lpf, self.prefetch, self.cache, self.cwd = loma_lpf_limit, tuple(operands_to_prefetch), cost_cache, cwd
+
+    def is_leaf(self) -> bool:
+        return True
+
+    def run(self):
+        from zigzag.stream.allocation.optimize import allocate_and_schedule
+
+        mapping = load_stream_mapping(self.mapping_path)
+        search = allocate_and_schedule(self.graph, self.accelerator, self.table, self.workload_path, mapping,
+                                       self.mode, self.stacks, time_limit=self.time_limit, gap=self.gap,
+                                       lpf_limit=self.lpf, cache=self.cache, post_cost_lut_path=self.post_path,
+                                       operands_to_prefetch=self.prefetch, output=self.allocations_path,
+                                       cwd=self.cwd)
+        yield StreamCostModelEvaluation.of(search.schedule), search
 
 
 class InterCoreMappingStage(GeneticAlgorithmAllocationStage):

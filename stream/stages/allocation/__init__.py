@@ -1,1 +1,1 @@
-"""Allocation stages: the genetic search (the constraint optimisation is not available)."""
+"""Allocation stages: the genetic search and the constraint optimisation."""

@@ -1,15 +1,16 @@
-"""Stream's constraint-optimisation allocation stage: not available (Stream solves it with the
-commercial Gurobi solver); building it is a one-line error pointing to the genetic search."""
+"""Stream's constraint-optimisation allocation stage: ours, solved with OR-Tools CP-SAT, yielding
+Stream's schedule object."""
 
-from zigzag.errors import InputError
+from zigzag.stream.stages import ConstraintOptimizationAllocationStage as _AllocationStage
+
+from stream.cost_model.cost_model import StreamCostModelEvaluation
 
 __all__ = ["ConstraintOptimizationAllocationStage"]
 
 
-class ConstraintOptimizationAllocationStage:
-    """Raises :class:`~zigzag.errors.InputError` when built."""
+class ConstraintOptimizationAllocationStage(_AllocationStage):
+    """Leaf: yields ``(scme, search)``, ``scme`` a :class:`StreamCostModelEvaluation`."""
 
-    def __init__(self, list_of_callables, **kwargs):
-        raise InputError(None, "ConstraintOptimizationAllocationStage", "is not supported (Stream solves it with "
-                         "the commercial Gurobi solver); use GeneticAlgorithmAllocationStage from "
-                         "stream.stages.allocation.genetic_algorithm_allocation")
+    def run(self):
+        for scme, search in super().run():
+            yield StreamCostModelEvaluation.of(scme), search
