@@ -28,6 +28,8 @@ from zigzag.errors import InputError
 #: (what bounds Gurobi's answer in Stream: its default MIP gap)
 DEFAULT_TIME_LIMIT = 600.0
 DEFAULT_GAP = 1e-4
+#: the tie-break's budget in CP-SAT's deterministic time units (the same answer on any machine)
+TIE_BREAK_WORK = 5.0
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,8 @@ def solve_slots(problem: SlotProblem, *, time_limit: float = DEFAULT_TIME_LIMIT,
 
     With ``tie_break``, a second solve keeps the best objective and picks, among the allocations
     reaching it, the one of least estimated energy (each node's energy on its cores, split
-    evenly over its parts); without an energy table, the first optimum found.
+    evenly over its parts) that it finds within a fixed amount of deterministic solver work;
+    without an energy table, or when the first solve is not proven optimal, the first answer.
     """
     if time_limit <= 0:
         raise InputError(None, "time_limit", f"{time_limit} is not positive; give seconds > 0")
@@ -88,13 +91,9 @@ def solve_slots(problem: SlotProblem, *, time_limit: float = DEFAULT_TIME_LIMIT,
     status, objective = model.solve(time_limit, gap, seed)
     optimal = status == "OPTIMAL"
     if tie_break and problem.energy and optimal:
-        left = time_limit - (time.perf_counter() - started)
-        if left > 0:
-            model.fix_objective(objective)
-            model.minimise_energy()
-            second, _ = model.solve(left, 0.0, seed)
-            if second not in ("OPTIMAL", "FEASIBLE"):  # keep the first answer
-                model.restore()
+        model.fix_objective(objective)
+        model.minimise_energy()
+        model.solve(time_limit, 0.0, seed, work=TIE_BREAK_WORK, required=False)
     return SlotAllocation(model.parts(), objective, optimal, time.perf_counter() - started, status)
 
 
@@ -108,7 +107,6 @@ class _SlotModel:
         self.p = problem
         self.m = cp_model.CpModel()
         self.solution: dict | None = None
-        self._kept: dict | None = None
         nodes, cores = problem.nodes, problem.cores
         slots = range(len(nodes))
         m = self.m
@@ -201,15 +199,18 @@ class _SlotModel:
         latency = sum(length[s] for s in slots)
         # idle time of each core before its first part and after its last part
         idle_totals = []
+        first_slot = {}
         for c in cores:
             used = sum(busy[c, s] for s in slots)
             terms = []
+            leads = []
             for s in slots:
                 upto = sum(busy[c, t] for t in range(s + 1))
                 before = sum(busy[c, t] for t in range(s))
                 lead = m.NewBoolVar(f"lead_{c}_{s}")
                 m.Add(upto == 0).OnlyEnforceIf(lead)
                 m.Add(upto >= 1).OnlyEnforceIf(lead.Not())
+                leads.append(lead)
                 tail = m.NewBoolVar(f"tail_{c}_{s}")
                 m.Add(before == used).OnlyEnforceIf(tail)
                 m.Add(before <= used - 1).OnlyEnforceIf(tail.Not())
@@ -218,30 +219,40 @@ class _SlotModel:
                     m.Add(share == length[s]).OnlyEnforceIf(flag)
                     m.Add(share == 0).OnlyEnforceIf(flag.Not())
                     terms.append(share)
+            first_slot[c] = sum(leads)  # slots before the core's first part (all of them if unused)
             total = m.NewIntVar(0, 2 * span, f"idle_{c}")
             m.Add(total == sum(terms))
             idle_totals.append(total)
+        # interchangeable cores (same cycles, energy and weight memory for every node) are used in
+        # the order of their first part: any allocation has such a twin, so no optimum is lost
+        for a, b in _interchangeable_pairs(p):
+            m.Add(first_slot[a] <= first_slot[b])
         overlap = m.NewIntVar(0, 2 * span, "overlap")
         m.AddMinEquality(overlap, idle_totals)
         n_it = int(p.iterations)
         self.objective = n_it * latency - (n_it - 1) * overlap
         m.Minimize(self.objective)
 
-    def solve(self, time_limit: float, gap: float, seed: int) -> tuple[str, int]:
+    def solve(self, time_limit: float, gap: float, seed: int, *, work: float | None = None,
+              required: bool = True) -> tuple[str, int | None]:
+        """Solve; keep the solution found (or, when not ``required`` and none is found, the previous one)."""
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = float(time_limit)
+        if work is not None:
+            solver.parameters.max_deterministic_time = float(work)
         solver.parameters.relative_gap_limit = float(gap)
         solver.parameters.num_workers = 1
         solver.parameters.random_seed = int(seed)
         code = solver.Solve(self.m)
         status = solver.StatusName(code)
+        if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE) and not required:
+            return status, None
         if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             raise InputError(None, "constraint-optimisation allocation",
                              f"the solver found no allocation ({status} after {solver.WallTime():.1f} s); "
                              + ("raise the time limit" if code == self.cp.UNKNOWN else
                                 "the weights do not fit the cores' weight memories or a node has no core: "
                                 "give more cores to the layers or a larger weight memory"))
-        self._kept = self.solution
         self.solution = {key: solver.BooleanValue(var) for key, var in self.x.items()}
         return status, int(round(solver.Value(self.objective)))
 
@@ -262,9 +273,18 @@ class _SlotModel:
                     terms.append(int(round(p.energy[n, c] / k)) * both)
         m.Minimize(sum(terms))
 
-    def restore(self) -> None:
-        self.solution = self._kept
-
     def parts(self) -> tuple[tuple[int, int, int], ...]:
         assert self.solution is not None
         return tuple(sorted((s, c, n) for (c, s, n), on in self.solution.items() if on))
+
+
+def _interchangeable_pairs(p: SlotProblem) -> list[tuple[int, int]]:
+    """Consecutive cores of each class of cores the model cannot tell apart."""
+    def profile(core: int) -> tuple:
+        return (tuple(sorted((n, k, v) for (n, c, k), v in p.runtime.items() if c == core)),
+                tuple(sorted((n, v) for (n, c), v in p.energy.items() if c == core)), p.capacity_bits[core])
+
+    classes: dict[tuple, list[int]] = {}
+    for core in p.cores:
+        classes.setdefault(profile(core), []).append(core)
+    return [(a, b) for members in classes.values() for a, b in zip(members, members[1:])]
