@@ -216,3 +216,48 @@ def test_stage_api_and_stream_api_give_the_cli_result(reference_folder, tmp_path
     assert (tmp_path / "co-small" / "scme.pickle").exists() and (tmp_path / "co-small" / "cost_lut.pickle").exists()
     assert (reference_folder / "outputs" / "co-small" / "cost_lut_post_co.pickle").exists()
     assert (tmp_path / "co-small" / "waco" / "co_slots.csv").exists()
+
+
+@pytest.mark.slow
+def test_workflow_runs_a_constraint_optimisation_experiment(tmp_path):
+    """``search: {method: co}`` in ``stream_experiments``: the allocation, its slots and pictures."""
+    repo = Path(__file__).resolve().parent.parent
+    shutil.copytree(STREAM_REF / "small", tmp_path / "small")
+    shutil.copytree(STREAM_REF / "stream", tmp_path / "stream")
+    shutil.copy(CO / "inputs" / "mapping_flexible.yaml", tmp_path / "mapping.yaml")
+    experiment = {"name": "small-co", "accelerator": "small/dual_testing_core_offchip_v2.yaml",
+                  "workload": "small/small_3conv.onnx", "mapping": "mapping.yaml", "mode": "fused",
+                  "layer_stacks": "0-2", "search": {"method": "co", "time_limit": 60}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [experiment],
+                                                         "outputs": {"plot_format": "png"}}))
+    done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory",
+                           str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "2"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = tmp_path / "results" / "stream" / "small-co"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["search"]["method"] == "co" and summary["search"]["stacks"][0]["objective"] == 1340
+    assert (run / "co_slots.csv").exists() and (run / "plots" / "gantt.png").exists()
+    assert not (run / "front.csv").exists()
+
+
+def test_multicore_sweep_may_allocate_by_constraint_optimisation(tmp_path):
+    from zigzag.sweep import read_sweep, run_sweep
+
+    repo = Path(__file__).resolve().parent.parent
+    mapping = yaml.safe_load((repo / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml").read_text())
+    for entry in mapping:
+        entry["core_allocation_is_fixed"] = False
+        entry["inter_core_tiling"] = ["K, *"] if entry["name"] != "default" else ["H, 1"]
+    path = tmp_path / "flexible.yaml"
+    path.write_text(yaml.safe_dump(mapping))
+    spec = {"kind": "multicore", "base": str(repo / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"),
+            "params": {"rows": "mesh.rows", "cols": "mesh.cols"},
+            "workloads": [str(repo / "inputs" / "stream" / "workload" / "small_3conv.onnx")], "mapping": str(path),
+            "allocation_search": {"method": "co", "time_limit": 60}}
+    rows = run_sweep(spec, tmp_path / "out", cache=tmp_path / "cache")
+    assert rows[0]["status"] == "ok" and rows[0]["allocation"] == "constraint optimisation"
+    assert rows[0]["co_optimal_stacks"] >= 1
+    with pytest.raises(InputError) as error:
+        read_sweep({"name": "s", **spec, "allocation_search": {"method": "milp"}}, "config")
+    assert error.value.where == "allocation_search.method" and "\n" not in str(error.value)

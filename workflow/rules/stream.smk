@@ -150,6 +150,35 @@ rule stream_search:
         )
 
 
+rule stream_co:
+    input:
+        experiment=stream_experiment_spec,
+        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        entries=stream_cost_entries,
+    output:
+        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+        slots=f"{STREAM_RESULTS}/{{sname}}/co_slots.csv",
+        allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
+    log:
+        f"{STREAM_RESULTS}/{{sname}}/logs/co.log",
+    benchmark:
+        f"{CACHE}/benchmarks/stream_co/{{sname}}.tsv"
+    wildcard_constraints:
+        sname="|".join(STREAM_CO) or "no_co_experiment",
+    conda:
+        "../envs/zigzag.yaml"
+    params:
+        folder=lambda wildcards, output: os.path.dirname(output.summary),
+    shell:
+        step(
+            "stream-co --experiment {input.experiment:q} --cache {cache}"
+            " --output {params.folder:q} --log {log:q}",
+            cache=CACHE,
+        )
+
+
 rule stream_pareto:
     input:
         front=f"{STREAM_RESULTS}/{{sname}}/front.csv",

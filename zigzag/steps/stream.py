@@ -22,7 +22,9 @@ from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
 DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
-SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
+SEARCH_DEFAULTS = {"method": "ga", "individuals": 16, "generations": 8, "seed": 0, "choose": "latency",
+                   "time_limit": 600, "gap": 1e-4}
+SEARCH_METHODS = ("ga", "co")
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
@@ -47,6 +49,9 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
                 raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
             exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
+            if exp["search"]["method"] not in SEARCH_METHODS:
+                raise InputError("config", f"{where}.search.method",
+                                 f"'{exp['search']['method']}' is not ga (genetic search) or co (constraint optimisation)")
         clock = exp["clock_ns"]
         if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
             raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
@@ -164,6 +169,24 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
             f"chosen ({opts['choose']}) latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
 
 
+def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) -> str:
+    """Allocate the experiment's layers by constraint optimisation (cached cost entries) and schedule
+    the allocation; write the run folder (``allocation.yaml``, ``co_slots.csv``, summary, schedule, trace)."""
+    from zigzag.notes import add_notes, collected_warnings
+    from zigzag.stream.allocation.optimize import optimize_co
+
+    opts = exp["search"]
+    with collected_warnings() as notes:
+        found = optimize_co(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
+                            time_limit=opts["time_limit"], gap=opts["gap"], lpf_limit=exp["lpf_limit"], cache=cache,
+                            operands_to_prefetch=exp["prefetch"], output=output)
+    add_notes(Path(output) / "summary.json", notes)
+    stacks = found.allocation.stacks
+    return (f"{exp['name']}: constraint optimisation of {len(stacks)} steady states "
+            f"({sum(s.answer.optimal for s in stacks)} optimal); latency {found.schedule.latency:.10g} cycles, "
+            f"energy {found.schedule.energy:.6g} pJ")
+
+
 def results(items: list[str], table: str | Path, html: str | Path, pareto: str | Path, metrics: str | Path) -> str:
     """The multi-core results of several runs (``EXPERIMENT_SPEC=RUN_FOLDER`` items): the table
     (CSV and HTML, Pareto flags per workload over latency, energy and area) and its two figures."""
@@ -213,6 +236,9 @@ def register(command) -> None:
     def cmd_search(args):
         return run_logged(args.log, lambda: search(_experiment(args), args.cache, args.output, args.workers))
 
+    def cmd_co(args):
+        return run_logged(args.log, lambda: constraint_optimisation(_experiment(args), args.cache, args.output))
+
     def cmd_plot(args):
         from zigzag.stream.plots import plot_run
 
@@ -245,6 +271,10 @@ def register(command) -> None:
     sub.add_argument("--cache", required=True)
     sub.add_argument("--workers", type=int, default=1, help="worker processes for the fitness evaluations")
     sub.add_argument("--output", required=True, help="run folder (front.csv, allocation.yaml, summary.json, ...)")
+    sub = command("stream-co", cmd_co, "multi-core: allocate by constraint optimisation with the cached entries")
+    sub.add_argument("--experiment", required=True)
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--output", required=True, help="run folder (allocation.yaml, co_slots.csv, summary.json, ...)")
     sub = command("stream-plot", cmd_plot, "multi-core: the pictures of a run folder")
     sub.add_argument("run", help="run folder")
     sub.add_argument("--output", required=True, help="folder for the pictures")

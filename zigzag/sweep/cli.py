@@ -64,11 +64,12 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
         section["modes"] = args.mode or ["lbl"]
         if args.layer_stacks is not None:
             section["layer_stacks"] = args.layer_stacks
-        budget = {"individuals": args.allocation_individuals, "generations": args.allocation_generations,
-                  "seed": args.allocation_seed}
+        budget = {"method": args.allocation_method, "individuals": args.allocation_individuals,
+                  "generations": args.allocation_generations, "seed": args.allocation_seed}
         if any(v is not None for v in budget.values()):
             section["allocation_search"] = {k: v for k, v in budget.items() if v is not None}
     elif args.mode or args.layer_stacks is not None or args.allocation_individuals is not None \
+            or args.allocation_method is not None \
             or args.allocation_generations is not None or args.allocation_seed is not None:
         raise InputError("zigzag sweep", "--mode/--layer-stacks/--allocation-*",
                          "are for multi-core sweeps; add --multicore")
@@ -159,6 +160,8 @@ def add_sweep_command(sub) -> None:
     sweep.add_argument("--mode", action="append", choices=("lbl", "fused"),
                        help="multi-core: scheduling mode; repeat for both (default lbl)")
     sweep.add_argument("--layer-stacks", help="multi-core, fused mode: stacks of layer ids, e.g. '0-10;11-21'")
+    sweep.add_argument("--allocation-method", choices=("ga", "co"),
+                       help="multi-core: allocation by genetic search (ga, default) or constraint optimisation (co)")
     sweep.add_argument("--allocation-individuals", type=int,
                        help="multi-core: population of the allocation search (when the mapping leaves choices)")
     sweep.add_argument("--allocation-generations", type=int, help="multi-core: generations of the allocation search")

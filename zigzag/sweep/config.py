@@ -28,7 +28,8 @@ KINDS = ("single", "multicore")
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search")
 MODES = ("lbl", "fused")
 #: the allocation search of a multi-core sweep: key -> default (a mapping that leaves choices)
-ALLOCATION_SEARCH = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
+ALLOCATION_SEARCH = {"method": "ga", "individuals": 16, "generations": 8, "seed": 0, "choose": "latency",
+                     "time_limit": 600, "gap": 1e-4}
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -225,6 +226,15 @@ def _allocation_search(value: Any, where: str) -> dict:
         if key == "choose":
             if given not in ("latency", "energy", "edp"):
                 raise InputError(where, "allocation_search.choose", f"{given!r} is not latency, energy or edp")
+        elif key == "method":
+            if given not in ("ga", "co"):
+                raise InputError(where, "allocation_search.method",
+                                 f"{given!r} is not ga (genetic search) or co (constraint optimisation)")
+        elif key in ("time_limit", "gap"):
+            if isinstance(given, bool) or not isinstance(given, (int, float)) or given <= 0 \
+                    or (key == "gap" and given >= 1):
+                raise InputError(where, f"allocation_search.{key}", f"{given!r} is not a number > 0"
+                                 + (" and < 1" if key == "gap" else "") + " (co: seconds per solve / relative gap)")
         elif isinstance(given, bool) or not isinstance(given, int) or given < (2 if key == "individuals" else 0):
             least = 2 if key == "individuals" else 0
             raise InputError(where, f"allocation_search.{key}", f"{given!r} is not a whole number of at least {least}")

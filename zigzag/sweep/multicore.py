@@ -111,7 +111,16 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     stacks = parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None
     graph = cn_graph_from_files(accelerator, workload, mapping, mode, stacks)
     figures: dict[str, Any] = {"allocation": "fixed"}
-    if len(graph) and graph.core.min() < 0:
+    if len(graph) and graph.core.min() < 0 and sweep.allocation_search["method"] == "co":
+        from zigzag.stream.allocation.optimize import optimize_co
+
+        budget = sweep.allocation_search
+        found = optimize_co(accelerator, workload, mapping, mode, stacks, time_limit=budget["time_limit"],
+                            gap=budget["gap"], cache=cache)
+        result = found.schedule
+        figures = {"allocation": "constraint optimisation",
+                   "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks)}
+    elif len(graph) and graph.core.min() < 0:
         budget = sweep.allocation_search
         found = search_allocation(accelerator, workload, mapping, mode, stacks, individuals=budget["individuals"],
                                   generations=budget["generations"], seed=budget["seed"], choose=budget["choose"],

@@ -58,11 +58,7 @@ answers = MainStage(
 ).run()
 scme_lbl = answers[0][0]
 
-try:
-    optimize_allocation_co(accelerator, workload_path, mapping_path, "fused", [(0, 1, 2)], "co", "outputs")
-    co_error = None
-except ValueError as error:
-    co_error = str(error)
+scme_co = optimize_allocation_co(accelerator, workload_path, mapping_path, "fused", [(0, 1, 2)], "co", "outputs")
 
 node = cost_lut.get_nodes()[0]
 core = cost_lut.get_cores(node)[0]
@@ -73,5 +69,6 @@ print(json.dumps({
             "is_scme": isinstance(scme_lbl, StreamCostModelEvaluation)},
     "lut": {"nodes": len(cost_lut.get_nodes()), "latency_total2": cost_lut.get_cme(node, core).latency_total2},
     "files": sorted(os.listdir(f"outputs/{experiment_id}")),
-    "co_error": co_error,
+    "co": {"latency": scme_co.latency, "is_scme": isinstance(scme_co, StreamCostModelEvaluation),
+           "files": sorted(os.listdir("outputs/co"))},
 }))
