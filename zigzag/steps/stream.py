@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -21,14 +22,18 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
-DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
+logger = logging.getLogger(__name__)
+
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ghz": None}
+#: older spellings still read, with a warning: field -> (its replacement, how to convert a value)
+RENAMED = {"clock_ns": ("clock_ghz", lambda ns: 1.0 / ns)}
 SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
     out: dict[str, dict] = {}
-    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
+    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS, *RENAMED}
     for i, spec in enumerate(config.get("stream_experiments") or []):
         where = f"stream_experiments[{i}]"
         if not isinstance(spec, dict):
@@ -47,9 +52,17 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
                 raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
             exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
-        clock = exp["clock_ns"]
-        if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
-            raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
+        for old, (new, convert) in RENAMED.items():
+            if old in exp:
+                value = exp.pop(old)
+                if spec.get(new) is not None:
+                    raise InputError("config", f"{where}.{old}", f"give {new} only ({old} is its older spelling)")
+                _check_positive(value, where, old)
+                logger.warning("config: %s.%s is read as %s (%s = %g); write %s, as hardware_sweeps do",
+                               where, old, new, new, convert(value), new)
+                exp[new] = convert(value)
+        if exp["clock_ghz"] is not None:
+            _check_positive(exp["clock_ghz"], where, "clock_ghz")
         if exp["name"] in out:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
@@ -57,6 +70,12 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
                 raise InputError("config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path")
         out[exp["name"]] = exp
     return out
+
+
+def _check_positive(value, where: str, field: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        what = "a clock period in ns" if field == "clock_ns" else "a clock frequency in GHz"
+        raise InputError("config", f"{where}.{field}", f"{value!r} is not {what}; give a number > 0")
 
 
 def core_files(accelerator: str | Path) -> list[str]:
@@ -179,7 +198,7 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
             raise InputError(None, "runs", f"'{item}' is not EXPERIMENT_SPEC=RUN_FOLDER")
         exp = read_experiment_spec(spec)
         summaries.append(summarize_run(folder, exp["accelerator"], experiment=exp["name"], workload=exp["workload"],
-                                       mapping=exp["mapping"], mode=exp["mode"], clock_ns=exp.get("clock_ns")))
+                                       mapping=exp["mapping"], mode=exp["mode"], clock_ghz=exp.get("clock_ghz")))
     rows = mark_pareto(multicore_rows(summaries))
     columns = table_columns(rows)
     write_text_atomic(table, csv_text(rows, columns=columns))
