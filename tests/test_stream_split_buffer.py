@@ -98,6 +98,22 @@ def test_stream_run_reads_core_roles_of_the_mesh_the_mapping_was_written_for(tmp
     assert set(result.problem.core.tolist()) == set(range(cores))
 
 
+def test_the_allocation_search_reads_core_roles(tmp_path):
+    """A mapping that leaves the layers to any mesh core (by role) is searched; the fixed mapping
+    it writes names core ids."""
+    mapping = tmp_path / "flexible.yaml"
+    mapping.write_text(yaml.safe_dump([{"name": "default", "core_allocation": "mesh"},
+                                       {"name": "MaxPool", "core_allocation": "pooling",
+                                        "core_allocation_is_fixed": True}]))
+    out = tmp_path / "search"
+    assert main(["stream", "search", "--accelerator", str(STREAM_HW / "tpu_like_mesh_pooling.yaml"), "--workload",
+                 str(SMALL_3CONV), "--mapping", str(mapping), "--mode", "lbl", "--individuals", "4",
+                 "--generations", "1", "--output", str(out), "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+    fixed = yaml.safe_load((out / "allocation.yaml").read_text())
+    assert fixed[0]["core_allocation"] == [0, 1, 2, 3]
+    assert all(isinstance(core, int) for entry in fixed for core in entry["core_allocation"])
+
+
 def test_a_role_mapping_without_its_accelerator_says_so():
     with pytest.raises(InputError) as error:
         load_stream_mapping(ROLES_MAPPING)
