@@ -182,3 +182,13 @@ def test_the_schedule_trace_is_valid_json_with_infinite_links(tmp_path):
     data = json.loads((out / "schedule_trace.json").read_text(), parse_constant=no_constants)
     assert None in [link["bandwidth"] for link in data["links"]]
     assert math.inf in [link.bandwidth for link in load_trace(out).links]
+
+
+def test_a_sweep_reads_clock_ns_as_clock_ghz_with_a_warning(caplog):
+    entry = {"name": "s", "kind": "multicore", "base": str(SPLIT_MESH), "vary": {"bandwidth": [64]},
+             "workloads": [str(RESNET)], "mapping": str(ROLES_MAPPING)}
+    with caplog.at_level("WARNING"):
+        assert read_sweep({**entry, "clock_ns": 2}).clock_ghz == 0.5
+    assert "clock_ns is read as clock_ghz" in caplog.text
+    with pytest.raises(InputError, match="give clock_ghz only"):
+        read_sweep({**entry, "clock_ns": 2, "clock_ghz": 1})
