@@ -144,3 +144,14 @@ def test_the_clock_is_clock_ghz_and_the_older_clock_ns_is_read_with_a_warning(ca
         resolve_stream_experiments({"stream_experiments": [{**base, "clock_ns": 1, "clock_ghz": 1}]})
     with pytest.raises(InputError, match="clock_ns.*not a clock period"):
         resolve_stream_experiments({"stream_experiments": [{**base, "clock_ns": -1}]})
+
+
+def test_a_summary_without_the_dram_columns_is_not_read_as_zero(runs, tmp_path):
+    folder, hardware = runs["quad"]
+    old = tmp_path / "old"
+    old.mkdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    (old / "summary.json").write_text(json.dumps({k: v for k, v in summary.items() if k != "dram_moved_bits"}))
+    (old / "schedule_trace.json").write_text((folder / "schedule_trace.json").read_text())
+    with pytest.raises(InputError, match="dram_moved_bits: missing.*schedule it again"):
+        summarize_run(old, hardware)

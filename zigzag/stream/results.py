@@ -124,7 +124,11 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
     hardware = load_multicore_accelerator(accelerator, cwd)
     busy = [(int(core), float(end - start)) for core, start, end in zip(trace.cn["core"], trace.cn["start"],
                                                                         trace.cn["end"])]
-    dram = {column.removeprefix("dram_"): summary.get(column, 0.0) for column in DRAM_COLUMNS}
+    missing = [column for column in DRAM_COLUMNS if column not in summary]
+    if missing:
+        raise InputError(folder / "summary.json", missing[0], "missing: the run was written by an older version; "
+                         "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)")
+    dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
     return _summary(float(summary["latency"]), float(summary["energy"]), summary, busy, dram, int(summary.get("nb_cns", len(busy))), hardware,
                     load_yaml(accelerator), experiment=experiment or folder.name, workload=Path(str(workload)).stem,
                     mapping=Path(str(mapping)).stem, mode=mode,
