@@ -46,7 +46,8 @@ def test_a_run_summary_holds_the_schedule_figures(runs):
     assert run.latency_cycles == summary["latency"] and run.energy_pJ == summary["energy"]
     assert math.isclose(sum(value for _, value in run.energy_terms), run.energy_pJ, rel_tol=1e-9)
     accelerator = load_multicore_accelerator(hardware)
-    assert run.cores_area_um2 > 0 and run.cores_area_um2 == pytest.approx(sum(core_area(c) for c in accelerator.compute_cores))
+    by_core = sum(core_area(c) for c in accelerator.compute_cores)
+    assert run.cores_area_um2 > 0 and run.cores_area_um2 == pytest.approx(by_core)
     row = multicore_rows([run])[0]
     assert row["latency_s"] == pytest.approx(run.latency_cycles * 2e-9)
     assert row["edp_pJ_cycles"] == pytest.approx(run.energy_pJ * run.latency_cycles)
@@ -82,7 +83,8 @@ def test_rows_take_one_parameter_set_per_run_as_columns(runs):
 
 def test_pareto_flags_are_per_workload_over_latency_energy_and_area(runs):
     base = summarize_run(*runs["quad"], workload=RESNET)
-    cheap_small = replace(base, experiment="small", energy_pJ=base.energy_pJ / 2, cores_area_um2=base.cores_area_um2 / 2)
+    cheap_small = replace(base, experiment="small", energy_pJ=base.energy_pJ / 2,
+                          cores_area_um2=base.cores_area_um2 / 2)
     slow = replace(base, experiment="slow", latency_cycles=base.latency_cycles * 2)  # dominated by base
     fast_big = replace(base, experiment="big", latency_cycles=base.latency_cycles / 2,
                        cores_area_um2=base.cores_area_um2 * 4)
