@@ -24,16 +24,14 @@ from zigzag.steps.logged import run_logged
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ghz": None}
-#: older spellings still read, with a warning: field -> (its replacement, how to convert a value)
-RENAMED = {"clock_ns": ("clock_ghz", lambda ns: 1.0 / ns)}
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
 SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
     out: dict[str, dict] = {}
-    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS, *RENAMED}
+    fields = {"name", "accelerator", "workload", "mapping", "mode", "clock_ghz", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
         where = f"stream_experiments[{i}]"
         if not isinstance(spec, dict):
@@ -52,17 +50,10 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
                 raise InputError("config", f"{where}.search", f"a mapping with keys among {', '.join(SEARCH_DEFAULTS)}")
             exp["search"] = {**SEARCH_DEFAULTS, **exp["search"]}
-        for old, (new, convert) in RENAMED.items():
-            if old in exp:
-                value = exp.pop(old)
-                if spec.get(new) is not None:
-                    raise InputError("config", f"{where}.{old}", f"give {new} only ({old} is its older spelling)")
-                _check_positive(value, where, old)
-                logger.warning("config: %s.%s is read as %s (%s = %g); write %s, as hardware_sweeps do",
-                               where, old, new, new, convert(value), new)
-                exp[new] = convert(value)
-        if exp["clock_ghz"] is not None:
-            _check_positive(exp["clock_ghz"], where, "clock_ghz")
+        clock = exp["clock_ns"]
+        if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
+            raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
+        exp["clock_ghz"] = _clock_ghz(exp, where)
         if exp["name"] in out:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
@@ -72,10 +63,22 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     return out
 
 
-def _check_positive(value, where: str, field: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        what = "a clock period in ns" if field == "clock_ns" else "a clock frequency in GHz"
-        raise InputError("config", f"{where}.{field}", f"{value!r} is not {what}; give a number > 0")
+def _clock_ghz(exp: dict, where: str) -> float | None:
+    """The experiment's clock: ``clock_ghz`` (the name hardware sweeps use too), or the older
+    ``clock_ns`` (a period) read as 1 / ``clock_ns`` with a warning; ``clock_ns`` is dropped."""
+    period, clock = exp.pop("clock_ns"), exp.get("clock_ghz")
+    if clock is not None:
+        if isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0:
+            raise InputError("config", f"{where}.clock_ghz", f"{clock!r} is not a clock frequency in GHz; "
+                             "give a number > 0")
+        if period is not None:
+            raise InputError("config", f"{where}.clock_ns", "give clock_ghz only (clock_ns is its older spelling)")
+        return clock
+    if period is None:
+        return None
+    logger.warning("config: %s.clock_ns is read as clock_ghz = %g; write clock_ghz, as hardware_sweeps do",
+                   where, 1.0 / period)
+    return 1.0 / period
 
 
 def core_files(accelerator: str | Path) -> list[str]:

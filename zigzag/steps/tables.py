@@ -17,7 +17,6 @@ import io
 from pathlib import Path
 from typing import Callable, Iterable
 
-from zigzag.cost.array import TO_UM2
 from zigzag.io.atomic import write_text_atomic
 
 #: every figure column: name (with its unit) -> its value in a layer or network result
@@ -81,6 +80,8 @@ def identity(experiment: dict, accelerator_name: str) -> dict:
     }
 
 
+#: factor from an accelerator file's stated area unit to µm²
+_TO_UM2 = {"um2": 1.0, "mm2": 1e6}
 
 
 def experiment_row(experiment: dict, layers: list, total, area_unit: str | None = None) -> dict:
@@ -94,7 +95,7 @@ def experiment_row(experiment: dict, layers: list, total, area_unit: str | None 
     row.update({"status": "ok", "reason": ""})
     row.update(experiment.get("parameters") or {})
     row.update({column: value(total) for column, value in NETWORK_FIGURES})
-    row["area_um2"] = max(areas) * TO_UM2.get(area_unit, 1.0) if areas else None
+    row["area_um2"] = max(areas) * _TO_UM2.get(area_unit, 1.0) if areas else None
     row["area_unit"] = area_unit or "unstated (read as um2)"
     if total.tclk is not None:  # IMC: ZigZag's area, of the first layer, in mm²
         row["area_um2"] = total.area_total * 1e6
