@@ -45,7 +45,7 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
     row["clock_ghz"] = clock_ghz if clock_ghz else (1 / row["tclk_ns"] if row.get("tclk_ns") else None)
     row["latency_s"] = seconds
     row["edp_Js"] = None if seconds is None else row["energy_pJ"] * 1e-12 * seconds
-    if row.get("utilization") is None:  # a multi-core point gives its compute cores' utilisation
+    if row.get("utilization") is None:  # a multi-core point gives its mean core utilisation
         row["utilization"] = row.get("mac_utilization")
     return row
 
