@@ -15,7 +15,9 @@ docs/reference/sweeps.md); ``--config FILE --name NAME`` runs one entry of such 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from zigzag.errors import InputError
 
@@ -108,6 +110,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.cli import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
+    from zigzag.sweep.constraints import summary
     from zigzag.sweep.runner import run_sweep
 
     section = _with_search_flags(sweep_from_args(args), args)
@@ -129,13 +132,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
     if sweep.search is not None:
-        import json
-        from pathlib import Path
-
         stats = json.loads((Path(args.output) / "search.json").read_text())
         print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
               f"{stats['generations']} generations; front of {stats['front_size']} in "
               f"{Path(args.output) / 'search_front.csv'}")
+    nothing_ok = summary(rows, sweep.constraints)
+    if nothing_ok is not None:
+        print(f"error: {sweep.name}: {nothing_ok}", file=sys.stderr)
+        return 1
     failed = [f"{r['variant']} on {r['workload']}" for r in rows if r["status"] == "failed"]
     if failed:
         print(f"error: {len(failed)} points failed: {', '.join(failed)}", file=sys.stderr)
@@ -208,11 +212,13 @@ def cmd_sweep_batch(args: argparse.Namespace) -> int:
 
 def cmd_sweep_collect(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
-    from zigzag.sweep.workflow import collect_points
+    from zigzag.sweep.workflow import collect_points, sweep_from_settings
 
     def action():
         rows = collect_points(args.settings, args.points, args.output, plot_format=args.format,
                               float_format=args.float_format)
+        sweep = sweep_from_settings(json.loads(Path(args.settings).read_text()))
+        _fail_if_nothing_ok(rows, sweep.constraints, sweep.name)
         counts = {}
         for row in rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -223,15 +229,28 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 def cmd_sweep_search(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
+    from zigzag.sweep.config import read_constraints
     from zigzag.sweep.workflow import search_from_file
 
     def action():
         result = search_from_file(args.search_file, args.cache, args.output, plot_format=args.format,
                                   float_format=args.float_format)
+        section = json.loads(Path(args.search_file).read_text())["section"]
+        _fail_if_nothing_ok(result.rows, read_constraints(section.get("constraints") or [], args.search_file),
+                            str(section.get("name")))
         return (f"{result.evaluations} of {result.grid_size} variants evaluated in {result.generations} generations; "
                 f"front of {len(result.front)} written to {args.output}")
 
     return run_logged(args.log, action)
+
+
+def _fail_if_nothing_ok(rows: list[dict], constraints, name: str) -> None:
+    """A workflow sweep step fails (one line, in its log) when no row of the sweep is ``ok``."""
+    from zigzag.sweep.constraints import summary
+
+    line = summary(rows, constraints)
+    if line is not None:
+        raise InputError(f"hardware sweep {name}", None, line)
 
 
 def register_steps(command) -> None:
