@@ -66,8 +66,10 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
         section["modes"] = args.mode or ["lbl"]
         if args.layer_stacks is not None:
             section["layer_stacks"] = args.layer_stacks
+        seed = args.allocation_seed if args.allocation_seed is not None else args.search_seed
+        args.search_seed = None  # the seed of a multi-core sweep is its allocation search's
         budget = {"individuals": args.allocation_individuals, "generations": args.allocation_generations,
-                  "seed": args.allocation_seed}
+                  "seed": seed}
         if any(v is not None for v in budget.values()):
             section["allocation_search"] = {k: v for k, v in budget.items() if v is not None}
     elif args.mode or args.layer_stacks is not None or args.allocation_individuals is not None \
@@ -124,7 +126,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     counts = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
-    for row in rows:
+    for row in () if args.quiet else rows:
         figures = (f"energy {row['energy_pJ']:.4g} pJ, latency {row['latency_cycles']:.4g} cycles"
                    if row.get("energy_pJ") is not None else row["reason"])
         workload = f"{row['workload']} ({row['mode']})" if row.get("mode") else row["workload"]
@@ -149,7 +151,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep_command(sub) -> None:
     """The ``zigzag sweep`` sub-command."""
-    from zigzag.cli import add_search_options
+    from zigzag.cli import add_quiet, add_search_options
 
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
@@ -187,7 +189,9 @@ def add_sweep_command(sub) -> None:
                        help="guided search (NSGA-II over energy, latency, area) instead of every variant")
     sweep.add_argument("--population", dest="search_population", type=int, help="search: population (default 16)")
     sweep.add_argument("--generations", dest="search_generations", type=int, help="search: generations (default 8)")
-    sweep.add_argument("--search-seed", dest="search_seed", type=int, help="search: random seed (default 0)")
+    sweep.add_argument("--seed", "--search-seed", dest="search_seed", type=int,
+                       help="random seed: of the guided search (default 0; --search-seed is the same), with "
+                            "--multicore of the allocation search (as --allocation-seed)")
     sweep.add_argument("--workers", dest="search_workers", type=int, help="search: worker processes (default 2)")
     sweep.add_argument("--config", help="a workflow config: run its hardware sweep --name instead of the flags")
     sweep.add_argument("--name", help="the sweep's name (with --config: which sweep to run)")
@@ -195,6 +199,7 @@ def add_sweep_command(sub) -> None:
     sweep.add_argument("--cache", help="per-layer result cache (default OUTPUT/.cache; share the workflow's "
                                        "results/.cache to reuse its results)")
     sweep.add_argument("--plot-format", default="png", help="figure format (default %(default)s)")
+    add_quiet(sweep)
     add_search_options(sweep)
     sweep.set_defaults(func=cmd_sweep)
 
