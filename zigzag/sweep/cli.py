@@ -79,6 +79,25 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
     return section
 
 
+#: the flag of each key of a sweep given by flags
+_FLAGS = {"constraints": "--constraint", "vary": "--vary", "derive": "--derive", "params": "--param", "zip": "--zip",
+          "clock_ghz": "--clock-ghz", "name_format": "--name-format", "base": "--base", "workloads": "--workload",
+          "mapping": "--mapping", "modes": "--mode", "layer_stacks": "--layer-stacks", "search": "--search",
+          "allocation_search": "--allocation-*", "name": "--name"}
+
+
+def _as_flag(exc: InputError) -> InputError:
+    """An error about a sweep given by flags, naming the flag (``--constraint``) instead of the key."""
+    import re
+
+    key = re.match(r"[A-Za-z_]+", exc.where or "")
+    flag = _FLAGS.get(key.group(0)) if key else None
+    if flag is None:
+        return exc
+    rest = re.sub(r"^\[(\d+)\]", lambda m: f"#{int(m.group(1)) + 1}", exc.where[key.end():])
+    return InputError("zigzag sweep", f"{flag} {rest.lstrip('.')}".strip(), exc.message)
+
+
 def _with_search_flags(section: dict, args: argparse.Namespace) -> dict:
     """The sweep with the ``--search``/``--population``/... flags over its own ``search``."""
     budget = {key: getattr(args, f"search_{key}") for key in ("population", "generations", "seed", "workers")
@@ -121,7 +140,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if section.get("kind") == "multicore" and options:
         raise InputError("zigzag sweep", f"--{next(iter(options)).replace('_', '-')}",
                          "is a single-core search option, not used by multi-core sweeps; remove it")
-    sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
+    try:
+        sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
+    except InputError as exc:
+        raise exc if args.config else _as_flag(exc) from None
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
     counts = {}
     for row in rows:
