@@ -256,15 +256,15 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 def cmd_sweep_search(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
-    from zigzag.sweep.config import read_constraints
+    from zigzag.sweep.config import read_sweep
     from zigzag.sweep.workflow import search_from_file
 
     def action():
         result = search_from_file(args.search_file, args.cache, args.output, plot_format=args.format,
                                   float_format=args.float_format)
-        section = json.loads(Path(args.search_file).read_text())["section"]
-        _fail_if_nothing_ok(result.rows, read_constraints(section.get("constraints") or [], args.search_file),
-                            str(section.get("name")))
+        data = json.loads(Path(args.search_file).read_text())
+        sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
+        _fail_if_nothing_ok(result.rows, sweep.constraints, sweep.name)
         return (f"{result.evaluations} of {result.grid_size} variants evaluated in {result.generations} generations; "
                 f"front of {len(result.front)} written to {args.output}")
 

@@ -213,7 +213,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
             raise InputError(where, "layer_stacks", exc.message) from None
     search = _allocation_search(section.get("allocation_search"), where)
     clock = _clock(section, where)
-    constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec))
+    constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec), "multicore")
     return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock, {}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
                  layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where))
@@ -237,9 +237,11 @@ def _allocation_search(value: Any, where: str) -> dict:
     return {**ALLOCATION_SEARCH, **value}
 
 
-def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] = ()) -> tuple[Constraint, ...]:
+def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] = (),
+                     kind: str = "single") -> tuple[Constraint, ...]:
     """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``: their
-    form, their metrics (``parameters``: the sweep's parameter names, also allowed) and units."""
+    form, their metrics (``parameters``: the sweep's parameter names, also allowed; ``kind``:
+    single or multicore) and units."""
     from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 
     if not isinstance(constraints, list):
@@ -249,7 +251,7 @@ def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] 
         if not isinstance(text, str) or _CONSTRAINT.fullmatch(text) is None:
             raise InputError(source, f"constraints[{i}]", f"{text!r} is not a comparison such as 'area <= 5 mm2'")
         try:
-            check_constraint(text, parameters)
+            check_constraint(text, parameters, kind)
         except (expressions.ExpressionError, ConstraintProblem) as exc:
             raise InputError(source, f"constraints[{i}]", str(exc)) from None
         units = {expressions.UNITS[u][0] for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text) if u in expressions.UNITS}
