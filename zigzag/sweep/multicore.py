@@ -38,7 +38,7 @@ def _varied_paths(section: dict) -> list[str]:
             edits = edits if isinstance(edits, dict) else {}
             paths += [str(p) for p in _listed(edits.get("remove"))]
             paths += [str(e.get("path")) for e in _listed(edits.get("add")) if isinstance(e, dict)]
-            paths += [str(p) for p in edits.get("set") if isinstance(edits.get("set"), dict)]
+            paths += [str(p) for p in (edits.get("set") if isinstance(edits.get("set"), dict) else {})]
     return [p for p in paths if isinstance(p, str)]
 
 
