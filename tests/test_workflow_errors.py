@@ -104,3 +104,13 @@ def test_failing_job_shows_a_short_command_line(tmp_path):
     commands = [line for line in output.splitlines() if 'python -S "$ZIGZAG_FLOW_CLIENT"' in line]
     assert commands and max(len(line) for line in commands) < 400, max(commands, key=len)
     assert not any("{" in line for line in commands)  # the experiment is a file, not JSON on the command line
+
+
+def test_a_guided_search_without_an_ok_variant_fails_the_workflow_with_one_line(tmp_path):
+    output = snakemake(sweep_workdir(tmp_path, constraints=["area <= 0.000001 mm2"],
+                                     search={"population": 4, "generations": 1, "workers": 1}))
+    # the job's line (Snakemake may show the failed job's log too, which ends with the same line)
+    lines = sorted({line for line in output.splitlines() if line.startswith("error: hardware sweep ub:")})
+    assert len(lines) == 1 and "Traceback" not in output
+    assert lines[0].startswith("error: hardware sweep ub: no variant is ok (")
+    assert lines[0].endswith("constraint 'area <= 0.000001 mm2' excludes the most: 2 of the 2 out rows; relax it")
