@@ -207,6 +207,10 @@ CASES = [
          "allocation_search.choose", "is not latency, energy or edp"),
     case("multicore-allocation-unknown-key", multicore_sweep(allocation_search={"population": 4}),
          "config.yaml (mesh)", "allocation_search.population", "unknown key; use individuals, generations"),
+    case("multicore-vary-not-a-mapping", multicore_sweep(vary=3), "config.yaml (mesh)", "vary",
+         "3 is not a mapping"),
+    case("fragment-remove-not-a-list", sweep_config(fragments={"ub": {"small": {"remove": 1}}}), "config.yaml (ub)",
+         "fragments.ub.small.remove", "1 is not a list"),
     case("multicore-mapping-missing", multicore_sweep(mapping=None), "config.yaml (mesh)", "mapping",
          "give the multi-core (Stream) mapping file"),
     # expressions (derive, clock_ghz), evaluated per variant
