@@ -22,6 +22,7 @@ from test_fuzz_inputs import EXAMPLES, FUZZ, VALUES, mutate
 from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
 from zigzag.sweep import read_sweep, variants_of
+from zigzag.sweep.config import read_constraints
 from zigzag.sweep.results import check_constraints
 from zigzag.variants import expressions
 
@@ -149,8 +150,23 @@ def test_fuzzed_expressions(tokens):
 def test_fuzzed_quantities_keep_their_sign(sign, number, unit):
     text = f"{sign}{number}{unit}"
     parsed = expressions.quantity(text)
-    if parsed is not None and sign.strip() == "-" and float(number or 0):
-        assert parsed[0] < 0, (text, parsed)  # a negative value is never read as a positive one
+    well_formed = sign.strip() in ("", "-", "+") and number != "x" and number and unit.strip() in ("", *expressions.UNITS)
+    if well_formed:  # read, with its sign: a negative value is never read as a positive one, nor left as text
+        assert parsed is not None and (parsed[0] < 0) == (sign.strip() == "-" and float(number) != 0), (text, parsed)
+    else:
+        assert parsed is None, (text, parsed)
+
+
+def test_every_constraint_the_fuzzer_draws_is_rejected_or_usable():
+    """Each constraint of the flags' pool is a one-line error or can be evaluated on a complete row."""
+    for text in _CONSTRAINTS:
+        try:
+            constraints = read_constraints([text], "test", ("D1", "ub"))
+        except InputError as exc:
+            one_line(exc)
+            continue
+        row = check_constraints({**ROW, "D1": 16, "ub": 2**20}, constraints)
+        assert "cannot be used" not in row["reason"], (text, row["reason"])
 
 
 # ---- memory cost tables -------------------------------------------------------------------------------
