@@ -254,3 +254,28 @@ def test_multi_core_core_files_get_the_same_figures(tmp_path):
     for name in ("rf_64B_A", "sram_1M"):
         assert (core[name].r_cost, core[name].w_cost, core[name].area, core[name].cost_source) == (
             single[name].r_cost, single[name].w_cost, single[name].area, "cacti")
+
+
+@needs_cacti
+def test_an_unknown_memory_type_is_costed_as_main_memory_with_a_warning(tmp_path, caplog):
+    """ZigZag's rule for a type other than sram and rf, said in a warning; a slip of a known type
+    (srma) is an error before CACTI runs."""
+    def figures(mem_type):
+        data = yaml.safe_load(EYERISS.read_text())
+        data["memories"]["sram_64KB"]["mem_type"] = mem_type
+        path = tmp_path / f"{mem_type}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        memory = load_accelerator(path).memory["sram_64KB"]
+        return memory.r_cost, memory.w_cost, memory.area
+
+    with caplog.at_level("WARNING"):
+        hbm = figures("hbm")
+    assert "memory sram_64KB: mem_type 'hbm' is not one CACTI extraction knows (sram, rf, dram), so it is " \
+           "costed as main memory" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert figures("dram") == hbm != figures("sram")
+    assert "mem_type" not in caplog.text
+    with pytest.raises(InputError, match=r"memories.sram_64KB.mem_type: unknown memory type 'srma' "
+                                         r"\(did you mean 'sram'\?\)"):
+        figures("srma")

@@ -201,3 +201,41 @@ def test_yaml_examples_of_the_reference_are_valid():
 
 if __name__ == "__main__":  # print the accepted paths, to write the tables from
     print("\n".join(sorted(accepted_paths())))
+
+
+def field_minima(spec: Field, prefix: str) -> dict[str, int]:
+    """Path -> the smallest value a number field accepts (its `minimum`), for every such field."""
+    found: dict[str, int] = {}
+    if spec.kind in ("int", "float") and spec.minimum is not None:
+        found[prefix] = spec.minimum
+    if spec.kind == "dict" and spec.keys is not None:
+        for key, sub in spec.keys.items():
+            found |= field_minima(sub, join(prefix, key))
+    elif spec.kind == "named" and spec.value is not None:
+        found |= field_minima(spec.value, join(prefix, "<name>"))
+    elif spec.kind == "list" and spec.item is not None:
+        found |= field_minima(spec.item, f"{prefix}[]")
+    return found
+
+
+def reference_types() -> dict[str, list[str]]:
+    """Documented path -> the type cells (second column) of its reference rows."""
+    types: dict[str, list[str]] = {}
+    for page in sorted(REFERENCE.glob("*.md")):
+        for line in page.read_text().splitlines():
+            cells = _cells(line) if line.lstrip().startswith("| `") else []
+            if len(cells) > 1 and re.fullmatch(r"`([^`]+)`", cells[0]):
+                types.setdefault(normalise(cells[0].strip("`")), []).append(cells[1])
+    return types
+
+
+def test_the_reference_states_every_lower_bound():
+    """A number field with a lower bound (no negative cost, area or size) says so in every row documenting it."""
+    minima = (field_minima(_ACCELERATOR, "") | field_minima(_LEGACY_MEMORY, "memories.<name>")
+              | field_minima(stream_hardware._MESH, "mesh") | field_minima(stream_hardware._GRAPH, "graph"))
+    assert minima["memories.<name>.r_cost"] == 0 and minima["operational_array.unit_energy"] == 0
+    types = reference_types()
+    unstated = sorted(f"{path} (≥ {least}): {cell!r}" for path, least in minima.items()
+                      for cell in types.get(normalise(path), [])
+                      if f"≥ {least}" not in cell and "position" not in cell)
+    assert not unstated, f"reference rows that do not state the field's lower bound: {unstated}"

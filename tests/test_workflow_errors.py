@@ -50,8 +50,43 @@ def test_model_without_layers_fails_in_parsing_with_one_line(tmp_path):
 
 def test_missing_workload_stops_the_workflow_with_one_line(tmp_path):
     output = snakemake(workdir_with(tmp_path, "inputs/workload/gone.onnx", reference_input("hardware", "tpu_like.yaml")))
-    assert "config: experiment 'bad'.workload: file inputs/workload/gone.onnx does not exist; fix the path" in output
+    line = "error: config: experiment 'bad'.workload: file inputs/workload/gone.onnx does not exist; fix the path"
     assert "MissingInputException" not in output and "Traceback" not in output
+    # checked before any rule is built, and printed alone (no WorkflowError, file, line or stack lines)
+    assert own_lines(output) == [line]
+
+
+def own_lines(output: str) -> list[str]:
+    """The output's lines but Snakemake's note on the profile it uses."""
+    return [text for text in output.splitlines() if text.strip() and not text.startswith("Using workflow specific")]
+
+
+def sweep_workdir(tmp_path: Path, **sweep) -> Path:
+    config = {"hardware_sweeps": [{
+        "name": "ub", "base": str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
+        "vary": {"memories.unified_buffer.size": ["64KiB", "128KiB"]},
+        "workloads": [str(DATA / "workflow" / "small_convs.yaml")],
+        "mapping": str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"), "lpf_limit": 3, **sweep}]}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    return tmp_path
+
+
+def test_a_sweep_constraint_on_an_unknown_metric_stops_the_workflow_before_any_job(tmp_path):
+    output = snakemake(sweep_workdir(tmp_path, constraints=["areaa <= 1 mm2"]))
+    lines = own_lines(output)
+    assert len(lines) == 1 and lines[0].startswith(
+        "error: config: hardware_sweeps[0] (ub): constraints[0]: 'areaa' is not a metric (did you mean 'area'?); "
+        "use area, energy, latency, edp, utilization, a column of variants.csv (area_mm2, ")
+    assert not (tmp_path / "results" / "hardware_sweeps").exists()
+
+
+def test_a_sweep_without_an_ok_variant_fails_the_workflow_with_one_line(tmp_path):
+    output = snakemake(sweep_workdir(tmp_path, constraints=["area <= 0.000001 mm2"]))
+    line = ("error: hardware sweep ub: no variant is ok (2 out of 2 rows); constraint 'area <= 0.000001 mm2' "
+            "excludes the most: 2 of the 2 out rows; relax it")
+    assert line in output.splitlines() and "Traceback" not in output
+    log = tmp_path / "results" / "hardware_sweeps" / "ub" / "logs" / "collect.log"
+    assert log.read_text().splitlines()[-1] == line
 
 
 def test_failing_job_shows_a_short_command_line(tmp_path):
@@ -69,3 +104,13 @@ def test_failing_job_shows_a_short_command_line(tmp_path):
     commands = [line for line in output.splitlines() if 'python -S "$ZIGZAG_FLOW_CLIENT"' in line]
     assert commands and max(len(line) for line in commands) < 400, max(commands, key=len)
     assert not any("{" in line for line in commands)  # the experiment is a file, not JSON on the command line
+
+
+def test_a_guided_search_without_an_ok_variant_fails_the_workflow_with_one_line(tmp_path):
+    output = snakemake(sweep_workdir(tmp_path, constraints=["area <= 0.000001 mm2"],
+                                     search={"population": 4, "generations": 1, "workers": 1}))
+    # the job's line (Snakemake may show the failed job's log too, which ends with the same line)
+    lines = sorted({line for line in output.splitlines() if line.startswith("error: hardware sweep ub:")})
+    assert len(lines) == 1 and "Traceback" not in output
+    assert lines[0].startswith("error: hardware sweep ub: no variant is ok (")
+    assert lines[0].endswith("constraint 'area <= 0.000001 mm2' excludes the most: 2 of the 2 out rows; relax it")

@@ -39,6 +39,15 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
                             "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
 
 
+#: the help of ``--quiet``, the same on every command
+QUIET_HELP = "no progress output (progress bars, per-item lines); results, warnings and errors are still printed"
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """The ``--quiet`` flag every command takes."""
+    parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+
+
 def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
     """The search options and workload options given on the command line (others: defaults)."""
     given = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
@@ -91,6 +100,7 @@ def area_unit_text(accelerator) -> str:
 
 
 def cmd_export_workload(args: argparse.Namespace) -> int:
+    from zigzag.io.atomic import write_text_atomic
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
@@ -100,7 +110,7 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)  # as `zigzag run --output` does
-        Path(args.output).write_text(text)
+        write_text_atomic(Path(args.output), text)
         print(f"{len(workload.layers)} layers written to {args.output}")
     return 0
 
@@ -119,8 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
-    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(run)
     add_search_options(run)
+    run.add_argument("--seed", dest="salsa_seed", type=int, default=None,
+                     help="random seed of the search (the SALSA temporal search; same as --salsa-seed)")
     run.set_defaults(func=cmd_run)
 
     export = sub.add_parser("export-workload", help="write any workload (ONNX or YAML) as a ZigZag workload YAML",
@@ -129,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("workload", help="ONNX model or workload YAML")
     export.add_argument("--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)")
     export.add_argument("--output", default="-", help="output YAML file (default: standard output)")
+    add_quiet(export)
     add_option(export, OPTION_BY_NAME["evaluate_all_operators"])
     export.set_defaults(func=cmd_export_workload)
 
@@ -151,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, MappingError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        from zigzag.interrupts import INTERRUPTED, interrupted_line
+
+        print(interrupted_line(args), file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

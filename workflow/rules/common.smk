@@ -3,8 +3,6 @@ import os
 import shlex
 import sys
 
-from snakemake.exceptions import WorkflowError
-
 from zigzag.errors import InputError
 from zigzag.io.memory_costs import memory_tables
 import zigzag.steps.client
@@ -64,6 +62,8 @@ CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"
 OUTPUTS = config.get("outputs", {})
 
+# The config is checked here, before any rule is built: a bad entry ends the run with its one-line
+# error alone (a WorkflowError would add Snakemake's file, line and stack lines to it).
 try:
     EXPERIMENTS = {
         e["name"]: e
@@ -74,36 +74,37 @@ try:
     STREAM = resolve_stream_experiments(config)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
     HW_SWEEPS = resolve_hardware_sweeps(config)
+    EXPERIMENT_NAMES = list(EXPERIMENTS)
+    WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
+    # Each experiment's resolved spec, the file its jobs read: written here, before the DAG is built
+    # (Snakemake caches directory listings while building it), and only when the config changed it.
+    EXPERIMENT_SPECS = {
+        name: write_experiment_spec(f"{CACHE}/experiments", experiment)
+        for name, experiment in EXPERIMENTS.items()
+    }
+    HW_POINT_FILES = {
+        name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
+        for name, (sweep, variants) in HW_SWEEPS.items()
+        if variants is not None
+    }
+    # hardware sweeps run as a guided search (their `search` key): one job each
+    HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
+    HW_BASES = {
+        section["name"]: section["base"]
+        for section in config.get("hardware_sweeps") or []
+        if section.get("name") in HW_SEARCH_FILES
+    }
+    HW_SETTINGS = {
+        name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
+        for name, (sweep, _) in HW_SWEEPS.items()
+    }
+    STREAM_SPECS = {
+        name: write_experiment_spec(f"{CACHE}/experiments/stream", experiment)
+        for name, experiment in STREAM.items()
+    }
 except InputError as exc:
-    raise WorkflowError(str(exc)) from None
-EXPERIMENT_NAMES = list(EXPERIMENTS)
-WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
-# Each experiment's resolved spec, the file its jobs read: written here, before the DAG is built
-# (Snakemake caches directory listings while building it), and only when the config changed it.
-EXPERIMENT_SPECS = {
-    name: write_experiment_spec(f"{CACHE}/experiments", experiment)
-    for name, experiment in EXPERIMENTS.items()
-}
-HW_POINT_FILES = {
-    name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
-    for name, (sweep, variants) in HW_SWEEPS.items()
-    if variants is not None
-}
-# hardware sweeps run as a guided search (their `search` key): one job each
-HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
-HW_BASES = {
-    section["name"]: section["base"]
-    for section in config.get("hardware_sweeps") or []
-    if section.get("name") in HW_SEARCH_FILES
-}
-HW_SETTINGS = {
-    name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
-    for name, (sweep, _) in HW_SWEEPS.items()
-}
-STREAM_SPECS = {
-    name: write_experiment_spec(f"{CACHE}/experiments/stream", experiment)
-    for name, experiment in STREAM.items()
-}
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(1)
 
 
 wildcard_constraints:

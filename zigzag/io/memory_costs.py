@@ -59,9 +59,15 @@ def _from_cacti(memories: dict, names: list[str], area_unit: str | None, file: s
     from zigzag.hardware.memory_costs.cacti_build import INSTALL_HINT, CactiUnavailable
     from zigzag.hardware.memory_costs.extraction import CactiRunFailed, extract
 
+    from zigzag.io.validation.accelerator import MEMORY_TYPES
+
     requests = []
     for name in names:
         memory = memories[name]
+        if memory["mem_type"] not in MEMORY_TYPES:
+            logger.warning("%s: memory %s: mem_type '%s' is not one CACTI extraction knows (%s), so it is costed "
+                           "as main memory (ZigZag's rule for any other type); give one of those to cost it as such",
+                           file, name, memory["mem_type"], ", ".join(MEMORY_TYPES))
         try:
             requests.append(request_for_memory(memory["size"], memory["mem_type"], memory["ports"]))
         except CactiInputProblem as exc:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import atomic_target, write_json_atomic
 from zigzag.workload.layer import Layer
 
 if TYPE_CHECKING:
@@ -232,8 +232,8 @@ def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | 
         write_json_atomic(folder / f"{file_stem(layer.name)}_complete.json", complete_json(cost, layer, accelerator))
     write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
     write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers)), "notes": notes or []})
-    layer_table(result.layers).to_csv(folder / "layers.csv", index=False)
+    with atomic_target(folder / "layers.csv") as tmp:
+        layer_table(result.layers).to_csv(tmp, index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
-    pickle_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(pickle_path, "wb") as handle:
+    with atomic_target(pickle_path) as tmp, open(tmp, "wb") as handle:
         pickle.dump([cost for _, cost in result.layers], handle, protocol=pickle.HIGHEST_PROTOCOL)

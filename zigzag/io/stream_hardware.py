@@ -67,7 +67,7 @@ _GRAPH = Field("dict", what="type, nb_rows, nb_cols, bandwidth, ...", keys={
     "nb_rows": Field("int", minimum=1, what="number of rows of the mesh"),
     "nb_cols": Field("int", minimum=1, what="number of columns of the mesh"),
     "bandwidth": Field("float", required=True, what="bandwidth of every link in bits per cycle"),
-    "unit_energy_cost": Field("float", default=0),
+    "unit_energy_cost": Field("float", default=0, minimum=0, what="an energy per active cycle, e.g. 0"),
     "pooling_core_id": _CORE_ROLE,
     "simd_core_id": _CORE_ROLE,
     "offchip_core_id": _CORE_ROLE,

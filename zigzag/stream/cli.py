@@ -23,6 +23,8 @@ from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``stream`` command group on the top-level parser."""
+    from zigzag.cli import add_quiet
+
     stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
                             description="Multi-core (Stream) commands.")
     commands = stream.add_subparsers(dest="stream_command", required=True)
@@ -53,6 +55,7 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
                        help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
                             "(0.5 = double-buffered)")
     nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
+    add_quiet(nodes)
     nodes.set_defaults(func=cmd_nodes)
 
     run = commands.add_parser(
@@ -64,6 +67,7 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     _add_inputs(run, "Stream mapping YAML (one fixed core per layer)")
     _add_cost_options(run)
     run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
+    add_quiet(run)
     run.set_defaults(func=cmd_run)
     add_plot_command(commands)
 
@@ -91,7 +95,7 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     search.add_argument("--choose", default="latency", choices=("latency", "energy", "edp"),
                         help="which front point to save as allocation.yaml (default: lowest latency, as Stream)")
     _add_cost_options(search)
-    search.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_quiet(search)
     search.set_defaults(func=cmd_search)
 
 
@@ -255,8 +259,9 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
+    from zigzag.io.atomic import atomic_target
     from zigzag.stream.cn_graph import save_cn_graph
-    from zigzag.stream.export import cn_table, draw_cn_graph
+    from zigzag.stream.export import MAX_DRAWN_CNS, cn_table, draw_cn_graph
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.tiling import parse_layer_stacks
 
@@ -269,8 +274,12 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     save_cn_graph(graph, out / "cn_graph.npz")
-    cn_table(graph).to_csv(out / "cn_graph.csv", index=False)
-    drawn = not args.no_picture and draw_cn_graph(graph, out / "cn_graph.png")
+    with atomic_target(out / "cn_graph.csv") as tmp:
+        cn_table(graph).to_csv(tmp, index=False)
+    drawn = not args.no_picture and len(graph) <= MAX_DRAWN_CNS
+    if drawn:
+        with atomic_target(out / "cn_graph.png") as tmp:
+            draw_cn_graph(graph, tmp)
     print(f"{len(graph)} CNs in {len(graph.layers)} layers, {graph.nb_edges} edges "
           f"({graph.nb_intra_layer_edges} intra-layer), {len(graph.stacks)} stacks; built in {seconds:.2f} s")
     print(f"written: {out / 'cn_graph.npz'}, {out / 'cn_graph.csv'}" + (f", {out / 'cn_graph.png'}" if drawn else ""))

@@ -15,7 +15,9 @@ docs/reference/sweeps.md); ``--config FILE --name NAME`` runs one entry of such 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from zigzag.errors import InputError
 
@@ -64,8 +66,10 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
         section["modes"] = args.mode or ["lbl"]
         if args.layer_stacks is not None:
             section["layer_stacks"] = args.layer_stacks
+        seed = args.allocation_seed if args.allocation_seed is not None else args.search_seed
+        args.search_seed = None  # the seed of a multi-core sweep is its allocation search's
         budget = {"method": args.allocation_method, "individuals": args.allocation_individuals,
-                  "generations": args.allocation_generations, "seed": args.allocation_seed}
+                  "generations": args.allocation_generations, "seed": seed}
         if any(v is not None for v in budget.values()):
             section["allocation_search"] = {k: v for k, v in budget.items() if v is not None}
     elif args.mode or args.layer_stacks is not None or args.allocation_individuals is not None \
@@ -74,6 +78,25 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
         raise InputError("zigzag sweep", "--mode/--layer-stacks/--allocation-*",
                          "are for multi-core sweeps; add --multicore")
     return section
+
+
+#: the flag of each key of a sweep given by flags
+_FLAGS = {"constraints": "--constraint", "vary": "--vary", "derive": "--derive", "params": "--param", "zip": "--zip",
+          "clock_ghz": "--clock-ghz", "name_format": "--name-format", "base": "--base", "workloads": "--workload",
+          "mapping": "--mapping", "modes": "--mode", "layer_stacks": "--layer-stacks", "search": "--search",
+          "allocation_search": "--allocation-*", "name": "--name"}
+
+
+def _as_flag(exc: InputError) -> InputError:
+    """An error about a sweep given by flags, naming the flag (``--constraint``) instead of the key."""
+    import re
+
+    key = re.match(r"[A-Za-z_]+", exc.where or "")
+    flag = _FLAGS.get(key.group(0)) if key else None
+    if flag is None:
+        return exc
+    rest = re.sub(r"^\[(\d+)\]", lambda m: f"#{int(m.group(1)) + 1}", exc.where[key.end():])
+    return InputError("zigzag sweep", f"{flag} {rest.lstrip('.')}".strip(), exc.message)
 
 
 def _with_search_flags(section: dict, args: argparse.Namespace) -> dict:
@@ -109,6 +132,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.cli import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
+    from zigzag.sweep.constraints import summary
     from zigzag.sweep.runner import run_sweep
 
     section = _with_search_flags(sweep_from_args(args), args)
@@ -117,12 +141,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if section.get("kind") == "multicore" and options:
         raise InputError("zigzag sweep", f"--{next(iter(options)).replace('_', '-')}",
                          "is a single-core search option, not used by multi-core sweeps; remove it")
-    sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
+    try:
+        sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
+    except InputError as exc:
+        raise exc if args.config else _as_flag(exc) from None
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
     counts = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
-    for row in rows:
+    for row in () if args.quiet else rows:
         figures = (f"energy {row['energy_pJ']:.4g} pJ, latency {row['latency_cycles']:.4g} cycles"
                    if row.get("energy_pJ") is not None else row["reason"])
         workload = f"{row['workload']} ({row['mode']})" if row.get("mode") else row["workload"]
@@ -130,13 +157,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
     if sweep.search is not None:
-        import json
-        from pathlib import Path
-
         stats = json.loads((Path(args.output) / "search.json").read_text())
         print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
               f"{stats['generations']} generations; front of {stats['front_size']} in "
               f"{Path(args.output) / 'search_front.csv'}")
+    nothing_ok = summary(rows, sweep.constraints)
+    if nothing_ok is not None:
+        print(f"error: {sweep.name}: {nothing_ok}", file=sys.stderr)
+        return 1
     failed = [f"{r['variant']} on {r['workload']}" for r in rows if r["status"] == "failed"]
     if failed:
         print(f"error: {len(failed)} points failed: {', '.join(failed)}", file=sys.stderr)
@@ -146,7 +174,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep_command(sub) -> None:
     """The ``zigzag sweep`` sub-command."""
-    from zigzag.cli import add_search_options
+    from zigzag.cli import add_quiet, add_search_options
 
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
@@ -186,7 +214,9 @@ def add_sweep_command(sub) -> None:
                        help="guided search (NSGA-II over energy, latency, area) instead of every variant")
     sweep.add_argument("--population", dest="search_population", type=int, help="search: population (default 16)")
     sweep.add_argument("--generations", dest="search_generations", type=int, help="search: generations (default 8)")
-    sweep.add_argument("--search-seed", dest="search_seed", type=int, help="search: random seed (default 0)")
+    sweep.add_argument("--seed", "--search-seed", dest="search_seed", type=int,
+                       help="random seed: of the guided search (default 0; --search-seed is the same), with "
+                            "--multicore of the allocation search (as --allocation-seed)")
     sweep.add_argument("--workers", dest="search_workers", type=int, help="search: worker processes (default 2)")
     sweep.add_argument("--config", help="a workflow config: run its hardware sweep --name instead of the flags")
     sweep.add_argument("--name", help="the sweep's name (with --config: which sweep to run)")
@@ -194,6 +224,7 @@ def add_sweep_command(sub) -> None:
     sweep.add_argument("--cache", help="per-layer result cache (default OUTPUT/.cache; share the workflow's "
                                        "results/.cache to reuse its results)")
     sweep.add_argument("--plot-format", default="png", help="figure format (default %(default)s)")
+    add_quiet(sweep)
     add_search_options(sweep)
     sweep.set_defaults(func=cmd_sweep)
 
@@ -211,11 +242,13 @@ def cmd_sweep_batch(args: argparse.Namespace) -> int:
 
 def cmd_sweep_collect(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
-    from zigzag.sweep.workflow import collect_points
+    from zigzag.sweep.workflow import collect_points, sweep_from_settings
 
     def action():
         rows = collect_points(args.settings, args.points, args.output, plot_format=args.format,
                               float_format=args.float_format)
+        sweep = sweep_from_settings(json.loads(Path(args.settings).read_text()))
+        _fail_if_nothing_ok(rows, sweep.constraints, sweep.name)
         counts = {}
         for row in rows:
             counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -226,15 +259,28 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 def cmd_sweep_search(args: argparse.Namespace) -> int:
     from zigzag.steps.logged import run_logged
+    from zigzag.sweep.config import read_sweep
     from zigzag.sweep.workflow import search_from_file
 
     def action():
         result = search_from_file(args.search_file, args.cache, args.output, plot_format=args.format,
                                   float_format=args.float_format)
+        data = json.loads(Path(args.search_file).read_text())
+        sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
+        _fail_if_nothing_ok(result.rows, sweep.constraints, sweep.name)
         return (f"{result.evaluations} of {result.grid_size} variants evaluated in {result.generations} generations; "
                 f"front of {len(result.front)} written to {args.output}")
 
     return run_logged(args.log, action)
+
+
+def _fail_if_nothing_ok(rows: list[dict], constraints, name: str) -> None:
+    """A workflow sweep step fails (one line, in its log) when no row of the sweep is ``ok``."""
+    from zigzag.sweep.constraints import summary
+
+    line = summary(rows, constraints)
+    if line is not None:
+        raise InputError(f"hardware sweep {name}", None, line)
 
 
 def register_steps(command) -> None:

@@ -147,10 +147,16 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
         raise InputError(where, exc.where, exc.message) from None
     clock = _clock(section, where)
     batch_size = _batch_size(section, where)
+    constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec))
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
-                 read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
+                 constraints, clock, options.to_dict(),
                  workload_options, batch_size,
                  None if section.get("search") is None else read_budget(section["search"], where))
+
+
+def _parameters(spec: VariantSpec) -> tuple[str, ...]:
+    """The names a sweep's rows have a column for besides the figures: its parameters."""
+    return tuple(spec.varied_names)
 
 
 def _workloads(section: dict, where: str, kinds: str) -> list[str]:
@@ -230,8 +236,8 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
             raise InputError(where, "layer_stacks", exc.message) from None
     search = _allocation_search(section.get("allocation_search"), where)
     clock = _clock(section, where)
-    return Sweep(name, spec, tuple(workloads), section["mapping"], "given",
-                 read_constraints(section.get("constraints") or [], where), clock, {}, {}, kind="multicore",
+    constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec), "multicore")
+    return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock, {}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
                  layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where))
 
@@ -263,8 +269,13 @@ def _allocation_search(value: Any, where: str) -> dict:
     return {**ALLOCATION_SEARCH, **value}
 
 
-def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:
-    """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``."""
+def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] = (),
+                     kind: str = "single") -> tuple[Constraint, ...]:
+    """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``: their
+    form, their metrics (``parameters``: the sweep's parameter names, also allowed; ``kind``:
+    single or multicore) and units."""
+    from zigzag.sweep.constraints import ConstraintProblem, check_constraint
+
     if not isinstance(constraints, list):
         raise InputError(source, "constraints", f"{constraints!r} is not a list; write e.g. ['area <= 5 mm2']")
     result = []
@@ -272,8 +283,8 @@ def read_constraints(constraints: Any, source: str) -> tuple[Constraint, ...]:
         if not isinstance(text, str) or _CONSTRAINT.fullmatch(text) is None:
             raise InputError(source, f"constraints[{i}]", f"{text!r} is not a comparison such as 'area <= 5 mm2'")
         try:
-            expressions.parse(text)
-        except expressions.ExpressionError as exc:
+            check_constraint(text, parameters, kind)
+        except (expressions.ExpressionError, ConstraintProblem) as exc:
             raise InputError(source, f"constraints[{i}]", str(exc)) from None
         units = {expressions.UNITS[u][0] for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text) if u in expressions.UNITS}
         result.append(Constraint(text, "time" in units))

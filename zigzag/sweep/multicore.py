@@ -25,17 +25,26 @@ from zigzag.variants.multicore import read_core_files
 
 def _varied_paths(section: dict) -> list[str]:
     """The document paths a sweep section writes (vary, zip, derive and fragment edits)."""
-    aliases = section.get("params") or {}
-    keys = list(section.get("vary") or {}) + [k for group in section.get("zip") or [] if isinstance(group, dict)
-                                               for k in group] + list(section.get("derive") or {})
-    paths = [aliases.get(k, k) for k in keys if isinstance(k, str)]
-    for options in (section.get("fragments") or {}).values():
+    def mapping(key: str) -> dict:  # a key of another type is reported by read_spec
+        value = section.get(key)
+        return value if isinstance(value, dict) else {}
+
+    aliases = mapping("params")
+    groups = section.get("zip") if isinstance(section.get("zip"), list) else []
+    keys = list(mapping("vary")) + [k for group in groups if isinstance(group, dict) for k in group] \
+        + list(mapping("derive"))
+    paths = [aliases.get(k, k) for k in keys if isinstance(k, str) and isinstance(aliases.get(k, k), str)]
+    for options in mapping("fragments").values():
         for edits in (options or {}).values() if isinstance(options, dict) else ():
-            edits = edits or {}
-            paths += [str(p) for p in edits.get("remove") or []]
-            paths += [str(e.get("path")) for e in edits.get("add") or [] if isinstance(e, dict)]
-            paths += [str(p) for p in edits.get("set") or {}]
+            edits = edits if isinstance(edits, dict) else {}
+            paths += [str(p) for p in _listed(edits.get("remove"))]
+            paths += [str(e.get("path")) for e in _listed(edits.get("add")) if isinstance(e, dict)]
+            paths += [str(p) for p in (edits.get("set") if isinstance(edits.get("set"), dict) else {})]
     return [p for p in paths if isinstance(p, str)]
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else []
 
 
 def multicore_spec(section: dict, where: str, base_document: dict | None = None):

@@ -28,6 +28,7 @@ from deap import base, tools
 from zigzag.errors import InputError
 from zigzag.sweep import results
 from zigzag.sweep.config import SearchBudget, Sweep
+from zigzag.interrupts import ignore_interrupts
 
 CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
@@ -65,6 +66,7 @@ _WORKER: dict = {}
 
 
 def _init_worker(sweep: Sweep, cache: str) -> None:
+    ignore_interrupts()
     _WORKER.update(sweep=sweep, cache=cache, parsed={})
 
 
@@ -105,7 +107,7 @@ class _Evaluator:
 
     def __exit__(self, *exc):
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(cancel_futures=exc[0] is not None)
 
     def __call__(self, candidates: list[_Candidate]) -> None:
         todo = list(dict.fromkeys(tuple(c) for c in candidates if tuple(c) not in self.memo))

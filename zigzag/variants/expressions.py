@@ -51,11 +51,14 @@ class ExpressionError(ValueError):
 
 
 def quantity(text: str) -> tuple[float | int, str | None] | None:
-    """``"32KiB"`` -> ``(262144, "size")``; a plain number -> ``(value, None)``; otherwise None."""
-    match = _WHOLE_QUANTITY.fullmatch(text)
+    """``"32KiB"`` -> ``(262144, "size")``, ``"-2 pJ"`` -> ``(-2, "energy")``; a plain number ->
+    ``(value, None)``; otherwise None."""
+    signed = re.fullmatch(r"\s*([+-])(.*)", text, re.S)
+    match = _WHOLE_QUANTITY.fullmatch(signed.group(2) if signed else text)
     if match:
         kind, factor = UNITS[match.group(2)]
-        return _whole(float(match.group(1)) * factor), kind
+        sign = -1 if signed and signed.group(1) == "-" else 1
+        return _whole(sign * float(match.group(1)) * factor), kind
     try:
         return _whole(float(text)), None
     except ValueError:
@@ -75,7 +78,8 @@ def parse(text: str) -> ast.expr:
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
-        raise ExpressionError(f"'{text}' does not parse; write arithmetic such as 'D1 * D2 * 8' or '64KiB'") from None
+        raise ExpressionError(_unknown_unit(text) or
+                              f"'{text}' does not parse; write arithmetic such as 'D1 * D2 * 8' or '64KiB'") from None
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
                                  ast.Compare, ast.Call, ast.Load, ast.operator, ast.unaryop, ast.cmpop)):
@@ -93,6 +97,19 @@ def parse(text: str) -> ast.expr:
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and type(node.op) not in {**_BINARY, **_UNARY}:
             raise ExpressionError(f"'{text}' uses an operator that expressions do not allow (+ - * / // % **)")
     return tree
+
+
+def _unknown_unit(text: str) -> str | None:
+    """The message for a number followed by a word that is not a unit (``5 mm``, ``3kb``), if any."""
+    import difflib
+
+    for match in re.finditer(r"(?<![\w.])\d+(?:\.\d*)?\s*([A-Za-z][A-Za-z0-9]*)", text):
+        unit = match.group(1)
+        if unit not in UNITS and not re.fullmatch(r"[eE][+-]?\d*", unit):
+            close = difflib.get_close_matches(unit, list(UNITS), n=1, cutoff=0.5)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            return f"'{text}': '{unit}' is not a unit{hint}; units: {', '.join(UNITS)}"
+    return None
 
 
 def names(tree: ast.expr) -> list[str]:

@@ -211,6 +211,9 @@ def _edits(section: Any, source: str, where: str) -> tuple[Edit, ...]:
     unknown = [k for k in section if k not in EDIT_KINDS]
     if unknown:
         raise InputError(source, f"{where}.{unknown[0]}", f"unknown edit; use {', '.join(EDIT_KINDS)}")
+    for kind in ("remove", "add"):
+        if not isinstance(section.get(kind) or [], list):
+            raise InputError(source, f"{where}.{kind}", f"{section[kind]!r} is not a list; write one entry per line")
     edits = []
     for path in section.get("remove") or []:
         edits.append(Edit("remove", str(path)))

@@ -28,9 +28,9 @@ _PORT = Field("dict", what="a port with name, type, bandwidth_min, bandwidth_max
 
 MEMORY = Field("dict", what="a memory with size, costs, latency, operands, ports, ...", keys={
     "size": Field("int", required=True, minimum=1, what="capacity in bits, a whole number"),
-    "r_cost": Field("float", nullable=True, default=None),
-    "w_cost": Field("float", nullable=True, default=None),
-    "area": Field("float", nullable=True, default=None),
+    "r_cost": Field("float", nullable=True, default=None, minimum=0, what="energy in pJ of one read access, e.g. 0.5"),
+    "w_cost": Field("float", nullable=True, default=None, minimum=0, what="energy in pJ of one write access, e.g. 0.5"),
+    "area": Field("float", nullable=True, default=None, minimum=0, what="the memory's area, e.g. 1500"),
     "latency": Field("int", required=True, minimum=0, what="access latency in cycles, a whole number"),
     "mem_type": Field("str", default="sram"),
     "auto_cost_extraction": Field("bool", default=False),
@@ -51,10 +51,10 @@ _OPERATIONAL_ARRAY = Field("dict", required=True, what="dimensions, sizes, unit_
     "is_imc": Field("bool", default=False),
     "input_precision": Field("list", length=2, what="[activation bits, weight bits], e.g. [8, 8]",
                              item=Field("int", minimum=1, what="a bit width, e.g. 8")),
-    "unit_energy": Field("float"),
-    "unit_area": Field("float"),
+    "unit_energy": Field("float", minimum=0, what="energy of one MAC in pJ, e.g. 0.04"),
+    "unit_area": Field("float", minimum=0, what="area of one multiplier, e.g. 1"),
     "imc_type": Field("str", nullable=True, default=None, choices=("analog", "digital")),
-    "adc_resolution": Field("float", nullable=True, default=0),
+    "adc_resolution": Field("float", nullable=True, default=0, minimum=0, what="ADC bits, e.g. 8"),
     "bit_serial_precision": Field("float", nullable=True, default=None),
 })
 
@@ -172,7 +172,40 @@ def _check_imc_cells(memories: dict, weight_bits: int) -> None:
                       "auto_cost_extraction: false and remove any cost_table")
 
 
+#: the memory types CACTI extraction knows: ``sram`` (CACTI's "ram"), ``rf`` (an SRAM 128 times
+#: larger) and ``dram``; like ZigZag, any other type is costed as CACTI's "main memory"
+MEMORY_TYPES = ("sram", "rf", "dram")
+
+
+def misspelt_memory_type(mem_type: str) -> str | None:
+    """The known memory types ``mem_type`` is a slip of (another case, one letter added, missing,
+    changed or two swapped), as ``'sram'`` or ``'sram' or 'dram'``; None when it is a known type
+    or not close to one."""
+    if mem_type in MEMORY_TYPES:
+        return None
+    typed = mem_type.strip().lower()
+    close = [f"'{known}'" for known in MEMORY_TYPES if typed == known] or \
+        [f"'{known}'" for known in MEMORY_TYPES if _one_slip(typed, known)]
+    return " or ".join(close) or None
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, deleted or changed letter, or two swapped neighbours."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        differ = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(differ) == 1 or (len(differ) == 2 and differ[1] == differ[0] + 1
+                                    and a[differ[0]] == b[differ[1]] and a[differ[1]] == b[differ[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
 def _check_memory(where: str, memory: dict, oa_dims: list[str]) -> None:
+    close = misspelt_memory_type(memory["mem_type"])
+    if close is not None:
+        raise Invalid(f"{where}.mem_type", f"unknown memory type '{memory['mem_type']}' (did you mean {close}?); "
+                      f"known types: {', '.join(MEMORY_TYPES)} (any other is costed by CACTI as main memory)")
     _check_cost_source(where, memory)
     check_unique(memory["operands"], f"{where}.operands", "operand")
     check_unique(memory["served_dimensions"], f"{where}.served_dimensions", "served dimension")

@@ -37,6 +37,7 @@ from deap import base, tools
 
 from zigzag.stream.allocation.genes import AllocationProblem
 from zigzag.stream.allocation.heuristics import seed_allocations
+from zigzag.interrupts import ignore_interrupts
 
 CROSSOVER_PROBABILITY = 0.3
 MUTATION_PROBABILITY = 0.7
@@ -81,6 +82,7 @@ _WORKER_PROBLEM: AllocationProblem | None = None
 
 def _init_worker(problem: AllocationProblem) -> None:
     global _WORKER_PROBLEM
+    ignore_interrupts()
     _WORKER_PROBLEM = problem
 
 
@@ -108,7 +110,7 @@ class Evaluator:
 
     def __exit__(self, *exc) -> None:
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(cancel_futures=exc[0] is not None)
             self._pool = None
 
     def __call__(self, allocations: Sequence[Sequence[int]]) -> list[tuple[float, float]]:

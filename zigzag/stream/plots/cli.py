@@ -8,6 +8,8 @@ from pathlib import Path
 
 def add_plot_command(commands: argparse._SubParsersAction) -> None:
     """Register ``zigzag stream plot``."""
+    from zigzag.cli import add_quiet
+
     plot = commands.add_parser(
         "plot",
         help="draw the pictures of a run folder (Gantt HTML/PNG, memory, energy, front, perfetto trace)",
@@ -19,6 +21,7 @@ def add_plot_command(commands: argparse._SubParsersAction) -> None:
     plot.add_argument("--output", default=None, help="where the pictures go (default RUN/plots)")
     plot.add_argument("--format", default="png", choices=("png", "svg", "pdf"), help="static picture format")
     plot.add_argument("--name", default=None, help="experiment name shown in titles (default: the workload's)")
+    add_quiet(plot)
     plot.set_defaults(func=cmd_plot)
 
 
