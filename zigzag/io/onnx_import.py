@@ -385,15 +385,26 @@ def read_onnx(
     evaluate_all_operators: bool = False,
     file: str | None = None,
     reference_hw_pairing: bool = True,
+    operators: str = "zigzag",
+    causal_blocks: int = 8,
+    causal: bool | None = None,
 ) -> list[dict]:
     """One layer or dummy dict per ONNX node, in node order (see the module docstring).
 
     ``file`` names the model in error messages (default: the path given). The model is not
-    modified.
+    modified. ``operators="all"``: every operator as layers of the operator model instead
+    (``zigzag.io.onnx_operators``; layers only, numbered in order), causal attention split into
+    ``causal_blocks`` query blocks (0: counted in full; ``causal`` True / False overrides the detection).
     """
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _Model(load_model(source, file), file, reference_hw_pairing)
+    if operators == "all":
+        from zigzag.io.onnx_operators import convert
+
+        return convert(model, file, causal_blocks, causal)
+    if operators != "zigzag":
+        raise InputError(file, "operators", f"'{operators}' is not one of zigzag, all")
     converters = LAYER_OPERATORS | (EXTRA_OPERATORS if evaluate_all_operators else {})
     producers: dict[str, list[int]] = {}
     result = []
