@@ -93,6 +93,8 @@ class Layer:
     mapping: MappingEntry
     given_pr_sizes: dict[str, int] = field(default_factory=dict)
     padding: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: operation class of a vector layer (``add``, ``exp``, ``reduce_sum``, ...); None for a MAC layer
+    vector_op: str | None = None
 
     # ----- operands -------------------------------------------------------------------------
     @property
@@ -220,7 +222,7 @@ class Layer:
     def to_spec(self) -> dict:
         """The workload-YAML form of this layer (plus its mapping entry under ``mapping``)."""
         pr_dims = list(self.given_pr_sizes or self.padding)
-        return {
+        spec = {
             "id": self.id,
             "name": self.name,
             "operator_type": self.operator_type,
@@ -235,6 +237,9 @@ class Layer:
             "padding": [list(self.padding[d]) for d in pr_dims] if self.padding else None,
             "mapping": self.mapping.to_dict(),
         }
+        if self.vector_op is not None:  # absent for MAC layers: their specs and job keys stay as they were
+            spec["vector_op"] = self.vector_op
+        return spec
 
     def signature(self) -> dict:
         """What determines this layer's cost: the spec without its identity and dependencies."""
