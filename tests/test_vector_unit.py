@@ -179,8 +179,8 @@ def test_results_split_between_the_units():
     assert list(table["vector_op"])[1:] == ["exp", "reduce_sum"]
     row = tables.experiment_row({"name": "e", "workload": "w.yaml", "mapping": "m.yaml", "accelerator": "a.yaml",
                                  "options": {"opt": "latency"}}, [r for _, r in network.layers], total, None, [])
-    assert row["vector_unit_energy_pJ"] == total.vector_unit_energy
-    assert row["mac_array_latency_cycles"] == total.mac_array_latency and row["uncosted_layers"] == 0
+    assert row["energy_vector_unit_pJ"] == total.vector_unit_energy
+    assert row["latency_mac_array_cycles"] == total.mac_array_latency and row["uncosted_layers"] == 0
     layer_rows = tables.layer_rows(({"id": l.id, "name": l.name, "operator_type": l.operator_type}, r)
                                    for l, r in network.layers)
     assert [r["compute_unit"] for r in layer_rows] == ["mac_array", "vector_unit", "vector_unit"]
