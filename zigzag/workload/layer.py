@@ -93,8 +93,8 @@ class Layer:
     mapping: MappingEntry
     given_pr_sizes: dict[str, int] = field(default_factory=dict)
     padding: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: operation class of a vector layer (``add``, ``exp``, ``reduce_sum``, ...); None for a MAC layer
-    vector_op: str | None = None
+    operand_roles: dict[str, str] = field(default_factory=dict)  # operand -> weight / activation / kv_cache
+    vector_op: str | None = None  # operation class of a vector layer (zigzag.workload.operators); None: MAC layer
 
     # ----- operands -------------------------------------------------------------------------
     @property
@@ -220,9 +220,13 @@ class Layer:
 
     # ----- serialisation --------------------------------------------------------------------
     def to_spec(self) -> dict:
-        """The workload-YAML form of this layer (plus its mapping entry under ``mapping``)."""
+        """The workload-YAML form of this layer (plus its mapping entry under ``mapping``); ``operand_roles``
+        and ``vector_op`` only when set, so the specs of MAC layers without roles are as they always were."""
         pr_dims = list(self.given_pr_sizes or self.padding)
-        spec = {
+        extra = {"operand_roles": dict(self.operand_roles)} if self.operand_roles else {}
+        if self.vector_op is not None:
+            extra["vector_op"] = self.vector_op
+        return extra | {
             "id": self.id,
             "name": self.name,
             "operator_type": self.operator_type,
@@ -237,9 +241,6 @@ class Layer:
             "padding": [list(self.padding[d]) for d in pr_dims] if self.padding else None,
             "mapping": self.mapping.to_dict(),
         }
-        if self.vector_op is not None:  # absent for MAC layers: their specs and job keys stay as they were
-            spec["vector_op"] = self.vector_op
-        return spec
 
     def signature(self) -> dict:
         """What determines this layer's cost: the spec without its identity and dependencies."""
