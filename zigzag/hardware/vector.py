@@ -92,7 +92,8 @@ def compute_unit(layer: Layer, accelerator: Accelerator) -> str:
     unit = accelerator.vector_unit
     if unit is not None and op_class in unit.operations:
         return VECTOR_UNIT
-    return MAC_ARRAY if layer.operator_type in ARRAY_OPERATOR_TYPES else UNCOSTED
+    on_array = layer.operator_type in ARRAY_OPERATOR_TYPES and "W" in layer.operand_dims  # the array needs W
+    return MAC_ARRAY if on_array else UNCOSTED
 
 
 def on_vector_unit(layer: Layer, accelerator: Accelerator) -> tuple[Layer, Accelerator]:
