@@ -230,3 +230,29 @@ def test_export_inference_metadata():
         {"phase": "decode", "batch": 1, "tokens": 1, "context": 127, "layers": 2}
     prefill = export_inference(onnx.load(str(DATA / "bert_base.onnx"), load_external_data=False))
     assert (prefill["phase"], prefill["tokens"], prefill["context"]) == ("prefill", 128, 0)
+
+
+def test_convolutional_networks_read_with_all_operators():
+    layers = read_onnx(Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx", operators="all")
+    kinds = [n.get("vector_op") or n["operator_type"] for n in layers]
+    assert (kinds.count("Conv"), kinds.count("Pooling"), kinds.count("max"), kinds.count("add")) == (20, 2, 17, 8)
+    assert [n["id"] for n in layers] == list(range(len(layers)))
+    assert all(src <= n["id"] for n in layers for src in n["operand_source"].values())
+
+
+def test_matrix_products_cost_the_same_with_all_operators():
+    """On an accelerator with a vector unit, the decode step's Gemm/MatMul layers cost what the default
+    import's cost; the vector layers add the vector unit's share."""
+    from zigzag.api import run
+    from zigzag.search.options import SearchOptions
+
+    root = Path(__file__).resolve().parents[1]
+    inputs = (DATA / "gpt2_decode.onnx", root / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml",
+              root / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
+    options = SearchOptions(lpf_limit=2, opt="energy")
+    default = run(*inputs, options)
+    everything = run(*inputs, options, operators="all")
+    products = [(layer.name, cost.energy_total, cost.latency_total2) for layer, cost in everything.layers
+                if layer.vector_op is None]
+    assert products == [(layer.name, cost.energy_total, cost.latency_total2) for layer, cost in default.layers]
+    assert everything.total.vector_unit_energy > 0 and not everything.uncosted

@@ -45,15 +45,16 @@ def load_mapping(path: str | Path) -> list[MappingEntry]:
 
 
 def load_inputs(
-    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False
+    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False, **onnx_options
 ) -> tuple[Workload, Accelerator]:
-    """Load and cross-check the three inputs of an experiment."""
+    """Load and cross-check the three inputs of an experiment (``onnx_options``: ``operators``,
+    ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``)."""
     accelerator_data = read_accelerator(accelerator)
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     return (
-        _load_workload(workload, entries, str(mapping), evaluate_all_operators),
+        _load_workload(workload, entries, str(mapping), evaluate_all_operators, onnx_options),
         accelerator_from_dict(accelerator_data),
     )
 
@@ -64,21 +65,24 @@ def load_workload(
     *,
     evaluate_all_operators: bool = False,
     mapping_file: str | None = None,
+    **onnx_options,
 ) -> Workload:
     """A workload from a YAML path, an ONNX path or ModelProto, or a list of layer dicts.
-    ``mapping_file``: the file that ``mapping`` entries come from, named in messages."""
+    ``mapping_file``: the file that ``mapping`` entries come from, named in messages;
+    ``onnx_options``: ``operators``, ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``."""
     if isinstance(mapping, list):
-        return _load_workload(workload, mapping, mapping_file, evaluate_all_operators)
-    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators)
+        return _load_workload(workload, mapping, mapping_file, evaluate_all_operators, onnx_options)
+    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators, onnx_options)
 
 
-def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool) -> Workload:
+def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool,
+                   onnx_options: dict | None = None) -> Workload:
     inference = None
     if _is_onnx(workload):
         from zigzag.io.onnx_import import read_onnx
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
-        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file)
+        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {}))
     else:
         file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
         data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload

@@ -94,9 +94,14 @@ class _Reader:
             self.producers.setdefault(tensor, []).append(index)
         return self.base._Node(index, proto.name or f"Op{index}", proto, preds, self.producers)
 
-    def conv(self, node, state: _State) -> dict:
-        spec = self.base._conv(self.model, node)
-        return spec | {"id": state.next_id, "operand_source": _src(state, {"I": node.proto.input[0]})}
+    def window(self, node, state: _State) -> dict | None:
+        """A convolution or pooling layer as the default import makes it, renumbered."""
+        convert = self.base._conv if "Conv" in node.proto.op_type else self.base._pooling
+        spec = convert(self.model, node)
+        if spec is None:
+            return None
+        sources = {"I": state.next_id, "W": state.next_id} | _src(state, {"I": node.proto.input[0]})
+        return spec | {"id": state.next_id, "operand_source": sources}
 
     def matmul(self, node, plan: AttentionPlan, state: _State) -> list[dict]:
         """A Gemm / MatMul: today's layer, with grouped-query loops and causal blocks where they apply."""
@@ -145,8 +150,11 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         if op in ("Sin", "Cos"):
             return _vector(model, plan, state, node)
         return "input preprocessing"
-    if op in ("Conv", "QLinearConv"):
-        state.add([reader.conv(node, state)], proto.output)
+    if op in ("Conv", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool"):
+        spec = reader.window(node, state)
+        if spec is None:
+            return f"no operator model ({op} of these shapes)"
+        state.add([spec], proto.output)
         return None
     if plan.is_nan_guard(proto):
         return "NaN guard"
