@@ -256,3 +256,21 @@ def test_matrix_products_cost_the_same_with_all_operators():
                 if layer.vector_op is None]
     assert products == [(layer.name, cost.energy_total, cost.latency_total2) for layer, cost in default.layers]
     assert everything.total.vector_unit_energy > 0 and not everything.uncosted
+
+
+@pytest.mark.parametrize("model, heads, kv_heads", [("llama_tiny", 32, 4), ("mistral_small", 16, 4),
+                                                     ("qwen2_05b", 14, 2)])
+def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_heads):
+    """transformers exports prefill with repeat_kv and decode with the queries folded onto the kv heads: both
+    give K/V products over the kv heads with a group loop, and the k scaling over the kv heads."""
+    for step in ("prefill", "decode"):
+        layers = load(f"{model}_{step}", operators="all", causal_blocks=0)
+        products = [n for n in layers if "G" in n["loop_dims"]]
+        assert len(products) == 4  # Q.K^T and P.V of 2 layers
+        assert all((loops(n)["H"], loops(n)["G"]) == (kv_heads, heads // kv_heads) for n in products)
+        assert all(n["equation"].startswith("O[b][h][g][d][k]+=") and "W[b][h][c][k]" in n["equation"]
+                   for n in products)
+        scale_k = layers[products[0]["id"] - 1]  # sdpa scales K^T just before Q.K^T
+        assert scale_k["vector_op"] == "mul" and loops(scale_k)["H"] == kv_heads
+        default = [n for n in load(f"{model}_{step}") if n["kind"] == "layer"]
+        assert macs(layers) == macs(default)
