@@ -274,3 +274,27 @@ def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_he
         assert scale_k["vector_op"] == "mul" and loops(scale_k)["H"] == kv_heads
         default = [n for n in load(f"{model}_{step}") if n["kind"] == "layer"]
         assert macs(layers) == macs(default)
+
+
+def test_vector_layers_round_trip_through_workload_yaml(tmp_path):
+    import yaml
+
+    from zigzag.io.loaders import load_workload
+    from zigzag.io.workload_export import workload_to_yaml
+
+    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    workload = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
+    text = workload_to_yaml(workload)
+    (tmp_path / "w.yaml").write_text(text)
+    again = load_workload(tmp_path / "w.yaml", mapping)
+    def specs(w):  # MatMul is written as Gemm (the YAML format's type), which picks the Gemm mapping entry
+        return [{k: v for k, v in layer.to_spec().items() if k not in ("operator_type", "mapping")} for layer in w.layers]
+
+    assert specs(again) == specs(workload)
+    assert [layer.operator_type for layer in again.layers if layer.vector_op] == \
+        [layer.operator_type for layer in workload.layers if layer.vector_op]
+    bad = yaml.safe_load(text)
+    bad[1].pop("vector_op")
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    with pytest.raises(InputError, match="vector_op"):
+        load_workload(tmp_path / "bad.yaml", mapping)

@@ -265,13 +265,19 @@ def _axes(model, node, rank: int) -> list[int]:
     return sorted(a % rank for a in axes)
 
 
+_WHY = {
+    "input preprocessing": " (computed from constants and integer inputs only, e.g. the attention mask; not per-token work)",
+    "NaN guard": " (the exporter's Where(IsNaN(p), 0, p) after a softmax)",
+}
+
+
 def _report(file: str, left_out: Counter) -> None:
     """One log line per reason a node has no layer."""
     for reason, count in sorted(left_out.items()):
         if reason == "constant":
             continue
-        level = logging.WARNING if reason.startswith("no operator model") else logging.INFO
-        logger.log(level, "%s: %d node%s left out: %s", file, count, "s" * (count > 1), reason)
+        level = logging.INFO if reason == "data movement" else logging.WARNING
+        logger.log(level, "%s: %d node%s left out: %s%s", file, count, "s" * (count > 1), reason, _WHY.get(reason, ""))
 
 
 def export_inference(model) -> dict:
