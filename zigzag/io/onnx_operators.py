@@ -206,8 +206,10 @@ def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
         data = proto.input[0]
         in_dims = plan.dims(data, model.shape(data, node))
         axes = _axes(model, node, len(in_dims))
-        if axes != [len(in_dims) - 1]:
+        if len(axes) != 1:
             return f"no operator model ({op} over axes {axes})"
+        names = list(in_dims)  # the reduced axis last: it becomes the reduction loop C
+        in_dims = {d: in_dims[d] for d in names[:axes[0]] + names[axes[0] + 1:] + [names[axes[0]]]}
         make = lambda i, dims: ops.reduction(i, node.name, REDUCE[op], dims, sources=_src(state, {"I": data}))  # noqa: E731
         state.add(plan.blocked(proto, in_dims, state.next_id, make), proto.output)
         return None
