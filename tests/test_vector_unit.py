@@ -135,8 +135,11 @@ def test_mac_layers_cost_the_same_with_a_vector_unit():
     vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
     a, _ = search_layer(gemm_layer(), plain, SearchOptions(lpf_limit=4))
     b, _ = search_layer(gemm_layer(), vector, SearchOptions(lpf_limit=4))
-    assert {**a.to_dict(), "accelerator_name": None} == {**b.to_dict(), "accelerator_name": None}
+    same = ("accelerator_name", "area_operational_array", "area_memories")
+    assert {**a.to_dict(), **dict.fromkeys(same)} == {**b.to_dict(), **dict.fromkeys(same)}
     assert a.compute_unit == MAC_ARRAY and a.vector_op is None
+    # the area adds the unit's 32 lanes (1200 um2 each) and their registers (5120 um2 each)
+    assert b.area_total - a.area_total == pytest.approx(32 * 1200 + 32 * 5120)
 
 
 def test_without_a_vector_unit_vector_layers_are_uncosted_and_named(caplog):
@@ -267,3 +270,107 @@ def test_memories_listed_out_of_order():
     document["vector_unit"]["memories"] = ["dram", "unified_buffer"]
     with pytest.raises(InputError, match=r"vector_unit\.memories\[1\].*innermost first"):
         validate_accelerator(document, "acc.yaml")
+
+
+# ----- the workflow's steps -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def workflow_results(tmp_path_factory):
+    """A small grouped-query attention block imported with every operator, run through every step of
+    the workflow (parse, split, per-layer jobs, sum, save, compare) on the TPU-like example with and
+    without its vector unit."""
+    import onnx
+    from llm_graphs import gqa_attention
+
+    folder = tmp_path_factory.mktemp("vector_workflow")
+    onnx.save(gqa_attention("packed", seq=8), folder / "gqa.onnx")
+    experiments = [{"name": name, "workload": str(folder / "gqa.onnx"), "accelerator": str(HARDWARE / f"{name}.yaml"),
+                    "mapping": str(HARDWARE.parent / "mapping" / "flow_tpu_32x32.yaml"), "lpf_limit": 3,
+                    "operators": "all"} for name in ("flow_tpu_32x32_vector", "flow_tpu_32x32")]
+    return run_steps({"experiments": experiments}, folder / "results")
+
+
+def run_steps(config: dict, results: Path) -> Path:
+    """Every step of the workflow, as functions, in rule order (as the Snakefile's rules call them)."""
+    from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
+    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.parse import parse_accelerator, parse_workload
+    from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
+
+    cache = results / ".cache"
+    folders = []
+    for experiment in expand_experiments(config):
+        workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
+        accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
+        parse_workload(experiment["workload"], experiment["mapping"], workload, operators=experiment["operators"],
+                       causal_blocks=experiment["causal_blocks"])
+        parse_accelerator(experiment["accelerator"], accelerator)
+        folder = results / experiment["name"]
+        split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
+        for key in plan_keys(folder / "plan.json"):
+            evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
+        sum_experiment(folder / "plan.json", cache, folder / "results.json")
+        save_experiment(folder / "results.json", cache, folder)
+        folders.append(folder)
+    compare_experiments(folders, results)
+    return results
+
+
+def test_workflow_splits_results_by_unit(workflow_results):
+    from zigzag.steps.pipeline import plan_keys
+
+    folder = workflow_results / "flow_tpu_32x32_vector"
+    layers = tables.read_csv(folder / "layers.csv")
+    units = {row["compute_unit"] for row in layers}
+    assert units == {"mac_array", "vector_unit"}
+    assert {row["vector_op"] for row in layers if row["compute_unit"] == "vector_unit"} >= {"exp", "reduce_max", "div"}
+    row = tables.read_csv(folder / "summary.csv")[0]
+    total = json.loads((folder / "results.json").read_text())["total"]
+    assert total["vector_unit_energy"] > 0
+    assert float(row["energy_vector_unit_pJ"]) == pytest.approx(total["vector_unit_energy"], rel=1e-9)
+    assert float(row["energy_mac_array_pJ"]) + float(row["energy_vector_unit_pJ"]) == \
+        pytest.approx(float(row["energy_pJ"]), rel=1e-9)
+    assert float(row["latency_mac_array_cycles"]) + float(row["latency_vector_unit_cycles"]) == \
+        pytest.approx(float(row["latency_cycles"]), rel=1e-9)
+    vector_energy = sum(float(r["energy_pJ"]) for r in layers if r["compute_unit"] == "vector_unit")
+    assert vector_energy == pytest.approx(total["vector_unit_energy"], rel=1e-9)
+    assert int(row["uncosted_layers"]) == 0 and total["uncosted_layers"] == []
+    assert len(plan_keys(folder / "plan.json")) < len(layers)  # identical layers: one job
+
+
+def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
+    plain = workflow_results / "flow_tpu_32x32"
+    with_unit = workflow_results / "flow_tpu_32x32_vector"
+    summary_json = json.loads((plain / "summary.json").read_text())
+    row = tables.read_csv(plain / "summary.csv")[0]
+    assert int(row["uncosted_layers"]) == len(summary_json["uncosted_layers"]) == 56
+    assert any("56 vector layer(s) left uncosted" in note for note in summary_json["notes"])
+    assert {r["compute_unit"] for r in tables.read_csv(plain / "layers.csv")} == {"mac_array"}
+    assert float(row["energy_vector_unit_pJ"]) == 0
+    # the matrix products cost the same with and without the unit
+    mac = [r["energy_pJ"] for r in tables.read_csv(with_unit / "layers.csv") if r["compute_unit"] == "mac_array"]
+    assert mac == [r["energy_pJ"] for r in tables.read_csv(plain / "layers.csv")]
+    experiments = tables.read_csv(workflow_results / "experiments.csv")
+    assert [r["uncosted_layers"] for r in experiments] == ["0", "56"]
+
+
+def test_cli_prints_the_split_and_the_uncosted_layers(tmp_path, capsys):
+    import onnx
+    from llm_graphs import gqa_attention
+    from zigzag.cli import main
+
+    onnx.save(gqa_attention("packed", seq=8, heads=4), tmp_path / "gqa.onnx")
+    common = ["run", "--workload", str(tmp_path / "gqa.onnx"), "--mapping",
+              str(HARDWARE.parent / "mapping" / "flow_tpu_32x32.yaml"), "--operators", "all", "--causal-blocks", "0",
+              "--lpf-limit", "3", "--quiet"]
+    assert main(common + ["--accelerator", str(HARDWARE / "flow_tpu_32x32_vector.yaml"),
+                          "--output", str(tmp_path / "a")]) == 0
+    printed = capsys.readouterr().out
+    assert "vector_unit" in printed and "MAC array: " in printed and "; vector unit: " in printed
+    summary_json = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary_json["vector_unit_energy"] > 0 and summary_json["uncosted_layers"] == []
+    assert main(common + ["--accelerator", str(HARDWARE / "flow_tpu_32x32.yaml"), "--output", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "uncosted (no vector unit for their class): " in printed
+    summary_json = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary_json["uncosted_layers"] and any("left uncosted" in n for n in summary_json["notes"])
