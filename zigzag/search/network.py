@@ -23,7 +23,9 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class NetworkResult:
-    """Per-layer best results (processing order) and their sum."""
+    """Per-layer best results (processing order) and their sum; ``total`` also splits energy and
+    latency between the MAC array and the vector unit (``mac_array_energy``, ``vector_unit_energy``,
+    ...), and ``uncosted`` names the vector layers no unit of the accelerator runs."""
 
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
