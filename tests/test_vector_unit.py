@@ -56,7 +56,7 @@ def exp_layer(layer_id=0):
 
 def gemm_layer(layer_id=0):
     return layer("gemm", "Gemm", "O[b][k]+=W[k][c]*I[b][c]", ["B", "K", "C"], [4, 8, 8],
-                 {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, layer_id, {"I": layer_id, "W": layer_id})
+                 {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, layer_id, {"W": layer_id})
 
 
 # ----- cost by hand ---------------------------------------------------------------------------------
@@ -374,3 +374,16 @@ def test_cli_prints_the_split_and_the_uncosted_layers(tmp_path, capsys):
     assert "uncosted (no vector unit for their class): " in printed
     summary_json = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary_json["uncosted_layers"] and any("left uncosted" in n for n in summary_json["notes"])
+
+
+def test_data_locality_plans_the_mac_layers_and_leaves_the_vector_unit_whole():
+    vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    chain = Workload([gemm_layer(0),
+                      layer("exp", "Exp", "O[b][k]=I[b][k]", ["B", "K"], [4, 8], {"O": 8, "O_final": 8, "I": 8},
+                            "exp", 1, {"I": 0}),
+                      layer("gemm2", "Gemm", "O[b][k]+=W[k][c]*I[b][c]", ["B", "K", "C"], [4, 8, 8],
+                            {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, 2, {"I": 1, "W": 2})])
+    network = evaluate_network(chain, vector, SearchOptions(lpf_limit=4, exploit_data_locality=True))
+    assert network.accelerators[1] is vector
+    assert network.accelerators[0].name.endswith("-removing-nouse-mem")
+    assert [result.compute_unit for _, result in network.layers] == [MAC_ARRAY, VECTOR_UNIT, MAC_ARRAY]
