@@ -387,3 +387,26 @@ def test_data_locality_plans_the_mac_layers_and_leaves_the_vector_unit_whole():
     assert network.accelerators[1] is vector
     assert network.accelerators[0].name.endswith("-removing-nouse-mem")
     assert [result.compute_unit for _, result in network.layers] == [MAC_ARRAY, VECTOR_UNIT, MAC_ARRAY]
+
+
+def test_searching_an_uncosted_layer_is_a_one_line_error():
+    plain = load_accelerator(HARDWARE / "flow_tpu_32x32.yaml")
+    with pytest.raises(InputError, match=r"layer 'exp': its operation class 'exp' runs on no unit .*operations\.exp"):
+        search_layer(exp_layer(), plain, SearchOptions())
+
+
+def test_stage_api_names_uncosted_layers(caplog):
+    from zigzag.stages.iterators import WorkloadStage
+    from zigzag.stages.stage import Stage
+
+    class Leaf(Stage):
+        def is_leaf(self):
+            return True
+
+        def run(self):
+            yield self.kwargs["layer"].name, None
+
+    stage = WorkloadStage([Leaf], workload=Workload([gemm_layer(0), exp_layer(1)]),
+                          accelerator=load_accelerator(HARDWARE / "flow_tpu_32x32.yaml"))
+    assert [name for name, _ in stage.run()] == ["gemm"]
+    assert "1 vector layer(s) left uncosted" in caplog.text
