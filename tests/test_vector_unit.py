@@ -17,7 +17,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict
 from zigzag.io.loaders import load_accelerator
-from zigzag.io.results import layer_table, summary
+from zigzag.io.results import file_stem, layer_table, summary
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.jobs import job_key, layer_from_job, layer_job
@@ -336,6 +336,11 @@ def test_workflow_splits_results_by_unit(workflow_results):
     assert vector_energy == pytest.approx(total["vector_unit_energy"], rel=1e-9)
     assert int(row["uncosted_layers"]) == 0 and total["uncosted_layers"] == []
     assert len(plan_keys(folder / "plan.json")) < len(layers)  # identical layers: one job
+    exp_row = next(r for r in layers if r["vector_op"] == "exp")
+    details = json.loads((folder / "layers" / f"{file_stem(exp_row['name'])}.json").read_text())
+    assert details["inputs"]["layer"]["vector_op"] == "exp"
+    assert details["inputs"]["accelerator"]["operational_array"]["operational_unit"]["energy_cost"] == 6.0
+    assert details["inputs"]["accelerator"]["operational_array"]["dimensions"] == {"D1": 32}
 
 
 def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
