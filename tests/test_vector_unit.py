@@ -415,3 +415,20 @@ def test_stage_api_names_uncosted_layers(caplog):
                           accelerator=load_accelerator(HARDWARE / "flow_tpu_32x32.yaml"))
     assert [name for name, _ in stage.run()] == ["gemm"]
     assert "1 vector layer(s) left uncosted" in caplog.text
+
+
+def test_more_lanes_help_until_the_memory_bandwidth_bounds():
+    """exp of a 128 x 128 matrix of bytes on the TPU-like example: compute-bound with 8 lanes
+    (16384 x 4 / 8 cycles), then never faster than moving the input in and the output out over the
+    64-bit DRAM port (2 x 16384 x 8 / 64 = 4096 cycles); the energy does not depend on the lanes."""
+    base = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    exp = layer("exp", "Exp", "O[d][k]=I[d][k]", ["D", "K"], [128, 128], {"O": 8, "O_final": 8, "I": 8}, "exp")
+    results = {}
+    for lanes in (8, 32, 128):
+        accelerator = dataclasses.replace(base, vector_unit=dataclasses.replace(base.vector_unit, lanes=lanes))
+        results[lanes], _ = search_layer(exp, accelerator, SearchOptions(lpf_limit=4))
+    assert results[8].ideal_cycle == 128 * 128 * 4 // 8 and results[8].latency_total2 >= 8192
+    for lanes, result in results.items():
+        assert result.latency_total2 >= 2 * 128 * 128 * 8 / 64
+        assert result.energy_total == results[8].energy_total
+    assert results[128].latency_total2 < results[8].latency_total2
