@@ -77,22 +77,56 @@ def load_workload(
 
 def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool,
                    onnx_options: dict | None = None) -> Workload:
+    inference = None
     if _is_onnx(workload):
         from zigzag.io.onnx_import import read_onnx
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
         specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {}))
-    elif isinstance(workload, (str, Path)):
-        file = str(workload)
-        specs = [dict(s, kind="layer") for s in validate_workload(load_yaml(workload), file)]
+        if (onnx_options or {}).get("operators") == "all":
+            inference = _export_inference(workload, file)
     else:
-        file = "<workload>"
-        specs = [dict(s, kind="layer") for s in validate_workload(workload, file)]
-    result = _workload_from_specs(specs, entries, file)
+        file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
+        data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload
+        if _is_llm(workload, data):
+            from zigzag.workload.llm.document import llm_workload_specs
+
+            base = Path(workload).parent if isinstance(workload, (str, Path)) else None
+            specs, inference = llm_workload_specs(data, file, base=base)
+        else:
+            specs = [dict(s, kind="layer") for s in validate_workload(data, file)]
+    return _checked(_workload_from_specs(specs, entries, file, inference), entries, mapping_file, file)
+
+
+def _export_inference(workload, file: str):
+    """The inference step an LLM export computes (None for a model without attention)."""
+    from zigzag.io.onnx_operators import export_inference
+    from zigzag.io.onnx_reading import load_model
+    from zigzag.workload.inference import Inference
+
+    name = Path(workload).stem if isinstance(workload, (str, Path)) else None
+    found = export_inference(load_model(workload, file), name)
+    return Inference(**found) if found["layers"] else None
+
+
+def workload_from_specs(specs: list[dict], mapping, *, inference=None, file: str | None = None) -> Workload:
+    """A workload from layer dicts (``read_onnx``'s form) and a mapping file or its entries, checked as a
+    loaded one."""
+    entries, mapping_file = (mapping, None) if isinstance(mapping, list) else (load_mapping(mapping), str(mapping))
+    return _checked(_workload_from_specs(specs, entries, file or "<workload>", inference), entries, mapping_file,
+                    file or "<workload>")
+
+
+def _checked(result: Workload, entries: list[MappingEntry], mapping_file: str | None, file: str) -> Workload:
     check_mapping_dimensions(result, entries, mapping_file)
     warn_unmatched_entries(result, entries, mapping_file)
     warn_size_mismatches(result, file)
     return result
+
+
+def _is_llm(workload, data) -> bool:
+    """An LLM workload document: a ``*.llm.yaml`` file, or a document whose top level has an ``llm:`` key."""
+    return str(workload).lower().endswith((".llm.yaml", ".llm.yml")) or (isinstance(data, dict) and "llm" in data)
 
 
 def _is_onnx(workload) -> bool:
@@ -101,7 +135,7 @@ def _is_onnx(workload) -> bool:
     return type(workload).__name__ == "ModelProto"
 
 
-def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: str) -> Workload:
+def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: str, inference=None) -> Workload:
     nodes = []
     for spec in specs:
         if spec.get("kind") == "dummy":
@@ -112,4 +146,4 @@ def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: s
         except LookupError as exc:
             where = f"layer {spec['id']} ({spec.get('name')})"
             raise InputError(file, where, f"{exc}; add a 'default' entry to the mapping file") from None
-    return Workload(nodes)
+    return Workload(nodes, inference)
