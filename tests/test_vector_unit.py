@@ -255,7 +255,8 @@ def _broken(change):
                                                         "served_dimensions": ["D2"]}}),
      "vector_unit.registers.v.served_dimensions[0]", "'D2' is not a dimension"),
     (lambda d: d["memories"]["sram"].update(operands=["I1", "O"]) or [
-        p.update(allocation=[a for a in p["allocation"] if not a.startswith("I2")]) for p in d["memories"]["sram"]["ports"]],
+        p.update(allocation=[a for a in p["allocation"] if not a.startswith("I2")])
+        for p in d["memories"]["sram"]["ports"]],
      "vector_unit.memories", "holds operand I2"),
 ])
 def test_validation_errors(change, where, words):
