@@ -223,15 +223,17 @@ def summary(total: CumulativeResult, layer_count: int) -> dict:
 
 
 def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | None = None,
-                         notes: list[str] | None = None) -> None:
+                         notes: list[str] | None = None, extra: dict | None = None) -> None:
     """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
-    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs)."""
+    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs, and
+    ``extra``: more summary fields, e.g. an LLM step's ``inference`` and ``per_token`` figures)."""
     folder = Path(folder)
     for layer, cost in result.layers:
         accelerator = result.accelerators[layer.id]
         write_json_atomic(folder / f"{file_stem(layer.name)}_complete.json", complete_json(cost, layer, accelerator))
     write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
-    write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers)), "notes": notes or []})
+    write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers)), **(extra or {}),
+                                                   "notes": notes or []})
     layer_table(result.layers).to_csv(folder / "layers.csv", index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
     pickle_path.parent.mkdir(parents=True, exist_ok=True)

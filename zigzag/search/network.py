@@ -24,6 +24,8 @@ class NetworkResult:
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
+    #: the workload's inference metadata (an LLM prefill or decode step), None for other workloads
+    inference: object = None
 
     @property
     def energy(self) -> float:
@@ -83,4 +85,5 @@ def evaluate_network(
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
-    return NetworkResult(results, sum_results([r for _, r in results]), accelerators)
+    return NetworkResult(results, sum_results([r for _, r in results]), accelerators,
+                         inference=getattr(workload, "inference", None))
