@@ -138,3 +138,35 @@ def test_a_decode_step_never_beats_the_offchip_bandwidth(name, bits, batch, cont
     assert bound.bytes == pytest.approx(figures.weights_bytes + figures.kv_cache_bytes)
     assert result.total.latency_total2 >= bound.bound_cycles
     assert bound.ratio >= 1
+
+
+def test_zigzag_run_prints_and_writes_the_figures(tmp_path, capsys):
+    from llm_steps import block_specs
+
+    from zigzag.cli import main
+
+    specs = block_specs(batch=2, context=100)
+    for spec in specs:
+        spec.pop("roles")  # a workload file without roles: its constant operands count as weights
+    workload = tmp_path / "block.yaml"
+    workload.write_text(yaml.safe_dump(specs))
+    out = tmp_path / "out"
+    argv = ["run", "--workload", str(workload), "--accelerator", HARDWARE.format("flow_tpu_32x32"),
+            "--mapping", MAPPING.format("flow_tpu_32x32"), "--output", str(out), "--quiet", "--lpf-limit", "4"]
+    assert main(argv + ["--phase", "decode", "--batch", "2", "--context", "100", "--clock-ghz", "2"]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    figures = summary["per_token"]
+    assert figures["tpot_s"] == pytest.approx(summary["latency"] / 2e9)
+    assert f"time per output token: {figures['tpot_s'] * 1e3:.6g} ms" in printed
+    assert "step / bound = " in printed and "tokens/s at batch 2" in printed
+    # without roles the K and V caches (constant operands of the file) count as weights
+    assert figures["weights_bytes"] == 2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 128 + 2 * 2 * 2 * 101 * 16
+    assert figures["kv_cache_bytes"] is None
+    rows = (out / "roofline.csv").read_text().splitlines()
+    assert rows[0].startswith("id,name,operator_type,compute_unit,ops,") and len(rows) == 1 + len(specs)
+    assert (out / "roofline.png").stat().st_size > 0
+    # a workload without metadata and no --phase: no per-token figures, and a clock alone is refused
+    assert main(argv) == 0 and "per_token" not in json.loads((out / "summary.json").read_text())
+    assert main(argv + ["--clock-ghz", "1"]) == 2
+    assert "--clock-ghz" in capsys.readouterr().err

@@ -119,3 +119,15 @@ def test_an_llm_document_with_changes(tmp_path):
                                                                          "kv_cache": 16}
     with pytest.raises(InputError, match="llm"):
         llm_document(REPO / "tests" / "data" / "workflow" / "small_convs.yaml", {"context": 1})
+
+
+def test_the_command_line_varies_the_workload(llm_file):
+    from zigzag.cli import build_parser
+    from zigzag.sweep.cli import sweep_from_args
+
+    args = build_parser().parse_args(["sweep", "--base", str(BASE), "--workload", str(llm_file), "--mapping",
+                                      str(MAPPING), "--workload-vary", "context=[1024,4096]",
+                                      "--workload-vary", "precision.weights=[4,8]"])
+    section = sweep_from_args(args)
+    assert section["workload_vary"] == {"context": [1024, 4096], "precision.weights": [4, 8]}
+    assert read_sweep(section).workload_axes == (("context", (1024, 4096)), ("precision.weights", (4, 8)))

@@ -2,8 +2,8 @@
 
 A layer may name each operand's role (``Layer.operand_roles``: ``weight``, ``activation`` or
 ``kv_cache``; layers made from a model configuration or an LLM export do). A layer without roles
-counts its constant operands (an ONNX initializer, ``operand_source`` pointing at the layer
-itself) as weights and has no KV cache.
+counts its operand ``W`` as weights when no other layer produces it (an ONNX initializer, or
+``operand_source`` pointing at the layer itself in a workload file), and has no KV cache.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def operand_role(layer, operand: str) -> str | None:
     roles = getattr(layer, "operand_roles", None)
     if roles:
         return roles.get(operand)
-    if operand != layer.output and operand in layer.constant_operands:
+    if operand == "W" and operand != layer.output and operand in layer.constant_operands:
         return "weight"
     return None
 
