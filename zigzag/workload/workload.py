@@ -91,6 +91,8 @@ def build_layer(spec: dict, mapping: list[MappingEntry]) -> Layer:
         mapping=entry,
         given_pr_sizes=given_pr,
         padding=padding,
+        operand_roles=dict(spec.get("operand_roles") or {}),
+        vector_op=spec.get("vector_op"),
     )
 
 

@@ -1,0 +1,1 @@
+"""Language-model workloads built from a model configuration (no export needed)."""
