@@ -1,60 +1,42 @@
-"""Small LLM steps built by hand for the per-token tests: one Llama-style block (grouped-query
-attention, SwiGLU MLP) as workload-YAML layers, prefill or decode, with operand roles.
+"""Small LLM steps built for the per-token tests: one Llama-style block (grouped-query attention,
+SwiGLU MLP), prefill or decode, made with the canonical constructors (zigzag/workload/operators.py).
 
-Only the matrix products are written (what every accelerator costs); the K and V caches are
-operands read from memory (``operand_source`` the layer itself) with the role ``kv_cache``.
+The matrix products and the two KV-cache appends are written (norms, softmax and the other vector
+layers are left out: the tests are about products, caches and weights); attention reads the K and
+V caches (role ``kv_cache``), which hold ``context + tokens`` positions after the appends.
 """
 
 from __future__ import annotations
 
-from zigzag.io.loaders import load_workload
-
-PRECISION = {"W": 8, "I": 8, "O": 16, "O_final": 8}
-
-
-def _matmul(i, name, equation, dims, sizes, sources, roles):
-    return {"id": i, "name": name, "operator_type": "Gemm", "equation": equation, "loop_dims": dims,
-            "loop_sizes": sizes, "operand_precision": dict(PRECISION), "operand_source": sources, "roles": roles}
+from zigzag.workload import operators
+from zigzag.workload.workload import Workload, build_layer
 
 
-def block_specs(*, batch=1, tokens=1, context=64, d=64, heads=4, kv_heads=2, ffn=128):
-    """Layer dicts (with a ``roles`` entry each) of one block; tokens=1 with context C: a decode
-    step reading C + 1 cached positions; context 0: a prefill over ``tokens``."""
-    hd, rows, group = d // heads, batch * tokens, heads // kv_heads
-    keys = context + tokens
-    w = {"I": "activation", "W": "weight", "O": "activation"}
-    kv = {"I": "activation", "W": "kv_cache", "O": "activation"}
-    linear = "O[b][k]+=W[k][c]*I[b][c]"
-    attention = "O[b][g][h][s][k]+=W[b][g][k][c]*I[b][g][h][s][c]"
-    specs = [
-        _matmul(0, "q_proj", linear, ["B", "K", "C"], [rows, d, d], {"I": 0, "W": 0}, w),
-        _matmul(1, "k_proj", linear, ["B", "K", "C"], [rows, kv_heads * hd, d], {"I": 0, "W": 1},
-                {**w, "O": "kv_cache"}),
-        _matmul(2, "v_proj", linear, ["B", "K", "C"], [rows, kv_heads * hd, d], {"I": 0, "W": 2},
-                {**w, "O": "kv_cache"}),
-        # scores: per sequence b, kv-head g, query head h of its group and query s: keys K over the head dim C
-        _matmul(3, "qk", attention, ["B", "G", "H", "S", "K", "C"], [batch, kv_heads, group, tokens, keys, hd],
-                {"I": 0, "W": 3}, kv),
-        # outputs: the head dim K, summed over the keys C
-        _matmul(4, "pv", attention, ["B", "G", "H", "S", "K", "C"], [batch, kv_heads, group, tokens, hd, keys],
-                {"I": 3, "W": 4}, kv),
-        _matmul(5, "o_proj", linear, ["B", "K", "C"], [rows, d, heads * hd], {"I": 4, "W": 5}, w),
-        _matmul(6, "gate", linear, ["B", "K", "C"], [rows, ffn, d], {"I": 5, "W": 6}, w),
-        _matmul(7, "up", linear, ["B", "K", "C"], [rows, ffn, d], {"I": 5, "W": 7}, w),
-        _matmul(8, "down", linear, ["B", "K", "C"], [rows, d, ffn], {"I": 7, "W": 8}, w),
+def block_specs(*, batch=1, tokens=1, context=64, d=64, heads=4, kv_heads=2, ffn=128, precision=None):
+    """Layer dicts of one block: ``context`` 0 is a prefill over ``tokens``, else a decode step."""
+    p = precision or operators.Precision()
+    hd, rows, keys, group = d // heads, batch * tokens, context + tokens, heads // kv_heads
+    mm = operators.matmul
+    attention = {"batch": batch, "heads": kv_heads, "groups": group, "w_role": "kv_cache", "precision": p}
+    new_kv = {"B": batch, "H": kv_heads, "D": tokens, "K": hd}
+    return [
+        mm(0, "q_proj", rows=rows, reduction=d, cols=d, sources={}, precision=p),
+        mm(1, "k_proj", rows=rows, reduction=d, cols=kv_heads * hd, sources={}, precision=p),
+        mm(2, "v_proj", rows=rows, reduction=d, cols=kv_heads * hd, sources={}, precision=p),
+        operators.cache_append(3, "k_append", new_kv, sources={"I": 1}, precision=p),
+        operators.cache_append(4, "v_append", new_kv, sources={"I": 2}, precision=p),
+        mm(5, "qk", rows=tokens, reduction=hd, cols=keys, sources={"I": 0, "W": 3}, **attention),
+        mm(6, "pv", rows=tokens, reduction=keys, cols=hd, sources={"I": 5, "W": 4}, **attention),
+        mm(7, "o_proj", rows=rows, reduction=d, cols=d, sources={"I": 6}, precision=p),
+        mm(8, "gate", rows=rows, reduction=d, cols=ffn, sources={"I": 7}, precision=p),
+        mm(9, "up", rows=rows, reduction=d, cols=ffn, sources={"I": 7}, precision=p),
+        mm(10, "down", rows=rows, reduction=ffn, cols=d, sources={"I": 9}, precision=p),
     ]
-    return specs
 
 
 def block_workload(mapping, **shape):
-    """The block as a Workload whose layers carry ``operand_roles``."""
-    specs = block_specs(**shape)
-    roles = {s["name"]: s.pop("roles") for s in specs}
-    workload = load_workload(specs, mapping)
-    for layer in workload.layers:
-        if getattr(layer, "operand_roles", None) is None:  # the field comes with the operator model
-            object.__setattr__(layer, "operand_roles", roles[layer.name])
-    return workload
+    """The block as a Workload (layers with their ``operand_roles``)."""
+    return Workload([build_layer(spec, mapping) for spec in block_specs(**shape)])
 
 
 def inference(*, batch=1, tokens=1, context=64, **_):

@@ -72,14 +72,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     figures = _token_figures(result, overrides, args)
     extra = {} if figures is None else {"per_token": figures.to_dict()}
     save_network_outputs(result, Path(args.output), notes=notes, extra=extra)
+    total = result.total
+    split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     table = layer_table(result.layers)[
-        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"] + (["compute_unit"] if split else [])
     ]
     print(table.to_string(index=False, formatters={
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
-    total = result.total
+    if split:  # only with vector layers: the output of MAC-only runs stays as it was
+        print(f"MAC array: {total.mac_array_energy:.10g} pJ, {total.mac_array_latency:.10g} cycles; "
+              f"vector unit: {total.vector_unit_energy:.10g} pJ, {total.vector_unit_latency:.10g} cycles")
+    if result.uncosted:
+        print(f"uncosted (no vector unit for their class): {', '.join(result.uncosted)}")
     if total.tclk is not None:
         print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
     if total.area_total is not None:
