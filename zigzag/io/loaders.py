@@ -85,10 +85,25 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
         file = "<workload>"
         specs = [dict(s, kind="layer") for s in validate_workload(workload, file)]
     result = _workload_from_specs(specs, entries, file)
+    if _is_onnx(workload) and getattr(result, "inference", None) is None:
+        result.inference = _onnx_inference(workload)
     check_mapping_dimensions(result, entries, mapping_file)
     warn_unmatched_entries(result, entries, mapping_file)
     warn_size_mismatches(result, file)
     return result
+
+
+def _onnx_inference(workload) -> dict | None:
+    """The step an LLM export computes (phase, batch, tokens, context; past K/V inputs -> decode),
+    None for a model without token-id inputs (not a language model)."""
+    import onnx
+
+    from zigzag.io.onnx_operators import export_inference
+
+    model = workload if not isinstance(workload, (str, Path)) else onnx.load(str(workload), load_external_data=False)
+    if not any("input_ids" in i.name for i in model.graph.input):
+        return None
+    return export_inference(model)
 
 
 def _is_onnx(workload) -> bool:
