@@ -224,3 +224,38 @@ def test_bad_llm_section_is_one_line(tmp_path, section, where, what):
         load_workload(str(path), str(MAPPING))
     message = str(info.value)
     assert "\n" not in message and message.startswith(f"{path}: {where}") and what in message
+
+
+# ----- everywhere a workload is: the command line, the workflow's parse step ------------------------
+TINY = ("llm:\n  model: {model_type: llama, hidden_size: 64, intermediate_size: 128, num_attention_heads: 4,\n"
+        "          num_key_value_heads: 2, num_hidden_layers: 2, vocab_size: 100}\n"
+        "  phase: decode\n  context: 31\n  batch: 2\n")
+VECTOR_HW = Path(__file__).parents[1] / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
+
+
+def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):
+    from zigzag.cli import main
+
+    path = tmp_path / "tiny.llm.yaml"
+    path.write_text(TINY)
+    assert main(["run", "--workload", str(path), "--accelerator", str(VECTOR_HW), "--mapping", str(MAPPING),
+                 "--output", str(tmp_path / "out"), "--lpf-limit", "4", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "layers.1/self_attn/MatMul" in printed and "lm_head/MatMul" in printed
+    assert (tmp_path / "out" / "summary.json").exists()
+
+
+def test_parse_step_keeps_the_inference_metadata(tmp_path):
+    from zigzag.io.llm_files import model_files
+    from zigzag.steps.parse import parse_workload, parsed_workload
+
+    (tmp_path / "m.json").write_text(GPT2.read_text())
+    path = tmp_path / "gpt2.llm.yaml"
+    path.write_text("llm: {model: m.json, phase: prefill, tokens: 8, layers: 1}\n")
+    assert model_files(path) == [str(tmp_path / "m.json")]
+    assert model_files(DATA / "gpt2_decode.onnx") == [] and model_files(tmp_path / "missing.llm.yaml") == []
+    document = parse_workload(str(path), str(MAPPING), tmp_path / "w.json")
+    assert document["inference"] == {"model": "m", "phase": "prefill", "batch": 1, "tokens": 8, "context": 0,
+                                     "layers": 1}
+    workload = parsed_workload(document)
+    assert workload.inference.tokens == 8 and len(workload.layers) == len(load_workload(str(path), str(MAPPING)).layers)
