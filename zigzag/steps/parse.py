@@ -63,7 +63,7 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "nodes": nodes,
         "notes": notes,  # the warnings about these inputs, shown with the experiments' results
     }
-    if parsed.inference is not None:  # an LLM step (docs/reference/workload.md#llm-workloads)
+    if parsed.inference is not None:  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
         document["inference"] = parsed.inference.to_dict()
     write_json_atomic(out_path, document)
     return document
