@@ -112,8 +112,9 @@ class _Reader:
         sources = _src(state, {"I": a, "W": b})
         bits = precision_bits(self.model, node)
         out = self.model.shape(proto.output[0], node)
-        if proto.name in plan.attention:
-            heads, groups, rows = plan.attention[proto.name]
+        key = proto.output[0]
+        if key in plan.attention:
+            heads, groups, rows = plan.attention[key]
             shape = {"batch": out[0] or 1, "heads": heads, "groups": groups}
             reduction = self.model.shape(a, node)[-1]
         else:
@@ -122,10 +123,10 @@ class _Reader:
             shape = {"batch": (ia[0] or 1) if len(ia) >= 3 else None,
                      "heads": ia[1] if len(ia) == 4 and ia[1] else None}
         blocks = [(rows, reduction, out[-1])]
-        if proto.name in plan.causal_nodes:
-            causal_rows, keys = plan.causal_nodes[proto.name]
+        if key in plan.causal_nodes:
+            causal_rows, keys = plan.causal_nodes[key]
             split = causal_split(causal_rows, plan.blocks, keys - causal_rows)
-            if proto.name in plan.causal_scores:  # Q.K^T: fewer keys per block
+            if key in plan.causal_scores:  # Q.K^T: fewer keys per block
                 blocks = [(r, reduction, k) for r, k in split]
             elif reduction == keys and rows == causal_rows:  # P.V: fewer keys reduced per block
                 blocks = [(r, k, out[-1]) for r, k in split]
@@ -265,13 +266,19 @@ def _axes(model, node, rank: int) -> list[int]:
     return sorted(a % rank for a in axes)
 
 
+_WHY = {
+    "input preprocessing": " (computed from constants and integer inputs only, e.g. the attention mask; not per-token work)",
+    "NaN guard": " (the exporter's Where(IsNaN(p), 0, p) after a softmax)",
+}
+
+
 def _report(file: str, left_out: Counter) -> None:
     """One log line per reason a node has no layer."""
     for reason, count in sorted(left_out.items()):
         if reason == "constant":
             continue
-        level = logging.WARNING if reason.startswith("no operator model") else logging.INFO
-        logger.log(level, "%s: %d node%s left out: %s", file, count, "s" * (count > 1), reason)
+        level = logging.INFO if reason == "data movement" else logging.WARNING
+        logger.log(level, "%s: %d node%s left out: %s%s", file, count, "s" * (count > 1), reason, _WHY.get(reason, ""))
 
 
 def export_inference(model) -> dict:

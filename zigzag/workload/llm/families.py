@@ -137,15 +137,11 @@ def attended_keys(cfg: ModelConfig, step: Step) -> int:
 
 
 def _scaled_dims(cfg: ModelConfig, step: Step, keys: int) -> tuple[dict, dict]:
-    """Dims of the sdpa scalings of q and k (each by the fourth root of the head width). As transformers
-    runs grouped-query attention: one query token -> the query heads folded onto the kv heads; more ->
-    K expanded to every query head (``repeat_kv``) before it is scaled."""
+    """Dims of the sdpa scalings of q and k (each by the fourth root of the head width), in the grouped-query
+    canonical form of the operator model: q over the query heads, k over the kv heads (whether the export
+    repeats K to every query head or folds the queries onto the kv heads)."""
     heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
-    if kv == heads:
-        return {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": heads, "D": hd, "K": keys}
-    if t == 1:
-        return {"B": b, "H": kv, "D": heads // kv, "K": hd}, {"B": b, "H": kv, "D": hd, "K": keys}
-    return {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": heads, "D": hd, "K": keys}
+    return {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": kv, "D": hd, "K": keys}
 
 
 def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:
