@@ -134,6 +134,23 @@ def test_matrix_products_equal_the_default_import(export, config, step):
             assert dict(zip(gen["loop_dims"], gen["loop_sizes"])) == dict(zip(imp["loop_dims"], imp["loop_sizes"]))
 
 
+@pytest.mark.parametrize("phase, step", [("prefill", {"phase": "prefill", "tokens": 128}),
+                                         ("decode", {"phase": "decode", "context": 127})])
+def test_mixture_of_experts_against_its_export(phase, step):
+    """The Mixtral-style export gathers every (token, expert) pair's weights (transformers' batched_mm
+    experts): its attention and router equal the generated ones layer for layer, its expert MACs in total."""
+    imported = [s for s in read_onnx(DATA / f"mixtral_small_{phase}.onnx", operators="all") if s["kind"] == "layer"]
+    generated, _ = build_layer_specs(DATA / "mixtral_small.config.json", **step)
+    first = lambda specs: next(i for i, s in enumerate(specs) if "/mlp/" in s["name"])  # noqa: E731
+    assert [comparable(s) for s in generated[:first(generated)]] == [comparable(s) for s in imported[:first(imported)]]
+    router = lambda specs: [comparable(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
+    assert router(generated) == router(imported) and len(router(generated)) == 2 * 8
+    experts = lambda s: "/experts" in s["name"] and s["operator_type"] == "MatMul"  # noqa: E731
+    tokens = 128 if phase == "prefill" else 1
+    # 2 blocks x tokens x top-2 experts x (gate, up, down) x width 512 x MLP 1024
+    assert macs(generated, experts) == macs(imported, experts) == 2 * tokens * 2 * 3 * 512 * 1024
+
+
 # ----- hand counts (shared/reference/llm README) ------------------------------------------------------
 @pytest.mark.parametrize("config, step, total, attention", [
     (GPT2, {"phase": "prefill", "tokens": 128}, 6_802_735_104, 50_331_648),
