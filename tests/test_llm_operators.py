@@ -178,6 +178,10 @@ def test_grouped_query_forms_give_the_same_layers(kw):
     repeated = read_onnx(gqa_attention("repeat_kv", **kw), operators="all", causal_blocks=4)
     packed = read_onnx(gqa_attention("packed", **kw), operators="all", causal_blocks=4)
     assert anonymous(repeated) == anonymous(packed)
+    unnamed = gqa_attention("packed", **kw)
+    for node in unnamed.graph.node:
+        node.name = ""  # exporters may leave nodes unnamed: nothing is keyed by name
+    assert anonymous(read_onnx(unnamed, operators="all", causal_blocks=4)) == anonymous(packed)
     if kw:
         folded = read_onnx(gqa_attention("folded", **kw), operators="all")
         no_mask = [n for n in anonymous(packed) if n["operator_type"] != "Add"]
@@ -230,3 +234,71 @@ def test_export_inference_metadata():
         {"phase": "decode", "batch": 1, "tokens": 1, "context": 127, "layers": 2}
     prefill = export_inference(onnx.load(str(DATA / "bert_base.onnx"), load_external_data=False))
     assert (prefill["phase"], prefill["tokens"], prefill["context"]) == ("prefill", 128, 0)
+
+
+def test_convolutional_networks_read_with_all_operators():
+    layers = read_onnx(Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx", operators="all")
+    kinds = [n.get("vector_op") or n["operator_type"] for n in layers]
+    assert (kinds.count("Conv"), kinds.count("Pooling"), kinds.count("max"), kinds.count("add")) == (20, 2, 17, 8)
+    assert [n["id"] for n in layers] == list(range(len(layers)))
+    assert all(src <= n["id"] for n in layers for src in n["operand_source"].values())
+
+
+def test_matrix_products_cost_the_same_with_all_operators():
+    """On an accelerator with a vector unit, the decode step's Gemm/MatMul layers cost what the default
+    import's cost; the vector layers add the vector unit's share."""
+    from zigzag.api import run
+    from zigzag.search.options import SearchOptions
+
+    root = Path(__file__).resolve().parents[1]
+    inputs = (DATA / "gpt2_decode.onnx", root / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml",
+              root / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
+    options = SearchOptions(lpf_limit=2, opt="energy")
+    default = run(*inputs, options)
+    everything = run(*inputs, options, operators="all")
+    products = [(layer.name, cost.energy_total, cost.latency_total2) for layer, cost in everything.layers
+                if layer.vector_op is None]
+    assert products == [(layer.name, cost.energy_total, cost.latency_total2) for layer, cost in default.layers]
+    assert everything.total.vector_unit_energy > 0 and not everything.uncosted
+
+
+@pytest.mark.parametrize("model, heads, kv_heads", [("llama_tiny", 32, 4), ("mistral_small", 16, 4),
+                                                     ("qwen2_05b", 14, 2)])
+def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_heads):
+    """transformers exports prefill with repeat_kv and decode with the queries folded onto the kv heads: both
+    give K/V products over the kv heads with a group loop, and the k scaling over the kv heads."""
+    for step in ("prefill", "decode"):
+        layers = load(f"{model}_{step}", operators="all", causal_blocks=0)
+        products = [n for n in layers if "G" in n["loop_dims"]]
+        assert len(products) == 4  # Q.K^T and P.V of 2 layers
+        assert all((loops(n)["H"], loops(n)["G"]) == (kv_heads, heads // kv_heads) for n in products)
+        assert all(n["equation"].startswith("O[b][h][g][d][k]+=") and "W[b][h][c][k]" in n["equation"]
+                   for n in products)
+        scale_k = layers[products[0]["id"] - 1]  # sdpa scales K^T just before Q.K^T
+        assert scale_k["vector_op"] == "mul" and loops(scale_k)["H"] == kv_heads
+        default = [n for n in load(f"{model}_{step}") if n["kind"] == "layer"]
+        assert macs(layers) == macs(default)
+
+
+def test_vector_layers_round_trip_through_workload_yaml(tmp_path):
+    import yaml
+
+    from zigzag.io.loaders import load_workload
+    from zigzag.io.workload_export import workload_to_yaml
+
+    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    workload = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
+    text = workload_to_yaml(workload)
+    (tmp_path / "w.yaml").write_text(text)
+    again = load_workload(tmp_path / "w.yaml", mapping)
+    def specs(w):  # MatMul is written as Gemm (the YAML format's type), which picks the Gemm mapping entry
+        return [{k: v for k, v in layer.to_spec().items() if k not in ("operator_type", "mapping")} for layer in w.layers]
+
+    assert specs(again) == specs(workload)
+    assert [layer.operator_type for layer in again.layers if layer.vector_op] == \
+        [layer.operator_type for layer in workload.layers if layer.vector_op]
+    bad = yaml.safe_load(text)
+    bad[1].pop("vector_op")
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    with pytest.raises(InputError, match="vector_op"):
+        load_workload(tmp_path / "bad.yaml", mapping)

@@ -191,8 +191,8 @@ def test_an_export_says_which_step_it_is():
     from zigzag.io.loaders import load_workload
 
     mapping = MAPPING.format("flow_tpu_32x32")
-    decode = load_workload("tests/data/llm/llama_tiny_decode.onnx", mapping).inference
-    prefill = load_workload("tests/data/llm/llama_tiny_prefill.onnx", mapping).inference
+    decode = load_workload("tests/data/llm/llama_tiny_decode.onnx", mapping).inference.to_dict()
+    prefill = load_workload("tests/data/llm/llama_tiny_prefill.onnx", mapping).inference.to_dict()
     assert (decode["phase"], decode["tokens"], decode["context"]) == ("decode", 1, 127)
     assert prefill["phase"] == "prefill" and prefill["context"] == 0 and prefill["tokens"] > 1
     assert load_workload("inputs/workload/resnet18.onnx", mapping).inference is None

@@ -14,6 +14,8 @@ from pathlib import Path
 from zigzag.errors import InputError, MappingError
 from zigzag.search.options import OPTION_BY_NAME, OPTIONS, Option, SearchOptions, resolve_options
 
+WORKLOAD_OPTIONS = [o.name for o in OPTIONS if o.scope == "workload"]
+
 
 def add_option(parser, option: Option) -> None:
     """One row of the option table as a command-line flag (``--lpf-limit 6``, ``--[no-]exploit-data-locality``).
@@ -127,7 +129,9 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
-    workload = load_workload(args.workload, args.mapping, evaluate_all_operators=bool(args.evaluate_all_operators))
+    _, workload_options = resolve_options({name: getattr(args, name) for name in WORKLOAD_OPTIONS
+                                           if getattr(args, name) is not None})
+    workload = load_workload(args.workload, args.mapping, **workload_options)
     text = workload_to_yaml(workload)
     if args.output == "-":
         sys.stdout.write(text)
@@ -170,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("workload", help="ONNX model or workload YAML")
     export.add_argument("--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)")
     export.add_argument("--output", default="-", help="output YAML file (default: standard output)")
-    add_option(export, OPTION_BY_NAME["evaluate_all_operators"])
+    for name in WORKLOAD_OPTIONS:
+        add_option(export, OPTION_BY_NAME[name])
     export.set_defaults(func=cmd_export_workload)
 
     from zigzag.steps.cli import add_step_commands

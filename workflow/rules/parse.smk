@@ -8,6 +8,8 @@ rule parse_workload:
     input:
         workload=lambda wildcards: WORKLOADS[wildcards.workload_id]["workload"],
         mapping=lambda wildcards: WORKLOADS[wildcards.workload_id]["mapping"],
+        # the model configuration an LLM workload file names: a changed one parses the workload again
+        model=lambda wildcards: llm_model_files(WORKLOADS[wildcards.workload_id]["workload"]),
     output:
         f"{PARSED}/workloads/{{workload_id}}.json",
     log:
@@ -23,10 +25,15 @@ rule parse_workload:
             if WORKLOADS[wildcards.workload_id]["evaluate_all_operators"]
             else ""
         ),
+        operator_model=lambda wildcards, output: (
+            "--operators all --causal-blocks {}".format(WORKLOADS[wildcards.workload_id]["causal_blocks"])
+            if WORKLOADS[wildcards.workload_id].get("operators", "zigzag") == "all"
+            else ""
+        ),
     shell:
         step(
             "parse-workload {input.workload:q} --mapping {input.mapping:q}"
-            " {params.all_operators} --output {output:q} --record-failure --log {log:q}"
+            " {params.all_operators} {params.operator_model} --output {output:q} --record-failure --log {log:q}"
         )
 
 

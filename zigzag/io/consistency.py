@@ -64,13 +64,16 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
     """Warn when a layer's input operand and the output of the layer producing it differ in size.
 
     Positions of the two index lists are compared (same rank only); sliding-window positions
-    (``iy = oy + fy``) are left out, as padding and strides make them differ legitimately.
+    (``iy = oy + fy``) are left out, as padding and strides make them differ legitimately, and so are
+    the operator model's partial writes and reads: vector layers (a KV-cache append writes only the new
+    tokens, a rotary half is joined to the other half by a Concat) and the query blocks of a causal
+    attention (names ending ``/causal<i>``), which each cover some rows.
     """
     by_id = {layer.id: layer for layer in workload.layers}
     for consumer in workload.layers:
         for operand, source in consumer.input_operand_source.items():
             producer = by_id.get(source)
-            if producer is None:  # an ONNX dependency-only node in between
+            if producer is None or _partial(producer) or _partial(consumer):  # see the docstring
                 continue
             mismatch = _mismatch(producer, consumer, operand)
             if mismatch:
@@ -80,6 +83,13 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
                     file or "<workload>", consumer.name, consumer.id, operand, producer.name, producer.id,
                     mismatch[1], producer.name, mismatch[0],
                 )
+
+
+def _partial(layer: Layer) -> bool:
+    """Is the layer part of the operator model, whose layers may write or read part of a tensor: a cache
+    append writes the new tokens only, a causal block some rows, a rotary half is joined to the other half
+    by a Concat?"""
+    return layer.vector_op is not None or "/causal" in layer.name
 
 
 def _mismatch(producer: Layer, consumer: Layer, operand: str) -> tuple[str, str] | None:

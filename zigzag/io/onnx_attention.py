@@ -60,11 +60,12 @@ class AttentionPlan:
         self.past: set[str] = set()
         self.canon: dict[str, list[int]] = {}  # tensor -> canonical shape (grouped-query attention)
         self.groups: dict[str, int] = {}  # tensor -> query heads per kv head, along an attention
-        self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul name -> (kv heads, groups, rows)
-        self.causal_nodes: dict[str, tuple[int, int]] = {}  # node name -> (query rows, keys)
-        self.causal_scores: set[str] = set()  # names of the causal Q.K^T products
+        self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul output -> (kv heads, groups, rows)
+        self.causal_nodes: dict[str, tuple[int, int]] = {}  # node's first output -> (query rows, keys)
+        self.causal_scores: set[str] = set()  # outputs of the causal Q.K^T products
         self.blocks = causal_blocks
         self._find_path()
+        self._find_repeats()
         self._find_attention()
         if causal_blocks > 0 and causal is not False:
             self._find_causal(causal)
@@ -152,6 +153,43 @@ class AttentionPlan:
         return False
 
     # ----- grouped-query attention -----------------------------------------------------------------
+    def _find_repeats(self) -> None:
+        """Tensors holding kv heads repeated to their query groups (``repeat_kv``: an Expand of the kv heads,
+        then moves and scalings): a vector layer on them does the work once per kv head, so their canonical
+        shape has the kv heads (rank 4: heads on axis 1; rank 5: the group axis dropped)."""
+        repeats: dict[str, int] = {}
+        for node in self.graph.node:
+            if not node.output or not node.input or node.input[0] not in self.path:
+                continue
+            out = node.output[0]
+            if node.op_type == "Expand":
+                groups = self._expand_ratio(node)
+            elif node.input[0] in repeats and (node.op_type in MOVES or node.op_type in SCALING) and all(
+                    t == node.input[0] or self.is_scalar(t) or t not in self.path for t in node.input[1:]):
+                groups = repeats[node.input[0]]
+            else:
+                continue
+            shape = self.shapes.get(out) or []
+            if not groups:
+                continue
+            if len(shape) == 5 and shape[2] == groups:
+                canon = shape[:2] + shape[3:]
+            elif len(shape) == 4 and shape[1] % groups == 0:
+                canon = [shape[0], shape[1] // groups] + shape[2:]
+            else:
+                continue
+            repeats[out] = groups
+            self.canon[out] = canon
+            self.groups[out] = groups
+
+    def _expand_ratio(self, node) -> int | None:
+        """The factor an Expand repeats one axis by (1 -> g), else None."""
+        before, after = self.shapes.get(node.input[0]), self.shapes.get(node.output[0])
+        if not before or not after or len(before) != len(after):
+            return None
+        ratios = [y // x for x, y in zip(before, after) if x and y != x]
+        return ratios[0] if len(ratios) == 1 and ratios[0] > 1 else None
+
     def _find_attention(self) -> None:
         for node in self.graph.node:
             data_in = [t for t in node.input if t in self.path]
@@ -181,10 +219,13 @@ class AttentionPlan:
                 query = self.canon[a]
             elif self._repeated(b):  # queries over all query heads, K / V repeated to them
                 query = sa
-            else:  # the group's query heads folded into the rows
+            else:  # the group's query heads folded into the rows (and so the queries scaled before)
                 query = [sa[0], sa[1] * groups, sa[2] // groups, sa[3]]
+                for t in self._ancestors(a):
+                    if self.shapes.get(t) == sa:
+                        self.canon[t] = query
             heads, rows = query[1] // groups, query[2]
-        self.attention[node.name] = (heads, groups, rows)
+        self.attention[node.output[0]] = (heads, groups, rows)
         self.canon[node.output[0]] = [out[0], heads * groups, rows, out[-1]]
         self.groups[node.output[0]] = groups
 
@@ -202,11 +243,7 @@ class AttentionPlan:
         for t in self._ancestors(tensor):
             node = self.producer.get(t)
             if node is not None and node.op_type == "Expand":
-                before, after = self.shapes.get(node.input[0]), self.shapes.get(t)
-                if before and after and len(before) == len(after):
-                    ratios = [y // x for x, y in zip(before, after) if x and y != x]
-                    if len(ratios) == 1 and ratios[0] > 1:
-                        return ratios[0]
+                return self._expand_ratio(node)
         return None
 
     def _folded(self, tensor: str, shape: list[int]) -> int | None:
@@ -297,13 +334,13 @@ class AttentionPlan:
 
     def _mark_causal(self, qk, rows: int, keys: int) -> None:
         scores = {qk.output[0]}
-        self.causal_nodes[qk.name] = (rows, keys)
-        self.causal_scores.add(qk.name)
+        self.causal_nodes[qk.output[0]] = (rows, keys)
+        self.causal_scores.add(qk.output[0])
         for node in self.graph.node:
             data = [t for t in node.input if t in scores]
-            if not data or node.name in self.causal_nodes and node is not qk:
+            if not data or not node.output or node.output[0] in self.causal_nodes and node is not qk:
                 continue
-            self.causal_nodes[node.name] = (rows, keys)
+            self.causal_nodes[node.output[0]] = (rows, keys)
             if node.op_type == "MatMul":
                 continue
             for out in node.output:
@@ -313,10 +350,11 @@ class AttentionPlan:
     def blocked(self, proto, dims: dict[str, int], first_id: int, make) -> list[dict]:
         """``make(id, dims)``'s layers, once per causal block when the node is in a causal attention (the
         last two dims being its query rows and keys)."""
-        if proto.name not in self.causal_nodes or list(dims.values())[-2:] != list(self.causal_nodes[proto.name]):
+        key = proto.output[0]
+        if key not in self.causal_nodes or list(dims.values())[-2:] != list(self.causal_nodes[key]):
             made = make(first_id, dims)
             return made if isinstance(made, list) else [made]
-        rows, keys = self.causal_nodes[proto.name]
+        rows, keys = self.causal_nodes[key]
         names = list(dims)
         layers: list[dict] = []
         for index, (block_rows, block_keys) in enumerate(causal_split(rows, self.blocks, keys - rows)):

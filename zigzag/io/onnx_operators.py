@@ -94,9 +94,14 @@ class _Reader:
             self.producers.setdefault(tensor, []).append(index)
         return self.base._Node(index, proto.name or f"Op{index}", proto, preds, self.producers)
 
-    def conv(self, node, state: _State) -> dict:
-        spec = self.base._conv(self.model, node)
-        return spec | {"id": state.next_id, "operand_source": _src(state, {"I": node.proto.input[0]})}
+    def window(self, node, state: _State) -> dict | None:
+        """A convolution or pooling layer as the default import makes it, renumbered."""
+        convert = self.base._conv if "Conv" in node.proto.op_type else self.base._pooling
+        spec = convert(self.model, node)
+        if spec is None:
+            return None
+        sources = {"I": state.next_id, "W": state.next_id} | _src(state, {"I": node.proto.input[0]})
+        return spec | {"id": state.next_id, "operand_source": sources}
 
     def matmul(self, node, plan: AttentionPlan, state: _State) -> list[dict]:
         """A Gemm / MatMul: today's layer, with grouped-query loops and causal blocks where they apply."""
@@ -107,8 +112,9 @@ class _Reader:
         sources = _src(state, {"I": a, "W": b})
         bits = precision_bits(self.model, node)
         out = self.model.shape(proto.output[0], node)
-        if proto.name in plan.attention:
-            heads, groups, rows = plan.attention[proto.name]
+        key = proto.output[0]
+        if key in plan.attention:
+            heads, groups, rows = plan.attention[key]
             shape = {"batch": out[0] or 1, "heads": heads, "groups": groups}
             reduction = self.model.shape(a, node)[-1]
         else:
@@ -117,10 +123,10 @@ class _Reader:
             shape = {"batch": (ia[0] or 1) if len(ia) >= 3 else None,
                      "heads": ia[1] if len(ia) == 4 and ia[1] else None}
         blocks = [(rows, reduction, out[-1])]
-        if proto.name in plan.causal_nodes:
-            causal_rows, keys = plan.causal_nodes[proto.name]
+        if key in plan.causal_nodes:
+            causal_rows, keys = plan.causal_nodes[key]
             split = causal_split(causal_rows, plan.blocks, keys - causal_rows)
-            if proto.name in plan.causal_scores:  # Q.K^T: fewer keys per block
+            if key in plan.causal_scores:  # Q.K^T: fewer keys per block
                 blocks = [(r, reduction, k) for r, k in split]
             elif reduction == keys and rows == causal_rows:  # P.V: fewer keys reduced per block
                 blocks = [(r, k, out[-1]) for r, k in split]
@@ -145,8 +151,11 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         if op in ("Sin", "Cos"):
             return _vector(model, plan, state, node)
         return "input preprocessing"
-    if op in ("Conv", "QLinearConv"):
-        state.add([reader.conv(node, state)], proto.output)
+    if op in ("Conv", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool"):
+        spec = reader.window(node, state)
+        if spec is None:
+            return f"no operator model ({op} of these shapes)"
+        state.add([spec], proto.output)
         return None
     if plan.is_nan_guard(proto):
         return "NaN guard"
@@ -257,13 +266,19 @@ def _axes(model, node, rank: int) -> list[int]:
     return sorted(a % rank for a in axes)
 
 
+_WHY = {
+    "input preprocessing": " (computed from constants and integer inputs only, e.g. the attention mask; not per-token work)",
+    "NaN guard": " (the exporter's Where(IsNaN(p), 0, p) after a softmax)",
+}
+
+
 def _report(file: str, left_out: Counter) -> None:
     """One log line per reason a node has no layer."""
     for reason, count in sorted(left_out.items()):
         if reason == "constant":
             continue
-        level = logging.WARNING if reason.startswith("no operator model") else logging.INFO
-        logger.log(level, "%s: %d node%s left out: %s", file, count, "s" * (count > 1), reason)
+        level = logging.INFO if reason == "data movement" else logging.WARNING
+        logger.log(level, "%s: %d node%s left out: %s%s", file, count, "s" * (count > 1), reason, _WHY.get(reason, ""))
 
 
 def export_inference(model) -> dict:

@@ -88,11 +88,14 @@ def evaluate_network(
     *,
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
+    memo: dict[str, CostResult] | None = None,
 ) -> NetworkResult:
     """Search every layer (identical layers are searched once) and sum the results. A warning
-    that several layers give is logged once, with their names, after the search."""
+    that several layers give is logged once, with their names, after the search. ``memo``: the
+    searches of earlier calls with the same accelerator object and options (filled in), e.g. the
+    points of a context-length sweep, whose steps share every layer but attention's."""
     accelerators = layer_accelerators(workload, accelerator, options)
-    memo: dict[str, CostResult] = {}
+    memo = {} if memo is None else memo
     results = []
     with grouped_layer_warnings():
         for layer in evaluated_layers(workload.layers, accelerator):

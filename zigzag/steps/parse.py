@@ -31,7 +31,8 @@ def _source(path: str | Path) -> dict:
     return {"path": str(path), "sha256": file_digest(path)}
 
 
-def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluate_all_operators: bool = False) -> dict:
+def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluate_all_operators: bool = False,
+                   operators: str = "zigzag", causal_blocks: int = 8) -> dict:
     """Parse and validate a workload with its mapping; write the normalised workload file."""
     from zigzag.io.loaders import load_workload, validate_mapping
     from zigzag.io.yaml_files import load_yaml
@@ -43,7 +44,7 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     with collected_warnings() as notes:
         parsed = load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators,
-                               mapping_file=str(mapping))
+                               mapping_file=str(mapping), operators=operators, causal_blocks=causal_blocks)
     layers = parsed.layers
     nodes = [
         {"kind": "layer", **node.to_spec()} if isinstance(node, Layer)
@@ -56,11 +57,14 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "workload": _source(workload),
         "mapping": _source(mapping),
         "evaluate_all_operators": evaluate_all_operators,
+        **({"operators": operators, "causal_blocks": causal_blocks} if operators != "zigzag" else {}),
         "mapping_entries": mapping_data,
         "processing_order": [layer.id for layer in layers],
         "nodes": nodes,
         "notes": notes,  # the warnings about these inputs, shown with the experiments' results
     }
+    if parsed.inference is not None:  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
+        document["inference"] = parsed.inference.to_dict()
     write_json_atomic(out_path, document)
     return document
 
@@ -90,10 +94,12 @@ def parsed_layers(document: dict) -> list:
 
 
 def parsed_workload(document: dict):
-    """The parsed workload as a :class:`Workload` (layers and dependency-only nodes)."""
+    """The parsed workload as a :class:`Workload` (layers, dependency-only nodes, inference metadata)."""
+    from zigzag.workload.inference import Inference
     from zigzag.workload.workload import DummyNode, Workload
 
     layers = {layer.id: layer for layer in parsed_layers(document)}
     nodes = [layers[n["id"]] if n["kind"] == "layer"
              else DummyNode(n["id"], n["name"], n["type"], dict(n["operand_source"])) for n in document["nodes"]]
-    return Workload(nodes)
+    inference = document.get("inference")
+    return Workload(nodes, Inference.from_dict(inference) if inference else None)

@@ -38,10 +38,10 @@ FIGURES: dict[str, Callable] = {
     # the layer's unit, and the totals split by unit (docs/models/operators.md)
     "compute_unit": lambda r: r.compute_unit,
     "vector_op": lambda r: r.vector_op,
-    "mac_array_energy_pJ": lambda r: r.mac_array_energy,
-    "mac_array_latency_cycles": lambda r: r.mac_array_latency,
-    "vector_unit_energy_pJ": lambda r: r.vector_unit_energy,
-    "vector_unit_latency_cycles": lambda r: r.vector_unit_latency,
+    "energy_mac_array_pJ": lambda r: r.mac_array_energy,
+    "latency_mac_array_cycles": lambda r: r.mac_array_latency,
+    "energy_vector_unit_pJ": lambda r: r.vector_unit_energy,
+    "latency_vector_unit_cycles": lambda r: r.vector_unit_latency,
 }
 
 #: per-layer figures of ``layers.csv``, in column order (after id, name, operator_type)
@@ -55,7 +55,7 @@ LAYER_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
 NETWORK_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
     "energy_pJ", "latency_cycles", "edp_pJ_cycles", "mac_energy_pJ", "memory_energy_pJ", "ideal_cycles",
     "computation_cycles", "onloading_cycles", "offloading_cycles", "mac_utilization", "tclk_ns", "latency_ns",
-    "mac_array_energy_pJ", "mac_array_latency_cycles", "vector_unit_energy_pJ", "vector_unit_latency_cycles",
+    "energy_mac_array_pJ", "latency_mac_array_cycles", "energy_vector_unit_pJ", "latency_vector_unit_cycles",
 )]
 
 #: the experiment's identity columns, repeated in the cross-experiment tables

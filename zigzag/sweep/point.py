@@ -122,7 +122,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     mapping = point_mapping(sweep, variant)
     check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
     key = (workload, json.dumps(changes, sort_keys=True), json.dumps(mapping, sort_keys=True),
-           sweep.workload_options.get("evaluate_all_operators"))
+           json.dumps(sweep.workload_options, sort_keys=True))
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
         parsed[key] = load_point_workload(workload, changes, entries, sweep.workload_options)

@@ -128,12 +128,22 @@ _INT_FIELDS = ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediat
 _OUR_KEYS = ("model_type", "name", "head", "architectures", "use_sliding_window")
 
 
-def config_from_hf(data: Any, file: str | None, *, name: str | None = None, strict: bool = False) -> ModelConfig:
+def config_from_hf(data: Any, file: str | None, *, name: str | None = None, strict: bool = False,
+                   where: str | None = None) -> ModelConfig:
     """A :class:`ModelConfig` from the keys of a Hugging Face ``config.json`` (a dict).
 
     ``strict``: unknown keys are errors (hand-written YAML); a real ``config.json`` has many keys that do
-    not shape the layers, which are ignored.
+    not shape the layers, which are ignored. ``where``: the place of the mapping in ``file``, for messages.
     """
+    try:
+        return _config_from_hf(data, file, name, strict)
+    except InputError as exc:
+        if not where:
+            raise
+        raise InputError(exc.file, f"{where}.{exc.where}" if exc.where else where, exc.message) from None
+
+
+def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool) -> ModelConfig:
     if not isinstance(data, dict):
         raise InputError(file, None, f"must be a mapping of configuration keys, got {describe(data)}; "
                                      "give a Hugging Face config.json or a YAML mapping with its keys")
@@ -226,24 +236,23 @@ def _check(config: ModelConfig, file: str | None, keys: dict) -> None:
 
 
 # ----- sources: path, mapping, catalogue name --------------------------------------------------
-def load_model_config(source: Any, *, file: str | None = None, base: str | Path | None = None) -> ModelConfig:
+def load_model_config(source: Any, *, file: str | None = None, where: str = "model") -> ModelConfig:
     """A model configuration from a catalogue name, a path to a ``config.json`` / YAML file, a mapping of
-    Hugging Face keys, or a :class:`ModelConfig` (returned as is). ``base``: the folder relative paths
-    start from; ``file``: the file named in errors about an inline mapping."""
+    Hugging Face keys, or a :class:`ModelConfig` (returned as is). ``file`` / ``where``: the file and the
+    field the source was given in, named in errors about it."""
     if isinstance(source, ModelConfig):
         return source
     if isinstance(source, dict):
-        return config_from_hf(source, file, strict=True)
+        return config_from_hf(source, file, strict=True, where=where)
     if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        path = Path(base or ".") / source
-        return _from_file(path)
+        return _from_file(Path(source))
     if isinstance(source, str):
         catalogue = load_catalogue()
         if source.lower() in catalogue:
             return catalogue[source.lower()]
-        raise InputError(file, "model", f"'{source}' is neither a catalogue name nor a file; catalogue names: "
+        raise InputError(file, where, f"'{source}' is neither a catalogue name nor a file; catalogue names: "
                                         f"{', '.join(catalogue)} (or give a path to a config.json or YAML file)")
-    raise InputError(file, "model", f"must be a catalogue name, a file path or a mapping, got {describe(source)}")
+    raise InputError(file, where, f"must be a catalogue name, a file path or a mapping, got {describe(source)}")
 
 
 def _looks_like_path(text: str) -> bool:
