@@ -276,3 +276,40 @@ def test_parse_step_keeps_the_inference_metadata(tmp_path):
                                      "layers": 1}
     workload = parsed_workload(document)
     assert workload.inference.tokens == 8 and len(workload.layers) == len(load_workload(str(path), str(MAPPING)).layers)
+
+
+def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(tmp_path):
+    """Blocks with the same shapes are searched once; each layer's result is the one ``LayerCostResult.of``
+    gives it; a context sweep keeping the searches (``memo``) searches only what the context changes."""
+    import dataclasses
+
+    from zigzag.cost.layer_result import LayerCostResult
+    from zigzag.io.loaders import load_accelerator, load_mapping
+    from zigzag.search.network import evaluate_network
+    from zigzag.search.options import SearchOptions
+    from zigzag.workload.llm import build_workload
+
+    accelerator = load_accelerator(VECTOR_HW)
+    entries = load_mapping(MAPPING)
+    options = SearchOptions(lpf_limit=3)
+    model = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "num_hidden_layers": 3, "vocab_size": 100}
+    memo: dict = {}
+    result = evaluate_network(build_workload(model, entries, phase="decode", context=15), accelerator, options,
+                              memo=memo)
+    per_block = sum(1 for layer, _ in result.layers if layer.name.startswith("layers.0/"))
+    assert len(result.layers) > 3 * per_block and len(memo) < per_block + 12
+    for layer, cost in result.layers:
+        searched = memo[json.dumps([layer.signature(), id(accelerator)], sort_keys=True, default=str)]
+        fresh = LayerCostResult.of(dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name), layer,
+                                   accelerator)
+        assert cost == fresh and (cost.layer_id, cost.layer.name) == (layer.id, layer.name)
+        assert cost.layer.mapping.to_dict() == fresh.layer.mapping.to_dict() and cost.accelerator is fresh.accelerator
+    searched = len(memo)
+    longer = evaluate_network(build_workload(model, entries, phase="decode", context=31), accelerator, options,
+                              memo=memo)
+    changed = {json.dumps(layer.signature(), sort_keys=True) for layer, _ in longer.layers} - \
+        {json.dumps(layer.signature(), sort_keys=True) for layer, _ in result.layers}
+    assert len(memo) - searched == len(changed) > 0
+    assert all("self_attn" in layer.name for layer, _ in longer.layers
+               if json.dumps(layer.signature(), sort_keys=True) in changed)

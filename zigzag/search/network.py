@@ -96,6 +96,7 @@ def evaluate_network(
     points of a context-length sweep, whose steps share every layer but attention's."""
     accelerators = layer_accelerators(workload, accelerator, options)
     memo = {} if memo is None else memo
+    first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
         for layer in evaluated_layers(workload.layers, accelerator):
@@ -103,10 +104,14 @@ def evaluate_network(
             key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
             if key not in memo:
                 memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-            result = LayerCostResult.of(
-                dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
-                access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            )
+            if key in first:
+                result = first[key].for_layer(layer, layer_accelerator)
+            else:
+                result = first[key] = LayerCostResult.of(
+                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer,
+                    layer_accelerator,
+                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                )
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
