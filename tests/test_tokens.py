@@ -191,8 +191,15 @@ def test_an_export_says_which_step_it_is():
     from zigzag.io.loaders import load_workload
 
     mapping = MAPPING.format("flow_tpu_32x32")
-    decode = load_workload("tests/data/llm/llama_tiny_decode.onnx", mapping).inference.to_dict()
-    prefill = load_workload("tests/data/llm/llama_tiny_prefill.onnx", mapping).inference.to_dict()
-    assert (decode["phase"], decode["tokens"], decode["context"]) == ("decode", 1, 127)
-    assert prefill["phase"] == "prefill" and prefill["context"] == 0 and prefill["tokens"] > 1
-    assert load_workload("inputs/workload/resnet18.onnx", mapping).inference is None
+    decode = load_workload("tests/data/llm/llama_tiny_decode.onnx", mapping, operators="all")
+    prefill = load_workload("tests/data/llm/llama_tiny_prefill.onnx", mapping, operators="all").inference
+    assert (decode.inference.phase, decode.inference.tokens, decode.inference.context) == ("decode", 1, 127)
+    assert prefill.phase == "prefill" and prefill.context == 0 and prefill.tokens > 1
+    # every operator imported: the figures read the KV cache from the roles the import gives
+    result = evaluate_network(decode, load_accelerator(HARDWARE.format("flow_tpu_32x32_vector")), OPTIONS,
+                              show_progress=False)
+    figures = per_token_figures(result)
+    assert not figures.uncosted_layers
+    # TinyLlama widths: 2 layers x (K and V) x 4 kv heads x 64 x 1 byte
+    assert figures.kv_cache_bytes_per_token == 2 * 2 * 4 * 64
+    assert figures.dram.ratio >= 1

@@ -151,7 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="find the best mapping of every layer of a workload and report its cost",
                          description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
-                                     "ACCELERATOR and print per-layer energy/latency and the network totals.")
+                                     "ACCELERATOR and print per-layer energy/latency and the network totals (with "
+                                     "vector layers: each layer's unit, the totals of the MAC array and of the "
+                                     "vector unit, and the layers left uncosted).")
     run.add_argument("--workload", required=True, help="workload: ZigZag workload YAML or ONNX model")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
