@@ -140,8 +140,8 @@ def test_a_decode_step_never_beats_the_offchip_bandwidth(name, bits, batch, cont
     assert bound.ratio >= 1
 
 
-@pytest.mark.xfail(strict=True, reason="ZigZag's latency model (which ours equals) loads the Eyeriss-like "
-                                       "global buffer's weights partly hidden: gate/up/down take 7,901-8,164 cycles "
+@pytest.mark.xfail(strict=True, reason="ZigZag's on-loading estimate (which ours equals) credits the DRAM port with spare "
+                                       "capacity while it carries the global buffer's weights: gate/up/down take 7,901-8,164 cycles "
                                        "for 8,192 cycles of DRAM reads; see docs/models/per-token.md")
 def test_the_eyeriss_like_decode_step_beats_the_bound():
     """The case the search above found on the Eyeriss-like example (kept out of it): the model's
