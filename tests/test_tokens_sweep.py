@@ -71,7 +71,7 @@ def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
     # fronts are per workload point: every point has its own
     fronts = {r["workload_point"] for r in rows if r["pareto"]}
     assert len(fronts) == 4
-    for name in ("tokens_vs_context", "tokens_vs_batch"):
+    for name in ("tokens_vs_context", "tokens_vs_batch", "tpot_s_memories.unified_buffer.size_x_context"):
         assert (tmp_path / "out" / "plots" / f"{name}.png").stat().st_size > 0
 
 
