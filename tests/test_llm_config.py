@@ -172,6 +172,15 @@ def test_causal_prefill_counts_the_blocks_only():
     assert blocked * 64 == full * 36
 
 
+def test_last_logits_only():
+    every, _ = build_layer_specs(GPT2, phase="prefill", tokens=128)
+    last, _ = build_layer_specs(GPT2, phase="prefill", tokens=128, logits="last")
+    head = lambda specs: [dict(zip(s["loop_dims"], s["loop_sizes"])) for s in specs if s["name"] == "lm_head/MatMul"]  # noqa: E731
+    assert head(every) == [{"C": 768, "D": 128, "K": 50257, "B": 1}]
+    assert head(last) == [{"C": 768, "D": 1, "K": 50257, "B": 1}]
+    assert last[-2]["vector_op"] == "gather" and len(last) == len(every) + 1
+
+
 def test_llama_3_8b_decode_hand_count():
     cfg = load_model_config("llama-3-8b")
     specs, inference = build_layer_specs("llama-3-8b", phase="decode", context=4095, batch=1)
