@@ -103,6 +103,10 @@ EXPORTS = [
     ("qwen2_05b_prefill.onnx", DATA / "qwen2_05b.config.json", {"phase": "prefill", "tokens": 128}),
     ("qwen2_05b_decode.onnx", DATA / "qwen2_05b.config.json", {"phase": "decode", "context": 127}),
     ("mistral_small_prefill.onnx", DATA / "mistral_small.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_prefill.onnx", DATA / "llama_mha_bias.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_decode.onnx", DATA / "llama_mha_bias.config.json", {"phase": "decode", "context": 127}),
+    ("llama_headdim_tied_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_headdim_tied_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 127}),
 ]
 
 
