@@ -107,6 +107,10 @@ EXPORTS = [
     ("llama_mha_bias_decode.onnx", DATA / "llama_mha_bias.config.json", {"phase": "decode", "context": 127}),
     ("llama_headdim_tied_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 128}),
     ("llama_headdim_tied_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 127}),
+    ("llama_b2_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 32, "batch": 2}),
+    ("llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 31, "batch": 2}),
+    ("gpt2_b2_decode.onnx", GPT2, {"phase": "decode", "context": 31, "batch": 2}),
+    ("bert_b2.onnx", BERT, {"phase": "prefill", "tokens": 32, "batch": 2}),
 ]
 
 
@@ -116,7 +120,7 @@ def test_generated_layers_equal_the_export_layer_for_layer(export, config, step)
     generated, inference = build_layer_specs(config, **step)
     assert [comparable(s) for s in generated] == [comparable(s) for s in imported]
     assert macs(generated) == macs(imported)
-    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], 1, 2)
+    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], step.get("batch", 1), 2)
 
 
 @pytest.mark.parametrize("export, config, step", EXPORTS + [

@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="find the best mapping of every layer of a workload and report its cost",
                          description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
                                      "ACCELERATOR and print per-layer energy/latency and the network totals.")
-    run.add_argument("--workload", required=True, help="workload: ZigZag workload YAML or ONNX model")
+    run.add_argument("--workload", required=True,
+                     help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
