@@ -302,3 +302,15 @@ def test_vector_layers_round_trip_through_workload_yaml(tmp_path):
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
     with pytest.raises(InputError, match="vector_op"):
         load_workload(tmp_path / "bad.yaml", mapping)
+
+
+def test_operator_model_workloads_carry_the_inference_step():
+    from zigzag.io.loaders import load_workload
+    from zigzag.workload.inference import Inference
+
+    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    decode = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
+    assert decode.inference == Inference("gpt2_decode", "decode", 1, 1, 127, 2)
+    assert load_workload(DATA / "gpt2_decode.onnx", mapping).inference is None  # ZigZag mode: as before
+    cnn = Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx"
+    assert load_workload(cnn, mapping, operators="all").inference is None
