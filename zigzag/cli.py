@@ -67,9 +67,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     save_network_outputs(result, Path(args.output), notes=notes)
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
-    table = layer_table(result.layers)[
-        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"] + (["compute_unit"] if split else [])
-    ]
+    columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+    table = layer_table(result.layers)[columns + (["compute_unit"] if split else [])]
     print(table.to_string(index=False, formatters={
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
@@ -124,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="find the best mapping of every layer of a workload and report its cost",
                          description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
-                                     "ACCELERATOR and print per-layer energy/latency and the network totals.")
+                                     "ACCELERATOR and print per-layer energy/latency and the network totals (with "
+                                     "vector layers: each layer's unit, the totals of the MAC array and of the "
+                                     "vector unit, and the layers left uncosted).")
     run.add_argument("--workload", required=True,
                      help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")

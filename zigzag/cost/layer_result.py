@@ -94,7 +94,7 @@ class LayerCostResult(CostResult):
     def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator, *,
            access_same_data_considered_as_no_access: bool = True) -> "LayerCostResult":
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
-        if result.compute_unit == VECTOR_UNIT and layer is not None and accelerator.vector_unit is not None:
+        if result.compute_unit == VECTOR_UNIT and layer is not None and getattr(accelerator, "vector_unit", None):
             layer, accelerator = on_vector_unit(layer, accelerator)  # what the layer was evaluated on
         return cls(**values, layer=layer, accelerator=accelerator,
                    access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)

@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.hardware.vector import UNCOSTED, compute_unit
+from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.notes import grouped_layer_warnings
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
@@ -23,7 +23,9 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class NetworkResult:
-    """Per-layer best results (processing order) and their sum."""
+    """Per-layer best results (processing order) and their sum; ``total`` also splits energy and
+    latency between the MAC array and the vector unit (``mac_array_energy``, ``vector_unit_energy``,
+    ...), and ``uncosted`` names the vector layers no unit of the accelerator runs."""
 
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
@@ -57,11 +59,13 @@ def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[
     """The layers to search, in the given (processing) order: all of them, except that an
     in-memory-computing array skips pooling and element-wise layers (``Pooling`` and ``Add`` as
     ZigZag does, ``Sub`` and ``Mul`` too; they are absent from the totals), and vector layers that
-    no unit of the accelerator runs are left uncosted (:func:`uncosted_layers`)."""
-    layers = [layer for layer in layers if compute_unit(layer, accelerator) != UNCOSTED]
+    no unit of the accelerator runs are left uncosted (:func:`uncosted_layers`); layers on a vector
+    unit are searched whatever the array."""
+    units = {layer: compute_unit(layer, accelerator) for layer in layers}
     if not accelerator.operational_array.is_imc:
-        return layers
-    return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+        return [layer for layer, unit in units.items() if unit != UNCOSTED]
+    return [layer for layer, unit in units.items()
+            if unit == VECTOR_UNIT or (unit == MAC_ARRAY and layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES)]
 
 
 def uncosted_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:

@@ -77,7 +77,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
     from zigzag.mapping.entry import MappingEntry
     from zigzag.notes import grouped_layer_warnings
-    from zigzag.search.network import evaluated_layers, layer_accelerators
+    from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
 
@@ -109,8 +109,9 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     total = sum_results(results)
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
-    figures = tables.experiment_row(experiment, results, total, area_unit)
-    keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
+    uncosted = [layer.name for layer in uncosted_layers(network.layers, accelerator)]
+    figures = tables.experiment_row(experiment, results, total, area_unit, uncosted)
+    keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "uncosted_layers", "area_um2")
     row = {k: figures[k] for k in keep}
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
     return row
