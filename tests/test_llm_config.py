@@ -103,6 +103,14 @@ EXPORTS = [
     ("qwen2_05b_prefill.onnx", DATA / "qwen2_05b.config.json", {"phase": "prefill", "tokens": 128}),
     ("qwen2_05b_decode.onnx", DATA / "qwen2_05b.config.json", {"phase": "decode", "context": 127}),
     ("mistral_small_prefill.onnx", DATA / "mistral_small.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_prefill.onnx", DATA / "llama_mha_bias.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_decode.onnx", DATA / "llama_mha_bias.config.json", {"phase": "decode", "context": 127}),
+    ("llama_headdim_tied_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_headdim_tied_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 127}),
+    ("llama_b2_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 32, "batch": 2}),
+    ("llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 31, "batch": 2}),
+    ("gpt2_b2_decode.onnx", GPT2, {"phase": "decode", "context": 31, "batch": 2}),
+    ("bert_b2.onnx", BERT, {"phase": "prefill", "tokens": 32, "batch": 2}),
 ]
 
 
@@ -112,7 +120,7 @@ def test_generated_layers_equal_the_export_layer_for_layer(export, config, step)
     generated, inference = build_layer_specs(config, **step)
     assert [comparable(s) for s in generated] == [comparable(s) for s in imported]
     assert macs(generated) == macs(imported)
-    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], 1, 2)
+    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], step.get("batch", 1), 2)
 
 
 @pytest.mark.parametrize("export, config, step", EXPORTS + [
@@ -170,6 +178,15 @@ def test_causal_prefill_counts_the_blocks_only():
                    and s["operator_type"] == "MatMul")
     # 8 blocks of 16 rows: keys 16, 32, ..., 128 -> (1+...+8)/8/8 of the full square
     assert blocked * 64 == full * 36
+
+
+def test_last_logits_only():
+    every, _ = build_layer_specs(GPT2, phase="prefill", tokens=128)
+    last, _ = build_layer_specs(GPT2, phase="prefill", tokens=128, logits="last")
+    head = lambda specs: [dict(zip(s["loop_dims"], s["loop_sizes"])) for s in specs if s["name"] == "lm_head/MatMul"]  # noqa: E731
+    assert head(every) == [{"C": 768, "D": 128, "K": 50257, "B": 1}]
+    assert head(last) == [{"C": 768, "D": 1, "K": 50257, "B": 1}]
+    assert last[-2]["vector_op"] == "gather" and len(last) == len(every) + 1
 
 
 def test_llama_3_8b_decode_hand_count():

@@ -76,9 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     save_network_outputs(result, Path(args.output), notes=notes, extra=extra)
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
-    table = layer_table(result.layers)[
-        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"] + (["compute_unit"] if split else [])
-    ]
+    columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+    table = layer_table(result.layers)[columns + (["compute_unit"] if split else [])]
     print(table.to_string(index=False, formatters={
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
@@ -154,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "ACCELERATOR and print per-layer energy/latency and the network totals (with "
                                      "vector layers: each layer's unit, the totals of the MAC array and of the "
                                      "vector unit, and the layers left uncosted).")
-    run.add_argument("--workload", required=True, help="workload: ZigZag workload YAML or ONNX model")
+    run.add_argument("--workload", required=True,
+                     help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
