@@ -236,9 +236,10 @@ def summary(total: CumulativeResult, layer_count: int, uncosted: list[str] | tup
 
 
 def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | None = None,
-                         notes: list[str] | None = None) -> None:
+                         notes: list[str] | None = None, extra: dict | None = None) -> None:
     """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
-    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs)."""
+    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs, and
+    ``extra``: more summary fields, e.g. an LLM step's ``inference`` and ``per_token`` figures)."""
     folder = Path(folder)
     for layer, cost in result.layers:
         accelerator = result.accelerators[layer.id]
@@ -246,7 +247,7 @@ def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | 
     write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
     uncosted = getattr(result, "uncosted", [])
     write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers), uncosted),
-                                                "notes": notes or []})
+                                                **(extra or {}), "notes": notes or []})
     with atomic_target(folder / "layers.csv") as tmp:
         layer_table(result.layers).to_csv(tmp, index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"

@@ -31,6 +31,8 @@ class NetworkResult:
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
     uncosted: list[str] = field(default_factory=list)  # vector layers no unit of the accelerator runs
+    #: the workload's inference metadata (an LLM prefill or decode step), None for other workloads
+    inference: object = None
 
     @property
     def energy(self) -> float:
@@ -90,11 +92,15 @@ def evaluate_network(
     *,
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
+    memo: dict[str, CostResult] | None = None,
 ) -> NetworkResult:
     """Search every layer (identical layers are searched once) and sum the results. A warning
-    that several layers give is logged once, with their names, after the search."""
+    that several layers give is logged once, with their names, after the search. ``memo``: the
+    searches of earlier calls with the same accelerator object and options (filled in), e.g. the
+    points of a context-length sweep, whose steps share every layer but attention's."""
     accelerators = layer_accelerators(workload, accelerator, options)
-    memo: dict[str, CostResult] = {}
+    memo = {} if memo is None else memo
+    first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
         for layer in evaluated_layers(workload.layers, accelerator):
@@ -102,10 +108,14 @@ def evaluate_network(
             key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
             if key not in memo:
                 memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-            result = LayerCostResult.of(
-                dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
-                access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            )
+            if key in first:
+                result = first[key].for_layer(layer, layer_accelerator)
+            else:
+                result = first[key] = LayerCostResult.of(
+                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer,
+                    layer_accelerator,
+                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                )
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
@@ -113,4 +123,5 @@ def evaluate_network(
     note = uncosted_note(uncosted)
     if note:
         logger.warning(note)
-    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted)
+    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted,
+                         inference=getattr(workload, "inference", None))
