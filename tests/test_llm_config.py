@@ -13,7 +13,9 @@ import pytest
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_workload
 from zigzag.io.onnx_import import read_onnx
-from zigzag.io.llm_workloads import catalogue_sources, llm_layer_specs, load_catalogue, load_model_config
+from zigzag.io.llm_workloads import (
+    catalogue_sources, compare_with_export, layer_key, llm_layer_specs, load_catalogue, load_model_config,
+)
 from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
 
 DATA = Path(__file__).parent / "data" / "llm"
@@ -24,14 +26,6 @@ BERT = DATA / "bert_base_2layers.config.json"
 
 def macs(specs: list[dict], where=lambda spec: True) -> int:
     return sum(math.prod(s["loop_sizes"]) for s in specs if s["kind"] == "layer" and where(s))
-
-
-def comparable(spec: dict) -> tuple:
-    """What must agree between an imported and a generated layer: operator, equation, loops, precisions,
-    roles and where each input comes from (this layer's distance to its producer; None: a constant)."""
-    sources = {op: None if src == spec["id"] else spec["id"] - src for op, src in spec["operand_source"].items()}
-    return (spec["operator_type"], spec.get("vector_op"), spec["equation"], list(zip(spec["loop_dims"], spec["loop_sizes"])),
-            spec["operand_precision"], spec.get("operand_roles"), sources)
 
 
 # ----- configurations -------------------------------------------------------------------------------
@@ -66,7 +60,7 @@ def test_the_builder_takes_a_configuration_or_its_keys():
     by_keys, _ = build_layer_specs(keys, phase="decode", context=7)
     by_config, _ = build_layer_specs(load_model_config(DATA / "llama_tiny.config.json"), phase="decode", context=7)
     by_path, _ = llm_layer_specs(DATA / "llama_tiny.config.json", phase="decode", context=7)
-    assert [comparable(s) for s in by_keys] == [comparable(s) for s in by_config] == [comparable(s) for s in by_path]
+    assert [layer_key(s) for s in by_keys] == [layer_key(s) for s in by_config] == [layer_key(s) for s in by_path]
 
 
 def test_yaml_configuration_with_hugging_face_keys(tmp_path):
@@ -128,9 +122,16 @@ EXPORTS = [
 def test_generated_layers_equal_the_export_layer_for_layer(export, config, step):
     imported = [s for s in read_onnx(DATA / export, operators="all") if s["kind"] == "layer"]
     generated, inference = llm_layer_specs(config, **step)
-    assert [comparable(s) for s in generated] == [comparable(s) for s in imported]
+    assert [layer_key(s) for s in generated] == [layer_key(s) for s in imported]
     assert macs(generated) == macs(imported)
     assert (inference.phase, inference.batch, inference.layers) == (step["phase"], step.get("batch", 1), 2)
+
+
+def test_compare_with_export_reads_the_step_from_the_export():
+    assert compare_with_export(DATA / "llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json") == []
+    assert compare_with_export(DATA / "bert_base.onnx", BERT) == []
+    problems = compare_with_export(DATA / "gpt2_decode.onnx", GPT2, context=100)  # not the export's step
+    assert problems and all(p.startswith("layer ") for p in problems)
 
 
 @pytest.mark.parametrize("export, config, step", EXPORTS + [
@@ -160,8 +161,8 @@ def test_mixture_of_experts_against_its_export(phase, step):
     imported = [s for s in read_onnx(DATA / f"mixtral_small_{phase}.onnx", operators="all") if s["kind"] == "layer"]
     generated, _ = llm_layer_specs(DATA / "mixtral_small.config.json", **step)
     first = lambda specs: next(i for i, s in enumerate(specs) if "/mlp/" in s["name"])  # noqa: E731
-    assert [comparable(s) for s in generated[:first(generated)]] == [comparable(s) for s in imported[:first(imported)]]
-    router = lambda specs: [comparable(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
+    assert [layer_key(s) for s in generated[:first(generated)]] == [layer_key(s) for s in imported[:first(imported)]]
+    router = lambda specs: [layer_key(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
     assert router(generated) == router(imported) and len(router(generated)) == 2 * 8
     experts = lambda s: "/experts" in s["name"] and s["operator_type"] == "MatMul"  # noqa: E731
     tokens = 128 if phase == "prefill" else 1

@@ -177,3 +177,35 @@ def model_files(workload: str | Path) -> list[str]:
         return []
     model_path = Path(model) if Path(model).is_absolute() else path.parent / model
     return [str(model_path)] if model_path.is_file() else []
+
+
+def layer_key(spec: dict) -> tuple:
+    """What a generated layer and an imported one must share: operator, operation class, equation, loops,
+    precisions, operand roles and where each input comes from (the distance back to its producer; None:
+    a constant). Names and ids differ."""
+    sources = {op: None if src == spec["id"] else spec["id"] - src for op, src in spec["operand_source"].items()}
+    return (spec["operator_type"], spec.get("vector_op"), spec["equation"],
+            tuple(zip(spec["loop_dims"], spec["loop_sizes"])), tuple(sorted(spec["operand_precision"].items())),
+            tuple(sorted((spec.get("operand_roles") or {}).items())), tuple(sorted(sources.items())))
+
+
+def compare_with_export(export: str | Path, model: Any, **step) -> list[str]:
+    """The differences, layer for layer, between an ONNX export read with ``operators="all"`` and the layers
+    generated from ``model`` (as ``load_model_config`` takes it) for the same step: phase, batch, tokens,
+    context and blocks are read from the export unless given in ``step``. Empty when they are equal."""
+    from zigzag.io.onnx_import import read_onnx
+    from zigzag.io.onnx_operators import export_inference
+    from zigzag.io.onnx_reading import load_model
+
+    found = export_inference(load_model(str(export), str(export)))
+    step = {"phase": found["phase"], "batch": found["batch"], "context": found["context"],
+            "layers": found["layers"] or None} | ({"tokens": found["tokens"]} if found["phase"] == "prefill" else {}) | step
+    imported = [s for s in read_onnx(export, operators="all", causal_blocks=step.get("causal_blocks") or 8)
+                if s["kind"] == "layer"]
+    generated, _ = llm_layer_specs(model, **step)
+    problems = [f"{len(imported)} layers imported, {len(generated)} generated"] if len(imported) != len(generated) else []
+    for index, (imp, gen) in enumerate(zip(imported, generated)):
+        if layer_key(imp) != layer_key(gen):
+            problems.append(f"layer {index}: imported {imp['name']} {layer_key(imp)} != generated {gen['name']} "
+                            f"{layer_key(gen)}")
+    return problems
