@@ -35,7 +35,8 @@ def test_hf_config_json_gives_the_published_widths():
         (768, 12, 12, 64, 3072, 50257, 2)
     assert (gpt2.norm, gpt2.activation, gpt2.head, gpt2.causal) == ("layernorm", "gelu_new", "lm", True)
     bert = load_model_config(BERT)
-    assert (bert.family, bert.head, bert.causal, bert.type_vocab, bert.activation) == ("bert", "pooler", False, 2, "gelu")
+    assert (bert.family, bert.head, bert.causal, bert.type_vocab, bert.activation) == \
+        ("bert", "pooler", False, 2, "gelu")
     llama = load_model_config(DATA / "llama_tiny.config.json")
     assert (llama.heads, llama.kv_heads, llama.head_dim, llama.intermediate, llama.norm) == (32, 4, 64, 5632, "rmsnorm")
     qwen = load_model_config(DATA / "qwen2_05b.config.json")
@@ -194,7 +195,8 @@ def test_causal_prefill_counts_the_blocks_only():
 def test_last_logits_only():
     every, _ = llm_layer_specs(GPT2, phase="prefill", tokens=128)
     last, _ = llm_layer_specs(GPT2, phase="prefill", tokens=128, logits="last")
-    head = lambda specs: [dict(zip(s["loop_dims"], s["loop_sizes"])) for s in specs if s["name"] == "lm_head/MatMul"]  # noqa: E731
+    def head(specs):
+        return [dict(zip(s["loop_dims"], s["loop_sizes"])) for s in specs if s["name"] == "lm_head/MatMul"]
     assert head(every) == [{"C": 768, "D": 128, "K": 50257, "B": 1}]
     assert head(last) == [{"C": 768, "D": 1, "K": 50257, "B": 1}]
     assert last[-2]["vector_op"] == "gather" and len(last) == len(every) + 1

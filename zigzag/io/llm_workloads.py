@@ -198,12 +198,16 @@ def compare_with_export(export: str | Path, model: Any, **step) -> list[str]:
     from zigzag.io.onnx_reading import load_model
 
     found = export_inference(load_model(str(export), str(export)))
-    step = {"phase": found["phase"], "batch": found["batch"], "context": found["context"],
-            "layers": found["layers"] or None} | ({"tokens": found["tokens"]} if found["phase"] == "prefill" else {}) | step
-    imported = [s for s in read_onnx(export, operators="all", causal_blocks=step.get("causal_blocks") or 8)
-                if s["kind"] == "layer"]
+    read = {"phase": found["phase"], "batch": found["batch"], "context": found["context"],
+            "layers": found["layers"] or None}
+    if found["phase"] == "prefill":
+        read["tokens"] = found["tokens"]
+    step = read | step
+    blocks = 8 if step.get("causal_blocks") is None else step["causal_blocks"]
+    imported = [s for s in read_onnx(export, operators="all", causal_blocks=blocks) if s["kind"] == "layer"]
     generated, _ = llm_layer_specs(model, **step)
-    problems = [f"{len(imported)} layers imported, {len(generated)} generated"] if len(imported) != len(generated) else []
+    problems = [] if len(imported) == len(generated) else \
+        [f"{len(imported)} layers imported, {len(generated)} generated"]
     for index, (imp, gen) in enumerate(zip(imported, generated)):
         if layer_key(imp) != layer_key(gen):
             problems.append(f"layer {index}: imported {imp['name']} {layer_key(imp)} != generated {gen['name']} "

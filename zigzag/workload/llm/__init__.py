@@ -41,9 +41,9 @@ def precision_of(value: Any, file: str | None = None, where: str = "precision") 
                                         f"activations and kv_cache bits, got {value!r}")
 
 
-def build_layer_specs(model: ModelConfig | dict, *, phase: str = "prefill", tokens: int | None = None, context: int = 0,
-                      batch: int = 1, precision: Any = None, layers: int | None = None, causal_blocks: int | None = None,
-                      logits: str = "all", operators: str = "all",
+def build_layer_specs(model: ModelConfig | dict, *, phase: str = "prefill", tokens: int | None = None,
+                      context: int = 0, batch: int = 1, precision: Any = None, layers: int | None = None,
+                      causal_blocks: int | None = None, logits: str = "all", operators: str = "all",
                       file: str | None = None) -> tuple[list[dict], Inference]:
     """The layer dicts (``read_onnx``'s form, ids in processing order) of one step of ``model`` (a
     :class:`ModelConfig`, or the mapping of a ``config.json``: keys that do not shape layers are ignored)

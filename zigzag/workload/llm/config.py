@@ -234,7 +234,8 @@ def _check(config: ModelConfig, file: str | None, keys: dict) -> None:
     hf = {field: key for field, (key, _) in keys.items()}
     if config.activation not in _ACTIVATIONS[config.family]:
         raise InputError(file, hf["activation"], f"activation '{config.activation}' is not supported for "
-                                                 f"{config.model_type}; use one of: {', '.join(_ACTIVATIONS[config.family])}")
+                                                 f"{config.model_type}; use one of: "
+                                                 f"{', '.join(_ACTIVATIONS[config.family])}")
     if config.heads % config.kv_heads:
         raise InputError(file, hf["kv_heads"], f"{config.heads} attention heads are not a multiple of "
                                                f"{config.kv_heads} key/value heads; give a divisor of {config.heads}")
