@@ -84,7 +84,8 @@ def llm_layer_specs(model: Any, *, file: str | None = None, **step) -> tuple[lis
 
 # ----- the llm: workload document ---------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def _section_schema():
+def llm_section_schema():
+    """The schema of an ``llm:`` section (``zigzag.io.validation.schema.Field``; ``model`` as text)."""
     from zigzag.io.validation.schema import Field
     from zigzag.workload.inference import PHASES
     from zigzag.workload.llm import OPERATOR_SETS
@@ -125,7 +126,7 @@ def read_llm_section(data: Any, file: str | None) -> dict:
         if isinstance(section.get("model"), dict):
             inline = section["model"]
             section["model"] = "inline"
-    checked = run_check(file, lambda s: check_value(s, _section_schema(), "llm"), section)
+    checked = run_check(file, lambda s: check_value(s, llm_section_schema(), "llm"), section)
     return checked | ({"model": inline} if inline is not None else {})
 
 
