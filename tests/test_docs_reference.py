@@ -23,6 +23,7 @@ import yaml
 
 from zigzag.io import stream_hardware
 from zigzag.io.legacy_hardware import _LEGACY_MEMORY
+from zigzag.io.llm_workloads import llm_section_schema, read_llm_section
 from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
 from zigzag.io.validation.accelerator import _ACCELERATOR
 from zigzag.io.validation.mapping import _MAPPING_ENTRY
@@ -111,6 +112,7 @@ def accepted_paths() -> set[str]:
         | multicore_accelerator_paths()
         | multicore_mapping_paths()
         | json_schema_paths(schema, "", schema.get("$defs", {}))
+        | field_paths(llm_section_schema(), "llm")
     )
 
 
@@ -185,6 +187,8 @@ def test_yaml_examples_of_the_reference_are_valid():
     for where, document in yaml_examples():
         if isinstance(document, dict) and "memories" in document:
             validate_accelerator(document, where)
+        elif isinstance(document, dict) and "llm" in document:
+            read_llm_section(document, where)
         elif isinstance(document, dict) and ({"experiments", "sweeps", "stream_experiments"} & set(document)):
             jsonschema.validate(document, schema)
         elif isinstance(document, list) and document and "equation" in document[0]:

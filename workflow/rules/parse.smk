@@ -9,7 +9,9 @@ rule parse_workload:
         workload=lambda wildcards: WORKLOADS[wildcards.workload_id]["workload"],
         mapping=lambda wildcards: WORKLOADS[wildcards.workload_id]["mapping"],
         # the model configuration an LLM workload file names: a changed one parses the workload again
-        model=lambda wildcards: llm_model_files(WORKLOADS[wildcards.workload_id]["workload"]),
+        model=lambda wildcards: llm_model_files(
+            WORKLOADS[wildcards.workload_id]["workload"]
+        ),
     output:
         f"{PARSED}/workloads/{{workload_id}}.json",
     log:
@@ -26,7 +28,9 @@ rule parse_workload:
             else ""
         ),
         operator_model=lambda wildcards, output: (
-            "--operators all --causal-blocks {}".format(WORKLOADS[wildcards.workload_id]["causal_blocks"])
+            "--operators all --causal-blocks {}".format(
+                WORKLOADS[wildcards.workload_id]["causal_blocks"]
+            )
             if WORKLOADS[wildcards.workload_id].get("operators", "zigzag") == "all"
             else ""
         ),
