@@ -206,7 +206,7 @@ CASES = [
     case("multicore-choose", multicore_sweep(allocation_search={"choose": "area"}), "config.yaml (mesh)",
          "allocation_search.choose", "is not latency, energy or edp"),
     case("multicore-allocation-unknown-key", multicore_sweep(allocation_search={"population": 4}),
-         "config.yaml (mesh)", "allocation_search.population", "unknown key; use individuals, generations"),
+         "config.yaml (mesh)", "allocation_search.population", "unknown key; use method, individuals, generations"),
     case("multicore-vary-not-a-mapping", multicore_sweep(vary=3), "config.yaml (mesh)", "vary",
          "3 is not a mapping"),
     case("fragment-remove-not-a-list", sweep_config(fragments={"ub": {"small": {"remove": 1}}}), "config.yaml (ub)",
