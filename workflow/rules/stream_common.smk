@@ -6,7 +6,9 @@ STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
 STREAM_SEARCHED = [
     n for n, e in STREAM.items() if e["search"] and e["search"]["method"] == "ga"
 ]
-STREAM_CO = [n for n, e in STREAM.items() if e["search"] and e["search"]["method"] == "co"]
+STREAM_CO = [
+    n for n, e in STREAM.items() if e["search"] and e["search"]["method"] == "co"
+]
 STREAM_PICTURES = [
     "gantt.html",
     f"gantt.{PLOT_FORMAT}",
