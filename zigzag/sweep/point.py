@@ -80,6 +80,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     from zigzag.search.network import evaluated_layers, layer_accelerators
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
+    from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
@@ -113,6 +114,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
     row = {k: figures[k] for k in keep}
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
+    row[DETAIL_KEY] = layer_detail(results, hierarchy_of(accelerator_data))
     return row
 
 

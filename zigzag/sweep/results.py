@@ -15,6 +15,7 @@ taken per workload over the ``ok`` rows, minimising energy, latency and area, in
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from zigzag.variants import expressions
@@ -148,3 +149,32 @@ def _columns(rows: list[dict]) -> list[str]:
         columns += [c for c in row if c not in columns]
     first = ["sweep", "variant", "variant_id", "workload", "mode", "status", "reason"]
     return [c for c in first if c in columns] + [c for c in columns if c not in first]
+
+
+#: what a constraint's left side names -> the column it limits (seconds-based when the limit has a time unit)
+_LIMITED = {"area": ("area_mm2", "area_mm2"), "energy": ("energy_pJ", "energy_pJ"),
+            "latency": ("latency_cycles", "latency_s"), "edp": ("edp_pJ_cycles", "edp_Js"),
+            "utilization": ("utilization", "utilization")}
+
+
+def constraint_limits(texts) -> list[dict]:
+    """The limits a figure can draw: ``area <= 25 mm2`` -> {column: area_mm2, value: 25, op: <=,
+    text}; constraints that are not one objective against a constant are left out."""
+    from zigzag.sweep.config import read_constraints
+
+    limits = []
+    for constraint in read_constraints(list(texts), "constraints"):
+        left, op, right = re.fullmatch(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*", constraint.text).groups()
+        if left not in _LIMITED:
+            continue
+        try:
+            value = float(expressions.evaluate(right, _no_names))
+        except expressions.ExpressionError:
+            continue
+        limits.append({"column": _LIMITED[left][1 if constraint.in_seconds else 0], "value": value, "op": op,
+                       "text": constraint.text})
+    return limits
+
+
+def _no_names(name: str):
+    raise expressions.ExpressionError(f"'{name}' is not a constant")
