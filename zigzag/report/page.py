@@ -4,35 +4,18 @@ data inlined, and one copy of plotly.js per folder, shared by the page and the G
 from __future__ import annotations
 
 import json
-import shutil
 from importlib import resources
 from pathlib import Path
 
 from zigzag.io.atomic import write_text_atomic
+from zigzag.plots.plotlyjs import PLOTLY_FILE, ensure_plotly
 from zigzag.report.gather import folder_kind, gather
 
-#: the shared copy of plotly.js, beside the pages that use it
-PLOTLY_FILE = "plotly.min.js"
 REPORT_FILE = "report.html"
 
 
 def _asset(name: str) -> str:
     return resources.files("zigzag.report").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def ensure_plotly(folder: str | Path) -> Path:
-    """``<folder>/plotly.min.js``, copied from the installed plotly package unless it is there already."""
-    from plotly.offline import get_plotlyjs_version  # noqa: F401 - fails early when plotly is missing
-    import plotly
-
-    source = Path(plotly.__file__).parent / "package_data" / PLOTLY_FILE
-    target = Path(folder) / PLOTLY_FILE
-    if not target.exists() or target.stat().st_size != source.stat().st_size:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{PLOTLY_FILE}.tmp")
-        shutil.copyfile(source, temporary)
-        temporary.replace(target)
-    return target
 
 
 def render(data: dict, plotly_src: str = PLOTLY_FILE) -> str:
