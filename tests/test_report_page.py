@@ -248,12 +248,13 @@ def test_a_1000_row_sweep_report_stays_small(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
-def _driver(tmp_path: Path):
+def browser(tmp_path: Path):
+    """Selenium driving the system's headless chromium through its chromedriver (no download)."""
     chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
     driver_path = shutil.which("chromedriver")
     if chromium is None or driver_path is None:
-        pytest.skip("chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+        pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")
+    from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
@@ -277,14 +278,15 @@ def _assert_screenshot(png: bytes) -> None:
     assert 0.01 < np.any(pixels < 235, axis=2).mean() < 0.95  # something drawn, not all ink
 
 
-def _open(driver, page: Path):
+def open_report(driver, page: Path):
+    """Load a report page and wait for its table."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(page.resolve().as_uri())
     WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#results-table tbody tr"))
 
 
-def _views(driver, shots: Path, name: str) -> None:
+def check_views(driver, shots: Path, name: str) -> None:
     """Every view opens without error and draws something."""
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -311,9 +313,9 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    driver = _driver(tmp_path / "profile")
+    driver = browser(tmp_path / "profile")
     try:
-        _open(driver, sweep / "report.html")
+        open_report(driver, sweep / "report.html")
         assert not _console_errors(driver)
         # sorting: by energy, then reversed
         header = driver.find_element("css selector", "#results-table th[data-key=energy_pJ]")
@@ -361,7 +363,7 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
         driver.find_element("id", "tab-why").click()
         WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#why-bounds tbody tr"))
         assert "bound by" in driver.find_element("id", "why-bounds").text
-        _views(driver, tmp_path, "sweep")
+        check_views(driver, tmp_path, "sweep")
     finally:
         driver.quit()
 
@@ -370,32 +372,17 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
 def test_experiments_and_multicore_reports_in_chromium(experiments, multicore, tmp_path):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    driver = _driver(tmp_path / "profile")
+    driver = browser(tmp_path / "profile")
     try:
-        _open(driver, experiments / "report.html")
-        _views(driver, tmp_path, "experiments")
+        open_report(driver, experiments / "report.html")
+        check_views(driver, tmp_path, "experiments")
         assert driver.find_elements("css selector", "#why-side img")
-        _open(driver, multicore / "report.html")
-        _views(driver, tmp_path, "multicore")
+        open_report(driver, multicore / "report.html")
+        check_views(driver, tmp_path, "multicore")
         link = driver.find_element("id", "why-gantt")
         link.click()
         WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", ".main-svg"))
         assert not _console_errors(driver)
-    finally:
-        driver.quit()
-
-
-@pytest.mark.slow
-def test_default_run_report_in_chromium(tmp_path):
-    """The README's default run (CI runs it before the tests) has its report pages."""
-    pages = [REPO / "results" / "report.html", REPO / "results" / "stream" / "report.html"]
-    if not all(p.exists() for p in pages):
-        pytest.skip("the default run's results are not here (run `.venv/bin/snakemake --cores 2` first)")
-    driver = _driver(tmp_path / "profile")
-    try:
-        for k, page in enumerate(pages):
-            _open(driver, page)
-            _views(driver, tmp_path, f"default{k}")
     finally:
         driver.quit()
 
