@@ -63,7 +63,7 @@ def sweep(tmp_path_factory):
                "vary": {"D1": [16, 32], "ub": ["256KiB", "1MiB"]},
                "derive": {"memories.unified_buffer.area": "0.7 * ub"},
                "workloads": [str(WORKLOAD), str(two)], "mapping": str(MAPPING), "clock_ghz": 1,
-               "constraints": ["area <= 5 mm2"]}, out)
+               "constraints": ["area <= 5 mm2"], "ranking": {"method": "sum", "weights": {"small_convs_b": 2}}}, out)
     write_reports(out)
     return out
 
@@ -126,6 +126,7 @@ def test_sweep_data_sizes_as_written_and_limits(sweep):
     assert data["limits"] == [{"column": "area_mm2", "value": 5.0, "op": "<=", "text": "area <= 5 mm2"}]
     assert data["objectives"]["seconds"] == "latency_s" and data["objectives"]["J·s"] == "edp_Js"
     assert data["target"] == "mapping search: latency"
+    assert data["ranking"] == {"method": "sum", "objective": "energy", "weights": {"small_convs_b": 2.0}}
     statuses = set(data["rows"]["status"])
     assert statuses == {"ok", "out"}, statuses
     assert len(set(data["group"])) == 2  # two workloads: the ranking aggregates over them
@@ -164,6 +165,17 @@ def test_report_pages_share_one_script(experiments, sweep, multicore):
         assert '<script src="plotly.min.js"></script>' in page
         assert "cdn.plot.ly" not in page and "https://" not in page.split("<script>", 1)[0]
         assert (folder / "plotly.min.js").exists()
+
+
+@pytest.mark.parametrize("ranking, message", [
+    ({"method": "median"}, "ranking.method"), ({"weights": {"a": -1}}, "ranking.weights"),
+    ({"wieghts": {}}, "ranking.wieghts"), ("sum", "is not a mapping")])
+def test_a_bad_ranking_is_a_one_line_error(ranking, message):
+    from zigzag.sweep.config import read_sweep
+
+    with pytest.raises(InputError, match=message):
+        read_sweep({"name": "s", "base": str(BASE), "vary": {"memories.dram.r_cost": [1]},
+                    "workloads": [str(WORKLOAD)], "mapping": str(MAPPING), "ranking": ranking}, "config")
 
 
 def test_bad_folder_is_one_line(tmp_path, capsys):
@@ -360,6 +372,8 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
         driver.find_element("id", "tab-ranking").click()
         rows = driver.find_elements("css selector", "#ranking-table tbody tr")
         assert rows and "rank on small_convs_b" in driver.find_element("id", "ranking-table").text
+        assert driver.find_element("css selector", ".rank-weight[data-group=small_convs_b]").get_attribute("value") == "2"
+        assert "sum of energy" in driver.find_element("id", "ranking-table").text  # the config's ranking
         driver.find_element("id", "tab-why").click()
         WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#why-bounds tbody tr"))
         assert "bound by" in driver.find_element("id", "why-bounds").text

@@ -91,11 +91,15 @@ def plot_pareto_projections(rows: list[dict], path: str | Path, *, constraints=(
                 ax.annotate(str(row.get("variant", "")), (x, y), xytext=(4, 3), textcoords="offset points",
                             fontsize=6)
             for limit in limits:
-                draw = ax.axvline if limit["column"] == x_column else ax.axhline if limit["column"] == y_column \
-                    else None
-                if draw is not None:
-                    draw(limit["value"], color="0.3", linestyle="--", linewidth=1)
-                    ax.annotate(limit["text"], xy=(0.02, 0.02), xycoords="axes fraction", fontsize=6, color="0.3")
+                style = {"color": "0.3", "linestyle": "--", "linewidth": 1}
+                if limit["column"] == x_column:
+                    ax.axvline(limit["value"], **style)
+                    ax.annotate(limit["text"], xy=(limit["value"], 0.98), xycoords=ax.get_xaxis_transform(),
+                                fontsize=6, color="0.3", rotation=90, ha="right", va="top")
+                elif limit["column"] == y_column:
+                    ax.axhline(limit["value"], **style)
+                    ax.annotate(limit["text"], xy=(0.02, limit["value"]), xycoords=ax.get_yaxis_transform(),
+                                fontsize=6, color="0.3", va="bottom")
             ax.set_xlabel(axis_label(x_column))
             ax.set_ylabel(axis_label(y_column))
             ax.set_title(workload, fontsize="small")

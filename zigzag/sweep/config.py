@@ -21,7 +21,7 @@ from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
-SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size",
+SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size", "ranking",
               "search")
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
@@ -97,6 +97,8 @@ class Sweep:
     modes: tuple[str, ...] = ()
     layer_stacks: str | None = None
     allocation_search: dict | None = None
+    #: how the report ranks variants across workloads (see :func:`read_ranking`)
+    ranking: dict | None = None
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -145,7 +147,34 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
                  workload_options, batch_size,
-                 None if section.get("search") is None else read_budget(section["search"], where))
+                 None if section.get("search") is None else read_budget(section["search"], where),
+                 ranking=read_ranking(section.get("ranking"), where))
+
+
+#: ``ranking:`` of a sweep: how the report aggregates a variant's results over the workloads
+RANKING_METHODS = ("geomean", "sum")
+RANKING_OBJECTIVES = ("energy", "latency", "edp", "area")
+
+
+def read_ranking(value, where: str) -> dict | None:
+    """Check a sweep's ``ranking`` ({method: geomean|sum, objective: energy|latency|edp|area,
+    weights: {workload: number}}); None when not given."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(where, "ranking", f"{value!r} is not a mapping; write e.g. {{method: geomean, weights: {{resnet18: 2}}}}")
+    unknown = [k for k in value if k not in ("method", "objective", "weights")]
+    if unknown:
+        raise InputError(where, f"ranking.{unknown[0]}", "unknown key; known keys: method, objective, weights")
+    for key, allowed in (("method", RANKING_METHODS), ("objective", RANKING_OBJECTIVES)):
+        if key in value and value[key] not in allowed:
+            raise InputError(where, f"ranking.{key}", f"{value[key]!r} is not one of {', '.join(allowed)}")
+    weights = value.get("weights") or {}
+    if not isinstance(weights, dict) or not all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights.values()):
+        raise InputError(where, "ranking.weights", "give a mapping of workload name to a number >= 0, e.g. {resnet18: 2}")
+    return {"method": value.get("method", "geomean"), "objective": value.get("objective", "energy"),
+            "weights": {str(k): float(v) for k, v in weights.items()}}
 
 
 def _workloads(section: dict, where: str, kinds: str) -> list[str]:
@@ -180,7 +209,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     """A ``kind: multicore`` sweep (see :func:`read_sweep`)."""
     from zigzag.sweep.multicore import multicore_spec
 
-    known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size"} \
+    known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size", "ranking"} \
         | set(MULTICORE_KEYS)
     unknown = [k for k in section if k not in known]
     if unknown:
@@ -210,7 +239,8 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     return Sweep(name, spec, tuple(workloads), section["mapping"], "given",
                  read_constraints(section.get("constraints") or [], where), clock, {}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
-                 layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where))
+                 layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where),
+                 ranking=read_ranking(section.get("ranking"), where))
 
 
 def _allocation_search(value: Any, where: str) -> dict:

@@ -42,7 +42,7 @@ def describe(sweep) -> dict:
     return {"name": sweep.name, "kind": sweep.kind, "parameters": parameters,
             "constraints": [c.text for c in sweep.constraints], "clock_ghz": sweep.clock_ghz,
             "target": target, "workloads": [Path(w).stem for w in sweep.workloads], "modes": list(sweep.modes),
-            "ranking": dict(getattr(sweep, "ranking", None) or {}),
+            "ranking": dict(sweep.ranking or {}),
             "search": sweep.search is not None}
 
 

@@ -24,7 +24,7 @@ from zigzag.variants import Variant, VariantSpec
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
 _SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
-             "base", "layer_stacks", "allocation_search")
+             "base", "layer_stacks", "allocation_search", "ranking")
 #: ``batch_size: auto`` splits a sweep into at most this many jobs
 AUTO_BATCHES = 48
 
@@ -96,7 +96,8 @@ def sweep_from_settings(data: dict) -> Sweep:
     return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
                  constraints, data["clock_ghz"], data["options"], data["workload_options"],
                  kind=data.get("kind", "single"), base=data.get("base"), modes=tuple(data.get("modes", ())),
-                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"))
+                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"),
+                 ranking=data.get("ranking"))
 
 
 def write_if_changed(path: Path, data: dict) -> str:
@@ -122,7 +123,7 @@ def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path)
     folder = Path(folder) / sweep.name
     # what the variants' rows depend on (not the constraints or figures: changing those reruns
     # only the sweep's collect job)
-    common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": [], "parameters": []}
+    common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": [], "parameters": [], "ranking": None}
     return {
         batch_name(batch): write_if_changed(folder / f"{batch_name(batch)}.json", {
             "settings": common,

@@ -279,6 +279,8 @@
     const raw = idx.map(function (i) { return R[c.key][i]; });
     if (raw.every(function (v) { return typeof v === "number"; })) {
       const dim = { label: head(c), values: raw };
+      const top = Math.max.apply(null, raw.map(Math.abs));
+      if (top >= 1e5 || (top > 0 && top < 1e-2)) dim.tickformat = ".3~e";  // parcoords draws no <sup> exponents
       if (c.fmt === "label") {
         const ticks = Array.from(new Set(raw)).sort(function (a, b) { return a - b; });
         dim.tickvals = ticks; dim.ticktext = ticks.map(function (v) { return fmt(c, v); });
@@ -311,7 +313,12 @@
     for (let i = 0; i < N; i++) if (RAN(i) && (!gk || D.group[i] === gk) && Object.keys(OBJ).every(function (n) { return typeof R[OBJ[n]][i] === "number"; })) idx.push(i);
     const dims = PARAMS.map(function (c) { return dimension(c, idx); });
     if (!PARAMS.length) dims.push(dimension(COL[D.kind === "sweep" ? "variant" : "accelerator"] || COLS[0], idx));
-    Object.keys(OBJ).forEach(function (n) { dims.push(dimension(COL[OBJ[n]], idx)); });
+    // seconds and J·s only when the clock differs between the rows (else they repeat cycles and pJ·cycles)
+    const clocks = new Set(idx.map(function (i) { return R.clock_ghz ? R.clock_ghz[i] : null; }));
+    Object.keys(OBJ).forEach(function (n) {
+      if ((n === "seconds" || n === "J·s") && clocks.size <= 1 && OBJ.latency) return;
+      dims.push(dimension(COL[OBJ[n]], idx));
+    });
     dims.push({ label: "kept", values: idx.map(function (i) { return STATUS[i] === "ok" ? 1 : 0; }), tickvals: [0, 1], ticktext: ["excluded", "kept"] });
     const trace = { type: "parcoords", dimensions: dims,
       line: { color: idx.map(function (i) { return R[ck][i]; }), colorscale: "Viridis", showscale: true, colorbar: { title: { text: head(COL[ck]) } } } };
@@ -324,8 +331,9 @@
     const gs = groups();
     const names = Object.keys(OBJ);
     const controls = el("div", { class: "controls" });
-    const o = select("rank-objective", names.map(function (n) { return [OBJ[n], objLabel(n)]; }),
-      OBJ[(D.ranking && D.ranking.objective) || "energy"] || OBJ[names[0]]);
+    const wanted = ((D.ranking && D.ranking.objective) || "energy").toLowerCase();
+    const named = names.filter(function (n) { return n.toLowerCase() === wanted; })[0];
+    const o = select("rank-objective", names.map(function (n) { return [OBJ[n], objLabel(n)]; }), OBJ[named] || OBJ[names[0]]);
     const m = select("rank-method", [["geomean", "geometric mean"], ["sum", "sum"]], (D.ranking && D.ranking.method) || "geomean");
     controls.appendChild(labelled("objective", o));
     controls.appendChild(labelled("aggregate", m));
