@@ -92,6 +92,19 @@ def multicore(tmp_path_factory):
     return root
 
 
+@pytest.fixture(scope="module")
+def multicore_sweep(tmp_path_factory):
+    """Two mesh shapes of the multi-core example, each scheduled layer by layer and fused."""
+    stream = REPO / "inputs" / "stream"
+    out = tmp_path_factory.mktemp("mc_sweep") / "sweep"
+    run_sweep({"name": "mesh", "kind": "multicore", "base": str(stream / "hardware" / "tpu_like_mesh_pooling.yaml"),
+               "params": {"rows": "mesh.rows", "cols": "mesh.cols"}, "zip": [{"rows": [1, 2], "cols": [2, 2]}],
+               "workloads": [str(stream / "workload" / "small_3conv.onnx")],
+               "mapping": str(stream / "mapping" / "mesh_all_cores.yaml"), "modes": ["lbl", "fused"]}, out)
+    write_reports(out)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # data and files (no browser)
 # ---------------------------------------------------------------------------------------------
@@ -139,6 +152,7 @@ def test_sweep_data_sizes_as_written_and_limits(sweep):
     assert set(groups) == {"small_convs", "small_convs_b"}
     layers = groups["small_convs"]["layers"]
     assert layers and {"stall_cycles", "ideal_cycles", "mac_utilization"} <= set(layers[0])
+    assert all(layer["port_stall_slack"] for layer in layers)  # each memory port's stall or slack: what bounds it
     assert [m["name"] for m in groups["small_convs"]["hierarchy"]][-1] == "dram"
     assert "_detail" not in (sweep / "variants.csv").read_text()
 
@@ -159,8 +173,18 @@ def test_multicore_data_links_the_gantt(multicore):
     assert (multicore / "plotly.min.js").stat().st_size > 1_000_000
 
 
-def test_report_pages_share_one_script(experiments, sweep, multicore):
-    for folder in (experiments, sweep, multicore):
+def test_multicore_sweep_data(multicore_sweep):
+    data = gather(multicore_sweep)
+    assert data["kind"] == "sweep" and data["n"] == 4
+    assert data["target"] == "allocation search where the mapping leaves cores to choose: latency"
+    assert sorted(set(data["group"])) == ["small_3conv (fused)", "small_3conv (lbl)"]
+    assert _column(data, "rows")["role"] == "param" and data["objectives"]["area"] in ("area_mm2", "cores_area")
+    detail = data["details"][data["rows"]["variant_id"][0]][data["group"][0]]
+    assert detail["energy_terms"] and detail["cores"]  # from the row's own columns, whatever they are
+
+
+def test_report_pages_share_one_script(experiments, sweep, multicore, multicore_sweep):
+    for folder in (experiments, sweep, multicore, multicore_sweep):
         page = (folder / "report.html").read_text()
         assert '<script src="plotly.min.js"></script>' in page
         assert "cdn.plot.ly" not in page and "https://" not in page.split("<script>", 1)[0]
@@ -383,7 +407,7 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
 
 
 @pytest.mark.slow
-def test_experiments_and_multicore_reports_in_chromium(experiments, multicore, tmp_path):
+def test_experiments_and_multicore_reports_in_chromium(experiments, multicore, multicore_sweep, tmp_path):
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver = browser(tmp_path / "profile")
@@ -397,6 +421,9 @@ def test_experiments_and_multicore_reports_in_chromium(experiments, multicore, t
         link.click()
         WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", ".main-svg"))
         assert not _console_errors(driver)
+        open_report(driver, multicore_sweep / "report.html")
+        check_views(driver, tmp_path, "multicore_sweep")
+        assert driver.find_elements("css selector", "#why-terms .main-svg")
     finally:
         driver.quit()
 

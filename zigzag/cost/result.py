@@ -123,6 +123,10 @@ class CostResult(_ShortNames):
     tclk_breakdown: dict[str, float] | None = None
     area_operational_array_breakdown: dict[str, float] | None = None
 
+    # what bounds the computation: each memory port's stall (+) or slack (-) in cycles,
+    # "<memory>.<port>" -> cycles; the largest positive one is stall_slack_comb (ours)
+    port_stall_slack: dict[str, float] | None = None
+
     # ----- derived ------------------------------------------------------------------------
     @property
     def area_total(self) -> float | None:

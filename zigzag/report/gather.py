@@ -15,6 +15,7 @@ constraints' limits and the per-design details.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from zigzag.errors import InputError
@@ -25,6 +26,8 @@ KINDS = ("experiments", "sweep", "multicore")
 LAYER_COLUMNS = ("name", "energy_pJ", "mac_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
                  "stall_cycles", "onloading_cycles", "offloading_cycles", "spatial_utilization", "mac_utilization")
 _NOT_MEMORY = {"energy_pJ", "mac_energy_pJ", "memory_energy_pJ"}
+#: a core's utilisation column: core3_utilization (multi-core table) or util_core3 (multi-core sweep)
+_CORE = re.compile(r"(?:util_)?core(\d+)(?:_utilization)?")
 
 
 def folder_kind(folder: Path) -> str | None:
@@ -68,7 +71,7 @@ def _experiments(folder: Path) -> dict:
         hierarchies.setdefault(figure.parent.name.rsplit("-", 1)[0], figure.relative_to(folder).as_posix())
     for row in rows:
         name = str(row["experiment"])
-        detail = {"layers": _layers(folder / name / "layers.csv"), "hierarchyImage": hierarchies.get(row.get("accelerator")),
+        detail = {"layers": _layers(folder / name), "hierarchyImage": hierarchies.get(row.get("accelerator")),
                   "links": [{"text": f, "href": f"{name}/{f}"} for f in ("layers.csv", "plots/layers.png")
                             if (folder / name / f).exists()]}
         data["details"][name] = {str(row.get("workload")): detail}
@@ -76,15 +79,22 @@ def _experiments(folder: Path) -> dict:
     return data
 
 
-def _layers(path: Path) -> list[dict] | None:
-    if not path.exists():
+def _layers(folder: Path) -> list[dict] | None:
+    """An experiment's layers (``layers.csv``) with each memory port's stall or slack (``results.json``)."""
+    if not (folder / "layers.csv").exists():
         return None
-    columns, rows = read_table(path)
+    columns, rows = read_table(folder / "layers.csv")
     memories = [c for c in columns if c.endswith("_energy_pJ") and c not in _NOT_MEMORY]
+    stalls = {}
+    if (folder / "results.json").exists():
+        document = json.loads((folder / "results.json").read_text())
+        stalls = {entry["result"].get("layer_id"): entry["result"].get("port_stall_slack")
+                  for entry in document.get("layers", []) if isinstance(entry.get("result"), dict)}
     layers = []
     for row in rows:
         layer = {c: row.get(c) for c in LAYER_COLUMNS if c in columns}
         layer["memory_energy_pJ"] = {c[: -len("_energy_pJ")]: row[c] for c in memories if row.get(c)}
+        layer["port_stall_slack"] = stalls.get(row.get("id"))
         layers.append(layer)
     return layers
 
@@ -108,6 +118,9 @@ def _sweep(folder: Path) -> dict:
     data["ranking"] = description.get("ranking") or {}
     data["detailFiles"] = (folder / "details").is_dir()
     data["detailKey"] = "variant_id"
+    if kind == "multicore":  # a scheduled variant's energy terms and core utilisation, from its row
+        for row, name in zip(rows, group):
+            data["details"].setdefault(str(row.get("variant_id")), {})[name] = _schedule_terms(columns, row)
     data["constraints"] = description.get("constraints") or []
     data["clock_ghz"] = description.get("clock_ghz")
     if search:
@@ -127,13 +140,10 @@ def _multicore(folder: Path) -> dict:
                  group=[str(r.get("workload")) for r in rows],
                  design=[f"{r.get('accelerator')} {r.get('mode')}".strip() for r in rows],
                  target=", ".join(sorted({f"{r.get('allocation')} allocation" for r in rows if r.get("allocation")})))
-    energies = [c for c in columns if c.endswith("_energy_pJ")]
-    cores = [c for c in columns if c.startswith("core") and c.endswith("_utilization")]
     for row in rows:
         name = str(row["experiment"])
         plots = folder / name / "plots"
-        detail = {"energy_terms": {c[: -len("_energy_pJ")]: row[c] for c in energies if row.get(c)},
-                  "cores": {c[: -len("_utilization")]: row[c] for c in cores if row.get(c) is not None},
+        detail = {**_schedule_terms(columns, row),
                   "images": [f"{name}/plots/{f}" for f in ("memory.png", "energy.png") if (plots / f).exists()],
                   "gantt": f"{name}/plots/gantt.html" if (plots / "gantt.html").exists() else None,
                   "links": [{"text": f, "href": f"{name}/{f}"} for f in ("summary.json", "schedule.csv",
@@ -142,3 +152,14 @@ def _multicore(folder: Path) -> dict:
         data["details"][name] = {str(row.get("workload")): detail}
     data["detailKey"] = "experiment"
     return data
+
+
+def _schedule_terms(columns: list[str], row: dict) -> dict:
+    """A multi-core row's energy terms (``*_energy_pJ``) and core utilisation (``core<i>_utilization``)."""
+    if row.get("status") not in ("ok", "out", None):
+        return {}
+    energies = [c for c in columns if c.endswith("_energy_pJ")]
+    cores = {c: match.group(1) for c in columns if (match := _CORE.fullmatch(c))}
+    return {"energy_terms": {c[: -len("_energy_pJ")]: row[c] for c in energies if row.get(c)},
+            "cores": {f"core{core}": row[c] for c, core in cores.items() if row.get(c) is not None},
+            "images": [], "gantt": None, "links": []}

@@ -36,7 +36,8 @@ def describe(sweep) -> dict:
     opt = (sweep.options or {}).get("opt")
     if sweep.kind == "multicore":
         choose = (sweep.allocation_search or {}).get("choose")
-        target = f"allocation search: {choose}" if choose else "fixed allocation"
+        target = f"allocation search where the mapping leaves cores to choose: {choose}" if choose \
+            else "the mapping's allocation"
     else:
         target = f"mapping search: {opt or 'latency'}"
     return {"name": sweep.name, "kind": sweep.kind, "parameters": parameters,
@@ -93,7 +94,8 @@ def layer_detail(results, hierarchy: list[dict]) -> dict:
             "memory_energy_pJ": memory_energy(r), "latency_cycles": r.latency_total2, "ideal_cycles": r.ideal_cycle,
             "computation_cycles": r.latency_total0, "stall_cycles": r.stall_slack_comb,
             "onloading_cycles": r.data_onloading_cycle, "offloading_cycles": r.data_offloading_cycle,
-            "spatial_utilization": r.mac_spatial_utilization, "mac_utilization": r.mac_utilization2})
+            "spatial_utilization": r.mac_spatial_utilization, "mac_utilization": r.mac_utilization2,
+            "port_stall_slack": r.port_stall_slack})
     return {"layers": layers, "hierarchy": hierarchy}
 
 

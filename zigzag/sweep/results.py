@@ -1,7 +1,7 @@
 """The tables of a sweep: ``variants.csv``, ``pareto.csv`` and ``best.csv``.
 
 A row of ``variants.csv`` is one variant on one workload: identity (sweep, variant, id,
-workload), the parameter columns, ``status`` and ``reason``, then the figures: energy (pJ),
+workload, the mapping search's ``opt``), the parameter columns, ``status`` and ``reason``, then the figures: energy (pJ),
 latency (cycles; seconds and EDP in J·s when a clock is known), area (mm²), utilisation and the
 energy per memory. Areas of an accelerator file are in µm² unless it states ``area_unit`` (the
 convention for digital arrays; in-memory-computing arrays report mm², converted); ``area_mm2`` is
@@ -147,7 +147,7 @@ def _columns(rows: list[dict]) -> list[str]:
     columns: list[str] = []
     for row in rows:
         columns += [c for c in row if c not in columns]
-    first = ["sweep", "variant", "variant_id", "workload", "mode", "status", "reason"]
+    first = ["sweep", "variant", "variant_id", "workload", "mode", "opt", "status", "reason"]
     return [c for c in first if c in columns] + [c for c in columns if c not in first]
 
 

@@ -96,6 +96,8 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
     from zigzag.sweep.describe import split_details, write_description
 
     rows, details = split_details(rows)
+    if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
+        rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
     rows = [results.check_constraints(row, sweep.constraints) for row in rows]
     rows = results.mark_fronts(rows)
     output = Path(output)

@@ -430,7 +430,7 @@
   function detailOf(i) {
     const key = R[D.detailKey] ? String(R[D.detailKey][i]) : null;
     if (key === null) return null;
-    const d = D.detailFiles ? state.details[key] : D.details[key];
+    const d = D.details[key] || (D.detailFiles ? state.details[key] : undefined);
     if (d === undefined && D.detailFiles) {
       if (!state.details.hasOwnProperty(key)) {
         state.details[key] = undefined;
@@ -461,6 +461,7 @@
     if (detail === undefined) { target.innerHTML = "<p class='note'>loading the per-layer figures…</p>"; return; }
     if (!detail) { target.innerHTML = "<p class='note'>No per-layer figures for this row (it did not run, or its results predate the report).</p>"; return; }
     if (detail.layers) drawLayers(detail, target); else if (detail.energy_terms) drawMulticore(detail, target);
+    else target.innerHTML = "<p class='note'>No breakdown for this row (it did not run).</p>";
     const side = $("why-side");
     if (detail.hierarchyImage) side.innerHTML = "<h2>Memory hierarchy</h2><img alt='memory hierarchy' src='" + esc(detail.hierarchyImage) + "'>";
     else if (detail.hierarchy) side.innerHTML = "<h2>Memory hierarchy</h2>" + hierarchyHtml(detail.hierarchy);
@@ -484,6 +485,10 @@
     const terms = [["compute", ideal + underuse], ["memory bandwidth (stalls)", stall], ["on-loading", on], ["off-loading", off]];
     terms.sort(function (a, b) { return b[1] - a[1]; });
     if (terms[0][0] === "compute" && underuse > ideal) return "compute, array under-used (" + eng(100 * (l.spatial_utilization || 0)) + " % spatially)";
+    if (terms[0][0].indexOf("stalls") >= 0 && l.port_stall_slack) {
+      const ports = Object.keys(l.port_stall_slack).sort(function (a, b) { return l.port_stall_slack[b] - l.port_stall_slack[a]; });
+      if (ports.length && l.port_stall_slack[ports[0]] > 0) return "bandwidth of " + ports[0] + " (" + eng(l.port_stall_slack[ports[0]]) + " stall cycles)";
+    }
     return terms[0][0];
   }
   function drawLayers(detail, target) {
