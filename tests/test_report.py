@@ -318,7 +318,7 @@ def test_the_workflow_writes_the_report_page_last(workflow_run, tmp_path):
     from test_report_page import browser, check_views, open_report
 
     page = workflow_run / "results" / "report.html"
-    assert '<script src="plotly.min.js"></script>' in page.read_text()
+    assert '<script id="plotly-script" src="plotly.min.js" async></script>' in page.read_text()
     assert (workflow_run / "results" / "plotly.min.js").exists()
     assert "wrote results/report.html" in (workflow_run / "results" / "logs" / "report_page.log").read_text()
     driver = browser(tmp_path / "profile")

@@ -186,7 +186,7 @@ def test_multicore_sweep_data(multicore_sweep):
 def test_report_pages_share_one_script(experiments, sweep, multicore, multicore_sweep):
     for folder in (experiments, sweep, multicore, multicore_sweep):
         page = (folder / "report.html").read_text()
-        assert '<script src="plotly.min.js"></script>' in page
+        assert '<script id="plotly-script" src="plotly.min.js" async></script>' in page
         assert "cdn.plot.ly" not in page and "https://" not in page.split("<script>", 1)[0]
         assert (folder / "plotly.min.js").exists()
 

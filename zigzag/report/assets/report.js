@@ -14,7 +14,11 @@
   const state = { sort: null, desc: false, filters: {}, text: "", status: "", allColumns: false, limit: 250,
                   selected: null, details: {} };
   const $ = function (id) { return document.getElementById(id); };
-  const hasPlotly = typeof window.Plotly !== "undefined";
+  // plotly.js loads asynchronously: the table is usable at once, the plots are drawn once it is there
+  const plotlyTag = document.getElementById("plotly-script");
+  let plotlyMissing = false;
+  function hasPlotly() { return typeof window.Plotly !== "undefined"; }
+  if (plotlyTag) plotlyTag.addEventListener("error", function () { plotlyMissing = true; });
 
   // ---- numbers -------------------------------------------------------------------------------
   // one engineering format: 4 significant digits, exponents in steps of three (12.34e9)
@@ -73,8 +77,15 @@
       $("view-" + v[0]).classList.toggle("active", v[0] === name);
       $("tab-" + v[0]).classList.toggle("active", v[0] === name);
     });
+    if (!drawn[name] && name !== "table" && name !== "ranking" && !hasPlotly() && !plotlyMissing && plotlyTag) {
+      $("view-" + name).innerHTML = "<p class='note'>loading plotly.js…</p>";
+      const again = function () { if ($("view-" + name).classList.contains("active")) { $("view-" + name).innerHTML = ""; show(name); } };
+      plotlyTag.addEventListener("load", again, { once: true });
+      plotlyTag.addEventListener("error", again, { once: true });
+      return;
+    }
     if (!drawn[name]) { drawn[name] = true; DRAW[name](); }
-    else if (hasPlotly) $("view-" + name).querySelectorAll(".js-plotly-plot").forEach(function (p) { Plotly.Plots.resize(p); });
+    else if (hasPlotly()) $("view-" + name).querySelectorAll(".js-plotly-plot").forEach(function (p) { Plotly.Plots.resize(p); });
   }
 
   // ---- table ---------------------------------------------------------------------------------
@@ -207,8 +218,8 @@
   function drawPareto() {
     const view = $("view-pareto");
     const names = Object.keys(OBJ);
-    if (names.length < 2 || !hasPlotly) {
-      view.innerHTML = '<p class="note">' + (hasPlotly ? "Fewer than two objectives have values: nothing to draw."
+    if (names.length < 2 || !hasPlotly()) {
+      view.innerHTML = '<p class="note">' + (hasPlotly() ? "Fewer than two objectives have values: nothing to draw."
         : "plotly.min.js was not found beside this page.") + "</p>";
       return;
     }
@@ -292,7 +303,7 @@
   }
   function drawParallel() {
     const view = $("view-parallel");
-    if (!hasPlotly) { view.innerHTML = '<p class="note">plotly.min.js was not found beside this page.</p>'; return; }
+    if (!hasPlotly()) { view.innerHTML = '<p class="note">plotly.min.js was not found beside this page.</p>'; return; }
     const controls = el("div", { class: "controls" });
     const names = Object.keys(OBJ);
     const c = select("parallel-colour", names.map(function (n) { return [OBJ[n], objLabel(n)]; }), OBJ.energy || OBJ[names[0]]);
@@ -508,7 +519,7 @@
     });
     $("why-bounds").innerHTML = table + "</tbody>";
     target.insertBefore(el("p", { class: "note" }, "Layers by what bounds them: " + Object.keys(counts).map(function (b) { return esc(b) + " " + counts[b]; }).join("; ")), $("why-bounds").parentNode);
-    if (!hasPlotly) return;
+    if (!hasPlotly()) return;
     const cfg = { displaylogo: false, responsive: true };
     const bar = function (name, ys) { return { type: "bar", name: name, x: names, y: ys }; };
     const energy = [bar("MAC", L.map(function (l) { return l.mac_energy_pJ; }))].concat(memories.map(function (m) {
@@ -531,7 +542,7 @@
     if (detail.gantt) html += "<p class='links'><a id='why-gantt' href='" + esc(detail.gantt) + "'>open the Gantt chart of this run</a></p>";
     if (detail.images.length) html += "<h2>Memory use and energy of this run</h2><div class='twocol'>" + detail.images.map(function (src) { return "<img alt='" + esc(src) + "' src='" + esc(src) + "'>"; }).join("") + "</div>";
     target.innerHTML = html;
-    if (!hasPlotly) return;
+    if (!hasPlotly()) return;
     const cfg = { displaylogo: false, responsive: true };
     const terms = Object.keys(detail.energy_terms);
     Plotly.newPlot($("why-terms"), [{ type: "bar", x: terms, y: terms.map(function (t) { return detail.energy_terms[t]; }) }],
