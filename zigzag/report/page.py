@@ -32,13 +32,14 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def write_report(folder: str | Path, *, links: list[dict] | None = None, output: str | Path | None = None) -> Path:
-    """Write ``<folder>/report.html`` (or ``output``) for the results in ``folder``; returns its path."""
+def write_report(folder: str | Path, *, links: list[dict] | None = None) -> Path:
+    """Write ``<folder>/report.html`` (and ``plotly.min.js`` beside it) for the results in
+    ``folder``; ``links``: other pages to link from it. Returns the page's path."""
     folder = Path(folder)
     data = gather(folder)
     data["links"] = (links or []) + data["links"]
-    target = Path(output) if output is not None else folder / REPORT_FILE
-    ensure_plotly(target.parent)
+    target = folder / REPORT_FILE
+    ensure_plotly(folder)
     write_text_atomic(target, render(data))
     return target
 
