@@ -183,6 +183,21 @@ def test_multicore_sweep_data(multicore_sweep):
     assert detail["energy_terms"] and detail["cores"]  # from the row's own columns, whatever they are
 
 
+def test_guided_search_report(tmp_path):
+    """A guided search's folder: its evaluated variants, the search's note, its front's table linked."""
+    out = tmp_path / "search"
+    run_sweep({"name": "s", "base": str(BASE), "lpf_limit": 3,
+               "params": {"D1": "operational_array.sizes[0]", "ub": "memories.unified_buffer.size"},
+               "vary": {"D1": [8, 16, 32], "ub": ["256KiB", "1MiB"]}, "workloads": [str(WORKLOAD)],
+               "mapping": str(MAPPING), "search": {"population": 4, "generations": 1, "workers": 1}}, out)
+    page = write_reports(out)[0]
+    data = gather(out)
+    assert data["title"] == "Guided search s" and data["note"].startswith("guided search: ")
+    assert "search_front.csv" in [link["text"] for link in data["links"]]
+    assert data["detailFiles"] and page.exists()
+    assert "_detail" not in (out / "search_front.csv").read_text()
+
+
 def test_report_pages_share_one_script(experiments, sweep, multicore, multicore_sweep):
     for folder in (experiments, sweep, multicore, multicore_sweep):
         page = (folder / "report.html").read_text()
