@@ -162,6 +162,26 @@ def test_sweep_figures_in_user_units(sweep):
     assert plots == ["pareto.png", "vs_D1.png", "vs_ub.png"]  # no figure for the derived path
 
 
+def test_units_and_paper_figures(sweep, tmp_path):
+    """Sizes in the unit a person writes them; the PNG/SVG figures name it, grey the excluded
+    variants, draw the limit and name the variants on each front."""
+    from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
+    from zigzag.plots.units import axis_label, size_label, size_unit
+    from zigzag.report.tables import read_table
+
+    assert size_label(262144) == "32KiB" and size_label(3 * 8 * 2 ** 20) == "3MiB" and size_label(12) == "12b"
+    assert size_unit([2 ** 21, 2 ** 23]) == ("KiB", 8192.0) and size_unit([7]) == ("bits", 1.0)
+    assert axis_label("edp_Js") == "edp (J·s)" and axis_label("cores_area") == "cores area"
+    _, rows = read_table(sweep / "variants.csv")
+    svg = plot_metrics_vs_parameter(rows, "ub", tmp_path / "vs_ub.svg", size=True).read_text()
+    assert "ub (KiB)" in svg
+    svg = plot_pareto_projections(rows, tmp_path / "pareto.svg", constraints=["area <= 5 mm2"]).read_text()
+    out = sum(r["status"] == "out" for r in rows if r["workload"] == "small_convs")
+    assert f"excluded ({out})" in svg and "area &lt;= 5 mm2" in svg
+    front = [r["variant"] for r in rows if r["status"] == "ok"]
+    assert any(name in svg for name in front)
+
+
 def test_multicore_data_links_the_gantt(multicore):
     data = gather(multicore)
     assert data["kind"] == "multicore"

@@ -12,6 +12,8 @@ from zigzag.plots.plotlyjs import PLOTLY_FILE, ensure_plotly
 from zigzag.report.gather import folder_kind, gather
 
 REPORT_FILE = "report.html"
+#: the page's script, in order: data, formats, tabs and table; the plot views; why, and the start
+SCRIPTS = ("report.js", "views.js", "why.js")
 
 
 def _asset(name: str) -> str:
@@ -22,8 +24,10 @@ def render(data: dict, plotly_src: str = PLOTLY_FILE) -> str:
     """The page's HTML for ``data`` (from :func:`zigzag.report.gather.gather`)."""
     payload = json.dumps(data, separators=(",", ":"), default=str, allow_nan=False).replace("</", "<\\/")
     page = _asset("template.html")
-    for key, value in (("TITLE", _escape(data["title"])), ("STYLE", _asset("report.css")),
-                       ("PLOTLY", _escape(plotly_src)), ("DATA", payload), ("SCRIPT", _asset("report.js"))):
+    script = "".join(_asset(name) for name in SCRIPTS)
+    # the data last, so that nothing in it is taken for a placeholder
+    for key, value in (("STYLE", _asset("report.css")), ("SCRIPT", script), ("PLOTLY", _escape(plotly_src)),
+                       ("TITLE", _escape(data["title"])), ("DATA", payload)):
         page = page.replace(f"%%{key}%%", value)
     return page
 
