@@ -24,6 +24,7 @@ include: "workflow/rules/save.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/stream.smk"
 include: "workflow/rules/hardware_sweep.smk"
+include: "workflow/rules/report_page.smk"
 
 
 rule all:
@@ -41,3 +42,4 @@ rule all:
         ),
         STREAM_TARGETS,
         HW_TARGETS,
+        [f"{RESULTS}/report.html"] if REPORT_INPUTS else [],

@@ -54,6 +54,7 @@ def test_no_test_skips_for_missing_files():
         if re.search(r"pytest\.(skip|importorskip)\(|mark\.skip", line)
     ]
     allowed = ('pytest.skip("chromium is not installed (apt-get install -y chromium)")',
+               'pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")',
                "pytest.skip(\"the SLURM executor plugin is not installed (pip install -e '.[cluster]')\", "
                "allow_module_level=True)",
                'needs_cacti = pytest.mark.skipif(not _cacti_available(), '

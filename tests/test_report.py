@@ -309,3 +309,22 @@ def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
         assert set(pd.read_csv(results / table)["accelerator"]) == {"gemm_l1_l3"}, table
     document = json.loads((results / "local" / "results.json").read_text())
     assert {layer["result"]["accelerator_name"] for layer in document["layers"]} == {"gemm_l1_l3"}
+
+
+@pytest.mark.slow
+def test_the_workflow_writes_the_report_page_last(workflow_run, tmp_path):
+    """The workflow's last rule writes results/report.html beside one plotly.min.js; in Chromium
+    every view of it draws without a console error."""
+    from test_report_page import browser, check_views, open_report
+
+    page = workflow_run / "results" / "report.html"
+    assert '<script id="plotly-script" src="plotly.min.js" async></script>' in page.read_text()
+    assert (workflow_run / "results" / "plotly.min.js").exists()
+    assert "wrote results/report.html" in (workflow_run / "results" / "logs" / "report_page.log").read_text()
+    driver = browser(tmp_path / "profile")
+    try:
+        open_report(driver, page)
+        assert "gemm_l1_l3" in driver.find_element("id", "results-table").text
+        check_views(driver, tmp_path, "workflow")
+    finally:
+        driver.quit()

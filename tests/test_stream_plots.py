@@ -66,7 +66,10 @@ def test_run_writes_every_picture(run):
     plots = run / "plots"
     for name in ("gantt.png", "memory.png", "energy.png"):
         assert_image(plots / name)
-    assert (plots / "gantt.html").stat().st_size > 1_000_000  # plotly.js inlined: works offline
+    # works offline: it loads one shared copy of plotly.js beside it instead of carrying its own
+    assert (plots / "gantt.html").stat().st_size < 1_000_000
+    assert (plots / "plotly.min.js").stat().st_size > 1_000_000
+    assert '<script charset="utf-8" src="plotly.min.js"></script>' in (plots / "gantt.html").read_text()
     assert "cdn.plot.ly" not in (plots / "gantt.html").read_text()[:3000]
 
 

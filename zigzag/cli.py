@@ -193,11 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
         add_option(export, OPTION_BY_NAME[name])
     export.set_defaults(func=cmd_export_workload)
 
+    from zigzag.report.cli import add_report_command
     from zigzag.steps.cli import add_step_commands
     from zigzag.stream.cli import add_stream_commands
     from zigzag.sweep.cli import add_sweep_command
 
     add_sweep_command(sub)
+    add_report_command(sub)
     add_step_commands(sub)
     add_stream_commands(sub)
     return parser

@@ -119,11 +119,13 @@ rule plot_comparison:
 
 rule check_experiments:
     """The run's last job: fails, naming them, when experiments did not run (their rows in
-    experiments.csv have status failed and the reason); every table and figure is written first.
+    experiments.csv have status failed and the reason); every table, figure and the HTML report
+    (rules/report_page.smk) are written first.
     """
     input:
         experiments=f"{RESULTS}/experiments.csv",
         figures=PLOT_TARGETS,
+        report=f"{RESULTS}/report.html",
     output:
         f"{CACHE}/status/experiments.ok",
     log:

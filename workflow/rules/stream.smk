@@ -99,7 +99,9 @@ rule stream_plots:
         summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
         trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
     output:
-        html=_stream_picture("gantt.html", "gantt_interactive"),
+        # loads the stream folder's shared plotly.min.js, so it stays out of `snakemake --report`
+        # (whose pages embed each file alone); the folder's report.html links to it
+        html=f"{STREAM_RESULTS}/{{sname}}/plots/gantt.html",
         gantt=_stream_picture(f"gantt.{PLOT_FORMAT}", "gantt"),
         memory=_stream_picture(f"memory.{PLOT_FORMAT}", "memory"),
         perfetto=_stream_picture("perfetto.json", "perfetto"),
@@ -115,8 +117,10 @@ rule stream_plots:
     shell:
         step(
             "stream-plot {params.folder:q} --output {params.folder:q}/plots"
-            " --format {format} --name {wildcards.sname:q} --no-pareto --log {log:q}",
+            " --format {format} --name {wildcards.sname:q} --no-pareto"
+            " --plotly-js {plotly_js} --log {log:q}",
             format=PLOT_FORMAT,
+            plotly_js=f"{STREAM_RESULTS}/plotly.min.js",
         )
 
 

@@ -126,6 +126,9 @@ class CostResult(_ShortNames):
     # the unit the layer ran on (docs/models/operators.md): mac_array | vector_unit, and its operation class
     compute_unit: str = "mac_array"
     vector_op: str | None = None
+    # what bounds the computation: each memory port's stall (+) or slack (-) in cycles,
+    # "<memory>.<port>" -> cycles; the largest positive one is stall_slack_comb (ours)
+    port_stall_slack: dict[str, float] | None = None
 
     # ----- derived ------------------------------------------------------------------------
     @property

@@ -237,5 +237,9 @@ def add_step_commands(subparsers) -> None:
 
     register_sweep_steps(command)
 
+    from zigzag.report.cli import register_step as register_report_step
+
+    register_report_step(command)
+
     for sub in commands:
         sub.add_argument("--log", help="also write the outcome (or the error) to this file")

@@ -265,7 +265,8 @@ def register(command) -> None:
         from zigzag.stream.plots import plot_run
 
         return run_logged(args.log, lambda: "written: " + ", ".join(
-            p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto)))
+            p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto,
+                                     plotly_js=args.plotly_js)))
 
     def cmd_pareto(args):
         from zigzag.stream.plots import plot_front
@@ -303,6 +304,7 @@ def register(command) -> None:
     sub.add_argument("--format", default="png", choices=("png", "svg", "pdf"))
     sub.add_argument("--name", default=None, help="experiment name for titles")
     sub.add_argument("--no-pareto", action="store_true", help="leave the front of a search folder out")
+    sub.add_argument("--plotly-js", help="the shared plotly.min.js the Gantt page loads (default: beside it)")
     sub = command("stream-pareto", cmd_pareto, "multi-core: the Pareto front of a search folder")
     sub.add_argument("run", help="search folder (front.csv, summary.json)")
     sub.add_argument("--output", required=True, help="figure to write")

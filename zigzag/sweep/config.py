@@ -23,7 +23,7 @@ from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
 SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size",
-              "search", "workload_vary")
+              "ranking", "search", "workload_vary")
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search")
@@ -103,6 +103,8 @@ class Sweep:
     allocation_search: dict | None = None
     #: workload fields varied (LLM workloads: context, batch, precision, ...): ((name, values), ...)
     workload_axes: tuple[tuple[str, tuple], ...] = ()
+    #: how the report ranks variants across workloads (see :func:`read_ranking`)
+    ranking: dict | None = None
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -154,7 +156,8 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
                  constraints, clock, options.to_dict(),
                  workload_options, batch_size,
                  None if section.get("search") is None else read_budget(section["search"], where),
-                 workload_axes=read_workload_axes(section.get("workload_vary"), workloads, where))
+                 workload_axes=read_workload_axes(section.get("workload_vary"), workloads, where),
+                 ranking=read_ranking(section.get("ranking"), where))
 
 
 def read_workload_axes(value: Any, workloads: list[str], where: str) -> tuple[tuple[str, tuple], ...]:
@@ -182,6 +185,33 @@ def read_workload_axes(value: Any, workloads: list[str], where: str) -> tuple[tu
 def _parameters(spec: VariantSpec) -> tuple[str, ...]:
     """The names a sweep's rows have a column for besides the figures: its parameters."""
     return tuple(spec.varied_names)
+
+
+
+#: ``ranking:`` of a sweep: how the report aggregates a variant's results over the workloads
+RANKING_METHODS = ("geomean", "sum")
+RANKING_OBJECTIVES = ("energy", "latency", "edp", "area")
+
+
+def read_ranking(value, where: str) -> dict | None:
+    """Check a sweep's ``ranking`` ({method: geomean|sum, objective: energy|latency|edp|area,
+    weights: {workload: number}}); None when not given."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(where, "ranking", f"{value!r} is not a mapping; write e.g. {{method: geomean, weights: {{resnet18: 2}}}}")
+    unknown = [k for k in value if k not in ("method", "objective", "weights")]
+    if unknown:
+        raise InputError(where, f"ranking.{unknown[0]}", "unknown key; known keys: method, objective, weights")
+    for key, allowed in (("method", RANKING_METHODS), ("objective", RANKING_OBJECTIVES)):
+        if key in value and value[key] not in allowed:
+            raise InputError(where, f"ranking.{key}", f"{value[key]!r} is not one of {', '.join(allowed)}")
+    weights = value.get("weights") or {}
+    if not isinstance(weights, dict) or not all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights.values()):
+        raise InputError(where, "ranking.weights", "give a mapping of workload name to a number >= 0, e.g. {resnet18: 2}")
+    return {"method": value.get("method", "geomean"), "objective": value.get("objective", "energy"),
+            "weights": {str(k): float(v) for k, v in weights.items()}}
 
 
 def _workloads(section: dict, where: str, kinds: str) -> list[str]:
@@ -234,7 +264,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     """A ``kind: multicore`` sweep (see :func:`read_sweep`)."""
     from zigzag.sweep.multicore import multicore_spec
 
-    known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size"} \
+    known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size", "ranking"} \
         | set(MULTICORE_KEYS)
     unknown = [k for k in section if k not in known]
     if unknown:
@@ -264,7 +294,8 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec), "multicore")
     return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock, {}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
-                 layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where))
+                 layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where),
+                 ranking=read_ranking(section.get("ranking"), where))
 
 
 def _allocation_search(value: Any, where: str) -> dict:

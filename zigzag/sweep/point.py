@@ -106,6 +106,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
+    from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
@@ -143,6 +144,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
     if getattr(network, "inference", None) is not None:
         row.update(_token_columns(list(zip(layers, results)), total, per_layer, network.inference))
+    row[DETAIL_KEY] = layer_detail(results, hierarchy_of(accelerator_data))
     return row
 
 

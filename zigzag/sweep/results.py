@@ -1,7 +1,7 @@
 """The tables of a sweep: ``variants.csv``, ``pareto.csv`` and ``best.csv``.
 
 A row of ``variants.csv`` is one variant on one workload: identity (sweep, variant, id,
-workload), the parameter columns, ``status`` and ``reason``, then the figures: energy (pJ),
+workload, the mapping search's ``opt``), the parameter columns, ``status`` and ``reason``, then the figures: energy (pJ),
 latency (cycles; seconds and EDP in J·s when a clock is known), area (mm²), utilisation and the
 energy per memory. Areas of an accelerator file are in µm² unless it states ``area_unit`` (the
 convention for digital arrays; in-memory-computing arrays report mm², converted); ``area_mm2`` is
@@ -15,6 +15,7 @@ taken per workload over the ``ok`` rows, minimising energy, latency and area, in
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from zigzag.variants import expressions
@@ -153,5 +154,34 @@ def _columns(rows: list[dict]) -> list[str]:
     columns: list[str] = []
     for row in rows:
         columns += [c for c in row if c not in columns]
-    first = ["sweep", "variant", "variant_id", "workload", "mode", "status", "reason"]
+    first = ["sweep", "variant", "variant_id", "workload", "mode", "opt", "status", "reason"]
     return [c for c in first if c in columns] + [c for c in columns if c not in first]
+
+
+#: what a constraint's left side names -> the column it limits (seconds-based when the limit has a time unit)
+_LIMITED = {"area": ("area_mm2", "area_mm2"), "energy": ("energy_pJ", "energy_pJ"),
+            "latency": ("latency_cycles", "latency_s"), "edp": ("edp_pJ_cycles", "edp_Js"),
+            "utilization": ("utilization", "utilization")}
+
+
+def constraint_limits(texts) -> list[dict]:
+    """The limits a figure can draw: ``area <= 25 mm2`` -> {column: area_mm2, value: 25, op: <=,
+    text}; constraints that are not one objective against a constant are left out."""
+    from zigzag.sweep.config import read_constraints
+
+    limits = []
+    for constraint in read_constraints(list(texts), "constraints"):
+        left, op, right = re.fullmatch(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*", constraint.text).groups()
+        if left not in _LIMITED:
+            continue
+        try:
+            value = float(expressions.evaluate(right, _no_names))
+        except expressions.ExpressionError:
+            continue
+        limits.append({"column": _LIMITED[left][1 if constraint.in_seconds else 0], "value": value, "op": op,
+                       "text": constraint.text})
+    return limits
+
+
+def _no_names(name: str):
+    raise expressions.ExpressionError(f"'{name}' is not a constant")

@@ -107,27 +107,37 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
             float_format: str = "%.10g") -> list[dict]:
     """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
     the final rows."""
+    from zigzag.sweep.describe import split_details, write_description
+
+    rows, details = split_details(rows)
+    if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
+        rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
     rows = [results.check_constraints(row, sweep.constraints) for row in rows]
     rows = results.mark_fronts(rows)
     output = Path(output)
     results.write_tables(rows, output, float_format=float_format)
+    write_description(sweep, details, output)
     write_figures(sweep, rows, output / "plots", plot_format)
     return rows
 
 
 def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
-    """The Pareto projections and one figure per varied parameter."""
+    """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
     from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
+    from zigzag.plots.units import is_size_path
+    from zigzag.sweep.describe import figure_parameters
 
-    paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}")}
-    for parameter in sweep.spec.varied_names:
+    limits = [c.text for c in sweep.constraints]
+    paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}", constraints=limits)}
+    sizes = {p.name for axis in sweep.spec.axes for p in axis if is_size_path(p.path)}
+    sizes |= {p.name for p in sweep.spec.derived if is_size_path(p.path)}
+    for parameter in figure_parameters(sweep.spec):
         stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
-        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(rows, parameter, folder / f"vs_{stem}.{plot_format}")
+        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(rows, parameter, folder / f"vs_{stem}.{plot_format}",
+                                                             size=parameter in sizes)
     names = [name for name, _ in sweep.workload_axes]
     if names:
-        from zigzag.plots.tokens import plot_tokens_vs
-
-        from zigzag.plots.tokens import plot_tokens_grid
+        from zigzag.plots.tokens import plot_tokens_grid, plot_tokens_vs
 
         for parameter in names:
             stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)

@@ -221,15 +221,17 @@ def write_search(sweep: Sweep, result: SearchResult, output: str | Path, *, plot
     from zigzag.io.atomic import write_json_atomic, write_text_atomic
     from zigzag.plots.sweep import plot_pareto_projections
     from zigzag.steps.tables import csv_text
+    from zigzag.sweep.describe import split_details
     from zigzag.sweep.runner import collect
 
     output = Path(output)
     collect(sweep, [dict(r) for r in result.rows], output, plot_format=plot_format, float_format=float_format)
-    front = results.mark_fronts([dict(r) for r in result.front])
+    front, _ = split_details([dict(r) for r in result.front])
+    front = results.mark_fronts(front)
     paths = {"front": output / "search_front.csv", "figure": output / "plots" / f"search_front.{plot_format}",
              "stats": output / "search.json"}
     write_text_atomic(paths["front"], csv_text(front, float_format=float_format))
-    plot_pareto_projections(front, paths["figure"])
+    plot_pareto_projections(front, paths["figure"], constraints=[c.text for c in sweep.constraints])
     write_json_atomic(paths["stats"], {"evaluations": result.evaluations, "grid_size": result.grid_size,
                                        "generations": result.generations, "front_size": len(result.front)})
     return paths

@@ -24,7 +24,7 @@ from zigzag.variants import Variant, VariantSpec
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
 _SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
-             "base", "layer_stacks", "allocation_search")
+             "base", "layer_stacks", "allocation_search", "ranking")
 #: ``batch_size: auto`` splits a sweep into at most this many jobs
 AUTO_BATCHES = 48
 
@@ -72,21 +72,34 @@ def settings(sweep: Sweep) -> dict:
     return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads), "modes": list(sweep.modes),
             "workload_axes": [[name, list(values)] for name, values in sweep.workload_axes],
             "constraints": [c.text for c in sweep.constraints], "in_seconds": [c.in_seconds for c in sweep.constraints],
-            "source": sweep.spec.source, "varied": sweep.spec.varied_names}
+            "source": sweep.spec.source, "varied": sweep.spec.varied_names, "parameters": _parameters(sweep.spec)}
+
+
+def _parameters(spec) -> list[dict]:
+    """The spec's parameters as the collect job needs them (names, paths, written values, roles)."""
+    return ([{"name": group, "role": "fragment"} for group, _ in spec.fragments]
+            + [{"name": p.name, "path": p.path, "values": list(p.values), "role": "varied"}
+               for axis in spec.axes for p in axis]
+            + [{"name": p.name, "path": p.path, "expression": p.expression, "role": "derived"} for p in spec.derived])
 
 
 def sweep_from_settings(data: dict) -> Sweep:
     """The Sweep of :func:`settings` (its spec keeps only the source and the varied names)."""
     from zigzag.variants.spec import Parameter
 
-    spec = VariantSpec(base={}, base_name="", source=data["source"],
-                       axes=tuple((Parameter(name, None),) for name in data["varied"]))
+    parameters = data.get("parameters") or [{"name": name, "role": "varied"} for name in data["varied"]]
+    axes = tuple((Parameter(p["name"], p.get("path"), tuple(p.get("values") or ())),)
+                 for p in parameters if p["role"] != "derived")
+    derived = tuple(Parameter(p["name"], p.get("path"), expression=p.get("expression"))
+                    for p in parameters if p["role"] == "derived")
+    spec = VariantSpec(base={}, base_name="", source=data["source"], axes=axes, derived=derived)
     constraints = tuple(Constraint(t, s) for t, s in zip(data["constraints"], data["in_seconds"]))
     return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
                  constraints, data["clock_ghz"], data["options"], data["workload_options"],
                  kind=data.get("kind", "single"), base=data.get("base"), modes=tuple(data.get("modes", ())),
                  layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"),
-                 workload_axes=tuple((name, tuple(values)) for name, values in data.get("workload_axes", ())))
+                 workload_axes=tuple((name, tuple(values)) for name, values in data.get("workload_axes", ())),
+                 ranking=data.get("ranking"))
 
 
 def write_if_changed(path: Path, data: dict) -> str:
@@ -112,7 +125,7 @@ def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path)
     folder = Path(folder) / sweep.name
     # what the variants' rows depend on (not the constraints or figures: changing those reruns
     # only the sweep's collect job)
-    common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": []}
+    common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": [], "parameters": [], "ranking": None}
     return {
         batch_name(batch): write_if_changed(folder / f"{batch_name(batch)}.json", {
             "settings": common,
@@ -157,6 +170,8 @@ def plot_files(sweep: Sweep, plot_format: str) -> list[str]:
     """The figure files (relative to the sweep's folder) the collect job writes."""
     import re
 
+    from zigzag.sweep.describe import figure_parameters
+
     return [f"plots/pareto.{plot_format}"] + [
-        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in sweep.spec.varied_names] + [
+        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in figure_parameters(sweep.spec)] + [
         f"plots/tokens_vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p, _ in sweep.workload_axes]

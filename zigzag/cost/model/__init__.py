@@ -236,6 +236,7 @@ def analyse(
         tclk_breakdown=array.tclk_breakdown,
         area_operational_array_breakdown=array.area_breakdown,
         **_unit_of(accelerator),
+        port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
     )
     return CostDetail(
         result=result,

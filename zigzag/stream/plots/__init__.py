@@ -40,12 +40,13 @@ def read_summary(path: str | Path) -> dict:
 
 
 def plot_run(run: str | Path, output: str | Path | None = None, fmt: str = "png",
-             name: str | None = None, pareto: bool = True) -> list[Path]:
+             name: str | None = None, pareto: bool = True, plotly_js: str | Path | None = None) -> list[Path]:
     """Draw every picture of the run folder ``run`` into ``output`` (default ``run/plots``).
 
     Writes ``gantt.html``, ``gantt.<fmt>``, ``memory.<fmt>``, ``energy.<fmt>``, ``perfetto.json``,
     and ``pareto.<fmt>`` when the folder holds a search's ``front.csv`` (unless ``pareto`` is
-    False). Returns the paths written.
+    False). ``plotly_js``: the shared plotly.min.js the Gantt page loads (default: beside it).
+    Returns the paths written.
     """
     run = Path(run)
     out = Path(output) if output is not None else run / "plots"
@@ -56,7 +57,7 @@ def plot_run(run: str | Path, output: str | Path | None = None, fmt: str = "png"
         trace = type(trace)(**{**trace.__dict__, "name": name})
     summary = read_summary(run)
     written = [
-        gantt_html(trace, out / "gantt.html"),
+        gantt_html(trace, out / "gantt.html", plotly_js=plotly_js),
         gantt_png(trace, out / f"gantt.{fmt}"),
         memory_usage_png(trace, out / f"memory.{fmt}"),
         energy_breakdown_png({label: summary}, out / f"energy.{fmt}"),

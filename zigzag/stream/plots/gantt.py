@@ -161,11 +161,18 @@ def gantt_figure(trace: ScheduleTrace, show_dependencies: bool = False):
     return fig
 
 
-def gantt_html(trace: ScheduleTrace, path: str | Path, show_dependencies: bool = False) -> Path:
-    """Write the interactive Gantt chart as one self-contained HTML file (works offline)."""
-    fig = gantt_figure(trace, show_dependencies)
-    html = fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False, "responsive": True})
+def gantt_html(trace: ScheduleTrace, path: str | Path, show_dependencies: bool = False, *,
+               plotly_js: str | Path | None = None) -> Path:
+    """Write the interactive Gantt chart as an HTML file that works offline: it loads the
+    folder's shared ``plotly.min.js`` (``plotly_js``, default beside the page; copied there
+    once) instead of carrying its own copy."""
     from zigzag.io.atomic import write_text_atomic
+    from zigzag.plots.plotlyjs import ensure_plotly, script_src
+
+    script = ensure_plotly(Path(plotly_js) if plotly_js is not None else Path(path).parent)
+    fig = gantt_figure(trace, show_dependencies)
+    html = fig.to_html(include_plotlyjs=script_src(path, script), full_html=True,
+                       config={"displaylogo": False, "responsive": True})
 
     write_text_atomic(Path(path), html)
     return Path(path)

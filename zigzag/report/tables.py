@@ -1,0 +1,110 @@
+"""Reading a results table for the report: typed cells, and each column's role, unit and format.
+
+Columns are classified by their names, never by a fixed list of a table's columns, so columns
+another step adds (per-memory energies, DRAM traffic, per-token figures, ...) are shown with
+their unit from their name (``zigzag.plots.units``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+from zigzag.errors import InputError
+from zigzag.plots.units import size_label, split_unit
+
+#: columns naming what a row is
+IDENTITY = ("experiment", "variant", "workload", "accelerator", "mapping", "mode", "allocation", "opt", "target")
+#: identity columns hidden unless asked for
+HIDDEN_IDENTITY = ("sweep", "variant_id", "same_as", "area_unit")
+#: the objectives a Pareto view can draw: name -> candidate columns, first present wins
+OBJECTIVES = {"energy": ("energy_pJ",), "latency": ("latency_cycles",), "EDP": ("edp_pJ_cycles",),
+              "area": ("area_mm2", "cores_area", "area_um2"), "seconds": ("latency_s",), "J·s": ("edp_Js",)}
+#: columns shown by default besides identity, status, parameters and objectives
+SHOWN = ("mac_utilization", "utilization", "mean_core_utilization", "layers", "cores", "dram_traffic_bits")
+
+
+def cell(text: str):
+    """A CSV cell as a number, a boolean, None (empty) or text."""
+    if text == "":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 2 ** 53 and "." not in text and "e" not in text \
+        else value
+
+
+def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
+    """The header and typed rows of a CSV table."""
+    path = Path(path)
+    try:
+        with path.open(newline="") as handle:
+            reader = csv.DictReader(handle)
+            rows = [{k: cell(v or "") for k, v in row.items() if k is not None} for row in reader]
+            return list(reader.fieldnames or []), rows
+    except FileNotFoundError:
+        raise InputError(str(path), None, "no such table; run the workflow (or the sweep) first") from None
+
+
+def objectives(columns: list[str], rows: list[dict]) -> dict[str, str]:
+    """The objectives present with at least one value: name -> column."""
+    found = {}
+    for name, candidates in OBJECTIVES.items():
+        for column in candidates:
+            if column in columns and any(isinstance(r.get(column), (int, float)) for r in rows):
+                found[name] = column
+                break
+    return found
+
+
+def describe_columns(columns: list[str], rows: list[dict], parameters: list[dict] | None = None,
+                     units: dict[str, str] | None = None) -> list[dict]:
+    """Each column's key, readable name, unit, role (id, status, param, objective, front,
+    metric, option), format and whether it is shown by default. ``parameters``: a sweep's
+    parameters (``sweep.json``); ``units``: units the table cannot say (e.g. the cores' area unit)."""
+    parameters = {p["name"]: p for p in parameters or []}
+    chosen = set(objectives(columns, rows).values())
+    described = []
+    for key in columns:
+        name, unit = split_unit(key)
+        unit = (units or {}).get(key, unit)
+        values = [r.get(key) for r in rows if r.get(key) is not None]
+        numeric = bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        entry = {"key": key, "name": name, "unit": unit, "fmt": "eng" if numeric else "text", "shown": True}
+        if key in parameters:
+            p = parameters[key]
+            entry.update(role="param", name=key, unit="", shown=p.get("named", True), path=p.get("path"))
+            if p.get("size") and numeric:
+                labels = p.get("labels") or {}
+                entry.update(fmt="label", unit="as written", labels={str(v): labels.get(str(v)) or size_label(v)
+                                                                     for v in values})
+        elif key in IDENTITY:
+            entry.update(role="id", name=key)
+        elif key in HIDDEN_IDENTITY:
+            entry.update(role="id", name=key, shown=False)
+        elif key in ("status", "reason"):
+            entry.update(role="status", name=key)
+        elif key == "pareto" or key.startswith("pareto_"):
+            entry.update(role="front", fmt="bool", shown=False)
+        elif key in chosen:
+            entry.update(role="objective")
+        elif numeric or not values:
+            entry.update(role="metric", shown=key in SHOWN)
+        else:
+            entry.update(role="option", shown=False)
+        if unit == "fraction" and entry["fmt"] == "eng":
+            entry.update(fmt="percent", unit="%")
+        described.append(entry)
+    return described
+
+
+def columnar(columns: list[str], rows: list[dict]) -> dict[str, list]:
+    """Rows as one list per column (a smaller page than one object per row)."""
+    return {c: [r.get(c) for r in rows] for c in columns}
