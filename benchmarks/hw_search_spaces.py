@@ -4,7 +4,8 @@
   (the space the first guided search was tuned on);
 * ``infeasible168``: 7 array shapes (16x16 ... 64x64, both orientations) x 6 unified-buffer sizes
   (64 KiB ... 8 MiB) x 4 bandwidths (32 ... 2048 bit) on MobileNetV2: small buffers do not fit its
-  layers, so a large region of the grid is infeasible;
+  layers and a 32-bit port is below the buffer's 64-bit access granularity, so 78 of the 168 variants
+  cannot run;
 * ``structural180``: an input register file present or absent (a memory level, a fragment) x 5 array
   shapes x 6 buffer sizes x 3 bandwidths on ResNet-18;
 * ``two_workloads150``: 5 array shapes x 6 buffer sizes x 5 bandwidths, each variant on AlexNet and
@@ -37,10 +38,12 @@ INPUT_RF = {"size": 512, "r_cost": 0.5, "w_cost": 0.5, "area": 2560, "latency": 
             "served_dimensions": ["D1"]}
 
 
-def _section(name: str, shapes, buffers, bandwidths, workloads, lpf_limit: int = 4, **extra) -> dict:
+def _section(name: str, shapes, buffers, bandwidths, workloads, lpf_limit: int = 4, granularity: bool = True,
+             **extra) -> dict:
+    derived = dict(DERIVED) if granularity else {k: v for k, v in DERIVED.items() if "bandwidth_min" not in k}
     return {"name": name, "base": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"), "lpf_limit": lpf_limit,
             "params": dict(PARAMS), "zip": [{"D1": [s[0] for s in shapes], "D2": [s[1] for s in shapes]}],
-            "vary": {"ub": buffers, "bw": bandwidths}, "derive": dict(DERIVED),
+            "vary": {"ub": buffers, "bw": bandwidths}, "derive": derived,
             "workloads": [str(WORKLOADS / w) for w in workloads],
             "mapping": str(REPO / "inputs/mapping/flow_tpu_array.yaml"), **extra}
 
@@ -51,7 +54,7 @@ SPACES = {
                             [64, 128, 256, 512, 1024], ["alexnet.onnx"]), {"population": 8, "generations": 4}),
     "infeasible168": (_section("infeasible168", [(16, 16), (16, 32), (32, 16), (32, 32), (32, 64), (64, 32), (64, 64)],
                                ["64KiB", "256KiB", "512KiB", "1MiB", "4MiB", "8MiB"], [32, 128, 512, 2048],
-                               ["mobilenetv2.onnx"]), {"population": 8, "generations": 3}),
+                               ["mobilenetv2.onnx"], granularity=False), {"population": 8, "generations": 3}),
     "structural180": (_section("structural180", [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
                                ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"], [64, 256, 1024],
                                ["resnet18.onnx"],

@@ -3,9 +3,11 @@
 The search spends its budget in batches. The first batch is space-filling (a stratified design per
 axis, the most spread of several seeded draws). After each batch it fits, on what it has seen:
 
-* a *feasibility* estimate: the share of feasible points among the nearest evaluated positions
-  (inverse-distance weights over the axes scaled to [0, 1]), so a region that failed (buffers too
-  small, a mapping that does not fit) is not visited again;
+* a *feasibility* estimate, the geometric mean of three: the share of feasible points among the
+  nearest evaluated positions (inverse-distance weights over the axes scaled to [0, 1]), a logistic
+  regression on the axis values, and the lowest share of runnable variants among a position's axis
+  values (one value too small is enough to fail), so a region that failed (buffers too small, a
+  bandwidth below a port's granularity) is not visited again;
 * an *objective model* per objective: a ridge regression of the logarithm of the objective on
   one indicator per axis value (each axis' effect, multiplicative in the objective), corrected by
   the mean residual of the nearest feasible evaluated positions (what the axes do together);
@@ -118,7 +120,18 @@ class _Models:
         if self.feasible.all() or not self.feasible.any():
             return nearest
         logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
-        return np.sqrt(nearest * logistic)  # geometric mean: either model's doubt weighs
+        return np.cbrt(nearest * logistic * self._weakest_value(positions))  # each model's doubt weighs
+
+    def _weakest_value(self, positions: np.ndarray) -> np.ndarray:
+        """The lowest share of runnable variants among the axis values of each position (one value
+        too small is enough to fail), each share with half a success and half a failure added."""
+        seen = np.rint(self.coords * self.scale).astype(int)
+        share = np.ones(len(positions))
+        for axis, n in enumerate(self.sizes):
+            runs = np.bincount(seen[:, axis], weights=self.feasible.astype(float), minlength=n)
+            tried = np.bincount(seen[:, axis], minlength=n)
+            share = np.minimum(share, ((runs + 0.5) / (tried + 1.0))[positions[:, axis]])
+        return share
 
     def _logistic(self) -> np.ndarray:
         if not hasattr(self, "_coef"):
