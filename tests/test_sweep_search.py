@@ -92,7 +92,7 @@ def test_search_that_exhausts_a_small_grid_reaches_its_hypervolume(tmp_path):
 def test_search_budget_errors_are_one_line():
     with pytest.raises(InputError, match=r"search\.population: 2 is not a whole number of at least 4"):
         read_sweep({**SWEEP, "search": {"population": 2}})
-    with pytest.raises(InputError, match=r"search\.budget: unknown key; known keys: population, generations, seed"):
+    with pytest.raises(InputError, match=r"search\.budget: unknown key; known keys: method, population, generations, seed"):
         read_sweep({**SWEEP, "search": {"budget": 3}})
 
 

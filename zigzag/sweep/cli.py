@@ -104,7 +104,7 @@ def _as_flag(exc: InputError) -> InputError:
 
 def _with_search_flags(section: dict, args: argparse.Namespace) -> dict:
     """The sweep with the ``--search``/``--population``/... flags over its own ``search``."""
-    budget = {key: getattr(args, f"search_{key}") for key in ("population", "generations", "seed", "workers")
+    budget = {key: getattr(args, f"search_{key}") for key in ("method", "population", "generations", "seed", "workers")
               if getattr(args, f"search_{key}") is not None}
     if not (args.search or budget):
         return section
@@ -223,7 +223,9 @@ def add_sweep_command(sub) -> None:
     sweep.add_argument("--clock-ghz", help="clock frequency (a number or an expression over parameters)")
     sweep.add_argument("--name-format", help="variant names, e.g. 'tpu{D1}x{D2}-ub{ub}'")
     sweep.add_argument("--search", action="store_true",
-                       help="guided search (NSGA-II over energy, latency, area) instead of every variant")
+                       help="guided search over energy, latency, area instead of every variant")
+    sweep.add_argument("--search-method", dest="search_method", choices=("guided", "nsga2"),
+                       help="search: guided (models of feasibility and objectives, default) or nsga2 (genetic)")
     sweep.add_argument("--population", dest="search_population", type=int, help="search: population (default 16)")
     sweep.add_argument("--generations", dest="search_generations", type=int, help="search: generations (default 8)")
     sweep.add_argument("--seed", "--search-seed", dest="search_seed", type=int,

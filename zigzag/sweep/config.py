@@ -48,7 +48,8 @@ class Constraint:
 
 
 #: the keys of ``search:`` in a hardware sweep (a guided search, zigzag/sweep/search.py)
-SEARCH_KEYS = ("population", "generations", "seed", "workers")
+SEARCH_KEYS = ("method", "population", "generations", "seed", "workers")
+SEARCH_METHODS = ("guided", "nsga2")
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class SearchBudget:
     generations: int = 8
     seed: int = 0
     workers: int = 2
+    #: ``guided`` (surrogate-guided batches, zigzag/sweep/guided.py) or ``nsga2`` (the genetic search)
+    method: str = "guided"
 
 
 def read_budget(value, source: str) -> SearchBudget:
@@ -72,7 +75,12 @@ def read_budget(value, source: str) -> SearchBudget:
     if unknown:
         raise InputError(source, f"search.{unknown[0]}", f"unknown key; known keys: {', '.join(SEARCH_KEYS)}")
     minimum = {"population": 4, "generations": 1, "workers": 1}
+    method = value.get("method", "guided")
+    if method not in SEARCH_METHODS:
+        raise InputError(source, "search.method", f"{method!r} is not one of {', '.join(SEARCH_METHODS)}")
     for key, number in value.items():
+        if key == "method":
+            continue
         if isinstance(number, bool) or not isinstance(number, int) or number < minimum.get(key, -2**63):
             limit = f" of at least {minimum[key]}" if key in minimum else ""
             raise InputError(source, f"search.{key}", f"{number!r} is not a whole number{limit}")

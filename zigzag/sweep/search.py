@@ -1,5 +1,7 @@
-"""A guided search over a hardware sweep too large to enumerate: NSGA-II (DEAP's selection) over
-the sweep's grid, minimising energy, latency (each summed over the sweep's workloads) and area.
+"""A guided search over a hardware sweep too large to enumerate, minimising energy, latency (each
+summed over the sweep's workloads) and area over the sweep's grid. Two methods: ``guided`` (the
+default: batches chosen by models of feasibility and of the objectives fitted on what was seen,
+:mod:`zigzag.sweep.guided`) and ``nsga2`` (a genetic search with DEAP's NSGA-II selection).
 
 A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
 :func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
@@ -9,7 +11,7 @@ constraint rank behind every variant that can. Seeded: all random draws come fro
 ``random.Random(seed)``; candidates are evaluated in a fixed order, in ``workers`` processes,
 so the same seed gives the same front whatever the number of workers.
 
-The loop is a (mu + lambda) scheme: ``population`` children per generation, each a uniform
+The genetic loop is a (mu + lambda) scheme: ``population`` children per generation, each a uniform
 crossover of two parents (probability 0.3) or a mutation of one (each gene with probability
 1/genes, at least one: half the time to a neighbouring position, else to any), a child already
 evaluated mutated again; ``population`` survivors chosen by ``selNSGA2``. At most
@@ -180,6 +182,8 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
         raise InputError(sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments")
+    if budget.method == "guided":
+        return _guided(sweep, budget, cache, sizes, progress)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     front = tools.ParetoFront()
@@ -201,6 +205,35 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
     rows = [row for position in sorted(memo) for row in memo[position]]
     positions = sorted({tuple(c) for c in front if c.fitness.values[0] < WORST})
     return SearchResult(rows, [front_row(sweep, memo[p]) for p in positions], len(memo), grid, generation)
+
+
+def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
+    """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
+    from zigzag.sweep.guided import guided_search
+
+    batches = []
+    with _Evaluator(sweep, cache, budget.workers) as evaluate:
+        def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
+            candidates = [_Candidate(p) for p in positions]
+            evaluate(candidates)
+            batches.append(len(candidates))
+            if progress and len(batches) > 1:
+                progress(len(batches) - 1, len(_front_positions(evaluate.memo)))
+            return [c.fitness.values for c in candidates]
+
+        guided_search(sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed)
+        memo = evaluate.memo
+    rows = [row for position in sorted(memo) for row in memo[position]]
+    return SearchResult(rows, [front_row(sweep, memo[p]) for p in _front_positions(memo)], len(memo),
+                        _grid_size(sizes), len(batches) - 1)
+
+
+def _front_positions(memo: dict) -> list[tuple[int, ...]]:
+    """The evaluated positions no other one dominates (energy, latency, area), sorted."""
+    values = {p: objectives(rows) for p, rows in memo.items()}
+    ok = {p: v for p, v in values.items() if v[0] < WORST}
+    return sorted(p for p, v in ok.items()
+                  if not any(all(a <= b for a, b in zip(w, v)) and w != v for w in ok.values()))
 
 
 def front_row(sweep: Sweep, rows: list[dict]) -> dict:

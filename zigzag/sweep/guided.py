@@ -1,0 +1,295 @@
+"""A surrogate-guided multi-objective search over a grid of positions (one index per axis).
+
+The search spends its budget in batches. The first batch is space-filling (a stratified design per
+axis, the most spread of several seeded draws). After each batch it fits, on what it has seen:
+
+* a *feasibility* estimate, the geometric mean of three: the share of feasible points among the
+  nearest evaluated positions (inverse-distance weights over the axes scaled to [0, 1]), a logistic
+  regression on the axis values, and the lowest share of runnable variants among a position's axis
+  values (one value too small is enough to fail), so a region that failed (buffers too small, a
+  bandwidth below a port's granularity) is not visited again;
+* an *objective model* per objective: a ridge regression of the logarithm of the objective on
+  one indicator per axis value (each axis' effect, multiplicative in the objective), corrected by
+  the mean residual of the nearest feasible evaluated positions (what the axes do together);
+
+and picks the next batch among the positions not evaluated yet: by expected gain of hypervolume
+(the predicted point's hypervolume improvement over the current front, in log objectives scaled to
+the range seen, times the feasibility estimate), one at a time, each pick added to the front as if
+its prediction were true so that the batch spreads along the front; one position per batch is
+instead the feasible-looking position farthest from everything evaluated (the models learn where
+they know least). Every random choice comes from ``random.Random(seed)``, so a seed gives the same
+positions whatever evaluates them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+#: objectives of a position that cannot run (any objective at or above it counts as infeasible)
+INFEASIBLE = 1e299
+#: candidates scored per pick when the grid is too large to score whole
+POOL = 4000
+NEIGHBOURS = 5
+RIDGE = 0.3
+LOGISTIC_RIDGE = 0.03
+DESIGNS = 64  # space-filling draws for the first batch
+RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
+MIN_FEASIBLE = 0.5
+REFINE = 0  # the last batch, and this many before it, look only next to the front found  # positions less likely than this to run are picked only when nothing else is left
+
+
+def _grid_size(sizes: Sequence[int]) -> int:
+    return math.prod(sizes)
+
+
+def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """``count`` positions, each axis' values spread evenly over them (a Latin-hypercube-like draw)."""
+    columns = []
+    for n in sizes:
+        cells = [min(n - 1, int((i + rng.random()) * n / count)) for i in range(count)]
+        rng.shuffle(cells)
+        columns.append(cells)
+    return [tuple(col[i] for col in columns) for i in range(count)]
+
+
+def _spread(points: np.ndarray) -> float:
+    if len(points) < 2:
+        return 0.0
+    d = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
+    return float(d[np.triu_indices(len(points), 1)].min())
+
+
+def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """The most spread (largest smallest distance) of :data:`DESIGNS` stratified draws, duplicates removed."""
+    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+    best, best_spread = None, -1.0
+    for _ in range(DESIGNS):
+        design = list(dict.fromkeys(_stratified(sizes, count, rng)))
+        spread = _spread(np.array(design, dtype=float) / scale)
+        if len(design) > (len(best) if best else 0) or (best and len(design) == len(best) and spread > best_spread):
+            best, best_spread = design, spread
+    return best or []
+
+
+class _Models:
+    """Feasibility and objective models fitted on the evaluated positions."""
+
+    def __init__(self, sizes: Sequence[int], positions: list[tuple[int, ...]], values: np.ndarray):
+        self.sizes = sizes
+        self.scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+        self.offsets = np.cumsum([0, *sizes[:-1]])
+        self.coords = np.array(positions, dtype=float) / self.scale
+        self.feasible = np.all(values < INFEASIBLE, axis=1)
+        logs = np.log(np.maximum(values[self.feasible], 1e-300))
+        self.logs = logs
+        self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
+        self.upper = logs.max(axis=0) if len(logs) else np.ones(values.shape[1])
+        self.span = np.where(self.upper > self.lower, self.upper - self.lower, 1.0)
+        features = self._features(np.array(positions)[self.feasible]) if len(logs) else None
+        if features is not None:
+            gram = features.T @ features + RIDGE * np.eye(features.shape[1])
+            self.weights = np.linalg.solve(gram, features.T @ logs)
+            self.residual = logs - features @ self.weights
+        self.feasible_coords = self.coords[self.feasible]
+
+    def _features(self, positions: np.ndarray) -> np.ndarray:
+        onehot = np.zeros((len(positions), sum(self.sizes) + 1))
+        onehot[:, -1] = 1.0
+        for axis, offset in enumerate(self.offsets):
+            onehot[np.arange(len(positions)), offset + positions[:, axis]] = 1.0
+        return onehot
+
+    def _nearest(self, coords: np.ndarray, among: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        distance = np.abs(coords[:, None, :] - among[None, :, :]).sum(axis=2)
+        k = min(k, among.shape[0])
+        index = np.argsort(distance, axis=1, kind="stable")[:, :k]
+        return index, np.take_along_axis(distance, index, axis=1)
+
+    def feasibility(self, positions: np.ndarray) -> np.ndarray:
+        """Probability that each position runs: a logistic regression on the axis values (which
+        value of which axis fails), averaged with the share among the nearest evaluated positions."""
+        coords = positions / self.scale
+        index, distance = self._nearest(coords, self.coords, NEIGHBOURS)
+        weight = 1.0 / (distance + 0.05)
+        nearest = (weight * self.feasible[index]).sum(axis=1) / weight.sum(axis=1)
+        if self.feasible.all() or not self.feasible.any():
+            return nearest
+        logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
+        return np.cbrt(nearest * logistic * self._weakest_value(positions))  # each model's doubt weighs
+
+    def _weakest_value(self, positions: np.ndarray) -> np.ndarray:
+        """The lowest share of runnable variants among the axis values of each position (one value
+        too small is enough to fail), each share with half a success and half a failure added."""
+        seen = np.rint(self.coords * self.scale).astype(int)
+        share = np.ones(len(positions))
+        for axis, n in enumerate(self.sizes):
+            runs = np.bincount(seen[:, axis], weights=self.feasible.astype(float), minlength=n)
+            tried = np.bincount(seen[:, axis], minlength=n)
+            share = np.minimum(share, ((runs + 0.5) / (tried + 1.0))[positions[:, axis]])
+        return share
+
+    def _logistic(self) -> np.ndarray:
+        if not hasattr(self, "_coef"):
+            x = self._features(np.rint(self.coords * self.scale).astype(int))
+            y = self.feasible.astype(float)
+            coef = np.zeros(x.shape[1])
+            for _ in range(25):  # Newton steps on the L2-penalised log-likelihood
+                p = 1.0 / (1.0 + np.exp(-x @ coef))
+                gradient = x.T @ (p - y) + LOGISTIC_RIDGE * coef
+                hessian = (x * (p * (1 - p))[:, None]).T @ x + LOGISTIC_RIDGE * np.eye(x.shape[1])
+                coef -= np.linalg.solve(hessian, gradient)
+            self._coef = coef
+        return self._coef
+
+    def predict(self, positions: np.ndarray) -> np.ndarray:
+        """Predicted objectives, as logs scaled to [0, 1] over the feasible points seen."""
+        base = self._features(positions) @ self.weights
+        index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
+        weight = 1.0 / (distance + 0.05)
+        correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[:, None]
+        return (base + correction - self.lower) / self.span
+
+    def scaled(self, values: np.ndarray) -> np.ndarray:
+        return (np.log(np.maximum(values, 1e-300)) - self.lower) / self.span
+
+
+def _front(points: np.ndarray) -> np.ndarray:
+    keep = []
+    for i, p in enumerate(points):
+        dominated = np.any(np.all(points <= p, axis=1) & np.any(points < p, axis=1))
+        if not dominated:
+            keep.append(i)
+    return points[keep]
+
+
+def _volume(points: np.ndarray, reference: np.ndarray) -> float:
+    import moocore
+
+    inside = points[np.all(points < reference, axis=1)]
+    return float(moocore.hypervolume(inside, ref=reference)) if len(inside) else 0.0
+
+
+def _gains(predicted: np.ndarray, front: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Hypervolume improvement of each predicted point over ``front`` (0 when dominated), and,
+    for dominated ones, minus the distance by which they miss the front (to rank them)."""
+    base = _volume(front, reference) if len(front) else 0.0
+    gains = np.empty(len(predicted))
+    for i, p in enumerate(predicted):
+        if len(front) and np.any(np.all(front <= p, axis=1)):
+            gains[i] = -float(np.min(np.max(p - front, axis=1)))
+        else:
+            gains[i] = _volume(np.vstack([front, p]) if len(front) else p[None, :], reference) - base
+    return gains
+
+
+def guided_search(sizes: Sequence[int], evaluate: Callable[[list[tuple[int, ...]]], list[Sequence[float]]],
+                  budget: int, batch: int, seed: int) -> dict[tuple[int, ...], tuple[float, ...]]:
+    """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
+    ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
+    run). Returns every evaluated position with its objectives, in evaluation order."""
+    rng = random.Random(seed)
+    grid = _grid_size(sizes)
+    budget = min(budget, grid)
+    seen: dict[tuple[int, ...], tuple[float, ...]] = {}
+
+    def run(positions: list[tuple[int, ...]]) -> None:
+        for position, values in zip(positions, evaluate(positions)):
+            seen[position] = tuple(float(v) for v in values)
+
+    run(initial_design(sizes, min(batch, budget), rng))
+    while len(seen) < budget:
+        count = min(batch, budget - len(seen))
+        left = budget - len(seen) - count  # evaluations after this batch
+        picks = _next_batch(sizes, seen, count, rng, explore=left > 0, refine=left <= REFINE * batch)
+        if not picks:
+            break
+        run(picks)
+    return seen
+
+
+def _candidates(sizes: Sequence[int], seen: dict, rng: random.Random) -> np.ndarray:
+    if _grid_size(sizes) <= 4 * POOL:
+        pool = [p for p in itertools.product(*(range(n) for n in sizes)) if p not in seen]
+    else:
+        found: set[tuple[int, ...]] = set()
+        while len(found) < POOL:
+            p = tuple(rng.randrange(n) for n in sizes)
+            if p not in seen:
+                found.add(p)
+        pool = sorted(found)
+    return np.array(pool, dtype=int).reshape(-1, len(sizes))
+
+
+def _next_batch(sizes: Sequence[int], seen: dict, count: int, rng: random.Random, *,
+                explore: bool = True, refine: bool = False) -> list[tuple[int, ...]]:
+    """The next ``count`` positions: by expected hypervolume gain, plus (unless it is the last
+    batch, whose results no model will use) the feasible-looking position farthest from all."""
+    positions = list(seen)
+    values = np.array([seen[p] for p in positions])
+    pool = _candidates(sizes, seen, rng)
+    if refine:  # the last batches: refine around the front found (neighbours of its positions)
+        near = _front_neighbours(sizes, positions, values, seen)
+        if len(near) >= count:
+            pool = near
+    if not len(pool):
+        return []
+    models = _Models(sizes, positions, values)
+    feasible = models.feasibility(pool)
+    if models.feasible.sum() < 2:  # nothing to model yet: spread out where failure is not known
+        return _farthest(models, pool, feasible, count)
+    predicted = models.predict(pool)
+    front = _front(models.scaled(values[models.feasible]))
+    reference = np.full(values.shape[1], 1.1)
+    picks: list[int] = []
+    explore = _farthest(models, pool, feasible, 1, index=True)[0] if explore and count > 1 else None
+    while len(picks) < count - (explore is not None):
+        gains = _gains(predicted, front, reference)
+        # a gain counts as much as the position is likely to run; a likely failure ranks last
+        score = np.where(gains > 0, feasible ** RISK * gains, gains) - 10.0 * (feasible < MIN_FEASIBLE)
+        score[picks] = -np.inf
+        if explore is not None:
+            score[explore] = -np.inf
+        best = int(np.argmax(score))
+        picks.append(best)
+        if gains[best] > 0:
+            front = _front(np.vstack([front, predicted[best]]))
+    if explore is not None:
+        picks.append(explore)
+    return [tuple(int(v) for v in pool[i]) for i in picks]
+
+
+def _front_neighbours(sizes: Sequence[int], positions: list, values: np.ndarray, seen: dict) -> np.ndarray:
+    """Positions one step (one axis, one value) from a position of the current front, not evaluated."""
+    feasible = np.all(values < INFEASIBLE, axis=1)
+    ok = values[feasible]
+    front = [p for p, v in zip((q for q, f in zip(positions, feasible) if f), ok)
+             if not np.any(np.all(ok <= v, axis=1) & np.any(ok < v, axis=1))]
+    near = set()
+    for p in front:
+        for axis, n in enumerate(sizes):
+            for step in (-1, 1):
+                if 0 <= p[axis] + step < n:
+                    q = p[:axis] + (p[axis] + step,) + p[axis + 1:]
+                    if q not in seen:
+                        near.add(q)
+    return np.array(sorted(near), dtype=int).reshape(-1, len(sizes))
+
+
+def _farthest(models: _Models, pool: np.ndarray, feasible: np.ndarray, count: int, index: bool = False) -> list:
+    """Positions farthest from every evaluated one, among those that look feasible."""
+    coords = pool / models.scale
+    chosen: list[int] = []
+    reference = models.coords
+    for _ in range(min(count, len(pool))):
+        distance = np.abs(coords[:, None, :] - reference[None, :, :]).sum(axis=2).min(axis=1)
+        score = distance * np.where(feasible >= 0.5, 1.0, 0.1)
+        score[chosen] = -np.inf
+        best = int(np.argmax(score))
+        chosen.append(best)
+        reference = np.vstack([reference, coords[best]])
+    return chosen if index else [tuple(int(v) for v in pool[i]) for i in chosen]
