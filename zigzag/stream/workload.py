@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 from onnx import ModelProto, helper, numpy_helper, shape_inference
 
 from zigzag.errors import InputError
@@ -39,6 +40,9 @@ SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
 PROPAGATION_OPS = {
     "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
 }
+#: Operators that only move their first input's data (a slice of it, a copy, a broadcast): kept as
+#: propagation nodes evaluated on the element maps (``onnx`` kind), with their other inputs constants.
+MOVING_OPS = ("Slice", "Split", "Expand", "Squeeze", "Unsqueeze", "Tile")
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,7 +93,9 @@ class PropagationNode:
 
     ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
     ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
-    = producer id per input or None for a constant) or ``dummy``.
+    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
+    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
+    reads) or ``dummy``.
     """
 
     id: int
@@ -114,6 +120,11 @@ class StreamWorkload:
     @property
     def layers(self) -> list[StreamLayer]:
         return [n for n in self.nodes.values() if isinstance(n, StreamLayer)]
+
+    def mac_count(self) -> int:
+        """Multiply-accumulates of the matrix products and convolutions (Conv, Gemm, MatMul layers)."""
+        return sum(math.prod(layer.sizes.values()) for layer in self.layers
+                   if layer.op_type in ("Conv", "QLinearConv", "Gemm", "MatMul"))
 
     def graph(self) -> nx.DiGraph:
         """networkx view, built in Stream's order (nodes by id, edges as added)."""
@@ -158,6 +169,7 @@ class _Parser:
         self.producer: dict[str, int] = {}
         self.nodes: dict[int, Node] = {}
         self.edges: dict[tuple[int, int], None] = {}
+        self.output_index: dict[str, tuple[int, int]] = {}  # output tensor of a moving node -> (node, output)
 
     def run(self) -> StreamWorkload:
         next_id = 0
@@ -165,6 +177,7 @@ class _Parser:
             if not proto.input or self.shape_arithmetic(proto, next_id):
                 continue
             preds = [self.producer[t] for t in proto.input if t in self.producer]
+            first_id = next_id
             for node in self.parse(proto, next_id, preds):
                 self.nodes[node.id] = node
                 for src in node.sources:
@@ -172,8 +185,16 @@ class _Parser:
                         raise self.error(proto, node.id, f"input from unknown node id {src}")
                     self.edges.setdefault((src, node.id), None)
                 next_id = node.id + 1
-            for tensor in proto.output:
+            for tensor in proto.input:  # which output of a moving node each consumer reads
+                if tensor in self.output_index:
+                    source, index = self.output_index[tensor]
+                    for node_id in range(first_id, next_id):
+                        self.nodes[source].attrs["output_for"].setdefault(node_id, index)
+            for index, tensor in enumerate(proto.output):
                 self.producer[tensor] = next_id - 1
+                node = self.nodes.get(next_id - 1)
+                if isinstance(node, PropagationNode) and node.kind == "onnx":
+                    self.output_index[tensor] = (node.id, index)
         return StreamWorkload(self.nodes, tuple(self.edges), self.file)
 
     # ----- helpers ---------------------------------------------------------------------------
@@ -207,7 +228,7 @@ class _Parser:
         if op in ("Add", "Mul") and len(proto.input) == 2:
             a, b = (self.shape(proto, node_id, t) for t in proto.input[:2])
             if a != b:
-                if abs(len(a) - len(b)) == 1:
+                if abs(len(a) - len(b)) == 1 and len(self.shape(proto, node_id, proto.output[0])) == 3:
                     return [self.asymmetric_simd(proto, node_id, preds, a, b)]
                 return [self.dummy(proto, node_id, preds)]
         if op in SIMD_OPS:
@@ -216,6 +237,8 @@ class _Parser:
             return self.softmax(proto, node_id, preds)
         if op in PROPAGATION_OPS:
             return [self.propagation(proto, node_id, preds)]
+        if op in MOVING_OPS and proto.input[0] in self.producer:
+            return [self.moving(proto, node_id, preds)]
         if op == "LpNormalization":
             raise self.error(proto, node_id, "LpNormalization is not supported by Stream; remove it from the model")
         return [self.dummy(proto, node_id, preds)]
@@ -416,8 +439,8 @@ class _Parser:
         if kind == "gather":
             return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
                                    {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
-        if len(preds) != 1:
-            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have exactly one")
+        if len(preds) > 1:
+            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have at most one")
         if kind == "flatten":
             extra = {"axis": attrs.get("axis")}
         elif kind == "reshape":
@@ -426,20 +449,42 @@ class _Parser:
             extra = {"perm": list(attrs["perm"]) if "perm" in attrs else None}
         return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds), extra)
 
-    def gather_indices(self, proto) -> list[int] | int:
-        """Indices of a Gather, read as Stream does: from a Constant node's 1-D value; 0 otherwise
-        (a scalar constant, an initializer or a computed index all read as 0)."""
+    def gather_indices(self, proto) -> list | int:
+        """Indices of a Gather, read as Stream does from a Constant node's value (any rank, as
+        nested lists; a scalar reads as 0); else from the folded constants (position ids computed
+        from constants); 0 when unknown."""
         name = proto.input[1] if len(proto.input) > 1 else None
         for node in self.model.graph.node:
             if node.op_type == "Constant" and node.output and node.output[0] == name:
                 value = next((a for a in node.attribute if a.name == "value"), None)
                 if value is not None:
                     array = numpy_helper.to_array(value.t)
-                    return [int(v) for v in array] if array.ndim > 0 else 0
-        return 0
+                    return array.astype(int).tolist() if array.ndim > 0 else 0
+        self.shapes.complete()
+        folded = self.shapes.constants.get(name)
+        return np.asarray(folded).astype(int).tolist() if folded is not None and np.ndim(folded) > 0 else 0
+
+    def moving(self, proto, node_id, preds) -> PropagationNode:
+        """A node moving its first input's data (Slice, Split, Expand, ...), its other inputs constants."""
+        self.shapes.complete()
+        values = {}
+        for tensor in proto.input[1:]:
+            if not tensor:
+                continue
+            if tensor not in self.shapes.constants:
+                raise self.error(proto, node_id, f"input '{tensor}' is not a constant; {proto.op_type} can only "
+                                                 "move data with constant indices, shapes and sizes")
+            values[tensor] = self.shapes.constants[tensor]
+        opsets = {entry.domain or "": entry.version for entry in self.model.opset_import}
+        return PropagationNode(node_id, proto.name, proto.op_type, "onnx", tuple(preds[:1]),
+                               {"proto": proto, "values": values, "opsets": opsets, "output_for": {}})
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
-        return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]))
+        """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
+        output shaped unlike its input, e.g. a reduction, depends on all of the input)."""
+        shape = self.shapes.table.get(proto.output[0]) if proto.output else None
+        attrs = {"out_shape": tuple(shape)} if shape and all(d > 0 for d in shape) else {}
+        return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]), attrs)
 
 
 def _default_reshape(sizes: dict[str, int], pr: dict[str, int]) -> dict[str, tuple[int, ...]]:

@@ -61,9 +61,10 @@ def distinct_points(front: Sequence[FrontPoint],
 
 
 def front_csv(genes: Sequence[Gene], front: Sequence[FrontPoint],
-              figures: Callable[[FrontPoint], tuple[float, float]]) -> str:
+              figures: Callable[[FrontPoint], tuple[float, float]] | None = None) -> str:
     """The front's distinct points as CSV text, ``figures(point)`` = (energy, latency) as run
-    (header ``energy,latency,search_energy,search_latency,allocations,allocation``)."""
+    (default: the search's fitness) (header ``energy,latency,search_energy,search_latency,allocations,allocation``)."""
+    figures = figures or (lambda p: (p.energy, p.latency))
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["energy", "latency", "search_energy", "search_latency", "allocations", "allocation"])
