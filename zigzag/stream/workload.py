@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,11 +157,35 @@ def read_stream_workload(
     model = _load(source, file)
     parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file)
     workload = parser.run()
+    bypassed = bypassed_operators(workload)
+    if bypassed:
+        logger.warning("%s: %s in the data path have no core and no cost on the multi-core floor (bypassed, "
+                       "as Stream does): %s", file or "<model>", _count(sum(bypassed.values()), "operator"),
+                       ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()))
     if check_entries:
         names, types = [n.name for n in model.graph.node], [n.op_type for n in model.graph.node]
         for line in unmatched_entry_warnings(list(mapping.entries), names, types):
             logger.warning("%s: %s", mapping.file or "<mapping>", line)
     return workload
+
+
+#: Bypassed operators that do no work (type changes, copies): not named as uncosted.
+NO_WORK_OPS = frozenset({"Identity", "Cast", "Dropout", "CastLike"})
+
+
+def bypassed_operators(workload: StreamWorkload) -> Counter:
+    """Operator types of the bypassed (dummy) nodes that data produced by a layer flows through."""
+    reached = set()
+    for node_id, node in workload.nodes.items():  # ids are in topological order
+        if isinstance(node, StreamLayer) or any(src in reached for src in node.sources):
+            reached.add(node_id)
+    return Counter(node.op_type for node_id, node in workload.nodes.items()
+                   if node_id in reached and isinstance(node, PropagationNode) and node.kind == "dummy"
+                   and node.op_type not in NO_WORK_OPS)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 class _Parser:
