@@ -238,7 +238,7 @@ def test_example_accelerators_are_not_named_like_the_references():
     # aimc / dimc are ZigZag's own IMC examples, shipped unchanged on purpose (inputs/README.md)
     ours = sorted(p for p in (REPO / "inputs" / "hardware").rglob("*.yaml") if p.stem not in ("aimc", "dimc"))
     reference = {p.stem for p in (REPO / "tests" / "data" / "reference" / "zigzag" / "hardware").glob("*.yaml")}
-    assert len(ours) == 6 and reference
+    assert len(ours) == 7 and reference
     for path in ours:
         name = yaml.safe_load(path.read_text())["name"]
         assert name == path.stem and name.startswith("flow_"), path

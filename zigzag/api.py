@@ -52,6 +52,7 @@ def get_hardware_performance_zigzag(
     whatever this flag says.) ``options`` takes any other option of the option table
     (``zigzag.search.options.OPTIONS``, also listed by ``zigzag run --help``), e.g.
     ``evaluate_all_operators=True`` (ONNX pooling / element-wise operators as layers),
+    ``operators="all"`` (every ONNX operator as layers of the operator model),
     ``salsa_seed``, ``access_same_data_considered_as_no_access``.
     """
     mixing = enable_mix_spatial_mapping or in_memory_compute
@@ -101,10 +102,13 @@ def run(
     options: SearchOptions = SearchOptions(),
     *,
     evaluate_all_operators: bool = False,
+    operators: str = "zigzag",
+    causal_blocks: int = 8,
     show_progress: bool | None = None,
 ) -> NetworkResult:
     """Load the three inputs and search the whole network (no files written)."""
-    layers, hardware = load_inputs(workload, accelerator, mapping, evaluate_all_operators=evaluate_all_operators)
+    layers, hardware = load_inputs(workload, accelerator, mapping, evaluate_all_operators=evaluate_all_operators,
+                                   operators=operators, causal_blocks=causal_blocks)
     return evaluate_network(
         layers,
         hardware,

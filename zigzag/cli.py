@@ -14,6 +14,8 @@ from pathlib import Path
 from zigzag.errors import InputError, MappingError
 from zigzag.search.options import OPTION_BY_NAME, OPTIONS, Option, SearchOptions, resolve_options
 
+WORKLOAD_OPTIONS = [o.name for o in OPTIONS if o.scope == "workload"]
+
 
 def add_option(parser, option: Option) -> None:
     """One row of the option table as a command-line flag (``--lpf-limit 6``, ``--[no-]exploit-data-locality``).
@@ -63,14 +65,20 @@ def cmd_run(args: argparse.Namespace) -> int:
             show_progress=False if args.quiet else None,
         )
     save_network_outputs(result, Path(args.output), notes=notes)
+    total = result.total
+    split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     table = layer_table(result.layers)[
-        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"] + (["compute_unit"] if split else [])
     ]
     print(table.to_string(index=False, formatters={
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
-    total = result.total
+    if split:  # only with vector layers: the output of MAC-only runs stays as it was
+        print(f"MAC array: {total.mac_array_energy:.10g} pJ, {total.mac_array_latency:.10g} cycles; "
+              f"vector unit: {total.vector_unit_energy:.10g} pJ, {total.vector_unit_latency:.10g} cycles")
+    if result.uncosted:
+        print(f"uncosted (no vector unit for their class): {', '.join(result.uncosted)}")
     if total.tclk is not None:
         print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
     if total.area_total is not None:
@@ -94,7 +102,9 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
-    workload = load_workload(args.workload, args.mapping, evaluate_all_operators=bool(args.evaluate_all_operators))
+    _, workload_options = resolve_options({name: getattr(args, name) for name in WORKLOAD_OPTIONS
+                                           if getattr(args, name) is not None})
+    workload = load_workload(args.workload, args.mapping, **workload_options)
     text = workload_to_yaml(workload)
     if args.output == "-":
         sys.stdout.write(text)
@@ -129,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("workload", help="ONNX model or workload YAML")
     export.add_argument("--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)")
     export.add_argument("--output", default="-", help="output YAML file (default: standard output)")
-    add_option(export, OPTION_BY_NAME["evaluate_all_operators"])
+    for name in WORKLOAD_OPTIONS:
+        add_option(export, OPTION_BY_NAME[name])
     export.set_defaults(func=cmd_export_workload)
 
     from zigzag.steps.cli import add_step_commands

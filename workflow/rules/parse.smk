@@ -23,10 +23,15 @@ rule parse_workload:
             if WORKLOADS[wildcards.workload_id]["evaluate_all_operators"]
             else ""
         ),
+        operator_model=lambda wildcards, output: (
+            "--operators all --causal-blocks {}".format(WORKLOADS[wildcards.workload_id]["causal_blocks"])
+            if WORKLOADS[wildcards.workload_id].get("operators", "zigzag") == "all"
+            else ""
+        ),
     shell:
         step(
             "parse-workload {input.workload:q} --mapping {input.mapping:q}"
-            " {params.all_operators} --output {output:q} --record-failure --log {log:q}"
+            " {params.all_operators} {params.operator_model} --output {output:q} --record-failure --log {log:q}"
         )
 
 

@@ -34,9 +34,9 @@ class ArrayCost(NamedTuple):
 
 
 def cycles_per_op(accelerator: Accelerator) -> float:
-    """Cycles one operation occupies the array (1.0 for a digital array)."""
-    array = accelerator.operational_array
-    return array.cycles_per_op if isinstance(array, ImcArray) else DIGITAL_CYCLES_PER_OP
+    """Cycles one operation occupies the array (1.0 for a digital MAC array; an IMC array's or a
+    vector unit's lanes give their own)."""
+    return getattr(accelerator.operational_array, "cycles_per_op", DIGITAL_CYCLES_PER_OP)
 
 
 def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None) -> ArrayCost:

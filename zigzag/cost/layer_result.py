@@ -24,6 +24,7 @@ from zigzag.cost.model.latency import PortActivity, PortStall
 from zigzag.cost.model.loading import PortTransfer
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
+from zigzag.hardware.vector import VECTOR_UNIT, on_vector_unit
 from zigzag.hardware.zigzag_views import FourWay, MemoryLevelView, OperandLinks, memory_levels
 from zigzag.workload.layer import Layer
 
@@ -93,6 +94,8 @@ class LayerCostResult(CostResult):
     def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator, *,
            access_same_data_considered_as_no_access: bool = True) -> "LayerCostResult":
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
+        if result.compute_unit == VECTOR_UNIT and layer is not None and accelerator.vector_unit is not None:
+            layer, accelerator = on_vector_unit(layer, accelerator)  # what the layer was evaluated on
         return cls(**values, layer=layer, accelerator=accelerator,
                    access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)
 

@@ -123,6 +123,10 @@ class CostResult(_ShortNames):
     tclk_breakdown: dict[str, float] | None = None
     area_operational_array_breakdown: dict[str, float] | None = None
 
+    # the unit the layer ran on (docs/models/operators.md): mac_array | vector_unit, and its operation class
+    compute_unit: str = "mac_array"
+    vector_op: str | None = None
+
     # ----- derived ------------------------------------------------------------------------
     @property
     def area_total(self) -> float | None:
@@ -188,6 +192,21 @@ _SUMMED = (
 )
 
 
+#: the totals per unit: the energy_total and latency_total2 of the layers on the MAC array / vector unit
+_UNIT_SPLIT = ("mac_array_energy", "mac_array_latency", "vector_unit_energy", "vector_unit_latency")
+
+
+def _unit_split(total: "CumulativeResult", other: "CostResult | CumulativeResult") -> dict[str, float]:
+    """``total``'s per-unit sums with ``other`` added (a layer result adds to its own unit)."""
+    if isinstance(other, CumulativeResult):
+        return {name: getattr(total, name) + getattr(other, name) for name in _UNIT_SPLIT}
+    values = {name: getattr(total, name) for name in _UNIT_SPLIT}
+    unit = "vector_unit" if other.compute_unit == "vector_unit" else "mac_array"
+    values[f"{unit}_energy"] += other.energy_total
+    values[f"{unit}_latency"] += other.latency_total2
+    return values
+
+
 def _add_per_level(a: tuple, b: tuple) -> tuple:
     """Element-wise sum over the common length, then the longer tail (docs/models/cost-model.md#results-and-network-sums)."""
     common = min(len(a), len(b))
@@ -240,6 +259,11 @@ class CumulativeResult(_ShortNames):
     accelerator_name: str | None = None
     area_total: float | None = None  # of the first result added (as the reference's IMC API)
     tclk: float | None = None  # clock period (ns) of the first result added (IMC)
+    # energy (pJ) and latency (cycles) of the layers on each unit (docs/models/operators.md)
+    mac_array_energy: float = 0.0
+    mac_array_latency: float = 0.0
+    vector_unit_energy: float = 0.0
+    vector_unit_latency: float = 0.0
 
     @property
     def mac_spatial_utilization(self) -> float:
@@ -268,6 +292,7 @@ class CumulativeResult(_ShortNames):
         values["accelerator_name"] = self.accelerator_name or other.accelerator_name
         values["area_total"] = self.area_total if self.area_total is not None else other.area_total
         values["tclk"] = self.tclk if self.tclk is not None else other.tclk
+        values.update(_unit_split(self, other))
         return CumulativeResult(**values)
 
     def __radd__(self, other):
@@ -277,7 +302,7 @@ class CumulativeResult(_ShortNames):
 
     def __mul__(self, number: int) -> "CumulativeResult":
         """Scale every summed figure by ``number`` (ratios follow)."""
-        values = {name: getattr(self, name) * number for name in _SUMMED}
+        values = {name: getattr(self, name) * number for name in _SUMMED + _UNIT_SPLIT}
         for name in ("mem_energy_breakdown", "mem_energy_breakdown_further"):
             values[name] = {
                 op: tuple({d: e * number for d, e in v.items()} if isinstance(v, dict) else v * number for v in levels)

@@ -15,6 +15,10 @@ import graphlib
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zigzag.hardware.vector import VectorUnit
 
 DIRECTIONS = ("fh", "tl", "fl", "th")
 #: ZigZag's long names of the four directions, as used in its JSON output.
@@ -120,6 +124,7 @@ class Accelerator:
     memories: tuple[Memory, ...]  # bottom-up, as listed by the user
     dataflows: dict | None = None
     area_unit: str | None = None  # the unit of the file's areas, when it states one (mm2 | um2)
+    vector_unit: VectorUnit | None = None  # a vector (SIMD) unit beside the array (zigzag.hardware.vector)
 
     @cached_property
     def memory(self) -> dict[str, Memory]:

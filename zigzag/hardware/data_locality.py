@@ -134,6 +134,10 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
 
 
 def accelerators_with_data_locality(workload: Workload, accelerator: Accelerator) -> dict[int, Accelerator]:
-    """Layer id -> the trimmed accelerator that layer is searched on."""
+    """Layer id -> the trimmed accelerator that layer is searched on (a layer on the vector unit
+    keeps the whole accelerator: the unit reads and writes its own memories)."""
+    from zigzag.hardware.vector import VECTOR_UNIT, compute_unit
+
     plan = plan_data_locality(workload, accelerator)
-    return {layer.id: trimmed_accelerator(accelerator, layer, plan) for layer in workload.layers}
+    return {layer.id: accelerator if compute_unit(layer, accelerator) == VECTOR_UNIT
+            else trimmed_accelerator(accelerator, layer, plan) for layer in workload.layers}

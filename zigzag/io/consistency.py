@@ -64,13 +64,15 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
     """Warn when a layer's input operand and the output of the layer producing it differ in size.
 
     Positions of the two index lists are compared (same rank only); sliding-window positions
-    (``iy = oy + fy``) are left out, as padding and strides make them differ legitimately.
+    (``iy = oy + fy``) are left out, as padding and strides make them differ legitimately, and so are
+    the operator model's partial writes and reads: a KV-cache append writes only the new tokens, and
+    the query blocks of a causal attention (names ending ``/causal<i>``) each cover some rows.
     """
     by_id = {layer.id: layer for layer in workload.layers}
     for consumer in workload.layers:
         for operand, source in consumer.input_operand_source.items():
             producer = by_id.get(source)
-            if producer is None:  # an ONNX dependency-only node in between
+            if producer is None or _partial(producer) or _partial(consumer):  # see the docstring
                 continue
             mismatch = _mismatch(producer, consumer, operand)
             if mismatch:
@@ -80,6 +82,11 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
                     file or "<workload>", consumer.name, consumer.id, operand, producer.name, producer.id,
                     mismatch[1], producer.name, mismatch[0],
                 )
+
+
+def _partial(layer: Layer) -> bool:
+    """Does the layer write or read only part of a tensor (a cache append, a causal block)?"""
+    return layer.operand_roles.get("O") == "kv_cache" or "/causal" in layer.name
 
 
 def _mismatch(producer: Layer, consumer: Layer, operand: str) -> tuple[str, str] | None:

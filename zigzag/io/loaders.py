@@ -45,15 +45,16 @@ def load_mapping(path: str | Path) -> list[MappingEntry]:
 
 
 def load_inputs(
-    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False
+    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False, **onnx_options
 ) -> tuple[Workload, Accelerator]:
-    """Load and cross-check the three inputs of an experiment."""
+    """Load and cross-check the three inputs of an experiment (``onnx_options``: ``operators``,
+    ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``)."""
     accelerator_data = read_accelerator(accelerator)
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     return (
-        _load_workload(workload, entries, str(mapping), evaluate_all_operators),
+        _load_workload(workload, entries, str(mapping), evaluate_all_operators, onnx_options),
         accelerator_from_dict(accelerator_data),
     )
 
@@ -64,31 +65,55 @@ def load_workload(
     *,
     evaluate_all_operators: bool = False,
     mapping_file: str | None = None,
+    **onnx_options,
 ) -> Workload:
     """A workload from a YAML path, an ONNX path or ModelProto, or a list of layer dicts.
-    ``mapping_file``: the file that ``mapping`` entries come from, named in messages."""
+    ``mapping_file``: the file that ``mapping`` entries come from, named in messages;
+    ``onnx_options``: ``operators``, ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``."""
     if isinstance(mapping, list):
-        return _load_workload(workload, mapping, mapping_file, evaluate_all_operators)
-    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators)
+        return _load_workload(workload, mapping, mapping_file, evaluate_all_operators, onnx_options)
+    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators, onnx_options)
 
 
-def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool) -> Workload:
+def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool,
+                   onnx_options: dict | None = None) -> Workload:
+    inference = None
     if _is_onnx(workload):
         from zigzag.io.onnx_import import read_onnx
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
-        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file)
-    elif isinstance(workload, (str, Path)):
-        file = str(workload)
-        specs = [dict(s, kind="layer") for s in validate_workload(load_yaml(workload), file)]
+        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {}))
     else:
-        file = "<workload>"
-        specs = [dict(s, kind="layer") for s in validate_workload(workload, file)]
-    result = _workload_from_specs(specs, entries, file)
+        file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
+        data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload
+        if _is_llm(workload, data):
+            from zigzag.workload.llm.document import llm_workload_specs
+
+            base = Path(workload).parent if isinstance(workload, (str, Path)) else None
+            specs, inference = llm_workload_specs(data, file, base=base)
+        else:
+            specs = [dict(s, kind="layer") for s in validate_workload(data, file)]
+    return _checked(_workload_from_specs(specs, entries, file, inference), entries, mapping_file, file)
+
+
+def workload_from_specs(specs: list[dict], mapping, *, inference=None, file: str | None = None) -> Workload:
+    """A workload from layer dicts (``read_onnx``'s form) and a mapping file or its entries, checked as a
+    loaded one."""
+    entries, mapping_file = (mapping, None) if isinstance(mapping, list) else (load_mapping(mapping), str(mapping))
+    return _checked(_workload_from_specs(specs, entries, file or "<workload>", inference), entries, mapping_file,
+                    file or "<workload>")
+
+
+def _checked(result: Workload, entries: list[MappingEntry], mapping_file: str | None, file: str) -> Workload:
     check_mapping_dimensions(result, entries, mapping_file)
     warn_unmatched_entries(result, entries, mapping_file)
     warn_size_mismatches(result, file)
     return result
+
+
+def _is_llm(workload, data) -> bool:
+    """An LLM workload document: a ``*.llm.yaml`` file, or a document whose top level has an ``llm:`` key."""
+    return str(workload).lower().endswith((".llm.yaml", ".llm.yml")) or (isinstance(data, dict) and "llm" in data)
 
 
 def _is_onnx(workload) -> bool:
@@ -97,7 +122,7 @@ def _is_onnx(workload) -> bool:
     return type(workload).__name__ == "ModelProto"
 
 
-def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: str) -> Workload:
+def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: str, inference=None) -> Workload:
     nodes = []
     for spec in specs:
         if spec.get("kind") == "dummy":
@@ -108,4 +133,4 @@ def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: s
         except LookupError as exc:
             where = f"layer {spec['id']} ({spec.get('name')})"
             raise InputError(file, where, f"{exc}; add a 'default' entry to the mapping file") from None
-    return Workload(nodes)
+    return Workload(nodes, inference)

@@ -44,6 +44,7 @@ from onnx import AttributeProto, ModelProto, NodeProto, helper, shape_inference
 from zigzag.errors import InputError
 from zigzag.io.onnx_reading import load_model, precision_bits
 from zigzag.io.onnx_shapes import ShapeLookup
+from zigzag.workload.operators import matmul
 
 logger = logging.getLogger(__name__)
 
@@ -274,20 +275,11 @@ def _matmul_shapes(model: _Model, node: _Node) -> tuple[list[int], list[int]]:
 def _matmul(model: _Model, node: _Node) -> dict:
     """Gemm / MatMul (docs/reference/workload.md#onnx-models): O[b][h][d][k] += I[b][h][d][c] * W([b][h])[c][k]."""
     ia, oa = _matmul_shapes(model, node)
-    batch = {"b": ia[0] or 1} if len(ia) >= 3 else {}
-    if len(ia) == 4 and ia[1]:
-        batch["h"] = ia[1]
-    outer = "".join(f"[{d}]" for d in batch)
-    weights_constant = len(node.preds) < 2
-    weight, act, partial = precision_bits(model, node)
-    return _layer(
-        node,
-        node.proto.op_type,
-        equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if weights_constant else outer}[c][k]",
-        loop_dims=["C", "D", "K"] + [d.upper() for d in batch],
-        loop_sizes=[ia[-1], ia[-2], oa[-1]] + list(batch.values()),
-        operand_precision=_operand_precision(weight if weights_constant else act, act, partial),
-        operand_source=_operand_source(model, node),
+    return matmul(
+        node.id, node.name, rows=ia[-2], reduction=ia[-1], cols=oa[-1],
+        batch=(ia[0] or 1) if len(ia) >= 3 else None, heads=ia[1] if len(ia) == 4 and ia[1] else None,
+        w_role="weight" if len(node.preds) < 2 else "activation", sources=_operand_source(model, node),
+        operator_type=node.proto.op_type, roles=False, bits=precision_bits(model, node),
     )
 
 
@@ -393,15 +385,26 @@ def read_onnx(
     evaluate_all_operators: bool = False,
     file: str | None = None,
     reference_hw_pairing: bool = True,
+    operators: str = "zigzag",
+    causal_blocks: int = 8,
+    causal: bool | None = None,
 ) -> list[dict]:
     """One layer or dummy dict per ONNX node, in node order (see the module docstring).
 
     ``file`` names the model in error messages (default: the path given). The model is not
-    modified.
+    modified. ``operators="all"``: every operator as layers of the operator model instead
+    (``zigzag.io.onnx_operators``; layers only, numbered in order), causal attention split into
+    ``causal_blocks`` query blocks (0: counted in full; ``causal`` True / False overrides the detection).
     """
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _Model(load_model(source, file), file, reference_hw_pairing)
+    if operators == "all":
+        from zigzag.io.onnx_operators import convert
+
+        return convert(model, file, causal_blocks, causal)
+    if operators != "zigzag":
+        raise InputError(file, "operators", f"'{operators}' is not one of zigzag, all")
     converters = LAYER_OPERATORS | (EXTRA_OPERATORS if evaluate_all_operators else {})
     producers: dict[str, list[int]] = {}
     result = []

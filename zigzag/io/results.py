@@ -197,14 +197,17 @@ def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
             "area": result.area_total,
             "tclk_ns": result.tclk,
             "latency_ns": result.latency_ns,
+            "compute_unit": result.compute_unit,
+            "vector_op": result.vector_op,
             "spatial_mapping": spatial_mapping_text(result),
             "temporal_mapping_O": temporal_mapping_text(result, next(iter(result.temporal_mapping_stationary))),
         })
     return pd.DataFrame.from_records(records)
 
 
-def summary(total: CumulativeResult, layer_count: int) -> dict:
-    """Network totals (energy in pJ, latency in cycles) and their main components."""
+def summary(total: CumulativeResult, layer_count: int, uncosted: list[str] | tuple[str, ...] = ()) -> dict:
+    """Network totals (energy in pJ, latency in cycles), their main components, the split between
+    the MAC array and the vector unit, and the vector layers left uncosted (``uncosted``, by name)."""
     return {
         "energy": total.energy_total,
         "latency": total.latency_total2,
@@ -218,7 +221,12 @@ def summary(total: CumulativeResult, layer_count: int) -> dict:
         "area": total.area_total,
         "tclk_ns": total.tclk,
         "latency_ns": total.latency_ns,
+        "mac_array_energy": total.mac_array_energy,
+        "mac_array_latency": total.mac_array_latency,
+        "vector_unit_energy": total.vector_unit_energy,
+        "vector_unit_latency": total.vector_unit_latency,
         "layers": layer_count,
+        "uncosted_layers": list(uncosted),
     }
 
 
@@ -231,7 +239,9 @@ def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | 
         accelerator = result.accelerators[layer.id]
         write_json_atomic(folder / f"{file_stem(layer.name)}_complete.json", complete_json(cost, layer, accelerator))
     write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
-    write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers)), "notes": notes or []})
+    uncosted = getattr(result, "uncosted", [])
+    write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers), uncosted),
+                                                "notes": notes or []})
     layer_table(result.layers).to_csv(folder / "layers.csv", index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
     pickle_path.parent.mkdir(parents=True, exist_ok=True)

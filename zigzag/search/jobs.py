@@ -15,7 +15,7 @@ import hashlib
 import json
 
 #: Bump when a change to the model or the search changes results: it invalidates cached results.
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""

@@ -13,6 +13,7 @@ from zigzag.cost import batched
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
 from zigzag.mapping import spatial as spatial_mapping
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.options import SearchOptions
@@ -92,7 +93,19 @@ def search_layer(
     *,
     show_progress: bool | None = None,
 ) -> tuple[CostResult, LayerSearchStats]:
-    """The best evaluation of ``layer`` on ``accelerator`` under ``options``."""
+    """The best evaluation of ``layer`` on ``accelerator`` under ``options``: on the MAC array, or
+    for a vector layer on the accelerator's vector unit (docs/models/operators.md)."""
+    unit = compute_unit(layer, accelerator)
+    if unit == UNCOSTED:
+        raise ValueError(f"layer '{layer.name}' ({layer.vector_op}) has no unit to run on: "
+                         "the accelerator declares no vector unit for its class")
+    if unit == VECTOR_UNIT:
+        layer, accelerator = on_vector_unit(layer, accelerator)
+    return _search(layer, accelerator, options, show_progress)
+
+
+def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions,
+            show_progress: bool | None) -> tuple[CostResult, LayerSearchStats]:
     candidates = generate_spatial_mappings(
         layer,
         accelerator,

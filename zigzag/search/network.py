@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.vector import UNCOSTED, compute_unit
 from zigzag.notes import grouped_layer_warnings
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 from zigzag.workload.layer import Layer
 from zigzag.workload.workload import Workload
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -24,6 +28,7 @@ class NetworkResult:
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
+    uncosted: list[str] = field(default_factory=list)  # vector layers no unit of the accelerator runs
 
     @property
     def energy(self) -> float:
@@ -51,10 +56,27 @@ IMC_SKIPPED_OPERATOR_TYPES = ("Pooling", "Add", "Sub", "Mul")
 def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
     """The layers to search, in the given (processing) order: all of them, except that an
     in-memory-computing array skips pooling and element-wise layers (``Pooling`` and ``Add`` as
-    ZigZag does, ``Sub`` and ``Mul`` too; they are absent from the totals)."""
+    ZigZag does, ``Sub`` and ``Mul`` too; they are absent from the totals), and vector layers that
+    no unit of the accelerator runs are left uncosted (:func:`uncosted_layers`)."""
+    layers = [layer for layer in layers if compute_unit(layer, accelerator) != UNCOSTED]
     if not accelerator.operational_array.is_imc:
-        return list(layers)
+        return layers
     return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+
+
+def uncosted_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
+    """Vector layers whose operation class the accelerator runs nowhere (no vector unit, or one
+    without that class, docs/models/operators.md): not evaluated, named in the results."""
+    return [layer for layer in layers if compute_unit(layer, accelerator) == UNCOSTED]
+
+
+def uncosted_note(names: list[str]) -> str | None:
+    """The warning line naming the uncosted layers (None when there are none)."""
+    if not names:
+        return None
+    shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
+    return (f"{len(names)} vector layer(s) left uncosted (zero energy and cycles): the accelerator declares no "
+            f"vector unit for their operation class: {shown}")
 
 
 def evaluate_network(
@@ -83,4 +105,8 @@ def evaluate_network(
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
-    return NetworkResult(results, sum_results([r for _, r in results]), accelerators)
+    uncosted = [layer.name for layer in uncosted_layers(workload.layers, accelerator)]
+    note = uncosted_note(uncosted)
+    if note:
+        logger.warning(note)
+    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted)

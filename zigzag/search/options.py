@@ -107,6 +107,13 @@ OPTIONS: tuple[Option, ...] = (
                                                   "operators as layers (ZigZag skips them; Conv, Gemm and MatMul "
                                                   "are always evaluated)",
            scope="workload"),
+    Option("operators", str, "zigzag", "ONNX: zigzag = the operators ZigZag evaluates (Conv, Gemm, MatMul; more with "
+                                       "evaluate_all_operators); all = every operator as layers of the operator model "
+                                       "(vector layers for element-wise, reductions, transcendental functions, gathers, "
+                                       "KV-cache appends)", choices=("zigzag", "all"), scope="workload"),
+    Option("causal_blocks", int, 8, "ONNX with operators all: a causal attention's query rows are split into this many "
+                                    "blocks, each attending only the keys up to its last row (0: masked work counted "
+                                    "in full)", minimum=0, scope="workload"),
 )
 OPTION_BY_NAME = {option.name: option for option in OPTIONS}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 
+from zigzag.hardware.vector import VECTOR_UNIT, compute_unit, on_vector_unit
 from zigzag.search.network import evaluated_layers
 from zigzag.stages.stage import Stage
 
@@ -14,8 +15,9 @@ logger = logging.getLogger(__name__)
 class WorkloadStage(Stage):
     """Runs the rest of the pipeline once per layer, in processing (topological) order, with the
     kwarg ``layer``; yields ``(result, (layer, extra_info))``. Dependency-only ONNX nodes are
-    skipped, and so are pooling and element-wise layers on an in-memory-computing array. The
-    workload itself is not passed on."""
+    skipped, and so are pooling and element-wise layers on an in-memory-computing array and vector
+    layers no unit runs. A vector layer goes on with the vector view of the accelerator as its
+    ``accelerator`` (docs/models/operators.md). The workload itself is not passed on."""
 
     def __init__(self, list_of_callables, *, workload, accelerator, **kwargs):
         super().__init__(list_of_callables, **kwargs)
@@ -25,7 +27,10 @@ class WorkloadStage(Stage):
     def run(self):
         for layer in evaluated_layers(self.workload.layers, self.accelerator):
             logger.info("Processing %s...", layer.name)
-            for result, extra_info in self.substage(layer=layer, accelerator=self.accelerator).run():
+            accelerator = self.accelerator
+            if compute_unit(layer, accelerator) == VECTOR_UNIT:
+                layer, accelerator = on_vector_unit(layer, accelerator)
+            for result, extra_info in self.substage(layer=layer, accelerator=accelerator).run():
                 yield result, (layer, extra_info)
 
 

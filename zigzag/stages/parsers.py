@@ -34,19 +34,23 @@ class WorkloadParserStage(Stage):
     or a list of mapping entries) by a :class:`Workload` whose layers carry their mapping entry.
 
     ``mapping`` is not passed on. ``evaluate_all_operators`` (ours, default False) also turns
-    ONNX pooling and element-wise operators into layers.
+    ONNX pooling and element-wise operators into layers; ``operators="all"`` reads every ONNX operator
+    as layers of the operator model (``causal_blocks`` as in ``read_onnx``).
     """
 
-    def __init__(self, list_of_callables, *, workload, mapping, evaluate_all_operators=False, **kwargs):
+    def __init__(self, list_of_callables, *, workload, mapping, evaluate_all_operators=False, operators="zigzag",
+                 causal_blocks=8, **kwargs):
         super().__init__(list_of_callables, **kwargs)
         self.workload = workload
         self.mapping = mapping
         self.evaluate_all_operators = evaluate_all_operators
+        self.onnx_options = {"operators": operators, "causal_blocks": causal_blocks}
 
     def parse_workload(self) -> Workload:
         if isinstance(self.workload, Workload):
             return self.workload
-        return load_workload(self.workload, self.mapping, evaluate_all_operators=self.evaluate_all_operators)
+        return load_workload(self.workload, self.mapping, evaluate_all_operators=self.evaluate_all_operators,
+                             **self.onnx_options)
 
     def run(self):
         yield from self.substage(workload=self.parse_workload()).run()

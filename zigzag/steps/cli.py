@@ -28,7 +28,8 @@ def cmd_parse_workload(args: argparse.Namespace) -> int:
 
     def action():
         document = parse_workload(args.workload, args.mapping, args.output,
-                                  evaluate_all_operators=args.evaluate_all_operators)
+                                  evaluate_all_operators=args.evaluate_all_operators,
+                                  operators=args.operators, causal_blocks=args.causal_blocks)
         return f"{args.workload} with {args.mapping}: {len(document['processing_order'])} layers"
 
     return run_logged(args.log, action, _recorder(args, "parse_workload"))
@@ -161,6 +162,8 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("workload", help="ONNX model or workload YAML")
     sub.add_argument("--mapping", required=True, help="mapping YAML")
     sub.add_argument("--evaluate-all-operators", action="store_true")
+    sub.add_argument("--operators", choices=("zigzag", "all"), default="zigzag")
+    sub.add_argument("--causal-blocks", type=int, default=8)
     sub.add_argument("--output", required=True, help="parsed workload JSON to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 

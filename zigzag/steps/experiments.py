@@ -192,11 +192,17 @@ def _input_id(stem: str, *parts) -> str:
     return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
 
 
+#: What a parsed workload depends on (the last two only with the operator model on).
+WORKLOAD_KEYS = ("workload", "mapping", "evaluate_all_operators", "operators", "causal_blocks")
+
+
 def workload_id(experiment: dict) -> str:
-    """Id of the experiment's parsed workload: one per (workload, mapping, evaluate_all_operators)."""
+    """Id of the experiment's parsed workload: one per (workload, mapping, workload options); the
+    operator model's options count only when it is on, so ZigZag-mode ids stay as they were."""
+    model = [experiment["operators"], experiment["causal_blocks"]] if experiment.get("operators", "zigzag") != "zigzag" else []
     return _input_id(
         f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
-        experiment["workload"], experiment["mapping"], experiment["evaluate_all_operators"],
+        experiment["workload"], experiment["mapping"], experiment["evaluate_all_operators"], *model,
     )
 
 
@@ -209,7 +215,8 @@ def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str,
     """``({workload id: its workload, mapping and evaluate_all_operators}, {accelerator id: file})``."""
     workloads, accelerators = {}, {}
     for experiment in experiments:
-        workloads[workload_id(experiment)] = {k: experiment[k] for k in ("workload", "mapping", "evaluate_all_operators")}
+        keys = WORKLOAD_KEYS if experiment.get("operators", "zigzag") != "zigzag" else WORKLOAD_KEYS[:3]
+        workloads[workload_id(experiment)] = {k: experiment[k] for k in keys}
         accelerators[accelerator_id(experiment)] = experiment["accelerator"]
     return workloads, accelerators
 

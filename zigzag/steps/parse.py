@@ -31,7 +31,8 @@ def _source(path: str | Path) -> dict:
     return {"path": str(path), "sha256": file_digest(path)}
 
 
-def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluate_all_operators: bool = False) -> dict:
+def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluate_all_operators: bool = False,
+                   operators: str = "zigzag", causal_blocks: int = 8) -> dict:
     """Parse and validate a workload with its mapping; write the normalised workload file."""
     from zigzag.io.loaders import load_workload, validate_mapping
     from zigzag.io.yaml_files import load_yaml
@@ -43,7 +44,7 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     with collected_warnings() as notes:
         parsed = load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators,
-                               mapping_file=str(mapping))
+                               mapping_file=str(mapping), operators=operators, causal_blocks=causal_blocks)
     layers = parsed.layers
     nodes = [
         {"kind": "layer", **node.to_spec()} if isinstance(node, Layer)
@@ -56,6 +57,7 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "workload": _source(workload),
         "mapping": _source(mapping),
         "evaluate_all_operators": evaluate_all_operators,
+        **({"operators": operators, "causal_blocks": causal_blocks} if operators != "zigzag" else {}),
         "mapping_entries": mapping_data,
         "processing_order": [layer.id for layer in layers],
         "nodes": nodes,

@@ -28,7 +28,7 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
     """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.validation import check_mapping_fits_accelerator
-    from zigzag.search.network import evaluated_layers
+    from zigzag.search.network import evaluated_layers, uncosted_layers, uncosted_note
     from zigzag.search.options import SearchOptions
     from zigzag.steps.failures import failure_in
 
@@ -61,6 +61,8 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
             write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
         entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
                         "spec": layer.to_spec()})
+    uncosted = [layer.name for layer in uncosted_layers(layers, accelerator)]
+    note = uncosted_note(uncosted)
     plan = {
         "experiment": experiment,
         # the user's accelerator name: with data locality each layer's job holds a trimmed copy
@@ -70,8 +72,9 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
                    "mapping": workload_doc["mapping"]},
         "package_version": __version__,
         "model_version": MODEL_VERSION,
-        "notes": workload_doc.get("notes", []),
+        "notes": workload_doc.get("notes", []) + ([note] if note else []),
         "layers": entries,
+        "uncosted": uncosted,
     }
     write_json_atomic(plan_path, plan)
     return plan
@@ -121,7 +124,7 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     total = sum_results([result for _, result in rows])
     document = {
         **{key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")},
-        "total": {"experiment": plan["experiment"]["name"], **summary(total, len(rows))},
+        "total": {"experiment": plan["experiment"]["name"], **summary(total, len(rows), plan.get("uncosted", []))},
         "notes": plan.get("notes", []),
         "layers": [{**entry, "result": result.to_dict()} for entry, result in rows],
     }
@@ -187,7 +190,8 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
                           {**details, "result": entry["result"]})
     results = [result for _, result in rows]
     area_unit = next((a.area_unit for a in accelerators.values()), None)
-    row = tables.experiment_row(experiment, results, sum_results(results), area_unit)
+    row = tables.experiment_row(experiment, results, sum_results(results), area_unit,
+                                document["total"].get("uncosted_layers", []))
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
     layer_rows = tables.layer_rows(rows)
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)

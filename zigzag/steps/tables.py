@@ -35,19 +35,27 @@ FIGURES: dict[str, Callable] = {
     "mac_utilization": lambda r: r.mac_utilization2,
     "tclk_ns": lambda r: r.tclk,  # clock period, IMC arrays only
     "latency_ns": lambda r: r.latency_ns,
+    # the layer's unit, and the totals split by unit (docs/models/operators.md)
+    "compute_unit": lambda r: r.compute_unit,
+    "vector_op": lambda r: r.vector_op,
+    "energy_mac_array_pJ": lambda r: r.mac_array_energy,
+    "latency_mac_array_cycles": lambda r: r.mac_array_latency,
+    "energy_vector_unit_pJ": lambda r: r.vector_unit_energy,
+    "latency_vector_unit_cycles": lambda r: r.vector_unit_latency,
 }
 
 #: per-layer figures of ``layers.csv``, in column order (after id, name, operator_type)
 LAYER_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
     "energy_pJ", "mac_energy_pJ", "memory_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
     "onloading_cycles", "offloading_cycles", "stall_cycles", "spatial_utilization", "mac_utilization", "tclk_ns",
-    "latency_ns",
+    "latency_ns", "compute_unit", "vector_op",
 )]
 
 #: network figures of ``experiments.csv``, in column order (after the experiment's identity)
 NETWORK_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
     "energy_pJ", "latency_cycles", "edp_pJ_cycles", "mac_energy_pJ", "memory_energy_pJ", "ideal_cycles",
     "computation_cycles", "onloading_cycles", "offloading_cycles", "mac_utilization", "tclk_ns", "latency_ns",
+    "energy_mac_array_pJ", "latency_mac_array_cycles", "energy_vector_unit_pJ", "latency_vector_unit_cycles",
 )]
 
 #: the experiment's identity columns, repeated in the cross-experiment tables
@@ -84,9 +92,11 @@ def identity(experiment: dict, accelerator_name: str) -> dict:
 _TO_UM2 = {"um2": 1.0, "mm2": 1e6}
 
 
-def experiment_row(experiment: dict, layers: list, total, area_unit: str | None = None) -> dict:
+def experiment_row(experiment: dict, layers: list, total, area_unit: str | None = None,
+                   uncosted: Iterable[str] = ()) -> dict:
     """The ``experiments.csv`` row of one experiment (``layers``: its per-layer results): identity,
-    status, the experiment's named parameters, figures, area (µm² and mm², converted from the unit
+    status, the experiment's named parameters, figures, the number of vector layers left uncosted
+    (``uncosted``: their names), area (µm² and mm², converted from the unit
     the accelerator file states in ``area_unit``; a file that states none is read in µm², and the
     ``area_unit`` column says so), options, files."""
     areas = [r.area_total for r in layers if r.area_total is not None]
@@ -95,6 +105,7 @@ def experiment_row(experiment: dict, layers: list, total, area_unit: str | None 
     row.update({"status": "ok", "reason": ""})
     row.update(experiment.get("parameters") or {})
     row.update({column: value(total) for column, value in NETWORK_FIGURES})
+    row["uncosted_layers"] = len(list(uncosted))
     row["area_um2"] = max(areas) * _TO_UM2.get(area_unit, 1.0) if areas else None
     row["area_unit"] = area_unit or "unstated (read as um2)"
     if total.tclk is not None:  # IMC: ZigZag's area, of the first layer, in mm²

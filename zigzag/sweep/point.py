@@ -95,7 +95,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
     mapping = point_mapping(sweep, variant)
     check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
-    key = (workload, json.dumps(mapping, sort_keys=True), sweep.workload_options.get("evaluate_all_operators"))
+    key = (workload, json.dumps(mapping, sort_keys=True), json.dumps(sweep.workload_options, sort_keys=True))
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
         parsed[key] = load_workload(workload, entries, **sweep.workload_options)

@@ -93,6 +93,8 @@ class Layer:
     mapping: MappingEntry
     given_pr_sizes: dict[str, int] = field(default_factory=dict)
     padding: dict[str, tuple[int, int]] = field(default_factory=dict)
+    operand_roles: dict[str, str] = field(default_factory=dict)  # operand -> weight / activation / kv_cache
+    vector_op: str | None = None  # operation class of a vector layer (zigzag.workload.operators); None: MAC layer
 
     # ----- operands -------------------------------------------------------------------------
     @property
@@ -218,9 +220,13 @@ class Layer:
 
     # ----- serialisation --------------------------------------------------------------------
     def to_spec(self) -> dict:
-        """The workload-YAML form of this layer (plus its mapping entry under ``mapping``)."""
+        """The workload-YAML form of this layer (plus its mapping entry under ``mapping``); ``operand_roles``
+        and ``vector_op`` only when set, so the specs of MAC layers without roles are as they always were."""
         pr_dims = list(self.given_pr_sizes or self.padding)
-        return {
+        extra = {"operand_roles": dict(self.operand_roles)} if self.operand_roles else {}
+        if self.vector_op is not None:
+            extra["vector_op"] = self.vector_op
+        return extra | {
             "id": self.id,
             "name": self.name,
             "operator_type": self.operator_type,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zigzag.mapping.entry import MappingEntry, select_entry
+from zigzag.workload.inference import Inference
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 if TYPE_CHECKING:
@@ -23,11 +24,13 @@ class DummyNode:
 
 
 class Workload:
-    """Layers and dummy nodes as a networkx graph (edges: producer -> consumer)."""
+    """Layers and dummy nodes as a networkx graph (edges: producer -> consumer); ``inference``: what an LLM
+    workload computes (phase, batch, tokens, context), None for other networks."""
 
-    def __init__(self, nodes: list[Layer | DummyNode]):
+    def __init__(self, nodes: list[Layer | DummyNode], inference: Inference | None = None):
         import networkx as nx  # imported here: single-layer jobs build layers, never a Workload
 
+        self.inference = inference
         self.graph = nx.DiGraph()
         for node in nodes:
             self.graph.add_node(node)
@@ -91,6 +94,8 @@ def build_layer(spec: dict, mapping: list[MappingEntry]) -> Layer:
         mapping=entry,
         given_pr_sizes=given_pr,
         padding=padding,
+        operand_roles=dict(spec.get("operand_roles") or {}),
+        vector_op=spec.get("vector_op"),
     )
 
 

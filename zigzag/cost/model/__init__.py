@@ -61,6 +61,7 @@ from zigzag.cost.model.quantities import (
 from zigzag.cost.model.setup import Setup, layer_setup
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.vector import MAC_ARRAY, VECTOR_UNIT, VectorArray
 from zigzag.workload.layer import Layer
 
 __all__ = ["CPO", "CostDetail", "analyse", "evaluate", "reduce_balanced"]
@@ -234,6 +235,7 @@ def analyse(
         tclk=array.tclk,
         tclk_breakdown=array.tclk_breakdown,
         area_operational_array_breakdown=array.area_breakdown,
+        **_unit_of(accelerator),
     )
     return CostDetail(
         result=result,
@@ -269,6 +271,14 @@ def evaluate(layer: Layer, accelerator: Accelerator, spatial: dict, spatial_int:
     """Cost of one mapping of one layer on one accelerator (docs/models/cost-model.md#layers-and-operands): :func:`analyse`
     without the intermediates, same arguments and keyword options."""
     return analyse(layer, accelerator, spatial, spatial_int, temporal, **options).result
+
+
+def _unit_of(accelerator: Accelerator) -> dict:
+    """The unit an evaluation ran on: the MAC array, or a vector unit's lanes (docs/models/operators.md)."""
+    array = accelerator.operational_array
+    if isinstance(array, VectorArray):
+        return {"compute_unit": VECTOR_UNIT, "vector_op": array.operation}
+    return {"compute_unit": MAC_ARRAY, "vector_op": None}
 
 
 def _without_pseudo_loop(mapping: dict[str, tuple]) -> dict[str, tuple]:

@@ -1,11 +1,14 @@
-"""Validation of an accelerator YAML document (memories, ports, operational array, IMC cells)."""
+"""Validation of an accelerator YAML document (memories, ports, operational array, IMC cells,
+vector unit)."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import replace
 from typing import Any
 
 from zigzag.hardware.memory_costs.tables import INTERPOLATIONS
+from zigzag.hardware.vector import LANE_DIMENSION, OPERATION_CLASSES
 from zigzag.io.validation.schema import (
     UNROLLING_FORM, Field, Invalid, check_unique, check_value, count_entries, expect_top, run_check,
 )
@@ -58,6 +61,22 @@ _OPERATIONAL_ARRAY = Field("dict", required=True, what="dimensions, sizes, unit_
     "bit_serial_precision": Field("float", nullable=True, default=None),
 })
 
+_VECTOR_OPERATION = Field("dict", what="cycles and energy of one operation of this class", keys={
+    "cycles": Field("float", required=True, minimum=0, what="cycles one operation keeps a lane busy, e.g. 1"),
+    "energy": Field("float", required=True, minimum=0, what="energy of one operation in pJ, e.g. 0.1"),
+})
+
+_VECTOR_UNIT = Field("dict", what="lanes, operations and the memories it reads and writes", keys={
+    "lanes": Field("int", required=True, minimum=1, what="number of parallel lanes, e.g. 32"),
+    "operations": Field("named", required=True, min_len=1, value=_VECTOR_OPERATION,
+                        what="per operation class '<class>: {cycles: ..., energy: ...}', e.g. add: {cycles: 1, energy: 0.1}"),
+    "memories": Field("list", required=True, min_len=1, what="names of memories it reads and writes, innermost first, "
+                      "e.g. [unified_buffer, dram]", item=Field("str", what="the name of a memory under memories")),
+    "registers": Field("named", value=MEMORY, what="memories of its own, innermost first, "
+                       "each as '<name>: {size: ..., ...}'"),
+    "unit_area": Field("float", minimum=0, what="area of one lane, in the file's area unit"),
+})
+
 _ACCELERATOR = Field("dict", keys={
     "name": Field("str", required=True, what="accelerator name"),
     "memories": Field("named", required=True, min_len=1, value=MEMORY,
@@ -70,6 +89,7 @@ _ACCELERATOR = Field("dict", keys={
         "D4": _DATAFLOW,
     }),
     "area_unit": Field("str", nullable=True, default=None, choices=("mm2", "um2")),
+    "vector_unit": _VECTOR_UNIT,
 })
 
 
@@ -88,7 +108,48 @@ def _validate_accelerator(data: Any) -> dict:
     if array["is_imc"]:
         _check_imc_cells(accelerator["memories"], array["input_precision"][1])
     _check_needed_directions(accelerator["memories"])
+    if "vector_unit" in accelerator:
+        _check_vector_unit(accelerator["vector_unit"], accelerator["memories"])
     return accelerator
+
+
+def _check_vector_unit(unit: dict, memories: dict) -> None:
+    """Known operation classes; listed memories exist, once, bottom-up; registers are memories of
+    the lanes; the unit's memories hold every memory operand and carry the movements needed."""
+    where = "vector_unit"
+    for name in unit["operations"]:
+        if name not in OPERATION_CLASSES:
+            close = difflib.get_close_matches(name, OPERATION_CLASSES, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise Invalid(f"{where}.operations.{name}", f"unknown operation class '{name}'{hint}; known classes: "
+                          f"{', '.join(OPERATION_CLASSES)}")
+    check_unique(unit["memories"], f"{where}.memories", "memory")
+    order = list(memories)
+    for i, name in enumerate(unit["memories"]):
+        if name not in memories:
+            close = difflib.get_close_matches(name, order, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise Invalid(f"{where}.memories[{i}]", f"'{name}' is not a memory of this accelerator{hint}; "
+                          f"use names from memories: {', '.join(order)}")
+        if i and order.index(name) < order.index(unit["memories"][i - 1]):
+            raise Invalid(f"{where}.memories[{i}]", f"'{name}' is listed after '{unit['memories'][i - 1]}' but sits "
+                          "below it under memories; list them innermost first, in the order of memories")
+    registers = unit.get("registers") or {}
+    for name, memory in registers.items():
+        at = f"{where}.registers.{name}"
+        if name in memories:
+            raise Invalid(at, f"'{name}' is also the name of a memory under memories; give the register its own name")
+        if memory["auto_cost_extraction"] or "cost_table" in memory:
+            raise Invalid(at, "a register of the vector unit takes its r_cost, w_cost and area from the file; "
+                          "give them and remove auto_cost_extraction / cost_table")
+        _check_memory(at, memory, [LANE_DIMENSION])
+    view = {**registers, **{name: memories[name] for name in unit["memories"]}}
+    for operand in ("I1", "I2", "O"):
+        if not any(operand in memory["operands"] for memory in view.values()):
+            raise Invalid(f"{where}.memories", f"no memory of the vector unit (registers, then memories) holds "
+                          f"operand {operand}; list a memory that holds it")
+    paths = {name: f"{where}.registers.{name}" for name in registers}
+    _check_needed_directions(view, paths, " (as a memory of the vector unit)")
 
 
 def _check_operational_array(array: dict) -> None:
@@ -227,7 +288,7 @@ _MOVES = {"fh": "filled from the level above", "tl": "read towards the MACs",
           "fl": "written from below", "th": "sent to the level above"}
 
 
-def _check_needed_directions(memories: dict) -> None:
+def _check_needed_directions(memories: dict, paths: dict | None = None, context: str = "") -> None:
     """Every level of a memory operand carries the movements that always happen there
     (docs/reference/accelerator.md#ports-and-the-four-allocation-directions): inputs go down
     (``tl``; ``fh`` below the outermost level), outputs go up (``fl``; ``th`` below the outermost)."""
@@ -243,8 +304,10 @@ def _check_needed_directions(memories: dict) -> None:
             for direction in needed:
                 if direction not in carried:
                     kind = "write" if direction in _WRITE_DIRECTIONS else "read"
-                    raise Invalid(f"memories.{name}.ports", f"no port carries '{operand}, {direction}' "
-                                  f"({operand} {_MOVES[direction]}), which happens at this level of {operand}; "
+                    path = (paths or {}).get(name, f"memories.{name}")
+                    raise Invalid(f"{path}.ports", f"no port carries '{operand}, {direction}' "
+                                  f"({operand} {_MOVES[direction]}), which happens at this level of {operand}"
+                                  f"{context}; "
                                   f"add it to the allocation of a {kind} or read_write port")
 
 

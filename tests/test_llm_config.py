@@ -1,0 +1,226 @@
+"""Workloads from a model's configuration (zigzag.workload.llm): parsing, layers equal to the exports',
+MAC counts by hand, mixtures of experts, the workload file. Data: tests/data/llm (EXPORTS.md says where
+each file comes from)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from zigzag.errors import InputError
+from zigzag.io.loaders import load_workload
+from zigzag.io.onnx_import import read_onnx
+from zigzag.workload.llm import build_layer_specs, expert_loads, load_catalogue, load_model_config
+from zigzag.workload.llm.config import catalogue_sources
+
+DATA = Path(__file__).parent / "data" / "llm"
+MAPPING = Path(__file__).parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+GPT2 = DATA / "gpt2_2layers.config.json"
+BERT = DATA / "bert_base_2layers.config.json"
+
+
+def macs(specs: list[dict], where=lambda spec: True) -> int:
+    return sum(math.prod(s["loop_sizes"]) for s in specs if s["kind"] == "layer" and where(s))
+
+
+def comparable(spec: dict) -> tuple:
+    """What must agree between an imported and a generated layer: operator, equation, loops, precisions,
+    roles and where each input comes from (this layer's distance to its producer; None: a constant)."""
+    sources = {op: None if src == spec["id"] else spec["id"] - src for op, src in spec["operand_source"].items()}
+    return (spec["operator_type"], spec.get("vector_op"), spec["equation"], list(zip(spec["loop_dims"], spec["loop_sizes"])),
+            spec["operand_precision"], spec.get("operand_roles"), sources)
+
+
+# ----- configurations -------------------------------------------------------------------------------
+def test_hf_config_json_gives_the_published_widths():
+    gpt2 = load_model_config(GPT2)
+    assert (gpt2.hidden, gpt2.heads, gpt2.kv_heads, gpt2.head_dim, gpt2.intermediate, gpt2.vocab, gpt2.layers) == \
+        (768, 12, 12, 64, 3072, 50257, 2)
+    assert (gpt2.norm, gpt2.activation, gpt2.head, gpt2.causal) == ("layernorm", "gelu_new", "lm", True)
+    bert = load_model_config(BERT)
+    assert (bert.family, bert.head, bert.causal, bert.type_vocab, bert.activation) == ("bert", "pooler", False, 2, "gelu")
+    llama = load_model_config(DATA / "llama_tiny.config.json")
+    assert (llama.heads, llama.kv_heads, llama.head_dim, llama.intermediate, llama.norm) == (32, 4, 64, 5632, "rmsnorm")
+    qwen = load_model_config(DATA / "qwen2_05b.config.json")
+    assert (qwen.qkv_bias, qwen.out_bias, qwen.tie_embeddings, qwen.sliding_window) == (True, False, True, 0)
+
+
+def test_catalogue_names_sources_and_values():
+    catalogue = load_catalogue()
+    for name in ("gpt2", "bert-base", "llama-3-8b", "llama-3-70b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b"):
+        assert name in catalogue and "config.json" in catalogue_sources()[name]
+    llama = load_model_config("Llama-3-8B")  # names are case-insensitive
+    assert (llama.hidden, llama.heads, llama.kv_heads, llama.intermediate, llama.vocab, llama.layers) == \
+        (4096, 32, 8, 14336, 128256, 32)
+    mixtral = catalogue["mixtral-8x7b"]
+    assert (mixtral.experts, mixtral.experts_per_token) == (8, 2)
+
+
+def test_yaml_configuration_with_hugging_face_keys(tmp_path):
+    path = tmp_path / "small.yaml"
+    path.write_text("model_type: llama\nhidden_size: 256\nintermediate_size: 512\nnum_attention_heads: 8\n"
+                    "num_key_value_heads: 2\nnum_hidden_layers: 3\nvocab_size: 1000\n")
+    cfg = load_model_config(str(path))
+    assert (cfg.name, cfg.hidden, cfg.head_dim, cfg.kv_heads, cfg.layers) == ("small", 256, 32, 2, 3)
+
+
+@pytest.mark.parametrize("content, where, what", [
+    ({"model_type": "t5"}, "model_type", "supported model types"),
+    ({"model_type": "llama", "hidden_size": 64}, "num_hidden_layers", "required key is missing"),
+    ({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 6,
+      "num_key_value_heads": 4, "intermediate_size": 8, "vocab_size": 10}, "num_key_value_heads", "multiple"),
+    ({"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 10, "n_emdb": 3}, "n_emdb",
+     "unknown key"),
+    ({"model_type": "gpt2", "n_embd": "64", "n_layer": 1, "n_head": 4, "vocab_size": 10}, "n_embd", "whole number"),
+])
+def test_bad_configuration_is_one_line_naming_the_field(content, where, what):
+    with pytest.raises(InputError) as info:
+        load_model_config(content, file="w.llm.yaml", where="llm.model")
+    message = str(info.value)
+    assert "\n" not in message and f"llm.model.{where}" in message and what in message
+
+
+def test_unknown_name_and_bad_json(tmp_path):
+    with pytest.raises(InputError, match="catalogue names: .*llama-3-8b"):
+        load_model_config("llama-4")
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json")
+    with pytest.raises(InputError, match="config.json: is not valid JSON"):
+        load_model_config(bad)
+
+
+# ----- generated layers == the exports' ---------------------------------------------------------------
+EXPORTS = [
+    ("gpt2_prefill_mask.onnx", GPT2, {"phase": "prefill", "tokens": 128}),
+    ("gpt2_prefill_mask_op17.onnx", GPT2, {"phase": "prefill", "tokens": 128}),
+    ("gpt2_decode.onnx", GPT2, {"phase": "decode", "context": 127}),
+    ("bert_base.onnx", BERT, {"phase": "prefill", "tokens": 128}),
+    ("llama_tiny_prefill.onnx", DATA / "llama_tiny.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_tiny_decode.onnx", DATA / "llama_tiny.config.json", {"phase": "decode", "context": 127}),
+    ("qwen2_05b_prefill.onnx", DATA / "qwen2_05b.config.json", {"phase": "prefill", "tokens": 128}),
+    ("qwen2_05b_decode.onnx", DATA / "qwen2_05b.config.json", {"phase": "decode", "context": 127}),
+    ("mistral_small_prefill.onnx", DATA / "mistral_small.config.json", {"phase": "prefill", "tokens": 128}),
+]
+
+
+@pytest.mark.parametrize("export, config, step", EXPORTS, ids=[e[0] for e in EXPORTS])
+def test_generated_layers_equal_the_export_layer_for_layer(export, config, step):
+    imported = [s for s in read_onnx(DATA / export, operators="all") if s["kind"] == "layer"]
+    generated, inference = build_layer_specs(config, **step)
+    assert [comparable(s) for s in generated] == [comparable(s) for s in imported]
+    assert macs(generated) == macs(imported)
+    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], 1, 2)
+
+
+@pytest.mark.parametrize("export, config, step", EXPORTS + [
+    ("mistral_small_decode.onnx", DATA / "mistral_small.config.json", {"phase": "decode", "context": 127})],
+    ids=[e[0] for e in EXPORTS] + ["mistral_small_decode.onnx"])
+def test_matrix_products_equal_the_default_import(export, config, step):
+    """With ``operators: zigzag`` the layers are the matrix products of the ZigZag-compatible import, layer for
+    layer: the same operator, precisions and MACs, and the same loops except that attention over grouped-query
+    heads is written with H = kv heads and G = query heads per kv head (the default import keeps the export's
+    form)."""
+    imported = [s for s in read_onnx(DATA / export) if s["kind"] == "layer"]
+    generated = [s for s in build_layer_specs(config, operators="zigzag", causal_blocks=0, **step)[0]
+                 if s["kind"] == "layer"]
+    assert len(generated) == len(imported)
+    for gen, imp in zip(generated, imported):
+        assert (gen["operator_type"], gen["operand_precision"], math.prod(gen["loop_sizes"])) == \
+            (imp["operator_type"], imp["operand_precision"], math.prod(imp["loop_sizes"]))
+        if "G" not in gen["loop_dims"]:
+            assert dict(zip(gen["loop_dims"], gen["loop_sizes"])) == dict(zip(imp["loop_dims"], imp["loop_sizes"]))
+
+
+# ----- hand counts (shared/reference/llm README) ------------------------------------------------------
+@pytest.mark.parametrize("config, step, total, attention", [
+    (GPT2, {"phase": "prefill", "tokens": 128}, 6_802_735_104, 50_331_648),
+    (GPT2, {"phase": "decode", "context": 127}, 53_146_368, 393_216),
+    (BERT, {"phase": "prefill", "tokens": 128}, 1_862_860_800, 50_331_648),
+])
+def test_macs_equal_the_hand_counts(config, step, total, attention):
+    specs, _ = build_layer_specs(config, operators="zigzag", **step)
+    assert macs(specs, lambda s: s["vector_op"] is None if "vector_op" in s else True) == total
+    assert macs(specs, lambda s: "H" in s["loop_dims"]) == attention
+
+
+def test_causal_prefill_counts_the_blocks_only():
+    full = macs(build_layer_specs(GPT2, phase="prefill", tokens=128, causal_blocks=0)[0], lambda s: "H" in s["loop_dims"]
+                and s["operator_type"] == "MatMul")
+    blocked = macs(build_layer_specs(GPT2, phase="prefill", tokens=128)[0], lambda s: "H" in s["loop_dims"]
+                   and s["operator_type"] == "MatMul")
+    # 8 blocks of 16 rows: keys 16, 32, ..., 128 -> (1+...+8)/8/8 of the full square
+    assert blocked * 64 == full * 36
+
+
+def test_llama_3_8b_decode_hand_count():
+    cfg = load_model_config("llama-3-8b")
+    specs, inference = build_layer_specs("llama-3-8b", phase="decode", context=4095, batch=1)
+    d, kv, i, v, c = cfg.hidden, cfg.kv_heads * cfg.head_dim, cfg.intermediate, cfg.vocab, 4096
+    per_layer = d * d * 2 + d * kv * 2 + 3 * d * i + 2 * cfg.heads * cfg.head_dim * c
+    assert macs(specs, lambda s: "vector_op" not in s) == 32 * per_layer + d * v
+    assert (inference.tokens, inference.context, inference.layers) == (1, 4095, 32)
+
+
+def test_mixture_of_experts_counts_the_active_experts():
+    cfg = load_model_config("mixtral-8x7b")
+    decode, _ = build_layer_specs(cfg, phase="decode", context=100, layers=1)
+    expert = lambda s: "/experts." in s["name"] and "vector_op" not in s  # noqa: E731
+    assert macs(decode, expert) == 2 * 3 * cfg.hidden * cfg.intermediate  # top-2 experts, 1 token
+    assert len({s["name"].split("/experts.")[1].split("/")[0] for s in decode if expert(s)}) == 2
+    prefill, _ = build_layer_specs(cfg, phase="prefill", tokens=100, batch=3, layers=1)
+    assert macs(prefill, expert) == 3 * 100 * 2 * 3 * cfg.hidden * cfg.intermediate
+    assert expert_loads(cfg, type("S", (), {"batch": 3, "tokens": 100})) == [75] * 8
+    assert expert_loads(cfg, type("S", (), {"batch": 1, "tokens": 3})) == [1] * 6
+    router = [s for s in prefill if s["name"].endswith("gate/MatMul")]
+    assert [dict(zip(r["loop_dims"], r["loop_sizes"])) for r in router] == [{"C": 4096, "D": 300, "K": 8}]
+
+
+def test_identical_blocks_have_identical_signatures():
+    workload = load_workload({"llm": {"model": "llama-3-8b", "phase": "decode", "context": 4095, "layers": 4}},
+                             str(MAPPING))
+    signatures = {json.dumps(layer.signature(), sort_keys=True) for layer in workload.layers}
+    per_block = [layer for layer in workload.layers if layer.name.startswith("layers.0/")]
+    assert len(signatures) < len(per_block) + 20  # four blocks add no new signature
+
+
+# ----- the workload file ------------------------------------------------------------------------------
+def test_llm_yaml_workload_file(tmp_path):
+    (tmp_path / "cfg.json").write_text(GPT2.read_text())
+    path = tmp_path / "gpt2.llm.yaml"
+    path.write_text("llm:\n  model: cfg.json\n  phase: decode\n  context: 127\n  precision: 4\n")
+    workload = load_workload(str(path), str(MAPPING))
+    assert workload.inference.to_dict() == {"model": "cfg", "phase": "decode", "batch": 1, "tokens": 1,
+                                            "context": 127, "layers": 2}
+    gemm = next(layer for layer in workload.layers if layer.operator_type == "Gemm")
+    assert gemm.precision == {"W": 4, "I": 4, "O_final": 4, "O": 8}
+
+
+def test_llm_section_in_any_yaml_and_zigzag_operators(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("llm: {model: gpt2, phase: prefill, tokens: 16, layers: 1, operators: zigzag}\n")
+    workload = load_workload(str(path), str(MAPPING))
+    assert [layer.operator_type for layer in workload.layers] == ["Gemm", "MatMul", "MatMul", "Gemm", "Gemm", "Gemm",
+                                                                  "MatMul"]  # full attention, as the default import
+    assert workload.inference.tokens == 16
+
+
+@pytest.mark.parametrize("section, where, what", [
+    ({"model": "gpt2", "phase": "prefill"}, "llm.tokens", "add tokens"),
+    ({"model": "gpt2", "phase": "decode", "context": 2000}, "llm.context", "1024 learned positions"),
+    ({"model": "bert-base", "phase": "decode", "context": 10}, "llm.phase", "encoder"),
+    ({"model": "gpt2", "phase": "prefil", "tokens": 3}, "llm.phase", "prefill, decode"),
+    ({"model": "gpt2", "phase": "prefill", "tokens": 3, "batchsize": 2}, "llm.batchsize", "unknown"),
+    ({"model": "gpt2", "phase": "decode", "context": 3, "tokens": 4}, "llm.tokens", "1 token"),
+    ({"model": "gpt2", "phase": "prefill", "tokens": 3, "precision": {"weight": 4}}, "llm.precision.weight", ""),
+    ({"model": {"model_type": "gpt2"}, "phase": "prefill", "tokens": 3}, "llm.model.n_embd", "missing"),
+])
+def test_bad_llm_section_is_one_line(tmp_path, section, where, what):
+    path = tmp_path / "bad.llm.yaml"
+    path.write_text(json.dumps({"llm": section}))
+    with pytest.raises(InputError) as info:
+        load_workload(str(path), str(MAPPING))
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{path}: {where}") and what in message
