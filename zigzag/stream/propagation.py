@@ -300,7 +300,10 @@ def _has_concat(path) -> bool:
 
 def _pad_to(array: np.ndarray, target: tuple[int, ...]) -> np.ndarray | None:
     """The map padded with empty positions up to ``target``, the consumer's operand rounded up to
-    whole tiles (a tiling factor not dividing a loop); None unless every dim only grows."""
+    whole tiles (a tiling factor not dividing a loop); the same elements with unit dims dropped or
+    added (a broadcast input indexed by the dims it spans) are reshaped; None otherwise."""
+    if [d for d in array.shape if d != 1] == [d for d in target if d != 1]:
+        return array.reshape(target)
     if len(target) != array.ndim or any(t < a for t, a in zip(target, array.shape)):
         return None
     padded = np.full(target, EMPTY, dtype=array.dtype)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +25,8 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, layer_norm_layers, moving_node,
+                                         placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 logger = logging.getLogger(__name__)
@@ -143,10 +144,15 @@ def read_stream_workload(
     file: str | None = None,
     *,
     check_entries: bool = True,
+    vector_classes: dict[int, frozenset[str]] | None = None,
+    vector_memory_bits: dict[int, int] | None = None,
 ) -> StreamWorkload:
     """Parse an ONNX model the way Stream does (docs/models/multi-core.md#onnx-workloads), with each layer's mapping entry.
 
     ``check_entries``: warn about the mapping entries no node can use (a typo in a node name).
+    ``vector_classes`` (core id -> operation classes its vector unit runs): with any, the operators
+    Stream bypasses become vector layers on those cores (``zigzag.stream.vector_layers``), cut to
+    fit ``vector_memory_bits`` (core id -> bits of its smallest top memory).
 
     ``dataflows`` (core id -> the core's spatial mapping, or None) decides the spatial mapping
     handed to the cost model: the cores' common dataflow if all allocated cores have the same
@@ -155,42 +161,27 @@ def read_stream_workload(
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _load(source, file)
-    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file)
+    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file, vector_classes or {},
+                     vector_memory_bits or {})
     workload = parser.run()
     bypassed = bypassed_operators(workload)
     if bypassed:
-        logger.warning("%s: %s in the data path have no core and no cost on the multi-core floor (bypassed, "
-                       "as Stream does): %s", file or "<model>", _count(sum(bypassed.values()), "operator"),
+        logger.warning("%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "
+                       "as Stream does): %s", file or "<model>", sum(bypassed.values()),
                        ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()))
     if check_entries:
-        names, types = [n.name for n in model.graph.node], [n.op_type for n in model.graph.node]
+        names = [n.name for n in model.graph.node] + [layer.name for layer in workload.layers]
+        types = [n.op_type for n in model.graph.node]
         for line in unmatched_entry_warnings(list(mapping.entries), names, types):
             logger.warning("%s: %s", mapping.file or "<mapping>", line)
     return workload
 
 
-#: Bypassed operators that do no work (type changes, copies): not named as uncosted.
-NO_WORK_OPS = frozenset({"Identity", "Cast", "Dropout", "CastLike"})
-
-
-def bypassed_operators(workload: StreamWorkload) -> Counter:
-    """Operator types of the bypassed (dummy) nodes that data produced by a layer flows through."""
-    reached = set()
-    for node_id, node in workload.nodes.items():  # ids are in topological order
-        if isinstance(node, StreamLayer) or any(src in reached for src in node.sources):
-            reached.add(node_id)
-    return Counter(node.op_type for node_id, node in workload.nodes.items()
-                   if node_id in reached and isinstance(node, PropagationNode) and node.kind == "dummy"
-                   and node.op_type not in NO_WORK_OPS)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 class _Parser:
-    def __init__(self, model, shapes, mapping, dataflows, file):
+    def __init__(self, model, shapes, mapping, dataflows, file, vector_classes, vector_memory_bits):
         self.model, self.shapes, self.mapping, self.dataflows, self.file = model, shapes, mapping, dataflows, file
+        self.vector_classes = {core: classes for core, classes in vector_classes.items() if classes}
+        self.vector_memory_bits = vector_memory_bits
         self.producer: dict[str, int] = {}
         self.nodes: dict[int, Node] = {}
         self.edges: dict[tuple[int, int], None] = {}
@@ -244,6 +235,14 @@ class _Parser:
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
+        if self.vector_classes and op == "LayerNormalization":
+            made = layer_norm_layers(self, proto, node_id, preds)
+            if made is not None:
+                return made
+        elif self.vector_classes and op != "Softmax":
+            made = vector_layer(self, proto, node_id, preds)
+            if made is not None:
+                return [made]
         if op in ("Conv", "QLinearConv"):
             return [self.conv(proto, node_id, preds)]
         if op in ("Gemm", "MatMul"):
@@ -263,18 +262,23 @@ class _Parser:
         if op in PROPAGATION_OPS:
             return [self.propagation(proto, node_id, preds)]
         if op in MOVING_OPS and proto.input[0] in self.producer:
-            return [self.moving(proto, node_id, preds)]
+            return [moving_node(self, proto, node_id, preds)]
         if op == "LpNormalization":
             raise self.error(proto, node_id, "LpNormalization is not supported by Stream; remove it from the model")
         return [self.dummy(proto, node_id, preds)]
 
     def make_layer(self, proto, node_id, op_type, type_, *, equation, loop_sizes, precision, source,
-                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None) -> StreamLayer:
+                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None,
+                   vector_op=None) -> StreamLayer:
         name = proto.name if name is None else name
         if any(s <= 0 for s in loop_sizes.values()):
             raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
                                              f"{self.shapes.why_unknown()}")
-        entry = self.mapping.entry_for(proto.name, proto.op_type)
+        # a layer of a node giving several (Softmax, LayerNormalization) may have its own entry (an
+        # allocation search writes one per layer)
+        entry = self.mapping.entry_for(name if name in self.mapping.entries else proto.name, proto.op_type)
+        if vector_op is not None:
+            entry = placed_entry(self, proto, node_id, entry, vector_op, loop_sizes)
         layer = Layer(
             id=node_id,
             name=name,
@@ -292,6 +296,7 @@ class _Parser:
             ),
             given_pr_sizes=pr_sizes or {},
             padding=padding or {},
+            vector_op=vector_op,
         )
         return StreamLayer(node_id, name, proto.op_type, type_, layer, entry, reshape)
 
@@ -444,9 +449,11 @@ class _Parser:
             ("sum", f"O{row}+=I{full}*W[]", {"W": s, "I": e}),
             ("div", f"O{full}+=I{full}+W{row}", {"I": e, "W": s}),
         )
+        vector = all(any(c in classes for classes in self.vector_classes.values()) for c in SOFTMAX_CLASSES.values())
         return [
             self.make_layer(proto, node_id + i, "Softmax", kind, equation=eq, loop_sizes=dict(sizes),
-                            precision=precision, source=src, name=f"{proto.name}-{kind}/")
+                            precision=precision, source=src, name=f"{proto.name}-{kind}/",
+                            vector_op=SOFTMAX_CLASSES[kind] if vector else None)
             for i, (kind, eq, src) in enumerate(parts)
         ]
 
@@ -488,21 +495,6 @@ class _Parser:
         self.shapes.complete()
         folded = self.shapes.constants.get(name)
         return np.asarray(folded).astype(int).tolist() if folded is not None and np.ndim(folded) > 0 else 0
-
-    def moving(self, proto, node_id, preds) -> PropagationNode:
-        """A node moving its first input's data (Slice, Split, Expand, ...), its other inputs constants."""
-        self.shapes.complete()
-        values = {}
-        for tensor in proto.input[1:]:
-            if not tensor:
-                continue
-            if tensor not in self.shapes.constants:
-                raise self.error(proto, node_id, f"input '{tensor}' is not a constant; {proto.op_type} can only "
-                                                 "move data with constant indices, shapes and sizes")
-            values[tensor] = self.shapes.constants[tensor]
-        opsets = {entry.domain or "": entry.version for entry in self.model.opset_import}
-        return PropagationNode(node_id, proto.name, proto.op_type, "onnx", tuple(preds[:1]),
-                               {"proto": proto, "values": values, "opsets": opsets, "output_for": {}})
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
         """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
