@@ -134,6 +134,23 @@ def test_matrix_products_equal_the_default_import(export, config, step):
             assert dict(zip(gen["loop_dims"], gen["loop_sizes"])) == dict(zip(imp["loop_dims"], imp["loop_sizes"]))
 
 
+@pytest.mark.parametrize("phase, step", [("prefill", {"phase": "prefill", "tokens": 128}),
+                                         ("decode", {"phase": "decode", "context": 127})])
+def test_mixture_of_experts_against_its_export(phase, step):
+    """The Mixtral-style export gathers every (token, expert) pair's weights (transformers' batched_mm
+    experts): its attention and router equal the generated ones layer for layer, its expert MACs in total."""
+    imported = [s for s in read_onnx(DATA / f"mixtral_small_{phase}.onnx", operators="all") if s["kind"] == "layer"]
+    generated, _ = build_layer_specs(DATA / "mixtral_small.config.json", **step)
+    first = lambda specs: next(i for i, s in enumerate(specs) if "/mlp/" in s["name"])  # noqa: E731
+    assert [comparable(s) for s in generated[:first(generated)]] == [comparable(s) for s in imported[:first(imported)]]
+    router = lambda specs: [comparable(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
+    assert router(generated) == router(imported) and len(router(generated)) == 2 * 8
+    experts = lambda s: "/experts" in s["name"] and s["operator_type"] == "MatMul"  # noqa: E731
+    tokens = 128 if phase == "prefill" else 1
+    # 2 blocks x tokens x top-2 experts x (gate, up, down) x width 512 x MLP 1024
+    assert macs(generated, experts) == macs(imported, experts) == 2 * tokens * 2 * 3 * 512 * 1024
+
+
 # ----- hand counts (shared/reference/llm README) ------------------------------------------------------
 @pytest.mark.parametrize("config, step, total, attention", [
     (GPT2, {"phase": "prefill", "tokens": 128}, 6_802_735_104, 50_331_648),
@@ -224,3 +241,75 @@ def test_bad_llm_section_is_one_line(tmp_path, section, where, what):
         load_workload(str(path), str(MAPPING))
     message = str(info.value)
     assert "\n" not in message and message.startswith(f"{path}: {where}") and what in message
+
+
+# ----- everywhere a workload is: the command line, the workflow's parse step ------------------------
+TINY = ("llm:\n  model: {model_type: llama, hidden_size: 64, intermediate_size: 128, num_attention_heads: 4,\n"
+        "          num_key_value_heads: 2, num_hidden_layers: 2, vocab_size: 100}\n"
+        "  phase: decode\n  context: 31\n  batch: 2\n")
+VECTOR_HW = Path(__file__).parents[1] / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
+
+
+def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):
+    from zigzag.cli import main
+
+    path = tmp_path / "tiny.llm.yaml"
+    path.write_text(TINY)
+    assert main(["run", "--workload", str(path), "--accelerator", str(VECTOR_HW), "--mapping", str(MAPPING),
+                 "--output", str(tmp_path / "out"), "--lpf-limit", "4", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "layers.1/self_attn/MatMul" in printed and "lm_head/MatMul" in printed
+    assert (tmp_path / "out" / "summary.json").exists()
+
+
+def test_parse_step_keeps_the_inference_metadata(tmp_path):
+    from zigzag.io.llm_files import model_files
+    from zigzag.steps.parse import parse_workload, parsed_workload
+
+    (tmp_path / "m.json").write_text(GPT2.read_text())
+    path = tmp_path / "gpt2.llm.yaml"
+    path.write_text("llm: {model: m.json, phase: prefill, tokens: 8, layers: 1}\n")
+    assert model_files(path) == [str(tmp_path / "m.json")]
+    assert model_files(DATA / "gpt2_decode.onnx") == [] and model_files(tmp_path / "missing.llm.yaml") == []
+    document = parse_workload(str(path), str(MAPPING), tmp_path / "w.json")
+    assert document["inference"] == {"model": "m", "phase": "prefill", "batch": 1, "tokens": 8, "context": 0,
+                                     "layers": 1}
+    workload = parsed_workload(document)
+    assert workload.inference.tokens == 8 and len(workload.layers) == len(load_workload(str(path), str(MAPPING)).layers)
+
+
+def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(tmp_path):
+    """Blocks with the same shapes are searched once; each layer's result is the one ``LayerCostResult.of``
+    gives it; a context sweep keeping the searches (``memo``) searches only what the context changes."""
+    import dataclasses
+
+    from zigzag.cost.layer_result import LayerCostResult
+    from zigzag.io.loaders import load_accelerator, load_mapping
+    from zigzag.search.network import evaluate_network
+    from zigzag.search.options import SearchOptions
+    from zigzag.workload.llm import build_workload
+
+    accelerator = load_accelerator(VECTOR_HW)
+    entries = load_mapping(MAPPING)
+    options = SearchOptions(lpf_limit=3)
+    model = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "num_hidden_layers": 3, "vocab_size": 100}
+    memo: dict = {}
+    result = evaluate_network(build_workload(model, entries, phase="decode", context=15), accelerator, options,
+                              memo=memo)
+    per_block = sum(1 for layer, _ in result.layers if layer.name.startswith("layers.0/"))
+    assert len(result.layers) > 3 * per_block and len(memo) < per_block + 12
+    for layer, cost in result.layers:
+        searched = memo[json.dumps([layer.signature(), id(accelerator)], sort_keys=True, default=str)]
+        fresh = LayerCostResult.of(dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name), layer,
+                                   accelerator)
+        assert cost == fresh and (cost.layer_id, cost.layer.name) == (layer.id, layer.name)
+        assert cost.layer.mapping.to_dict() == fresh.layer.mapping.to_dict() and cost.accelerator is fresh.accelerator
+    searched = len(memo)
+    longer = evaluate_network(build_workload(model, entries, phase="decode", context=31), accelerator, options,
+                              memo=memo)
+    changed = {json.dumps(layer.signature(), sort_keys=True) for layer, _ in longer.layers} - \
+        {json.dumps(layer.signature(), sort_keys=True) for layer, _ in result.layers}
+    assert len(memo) - searched == len(changed) > 0
+    assert all("self_attn" in layer.name for layer, _ in longer.layers
+               if json.dumps(layer.signature(), sort_keys=True) in changed)

@@ -178,6 +178,10 @@ def test_grouped_query_forms_give_the_same_layers(kw):
     repeated = read_onnx(gqa_attention("repeat_kv", **kw), operators="all", causal_blocks=4)
     packed = read_onnx(gqa_attention("packed", **kw), operators="all", causal_blocks=4)
     assert anonymous(repeated) == anonymous(packed)
+    unnamed = gqa_attention("packed", **kw)
+    for node in unnamed.graph.node:
+        node.name = ""  # exporters may leave nodes unnamed: nothing is keyed by name
+    assert anonymous(read_onnx(unnamed, operators="all", causal_blocks=4)) == anonymous(packed)
     if kw:
         folded = read_onnx(gqa_attention("folded", **kw), operators="all")
         no_mask = [n for n in anonymous(packed) if n["operator_type"] != "Add"]
@@ -274,3 +278,39 @@ def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_he
         assert scale_k["vector_op"] == "mul" and loops(scale_k)["H"] == kv_heads
         default = [n for n in load(f"{model}_{step}") if n["kind"] == "layer"]
         assert macs(layers) == macs(default)
+
+
+def test_vector_layers_round_trip_through_workload_yaml(tmp_path):
+    import yaml
+
+    from zigzag.io.loaders import load_workload
+    from zigzag.io.workload_export import workload_to_yaml
+
+    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    workload = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
+    text = workload_to_yaml(workload)
+    (tmp_path / "w.yaml").write_text(text)
+    again = load_workload(tmp_path / "w.yaml", mapping)
+    def specs(w):  # MatMul is written as Gemm (the YAML format's type), which picks the Gemm mapping entry
+        return [{k: v for k, v in layer.to_spec().items() if k not in ("operator_type", "mapping")} for layer in w.layers]
+
+    assert specs(again) == specs(workload)
+    assert [layer.operator_type for layer in again.layers if layer.vector_op] == \
+        [layer.operator_type for layer in workload.layers if layer.vector_op]
+    bad = yaml.safe_load(text)
+    bad[1].pop("vector_op")
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    with pytest.raises(InputError, match="vector_op"):
+        load_workload(tmp_path / "bad.yaml", mapping)
+
+
+def test_operator_model_workloads_carry_the_inference_step():
+    from zigzag.io.loaders import load_workload
+    from zigzag.workload.inference import Inference
+
+    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    decode = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
+    assert decode.inference == Inference("gpt2_decode", "decode", 1, 1, 127, 2)
+    assert load_workload(DATA / "gpt2_decode.onnx", mapping).inference is None  # ZigZag mode: as before
+    cnn = Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx"
+    assert load_workload(cnn, mapping, operators="all").inference is None

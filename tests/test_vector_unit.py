@@ -5,6 +5,7 @@ split between the MAC array and the vector unit (docs/models/operators.md)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict
 from zigzag.io.loaders import load_accelerator
-from zigzag.io.results import layer_table, summary
+from zigzag.io.results import file_stem, layer_table, summary
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.jobs import job_key, layer_from_job, layer_job
@@ -55,7 +56,7 @@ def exp_layer(layer_id=0):
 
 def gemm_layer(layer_id=0):
     return layer("gemm", "Gemm", "O[b][k]+=W[k][c]*I[b][c]", ["B", "K", "C"], [4, 8, 8],
-                 {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, layer_id, {"I": layer_id, "W": layer_id})
+                 {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, layer_id, {"W": layer_id})
 
 
 # ----- cost by hand ---------------------------------------------------------------------------------
@@ -121,8 +122,11 @@ def test_routing():
     vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
     assert compute_unit(gemm_layer(), vector) == MAC_ARRAY
     assert compute_unit(add_layer(), vector) == VECTOR_UNIT
-    assert compute_unit(add_layer(), plain) == MAC_ARRAY  # ZigZag evaluates Add on the array
+    assert compute_unit(add_layer(), plain) == UNCOSTED
     assert compute_unit(exp_layer(), plain) == UNCOSTED
+    unit = vector.vector_unit
+    assert compute_unit(exp_layer(), dataclasses.replace(vector, vector_unit=dataclasses.replace(
+        unit, operations={k: v for k, v in unit.operations.items() if k != "exp"}))) == UNCOSTED
 
 
 def test_mac_layers_cost_the_same_with_a_vector_unit():
@@ -131,22 +135,23 @@ def test_mac_layers_cost_the_same_with_a_vector_unit():
     vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
     a, _ = search_layer(gemm_layer(), plain, SearchOptions(lpf_limit=4))
     b, _ = search_layer(gemm_layer(), vector, SearchOptions(lpf_limit=4))
-    assert {**a.to_dict(), "accelerator_name": None} == {**b.to_dict(), "accelerator_name": None}
+    same = ("accelerator_name", "area_operational_array", "area_memories")
+    assert {**a.to_dict(), **dict.fromkeys(same)} == {**b.to_dict(), **dict.fromkeys(same)}
     assert a.compute_unit == MAC_ARRAY and a.vector_op is None
+    # the area adds the unit's 32 lanes (1200 um2 each) and their registers (5120 um2 each)
+    assert b.area_total - a.area_total == pytest.approx(32 * 1200 + 32 * 5120)
 
 
-def test_without_a_vector_unit_add_stays_on_the_array_and_the_rest_is_uncosted(caplog):
+def test_without_a_vector_unit_vector_layers_are_uncosted_and_named(caplog):
     plain = load_accelerator(HARDWARE / "flow_tpu_32x32.yaml")
-    tagged = add_layer(0)
-    untagged = layer("add", "Add", "O[b][k]=I[b][k]+W[b][k]", ["B", "K"], [4, 16],
-                     {"O": 8, "O_final": 8, "I": 8, "W": 8}, None, 0, {"I": 0, "W": 0})
     options = SearchOptions(lpf_limit=4)
-    assert search_layer(tagged, plain, options)[0].to_dict() == search_layer(untagged, plain, options)[0].to_dict()
-    network = evaluate_network(Workload([gemm_layer(0), exp_layer(1)]), plain, options)
+    network = evaluate_network(Workload([gemm_layer(0), exp_layer(1), add_layer(2)]), plain, options)
     assert [layer.name for layer, _ in network.layers] == ["gemm"]
-    assert network.uncosted == ["exp"]
-    assert "left uncosted" in caplog.text and "exp" in caplog.text
-    assert summary(network.total, 1, network.uncosted)["uncosted_layers"] == ["exp"]
+    assert network.uncosted == ["exp", "add"]
+    assert "2 vector layer(s) left uncosted" in caplog.text and "exp, add" in caplog.text
+    assert summary(network.total, 1, network.uncosted)["uncosted_layers"] == ["exp", "add"]
+    alone = evaluate_network(Workload([gemm_layer(0)]), plain, options)
+    assert alone.total == network.total and alone.uncosted == []
     assert network.total.vector_unit_energy == 0 and network.total.mac_array_energy == network.total.energy_total
 
 
@@ -265,3 +270,165 @@ def test_memories_listed_out_of_order():
     document["vector_unit"]["memories"] = ["dram", "unified_buffer"]
     with pytest.raises(InputError, match=r"vector_unit\.memories\[1\].*innermost first"):
         validate_accelerator(document, "acc.yaml")
+
+
+# ----- the workflow's steps -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def workflow_results(tmp_path_factory):
+    """A small grouped-query attention block imported with every operator, run through every step of
+    the workflow (parse, split, per-layer jobs, sum, save, compare) on the TPU-like example with and
+    without its vector unit."""
+    import onnx
+    from llm_graphs import gqa_attention
+
+    folder = tmp_path_factory.mktemp("vector_workflow")
+    onnx.save(gqa_attention("packed", seq=8), folder / "gqa.onnx")
+    experiments = [{"name": name, "workload": str(folder / "gqa.onnx"), "accelerator": str(HARDWARE / f"{name}.yaml"),
+                    "mapping": str(HARDWARE.parent / "mapping" / "flow_tpu_32x32.yaml"), "lpf_limit": 3,
+                    "operators": "all"} for name in ("flow_tpu_32x32_vector", "flow_tpu_32x32")]
+    return run_steps({"experiments": experiments}, folder / "results")
+
+
+def run_steps(config: dict, results: Path) -> Path:
+    """Every step of the workflow, as functions, in rule order (as the Snakefile's rules call them)."""
+    from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
+    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.parse import parse_accelerator, parse_workload
+    from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
+
+    cache = results / ".cache"
+    folders = []
+    for experiment in expand_experiments(config):
+        workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
+        accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
+        parse_workload(experiment["workload"], experiment["mapping"], workload, operators=experiment["operators"],
+                       causal_blocks=experiment["causal_blocks"])
+        parse_accelerator(experiment["accelerator"], accelerator)
+        folder = results / experiment["name"]
+        split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
+        for key in plan_keys(folder / "plan.json"):
+            evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
+        sum_experiment(folder / "plan.json", cache, folder / "results.json")
+        save_experiment(folder / "results.json", cache, folder)
+        folders.append(folder)
+    compare_experiments(folders, results)
+    return results
+
+
+def test_workflow_splits_results_by_unit(workflow_results):
+    from zigzag.steps.pipeline import plan_keys
+
+    folder = workflow_results / "flow_tpu_32x32_vector"
+    layers = tables.read_csv(folder / "layers.csv")
+    units = {row["compute_unit"] for row in layers}
+    assert units == {"mac_array", "vector_unit"}
+    assert {row["vector_op"] for row in layers if row["compute_unit"] == "vector_unit"} >= {"exp", "reduce_max", "div"}
+    row = tables.read_csv(folder / "summary.csv")[0]
+    total = json.loads((folder / "results.json").read_text())["total"]
+    assert total["vector_unit_energy"] > 0
+    assert float(row["energy_vector_unit_pJ"]) == pytest.approx(total["vector_unit_energy"], rel=1e-9)
+    assert float(row["energy_mac_array_pJ"]) + float(row["energy_vector_unit_pJ"]) == \
+        pytest.approx(float(row["energy_pJ"]), rel=1e-9)
+    assert float(row["latency_mac_array_cycles"]) + float(row["latency_vector_unit_cycles"]) == \
+        pytest.approx(float(row["latency_cycles"]), rel=1e-9)
+    vector_energy = sum(float(r["energy_pJ"]) for r in layers if r["compute_unit"] == "vector_unit")
+    assert vector_energy == pytest.approx(total["vector_unit_energy"], rel=1e-9)
+    assert int(row["uncosted_layers"]) == 0 and total["uncosted_layers"] == []
+    assert len(plan_keys(folder / "plan.json")) < len(layers)  # identical layers: one job
+    exp_row = next(r for r in layers if r["vector_op"] == "exp")
+    details = json.loads((folder / "layers" / f"{file_stem(exp_row['name'])}.json").read_text())
+    assert details["inputs"]["layer"]["vector_op"] == "exp"
+    assert details["inputs"]["accelerator"]["operational_array"]["operational_unit"]["energy_cost"] == 6.0
+    assert details["inputs"]["accelerator"]["operational_array"]["dimensions"] == {"D1": 32}
+
+
+def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
+    plain = workflow_results / "flow_tpu_32x32"
+    with_unit = workflow_results / "flow_tpu_32x32_vector"
+    summary_json = json.loads((plain / "summary.json").read_text())
+    row = tables.read_csv(plain / "summary.csv")[0]
+    assert int(row["uncosted_layers"]) == len(summary_json["uncosted_layers"]) == 56
+    assert any("56 vector layer(s) left uncosted" in note for note in summary_json["notes"])
+    assert {r["compute_unit"] for r in tables.read_csv(plain / "layers.csv")} == {"mac_array"}
+    assert float(row["energy_vector_unit_pJ"]) == 0
+    # the matrix products cost the same with and without the unit
+    mac = [r["energy_pJ"] for r in tables.read_csv(with_unit / "layers.csv") if r["compute_unit"] == "mac_array"]
+    assert mac == [r["energy_pJ"] for r in tables.read_csv(plain / "layers.csv")]
+    experiments = tables.read_csv(workflow_results / "experiments.csv")
+    assert [r["uncosted_layers"] for r in experiments] == ["0", "56"]
+
+
+def test_cli_prints_the_split_and_the_uncosted_layers(tmp_path, capsys):
+    import onnx
+    from llm_graphs import gqa_attention
+    from zigzag.cli import main
+
+    onnx.save(gqa_attention("packed", seq=8, heads=4), tmp_path / "gqa.onnx")
+    common = ["run", "--workload", str(tmp_path / "gqa.onnx"), "--mapping",
+              str(HARDWARE.parent / "mapping" / "flow_tpu_32x32.yaml"), "--operators", "all", "--causal-blocks", "0",
+              "--lpf-limit", "3", "--quiet"]
+    assert main(common + ["--accelerator", str(HARDWARE / "flow_tpu_32x32_vector.yaml"),
+                          "--output", str(tmp_path / "a")]) == 0
+    printed = capsys.readouterr().out
+    assert "vector_unit" in printed and "MAC array: " in printed and "; vector unit: " in printed
+    summary_json = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert summary_json["vector_unit_energy"] > 0 and summary_json["uncosted_layers"] == []
+    assert main(common + ["--accelerator", str(HARDWARE / "flow_tpu_32x32.yaml"), "--output", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "uncosted (no vector unit for their class): " in printed
+    summary_json = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary_json["uncosted_layers"] and any("left uncosted" in n for n in summary_json["notes"])
+
+
+def test_data_locality_plans_the_mac_layers_and_leaves_the_vector_unit_whole():
+    vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    chain = Workload([gemm_layer(0),
+                      layer("exp", "Exp", "O[b][k]=I[b][k]", ["B", "K"], [4, 8], {"O": 8, "O_final": 8, "I": 8},
+                            "exp", 1, {"I": 0}),
+                      layer("gemm2", "Gemm", "O[b][k]+=W[k][c]*I[b][c]", ["B", "K", "C"], [4, 8, 8],
+                            {"O": 16, "O_final": 8, "I": 8, "W": 8}, None, 2, {"I": 1, "W": 2})])
+    network = evaluate_network(chain, vector, SearchOptions(lpf_limit=4, exploit_data_locality=True))
+    assert network.accelerators[1] is vector
+    assert network.accelerators[0].name.endswith("-removing-nouse-mem")
+    assert [result.compute_unit for _, result in network.layers] == [MAC_ARRAY, VECTOR_UNIT, MAC_ARRAY]
+
+
+def test_searching_an_uncosted_layer_is_a_one_line_error():
+    plain = load_accelerator(HARDWARE / "flow_tpu_32x32.yaml")
+    with pytest.raises(InputError, match=r"layer 'exp': its operation class 'exp' runs on no unit .*operations\.exp"):
+        search_layer(exp_layer(), plain, SearchOptions())
+
+
+def test_stage_api_names_uncosted_layers(caplog):
+    from zigzag.stages.iterators import WorkloadStage
+    from zigzag.stages.stage import Stage
+
+    class Leaf(Stage):
+        def is_leaf(self):
+            return True
+
+        def run(self):
+            yield self.kwargs["layer"].name, None
+
+    stage = WorkloadStage([Leaf], workload=Workload([gemm_layer(0), exp_layer(1)]),
+                          accelerator=load_accelerator(HARDWARE / "flow_tpu_32x32.yaml"))
+    assert [name for name, _ in stage.run()] == ["gemm"]
+    assert "1 vector layer(s) left uncosted" in caplog.text
+
+
+def test_more_lanes_help_until_the_memory_bandwidth_bounds():
+    """exp of a 128 x 128 matrix of bytes on the TPU-like example: compute-bound with 8 lanes
+    (16384 x 4 / 8 cycles), then never faster than moving the input in and the output out over the
+    64-bit DRAM port (2 x 16384 x 8 / 64 = 4096 cycles); the energy does not depend on the lanes."""
+    base = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    exp = layer("exp", "Exp", "O[d][k]=I[d][k]", ["D", "K"], [128, 128], {"O": 8, "O_final": 8, "I": 8}, "exp")
+    results = {}
+    for lanes in (8, 32, 128):
+        accelerator = dataclasses.replace(base, vector_unit=dataclasses.replace(base.vector_unit, lanes=lanes))
+        results[lanes], _ = search_layer(exp, accelerator, SearchOptions(lpf_limit=4))
+    assert results[8].ideal_cycle == 128 * 128 * 4 // 8 and results[8].latency_total2 >= 8192
+    for lanes, result in results.items():
+        assert result.latency_total2 >= 2 * 128 * 128 * 8 / 64
+        assert result.energy_total == results[8].energy_total
+    assert results[128].latency_total2 < results[8].latency_total2

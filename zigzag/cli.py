@@ -55,16 +55,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.notes import collected_warnings
 
     options, workload_options = options_from_args(args)
+    overrides = {k: getattr(args, k) for k in ("phase", "batch", "tokens", "context") if getattr(args, k) is not None}
+    workload = args.workload
+    if overrides:
+        from zigzag.tokens.workloads import is_llm_workload, llm_document
+
+        if is_llm_workload(workload):  # a generated workload is generated again for the step asked for
+            workload = llm_document(workload, overrides, source="zigzag run")
     with collected_warnings() as notes:
         result = run(
-            args.workload,
+            workload,
             args.accelerator,
             args.mapping,
             options,
             **workload_options,
             show_progress=False if args.quiet else None,
         )
-    save_network_outputs(result, Path(args.output), notes=notes)
+    figures = _token_figures(result, overrides, args)
+    extra = {} if figures is None else {"per_token": figures.to_dict()}
+    save_network_outputs(result, Path(args.output), notes=notes, extra=extra)
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     table = layer_table(result.layers)[
@@ -84,8 +93,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     if total.area_total is not None:
         unit = "mm2" if total.tclk is not None else area_unit_text(next(iter(result.accelerators.values()), None))
         print(f"area: {total.area_total:.10g} {unit}")
+    if figures is not None:
+        from zigzag.tokens.figures import summary_lines
+        from zigzag.tokens.outputs import write_roofline
+
+        write_roofline(result, Path(args.output), plot_format=None if args.quiet_plots else "png")
+        print("\n".join(summary_lines(figures)))
     print(f"outputs written to {args.output}")
     return 0
+
+
+def _token_figures(result, overrides: dict, args):
+    """The per-token figures of an LLM step (None for a workload without inference metadata)."""
+    from zigzag.tokens import per_token_figures, read_inference
+
+    if read_inference(getattr(result, "inference", None), overrides, source="zigzag run") is None:
+        if args.clock_ghz is not None:
+            raise InputError("zigzag run", "--clock-ghz", "is used by the per-token figures of an LLM step; give "
+                                                         "--phase (and --batch, --tokens, --context) too")
+        return None
+    return per_token_figures(result, overrides, clock_ghz=args.clock_ghz, source="zigzag run")
 
 
 def area_unit_text(accelerator) -> str:
@@ -124,12 +151,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="find the best mapping of every layer of a workload and report its cost",
                          description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
-                                     "ACCELERATOR and print per-layer energy/latency and the network totals.")
+                                     "ACCELERATOR and print per-layer energy/latency and the network totals (with "
+                                     "vector layers: each layer's unit, the totals of the MAC array and of the "
+                                     "vector unit, and the layers left uncosted).")
     run.add_argument("--workload", required=True, help="workload: ZigZag workload YAML or ONNX model")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    llm = run.add_argument_group("LLM steps (per-token figures; see docs/models/per-token.md)")
+    llm.add_argument("--phase", choices=("prefill", "decode"),
+                     help="the step the workload is (default: from the workload, e.g. past K/V inputs = decode)")
+    llm.add_argument("--batch", type=int, help="sequences per step (B)")
+    llm.add_argument("--tokens", type=int, help="tokens per sequence in the step (prefill: S; decode: 1)")
+    llm.add_argument("--context", type=int, help="decode: tokens already in the KV cache (C)")
+    llm.add_argument("--clock-ghz", type=float, help="clock frequency, for the per-token figures in seconds")
+    llm.add_argument("--quiet-plots", action="store_true", help="no roofline figure (roofline.csv only)")
     add_search_options(run)
     run.set_defaults(func=cmd_run)
 

@@ -8,6 +8,8 @@ rule parse_workload:
     input:
         workload=lambda wildcards: WORKLOADS[wildcards.workload_id]["workload"],
         mapping=lambda wildcards: WORKLOADS[wildcards.workload_id]["mapping"],
+        # the model configuration an LLM workload file names: a changed one parses the workload again
+        model=lambda wildcards: llm_model_files(WORKLOADS[wildcards.workload_id]["workload"]),
     output:
         f"{PARSED}/workloads/{{workload_id}}.json",
     log:

@@ -62,8 +62,15 @@ def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: di
 @lru_cache(maxsize=64)
 def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
     """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
-    cost model reports no area, docs/models/cost-model.md#area). ``None`` for the array without ``unit_area``."""
+    cost model reports no area, docs/models/cost-model.md#area). ``None`` for the array without ``unit_area``.
+    A vector unit adds its lanes (``unit_area`` each) and its registers (docs/models/operators.md)."""
     array = accelerator.operational_array
     array_area = None if array.unit_area is None else array.total_area
     memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}
+    unit = accelerator.vector_unit
+    if unit is not None:
+        if array_area is not None and unit.unit_area is not None:
+            array_area += unit.unit_area * unit.lanes
+        for register in unit.registers:
+            memories[register.name] = (register.area or 0) * (1 if register.served_dimensions else unit.lanes)
     return array_area, memories

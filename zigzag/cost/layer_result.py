@@ -94,10 +94,22 @@ class LayerCostResult(CostResult):
     def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator, *,
            access_same_data_considered_as_no_access: bool = True) -> "LayerCostResult":
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
-        if result.compute_unit == VECTOR_UNIT and layer is not None and accelerator.vector_unit is not None:
+        if result.compute_unit == VECTOR_UNIT and layer is not None and getattr(accelerator, "vector_unit", None):
             layer, accelerator = on_vector_unit(layer, accelerator)  # what the layer was evaluated on
         return cls(**values, layer=layer, accelerator=accelerator,
                    access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)
+
+    def for_layer(self, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
+        """This result as ``of`` would give it for ``layer``, a layer with the same signature (another id and
+        name) evaluated on ``accelerator``: a copy sharing the figures, without building them again."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "cost_detail"})
+        if self.compute_unit == VECTOR_UNIT and accelerator.vector_unit is not None:
+            layer, accelerator = on_vector_unit(layer, accelerator)
+        for name, value in (("layer_id", layer.id), ("layer_name", layer.name), ("layer", layer),
+                            ("accelerator", accelerator)):
+            object.__setattr__(copy, name, value)
+        return copy
 
     def __post_init__(self):
         # per-direction figures also answer to ZigZag's long direction names

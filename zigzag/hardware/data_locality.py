@@ -70,7 +70,7 @@ def plan_data_locality(workload: Workload, accelerator: Accelerator) -> DataLoca
     oa_dims = set(accelerator.operational_array.dimensions)
     for position, layer in enumerate(order):
         record = records[layer]
-        is_first = position == 0
+        is_first = position == 0 or graph.in_degree(layer) == 0  # a layer fed by graph inputs only starts anew
         if not is_first:
             producer = next(iter(graph.predecessors(layer)))
             record.lower(record.act, records[producer].level[records[producer].output])
@@ -134,10 +134,18 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
 
 
 def accelerators_with_data_locality(workload: Workload, accelerator: Accelerator) -> dict[int, Accelerator]:
-    """Layer id -> the trimmed accelerator that layer is searched on (a layer on the vector unit
-    keeps the whole accelerator: the unit reads and writes its own memories)."""
-    from zigzag.hardware.vector import VECTOR_UNIT, compute_unit
+    """Layer id -> the trimmed accelerator that layer is searched on. The plan covers the MAC layers;
+    vector layers are passed over as dependencies and keep the whole accelerator (the vector unit
+    reads and writes its own memories, docs/models/operators.md)."""
+    from zigzag.hardware.vector import MAC_ARRAY, compute_unit
+    from zigzag.workload.workload import DummyNode
 
+    vector = {layer.id for layer in workload.layers if compute_unit(layer, accelerator) != MAC_ARRAY}
+    if vector:
+        if len(vector) == len(workload.layers):
+            return {layer.id: accelerator for layer in workload.layers}
+        workload = Workload([DummyNode(n.id, n.name, n.operator_type, dict(n.operand_source)) if n.id in vector
+                             else n for n in workload.graph.nodes])
     plan = plan_data_locality(workload, accelerator)
-    return {layer.id: accelerator if compute_unit(layer, accelerator) == VECTOR_UNIT
-            else trimmed_accelerator(accelerator, layer, plan) for layer in workload.layers}
+    trimmed = {layer.id: trimmed_accelerator(accelerator, layer, plan) for layer in workload.layers}
+    return {**trimmed, **{layer_id: accelerator for layer_id in vector}}

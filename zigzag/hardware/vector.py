@@ -35,10 +35,6 @@ OPERATION_CLASSES = (
 #: the vector unit's one spatial dimension (its lanes), as named in its registers' served_dimensions
 LANE_DIMENSION = "D1"
 
-#: operator types ZigZag itself evaluates on the MAC array (pooling, element-wise Add / Sub / Mul):
-#: without a vector unit for their class they stay there, as in ZigZag
-ARRAY_OPERATOR_TYPES = ("Pooling", "Add", "Sub", "Mul")
-
 MAC_ARRAY = "mac_array"
 VECTOR_UNIT = "vector_unit"
 UNCOSTED = "uncosted"
@@ -90,10 +86,7 @@ def compute_unit(layer: Layer, accelerator: Accelerator) -> str:
     if op_class is None:
         return MAC_ARRAY
     unit = accelerator.vector_unit
-    if unit is not None and op_class in unit.operations:
-        return VECTOR_UNIT
-    on_array = layer.operator_type in ARRAY_OPERATOR_TYPES and "W" in layer.operand_dims  # the array needs W
-    return MAC_ARRAY if on_array else UNCOSTED
+    return VECTOR_UNIT if unit is not None and op_class in unit.operations else UNCOSTED
 
 
 def on_vector_unit(layer: Layer, accelerator: Accelerator) -> tuple[Layer, Accelerator]:

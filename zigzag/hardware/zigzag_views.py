@@ -32,9 +32,15 @@ class FourWay(dict):
     ``+`` and ``*`` give new ones."""
 
     def __init__(self, values: Mapping = ()):
-        super().__init__({short_direction(d): v for d, v in dict(values).items()})
+        values = dict(values)
+        if all(type(d) is str and d in DIRECTION_NAMES for d in values):  # already short names (the usual case)
+            super().__init__(values)
+        else:
+            super().__init__({short_direction(d): v for d, v in values.items()})
 
     def __getitem__(self, direction):
+        if type(direction) is str and direction in DIRECTION_NAMES:
+            return super().__getitem__(direction)
         return super().__getitem__(short_direction(direction))
 
     def get(self, direction, default=None):

@@ -65,8 +65,9 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
 
     Positions of the two index lists are compared (same rank only); sliding-window positions
     (``iy = oy + fy``) are left out, as padding and strides make them differ legitimately, and so are
-    the operator model's partial writes and reads: a KV-cache append writes only the new tokens, and
-    the query blocks of a causal attention (names ending ``/causal<i>``) each cover some rows.
+    the operator model's partial writes and reads: vector layers (a KV-cache append writes only the new
+    tokens, a rotary half is joined to the other half by a Concat) and the query blocks of a causal
+    attention (names ending ``/causal<i>``), which each cover some rows.
     """
     by_id = {layer.id: layer for layer in workload.layers}
     for consumer in workload.layers:
@@ -85,8 +86,10 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
 
 
 def _partial(layer: Layer) -> bool:
-    """Does the layer write or read only part of a tensor (a cache append, a causal block)?"""
-    return layer.operand_roles.get("O") == "kv_cache" or "/causal" in layer.name
+    """Is the layer part of the operator model, whose layers may write or read part of a tensor: a cache
+    append writes the new tokens only, a causal block some rows, a rotary half is joined to the other half
+    by a Concat?"""
+    return layer.vector_op is not None or "/causal" in layer.name
 
 
 def _mismatch(producer: Layer, consumer: Layer, operand: str) -> tuple[str, str] | None:

@@ -83,6 +83,8 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
         specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {}))
+        if (onnx_options or {}).get("operators") == "all":
+            inference = _export_inference(workload, file)
     else:
         file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
         data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload
@@ -94,6 +96,17 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
         else:
             specs = [dict(s, kind="layer") for s in validate_workload(data, file)]
     return _checked(_workload_from_specs(specs, entries, file, inference), entries, mapping_file, file)
+
+
+def _export_inference(workload, file: str):
+    """The inference step an LLM export computes (None for a model without attention)."""
+    from zigzag.io.onnx_operators import export_inference
+    from zigzag.io.onnx_reading import load_model
+    from zigzag.workload.inference import Inference
+
+    name = Path(workload).stem if isinstance(workload, (str, Path)) else None
+    found = export_inference(load_model(workload, file), name)
+    return Inference(**found) if found["layers"] else None
 
 
 def workload_from_specs(specs: list[dict], mapping, *, inference=None, file: str | None = None) -> Workload:

@@ -60,9 +60,9 @@ class AttentionPlan:
         self.past: set[str] = set()
         self.canon: dict[str, list[int]] = {}  # tensor -> canonical shape (grouped-query attention)
         self.groups: dict[str, int] = {}  # tensor -> query heads per kv head, along an attention
-        self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul name -> (kv heads, groups, rows)
-        self.causal_nodes: dict[str, tuple[int, int]] = {}  # node name -> (query rows, keys)
-        self.causal_scores: set[str] = set()  # names of the causal Q.K^T products
+        self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul output -> (kv heads, groups, rows)
+        self.causal_nodes: dict[str, tuple[int, int]] = {}  # node's first output -> (query rows, keys)
+        self.causal_scores: set[str] = set()  # outputs of the causal Q.K^T products
         self.blocks = causal_blocks
         self._find_path()
         self._find_repeats()
@@ -225,7 +225,7 @@ class AttentionPlan:
                     if self.shapes.get(t) == sa:
                         self.canon[t] = query
             heads, rows = query[1] // groups, query[2]
-        self.attention[node.name] = (heads, groups, rows)
+        self.attention[node.output[0]] = (heads, groups, rows)
         self.canon[node.output[0]] = [out[0], heads * groups, rows, out[-1]]
         self.groups[node.output[0]] = groups
 
@@ -334,13 +334,13 @@ class AttentionPlan:
 
     def _mark_causal(self, qk, rows: int, keys: int) -> None:
         scores = {qk.output[0]}
-        self.causal_nodes[qk.name] = (rows, keys)
-        self.causal_scores.add(qk.name)
+        self.causal_nodes[qk.output[0]] = (rows, keys)
+        self.causal_scores.add(qk.output[0])
         for node in self.graph.node:
             data = [t for t in node.input if t in scores]
-            if not data or node.name in self.causal_nodes and node is not qk:
+            if not data or not node.output or node.output[0] in self.causal_nodes and node is not qk:
                 continue
-            self.causal_nodes[node.name] = (rows, keys)
+            self.causal_nodes[node.output[0]] = (rows, keys)
             if node.op_type == "MatMul":
                 continue
             for out in node.output:
@@ -350,10 +350,11 @@ class AttentionPlan:
     def blocked(self, proto, dims: dict[str, int], first_id: int, make) -> list[dict]:
         """``make(id, dims)``'s layers, once per causal block when the node is in a causal attention (the
         last two dims being its query rows and keys)."""
-        if proto.name not in self.causal_nodes or list(dims.values())[-2:] != list(self.causal_nodes[proto.name]):
+        key = proto.output[0]
+        if key not in self.causal_nodes or list(dims.values())[-2:] != list(self.causal_nodes[key]):
             made = make(first_id, dims)
             return made if isinstance(made, list) else [made]
-        rows, keys = self.causal_nodes[proto.name]
+        rows, keys = self.causal_nodes[key]
         names = list(dims)
         layers: list[dict] = []
         for index, (block_rows, block_keys) in enumerate(causal_split(rows, self.blocks, keys - rows)):

@@ -112,8 +112,9 @@ class _Reader:
         sources = _src(state, {"I": a, "W": b})
         bits = precision_bits(self.model, node)
         out = self.model.shape(proto.output[0], node)
-        if proto.name in plan.attention:
-            heads, groups, rows = plan.attention[proto.name]
+        key = proto.output[0]
+        if key in plan.attention:
+            heads, groups, rows = plan.attention[key]
             shape = {"batch": out[0] or 1, "heads": heads, "groups": groups}
             reduction = self.model.shape(a, node)[-1]
         else:
@@ -122,10 +123,10 @@ class _Reader:
             shape = {"batch": (ia[0] or 1) if len(ia) >= 3 else None,
                      "heads": ia[1] if len(ia) == 4 and ia[1] else None}
         blocks = [(rows, reduction, out[-1])]
-        if proto.name in plan.causal_nodes:
-            causal_rows, keys = plan.causal_nodes[proto.name]
+        if key in plan.causal_nodes:
+            causal_rows, keys = plan.causal_nodes[key]
             split = causal_split(causal_rows, plan.blocks, keys - causal_rows)
-            if proto.name in plan.causal_scores:  # Q.K^T: fewer keys per block
+            if key in plan.causal_scores:  # Q.K^T: fewer keys per block
                 blocks = [(r, reduction, k) for r, k in split]
             elif reduction == keys and rows == causal_rows:  # P.V: fewer keys reduced per block
                 blocks = [(r, k, out[-1]) for r, k in split]
@@ -205,8 +206,10 @@ def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
         data = proto.input[0]
         in_dims = plan.dims(data, model.shape(data, node))
         axes = _axes(model, node, len(in_dims))
-        if axes != [len(in_dims) - 1]:
+        if len(axes) != 1:
             return f"no operator model ({op} over axes {axes})"
+        names = list(in_dims)  # the reduced axis last: it becomes the reduction loop C
+        in_dims = {d: in_dims[d] for d in names[:axes[0]] + names[axes[0] + 1:] + [names[axes[0]]]}
         make = lambda i, dims: ops.reduction(i, node.name, REDUCE[op], dims, sources=_src(state, {"I": data}))  # noqa: E731
         state.add(plan.blocked(proto, in_dims, state.next_id, make), proto.output)
         return None
@@ -265,18 +268,27 @@ def _axes(model, node, rank: int) -> list[int]:
     return sorted(a % rank for a in axes)
 
 
+_WHY = {
+    "input preprocessing": " (computed from constants and integer inputs only, e.g. the attention mask; not per-token work)",
+    "NaN guard": " (the exporter's Where(IsNaN(p), 0, p) after a softmax)",
+}
+
+
 def _report(file: str, left_out: Counter) -> None:
     """One log line per reason a node has no layer."""
     for reason, count in sorted(left_out.items()):
         if reason == "constant":
             continue
-        level = logging.WARNING if reason.startswith("no operator model") else logging.INFO
-        logger.log(level, "%s: %d node%s left out: %s", file, count, "s" * (count > 1), reason)
+        level = logging.INFO if reason == "data movement" else logging.WARNING
+        logger.log(level, "%s: %d node%s left out: %s%s", file, count, "s" * (count > 1), reason, _WHY.get(reason, ""))
 
 
-def export_inference(model) -> dict:
-    """Workload metadata of an LLM export (an ``onnx.ModelProto``): past K/V inputs (float inputs of rank 4)
-    make it a decode step whose context is their length; tokens = the id input's length."""
+def export_inference(model, name: str | None = None) -> dict:
+    """Workload metadata of an LLM export (an ``onnx.ModelProto``; ``name`` default its graph's): past K/V
+    inputs (float inputs of rank 4) make it a decode step whose context is their length; tokens = the id
+    input's length; layers = its attention softmaxes (0: not a transformer)."""
+    from zigzag.io.onnx_reading import shape_table
+
     floats, ints = [], []
     initializers = {i.name for i in model.graph.initializer}
     for info in model.graph.input:
@@ -286,13 +298,14 @@ def export_inference(model) -> dict:
         shape = [d.dim_value for d in tensor.shape.dim]
         (floats if tensor.elem_type in FLOAT_TYPES else ints).append((info.name, shape))
     past = [shape for _, shape in floats if len(shape) == 4]
+    shapes = shape_table(model)  # attention softmaxes are over [B, heads, S, keys] (a router's is rank 2)
+    softmaxes = [n for n in model.graph.node if n.op_type == "Softmax"]
     ids = next((shape for name, shape in ints if "input_ids" in name), ints[0][1] if ints else [1, 1])
-    attention = sum(1 for n in model.graph.node if n.op_type == "Softmax")
     return {
-        "model": model.graph.name or "onnx",
+        "model": name or model.graph.name or "onnx",
         "phase": "decode" if past else "prefill",
         "batch": ids[0] or 1,
         "tokens": ids[-1] if len(ids) > 1 else 1,
         "context": past[0][2] if past else 0,
-        "layers": attention or len(past) // 2,
+        "layers": sum(1 for n in softmaxes if len(shapes.get(n.input[0], [4] * 4)) >= 4),
     }

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
+from zigzag.hardware.vector import VECTOR_UNIT, on_vector_unit
 from zigzag.io.atomic import write_json_atomic
 from zigzag.workload.layer import Layer
 
@@ -63,7 +64,10 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
 
 def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) -> dict:
     """ZigZag's ``<layer>_complete.json`` content for one layer result (with the IMC evaluation's
-    array energy breakdown, clock and area for an in-memory-computing array)."""
+    array energy breakdown, clock and area for an in-memory-computing array). A vector layer's
+    inputs describe the vector view it was evaluated on (docs/models/operators.md)."""
+    if result.compute_unit == VECTOR_UNIT and accelerator.vector_unit is not None:
+        layer, accelerator = on_vector_unit(layer, accelerator)
     data = {
         "outputs": {
             "memory": {
@@ -92,6 +96,7 @@ def complete_json(result: CostResult, layer: Layer, accelerator: Accelerator) ->
                 "operand_precision": dict(layer.precision),
                 "user_spatial_mapping": result.spatial_mapping_array,
                 "memory_operand_links": dict(layer.memory_operand_links),
+                **({"vector_op": layer.vector_op} if layer.vector_op is not None else {}),
             },
             "spatial_mapping": _loops_as_text(result.spatial_mapping_int),
             "temporal_mapping": _loops_as_text(result.temporal_mapping_stationary),
@@ -231,9 +236,10 @@ def summary(total: CumulativeResult, layer_count: int, uncosted: list[str] | tup
 
 
 def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | None = None,
-                         notes: list[str] | None = None) -> None:
+                         notes: list[str] | None = None, extra: dict | None = None) -> None:
     """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
-    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs)."""
+    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs, and
+    ``extra``: more summary fields, e.g. an LLM step's ``inference`` and ``per_token`` figures)."""
     folder = Path(folder)
     for layer, cost in result.layers:
         accelerator = result.accelerators[layer.id]
@@ -241,7 +247,7 @@ def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | 
     write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
     uncosted = getattr(result, "uncosted", [])
     write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers), uncosted),
-                                                "notes": notes or []})
+                                                **(extra or {}), "notes": notes or []})
     layer_table(result.layers).to_csv(folder / "layers.csv", index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
     pickle_path.parent.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,9 @@ def layers_to_yaml(nodes: list[dict]) -> str:
 
     def yaml_layer(node: dict) -> dict:
         layer = {field: node[field] for field in LAYER_FIELDS}
-        layer["operator_type"] = YAML_OPERATOR_TYPE.get(node["operator_type"], node["operator_type"])
+        if node.get("vector_op") is None:
+            layer["operator_type"] = YAML_OPERATOR_TYPE.get(node["operator_type"], node["operator_type"])
+        layer |= {key: node[key] for key in ("operand_roles", "vector_op") if node.get(key)}
         sources = {op: layer_upstream(src) for op, src in node["operand_source"].items()}
         layer["operand_source"] = {op: node["id"] if src is None else src for op, src in sources.items()}
         return layer

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from zigzag.cost import batched
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
+from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
 from zigzag.mapping import spatial as spatial_mapping
@@ -97,8 +98,8 @@ def search_layer(
     for a vector layer on the accelerator's vector unit (docs/models/operators.md)."""
     unit = compute_unit(layer, accelerator)
     if unit == UNCOSTED:
-        raise ValueError(f"layer '{layer.name}' ({layer.vector_op}) has no unit to run on: "
-                         "the accelerator declares no vector unit for its class")
+        raise InputError(None, f"layer '{layer.name}'", f"its operation class '{layer.vector_op}' runs on no unit of "
+                         f"accelerator '{accelerator.name}'; declare a vector_unit with operations.{layer.vector_op}")
     if unit == VECTOR_UNIT:
         layer, accelerator = on_vector_unit(layer, accelerator)
     return _search(layer, accelerator, options, show_progress)

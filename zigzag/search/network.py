@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.hardware.vector import UNCOSTED, compute_unit
+from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.notes import grouped_layer_warnings
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
@@ -23,12 +23,16 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class NetworkResult:
-    """Per-layer best results (processing order) and their sum."""
+    """Per-layer best results (processing order) and their sum; ``total`` also splits energy and
+    latency between the MAC array and the vector unit (``mac_array_energy``, ``vector_unit_energy``,
+    ...), and ``uncosted`` names the vector layers no unit of the accelerator runs."""
 
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
     uncosted: list[str] = field(default_factory=list)  # vector layers no unit of the accelerator runs
+    #: the workload's inference metadata (an LLM prefill or decode step), None for other workloads
+    inference: object = None
 
     @property
     def energy(self) -> float:
@@ -57,11 +61,13 @@ def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[
     """The layers to search, in the given (processing) order: all of them, except that an
     in-memory-computing array skips pooling and element-wise layers (``Pooling`` and ``Add`` as
     ZigZag does, ``Sub`` and ``Mul`` too; they are absent from the totals), and vector layers that
-    no unit of the accelerator runs are left uncosted (:func:`uncosted_layers`)."""
-    layers = [layer for layer in layers if compute_unit(layer, accelerator) != UNCOSTED]
+    no unit of the accelerator runs are left uncosted (:func:`uncosted_layers`); layers on a vector
+    unit are searched whatever the array."""
+    units = {layer: compute_unit(layer, accelerator) for layer in layers}
     if not accelerator.operational_array.is_imc:
-        return layers
-    return [layer for layer in layers if layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES]
+        return [layer for layer, unit in units.items() if unit != UNCOSTED]
+    return [layer for layer, unit in units.items()
+            if unit == VECTOR_UNIT or (unit == MAC_ARRAY and layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES)]
 
 
 def uncosted_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
@@ -86,11 +92,15 @@ def evaluate_network(
     *,
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
+    memo: dict[str, CostResult] | None = None,
 ) -> NetworkResult:
     """Search every layer (identical layers are searched once) and sum the results. A warning
-    that several layers give is logged once, with their names, after the search."""
+    that several layers give is logged once, with their names, after the search. ``memo``: the
+    searches of earlier calls with the same accelerator object and options (filled in), e.g. the
+    points of a context-length sweep, whose steps share every layer but attention's."""
     accelerators = layer_accelerators(workload, accelerator, options)
-    memo: dict[str, CostResult] = {}
+    memo = {} if memo is None else memo
+    first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
         for layer in evaluated_layers(workload.layers, accelerator):
@@ -98,10 +108,14 @@ def evaluate_network(
             key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
             if key not in memo:
                 memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
-            result = LayerCostResult.of(
-                dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer, layer_accelerator,
-                access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            )
+            if key in first:
+                result = first[key].for_layer(layer, layer_accelerator)
+            else:
+                result = first[key] = LayerCostResult.of(
+                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer,
+                    layer_accelerator,
+                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                )
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
@@ -109,4 +123,5 @@ def evaluate_network(
     note = uncosted_note(uncosted)
     if note:
         logger.warning(note)
-    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted)
+    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted,
+                         inference=getattr(workload, "inference", None))

@@ -6,7 +6,7 @@ import itertools
 import logging
 
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit, on_vector_unit
-from zigzag.search.network import evaluated_layers
+from zigzag.search.network import evaluated_layers, uncosted_layers, uncosted_note
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -25,6 +25,9 @@ class WorkloadStage(Stage):
         self.accelerator = accelerator
 
     def run(self):
+        note = uncosted_note([layer.name for layer in uncosted_layers(self.workload.layers, self.accelerator)])
+        if note:
+            logger.warning(note)
         for layer in evaluated_layers(self.workload.layers, self.accelerator):
             logger.info("Processing %s...", layer.name)
             accelerator = self.accelerator

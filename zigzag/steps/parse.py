@@ -63,6 +63,8 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "nodes": nodes,
         "notes": notes,  # the warnings about these inputs, shown with the experiments' results
     }
+    if parsed.inference is not None:  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
+        document["inference"] = parsed.inference.to_dict()
     write_json_atomic(out_path, document)
     return document
 
@@ -92,10 +94,12 @@ def parsed_layers(document: dict) -> list:
 
 
 def parsed_workload(document: dict):
-    """The parsed workload as a :class:`Workload` (layers and dependency-only nodes)."""
+    """The parsed workload as a :class:`Workload` (layers, dependency-only nodes, inference metadata)."""
+    from zigzag.workload.inference import Inference
     from zigzag.workload.workload import DummyNode, Workload
 
     layers = {layer.id: layer for layer in parsed_layers(document)}
     nodes = [layers[n["id"]] if n["kind"] == "layer"
              else DummyNode(n["id"], n["name"], n["type"], dict(n["operand_source"])) for n in document["nodes"]]
-    return Workload(nodes)
+    inference = document.get("inference")
+    return Workload(nodes, Inference.from_dict(inference) if inference else None)

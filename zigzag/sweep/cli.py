@@ -49,6 +49,9 @@ def sweep_from_args(args: argparse.Namespace) -> dict:
     section["zip"] = [{k: _list(v, "--zip", k) for k, v in (_assignment(p, "--zip") for p in group.split(";"))}
                       for group in args.zip]
     section["derive"] = dict(_assignment(t, "--derive") for t in args.derive)
+    if args.workload_vary:
+        section["workload_vary"] = {k: _list(v, "--workload-vary", k)
+                                    for k, v in (_assignment(t, "--workload-vary") for t in args.workload_vary)}
     if args.mapping:
         section["mapping"] = args.mapping
     if args.spatial_mapping:
@@ -124,8 +127,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for row in rows:
         figures = (f"energy {row['energy_pJ']:.4g} pJ, latency {row['latency_cycles']:.4g} cycles"
                    if row.get("energy_pJ") is not None else row["reason"])
-        workload = f"{row['workload']} ({row['mode']})" if row.get("mode") else row["workload"]
-        print(f"{row['variant']:<40} {workload:<20} {row['status']:<10} {figures}")
+        if row.get("tpot_s") is not None or row.get("ttft_s") is not None:
+            first = row.get("ttft_s")
+            figures += (f", time to first token {first * 1e3:.4g} ms" if first is not None else
+                        f", time per output token {row['tpot_s'] * 1e3:.4g} ms") + \
+                f", {row['energy_per_token_J']:.4g} J per token"
+        from zigzag.sweep.results import group_of
+
+        print(f"{row['variant']:<40} {group_of(row):<20} {row['status']:<10} {figures}")
     print(f"\n{len(rows)} rows ({', '.join(f'{n} {s}' for s, n in counts.items())}); "
           f"tables and figures written to {args.output}")
     if sweep.search is not None:
@@ -172,6 +181,9 @@ def add_sweep_command(sub) -> None:
     sweep.add_argument("--param", action="append", default=[], metavar="NAME=PATH",
                        help="a short name for a path, e.g. 'D1=operational_array.sizes[0]'")
     sweep.add_argument("--workload", action="append", help="workload (ONNX or YAML); repeat for several")
+    sweep.add_argument("--workload-vary", action="append", default=[], metavar="FIELD=[V1,V2,...]",
+                       help="an LLM workload field (context, batch, tokens, phase, layers, precision, "
+                            "precision.weights, ...) and its values; every combination is evaluated on every variant")
     sweep.add_argument("--mapping", help="mapping YAML; unrolling sizes may be expressions such as 'K, D1'")
     sweep.add_argument("--spatial-mapping", choices=("given", "generate"),
                        help="'generate': ignore the mapping's spatial unrollings and search them per variant")

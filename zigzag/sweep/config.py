@@ -22,7 +22,7 @@ from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
 SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size",
-              "search")
+              "search", "workload_vary")
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search")
@@ -97,6 +97,8 @@ class Sweep:
     modes: tuple[str, ...] = ()
     layer_stacks: str | None = None
     allocation_search: dict | None = None
+    #: workload fields varied (LLM workloads: context, batch, precision, ...): ((name, values), ...)
+    workload_axes: tuple[tuple[str, tuple], ...] = ()
 
 
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
@@ -145,7 +147,30 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
                  read_constraints(section.get("constraints") or [], where), clock, options.to_dict(),
                  workload_options, batch_size,
-                 None if section.get("search") is None else read_budget(section["search"], where))
+                 None if section.get("search") is None else read_budget(section["search"], where),
+                 workload_axes=read_workload_axes(section.get("workload_vary"), workloads, where))
+
+
+def read_workload_axes(value: Any, workloads: list[str], where: str) -> tuple[tuple[str, tuple], ...]:
+    """The sweep's ``workload_vary``: LLM workload fields and their values (every workload must be
+    generated from a model configuration)."""
+    if value is None:
+        return ()
+    from zigzag.tokens.workloads import check_field, is_llm_workload
+
+    if not isinstance(value, dict) or not value:
+        raise InputError(where, "workload_vary", "give workload fields and their values, e.g. {context: [1024, 4096]}")
+    axes = []
+    for key, values in value.items():
+        check_field(str(key), f"{where}: workload_vary")
+        if not isinstance(values, list) or not values:
+            raise InputError(where, f"workload_vary.{key}", f"{values!r} is not a non-empty list; e.g. [1024, 4096]")
+        axes.append((str(key), tuple(values)))
+    for i, workload in enumerate(workloads):
+        if not is_llm_workload(workload):
+            raise InputError(where, f"workloads[{i}]", f"{workload} is not generated from a model configuration "
+                                                       "(an llm: section); workload_vary needs such workloads")
+    return tuple(axes)
 
 
 def _workloads(section: dict, where: str, kinds: str) -> list[str]:

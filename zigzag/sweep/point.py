@@ -44,12 +44,38 @@ def _default_links() -> dict:
     return DEFAULT_LINKS
 
 
+def workload_points(sweep) -> list[dict]:
+    """Every combination of the sweep's ``workload_vary`` values (field -> value), in order;
+    ``[{}]`` when it varies no workload field."""
+    import itertools
+
+    names = [name for name, _ in sweep.workload_axes]
+    return [dict(zip(names, values)) for values in itertools.product(*(v for _, v in sweep.workload_axes))]
+
+
+def point_label(changes: dict) -> str:
+    """``context=4096 batch=8``: a workload point's name in tables and figures."""
+    return " ".join(f"{k}={v}" for k, v in changes.items())
+
+
+def load_point_workload(workload: str, changes: dict, entries: list, options: dict):
+    """The workload of one point: the file itself, or its LLM document with ``changes`` applied."""
+    from zigzag.io.loaders import load_workload
+
+    if changes:
+        from zigzag.tokens.workloads import llm_document
+
+        return load_workload(llm_document(workload, changes, source=workload), entries, **options)
+    return load_workload(workload, entries, **options)
+
+
 def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-                   mode: str | None = None) -> dict:
+                   mode: str | None = None, changes: dict | None = None) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
-    ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled)."""
+    ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
+    the workload fields of this point (``workload_vary``)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
         return {"status": "invalid", "reason": variant.problem}
@@ -59,7 +85,8 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
 
             row.update(evaluate_multicore(sweep, variant, workload, mode, Path(cache)))
         else:
-            row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {}))
+            row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {},
+                                 changes or {}))
     except (InputError, MappingError) as exc:
         row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
     except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported
@@ -68,16 +95,15 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
     return row
 
 
-def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
+def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict) -> dict:
     from zigzag.cost.result import sum_results
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.loaders import load_workload
     from zigzag.io.memory_costs import resolve_memory_costs
     from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
     from zigzag.mapping.entry import MappingEntry
     from zigzag.notes import grouped_layer_warnings
-    from zigzag.search.network import evaluated_layers, layer_accelerators
+    from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
 
@@ -95,25 +121,43 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict) -> dict:
     accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
     mapping = point_mapping(sweep, variant)
     check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
-    key = (workload, json.dumps(mapping, sort_keys=True), json.dumps(sweep.workload_options, sort_keys=True))
+    key = (workload, json.dumps(changes, sort_keys=True), json.dumps(mapping, sort_keys=True),
+           json.dumps(sweep.workload_options, sort_keys=True))
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
-        parsed[key] = load_workload(workload, entries, **sweep.workload_options)
+        parsed[key] = load_point_workload(workload, changes, entries, sweep.workload_options)
     network = parsed[key]
     accelerator = accelerator_from_dict(accelerator_data)
     options = SearchOptions(**sweep.options)
     per_layer = layer_accelerators(network, accelerator, options)
     with grouped_layer_warnings():  # one line per repeated warning, with the layers it concerns
-        results = [_layer_result(layer, per_layer[layer.id], options, cache)
-                   for layer in evaluated_layers(network.layers, accelerator)]
+        layers = evaluated_layers(network.layers, accelerator)
+        results = [_layer_result(layer, per_layer[layer.id], options, cache) for layer in layers]
     total = sum_results(results)
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
-    figures = tables.experiment_row(experiment, results, total, area_unit)
-    keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "area_um2")
+    uncosted = [layer.name for layer in uncosted_layers(network.layers, accelerator)]
+    figures = tables.experiment_row(experiment, results, total, area_unit, uncosted)
+    keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "uncosted_layers", "area_um2")
     row = {k: figures[k] for k in keep}
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
+    if getattr(network, "inference", None) is not None:
+        row.update(_token_columns(list(zip(layers, results)), total, per_layer, network.inference))
     return row
+
+
+def _token_columns(layers: list, total, accelerators, inference) -> dict:
+    """The per-token columns of an LLM step (in cycles; seconds are added with the clock)."""
+    from zigzag.search.network import NetworkResult
+    from zigzag.tokens import per_token_figures
+
+    figures = per_token_figures(NetworkResult(layers, total, accelerators, inference=inference))
+    columns = {k: getattr(figures, k) for k in ("phase", "batch", "tokens", "context", "energy_per_token_pJ",
+                                                 "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token",
+                                                 "kv_cache_bytes")}
+    columns["step_cycles"] = figures.step_cycles
+    columns["dram_bound_ratio"] = None if figures.dram is None else figures.dram.ratio
+    return columns
 
 
 def _layer_result(layer, accelerator, options, cache: Path):

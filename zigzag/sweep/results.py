@@ -44,6 +44,10 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
     row["clock_ghz"] = clock_ghz if clock_ghz else (1 / row["tclk_ns"] if row.get("tclk_ns") else None)
     row["latency_s"] = seconds
     row["edp_Js"] = None if seconds is None else row["energy_pJ"] * 1e-12 * seconds
+    if row.get("phase") is not None:  # an LLM step: its per-token times (docs/models/per-token.md)
+        row["ttft_s"] = seconds if row["phase"] == "prefill" else None
+        row["tpot_s"] = None if row["phase"] == "prefill" or seconds is None else seconds / row["tokens"]
+        row["tokens_per_s"] = None if not seconds else row["batch"] * row["tokens"] / seconds
     if row.get("utilization") is None:  # a multi-core point gives its mean core utilisation
         row["utilization"] = row.get("mac_utilization")
     return row
@@ -76,8 +80,10 @@ def check_constraints(row: dict, constraints) -> dict:
 
 
 def group_of(row: dict) -> str:
-    """What a row is compared with: its workload, and its mode for a multi-core sweep."""
-    return f"{row['workload']} ({row['mode']})" if row.get("mode") else str(row["workload"])
+    """What a row is compared with: its workload (and its ``workload_vary`` point), and its mode
+    for a multi-core sweep."""
+    workload = f"{row['workload']} {row['workload_point']}" if row.get("workload_point") else str(row["workload"])
+    return f"{workload} ({row['mode']})" if row.get("mode") else workload
 
 
 def _dominates(a: tuple, b: tuple) -> bool:

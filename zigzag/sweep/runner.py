@@ -12,7 +12,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.sweep import results
 from zigzag.sweep.config import Sweep, read_sweep
-from zigzag.sweep.point import evaluate_point
+from zigzag.sweep.point import evaluate_point, point_label, workload_points
 from zigzag.variants import Variant, expand, expressions
 
 logger = logging.getLogger(__name__)
@@ -57,17 +57,29 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
 
 
 def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-              mode: str | None = None) -> dict:
+              mode: str | None = None, changes: dict | None = None) -> dict:
     """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
-    multi-core sweep), before constraints."""
+    multi-core sweep; with the workload fields ``changes`` of a ``workload_vary`` point), before
+    constraints."""
     row = {"sweep": sweep.name, "variant": variant.name, "variant_id": variant.id,
-           "workload": Path(workload).stem, **({"mode": mode} if mode else {}),
+           "workload": _stem(workload), **({"mode": mode} if mode else {}),
+           **({"workload_point": point_label(changes), **{k: _cell(v) for k, v in changes.items()}} if changes else {}),
            **{k: _cell(v) for k, v in variant.parameters.items()}}
-    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode)
+    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode, changes=changes)
+    figures = {k: v for k, v in figures.items() if k not in (changes or {}) or k in ("status", "reason")}
     row.update(figures)
     if variant.aliases:
         row["same_as"] = " ".join(variant.aliases)
     return results.complete_row(row, clock_of(sweep, variant) if row["status"] == "ok" else None)
+
+
+def _stem(workload: str) -> str:
+    """A workload's name in tables: its file name without the extension(s) (``llama.llm.yaml`` -> ``llama``)."""
+    name = Path(workload).name
+    for suffix in (".llm.yaml", ".llm.yml"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return Path(workload).stem
 
 
 def _cell(value):
@@ -83,9 +95,11 @@ def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path) ->
     rows = []
     for variant in variants:
         for workload in sweep.workloads:
-            for mode in sweep.modes or (None,):
-                rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode))
-                logger.info("%s on %s: %s", variant.name, workload, rows[-1]["status"])
+            for changes in workload_points(sweep):
+                for mode in sweep.modes or (None,):
+                    rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode,
+                                          changes=changes))
+                    logger.info("%s on %s %s: %s", variant.name, workload, point_label(changes), rows[-1]["status"])
     return rows
 
 
@@ -109,6 +123,14 @@ def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
     for parameter in sweep.spec.varied_names:
         stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
         paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(rows, parameter, folder / f"vs_{stem}.{plot_format}")
+    names = [name for name, _ in sweep.workload_axes]
+    if names:
+        from zigzag.plots.tokens import plot_tokens_vs
+
+        for parameter in names:
+            stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
+            paths[f"tokens_vs_{parameter}"] = plot_tokens_vs(rows, parameter, folder / f"tokens_vs_{stem}.{plot_format}",
+                                                             series=names)
     return paths
 
 

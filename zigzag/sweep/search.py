@@ -73,13 +73,16 @@ def _evaluate_in_worker(position: tuple[int, ...]) -> list[dict]:
 
 
 def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict) -> list[dict]:
-    """The rows (one per workload, constraints applied) of the variant at ``position``."""
+    """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
+    at ``position``: the search's objectives sum over all of them."""
+    from zigzag.sweep.point import workload_points
     from zigzag.sweep.runner import accelerator_identity, point_row
     from zigzag.variants import variant_at
 
     variant = variant_at(sweep.spec, position, normalise=accelerator_identity)
-    return [results.check_constraints(point_row(sweep, variant, workload, cache, workloads=parsed), sweep.constraints)
-            for workload in sweep.workloads]
+    return [results.check_constraints(point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes),
+                                      sweep.constraints)
+            for workload in sweep.workloads for changes in workload_points(sweep)]
 
 
 def objectives(rows: list[dict]) -> tuple[float, float, float]:

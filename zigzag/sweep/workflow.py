@@ -70,6 +70,7 @@ def search_from_file(search_file: str | Path, cache: str | Path, output: str | P
 def settings(sweep: Sweep) -> dict:
     """A sweep's settings as JSON-ready data (read back by :func:`sweep_from_settings`)."""
     return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads), "modes": list(sweep.modes),
+            "workload_axes": [[name, list(values)] for name, values in sweep.workload_axes],
             "constraints": [c.text for c in sweep.constraints], "in_seconds": [c.in_seconds for c in sweep.constraints],
             "source": sweep.spec.source, "varied": sweep.spec.varied_names}
 
@@ -84,7 +85,8 @@ def sweep_from_settings(data: dict) -> Sweep:
     return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
                  constraints, data["clock_ghz"], data["options"], data["workload_options"],
                  kind=data.get("kind", "single"), base=data.get("base"), modes=tuple(data.get("modes", ())),
-                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"))
+                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"),
+                 workload_axes=tuple((name, tuple(values)) for name, values in data.get("workload_axes", ())))
 
 
 def write_if_changed(path: Path, data: dict) -> str:
@@ -156,4 +158,5 @@ def plot_files(sweep: Sweep, plot_format: str) -> list[str]:
     import re
 
     return [f"plots/pareto.{plot_format}"] + [
-        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in sweep.spec.varied_names]
+        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in sweep.spec.varied_names] + [
+        f"plots/tokens_vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p, _ in sweep.workload_axes]

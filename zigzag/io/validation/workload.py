@@ -10,11 +10,16 @@ from zigzag.io.validation.schema import (
 )
 
 
+from zigzag.workload.operators import ROLES, VECTOR_OPS, operator_type
+
 OPERATOR_TYPES = ("Max", "Conv", "Pooling", "Add", "Conv_downsample", "Gemm", "Pool", "MaxPool",
                   "AveragePool", "GlobalAveragePool")
+#: Operator types of vector layers (with ``vector_op``): one per operation class, e.g. ``ReduceMax``.
+VECTOR_TYPES = tuple(t for t in dict.fromkeys(operator_type(op) for op in VECTOR_OPS) if t not in OPERATOR_TYPES)
 
-# Output `O`, then two one-character input operands; only the last may have empty brackets.
-_EQUATION = r"O(?:\[\w+\])+\s*\+?\s*=\s*\w(?:\[\w+\])+\s*[*+]\s*\w(?:\[\w*\])+\s*"
+# Output `O`, then two one-character input operands; only the last may have empty brackets. A vector layer
+# (with `vector_op`) may have one input, and its output may be a scalar (`O[]`).
+_EQUATION = r"O(?:\[\w*\])+\s*\+?\s*=\s*\w(?:\[\w*\])+(?:\s*[*+]\s*\w(?:\[\w*\])+)?\s*"
 _OPERAND_IN_EQUATION = re.compile(r"(\w)((?:\[\w*\])+)")
 # `<data dim> = [<coef> *] <dim> + [<coef> *] <dim>`
 _RELATION = r"(\w+)\s*=\s*(?:(\w+)\s*\*\s*)?(\w+)\s*\+\s*(?:(\w+)\s*\*\s*)?(\w+)"
@@ -23,7 +28,8 @@ _PRECISION = Field("int", minimum=0, what="bits, a whole number")
 _LAYER = Field("dict", what="a layer with id, operator_type, equation, loop_dims, ...", keys={
     "id": Field("int", required=True, what="the layer id, a whole number"),
     "name": Field("str", nullable=True, default=None),
-    "operator_type": Field("str", required=True, choices=OPERATOR_TYPES, what=f"one of {', '.join(OPERATOR_TYPES)}"),
+    "operator_type": Field("str", required=True, choices=OPERATOR_TYPES + VECTOR_TYPES,
+                           what=f"one of {', '.join(OPERATOR_TYPES)} (vector layers also {', '.join(VECTOR_TYPES)})"),
     "equation": Field("str", required=True, what="e.g. O[k][oy][ox]+=W[k][c][fy][fx]*I[c][iy][ix]",
                       pattern=_EQUATION,
                       form="'O[..]...+=W[..]...*I[..]...' with one-letter operand names, e.g. "
@@ -45,6 +51,10 @@ _LAYER = Field("dict", what="a layer with id, operator_type, equation, loop_dims
                            item=Field("int", minimum=1, what="the total size of this dimension")),
     "padding": Field("list", nullable=True, default=None, item=Field(
         "list", length=2, what="[begin, end]", item=Field("int", minimum=0, what="a padding in elements"))),
+    "vector_op": Field("str", nullable=True, default=None, choices=VECTOR_OPS,
+                       what=f"an operation class: one of {', '.join(VECTOR_OPS)}"),
+    "operand_roles": Field("dict", default={}, keys={op: Field("str", choices=ROLES, what=f"one of {', '.join(ROLES)}")
+                                                     for op in ("O", "I", "W")}),
 })
 
 
@@ -118,9 +128,13 @@ def _check_equation(where: str, layer: dict, loop_dims: list[str], data_dims: li
     """Inputs named I and W with a precision each; every index a loop or data dimension."""
     operands = _OPERAND_IN_EQUATION.findall(layer["equation"])
     inputs = [name for name, _ in operands[1:]]
-    if sorted(inputs) != ["I", "W"]:
+    vector = layer.get("vector_op") is not None
+    if layer["operator_type"] in VECTOR_TYPES and not vector:
+        raise Invalid(f"{where}.operator_type", f"'{layer['operator_type']}' is the operator type of a vector "
+                      "layer; give its operation class as vector_op, or use one of " + ", ".join(OPERATOR_TYPES))
+    if sorted(inputs) != ["I", "W"] and not (vector and inputs == ["I"]):
         raise Invalid(f"{where}.equation", f"the input operands are {' and '.join(inputs)}, but they must be "
-                      "named I and W, e.g. 'O[k]+=W[k][c]*I[c]'; rename them")
+                      "named I and W, e.g. 'O[k]+=W[k][c]*I[c]' (a vector layer may have I alone); rename them")
     for name, brackets in operands:
         for dim in re.findall(r"\[(\w+)\]", brackets):
             if dim.upper() not in loop_dims and dim.upper() not in data_dims:

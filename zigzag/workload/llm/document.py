@@ -72,3 +72,4 @@ def llm_workload_specs(workload: Any, file: str | None = None, overrides: dict |
     if isinstance(model, str) and base is not None and not Path(model).is_absolute() and ("/" in model or model.endswith((".json", ".yaml", ".yml"))):
         model = str(base / model)
     return build_layer_specs(model, file=file, **section)
+

@@ -106,9 +106,9 @@ class _Net:
                                           sources={"I": v}, precision=p))
         keys = attended_keys(cfg, step)
         kv_role = "kv_cache" if cached else "activation"
-        q_dims, k_dims = _scaled_dims(cfg, step, keys)
-        q = self.elementwise(f"{name}/scale_q", "mul", q_dims, q)
-        k = self.elementwise(f"{name}/scale_k", "mul", k_dims, k, i_role=kv_role)
+        # sdpa scales q and k each by the fourth root of the head width; k over the kv heads (grouped-query form)
+        q = self.elementwise(f"{name}/scale_q", "mul", {"B": b, "H": heads, "D": t, "K": hd}, q)
+        k = self.elementwise(f"{name}/scale_k", "mul", {"B": b, "H": kv, "D": hd, "K": keys}, k, i_role=kv_role)
         blocks = _blocks(cfg, step, keys)
         suffix = (lambda i: f"/causal{i}") if len(blocks) > 1 else (lambda i: "")
         gqa = {"heads": kv, "groups": groups} if groups > 1 else {"heads": heads}
@@ -134,14 +134,6 @@ def attended_keys(cfg: ModelConfig, step: Step) -> int:
     if cfg.sliding_window and step.past:
         keys = min(keys, cfg.sliding_window)
     return keys
-
-
-def _scaled_dims(cfg: ModelConfig, step: Step, keys: int) -> tuple[dict, dict]:
-    """Dims of the sdpa scalings of q and k (each by the fourth root of the head width), in the grouped-query
-    canonical form of the operator model: q over the query heads, k over the kv heads (whether the export
-    repeats K to every query head or folds the queries onto the kv heads)."""
-    heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
-    return {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": kv, "D": hd, "K": keys}
 
 
 def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:

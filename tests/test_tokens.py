@@ -1,0 +1,205 @@
+"""Per-token figures, the roofline per layer and the physical limit of a DRAM-bound decode step
+(zigzag/tokens, docs/models/per-token.md), on small Llama-style blocks built in tests/llm_steps.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from llm_steps import block_workload, inference
+from zigzag.errors import InputError
+from zigzag.io.accelerator_dict import accelerator_from_dict
+from zigzag.io.loaders import load_accelerator, load_mapping
+from zigzag.io.validation import validate_accelerator
+from zigzag.search.network import evaluate_network
+from zigzag.search.options import SearchOptions
+from zigzag.tokens import per_token_figures, read_inference, roofline_rows
+
+HARDWARE = "inputs/hardware/{}.yaml"
+MAPPING = "inputs/mapping/{}.yaml"
+OPTIONS = SearchOptions(lpf_limit=4)
+
+
+def _step(name="flow_tpu_32x32", accelerator=None, **shape):
+    mapping = load_mapping(MAPPING.format(name))
+    accelerator = accelerator or load_accelerator(HARDWARE.format(name))
+    return evaluate_network(block_workload(mapping, **shape), accelerator, OPTIONS, show_progress=False)
+
+
+@pytest.fixture(scope="module")
+def decode():
+    shape = {"batch": 4, "context": 200}
+    return shape, _step(**shape)
+
+
+def test_decode_figures_follow_from_the_step(decode):
+    shape, result = decode
+    figures = per_token_figures(result, inference(**shape), clock_ghz=0.5)
+    cycles = result.total.latency_total2
+    assert figures.phase == "decode" and figures.ttft_s is None
+    assert figures.tpot_s == pytest.approx(cycles / 0.5e9)
+    assert figures.tokens_per_s == pytest.approx(4 / figures.tpot_s)
+    assert figures.energy_per_token_pJ == pytest.approx(result.total.energy_total / 4)
+    assert figures.energy_per_token_J == pytest.approx(figures.energy_per_token_pJ * 1e-12)
+    # d 64, 2 kv heads of 16, ffn 128, 8-bit: q,o 64x64; k,v 64x32; gate, up, down 64x128
+    assert figures.weights_bytes == 2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 128
+    assert figures.kv_cache_bytes_per_token == 2 * 2 * 16  # K and V, 2 kv heads, head dim 16, 1 byte
+    assert figures.kv_cache_bytes == 64 * 4 * 201
+    fits = {f.memory: f for f in figures.fits}
+    assert set(fits) == {"w_reg", "acc_reg", "accumulators", "unified_buffer"}  # dram is the outermost
+    assert fits["unified_buffer"].weights and fits["unified_buffer"].kv_cache
+    assert not fits["w_reg"].weights and fits["w_reg"].capacity_bytes == 2 * 1024
+    data = json.loads(json.dumps(figures.to_dict()))
+    assert data["fits"]["accumulators"]["capacity_bytes"] == 512 * 1024
+    assert data["dram"]["memory"] == "dram"
+
+
+def test_prefill_gives_time_to_first_token():
+    shape = {"tokens": 32, "context": 0}
+    result = _step(**shape)
+    figures = per_token_figures(result, inference(**shape), clock_ghz=1.0)
+    assert figures.phase == "prefill" and figures.tpot_s is None
+    assert figures.ttft_s == pytest.approx(result.total.latency_total2 * 1e-9)
+    assert figures.tokens_per_s == pytest.approx(32 / figures.ttft_s)
+    assert figures.kv_cache_bytes_per_token == 64  # the same cache as the decode step's, from the appends
+    assert figures.kv_cache_bytes == 64 * 32
+
+
+def test_without_a_clock_the_figures_stay_in_cycles(decode):
+    shape, result = decode
+    figures = per_token_figures(result, inference(**shape))
+    assert figures.tpot_s is None and figures.tokens_per_s is None and figures.dram.bound_s is None
+    assert figures.tpot_cycles == result.total.latency_total2
+
+
+@pytest.mark.parametrize("given, where", [
+    ({"phase": "generate"}, "phase"), ({"phase": "decode"}, "context"), ({"phase": "prefill"}, "tokens"),
+    ({"phase": "decode", "context": 8, "batch": 0}, "batch"), ({"batch": 2}, "phase"), ({"seq": 2}, "seq"),
+])
+def test_bad_metadata_is_one_line(given, where):
+    with pytest.raises(InputError) as error:
+        read_inference(None, given, source="zigzag run")
+    assert error.value.where == where and "\n" not in str(error.value)
+
+
+def test_metadata_from_the_workload_and_overrides():
+    class Step:  # the configuration generator's record answers to_dict()
+        def to_dict(self):
+            return {"model": "tiny", "phase": "decode", "batch": 1, "tokens": 1, "context": 128, "layers": 2}
+
+    assert read_inference(Step(), {"batch": 8})["batch"] == 8
+    assert read_inference(Step())["context"] == 128
+    assert read_inference(None) is None
+
+
+def test_roofline_names_what_bounds_each_layer(decode):
+    _, result = decode
+    rows = roofline_rows(result)
+    assert [r.layer for r in rows] == [layer.name for layer, _ in result.layers]
+    for row in rows:
+        memories = {m.memory: m for m in row.memories}
+        assert row.peak == 1024  # the 32 x 32 array
+        assert row.bound in {"compute", *memories}
+        assert row.attainable == min([row.peak] + [m.roof for m in row.memories if m.roof is not None])
+        dram = memories["dram"]
+        assert dram.bandwidth_bytes_per_cycle == 8  # one 64-bit port
+        assert dram.intensity == pytest.approx(row.ops / dram.bytes)
+    # a decode step's products are matrix-vector: DRAM bounds them on this accelerator
+    assert {r.bound for r in rows} == {"dram"}
+
+
+def _with_offchip_bandwidth(name: str, bits: int):
+    document = yaml.safe_load(open(HARDWARE.format(name)))
+    offchip = next(m for n, m in document["memories"].items() if "dram" in n.lower())
+    for port in offchip["ports"]:
+        port["bandwidth_max"] = bits
+        port["bandwidth_min"] = min(port["bandwidth_min"], bits)
+    return accelerator_from_dict(validate_accelerator(copy.deepcopy(document), name))
+
+
+@pytest.mark.slow
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(["flow_tpu_32x32", "flow_edgetpu_4x4x8x8"]),
+       bits=st.sampled_from([32, 64, 128, 256, 1024]), batch=st.sampled_from([1, 2, 4, 8]),
+       context=st.integers(1, 2048), d=st.sampled_from([32, 64, 128]), kv_heads=st.sampled_from([1, 2, 4]))
+def test_a_decode_step_never_beats_the_offchip_bandwidth(name, bits, batch, context, d, kv_heads):
+    """Every weight and KV-cache byte is read from DRAM once per decode step at least, so the
+    step cannot take less than those bytes over DRAM's read bandwidth."""
+    shape = {"batch": batch, "context": context, "d": d, "heads": 4, "kv_heads": kv_heads, "ffn": 2 * d}
+    result = _step(name, _with_offchip_bandwidth(name, bits), **shape)
+    figures = per_token_figures(result, inference(**shape))
+    bound = figures.dram
+    assert bound.read_bits_per_cycle == bits
+    assert bound.bytes == pytest.approx(figures.weights_bytes + figures.kv_cache_bytes)
+    assert result.total.latency_total2 >= bound.bound_cycles
+    assert bound.ratio >= 1
+
+
+@pytest.mark.xfail(strict=True, reason="ZigZag's latency model (which ours equals) loads the Eyeriss-like "
+                                       "global buffer's weights partly hidden: gate/up/down take 7,901-8,164 cycles "
+                                       "for 8,192 cycles of DRAM reads; see docs/models/per-token.md")
+def test_the_eyeriss_like_decode_step_beats_the_bound():
+    """The case the search above found on the Eyeriss-like example (kept out of it): the model's
+    step is 0.6 % below the physical limit; ``zigzag run`` says so next to the ratio."""
+    shape = {"batch": 1, "context": 1, "d": 128, "heads": 4, "kv_heads": 4, "ffn": 256}
+    result = _step("flow_eyeriss_14x12", _with_offchip_bandwidth("flow_eyeriss_14x12", 32), **shape)
+    assert per_token_figures(result, inference(**shape)).dram.ratio >= 1
+
+
+def test_zigzag_run_prints_and_writes_the_figures(tmp_path, capsys):
+    from llm_steps import block_specs
+
+    from zigzag.cli import main
+
+    # a workload file: the products only, without roles (the caches become constant operands W)
+    specs = [{k: v for k, v in spec.items() if k not in ("kind", "operand_roles") and v is not None}
+             for spec in block_specs(batch=2, context=100) if "vector_op" not in spec]
+    ids = {spec["id"] for spec in specs}
+    for spec in specs:
+        spec["operand_source"] = {op: src if src in ids else spec["id"] for op, src in spec["operand_source"].items()}
+        spec["operator_type"] = "Gemm"  # the workload file's name for a matrix product
+    workload = tmp_path / "block.yaml"
+    workload.write_text(yaml.safe_dump(specs))
+    out = tmp_path / "out"
+    argv = ["run", "--workload", str(workload), "--accelerator", HARDWARE.format("flow_tpu_32x32"),
+            "--mapping", MAPPING.format("flow_tpu_32x32"), "--output", str(out), "--quiet", "--lpf-limit", "4"]
+    assert main(argv + ["--phase", "decode", "--batch", "2", "--context", "100", "--clock-ghz", "2"]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    figures = summary["per_token"]
+    assert figures["tpot_s"] == pytest.approx(summary["latency"] / 2e9)
+    assert f"time per output token: {figures['tpot_s'] * 1e3:.6g} ms" in printed
+    assert "step / bound = " in printed and "tokens/s at batch 2" in printed
+    # without roles the K and V caches (constant operands of the file) count as weights
+    assert figures["weights_bytes"] == 2 * 64 * 64 + 2 * 64 * 32 + 3 * 64 * 128 + 2 * 2 * 2 * 101 * 16
+    assert figures["kv_cache_bytes"] is None
+    rows = (out / "roofline.csv").read_text().splitlines()
+    assert rows[0].startswith("id,name,operator_type,compute_unit,ops,") and len(rows) == 1 + len(specs)
+    assert (out / "roofline.png").stat().st_size > 0
+    # a workload without metadata and no --phase: no per-token figures, and a clock alone is refused
+    assert main(argv) == 0 and "per_token" not in json.loads((out / "summary.json").read_text())
+    assert main(argv + ["--clock-ghz", "1"]) == 2
+    assert "--clock-ghz" in capsys.readouterr().err
+
+
+def test_an_export_says_which_step_it_is():
+    from zigzag.io.loaders import load_workload
+
+    mapping = MAPPING.format("flow_tpu_32x32")
+    decode = load_workload("tests/data/llm/llama_tiny_decode.onnx", mapping, operators="all")
+    prefill = load_workload("tests/data/llm/llama_tiny_prefill.onnx", mapping, operators="all").inference
+    assert (decode.inference.phase, decode.inference.tokens, decode.inference.context) == ("decode", 1, 127)
+    assert prefill.phase == "prefill" and prefill.context == 0 and prefill.tokens > 1
+    # every operator imported: the figures read the KV cache from the roles the import gives
+    result = evaluate_network(decode, load_accelerator(HARDWARE.format("flow_tpu_32x32_vector")), OPTIONS,
+                              show_progress=False)
+    figures = per_token_figures(result)
+    assert not figures.uncosted_layers
+    # TinyLlama widths: 2 layers x (K and V) x 4 kv heads x 64 x 1 byte
+    assert figures.kv_cache_bytes_per_token == 2 * 2 * 4 * 64
+    assert figures.dram.ratio >= 1

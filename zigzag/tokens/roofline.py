@@ -1,0 +1,99 @@
+"""A roofline per layer: arithmetic intensity against each memory's bandwidth and the array's peak.
+
+For one evaluated layer (its best mapping):
+
+* ``ops``: the points of its loop nest (MACs of a MAC layer, operations of a vector layer);
+* ``peak``: operations per cycle of the unit it runs on (the MAC array's units, or ops per ideal
+  cycle for a vector unit or an in-memory-computing array);
+* per memory: the bytes moved through its ports by this mapping (word accesses x port width, all
+  operands and directions, all instances), the intensity ``ops / bytes`` and the memory's
+  bandwidth (sum of its ports' ``bandwidth_max`` x instances); its roof is intensity x bandwidth;
+* ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory.
+  ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
+  mapping gets (below 1: stalls, under-used array, on/off-loading).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MemoryTraffic:
+    memory: str
+    bytes: float
+    intensity: float | None  # ops per byte; None when nothing moves
+    bandwidth_bytes_per_cycle: float
+    roof: float | None  # ops per cycle this memory allows
+
+
+@dataclass(frozen=True)
+class RooflineRow:
+    layer_id: int
+    layer: str
+    operator_type: str
+    compute_unit: str
+    ops: int
+    latency_cycles: float
+    peak: float
+    achieved: float
+    attainable: float
+    bound: str
+    memories: tuple[MemoryTraffic, ...]
+
+    def record(self) -> dict:
+        """One flat table row (per memory: bytes, intensity, roof)."""
+        row = {"id": self.layer_id, "name": self.layer, "operator_type": self.operator_type,
+               "compute_unit": self.compute_unit, "ops": self.ops, "latency_cycles": self.latency_cycles,
+               "peak_ops_per_cycle": self.peak, "achieved_ops_per_cycle": self.achieved,
+               "attainable_ops_per_cycle": self.attainable, "bound": self.bound}
+        for m in self.memories:
+            row[f"{m.memory}_bytes"] = m.bytes
+            row[f"{m.memory}_intensity"] = m.intensity
+            row[f"{m.memory}_bandwidth_bytes_per_cycle"] = m.bandwidth_bytes_per_cycle
+        return row
+
+
+def _peak(layer, result, accelerator) -> float:
+    array = accelerator.operational_array
+    on_vector_unit = getattr(result, "compute_unit", "mac_array") == "vector_unit"
+    if not on_vector_unit and not array.is_imc:
+        return float(array.total_units)
+    return layer.total_macs / result.ideal_cycle if result.ideal_cycle else float("inf")
+
+
+def memory_traffic(layer, result, accelerator) -> dict[str, float]:
+    """Bytes moved through each memory's ports by the layer's mapping."""
+    moved: dict[str, float] = {}
+    for operand, names in result.memory_names.items():
+        memory_operand = layer.memory_operand(operand)
+        for name, accesses in zip(names, result.memory_word_access[operand]):
+            memory = accelerator.memory.get(name)
+            if memory is None:  # a vector unit's own registers: not a memory of the file
+                continue
+            bits = sum(count * (memory.bandwidth_max(memory_operand, direction) or 0)
+                       for direction, count in accesses.items())
+            moved[name] = moved.get(name, 0.0) + bits / 8
+    return moved
+
+
+def roofline_row(layer, result, accelerator) -> RooflineRow:
+    """The roofline figures of one layer's result."""
+    ops = layer.total_macs
+    peak = _peak(layer, result, accelerator)
+    traffic = []
+    for name, size in memory_traffic(layer, result, accelerator).items():
+        memory = accelerator.memory[name]
+        bandwidth = sum(p.bandwidth_max for p in memory.ports) * accelerator.unroll_count(memory) / 8
+        intensity = ops / size if size > 0 else None
+        traffic.append(MemoryTraffic(name, size, intensity, bandwidth, None if intensity is None else intensity * bandwidth))
+    roofs = [("compute", peak)] + [(m.memory, m.roof) for m in traffic if m.roof is not None]
+    bound, attainable = min(roofs, key=lambda r: r[1])
+    latency = float(result.latency_total2)
+    return RooflineRow(layer.id, layer.name, layer.operator_type, getattr(result, "compute_unit", "mac_array"), ops,
+                       latency, peak, ops / latency if latency else 0.0, attainable, bound, tuple(traffic))
+
+
+def roofline_rows(result) -> list[RooflineRow]:
+    """One roofline row per evaluated layer of a NetworkResult, in processing order."""
+    return [roofline_row(layer, cost, result.accelerators[layer.id]) for layer, cost in result.layers]
