@@ -202,3 +202,28 @@ def test_search_figures_of_an_llm_are_what_running_its_allocation_gives(cache, t
     rerun = run_stream(hardware, DATA / "gpt2_decode.onnx", tmp_path / "search" / "allocation.yaml", "lbl", cache=cache)
     chosen = json.loads((tmp_path / "search" / "summary.json").read_text())["search"]
     assert (chosen["energy"], chosen["latency"]) == (rerun.energy, rerun.latency)
+
+
+def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
+    """GPT-2 decode on the quad core: one token per step; the step streams the weights over the one
+    DRAM link, busy almost all of the step and asked far more than it carries (DRAM-bound)."""
+    import json
+    import subprocess
+    import sys
+
+    from zigzag.stream.tokens import dram_link_shares, token_figures
+
+    result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
+    tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
+    assert (tokens["phase"], tokens["batch"], tokens["tokens"], tokens["context"]) == ("decode", 1, 1, 127)
+    assert tokens["tpot_cycles"] == tokens["step_cycles"] == result.latency
+    assert tokens["energy_per_token_pJ"] == pytest.approx(result.energy)
+    shares = dram_link_shares(result)
+    assert list(shares) == ["6 <-> Any"] and 0.9 < shares["6 <-> Any"]["busy"] <= 1.0
+    assert tokens["dram_link_demand"] > 1  # bound by the weights streamed from DRAM
+    prefill = token_figures(result, {"phase": "prefill", "batch": 2, "tokens": 64}, clock_ghz=1.0)
+    assert prefill["ttft_s"] == result.latency * 1e-9 and prefill["tokens_per_s"] == pytest.approx(128 / prefill["ttft_s"])
+    done = subprocess.run([sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", str(QUAD[0]),
+                           "--workload", str(DATA / "gpt2_decode.onnx"), "--mapping", str(QUAD[1]), "--mode", "lbl",
+                           "--cache", str(cache), "--output", str(tmp_path / "cli")], capture_output=True, text=True)
+    assert done.returncode == 0 and "time per output token" in done.stdout and "DRAM link busy" in done.stdout

@@ -102,6 +102,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
+    tokens = json.loads((Path(args.output) / "summary.json").read_text()).get("per_token")
+    if tokens:
+        step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
+        print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
+              f"{step} {tokens['step_cycles']:.10g} cycles, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+              f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
+              f"{tokens['dram_link_demand']:.3g}x what it can carry")
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
     if args.plots:
         plot_after_run(args.output)

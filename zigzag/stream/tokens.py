@@ -1,0 +1,79 @@
+"""Per-token figures of a multi-core schedule of one LLM step, with the DRAM links' busy share.
+
+The definitions are the single-core ones (docs/models/per-token.md): the scheduled workload is one
+step, a prefill over S tokens of B sequences (time to first token = the step) or a decode step
+giving one token to each of B sequences with C cached tokens (time per output token = the step);
+tokens per second = B x tokens / the step's time; energy per token = energy / (B x tokens).
+What multi-core adds is the **DRAM links' busy share**: the part of the step during which each
+link attached to the off-chip core carries data (transfers, and CNs streaming operands too large
+for their core), and its **demand**: the bits asked of it over what it can carry in the step. A
+busy share near 1 with a demand above 1 means the step is bound by streaming weights and KV cache
+from DRAM, so more cores buy nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from zigzag.stream.schedule.result import ScheduleResult
+
+
+def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
+    """Per link attached to the off-chip core (by label): ``busy`` (0..1), the share of the step
+    during which it carries something, and ``demand``, the bits the step asks of it over what its
+    bandwidth can carry in the step (above 1: the step is bound by that link)."""
+    hw = result.problem.hardware
+    attached = set()
+    for (sender, receiver), route in hw.routes.items():
+        if route and sender == hw.offchip_core:
+            attached.add(route[0])
+        if route and receiver == hw.offchip_core:
+            attached.add(route[-1])
+    shares = {}
+    for index in sorted(attached):
+        link = hw.links[index]
+        events = [e for e in result.link_events[index] if e.activity > 0 and e.end > e.start]
+        if result.latency <= 0 or math.isinf(link.bandwidth):
+            shares[link.label] = {"busy": 0.0, "demand": 0.0}
+            continue
+        busy, reach = 0.0, -math.inf
+        for start, end in sorted((e.start, e.end) for e in events):  # the union of the busy intervals
+            busy += max(0.0, end - max(start, reach))
+            reach = max(reach, end)
+        carried = sum((e.end - e.start) * e.activity for e in events)
+        shares[link.label] = {"busy": busy / result.latency, "demand": carried / (link.bandwidth * result.latency)}
+    return shares
+
+
+def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | None = None) -> dict:
+    """The per-token figures of ``result`` for the step described by ``inference`` (``phase``,
+    ``batch``, ``tokens``, ``context``; e.g. ``zigzag.io.onnx_operators.export_inference``)."""
+    batch, tokens = int(inference.get("batch", 1)), int(inference.get("tokens", 1))
+    phase = inference.get("phase", "prefill")
+    cycles = float(result.latency)
+    seconds = None if clock_ghz is None else cycles / (clock_ghz * 1e9)
+    shares = dram_link_shares(result)
+    figures = {
+        "phase": phase, "batch": batch, "tokens": tokens, "context": int(inference.get("context", 0)),
+        "step_cycles": cycles, "clock_ghz": clock_ghz, "step_s": seconds,
+        ("ttft_cycles" if phase == "prefill" else "tpot_cycles"): cycles,
+        "tokens_per_cycle": batch * tokens / cycles if cycles else None,
+        "tokens_per_s": None if not seconds else batch * tokens / seconds,
+        "energy_per_token_pJ": float(result.energy) / (batch * tokens),
+        "dram_links": shares,
+        "dram_link_busy_share": max((v["busy"] for v in shares.values()), default=0.0),
+        "dram_link_demand": max((v["demand"] for v in shares.values()), default=0.0),
+    }
+    if seconds is not None:
+        figures["ttft_s" if phase == "prefill" else "tpot_s"] = seconds
+    return figures
+
+
+def export_figures(result: ScheduleResult, workload: str | Path, clock_ghz: float | None = None) -> dict | None:
+    """:func:`token_figures` of an ONNX export's step (None when the workload is not a transformer)."""
+    from zigzag.io.onnx_operators import export_inference
+    from zigzag.io.onnx_reading import load_model
+
+    inference = export_inference(load_model(workload, str(workload)))
+    return token_figures(result, inference, clock_ghz) if inference.get("layers") else None
