@@ -227,3 +227,46 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
                            "--workload", str(DATA / "gpt2_decode.onnx"), "--mapping", str(QUAD[1]), "--mode", "lbl",
                            "--cache", str(cache), "--output", str(tmp_path / "cli")], capture_output=True, text=True)
     assert done.returncode == 0 and "time per output token" in done.stdout and "DRAM link busy" in done.stdout
+
+
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_attention_split_by_heads_across_the_cores(mode, cache):
+    """A default entry with inter_core_tiling [H, 4]: Q.K^T and P.V (12 heads) go three heads per
+    core; the projections, without a head loop, are cut by output channels instead."""
+    import numpy as np
+
+    from zigzag.stream.inputs import cn_graph_from_files
+
+    mapping = MAPPINGS / "llm_heads_quad_core.yaml"
+    graph = cn_graph_from_files(QUAD[0], DATA / "gpt2_decode.onnx", mapping, mode)
+    attention = [i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" in info.sizes]
+    projections = [i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" not in info.sizes]
+    assert len(attention) == 4 and projections
+    for layer in attention:
+        cns = np.flatnonzero(graph.layer == layer)
+        assert sorted(set(graph.core[cns].tolist())) == [0, 1, 2, 3]
+        assert graph.layers[layer].inter_core_tiling == (("H", 4),)
+    for layer in projections:
+        assert graph.layers[layer].inter_core_tiling[0][0] == "K"
+    result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", mapping, mode, cache=cache)
+    assert result.latency > 0
+
+
+def test_the_kv_cache_is_its_own_data_read_from_dram(cache, tmp_path):
+    """GPT-2 decode on the quad core with a vector core: each of the four KV-cache Concats (past K or
+    V of 127 tokens, a graph input, with the new token's) is a `copy` layer whose constant operand
+    is the cache; its DRAM reads are counted apart from the weights and the activations."""
+    import json
+
+    workload = _vector_workload("gpt2_decode")
+    appends = [layer for layer in workload.layers if layer.type == "cache_append"]
+    assert len(appends) == 4 and {layer.layer.vector_op for layer in appends} == {"copy"}
+    assert all(layer.sizes["D"] == 128 and layer.constant_operands == ("W",) for layer in appends)
+    hardware, mapping = VECTOR
+    run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, "lbl", cache=cache, output=tmp_path)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    tokens = summary["per_token"]
+    cache_bits = 2 * 2 * 12 * 127 * 64 * 8  # 2 blocks x (K, V) x heads x past tokens x head size x 8 bits
+    assert tokens["dram_read_bits_kv_cache"] >= cache_bits
+    parts = sum(tokens[f"dram_read_bits_{role}"] for role in ("weights", "kv_cache", "activations"))
+    assert parts == pytest.approx(summary["dram_read_bits"])

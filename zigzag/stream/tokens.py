@@ -46,6 +46,33 @@ def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
     return shares
 
 
+def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> dict[str, float]:
+    """Bits read from the off-chip memory, split into ``weights`` (constant operands), ``kv_cache``
+    (the past keys and values a cache-append layer reads) and ``activations`` (everything else:
+    inputs, evicted data): tensors sent by the off-chip core, plus operands CNs stream while they
+    run. ``layer_types``: layer id -> the layer's type (``cache_append`` marks the cache)."""
+    from zigzag.stream.schedule.problem import I2, O
+
+    p = result.problem
+    reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
+
+    def role(cn: int, m: int) -> str:
+        if m not in p.constants[cn]:
+            return "activations"
+        return "kv_cache" if layer_types.get(int(p.layer[cn])) == "cache_append" and m == I2 else "weights"
+
+    for t in result.transfers:
+        if t.sender == p.hardware.offchip_core:
+            reads[role(int(p.tensor_origin[t.tensor]), t.memory_operand)] += float(p.tensor_size[t.tensor])
+    for n, operands in enumerate(p.too_large):
+        inputs = [m for m in operands if m != O]
+        if inputs:  # the CN's streaming read bandwidth, shared equally by its streamed inputs
+            bits = float(p.bw_from_offchip[n]) * float(result.end[n] - result.start[n]) / len(inputs)
+            for m in inputs:
+                reads[role(n, m)] += bits
+    return reads
+
+
 def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | None = None) -> dict:
     """The per-token figures of ``result`` for the step described by ``inference`` (``phase``,
     ``batch``, ``tokens``, ``context``; e.g. ``zigzag.io.onnx_operators.export_inference``)."""
@@ -70,10 +97,15 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
     return figures
 
 
-def export_figures(result: ScheduleResult, workload: str | Path, clock_ghz: float | None = None) -> dict | None:
-    """:func:`token_figures` of an ONNX export's step (None when the workload is not a transformer)."""
+def export_figures(result: ScheduleResult, workload: str | Path, layer_types: dict[int, str],
+                   clock_ghz: float | None = None) -> dict | None:
+    """:func:`token_figures` of an ONNX export's step with its DRAM reads by role (None when the
+    workload is not a transformer)."""
     from zigzag.io.onnx_operators import export_inference
     from zigzag.io.onnx_reading import load_model
 
     inference = export_inference(load_model(workload, str(workload)))
-    return token_figures(result, inference, clock_ghz) if inference.get("layers") else None
+    if not inference.get("layers"):
+        return None
+    reads = dram_reads_by_role(result, layer_types)
+    return token_figures(result, inference, clock_ghz) | {f"dram_read_bits_{k}": v for k, v in reads.items()}

@@ -122,6 +122,23 @@ def layer_norm_layers(parser, proto, node_id: int, preds: list[int]):
     return layers
 
 
+def cache_append(parser, proto, node_id: int, preds: list[int]):
+    """A Concat of past keys or values (a graph input: the KV cache) with the new token's as a
+    ``copy`` layer: its constant operand ``W`` is the cache, read from where the accelerator keeps
+    it (DRAM), ``I`` the new data; None unless it is such a Concat and some core runs ``copy``."""
+    produced = [t for t in proto.input if _carries_data(parser, t)]
+    out = parser.shape(proto, node_id, proto.output[0])
+    if (len(produced) != 1 or not any(_from_graph_input(parser, t) for t in proto.input) or not 1 <= len(out) <= 4
+            or not any("copy" in classes for classes in parser.vector_classes.values())):
+        return None
+    full = _index(DIMS[len(out)])
+    return parser.make_layer(
+        proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I{full}*W{full}",
+        loop_sizes=dict(zip(DIMS[len(out)], out)), precision=parser.precision(proto, node_id, preds[:1]),
+        source={"I": parser.producer[produced[0]], "W": node_id}, vector_op="copy",
+    )
+
+
 def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict[str, int]):
     """The mapping entry of a vector layer: the default entry moves it, whole, to the first core
     whose vector unit runs ``vector_op``; an explicit entry must name only such cores."""
@@ -150,6 +167,16 @@ def _fitting_pieces(loops: dict[str, int], memory_bits: int | None) -> tuple[str
     if pieces <= 1:
         return dim, 1
     return dim, next((f for f in range(pieces, size + 1) if size % f == 0), size)
+
+
+def _from_graph_input(parser, tensor: str, depth: int = 4) -> bool:
+    """Is ``tensor`` a graph input (not a weight), or data moved from one without computation?"""
+    model = parser.model
+    if tensor in {i.name for i in model.graph.input} - {i.name for i in model.graph.initializer}:
+        return True
+    node = next((n for n in model.graph.node if tensor in n.output), None)
+    return (depth > 0 and node is not None and node.op_type in ("Concat", "Identity", "Reshape", "Cast")
+            and len([t for t in node.input if t]) >= 1 and _from_graph_input(parser, node.input[0], depth - 1))
 
 
 def _carries_data(parser, tensor: str) -> bool:

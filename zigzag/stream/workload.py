@@ -25,7 +25,8 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
-from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, layer_norm_layers, moving_node,
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, cache_append, layer_norm_layers,
+                                         moving_node,
                                          placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -235,6 +236,10 @@ class _Parser:
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
+        if self.vector_classes and op == "Concat":
+            made = cache_append(self, proto, node_id, preds)
+            if made is not None:
+                return [made]
         if self.vector_classes and op == "LayerNormalization":
             made = layer_norm_layers(self, proto, node_id, preds)
             if made is not None:
