@@ -25,7 +25,7 @@ from zigzag.stream.schedule.run import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.multicore import variant_accelerator, with_integer_core_ids
 from zigzag.variants import Variant
-from zigzag.variants.multicore import core_roles, follow_cores
+from zigzag.stream.roles import core_roles, follow_cores
 
 BASE = REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"
 MAPPING = REPO / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml"
@@ -186,9 +186,11 @@ def test_cli_multicore_sweep(tmp_path, capsys):
     rows = read_rows(tmp_path / "out" / "variants.csv")
     assert [r["mode"] for r in rows] == ["lbl", "fused", "lbl", "fused"]
     for column in ("latency_cycles", "latency_s", "energy_pJ", "cn_onchip_energy_pJ", "area_mm2", "edp_Js",
-                   "util_core0", "utilization", "dram_traffic_bits", "pareto"):
+                   "util_mesh_r0c0", "utilization", "compute_utilization", "dram_traffic_bits", "pareto"):
         assert rows[0][column] != "", column
-    assert rows[0]["util_core3"] == "" and rows[2]["util_core3"] != ""  # 2 x 1 mesh: core 3 is the DRAM
+    assert rows[0]["util_mesh_r0c1"] == "" and rows[2]["util_mesh_r0c1"] != ""  # one column, then two
+    assert [r["compute_cores"] for r in rows] == ["2", "2", "4", "4"]
+    assert all(r["utilization"] == r["compute_utilization"] for r in rows)
     assert (tmp_path / "out" / "plots" / "vs_mesh.cols.png").exists()
     best = read_rows(tmp_path / "out" / "best.csv")
     assert {(r["mode"], r["objective"]) for r in best} >= {("lbl", "latency"), ("fused", "energy")}

@@ -74,3 +74,20 @@ def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, fl
         for register in unit.registers:
             memories[register.name] = (register.area or 0) * (1 if register.served_dimensions else unit.lanes)
     return array_area, memories
+
+
+#: factor from an accelerator file's stated area unit to µm² (a file that states none is read in µm²)
+TO_UM2 = {"um2": 1.0, "mm2": 1e6}
+
+
+def accelerator_area_um2(accelerator: Accelerator) -> float | None:
+    """The area ``zigzag run`` reports for ``accelerator``, in µm²: a digital array's units x unit
+    area plus every memory's area x its instances, converted from the file's ``area_unit``; an
+    IMC array's own area (mm²) plus each memory's area once. None without a unit area."""
+    array = accelerator.operational_array
+    if isinstance(array, ImcArray):
+        return (array.area + sum(m.area or 0 for m in accelerator.memories)) * 1e6
+    area, memories = _digital_areas(accelerator)
+    if area is None:
+        return None
+    return (area + sum(memories.values())) * TO_UM2.get(accelerator.area_unit, 1.0)

@@ -52,7 +52,7 @@ from zigzag.io.yaml_files import load_yaml
 __all__ = ["read_multicore", "read_multicore_document", "resolve_core_file"]
 
 _TOP_KEYS = ("name", "cores", "offchip_core", "bandwidth", "unit_energy_cost", "core_connectivity",
-             "core_memory_sharing", "mesh")
+             "core_memory_sharing", "mesh", "link_area", "router_area")
 _MESH = Field("dict", what="rows, cols and core, e.g. {rows: 2, cols: 2, core: tpu_like.yaml}", keys={
     "rows": Field("int", required=True, minimum=1, what="number of rows of the mesh"),
     "cols": Field("int", required=True, minimum=1, what="number of columns of the mesh"),
@@ -136,7 +136,10 @@ class _Reader:
             _missing("core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []")
         _connectivity(wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing)
         _check_shared_memories(sharing, cores)
-        return _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
+        document = _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
+        for key in ("link_area", "router_area"):
+            document[key] = _area(data.get(key, 0), key)
+        return document
 
     def _read_graph_format(self, data: dict) -> dict[str, Any]:
         """Stream's mid-2024 format: `cores` a list (id = position) and a `graph` block."""
@@ -361,6 +364,13 @@ def _bandwidth(value: Any, where: str) -> float:
     number = check_value(value, Field("float", what="a bandwidth in bits per cycle"), where)
     if math.isnan(number) or number <= 0:
         raise Invalid(where, f"must be a positive number of bits per cycle, got {value}; give e.g. 32")
+    return number
+
+
+def _area(value: Any, where: str) -> float:
+    number = check_value(value, Field("float", what="an area in um2"), where)
+    if math.isnan(number) or number < 0:
+        raise Invalid(where, f"must be zero or more, got {value}; give the area in um2, e.g. 0")
     return number
 
 

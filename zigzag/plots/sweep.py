@@ -10,7 +10,7 @@ from zigzag.plots.common import _new_figure, _save
 #: metrics drawn against each parameter: column -> axis label
 METRICS = {"energy_pJ": "energy (pJ)", "latency_cycles": "latency (cycles)", "area_mm2": "area (mm²)",
            "edp_pJ_cycles": "EDP (pJ·cycles)", "mac_utilization": "MAC utilisation",
-           "utilization": "mean core utilisation", "dram_traffic_bits": "DRAM traffic (bits)"}
+           "utilization": "utilisation (compute cores)", "dram_traffic_bits": "DRAM traffic (bits)"}
 
 
 def _number(value):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,8 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.steps.experiments import check_experiment_name
 from zigzag.steps.logged import run_logged
 
+logger = logging.getLogger(__name__)
+
 DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
 SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "latency"}
 
@@ -28,7 +31,7 @@ SEARCH_DEFAULTS = {"individuals": 16, "generations": 8, "seed": 0, "choose": "la
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
     """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
     out: dict[str, dict] = {}
-    fields = {"name", "accelerator", "workload", "mapping", "mode", *DEFAULTS}
+    fields = {"name", "accelerator", "workload", "mapping", "mode", "clock_ghz", *DEFAULTS}
     for i, spec in enumerate(config.get("stream_experiments") or []):
         where = f"stream_experiments[{i}]"
         if not isinstance(spec, dict):
@@ -50,6 +53,7 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
         clock = exp["clock_ns"]
         if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
             raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
+        exp["clock_ghz"] = _clock_ghz(exp, where)
         if exp["name"] in out:
             raise InputError("config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique")
         for field in ("accelerator", "workload", "mapping"):
@@ -57,6 +61,24 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
                 raise InputError("config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path")
         out[exp["name"]] = exp
     return out
+
+
+def _clock_ghz(exp: dict, where: str) -> float | None:
+    """The experiment's clock: ``clock_ghz`` (the name hardware sweeps use too), or the older
+    ``clock_ns`` (a period) read as 1 / ``clock_ns`` with a warning; ``clock_ns`` is dropped."""
+    period, clock = exp.pop("clock_ns"), exp.get("clock_ghz")
+    if clock is not None:
+        if isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0:
+            raise InputError("config", f"{where}.clock_ghz", f"{clock!r} is not a clock frequency in GHz; "
+                             "give a number > 0")
+        if period is not None:
+            raise InputError("config", f"{where}.clock_ns", "give clock_ghz only (clock_ns is its older spelling)")
+        return clock
+    if period is None:
+        return None
+    logger.warning("config: %s.clock_ns is read as clock_ghz = %g; write clock_ghz, as hardware_sweeps do",
+                   where, 1.0 / period)
+    return 1.0 / period
 
 
 def core_files(accelerator: str | Path) -> list[str]:
@@ -179,7 +201,7 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
             raise InputError(None, "runs", f"'{item}' is not EXPERIMENT_SPEC=RUN_FOLDER")
         exp = read_experiment_spec(spec)
         summaries.append(summarize_run(folder, exp["accelerator"], experiment=exp["name"], workload=exp["workload"],
-                                       mapping=exp["mapping"], mode=exp["mode"], clock_ns=exp.get("clock_ns")))
+                                       mapping=exp["mapping"], mode=exp["mode"], clock_ghz=exp.get("clock_ghz")))
     rows = mark_pareto(multicore_rows(summaries))
     columns = table_columns(rows)
     write_text_atomic(table, csv_text(rows, columns=columns))

@@ -119,6 +119,8 @@ class MultiCoreAccelerator:
     file: str = ""
     #: the normalised document this was built from (see `zigzag.io.stream_hardware`)
     document: dict = field(default_factory=dict, repr=False)
+    link_area_um2: float = 0.0  # area of each core-to-core link (or bus)
+    router_area_um2: float = 0.0  # area of the router of each core but the DRAM
 
     def core(self, core_id: int) -> Core:
         return self.cores[core_id]
@@ -126,6 +128,14 @@ class MultiCoreAccelerator:
     @property
     def compute_cores(self) -> tuple[Core, ...]:
         return tuple(c for c in self.cores if not c.is_offchip)
+
+    @property
+    def interconnect_area_um2(self) -> float:
+        """Links and routers: ``link_area`` x the links between cores (the DRAM's not counted) plus
+        ``router_area`` x the cores but the DRAM (both 0 unless the file gives them)."""
+        offchip = self.offchip_core_id
+        links = sum(1 for link in self.links if offchip not in (link.sender, link.receiver))
+        return self.link_area_um2 * links + self.router_area_um2 * len(self.compute_cores)
 
     @property
     def offchip_core(self) -> Core | None:

@@ -65,7 +65,7 @@ def load_cn_graph_inputs(
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
-    stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
+    stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
     parsed = read_stream_workload(workload, stream_mapping, facts.dataflows, vector_classes=facts.vector_classes,
                                   vector_memory_bits=facts.vector_memory_bits)
     splits = dict(layer_splits or {})

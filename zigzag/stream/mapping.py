@@ -104,11 +104,31 @@ class StreamMapping:
         return replace(entry, **changes) if changes else entry
 
 
-def load_stream_mapping(path: str | Path) -> StreamMapping:
-    """Read and validate a Stream mapping YAML file; one-line ``InputError`` on any mistake."""
+def load_stream_mapping(path: str | Path, accelerator=None) -> StreamMapping:
+    """Read and validate a Stream mapping YAML file; one-line ``InputError`` on any mistake.
+
+    With ``accelerator`` (the multi-core file's path, its YAML document, or a loaded
+    ``MultiCoreAccelerator``), core roles (``mesh``, ``mesh[i]``, ``compute``, ...) and tiling
+    expressions (``n_cores``, ``rows``, ``cols``) are resolved against it (``zigzag.stream.roles``)."""
     file = str(path)
     data = load_yaml(path)
+    document = accelerator_document(accelerator)
+    if document is not None:
+        from zigzag.stream.roles import follow_cores
+
+        data = follow_cores(data, document, file=file)
     return parse_stream_mapping(data, file)
+
+
+def accelerator_document(accelerator) -> dict | None:
+    """The multi-core file's own YAML document (what core roles are read from), or None."""
+    if accelerator is None or isinstance(accelerator, dict):
+        return accelerator
+    path = getattr(accelerator, "file", accelerator)
+    if not path or not Path(str(path)).is_file():
+        return None
+    document = load_yaml(path)
+    return document if isinstance(document, dict) else None
 
 
 def parse_stream_mapping(data: object, file: str | None = None) -> StreamMapping:
@@ -165,6 +185,13 @@ def _core_allocation(value: object, file, where) -> tuple[tuple[int, ...], tuple
             groups.append(tuple(group))
         flat = tuple(dict.fromkeys(c for g in groups for c in g))
         return flat, tuple(groups)
+    def role(item: object) -> bool:
+        return isinstance(item, str) and not item.strip().isdigit()
+
+    if role(value) or (isinstance(value, list) and any(role(c) for c in value)):
+        raise InputError(file, where, f"{value!r} names core roles, which are read from the multi-core accelerator; "
+                         "load this mapping with its accelerator (zigzag stream run/search, the workflow and sweeps "
+                         "do) or write core ids, e.g. [0, 1]")
     if not isinstance(value, list) or not value or not all(_is_int(c) and c >= 0 for c in value):
         raise InputError(
             file, where, f"{value!r} is not a list of core ids; write e.g. [0, 1] (or one list per group: [[0], [1]])"

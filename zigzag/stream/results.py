@@ -2,7 +2,8 @@
 (experiment or variant) x workload, and Pareto fronts per workload over latency, energy and area.
 
 A :class:`RunSummary` is read from a run folder (``summary.json`` and ``schedule_trace.json`` of
-``zigzag stream run``/``search`` or the workflow) and the accelerator file it ran on.
+``zigzag stream run``/``search`` or the workflow) and the accelerator file it ran on, or made from
+a schedule in memory (a sweep's point); both give the same figures.
 :func:`multicore_rows` turns summaries into table rows, with optional parameter columns per row
 (what a hardware sweep varied); :func:`mark_pareto` flags each workload's front. The columns are
 documented in docs/reference/multicore-results.md.
@@ -32,13 +33,15 @@ ENERGY_TERMS = {
     "core_to_core_memory_energy_pJ": "total_core_to_core_memory_energy",
 }
 #: the objectives of the Pareto fronts (all minimised)
-PARETO_OBJECTIVES = ("latency_cycles", "energy_pJ", "cores_area")
+PARETO_OBJECTIVES = ("latency_cycles", "energy_pJ", "area_mm2")
 IDENTITY = ("experiment", "workload", "accelerator", "mapping", "mode", "allocation")
+#: the DRAM traffic columns (bits), from ``ScheduleResult.dram_traffic``
+DRAM_COLUMNS = ("dram_moved_bits", "dram_streamed_bits", "dram_read_bits", "dram_write_bits", "dram_traffic_bits")
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What one multi-core schedule gives, ready for the cross-experiment table."""
+    """What one multi-core schedule gives, ready for the tables (workflow and sweeps alike)."""
 
     experiment: str
     workload: str
@@ -49,24 +52,66 @@ class RunSummary:
     latency_cycles: float
     energy_pJ: float
     energy_terms: tuple[tuple[str, float], ...]  # (column, pJ) in ENERGY_TERMS order
-    cores: int  # compute cores
-    cores_area: float  # operational arrays + memories of the compute cores, in the core files' unit
-    interconnect_area: float | None  # None: the files give none
-    core_utilization: tuple[tuple[int, float], ...]  # (core id, busy cycles / latency), by core id
-    dram_read_bits: float
-    dram_write_bits: float
-    clock_ns: float | None = None
+    compute_cores: int  # cores carrying the MAC work (not pooling, SIMD or DRAM)
+    cores_area_um2: float | None  # every core but the DRAM, as `zigzag run` gives each core file
+    interconnect_area_um2: float  # links and routers, as the multi-core file gives them (0 by default)
+    #: (column label, busy cycles, is a compute core) per core but the DRAM, by core id
+    core_busy: tuple[tuple[str, float, bool], ...]
+    dram: tuple[tuple[str, float], ...]  # (column, bits) in DRAM_COLUMNS order
+    cns: int = 0
+    clock_ghz: float | None = None
 
 
-def core_area(core) -> float:
-    """Area of one core as its file gives it: the MAC array's units x unit area, plus every memory's area."""
-    return float(core.accelerator.operational_array.total_area) + sum(float(m.area) for m in core.accelerator.memories)
+def core_area(core) -> float | None:
+    """Area of one core in µm², as `zigzag run` gives it for the core's file (memories x instances)."""
+    from zigzag.cost.array import accelerator_area_um2
+
+    return accelerator_area_um2(core.accelerator)
+
+
+def multicore_area_um2(accelerator) -> tuple[float | None, float]:
+    """(cores, interconnect) area in µm²: the sum of :func:`core_area` over the cores but the DRAM
+    (a top memory shared by a ``core_memory_sharing`` group counted once), and the links' and
+    routers' areas the multi-core file gives (``link_area``, ``router_area``; 0 by default)."""
+    total, known = 0.0, False
+    seen: set[tuple[int, str]] = set()
+    for core in accelerator.compute_cores:
+        area = core_area(core)
+        if area is None:
+            continue
+        known = True
+        total += area
+        if core.memory_group != core.id:  # one instance of the group's top memories
+            scale = _to_um2(core.accelerator)
+            for memory in core.top_memories:
+                if (core.memory_group, memory.name) in seen:
+                    total -= (core.accelerator.memory[memory.name].area or 0) * scale
+                seen.add((core.memory_group, memory.name))
+        else:
+            seen.update((core.memory_group, m.name) for m in core.top_memories)
+    return (total if known else None), float(accelerator.interconnect_area_um2)
+
+
+def _to_um2(chip) -> float:
+    from zigzag.cost.array import TO_UM2
+
+    return TO_UM2.get(chip.area_unit, 1.0)
+
+
+def run_summary(result, accelerator, document: dict, **identity) -> RunSummary:
+    """The :class:`RunSummary` of a schedule in memory (``result``: a ``ScheduleResult``) on
+    ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles."""
+    problem = result.problem
+    busy = [(int(core), float(cycles)) for core, cycles in zip(problem.core, problem.runtime)]
+    return _summary(float(result.latency), result.energy, result.totals.as_dict(), busy, result.dram_traffic(), int(problem.nb_cns),
+                    accelerator, document, **identity)
 
 
 def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: str | None = None,
                   workload: str | Path = "", mapping: str | Path = "", mode: str = "",
-                  clock_ns: float | None = None, cwd: str | None = None) -> RunSummary:
+                  clock_ghz: float | None = None, cwd: str | None = None) -> RunSummary:
     """The :class:`RunSummary` of the run folder ``folder`` scheduled on the ``accelerator`` file."""
+    from zigzag.io.yaml_files import load_yaml
     from zigzag.stream.hardware import load_multicore_accelerator
     from zigzag.stream.schedule.trace import load_trace
 
@@ -77,22 +122,39 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
         raise InputError(folder / "summary.json", None, "no such run summary; schedule the experiment first") from None
     trace = load_trace(folder / "schedule_trace.json")
     hardware = load_multicore_accelerator(accelerator, cwd)
-    compute = hardware.compute_cores
-    latency = float(summary["latency"])
-    busy = {core.id: 0.0 for core in compute}
-    for core, start, end in zip(trace.cn["core"], trace.cn["start"], trace.cn["end"]):
-        busy[int(core)] = busy.get(int(core), 0.0) + float(end - start)
-    searched = (folder / "front.csv").exists()
+    busy = [(int(core), float(end - start)) for core, start, end in zip(trace.cn["core"], trace.cn["start"],
+                                                                        trace.cn["end"])]
+    missing = [column for column in DRAM_COLUMNS if column not in summary]
+    if missing:
+        raise InputError(folder / "summary.json", missing[0], "missing: the run was written by an older version; "
+                         "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)")
+    dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
+    return _summary(float(summary["latency"]), float(summary["energy"]), summary, busy, dram, int(summary.get("nb_cns", len(busy))), hardware,
+                    load_yaml(accelerator), experiment=experiment or folder.name, workload=Path(str(workload)).stem,
+                    mapping=Path(str(mapping)).stem, mode=mode,
+                    allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz)
+
+
+def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tuple[int, float]], dram: Mapping, cns: int,
+             accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
+             mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None) -> RunSummary:
+    from zigzag.stream.roles import compute_core_ids, core_labels
+
+    labels = core_labels(document)
+    compute = set(compute_core_ids(document))
+    cycles = {core.id: 0.0 for core in accelerator.compute_cores}
+    for core, value in busy:
+        cycles[core] = cycles.get(core, 0.0) + value
+    cores_area, interconnect = multicore_area_um2(accelerator)
     return RunSummary(
-        experiment=experiment or folder.name, workload=Path(str(workload)).stem, accelerator=hardware.name,
-        mapping=Path(str(mapping)).stem, mode=mode, allocation="searched" if searched else "fixed",
-        latency_cycles=latency, energy_pJ=float(summary["energy"]),
-        energy_terms=tuple((column, float(summary.get(key, 0.0))) for column, key in ENERGY_TERMS.items()),
-        cores=len(compute), cores_area=sum(core_area(core) for core in compute), interconnect_area=None,
-        core_utilization=tuple((core, busy[core] / latency if latency else 0.0) for core in sorted(busy)),
-        dram_read_bits=float(summary.get("dram_read_bits", 0.0)),
-        dram_write_bits=float(summary.get("dram_write_bits", 0.0)),
-        clock_ns=clock_ns,
+        experiment=experiment, workload=workload, accelerator=accelerator.name, mapping=mapping, mode=mode,
+        allocation=allocation, latency_cycles=latency,
+        energy_pJ=energy,
+        energy_terms=tuple((column, float(totals.get(key, 0.0))) for column, key in ENERGY_TERMS.items()),
+        compute_cores=len(compute), cores_area_um2=cores_area, interconnect_area_um2=interconnect,
+        core_busy=tuple((labels.get(core, f"core{core}"), cycles[core], core in compute) for core in sorted(cycles)),
+        dram=tuple((column, float(dram.get(column.removeprefix("dram_"), 0.0))) for column in DRAM_COLUMNS),
+        cns=cns, clock_ghz=clock_ghz,
     )
 
 
@@ -111,30 +173,32 @@ def multicore_rows(summaries: Sequence[RunSummary],
         if clash:
             raise InputError(None, f"parameters.{clash[0]}", "is a column of the table already; rename the parameter")
         row.update(given)
-        row.update(_figures(run))
+        row.update(run_figures(run))
         rows.append(row)
     return rows
 
 
-#: the figure columns of a row, in order (utilisation per core follows, named core<id>_utilization)
-_FIGURES = ("cores", "latency_cycles", "latency_s", "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles", "cores_area",
-            "interconnect_area", "mean_core_utilization", "dram_read_bits", "dram_write_bits", "dram_traffic_bits",
-            "pareto")
+#: the figure columns of a row, in order (per-core utilisation follows, named util_<role or position>)
+_FIGURES = ("compute_cores", "cns", "latency_cycles", "latency_s", "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles",
+            "area_mm2", "cores_area_mm2", "interconnect_area_mm2", "compute_utilization", *DRAM_COLUMNS, "pareto")
 
 
-def _figures(run: RunSummary) -> dict:
-    utilization = dict(run.core_utilization)
+def run_figures(run: RunSummary) -> dict:
+    """A run's figure columns: the same definitions in the workflow's table and in sweeps."""
+    latency = run.latency_cycles
+    compute = [cycles for _, cycles, is_compute in run.core_busy if is_compute]
+    cores = None if run.cores_area_um2 is None else run.cores_area_um2 * 1e-6
     row = {
-        "cores": run.cores, "latency_cycles": run.latency_cycles,
-        "latency_s": run.latency_cycles * run.clock_ns * 1e-9 if run.clock_ns else None,
-        "energy_pJ": run.energy_pJ, **dict(run.energy_terms), "edp_pJ_cycles": run.energy_pJ * run.latency_cycles,
-        "cores_area": run.cores_area, "interconnect_area": run.interconnect_area,
-        "mean_core_utilization": float(np.mean(list(utilization.values()))) if utilization else None,
-        "dram_read_bits": run.dram_read_bits, "dram_write_bits": run.dram_write_bits,
-        "dram_traffic_bits": run.dram_read_bits + run.dram_write_bits,
+        "compute_cores": run.compute_cores, "cns": run.cns, "latency_cycles": latency,
+        "latency_s": latency / (run.clock_ghz * 1e9) if run.clock_ghz else None,
+        "energy_pJ": run.energy_pJ, **dict(run.energy_terms), "edp_pJ_cycles": run.energy_pJ * latency,
+        "area_mm2": None if cores is None else cores + run.interconnect_area_um2 * 1e-6,
+        "cores_area_mm2": cores, "interconnect_area_mm2": run.interconnect_area_um2 * 1e-6,
+        "compute_utilization": sum(compute) / (latency * len(compute)) if latency and compute else None,
+        **dict(run.dram),
         "pareto": None,  # set by mark_pareto
     }
-    row.update({f"core{core}_utilization": value for core, value in utilization.items()})
+    row.update({f"util_{label}": cycles / latency if latency else None for label, cycles, _ in run.core_busy})
     return row
 
 

@@ -112,7 +112,8 @@ class ONNXModelParserStage(Stage):
         if not isinstance(self.accelerator, MultiCoreAccelerator):
             raise InputError(None, type(self).__name__, "needs a multi-core accelerator: put AcceleratorParserStage first")
         facts = HardwareFacts.of(self.accelerator)
-        workload = read_stream_workload(self.workload_path, load_stream_mapping(self.mapping_path), facts.dataflows)
+        workload = read_stream_workload(self.workload_path, load_stream_mapping(self.mapping_path, self.accelerator),
+                                        facts.dataflows)
         yield from self.substage(workload_path=self.workload_path, mapping_path=self.mapping_path,
                                  accelerator=self.accelerator, workload=workload).run()
 

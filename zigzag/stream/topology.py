@@ -50,6 +50,7 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
     return MultiCoreAccelerator(
         name=document["name"], cores=tuple(cores), links=links, edges=edge_list, offchip_core_id=offchip_id,
         memory_sharing=sharing, file=file, document=document,
+        link_area_um2=float(document.get("link_area", 0)), router_area_um2=float(document.get("router_area", 0)),
     )
 
 

@@ -10,6 +10,7 @@ no single-core search options.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,8 @@ SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
 _CONSTRAINT = re.compile(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*")
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
         raise InputError(source, "name", f"{name!r} is not a usable name; use letters, digits and _ . + - only")
     where = f"{source} ({name})" if source != name else source
+    section = _clock_spelling(section, where)
     kind = section.get("kind", "single")
     if kind not in KINDS:
         raise InputError(where, "kind", f"{kind!r} is not one of {', '.join(KINDS)}")
@@ -181,6 +185,24 @@ def _workloads(section: dict, where: str, kinds: str) -> list[str]:
     if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
         raise InputError(where, "workloads", f"give a list of workload files ({kinds})")
     return workloads
+
+
+def _clock_spelling(section: dict, where: str) -> dict:
+    """The section with ``clock_ns`` (a clock period, the older spelling) read as ``clock_ghz``,
+    with a warning: one clock name everywhere."""
+    if "clock_ns" not in section:
+        return section
+    if section.get("clock_ghz") is not None:
+        raise InputError(where, "clock_ns", "give clock_ghz only (clock_ns is its older spelling)")
+    period = section["clock_ns"]
+    if isinstance(period, str):
+        clock: Any = f"1 / ({period})"
+    elif isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0:
+        clock = 1.0 / period
+    else:
+        raise InputError(where, "clock_ns", f"{period!r} is not a clock period in ns; give clock_ghz, e.g. 1")
+    logger.warning("%s: clock_ns is read as clock_ghz = %s; write clock_ghz", where, clock)
+    return {**{k: v for k, v in section.items() if k != "clock_ns"}, "clock_ghz": clock}
 
 
 def _clock(section: dict, where: str) -> Any:

@@ -19,7 +19,8 @@ from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.variants import read_spec
-from zigzag.variants.multicore import follow_cores, read_core_files
+from zigzag.stream.roles import follow_cores
+from zigzag.variants.multicore import read_core_files
 
 
 def _varied_paths(section: dict) -> list[str]:
@@ -122,47 +123,20 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     else:
         table = CostTable.for_accelerator(accelerator, options=SearchOptions(opt="latency"), cache=cache)
         result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem))
-    return {**figures, **schedule_figures(result, accelerator)}
+    return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document))}
 
 
-def schedule_figures(result, accelerator) -> dict:
-    """A schedule's row figures: latency, energy and its terms, area, per-core utilisation,
-    DRAM traffic and the number of CNs."""
-    import numpy as np
+def schedule_figures(result, accelerator, document: dict) -> dict:
+    """A schedule's row figures, defined once for sweeps and the workflow's table
+    (``zigzag.stream.results``): latency, energy and its terms, area, utilisation of the compute
+    cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores'."""
+    from zigzag.stream.results import run_figures, run_summary
 
-    problem = result.problem
-    latency = float(result.latency)
-    row: dict[str, Any] = {"latency_cycles": latency, "energy_pJ": result.energy,
-                           "edp_pJ_cycles": result.energy * latency}
-    row.update({f"{term.removeprefix('total_')}_pJ": value for term, value in result.totals.as_dict().items()})
-    row["area_um2"] = multicore_area(accelerator)
-    busy = {core.id: float(np.sum(problem.runtime[problem.core == core.id])) for core in accelerator.compute_cores}
-    for core, cycles in busy.items():
-        row[f"util_core{core}"] = cycles / latency if latency else None
-    row["utilization"] = sum(busy.values()) / (latency * len(busy)) if latency and busy else None
-    offchip = accelerator.offchip_core_id
-    row["dram_traffic_bits"] = int(sum(int(problem.tensor_size[t.tensor]) for t in result.transfers
-                                       if offchip is not None and offchip in (t.sender, t.receiver)))
-    row["cns"] = int(problem.nb_cns)
+    row = run_figures(run_summary(result, accelerator, document))
+    row.pop("pareto")
+    row.pop("latency_s")  # from the sweep's clock_ghz
+    row["utilization"] = row["compute_utilization"]
     return row
-
-
-def multicore_area(accelerator) -> float | None:
-    """Area of the compute cores (arrays and memories; a shared top memory once), in the core
-    files' unit (µm²); None when no core gives an area. The interconnect has no area in the files."""
-    total, known = 0.0, False
-    for core in accelerator.compute_cores:
-        chip = core.accelerator
-        array = chip.operational_array
-        if getattr(array, "unit_area", None) is not None:
-            total += array.total_area
-            known = True
-        shared = {m.name for m in core.top_memories} if core.memory_group != core.id else set()
-        for memory in chip.memories:
-            if memory.area is not None and memory.name not in shared:
-                total += memory.area * chip.unroll_count(memory)
-                known = known or bool(memory.area)
-    return total if known else None
 
 
 def write_multicore_files(sweep, variant, folder: str | Path) -> Path:

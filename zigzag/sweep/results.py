@@ -34,8 +34,9 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
     """Add area in mm², latency in seconds and EDP in J·s (when a clock is known) to a point's figures."""
     if row.get("status") not in ("ok", "out"):
         return row
-    area = row.pop("area_um2", None)
-    row["area_mm2"] = None if area is None else area * 1e-6
+    if "area_um2" in row or "area_mm2" not in row:  # a multi-core point gives area_mm2 itself
+        area = row.pop("area_um2", None)
+        row["area_mm2"] = None if area is None else area * 1e-6
     seconds = None
     if clock_ghz:
         seconds = row["latency_cycles"] / (clock_ghz * 1e9)

@@ -10,7 +10,8 @@ docs/reference/sweeps.md.
 
 from zigzag.variants.expansion import Variant, axis_sizes, expand, variant_at
 from zigzag.variants.mappings import follow_hardware, without_spatial_mapping
-from zigzag.variants.multicore import core_roles, follow_cores, read_core_files
+from zigzag.stream.roles import core_roles, follow_cores
+from zigzag.variants.multicore import read_core_files
 from zigzag.variants.spec import VariantSpec, read_spec
 
 __all__ = ["Variant", "VariantSpec", "axis_sizes", "core_roles", "expand", "follow_cores", "follow_hardware",

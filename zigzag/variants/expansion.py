@@ -17,6 +17,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Callable
 
 from zigzag.errors import InputError
@@ -163,9 +164,14 @@ def resolve_value(raw: Any) -> Any:
 
 
 def value_label(raw: Any) -> str:
-    """How a value appears in a variant's name: as written (``64KiB``), lists joined by ``x``."""
+    """How a value appears in a variant's name: as written (``64KiB``), lists joined by ``x``, a
+    core file by its core name (``cores/tpu_like.yaml`` -> ``tpu_like``), a core document by its name."""
     if isinstance(raw, list):
         return "x".join(value_label(v) for v in raw)
+    if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+        return value_label(raw["name"])
+    if isinstance(raw, str) and raw.strip().endswith((".yaml", ".yml")):
+        return PurePath(raw.strip()).stem
     if isinstance(raw, bool):
         return "on" if raw else "off"
     if isinstance(raw, float):

@@ -83,9 +83,11 @@ def read_front(path: str | Path) -> list[tuple[float, float, dict[tuple[int, int
                 for r in csv.DictReader(handle)]
 
 
-def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene], cores: Sequence[int]) -> list[dict]:
-    """The mapping file's entries plus one fixed entry per allocated layer (YAML-ready data)."""
-    mapping = load_stream_mapping(mapping_path)
+def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene], cores: Sequence[int],
+                  accelerator=None) -> list[dict]:
+    """The mapping file's entries (core roles resolved against ``accelerator``) plus one fixed
+    entry per allocated layer (YAML-ready data)."""
+    mapping = load_stream_mapping(mapping_path, accelerator)
     chosen: dict[int, dict[int, int]] = {}
     for gene, core in zip(genes, cores):
         chosen.setdefault(gene.layer, {})[gene.group] = core
@@ -102,9 +104,9 @@ def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene
 
 
 def write_fixed_mapping(path: str | Path, mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene],
-                        cores: Sequence[int]) -> Path:
+                        cores: Sequence[int], accelerator=None) -> Path:
     """Write the allocation ``cores`` as a fixed Stream mapping YAML at ``path``."""
-    data = fixed_mapping(mapping_path, graph, genes, cores)
+    data = fixed_mapping(mapping_path, graph, genes, cores, accelerator)
     header = f"# fixed allocation found by `zigzag stream search` from {Path(mapping_path).name}\n"
     write_text_atomic(path, header + yaml.safe_dump(data, sort_keys=False))
     return Path(path)

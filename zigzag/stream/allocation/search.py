@@ -106,7 +106,8 @@ class AllocationSearch:
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out / "front.csv", front_csv(self.genes, self.front, self.figures))
-        write_fixed_mapping(out / "allocation.yaml", self.mapping_path, self.graph, self.genes, self.chosen.cores)
+        write_fixed_mapping(out / "allocation.yaml", self.mapping_path, self.graph, self.genes, self.chosen.cores,
+                            self.accelerator)
         fixed = self.fixed_schedule()
         fixed.write(out)
         summary = fixed.summary()

@@ -1,6 +1,6 @@
 """Figures of the multi-core results table (rows of ``zigzag.stream.results.multicore_rows``).
 
-* :func:`pareto_png`: per workload, energy against latency, marker area by the cores' area, the
+* :func:`pareto_png`: per workload, energy against latency, marker area by the area, the
   points on the (latency, energy, area) front red-edged and named;
 * :func:`metrics_png`: each metric of every row side by side (bars), or, when the rows carry
   parameter columns, each metric against each parameter (one line per workload).
@@ -21,8 +21,8 @@ METRICS = (
     ("latency_cycles", "latency (cycles)"),
     ("energy_pJ", "energy (pJ)"),
     ("edp_pJ_cycles", "EDP (pJ x cycles)"),
-    ("cores_area", "area of the cores"),
-    ("mean_core_utilization", "mean core utilisation"),
+    ("area_mm2", "area (mm²)"),
+    ("compute_utilization", "compute-core utilisation"),
     ("dram_traffic_bits", "DRAM traffic (bits)"),
 )
 
@@ -36,7 +36,7 @@ def _floats(rows: Sequence[dict], column: str) -> np.ndarray:
 
 
 def pareto_png(rows: Sequence[dict], path: str | Path, dpi: int = 120) -> Path:
-    """Energy against latency per workload; marker area grows with the cores' area; the rows
+    """Energy against latency per workload; marker area grows with the area; the rows
     whose ``pareto`` is true (front over latency, energy and area) red-edged and named."""
     if not rows:
         raise InputError(None, "rows", "no multi-core results to draw; schedule an experiment first")
@@ -45,7 +45,7 @@ def pareto_png(rows: Sequence[dict], path: str | Path, dpi: int = 120) -> Path:
     fig, axes = plt.subplots(1, len(workloads), figsize=(6.2 * len(workloads), 4.8), squeeze=False)
     for ax, workload in zip(axes[0], workloads):
         group = [row for row in rows if row["workload"] == workload]
-        latency, energy, area = (_floats(group, c) for c in ("latency_cycles", "energy_pJ", "cores_area"))
+        latency, energy, area = (_floats(group, c) for c in ("latency_cycles", "energy_pJ", "area_mm2"))
         scale = np.nanmax(area) if np.any(area > 0) else 1.0
         sizes = 30 + 270 * np.nan_to_num(area) / scale
         front = np.array([row.get("pareto") in (True, "True") for row in group])
@@ -58,7 +58,7 @@ def pareto_png(rows: Sequence[dict], path: str | Path, dpi: int = 120) -> Path:
                 ax.annotate(_label(row), (x, y), xytext=(5, 4), textcoords="offset points", fontsize=7)
         ax.set_xlabel("latency (cycles, lower is better)")
         ax.set_ylabel("energy (pJ, lower is better)")
-        ax.set_title(f"{workload}: {int(front.sum())} of {len(group)} on the front (marker area: cores' area)",
+        ax.set_title(f"{workload}: {int(front.sum())} of {len(group)} on the front (marker area: area)",
                      fontsize=9)
         ax.grid(alpha=0.3)
         ax.margins(0.15)

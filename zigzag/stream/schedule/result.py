@@ -55,7 +55,8 @@ class Totals:
 
 
 class Transfer(NamedTuple):
-    """One tensor transfer: kind is offchip_to_core, core_to_core, eviction_writeback or sink_writeback."""
+    """One tensor transfer: kind is offchip_to_core, core_to_core, within_core (between two top memories of
+    one core, no link), eviction_writeback or sink_writeback."""
 
     kind: str
     cn: int  # the CN being scheduled when it was made (-1: before scheduling, i.e. prefetch)
@@ -96,21 +97,27 @@ class ScheduleResult:
         return {m.label: max(b for _, b in tl) for m, tl in zip(mems, self.timelines)}
 
     def dram_traffic(self) -> dict[str, float]:
-        """Bits read from and written to the off-chip memory: tensors sent from or to the off-chip
-        core, plus the operands streamed while a CN runs (its DRAM bandwidth need x its run time)."""
+        """Bits to and from the off-chip memory, one definition for every table: ``moved_bits``
+        (whole tensors sent from or to the off-chip core: inputs and weights fetched, evictions,
+        final outputs), ``streamed_bits`` (operands a CN too large for its core streams while it
+        runs: its DRAM bandwidth need x its run time), ``read_bits`` / ``write_bits`` (the same
+        traffic by direction) and ``traffic_bits`` (the total)."""
         from zigzag.stream.schedule.problem import O
 
         p = self.problem
         offchip = p.hardware.offchip_core
-        read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
-        write = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip)
+        moved_read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
+        moved_write = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip)
+        streamed_read = streamed_write = 0.0
         for n, operands in enumerate(p.too_large):
             duration = float(self.end[n] - self.start[n])
             if O in operands:
-                write += float(p.bw_to_offchip[n]) * duration
+                streamed_write += float(p.bw_to_offchip[n]) * duration
             if any(m != O for m in operands):
-                read += float(p.bw_from_offchip[n]) * duration
-        return {"read_bits": _number(read), "write_bits": _number(write)}
+                streamed_read += float(p.bw_from_offchip[n]) * duration
+        read, write = moved_read + streamed_read, moved_write + streamed_write
+        return {"moved_bits": _number(moved_read + moved_write), "streamed_bits": _number(streamed_read + streamed_write),
+                "read_bits": _number(read), "write_bits": _number(write), "traffic_bits": _number(read + write)}
 
     def summary(self) -> dict:
         p = self.problem
@@ -120,8 +127,7 @@ class ScheduleResult:
         out["nb_edges"] = p.nb_edges
         out["nb_transfers"] = len(self.transfers)
         out["peak_memory_bits"] = self.peak_memory()
-        traffic = self.dram_traffic()
-        out["dram_read_bits"], out["dram_write_bits"] = traffic["read_bits"], traffic["write_bits"]
+        out.update({f"dram_{name}": bits for name, bits in self.dram_traffic().items()})
         return out
 
     def cn_rows(self) -> list[dict]:

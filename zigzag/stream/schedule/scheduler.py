@@ -96,6 +96,8 @@ class _Scheduler:
         since = mem.available_since
         if sender is not None:
             src = top[sender][self.own[x]]
+            if not holds[xi + src]:  # moved within its core to another of the core's top memories
+                src = next((i for i in top[sender] if i >= 0 and holds[xi + i]), src)
             if not holds[xi + src]:
                 raise InputError(None, f"core {sender}", f"tensor {x} to send is not stored there")
             avail = since[xi + src]
@@ -116,6 +118,8 @@ class _Scheduler:
             t_fit = timeline.earliest_fit(size, mem.capacity[recv], avail)
         t_ev, ev_link, ev_mem = self.make_space_for(x, receiver, m, t_fit, keep)
         sender_core = self.mem_cores[src][0]
+        if sender_core == receiver:
+            return self.move_within(x, receiver, m, src, recv, t_ev, ev_link, ev_mem, kind)
         info = self._routes.get((sender_core, receiver))
         route, unique, bandwidths = info if info is not None else self.route_info(sender_core, receiver)
         duration = 0
@@ -135,6 +139,8 @@ class _Scheduler:
         if end > self.comm_end:
             self.comm_end = end
         sent_from = top[sender_core][self.own[x]]
+        if not holds[xi + sent_from]:
+            sent_from = src
         r_cost, r_bw = self.read[sent_from]
         w_cost, w_bw = self.write[recv]
         mem_e = r_cost * math.ceil(size / r_bw) + w_cost * math.ceil(size / w_bw)
@@ -146,6 +152,27 @@ class _Scheduler:
         if not from_offchip and (not self.has_prio[xi + src] or self.prio[xi + src] == 0):
             mem.remove(sent_from, x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
+
+    def move_within(self, x: int, core: int, m: int, src: int, recv: int, t: float, ev_link: float, ev_mem: float,
+                    kind: str | None):
+        """Move ``x`` between two top memories of one core (e.g. from the activation buffer to the
+        weight buffer): no link; it takes the slower of reading the source and writing the target
+        (``ceil(size / r_bw)`` and ``ceil(size / w_bw)`` cycles) from ``t`` and costs their accesses."""
+        size = self.size[x]
+        r_cost, r_bw = self.read[src]
+        w_cost, w_bw = self.write[recv]
+        reads, writes = math.ceil(size / r_bw), math.ceil(size / w_bw)
+        start, end = t, t + max(reads, writes)
+        self.mem.add(recv, x, start, end)
+        if end > self.comm_end:
+            self.comm_end = end
+        mem_e = r_cost * reads + w_cost * writes
+        self.transfers.append(_new_tuple(Transfer, (kind or "within_core", self.cn_now, x, core, core, m,
+                                                    start, end, 0, mem_e)))
+        xi = x * self.nm
+        if not self.has_prio[xi + src] or self.prio[xi + src] == 0:
+            self.mem.remove(src, x, end)
+        return end, 0, mem_e, ev_link, ev_mem, False
 
     def route_info(self, sender: int, receiver: int):
         """The route's (link, activity, unit energy) steps, its distinct links and their bandwidths (cached)."""

@@ -3,13 +3,15 @@
 The trace holds what the pictures need and nothing of the scheduler's internals: per CN its
 layer (and layer name), sub id, core, start, end and energies; the dependency edges; every
 link with its events (transfers and DRAM-link blocks); every transfer; every top memory with
-its capacity and usage timeline; the totals. Columns are lists (one entry per CN, edge, ...),
+its capacity and usage timeline; the totals. Valid JSON: an infinite link bandwidth is written
+``null``. Columns are lists (one entry per CN, edge, ...),
 so the file stays small and loads without the package.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +31,7 @@ FORMAT = "zigzag-stream-schedule-trace/1"
 TRANSFER_KINDS = {
     "offchip_to_core": "off-chip to core",
     "core_to_core": "core to core",
+    "within_core": "within a core",
     "eviction_writeback": "eviction",
     "sink_writeback": "sink (final output)",
 }
@@ -97,7 +100,7 @@ def trace_of(result: "ScheduleResult") -> dict:
     links = []
     for link, events in zip(hw.links, result.link_events):
         links.append({
-            "label": link.label, "bandwidth": float(link.bandwidth),
+            "label": link.label, "bandwidth": None if math.isinf(link.bandwidth) else float(link.bandwidth),
             "offchip": str(hw.offchip_core) in (link.sender, link.receiver),
             "kind": [e.kind for e in events], "start": [float(e.start) for e in events],
             "end": [float(e.end) for e in events], "activity": [int(e.activity) for e in events],
@@ -139,7 +142,7 @@ def trace_of(result: "ScheduleResult") -> dict:
 def write_trace(result: "ScheduleResult", folder: str | Path) -> Path:
     """Write ``schedule_trace.json`` of ``result`` into ``folder``; return its path."""
     path = Path(folder) / TRACE_FILE
-    write_text_atomic(path, json.dumps(trace_of(result), separators=(",", ":")))
+    write_text_atomic(path, json.dumps(trace_of(result), separators=(",", ":"), allow_nan=False))
     return path
 
 
@@ -167,7 +170,8 @@ def trace_from_result(result: "ScheduleResult") -> ScheduleTrace:
 def _trace_of_data(data: dict) -> ScheduleTrace:
     arr = {k: np.asarray(v, dtype=float if k in ("start", "end", "onchip_energy", "offchip_energy") else np.int64)
            for k, v in data["cn"].items()}
-    links = [LinkTrace(lk["label"], lk["bandwidth"], lk["offchip"], lk["kind"], np.asarray(lk["start"], dtype=float),
+    links = [LinkTrace(lk["label"], math.inf if lk["bandwidth"] is None else lk["bandwidth"], lk["offchip"],
+                       lk["kind"], np.asarray(lk["start"], dtype=float),
                        np.asarray(lk["end"], dtype=float), np.asarray(lk["activity"], dtype=np.int64), lk["tensors"])
              for lk in data["links"]]
     memories = [MemoryTrace(m["label"], m["capacity"], m["cores"], m["offchip"], np.asarray(m["time"], dtype=float),
