@@ -255,7 +255,8 @@ def _broken(change):
                                                         "served_dimensions": ["D2"]}}),
      "vector_unit.registers.v.served_dimensions[0]", "'D2' is not a dimension"),
     (lambda d: d["memories"]["sram"].update(operands=["I1", "O"]) or [
-        p.update(allocation=[a for a in p["allocation"] if not a.startswith("I2")]) for p in d["memories"]["sram"]["ports"]],
+        p.update(allocation=[a for a in p["allocation"] if not a.startswith("I2")])
+        for p in d["memories"]["sram"]["ports"]],
      "vector_unit.memories", "holds operand I2"),
 ])
 def test_validation_errors(change, where, words):
@@ -432,3 +433,14 @@ def test_more_lanes_help_until_the_memory_bandwidth_bounds():
         assert result.latency_total2 >= 2 * 128 * 128 * 8 / 64
         assert result.energy_total == results[8].energy_total
     assert results[128].latency_total2 < results[8].latency_total2
+
+
+@pytest.mark.parametrize("make", [add_layer, reduce_layer, exp_layer])
+def test_batched_and_scalar_searches_agree_on_vector_layers(make, monkeypatch):
+    """The batched evaluator (the default) and the scalar one find the same best mapping and figures
+    on the lanes, cycles per operation above 1 included."""
+    accelerator = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    batched, _ = search_layer(make(), accelerator, SearchOptions(lpf_limit=4))
+    monkeypatch.setenv("ZIGZAG_EVAL", "scalar")
+    scalar, _ = search_layer(make(), accelerator, SearchOptions(lpf_limit=4))
+    assert batched.to_dict() == scalar.to_dict()

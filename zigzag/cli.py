@@ -76,9 +76,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     save_network_outputs(result, Path(args.output), notes=notes, extra=extra)
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
-    table = layer_table(result.layers)[
-        ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"] + (["compute_unit"] if split else [])
-    ]
+    columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
+    table = layer_table(result.layers)[columns + (["compute_unit"] if split else [])]
     print(table.to_string(index=False, formatters={
         "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
     }))

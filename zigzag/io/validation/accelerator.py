@@ -69,7 +69,8 @@ _VECTOR_OPERATION = Field("dict", what="cycles and energy of one operation of th
 _VECTOR_UNIT = Field("dict", what="lanes, operations and the memories it reads and writes", keys={
     "lanes": Field("int", required=True, minimum=1, what="number of parallel lanes, e.g. 32"),
     "operations": Field("named", required=True, min_len=1, value=_VECTOR_OPERATION,
-                        what="per operation class '<class>: {cycles: ..., energy: ...}', e.g. add: {cycles: 1, energy: 0.1}"),
+                        what="per operation class '<class>: {cycles: ..., energy: ...}', "
+                             "e.g. add: {cycles: 1, energy: 0.1}"),
     "memories": Field("list", required=True, min_len=1, what="names of memories it reads and writes, innermost first, "
                       "e.g. [unified_buffer, dram]", item=Field("str", what="the name of a memory under memories")),
     "registers": Field("named", value=MEMORY, what="memories of its own, innermost first, "
