@@ -13,8 +13,10 @@ import pytest
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_workload
 from zigzag.io.onnx_import import read_onnx
-from zigzag.workload.llm import build_layer_specs, expert_loads, load_catalogue, load_model_config
-from zigzag.workload.llm.config import catalogue_sources
+from zigzag.io.llm_workloads import (
+    catalogue_sources, compare_with_export, layer_key, llm_layer_specs, load_catalogue, load_model_config,
+)
+from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
 
 DATA = Path(__file__).parent / "data" / "llm"
 MAPPING = Path(__file__).parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
@@ -24,14 +26,6 @@ BERT = DATA / "bert_base_2layers.config.json"
 
 def macs(specs: list[dict], where=lambda spec: True) -> int:
     return sum(math.prod(s["loop_sizes"]) for s in specs if s["kind"] == "layer" and where(s))
-
-
-def comparable(spec: dict) -> tuple:
-    """What must agree between an imported and a generated layer: operator, equation, loops, precisions,
-    roles and where each input comes from (this layer's distance to its producer; None: a constant)."""
-    sources = {op: None if src == spec["id"] else spec["id"] - src for op, src in spec["operand_source"].items()}
-    return (spec["operator_type"], spec.get("vector_op"), spec["equation"], list(zip(spec["loop_dims"], spec["loop_sizes"])),
-            spec["operand_precision"], spec.get("operand_roles"), sources)
 
 
 # ----- configurations -------------------------------------------------------------------------------
@@ -57,6 +51,16 @@ def test_catalogue_names_sources_and_values():
         (4096, 32, 8, 14336, 128256, 32)
     mixtral = catalogue["mixtral-8x7b"]
     assert (mixtral.experts, mixtral.experts_per_token) == (8, 2)
+
+
+def test_the_builder_takes_a_configuration_or_its_keys():
+    """``zigzag.workload.llm`` builds from a ModelConfig or a mapping of keys (no file read); the io module
+    resolves names and paths to the same layers."""
+    keys = json.loads((DATA / "llama_tiny.config.json").read_text())
+    by_keys, _ = build_layer_specs(keys, phase="decode", context=7)
+    by_config, _ = build_layer_specs(load_model_config(DATA / "llama_tiny.config.json"), phase="decode", context=7)
+    by_path, _ = llm_layer_specs(DATA / "llama_tiny.config.json", phase="decode", context=7)
+    assert [layer_key(s) for s in by_keys] == [layer_key(s) for s in by_config] == [layer_key(s) for s in by_path]
 
 
 def test_yaml_configuration_with_hugging_face_keys(tmp_path):
@@ -103,16 +107,31 @@ EXPORTS = [
     ("qwen2_05b_prefill.onnx", DATA / "qwen2_05b.config.json", {"phase": "prefill", "tokens": 128}),
     ("qwen2_05b_decode.onnx", DATA / "qwen2_05b.config.json", {"phase": "decode", "context": 127}),
     ("mistral_small_prefill.onnx", DATA / "mistral_small.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_prefill.onnx", DATA / "llama_mha_bias.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_mha_bias_decode.onnx", DATA / "llama_mha_bias.config.json", {"phase": "decode", "context": 127}),
+    ("llama_headdim_tied_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 128}),
+    ("llama_headdim_tied_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 127}),
+    ("llama_b2_prefill.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "prefill", "tokens": 32, "batch": 2}),
+    ("llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 31, "batch": 2}),
+    ("gpt2_b2_decode.onnx", GPT2, {"phase": "decode", "context": 31, "batch": 2}),
+    ("bert_b2.onnx", BERT, {"phase": "prefill", "tokens": 32, "batch": 2}),
 ]
 
 
 @pytest.mark.parametrize("export, config, step", EXPORTS, ids=[e[0] for e in EXPORTS])
 def test_generated_layers_equal_the_export_layer_for_layer(export, config, step):
     imported = [s for s in read_onnx(DATA / export, operators="all") if s["kind"] == "layer"]
-    generated, inference = build_layer_specs(config, **step)
-    assert [comparable(s) for s in generated] == [comparable(s) for s in imported]
+    generated, inference = llm_layer_specs(config, **step)
+    assert [layer_key(s) for s in generated] == [layer_key(s) for s in imported]
     assert macs(generated) == macs(imported)
-    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], 1, 2)
+    assert (inference.phase, inference.batch, inference.layers) == (step["phase"], step.get("batch", 1), 2)
+
+
+def test_compare_with_export_reads_the_step_from_the_export():
+    assert compare_with_export(DATA / "llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json") == []
+    assert compare_with_export(DATA / "bert_base.onnx", BERT) == []
+    problems = compare_with_export(DATA / "gpt2_decode.onnx", GPT2, context=100)  # not the export's step
+    assert problems and all(p.startswith("layer ") for p in problems)
 
 
 @pytest.mark.parametrize("export, config, step", EXPORTS + [
@@ -124,7 +143,7 @@ def test_matrix_products_equal_the_default_import(export, config, step):
     heads is written with H = kv heads and G = query heads per kv head (the default import keeps the export's
     form)."""
     imported = [s for s in read_onnx(DATA / export) if s["kind"] == "layer"]
-    generated = [s for s in build_layer_specs(config, operators="zigzag", causal_blocks=0, **step)[0]
+    generated = [s for s in llm_layer_specs(config, operators="zigzag", causal_blocks=0, **step)[0]
                  if s["kind"] == "layer"]
     assert len(generated) == len(imported)
     for gen, imp in zip(generated, imported):
@@ -140,10 +159,10 @@ def test_mixture_of_experts_against_its_export(phase, step):
     """The Mixtral-style export gathers every (token, expert) pair's weights (transformers' batched_mm
     experts): its attention and router equal the generated ones layer for layer, its expert MACs in total."""
     imported = [s for s in read_onnx(DATA / f"mixtral_small_{phase}.onnx", operators="all") if s["kind"] == "layer"]
-    generated, _ = build_layer_specs(DATA / "mixtral_small.config.json", **step)
+    generated, _ = llm_layer_specs(DATA / "mixtral_small.config.json", **step)
     first = lambda specs: next(i for i, s in enumerate(specs) if "/mlp/" in s["name"])  # noqa: E731
-    assert [comparable(s) for s in generated[:first(generated)]] == [comparable(s) for s in imported[:first(imported)]]
-    router = lambda specs: [comparable(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
+    assert [layer_key(s) for s in generated[:first(generated)]] == [layer_key(s) for s in imported[:first(imported)]]
+    router = lambda specs: [layer_key(s) for s in specs if "/mlp/gate" in s["name"]]  # noqa: E731
     assert router(generated) == router(imported) and len(router(generated)) == 2 * 8
     experts = lambda s: "/experts" in s["name"] and s["operator_type"] == "MatMul"  # noqa: E731
     tokens = 128 if phase == "prefill" else 1
@@ -158,23 +177,32 @@ def test_mixture_of_experts_against_its_export(phase, step):
     (BERT, {"phase": "prefill", "tokens": 128}, 1_862_860_800, 50_331_648),
 ])
 def test_macs_equal_the_hand_counts(config, step, total, attention):
-    specs, _ = build_layer_specs(config, operators="zigzag", **step)
+    specs, _ = llm_layer_specs(config, operators="zigzag", **step)
     assert macs(specs, lambda s: s["vector_op"] is None if "vector_op" in s else True) == total
     assert macs(specs, lambda s: "H" in s["loop_dims"]) == attention
 
 
 def test_causal_prefill_counts_the_blocks_only():
-    full = macs(build_layer_specs(GPT2, phase="prefill", tokens=128, causal_blocks=0)[0], lambda s: "H" in s["loop_dims"]
+    full = macs(llm_layer_specs(GPT2, phase="prefill", tokens=128, causal_blocks=0)[0], lambda s: "H" in s["loop_dims"]
                 and s["operator_type"] == "MatMul")
-    blocked = macs(build_layer_specs(GPT2, phase="prefill", tokens=128)[0], lambda s: "H" in s["loop_dims"]
+    blocked = macs(llm_layer_specs(GPT2, phase="prefill", tokens=128)[0], lambda s: "H" in s["loop_dims"]
                    and s["operator_type"] == "MatMul")
     # 8 blocks of 16 rows: keys 16, 32, ..., 128 -> (1+...+8)/8/8 of the full square
     assert blocked * 64 == full * 36
 
 
+def test_last_logits_only():
+    every, _ = llm_layer_specs(GPT2, phase="prefill", tokens=128)
+    last, _ = llm_layer_specs(GPT2, phase="prefill", tokens=128, logits="last")
+    head = lambda specs: [dict(zip(s["loop_dims"], s["loop_sizes"])) for s in specs if s["name"] == "lm_head/MatMul"]  # noqa: E731
+    assert head(every) == [{"C": 768, "D": 128, "K": 50257, "B": 1}]
+    assert head(last) == [{"C": 768, "D": 1, "K": 50257, "B": 1}]
+    assert last[-2]["vector_op"] == "gather" and len(last) == len(every) + 1
+
+
 def test_llama_3_8b_decode_hand_count():
     cfg = load_model_config("llama-3-8b")
-    specs, inference = build_layer_specs("llama-3-8b", phase="decode", context=4095, batch=1)
+    specs, inference = llm_layer_specs("llama-3-8b", phase="decode", context=4095, batch=1)
     d, kv, i, v, c = cfg.hidden, cfg.kv_heads * cfg.head_dim, cfg.intermediate, cfg.vocab, 4096
     per_layer = d * d * 2 + d * kv * 2 + 3 * d * i + 2 * cfg.heads * cfg.head_dim * c
     assert macs(specs, lambda s: "vector_op" not in s) == 32 * per_layer + d * v
@@ -183,14 +211,14 @@ def test_llama_3_8b_decode_hand_count():
 
 def test_mixture_of_experts_counts_the_active_experts():
     cfg = load_model_config("mixtral-8x7b")
-    decode, _ = build_layer_specs(cfg, phase="decode", context=100, layers=1)
+    decode, _ = llm_layer_specs(cfg, phase="decode", context=100, layers=1)
     expert = lambda s: "/experts." in s["name"] and "vector_op" not in s  # noqa: E731
     assert macs(decode, expert) == 2 * 3 * cfg.hidden * cfg.intermediate  # top-2 experts, 1 token
     assert len({s["name"].split("/experts.")[1].split("/")[0] for s in decode if expert(s)}) == 2
-    prefill, _ = build_layer_specs(cfg, phase="prefill", tokens=100, batch=3, layers=1)
+    prefill, _ = llm_layer_specs(cfg, phase="prefill", tokens=100, batch=3, layers=1)
     assert macs(prefill, expert) == 3 * 100 * 2 * 3 * cfg.hidden * cfg.intermediate
-    assert expert_loads(cfg, type("S", (), {"batch": 3, "tokens": 100})) == [75] * 8
-    assert expert_loads(cfg, type("S", (), {"batch": 1, "tokens": 3})) == [1] * 6
+    assert expert_loads(cfg, Step(batch=3, tokens=100, past=0, precision=Precision())) == [75] * 8
+    assert expert_loads(cfg, Step(batch=1, tokens=3, past=0, precision=Precision())) == [1] * 6
     router = [s for s in prefill if s["name"].endswith("gate/MatMul")]
     assert [dict(zip(r["loop_dims"], r["loop_sizes"])) for r in router] == [{"C": 4096, "D": 300, "K": 8}]
 
@@ -263,7 +291,7 @@ def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):
 
 
 def test_parse_step_keeps_the_inference_metadata(tmp_path):
-    from zigzag.io.llm_files import model_files
+    from zigzag.io.llm_workloads import model_files
     from zigzag.steps.parse import parse_workload, parsed_workload
 
     (tmp_path / "m.json").write_text(GPT2.read_text())
@@ -287,7 +315,7 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     from zigzag.io.loaders import load_accelerator, load_mapping
     from zigzag.search.network import evaluate_network
     from zigzag.search.options import SearchOptions
-    from zigzag.workload.llm import build_workload
+    from zigzag.io.llm_workloads import build_workload
 
     accelerator = load_accelerator(VECTOR_HW)
     entries = load_mapping(MAPPING)

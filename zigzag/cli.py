@@ -153,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "ACCELERATOR and print per-layer energy/latency and the network totals (with "
                                      "vector layers: each layer's unit, the totals of the MAC array and of the "
                                      "vector unit, and the layers left uncosted).")
-    run.add_argument("--workload", required=True, help="workload: ZigZag workload YAML or ONNX model")
+    run.add_argument("--workload", required=True,
+                     help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)")
     run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
     run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
     run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")

@@ -7,7 +7,7 @@ from snakemake.exceptions import WorkflowError
 
 from zigzag.errors import InputError
 from zigzag.io.memory_costs import memory_tables
-from zigzag.io.llm_files import model_files as llm_model_files
+from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
 from zigzag.steps.experiments import (
     accelerator_id,

@@ -89,7 +89,7 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
         file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
         data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload
         if _is_llm(workload, data):
-            from zigzag.workload.llm.document import llm_workload_specs
+            from zigzag.io.llm_workloads import llm_workload_specs
 
             base = Path(workload).parent if isinstance(workload, (str, Path)) else None
             specs, inference = llm_workload_specs(data, file, base=base)

@@ -22,6 +22,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 from zigzag.workload import operators as ops
+from zigzag.workload.operators import causal_split
 
 logger = logging.getLogger(__name__)
 
@@ -30,15 +31,6 @@ MOVES = frozenset({"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Expand", "Fl
 SCALING = frozenset({"Mul", "Div"})
 FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE}
 MASKED_BELOW = -1e4  # an additive mask entry below this masks the score
-
-
-def causal_split(tokens: int, blocks: int, past: int = 0) -> list[tuple[int, int]]:
-    """(query rows, keys attended) per block of a causal attention over ``tokens`` new tokens after ``past``
-    cached ones: rows split into ``blocks`` near-equal blocks; block i attends every key up to its last row."""
-    count = max(1, min(blocks, tokens))
-    sizes = [tokens // count + (1 if i < tokens % count else 0) for i in range(count)]
-    ends = np.cumsum(sizes)
-    return [(size, past + int(end)) for size, end in zip(sizes, ends)]
 
 
 class AttentionPlan:

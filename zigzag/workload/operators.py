@@ -100,6 +100,15 @@ def _sources(layer_id: int, operands: tuple[str, ...], sources: Mapping | None) 
     return {op: sources.get(op, layer_id) for op in operands}
 
 
+def causal_split(tokens: int, blocks: int, past: int = 0) -> list[tuple[int, int]]:
+    """(query rows, keys attended) per block of a causal attention over ``tokens`` new tokens after ``past``
+    cached ones: rows split into ``blocks`` near-equal blocks; block i attends every key up to its last row."""
+    count = max(1, min(blocks, tokens))
+    sizes = [tokens // count + (1 if i < tokens % count else 0) for i in range(count)]
+    ends = [sum(sizes[:i + 1]) for i in range(count)]
+    return [(size, past + end) for size, end in zip(sizes, ends)]
+
+
 # ----- MAC layers ---------------------------------------------------------------------------------
 def matmul(layer_id: int, name: str, *, rows: int, reduction: int, cols: int, batch: int | None = None,
            heads: int | None = None, groups: int | None = None, w_role: str = "weight", sources: Mapping | None = None,

@@ -1,10 +1,9 @@
 """Language-model workloads built from a model configuration (no export needed).
 
-``build_layer_specs(model, phase=..., ...)`` gives the layers of one prefill or decode step of a model
-(a catalogue name, a Hugging Face ``config.json`` path, a YAML path, a mapping of its keys, or a
-:class:`ModelConfig`) and its :class:`~zigzag.workload.inference.Inference` metadata;
-``build_workload(model, mapping, ...)`` the same as a :class:`~zigzag.workload.workload.Workload`. The
-``llm:`` workload document (docs/reference/workload.md) is read by ``zigzag.workload.llm.document``.
+``build_layer_specs(config, phase=..., ...)`` gives the layers of one prefill or decode step of a model (a
+:class:`ModelConfig`, or a mapping of its Hugging Face ``config.json`` keys) and its
+:class:`~zigzag.workload.inference.Inference` metadata. Reading configurations and ``llm:`` workload files
+(catalogue names, ``config.json`` paths) is ``zigzag.io.llm_workloads``'s.
 """
 
 from __future__ import annotations
@@ -13,12 +12,12 @@ from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.workload.inference import PHASES, Inference
-from zigzag.workload.llm.config import ModelConfig, load_catalogue, load_model_config
+from zigzag.workload.llm.config import ModelConfig, config_from_hf
 from zigzag.workload.llm.families import Step, attended_keys, build_layers, expert_loads
 from zigzag.workload.operators import Precision
 
-__all__ = ["ModelConfig", "Inference", "Precision", "load_model_config", "load_catalogue", "build_layer_specs",
-           "build_workload", "precision_of", "expert_loads", "attended_keys", "OPERATOR_SETS"]
+__all__ = ["ModelConfig", "Inference", "Precision", "Step", "config_from_hf", "build_layer_specs", "precision_of",
+           "expert_loads", "attended_keys", "OPERATOR_SETS"]
 
 #: ``all``: every operator as a layer; ``zigzag``: only the matrix products are layers, the rest carry
 #: dependencies (as an ONNX export read with the default ``operators="zigzag"``)
@@ -42,18 +41,19 @@ def precision_of(value: Any, file: str | None = None, where: str = "precision") 
                                         f"activations and kv_cache bits, got {value!r}")
 
 
-def build_layer_specs(model: Any, *, phase: str = "prefill", tokens: int | None = None, context: int = 0,
+def build_layer_specs(model: ModelConfig | dict, *, phase: str = "prefill", tokens: int | None = None, context: int = 0,
                       batch: int = 1, precision: Any = None, layers: int | None = None, causal_blocks: int | None = None,
                       logits: str = "all", operators: str = "all",
                       file: str | None = None) -> tuple[list[dict], Inference]:
-    """The layer dicts (``read_onnx``'s form, ids in processing order) of one step of ``model`` and its
-    metadata. ``phase``: ``prefill`` of ``tokens`` new tokens after ``context`` cached ones (default 0)
+    """The layer dicts (``read_onnx``'s form, ids in processing order) of one step of ``model`` (a
+    :class:`ModelConfig`, or the mapping of a ``config.json``: keys that do not shape layers are ignored)
+    and its metadata. ``phase``: ``prefill`` of ``tokens`` new tokens after ``context`` cached ones (default 0)
     or ``decode`` of one token after ``context``; ``layers``: transformer blocks (default: the model's);
     ``causal_blocks``: query-row blocks of a causal prefill (0: masked work counted in full; default 8, or 0
     with ``operators="zigzag"`` as the ZigZag-compatible import);
     ``logits``: ``all`` positions or the ``last``; ``operators``: one of ``OPERATOR_SETS``."""
     at = (lambda key: f"llm.{key}") if file else (lambda key: key)  # noqa: E731 - the field as written
-    cfg = load_model_config(model, file=file, where=at("model"))
+    cfg = model if isinstance(model, ModelConfig) else config_from_hf(model, file, where=at("model"))
     if phase not in PHASES:
         raise InputError(file, at("phase"), f"unallowed value {phase!r}; use one of: {', '.join(PHASES)}")
     if phase == "decode":
@@ -98,12 +98,3 @@ def _matrix_products_only(specs: list[dict]) -> list[dict]:
             {"kind": "dummy", "id": spec["id"], "name": spec["name"], "type": spec["vector_op"],
              "operand_source": {k: v for k, v in spec["operand_source"].items() if v != spec["id"]}}
             for spec in specs]
-
-
-def build_workload(model: Any, mapping, **options):
-    """The :class:`Workload` of one step of ``model`` (``build_layer_specs``'s options) with its inference
-    metadata; ``mapping``: a mapping file or its entries."""
-    from zigzag.io.loaders import workload_from_specs
-
-    specs, inference = build_layer_specs(model, **options)
-    return workload_from_specs(specs, mapping, inference=inference, file=options.get("file"))

@@ -1,19 +1,17 @@
 """A language model's configuration: the widths and choices that shape its layers.
 
-Read from a Hugging Face ``config.json`` (the keys of its ``model_type``), from a YAML file or
-mapping with the same keys, or by name from the catalogue (``catalogue.yaml`` beside this file).
+Made from the keys of a Hugging Face ``config.json`` (those of its ``model_type``), given as a mapping;
+``zigzag.io.llm_workloads`` reads them from a file, a YAML file or the catalogue (``catalogue.yaml``
+beside this file).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
-from zigzag.io.validation.schema import describe
 
 #: model_type -> family (the block structure)
 MODEL_TYPES = {"gpt2": "gpt2", "bert": "bert", "llama": "llama", "mistral": "llama", "qwen2": "llama",
@@ -143,6 +141,18 @@ def config_from_hf(data: Any, file: str | None, *, name: str | None = None, stri
         raise InputError(exc.file, f"{where}.{exc.where}" if exc.where else where, exc.message) from None
 
 
+def describe(value: Any) -> str:
+    """A value as named in messages: ``'silu' (text)``, ``true (a boolean)``, ``64 (a whole number)``."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, str):
+        return f"'{value}' (text)"
+    if isinstance(value, (int, float)):
+        return f"{value} ({'a whole' if isinstance(value, int) else 'a decimal'} number)"
+    return "null" if value is None else "a list" if isinstance(value, list) else "a mapping" \
+        if isinstance(value, dict) else repr(value)
+
+
 def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool) -> ModelConfig:
     if not isinstance(data, dict):
         raise InputError(file, None, f"must be a mapping of configuration keys, got {describe(data)}; "
@@ -233,60 +243,3 @@ def _check(config: ModelConfig, file: str | None, keys: dict) -> None:
     if config.experts and not 1 <= config.experts_per_token <= config.experts:
         raise InputError(file, hf["experts_per_token"], f"{config.experts_per_token} experts per token must be "
                                                         f"from 1 to the {config.experts} experts")
-
-
-# ----- sources: path, mapping, catalogue name --------------------------------------------------
-def load_model_config(source: Any, *, file: str | None = None, where: str = "model") -> ModelConfig:
-    """A model configuration from a catalogue name, a path to a ``config.json`` / YAML file, a mapping of
-    Hugging Face keys, or a :class:`ModelConfig` (returned as is). ``file`` / ``where``: the file and the
-    field the source was given in, named in errors about it."""
-    if isinstance(source, ModelConfig):
-        return source
-    if isinstance(source, dict):
-        return config_from_hf(source, file, strict=True, where=where)
-    if isinstance(source, Path) or (isinstance(source, str) and _looks_like_path(source)):
-        return _from_file(Path(source))
-    if isinstance(source, str):
-        catalogue = load_catalogue()
-        if source.lower() in catalogue:
-            return catalogue[source.lower()]
-        raise InputError(file, where, f"'{source}' is neither a catalogue name nor a file; catalogue names: "
-                                        f"{', '.join(catalogue)} (or give a path to a config.json or YAML file)")
-    raise InputError(file, where, f"must be a catalogue name, a file path or a mapping, got {describe(source)}")
-
-
-def _looks_like_path(text: str) -> bool:
-    return "/" in text or text.endswith((".json", ".yaml", ".yml"))
-
-
-def _from_file(path: Path) -> ModelConfig:
-    from zigzag.io.yaml_files import load_yaml
-
-    if path.suffix == ".json":
-        if not path.is_file():
-            raise InputError(path, None, "does not exist; check the path of the model's config.json")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(path, None, f"is not valid JSON ({exc}); give a Hugging Face config.json") from None
-        return config_from_hf(data, str(path), name=path.name.removesuffix(".json").removesuffix(".config"))
-    data = load_yaml(path)
-    name = path.name.split(".")[0]
-    return config_from_hf(data, str(path), name=name, strict=True)
-
-
-@lru_cache(maxsize=1)
-def load_catalogue() -> dict[str, ModelConfig]:
-    """The catalogue's configurations by (lower-case) name."""
-    from zigzag.io.yaml_files import load_yaml
-
-    entries = load_yaml(CATALOGUE_FILE)
-    return {name.lower(): config_from_hf(entry["config"], f"{CATALOGUE_FILE.name}: {name}", name=name)
-            for name, entry in entries.items()}
-
-
-def catalogue_sources() -> dict[str, str]:
-    """Catalogue name -> where its values were published."""
-    from zigzag.io.yaml_files import load_yaml
-
-    return {name: entry["source"] for name, entry in load_yaml(CATALOGUE_FILE).items()}

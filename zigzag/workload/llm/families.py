@@ -140,9 +140,7 @@ def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:
     """(query rows, keys) per causal block (one block when not a causal prefill)."""
     if not (cfg.causal and step.tokens > 1 and step.causal_blocks > 0):
         return [(step.tokens, keys)]
-    from zigzag.io.onnx_attention import causal_split
-
-    return causal_split(step.tokens, step.causal_blocks, step.past)
+    return ops.causal_split(step.tokens, step.causal_blocks, step.past)
 
 
 # ----- families ---------------------------------------------------------------------------------------
