@@ -71,7 +71,7 @@ def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
     # fronts are per workload point: every point has its own
     fronts = {r["workload_point"] for r in rows if r["pareto"]}
     assert len(fronts) == 4
-    for name in ("tokens_vs_context", "tokens_vs_batch"):
+    for name in ("tokens_vs_context", "tokens_vs_batch", "tpot_s_memories.unified_buffer.size_x_context"):
         assert (tmp_path / "out" / "plots" / f"{name}.png").stat().st_size > 0
 
 
@@ -131,3 +131,27 @@ def test_the_command_line_varies_the_workload(llm_file):
     section = sweep_from_args(args)
     assert section["workload_vary"] == {"context": [1024, 4096], "precision.weights": [4, 8]}
     assert read_sweep(section).workload_axes == (("context", (1024, 4096)), ("precision.weights", (4, 8)))
+
+
+@pytest.mark.slow
+def test_a_generated_model_swept_over_context(tmp_path):
+    """End to end, with the configuration generator: a TinyLlama-shaped decode step (tests/data/llm),
+    its context varied beside the DRAM's bandwidth on the TPU-like example with its vector unit."""
+    path = tmp_path / "tiny.llm.yaml"
+    path.write_text(yaml.safe_dump({"llm": {"model": str(REPO / "tests" / "data" / "llm" / "llama_tiny.config.json"),
+                                            "phase": "decode", "context": 16, "batch": 1, "layers": 1}}))
+    rows = run_sweep({"base": str(REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"),
+                      "vary": {"memories.dram.ports[0].bandwidth_max": [64, 256]}, "workloads": [str(path)],
+                      "mapping": str(MAPPING), "clock_ghz": 1.0, "lpf_limit": 4,
+                      "workload_vary": {"context": [16, 256]}}, tmp_path / "out")
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
+    for row in rows:
+        # one block: K and V of 4 kv heads of 64, 8-bit, for every token in the cache
+        assert row["kv_cache_bytes_per_token"] == 2 * 4 * 64
+        assert row["kv_cache_bytes"] == 512 * row["batch"] * (row["context"] + 1)
+        assert row["dram_bound_ratio"] >= 1
+    tpot = {(r["variant"], r["context"]): r["tpot_s"] for r in rows}
+    for (variant, context), seconds in tpot.items():
+        if context == 16:
+            assert tpot[variant, 256] > seconds  # a longer context reads more cache
+    assert (tmp_path / "out" / "plots" / "tokens_vs_context.png").exists()

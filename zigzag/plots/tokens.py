@@ -75,3 +75,41 @@ def plot_tokens_vs(rows: list[dict], parameter: str, path: str | Path, *, series
         axes[-1].legend(fontsize="x-small")
     figure.suptitle(f"per-token figures vs {parameter}")
     return _save(figure, path)
+
+
+def plot_tokens_grid(rows: list[dict], across: str, down: str, path: str | Path, *, metric: str = "tpot_s") -> Path:
+    """A heat map of one per-token metric (default time per output token) over two parameters,
+    e.g. an SRAM size (``across``) and the context length (``down``); a cell holds the mean over
+    the rows sharing its two values (other varied fields are averaged)."""
+    ran = [r for r in rows if r.get("status") in ("ok", "out") and r.get(metric) is not None]
+    xs = sorted({r.get(across) for r in ran}, key=_order)
+    ys = sorted({r.get(down) for r in ran}, key=_order)
+    grid = np.full((len(ys), len(xs)), np.nan)
+    for i, y in enumerate(ys):
+        for j, x in enumerate(xs):
+            values = [float(r[metric]) for r in ran if r.get(across) == x and r.get(down) == y]
+            if values:
+                grid[i, j] = sum(values) / len(values)
+    figure = _new_figure(1.2 * len(xs) + 3, 0.5 * len(ys) + 2)
+    ax = figure.subplots()
+    image = ax.imshow(grid, aspect="auto", cmap="viridis")
+    ax.set_xticks(range(len(xs)), [str(x) for x in xs], rotation=45, ha="right")
+    ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+    ax.set_xlabel(across)
+    ax.set_ylabel(down)
+    middle = np.nanmean(grid)
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            if not np.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7,
+                        color="black" if grid[i, j] > middle else "white")
+    figure.colorbar(image, ax=ax, label=TOKEN_METRICS.get(metric, metric))
+    return _save(figure, path)
+
+
+def _order(value):
+    """Numbers in numeric order, then texts (sizes such as 1MiB are texts)."""
+    try:
+        return (0, float(value), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(value))

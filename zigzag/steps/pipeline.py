@@ -76,6 +76,8 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         "layers": entries,
         "uncosted": uncosted,
     }
+    if workload_doc.get("inference"):  # an LLM step: its per-token figures are computed by save
+        plan["inference"] = workload_doc["inference"]
     write_json_atomic(plan_path, plan)
     return plan
 
@@ -128,6 +130,8 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
         "notes": plan.get("notes", []),
         "layers": [{**entry, "result": result.to_dict()} for entry, result in rows],
     }
+    if plan.get("inference"):
+        document["inference"] = plan["inference"]
     write_json_atomic(out_path, document)
     return document["total"]
 
@@ -179,12 +183,13 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     experiment = document["experiment"]
     if "failed" in document:
         return save_failed_experiment(document, out_dir)
-    accelerators = {}
+    accelerators, layers = {}, []
     for entry, result in rows:
         if entry["key"] not in accelerators:
             job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
             accelerators[entry["key"]] = accelerator_from_dict(job["accelerator"])
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
+        layers.append((layer, accelerators[entry["key"]]))
         details = complete_json(result, layer, accelerators[entry["key"]])
         write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json",
                           {**details, "result": entry["result"]})
@@ -192,6 +197,10 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     area_unit = next((a.area_unit for a in accelerators.values()), None)
     row = tables.experiment_row(experiment, results, sum_results(results), area_unit,
                                 document["total"].get("uncosted_layers", []))
+    per_token = _per_token(document, layers, results) if document.get("inference") else None
+    if per_token is not None:
+        row.update({k: per_token[k] for k in tables.TOKEN_COLUMNS})
+        row["dram_bound_ratio"] = per_token["dram"]["ratio"] if per_token["dram"] else None
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
     layer_rows = tables.layer_rows(rows)
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
@@ -200,11 +209,25 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows, accelerators),
                      float_format=float_format)
     summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"],
+               **({"inference": document["inference"], "per_token": per_token} if per_token else {}),
                "notes": document.get("notes", [])}
     write_json_atomic(out_dir / "summary.json", summary)
     reproducible = {key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")}
     write_json_atomic(out_dir / "experiment.json", reproducible)
     return summary
+
+
+def _per_token(document: dict, layers: list, results: list) -> dict:
+    """The per-token figures of an LLM step's experiment (docs/models/per-token.md; in cycles: the
+    workflow's experiments have no clock)."""
+    from zigzag.cost.result import sum_results
+    from zigzag.search.network import NetworkResult
+    from zigzag.tokens import per_token_figures
+
+    pairs = [(layer, result) for (layer, _), result in zip(layers, results)]
+    network = NetworkResult(pairs, sum_results(results), {layer.id: acc for layer, acc in layers},
+                            document["total"].get("uncosted_layers", []), inference=document["inference"])
+    return per_token_figures(network).to_dict()
 
 
 def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) -> str:

@@ -66,6 +66,11 @@ DIRECTIONS = ("rd_out_to_low", "wr_in_by_low", "rd_out_to_high", "wr_in_by_high"
 _SHORT = {"rd_out_to_low": "tl", "wr_in_by_low": "fl", "rd_out_to_high": "th", "wr_in_by_high": "fh"}
 
 
+#: the per-token columns of an LLM step's experiment row (docs/models/per-token.md)
+TOKEN_COLUMNS = ("phase", "batch", "tokens", "context", "step_cycles", "tpot_cycles", "energy_per_token_pJ",
+                 "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes")
+
+
 def memory_energy(result) -> dict[str, float]:
     """pJ spent in each memory (all operands), in the order the memories first appear."""
     per_memory: dict[str, float] = {}

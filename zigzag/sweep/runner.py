@@ -127,10 +127,17 @@ def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
     if names:
         from zigzag.plots.tokens import plot_tokens_vs
 
+        from zigzag.plots.tokens import plot_tokens_grid
+
         for parameter in names:
             stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
             paths[f"tokens_vs_{parameter}"] = plot_tokens_vs(rows, parameter, folder / f"tokens_vs_{stem}.{plot_format}",
                                                              series=names)
+            metric = "ttft_s" if any(r.get("phase") == "prefill" for r in rows) else "tpot_s"
+            for hardware in sweep.spec.varied_names:  # e.g. time per output token over SRAM size x context
+                name = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{metric}_{hardware}_x_{parameter}")
+                paths[name] = plot_tokens_grid(rows, hardware, parameter, folder / f"{name}.{plot_format}",
+                                               metric=metric)
     return paths
 
 
