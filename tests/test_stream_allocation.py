@@ -73,12 +73,19 @@ def test_fixed_mapping_round_trip(small_search, tmp_path):
     rerun = run_stream(QUAD, SMALL, files["allocation.yaml"], "fused", cache=None, cwd=str(REF))
     summary = json.loads(files["summary.json"].read_text())
     assert (rerun.latency, rerun.energy) == (summary["latency"], summary["energy"])
-    assert summary["search"]["latency"] == small_search.chosen.latency == min(p.latency for p in small_search.front)
+    # the figures the search reports are the re-run's; its own fitness is kept beside them
+    assert (summary["search"]["latency"], summary["search"]["energy"]) == (rerun.latency, rerun.energy)
+    assert summary["search"]["search_latency"] == small_search.chosen.latency
+    runs = {p.cores: small_search.figures(p) for p in small_search.front}
+    assert rerun.latency == min(lat for _, lat in runs.values())  # lowest latency as run
     front = read_front(files["front.csv"])
-    distinct = distinct_points(small_search.front)  # one row per (energy, latency) point
-    assert [(e, lat) for e, lat, _ in front] == [(p.energy, p.latency) for p, _ in distinct]
+    distinct = distinct_points(small_search.front, small_search.figures)  # one row per (energy, latency) as run
+    assert sorted((e, lat) for e, lat, _ in front) == [(e, lat) for e, lat, _ in front]  # lowest energy first
+    assert {(e, lat) for e, lat, _ in front} == {small_search.figures(p) for p, _ in distinct}
     assert sum(count for _, count in distinct) == len(small_search.front)
-    assert front[0][2] == {(g.layer, g.group): c for g, c in zip(small_search.genes, small_search.front[0].cores)}
+    genes = small_search.genes
+    for e, lat, allocation in front:  # each row's allocation really has the row's figures
+        assert runs[tuple(allocation[(g.layer, g.group)] for g in genes)] == (e, lat)
 
 
 def test_nothing_flexible_evaluates_the_fixed_allocation_once(cache):
@@ -136,6 +143,24 @@ def resnet_problem(cache):
         return search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=2, generations=0, cache=cache,
                                  cwd=str(REF)).problem
     return build
+
+
+@pytest.mark.parametrize("prefetch", [(), ("W",)])
+def test_search_figures_are_what_running_its_allocation_gives(cache, tmp_path, prefetch):
+    """A CNN (ResNet-18, quad core, layer by layer): the chosen point's energy and latency, as the
+    search reports them (summary.json, front.csv), equal `run` of the allocation it wrote, bit for
+    bit, with and without prefetched weights (small_3conv: ResNet's weights do not fit a core)."""
+    network, mapping = (RESNET, FLEXIBLE_QUAD) if not prefetch else (SMALL, REF / "small/mapping_plain.yaml")
+    hardware = QUAD if not prefetch else DUAL
+    found = search_allocation(hardware, network, mapping, "lbl", individuals=6, generations=2, seed=0, cache=cache,
+                              operands_to_prefetch=prefetch, output=tmp_path, cwd=str(REF))
+    rerun = run_stream(hardware, network, tmp_path / "allocation.yaml", "lbl", cache=cache,
+                       operands_to_prefetch=prefetch, cwd=str(REF))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["search"]["energy"], summary["search"]["latency"]) == (rerun.energy, rerun.latency)
+    chosen = {tuple(sorted(a.items())) for _, _, a in read_front(tmp_path / "front.csv")}
+    assert tuple(sorted(found.allocation().items())) in chosen
+    assert found.figures(found.chosen) == (rerun.energy, rerun.latency)
 
 
 def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):

@@ -76,7 +76,7 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     for figure in ("multicore.html", "multicore_pareto.png", "multicore_metrics.png"):
         assert (results / figure).stat().st_size > 0, figure
     front = (results / "net-search" / "front.csv").read_text().splitlines()
-    assert front[0] == "energy,latency,allocations,allocation" and len(front) >= 2
+    assert front[0] == "energy,latency,search_energy,search_latency,allocations,allocation" and len(front) >= 2
     assert (results / "net-search" / "plots" / "pareto.png").stat().st_size > 0
     search_job = first.stderr[first.stderr.index("rule stream_search:"):]
     assert re.search(r"^\s+threads: 2$", search_job[:search_job.index("\n\n")], flags=re.M)  # --workers {threads}

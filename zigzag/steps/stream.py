@@ -186,7 +186,7 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
                                   lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"])
     found.write(output)
     add_notes(Path(output) / "summary.json", notes)
-    chosen = found.chosen
+    chosen = found.as_run()
     return (f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} allocations); "
             f"chosen ({opts['choose']}) latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ")
 

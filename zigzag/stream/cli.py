@@ -114,6 +114,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
+    tokens = json.loads((Path(args.output) / "summary.json").read_text()).get("per_token")
+    if tokens:
+        step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
+        print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
+              f"{step} {tokens['step_cycles']:.10g} cycles, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+              f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
+              f"{tokens['dram_link_demand']:.3g}x what it can carry")
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
     if args.plots:
         plot_after_run(args.output)
@@ -162,8 +169,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
           f"front of {found.front_size} distinct points from {len(found.front)} allocations "
           f"({time.perf_counter() - begin:.1f} s in all)")
-    print(f"chosen ({args.choose}): latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ; "
-          f"as a fixed mapping: latency {fixed.latency:.10g}, energy {fixed.energy:.6g} pJ")
+    print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ "
+          f"(what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
+          f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)")
     out = Path(args.output)
     print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
     return 0

@@ -79,6 +79,8 @@ class NodeKey:
     spatial_mapping: tuple[tuple[str, _Pairs], ...] | None = None
     #: the layer the CN belongs to, named in warnings only (not part of the key)
     layer_name: str = field(default="", compare=False)
+    #: operation class of a vector layer (None: a layer of the MAC array, as in Stream)
+    vector_op: str | None = None
 
     def layer(self, core: Accelerator, *, name: str = "cn") -> Layer:
         """The CN as a single-core layer on ``core`` (its dataflows as spatial mapping)."""
@@ -100,6 +102,7 @@ class NodeKey:
             operand_source={},
             mapping=entry,
             given_pr_sizes=dict(self.pr_sizes),
+            vector_op=self.vector_op,
         )
 
     def to_dict(self) -> dict:
@@ -113,6 +116,8 @@ class NodeKey:
         }
         if self.spatial_mapping is not None:
             data["spatial_mapping"] = {oa: dict(pairs) for oa, pairs in self.spatial_mapping}
+        if self.vector_op is not None:
+            data["vector_op"] = self.vector_op
         return data
 
     @classmethod
@@ -128,6 +133,7 @@ class NodeKey:
             spatial_mapping=None
             if spatial is None
             else tuple((oa, tuple((d, int(f)) for d, f in pairs.items())) for oa, pairs in spatial.items()),
+            vector_op=data.get("vector_op"),
         )
 
 

@@ -145,14 +145,24 @@ def inter_layer_edges(
     for producer, consumer, is_complex in layer_pairs(workload, graph, order):
         if producer not in cns or consumer not in cns:
             continue
-        if is_complex:
+        operands = [] if is_complex else dependent_operands(workload, graph, producer, workload.nodes[consumer])
+        if is_complex or not _same_ranks(cns[producer], cns[consumer], operands):
             found = propagation_paths(workload, graph, producer, consumer)
             paths = [[workload.nodes[n] for n in path] for path in found]
             edges += complex_pair_edges(cns[producer], cns[consumer], paths, workload.file, maps)
         else:
-            operands = dependent_operands(workload, graph, producer, workload.nodes[consumer])
             edges += simple_pair_edges(cns[producer], cns[consumer], operands, workload.file)
     return edges
+
+
+def _same_ranks(producer: LayerCNs, consumer: LayerCNs, operands: list[str]) -> bool:
+    """Do the consumer's ``operands`` have as many dims as the producer's output? (Else, e.g. a
+    broadcast input of a vector layer, the pair is joined element by element.)"""
+    def rank(dims) -> int:  # as :func:`_boxes` compares them: G and C/K merged into one channel dim
+        return len(dims) - ("G" in dims and ("C" in dims or "K" in dims))
+
+    out = rank(producer.tiled.layer.layer.operand_dims[producer.tiled.layer.layer.output])
+    return all(rank(consumer.tiled.layer.layer.operand_dims[op]) == out for op in operands)
 
 
 def propagation_paths(workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: int) -> list[list[int]]:

@@ -6,7 +6,7 @@ generation needs from the hardware is collected in ``HardwareFacts``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
@@ -25,6 +25,8 @@ class HardwareFacts:
 
     dataflows: dict[int, dict | None]
     weight_capacities: dict[int, int]
+    vector_classes: dict[int, frozenset[str]] = field(default_factory=dict)  # classes each core's vector unit runs
+    vector_memory_bits: dict[int, int] = field(default_factory=dict)  # their smallest top memory
 
     @property
     def total_weight_capacity(self) -> int:
@@ -32,13 +34,17 @@ class HardwareFacts:
 
     @classmethod
     def of(cls, accelerator: MultiCoreAccelerator) -> "HardwareFacts":
-        dataflows, capacities = {}, {}
+        dataflows, capacities, vector, bits = {}, {}, {}, {}
         for core in accelerator.compute_cores:
+            unit = getattr(core.accelerator, "vector_unit", None)
+            if unit is not None:
+                vector[core.id] = frozenset(unit.operations)
+                bits[core.id] = min(m.capacity for m in core.top_memories)
             dataflows[core.id] = core.dataflows
             weights = [m for m in core.top_memories if "I2" in m.operands]
             if weights:
                 capacities[core.id] = weights[0].capacity
-        return cls(dataflows, capacities)
+        return cls(dataflows, capacities, vector, bits)
 
 
 def load_cn_graph_inputs(
@@ -60,13 +66,16 @@ def load_cn_graph_inputs(
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
     stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
-    parsed = read_stream_workload(workload, stream_mapping, facts.dataflows)
+    parsed = read_stream_workload(workload, stream_mapping, facts.dataflows, vector_classes=facts.vector_classes,
+                                  vector_memory_bits=facts.vector_memory_bits)
     splits = dict(layer_splits or {})
     if split_W_fraction is not None:
         splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
     if splits:
         model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
-        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False)
+        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False,
+                                      vector_classes=facts.vector_classes,
+                                  vector_memory_bits=facts.vector_memory_bits)
     return accelerator, parsed, facts
 
 

@@ -96,6 +96,10 @@ def with_dram_level(core: Accelerator, dram: Memory, operands: tuple[str, ...]) 
         if allocation:
             ports.append(dataclasses.replace(port, allocation=allocation))
     level = dataclasses.replace(dram, operands=tuple(operands), ports=tuple(ports))
+    unit = getattr(core, "vector_unit", None)
+    if unit is not None:  # the vector unit streams them from the same DRAM level
+        unit = dataclasses.replace(unit, memories=unit.memories + (dram.name,))
+        return dataclasses.replace(core, memories=core.memories + (level,), vector_unit=unit)
     return dataclasses.replace(core, memories=core.memories + (level,))
 
 

@@ -30,6 +30,14 @@ def operand_shape(cns: LayerCNs, operand: str) -> tuple[int, ...]:
     return tuple(sizes[d] if d in sizes else layer.pr_sizes[d] for d in layer.operand_dims[operand])
 
 
+def _unpadded_shape(cns: LayerCNs, operand: str) -> tuple[int, ...]:
+    """An operand's shape with the layer's own loop sizes (not rounded up to whole tiles)."""
+    layer = cns.tiled.layer.layer
+    sizes = dict(layer.loop_sizes) | layer.given_pr_sizes
+    padded = operand_shape(cns, operand)
+    return tuple(min(sizes.get(d, p), p) for d, p in zip(layer.operand_dims[operand], padded))
+
+
 def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flat element index, CN sub id, new elements per CN) of the CNs' windows on ``operand``.
 
@@ -67,8 +75,11 @@ def reshaped(cns: LayerCNs, operand: str, array: np.ndarray) -> np.ndarray:
     return array.reshape(shape) if shape else array
 
 
-def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np.ndarray:
-    """The element map after one reshaping node."""
+def push_through(node: PropagationNode, array: np.ndarray, came_from: int, going_to: int | None = None) -> np.ndarray:
+    """The element map after one reshaping node (``going_to``: the next node on the path, which
+    picks the output of a node with several)."""
+    if node.kind == "onnx":
+        return _run_moving_node(node, array, going_to)
     if node.kind == "reshape":
         return array.reshape(node.attrs["shape"]) if node.attrs["shape"] else array
     if node.kind == "flatten":
@@ -102,6 +113,16 @@ def push_through(node: PropagationNode, array: np.ndarray, came_from: int) -> np
     return array
 
 
+def _run_moving_node(node: PropagationNode, array: np.ndarray, going_to: int | None) -> np.ndarray:
+    """A data-moving ONNX node (Slice, Split, Expand, ...) evaluated on the element map."""
+    from onnx.reference import ReferenceEvaluator
+
+    proto, values = node.attrs["proto"], node.attrs["values"]
+    feeds = {proto.input[0]: array} | {name: values[name] for name in proto.input[1:] if name}
+    outputs = ReferenceEvaluator(proto, opsets=node.attrs["opsets"]).run(None, feeds)
+    return np.asarray(outputs[node.attrs["output_for"].get(going_to, 0)], dtype=array.dtype)
+
+
 def _index_type(largest: int):
     """The narrowest integer type of the element maps holding numbers up to ``largest``."""
     return np.int32 if largest < 2**31 - 1 else np.int64
@@ -130,6 +151,9 @@ class ElementMaps:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
             numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)
+            real = _unpadded_shape(producer, out_op)
+            if real != shape:  # tiles rounded a loop up: only the layer's real elements move on
+                numbers = numbers[tuple(slice(0, r) for r in real)]
             self._index[producer] = reshaped(producer, out_op, numbers)
         return self._index[producer]
 
@@ -137,7 +161,7 @@ class ElementMaps:
         """Element -> CN maps of the producer's final outputs (one per CN rank on an element)."""
         if producer not in self._owners:
             elem, cn, _ = self.coverage(producer, producer.tiled.layer.layer.output, True)
-            nb_elements = self.index(producer).size
+            nb_elements = math.prod(operand_shape(producer, producer.tiled.layer.layer.output))
             order = np.argsort(elem, kind="stable")
             elem, cn = elem[order], cn[order]
             rank = np.arange(len(elem)) - np.searchsorted(elem, elem, side="left")
@@ -213,10 +237,15 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
     index = maps.index(producer)
     edges = []
     for path in paths:
-        array, previous = index, producer.id
+        array, previous, opaque = index, producer.id, False
         try:
-            for node in path[1:-1]:
-                array = push_through(node, array, previous)
+            for node, after in zip(path[1:-1], path[2:]):
+                if node.kind == "dummy" and node.attrs.get("out_shape", array.shape) != array.shape:
+                    # an operator the floor does not place, shaped unlike its input (a reduction, top-k):
+                    # each of its outputs may depend on all of its input
+                    opaque, array = True, np.zeros(node.attrs["out_shape"], dtype=array.dtype)
+                else:
+                    array = push_through(node, array, previous, after.id)
                 previous = node.id
         except ShapeMismatch:
             raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
@@ -228,9 +257,13 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
         pairs = None
         for op in candidates:
             target = _consumer_shape(consumer, op)
-            matched = array if array.shape == target else _extend_for_concat(array, target, path)
+            matched = array if array.shape == target else (_extend_for_concat(array, target, path)
+                                                          if _has_concat(path) else _pad_to(array, target))
             if matched is None:
                 continue
+            if opaque:
+                pairs = _all_pairs(maps, producer, consumer, op)
+                break
             elements, readers = maps.read_pairs(consumer, op, matched.reshape(-1))
             pairs = join_pairs(maps.owners(producer), elements, readers, producer.count, consumer.count)
             break
@@ -248,9 +281,34 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
     return edges
 
 
+def _all_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, operand: str) -> np.ndarray:
+    """Every (producer CN with final outputs, consumer CN reading ``operand``) pair, rows sorted."""
+    _, owners, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
+    _, readers, _ = maps.coverage(consumer, operand, False)
+    prod, cons = np.unique(owners), np.unique(readers)
+    return np.stack([np.repeat(prod, len(cons)), np.tile(cons, len(prod))], axis=1).astype(np.int64)
+
+
 def _consumer_shape(consumer: LayerCNs, operand: str) -> tuple[int, ...]:
     shape = operand_shape(consumer, operand)
     return reshaped(consumer, operand, np.empty(shape, dtype=np.int8)).shape
+
+
+def _has_concat(path) -> bool:
+    return any(getattr(n, "kind", "") == "concat" for n in path[1:-1])
+
+
+def _pad_to(array: np.ndarray, target: tuple[int, ...]) -> np.ndarray | None:
+    """The map padded with empty positions up to ``target``, the consumer's operand rounded up to
+    whole tiles (a tiling factor not dividing a loop); the same elements with unit dims dropped or
+    added (a broadcast input indexed by the dims it spans) are reshaped; None otherwise."""
+    if [d for d in array.shape if d != 1] == [d for d in target if d != 1]:
+        return array.reshape(target)
+    if len(target) != array.ndim or any(t < a for t, a in zip(target, array.shape)):
+        return None
+    padded = np.full(target, EMPTY, dtype=array.dtype)
+    padded[tuple(slice(0, a) for a in array.shape)] = array
+    return padded
 
 
 def _extend_for_concat(array: np.ndarray, target: tuple[int, ...], path) -> np.ndarray | None:

@@ -245,7 +245,9 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
             sizes[dim] = rounded
         intra.append((dim, factor))
     if not intra and mode == "fused" and seed is None:
-        dim = FUSION_DIM[layer.type]
+        dim = FUSION_DIM.get(layer.type, "D")
+        if dim not in sizes:  # e.g. a vector layer without rows: its first loop
+            dim = next(iter(sizes))
         intra = [(dim, sizes[dim])]
     if stack_size == 1 and seed is None:
         intra = []

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 from onnx import ModelProto, helper, numpy_helper, shape_inference
 
 from zigzag.errors import InputError
@@ -24,6 +25,9 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, cache_append, layer_norm_layers,
+                                         moving_node,
+                                         placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 logger = logging.getLogger(__name__)
@@ -39,6 +43,9 @@ SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
 PROPAGATION_OPS = {
     "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
 }
+#: Operators that only move their first input's data (a slice of it, a copy, a broadcast): kept as
+#: propagation nodes evaluated on the element maps (``onnx`` kind), with their other inputs constants.
+MOVING_OPS = ("Slice", "Split", "Expand", "Squeeze", "Unsqueeze", "Tile")
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,7 +96,9 @@ class PropagationNode:
 
     ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
     ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
-    = producer id per input or None for a constant) or ``dummy``.
+    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
+    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
+    reads) or ``dummy``.
     """
 
     id: int
@@ -115,6 +124,11 @@ class StreamWorkload:
     def layers(self) -> list[StreamLayer]:
         return [n for n in self.nodes.values() if isinstance(n, StreamLayer)]
 
+    def mac_count(self) -> int:
+        """Multiply-accumulates of the matrix products and convolutions (Conv, Gemm, MatMul layers)."""
+        return sum(math.prod(layer.sizes.values()) for layer in self.layers
+                   if layer.op_type in ("Conv", "QLinearConv", "Gemm", "MatMul"))
+
     def graph(self) -> nx.DiGraph:
         """networkx view, built in Stream's order (nodes by id, edges as added)."""
         graph = nx.DiGraph()
@@ -131,10 +145,15 @@ def read_stream_workload(
     file: str | None = None,
     *,
     check_entries: bool = True,
+    vector_classes: dict[int, frozenset[str]] | None = None,
+    vector_memory_bits: dict[int, int] | None = None,
 ) -> StreamWorkload:
     """Parse an ONNX model the way Stream does (docs/models/multi-core.md#onnx-workloads), with each layer's mapping entry.
 
     ``check_entries``: warn about the mapping entries no node can use (a typo in a node name).
+    ``vector_classes`` (core id -> operation classes its vector unit runs): with any, the operators
+    Stream bypasses become vector layers on those cores (``zigzag.stream.vector_layers``), cut to
+    fit ``vector_memory_bits`` (core id -> bits of its smallest top memory).
 
     ``dataflows`` (core id -> the core's spatial mapping, or None) decides the spatial mapping
     handed to the cost model: the cores' common dataflow if all allocated cores have the same
@@ -143,21 +162,31 @@ def read_stream_workload(
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _load(source, file)
-    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file)
+    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file, vector_classes or {},
+                     vector_memory_bits or {})
     workload = parser.run()
+    bypassed = bypassed_operators(workload)
+    if bypassed:
+        logger.warning("%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "
+                       "as Stream does): %s", file or "<model>", sum(bypassed.values()),
+                       ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()))
     if check_entries:
-        names, types = [n.name for n in model.graph.node], [n.op_type for n in model.graph.node]
+        names = [n.name for n in model.graph.node] + [layer.name for layer in workload.layers]
+        types = [n.op_type for n in model.graph.node]
         for line in unmatched_entry_warnings(list(mapping.entries), names, types):
             logger.warning("%s: %s", mapping.file or "<mapping>", line)
     return workload
 
 
 class _Parser:
-    def __init__(self, model, shapes, mapping, dataflows, file):
+    def __init__(self, model, shapes, mapping, dataflows, file, vector_classes, vector_memory_bits):
         self.model, self.shapes, self.mapping, self.dataflows, self.file = model, shapes, mapping, dataflows, file
+        self.vector_classes = {core: classes for core, classes in vector_classes.items() if classes}
+        self.vector_memory_bits = vector_memory_bits
         self.producer: dict[str, int] = {}
         self.nodes: dict[int, Node] = {}
         self.edges: dict[tuple[int, int], None] = {}
+        self.output_index: dict[str, tuple[int, int]] = {}  # output tensor of a moving node -> (node, output)
 
     def run(self) -> StreamWorkload:
         next_id = 0
@@ -165,6 +194,7 @@ class _Parser:
             if not proto.input or self.shape_arithmetic(proto, next_id):
                 continue
             preds = [self.producer[t] for t in proto.input if t in self.producer]
+            first_id = next_id
             for node in self.parse(proto, next_id, preds):
                 self.nodes[node.id] = node
                 for src in node.sources:
@@ -172,8 +202,16 @@ class _Parser:
                         raise self.error(proto, node.id, f"input from unknown node id {src}")
                     self.edges.setdefault((src, node.id), None)
                 next_id = node.id + 1
-            for tensor in proto.output:
+            for tensor in proto.input:  # which output of a moving node each consumer reads
+                if tensor in self.output_index:
+                    source, index = self.output_index[tensor]
+                    for node_id in range(first_id, next_id):
+                        self.nodes[source].attrs["output_for"].setdefault(node_id, index)
+            for index, tensor in enumerate(proto.output):
                 self.producer[tensor] = next_id - 1
+                node = self.nodes.get(next_id - 1)
+                if isinstance(node, PropagationNode) and node.kind == "onnx":
+                    self.output_index[tensor] = (node.id, index)
         return StreamWorkload(self.nodes, tuple(self.edges), self.file)
 
     # ----- helpers ---------------------------------------------------------------------------
@@ -198,6 +236,18 @@ class _Parser:
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
+        if self.vector_classes and op == "Concat":
+            made = cache_append(self, proto, node_id, preds)
+            if made is not None:
+                return [made]
+        if self.vector_classes and op == "LayerNormalization":
+            made = layer_norm_layers(self, proto, node_id, preds)
+            if made is not None:
+                return made
+        elif self.vector_classes and op != "Softmax":
+            made = vector_layer(self, proto, node_id, preds)
+            if made is not None:
+                return [made]
         if op in ("Conv", "QLinearConv"):
             return [self.conv(proto, node_id, preds)]
         if op in ("Gemm", "MatMul"):
@@ -207,7 +257,7 @@ class _Parser:
         if op in ("Add", "Mul") and len(proto.input) == 2:
             a, b = (self.shape(proto, node_id, t) for t in proto.input[:2])
             if a != b:
-                if abs(len(a) - len(b)) == 1:
+                if abs(len(a) - len(b)) == 1 and len(self.shape(proto, node_id, proto.output[0])) == 3:
                     return [self.asymmetric_simd(proto, node_id, preds, a, b)]
                 return [self.dummy(proto, node_id, preds)]
         if op in SIMD_OPS:
@@ -216,17 +266,24 @@ class _Parser:
             return self.softmax(proto, node_id, preds)
         if op in PROPAGATION_OPS:
             return [self.propagation(proto, node_id, preds)]
+        if op in MOVING_OPS and proto.input[0] in self.producer:
+            return [moving_node(self, proto, node_id, preds)]
         if op == "LpNormalization":
             raise self.error(proto, node_id, "LpNormalization is not supported by Stream; remove it from the model")
         return [self.dummy(proto, node_id, preds)]
 
     def make_layer(self, proto, node_id, op_type, type_, *, equation, loop_sizes, precision, source,
-                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None) -> StreamLayer:
+                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None,
+                   vector_op=None) -> StreamLayer:
         name = proto.name if name is None else name
         if any(s <= 0 for s in loop_sizes.values()):
             raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
                                              f"{self.shapes.why_unknown()}")
-        entry = self.mapping.entry_for(proto.name, proto.op_type)
+        # a layer of a node giving several (Softmax, LayerNormalization) may have its own entry (an
+        # allocation search writes one per layer)
+        entry = self.mapping.entry_for(name if name in self.mapping.entries else proto.name, proto.op_type)
+        if vector_op is not None:
+            entry = placed_entry(self, proto, node_id, entry, vector_op, loop_sizes)
         layer = Layer(
             id=node_id,
             name=name,
@@ -244,6 +301,7 @@ class _Parser:
             ),
             given_pr_sizes=pr_sizes or {},
             padding=padding or {},
+            vector_op=vector_op,
         )
         return StreamLayer(node_id, name, proto.op_type, type_, layer, entry, reshape)
 
@@ -396,9 +454,11 @@ class _Parser:
             ("sum", f"O{row}+=I{full}*W[]", {"W": s, "I": e}),
             ("div", f"O{full}+=I{full}+W{row}", {"I": e, "W": s}),
         )
+        vector = all(any(c in classes for classes in self.vector_classes.values()) for c in SOFTMAX_CLASSES.values())
         return [
             self.make_layer(proto, node_id + i, "Softmax", kind, equation=eq, loop_sizes=dict(sizes),
-                            precision=precision, source=src, name=f"{proto.name}-{kind}/")
+                            precision=precision, source=src, name=f"{proto.name}-{kind}/",
+                            vector_op=SOFTMAX_CLASSES[kind] if vector else None)
             for i, (kind, eq, src) in enumerate(parts)
         ]
 
@@ -416,8 +476,8 @@ class _Parser:
         if kind == "gather":
             return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
                                    {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
-        if len(preds) != 1:
-            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have exactly one")
+        if len(preds) > 1:
+            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have at most one")
         if kind == "flatten":
             extra = {"axis": attrs.get("axis")}
         elif kind == "reshape":
@@ -426,20 +486,27 @@ class _Parser:
             extra = {"perm": list(attrs["perm"]) if "perm" in attrs else None}
         return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds), extra)
 
-    def gather_indices(self, proto) -> list[int] | int:
-        """Indices of a Gather, read as Stream does: from a Constant node's 1-D value; 0 otherwise
-        (a scalar constant, an initializer or a computed index all read as 0)."""
+    def gather_indices(self, proto) -> list | int:
+        """Indices of a Gather, read as Stream does from a Constant node's value (any rank, as
+        nested lists; a scalar reads as 0); else from the folded constants (position ids computed
+        from constants); 0 when unknown."""
         name = proto.input[1] if len(proto.input) > 1 else None
         for node in self.model.graph.node:
             if node.op_type == "Constant" and node.output and node.output[0] == name:
                 value = next((a for a in node.attribute if a.name == "value"), None)
                 if value is not None:
                     array = numpy_helper.to_array(value.t)
-                    return [int(v) for v in array] if array.ndim > 0 else 0
-        return 0
+                    return array.astype(int).tolist() if array.ndim > 0 else 0
+        self.shapes.complete()
+        folded = self.shapes.constants.get(name)
+        return np.asarray(folded).astype(int).tolist() if folded is not None and np.ndim(folded) > 0 else 0
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
-        return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]))
+        """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
+        output shaped unlike its input, e.g. a reduction, depends on all of the input)."""
+        shape = self.shapes.table.get(proto.output[0]) if proto.output else None
+        attrs = {"out_shape": tuple(shape)} if shape and all(d > 0 for d in shape) else {}
+        return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]), attrs)
 
 
 def _default_reshape(sizes: dict[str, int], pr: dict[str, int]) -> dict[str, tuple[int, ...]]:

@@ -1,8 +1,10 @@
 """The search's outputs as files: the Pareto front (CSV) and an allocation as a fixed mapping (YAML).
 
-``front.csv``: one row per distinct (energy, latency) Pareto point, lowest energy first: ``energy``
-(pJ), ``latency`` (cycles), ``allocations`` (how many front allocations reached that point),
-``allocation`` (the first of them, as space-separated ``layer_id:group=core`` pairs in gene order).
+``front.csv``: one row per distinct (energy, latency) point of the Pareto front, lowest energy first:
+``energy`` (pJ) and ``latency`` (cycles) of the allocation as run (scheduled as a fixed mapping),
+``search_energy``/``search_latency`` (the search's own fitness), ``allocations`` (how many front
+allocations reached that point), ``allocation`` (the first of them, as space-separated
+``layer_id:group=core`` pairs in gene order).
 The fixed mapping keeps every entry of the searched mapping file and adds one entry per
 allocated layer, by node name, with ``core_allocation`` = the core of each group and
 ``core_allocation_is_fixed: true``: ``zigzag stream run`` (or Stream) runs it unchanged.
@@ -13,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,25 +47,32 @@ def parse_allocation(text: str, where: str = "allocation") -> dict[tuple[int, in
     return out
 
 
-def distinct_points(front: Sequence[FrontPoint]) -> list[tuple[FrontPoint, int]]:
-    """The front's distinct (energy, latency) points, in front order: the first allocation reaching
-    each, and how many allocations of the front reached it."""
+def distinct_points(front: Sequence[FrontPoint],
+                    figures: Callable[[FrontPoint], tuple[float, float]] | None = None) -> list[tuple[FrontPoint, int]]:
+    """The front's distinct (energy, latency) points (the search's fitness, or ``figures`` of each
+    point), in front order: the first allocation reaching each, and how many allocations reached it."""
     first: dict[tuple[float, float], FrontPoint] = {}
     count: dict[tuple[float, float], int] = {}
     for point in front:
-        key = (float(point.energy), float(point.latency))
+        key = tuple(map(float, figures(point))) if figures else (float(point.energy), float(point.latency))
         first.setdefault(key, point)
         count[key] = count.get(key, 0) + 1
     return [(point, count[key]) for key, point in first.items()]
 
 
-def front_csv(genes: Sequence[Gene], front: Sequence[FrontPoint]) -> str:
-    """The front's distinct points as CSV text (header ``energy,latency,allocations,allocation``)."""
+def front_csv(genes: Sequence[Gene], front: Sequence[FrontPoint],
+              figures: Callable[[FrontPoint], tuple[float, float]] | None = None) -> str:
+    """The front's distinct points as CSV text, ``figures(point)`` = (energy, latency) as run
+    (default: the search's fitness) (header ``energy,latency,search_energy,search_latency,allocations,allocation``)."""
+    figures = figures or (lambda p: (p.energy, p.latency))
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["energy", "latency", "allocations", "allocation"])
-    for p, reached in distinct_points(front):
-        writer.writerow([repr(float(p.energy)), repr(float(p.latency)), reached, allocation_text(genes, p.cores)])
+    writer.writerow(["energy", "latency", "search_energy", "search_latency", "allocations", "allocation"])
+    rows = sorted(distinct_points(front, figures), key=lambda pr: (*figures(pr[0]), pr[0].energy, pr[0].latency))
+    for p, reached in rows:
+        energy, latency = figures(p)
+        writer.writerow([repr(float(energy)), repr(float(latency)), repr(float(p.energy)), repr(float(p.latency)),
+                         reached, allocation_text(genes, p.cores)])
     return text.getvalue()
 
 

@@ -6,10 +6,13 @@ save it (``write``): ``front.csv``, ``allocation.yaml`` (the chosen allocation a
 mapping), and ``summary.json`` + ``schedule.csv`` of that fixed mapping, exactly what
 ``zigzag stream run`` gives for ``allocation.yaml``.
 
-Front figures are the search's fitness (CNs placed by the search run ``int(latency_total1)``
-cycles, as in Stream's genetic algorithm); a fixed mapping runs its CNs ``latency_total2``
-cycles (Stream's fixed-allocation rule), so the chosen point's latency can differ slightly
-between ``front.csv`` and ``summary.json`` (both are in ``summary.json``).
+The search's fitness is Stream's (CNs placed by the search run ``int(latency_total1)`` cycles, as
+in Stream's genetic algorithm), but a fixed mapping runs its CNs ``latency_total2`` cycles (Stream's
+fixed-allocation rule). So every figure the search *reports* (``front.csv``'s ``energy`` and
+``latency``, the chosen point, ``summary.json``) is its allocation scheduled again as a fixed
+mapping, with the same prefetched operands: exactly what ``zigzag stream run`` of
+``allocation.yaml`` gives. The fitness the search ranked by stays in ``front.csv``
+(``search_energy``, ``search_latency``) and in ``summary.json`` (``search``).
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ class AllocationSearch:
     front: list[FrontPoint]
     stats: SearchStats
     choose: str = "latency"
-    _fixed: ScheduleResult | None = field(default=None, repr=False)
+    prefetch: tuple[str, ...] = ()
+    _runs: dict[tuple[int, ...], ScheduleResult] = field(default_factory=dict, repr=False)
 
     @property
     def genes(self) -> tuple[Gene, ...]:
@@ -58,15 +62,31 @@ class AllocationSearch:
 
     @property
     def chosen(self) -> FrontPoint:
-        """The point picked from the front: lowest latency (Stream), lowest energy, or lowest EDP."""
-        key = {"latency": lambda p: (p.latency, p.energy), "energy": lambda p: (p.energy, p.latency),
-               "edp": lambda p: (p.energy * p.latency, p.latency)}[self.choose]
-        return min(self.front, key=key)
+        """The point picked from the front by its figures as run (:meth:`as_run`): lowest latency
+        (Stream), lowest energy, or lowest EDP; ties go to the search's own ranking."""
+        key = {"latency": lambda e, l: (l, e), "energy": lambda e, l: (e, l), "edp": lambda e, l: (e * l, l)}[self.choose]
+        return min(self.front, key=lambda p: (*key(*self.figures(p)), *key(p.energy, p.latency)))
+
+    def figures(self, point: FrontPoint) -> tuple[float, float]:
+        """``(energy, latency)`` of ``point``'s allocation as run (what ``zigzag stream run`` gives)."""
+        result = self.as_run(point)
+        return float(result.energy), float(result.latency)
+
+    def as_run(self, point: FrontPoint | None = None) -> ScheduleResult:
+        """``point``'s allocation (default: the chosen one) scheduled as a fixed mapping, with the
+        search's prefetched operands: what ``zigzag stream run`` gives for its ``allocation.yaml``."""
+        cores = tuple((point or self.chosen).cores)
+        if cores not in self._runs:
+            core = self.problem.problem(cores).core
+            costs = cn_costs(self.graph, self.table, cores=core)
+            self._runs[cores] = schedule(problem_from_cn_graph(self.graph, self.accelerator, costs, cores=core,
+                                                               prefetch=self.prefetch, name=self.problem.base.name))
+        return self._runs[cores]
 
     @property
     def front_size(self) -> int:
-        """How many distinct (energy, latency) points the front has."""
-        return len(distinct_points(self.front))
+        """How many distinct (energy, latency) points, as run, the front has (rows of ``front.csv``)."""
+        return len(distinct_points(self.front, self.figures))
 
     def allocation(self, point: FrontPoint | None = None) -> dict[tuple[int, int], int]:
         """``{(layer, group): core}`` of ``point`` (default: the chosen one)."""
@@ -79,25 +99,21 @@ class AllocationSearch:
 
     def fixed_schedule(self) -> ScheduleResult:
         """The chosen allocation run as a fixed mapping (what ``zigzag stream run`` gives for it)."""
-        if self._fixed is None:
-            core = self.problem.problem(self.chosen.cores).core
-            costs = cn_costs(self.graph, self.table, cores=core)
-            self._fixed = schedule(problem_from_cn_graph(self.graph, self.accelerator, costs, cores=core,
-                                                         prefetch=(), name=self.problem.base.name))
-        return self._fixed
+        return self.as_run()
 
     def write(self, folder: str | Path) -> dict[str, Path]:
         """Write front.csv, allocation.yaml, summary.json and schedule.csv into ``folder``."""
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(out / "front.csv", front_csv(self.genes, self.front))
+        write_text_atomic(out / "front.csv", front_csv(self.genes, self.front, self.figures))
         write_fixed_mapping(out / "allocation.yaml", self.mapping_path, self.graph, self.genes, self.chosen.cores,
                             self.accelerator)
         fixed = self.fixed_schedule()
         fixed.write(out)
         summary = fixed.summary()
         summary["search"] = {
-            "energy": self.chosen.energy, "latency": self.chosen.latency, "choose": self.choose,
+            "energy": float(fixed.energy), "latency": float(fixed.latency), "choose": self.choose,
+            "search_energy": self.chosen.energy, "search_latency": self.chosen.latency,
             "front_size": self.front_size, "front_allocations": len(self.front), "genes": len(self.genes),
             "generations": self.stats.generations, "evaluations": self.stats.evaluations,
             "seconds": round(self.stats.seconds, 3),
@@ -146,7 +162,8 @@ def search_allocation(
     if cost_lut_path is not None:
         table.save()
     front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
-    result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front, stats, choose)
+    result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front,
+                              stats, choose, tuple(operands_to_prefetch))
     if output is not None:
         result.write(output)
     return result

@@ -37,6 +37,7 @@ def node_key(graph: CNGraph, cn: int) -> NodeKey:
             (oa, tuple((u.split(",")[0].strip(), int(u.split(",")[1])) for u in unrollings))
             for oa, unrollings in spatial.items()),
         layer_name=info.name,
+        vector_op=spec.get("vector_op"),
     )
 
 

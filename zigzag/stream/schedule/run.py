@@ -54,4 +54,20 @@ def run_stream(
                                             name=Path(str(workload)).stem))
     if output is not None:
         result.write(output)
+        _add_token_figures(result, workload, output, {i: info.type for i, info in graph.layers.items()})
     return result
+
+
+def _add_token_figures(result: ScheduleResult, workload, output, layer_types: dict[int, str]) -> None:
+    """``per_token`` in ``summary.json`` when the workload is a transformer export."""
+    import json
+
+    from zigzag.io.atomic import write_json_atomic
+    from zigzag.stream.tokens import export_figures
+
+    if not str(workload).endswith(".onnx"):
+        return
+    figures = export_figures(result, workload, layer_types)
+    if figures is not None:
+        path = Path(output) / "summary.json"
+        write_json_atomic(path, {**json.loads(path.read_text()), "per_token": figures})

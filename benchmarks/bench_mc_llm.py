@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Speed of transformer exports on the multi-core floor: import, cost table and schedule.
+
+Usage:  python benchmarks/bench_mc_llm.py [--cases NAME:HARDWARE:MODE ...]
+
+Each case is an export of tests/data/stream_llm/ (2 blocks at the real widths), a hardware of
+inputs/stream/hardware/ with its LLM mapping (quad core and 2 x 2 mesh: llm_quad_core.yaml; 4 x 4
+mesh: llm_mesh_4x4.yaml; the quad core with a vector SIMD core: llm_vector_quad_core.yaml) and a mode,
+run from a cold cost cache (a fresh folder). Printed per case: wall and CPU seconds, CNs, latency,
+energy, the per-token figures (time per output token or to first token in cycles, the DRAM link's
+busy share), and the machine load before and after (the machine may be shared: compare CPU seconds).
+
+``--llama-layers N`` also runs a Llama-3-8B-shaped decode step of N blocks at 4096 cached tokens
+(a shapes-only graph written by benchmarks/llama_onnx.py) on the 4 x 4 mesh, with a 1 Tbit DRAM (the
+example's 10 Gbit cannot hold 8 B weights). Its prefill (512 tokens, fused) and the mesh x bandwidth x
+SRAM sweep are not measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MAPPINGS = {"tpu_like_quad_core": "llm_quad_core", "tpu_like_mesh_2x2": "llm_quad_core",
+            "tpu_like_mesh_4x4": "llm_mesh_4x4", "tpu_like_quad_core_vector": "llm_vector_quad_core"}
+DEFAULT_CASES = ("llama_tiny_decode:tpu_like_mesh_4x4:lbl", "llama_tiny_prefill:tpu_like_mesh_4x4:fused",
+                 "gpt2_decode:tpu_like_quad_core_vector:lbl", "bert_base:tpu_like_mesh_2x2:fused")
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().strip()
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (cost jobs may run in workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", nargs="*", default=list(DEFAULT_CASES), help="NAME:HARDWARE:MODE items")
+    parser.add_argument("--llama-layers", type=int, default=0, help="also a Llama-3-8B-shaped decode of N blocks")
+    args = parser.parse_args()
+    logging.disable(logging.WARNING)
+    from zigzag.stream.schedule.run import run_stream
+
+    print(f"load before: {load()}")
+    for case in args.cases:
+        name, hardware, mode = case.split(":")
+        with tempfile.TemporaryDirectory() as folder:
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            result = run_stream(REPO / "inputs/stream/hardware" / f"{hardware}.yaml",
+                                REPO / "tests/data/stream_llm" / f"{name}.onnx",
+                                REPO / "inputs/stream/mapping" / f"{MAPPINGS[hardware]}.yaml", mode,
+                                cache=Path(folder) / "cache", output=Path(folder) / "run")
+            wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+            tokens = json.loads((Path(folder) / "run" / "summary.json").read_text()).get("per_token") or {}
+        step = tokens.get("tpot_cycles", tokens.get("ttft_cycles"))
+        print(f"{name:22s} {hardware:26s} {mode:5s} {wall:7.2f} s wall {cpu:7.2f} s CPU  {result.problem.nb_cns:6d} CNs "
+              f"latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ  step {step:,.0f} cycles  "
+              f"DRAM link busy {tokens.get('dram_link_busy_share', 0):.0%}")
+    if args.llama_layers:
+        llama(args.llama_layers)
+    print(f"load after: {load()}")
+
+
+def llama(layers: int) -> None:
+    """The Llama-3-8B-shaped decode step on the 4 x 4 mesh with a large DRAM, cold cost cache."""
+    import sys
+
+    from zigzag.stream.schedule.run import run_stream
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from llama_onnx import llama_decode
+
+    cores = REPO / "inputs/stream/hardware/cores"
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        dram = (cores / "offchip.yaml").read_text().replace("size: 10000000000", "size: 1000000000000")
+        (folder / "offchip_1tbit.yaml").write_text(dram)
+        (folder / "mesh.yaml").write_text(
+            f"name: tpu_like_mesh_4x4_large_dram\nmesh: {{rows: 4, cols: 4, core: {cores / 'tpu_like.yaml'}, "
+            f"pooling_core: {cores / 'pooling.yaml'}, simd_core: {cores / 'simd.yaml'}}}\n"
+            f"offchip_core: {folder / 'offchip_1tbit.yaml'}\nbandwidth: 32\nunit_energy_cost: 0\n")
+        model = llama_decode(folder / "llama.onnx", layers=layers)
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        result = run_stream(folder / "mesh.yaml", model, REPO / "inputs/stream/mapping/llm_mesh_4x4.yaml", "lbl",
+                            cache=folder / "cache")
+        wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    print(f"llama-3-8b decode x{layers:<3d} tpu_like_mesh_4x4 (1 Tbit DRAM) lbl {wall:7.2f} s wall {cpu:7.2f} s CPU  "
+          f"{result.problem.nb_cns:6d} CNs latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ")
+
+
+if __name__ == "__main__":
+    main()
