@@ -26,8 +26,8 @@ KINDS = ("experiments", "sweep", "multicore")
 LAYER_COLUMNS = ("name", "energy_pJ", "mac_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
                  "stall_cycles", "onloading_cycles", "offloading_cycles", "spatial_utilization", "mac_utilization")
 _NOT_MEMORY = {"energy_pJ", "mac_energy_pJ", "memory_energy_pJ"}
-#: a core's utilisation column: core3_utilization (multi-core table) or util_core3 (multi-core sweep)
-_CORE = re.compile(r"(?:util_)?core(\d+)(?:_utilization)?")
+#: a core's utilisation column: util_<role or mesh position> (util_mesh_r0c1, util_pooling, util_core4_simd)
+_CORE = re.compile(r"util_(\w+)")
 
 
 def folder_kind(folder: Path) -> str | None:
@@ -155,11 +155,11 @@ def _multicore(folder: Path) -> dict:
 
 
 def _schedule_terms(columns: list[str], row: dict) -> dict:
-    """A multi-core row's energy terms (``*_energy_pJ``) and core utilisation (``core<i>_utilization``)."""
+    """A multi-core row's energy terms (``*_energy_pJ``) and core utilisation (``util_<core>``)."""
     if row.get("status") not in ("ok", "out", None):
         return {}
     energies = [c for c in columns if c.endswith("_energy_pJ")]
     cores = {c: match.group(1) for c in columns if (match := _CORE.fullmatch(c))}
     return {"energy_terms": {c[: -len("_energy_pJ")]: row[c] for c in energies if row.get(c)},
-            "cores": {f"core{core}": row[c] for c, core in cores.items() if row.get(c) is not None},
+            "cores": {core: row[c] for c, core in cores.items() if row.get(c) is not None},
             "images": [], "gantt": None, "links": []}
