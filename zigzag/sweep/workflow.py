@@ -159,11 +159,3 @@ def collect_points(settings_file: str | Path, point_results: list[str | Path], o
     sweep = sweep_from_settings(data)
     rows = [row for path in point_results for row in json.loads(Path(path).read_text())["rows"]]
     return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)
-
-
-def plot_files(sweep: Sweep, plot_format: str) -> list[str]:
-    """The figure files (relative to the sweep's folder) the collect job writes."""
-    import re
-
-    return [f"plots/pareto.{plot_format}"] + [
-        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in sweep.spec.varied_names]
