@@ -27,15 +27,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 from zigzag.stream.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
-from zigzag.stream.schedule.reference_dump import hardware_from_files, problem_from_dump
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+from stream_reference_dump import hardware_from_files, problem_from_dump  # noqa: E402  (tests/ is not a package)
 REF = REPO / "tests" / "data" / "reference" / "stream"
 
 

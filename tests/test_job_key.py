@@ -56,3 +56,53 @@ def test_key_is_the_same_in_another_process(tmp_path):
     other = subprocess.run([sys.executable, "-c", code, str(tmp_path / "job.json")], capture_output=True, text=True,
                            cwd=REPO, env={"PYTHONHASHSEED": "123", "PATH": ""}, timeout=60)
     assert other.stdout.strip() == job_key(job)
+
+
+def _copy_model_sources(destination):
+    import shutil
+
+    from zigzag.search.jobs import MODEL_SOURCES
+
+    package = REPO / "zigzag"
+    for source in MODEL_SOURCES:
+        if (package / source).is_dir():
+            shutil.copytree(package / source, destination / source, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (destination / source).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(package / source, destination / source)
+    return destination
+
+
+def test_a_change_to_the_cost_model_changes_the_version_and_the_key(tmp_path):
+    from zigzag.search import jobs
+
+    copy = _copy_model_sources(tmp_path / "zigzag")
+    assert jobs.model_version(copy) == jobs.MODEL_VERSION  # a faithful copy: same version
+    model = copy / "cost" / "model" / "latency.py"
+    content = bytearray(model.read_bytes())
+    content[-1:] = b" " if content[-1:] != b" " else b"\n"  # one byte changed (a trailing blank)
+    model.write_bytes(bytes(content))
+    changed = jobs.model_version(copy)
+    assert changed != jobs.MODEL_VERSION
+    job = _job()
+    assert jobs.job_key({**job, "model_version": changed}) != jobs.job_key(job)
+
+
+def test_code_outside_the_model_does_not_change_the_version(tmp_path):
+    from zigzag.search import jobs
+
+    copy = _copy_model_sources(tmp_path / "zigzag")
+    (copy / "plots").mkdir()
+    (copy / "plots" / "comparison.py").write_text("# not part of the model\n")
+    (copy / "cost" / "__pycache__").mkdir(exist_ok=True)
+    (copy / "cost" / "__pycache__" / "model.cpython-312.pyc").write_bytes(b"bytecode")
+    assert jobs.model_version(copy) == jobs.MODEL_VERSION
+
+
+def test_version_is_the_same_in_a_process_without_the_site_module():
+    from zigzag.search.jobs import MODEL_VERSION
+
+    code = f"import sys; sys.path.insert(0, {str(REPO)!r}); from zigzag.search.jobs import MODEL_VERSION; print(MODEL_VERSION)"
+    other = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd="/",
+                           env={"PYTHONHASHSEED": "7", "PATH": ""}, timeout=60)
+    assert other.stdout.strip() == MODEL_VERSION, other.stderr

@@ -17,7 +17,7 @@ from zigzag.stream.schedule import MEMORY_OPERANDS, schedule, scheduling_order
 from zigzag.stream.schedule.links import LinkState, intersect
 from zigzag.stream.schedule.memory import Timeline
 from zigzag.stream.schedule.problem import Link
-from zigzag.stream.schedule.reference_dump import problem_from_dump
+from stream_reference_dump import problem_from_dump
 
 REF = Path(__file__).parent / "data" / "reference" / "stream"
 CASES = ["small_lbl", "small_fused", "lbl"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from zigzag.stream.schedule import schedule
-from zigzag.stream.schedule.reference_dump import problem_from_dump
+from stream_reference_dump import problem_from_dump
 
 REF = Path(__file__).parent / "data" / "reference" / "stream"
 

@@ -206,6 +206,27 @@ def test_restart_after_kill_completes(workdir, tmp_path_factory):
         assert summary(workdir, name) == summary(clean, name)
 
 
+def _folder_state(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file and folder under ``folder`` but Snakemake's own ``.snakemake``: mtime and content."""
+    state = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if relative.parts[0] != ".snakemake":
+            state[str(relative)] = (path.stat().st_mtime_ns, path.read_bytes() if path.is_file() else b"")
+    return state
+
+
+def test_dry_run_changes_nothing_in_the_folder(workdir):
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    sweep = {"name": "ub", "base": "inputs/tpu_a.yaml", "workloads": ["inputs/small.yaml"],
+             "mapping": "inputs/mapping.yaml", "vary": {"memories.sram_2MB.size": [8388608, 16777216]}}
+    write_yaml(workdir / "config.yaml", {**config, "hardware_sweeps": [sweep]})
+    before = _folder_state(workdir)
+    output = snakemake(workdir, "-n")
+    assert jobs(output, "write_spec") >= 4  # the experiments' specs and the sweep's files are jobs
+    assert _folder_state(workdir) == before
+
+
 def test_lint_is_clean(workdir):
     output = snakemake(workdir, "--lint")
     assert "Congratulations, your workflow is in a good condition!" in output

@@ -1,9 +1,12 @@
 import json
 import os
+import re
 import shlex
 import sys
 
 from zigzag.errors import InputError
+from zigzag.hardware.memory_costs.cacti_build import cache_root
+from zigzag.io.atomic import write_text_atomic
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
@@ -12,13 +15,14 @@ from zigzag.steps.experiments import (
     check_input_files,
     distinct_inputs,
     expand_experiments,
+    experiment_spec_text,
     workload_id,
-    write_experiment_spec,
 )
 from zigzag.steps.jobs import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
+    json_text,
     resolve_hardware_sweeps,
     write_point_files,
     write_search_files,
@@ -63,12 +67,29 @@ CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"
 OUTPUTS = config.get("outputs", {})
 
+# The files the jobs read that the config alone determines (each experiment's resolved spec, a
+# hardware sweep's batches of points, settings and search): path -> content. Nothing is written
+# while the Snakefile loads (a dry run changes nothing); the rule write_spec (rules/parse.smk)
+# writes them, and rewrites one when its content (a params value Snakemake records) changes.
+SPEC_TEXTS = {}
+
+
+def spec_text(path, text):
+    SPEC_TEXTS[str(path)] = text
+    return str(path)
+
+
+def spec_json(path, data):
+    return spec_text(path, json_text(data))
+
+
 # The config is checked here, before any rule is built: a bad entry ends the run with its one-line
 # error alone (a WorkflowError would add Snakemake's file, line and stack lines to it).
 try:
     EXPERIMENTS = {
         e["name"]: e
-        for e in expand_experiments(config, passed_dir=f"{CACHE}/checked-configs")
+        # configs that passed are remembered in the per-user cache, outside the working folder
+        for e in expand_experiments(config, passed_dir=cache_root() / "checked-configs")
     }
     check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/stream.smk)
@@ -77,30 +98,32 @@ try:
     HW_SWEEPS = resolve_hardware_sweeps(config)
     EXPERIMENT_NAMES = list(EXPERIMENTS)
     WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
-    # Each experiment's resolved spec, the file its jobs read: written here, before the DAG is built
-    # (Snakemake caches directory listings while building it), and only when the config changed it.
     EXPERIMENT_SPECS = {
-        name: write_experiment_spec(f"{CACHE}/experiments", experiment)
+        name: spec_text(
+            f"{CACHE}/experiments/{name}.json", experiment_spec_text(experiment)
+        )
         for name, experiment in EXPERIMENTS.items()
     }
     HW_POINT_FILES = {
-        name: write_point_files(sweep, variants, f"{CACHE}/sweeps")
+        name: write_point_files(sweep, variants, f"{CACHE}/sweeps", write=spec_json)
         for name, (sweep, variants) in HW_SWEEPS.items()
         if variants is not None
     }
     # hardware sweeps run as a guided search (their `search` key): one job each
-    HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps")
+    HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps", write=spec_json)
     HW_BASES = {
         section["name"]: section["base"]
         for section in config.get("hardware_sweeps") or []
         if section.get("name") in HW_SEARCH_FILES
     }
     HW_SETTINGS = {
-        name: write_sweep_settings(sweep, f"{CACHE}/sweeps")
+        name: write_sweep_settings(sweep, f"{CACHE}/sweeps", write=spec_json)
         for name, (sweep, _) in HW_SWEEPS.items()
     }
     STREAM_SPECS = {
-        name: write_experiment_spec(f"{CACHE}/experiments/stream", experiment)
+        name: spec_text(
+            f"{CACHE}/experiments/stream/{name}.json", experiment_spec_text(experiment)
+        )
         for name, experiment in STREAM.items()
     }
 except InputError as exc:
@@ -160,14 +183,3 @@ def search_inputs(wildcards):
     """The files a hardware sweep's search job reads besides its search file: the base
     accelerator, workloads and mapping."""
     return [HW_BASES[wildcards.hsweep], *sweep_inputs(wildcards)]
-
-
-onstart:
-    # Snakemake's command line always sets a job rate limit (--max-jobs-per-timespan, 100/1s);
-    # with it, every scheduling round while jobs wait for a core arms a timer for one more round a
-    # second later, so rounds multiply with the jobs finished (snakemake/snakemake#3744): over a
-    # run of ~200 layer jobs that was half of Snakemake's own CPU time. Local jobs are limited by
-    # --cores already; a cluster executor keeps the limit it is given.
-    scheduler = getattr(workflow, "scheduler", None)
-    if workflow.local_exec and hasattr(scheduler, "job_rate_limiter"):
-        scheduler.job_rate_limiter = None

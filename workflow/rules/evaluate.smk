@@ -3,6 +3,11 @@
 # then search each job: spatial mappings -> temporal mappings -> cost model -> best per criterion.
 # A mapping that does not fit or a layer no mapping fits gives a failure record (--record-failure):
 # the experiment becomes a failed row and check_experiments fails the run at the end.
+# split_layers writes the job files (<cache>/jobs/<key>.json) besides its declared plan: that
+# folder is a content-addressed store shared by every experiment (a job is written once, by the
+# first experiment that needs it, and never rewritten), so it cannot be one job's output
+# (Snakemake lets a file have one producing job, and deletes a directory output before rerunning
+# its job). The plan lists the keys; evaluate_layer reads the job (ancient) below that plan.
 
 
 checkpoint split_layers:

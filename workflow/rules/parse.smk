@@ -58,3 +58,21 @@ rule parse_accelerator:
         step(
             "parse-accelerator {input.accelerator:q} --output {output:q} --record-failure --log {log:q}"
         )
+
+
+# The files the jobs read that the config alone determines (SPEC_TEXTS, rules/common.smk): written
+# by this job, not while the Snakefile loads, and written again when their content changes.
+rule write_spec:
+    output:
+        f"{CACHE}/{{spec}}",
+    log:
+        f"{CACHE}/logs/write_spec/{{spec}}.log",
+    wildcard_constraints:
+        spec="|".join(re.escape(path[len(CACHE) + 1 :]) for path in SPEC_TEXTS)
+        or "no_spec",
+    localrule: True
+    params:
+        text=lambda wildcards: SPEC_TEXTS[f"{CACHE}/{wildcards.spec}"],
+    run:
+        write_text_atomic(output[0], params.text)
+        write_text_atomic(log[0], f"wrote {output[0]}\n")

@@ -13,7 +13,7 @@ from zigzag.cost.result import CostResult
 from zigzag.cost.result import CumulativeResult as CumulativeCME
 
 
-class CostModelEvaluationABC(ABC):
+class CostModelEvaluationABC(ABC):  # noqa: B024  (an ABC for isinstance checks: results are registered)
     """Any cost model result: a per-layer evaluation or a sum of them."""
 
 

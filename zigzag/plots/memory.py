@@ -97,7 +97,7 @@ def _layered_layout(rows: list[list[str]], edges: list[tuple[str, str]]):
             reorder(r, above, rows[r + 1])
 
     x: dict[str, float] = {}
-    for r, names in enumerate(rows):
+    for names in rows:
         desired = []
         for n in names:
             near = [x[m] for m in below[n] if m in x]

@@ -13,9 +13,40 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
-#: Bump when a change to the model or the search changes results: it invalidates cached results.
-MODEL_VERSION = 3
+#: The sources (relative to the package) whose code turns a job into its result: the cost model,
+#: the search, the hardware, workload and mapping types, and the job's and result's (de)serialisers.
+MODEL_SOURCES = ("cost", "search", "hardware", "workload", "mapping",
+                 "io/accelerator_dict.py", "io/results.py", "steps/jobs.py")
+
+
+def model_version(package: str | os.PathLike | None = None, sources: tuple[str, ...] = MODEL_SOURCES) -> str:
+    """A hash of the Python source of ``sources`` under ``package`` (this package by default):
+    any edit to the code that computes results changes it, and with it every job key."""
+    root = os.fspath(package) if package is not None else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = []
+    for source in sources:
+        path = os.path.join(root, *source.split("/"))
+        if not os.path.isdir(path):
+            files.append((source, path))
+            continue
+        for folder, _, names in os.walk(path):
+            relative = os.path.relpath(folder, root).replace(os.sep, "/")
+            files += [(f"{relative}/{name}", os.path.join(folder, name)) for name in names if name.endswith(".py")]
+    digest = hashlib.sha256()
+    for relative, path in sorted(files):
+        with open(path, "rb") as file:
+            content = file.read()
+        digest.update(f"{relative}\0{len(content)}\0".encode())
+        digest.update(content)
+    return digest.hexdigest()[:16]
+
+
+#: The model's version, part of every job (and so of its key): computed from the source, so a
+#: change to the model or the search invalidates cached results without anyone bumping a number.
+MODEL_VERSION = model_version()
+
 
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""

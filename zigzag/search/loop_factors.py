@@ -28,7 +28,7 @@ LPF = tuple[str, int]
 def temporal_loop_sizes(
     loop_sizes: Mapping[str, int], spatial_unrollings: Iterable[tuple[str, float]]
 ) -> dict[str, int]:
-    """Loop sizes left for temporal scheduling after spatial unrolling (B.1).
+    """Loop sizes left for temporal scheduling after spatial unrolling.
 
     Each unrolling ``(dim, f)`` replaces the dim's size by ``ceil(size / f)`` (deleting the dim
     when that is 1; later unrollings of a deleted dim are skipped); dims of size <= 1 are dropped.
@@ -62,7 +62,7 @@ def prime_factors(n: int) -> dict[int, int]:
 
 
 def effective_lpf_limit(lpf_limit: int | None, nb_temporal_dims: int) -> int | None:
-    """The LPF limit actually used (B.2): raised to the number of temporal dims; None = no limit."""
+    """The LPF limit actually used: raised to the number of temporal dims; None = no limit."""
     if lpf_limit is None:
         return None
     return max(lpf_limit, nb_temporal_dims)
@@ -85,7 +85,7 @@ class _DimFactors:
         return sum(self.counts)
 
     def fix(self, size: int) -> None:
-        """Carve the fixed loop ``size`` out of this dim's primes and reserve it (D.2)."""
+        """Carve the fixed loop ``size`` out of this dim's primes and reserve it."""
         for prime, multiplicity in prime_factors(size).items():
             self.counts[self.factors.index(prime)] -= multiplicity
         self._add(size, append=True)
@@ -106,7 +106,7 @@ class _DimFactors:
         return None
 
     def merge(self, a: int, b: int) -> None:
-        """Replace one factor at ``a`` and one at ``b`` by their product (B.3 step 3)."""
+        """Replace one factor at ``a`` and one at ``b`` by their product (one merge step)."""
         product = self.factors[a] * self.factors[b]
         self.counts[a] -= 1
         self.counts[b] -= 1
@@ -142,7 +142,7 @@ def _check_fixed_loops(temporal_sizes: Mapping[str, int], fixed_loops: Sequence[
 
 
 def _merge_until(dims: dict[str, _DimFactors], limit: int) -> None:
-    """Merge LPFs until at most ``limit`` remain or no dim has two free LPFs (B.3)."""
+    """Merge LPFs until at most ``limit`` remain or no dim has two free LPFs."""
     n = sum(state.total() for state in dims.values())
     while n > limit:
         candidates = [(state, state.merge_positions()) for state in dims.values()]
@@ -161,9 +161,9 @@ def loop_prime_factors(
     *,
     pseudo_dim: str | None = None,
 ) -> list[LPF]:
-    """The LOMA LPF list (B.3): per dim (map order), its factors in factor-list order.
+    """The LOMA LPF list: per dim (map order), its factors in factor-list order.
 
-    ``fixed_loops`` are the ``(dim, size)`` loops of position+size ordering constraints (D.2):
+    ``fixed_loops`` are the ``(dim, size)`` loops of position+size ordering constraints:
     each is kept as one LPF that merging never touches. Fixed composite sizes are appended after
     the dim's primes, as in the reference (it matters for merge order). With no temporal loop the
     result is the pseudo-loop ``[(pseudo_dim, 1)]`` (the layer's first dim), or ``[]`` if None.

@@ -13,7 +13,7 @@ WILDCARD = "*"
 
 
 def multiset_permutations(items: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
-    """All distinct permutations of ``items`` in Williams' prefix-shift order (B.4).
+    """All distinct permutations of ``items`` in Williams' prefix-shift order.
 
     The first one is the items in non-increasing order; each next one moves a single element to
     the front. ``[1, 1, 2, 3]`` gives 3211, 1321, 3121, ... An empty input yields one empty tuple
@@ -36,7 +36,7 @@ def multiset_permutations(items: Iterable[Any]) -> Iterator[tuple[Any, ...]]:
 
 @dataclass(frozen=True)
 class OrderingConstraints:
-    """Position constraints of an incomplete ``temporal_ordering`` (D.2).
+    """Position constraints of an incomplete ``temporal_ordering``.
 
     ``dim_at``: ``(position, dim)`` — the loop at that position must belong to ``dim``;
     ``loop_at``: ``(position, (dim, size))`` — the loop at that position must be exactly that.

@@ -6,7 +6,7 @@ candidates the first one evaluated is kept.
 
 from __future__ import annotations
 
-from typing import Iterable, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 
 class _Evaluation(Protocol):
@@ -31,10 +31,3 @@ def is_better(candidate: _Evaluation, best: _Evaluation, opt: str) -> bool:
 def keep_best(best: E | None, candidate: E, opt: str) -> E:
     """The better of the current best (may be None) and a new candidate."""
     return candidate if best is None or is_better(candidate, best, opt) else best
-
-
-def best_of(evaluations: Iterable[E], opt: str) -> E | None:
-    best = None
-    for evaluation in evaluations:
-        best = keep_best(best, evaluation, opt)
-    return best

@@ -3,15 +3,15 @@
 docs/models/mapping-search.md#spatial-mappings. In short:
 
 1. every (array dim, layer dim) pair gets a *maximal unrolling*, bounded by the two sizes and by
-   the bandwidth of the innermost memories (A.2);
-2. the mapping entry's ``spatial_mapping`` is reduced to fit (the *template*, A.3);
+   the bandwidth of the innermost memories;
+2. the mapping entry's ``spatial_mapping`` is reduced to fit (the *template*);
 3. array dims the template leaves open are filled with every combination of single-dim (and,
    optionally, mixed) unrollings taken from the hints; valid candidates are ranked by a
-   utilisation/diversity indicator (A.5);
-4. the best ones are shrunk to fit the capacity of the innermost memories (A.6).
+   utilisation/diversity indicator;
+4. the best ones are shrunk to fit the capacity of the innermost memories.
 
 Ties follow the reference's ``set`` iteration order, reproduced by
-:mod:`zigzag.search.reference_order` (A.9). Nothing here mutates the layer or the accelerator.
+:mod:`zigzag.search.reference_order`. Nothing here mutates the layer or the accelerator.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 MaxUnrollings = dict[str, dict[str, int]]
 
 
-# ----- A.1 hints -------------------------------------------------------------------------------
+# ----- hints -----------------------------------------------------------------------------------
 def effective_hints(layer: Layer, accelerator: Accelerator) -> dict[str, list[str]]:
     """Layer dims each array dim may unroll, in the reference's set order.
 
@@ -53,7 +53,7 @@ def effective_hints(layer: Layer, accelerator: Accelerator) -> dict[str, list[st
     return hints
 
 
-# ----- A.2 maximal unrollings ------------------------------------------------------------------
+# ----- maximal unrollings (step 1) -------------------------------------------------------------
 def maximal_unrollings(layer: Layer, accelerator: Accelerator) -> MaxUnrollings:
     """Largest allowed factor of every layer dim on every array dim (sizes and bandwidth)."""
     result = {
@@ -99,7 +99,7 @@ def _limit_to_bandwidth(max_unroll: MaxUnrollings, layer: Layer, memory: Memory,
                                                        f"{limit} by the bandwidth of {memory.name}")
 
 
-# ----- A.3 template ----------------------------------------------------------------------------
+# ----- template (step 2) -----------------------------------------------------------------------
 def mapping_template(layer: Layer, accelerator: Accelerator, max_unroll: MaxUnrollings) -> ArrayMapping:
     """The mapping entry's spatial mapping, reduced to fit the layer and the array."""
     provided = layer.mapping.spatial_mapping or {}
@@ -172,7 +172,7 @@ def _total_unrolling(mapping: ArrayMapping, dim: str) -> int:
     return math.prod(unrolling[dim] for unrolling in mapping.values() if dim in unrolling)
 
 
-# ----- A.5 candidates --------------------------------------------------------------------------
+# ----- candidates (step 3) ---------------------------------------------------------------------
 def spatial_mapping_candidates(
     layer: Layer, accelerator: Accelerator, *, enable_mixing: bool = False
 ) -> list[tuple[ArrayMapping, float]]:
@@ -275,7 +275,7 @@ def _no_candidate_error(
     )
 
 
-# ----- A.6 capacity ----------------------------------------------------------------------------
+# ----- capacity (step 4) -----------------------------------------------------------------------
 def limit_to_capacity(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) -> ArrayMapping:
     """A copy of ``mapping`` whose unrollings fit the capacity of the innermost memories."""
     result = {oa: dict(unrolling) for oa, unrolling in mapping.items()}
@@ -310,7 +310,7 @@ def _shrink_largest(factors: list[int], limit: float) -> list[int]:
     return result
 
 
-# ----- A.5 / A.6 together ----------------------------------------------------------------------
+# ----- steps 3 and 4 together ------------------------------------------------------------------
 def generate_spatial_mappings(
     layer: Layer, accelerator: Accelerator, *, nb_mappings: int = 3, enable_mixing: bool = False
 ) -> list[ArrayMapping]:

@@ -221,15 +221,19 @@ def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str,
     return workloads, accelerators
 
 
+def experiment_spec_text(experiment: dict) -> str:
+    """The resolved experiment as its jobs read it (the content of its spec file)."""
+    import json
+
+    return json.dumps(experiment, sort_keys=True, indent=1) + "\n"
+
+
 def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     """Write the resolved experiment to ``folder/<name>.json`` for its jobs to read, only if its
     content changed: the file's time stamp then tells Snakemake exactly when to rerun them."""
-    import json
-
     from zigzag.io.atomic import write_text_if_changed
 
-    text = json.dumps(experiment, sort_keys=True, indent=1) + "\n"
-    return write_text_if_changed(Path(folder) / f"{experiment['name']}.json", text)
+    return write_text_if_changed(Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment))
 
 
 def read_experiment_spec(path: str | Path) -> dict:

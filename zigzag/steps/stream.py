@@ -10,7 +10,6 @@ results table, its Pareto fronts and figures (see docs/reference/multicore-resul
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 from pathlib import Path

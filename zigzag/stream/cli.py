@@ -221,7 +221,7 @@ def _seed(text: str | None):
     try:
         options = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'")
+        raise InputError(None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'") from None
     allowed = {"cn_define_mode", "hint_loops", "layer_cutoffs", "split_W_percentage"}
     if not isinstance(options, dict) or set(options) - allowed:
         raise InputError(None, "--seed-options", f"must be a JSON object with keys among {', '.join(sorted(allowed))}")

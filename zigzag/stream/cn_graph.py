@@ -284,7 +284,10 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
             t_size += c.tensor_bits[op][firsts].tolist()
             t_prio += [c.base_priority.get(op, 0)] * nb
         infos[layer_id] = _layer_info(c, stack_of[layer_id])
-    concat = (lambda name: np.concatenate([getattr(cns[i], name) for i in ids]) if ids else np.zeros(0, np.int64))
+
+    def concat(name):
+        return np.concatenate([getattr(cns[i], name) for i in ids]) if ids else np.zeros(0, np.int64)
+
     subs = np.concatenate([np.arange(cns[i].count) for i in ids]) if ids else np.zeros(0, np.int64)
     return CNGraph(
         dims=dims,

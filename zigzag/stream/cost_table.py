@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from zigzag.stream.hardware import Core
 
 #: Bump when the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
-#: bandwidth) changes; the single-core model has its own MODEL_VERSION inside the job.
+#: bandwidth) changes; the single-core model's version (a hash of its source) is inside the job.
 STREAM_COST_VERSION = 1
 
 #: Stream's (only) operand links.

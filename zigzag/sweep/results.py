@@ -65,8 +65,8 @@ def check_constraints(row: dict, constraints) -> dict:
                  "edp": row.get("edp_Js") if constraint.in_seconds else row.get("edp_pJ_cycles"),
                  "utilization": row.get("utilization", row.get("mac_utilization"))}
 
-        def lookup(name: str):
-            value = names[name] if name in names else row.get(name)
+        def lookup(name: str):  # called in this iteration only
+            value = names[name] if name in names else row.get(name)  # noqa: B023
             if value is None or isinstance(value, str):
                 why = "no clock is known (give clock_ghz)" if name in ("latency", "edp") else "it is not known"
                 raise expressions.ExpressionError(f"'{name}' cannot be used: {why}")

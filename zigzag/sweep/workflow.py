@@ -45,15 +45,17 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
     return sweeps
 
 
-def write_search_files(config: dict, folder: str | Path) -> dict[str, str]:
+def write_search_files(config: dict, folder: str | Path, write=None) -> dict[str, str]:
     """For each hardware sweep with ``search``, the file its search job reads (its config entry
-    and the config's defaults), ``<folder>/<name>.search.json``; returns name -> path."""
+    and the config's defaults), ``<folder>/<name>.search.json``; returns name -> path.
+    ``write(path, data)`` writes a file (default: :func:`write_if_changed`)."""
+    write = write or write_if_changed
     files = {}
     for i, section in enumerate(config.get("hardware_sweeps") or []):
         if isinstance(section, dict) and section.get("search") is not None:
             data = {"section": section, "defaults": config.get("defaults") or {},
                     "source": f"config: hardware_sweeps[{i}]"}
-            files[section["name"]] = write_if_changed(Path(folder) / f"{section['name']}.search.json", data)
+            files[section["name"]] = write(Path(folder) / f"{section['name']}.search.json", data)
     return files
 
 
@@ -105,7 +107,12 @@ def sweep_from_settings(data: dict) -> Sweep:
 def write_if_changed(path: Path, data: dict) -> str:
     """Write JSON only when its content changed (its time stamp then tells Snakemake what to rerun).
     Keys keep their order: the order of an accelerator's memories is its hierarchy."""
-    return write_text_if_changed(path, json.dumps(data, indent=1, default=str) + "\n")
+    return write_text_if_changed(path, json_text(data))
+
+
+def json_text(data: dict) -> str:
+    """The text of a sweep's JSON file (keys in their order)."""
+    return json.dumps(data, indent=1, default=str) + "\n"
 
 
 def batches(sweep: Sweep, variants: list[Variant]) -> list[list[Variant]]:
@@ -120,14 +127,16 @@ def batch_name(batch: list[Variant]) -> str:
     return batch[0].name if len(batch) == 1 else f"{batch[0].name}+{len(batch) - 1}"
 
 
-def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path) -> dict[str, str]:
-    """One batch file per batch of variants (``<folder>/<sweep>/<batch>.json``); returns batch name -> path."""
+def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path, write=None) -> dict[str, str]:
+    """One batch file per batch of variants (``<folder>/<sweep>/<batch>.json``); returns batch name -> path.
+    ``write(path, data)`` writes a file (default: :func:`write_if_changed`)."""
+    write = write or write_if_changed
     folder = Path(folder) / sweep.name
     # what the variants' rows depend on (not the constraints or figures: changing those reruns
     # only the sweep's collect job)
     common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": [], "parameters": [], "ranking": None}
     return {
-        batch_name(batch): write_if_changed(folder / f"{batch_name(batch)}.json", {
+        batch_name(batch): write(folder / f"{batch_name(batch)}.json", {
             "settings": common,
             "variants": [{"name": v.name, "id": v.id, "parameters": v.parameters, "labels": v.labels,
                           "document": v.document, "problem": v.problem, "aliases": list(v.aliases)}
@@ -137,9 +146,10 @@ def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path)
     }
 
 
-def write_sweep_settings(sweep: Sweep, folder: str | Path) -> str:
-    """The sweep's settings file (``<folder>/<sweep>.json``), read by its collect job."""
-    return write_if_changed(Path(folder) / f"{sweep.name}.json", settings(sweep))
+def write_sweep_settings(sweep: Sweep, folder: str | Path, write=None) -> str:
+    """The sweep's settings file (``<folder>/<sweep>.json``), read by its collect job.
+    ``write(path, data)`` writes it (default: :func:`write_if_changed`)."""
+    return (write or write_if_changed)(Path(folder) / f"{sweep.name}.json", settings(sweep))
 
 
 def evaluate_point_file(point_file: str | Path, cache: str | Path, output: str | Path) -> list[dict]:
@@ -164,14 +174,3 @@ def collect_points(settings_file: str | Path, point_results: list[str | Path], o
     sweep = sweep_from_settings(data)
     rows = [row for path in point_results for row in json.loads(Path(path).read_text())["rows"]]
     return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)
-
-
-def plot_files(sweep: Sweep, plot_format: str) -> list[str]:
-    """The figure files (relative to the sweep's folder) the collect job writes."""
-    import re
-
-    from zigzag.sweep.describe import figure_parameters
-
-    return [f"plots/pareto.{plot_format}"] + [
-        f"plots/vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p in figure_parameters(sweep.spec)] + [
-        f"plots/tokens_vs_{re.sub(r'[^A-Za-z0-9_.+-]', '_', p)}.{plot_format}" for p, _ in sweep.workload_axes]

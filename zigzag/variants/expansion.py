@@ -88,10 +88,10 @@ def _variant(spec: VariantSpec, fragments, values, normalise) -> Variant:
     parameters: dict[str, Any] = {}
     labels: dict[str, str] = {}
     problem = None
-    for group, option, edits in fragments:
+    for group, option, _edits in fragments:
         parameters[group] = labels[group] = option
     try:
-        for group, option, edits in fragments:
+        for _group, _option, edits in fragments:
             apply_edits(document, edits)
         for parameter, raw in values:
             value = resolve_value(raw)

@@ -91,7 +91,7 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None, 
             try:
                 documents.get(documents_to_check[-1], path)
             except PathError as exc:
-                raise InputError(source, f"{where}.{key}", f"not in the base file {section.get('base', '')}: {exc}")
+                raise InputError(source, f"{where}.{key}", f"not in the base file {section.get('base', '')}: {exc}") from None
         name = key
         return name, path
 

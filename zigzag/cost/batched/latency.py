@@ -15,7 +15,6 @@ import numpy as np
 from zigzag.cost.batched.candidates import EXACT, Unsupported
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
-from zigzag.hardware.accelerator import DIRECTIONS
 
 if TYPE_CHECKING:
     from zigzag.cost.batched.model import BatchCostModel
@@ -183,7 +182,7 @@ def _window_union(acts, m):
     helper candidate by candidate."""
     union = np.zeros(m)
     found = np.zeros(m, dtype=bool)
-    for r, a, period, cnt in acts:
+    for _r, a, period, cnt in acts:
         hit = ~found & (period == a)
         union = np.where(hit, period * cnt, union)
         found |= hit

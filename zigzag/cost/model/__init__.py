@@ -315,8 +315,8 @@ def _element_move_counts(detail: CostDetail) -> dict[str, list[dict[str, int]]]:
             one_two = decouple_pr_loops(one_two, operand, setup.pr_sizes)
         irr = operand.irrelevant_dec
 
-        def ir_per_level(levels):
-            return [math.prod(s for d, s in level if d in irr) for level in levels]
+        def ir_per_level(levels):  # called in this iteration only
+            return [math.prod(s for d, s in level if d in irr) for level in levels]  # noqa: B023
 
         ir1, ir2 = ir_per_level(one_one), ir_per_level(one_two)
         ir1_cabl = [math.prod(ir1[: a + 1]) for a in range(n + 1)]

@@ -142,7 +142,7 @@ def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[f
     if not inputs:
         return 0, parts
     if len(inputs) == 1:
-        return indiv[inputs[0]], parts 
+        return indiv[inputs[0]], parts
     op1, op2 = inputs[0], inputs[1]
     p1 = shared[op1] + maximum(shared[op2] + half[op2] + indiv[op2], half[op1] + indiv[op1])
     p2 = shared[op2] + maximum(shared[op1] + half[op1] + indiv[op1], half[op2] + indiv[op2])

@@ -1,4 +1,4 @@
-"""Multi-core defects: every shipped example schedules (mesh links of infinite bandwidth included),
+"""Multi-core examples and edge cases: every shipped example schedules (mesh links of infinite bandwidth included),
 distinct front points, DRAM inside a compute core, core order in pictures, everything under
 ``--output``, empty layer stacks, and the CN-graph edges of Concat-heavy networks."""
 
