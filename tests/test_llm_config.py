@@ -116,6 +116,13 @@ EXPORTS = [
     ("llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 31, "batch": 2}),
     ("gpt2_b2_decode.onnx", GPT2, {"phase": "decode", "context": 31, "batch": 2}),
     ("bert_b2.onnx", BERT, {"phase": "prefill", "tokens": 32, "batch": 2}),
+    ("mistral_small_decode.onnx", DATA / "mistral_small.config.json", {"phase": "decode", "context": 127}),
+    ("gpt2_inner_prefill.onnx", DATA / "gpt2_inner.config.json", {"phase": "prefill", "tokens": 128}),
+    ("bert_small_prefill.onnx", DATA / "bert_small.config.json", {"phase": "prefill", "tokens": 64}),
+    ("llama_mqa_prefill.onnx", DATA / "llama_mqa.config.json", {"phase": "prefill", "tokens": 16}),
+    ("llama_mqa_decode.onnx", DATA / "llama_mqa.config.json", {"phase": "decode", "context": 15}),
+    ("mistral_sw16_prefill.onnx", DATA / "mistral_sw16.config.json", {"phase": "prefill", "tokens": 32}),
+    ("mistral_sw16_decode.onnx", DATA / "mistral_sw16.config.json", {"phase": "decode", "context": 31}),
 ]
 
 
@@ -135,9 +142,7 @@ def test_compare_with_export_reads_the_step_from_the_export():
     assert problems and all(p.startswith("layer ") for p in problems)
 
 
-@pytest.mark.parametrize("export, config, step", EXPORTS + [
-    ("mistral_small_decode.onnx", DATA / "mistral_small.config.json", {"phase": "decode", "context": 127})],
-    ids=[e[0] for e in EXPORTS] + ["mistral_small_decode.onnx"])
+@pytest.mark.parametrize("export, config, step", EXPORTS, ids=[e[0] for e in EXPORTS])
 def test_matrix_products_equal_the_default_import(export, config, step):
     """With ``operators: zigzag`` the layers are the matrix products of the ZigZag-compatible import, layer for
     layer: the same operator, precisions and MACs, and the same loops except that attention over grouped-query

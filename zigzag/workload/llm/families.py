@@ -91,12 +91,13 @@ class _Net:
         cfg, step, p = self.cfg, self.step, self.step.precision
         heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
         groups = heads // kv
-        if rotary is not None:
-            q = self.add(ops.rotary(self.next, f"{name}/rotary_q", {"B": b, "H": heads, "D": t, "K": hd}, q,
-                                    cos_source=rotary[0], sin_source=rotary[1], table_dims=self.position_dims(),
+        if rotary is not None:  # the cos / sin tables are [1, 1, tokens, head_dim], broadcast as ONNX does
+            q_dims, k_dims = {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": kv, "D": t, "K": hd}
+            q = self.add(ops.rotary(self.next, f"{name}/rotary_q", q_dims, q, cos_source=rotary[0],
+                                    sin_source=rotary[1], table_dims=ops.broadcast_dims((1, 1, t, hd), q_dims),
                                     precision=p))
-            k = self.add(ops.rotary(self.next, f"{name}/rotary_k", {"B": b, "H": kv, "D": t, "K": hd}, k,
-                                    cos_source=rotary[0], sin_source=rotary[1], table_dims=self.position_dims(),
+            k = self.add(ops.rotary(self.next, f"{name}/rotary_k", k_dims, k, cos_source=rotary[0],
+                                    sin_source=rotary[1], table_dims=ops.broadcast_dims((1, 1, t, hd), k_dims),
                                     precision=p))
         cached = step.past > 0
         if cached:
@@ -116,7 +117,8 @@ class _Net:
                                       batch=b, w_role=kv_role, sources={"I": q, "W": k}, precision=p, **gqa))
                   for i, (r, n) in enumerate(blocks)][-1]
         masked = [self.elementwise(f"{name}/mask{suffix(i)}", "add", {"B": b, "H": heads, "D": r, "K": n}, scores,
-                                   w_dims=("B", "D", "K")) for i, (r, n) in enumerate(blocks)][-1]
+                                   w_dims=ops.broadcast_dims((b, 1, r, n), {"B": b, "H": heads, "D": r, "K": n}))
+                  for i, (r, n) in enumerate(blocks)][-1]  # the mask is [B, 1, rows, keys]
         probs = masked
         for i, (r, n) in enumerate(blocks):
             made = ops.softmax(self.next, f"{name}/Softmax", {"B": b, "H": heads, "D": r, "K": n}, masked, precision=p)
@@ -140,7 +142,7 @@ def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:
     """(query rows, keys) per causal block (one block when not a causal prefill)."""
     if not (cfg.causal and step.tokens > 1 and step.causal_blocks > 0):
         return [(step.tokens, keys)]
-    return ops.causal_split(step.tokens, step.causal_blocks, step.past)
+    return ops.causal_split(step.tokens, step.causal_blocks, step.past, cfg.sliding_window or None)
 
 
 # ----- families ---------------------------------------------------------------------------------------
