@@ -181,6 +181,12 @@ def test_mixture_of_experts_against_its_export(phase, step):
     (GPT2, {"phase": "prefill", "tokens": 128}, 6_802_735_104, 50_331_648),
     (GPT2, {"phase": "decode", "context": 127}, 53_146_368, 393_216),
     (BERT, {"phase": "prefill", "tokens": 128}, 1_862_860_800, 50_331_648),
+    # 2 x (S*d*3d + S*d*d + 2*S*d*inner + 2*heads*S*S*hd) + S*d*vocab, d 256, 4 heads of 64, inner 512, S 128
+    (DATA / "gpt2_inner.config.json", {"phase": "prefill", "tokens": 128}, 183_762_944, 16_777_216),
+    # one kv head: 2 x (S*d*d + 2*S*d*hd + S*d*d + 2*heads*S*S*hd + 3*S*d*inter) + S*d*vocab, S 16, hd 32
+    (DATA / "llama_mqa.config.json", {"phase": "prefill", "tokens": 16}, 21_659_648, 262_144),
+    # decode after 31 tokens with a window of 16: the new token attends 16 keys (2 x 2 x 8 heads x 16 x 32)
+    (DATA / "mistral_sw16.config.json", {"phase": "decode", "context": 31}, 1_386_496, 16_384),
 ])
 def test_macs_equal_the_hand_counts(config, step, total, attention):
     specs, _ = llm_layer_specs(config, operators="zigzag", **step)
@@ -350,3 +356,34 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     assert len(memo) - searched == len(changed) > 0
     assert all("self_attn" in layer.name for layer, _ in longer.layers
                if json.dumps(layer.signature(), sort_keys=True) in changed)
+
+
+@pytest.mark.parametrize("source, options", [
+    ("decode.llm.yaml", []), ("mistral_sw16_decode.onnx", ["--operators", "all"]),
+    ("gpt2_inner_prefill.onnx", ["--operators", "all"])])
+def test_export_workload_round_trips_vector_layers(tmp_path, source, options):
+    """``zigzag export-workload`` keeps every layer's operation class and operand roles (KV-cache appends,
+    attention over the cache, weights): loading the written YAML gives the same layers (MatMul written as Gemm,
+    the YAML format's type)."""
+    from zigzag.cli import main
+
+    if source.endswith(".llm.yaml"):
+        (tmp_path / source).write_text(f"llm:\n  model: {DATA / 'mistral_sw16.config.json'}\n  phase: decode\n"
+                                       "  context: 40\n")
+        path, kw = tmp_path / source, {}
+    else:
+        path, kw = DATA / source, {"operators": "all"}
+    out = tmp_path / "out.yaml"
+    assert main(["export-workload", str(path), "--mapping", str(MAPPING), "--output", str(out), *options]) == 0
+    original, again = load_workload(path, MAPPING, **kw), load_workload(out, MAPPING)
+
+    def specs(workload):
+        return [{k: v for k, v in layer.to_spec().items() if k not in ("operator_type", "mapping")}
+                for layer in workload.layers]
+
+    assert specs(again) == specs(original)
+    assert [(layer.vector_op, layer.operand_roles) for layer in again.layers] == \
+        [(layer.vector_op, layer.operand_roles) for layer in original.layers]
+    assert any(layer.vector_op for layer in again.layers)
+    if "decode" in source:
+        assert sum(layer.vector_op == "copy" and layer.operand_roles["O"] == "kv_cache" for layer in again.layers) == 4
