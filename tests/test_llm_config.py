@@ -123,6 +123,8 @@ EXPORTS = [
     ("llama_mqa_decode.onnx", DATA / "llama_mqa.config.json", {"phase": "decode", "context": 15}),
     ("mistral_sw16_prefill.onnx", DATA / "mistral_sw16.config.json", {"phase": "prefill", "tokens": 32}),
     ("mistral_sw16_decode.onnx", DATA / "mistral_sw16.config.json", {"phase": "decode", "context": 31}),
+    ("bert_mlm_prefill.onnx", DATA / "bert_mlm.config.json", {"phase": "prefill", "tokens": 16}),
+    ("gpt2_gelu_prefill.onnx", DATA / "gpt2_gelu.config.json", {"phase": "prefill", "tokens": 16}),
 ]
 
 

@@ -374,7 +374,8 @@ class AttentionPlan:
         rows, keys = self.causal_nodes[key]
         names = list(dims)
         layers: list[dict] = []
-        for index, (block_rows, block_keys) in enumerate(causal_split(rows, self.blocks, keys - rows, self.windows.get(key))):
+        split = causal_split(rows, self.blocks, keys - rows, self.windows.get(key))
+        for index, (block_rows, block_keys) in enumerate(split):
             made = make(first_id + len(layers), dims | {names[-2]: block_rows, names[-1]: block_keys})
             for layer in made if isinstance(made, list) else [made]:
                 layer["name"] = f"{layer['name']}/causal{index}"

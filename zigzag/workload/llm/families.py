@@ -179,7 +179,8 @@ def _gpt2(net: _Net) -> None:
         x = net.elementwise(f"{name}/Add", "add", net.rows(d), out, w_dims=("B", "D", "K"), w_source=x)
         h = net.norm(f"{name}/ln_2", x)
         up = net.linear(f"{name}/mlp/c_fc", h, d, cfg.intermediate, bias=True, gemm=True)
-        act = net.add(ops.gelu(net.next, f"{name}/mlp/act", net.rows(cfg.intermediate), up, form="tanh",
+        form = "erf" if cfg.activation == "gelu" else "tanh"
+        act = net.add(ops.gelu(net.next, f"{name}/mlp/act", net.rows(cfg.intermediate), up, form=form,
                                precision=net.step.precision))
         down = net.linear(f"{name}/mlp/c_proj", act, cfg.intermediate, d, bias=True, gemm=True)
         x = net.elementwise(f"{name}/Add_1", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=down)
@@ -216,8 +217,12 @@ def _bert(net: _Net) -> None:
         dense = net.add(ops.matmul(net.next, "pooler/dense/Gemm", rows=step.batch, reduction=d, cols=d,
                                    sources={"I": first}, precision=step.precision, operator_type="Gemm"))
         net.elementwise("pooler/activation/Tanh", "tanh", {"D": step.batch, "K": d}, dense)
-    elif cfg.head == "lm":
-        _lm_head(net, x)
+    elif cfg.head == "lm":  # BertForMaskedLM: a transform (dense, GELU, LayerNorm), then the decoder and its bias
+        out = net.linear("cls/predictions/transform/dense", x, d, d, bias=True)
+        out = net.add(ops.gelu(net.next, "cls/predictions/transform/transform_act_fn", net.rows(d), out, form="erf",
+                               precision=step.precision))
+        out = net.norm("cls/predictions/transform/LayerNorm", out)
+        net.linear("cls/predictions/decoder", out, d, cfg.vocab, bias=True)
 
 
 def _llama(net: _Net) -> None:
