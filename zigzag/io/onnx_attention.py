@@ -177,12 +177,16 @@ class AttentionPlan:
             self.groups[out] = groups
 
     def _expand_ratio(self, node) -> int | None:
-        """The factor an Expand repeats one axis by (1 -> g), else None."""
+        """The factor an Expand repeats the kv heads by (1 -> g on the group axis after the heads of a
+        ``[B, H, 1, S, d]`` tensor, or on the heads of a ``[B, 1, S, d]`` one), else None."""
         before, after = self.shapes.get(node.input[0]), self.shapes.get(node.output[0])
-        if not before or not after or len(before) != len(after):
+        if not before or not after or len(before) != len(after) or len(after) not in (4, 5):
             return None
-        ratios = [y // x for x, y in zip(before, after) if x and y != x]
-        return ratios[0] if len(ratios) == 1 and ratios[0] > 1 else None
+        axis = 2 if len(after) == 5 else 1
+        changed = [i for i, (x, y) in enumerate(zip(before, after)) if y != x]
+        if changed != [axis] or before[axis] != 1 or after[axis] <= 1:
+            return None
+        return after[axis]
 
     def _find_attention(self) -> None:
         for node in self.graph.node:
