@@ -116,6 +116,15 @@ EXPORTS = [
     ("llama_b2_decode.onnx", DATA / "llama_headdim_tied.config.json", {"phase": "decode", "context": 31, "batch": 2}),
     ("gpt2_b2_decode.onnx", GPT2, {"phase": "decode", "context": 31, "batch": 2}),
     ("bert_b2.onnx", BERT, {"phase": "prefill", "tokens": 32, "batch": 2}),
+    ("mistral_small_decode.onnx", DATA / "mistral_small.config.json", {"phase": "decode", "context": 127}),
+    ("gpt2_inner_prefill.onnx", DATA / "gpt2_inner.config.json", {"phase": "prefill", "tokens": 128}),
+    ("bert_small_prefill.onnx", DATA / "bert_small.config.json", {"phase": "prefill", "tokens": 64}),
+    ("llama_mqa_prefill.onnx", DATA / "llama_mqa.config.json", {"phase": "prefill", "tokens": 16}),
+    ("llama_mqa_decode.onnx", DATA / "llama_mqa.config.json", {"phase": "decode", "context": 15}),
+    ("mistral_sw16_prefill.onnx", DATA / "mistral_sw16.config.json", {"phase": "prefill", "tokens": 32}),
+    ("mistral_sw16_decode.onnx", DATA / "mistral_sw16.config.json", {"phase": "decode", "context": 31}),
+    ("bert_mlm_prefill.onnx", DATA / "bert_mlm.config.json", {"phase": "prefill", "tokens": 16}),
+    ("gpt2_gelu_prefill.onnx", DATA / "gpt2_gelu.config.json", {"phase": "prefill", "tokens": 16}),
 ]
 
 
@@ -135,9 +144,7 @@ def test_compare_with_export_reads_the_step_from_the_export():
     assert problems and all(p.startswith("layer ") for p in problems)
 
 
-@pytest.mark.parametrize("export, config, step", EXPORTS + [
-    ("mistral_small_decode.onnx", DATA / "mistral_small.config.json", {"phase": "decode", "context": 127})],
-    ids=[e[0] for e in EXPORTS] + ["mistral_small_decode.onnx"])
+@pytest.mark.parametrize("export, config, step", EXPORTS, ids=[e[0] for e in EXPORTS])
 def test_matrix_products_equal_the_default_import(export, config, step):
     """With ``operators: zigzag`` the layers are the matrix products of the ZigZag-compatible import, layer for
     layer: the same operator, precisions and MACs, and the same loops except that attention over grouped-query
@@ -176,6 +183,12 @@ def test_mixture_of_experts_against_its_export(phase, step):
     (GPT2, {"phase": "prefill", "tokens": 128}, 6_802_735_104, 50_331_648),
     (GPT2, {"phase": "decode", "context": 127}, 53_146_368, 393_216),
     (BERT, {"phase": "prefill", "tokens": 128}, 1_862_860_800, 50_331_648),
+    # 2 x (S*d*3d + S*d*d + 2*S*d*inner + 2*heads*S*S*hd) + S*d*vocab, d 256, 4 heads of 64, inner 512, S 128
+    (DATA / "gpt2_inner.config.json", {"phase": "prefill", "tokens": 128}, 183_762_944, 16_777_216),
+    # one kv head: 2 x (S*d*d + 2*S*d*hd + S*d*d + 2*heads*S*S*hd + 3*S*d*inter) + S*d*vocab, S 16, hd 32
+    (DATA / "llama_mqa.config.json", {"phase": "prefill", "tokens": 16}, 21_659_648, 262_144),
+    # decode after 31 tokens with a window of 16: the new token attends 16 keys (2 x 2 x 8 heads x 16 x 32)
+    (DATA / "mistral_sw16.config.json", {"phase": "decode", "context": 31}, 1_386_496, 16_384),
 ])
 def test_macs_equal_the_hand_counts(config, step, total, attention):
     specs, _ = llm_layer_specs(config, operators="zigzag", **step)
@@ -345,3 +358,34 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     assert len(memo) - searched == len(changed) > 0
     assert all("self_attn" in layer.name for layer, _ in longer.layers
                if json.dumps(layer.signature(), sort_keys=True) in changed)
+
+
+@pytest.mark.parametrize("source, options", [
+    ("decode.llm.yaml", []), ("mistral_sw16_decode.onnx", ["--operators", "all"]),
+    ("gpt2_inner_prefill.onnx", ["--operators", "all"])])
+def test_export_workload_round_trips_vector_layers(tmp_path, source, options):
+    """``zigzag export-workload`` keeps every layer's operation class and operand roles (KV-cache appends,
+    attention over the cache, weights): loading the written YAML gives the same layers (MatMul written as Gemm,
+    the YAML format's type)."""
+    from zigzag.cli import main
+
+    if source.endswith(".llm.yaml"):
+        (tmp_path / source).write_text(f"llm:\n  model: {DATA / 'mistral_sw16.config.json'}\n  phase: decode\n"
+                                       "  context: 40\n")
+        path, kw = tmp_path / source, {}
+    else:
+        path, kw = DATA / source, {"operators": "all"}
+    out = tmp_path / "out.yaml"
+    assert main(["export-workload", str(path), "--mapping", str(MAPPING), "--output", str(out), *options]) == 0
+    original, again = load_workload(path, MAPPING, **kw), load_workload(out, MAPPING)
+
+    def specs(workload):
+        return [{k: v for k, v in layer.to_spec().items() if k not in ("operator_type", "mapping")}
+                for layer in workload.layers]
+
+    assert specs(again) == specs(original)
+    assert [(layer.vector_op, layer.operand_roles) for layer in again.layers] == \
+        [(layer.vector_op, layer.operand_roles) for layer in original.layers]
+    assert any(layer.vector_op for layer in again.layers)
+    if "decode" in source:
+        assert sum(layer.vector_op == "copy" and layer.operand_roles["O"] == "kv_cache" for layer in again.layers) == 4

@@ -188,6 +188,46 @@ def test_grouped_query_forms_give_the_same_layers(kw):
         assert [loops(n) for n in anonymous(folded)] == [loops(n) for n in no_mask]
 
 
+@pytest.mark.parametrize("model, heads, tokens", [("gpt2_inner_prefill", 4, 128), ("bert_small_prefill", 4, 64)])
+def test_multi_head_attention_stays_multi_head_whatever_the_head_count(model, heads, tokens):
+    """Grouped-query attention is read from the graph (an Expand of the kv heads, or a Reshape folding query
+    heads into rows), never from sizes: 4 heads of 64 rows of 128 tokens divide, yet nothing is grouped."""
+    layers = load(model, operators="all", causal_blocks=0)
+    assert not any("G" in n["loop_dims"] for n in layers)
+    products = [n for n in layers if n["operator_type"] == "MatMul" and "H" in n["loop_dims"]]
+    assert len(products) == 4 and all(loops(n)["H"] == heads and loops(n)["D"] == tokens for n in products)
+    scores = [n for n in layers if n.get("vector_op") == "exp"]
+    assert all(loops(n) == {"B": 1, "H": heads, "D": tokens, "K": tokens} for n in scores)
+    assert ("/causal" in " ".join(n["name"] for n in load(model, operators="all"))) == model.startswith("gpt2")
+
+
+def test_a_sliding_window_cache_append_is_an_append():
+    """Mistral's decode slices the past K/V to the window before appending the new token's."""
+    for model, kv_heads, past in (("mistral_small_decode", 4, 127), ("mistral_sw16_decode", 2, 15)):
+        layers = load(model, operators="all")
+        appends = [n for n in layers if n.get("vector_op") == "copy"]
+        assert len(appends) == 4 and all(loops(n) == {"B": 1, "H": kv_heads, "D": 1, "K": 64 if past == 127 else 32}
+                                         and n["operand_roles"]["O"] == "kv_cache" for n in appends)
+        products = [n for n in layers if "G" in n["loop_dims"]]
+        assert all(n["operand_roles"]["W"] == "kv_cache" for n in products)
+        assert [loops(n)["K"] for n in products[::2]] == [past + 1] * 2  # Q.K^T over the window's keys
+
+
+def test_sliding_window_prefill_counts_the_band():
+    """A prefill longer than the window: the mask hides the future and the keys before each query's window;
+    each block attends from its first row's window to its last row (mistral_sw16: 32 tokens, window 16)."""
+    assert causal_split(32, 8, window=16) == [(4, 4), (4, 8), (4, 12), (4, 16)] + [(4, 19)] * 4
+    assert causal_split(4, 2, past=6, window=5) == [(2, 6), (2, 6)]
+    assert causal_split(32, 8, window=64) == causal_split(32, 8)
+    layers = load("mistral_sw16_prefill", operators="all")
+    qk = [n for n in layers if "layers.0/self_attn/MatMul/causal" in n["name"]]
+    assert [loops(n)["K"] for n in qk] == [4, 8, 12, 16, 19, 19, 19, 19]
+    exact = 2 * 2 * 8 * 32 * sum(min(q + 1, 16) for q in range(32))  # layers x products x heads x head dim x band
+    blocked = macs(n for n in layers if "G" in n["loop_dims"])
+    assert exact <= blocked < macs(n for n in load("mistral_sw16_prefill", operators="all", causal_blocks=0)
+                                   if "G" in n["loop_dims"])
+
+
 def test_grouped_query_reads_kv_once_per_group():
     layers = read_onnx(gqa_attention("repeat_kv", seq=1, past=15), operators="all")
     qk, pv = [n for n in layers if "G" in n["loop_dims"]]
@@ -263,7 +303,7 @@ def test_matrix_products_cost_the_same_with_all_operators():
 
 
 @pytest.mark.parametrize("model, heads, kv_heads", [("llama_tiny", 32, 4), ("mistral_small", 16, 4),
-                                                     ("qwen2_05b", 14, 2)])
+                                                     ("qwen2_05b", 14, 2), ("llama_mqa", 8, 1)])
 def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_heads):
     """transformers exports prefill with repeat_kv and decode with the queries folded onto the kv heads: both
     give K/V products over the kv heads with a group loop, and the k scaling over the kv heads."""

@@ -2,14 +2,15 @@
 
 * the *data path*: tensors reachable from an embedding lookup (a Gather of a constant table) or a float
   graph input; the rest is computed from constants and integer inputs (input preprocessing);
-* the KV cache: past K/V graph inputs (float, rank 4), their appends (a Concat of a past tensor and the new
-  token's) and what is moved or scaled from them;
+* the KV cache: past K/V graph inputs (float, rank 4), their appends (a Concat of a past tensor, possibly
+  moved or sliced to a sliding window first, and the new token's) and what is moved or scaled from them;
 * grouped-query attention: a matrix product whose K or V went through an ``Expand`` of the kv heads
   (``repeat_kv``), or whose query rows fold the query heads of one kv head (packed forms, rank 4 or 5), is
   written with ``H`` = kv heads and ``G`` = query heads per kv head; the attention scores get the canonical
   shape ``[B, H*G, S, keys]`` either way;
 * causal prefill: an attention whose mask, evaluated with all tokens present, masks exactly the entries
-  above the diagonal is split into query-row blocks (``causal_split``).
+  above the diagonal (and, with a sliding window, those before each query's window) is split into
+  query-row blocks (``causal_split``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class AttentionPlan:
         self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul output -> (kv heads, groups, rows)
         self.causal_nodes: dict[str, tuple[int, int]] = {}  # node's first output -> (query rows, keys)
         self.causal_scores: set[str] = set()  # outputs of the causal Q.K^T products
+        self.windows: dict[str, int] = {}  # causal node's first output -> sliding window (keys per query)
         self.blocks = causal_blocks
         self._find_path()
         self._find_repeats()
@@ -115,7 +117,7 @@ class AttentionPlan:
             data_in = [t for t in node.input if t in self.path and t not in index]
             if (seeded or data_in) and not self.model.is_shape_arithmetic(_Proxy(node)):
                 self.path.update(node.output)
-            moves = node.op_type in MOVES or (node.op_type == "Concat" and len(data_in) == 1)
+            moves = node.op_type in MOVES | {"Slice"} or (node.op_type == "Concat" and len(data_in) == 1)
             if moves and data_in and all(t in self.past for t in data_in):
                 self.past.update(node.output)
         self.kv = set(self.past)
@@ -175,12 +177,16 @@ class AttentionPlan:
             self.groups[out] = groups
 
     def _expand_ratio(self, node) -> int | None:
-        """The factor an Expand repeats one axis by (1 -> g), else None."""
+        """The factor an Expand repeats the kv heads by (1 -> g on the group axis after the heads of a
+        ``[B, H, 1, S, d]`` tensor, or on the heads of a ``[B, 1, S, d]`` one), else None."""
         before, after = self.shapes.get(node.input[0]), self.shapes.get(node.output[0])
-        if not before or not after or len(before) != len(after):
+        if not before or not after or len(before) != len(after) or len(after) not in (4, 5):
             return None
-        ratios = [y // x for x, y in zip(before, after) if x and y != x]
-        return ratios[0] if len(ratios) == 1 and ratios[0] > 1 else None
+        axis = 2 if len(after) == 5 else 1
+        changed = [i for i, (x, y) in enumerate(zip(before, after)) if y != x]
+        if changed != [axis] or before[axis] != 1 or after[axis] <= 1:
+            return None
+        return after[axis]
 
     def _find_attention(self) -> None:
         for node in self.graph.node:
@@ -239,14 +245,24 @@ class AttentionPlan:
         return None
 
     def _folded(self, tensor: str, shape: list[int]) -> int | None:
-        """Query heads per kv head folded into the rows of ``tensor`` (packed form), from its ancestors' shapes."""
-        for t in list(self._ancestors(tensor))[1:]:
-            s = self.shapes.get(t) or []
-            if len(s) == 5 and s[1] == shape[1] and s[2] > 1 and s[2] * s[3] == shape[2]:
-                return s[2]
-            if len(s) == 4 and shape[1] and s[1] % shape[1] == 0 and s[1] > shape[1] \
-                    and s[2] * (s[1] // shape[1]) == shape[2]:
-                return s[1] // shape[1]
+        """Query heads per kv head folded into the rows of ``tensor`` (packed form): a Reshape on its way that
+        moves a factor of the head axis into the rows (``[B, H*g, S, d] -> [B, H, g*S, d]`` or
+        ``[B, H, g, S, d] -> [B, H, g*S, d]``). Sizes alone never decide: a multi-head query whose head count
+        happens to divide its rows is not folded."""
+        for t in self._ancestors(tensor):
+            node = self.producer.get(t)
+            if node is None or node.op_type != "Reshape":
+                continue
+            before, after = self.shapes.get(node.input[0]) or [], self.shapes.get(t) or []
+            if len(after) != 4 or after[1] != shape[1] or after[2] != shape[2] or not after[1]:
+                return None
+            if len(before) == 5 and before[:2] == after[:2] and before[2] > 1 and before[2] * before[3] == after[2] \
+                    and before[4] == after[3]:
+                return before[2]
+            if len(before) == 4 and before[0] == after[0] and before[3] == after[3] and before[1] > after[1] \
+                    and before[1] % after[1] == 0 and before[2] * (before[1] // after[1]) == after[2]:
+                return before[1] // after[1]
+            return None
         return None
 
     # ----- causal prefill --------------------------------------------------------------------------
@@ -258,8 +274,9 @@ class AttentionPlan:
             if qk is None:
                 continue
             rows, keys = self.shape(qk.output[0])[-2:]
-            if rows > 1 and (forced or self._is_causal_mask(mask, rows, keys)):
-                self._mark_causal(qk, rows, keys)
+            causal, window = (True, None) if forced else self._causal_mask(mask, rows, keys)
+            if rows > 1 and causal:
+                self._mark_causal(qk, rows, keys, window)
 
     def _score_source(self, tensor: str):
         """(the QK MatMul producing attention scores, the mask use (node, mask tensor) on the way) or (None, None)."""
@@ -279,20 +296,28 @@ class AttentionPlan:
             tensor = data[0]
         return None, None
 
-    def _is_causal_mask(self, mask, rows: int, keys: int) -> bool:
+    def _causal_mask(self, mask, rows: int, keys: int) -> tuple[bool, int | None]:
+        """(is the mask causal, its sliding window or None): the last ``rows`` of ``keys`` positions query; a
+        causal mask hides the keys after each query, a sliding window also those ``window`` or more before."""
         if mask is None:
-            return False
+            return False, None
         node, tensor = mask
         value = self._evaluate(tensor)
         if value is None or value.ndim < 2 or value.shape[-2:] != (rows, keys):
-            return False
+            return False, None
         value = value.reshape(-1, rows, keys)[0]
         if node.op_type == "Add":
             masked = value < MASKED_BELOW
         else:
             masked = ~value.astype(bool) if node.input[1] in self.path else value.astype(bool)
-        expected = np.triu(np.ones((rows, keys), dtype=bool), k=keys - rows + 1)
-        return bool((masked == expected).all())
+        query = np.arange(rows)[:, None] + keys - rows
+        key = np.arange(keys)[None, :]
+        if (masked == (key > query)).all():
+            return True, None
+        window = int((~masked).sum(axis=1).max())
+        if 0 < window < keys and (masked == ((key > query) | (key <= query - window))).all():
+            return True, window
+        return False, None
 
     def _evaluate(self, tensor: str) -> np.ndarray | None:
         """The value of an off-path tensor with every token present (integer inputs all ones)."""
@@ -324,15 +349,19 @@ class AttentionPlan:
             logger.info("attention mask '%s' could not be evaluated (%s); attention counted in full", tensor, exc)
             return None
 
-    def _mark_causal(self, qk, rows: int, keys: int) -> None:
+    def _mark_causal(self, qk, rows: int, keys: int, window: int | None) -> None:
         scores = {qk.output[0]}
         self.causal_nodes[qk.output[0]] = (rows, keys)
         self.causal_scores.add(qk.output[0])
+        if window:
+            self.windows[qk.output[0]] = window
         for node in self.graph.node:
             data = [t for t in node.input if t in scores]
             if not data or not node.output or node.output[0] in self.causal_nodes and node is not qk:
                 continue
             self.causal_nodes[node.output[0]] = (rows, keys)
+            if window:
+                self.windows[node.output[0]] = window
             if node.op_type == "MatMul":
                 continue
             for out in node.output:
@@ -349,7 +378,8 @@ class AttentionPlan:
         rows, keys = self.causal_nodes[key]
         names = list(dims)
         layers: list[dict] = []
-        for index, (block_rows, block_keys) in enumerate(causal_split(rows, self.blocks, keys - rows)):
+        split = causal_split(rows, self.blocks, keys - rows, self.windows.get(key))
+        for index, (block_rows, block_keys) in enumerate(split):
             made = make(first_id + len(layers), dims | {names[-2]: block_rows, names[-1]: block_keys})
             for layer in made if isinstance(made, list) else [made]:
                 layer["name"] = f"{layer['name']}/causal{index}"

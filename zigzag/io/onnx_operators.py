@@ -125,7 +125,7 @@ class _Reader:
         blocks = [(rows, reduction, out[-1])]
         if key in plan.causal_nodes:
             causal_rows, keys = plan.causal_nodes[key]
-            split = causal_split(causal_rows, plan.blocks, keys - causal_rows)
+            split = causal_split(causal_rows, plan.blocks, keys - causal_rows, plan.windows.get(key))
             if key in plan.causal_scores:  # Q.K^T: fewer keys per block
                 blocks = [(r, reduction, k) for r, k in split]
             elif reduction == keys and rows == causal_rows:  # P.V: fewer keys reduced per block

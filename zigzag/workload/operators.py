@@ -100,13 +100,16 @@ def _sources(layer_id: int, operands: tuple[str, ...], sources: Mapping | None) 
     return {op: sources.get(op, layer_id) for op in operands}
 
 
-def causal_split(tokens: int, blocks: int, past: int = 0) -> list[tuple[int, int]]:
+def causal_split(tokens: int, blocks: int, past: int = 0, window: int | None = None) -> list[tuple[int, int]]:
     """(query rows, keys attended) per block of a causal attention over ``tokens`` new tokens after ``past``
-    cached ones: rows split into ``blocks`` near-equal blocks; block i attends every key up to its last row."""
+    cached ones: rows split into ``blocks`` near-equal blocks; block i attends every key up to its last row,
+    and with a sliding ``window`` (a query attends itself and the ``window - 1`` keys before it) none before
+    the window of its first row."""
     count = max(1, min(blocks, tokens))
     sizes = [tokens // count + (1 if i < tokens % count else 0) for i in range(count)]
     ends = [sum(sizes[:i + 1]) for i in range(count)]
-    return [(size, past + end) for size, end in zip(sizes, ends)]
+    firsts = [max(0, past + end - size - window + 1) if window else 0 for size, end in zip(sizes, ends)]
+    return [(size, past + end - first) for size, end, first in zip(sizes, ends, firsts)]
 
 
 # ----- MAC layers ---------------------------------------------------------------------------------

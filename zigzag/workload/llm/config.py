@@ -119,7 +119,7 @@ _KEYS: dict[str, dict[str, tuple[str, Any]]] = {
     "mixtral": _LLAMA_KEYS | {"sliding_window": ("sliding_window", None),
                               "experts": ("num_local_experts", 8), "experts_per_token": ("num_experts_per_tok", 2)},
 }
-_ACTIVATIONS = {"gpt2": ("gelu_new", "gelu_pytorch_tanh"), "bert": ("gelu",), "llama": ("silu",)}
+_ACTIVATIONS = {"gpt2": ("gelu_new", "gelu_pytorch_tanh", "gelu"), "bert": ("gelu",), "llama": ("silu",)}
 _INT_FIELDS = ("hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "max_positions",
                "type_vocab", "experts", "experts_per_token", "sliding_window")
 # keys a hand-written YAML configuration may give besides its model type's keys

@@ -91,12 +91,13 @@ class _Net:
         cfg, step, p = self.cfg, self.step, self.step.precision
         heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
         groups = heads // kv
-        if rotary is not None:
-            q = self.add(ops.rotary(self.next, f"{name}/rotary_q", {"B": b, "H": heads, "D": t, "K": hd}, q,
-                                    cos_source=rotary[0], sin_source=rotary[1], table_dims=self.position_dims(),
+        if rotary is not None:  # the cos / sin tables are [1, 1, tokens, head_dim], broadcast as ONNX does
+            q_dims, k_dims = {"B": b, "H": heads, "D": t, "K": hd}, {"B": b, "H": kv, "D": t, "K": hd}
+            q = self.add(ops.rotary(self.next, f"{name}/rotary_q", q_dims, q, cos_source=rotary[0],
+                                    sin_source=rotary[1], table_dims=ops.broadcast_dims((1, 1, t, hd), q_dims),
                                     precision=p))
-            k = self.add(ops.rotary(self.next, f"{name}/rotary_k", {"B": b, "H": kv, "D": t, "K": hd}, k,
-                                    cos_source=rotary[0], sin_source=rotary[1], table_dims=self.position_dims(),
+            k = self.add(ops.rotary(self.next, f"{name}/rotary_k", k_dims, k, cos_source=rotary[0],
+                                    sin_source=rotary[1], table_dims=ops.broadcast_dims((1, 1, t, hd), k_dims),
                                     precision=p))
         cached = step.past > 0
         if cached:
@@ -116,7 +117,8 @@ class _Net:
                                       batch=b, w_role=kv_role, sources={"I": q, "W": k}, precision=p, **gqa))
                   for i, (r, n) in enumerate(blocks)][-1]
         masked = [self.elementwise(f"{name}/mask{suffix(i)}", "add", {"B": b, "H": heads, "D": r, "K": n}, scores,
-                                   w_dims=("B", "D", "K")) for i, (r, n) in enumerate(blocks)][-1]
+                                   w_dims=ops.broadcast_dims((b, 1, r, n), {"B": b, "H": heads, "D": r, "K": n}))
+                  for i, (r, n) in enumerate(blocks)][-1]  # the mask is [B, 1, rows, keys]
         probs = masked
         for i, (r, n) in enumerate(blocks):
             made = ops.softmax(self.next, f"{name}/Softmax", {"B": b, "H": heads, "D": r, "K": n}, masked, precision=p)
@@ -140,7 +142,7 @@ def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:
     """(query rows, keys) per causal block (one block when not a causal prefill)."""
     if not (cfg.causal and step.tokens > 1 and step.causal_blocks > 0):
         return [(step.tokens, keys)]
-    return ops.causal_split(step.tokens, step.causal_blocks, step.past)
+    return ops.causal_split(step.tokens, step.causal_blocks, step.past, cfg.sliding_window or None)
 
 
 # ----- families ---------------------------------------------------------------------------------------
@@ -177,7 +179,8 @@ def _gpt2(net: _Net) -> None:
         x = net.elementwise(f"{name}/Add", "add", net.rows(d), out, w_dims=("B", "D", "K"), w_source=x)
         h = net.norm(f"{name}/ln_2", x)
         up = net.linear(f"{name}/mlp/c_fc", h, d, cfg.intermediate, bias=True, gemm=True)
-        act = net.add(ops.gelu(net.next, f"{name}/mlp/act", net.rows(cfg.intermediate), up, form="tanh",
+        form = "erf" if cfg.activation == "gelu" else "tanh"
+        act = net.add(ops.gelu(net.next, f"{name}/mlp/act", net.rows(cfg.intermediate), up, form=form,
                                precision=net.step.precision))
         down = net.linear(f"{name}/mlp/c_proj", act, cfg.intermediate, d, bias=True, gemm=True)
         x = net.elementwise(f"{name}/Add_1", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=down)
@@ -214,8 +217,12 @@ def _bert(net: _Net) -> None:
         dense = net.add(ops.matmul(net.next, "pooler/dense/Gemm", rows=step.batch, reduction=d, cols=d,
                                    sources={"I": first}, precision=step.precision, operator_type="Gemm"))
         net.elementwise("pooler/activation/Tanh", "tanh", {"D": step.batch, "K": d}, dense)
-    elif cfg.head == "lm":
-        _lm_head(net, x)
+    elif cfg.head == "lm":  # BertForMaskedLM: a transform (dense, GELU, LayerNorm), then the decoder and its bias
+        out = net.linear("cls/predictions/transform/dense", x, d, d, bias=True)
+        out = net.add(ops.gelu(net.next, "cls/predictions/transform/transform_act_fn", net.rows(d), out, form="erf",
+                               precision=step.precision))
+        out = net.norm("cls/predictions/transform/LayerNorm", out)
+        net.linear("cls/predictions/decoder", out, d, cfg.vocab, bias=True)
 
 
 def _llama(net: _Net) -> None:
