@@ -30,7 +30,7 @@ OTHER_VALUE = {
     "temporal_mapping_type": "even", "exploit_data_locality": True, "enable_mix_spatial_mapping": True,
     "access_same_data_considered_as_no_access": False, "salsa_iteration_number": 20,
     "salsa_start_temperature": 0.5, "salsa_opt_criterion": "latency", "salsa_seed": 7,
-    "evaluate_all_operators": True, "operators": "all", "causal_blocks": 4,
+    "evaluate_all_operators": True, "operators": "all", "causal_blocks": 4, "latency_model": "bandwidth_bound",
 }
 
 
