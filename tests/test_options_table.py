@@ -136,3 +136,10 @@ def test_bad_option_value_is_one_line_error_in_api(given, message, tmp_path):
             reference_input("mapping", "gemm_l1.yaml"), dump_folder=tmp_path, **given,
         )
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_latency_model_choices_are_the_cost_models():
+    from zigzag.cost.model import LATENCY_MODELS
+
+    assert OPTION_BY_NAME["latency_model"].choices == LATENCY_MODELS
+    assert OPTION_BY_NAME["latency_model"].default == LATENCY_MODELS[0] == "zigzag"

@@ -259,3 +259,22 @@ def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
     (row,) = read_rows(tmp_path / "out" / "summary.csv")
     assert float(row["energy_per_token_J"]) == pytest.approx(figures["energy_per_token_J"])
     assert float(row["dram_bound_ratio"]) >= 1
+
+
+def test_the_cost_model_pages_worked_example():
+    """docs/models/cost-model.md#a-bandwidth-conserving-latency: the gate product of the Eyeriss-like
+    case, on the mapping ZigZag's model keeps, under both latency models."""
+    from zigzag.cost.model import analyse
+
+    result = _step("flow_eyeriss_14x12", _with_offchip_bandwidth("flow_eyeriss_14x12", 32), **EYERISS_CASE)
+    gate = next(layer_result for layer, layer_result in result.layers if layer.name == "gate")
+    mapping = (gate.spatial_mapping, gate.spatial_mapping_int, gate.temporal_mapping)
+    zigzag = analyse(gate.layer, gate.accelerator, *mapping).result
+    conserving = analyse(gate.layer, gate.accelerator, *mapping, latency_model="bandwidth_bound")
+    assert (zigzag.latency_total0, zigzag.data_onloading_cycle, zigzag.data_offloading_cycle) == (3648, 4448, 68)
+    assert zigzag.latency_total2 == 8164
+    # the DRAM port: 32,768 weights, 128 inputs and 256 outputs of 8 bits at 32 bit/cycle
+    assert conserving.port_bound_cycle == (32768 + 128 + 256) * 8 // 32 == 8288
+    assert conserving.result.latency_total2 == 8288 and conserving.result.data_onloading_cycle == 4448 + 124
+    assert conserving.result.latency_total0 == zigzag.latency_total0
+    assert conserving.result.energy_total == zigzag.energy_total
