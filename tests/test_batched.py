@@ -29,7 +29,7 @@ from zigzag.cost.batched import latency as batched_latency
 from zigzag.cost.batched.allocator import BatchAllocator
 from zigzag.cost.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
 from zigzag.cost.batched.model import BatchCostModel
-from zigzag.cost.model import evaluate
+from zigzag.cost.model import LATENCY_MODELS, evaluate
 from zigzag.errors import InputError
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.validation import validate_accelerator
@@ -158,6 +158,10 @@ def layers(draw, max_precision: int = 32):
     return spec
 
 
+#: both latency models, ZigZag's first (hypothesis shrinks towards it)
+LATENCY_MODEL = st.sampled_from(LATENCY_MODELS)
+
+
 @st.composite
 def cases(draw):
     accelerator = draw(accelerators())
@@ -183,6 +187,7 @@ def cases(draw):
         "nb": draw(st.integers(1, 2)),
         # mixed spatial unrolling on 3-4 dim arrays makes spatial generation itself take seconds
         "mixing": len(accelerator.operational_array.dimensions) <= 2 and draw(st.integers(0, 4)) == 0,
+        "latency_model": draw(LATENCY_MODEL),
     }
     return layer, accelerator, options
 
@@ -201,7 +206,7 @@ def scalar_candidates(layer, accelerator, fractional, integer, options, array_ma
         try:
             results.append(evaluate(layer, accelerator, fractional, integer, tm,
                                     access_same_data_considered_as_no_access=options["flag"],
-                                    spatial_mapping_array=array_mapping))
+                                    spatial_mapping_array=array_mapping, latency_model=options.get("latency_model", "zigzag")))
         except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
             results.append(exc)
     return mappings, results
@@ -225,7 +230,7 @@ def batched_candidates(layer, accelerator, fractional, integer, options, array_m
         return mappings, None, None, None, allocator.exact
     model = BatchCostModel(layer, accelerator, fractional, integer, loops,
                            access_same_data_considered_as_no_access=options["flag"],
-                           spatial_mapping_array=array_mapping)
+                           spatial_mapping_array=array_mapping, latency_model=options.get("latency_model", "zigzag"))
     energy, latency, exact = model.evaluate(ids, cuts)
     return mappings, energy, latency, exact, allocator.exact
 
@@ -295,7 +300,7 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
             got, count = batched.search_temporal_mappings(
                 layer, accelerator, fractional, integer, opt=options["opt"], lpf_limit=options["lpf_limit"],
                 even=options["even"], access_same_data_considered_as_no_access=options["flag"],
-                spatial_mapping_array=array_mapping, chunk=64,
+                spatial_mapping_array=array_mapping, chunk=64, latency_model=options.get("latency_model", "zigzag"),
             )
         except batched.Unsupported:
             continue
@@ -369,6 +374,7 @@ def imc_cases(draw):
         "opt": draw(st.sampled_from(["latency", "energy", "EDP"])),
         "nb": draw(st.integers(1, 2)),
         "mixing": draw(st.booleans()),
+        "latency_model": draw(LATENCY_MODEL),
     }
     return build_layer(spec, [entry]), accelerator, options
 
@@ -409,8 +415,9 @@ def test_network_layers_identical_with_both_paths(monkeypatch):
                                             REFERENCE / "hardware" / f"{hw}.yaml",
                                             REFERENCE / "mapping" / f"{hw}.yaml")
         for layer in [workload.layers[i] for i in (1, 30)]:
-            for opt in ("latency", "energy", "EDP"):
-                options = SearchOptions(opt=opt)
+            for opt, model in (("latency", "zigzag"), ("energy", "zigzag"), ("EDP", "zigzag"),
+                               ("latency", "bandwidth_bound"), ("EDP", "bandwidth_bound")):
+                options = SearchOptions(opt=opt, latency_model=model)
                 monkeypatch.setenv(batched.ENGINE_ENV, "scalar")
                 ref, ref_stats = search_layer(layer, accelerator, options, show_progress=False)
                 monkeypatch.setenv(batched.ENGINE_ENV, "batched")

@@ -106,3 +106,23 @@ def test_version_is_the_same_in_a_process_without_the_site_module():
     other = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd="/",
                            env={"PYTHONHASHSEED": "7", "PATH": ""}, timeout=60)
     assert other.stdout.strip() == MODEL_VERSION, other.stderr
+
+
+def test_the_latency_model_enters_the_key_only_when_not_zigzags():
+    """Jobs made before the option existed keep their keys; a bandwidth_bound job gets its own and
+    reads the option back."""
+    import dataclasses
+
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.search.jobs import job_key, layer_from_job, layer_job
+    from zigzag.search.options import SearchOptions
+
+    job = _job()
+    assert "latency_model" not in job["options"]
+    assert set(job["options"]) == {f.name for f in dataclasses.fields(SearchOptions)} - {"latency_model"}
+    assert SearchOptions(**job["options"]) == SearchOptions()
+    conserving = layer_job(layer_from_job(job), accelerator_from_dict(job["accelerator"]),
+                           SearchOptions(latency_model="bandwidth_bound"))
+    assert conserving["options"] == {**job["options"], "latency_model": "bandwidth_bound"}
+    assert job_key(conserving) != job_key(job)
+    assert SearchOptions(**conserving["options"]).latency_model == "bandwidth_bound"

@@ -30,7 +30,7 @@ OTHER_VALUE = {
     "temporal_mapping_type": "even", "exploit_data_locality": True, "enable_mix_spatial_mapping": True,
     "access_same_data_considered_as_no_access": False, "salsa_iteration_number": 20,
     "salsa_start_temperature": 0.5, "salsa_opt_criterion": "latency", "salsa_seed": 7,
-    "evaluate_all_operators": True, "operators": "all", "causal_blocks": 4,
+    "evaluate_all_operators": True, "operators": "all", "causal_blocks": 4, "latency_model": "bandwidth_bound",
 }
 
 
@@ -136,3 +136,10 @@ def test_bad_option_value_is_one_line_error_in_api(given, message, tmp_path):
             reference_input("mapping", "gemm_l1.yaml"), dump_folder=tmp_path, **given,
         )
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_latency_model_choices_are_the_cost_models():
+    from zigzag.cost.model import LATENCY_MODELS
+
+    assert OPTION_BY_NAME["latency_model"].choices == LATENCY_MODELS
+    assert OPTION_BY_NAME["latency_model"].default == LATENCY_MODELS[0] == "zigzag"

@@ -83,21 +83,23 @@ class MappingView:
 @dataclass(frozen=True)
 class LayerCostResult(CostResult):
     """A :class:`CostResult` that also holds the ``layer`` and ``accelerator`` it was evaluated
-    on and the ``access_same_data_considered_as_no_access`` flag used. None of the three takes
-    part in equality or in :meth:`to_dict`."""
+    on, the ``access_same_data_considered_as_no_access`` flag and the ``latency_model`` used. None of
+    them takes part in equality or in :meth:`to_dict`."""
 
     layer: Layer | None = field(default=None, compare=False, repr=False)
     accelerator: Accelerator | None = field(default=None, compare=False, repr=False)
     access_same_data_considered_as_no_access: bool = field(default=True, compare=False, repr=False)
+    latency_model: str = field(default="zigzag", compare=False, repr=False)
 
     @classmethod
     def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator, *,
-           access_same_data_considered_as_no_access: bool = True) -> "LayerCostResult":
+           access_same_data_considered_as_no_access: bool = True, latency_model: str = "zigzag") -> "LayerCostResult":
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
         if result.compute_unit == VECTOR_UNIT and layer is not None and getattr(accelerator, "vector_unit", None):
             layer, accelerator = on_vector_unit(layer, accelerator)  # what the layer was evaluated on
         return cls(**values, layer=layer, accelerator=accelerator,
-                   access_same_data_considered_as_no_access=access_same_data_considered_as_no_access)
+                   access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+                   latency_model=latency_model)
 
     def for_layer(self, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
         """This result as ``of`` would give it for ``layer``, a layer with the same signature (another id and
@@ -119,7 +121,7 @@ class LayerCostResult(CostResult):
 
     def to_dict(self) -> dict:
         data = super().to_dict()
-        for name in ("layer", "accelerator", "access_same_data_considered_as_no_access"):
+        for name in ("layer", "accelerator", "access_same_data_considered_as_no_access", "latency_model"):
             del data[name]
         return data
 
@@ -141,7 +143,7 @@ class LayerCostResult(CostResult):
             self.layer, self.accelerator, self.spatial_mapping, self.spatial_mapping_int,
             self.temporal_mapping,
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
-            spatial_mapping_array=self.spatial_mapping_array,
+            spatial_mapping_array=self.spatial_mapping_array, latency_model=self.latency_model,
         )
 
     # ----- ZigZag's names: inputs and hardware ---------------------------------------------

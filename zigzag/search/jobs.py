@@ -48,15 +48,22 @@ def model_version(package: str | os.PathLike | None = None, sources: tuple[str, 
 MODEL_VERSION = model_version()
 
 
+#: options that enter a job only when set to something else than their default, so that adding
+#: them left the keys of existing jobs unchanged
+KEYED_WHEN_SET = {"latency_model": "zigzag"}
+
+
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""
     from zigzag.io.accelerator_dict import accelerator_to_dict
 
+    values = {name: value for name, value in options.to_dict().items()
+              if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]}
     return {
         "model_version": MODEL_VERSION,
         "layer": layer.signature(),
         "accelerator": accelerator_to_dict(accelerator),
-        "options": options.to_dict(),
+        "options": values,
     }
 
 

@@ -58,6 +58,7 @@ def evaluate_spatial_mapping(
                 access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
                 spatial_mapping_array=array_mapping,
                 show_progress=show_progress,
+                latency_model=options.latency_model,
             )
         except batched.BatchMismatch as exc:
             logger.warning("%s; using the scalar evaluation path", exc)
@@ -79,8 +80,8 @@ def evaluate_spatial_mapping(
             fractional,
             integer,
             temporal,
-            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
             spatial_mapping_array=array_mapping,
+            **options.model_options(),
         )
         count += 1
         best = keep_best(best, result, options.opt)

@@ -115,6 +115,7 @@ def evaluate_network(
                     dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer,
                     layer_accelerator,
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                    latency_model=options.latency_model,
                 )
             results.append((layer, result))
             if on_layer is not None:

@@ -19,6 +19,7 @@ OPTIMISATION_CRITERIA = ("energy", "latency", "EDP")
 TEMPORAL_ENGINES = ("loma", "salsa")
 TEMPORAL_MAPPING_TYPES = ("uneven", "even")
 SALSA_CRITERIA = ("energy", "latency")
+LATENCY_MODELS = ("zigzag", "bandwidth_bound")  # as zigzag.cost.model.LATENCY_MODELS (not imported: a light module)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("access_same_data_considered_as_no_access", bool, True, "an input word the MACs use for several "
                                                                    "cycles in a row is read from the innermost "
                                                                    "memory once, not once per cycle"),
+    Option("latency_model", str, "zigzag", "zigzag: ZigZag's latency (its on-loading estimate can credit a port with "
+                                           "more bits than its bandwidth carries); bandwidth_bound: the same, but never "
+                                           "below the cycles every memory port needs for the bits crossing it",
+           choices=LATENCY_MODELS),
     Option("salsa_iteration_number", int, 1000, "SALSA: annealing iterations", minimum=1),
     Option("salsa_start_temperature", float, 0.05, "SALSA: initial annealing temperature", above=0),
     Option("salsa_opt_criterion", str, "energy", "SALSA: what the annealing minimises", choices=SALSA_CRITERIA),
@@ -134,6 +139,7 @@ class SearchOptions:
     exploit_data_locality: bool = _default("exploit_data_locality")
     enable_mix_spatial_mapping: bool = _default("enable_mix_spatial_mapping")
     access_same_data_considered_as_no_access: bool = _default("access_same_data_considered_as_no_access")
+    latency_model: str = _default("latency_model")
     salsa_iteration_number: int = _default("salsa_iteration_number")
     salsa_start_temperature: float = _default("salsa_start_temperature")
     salsa_opt_criterion: str = _default("salsa_opt_criterion")
@@ -145,6 +151,11 @@ class SearchOptions:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def model_options(self) -> dict:
+        """The keyword options of the cost model (``zigzag.cost.model.evaluate``) these options set."""
+        return {"access_same_data_considered_as_no_access": self.access_same_data_considered_as_no_access,
+                "latency_model": self.latency_model}
 
 
 def resolve_options(given: dict) -> tuple[SearchOptions, dict]:

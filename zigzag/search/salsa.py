@@ -49,8 +49,7 @@ def salsa_search(
         evaluations += 1
         return evaluate(
             layer, accelerator, fractional, integer, temporal,
-            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            spatial_mapping_array=array_mapping,
+            spatial_mapping_array=array_mapping, **options.model_options(),
         )
 
     def criterion(result: CostResult) -> float:

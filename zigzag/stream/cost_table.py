@@ -267,8 +267,7 @@ def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None 
     if streamed:
         detail = analyse(
             layer, hardware, best.spatial_mapping, best.spatial_mapping_int, best.temporal_mapping,
-            access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-            spatial_mapping_array=best.spatial_mapping_array,
+            spatial_mapping_array=best.spatial_mapping_array, **options.model_options(),
         )
         bandwidth = offchip_bandwidth(detail, hardware.memories[-1].name)
     return CostEntry(

@@ -216,8 +216,8 @@ def summary_lines(figures: TokenFigures) -> list[str]:
         lines.append(f"  {d.memory} bound: {_bytes(d.bytes)} of weights and KV cache at {d.read_bits_per_cycle:g} "
                      f"bit/cycle >= {time(d.bound_s, d.bound_cycles)}; step / bound = {d.ratio:.4g}")
         if d.ratio < 1:
-            lines.append(f"  below the physical limit by {1 - d.ratio:.2%}: the latency model hides part of the "
-                         f"transfers from {d.memory} (docs/models/per-token.md)")
+            lines.append(f"  below the physical limit by {1 - d.ratio:.2%}: ZigZag's latency model hides part of the "
+                         f"transfers from {d.memory}; latency_model bandwidth_bound does not (docs/models/per-token.md)")
     if f.uncosted_layers:
         lines.append(f"  not costed (no vector unit for them): {len(f.uncosted_layers)} layers")
     return lines

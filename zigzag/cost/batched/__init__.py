@@ -152,6 +152,7 @@ def search_temporal_mappings(
     show_progress: bool | None = False,
     chunk: int = DEFAULT_CHUNK,
     stats: BatchStats | None = None,
+    latency_model: str = "zigzag",
 ) -> tuple[CostResult, int]:
     """Best LOMA temporal mapping of one spatial mapping, as the scalar loop would find it.
 
@@ -176,7 +177,7 @@ def search_temporal_mappings(
         tm = temporal_mapping_of(loops, row, cut_row)
         return evaluate(layer, accelerator, fractional, integer, tm,
                         access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                        spatial_mapping_array=spatial_mapping_array)
+                        spatial_mapping_array=spatial_mapping_array, latency_model=latency_model)
 
     if show_progress is None:
         show_progress = sys.stderr.isatty()
@@ -209,7 +210,7 @@ def search_temporal_mappings(
             model = BatchCostModel(
                 layer, accelerator, fractional, integer, loops,
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                spatial_mapping_array=spatial_mapping_array,
+                spatial_mapping_array=spatial_mapping_array, latency_model=latency_model,
             )
 
         if opt == "energy":

@@ -88,7 +88,27 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
             continue
         latency[sel] = lat_g
         exact[sel] &= exact_g
+    if model.latency_model == "bandwidth_bound":
+        bound, exact_bound = _port_bound(model, movement, n)
+        latency = np.where(bound > latency, latency + (bound - latency), latency)
+        exact &= exact_bound
     return latency, exact
+
+
+def _port_bound(model: BatchCostModel, movement, n):
+    """``zigzag.cost.model.loading.port_bound_cycles`` for every candidate (same float operations)."""
+    bound = np.zeros(n)
+    exact = np.ones(n, dtype=bool)
+    for port in model.setup.ports:
+        if not port.bw_max:
+            continue
+        bits = np.zeros(n)
+        for duty in port.duties:
+            flow = movement[duty.layer_op].flows[duty.level][duty.direction]
+            bits = bits + flow.count * flow.amount * flow.precision
+        exact &= bits < EXACT
+        bound = np.maximum(bound, np.ceil(bits / port.bw_max))
+    return bound, exact
 
 
 def _group_latency(model: BatchCostModel, signature, sel, n, movement_int, real, allowed):

@@ -10,6 +10,7 @@ import numpy as np
 from zigzag.cost.array import array_cost
 from zigzag.cost.batched.candidates import EXACT, LoopTable, Unsupported, prefix_products, unique_count
 from zigzag.cost.batched.latency import batch_latency
+from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
 from zigzag.cost.model.setup import Operand, layer_setup
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
@@ -76,11 +77,14 @@ class BatchCostModel:
 
     def __init__(self, layer: Layer, accelerator: Accelerator, fractional: LevelMapping, integer: LevelMapping,
                  loops: LoopTable, *, access_same_data_considered_as_no_access: bool = True,
-                 spatial_mapping_array: dict | None = None):
+                 spatial_mapping_array: dict | None = None, latency_model: str = "zigzag"):
         self.layer = layer
         self.accelerator = accelerator
         self.loops = loops
         self.flag = access_same_data_considered_as_no_access
+        if latency_model not in LATENCY_MODELS:
+            raise ValueError(f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}")
+        self.latency_model = latency_model
         setup = layer_setup(layer, accelerator)
         self.setup = setup
         frac = normalise_levels(fractional)

@@ -40,6 +40,7 @@ from zigzag.cost.model.loading import (
     OnloadingParts,
     offloading_cycles,
     onloading_cycles,
+    port_bound_cycles,
     port_loading,
     reduce_balanced,
 )
@@ -64,7 +65,11 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.vector import MAC_ARRAY, VECTOR_UNIT, VectorArray
 from zigzag.workload.layer import Layer
 
-__all__ = ["CPO", "CostDetail", "analyse", "evaluate", "reduce_balanced"]
+__all__ = ["CPO", "LATENCY_MODELS", "CostDetail", "analyse", "evaluate", "reduce_balanced"]
+
+#: the latency models (docs/models/cost-model.md#a-bandwidth-conserving-latency): ZigZag's, and ZigZag's
+#: floored at the cycles every port needs for the bits crossing it
+LATENCY_MODELS = ("zigzag", "bandwidth_bound")
 
 #: cycles per operation of a digital array, for callers that model digital cores only
 #: (zigzag.stream); an evaluation reads its own from ``Setup.cycles_per_op``.
@@ -109,6 +114,8 @@ class CostDetail:
     port_transfers: dict = field(default_factory=dict)  # (memory, port) -> [PortTransfer]
     borrowed: dict = field(default_factory=dict)  # (memory, port) -> {memory operand: (cycles, bandwidth)}
     access_same_data_considered_as_no_access: bool = True
+    latency_model: str = "zigzag"
+    port_bound_cycle: int | None = None  # the busiest port's cycles (bandwidth_bound model only)
     _setup: Setup | None = field(repr=False, default=None)
 
     def element_move_counts(self) -> dict[str, list[dict[str, int]]]:
@@ -126,6 +133,7 @@ def analyse(
     *,
     access_same_data_considered_as_no_access: bool = True,
     spatial_mapping_array: dict | None = None,
+    latency_model: str = "zigzag",
 ) -> CostDetail:
     """Evaluate one (spatial, temporal) mapping of ``layer`` on ``accelerator``, keeping the
     intermediate figures (docs/models/cost-model.md gives the computation order).
@@ -135,7 +143,10 @@ def analyse(
     ``temporal``: ``{layer op: [[(dim, size), ...] per memory level]}``, innermost first, as
     produced by the memory allocator (the stationarity merge-down is done here, docs/models/cost-model.md#temporal-mapping).
     ``spatial_mapping_array`` (``{OA dim: {layer dim: factor}}``) is only recorded.
+    ``latency_model`` is one of :data:`LATENCY_MODELS`.
     """
+    if latency_model not in LATENCY_MODELS:
+        raise ValueError(f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}")
     setup = layer_setup(layer, accelerator)
     flag = access_same_data_considered_as_no_access
 
@@ -195,6 +206,13 @@ def analyse(
     latency0 = ideal_temporal_cycle + ss_comb
     latency1 = latency0 + onload
     latency2 = latency1 + offload
+    port_bound = None
+    if latency_model == "bandwidth_bound":
+        # docs/models/cost-model.md#a-bandwidth-conserving-latency: the shortfall is on-loading
+        port_bound = port_bound_cycles(setup, movement)
+        if port_bound > latency2:
+            extra = port_bound - latency2
+            onload, latency1, latency2 = onload + extra, latency1 + extra, latency2 + extra
 
     result = CostResult(
         layer_id=layer.id,
@@ -263,6 +281,8 @@ def analyse(
         port_transfers=transfers,
         borrowed=borrowed,
         access_same_data_considered_as_no_access=flag,
+        latency_model=latency_model,
+        port_bound_cycle=port_bound,
         _setup=setup,
     )
 

@@ -149,6 +149,25 @@ def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[f
     return minimum(p1, p2), parts
 
 
+def port_bound_cycles(setup: Setup, movement) -> int:
+    """The bandwidth-conserving floor of a layer's latency (docs/models/cost-model.md#a-bandwidth-conserving-latency):
+    over every used port, the cycles it needs to carry all the bits crossing it during the layer,
+    ``ceil(sum of count x amount x precision over its duties / bandwidth_max)``, the largest of them.
+
+    ``movement`` is the fractional variant, the one the energy counts: the integer variant's
+    rounded-down unrollings can cover less than the whole layer."""
+    longest = 0
+    for port in setup.ports:
+        if not port.bw_max:  # a port without bandwidth moves nothing (as in the stall model)
+            continue
+        bits = 0
+        for duty in port.duties:
+            flow = movement[duty.layer_op].flows[duty.level][duty.direction]
+            bits = bits + flow.count * flow.amount * flow.precision
+        longest = max(longest, math.ceil(bits / port.bw_max))
+    return longest
+
+
 def offloading_cycles(setup: Setup, offloading, maximum=max) -> tuple[float, list]:
     """Final off-loading of the outputs, ports working in series (docs/models/cost-model.md#latency); ``maximum`` as in
     :func:`onloading_cycles`."""
