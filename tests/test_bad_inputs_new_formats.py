@@ -196,7 +196,7 @@ CASES = [
     case("sweep-search-too-small", sweep_config(search={"population": 2}), "config.yaml (ub)", "search.population",
          "is not a whole number of at least 4"),
     case("sweep-search-unknown-key", sweep_config(search={"seeds": 1}), "config.yaml (ub)", "search.seeds",
-         "unknown key; known keys: population, generations, seed, workers"),
+         "unknown key; known keys: method, population, generations, seed, workers"),
     case("sweep-spatial-mapping-mode", sweep_config(spatial_mapping="search"), "config.yaml (ub)", "spatial_mapping",
          "is not one of given, generate"),
     case("sweep-name-format-not-text", sweep_config(name_format=3), "config.yaml (ub)", "name_format",

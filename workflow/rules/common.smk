@@ -83,7 +83,7 @@ def spec_json(path, data):
     return spec_text(path, json_text(data))
 
 
-# The config is checked here, before any rule is built: a bad entry ends the run with its one-line
+# The config is checked here, before the rules are built; a bad entry ends the run with its one-line
 # error alone (a WorkflowError would add Snakemake's file, line and stack lines to it).
 try:
     EXPERIMENTS = {

@@ -10,8 +10,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from zigzag.report import write_reports
 
     pages = write_reports(args.folder)
-    for page in pages:
-        print(f"wrote {page}")
+    if not args.quiet:
+        for page in pages:
+            print(f"wrote {page}")
     return 0
 
 
@@ -25,6 +26,9 @@ def add_report_command(sub) -> None:
                     "breakdown. The page works offline; plotly.min.js is copied beside it once per folder.")
     report.add_argument("folder", metavar="DIR", help="results folder (e.g. results, results/stream, "
                                                       "results/hardware_sweeps/NAME or a zigzag sweep --output)")
+    from zigzag.cli import add_quiet
+
+    add_quiet(report)
     report.set_defaults(func=cmd_report)
 
 
