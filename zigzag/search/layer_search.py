@@ -36,8 +36,11 @@ def evaluate_spatial_mapping(
     options: SearchOptions,
     *,
     show_progress: bool | None = None,
+    shared=None,
 ) -> tuple[CostResult, int]:
-    """Best result over the temporal mappings of one spatial mapping, and how many were evaluated."""
+    """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
+    ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
+    same cost-free key allocated (``zigzag.cost.batched.shared``; same result)."""
     fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
     if options.temporal_mapping_search_engine == "salsa":
         from zigzag.search.salsa import salsa_search
@@ -45,6 +48,8 @@ def evaluate_spatial_mapping(
         return salsa_search(layer, accelerator, array_mapping, fractional, integer, options)
     if batched.batched_enabled():
         try:
+            if shared is not None:
+                return _shared_search(layer, accelerator, array_mapping, fractional, integer, options, shared)
             return batched.search_temporal_mappings(
                 layer,
                 accelerator,
@@ -85,14 +90,28 @@ def evaluate_spatial_mapping(
     return best, count
 
 
+def _shared_search(layer, accelerator, array_mapping, fractional, integer, options, shared):
+    from zigzag.cost.batched.shared import build_table, score_table
+
+    tables, key = shared
+    settings = dict(lpf_limit=options.lpf_limit, even=options.temporal_mapping_type == "even",
+                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                    spatial_mapping_array=array_mapping)
+    table = tables.table(key, lambda: build_table(layer, accelerator, fractional, integer, **settings))
+    return score_table(table, layer, accelerator, fractional, integer, opt=options.opt, **settings)
+
+
 def search_layer(
     layer: Layer,
     accelerator: Accelerator,
     options: SearchOptions = SearchOptions(),
     *,
     show_progress: bool | None = None,
+    shared=None,
 ) -> tuple[CostResult, LayerSearchStats]:
-    """The best evaluation of ``layer`` on ``accelerator`` under ``options``."""
+    """The best evaluation of ``layer`` on ``accelerator`` under ``options``. ``shared``:
+    ``(SharedCandidates, key)``, the key naming the layer job without its memory costs
+    (``zigzag.cost.batched.shared.cost_free_job``), to share candidates across such variants."""
     candidates = generate_spatial_mappings(
         layer,
         accelerator,
@@ -103,7 +122,9 @@ def search_layer(
     evaluations = 0
     for array_mapping in candidates:
         result, count = evaluate_spatial_mapping(
-            layer, accelerator, array_mapping, options, show_progress=show_progress
+            layer, accelerator, array_mapping, options, show_progress=show_progress,
+            # the spatial mapping itself in the key: a table is one spatial mapping's candidates
+            shared=None if shared is None else (shared[0], (shared[1], repr(array_mapping))),
         )
         evaluations += count
         best = keep_best(best, result, options.opt)

@@ -57,13 +57,13 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
 
 
 def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-              mode: str | None = None) -> dict:
+              mode: str | None = None, shared=None) -> dict:
     """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
     multi-core sweep), before constraints."""
     row = {"sweep": sweep.name, "variant": variant.name, "variant_id": variant.id,
            "workload": Path(workload).stem, **({"mode": mode} if mode else {}),
            **{k: _cell(v) for k, v in variant.parameters.items()}}
-    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode)
+    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode, shared=shared)
     row.update(figures)
     if variant.aliases:
         row["same_as"] = " ".join(variant.aliases)
@@ -77,14 +77,19 @@ def _cell(value):
     return value
 
 
-def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path) -> list[dict]:
-    """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused."""
+def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True) -> list[dict]:
+    """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
+    (``share``) variants that differ only in memory costs share mapping candidates
+    (zigzag/cost/batched/shared.py: the rows are the same without it, bit for bit)."""
+    from zigzag.cost.batched.shared import SharedCandidates
+
     parsed: dict = {}
+    shared = SharedCandidates() if share else None
     rows = []
     for variant in variants:
         for workload in sweep.workloads:
             for mode in sweep.modes or (None,):
-                rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode))
+                rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode, shared=shared))
                 logger.info("%s on %s: %s", variant.name, workload, rows[-1]["status"])
     return rows
 

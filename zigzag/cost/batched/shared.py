@@ -1,0 +1,172 @@
+"""Mapping candidates shared by hardware variants that differ only in their memories' energy costs.
+
+A layer's LOMA search on one spatial mapping enumerates the loop orderings, allocates them to the
+memory levels and computes, per candidate, the word accesses of every memory level and the
+latency. None of that reads a memory's energy per access (``r_cost``, ``w_cost``) or its area:
+they only enter at the end, as ``energy = sum(accesses x cost) + MAC energy``. So variants whose
+accelerators are equal except for those fields can share a *candidate table* -- every allocated
+candidate of every chunk with its accesses, latency and exactness flag -- and each variant only
+*re-scores* it: its energies from the table's accesses and its own costs
+(:func:`~zigzag.cost.batched.model.access_energy`, the same float operations as the unshared
+path), then the same reduction over **all** candidates (the best mapping under a criterion can
+change when the costs change, so nothing is pruned before the costs are known), then the winner
+re-evaluated with the scalar model under the variant's own accelerator. Candidates the batched
+model flags inexact are evaluated with the scalar model under that accelerator, as the unshared
+path does. The result is the unshared path's, bit for bit (tests/test_shared_candidates.py).
+
+Used by hardware sweeps (:class:`SharedCandidates`, one per batch job, in memory only).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, best_index
+from zigzag.cost.batched.allocator import BatchAllocator
+from zigzag.cost.batched.candidates import LoopTable, Unsupported, chunks, constraint_mask, temporal_mapping_of
+from zigzag.cost.batched.model import BatchCostModel, access_energy
+from zigzag.cost.model import evaluate
+
+#: the fields of a memory that only set its energy and area (not what a mapping does on it)
+COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")
+
+
+def cost_free_job(job: dict) -> dict:
+    """A layer job (``zigzag.search.jobs.layer_job``) without its memories' cost fields: the key
+    of what variants differing only in those costs share."""
+    accelerator = job["accelerator"]
+    memories = {name: {k: v for k, v in memory.items() if k not in COST_FIELDS}
+                for name, memory in accelerator["memories"].items()}
+    return {**job, "accelerator": {**accelerator, "memories": memories}}
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    ids: np.ndarray
+    cuts: dict
+    accesses: list
+    latency: np.ndarray
+    exact: np.ndarray
+
+
+@dataclass(frozen=True)
+class CandidateTable:
+    """Every allocated candidate of one layer on one spatial mapping, cost-free."""
+
+    loops: LoopTable
+    chunks: tuple[_Chunk, ...]
+    memories: tuple[str, ...]  # the memory of each (operand, level) of the accesses
+    mac_energy: float
+    count: int
+
+
+class SharedCandidates:
+    """Candidate tables kept in memory, the last ``size`` used (least recently used dropped), and
+    the last ``size`` layer results by job key (a layer repeated in a network is read once)."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.tables: OrderedDict = OrderedDict()
+        self.results: OrderedDict = OrderedDict()
+        self.built = 0
+        self.reused = 0
+
+    def result(self, key: str):
+        """The layer result kept under a job key, or None."""
+        return self.results.get(key)
+
+    def keep_result(self, key: str, result) -> None:
+        self.results[key] = result
+        if len(self.results) > self.size:
+            self.results.popitem(last=False)
+
+    def table(self, key, build):
+        if key in self.tables:
+            self.tables.move_to_end(key)
+            self.reused += 1
+            return self.tables[key]
+        table = self.tables[key] = build()
+        self.built += 1
+        if len(self.tables) > self.size:
+            self.tables.popitem(last=False)
+        return table
+
+
+def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, access_same_data_considered_as_no_access,
+                spatial_mapping_array, chunk: int = DEFAULT_CHUNK) -> CandidateTable:
+    """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
+    search would (the caller then takes the unshared path)."""
+    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
+
+    temporal = layer_temporal_loops(layer, fractional)
+    if complete_user_ordering(layer, temporal) is not None:
+        raise Unsupported("complete user temporal ordering: a single candidate")
+    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
+    loops = LoopTable(factors)
+    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
+    if not allocator.exact:
+        raise Unsupported("allocator costs too large for exact float64 integers")
+    model = None
+    kept, count = [], 0
+    for ids in chunks(loops.orderings(), loops.length, chunk):
+        if constraints:
+            ids = ids[constraint_mask(ids, loops, constraints)]
+        if not len(ids):
+            continue
+        alive, cuts = allocator.allocate(ids)
+        keep = np.nonzero(alive)[0]
+        if not keep.size:
+            continue
+        ids = ids[keep]
+        cuts = {op: c[keep] for op, c in cuts.items()}
+        count += len(ids)
+        if model is None:
+            model = BatchCostModel(layer, accelerator, fractional, integer, loops,
+                                   access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+                                   spatial_mapping_array=spatial_mapping_array)
+        accesses, latency, exact = model.evaluate_accesses(ids, cuts)
+        kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+    memories = tuple(model.level_memories()) if model is not None else ()
+    return CandidateTable(loops, tuple(kept), memories, model.mac_energy if model is not None else 0.0, count)
+
+
+def score_table(table: CandidateTable, layer, accelerator, fractional, integer, *, opt, lpf_limit, even,
+                access_same_data_considered_as_no_access, spatial_mapping_array):
+    """The best candidate of ``table`` under ``accelerator``'s costs: ``(CostResult, count)`` as
+    :func:`zigzag.cost.batched.search_temporal_mappings` returns."""
+    costs_of = {m.name: (m.r_cost, m.w_cost) for m in accelerator.memories}
+    costs = [costs_of[name] for name in table.memories]
+
+    def scalar_eval(row, cut_row):
+        return evaluate(layer, accelerator, fractional, integer, temporal_mapping_of(table.loops, row, cut_row),
+                        access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+                        spatial_mapping_array=spatial_mapping_array)
+
+    best = None
+    for part in table.chunks:
+        n = len(part.ids)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            energy, exact = access_energy(part.accesses, costs, table.mac_energy, n, part.exact)
+        latency = part.latency
+        bad = np.nonzero(~exact)[0]
+        if bad.size:  # as the unshared path: these candidates' figures come from the scalar model
+            energy, latency = energy.copy(), latency.copy()
+            for i in bad:
+                result = scalar_eval(part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()})
+                energy[i], latency[i] = result.energy_total, result.latency_total2
+        i = best_index(energy, latency, opt)
+        candidate = (float(energy[i]), float(latency[i]), part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()})
+        if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
+            best = candidate
+    if best is None:
+        from zigzag.search.loma import no_fit_error
+
+        raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
+    result = scalar_eval(best[2], best[3])
+    if result.energy_total != best[0] or result.latency_total2 != best[1]:
+        raise BatchMismatch(f"shared and scalar figures differ for layer {layer.name}: {best[0]!r}/{best[1]!r} vs "
+                            f"{result.energy_total!r}/{result.latency_total2!r}")
+    return result, table.count
