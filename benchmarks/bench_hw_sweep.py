@@ -149,8 +149,9 @@ def write_config(args: argparse.Namespace, points: list[tuple], batch_size) -> N
     whole = args.variants is None and args.grid == 10000
     config = sweep_config(points, batch_size, args.workloads, f"results/{args.write_config.stem}", product=whole)
     command = " ".join(["python benchmarks/bench_hw_sweep.py", *sys.argv[1:]])
-    what = "the whole 10,000-variant grid" if whole else f"{len(points)} variants"
-    header = (f"# {what} of benchmarks/bench_hw_sweep.py's grid (seed {args.seed}), written by\n"
+    what = "The whole 10,000-variant grid of benchmarks/bench_hw_sweep.py" if whole else \
+        f"{len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed})"
+    header = (f"# {what}, written by\n"
               f"#   {command}\n# Run: snakemake --cores 2 --configfile {args.write_config}\n")
     args.write_config.write_text(header + yaml.dump(config, Dumper=FlowListDumper, sort_keys=False, width=120))
     print(f"wrote {args.write_config}: {len(points)} variants x {len(args.workloads)} workloads, batch_size {batch_size}")
@@ -210,7 +211,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", type=int, default=None, help="run a seeded slice of this many variants")
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--batch-size", default="auto", help="variants per job (default auto)")
+    parser.add_argument("--batch-size", default="auto",
+                        help="variants per job (default auto; with --grid 10000: multiples of 10, at most 50 jobs)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
     parser.add_argument("--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)")
     parser.add_argument("--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing")
@@ -219,9 +221,12 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true",
                         help="no workflow: CPU seconds of the slice unshared and shared, in this process")
     args = parser.parse_args()
-    batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
     full = grid(args.grid)
     points = draw(args.grid, args.variants, args.seed)
+    batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    if batch_size == "auto" and args.grid == 10000:
+        # whole groups of cost settings per job (they share candidates only within a job), at most 50 jobs
+        batch_size = len(COSTS) * -(-len(points) // (len(COSTS) * 50))
     if args.write_config:
         write_config(args, points, batch_size)
         return
@@ -325,13 +330,16 @@ def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:
 
 
 def in_process(points: list[tuple], workloads: list[str]) -> None:
-    """CPU seconds of the slice evaluated unshared, then shared, each in an empty cache."""
+    """CPU seconds of the slice evaluated unshared, then shared, each in an empty cache (after a
+    warm-up variant, so that imports count in neither)."""
     from zigzag.sweep.runner import evaluate_points, variants_of
 
     sweep = _sweep_of(sweep_config(points, "auto", workloads), REPO)
     variants = variants_of(sweep)
     load = os.getloadavg()
     print(f"{len(variants)} variants x {len(workloads)} workloads in this process; load {load[0]:.2f}")
+    with tempfile.TemporaryDirectory() as cache:  # imports and first-call costs out of the timed runs
+        evaluate_points(sweep, variants[:1], cache, share=False)
     rows, seconds = {}, {}
     for share in (False, True):
         with tempfile.TemporaryDirectory() as cache:
