@@ -58,6 +58,8 @@ def test_shared_rows_equal_unshared_rows(tmp_path, opt):
     assert json.dumps(rows, sort_keys=True) == json.dumps(unshared, sort_keys=True)
     # 4 structures x the layers' spatial mappings were searched; the 3 cost siblings of each re-scored
     assert shared.built > 0 and shared.reused == 3 * shared.built
+    # winners kept by several cost siblings were re-costed, not evaluated again by the scalar model
+    assert sum(len(table.winners) for table in shared.tables.values()) < shared.built + shared.reused
 
 
 def test_rescoring_can_change_the_winner_and_stays_exact():

@@ -19,8 +19,10 @@ Used by hardware sweeps (:class:`SharedCandidates`, one per batch job, in memory
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -61,6 +63,8 @@ class CandidateTable:
     memories: tuple[str, ...]  # the memory of each (operand, level) of the accesses
     mac_energy: float
     count: int
+    #: (chunk, row) of a candidate that won for some costs -> its scalar result under those costs
+    winners: dict = field(default_factory=dict, compare=False)
 
 
 class SharedCandidates:
@@ -146,7 +150,7 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
                         spatial_mapping_array=spatial_mapping_array)
 
     best = None
-    for part in table.chunks:
+    for number, part in enumerate(table.chunks):
         n = len(part.ids)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             energy, exact = access_energy(part.accesses, costs, table.mac_energy, n, part.exact)
@@ -158,15 +162,54 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
                 result = scalar_eval(part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()})
                 energy[i], latency[i] = result.energy_total, result.latency_total2
         i = best_index(energy, latency, opt)
-        candidate = (float(energy[i]), float(latency[i]), part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()})
+        candidate = (float(energy[i]), float(latency[i]), part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()},
+                     (number, i))
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
     if best is None:
         from zigzag.search.loma import no_fit_error
 
         raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
-    result = scalar_eval(best[2], best[3])
+    known = table.winners.get(best[4])
+    if known is not None:  # this candidate won for other costs: its scalar result, re-costed
+        result = recost(known, layer, accelerator, spatial_mapping_array)
+    else:
+        result = table.winners[best[4]] = scalar_eval(best[2], best[3])
     if result.energy_total != best[0] or result.latency_total2 != best[1]:
         raise BatchMismatch(f"shared and scalar figures differ for layer {layer.name}: {best[0]!r}/{best[1]!r} vs "
                             f"{result.energy_total!r}/{result.latency_total2!r}")
     return result, table.count
+
+
+def recost(result, layer, accelerator, spatial_mapping_array):
+    """``result`` (the scalar model's, on an accelerator equal to ``accelerator`` but for its
+    memories' costs) under ``accelerator``: the memory energies from the same word accesses by
+    the scalar model's own function, and the array's figures, as ``zigzag.cost.model.analyse``
+    computes them; every other figure of a result does not read a memory's costs."""
+    from zigzag.cost.array import array_cost
+    from zigzag.cost.model.movement import memory_energy
+
+    memories = {m.name: m for m in accelerator.memories}
+    costs = SimpleNamespace(operands={
+        op: SimpleNamespace(levels=[SimpleNamespace(r_cost=memories[name].r_cost, w_cost=memories[name].w_cost)
+                                    for name in names])
+        for op, names in result.memory_names.items()})
+    mem_energy, breakdown, further = memory_energy(costs, result.memory_word_access)
+    array = array_cost(layer, accelerator, spatial_mapping_array)
+    return dataclasses.replace(
+        result,
+        layer_id=layer.id,
+        layer_name=layer.name,
+        accelerator_name=accelerator.name,
+        energy_total=mem_energy + array.mac_energy,
+        mac_energy=array.mac_energy,
+        mem_energy=mem_energy,
+        mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
+        mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
+        area_operational_array=array.area,
+        area_memories=dict(array.memory_areas),
+        mac_energy_breakdown=array.mac_energy_breakdown,
+        tclk=array.tclk,
+        tclk_breakdown=array.tclk_breakdown,
+        area_operational_array_breakdown=array.area_breakdown,
+    )
