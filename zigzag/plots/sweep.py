@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from zigzag.plots.common import _new_figure, _save
 
 #: metrics drawn against each parameter: column -> axis label
@@ -34,18 +36,21 @@ def plot_metrics_vs_parameter(rows: list[dict], parameter: str, path: str | Path
     values = [r.get(parameter) for r in ran]
     numeric = all(_number(v) is not None for v in values)
     categories = list(dict.fromkeys(str(v) for v in values))
-    workloads = list(dict.fromkeys(group_of(r) for r in ran))
+    by_group: dict[tuple, list[dict]] = {}  # (workload, status) -> its rows, in order
+    for r in ran:
+        by_group.setdefault((group_of(r), r["status"]), []).append(r)
+    workloads = list(dict.fromkeys(workload for workload, _ in by_group))
     for ax, metric in zip(axes, metrics):
         for colour, workload in enumerate(workloads):
             for status, fill in (("ok", True), ("out", False)):
-                chosen = [r for r in ran if group_of(r) == workload and r["status"] == status
-                          and _number(r.get(metric)) is not None]
+                chosen = [r for r in by_group.get((workload, status), []) if _number(r.get(metric)) is not None]
                 if not chosen:
                     continue
                 x = [_number(r.get(parameter)) if numeric else categories.index(str(r.get(parameter)))
                      for r in chosen]
                 y = [_number(r.get(metric)) for r in chosen]
-                ax.scatter(x, y, s=18, color=f"C{colour}", facecolors=None if fill else "none",
+                # float arrays: given lists, matplotlib checks every element for a mask
+                ax.scatter(np.asarray(x, dtype=float), np.asarray(y, dtype=float), s=18, color=f"C{colour}", facecolors=None if fill else "none",
                            label=workload if status == "ok" else f"{workload} (out)")
         if not numeric:
             ax.set_xticks(range(len(categories)), categories, rotation=45, ha="right")
@@ -71,7 +76,8 @@ def plot_pareto_projections(rows: list[dict], path: str | Path) -> Path:
         for ax, (flag, (x_column, y_column)) in zip(row_axes, PROJECTIONS.items()):
             points = [(_number(r.get(x_column)), _number(r.get(y_column)), r) for r in group]
             points = [p for p in points if p[0] is not None and p[1] is not None]
-            ax.scatter([p[0] for p in points], [p[1] for p in points], s=12, color="0.6")
+            ax.scatter(np.asarray([p[0] for p in points], dtype=float), np.asarray([p[1] for p in points], dtype=float),
+                       s=12, color="0.6")
             on_front = sorted((p for p in points if str(p[2].get(flag)) in ("True", "true", "1")),
                               key=lambda p: (p[0], p[1]))
             ax.plot([p[0] for p in on_front], [p[1] for p in on_front], "o-", color="C3", markersize=5)
