@@ -21,6 +21,9 @@ with the workflow's (every figure, as JSON). ``--in-process`` runs no workflow: 
 the slice twice in this process, unshared then shared, each in an empty cache, and prints the
 CPU seconds of each, the speed-up and whether every row is identical.
 
+Temporary folders come from ``tempfile`` (``TMPDIR``): on a machine whose ``/tmp`` is slow to
+create files in, ``TMPDIR=/var/tmp`` keeps the per-layer result files from timing the file system.
+
 ``--write-config FILE`` only writes the workflow config of the slice (results under
 ``results/<FILE's stem>``) and runs nothing: e.g. to run the slice through the SLURM profile
 (tools/slurm_local.sh, see docs/tutorials/cluster.md).
