@@ -65,6 +65,8 @@ class CandidateTable:
     count: int
     #: (chunk, row) of a candidate that won for some costs -> its scalar result under those costs
     winners: dict = field(default_factory=dict, compare=False)
+    #: layer name -> why no candidate fits (a table without candidates)
+    no_fit: dict = field(default_factory=dict, compare=False)
 
 
 class SharedCandidates:
@@ -166,10 +168,13 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
                      (number, i))
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
-    if best is None:
+    if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
+        from zigzag.errors import MappingError
         from zigzag.search.loma import no_fit_error
 
-        raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
+        if layer.name not in table.no_fit:
+            table.no_fit[layer.name] = str(no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit))
+        raise MappingError(table.no_fit[layer.name])
     known = table.winners.get(best[4])
     if known is not None:  # this candidate won for other costs: its scalar result, re-costed
         result = recost(known, layer, accelerator, spatial_mapping_array)
