@@ -106,3 +106,19 @@ def test_cost_free_key_keeps_everything_but_costs():
     faster = json.loads(json.dumps(job))
     faster["accelerator"]["memories"]["unified_buffer"]["ports"][0]["bandwidth_max"] *= 2
     assert job_key(cost_free_job(faster)) != job_key(cost_free_job(job))
+
+
+def test_tables_beyond_the_memory_budget_are_used_once_not_kept():
+    options = SearchOptions(lpf_limit=4)
+    accelerator = load_accelerator(str(BASE))
+    layer = load_workload(str(WORKLOAD), mapping_entries()).layers[0]
+    alone, _ = search_layer(layer, accelerator, options, show_progress=False)
+    tiny = SharedCandidates(budget=1)
+    for _ in range(2):
+        together, _ = search_layer(layer, accelerator, options, show_progress=False, shared=(tiny, "key"))
+        assert together.to_dict() == alone.to_dict()
+    assert (tiny.built, tiny.reused, len(tiny.tables), tiny.nbytes) == (2, 0, 0, 0)
+    roomy = SharedCandidates()
+    for _ in range(2):
+        search_layer(layer, accelerator, options, show_progress=False, shared=(roomy, "key"))
+    assert (roomy.built, roomy.reused, len(roomy.tables)) == (1, 1, 1) and 0 < roomy.nbytes <= roomy.budget

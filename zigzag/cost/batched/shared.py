@@ -70,35 +70,51 @@ class CandidateTable:
 
 
 class SharedCandidates:
-    """Candidate tables kept in memory, the last ``size`` used (least recently used dropped), and
-    the last ``size`` layer results by job key (a layer repeated in a network is read once)."""
+    """Candidate tables kept in memory, least recently used dropped beyond ``size`` tables or
+    ``budget`` bytes of arrays (a table larger than the budget is used once, not kept), and the
+    last ``size`` layer results by job key (a layer repeated in a network is read once)."""
 
-    def __init__(self, size: int = 512):
+    def __init__(self, size: int = 512, budget: int = 256 * 2**20):
         self.size = size
+        self.budget = budget
         self.tables: OrderedDict = OrderedDict()
         self.results: OrderedDict = OrderedDict()
+        self.nbytes = 0
         self.built = 0
         self.reused = 0
+
+    def table(self, key, build):
+        """The table kept under ``key``, else ``build()``'s (kept if it fits)."""
+        if key in self.tables:
+            self.tables.move_to_end(key)
+            self.reused += 1
+            return self.tables[key]
+        table = build()
+        self.built += 1
+        size = _nbytes(table)
+        if size <= self.budget:
+            self.tables[key] = table
+            self.nbytes += size
+            while len(self.tables) > self.size or self.nbytes > self.budget:
+                self.nbytes -= _nbytes(self.tables.popitem(last=False)[1])
+        return table
 
     def result(self, key: str):
         """The layer result kept under a job key, or None."""
         return self.results.get(key)
 
     def keep_result(self, key: str, result) -> None:
+        """Keep a layer result under its job key."""
         self.results[key] = result
         if len(self.results) > self.size:
             self.results.popitem(last=False)
 
-    def table(self, key, build):
-        if key in self.tables:
-            self.tables.move_to_end(key)
-            self.reused += 1
-            return self.tables[key]
-        table = self.tables[key] = build()
-        self.built += 1
-        if len(self.tables) > self.size:
-            self.tables.popitem(last=False)
-        return table
+
+def _nbytes(table: CandidateTable) -> int:
+    arrays = [a for part in table.chunks
+              for a in (part.ids, part.latency, part.exact, *part.cuts.values(),
+                        *(v for acc in part.accesses for v in acc.values()))]
+    return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
 
 
 def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, access_same_data_considered_as_no_access,
