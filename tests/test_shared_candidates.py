@@ -10,6 +10,7 @@ import yaml
 
 from conftest import DATA, REPO
 from zigzag.cost.batched.shared import SharedCandidates, cost_free_job
+from zigzag.cost.result import CostResult
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
@@ -61,6 +62,12 @@ def test_shared_rows_equal_unshared_rows(tmp_path, opt):
     assert shared.built > 0 and shared.reused == 3 * shared.built
     # winners kept by several cost siblings were re-costed, not evaluated again by the scalar model
     assert sum(len(table.winners) for table in shared.tables.values()) < shared.built + shared.reused
+    # the layer-result files hold to_dict()'s form, read back to the same result
+    files = sorted((tmp_path / "shared" / "results").glob("*.json"))
+    assert files
+    for path in files:
+        written = json.loads(path.read_text())["result"]
+        assert CostResult.from_dict(written).to_dict() == written
 
 
 def test_rescoring_can_change_the_winner_and_stays_exact():

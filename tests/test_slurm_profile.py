@@ -106,11 +106,13 @@ def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
     assert "Group job" not in dry_run  # a batch is one SLURM job of its own
 
 
-def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_path):
-    """config/sweep_slurm_slice.yaml (the slice tools/slurm_local.sh runs on a real SLURM) is what
-    benchmarks/bench_hw_sweep.py writes with the command in its header, and goes through the
+@pytest.mark.parametrize("name", ["sweep_slurm_slice.yaml", "sweep_10k_slurm_slice.yaml"])
+def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_path, name):
+    """The slices tools/slurm_local.sh runs on a real SLURM (config/sweep_slurm_slice.yaml of the
+    1,000 grid, config/sweep_10k_slurm_slice.yaml of the 10,000 grid) are what
+    benchmarks/bench_hw_sweep.py writes with the command in their header, and go through the
     profile as one SLURM job per batch of variants."""
-    committed = REPO / "config" / "sweep_slurm_slice.yaml"
+    committed = REPO / "config" / name
     command = committed.read_text().splitlines()[1].split()
     assert command[:3] == ["#", "python", "benchmarks/bench_hw_sweep.py"], command
     arguments = command[3:]

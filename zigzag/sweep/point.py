@@ -143,8 +143,10 @@ def _layer_result(layer, accelerator, options, cache: Path, shared):
     else:
         share = None if shared is None else (shared, job_key(cost_free_job(job)))
         result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
-        # compact JSON: the C encoder (an indented dump takes the pure-Python one, ~10x slower)
-        data = {"result": result.to_dict(), "stats": dataclasses.asdict(stats)}
+        # compact JSON: the C encoder (an indented dump takes the pure-Python one, ~10x slower); the
+        # result's fields as they are: JSON writes tuples as lists, so the text is to_dict()'s
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+        data = {"result": fields, "stats": dataclasses.asdict(stats)}
         write_text_atomic(path, json.dumps(data, separators=(",", ":")) + "\n")
         if shared is not None:
             shared.keep_result(key, result)
