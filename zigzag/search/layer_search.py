@@ -41,6 +41,13 @@ def evaluate_spatial_mapping(
     """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
     ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
     same cost-free key allocated (``zigzag.cost.batched.shared``; same result)."""
+    if shared is not None and options.temporal_mapping_search_engine != "salsa" and batched.batched_enabled():
+        try:
+            return _shared_search(layer, accelerator, array_mapping, options, shared)
+        except batched.BatchMismatch as exc:
+            logger.warning("%s; using the scalar evaluation path", exc)
+        except batched.Unsupported:
+            pass  # the unshared path below decides between the batched and the scalar search
     fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
     if options.temporal_mapping_search_engine == "salsa":
         from zigzag.search.salsa import salsa_search
@@ -48,8 +55,6 @@ def evaluate_spatial_mapping(
         return salsa_search(layer, accelerator, array_mapping, fractional, integer, options)
     if batched.batched_enabled():
         try:
-            if shared is not None:
-                return _shared_search(layer, accelerator, array_mapping, fractional, integer, options, shared)
             return batched.search_temporal_mappings(
                 layer,
                 accelerator,
@@ -90,15 +95,22 @@ def evaluate_spatial_mapping(
     return best, count
 
 
-def _shared_search(layer, accelerator, array_mapping, fractional, integer, options, shared):
+def _shared_search(layer, accelerator, array_mapping, options, shared):
+    """The batched search through a shared candidate table (the spatial mapping converted once per
+    table: the conversion reads the array, the served dimensions and the layer, never a cost)."""
     from zigzag.cost.batched.shared import build_table, score_table
 
     tables, key = shared
     settings = dict(lpf_limit=options.lpf_limit, even=options.temporal_mapping_type == "even",
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
                     spatial_mapping_array=array_mapping)
-    table = tables.table(key, lambda: build_table(layer, accelerator, fractional, integer, **settings))
-    return score_table(table, layer, accelerator, fractional, integer, opt=options.opt, **settings)
+
+    def build():
+        fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
+        return build_table(layer, accelerator, fractional, integer, **settings)
+
+    table = tables.table(key, build)
+    return score_table(table, layer, accelerator, table.fractional, table.integer, opt=options.opt, **settings)
 
 
 def search_layer(

@@ -59,6 +59,8 @@ class CandidateTable:
     """Every allocated candidate of one layer on one spatial mapping, cost-free."""
 
     loops: LoopTable
+    fractional: dict  # the spatial mapping per memory level (zigzag.mapping.spatial.convert)
+    integer: dict
     chunks: tuple[_Chunk, ...]
     memories: tuple[str, ...]  # the memory of each (operand, level) of the accesses
     mac_energy: float
@@ -152,7 +154,8 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
         accesses, latency, exact = model.evaluate_accesses(ids, cuts)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
     memories = tuple(model.level_memories()) if model is not None else ()
-    return CandidateTable(loops, tuple(kept), memories, model.mac_energy if model is not None else 0.0, count)
+    return CandidateTable(loops, fractional, integer, tuple(kept), memories,
+                          model.mac_energy if model is not None else 0.0, count)
 
 
 def score_table(table: CandidateTable, layer, accelerator, fractional, integer, *, opt, lpf_limit, even,
