@@ -1,10 +1,28 @@
 """A large hardware sweep through the workflow: a grid of 1,000 variants of the TPU-like example
 accelerator (array shape x unified-buffer size x accumulator size x buffer bandwidth) on
-ResNet-18 and MobileNetV2 at lpf_limit 6, run by ``snakemake --cores 2`` from scratch.
+ResNet-18 and MobileNetV2 at lpf_limit 6, run by ``snakemake --cores 2`` from scratch; or
+(``--grid 10000``) the 10,000-variant grid: the same 1,000 x 10 memory-cost settings (5 DRAM
+energies per access x 2 weight-register energies per access), whose
+variants differing only in those costs share their mapping candidates
+(zigzag/cost/batched/shared.py).
 
 Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
+        python benchmarks/bench_hw_sweep.py --grid 10000                  # the whole 10k grid (idle machine)
+        python benchmarks/bench_hw_sweep.py --grid 10000 --variants 200 --in-process   # CPU s, shared vs not
         python benchmarks/bench_hw_sweep.py --variants 16 --workloads inputs/workload/resnet18.onnx \
             --batch-size 4 --write-config config/sweep_slurm_slice.yaml
+        python benchmarks/bench_hw_sweep.py --grid 10000 --write-config config/sweep_10k.yaml
+
+A slice of the 10,000 grid (``--variants N``, a multiple of 10) draws N / 10 points of the
+1,000 grid and takes each with its 10 cost settings, so the slice shares as the grid does.
+After a workflow run, ``--check K`` (default 10) variants of it, drawn seeded, are evaluated
+again in this process through the unshared path in an empty cache and their rows compared
+with the workflow's (every figure, as JSON). ``--in-process`` runs no workflow: it evaluates
+the slice twice in this process, unshared then shared, each in an empty cache, and prints the
+CPU seconds of each, the speed-up and whether every row is identical.
+
+Temporary folders come from ``tempfile`` (``TMPDIR``): on a machine whose ``/tmp`` is slow to
+create files in, ``TMPDIR=/var/tmp`` keeps the per-layer result files from timing the file system.
 
 ``--write-config FILE`` only writes the workflow config of the slice (results under
 ``results/<FILE's stem>``) and runs nothing: e.g. to run the slice through the SLURM profile
@@ -43,38 +61,77 @@ BUFFERS = ["256KiB", "512KiB", "1MiB", "1536KiB", "2MiB", "3MiB", "4MiB", "6MiB"
 ACCUMULATORS = ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB"]
 BANDWIDTHS = [128, 256, 512, 1024, 2048]
 WORKLOADS = ["inputs/workload/resnet18.onnx", "inputs/workload/mobilenetv2.onnx"]
+#: the 10,000 grid's memory-cost settings: DRAM energy per access (pJ, 0.5x to 2x the example's)
+#: x weight-register energy per access (pJ); they change no mapping's accesses, only its energy
+DRAM = [975, 1462.5, 1950, 2925, 3900]
+WREG = [0.0195, 0.039]
+COSTS = [(dram, wreg) for dram in DRAM for wreg in WREG]
+GRIDS = (1000, 10000)
 
 
-def grid() -> list[tuple]:
-    """Every variant of the grid as (D1, D2, ub, acc, bw)."""
-    return [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)]
+def grid(size: int = 1000) -> list[tuple]:
+    """Every variant of the grid as (D1, D2, ub, acc, bw), with (dram, wreg) for the 10,000 grid;
+    a variant's cost settings vary fastest (variants sharing candidates are neighbours)."""
+    base = [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)]
+    return base if size == 1000 else [(*point, *cost) for point in base for cost in COSTS]
 
 
-def sweep_config(points: list[tuple], batch_size, workloads=WORKLOADS, results="results") -> dict:
-    """A workflow config with one hardware sweep over ``points`` (zipped: one variant each)."""
-    columns = list(zip(*points))
+def draw(size: int, variants: int | None, seed: int) -> list[tuple]:
+    """The grid, or a seeded slice of it (of the 10,000 grid: whole groups of cost settings)."""
+    full = grid(size)
+    if variants is None:
+        return full
+    if size == 1000:
+        return sorted(random.Random(seed).sample(full, variants))
+    if variants % len(COSTS):
+        raise SystemExit(f"--variants must be a multiple of {len(COSTS)} with --grid 10000")
+    structural = sorted(random.Random(seed).sample(grid(1000), variants // len(COSTS)))
+    return [(*point, *cost) for point in structural for cost in COSTS]
+
+
+_PARAMS = {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
+           "ub": "memories.unified_buffer.size", "acc": "memories.accumulators.size",
+           "bw": "memories.unified_buffer.ports[0].bandwidth_max"}
+_COST_PARAMS = {"dram": "memories.dram.r_cost", "wreg": "memories.w_reg.r_cost"}
+
+
+def sweep_config(points: list[tuple], batch_size, workloads=WORKLOADS, results="results", *,
+                 product: bool = False) -> dict:
+    """A workflow config with one hardware sweep over ``points`` (zipped: one variant each); with
+    ``product``, the whole 10,000 grid written as its axes instead (the same variants, same order)."""
+    costs = len(points[0]) == 7
+    names = ("D1", "D2", "ub", "acc", "bw", *(_COST_PARAMS if costs else ()))
+    if product:
+        # vary axes come first in the expansion, zip groups last, the last one fastest
+        axes = {"vary": {"ub": BUFFERS, "acc": ACCUMULATORS, "bw": BANDWIDTHS},
+                "zip": [{"D1": [d1 for d1, _ in SHAPES], "D2": [d2 for _, d2 in SHAPES]},
+                        {"dram": [d for d, _ in COSTS], "wreg": [w for _, w in COSTS]}]}
+        # the expansion's order: ub, acc, bw, shape, costs; grid() orders shape first
+    else:
+        axes = {"zip": [dict(zip(names, map(list, zip(*points))))]}
+    derive = {
+        "memories.unified_buffer.ports[1].bandwidth_max": "bw",
+        "memories.unified_buffer.r_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
+        "memories.unified_buffer.w_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
+        "memories.unified_buffer.area": "0.7 * ub",
+        "memories.accumulators.r_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
+        "memories.accumulators.w_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
+        "memories.accumulators.area": "0.7 * acc",
+        "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
+        "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
+        **({"memories.dram.w_cost": "dram", "memories.w_reg.w_cost": "wreg"} if costs else {}),
+    }
+    params = {**_PARAMS, **(_COST_PARAMS if costs else {})}
     return {
         "results": results,
         "defaults": {"lpf_limit": 6},
         "hardware_sweeps": [{
             "name": "grid",
             "base": "inputs/hardware/flow_tpu_32x32.yaml",
-            "params": {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
-                       "ub": "memories.unified_buffer.size", "acc": "memories.accumulators.size",
-                       "bw": "memories.unified_buffer.ports[0].bandwidth_max"},
-            "zip": [dict(zip(("D1", "D2", "ub", "acc", "bw"), map(list, columns)))],
-            "derive": {
-                "memories.unified_buffer.ports[1].bandwidth_max": "bw",
-                "memories.unified_buffer.r_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
-                "memories.unified_buffer.w_cost": "10 * (ub / 8KiB) ** 0.5 * 512 / 64",
-                "memories.unified_buffer.area": "0.7 * ub",
-                "memories.accumulators.r_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
-                "memories.accumulators.w_cost": "10 * (acc / 8KiB) ** 0.5 * 512 / 64",
-                "memories.accumulators.area": "0.7 * acc",
-                "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
-                "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
-            },
-            "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}",
+            "params": params,
+            **axes,
+            "derive": derive,
+            "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}" + ("-dram{dram}-wreg{wreg}" if costs else ""),
             "workloads": list(workloads),
             "mapping": "inputs/mapping/flow_tpu_array.yaml",
             "batch_size": batch_size,
@@ -92,9 +149,12 @@ FlowListDumper.add_representer(list, lambda dumper, items: dumper.represent_sequ
 
 def write_config(args: argparse.Namespace, points: list[tuple], batch_size) -> None:
     """Write the slice's workflow config to ``args.write_config``, with the command that made it."""
-    config = sweep_config(points, batch_size, args.workloads, f"results/{args.write_config.stem}")
+    whole = args.variants is None and args.grid == 10000
+    config = sweep_config(points, batch_size, args.workloads, f"results/{args.write_config.stem}", product=whole)
     command = " ".join(["python benchmarks/bench_hw_sweep.py", *sys.argv[1:]])
-    header = (f"# {len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed}), written by\n"
+    what = "The whole 10,000-variant grid of benchmarks/bench_hw_sweep.py" if whole else \
+        f"{len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed})"
+    header = (f"# {what}, written by\n"
               f"#   {command}\n# Run: snakemake --cores 2 --configfile {args.write_config}\n")
     args.write_config.write_text(header + yaml.dump(config, Dumper=FlowListDumper, sort_keys=False, width=120))
     print(f"wrote {args.write_config}: {len(points)} variants x {len(args.workloads)} workloads, batch_size {batch_size}")
@@ -154,16 +214,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", type=int, default=None, help="run a seeded slice of this many variants")
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--batch-size", default="auto", help="variants per job (default auto)")
+    parser.add_argument("--batch-size", default="auto",
+                        help="variants per job (default auto; with --grid 10000: multiples of 10, at most 50 jobs)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
     parser.add_argument("--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)")
     parser.add_argument("--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing")
+    parser.add_argument("--grid", type=int, choices=GRIDS, default=1000, help="the grid (default 1000)")
+    parser.add_argument("--check", type=int, default=10, help="variants re-evaluated unshared and compared (default 10)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="no workflow: CPU seconds of the slice unshared and shared, in this process")
     args = parser.parse_args()
+    full = grid(args.grid)
+    points = draw(args.grid, args.variants, args.seed)
     batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    full = grid()
-    points = full if args.variants is None else sorted(random.Random(args.seed).sample(full, args.variants))
+    if batch_size == "auto" and args.grid == 10000:
+        # whole groups of cost settings per job (they share candidates only within a job), at most 50 jobs
+        batch_size = len(COSTS) * -(-len(points) // (len(COSTS) * 50))
     if args.write_config:
         write_config(args, points, batch_size)
+        return
+    if args.in_process:
+        in_process(points, args.workloads)
         return
     load_before = os.getloadavg()
     started = time.perf_counter()
@@ -191,6 +262,7 @@ def main() -> None:
 
         with open(workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline="") as handle:
             statuses = [row["status"] for row in csv.DictReader(handle)]
+        identical = check_rows(workdir, args.check, args.seed) if args.check else None
     points_run = len(points) * len(args.workloads)
     share = own / (wall * args.cores)
     counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
@@ -206,6 +278,9 @@ def main() -> None:
     print(f"evaluations per second: {points_run / wall:8.3f} points (variant x workload), "
           f"{searches / wall:.2f} layer searches")
     print(f"machine load:           {load_before[0]:.2f} -> {load_after[0]:.2f} (1-minute average)")
+    if identical is not None:
+        print(f"identical to the unshared path: {identical[0]} ({identical[1]} variants x {len(args.workloads)} "
+              f"workloads re-evaluated unshared in this process, every figure compared)")
     if len(points) < len(full) and batches:
         scale = len(full) / len(points)
         evaluations = start + sum(batches) * scale / args.cores
@@ -216,6 +291,69 @@ def main() -> None:
               f"{len(full) * len(args.workloads) / low:.3f} points/s")
         print(f"  at load <= {args.cores} (a machine of its own) divide by about "
               f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
+
+
+def _sweep_of(config: dict, root: Path):
+    """The config's sweep, read with its files relative to ``root``."""
+    from zigzag.sweep.config import read_sweep
+
+    section = config["hardware_sweeps"][0]
+    section = {**section, "base": str(root / section["base"]), "mapping": str(root / section["mapping"]),
+               "workloads": [str(root / w) for w in section["workloads"]]}
+    return read_sweep(section, "benchmark", defaults=config["defaults"])
+
+
+def _comparable(rows: list[dict]) -> list[str]:
+    """Rows as JSON without the workload's folder (the runs read their inputs from different folders)."""
+    import json
+
+    return [json.dumps({**row, "workload": Path(row["workload"]).stem}, sort_keys=True) for row in rows]
+
+
+def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:
+    """Re-evaluate ``count`` seeded variants of the workflow's sweep unshared in an empty cache;
+    True when their rows equal the workflow's (from its points/*.json, every figure)."""
+    import json
+
+    from zigzag.sweep.runner import evaluate_points, variants_of
+
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    sweep = _sweep_of(config, workdir)
+    variants = variants_of(sweep)
+    sample = random.Random(seed).sample(variants, min(count, len(variants)))
+    names = {v.name for v in sample}
+    done = [row for path in sorted((workdir / "results" / "hardware_sweeps" / "grid" / "points").glob("*.json"))
+            for row in json.loads(path.read_text())["rows"] if row["variant"] in names]
+    with tempfile.TemporaryDirectory() as cache:
+        again = evaluate_points(sweep, sample, cache, share=False)
+    order = {name: i for i, name in enumerate(v.name for v in sample)}
+    done.sort(key=lambda row: (order[row["variant"]], row["workload"]))
+    again.sort(key=lambda row: (order[row["variant"]], row["workload"]))
+    return _comparable(done) == _comparable(again), len(sample)
+
+
+def in_process(points: list[tuple], workloads: list[str]) -> None:
+    """CPU seconds of the slice evaluated unshared, then shared, each in an empty cache (after a
+    warm-up variant, so that imports count in neither)."""
+    from zigzag.sweep.runner import evaluate_points, variants_of
+
+    sweep = _sweep_of(sweep_config(points, "auto", workloads), REPO)
+    variants = variants_of(sweep)
+    load = os.getloadavg()
+    print(f"{len(variants)} variants x {len(workloads)} workloads in this process; load {load[0]:.2f}")
+    with tempfile.TemporaryDirectory() as cache:  # imports and first-call costs out of the timed runs
+        evaluate_points(sweep, variants[:1], cache, share=False)
+    rows, seconds = {}, {}
+    for share in (False, True):
+        with tempfile.TemporaryDirectory() as cache:
+            started = time.process_time()
+            rows[share] = evaluate_points(sweep, variants, cache, share=share)
+            seconds[share] = time.process_time() - started
+            searches = len(list(Path(cache, "results").glob("*.json")))
+        print(f"{'shared' if share else 'unshared':9s} {seconds[share]:8.1f} CPU s ({seconds[share] / len(variants):.3f} "
+              f"per variant; {searches} layer results)")
+    print(f"speed-up: {seconds[False] / seconds[True]:.2f}x; identical rows: {rows[False] == rows[True]}; "
+          f"load now {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

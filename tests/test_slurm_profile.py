@@ -106,11 +106,13 @@ def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
     assert "Group job" not in dry_run  # a batch is one SLURM job of its own
 
 
-def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_path):
-    """config/sweep_slurm_slice.yaml (the slice tools/slurm_local.sh runs on a real SLURM) is what
-    benchmarks/bench_hw_sweep.py writes with the command in its header, and goes through the
+@pytest.mark.parametrize("name", ["sweep_slurm_slice.yaml", "sweep_10k_slurm_slice.yaml"])
+def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_path, name):
+    """The slices tools/slurm_local.sh runs on a real SLURM (config/sweep_slurm_slice.yaml of the
+    1,000 grid, config/sweep_10k_slurm_slice.yaml of the 10,000 grid) are what
+    benchmarks/bench_hw_sweep.py writes with the command in their header, and go through the
     profile as one SLURM job per batch of variants."""
-    committed = REPO / "config" / "sweep_slurm_slice.yaml"
+    committed = REPO / "config" / name
     command = committed.read_text().splitlines()[1].split()
     assert command[:3] == ["#", "python", "benchmarks/bench_hw_sweep.py"], command
     arguments = command[3:]
@@ -126,3 +128,28 @@ def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_
     dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run")
     counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
     assert counts == {"sweep_batch": str(-(-variants // sweep["batch_size"])), "sweep_collect": "1"}
+
+
+def test_whole_10000_variant_grid_dry_runs_through_the_profile(tmp_path):
+    """config/sweep_10k.yaml (the whole grid of benchmarks/bench_hw_sweep.py --grid 10000) is what
+    the benchmark writes with the command in its header, and its dry run through the profile is one
+    SLURM job per batch of 200 variants (all 10,000 in the batch files), then the tables."""
+    import json
+
+    committed = REPO / "config" / "sweep_10k.yaml"
+    arguments = committed.read_text().splitlines()[1].split()[3:]
+    written = tmp_path / committed.name
+    arguments[arguments.index("--write-config") + 1] = str(written)
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
+                   check=True, capture_output=True, cwd=REPO)
+    config = yaml.safe_load(committed.read_text())
+    assert yaml.safe_load(written.read_text()) == config
+    (tmp_path / "inputs").symlink_to(REPO / "inputs")
+    dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run")
+    counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
+    assert counts == {"sweep_batch": "50", "sweep_collect": "1"}
+    batches = re.findall(r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE)
+    assert len(batches) == 50 and all("runtime=120" in resources for resources in batches)
+    files = sorted((tmp_path / config["results"] / ".cache" / "sweeps" / "grid").glob("*.json"))
+    names = [v["name"] for path in files for v in json.loads(path.read_text())["variants"]]
+    assert len(files) == 50 and len(names) == len(set(names)) == 10000

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from zigzag.plots.common import _new_figure, _save
 from zigzag.plots.units import axis_label
 
@@ -38,18 +40,21 @@ def plot_metrics_vs_parameter(rows: list[dict], parameter: str, path: str | Path
     numeric = all(_number(v) is not None for v in values)
     unit, per_unit = size_unit([_number(v) for v in values]) if size and numeric else ("", 1.0)
     categories = list(dict.fromkeys(str(v) for v in values))
-    workloads = list(dict.fromkeys(group_of(r) for r in ran))
+    by_group: dict[tuple, list[dict]] = {}  # (workload, status) -> its rows, in order
+    for r in ran:
+        by_group.setdefault((group_of(r), r["status"]), []).append(r)
+    workloads = list(dict.fromkeys(workload for workload, _ in by_group))
     for ax, metric in zip(axes, metrics):
         for colour, workload in enumerate(workloads):
             for status, fill in (("ok", True), ("out", False)):
-                chosen = [r for r in ran if group_of(r) == workload and r["status"] == status
-                          and _number(r.get(metric)) is not None]
+                chosen = [r for r in by_group.get((workload, status), []) if _number(r.get(metric)) is not None]
                 if not chosen:
                     continue
                 x = [_number(r.get(parameter)) / per_unit if numeric else categories.index(str(r.get(parameter)))
                      for r in chosen]
                 y = [_number(r.get(metric)) for r in chosen]
-                ax.scatter(x, y, s=18, color=f"C{colour}", facecolors=None if fill else "none",
+                # float arrays: given lists, matplotlib checks every element for a mask
+                ax.scatter(np.asarray(x, dtype=float), np.asarray(y, dtype=float), s=18, color=f"C{colour}", facecolors=None if fill else "none",
                            label=workload if status == "ok" else f"{workload} (out)")
         if not numeric:
             ax.set_xticks(range(len(categories)), categories, rotation=45, ha="right")

@@ -38,8 +38,18 @@ def evaluate_spatial_mapping(
     options: SearchOptions,
     *,
     show_progress: bool | None = None,
+    shared=None,
 ) -> tuple[CostResult, int]:
-    """Best result over the temporal mappings of one spatial mapping, and how many were evaluated."""
+    """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
+    ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
+    same cost-free key allocated (``zigzag.cost.batched.shared``; same result)."""
+    if shared is not None and options.temporal_mapping_search_engine != "salsa" and batched.batched_enabled():
+        try:
+            return _shared_search(layer, accelerator, array_mapping, options, shared)
+        except batched.BatchMismatch as exc:
+            logger.warning("%s; using the scalar evaluation path", exc)
+        except batched.Unsupported:
+            pass  # the unshared path below decides between the batched and the scalar search
     fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
     if options.temporal_mapping_search_engine == "salsa":
         from zigzag.search.salsa import salsa_search
@@ -88,26 +98,48 @@ def evaluate_spatial_mapping(
     return best, count
 
 
+def _shared_search(layer, accelerator, array_mapping, options, shared):
+    """The batched search through a shared candidate table (the spatial mapping converted once per
+    table: the conversion reads the array, the served dimensions and the layer, never a cost)."""
+    from zigzag.cost.batched.shared import build_table, score_table
+
+    tables, key = shared
+    settings = dict(lpf_limit=options.lpf_limit, even=options.temporal_mapping_type == "even",
+                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+                    spatial_mapping_array=array_mapping)
+
+    def build():
+        fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
+        return build_table(layer, accelerator, fractional, integer, **settings)
+
+    table = tables.table(key, build)
+    return score_table(table, layer, accelerator, table.fractional, table.integer, opt=options.opt, **settings)
+
+
 def search_layer(
     layer: Layer,
     accelerator: Accelerator,
     options: SearchOptions = SearchOptions(),
     *,
     show_progress: bool | None = None,
+    shared=None,
 ) -> tuple[CostResult, LayerSearchStats]:
     """The best evaluation of ``layer`` on ``accelerator`` under ``options``: on the MAC array, or
-    for a vector layer on the accelerator's vector unit (docs/models/operators.md)."""
+    for a vector layer on the accelerator's vector unit (docs/models/operators.md). ``shared``:
+    ``(SharedCandidates, key)``, the key naming the layer job without its memory costs
+    (``zigzag.cost.batched.shared.cost_free_job``), to share candidates across such variants."""
     unit = compute_unit(layer, accelerator)
     if unit == UNCOSTED:
         raise InputError(None, f"layer '{layer.name}'", f"its operation class '{layer.vector_op}' runs on no unit of "
                          f"accelerator '{accelerator.name}'; declare a vector_unit with operations.{layer.vector_op}")
     if unit == VECTOR_UNIT:
         layer, accelerator = on_vector_unit(layer, accelerator)
-    return _search(layer, accelerator, options, show_progress)
+        shared = None  # candidates are shared between views of the MAC array only
+    return _search(layer, accelerator, options, show_progress, shared)
 
 
-def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions,
-            show_progress: bool | None) -> tuple[CostResult, LayerSearchStats]:
+def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions, show_progress: bool | None,
+            shared) -> tuple[CostResult, LayerSearchStats]:
     candidates = generate_spatial_mappings(
         layer,
         accelerator,
@@ -118,7 +150,9 @@ def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions,
     evaluations = 0
     for array_mapping in candidates:
         result, count = evaluate_spatial_mapping(
-            layer, accelerator, array_mapping, options, show_progress=show_progress
+            layer, accelerator, array_mapping, options, show_progress=show_progress,
+            # the spatial mapping itself in the key: a table is one spatial mapping's candidates
+            shared=None if shared is None else (shared[0], (shared[1], repr(array_mapping))),
         )
         evaluations += count
         best = keep_best(best, result, options.opt)

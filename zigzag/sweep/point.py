@@ -70,12 +70,14 @@ def load_point_workload(workload: str, changes: dict, entries: list, options: di
 
 
 def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-                   mode: str | None = None, changes: dict | None = None) -> dict:
+                   mode: str | None = None, changes: dict | None = None, shared=None) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
-    the workload fields of this point (``workload_vary``)."""
+    the workload fields of this point (``workload_vary``); ``shared``: a
+    :class:`~zigzag.cost.batched.shared.SharedCandidates` kept by the caller, so variants that
+    differ only in memory costs re-score one another's mapping candidates (same rows)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
         return {"status": "invalid", "reason": variant.problem}
@@ -86,7 +88,7 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
             row.update(evaluate_multicore(sweep, variant, workload, mode, Path(cache)))
         else:
             row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {},
-                                 changes or {}))
+                                 changes or {}, shared))
     except (InputError, MappingError) as exc:
         row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
     except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported
@@ -95,7 +97,7 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
     return row
 
 
-def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict) -> dict:
+def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared) -> dict:
     from zigzag.cost.result import sum_results
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.legacy_hardware import upgrade_accelerator
@@ -133,7 +135,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     per_layer = layer_accelerators(network, accelerator, options)
     with grouped_layer_warnings():  # one line per repeated warning, with the layers it concerns
         layers = evaluated_layers(network.layers, accelerator)
-        results = [_layer_result(layer, per_layer[layer.id], options, cache) for layer in layers]
+        results = [_layer_result(layer, per_layer[layer.id], options, cache, shared) for layer in layers]
     total = sum_results(results)
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
@@ -162,21 +164,35 @@ def _token_columns(layers: list, total, accelerators, inference) -> dict:
     return columns
 
 
-def _layer_result(layer, accelerator, options, cache: Path):
+def _layer_result(layer, accelerator, options, cache: Path, shared):
     import dataclasses
 
+    from zigzag.cost.batched.shared import cost_free_job
     from zigzag.cost.result import CostResult
-    from zigzag.io.atomic import write_json_atomic
+    from zigzag.io.atomic import write_text_atomic
     from zigzag.search.layer_search import search_layer
 
-    key = job_key(layer_job(layer, accelerator, options))
+    job = layer_job(layer, accelerator, options)
+    key = job_key(job)
     path = cache / "results" / f"{key}.json"
-    if path.exists():
+    result = None if shared is None else shared.result(key)
+    if result is not None:  # this job's result, already computed or read by this batch
+        pass
+    elif path.exists():
         cached = json.loads(path.read_text())
         if "failed" in cached:  # the workflow recorded that no mapping fits (zigzag/steps/failures.py)
             raise MappingError(cached["failed"]["reason"])
         result = CostResult.from_dict(cached["result"])
+        if shared is not None:
+            shared.keep_result(key, result)
     else:
-        result, stats = search_layer(layer, accelerator, options, show_progress=False)
-        write_json_atomic(path, {"result": result.to_dict(), "stats": dataclasses.asdict(stats)})
+        share = None if shared is None else (shared, job_key(cost_free_job(job)))
+        result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
+        # compact JSON: the C encoder (an indented dump takes the pure-Python one, ~10x slower); the
+        # result's fields as they are: JSON writes tuples as lists, so the text is to_dict()'s
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+        data = {"result": fields, "stats": dataclasses.asdict(stats)}
+        write_text_atomic(path, json.dumps(data, separators=(",", ":")) + "\n")
+        if shared is not None:
+            shared.keep_result(key, result)
     return dataclasses.replace(result, layer_id=layer.id, layer_name=layer.name)

@@ -94,9 +94,15 @@ def _dominates(a: tuple, b: tuple) -> bool:
 
 def front(rows: list[dict], columns: tuple[str, ...]) -> list[int]:
     """Indices of the rows on the Pareto front (minimising ``columns``; rows missing one are left out)."""
-    points = [(i, tuple(row[c] for c in columns)) for i, row in enumerate(rows)
+    points = [(tuple(row[c] for c in columns), i) for i, row in enumerate(rows)
               if all(row.get(c) is not None for c in columns)]
-    return [i for i, p in points if not any(_dominates(q, p) for _, q in points)]
+    # in lexicographic order a point's dominators come before it, and a dominated dominator has a
+    # dominator on the front (dominance is transitive): comparing with the front found so far is enough
+    kept: list[tuple] = []
+    for p, i in sorted(points):
+        if not any(_dominates(q, p) for q, _ in kept):
+            kept.append((p, i))
+    return sorted(i for _, i in kept)
 
 
 def mark_fronts(rows: list[dict]) -> list[dict]:

@@ -57,7 +57,7 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
 
 
 def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-              mode: str | None = None, changes: dict | None = None) -> dict:
+              mode: str | None = None, changes: dict | None = None, shared=None) -> dict:
     """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
     multi-core sweep; with the workload fields ``changes`` of a ``workload_vary`` point), before
     constraints."""
@@ -65,7 +65,8 @@ def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, 
            "workload": _stem(workload), **({"mode": mode} if mode else {}),
            **({"workload_point": point_label(changes), **{k: _cell(v) for k, v in changes.items()}} if changes else {}),
            **{k: _cell(v) for k, v in variant.parameters.items()}}
-    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode, changes=changes)
+    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode, changes=changes,
+                             shared=shared)
     figures = {k: v for k, v in figures.items() if k not in (changes or {}) or k in ("status", "reason")}
     row.update(figures)
     if variant.aliases:
@@ -89,16 +90,21 @@ def _cell(value):
     return value
 
 
-def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path) -> list[dict]:
-    """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused."""
+def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True) -> list[dict]:
+    """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
+    (``share``) variants that differ only in memory costs share mapping candidates
+    (zigzag/cost/batched/shared.py: the rows are the same without it, bit for bit)."""
+    from zigzag.cost.batched.shared import SharedCandidates
+
     parsed: dict = {}
+    shared = SharedCandidates() if share else None
     rows = []
     for variant in variants:
         for workload in sweep.workloads:
             for changes in workload_points(sweep):
                 for mode in sweep.modes or (None,):
                     rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode,
-                                          changes=changes))
+                                          changes=changes, shared=shared))
                     logger.info("%s on %s %s: %s", variant.name, workload, point_label(changes), rows[-1]["status"])
     return rows
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import re
 from typing import Any
 
@@ -24,6 +25,11 @@ def parse_path(path: str) -> tuple[str | int, ...]:
     """``"memories.sb.ports[0].bandwidth_max"`` -> ``("memories", "sb", "ports", 0, "bandwidth_max")``."""
     if not isinstance(path, str) or not path:
         raise PathError(f"{path!r} is not a path; write keys separated by dots, e.g. memories.sb.size")
+    return _parse_path(path)
+
+
+@functools.lru_cache(maxsize=4096)  # a sweep writes the same few paths into every variant
+def _parse_path(path: str) -> tuple[str | int, ...]:
     steps: list[str | int] = []
     for part in path.split("."):
         match = _STEP.fullmatch(part)

@@ -15,6 +15,7 @@ energies (``3uJ``, ``100pJ``). Each unit converts to the base unit of its kind (
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 import re
@@ -74,6 +75,11 @@ def parse(text: str) -> ast.expr:
     if it does not parse or uses anything outside the whitelist."""
     if not isinstance(text, str):
         raise ExpressionError(f"{text!r} is not an expression; write it as text, e.g. 'D1 * D2 * 8'")
+    return _parse(text)
+
+
+@functools.lru_cache(maxsize=4096)  # a sweep evaluates the same few expressions for every variant (trees are not changed)
+def _parse(text: str) -> ast.expr:
     source = _QUANTITY.sub(lambda m: f"({_whole(float(m.group(1)) * UNITS[m.group(2)][1])!r})", text)
     try:
         tree = ast.parse(source.strip(), mode="eval").body

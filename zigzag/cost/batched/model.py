@@ -301,6 +301,16 @@ class BatchCostModel:
             return self._evaluate(ids, cuts, latency)
 
     def _evaluate(self, ids, cuts, latency):
+        n = ids.shape[0]
+        accesses, exact, movement, movement_int = self._parts(ids, cuts, latency)
+        energy, exact = access_energy(accesses, self.level_costs(), self.mac_energy, n, exact)
+        if not latency:
+            return energy, None, exact
+        lat, exact_lat = batch_latency(self, movement, movement_int, n)
+        return energy, lat, exact & exact_lat
+
+    def _parts(self, ids, cuts, latency):
+        """Word accesses, exactness flags and the data movement (fractional, integer) of the candidates."""
         n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
@@ -329,9 +339,30 @@ class BatchCostModel:
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
         exact &= ~self._zero_extent
-        # docs/models/cost-model.md#data-movement word accesses and docs/models/cost-model.md#energy energy (fractional variant)
-        energy = np.zeros(n)
-        integer_costs = False
+        return self._accesses(movement, n, exact), exact, movement, movement_int
+
+    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray]):
+        """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
+        ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
+        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does."""
+        n = ids.shape[0]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True)
+            lat, exact_lat = batch_latency(self, movement, movement_int, n)
+        return accesses, lat, exact & exact_lat
+
+    def level_costs(self) -> list[tuple]:
+        """``(r_cost, w_cost)`` of every (operand, level) in the order of :meth:`_accesses`."""
+        return [(lv.r_cost, lv.w_cost) for info in self.ops.values() for lv in info.operand.levels]
+
+    def level_memories(self) -> list[str]:
+        """The memory of every (operand, level), in the order of :meth:`level_costs`."""
+        return [lv.memory.name for info in self.ops.values() for lv in info.operand.levels]
+
+    def _accesses(self, movement, n, exact):
+        """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
+        clears ``exact`` where a figure leaves the exact range."""
+        accesses = []
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -355,22 +386,29 @@ class BatchCostModel:
                     value = np.where(moving, np.trunc(value), 0.0)
                     exact &= value < EXACT
                     acc[d] = value
-                e_th = acc["th"] * lv.r_cost
-                e_fh = acc["fh"] * lv.w_cost
-                e_tl = acc["tl"] * lv.r_cost
-                e_fl = acc["fl"] * lv.w_cost
-                if not (isinstance(lv.r_cost, float) and isinstance(lv.w_cost, float)):
-                    integer_costs = True
-                energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
-        if integer_costs:
-            # the scalar model sums Python ints exactly: stay where float64 does too
-            exact &= energy < EXACT
-        energy = energy + self.mac_energy
-        if not latency:
-            return energy, None, exact
+                accesses.append(acc)
+        return accesses
 
-        lat, exact_lat = batch_latency(self, movement, movement_int, n)
-        return energy, lat, exact & exact_lat
+
+def access_energy(accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray):
+    """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
+    and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
+    ``exact`` narrowed where integer costs leave the exact range; the same float operations in
+    the same order whoever calls it, so equal inputs give bit-identical energies."""
+    energy = np.zeros(n)
+    integer_costs = False
+    for acc, (r_cost, w_cost) in zip(accesses, costs):
+        e_th = acc["th"] * r_cost
+        e_fh = acc["fh"] * w_cost
+        e_tl = acc["tl"] * r_cost
+        e_fl = acc["fl"] * w_cost
+        if not (isinstance(r_cost, float) and isinstance(w_cost, float)):
+            integer_costs = True
+        energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
+    if integer_costs:
+        # the scalar model sums Python ints exactly: stay where float64 does too
+        exact = exact & (energy < EXACT)
+    return energy + mac_energy, exact
 
 
 def _pr_step(st, rel, hit, is_a, size, pr_size):
