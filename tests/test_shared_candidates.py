@@ -55,7 +55,7 @@ def test_shared_rows_equal_unshared_rows(tmp_path, opt):
     assert len(variants) == 24
     unshared = evaluate_points(sweep, variants, tmp_path / "unshared", share=False)
     shared = SharedCandidates()
-    rows = [point_row(sweep, v, w, tmp_path / "shared", shared=shared) for v in variants for w in sweep.workloads]
+    rows = [point_row(sweep, v, w, tmp_path / "with_sharing", shared=shared) for v in variants for w in sweep.workloads]
     assert sorted(r["status"] for r in rows) == ["infeasible"] * 8 + ["ok"] * 16
     assert json.dumps(rows, sort_keys=True) == json.dumps(unshared, sort_keys=True)
     # 6 structures x the layers' spatial mappings were searched; the 3 cost siblings of each re-scored
@@ -63,7 +63,7 @@ def test_shared_rows_equal_unshared_rows(tmp_path, opt):
     # winners kept by several cost siblings were re-costed, not evaluated again by the scalar model
     assert sum(len(table.winners) for table in shared.tables.values()) < shared.built + shared.reused
     # the layer-result files hold to_dict()'s form, read back to the same result
-    files = sorted((tmp_path / "shared" / "results").glob("*.json"))
+    files = sorted((tmp_path / "with_sharing" / "results").glob("*.json"))
     assert files
     for path in files:
         written = json.loads(path.read_text())["result"]

@@ -168,10 +168,9 @@ def _front(points: np.ndarray) -> np.ndarray:
 
 
 def _volume(points: np.ndarray, reference: np.ndarray) -> float:
-    import moocore
+    from zigzag.sweep.hypervolume import hypervolume
 
-    inside = points[np.all(points < reference, axis=1)]
-    return float(moocore.hypervolume(inside, ref=reference)) if len(inside) else 0.0
+    return hypervolume(points, reference)
 
 
 def _gains(predicted: np.ndarray, front: np.ndarray, reference: np.ndarray) -> np.ndarray:

@@ -1,37 +1,22 @@
 """The hypervolume of a Pareto front (minimised objectives): the volume it dominates up to a
-reference point. Exact, by slicing along the first objective (fronts of a few thousand points)."""
+reference point, computed by the moocore library (exact)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-def _area(points: list[tuple[float, float]], reference: tuple[float, float]) -> float:
-    """The 2-D area dominated by ``points`` up to ``reference``."""
-    area, best = 0.0, reference[1]
-    for y, z in sorted(points):
-        if z < best:
-            area += (reference[0] - y) * (best - z)
-            best = z
-    return area
+import numpy as np
 
 
 def hypervolume(points: Sequence[Sequence[float]], reference: Sequence[float]) -> float:
-    """The volume dominated by ``points`` (2 or 3 objectives, all minimised) and bounded by
-    ``reference``; points not better than the reference in every objective add nothing."""
-    inside = sorted(tuple(map(float, p)) for p in points if all(v < r for v, r in zip(p, reference)))
-    if not inside:
+    """The volume dominated by ``points`` (all objectives minimised) and bounded by ``reference``;
+    points not better than the reference in every objective add nothing."""
+    import moocore
+
+    inside = np.array([tuple(map(float, p)) for p in points if all(v < r for v, r in zip(p, reference))])
+    if not len(inside):
         return 0.0
-    if len(reference) == 2:
-        return _area(inside, tuple(reference))
-    if len(reference) != 3:
-        raise ValueError("hypervolume: 2 or 3 objectives")
-    volume = 0.0
-    for i, point in enumerate(inside):
-        upper = inside[i + 1][0] if i + 1 < len(inside) else reference[0]
-        if upper > point[0]:
-            volume += (upper - point[0]) * _area([p[1:] for p in inside[:i + 1]], tuple(reference[1:]))
-    return volume
+    return float(moocore.hypervolume(inside, ref=np.asarray(reference, dtype=float)))
 
 
 def normalised(points: Sequence[Sequence[float]], lower: Sequence[float], upper: Sequence[float]) -> list[tuple]:
