@@ -42,6 +42,18 @@ def _check_inputs(hardware: str, workload: str, mapping: str, mode: str) -> None
         raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
 
 
+def _saved_result(hardware: str, workload: str, mapping: str, mode: str, experiment_id: str, output_path: str,
+                  skip_if_exists: bool) -> tuple[Path, StreamCostModelEvaluation | None]:
+    """The checked inputs' result folder, and its saved schedule when ``skip_if_exists`` finds one."""
+    _check_inputs(hardware, workload, mapping, mode)
+    folder = Path(output_path) / experiment_id
+    folder.mkdir(parents=True, exist_ok=True)
+    if skip_if_exists and (folder / "scme.pickle").exists():
+        with open(folder / "scme.pickle", "rb") as handle:
+            return folder, pickle.load(handle)
+    return folder, None
+
+
 def optimize_allocation_ga(
     hardware: str,
     workload: str,
@@ -65,13 +77,9 @@ def optimize_allocation_ga(
     may use several processes (``workers``), and also writes the whole front and the chosen
     allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there.
     """
-    _check_inputs(hardware, workload, mapping, mode)
-    folder = Path(output_path) / experiment_id
-    folder.mkdir(parents=True, exist_ok=True)
-    scme_path = folder / "scme.pickle"
-    if skip_if_exists and scme_path.exists():
-        with open(scme_path, "rb") as handle:
-            return pickle.load(handle)
+    folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
+    if saved is not None:
+        return saved
     answers = MainStage(
         STAGES, accelerator=hardware, workload_path=workload, mapping_path=mapping, loma_lpf_limit=6,
         nb_ga_generations=nb_ga_generations, nb_ga_individuals=nb_ga_individuals, mode=mode,
@@ -80,7 +88,7 @@ def optimize_allocation_ga(
     ).run()
     scme, search = answers[0]
     search.write(folder)
-    with open(scme_path, "wb") as handle:
+    with open(folder / "scme.pickle", "wb") as handle:
         pickle.dump(scme, handle)
     return scme
 
@@ -107,13 +115,9 @@ def optimize_allocation_co(
     (Stream's fixed place, relative to the working directory). Ours: ``time_limit`` seconds and
     ``gap`` relative optimality gap per layer stack.
     """
-    _check_inputs(hardware, workload, mapping, mode)
-    folder = Path(output_path) / experiment_id
-    folder.mkdir(parents=True, exist_ok=True)
-    scme_path = folder / "scme.pickle"
-    if skip_if_exists and scme_path.exists():
-        with open(scme_path, "rb") as handle:
-            return pickle.load(handle)
+    folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
+    if saved is not None:
+        return saved
     post = Path("outputs") / experiment_id / "cost_lut_post_co.pickle"
     post.parent.mkdir(parents=True, exist_ok=True)
     answers = MainStage(
@@ -123,6 +127,6 @@ def optimize_allocation_co(
         cost_lut_post_co_path=str(post), operands_to_prefetch=[], co_time_limit=time_limit, co_gap=gap,
     ).run()
     scme, _ = answers[0]
-    with open(scme_path, "wb") as handle:
+    with open(folder / "scme.pickle", "wb") as handle:
         pickle.dump(scme, handle)
     return scme

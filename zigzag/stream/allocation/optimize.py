@@ -20,14 +20,12 @@ from pathlib import Path
 import yaml
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.search.options import SearchOptions
 from zigzag.stream.allocation.constraint import CoAllocation, allocate, co_mapping, parts_table
-from zigzag.stream.allocation.genes import build_allocation_problem
+from zigzag.stream.allocation.search import allocation_inputs
 from zigzag.stream.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
-from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.mapping import StreamMapping, load_stream_mapping, parse_stream_mapping
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.run import run_stream
@@ -98,16 +96,11 @@ def optimize_co(
     solve early.
     """
     begin = time.perf_counter()
-    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
-    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     parsed = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
-    graph = cn_graph_from_files(hardware, workload, parsed, mode, stacks, cwd=cwd)
-    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
-                                      cache=cache, lut_path=cost_lut_path)
-    build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
-                             name=Path(str(workload)).stem)
-    if cost_lut_path is not None:
-        table.save()
+    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
+    hardware, graph, table, _ = allocation_inputs(accelerator, workload, parsed, mode, stacks, lpf_limit=lpf_limit,
+                                                  cache=cache, cost_lut_path=cost_lut_path,
+                                                  operands_to_prefetch=operands_to_prefetch, cwd=cwd)
     return allocate_and_schedule(graph, hardware, table, workload, parsed, mode, stacks, time_limit=time_limit,
                                  gap=gap, lpf_limit=lpf_limit, cache=cache, operands_to_prefetch=operands_to_prefetch,
                                  output=output, cwd=cwd, began=begin)

@@ -122,6 +122,23 @@ class AllocationSearch:
         return {name: out / name for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")}
 
 
+def allocation_inputs(accelerator, workload, mapping, mode: str, layer_stacks, *, lpf_limit: int = 6,
+                      cache=None, cost_lut_path=None, operands_to_prefetch: Sequence[str] = (), cwd: str | None = None
+                      ) -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
+    """What an allocation method starts from: the accelerator, the CN graph, the cost table filled
+    for every candidate core of the layers to allocate (saved to ``cost_lut_path``), the problem."""
+    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
+    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
+    graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
+    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
+                                      cache=cache, lut_path=cost_lut_path)
+    problem = build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
+                                       name=Path(str(workload)).stem)
+    if cost_lut_path is not None:
+        table.save()
+    return hardware, graph, table, problem
+
+
 def search_allocation(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
@@ -152,15 +169,9 @@ def search_allocation(
         from zigzag.errors import InputError
 
         raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")
-    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
-    stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
-    graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
-    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
-                                      cache=cache, lut_path=cost_lut_path)
-    problem = build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
-                                       name=Path(str(workload)).stem)
-    if cost_lut_path is not None:
-        table.save()
+    hardware, graph, table, problem = allocation_inputs(accelerator, workload, mapping, mode, layer_stacks,
+                                                        lpf_limit=lpf_limit, cache=cache, cost_lut_path=cost_lut_path,
+                                                        operands_to_prefetch=operands_to_prefetch, cwd=cwd)
     front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
     result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front,
                               stats, choose, tuple(operands_to_prefetch))
