@@ -313,13 +313,13 @@ def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
 
 @pytest.mark.slow
 def test_the_workflow_writes_the_report_page_last(workflow_run, tmp_path):
-    """The workflow's last rule writes results/report.html beside one plotly.min.js; in Chromium
+    """The workflow's last rule writes results/report.html beside one packed plotly.js; in Chromium
     every view of it draws without a console error."""
     from test_report_page import browser, check_views, open_report
 
     page = workflow_run / "results" / "report.html"
-    assert '<script id="plotly-script" src="plotly.min.js" async></script>' in page.read_text()
-    assert (workflow_run / "results" / "plotly.min.js").exists()
+    assert '<script id="plotly-script" src="plotly.gz.js" async></script>' in page.read_text()
+    assert (workflow_run / "results" / "plotly.gz.js").exists()
     assert "wrote results/report.html" in (workflow_run / "results" / "logs" / "report_page.log").read_text()
     driver = browser(tmp_path / "profile")
     try:

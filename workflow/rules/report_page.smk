@@ -1,7 +1,7 @@
 # The run's last rule: the interactive HTML report of every results folder (docs/getting-started.md):
 # results/report.html for the experiments, results/stream/report.html for the multi-core
 # experiments and results/hardware_sweeps/<name>/report.html per hardware sweep, each beside one
-# shared plotly.min.js. Every table and figure is written first; the page works offline.
+# copy of plotly.js. Every table and figure is written first; the page works offline.
 
 REPORT_INPUTS = (
     ([f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [])

@@ -23,7 +23,7 @@ def add_report_command(sub) -> None:
         description="Write DIR/report.html (and one per results folder below it: stream/, hardware_sweeps/*/) "
                     "for the workflow's results, a hardware sweep or guided search, or multi-core runs: a "
                     "sortable table, Pareto view, parallel coordinates, ranking across workloads and a per-design "
-                    "breakdown. The page works offline; plotly.min.js is copied beside it once per folder.")
+                    "breakdown. The page works offline; plotly.js is copied beside it once per folder (packed as plotly.gz.js where no Gantt chart needs plotly.min.js).")
     report.add_argument("folder", metavar="DIR", help="results folder (e.g. results, results/stream, "
                                                       "results/hardware_sweeps/NAME or a zigzag sweep --output)")
     from zigzag.cli import add_quiet

@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from zigzag.io.atomic import write_text_atomic
-from zigzag.plots.plotlyjs import PLOTLY_FILE, ensure_plotly
+from zigzag.plots.plotlyjs import PLOTLY_FILE, PLOTLY_PACKED, ensure_plotly, ensure_plotly_packed
 from zigzag.report.gather import folder_kind, gather
 
 REPORT_FILE = "report.html"
@@ -37,14 +37,20 @@ def _escape(text: str) -> str:
 
 
 def write_report(folder: str | Path, *, links: list[dict] | None = None) -> Path:
-    """Write ``<folder>/report.html`` (and ``plotly.min.js`` beside it) for the results in
-    ``folder``; ``links``: other pages to link from it. Returns the page's path."""
+    """Write ``<folder>/report.html`` (and plotly.js beside it: ``plotly.min.js`` in a folder of
+    multi-core runs, whose Gantt pages load it too, else packed as ``plotly.gz.js``) for the
+    results in ``folder``; ``links``: other pages to link from it. Returns the page's path."""
     folder = Path(folder)
     data = gather(folder)
     data["links"] = (links or []) + data["links"]
     target = folder / REPORT_FILE
-    ensure_plotly(folder)
-    write_text_atomic(target, render(data))
+    if data["kind"] == "multicore":
+        ensure_plotly(folder)
+        script = PLOTLY_FILE
+    else:
+        ensure_plotly_packed(folder)
+        script = PLOTLY_PACKED
+    write_text_atomic(target, render(data, script))
     return target
 
 

@@ -78,7 +78,9 @@ function show(name) {
   if (!drawn[name] && name !== "table" && name !== "ranking" && !hasPlotly() && !plotlyMissing && plotlyTag) {
     $("view-" + name).innerHTML = "<p class='note'>loading plotly.js…</p>";
     const again = function () { if ($("view-" + name).classList.contains("active")) { $("view-" + name).innerHTML = ""; show(name); } };
-    plotlyTag.addEventListener("load", again, { once: true });
+    // plotly.min.js defines Plotly when loaded; plotly.gz.js once unpacked ("plotly-ready")
+    plotlyTag.addEventListener("load", function () { if (hasPlotly()) again(); }, { once: true });
+    document.addEventListener("plotly-ready", function () { if (!hasPlotly()) plotlyMissing = true; again(); }, { once: true });
     plotlyTag.addEventListener("error", again, { once: true });
     return;
   }

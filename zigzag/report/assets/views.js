@@ -18,7 +18,7 @@ function drawPareto() {
   const names = Object.keys(OBJ);
   if (names.length < 2 || !hasPlotly()) {
     view.innerHTML = '<p class="note">' + (hasPlotly() ? "Fewer than two objectives have values: nothing to draw."
-      : "plotly.min.js was not found beside this page.") + "</p>";
+      : "plotly.js could not be loaded from beside this page " + (window.plotlyUnpackError || "(plotly.min.js / plotly.gz.js missing)") + ".") + "</p>";
     return;
   }
   const opts = names.map(function (n) { return [OBJ[n], objLabel(n)]; });
@@ -101,7 +101,7 @@ function dimension(c, idx) {
 }
 function drawParallel() {
   const view = $("view-parallel");
-  if (!hasPlotly()) { view.innerHTML = '<p class="note">plotly.min.js was not found beside this page.</p>'; return; }
+  if (!hasPlotly()) { view.innerHTML = '<p class="note">plotly.js could not be loaded from beside this page ' + (window.plotlyUnpackError || "(plotly.min.js / plotly.gz.js missing)") + '.</p>'; return; }
   const controls = el("div", { class: "controls" });
   const names = Object.keys(OBJ);
   const c = select("parallel-colour", names.map(function (n) { return [OBJ[n], objLabel(n)]; }), OBJ.energy || OBJ[names[0]]);
