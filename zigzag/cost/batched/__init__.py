@@ -88,6 +88,25 @@ class BatchMismatch(Unsupported):
     caller redoes the spatial mapping on the scalar path)."""
 
 
+
+def allocated_chunks(loops: LoopTable, allocator: BatchAllocator, constraints, chunk: int,
+                     seen=None):
+    """The orderings of ``loops`` in chunks of ``chunk``: those ``constraints`` allow and the
+    allocator can place, with their memory cuts; ``seen(drawn, allowed)`` is told every chunk's
+    counts before and after the constraints."""
+    for ids in chunks(loops.orderings(), loops.length, chunk):
+        drawn = len(ids)
+        if constraints:
+            ids = ids[constraint_mask(ids, loops, constraints)]
+        if seen is not None:
+            seen(drawn, len(ids))
+        if not len(ids):
+            continue
+        alive, cuts = allocator.allocate(ids)
+        keep = np.nonzero(alive)[0]
+        if keep.size:
+            yield ids[keep], {op: c[keep] for op, c in cuts.items()}
+
 def batched_enabled() -> bool:
     """False when the environment asks for the scalar evaluation path."""
     return os.environ.get(ENGINE_ENV, "batched").strip().lower() not in ("scalar", "0", "off", "no")
@@ -187,23 +206,14 @@ def search_temporal_mappings(
 
         progress = tqdm(total=loops.count(), desc=f"{layer.name}: loop orderings", leave=False, unit="ord")
 
+    def seen(drawn: int, allowed: int) -> None:
+        if progress is not None:
+            progress.update(drawn)
+        stats.orderings += allowed
+
     best = None  # (energy, latency, row, cuts-dict)
     count = 0
-    length = loops.length
-    for ids in chunks(loops.orderings(), length, chunk):
-        if progress is not None:
-            progress.update(len(ids))
-        if constraints:
-            ids = ids[constraint_mask(ids, loops, constraints)]
-        stats.orderings += len(ids)
-        if not len(ids):
-            continue
-        alive, cuts = allocator.allocate(ids)
-        keep = np.nonzero(alive)[0]
-        if not keep.size:
-            continue
-        ids = ids[keep]
-        cuts = {op: c[keep] for op, c in cuts.items()}
+    for ids, cuts in allocated_chunks(loops, allocator, constraints, chunk, seen):
         count += len(ids)
         stats.evaluated += len(ids)
         if model is None:

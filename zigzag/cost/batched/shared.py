@@ -26,7 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, best_index
+from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
 from zigzag.cost.batched.allocator import BatchAllocator
 from zigzag.cost.batched.candidates import LoopTable, Unsupported, chunks, constraint_mask, temporal_mapping_of
 from zigzag.cost.batched.model import BatchCostModel, access_energy
@@ -135,17 +135,7 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
         raise Unsupported("allocator costs too large for exact float64 integers")
     model = None
     kept, count = [], 0
-    for ids in chunks(loops.orderings(), loops.length, chunk):
-        if constraints:
-            ids = ids[constraint_mask(ids, loops, constraints)]
-        if not len(ids):
-            continue
-        alive, cuts = allocator.allocate(ids)
-        keep = np.nonzero(alive)[0]
-        if not keep.size:
-            continue
-        ids = ids[keep]
-        cuts = {op: c[keep] for op, c in cuts.items()}
+    for ids, cuts in allocated_chunks(loops, allocator, constraints, chunk):
         count += len(ids)
         if model is None:
             model = BatchCostModel(layer, accelerator, fractional, integer, loops,
