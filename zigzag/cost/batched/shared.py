@@ -28,7 +28,7 @@ import numpy as np
 
 from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
 from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, Unsupported, chunks, constraint_mask, temporal_mapping_of
+from zigzag.cost.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
 from zigzag.cost.batched.model import BatchCostModel, access_energy
 from zigzag.cost.model import evaluate
 
