@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.ticker import EngFormatter, NullFormatter
 
+from zigzag.multiobjective.pareto import non_dominated
 from zigzag.plots.common import PJ, _new_figure, _save
 
 
@@ -18,12 +19,7 @@ def pareto_front(table, *, energy: str = "energy", latency: str = "latency"):
     the non-dominated rows sorted by energy, then latency (index reset).
     """
     valid = table.dropna(subset=[energy, latency])
-    e = valid[energy].to_numpy(dtype=float)
-    l = valid[latency].to_numpy(dtype=float)
-    no_worse = (e[None, :] <= e[:, None]) & (l[None, :] <= l[:, None])  # [i, j]: j no worse than i
-    better = (e[None, :] < e[:, None]) | (l[None, :] < l[:, None])
-    dominated = np.any(no_worse & better, axis=1)
-    front = valid.loc[~dominated]
+    front = valid.loc[non_dominated(valid[[energy, latency]].to_numpy(dtype=float))]
     return front.sort_values([energy, latency], kind="stable").reset_index(drop=True)
 
 

@@ -16,9 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from zigzag.errors import InputError
+from zigzag.multiobjective.pareto import front_indices
 
 #: the summary's energy terms (pJ), as table columns
 ENERGY_TERMS = {
@@ -215,13 +214,8 @@ def mark_pareto(rows: list[dict], objectives: Sequence[str] = PARETO_OBJECTIVES,
     for i, row in enumerate(rows):
         groups.setdefault(row.get(by), []).append(i)
     for members in groups.values():
-        valid = [i for i in members if all(rows[i].get(o) is not None for o in objectives)]
-        values = np.array([[float(rows[i][o]) for o in objectives] for i in valid]).reshape(len(valid), len(objectives))
-        no_worse = np.all(values[None, :, :] <= values[:, None, :], axis=2)  # [i, j]: j no worse than i
-        better = np.any(values[None, :, :] < values[:, None, :], axis=2)
-        dominated = np.any(no_worse & better, axis=1)
         for i in members:
             rows[i]["pareto"] = False
-        for i, is_dominated in zip(valid, dominated):
-            rows[i]["pareto"] = not bool(is_dominated)
+        for k in front_indices([rows[i] for i in members], objectives):
+            rows[members[k]]["pareto"] = True
     return rows

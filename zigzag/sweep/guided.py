@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from zigzag.multiobjective.pareto import non_dominated
+
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
 INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
@@ -159,12 +161,7 @@ class _Models:
 
 
 def _front(points: np.ndarray) -> np.ndarray:
-    keep = []
-    for i, p in enumerate(points):
-        dominated = np.any(np.all(points <= p, axis=1) & np.any(points < p, axis=1))
-        if not dominated:
-            keep.append(i)
-    return points[keep]
+    return points[non_dominated(points)]
 
 
 def _volume(points: np.ndarray, reference: np.ndarray) -> float:
@@ -266,8 +263,7 @@ def _front_neighbours(sizes: Sequence[int], positions: list, values: np.ndarray,
     """Positions one step (one axis, one value) from a position of the current front, not evaluated."""
     feasible = np.all(values < INFEASIBLE, axis=1)
     ok = values[feasible]
-    front = [p for p, v in zip((q for q, f in zip(positions, feasible) if f), ok)
-             if not np.any(np.all(ok <= v, axis=1) & np.any(ok < v, axis=1))]
+    front = [p for p, keep in zip((q for q, f in zip(positions, feasible) if f), non_dominated(ok)) if keep]
     near = set()
     for p in front:
         for axis, n in enumerate(sizes):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from zigzag.multiobjective.pareto import front_indices
 from zigzag.variants import expressions
 
 #: objectives of the Pareto fronts: column -> short name
@@ -88,21 +89,9 @@ def group_of(row: dict) -> str:
     return f"{workload} ({row['mode']})" if row.get("mode") else workload
 
 
-def _dominates(a: tuple, b: tuple) -> bool:
-    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
-
-
 def front(rows: list[dict], columns: tuple[str, ...]) -> list[int]:
     """Indices of the rows on the Pareto front (minimising ``columns``; rows missing one are left out)."""
-    points = [(tuple(row[c] for c in columns), i) for i, row in enumerate(rows)
-              if all(row.get(c) is not None for c in columns)]
-    # in lexicographic order a point's dominators come before it, and a dominated dominator has a
-    # dominator on the front (dominance is transitive): comparing with the front found so far is enough
-    kept: list[tuple] = []
-    for p, i in sorted(points):
-        if not any(_dominates(q, p) for q, _ in kept):
-            kept.append((p, i))
-    return sorted(i for _, i in kept)
+    return front_indices(rows, columns)
 
 
 def mark_fronts(rows: list[dict]) -> list[dict]:

@@ -28,6 +28,7 @@ from pathlib import Path
 from deap import base, tools
 
 from zigzag.errors import InputError
+from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import results
 from zigzag.sweep.config import SearchBudget, Sweep
 from zigzag.interrupts import ignore_interrupts
@@ -232,8 +233,7 @@ def _front_positions(memo: dict) -> list[tuple[int, ...]]:
     """The evaluated positions no other one dominates (energy, latency, area), sorted."""
     values = {p: objectives(rows) for p, rows in memo.items()}
     ok = {p: v for p, v in values.items() if v[0] < WORST}
-    return sorted(p for p, v in ok.items()
-                  if not any(all(a <= b for a, b in zip(w, v)) and w != v for w in ok.values()))
+    return sorted(p for p, keep in zip(ok, non_dominated(list(ok.values()))) if keep)
 
 
 def front_row(sweep: Sweep, rows: list[dict]) -> dict:

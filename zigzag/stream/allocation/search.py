@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.multiobjective.pareto import dominated_by
 from zigzag.search.options import SearchOptions
 from zigzag.stream.allocation.front import distinct_points, front_csv, write_fixed_mapping
 from zigzag.stream.allocation.genes import AllocationProblem, Gene, build_allocation_problem
@@ -184,8 +185,4 @@ def dominated_share(ours: Sequence[tuple[float, float]], theirs: Sequence[tuple[
     """Share of ``ours`` points dominated by some point of ``theirs`` (both minimised)."""
     if not ours:
         return 0.0
-    t = np.asarray(theirs, dtype=float).reshape(-1, 2)
-    count = 0
-    for e, l in ours:
-        count += bool(np.any((t[:, 0] <= e) & (t[:, 1] <= l) & ((t[:, 0] < e) | (t[:, 1] < l))))
-    return count / len(ours)
+    return int(np.count_nonzero(dominated_by(ours, np.asarray(theirs, dtype=float).reshape(-1, 2)))) / len(ours)
