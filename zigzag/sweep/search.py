@@ -11,27 +11,26 @@ constraint rank behind every variant that can. Seeded: all random draws come fro
 ``random.Random(seed)``; candidates are evaluated in a fixed order, in ``workers`` processes,
 so the same seed gives the same front whatever the number of workers.
 
-The genetic loop is a (mu + lambda) scheme: ``population`` children per generation, each a uniform
-crossover of two parents (probability 0.3) or a mutation of one (each gene with probability
-1/genes, at least one: half the time to a neighbouring position, else to any), a child already
-evaluated mutated again; ``population`` survivors chosen by ``selNSGA2``. At most
-``population * (generations + 1)`` variants are evaluated.
+The genetic loop is the shared (mu + lambda) scheme (:mod:`zigzag.multiobjective.nsga2`):
+``population`` children per generation, each a uniform crossover of two parents (probability
+0.3) or a mutation of one (each gene with probability 1/genes, at least one: half the time to a
+neighbouring position, else to any), a child already evaluated mutated again; ``population``
+survivors chosen by ``selNSGA2``. At most ``population * (generations + 1)`` variants are evaluated.
 """
 
 from __future__ import annotations
 
+import functools
 import random
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from deap import base, tools
-
 from zigzag.errors import InputError
+from zigzag.multiobjective.nsga2 import Evaluations, Individual
+from zigzag.multiobjective.nsga2 import nsga2 as nsga2_loop
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import results
 from zigzag.sweep.config import SearchBudget, Sweep
-from zigzag.interrupts import ignore_interrupts
 
 CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
@@ -39,16 +38,9 @@ RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluat
 WORST = 1e300
 
 
-class _Fitness(base.Fitness):
-    weights = (-1.0, -1.0, -1.0)  # energy, latency, area: all minimised
-
-
-class _Candidate(list):
-    """One position per axis of the sweep, with its DEAP fitness."""
-
-    def __init__(self, genes=()):
-        super().__init__(genes)
-        self.fitness = _Fitness()
+def _candidate(genes=()) -> Individual:
+    """One position per axis of the sweep, with its fitness: energy, latency, area, all minimised."""
+    return Individual(genes, objectives=3)
 
 
 @dataclass(frozen=True)
@@ -64,18 +56,6 @@ class SearchResult:
 
 
 # ----- evaluation ---------------------------------------------------------------------------------
-
-_WORKER: dict = {}
-
-
-def _init_worker(sweep: Sweep, cache: str) -> None:
-    ignore_interrupts()
-    _WORKER.update(sweep=sweep, cache=cache, parsed={})
-
-
-def _evaluate_in_worker(position: tuple[int, ...]) -> list[dict]:
-    return evaluate_position(_WORKER["sweep"], position, _WORKER["cache"], _WORKER["parsed"])
-
 
 def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict) -> list[dict]:
     """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
@@ -97,33 +77,9 @@ def objectives(rows: list[dict]) -> tuple[float, float, float]:
     return (sum(r["energy_pJ"] for r in rows), sum(r["latency_cycles"] for r in rows), rows[0]["area_mm2"])
 
 
-class _Evaluator:
-    """Rows of candidates, memoised, evaluated in this process or in a pool of workers."""
-
-    def __init__(self, sweep: Sweep, cache: str | Path, workers: int):
-        self.sweep, self.cache, self.workers = sweep, str(cache), workers
-        self.memo: dict[tuple[int, ...], list[dict]] = {}
-        self.parsed: dict = {}
-        self._pool = None
-
-    def __enter__(self):
-        if self.workers > 1:
-            self._pool = ProcessPoolExecutor(self.workers, initializer=_init_worker, initargs=(self.sweep, self.cache))
-        return self
-
-    def __exit__(self, *exc):
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=exc[0] is not None)
-
-    def __call__(self, candidates: list[_Candidate]) -> None:
-        todo = list(dict.fromkeys(tuple(c) for c in candidates if tuple(c) not in self.memo))
-        if self._pool is None:
-            found = [evaluate_position(self.sweep, p, self.cache, self.parsed) for p in todo]
-        else:
-            found = list(self._pool.map(_evaluate_in_worker, todo, chunksize=1))
-        self.memo.update(zip(todo, found))
-        for candidate in candidates:
-            candidate.fitness.values = objectives(self.memo[tuple(candidate)])
+def _evaluations(sweep: Sweep, cache: str | Path, workers: int) -> Evaluations:
+    """Rows of positions, memoised, evaluated in this process or in ``workers`` processes."""
+    return Evaluations(functools.partial(evaluate_position, sweep, cache=str(cache), parsed={}), workers)
 
 
 # ----- variation ----------------------------------------------------------------------------------
@@ -139,12 +95,12 @@ def _mutate(genes: list[int], sizes: tuple[int, ...], rng: random.Random) -> Non
             genes[i] = rng.choice([v for v in range(sizes[i]) if v != genes[i]])
 
 
-def _child(population: list[_Candidate], sizes, seen: set, rng: random.Random) -> _Candidate:
+def _child(population: list[Individual], sizes, seen: set, rng: random.Random) -> Individual:
     if rng.random() < CROSSOVER_PROBABILITY:
         a, b = rng.sample(population, 2)
-        child = _Candidate(x if rng.random() < 0.5 else y for x, y in zip(a, b))
+        child = _candidate(x if rng.random() < 0.5 else y for x, y in zip(a, b))
     else:
-        child = _Candidate(rng.choice(population))
+        child = _candidate(rng.choice(population))
         _mutate(child, sizes, rng)
     for _ in range(RETRIES):
         if tuple(child) not in seen:
@@ -154,10 +110,10 @@ def _child(population: list[_Candidate], sizes, seen: set, rng: random.Random) -
     return child
 
 
-def _initial(sizes, count: int, seen: set, rng: random.Random) -> list[_Candidate]:
+def _initial(sizes, count: int, seen: set, rng: random.Random) -> list[Individual]:
     population = []
     while len(population) < count:
-        candidate = _Candidate(rng.randrange(n) for n in sizes)
+        candidate = _candidate(rng.randrange(n) for n in sizes)
         if tuple(candidate) in seen and len(seen) < _grid_size(sizes):
             continue
         seen.add(tuple(candidate))
@@ -187,22 +143,14 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
         return _guided(sweep, budget, cache, sizes, progress)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
-    front = tools.ParetoFront()
-    with _Evaluator(sweep, cache, budget.workers) as evaluate:
-        population = _initial(sizes, min(budget.population, grid), seen, rng)
-        evaluate(population)
-        front.update(population)
-        generation = 0
-        for generation in range(1, budget.generations + 1):
-            if len(seen) >= grid:
-                break
-            children = [_child(population, sizes, seen, rng) for _ in range(budget.population)]
-            evaluate(children)
-            front.update(children)
-            population = tools.selNSGA2(population + children, budget.population)
-            if progress:
-                progress(generation, len(front))
-        memo = evaluate.memo
+    with _evaluations(sweep, cache, budget.workers) as evaluations:
+        front, generation = nsga2_loop(
+            _initial(sizes, min(budget.population, grid), seen, rng), budget.generations, budget.population,
+            lambda candidates: [objectives(rows) for rows in evaluations(candidates)],
+            lambda population: [_child(population, sizes, seen, rng) for _ in range(budget.population)],
+            exhausted=lambda: len(seen) >= grid,
+            on_generation=lambda g, f: progress(g, len(f)) if progress and g else None)
+        memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
     positions = sorted({tuple(c) for c in front if c.fitness.values[0] < WORST})
     return SearchResult(rows, [front_row(sweep, memo[p]) for p in positions], len(memo), grid, generation)
@@ -213,17 +161,16 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> Searc
     from zigzag.sweep.guided import guided_search
 
     batches = []
-    with _Evaluator(sweep, cache, budget.workers) as evaluate:
+    with _evaluations(sweep, cache, budget.workers) as evaluations:
         def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
-            candidates = [_Candidate(p) for p in positions]
-            evaluate(candidates)
-            batches.append(len(candidates))
+            values = [objectives(rows) for rows in evaluations(positions)]
+            batches.append(len(positions))
             if progress and len(batches) > 1:
-                progress(len(batches) - 1, len(_front_positions(evaluate.memo)))
-            return [c.fitness.values for c in candidates]
+                progress(len(batches) - 1, len(_front_positions(evaluations.memo)))
+            return values
 
         guided_search(sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed)
-        memo = evaluate.memo
+        memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
     return SearchResult(rows, [front_row(sweep, memo[p]) for p in _front_positions(memo)], len(memo),
                         _grid_size(sizes), len(batches) - 1)

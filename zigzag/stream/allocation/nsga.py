@@ -1,4 +1,6 @@
-"""NSGA-II over allocations (DEAP), seeded, with fitness evaluations spread over worker processes.
+"""NSGA-II over allocations, seeded: the shared loop (:mod:`zigzag.multiobjective.nsga2`, DEAP's
+selection) with this problem's genome (a core per gene), variation operators and schedules as
+fitness, evaluated in worker processes.
 
 The loop is DEAP's (mu + lambda) scheme as Stream runs it (docs/models/multi-core.md#allocation-search): ``lambda =
 individuals`` offspring per generation, each a crossover of two parents (probability 0.3) or a
@@ -25,19 +27,16 @@ Stream, on purpose:
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from deap import base, tools
-
+from zigzag.multiobjective.nsga2 import Evaluations, Individual, two_chunks_per_worker
+from zigzag.multiobjective.nsga2 import nsga2 as nsga2_loop
 from zigzag.stream.allocation.genes import AllocationProblem
 from zigzag.stream.allocation.heuristics import seed_allocations
-from zigzag.interrupts import ignore_interrupts
 
 CROSSOVER_PROBABILITY = 0.3
 MUTATION_PROBABILITY = 0.7
@@ -45,16 +44,9 @@ SEGMENT_LENGTH = 3  # mean length of a segment mutation
 RETRIES = 20  # mutations tried to turn a child into an allocation not yet seen
 
 
-class _Fitness(base.Fitness):
-    weights = (-1.0, -1.0)  # energy, latency: both minimised
-
-
-class _Individual(list):
-    """One allocation (a core per gene) with its DEAP fitness."""
-
-    def __init__(self, cores=()):
-        super().__init__(cores)
-        self.fitness = _Fitness()
+def _individual(cores=()) -> Individual:
+    """One allocation (a core per gene) with its fitness: energy and latency, both minimised."""
+    return Individual(cores, objectives=2)
 
 
 @dataclass(frozen=True)
@@ -73,56 +65,6 @@ class SearchStats:
     generations: int
     evaluations: int
     seconds: float
-
-
-# ----- parallel evaluation ------------------------------------------------------------------------
-
-_WORKER_PROBLEM: AllocationProblem | None = None
-
-
-def _init_worker(problem: AllocationProblem) -> None:
-    global _WORKER_PROBLEM
-    ignore_interrupts()
-    _WORKER_PROBLEM = problem
-
-
-def _evaluate_in_worker(cores: tuple[int, ...]) -> tuple[float, float]:
-    return _WORKER_PROBLEM.fitness(cores)
-
-
-class Evaluator:
-    """Fitness of allocations, memoised, in this process (``workers <= 1``) or a process pool.
-
-    The pool's workers receive the problem once (initializer); allocations go in chunks.
-    Results do not depend on the number of workers.
-    """
-
-    def __init__(self, problem: AllocationProblem, workers: int = 1):
-        self.problem = problem
-        self.workers = max(1, int(workers))
-        self.memo: dict[tuple[int, ...], tuple[float, float]] = {}
-        self._pool: ProcessPoolExecutor | None = None
-
-    def __enter__(self) -> "Evaluator":
-        if self.workers > 1:
-            self._pool = ProcessPoolExecutor(self.workers, initializer=_init_worker, initargs=(self.problem,))
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=exc[0] is not None)
-            self._pool = None
-
-    def __call__(self, allocations: Sequence[Sequence[int]]) -> list[tuple[float, float]]:
-        todo = list(dict.fromkeys(tuple(a) for a in allocations if tuple(a) not in self.memo))
-        if todo:
-            if self._pool is None:
-                values = [self.problem.fitness(a) for a in todo]
-            else:
-                chunk = max(1, math.ceil(len(todo) / (2 * self.workers)))
-                values = list(self._pool.map(_evaluate_in_worker, todo, chunksize=chunk))
-            self.memo.update(zip(todo, values))
-        return [self.memo[tuple(a)] for a in allocations]
 
 
 # ----- variation ----------------------------------------------------------------------------------
@@ -187,7 +129,7 @@ def _mutate(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random
         rng.choice(MUTATIONS)(ind, valid, rng)
 
 
-def _fresh(child: _Individual, seen: set, valid, rng: random.Random) -> _Individual:
+def _fresh(child: Individual, seen: set, valid, rng: random.Random) -> Individual:
     """``child``, mutated again (at most RETRIES times) while it is an allocation already seen."""
     for _ in range(RETRIES):
         if tuple(child) not in seen:
@@ -197,32 +139,32 @@ def _fresh(child: _Individual, seen: set, valid, rng: random.Random) -> _Individ
     return child
 
 
-def _offspring(population: list[_Individual], count: int, valid, seen: set, rng: random.Random) -> list[_Individual]:
+def _offspring(population: list[Individual], count: int, valid, seen: set, rng: random.Random) -> list[Individual]:
     """``count`` children: a crossover (first child kept) or a mutation, each a new allocation
     where :func:`_fresh` finds one."""
     children = []
     for _ in range(count):
         if rng.random() < CROSSOVER_PROBABILITY:
-            a, b = (_Individual(p) for p in rng.sample(population, 2))
+            a, b = (_individual(p) for p in rng.sample(population, 2))
             _crossover(a, b, rng)
             child = a
         else:
-            child = _Individual(rng.choice(population))
+            child = _individual(rng.choice(population))
             _mutate(child, valid, rng)
         children.append(_fresh(child, seen, valid, rng))
     return children
 
 
-def _initial(problem: AllocationProblem, individuals: int, valid, seen: set, rng: random.Random) -> list[_Individual]:
+def _initial(problem: AllocationProblem, individuals: int, valid, seen: set, rng: random.Random) -> list[Individual]:
     """The heuristic allocations (at most three quarters of the population), then random ones."""
-    population = [_Individual(a) for a in seed_allocations(problem)[:individuals - individuals // 4]]
+    population = [_individual(a) for a in seed_allocations(problem)[:individuals - individuals // 4]]
     seen.update(tuple(p) for p in population)
     while len(population) < individuals:
-        child = _Individual(rng.choice(cores) for cores in valid)
+        child = _individual(rng.choice(cores) for cores in valid)
         for _ in range(RETRIES):
             if tuple(child) not in seen:
                 break
-            child = _Individual(rng.choice(cores) for cores in valid)
+            child = _individual(rng.choice(cores) for cores in valid)
         seen.add(tuple(child))
         population.append(child)
     return population
@@ -240,38 +182,22 @@ def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: 
     """
     valid = [g.cores for g in problem.genes]
     rng = random.Random(seed)
-    front = tools.ParetoFront()
     begin = time.perf_counter()
-    with Evaluator(problem, workers) as evaluate:
+    with Evaluations(problem.fitness, workers, two_chunks_per_worker) as evaluate:
         if not valid:
             energy, latency = evaluate([()])[0]
             return [FrontPoint(energy, latency, ())], SearchStats(0, 1, time.perf_counter() - begin)
         if individuals < 2:
             raise ValueError("the allocation search needs at least 2 individuals")
         seen: set[tuple[int, ...]] = set()
-        population = _initial(problem, individuals, valid, seen, rng)
-        _assign(population, evaluate)
-        front.update(population)
-        if progress:
-            progress(0, _points(front))
-        mu = individuals // 2
-        for generation in range(1, generations + 1):
-            children = _offspring(population, individuals, valid, seen, rng)
-            _assign(children, evaluate)
-            front.update(children)
-            population = tools.selNSGA2(population + children, mu)
-            if progress:
-                progress(generation, _points(front))
+        front, _ = nsga2_loop(_initial(problem, individuals, valid, seen, rng), generations, individuals // 2,
+                              evaluate, lambda population: _offspring(population, individuals, valid, seen, rng),
+                              on_generation=None if progress is None else lambda g, f: progress(g, _points(f)))
         stats = SearchStats(generations, len(evaluate.memo), time.perf_counter() - begin)
     return _points(front), stats
 
 
-def _assign(population: list[_Individual], evaluate: Evaluator) -> None:
-    for ind, values in zip(population, evaluate(population)):
-        ind.fitness.values = values
-
-
-def _points(front: tools.ParetoFront) -> list[FrontPoint]:
+def _points(front) -> list[FrontPoint]:
     points = {tuple(ind): FrontPoint(*ind.fitness.values, tuple(ind)) for ind in front}
     return sorted(points.values(), key=lambda p: (p.energy, p.latency, p.cores))
 
