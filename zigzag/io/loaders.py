@@ -27,11 +27,25 @@ from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 
 def read_accelerator(path: str | Path) -> dict:
-    """The validated, normalised document of an accelerator YAML file in either memory format
-    (the older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`), with the
-    costs of its CACTI and memory-table memories filled in."""
-    data, _ = upgrade_accelerator(load_yaml(path), str(path))
-    return resolve_memory_costs(validate_accelerator(data, str(path)), path)
+    """The validated, normalised document of an accelerator YAML file (:func:`checked_accelerator`)."""
+    return checked_accelerator(load_yaml(path), path)
+
+
+def checked_accelerator(document, source: str | Path) -> dict:
+    """The validated, normalised form of an accelerator document in either memory format (the
+    older ZigZag-3.8.0 port format is converted, see `zigzag.io.legacy_hardware`), with the
+    costs of its CACTI and memory-table memories filled in; ``source``: the file (or variant)
+    named in messages, and where memory tables are found from."""
+    data, _ = upgrade_accelerator(document, str(source))
+    return resolve_memory_costs(validate_accelerator(data, str(source)), source)
+
+
+def checked_mapping(document, accelerator: dict, source: str) -> list[dict]:
+    """The validated entries of a mapping document, checked against a checked accelerator
+    document (every unrolling fits its array)."""
+    entries = validate_mapping(document, source)
+    check_mapping_fits_accelerator(entries, accelerator, source)
+    return entries
 
 
 def load_accelerator(path: str | Path) -> Accelerator:
@@ -50,8 +64,7 @@ def load_inputs(
     """Load and cross-check the three inputs of an experiment (``onnx_options``: ``operators``,
     ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``)."""
     accelerator_data = read_accelerator(accelerator)
-    mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
-    check_mapping_fits_accelerator(mapping_data, accelerator_data, str(mapping))
+    mapping_data = checked_mapping(load_yaml(mapping), accelerator_data, str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     return (
         _load_workload(workload, entries, str(mapping), evaluate_all_operators, onnx_options),

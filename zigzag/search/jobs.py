@@ -11,6 +11,7 @@ matplotlib or networkx.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -88,3 +89,24 @@ def layer_from_job(job: dict):
     entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
     name = job.get("layer_name", "layer")
     return build_layer({**signature, "id": 0, "name": name, "operand_source": {}}, [entry])
+
+
+def job_result_text(result, stats) -> str:
+    """The text of a job's result file, ``{"result": the CostResult's fields, "stats": the
+    search's}``: compact JSON (the C encoder; an indented dump takes the pure-Python one, ~10x
+    slower), whose tuples are written as lists, so it reads back as ``to_dict()``'s."""
+    fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
+    return json.dumps({"result": fields, "stats": dataclasses.asdict(stats)}, separators=(",", ":")) + "\n"
+
+
+def read_job_result(path):
+    """The CostResult of a job's result file; a MappingError with its reason when the file
+    records that no mapping fits (``zigzag/steps/failures.py``)."""
+    from zigzag.cost.result import CostResult
+    from zigzag.errors import MappingError
+
+    with open(path) as file:
+        data = json.load(file)
+    if "failed" in data:
+        raise MappingError(data["failed"]["reason"])
+    return CostResult.from_dict(data["result"])

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
@@ -85,6 +85,37 @@ def uncosted_note(names: list[str]) -> str | None:
             f"vector unit for their operation class: {shown}")
 
 
+@dataclass(frozen=True)
+class NetworkPlan:
+    """What evaluating a network searches: its ``layers`` to search in processing order, each with
+    the accelerator it is searched on, and the names of the vector layers left ``uncosted``."""
+
+    layers: tuple[tuple[Layer, Accelerator], ...]
+    accelerators: dict[int, Accelerator]  # layer id -> accelerator, for every layer of the workload
+    uncosted: tuple[str, ...]
+
+    @property
+    def note(self) -> str | None:
+        """The warning line naming the uncosted layers (None when there are none)."""
+        return uncosted_note(list(self.uncosted))
+
+
+def plan_network(layers: Sequence[Layer], accelerator: Accelerator, options: SearchOptions = SearchOptions(), *,
+                 workload: Workload | None = None) -> NetworkPlan:
+    """The plan of every evaluation of a network (API, workflow, sweeps, Stage API): which of its
+    ``layers`` (processing order) are searched (:func:`evaluated_layers`), on which accelerator
+    (:func:`layer_accelerators`; the ``workload``'s graph is needed with data locality), and which
+    are left uncosted (:func:`uncosted_layers`)."""
+    if not options.exploit_data_locality:
+        accelerators = {layer.id: accelerator for layer in layers}
+    elif workload is None:
+        raise ValueError("plan_network: exploit_data_locality needs the workload's graph")
+    else:
+        accelerators = layer_accelerators(workload, accelerator, options)
+    return NetworkPlan(tuple((layer, accelerators[layer.id]) for layer in evaluated_layers(layers, accelerator)),
+                       accelerators, tuple(layer.name for layer in uncosted_layers(layers, accelerator)))
+
+
 def evaluate_network(
     workload: Workload,
     accelerator: Accelerator,
@@ -93,21 +124,28 @@ def evaluate_network(
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
     memo: dict[str, CostResult] | None = None,
+    search: Callable[[Layer, Accelerator], CostResult] | None = None,
+    log_uncosted: bool = True,
 ) -> NetworkResult:
-    """Search every layer (identical layers are searched once) and sum the results. A warning
-    that several layers give is logged once, with their names, after the search. ``memo``: the
-    searches of earlier calls with the same accelerator object and options (filled in), e.g. the
-    points of a context-length sweep, whose steps share every layer but attention's."""
-    accelerators = layer_accelerators(workload, accelerator, options)
+    """Search every layer of the network's plan (identical layers are searched once) and sum the
+    results. A warning that several layers give is logged once, with their names, after the
+    search; so is the note naming the uncosted layers (unless ``log_uncosted`` is False).
+    ``memo``: the searches of earlier calls with the same accelerator object and options (filled
+    in), e.g. the points of a context-length sweep, whose steps share every layer but attention's.
+    ``search(layer, accelerator)``: a layer's best result, :func:`search_layer` by default (a
+    sweep's reads and fills the shared result cache)."""
+    plan = plan_network(workload.layers, accelerator, options, workload=workload)
+    if search is None:
+        def search(layer, layer_accelerator):
+            return search_layer(layer, layer_accelerator, options, show_progress=show_progress)[0]
     memo = {} if memo is None else memo
     first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
-        for layer in evaluated_layers(workload.layers, accelerator):
-            layer_accelerator = accelerators[layer.id]
+        for layer, layer_accelerator in plan.layers:
             key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
             if key not in memo:
-                memo[key], _ = search_layer(layer, layer_accelerator, options, show_progress=show_progress)
+                memo[key] = search(layer, layer_accelerator)
             if key in first:
                 result = first[key].for_layer(layer, layer_accelerator)
             else:
@@ -120,9 +158,7 @@ def evaluate_network(
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)
-    uncosted = [layer.name for layer in uncosted_layers(workload.layers, accelerator)]
-    note = uncosted_note(uncosted)
-    if note:
-        logger.warning(note)
-    return NetworkResult(results, sum_results([r for _, r in results]), accelerators, uncosted,
+    if plan.note and log_uncosted:
+        logger.warning(plan.note)
+    return NetworkResult(results, sum_results([r for _, r in results]), plan.accelerators, list(plan.uncosted),
                          inference=getattr(workload, "inference", None))

@@ -6,7 +6,7 @@ import itertools
 import logging
 
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit, on_vector_unit
-from zigzag.search.network import evaluated_layers, uncosted_layers, uncosted_note
+from zigzag.search.network import plan_network
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -25,12 +25,11 @@ class WorkloadStage(Stage):
         self.accelerator = accelerator
 
     def run(self):
-        note = uncosted_note([layer.name for layer in uncosted_layers(self.workload.layers, self.accelerator)])
-        if note:
-            logger.warning(note)
-        for layer in evaluated_layers(self.workload.layers, self.accelerator):
+        plan = plan_network(self.workload.layers, self.accelerator)
+        if plan.note:
+            logger.warning(plan.note)
+        for layer, accelerator in plan.layers:
             logger.info("Processing %s...", layer.name)
-            accelerator = self.accelerator
             if compute_unit(layer, accelerator) == VECTOR_UNIT:
                 layer, accelerator = on_vector_unit(layer, accelerator)
             for result, extra_info in self.substage(layer=layer, accelerator=accelerator).run():

@@ -3,7 +3,6 @@ are :mod:`zigzag.search.jobs`) in, the best result out."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -11,8 +10,8 @@ from pathlib import Path
 def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None):
     """Search one job's layer and write its best result (a CostResult) to ``result_path``."""
     from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.atomic import write_json_atomic
-    from zigzag.search.jobs import layer_from_job
+    from zigzag.io.atomic import write_text_atomic
+    from zigzag.search.jobs import job_result_text, layer_from_job
     from zigzag.search.layer_search import search_layer
     from zigzag.search.options import SearchOptions
 
@@ -20,7 +19,7 @@ def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress
     layer = layer_from_job(job)
     accelerator = accelerator_from_dict(job["accelerator"])
     best, stats = search_layer(layer, accelerator, SearchOptions(**job["options"]), show_progress=show_progress)
-    write_json_atomic(result_path, {"result": best.to_dict(), "stats": dataclasses.asdict(stats)})
+    write_text_atomic(result_path, job_result_text(best, stats))
     return best
 
 

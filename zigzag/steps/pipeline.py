@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zigzag import __version__
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
+from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job, read_job_result
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 
 
@@ -28,7 +28,7 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
     """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.validation import check_mapping_fits_accelerator
-    from zigzag.search.network import evaluated_layers, uncosted_layers, uncosted_note
+    from zigzag.search.network import plan_network
     from zigzag.search.options import SearchOptions
     from zigzag.steps.failures import failure_in
 
@@ -43,26 +43,22 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
                                    workload_doc["mapping"]["path"])
     accelerator = accelerator_from_dict(accelerator_doc["data"])
     options = SearchOptions(**experiment["options"])
-    if options.exploit_data_locality:
-        from zigzag.search.network import layer_accelerators
-
+    if options.exploit_data_locality:  # the graph decides each layer's trimmed accelerator
         workload = parsed_workload(workload_doc)
-        layers = workload.layers
-        per_layer_accelerator = layer_accelerators(workload, accelerator, options)
+        network = plan_network(workload.layers, accelerator, options, workload=workload)
     else:
-        layers = parsed_layers(workload_doc)
-        per_layer_accelerator = {layer.id: accelerator for layer in layers}
+        network = plan_network(parsed_layers(workload_doc), accelerator, options)
     entries = []
-    for layer in evaluated_layers(layers, accelerator):
-        job = layer_job(layer, per_layer_accelerator[layer.id], options)
+    for layer, layer_accelerator in network.layers:
+        job = layer_job(layer, layer_accelerator, options)
         key = job_key(job)
         job_path = cache / "jobs" / f"{key}.json"
         if not job_path.exists():
             write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
         entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
                         "spec": layer.to_spec()})
-    uncosted = [layer.name for layer in uncosted_layers(layers, accelerator)]
-    note = uncosted_note(uncosted)
+    note = network.note
+    uncosted = list(network.uncosted)
     plan = {
         "experiment": experiment,
         # the user's accelerator name: with data locality each layer's job holds a trimmed copy
@@ -91,8 +87,6 @@ def plan_keys(plan_path: str | Path) -> list[str]:
 def load_plan_results(plan: dict, cache: str | Path) -> list:
     """(plan layer entry, its result with the layer's own id and name and the user's accelerator
     name) in processing order."""
-    from zigzag.cost.result import CostResult
-
     cache = Path(cache)
     user_accelerator = plan["inputs"]["accelerator"].get("name")  # absent from plans of older versions
     names = {"accelerator_name": user_accelerator} if user_accelerator else {}
@@ -101,7 +95,7 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
     for entry in plan["layers"]:
         key = entry["key"]
         if key not in loaded:
-            loaded[key] = CostResult.from_dict(json.loads((cache / "results" / f"{key}.json").read_text())["result"])
+            loaded[key] = read_job_result(cache / "results" / f"{key}.json")
         result = dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names)
         results.append((entry, result))
     return results

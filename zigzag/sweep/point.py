@@ -16,14 +16,13 @@ import logging
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.search.jobs import job_key, layer_job
+from zigzag.search.jobs import job_key, job_result_text, layer_job, read_job_result
 
 logger = logging.getLogger(__name__)
 
 
-def point_mapping(sweep, variant) -> list[dict]:
-    """The validated mapping entries of ``sweep`` for ``variant`` (unrollings sized for its array)."""
-    from zigzag.io.validation import validate_mapping
+def point_mapping(sweep, variant) -> list:
+    """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate."""
     from zigzag.io.yaml_files import load_yaml
     from zigzag.variants import follow_hardware, without_spatial_mapping
 
@@ -35,7 +34,7 @@ def point_mapping(sweep, variant) -> list[dict]:
         document = without_spatial_mapping(document)
     else:
         document = follow_hardware(document, variant.document, variant.parameters, file=sweep.mapping)
-    return validate_mapping(document, sweep.mapping or "generated mapping")
+    return document
 
 
 def _default_links() -> dict:
@@ -98,14 +97,13 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
 
 
 def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared) -> dict:
-    from zigzag.cost.result import sum_results
+    import functools
+
     from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.memory_costs import resolve_memory_costs
-    from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
+    from zigzag.io.loaders import checked_accelerator, checked_mapping
     from zigzag.mapping.entry import MappingEntry
-    from zigzag.notes import grouped_layer_warnings
-    from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
+    from zigzag.search.network import evaluate_network
     from zigzag.search.options import SearchOptions
     from zigzag.steps import tables
     from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
@@ -121,41 +119,34 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     if area_unit is None and uses_cacti and not (isinstance(array, dict) and array.get("is_imc")):
         area_unit = "um2"
         document = {**document, "area_unit": area_unit}
-    accelerator_data = resolve_memory_costs(validate_accelerator(document, variant.name), variant.name)
-    mapping = point_mapping(sweep, variant)
-    check_mapping_fits_accelerator(mapping, accelerator_data, sweep.mapping or "generated mapping")
+    accelerator_data = checked_accelerator(document, variant.name)
+    mapping = checked_mapping(point_mapping(sweep, variant), accelerator_data, sweep.mapping or "generated mapping")
     key = (workload, json.dumps(changes, sort_keys=True), json.dumps(mapping, sort_keys=True),
            json.dumps(sweep.workload_options, sort_keys=True))
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
         parsed[key] = load_point_workload(workload, changes, entries, sweep.workload_options)
-    network = parsed[key]
-    accelerator = accelerator_from_dict(accelerator_data)
     options = SearchOptions(**sweep.options)
-    per_layer = layer_accelerators(network, accelerator, options)
-    with grouped_layer_warnings():  # one line per repeated warning, with the layers it concerns
-        layers = evaluated_layers(network.layers, accelerator)
-        results = [_layer_result(layer, per_layer[layer.id], options, cache, shared) for layer in layers]
-    total = sum_results(results)
+    network = evaluate_network(parsed[key], accelerator_from_dict(accelerator_data), options, log_uncosted=False,
+                               search=functools.partial(_layer_result, options=options, cache=cache, shared=shared))
+    results = [result for _, result in network.layers]
     experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
                   "accelerator": "", "options": sweep.options}
-    uncosted = [layer.name for layer in uncosted_layers(network.layers, accelerator)]
-    figures = tables.experiment_row(experiment, results, total, area_unit, uncosted)
+    figures = tables.experiment_row(experiment, results, network.total, area_unit, network.uncosted)
     keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "uncosted_layers", "area_um2")
     row = {k: figures[k] for k in keep}
     row.update({k: v for k, v in figures.items() if k.endswith("_energy_pJ") and k not in row})
-    if getattr(network, "inference", None) is not None:
-        row.update(_token_columns(list(zip(layers, results)), total, per_layer, network.inference))
+    if network.inference is not None:
+        row.update(_token_columns(network))
     row[DETAIL_KEY] = layer_detail(results, hierarchy_of(accelerator_data))
     return row
 
 
-def _token_columns(layers: list, total, accelerators, inference) -> dict:
+def _token_columns(network) -> dict:
     """The per-token columns of an LLM step (in cycles; seconds are added with the clock)."""
-    from zigzag.search.network import NetworkResult
     from zigzag.tokens import per_token_figures
 
-    figures = per_token_figures(NetworkResult(layers, total, accelerators, inference=inference))
+    figures = per_token_figures(network)
     columns = {k: getattr(figures, k) for k in ("phase", "batch", "tokens", "context", "energy_per_token_pJ",
                                                  "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token",
                                                  "kv_cache_bytes")}
@@ -165,10 +156,9 @@ def _token_columns(layers: list, total, accelerators, inference) -> dict:
 
 
 def _layer_result(layer, accelerator, options, cache: Path, shared):
-    import dataclasses
-
+    """The layer's best result through the shared cache: this batch's (``shared``), the cached
+    file of its job, or a search whose result is written there."""
     from zigzag.cost.batched.shared import cost_free_job
-    from zigzag.cost.result import CostResult
     from zigzag.io.atomic import write_text_atomic
     from zigzag.search.layer_search import search_layer
 
@@ -177,22 +167,13 @@ def _layer_result(layer, accelerator, options, cache: Path, shared):
     path = cache / "results" / f"{key}.json"
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
-        pass
-    elif path.exists():
-        cached = json.loads(path.read_text())
-        if "failed" in cached:  # the workflow recorded that no mapping fits (zigzag/steps/failures.py)
-            raise MappingError(cached["failed"]["reason"])
-        result = CostResult.from_dict(cached["result"])
-        if shared is not None:
-            shared.keep_result(key, result)
+        return result
+    if path.exists():
+        result = read_job_result(path)
     else:
         share = None if shared is None else (shared, job_key(cost_free_job(job)))
         result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
-        # compact JSON: the C encoder (an indented dump takes the pure-Python one, ~10x slower); the
-        # result's fields as they are: JSON writes tuples as lists, so the text is to_dict()'s
-        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
-        data = {"result": fields, "stats": dataclasses.asdict(stats)}
-        write_text_atomic(path, json.dumps(data, separators=(",", ":")) + "\n")
-        if shared is not None:
-            shared.keep_result(key, result)
-    return dataclasses.replace(result, layer_id=layer.id, layer_name=layer.name)
+        write_text_atomic(path, job_result_text(result, stats))
+    if shared is not None:
+        shared.keep_result(key, result)
+    return result
