@@ -20,7 +20,7 @@ def non_dominated(points, maximise: bool | Sequence[bool] = False) -> np.ndarray
     """Boolean mask of ``points`` (one row per point, one column per objective) that no other
     point dominates; duplicates are all kept. ``maximise``: one flag, or one per objective
     (objectives are minimised by default)."""
-    import moocore
+    import moocore  # here, not at the top: ~30 ms (cffi), and most importers of the tables need no front
 
     values = _matrix(points)
     if not len(values):
