@@ -146,13 +146,22 @@ def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict
     if entry.name == "default" and able:
         dim, pieces = _fitting_pieces(loops, parser.vector_memory_bits.get(able[0]))
         return replace(entry, core_allocation=(able[0],) * pieces, core_allocation_is_fixed=True,
-                       inter_core_tiling=((dim, pieces),), group_allocation=None)
+                       inter_core_tiling=((dim, pieces),), group_allocation=None,
+                       intra_core_tiling=_rows_tiling(entry.intra_core_tiling, loops))
     unable = [core for core in entry.core_allocation if core not in able]
     if unable:
         raise parser.error(proto, node_id, f"mapping entry '{entry.name}' puts this '{vector_op}' layer on core(s) "
                                            f"{unable}, whose vector unit cannot run it; use core(s) {able or 'none'} "
                                            "or declare the class in that core's vector_unit")
     return entry
+
+
+def _rows_tiling(tiling, loops: dict[str, int]):
+    """The default entry's row cut (``D``) as the rows of a Softmax layer, which Stream names ``K``
+    (its ``C`` being the reduced axis), so that in fused mode the score rows stay in blocks."""
+    if "D" in loops or "C" not in loops or "K" not in loops:
+        return tiling
+    return tuple(("K" if dim == "D" else dim, factor) for dim, factor in tiling)
 
 
 def _fitting_pieces(loops: dict[str, int], memory_bits: int | None) -> tuple[str, int]:

@@ -1,0 +1,85 @@
+"""Attention and the KV cache on the multi-core floor: the scores of a fused attention stay on-chip,
+cache appends count one token, sliding-window caches, mixture-of-experts routing.
+
+The exports are shapes-only copies described in tests/data/stream_llm/README.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.inputs import HardwareFacts
+from zigzag.stream.mapping import load_stream_mapping
+from zigzag.stream.schedule.run import run_stream
+from zigzag.stream.traffic import dram_traffic_by_layer
+from zigzag.stream.workload import read_stream_workload
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).parent / "data" / "stream_llm"
+VECTOR = (ROOT / "inputs" / "stream" / "hardware" / "tpu_like_quad_core_vector.yaml",
+          ROOT / "inputs" / "stream" / "mapping" / "llm_vector_quad_core.yaml")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("llm-attention-cache")
+
+
+def _vector_workload(name: str, mapping=VECTOR[1]):
+    facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))
+    mapping = mapping if not isinstance(mapping, Path) else load_stream_mapping(mapping)
+    return read_stream_workload(DATA / f"{name}.onnx", mapping, vector_classes=facts.vector_classes,
+                                vector_memory_bits=facts.vector_memory_bits, check_entries=False)
+
+
+def _attention_of_block(name: str, block: str):
+    """Layer ids of one block's attention, Q.K^T to P.V, and those holding scores (Q.K^T, the
+    mask addition, the Softmax layers, the NaN guard after it)."""
+    workload = _vector_workload(name)
+    layers = [layer for layer in workload.layers if f"/{block}/" in layer.name]
+    products = [layer.id for layer in layers if layer.op_type == "MatMul" and "attn/MatMul" in layer.name]
+    first, last = products[0], products[1]
+    scores = [layer.id for layer in layers if first <= layer.id < last and "/Where" != layer.name[-6:]]
+    return tuple(range(first, last + 1)), scores
+
+
+def _score_traffic(result, scores) -> float:
+    """DRAM bits of the score tensors: written, read back or streamed (not the constants they use)."""
+    traffic = dram_traffic_by_layer(result)
+    return sum(traffic.get(layer, {}).get(kind, 0.0) for layer in scores for kind in ("written", "read_back",
+                                                                                     "streamed"))
+
+
+def test_a_fused_attention_stack_keeps_its_scores_on_chip(cache):
+    """GPT-2 prefill (12 heads x 128 x 128 scores, 1.5 Mbit a block): layer by layer the scores
+    leave the 1 Mbit vector core (evicted, read back); fused as one stack Q.K^T .. P.V they stay."""
+    hardware, mapping = VECTOR
+    stack, scores = _attention_of_block("gpt2_prefill_mask", "h.0")
+    assert len(scores) >= 6  # Q.K^T, the mask Add, 4 Softmax layers (and the NaN guard when costed)
+    lbl = run_stream(hardware, DATA / "gpt2_prefill_mask.onnx", mapping, "lbl", cache=cache)
+    fused = run_stream(hardware, DATA / "gpt2_prefill_mask.onnx", mapping, "fused", [stack], cache=cache)
+    assert _score_traffic(lbl, scores) >= 12 * 128 * 128 * 8  # at least one score tensor goes off-chip
+    assert _score_traffic(fused, scores) == 0
+    by_layer = dram_traffic_by_layer(fused)
+    assert sum(sum(v.values()) for v in by_layer.values()) == pytest.approx(fused.dram_traffic()["traffic_bits"])
+
+
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_decode_scores_never_leave_the_chip(mode, cache):
+    """A decode step's scores (one query row against 128 keys) fit every core: no DRAM traffic."""
+    hardware, mapping = VECTOR
+    result = run_stream(hardware, DATA / "llama_tiny_decode.onnx", mapping, mode, cache=cache)
+    for block in ("layers.0", "layers.1"):
+        _, scores = _attention_of_block("llama_tiny_decode", block)
+        assert scores and _score_traffic(result, scores) == 0
+
+
+def test_softmax_rows_take_the_default_row_cut():
+    """Stream names a Softmax layer's rows K (C the reduced axis): a vector Softmax layer under the
+    default entry takes its row cut (D, 4) on K, so that fused mode cuts scores in row blocks."""
+    workload = _vector_workload("gpt2_prefill_mask")
+    softmax = [layer for layer in workload.layers if layer.op_type == "Softmax"]
+    assert softmax and all(layer.mapping.intra_core_tiling == (("K", 4),) for layer in softmax)
