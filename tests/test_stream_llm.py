@@ -254,14 +254,15 @@ def test_attention_split_by_heads_across_the_cores(mode, cache):
 
 def test_the_kv_cache_is_its_own_data_read_from_dram(cache, tmp_path):
     """GPT-2 decode on the quad core with a vector core: each of the four KV-cache Concats (past K or
-    V of 127 tokens, a graph input, with the new token's) is a `copy` layer whose constant operand
-    is the cache; its DRAM reads are counted apart from the weights and the activations."""
+    V of 127 tokens, a graph input, with the new token's) reads the cache with a `copy` layer whose
+    constant operand is the cache; its DRAM reads are counted apart from the weights and the
+    activations."""
     import json
 
     workload = _vector_workload("gpt2_decode")
     appends = [layer for layer in workload.layers if layer.type == "cache_append"]
     assert len(appends) == 4 and {layer.layer.vector_op for layer in appends} == {"copy"}
-    assert all(layer.sizes["D"] == 128 and layer.constant_operands == ("W",) for layer in appends)
+    assert all(layer.sizes["D"] == 127 and "W" in layer.constant_operands for layer in appends)
     hardware, mapping = VECTOR
     run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, "lbl", cache=cache, output=tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
