@@ -85,10 +85,14 @@ def test_softmax_rows_take_the_default_row_cut():
     assert softmax and all(layer.mapping.intra_core_tiling == (("K", 4),) for layer in softmax)
 
 
-def test_the_cache_append_reads_the_past_tokens_and_appends_the_new_one():
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_the_cache_append_reads_the_past_tokens_and_appends_the_new_one(mode, cache, tmp_path):
     """Hand count, GPT-2 decode (127 past tokens, 12 heads of 64, 2 blocks, 8-bit cache): each
     block's K and V Concat is a copy layer reading the 127 cached tokens (not 128) and a Concat
-    appending the one new token from the layer that computed it."""
+    appending the one new token from the layer that computed it; the step reads the cache from
+    DRAM exactly once (copies the vector core evicts and reads back count as activations)."""
+    import json
+
     workload = _vector_workload("gpt2_decode")
     loads = [layer for layer in workload.layers if layer.type == "cache_append"]
     assert len(loads) == 4 and all(layer.sizes == {"B": 1, "H": 12, "D": 127, "K": 64} for layer in loads)
@@ -97,6 +101,12 @@ def test_the_cache_append_reads_the_past_tokens_and_appends_the_new_one():
         join = workload.nodes[layer.id + 1]
         assert (join.kind, join.op_type) == ("concat", "Concat") and join.sources[0] == layer.id
         assert join.attrs["shapes"][1][2] == 1 and join.attrs["inputs"][1] == join.sources[1]  # one new token
+    hardware, mapping = VECTOR
+    result = run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, mode, cache=cache, output=tmp_path)
+    tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
+    assert tokens["dram_read_bits_kv_cache"] == 4 * 12 * 127 * 64 * 8
+    traffic = dram_traffic_by_layer(result)
+    assert all(traffic[layer.id]["constants"] == 12 * 127 * 64 * 8 + 8 for layer in loads)  # the cache, a scalar
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
@@ -141,3 +151,25 @@ def test_a_top_k_no_core_can_run_is_a_one_line_error():
                              vector_classes={5: frozenset({"add", "mul", "copy"})})
     text = str(caught.value)
     assert "'/m/model/layers.0/mlp/gate/TopK' (TopK)" in text and "reduce_max" in text and "\n" not in text
+
+
+def test_top_k_is_in_the_single_core_operator_model_with_the_same_loops(caplog):
+    """The operator model (single-core, ``operators="all"``) has TopK too: the same loops and class
+    as the multi-core floor's layer, k x E comparisons a row."""
+    import logging
+    import math
+
+    from zigzag.io.onnx_import import read_onnx
+    from zigzag.mapping.entry import MappingEntry
+    from zigzag.workload import operators as ops
+    from zigzag.workload.workload import build_layer
+
+    with caplog.at_level(logging.WARNING):
+        layers = read_onnx(DATA / "mixtral_small_decode.onnx", operators="all")
+    assert "TopK" not in caplog.text
+    single = [layer for layer in layers if layer["operator_type"] == "TopK"]
+    multi = [layer for layer in _vector_workload("mixtral_small_decode").layers if layer.op_type == "TopK"]
+    assert [dict(zip(n["loop_dims"], n["loop_sizes"])) for n in single] == [layer.sizes for layer in multi]
+    assert {n["vector_op"] for n in single} == {layer.layer.vector_op for layer in multi} == {"reduce_max"}
+    layer = build_layer(ops.top_k(0, "router", {"D": 3, "K": 8}, 2), [MappingEntry(name="default")])
+    assert layer.equation == "O[d][k]+=I[d][c]" and layer.total_macs == math.prod((3, 2, 8))

@@ -19,17 +19,19 @@ def dram_traffic_by_layer(result) -> dict[int, dict[str, float]]:
     ``read_back`` (its outputs read again from DRAM by a consumer) and ``streamed`` (operands its
     CNs, too large for their core, stream while they run). The four kinds add up, over all
     layers, to ``result.dram_traffic()["traffic_bits"]``."""
+    from zigzag.stream.schedule.problem import O
+
     p = result.problem
     offchip = p.hardware.offchip_core
     traffic: dict[int, Counter] = {}
     for t in result.transfers:
         if offchip not in (t.sender, t.receiver):
             continue
-        origin = int(p.tensor_origin[t.tensor])
+        origin, operand = int(p.tensor_origin[t.tensor]), int(p.tensor_operand[t.tensor])
         if t.receiver == offchip:
             kind = "written"
-        else:
-            kind = "constants" if t.memory_operand in p.constants[origin] else "read_back"
+        else:  # the tensor's own operand (not the receiver's) tells a constant from an output
+            kind = "constants" if operand != O and operand in p.constants[origin] else "read_back"
         traffic.setdefault(int(p.layer[origin]), Counter())[kind] += float(p.tensor_size[t.tensor])
     for n, operands in enumerate(p.too_large):
         if len(operands):
