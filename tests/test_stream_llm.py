@@ -32,7 +32,7 @@ MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
 MACS = {
     "gpt2_prefill_mask": 6_802_735_104, "gpt2_prefill_mask_op17": 6_802_735_104, "gpt2_decode": 53_146_368,
     "bert_base": 1_862_860_800, "llama_tiny_prefill": 19_797_114_880, "llama_tiny_decode": 154_664_960,
-    "qwen2_05b_decode": 166_412_288, "mixtral_small_decode": 24_252_416,
+    "qwen2_05b_decode": 166_412_288, "mixtral_small_decode": 24_252_416, "mistral_sw16_decode": 1_386_496,
 }
 
 
@@ -74,7 +74,8 @@ def cache(tmp_path_factory):
 FAST = [("gpt2_decode", QUAD, "lbl"), ("bert_base", QUAD, "fused"), ("qwen2_05b_decode", MESH_2X2, "fused"),
         ("llama_tiny_decode", MESH_4X4, "lbl")]
 SLOW = [(name, hw, mode) for name in ("gpt2_prefill_mask", "gpt2_prefill_mask_op17", "gpt2_decode", "bert_base",
-                                      "llama_tiny_prefill", "llama_tiny_decode", "mixtral_small_decode")
+                                      "llama_tiny_prefill", "llama_tiny_decode", "mixtral_small_decode",
+                                      "mistral_sw16_decode")
         for hw in (QUAD, MESH_2X2, MESH_4X4) for mode in ("lbl", "fused") if (name, hw, mode) not in FAST]
 
 
