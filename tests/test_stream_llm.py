@@ -32,7 +32,7 @@ MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
 MACS = {
     "gpt2_prefill_mask": 6_802_735_104, "gpt2_prefill_mask_op17": 6_802_735_104, "gpt2_decode": 53_146_368,
     "bert_base": 1_862_860_800, "llama_tiny_prefill": 19_797_114_880, "llama_tiny_decode": 154_664_960,
-    "qwen2_05b_decode": 166_412_288, "mixtral_small_decode": 24_252_416,
+    "qwen2_05b_decode": 166_412_288, "mixtral_small_decode": 24_252_416, "mistral_sw16_decode": 1_386_496,
 }
 
 
@@ -74,7 +74,8 @@ def cache(tmp_path_factory):
 FAST = [("gpt2_decode", QUAD, "lbl"), ("bert_base", QUAD, "fused"), ("qwen2_05b_decode", MESH_2X2, "fused"),
         ("llama_tiny_decode", MESH_4X4, "lbl")]
 SLOW = [(name, hw, mode) for name in ("gpt2_prefill_mask", "gpt2_prefill_mask_op17", "gpt2_decode", "bert_base",
-                                      "llama_tiny_prefill", "llama_tiny_decode", "mixtral_small_decode")
+                                      "llama_tiny_prefill", "llama_tiny_decode", "mixtral_small_decode",
+                                      "mistral_sw16_decode")
         for hw in (QUAD, MESH_2X2, MESH_4X4) for mode in ("lbl", "fused") if (name, hw, mode) not in FAST]
 
 
@@ -254,14 +255,15 @@ def test_attention_split_by_heads_across_the_cores(mode, cache):
 
 def test_the_kv_cache_is_its_own_data_read_from_dram(cache, tmp_path):
     """GPT-2 decode on the quad core with a vector core: each of the four KV-cache Concats (past K or
-    V of 127 tokens, a graph input, with the new token's) is a `copy` layer whose constant operand
-    is the cache; its DRAM reads are counted apart from the weights and the activations."""
+    V of 127 tokens, a graph input, with the new token's) reads the cache with a `copy` layer whose
+    constant operand is the cache; its DRAM reads are counted apart from the weights and the
+    activations."""
     import json
 
     workload = _vector_workload("gpt2_decode")
     appends = [layer for layer in workload.layers if layer.type == "cache_append"]
     assert len(appends) == 4 and {layer.layer.vector_op for layer in appends} == {"copy"}
-    assert all(layer.sizes["D"] == 128 and layer.constant_operands == ("W",) for layer in appends)
+    assert all(layer.sizes["D"] == 127 and "W" in layer.constant_operands for layer in appends)
     hardware, mapping = VECTOR
     run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, "lbl", cache=cache, output=tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())

@@ -173,6 +173,8 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         return _vector(model, plan, state, node)
     if op in ("Softmax", "LayerNormalization", "Gelu"):
         return _decomposed(model, plan, state, node)
+    if op == "TopK":
+        return _top_k(model, plan, state, node)
     return f"no operator model ({op})"
 
 
@@ -232,6 +234,19 @@ def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
                                sources=_src(state, {"I": i_tensor, "W": w_tensor}))
 
     state.add(plan.blocked(proto, out_dims, state.next_id, make), proto.output)
+    return None
+
+
+def _top_k(model, plan: AttentionPlan, state: _State, node) -> str | None:
+    """TopK over the last axis with a constant k (a mixture of experts' router)."""
+    proto = node.proto
+    data = proto.input[0]
+    dims = plan.dims(data, model.shape(data, node))
+    k = model.shapes.constants.get(proto.input[1]) if len(proto.input) > 1 else None
+    if k is None or node.attrs().get("axis", -1) % len(dims) != len(dims) - 1 or {"K", "C"} & set(list(dims)[:-1]):
+        return "no operator model (TopK: not over the last axis with a constant k)"
+    spec = ops.top_k(state.next_id, node.name, dims, int(np.ravel(k)[0]), sources=_src(state, {"I": data}))
+    state.add([spec], proto.output)
     return None
 
 

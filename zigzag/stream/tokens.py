@@ -63,7 +63,9 @@ def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> d
 
     for t in result.transfers:
         if t.sender == p.hardware.offchip_core:
-            reads[role(int(p.tensor_origin[t.tensor]), t.memory_operand)] += float(p.tensor_size[t.tensor])
+            # the tensor's own operand: an output read back (evicted) is an activation, whatever it feeds
+            own = int(p.tensor_operand[t.tensor])
+            reads[role(int(p.tensor_origin[t.tensor]), own)] += float(p.tensor_size[t.tensor])
     for n, operands in enumerate(p.too_large):
         inputs = [m for m in operands if m != O]
         if inputs:  # the CN's streaming read bandwidth, shared equally by its streamed inputs

@@ -61,7 +61,8 @@ def vector_layer(parser, proto, node_id: int, preds: list[int]):
 
 
 def _reduction(parser, proto, node_id: int, produced: list[str], cls: str):
-    """A reduction over the last axis: ``O[kept] += I[kept][c]``; other axes stay bypassed."""
+    """A reduction over one axis (the last, or another: a sum over experts): ``O[kept] +=
+    I[kept with c at the axis]``; None to leave it bypassed (several axes, a rank above 4)."""
     shape = parser.shape(proto, node_id, proto.input[0])
     if proto.input[0] not in produced or not 2 <= len(shape) <= 4:
         return None
@@ -70,15 +71,40 @@ def _reduction(parser, proto, node_id: int, produced: list[str], cls: str):
         parser.shapes.complete()
         folded = parser.shapes.constants.get(proto.input[1])
         axes = None if folded is None else [int(a) for a in folded.reshape(-1)]
-    if axes is None or [a % len(shape) for a in axes] != [len(shape) - 1]:
+    if axes is None or len(axes) != 1:
         return None
-    kept = DIMS[len(shape)][:-1] if len(shape) > 1 else ()
-    dims = kept + ("C",)
+    axis = axes[0] % len(shape)
+    dims = tuple("C" if i == axis else d for i, d in enumerate(DIMS[len(shape)]))
+    kept = tuple(d for d in dims if d != "C")
     return parser.make_layer(
         proto, node_id, proto.op_type, proto.op_type.lower(),
         equation=f"O{_index(kept)}+=I{_index(dims)}*W[]", loop_sizes=dict(zip(dims, shape)),
         precision=parser.precision(proto, node_id, [parser.producer[proto.input[0]]]),
         source={"I": parser.producer[proto.input[0]], "W": node_id}, vector_op=cls,
+    )
+
+
+def top_k(parser, proto, node_id: int, preds: list[int]):
+    """TopK over the last axis (a mixture of experts' routing: the k largest of E scores) as k
+    passes of a row maximum, class ``reduce_max``: ``O[rows][k] += I[rows][c]`` (C = the axis);
+    its two outputs (values, indices) are the layer's. A one-line error when no core runs
+    ``reduce_max`` or the TopK is not over the last axis of a rank-2..4 tensor."""
+    shape = parser.shape(proto, node_id, proto.input[0])
+    axis = parser.attrs(proto).get("axis", -1)
+    parser.shapes.complete()
+    k = parser.shapes.constants.get(proto.input[1]) if len(proto.input) > 1 else None
+    declared = set().union(*parser.vector_classes.values())
+    if "reduce_max" not in declared or k is None or not 2 <= len(shape) <= 4 or axis % len(shape) != len(shape) - 1:
+        raise parser.error(proto, node_id, "TopK has no cost on this accelerator: it needs a constant k, a "
+                                           "rank-2..4 input, the last axis, and a core whose vector unit runs "
+                                           "reduce_max; declare it or remove the TopK")
+    rows = DIMS[len(shape)][:-1]
+    rows = tuple("D" if d == "K" else d for d in rows)
+    loops = dict(zip(rows, shape[:-1])) | {"K": int(k.reshape(-1)[0]), "C": shape[-1]}
+    return parser.make_layer(
+        proto, node_id, proto.op_type, "topk", equation=f"O{_index(rows + ('K',))}+=I{_index(rows + ('C',))}*W[]",
+        loop_sizes=loops, precision=parser.precision(proto, node_id, preds[:1]),
+        source={"I": parser.producer[proto.input[0]], "W": node_id}, vector_op="reduce_max",
     )
 
 
@@ -123,20 +149,32 @@ def layer_norm_layers(parser, proto, node_id: int, preds: list[int]):
 
 
 def cache_append(parser, proto, node_id: int, preds: list[int]):
-    """A Concat of past keys or values (a graph input: the KV cache) with the new token's as a
-    ``copy`` layer: its constant operand ``W`` is the cache, read from where the accelerator keeps
-    it (DRAM), ``I`` the new data; None unless it is such a Concat and some core runs ``copy``."""
+    """A Concat of past keys or values (a graph input, maybe sliced to a sliding window: the KV
+    cache) with the new token's, as two nodes: a ``copy`` layer (type ``cache_append``) whose
+    constant operand ``W`` is the kept cache, read from where the accelerator keeps it (DRAM), and
+    the Concat joining its output with the new data (the append: only the new tokens come from
+    the layer producing them). None unless it is such a Concat and some core runs ``copy``."""
+    from zigzag.stream.workload import PropagationNode
+
     produced = [t for t in proto.input if _carries_data(parser, t)]
-    out = parser.shape(proto, node_id, proto.output[0])
-    if (len(produced) != 1 or not any(_from_graph_input(parser, t) for t in proto.input) or not 1 <= len(out) <= 4
+    past = [t for t in proto.input if t not in produced and _from_graph_input(parser, t)]
+    if (len(produced) != 1 or len(past) != 1 or len(proto.input) != 2
             or not any("copy" in classes for classes in parser.vector_classes.values())):
         return None
-    full = _index(DIMS[len(out)])
-    return parser.make_layer(
-        proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I{full}*W{full}",
-        loop_sizes=dict(zip(DIMS[len(out)], out)), precision=parser.precision(proto, node_id, preds[:1]),
-        source={"I": parser.producer[produced[0]], "W": node_id}, vector_op="copy",
+    kept = parser.shape(proto, node_id, past[0])
+    if not 1 <= len(kept) <= 4 or "axis" not in parser.attrs(proto):
+        return None
+    full = _index(DIMS[len(kept)])
+    load = parser.make_layer(
+        proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I[]*W{full}",
+        loop_sizes=dict(zip(DIMS[len(kept)], kept)), precision=parser.precision(proto, node_id, []),
+        source={"I": node_id, "W": node_id}, name=f"{proto.name}-cache/", vector_op="copy",
     )
+    inputs = [node_id if t == past[0] else parser.producer[t] for t in proto.input]
+    join = PropagationNode(node_id + 1, proto.name, proto.op_type, "concat", (node_id, parser.producer[produced[0]]),
+                           {"axis": parser.attrs(proto)["axis"], "inputs": inputs,
+                            "shapes": [parser.shape(proto, node_id, t) for t in proto.input]})
+    return [load, join]
 
 
 def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict[str, int]):
@@ -146,13 +184,25 @@ def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict
     if entry.name == "default" and able:
         dim, pieces = _fitting_pieces(loops, parser.vector_memory_bits.get(able[0]))
         return replace(entry, core_allocation=(able[0],) * pieces, core_allocation_is_fixed=True,
-                       inter_core_tiling=((dim, pieces),), group_allocation=None)
+                       inter_core_tiling=((dim, pieces),), group_allocation=None,
+                       intra_core_tiling=_rows_tiling(entry.intra_core_tiling, loops))
     unable = [core for core in entry.core_allocation if core not in able]
     if unable:
         raise parser.error(proto, node_id, f"mapping entry '{entry.name}' puts this '{vector_op}' layer on core(s) "
                                            f"{unable}, whose vector unit cannot run it; use core(s) {able or 'none'} "
                                            "or declare the class in that core's vector_unit")
     return entry
+
+
+def _rows_tiling(tiling, loops: dict[str, int]):
+    """The default entry's row cut for a vector layer: on ``K`` for a Softmax layer (Stream names
+    its rows ``K``, ``C`` being the reduced axis), so that fused mode cuts scores in row blocks;
+    a cut that does not divide its loop is dropped (rounding the loop up would count data that
+    does not exist, e.g. a 128th token in a cache of 127)."""
+    if "D" not in loops and "C" in loops and "K" in loops:
+        tiling = tuple(("K" if dim == "D" else dim, factor) for dim, factor in tiling)
+    return tuple((dim, factor) for dim, factor in tiling
+                 if not isinstance(factor, int) or dim not in loops or loops[dim] % factor == 0)
 
 
 def _fitting_pieces(loops: dict[str, int], memory_bits: int | None) -> tuple[str, int]:
@@ -175,18 +225,20 @@ def _from_graph_input(parser, tensor: str, depth: int = 4) -> bool:
     if tensor in {i.name for i in model.graph.input} - {i.name for i in model.graph.initializer}:
         return True
     node = next((n for n in model.graph.node if tensor in n.output), None)
-    return (depth > 0 and node is not None and node.op_type in ("Concat", "Identity", "Reshape", "Cast")
+    return (depth > 0 and node is not None and node.op_type in ("Concat", "Identity", "Reshape", "Cast", "Slice")
             and len([t for t in node.input if t]) >= 1 and _from_graph_input(parser, node.input[0], depth - 1))
 
 
 def _carries_data(parser, tensor: str) -> bool:
     """Does ``tensor`` come from a layer (possibly through other nodes), not only from constants
-    (an Identity of a weight, mask arithmetic on the graph inputs)?"""
+    and graph inputs (an Identity of a weight, mask arithmetic, a slice of the KV cache)?"""
     source = parser.producer.get(tensor)
-    if source is None:
-        return False
-    node = parser.nodes[source]
-    return not hasattr(node, "kind") or bool(node.sources)
+    return source is not None and _node_carries_data(parser.nodes, source)
+
+
+def _node_carries_data(nodes, node_id: int) -> bool:
+    node = nodes[node_id]
+    return not hasattr(node, "kind") or any(_node_carries_data(nodes, src) for src in node.sources)
 
 
 #: Bypassed operators that do no work (type changes, copies; IsNaN: the NaN guard exporters put

@@ -26,7 +26,7 @@ from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
 from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, cache_append, layer_norm_layers,
-                                         moving_node,
+                                         moving_node, top_k,
                                          placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -239,7 +239,9 @@ class _Parser:
         if self.vector_classes and op == "Concat":
             made = cache_append(self, proto, node_id, preds)
             if made is not None:
-                return [made]
+                return made
+        if self.vector_classes and op == "TopK" and proto.input[0] in self.producer:
+            return [top_k(self, proto, node_id, preds)]
         if self.vector_classes and op == "LayerNormalization":
             made = layer_norm_layers(self, proto, node_id, preds)
             if made is not None:

@@ -166,6 +166,22 @@ def reduction(layer_id: int, name: str, op: str, dims: Dims, *, sources: Mapping
                  _sources(layer_id, ("I",), sources), {"O": "activation", "I": "activation"}, op)
 
 
+def top_k(layer_id: int, name: str, dims: Dims, k: int, *, sources: Mapping | None = None,
+          precision: Precision = DEFAULT_PRECISION) -> dict:
+    """The ``k`` largest values over the last dim of ``dims`` (its input's; e.g. a router choosing
+    k of E experts) as k passes of a row maximum (class ``reduce_max``):
+    ``O[..][k] += I[..][c]``, loops = the other dims, then ``K`` (= k) and ``C``."""
+    names = list(dims)
+    kept = {d: dims[d] for d in names[:-1]}
+    if "K" in kept or "C" in kept:
+        raise ValueError(f"top_k over {names}: the kept dims may not be named K or C")
+    loops = kept | {"K": k, "C": dims[names[-1]]}
+    equation = f"O{_index(list(kept) + ['K'])}+=I{_index(list(kept) + ['C'])}"
+    act = precision.activations
+    return _spec(layer_id, name, "TopK", equation, loops, {"I": act, "O": act, "O_final": act},
+                 _sources(layer_id, ("I",), sources), {"O": "activation", "I": "activation"}, "reduce_max")
+
+
 def gather(layer_id: int, name: str, dims: Dims, *, table_role: str = "weight", sources: Mapping | None = None,
            precision: Precision = DEFAULT_PRECISION) -> dict:
     """A lookup (embedding rows, positions, a token of a sequence): ``O = I`` over the rows read; ``I`` is the

@@ -265,7 +265,7 @@ def expert_loads(cfg: ModelConfig, step: Step) -> list[int]:
 
 
 def _experts(net: _Net, name: str, h: int) -> int:
-    """Mixture of experts: the router (logits, softmax, top-k weights renormalised), then every active
+    """Mixture of experts: the router (logits, softmax, top-k, its weights renormalised), then every active
     expert's SwiGLU MLP over the tokens routed to it (gathered, weighted by their routing weight), and
     the per-token sum of its top-k experts' outputs."""
     cfg, step, p = net.cfg, net.step, net.step.precision
@@ -274,9 +274,11 @@ def _experts(net: _Net, name: str, h: int) -> int:
     logits = net.add(ops.matmul(net.next, f"{name}/gate/MatMul", rows=n, reduction=d, cols=cfg.experts,
                                 sources={"I": h}, precision=p))
     probs = net.add(ops.softmax(net.next, f"{name}/gate/Softmax", {"D": n, "K": cfg.experts}, logits, precision=p))
+    top = net.add(ops.top_k(net.next, f"{name}/gate/TopK", {"D": n, "K": cfg.experts}, k, sources={"I": probs},
+                            precision=p))
     total = net.add(ops.reduction(net.next, f"{name}/gate/ReduceSum", "reduce_sum", {"D": n, "C": k},
-                                  sources={"I": probs}, precision=p))
-    weights = net.elementwise(f"{name}/gate/Div", "div", {"D": n, "K": k}, probs, w_dims=("D",), w_source=total)
+                                  sources={"I": top}, precision=p))
+    weights = net.elementwise(f"{name}/gate/Div", "div", {"D": n, "K": k}, top, w_dims=("D",), w_source=total)
     outputs = []
     for e, rows in enumerate(expert_loads(cfg, step)):
         ex = f"{name}/experts.{e}"
