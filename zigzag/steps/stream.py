@@ -167,8 +167,19 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
                                                 name=exp["name"]))
     result.write(output)
+    _token_figures(result, exp, hardware, graph, output)
     add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file))
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
+
+
+def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
+    """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
+    with the experiment's ``clock_ghz``, else the accelerator file's)."""
+    from zigzag.stream.schedule.run import write_token_figures
+    from zigzag.stream.tokens import accelerator_clock
+
+    clock = exp.get("clock_ghz") if exp.get("clock_ghz") is not None else accelerator_clock(hardware)
+    write_token_figures(result, exp["workload"], output, {i: info.type for i, info in graph.layers.items()}, clock)
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:

@@ -67,6 +67,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     _add_inputs(run, "Stream mapping YAML (one fixed core per layer)")
     _add_cost_options(run)
     run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
+    run.add_argument("--clock-ghz", type=float, default=None,
+                     help="clock frequency, for a transformer step's per-token figures in seconds "
+                          "(default: the accelerator file's clock_ghz, else cycles only)")
     add_quiet(run)
     run.set_defaults(func=cmd_run)
     add_plot_command(commands)
@@ -103,13 +106,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.stream.schedule.run import run_stream
     from zigzag.stream.tiling import parse_layer_stacks
 
+    if args.clock_ghz is not None and not args.clock_ghz > 0:
+        raise InputError("zigzag stream run", "--clock-ghz", f"{args.clock_ghz} is not a clock frequency in GHz; "
+                         "give a number > 0, e.g. 1")
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     with collected_warnings() as notes:
         result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
                             cache=_cache(args), cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd)  # fmt: skip
+                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
@@ -117,8 +123,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     tokens = json.loads((Path(args.output) / "summary.json").read_text()).get("per_token")
     if tokens:
         step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
+        seconds = "" if tokens.get("step_s") is None else \
+            f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
         print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
-              f"{step} {tokens['step_cycles']:.10g} cycles, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+              f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
               f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
               f"{tokens['dram_link_demand']:.3g}x what it can carry")
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
@@ -186,7 +194,7 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                             time_limit=args.time_limit, gap=args.gap, lpf_limit=args.lpf_limit, cache=_cache(args),
                             cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd)  # fmt: skip
+                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
     if not args.quiet:
         for index, stack in enumerate(found.allocation.stacks):
@@ -273,6 +281,9 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.tiling import parse_layer_stacks
 
+    if args.clock_ghz is not None and not args.clock_ghz > 0:
+        raise InputError("zigzag stream run", "--clock-ghz", f"{args.clock_ghz} is not a clock frequency in GHz; "
+                         "give a number > 0, e.g. 1")
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
