@@ -148,3 +148,21 @@ def test_the_llama_decode_sweep_on_two_blocks(tmp_path, cache):
     assert 3.5 < narrow["tpot_cycles"] / wide["tpot_cycles"] < 4.1
     assert wide["energy_per_token_pJ"] == pytest.approx(narrow["energy_per_token_pJ"], rel=0.02)
     assert wide["pareto"] and wide["tpot_s"] == pytest.approx(wide["tpot_cycles"] * 1e-9)
+
+
+def test_the_workflow_schedule_step_writes_per_token_seconds(tmp_path, cache):
+    """The workflow's steps (split, then schedule with the cached costs) write ``per_token`` into the
+    run's summary.json, in seconds with the experiment's clock; the table reads it from there."""
+    from zigzag.steps.stream import resolve_stream_experiments, schedule, split
+
+    quad = HARDWARE / "tpu_like_quad_core.yaml"
+    mapping = REPO / "inputs" / "stream" / "mapping" / "llm_quad_core.yaml"
+    config = {"stream_experiments": [{"name": "gpt2", "accelerator": str(quad), "workload": str(GPT2),
+                                      "mapping": str(mapping), "mode": "lbl", "clock_ghz": 0.5}]}
+    exp = resolve_stream_experiments(config)["gpt2"]
+    split(exp, tmp_path / "graph.npz")
+    schedule(exp, tmp_path / "graph.npz", cache, tmp_path / "run")
+    tokens = json.loads((tmp_path / "run" / "summary.json").read_text())["per_token"]
+    assert tokens["clock_ghz"] == 0.5 and tokens["tpot_s"] == pytest.approx(tokens["tpot_cycles"] / 0.5e9)
+    (row,) = multicore_rows([summarize_run(tmp_path / "run", quad, workload=GPT2, mode="lbl", clock_ghz=0.5)])
+    assert row["tpot_s"] == pytest.approx(row["latency_s"]) and row["tokens_per_s"] == pytest.approx(0.5e9 / row["tpot_cycles"])
