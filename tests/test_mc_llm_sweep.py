@@ -166,3 +166,22 @@ def test_the_workflow_schedule_step_writes_per_token_seconds(tmp_path, cache):
     assert tokens["clock_ghz"] == 0.5 and tokens["tpot_s"] == pytest.approx(tokens["tpot_cycles"] / 0.5e9)
     (row,) = multicore_rows([summarize_run(tmp_path / "run", quad, workload=GPT2, mode="lbl", clock_ghz=0.5)])
     assert row["tpot_s"] == pytest.approx(row["latency_s"]) and row["tokens_per_s"] == pytest.approx(0.5e9 / row["tpot_cycles"])
+
+
+@pytest.mark.parametrize("method", ["ga", "co"])
+def test_an_allocation_search_writes_and_prints_the_per_token_figures(method, tmp_path, cache, capsys):
+    """``zigzag stream search`` (genetic or constraint optimisation) gives the chosen allocation's
+    per-token figures as ``zigzag stream run`` does, in seconds with --clock-ghz."""
+    from zigzag.cli import main
+
+    flexible = tmp_path / "flexible.yaml"
+    flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n  inter_core_tiling: [K, 1]\n")
+    budget = ["--individuals", "4", "--generations", "1"] if method == "ga" else ["--time-limit", "10"]
+    assert main(["stream", "search", "--method", method, *budget, "--accelerator",
+                 str(HARDWARE / "tpu_like_quad_core.yaml"), "--workload", str(GPT2), "--mapping", str(flexible),
+                 "--mode", "lbl", "--quiet", "--cache", str(cache), "--output", str(tmp_path / "out"),
+                 "--clock-ghz", "2"]) == 0
+    assert "time per output token" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    tokens = summary["per_token"]
+    assert tokens["tpot_cycles"] == summary["latency"] and tokens["tpot_s"] == pytest.approx(summary["latency"] / 2e9)
