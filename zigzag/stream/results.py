@@ -21,6 +21,7 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.stream.tokens import TABLE_COLUMNS as TOKEN_COLUMNS
+from zigzag.stream.tokens import token_columns
 
 #: the summary's energy terms (pJ), as table columns
 ENERGY_TERMS = {
@@ -62,7 +63,7 @@ class RunSummary:
     dram: tuple[tuple[str, float], ...]  # (column, bits) in DRAM_COLUMNS order
     cns: int = 0
     clock_ghz: float | None = None
-    #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.tokens.table_columns``)
+    #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.tokens.token_columns``)
     tokens: tuple[tuple[str, Any], ...] = ()
 
 
@@ -106,12 +107,10 @@ def run_summary(result, accelerator, document: dict, tokens: dict | None = None,
     """The :class:`RunSummary` of a schedule in memory (``result``: a ``ScheduleResult``) on
     ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles; ``tokens``:
     its per-token figures (``zigzag.stream.tokens.token_figures``) when it is a transformer step."""
-    from zigzag.stream.tokens import table_columns
-
     problem = result.problem
     busy = [(int(core), float(cycles)) for core, cycles in zip(problem.core, problem.runtime)]
     return _summary(float(result.latency), result.energy, result.totals.as_dict(), busy, result.dram_traffic(), int(problem.nb_cns),
-                    accelerator, document, tokens=tuple(table_columns(tokens).items()), **identity)
+                    accelerator, document, tokens=tuple(token_columns(tokens).items()), **identity)
 
 
 def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: str | None = None,
@@ -136,10 +135,8 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
         raise InputError(folder / "summary.json", missing[0], "missing: the run was written by an older version; "
                          "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)")
     dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
-    from zigzag.stream.tokens import table_columns
-
     return _summary(float(summary["latency"]), float(summary["energy"]), summary, busy, dram, int(summary.get("nb_cns", len(busy))), hardware,
-                    load_yaml(accelerator), tokens=tuple(table_columns(summary.get("per_token")).items()),
+                    load_yaml(accelerator), tokens=tuple(token_columns(summary.get("per_token")).items()),
                     experiment=experiment or folder.name, workload=Path(str(workload)).stem,
                     mapping=Path(str(mapping)).stem, mode=mode,
                     allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz)

@@ -105,7 +105,7 @@ TABLE_COLUMNS = ("phase", "batch", "tokens", "context", "ttft_cycles", "tpot_cyc
                  "dram_link_busy_share", "dram_link_demand")
 
 
-def table_columns(figures: dict | None) -> dict:
+def token_columns(figures: dict | None) -> dict:
     """The :data:`TABLE_COLUMNS` (and DRAM reads by role) of :func:`token_figures`' figures; {}
     when the workload is not a transformer step (``figures`` None)."""
     if not figures:
