@@ -103,3 +103,14 @@ def llama_decode(path: str | Path, *, layers: int = 32, context: int = 4096, wid
     model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
     onnx.save(model, str(path))
     return Path(path)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Write a shapes-only Llama-style decode step as ONNX.")
+    parser.add_argument("output", help="the .onnx file to write")
+    parser.add_argument("--layers", type=int, default=32, help="decoder blocks (default 32)")
+    parser.add_argument("--context", type=int, default=4096, help="cached tokens (default 4096)")
+    args = parser.parse_args()
+    print(f"written: {llama_decode(args.output, layers=args.layers, context=args.context)}")

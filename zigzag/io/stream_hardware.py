@@ -52,7 +52,7 @@ from zigzag.io.yaml_files import load_yaml
 __all__ = ["read_multicore", "read_multicore_document", "resolve_core_file"]
 
 _TOP_KEYS = ("name", "cores", "offchip_core", "bandwidth", "unit_energy_cost", "core_connectivity",
-             "core_memory_sharing", "mesh", "link_area", "router_area")
+             "core_memory_sharing", "mesh", "link_area", "router_area", "clock_ghz")
 _MESH = Field("dict", what="rows, cols and core, e.g. {rows: 2, cols: 2, core: tpu_like.yaml}", keys={
     "rows": Field("int", required=True, minimum=1, what="number of rows of the mesh"),
     "cols": Field("int", required=True, minimum=1, what="number of columns of the mesh"),
@@ -139,6 +139,8 @@ class _Reader:
         document = _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
         for key in ("link_area", "router_area"):
             document[key] = _area(data.get(key, 0), key)
+        if "clock_ghz" in data:
+            document["clock_ghz"] = _clock(data["clock_ghz"])
         return document
 
     def _read_graph_format(self, data: dict) -> dict[str, Any]:
@@ -371,6 +373,13 @@ def _area(value: Any, where: str) -> float:
     number = check_value(value, Field("float", what="an area in um2"), where)
     if math.isnan(number) or number < 0:
         raise Invalid(where, f"must be zero or more, got {value}; give the area in um2, e.g. 0")
+    return number
+
+
+def _clock(value: Any) -> float:
+    number = check_value(value, Field("float", what="a clock frequency in GHz"), "clock_ghz")
+    if math.isnan(number) or number <= 0:
+        raise Invalid("clock_ghz", f"must be a positive frequency in GHz, got {value}; give e.g. 1")
     return number
 
 

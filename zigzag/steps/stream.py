@@ -167,8 +167,23 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
                                                 name=exp["name"]))
     result.write(output)
+    _token_figures(result, exp, hardware, graph, output)
     add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file))
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
+
+
+def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
+    """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
+    with the experiment's ``clock_ghz``, else the accelerator file's)."""
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.schedule.run import write_token_figures
+    from zigzag.stream.tokens import accelerator_clock
+
+    if exp.get("clock_ghz") is not None:
+        clock = exp["clock_ghz"]
+    else:
+        clock = accelerator_clock(hardware or load_multicore_accelerator(exp["accelerator"]))
+    write_token_figures(result, exp["workload"], output, {i: info.type for i, info in graph.layers.items()}, clock)
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
@@ -184,6 +199,7 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
                                   seed=opts["seed"], workers=workers, choose=opts["choose"],
                                   lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"])
     found.write(output)
+    _token_figures(found.fixed_schedule(), exp, found.accelerator, found.graph, output)
     add_notes(Path(output) / "summary.json", notes)
     chosen = found.as_run()
     return (f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} allocations); "
@@ -201,6 +217,7 @@ def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) ->
         found = optimize_co(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
                             time_limit=opts["time_limit"], gap=opts["gap"], lpf_limit=exp["lpf_limit"], cache=cache,
                             operands_to_prefetch=exp["prefetch"], output=output)
+    _token_figures(found.schedule, exp, None, found.graph, output)
     add_notes(Path(output) / "summary.json", notes)
     stacks = found.allocation.stacks
     return (f"{exp['name']}: constraint optimisation of {len(stacks)} steady states "

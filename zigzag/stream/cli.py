@@ -103,24 +103,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.stream.schedule.run import run_stream
     from zigzag.stream.tiling import parse_layer_stacks
 
+    _check_clock(args, "zigzag stream run")
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
     with collected_warnings() as notes:
         result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
                             cache=_cache(args), cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd)  # fmt: skip
+                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
           f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
-    tokens = json.loads((Path(args.output) / "summary.json").read_text()).get("per_token")
-    if tokens:
-        step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
-        print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
-              f"{step} {tokens['step_cycles']:.10g} cycles, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
-              f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
-              f"{tokens['dram_link_demand']:.3g}x what it can carry")
+    _print_tokens(args.output)
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
     if args.plots:
         plot_after_run(args.output)
@@ -132,6 +127,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from zigzag.stream.allocation.nsga import print_generation
     from zigzag.stream.tiling import parse_layer_stacks
 
+    _check_clock(args, "zigzag stream search")
     if args.method == "co":
         return _search_co(args, stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks))
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
@@ -164,6 +160,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    _write_tokens(args, found.fixed_schedule(), found.graph)
     add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
@@ -172,6 +169,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ "
           f"(what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
           f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)")
+    _print_tokens(args.output)
     out = Path(args.output)
     print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
     return 0
@@ -187,6 +185,7 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                             cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
                             output=args.output, cwd=args.cwd)  # fmt: skip
+    _write_tokens(args, found.schedule, found.graph)
     add_notes(Path(args.output) / "summary.json", notes)
     if not args.quiet:
         for index, stack in enumerate(found.allocation.stacks):
@@ -195,9 +194,41 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                   f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)")
     print(f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
           f"{found.schedule.energy:.6g} pJ ({time.perf_counter() - begin:.1f} s in all)")
+    _print_tokens(args.output)
     out = Path(args.output)
     print(f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
     return 0
+
+
+def _check_clock(args: argparse.Namespace, command: str) -> None:
+    if args.clock_ghz is not None and not args.clock_ghz > 0:
+        raise InputError(command, "--clock-ghz", f"{args.clock_ghz} is not a clock frequency in GHz; "
+                         "give a number > 0, e.g. 1")
+
+
+def _write_tokens(args: argparse.Namespace, result, graph) -> None:
+    """A searched allocation's per-token figures into its summary.json (a transformer step)."""
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.schedule.run import write_token_figures
+    from zigzag.stream.tokens import accelerator_clock
+
+    clock = args.clock_ghz if args.clock_ghz is not None else \
+        accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
+    write_token_figures(result, args.workload, args.output, {i: info.type for i, info in graph.layers.items()}, clock)
+
+
+def _print_tokens(output: str) -> None:
+    """The per-token line of a transformer step's run (from its summary.json)."""
+    tokens = json.loads((Path(output) / "summary.json").read_text()).get("per_token")
+    if not tokens:
+        return
+    step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
+    seconds = "" if tokens.get("step_s") is None else \
+        f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
+    print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
+          f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+          f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
+          f"{tokens['dram_link_demand']:.3g}x what it can carry")
 
 
 class _TqdmStream:
@@ -264,6 +295,9 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
                         help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
                              "to reuse the costs across runs")
     parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
+    parser.add_argument("--clock-ghz", type=float, default=None,
+                        help="clock frequency, for a transformer step's per-token figures in seconds "
+                             "(default: the accelerator file's clock_ghz, else cycles only)")
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:

@@ -15,9 +15,12 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.multiobjective.pareto import front_indices
+from zigzag.stream.tokens import TABLE_COLUMNS as TOKEN_COLUMNS
+from zigzag.stream.tokens import token_columns
 
 #: the summary's energy terms (pJ), as table columns
 ENERGY_TERMS = {
@@ -59,6 +62,8 @@ class RunSummary:
     dram: tuple[tuple[str, float], ...]  # (column, bits) in DRAM_COLUMNS order
     cns: int = 0
     clock_ghz: float | None = None
+    #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.tokens.token_columns``)
+    tokens: tuple[tuple[str, Any], ...] = ()
 
 
 def core_area(core) -> float | None:
@@ -97,13 +102,14 @@ def _to_um2(chip) -> float:
     return TO_UM2.get(chip.area_unit, 1.0)
 
 
-def run_summary(result, accelerator, document: dict, **identity) -> RunSummary:
+def run_summary(result, accelerator, document: dict, tokens: dict | None = None, **identity) -> RunSummary:
     """The :class:`RunSummary` of a schedule in memory (``result``: a ``ScheduleResult``) on
-    ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles."""
+    ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles; ``tokens``:
+    its per-token figures (``zigzag.stream.tokens.token_figures``) when it is a transformer step."""
     problem = result.problem
     busy = [(int(core), float(cycles)) for core, cycles in zip(problem.core, problem.runtime)]
     return _summary(float(result.latency), result.energy, result.totals.as_dict(), busy, result.dram_traffic(), int(problem.nb_cns),
-                    accelerator, document, **identity)
+                    accelerator, document, tokens=tuple(token_columns(tokens).items()), **identity)
 
 
 def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: str | None = None,
@@ -129,14 +135,16 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
                          "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)")
     dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
     return _summary(float(summary["latency"]), float(summary["energy"]), summary, busy, dram, int(summary.get("nb_cns", len(busy))), hardware,
-                    load_yaml(accelerator), experiment=experiment or folder.name, workload=Path(str(workload)).stem,
+                    load_yaml(accelerator), tokens=tuple(token_columns(summary.get("per_token")).items()),
+                    experiment=experiment or folder.name, workload=Path(str(workload)).stem,
                     mapping=Path(str(mapping)).stem, mode=mode,
                     allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz)
 
 
 def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tuple[int, float]], dram: Mapping, cns: int,
              accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
-             mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None) -> RunSummary:
+             mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None,
+             tokens: tuple[tuple[str, Any], ...] = ()) -> RunSummary:
     from zigzag.stream.roles import compute_core_ids, core_labels
 
     labels = core_labels(document)
@@ -153,7 +161,7 @@ def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tupl
         compute_cores=len(compute), cores_area_um2=cores_area, interconnect_area_um2=interconnect,
         core_busy=tuple((labels.get(core, f"core{core}"), cycles[core], core in compute) for core in sorted(cycles)),
         dram=tuple((column, float(dram.get(column.removeprefix("dram_"), 0.0))) for column in DRAM_COLUMNS),
-        cns=cns, clock_ghz=clock_ghz,
+        cns=cns, clock_ghz=clock_ghz, tokens=tokens,
     )
 
 
@@ -178,7 +186,7 @@ def multicore_rows(summaries: Sequence[RunSummary],
 
 
 #: the figure columns of a row, in order (per-core utilisation follows, named util_<role or position>)
-_FIGURES = ("compute_cores", "cns", "latency_cycles", "latency_s", "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles",
+_FIGURES = ("compute_cores", "cns", "latency_cycles", "latency_s", *TOKEN_COLUMNS, "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles",
             "area_mm2", "cores_area_mm2", "interconnect_area_mm2", "compute_utilization", *DRAM_COLUMNS, "pareto")
 
 
@@ -190,6 +198,7 @@ def run_figures(run: RunSummary) -> dict:
     row = {
         "compute_cores": run.compute_cores, "cns": run.cns, "latency_cycles": latency,
         "latency_s": latency / (run.clock_ghz * 1e9) if run.clock_ghz else None,
+        **dict(run.tokens),
         "energy_pJ": run.energy_pJ, **dict(run.energy_terms), "edp_pJ_cycles": run.energy_pJ * latency,
         "area_mm2": None if cores is None else cores + run.interconnect_area_um2 * 1e-6,
         "cores_area_mm2": cores, "interconnect_area_mm2": run.interconnect_area_um2 * 1e-6,

@@ -77,26 +77,49 @@ def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> d
 
 def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | None = None) -> dict:
     """The per-token figures of ``result`` for the step described by ``inference`` (``phase``,
-    ``batch``, ``tokens``, ``context``; e.g. ``zigzag.io.onnx_operators.export_inference``)."""
+    ``batch``, ``tokens``, ``context``; e.g. ``zigzag.io.onnx_operators.export_inference``);
+    times in cycles, and in seconds too when ``clock_ghz`` is given."""
     batch, tokens = int(inference.get("batch", 1)), int(inference.get("tokens", 1))
     phase = inference.get("phase", "prefill")
+    decode = phase != "prefill"
     cycles = float(result.latency)
     seconds = None if clock_ghz is None else cycles / (clock_ghz * 1e9)
     shares = dram_link_shares(result)
-    figures = {
+    return {
         "phase": phase, "batch": batch, "tokens": tokens, "context": int(inference.get("context", 0)),
         "step_cycles": cycles, "clock_ghz": clock_ghz, "step_s": seconds,
-        ("ttft_cycles" if phase == "prefill" else "tpot_cycles"): cycles,
+        "ttft_cycles": None if decode else cycles, "tpot_cycles": cycles / tokens if decode else None,
+        "ttft_s": None if decode else seconds,
+        "tpot_s": seconds / tokens if decode and seconds is not None else None,
         "tokens_per_cycle": batch * tokens / cycles if cycles else None,
         "tokens_per_s": None if not seconds else batch * tokens / seconds,
         "energy_per_token_pJ": float(result.energy) / (batch * tokens),
+        "energy_per_token_J": float(result.energy) * 1e-12 / (batch * tokens),
         "dram_links": shares,
         "dram_link_busy_share": max((v["busy"] for v in shares.values()), default=0.0),
         "dram_link_demand": max((v["demand"] for v in shares.values()), default=0.0),
     }
-    if seconds is not None:
-        figures["ttft_s" if phase == "prefill" else "tpot_s"] = seconds
-    return figures
+
+
+#: the per-token columns of a results table row (``ttft``: prefill; ``tpot``: decode; ``_s``: with a clock)
+TABLE_COLUMNS = ("phase", "batch", "tokens", "context", "ttft_cycles", "tpot_cycles", "ttft_s", "tpot_s",
+                 "tokens_per_cycle", "tokens_per_s", "energy_per_token_pJ", "energy_per_token_J",
+                 "dram_link_busy_share", "dram_link_demand")
+
+
+def token_columns(figures: dict | None) -> dict:
+    """The :data:`TABLE_COLUMNS` (and DRAM reads by role) of :func:`token_figures`' figures; {}
+    when the workload is not a transformer step (``figures`` None)."""
+    if not figures:
+        return {}
+    return {**{key: figures.get(key) for key in TABLE_COLUMNS},
+            **{key: value for key, value in figures.items() if key.startswith("dram_read_bits_")}}
+
+
+def accelerator_clock(accelerator) -> float | None:
+    """The clock (GHz) a multi-core accelerator file declares (``clock_ghz``), or None."""
+    document = getattr(accelerator, "document", None) or {}
+    return document.get("clock_ghz")
 
 
 def export_figures(result: ScheduleResult, workload: str | Path, layer_types: dict[int, str],

@@ -141,16 +141,22 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     else:
         table = CostTable.for_accelerator(accelerator, options=SearchOptions(opt="latency"), cache=cache)
         result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem))
-    return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document))}
+    tokens = None
+    if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
+        from zigzag.stream.tokens import export_figures
+
+        tokens = export_figures(result, workload, {i: info.type for i, info in graph.layers.items()})
+    return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens)}
 
 
-def schedule_figures(result, accelerator, document: dict) -> dict:
+def schedule_figures(result, accelerator, document: dict, tokens: dict | None = None) -> dict:
     """A schedule's row figures, defined once for sweeps and the workflow's table
     (``zigzag.stream.results``): latency, energy and its terms, area, utilisation of the compute
-    cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores'."""
+    cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores';
+    with ``tokens`` (a transformer step's figures), the per-token columns."""
     from zigzag.stream.results import run_figures, run_summary
 
-    row = run_figures(run_summary(result, accelerator, document))
+    row = run_figures(run_summary(result, accelerator, document, tokens))
     row.pop("pareto")
     row.pop("latency_s")  # from the sweep's clock_ghz
     row["utilization"] = row["compute_utilization"]

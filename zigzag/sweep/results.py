@@ -27,6 +27,9 @@ OBJECTIVES = {"energy_pJ": "energy", "latency_cycles": "latency", "area_mm2": "a
 PROJECTIONS = {"pareto_energy_latency": ("energy_pJ", "latency_cycles"),
                "pareto_energy_area": ("energy_pJ", "area_mm2"),
                "pareto_latency_area": ("latency_cycles", "area_mm2")}
+#: the objectives of the fronts of an LLM step's rows (per token): objective column -> its per-token column
+TOKEN_OBJECTIVES = {"energy_pJ": "energy_per_token_pJ", "latency_cycles": ("tpot_cycles", "ttft_cycles"),
+                    "area_mm2": "area_mm2"}
 #: the objectives of best.csv: name -> column minimised
 BEST_OBJECTIVES = {"energy": "energy_pJ", "latency": "latency_cycles", "edp": "edp_pJ_cycles", "area": "area_mm2"}
 STATUSES = ("ok", "out", "invalid", "infeasible", "failed")
@@ -48,6 +51,9 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
     row["latency_s"] = seconds
     row["edp_Js"] = None if seconds is None else row["energy_pJ"] * 1e-12 * seconds
     if row.get("phase") is not None:  # an LLM step: its per-token times (docs/models/per-token.md)
+        decode = row["phase"] != "prefill"
+        row["ttft_cycles"] = None if decode else row["latency_cycles"]
+        row["tpot_cycles"] = row["latency_cycles"] / row["tokens"] if decode else None
         row["ttft_s"] = seconds if row["phase"] == "prefill" else None
         row["tpot_s"] = None if row["phase"] == "prefill" or seconds is None else seconds / row["tokens"]
         row["tokens_per_s"] = None if not seconds else row["batch"] * row["tokens"] / seconds
@@ -95,7 +101,8 @@ def front(rows: list[dict], columns: tuple[str, ...]) -> list[int]:
 
 
 def mark_fronts(rows: list[dict]) -> list[dict]:
-    """Add ``pareto`` (3-D front) and the projection columns, per workload (and mode), to every row."""
+    """Add ``pareto`` (3-D front) and the projection columns, per workload (and mode), to every row.
+    The rows of an LLM step are compared per token (:func:`front_columns`)."""
     objectives = tuple(c for c in OBJECTIVES if any(r.get(c) is not None for r in rows if r["status"] == "ok"))
     for row in rows:
         row["pareto"] = False
@@ -103,13 +110,28 @@ def mark_fronts(rows: list[dict]) -> list[dict]:
             row[name] = False
     for workload in dict.fromkeys(group_of(r) for r in rows):
         group = [r for r in rows if group_of(r) == workload and r["status"] == "ok"]
-        for i in front(group, objectives):
+        columns_of = front_columns(group)
+        for i in front(group, tuple(columns_of[c] for c in objectives)):
             group[i]["pareto"] = True
         for name, columns in PROJECTIONS.items():
             if all(c in objectives for c in columns):
-                for i in front(group, columns):
+                for i in front(group, tuple(columns_of[c] for c in columns)):
                     group[i][name] = True
     return rows
+
+
+def front_columns(group: list[dict]) -> dict[str, str]:
+    """Objective column -> the column a group's front minimises: the objective itself, or, when
+    every row is an LLM step, its per-token figure (time per output token or to first token,
+    energy per token; the same front, as a step's tokens are the same for the whole group)."""
+    columns = {c: c for c in OBJECTIVES}
+    if not group or any(r.get("phase") is None for r in group):
+        return columns
+    for objective, per_token in TOKEN_OBJECTIVES.items():
+        options = per_token if isinstance(per_token, tuple) else (per_token,)
+        found = next((c for c in options if all(r.get(c) is not None for r in group)), None)
+        columns[objective] = found or objective
+    return columns
 
 
 def best_rows(rows: list[dict]) -> list[dict]:

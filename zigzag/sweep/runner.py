@@ -38,9 +38,11 @@ def variants_of(sweep: Sweep) -> list[Variant]:
 
 
 def clock_of(sweep: Sweep, variant: Variant) -> float | None:
-    """The sweep's ``clock_ghz`` for a variant (a number or an expression over its parameters)."""
+    """The sweep's ``clock_ghz`` for a variant (a number or an expression over its parameters); a
+    multi-core sweep without one takes the clock the variant's accelerator file declares, if any."""
     if sweep.clock_ghz is None:
-        return None
+        declared = variant.document.get("clock_ghz") if sweep.kind == "multicore" else None
+        return float(declared) if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
     names = {re.sub(r"\W", "_", k): v for k, v in variant.parameters.items()}
 
     def lookup(name: str):

@@ -15,6 +15,7 @@ from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.scheduler import schedule
+from zigzag.stream.tokens import accelerator_clock
 
 
 def run_stream(
@@ -30,6 +31,7 @@ def run_stream(
     operands_to_prefetch: Sequence[str] = (),
     output: str | Path | None = None,
     cwd: str | None = None,
+    clock_ghz: float | None = None,
 ) -> ScheduleResult:
     """Schedule ``workload`` on the multi-core ``accelerator`` as Stream does (fixed allocations).
 
@@ -38,6 +40,8 @@ def run_stream(
     ``summary.json`` and ``schedule.csv`` there; ``cwd``: where core files are looked up from
     (Stream's rule; default: the working directory). The accelerator and the mapping may also be
     given already built (a :class:`MultiCoreAccelerator`, a parsed :class:`StreamMapping`).
+    ``clock_ghz``: the clock of a transformer step's per-token figures in seconds (default: the
+    accelerator file's ``clock_ghz``, else cycles only).
     """
     hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
@@ -54,11 +58,13 @@ def run_stream(
                                             name=Path(str(workload)).stem))
     if output is not None:
         result.write(output)
-        _add_token_figures(result, workload, output, {i: info.type for i, info in graph.layers.items()})
+        clock = clock_ghz if clock_ghz is not None else accelerator_clock(hardware)
+        write_token_figures(result, workload, output, {i: info.type for i, info in graph.layers.items()}, clock)
     return result
 
 
-def _add_token_figures(result: ScheduleResult, workload, output, layer_types: dict[int, str]) -> None:
+def write_token_figures(result: ScheduleResult, workload, output, layer_types: dict[int, str],
+                       clock_ghz: float | None = None) -> None:
     """``per_token`` in ``summary.json`` when the workload is a transformer export."""
     import json
 
@@ -67,7 +73,7 @@ def _add_token_figures(result: ScheduleResult, workload, output, layer_types: di
 
     if not str(workload).endswith(".onnx"):
         return
-    figures = export_figures(result, workload, layer_types)
+    figures = export_figures(result, workload, layer_types, clock_ghz)
     if figures is not None:
         path = Path(output) / "summary.json"
         write_json_atomic(path, {**json.loads(path.read_text()), "per_token": figures})
