@@ -137,7 +137,6 @@ class ElementMaps:
         self._coverage: dict = {}
         self._owners: dict = {}
         self._index: dict = {}
-        self._readers: dict = {}
 
     def coverage(self, cns: LayerCNs, operand: str, only_final: bool):
         key = (cns, operand, only_final)
@@ -175,25 +174,31 @@ class ElementMaps:
         return self._owners[producer]
 
 
-    def readers(self, cns: LayerCNs, operand: str) -> tuple[np.ndarray, np.ndarray]:
-        """The CNs reading each position of ``operand``: ``(offsets, cns)``, the readers of flat
-        position ``q`` being ``cns[offsets[q]:offsets[q + 1]]`` (in sub-id order)."""
-        key = (cns, operand)
-        if key not in self._readers:
-            elem, cn, _ = self.coverage(cns, operand, False)
-            offsets = np.zeros(math.prod(operand_shape(cns, operand)) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(elem, minlength=len(offsets) - 1), out=offsets[1:])
-            self._readers[key] = (offsets, cn[np.argsort(elem, kind="stable")])
-        return self._readers[key]
-
     def read_pairs(self, consumer: LayerCNs, operand: str, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(producer element, consumer CN) for every read of a position of ``operand`` holding a
-        producer element; ``held``: the producer element at each flat position (EMPTY: none)."""
-        offsets, readers = self.readers(consumer, operand)
+        producer element; ``held``: the producer element at each flat position (EMPTY: none).
+
+        Each CN's window (as in :func:`coverage`) is cut down to the box around the held positions
+        first, so a large operand holding few produced elements (a KV cache and its new token) costs
+        what those elements cost."""
+        shape = operand_shape(consumer, operand)
         where = np.flatnonzero(held != EMPTY)
-        count = offsets[where + 1] - offsets[where]
-        first = np.repeat(offsets[where] - (np.cumsum(count) - count), count)
-        return np.repeat(held[where], count), readers[first + np.arange(int(count.sum()))]
+        if len(where) == 0:
+            return np.zeros(0, held.dtype), np.zeros(0, np.int64)
+        coords = np.unravel_index(where, shape)
+        lo, hi = np.array([c.min() for c in coords]), np.array([c.max() + 1 for c in coords])
+        grid = held.reshape(shape)
+        _, start, stop = consumer.operand_boxes(operand)
+        start, stop = np.maximum(start, lo), np.minimum(stop, hi)
+        elements, readers = [], []
+        for sub in np.flatnonzero(np.all(stop > start, axis=1)):
+            found = grid[tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))].reshape(-1)
+            found = found[found != EMPTY]
+            elements.append(found)
+            readers.append(np.full(len(found), sub, dtype=np.int64))
+        if not elements:
+            return np.zeros(0, held.dtype), np.zeros(0, np.int64)
+        return np.concatenate(elements), np.concatenate(readers)
 
 
 def join_pairs(owners: tuple[np.ndarray, ...], cons_elem, cons_cn, nb_prod: int, nb_cons: int) -> np.ndarray:
