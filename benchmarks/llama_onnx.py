@@ -1,9 +1,9 @@
 """Shapes-only Llama-style graphs as ONNX (for benchmarks): RMSNorm, rotary embeddings, grouped-query
 attention, SiLU MLP. The decode step folds the queries onto the KV heads (the packed form transformers
 exports for one new token) and reads a KV cache of ``context`` past tokens from graph inputs; the
-prefill repeats the KV heads (Unsqueeze, Expand, Reshape, as transformers' ``repeat_kv``), scales the
-scores and adds a causal mask (a graph input). Weights are initializers that name a missing external
-file (only shapes are read).
+prefill gathers its token ids' embeddings, repeats the KV heads (Unsqueeze, Expand, Reshape, as
+transformers' ``repeat_kv``), scales the scores and adds a causal mask. Weights (and the mask) are
+initializers that name a missing external file (only shapes are read).
 
 Default widths: Llama-3-8B (4096, 32 heads / 8 KV heads, head size 128, MLP 14336, vocab 128256).
 """
@@ -47,11 +47,17 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
         nodes.append(helper.make_node(op, ins, [name], name=name, **attrs))
         return name
 
-    inputs.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, width]))
-    rotary_dims = [1, 1, hd] if context else [1, 1, seq, hd]  # (decode: as before; prefill: per position)
-    extra = () if context else (("mask", [1, 1, seq, seq]),)
-    for name, dims in (("cos", rotary_dims), ("sin", rotary_dims)) + extra:
-        inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+    if context:  # the new token's embedding and rotary factors are inputs
+        inputs.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, width]))
+        for name in ("cos", "sin"):
+            inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 1, hd]))
+    else:  # token ids (their count makes the step a prefill), the embedding table, a constant causal mask
+        inputs.append(helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq]))
+        inits.append(_weight("embed", [vocab, width])), inits.append(_weight("mask", [1, 1, seq, seq]))
+        const("ax1", [1])
+        for name in ("cos", "sin"):
+            inputs.append(helper.make_tensor_value_info(f"{name}_in", TensorProto.FLOAT, [1, seq, hd]))
+            node("Unsqueeze", [f"{name}_in", "ax1"], name)
     const("two", [2.0], TensorProto.FLOAT), const("eps", [1e-5], TensorProto.FLOAT)
     const("axes_last", [-1]), const("half", [hd // 2]), const("zero", [0]), const("end", [hd]), const("ax3", [3])
     const("q_shape", [1, seq, heads, hd]), const("kv_shape", [1, seq, kv_heads, hd])
@@ -82,7 +88,7 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
         e = node("Expand", [u, "kv_expanded"], f"/{tag}/Expand")
         return node("Reshape", [e, "kv_repeated"], f"/{tag}/Reshape_repeat")
 
-    h = "x"
+    h = "x" if context else node("Gather", ["embed", "input_ids"], "/embed_tokens/Gather")
     for i in range(layers):
         b = f"layers.{i}"
         for w, dims in (("ln1", [width]), ("ln2", [width]), ("q", [width, width]), ("k", [width, kv_heads * hd]),
@@ -112,6 +118,8 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
             scores = node("Add", [node("Mul", [scores, "scale"], f"/{b}/attn/Mul"), "mask"], f"/{b}/attn/Add")
         probs = node("Softmax", [scores], f"/{b}/attn/Softmax", axis=-1)
         a = node("MatMul", [probs, v], f"/{b}/attn/MatMul_1")
+        if not context:  # heads back next to each other per token
+            a = node("Transpose", [a], f"/{b}/attn/Transpose", perm=[0, 2, 1, 3])
         a = node("Reshape", [a, "out_shape"], f"/{b}/attn/Reshape")
         o = node("MatMul", [a, f"{b}.o"], f"/{b}/o_proj/MatMul")
         h = node("Add", [h, o], f"/{b}/Add")

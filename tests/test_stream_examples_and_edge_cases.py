@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import fields
 from pathlib import Path
 
 import networkx as nx
@@ -19,12 +18,10 @@ from onnx import TensorProto, helper
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.stream import edges as edges_module
-from zigzag.stream import propagation
 from zigzag.stream.allocation.front import distinct_points, front_csv
 from zigzag.stream.allocation.genes import Gene
 from zigzag.stream.allocation.nsga import FrontPoint
 from zigzag.stream.allocation.search import search_allocation
-from zigzag.stream.cn_graph import build_cn_graph
 from zigzag.stream.hardware import load_multicore_accelerator
 from zigzag.stream.mapping import parse_stream_mapping
 from zigzag.stream.plots.charts import read_front
@@ -250,42 +247,3 @@ def test_propagation_paths_equal_the_filtered_simple_paths_in_order(dense_worklo
                 assert edges_module.propagation_paths(dense_workload, graph, producer, consumer) == expected
                 checked += bool(expected)
     assert checked >= 15  # each conv reaches every later conv through one Concat
-
-
-def _set_join(owners, cons_elem, cons_cn, nb_prod, nb_cons):
-    pairs = sorted({(int(owner[e]), int(c)) for owner in owners for e, c in zip(cons_elem, cons_cn)
-                    if owner[e] != propagation.EMPTY})
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
-
-
-@pytest.mark.parametrize("table", [True, False], ids=["pair-table", "unique-keys"])
-def test_join_pairs_equals_a_set_join(table, monkeypatch):
-    if not table:
-        monkeypatch.setattr(propagation, "_PAIR_TABLE", 0)
-    rng = np.random.default_rng(7)
-    owners = tuple(np.where(rng.random(60) < 0.3, -1, rng.integers(0, 5, 60)) for _ in range(2))
-    cons_elem, cons_cn = rng.integers(0, 60, 200), rng.integers(0, 9, 200)
-    assert np.array_equal(propagation.join_pairs(owners, cons_elem, cons_cn, 5, 9),
-                          _set_join(owners, cons_elem, cons_cn, 5, 9))
-
-
-def _every_read(maps, consumer, operand, held):
-    """The plain definition of the reads: every (position, CN) of the consumer's coverage."""
-    elements, readers, _ = maps.coverage(consumer, operand, False)
-    found = held[elements]
-    keep = found != propagation.EMPTY
-    return found[keep], readers[keep]
-
-
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
-def test_concat_heavy_cn_graph_equals_the_one_from_the_plain_definitions(dense_workload, mode, monkeypatch):
-    fast = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
-    monkeypatch.setattr(edges_module, "propagation_paths", _filtered_simple_paths)
-    monkeypatch.setattr(propagation, "join_pairs", _set_join)
-    monkeypatch.setattr(propagation.ElementMaps, "read_pairs", _every_read)
-    plain = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
-    assert len(fast) == len(plain) and fast.nb_edges == plain.nb_edges > len(fast)
-    arrays = [f.name for f in fields(fast) if isinstance(getattr(fast, f.name), np.ndarray)]
-    assert "edge_src" in arrays and "data_produced_unique" in arrays
-    for name in arrays:
-        assert np.array_equal(getattr(fast, name), getattr(plain, name)), name
