@@ -3,10 +3,11 @@
 ``ElementMaps.read_pairs`` cuts the work to the box of held positions and to cells on which the
 producer CN does not change; ``ElementMaps.owners`` and ``new_outputs`` write whole windows; a pair
 reached twice is joined once. Here every CN graph built that way must equal, array for array, the
-one built from the plain definitions: every (position, consumer CN) of the consumer's coverage joined
-with every producer CN covering the element held there, coverage counts from :func:`coverage` (and,
-for a Concat-heavy CNN, every simple path walked again), on ResNet-18, the transformer exports of
-tests/data/stream_llm/ and small grouped-query attention blocks with a long KV cache.
+one built from the plain definitions (``PlainMaps``: every (position, consumer CN) of the consumer's
+coverage joined with every producer CN covering the element held there, coverage counts from
+:func:`coverage`) on ResNet-18, the transformer exports of tests/data/stream_llm/ and small
+grouped-query attention blocks with a long KV cache (a Concat-heavy CNN:
+tests/test_stream_examples_and_edge_cases.py).
 """
 
 from __future__ import annotations
@@ -20,14 +21,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from llm_graphs import gqa_attention
-from test_stream_examples_and_edge_cases import _filtered_simple_paths, dense_block
+from test_stream_examples_and_edge_cases import PlainMaps
 
 from zigzag.stream import edges as edges_module
 from zigzag.stream import propagation
-from zigzag.stream.cn_graph import build_cn_graph
 from zigzag.stream.inputs import cn_graph_from_files
-from zigzag.stream.mapping import parse_stream_mapping
-from zigzag.stream.workload import read_stream_workload
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = Path(__file__).parent / "data" / "stream_llm"
@@ -38,48 +36,10 @@ MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
 RESNET = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml")
 
 
-def element_read_pairs(maps, producer, consumer, operand, held):
-    """The plain definition: every (position, CN) of the consumer's coverage holding a producer
-    element, joined with every final-output CN of the producer covering that element."""
-    elements, readers, _ = maps.coverage(consumer, operand, False)
-    found = held[elements]
-    keep = found != propagation.EMPTY
-    found, readers = found[keep], readers[keep]
-    p_elem, p_cn, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
-    order = np.argsort(p_elem, kind="stable")
-    p_elem, p_cn = p_elem[order], p_cn[order]
-    first = np.searchsorted(p_elem, found, "left")
-    count = np.searchsorted(p_elem, found, "right") - first
-    at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
-    keys = np.unique(p_cn[at].astype(np.int64) * consumer.count + np.repeat(readers, count))
-    return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
-
-
-class _Forgetful(dict):
-    """A memo that keeps nothing: every pair is joined again."""
-
-    def __setitem__(self, key, value):
-        pass
-
-
-class _PlainMaps(propagation.ElementMaps):
-    def __init__(self):
-        super().__init__()
-        self.joined = _Forgetful()
-
-    def new_outputs(self, cns):
-        return self.coverage(cns, cns.tiled.layer.layer.output, True)[2]
-
-    read_pairs = element_read_pairs
-
-
-def _plain(build, monkeypatch, paths: bool = False):
-    """``build()`` with the plain definitions in place (``paths``: also every simple path, which
-    networkx enumerates too slowly for the transformers)."""
+def _plain(build, monkeypatch):
+    """``build()`` with the plain definitions of the dependencies in place."""
     with monkeypatch.context() as patch:
-        if paths:
-            patch.setattr(edges_module, "propagation_paths", _filtered_simple_paths)
-        patch.setattr(edges_module, "ElementMaps", _PlainMaps)
+        patch.setattr(edges_module, "ElementMaps", PlainMaps)
         return build()
 
 
@@ -89,20 +49,6 @@ def assert_same_graph(fast, plain):
     assert "edge_src" in arrays and "data_produced_unique" in arrays
     for name in arrays:
         assert np.array_equal(getattr(fast, name), getattr(plain, name)), name
-
-
-@pytest.fixture(scope="module")
-def dense_workload(tmp_path_factory):
-    path = dense_block(tmp_path_factory.mktemp("dense") / "dense.onnx")
-    return read_stream_workload(path, parse_stream_mapping([{"name": "default", "core_allocation": [0]}]))
-
-
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
-def test_concat_heavy_cn_graph_equals_the_one_from_the_plain_definitions(dense_workload, mode, monkeypatch):
-    fast = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
-    plain = _plain(lambda: build_cn_graph(dense_workload, mode, weight_capacity=1 << 30), monkeypatch, paths=True)
-    assert fast.nb_edges > len(fast)
-    assert_same_graph(fast, plain)
 
 
 #: (workload, (hardware, mapping), mode); the transformer exports have 2 blocks at the real widths

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from dataclasses import fields
 from pathlib import Path
 
 import networkx as nx
@@ -18,10 +19,12 @@ from onnx import TensorProto, helper
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.stream import edges as edges_module
+from zigzag.stream import propagation
 from zigzag.stream.allocation.front import distinct_points, front_csv
 from zigzag.stream.allocation.genes import Gene
 from zigzag.stream.allocation.nsga import FrontPoint
 from zigzag.stream.allocation.search import search_allocation
+from zigzag.stream.cn_graph import build_cn_graph
 from zigzag.stream.hardware import load_multicore_accelerator
 from zigzag.stream.mapping import parse_stream_mapping
 from zigzag.stream.plots.charts import read_front
@@ -247,3 +250,55 @@ def test_propagation_paths_equal_the_filtered_simple_paths_in_order(dense_worklo
                 assert edges_module.propagation_paths(dense_workload, graph, producer, consumer) == expected
                 checked += bool(expected)
     assert checked >= 15  # each conv reaches every later conv through one Concat
+
+
+def element_read_pairs(maps, producer, consumer, operand, held):
+    """The plain definition of a pair's dependencies: every (position, CN) of the consumer's
+    coverage holding a producer element, joined with every final-output CN of the producer
+    covering that element (distinct pairs, rows sorted)."""
+    elements, readers, _ = maps.coverage(consumer, operand, False)
+    found = held[elements]
+    keep = found != propagation.EMPTY
+    found, readers = found[keep], readers[keep]
+    p_elem, p_cn, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
+    order = np.argsort(p_elem, kind="stable")
+    p_elem, p_cn = p_elem[order], p_cn[order]
+    first = np.searchsorted(p_elem, found, "left")
+    count = np.searchsorted(p_elem, found, "right") - first
+    at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
+    keys = np.unique(p_cn[at].astype(np.int64) * consumer.count + np.repeat(readers, count))
+    return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
+
+
+class _Forgetful(dict):
+    """A memo that keeps nothing: every pair is joined again."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class PlainMaps(propagation.ElementMaps):
+    """The element maps with the plain definitions: element-by-element joins, coverage counts from
+    :func:`propagation.coverage`, no memo of joined pairs."""
+
+    def __init__(self):
+        super().__init__()
+        self.joined = _Forgetful()
+
+    def new_outputs(self, cns):
+        return self.coverage(cns, cns.tiled.layer.layer.output, True)[2]
+
+    read_pairs = element_read_pairs
+
+
+@pytest.mark.parametrize("mode", ["lbl", "fused"])
+def test_concat_heavy_cn_graph_equals_the_one_from_the_plain_definitions(dense_workload, mode, monkeypatch):
+    fast = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
+    monkeypatch.setattr(edges_module, "propagation_paths", _filtered_simple_paths)
+    monkeypatch.setattr(edges_module, "ElementMaps", PlainMaps)
+    plain = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
+    assert len(fast) == len(plain) and fast.nb_edges == plain.nb_edges > len(fast)
+    arrays = [f.name for f in fields(fast) if isinstance(getattr(fast, f.name), np.ndarray)]
+    assert "edge_src" in arrays and "data_produced_unique" in arrays
+    for name in arrays:
+        assert np.array_equal(getattr(fast, name), getattr(plain, name)), name
