@@ -12,7 +12,7 @@ tests/test_stream_examples_and_edge_cases.py).
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -118,3 +118,35 @@ def test_cells_hold_the_values_of_every_window(data):
         window = (slice(None),) + tuple(slice(a, b) for a, b in zip(start[i], stop[i]))
         cell_window = (slice(None),) + tuple(slice(a, b) for a, b in zip(first[i], last[i]))
         assert set(np.unique(cells[cell_window])) == set(np.unique(own[window]))
+
+
+def test_overlapping_producer_windows_give_the_plain_pairs(monkeypatch):
+    """Producer CNs whose outputs overlap (each window doubled along a cut dim, so most elements
+    have two owners): the owner maps by rank and the cells over both ranks still give the plain
+    definition's pairs."""
+    seen = []
+    real = propagation.complex_pair_edges
+
+    def capture(producer, consumer, paths, file=None, maps=None):
+        seen.append((producer, consumer, paths))
+        return real(producer, consumer, paths, file, maps)
+
+    monkeypatch.setattr(edges_module, "complex_pair_edges", capture)
+    cn_graph_from_files(MESH_4X4[0], LLM / "llama_tiny_decode.onnx", MESH_4X4[1], "lbl")
+    checked = 0
+    for producer, consumer, paths in seen:
+        dims = producer.tiled.layer.layer.operand_dims[producer.tiled.layer.layer.output]
+        cut = [producer.column(d) for d in dims if len(np.unique(producer.start[:, producer.column(d)])) > 1]
+        if not cut:
+            continue
+        stop = producer.stop.copy()
+        stop[:, cut[0]] += producer.stop[:, cut[0]] - producer.start[:, cut[0]]
+        wide = replace(producer, stop=stop, data_produced_unique=producer.data_produced_unique.copy())
+        maps = propagation.ElementMaps()
+        assert len(maps.owners(wide)) == 2
+        for path in paths:
+            fast = propagation._path_pairs(maps, wide, consumer, path, None)
+            plain = propagation._path_pairs(PlainMaps(), wide, consumer, path, None)
+            assert fast[0] == plain[0] and np.array_equal(fast[1], plain[1])
+        checked += 1
+    assert checked >= 4
