@@ -3,7 +3,9 @@
 Instead of arrays of CN sets, the producer's output elements are numbered ``0 .. E-1`` and that
 index array is pushed through the reshaping nodes, so every position of the consumer's input
 knows which producer element it holds (``-1`` = no producer, e.g. a concatenated constant).
-Edges then join "producer CN covers element e" with "consumer CN reads element e".
+Edges then join "producer CN covers element e" with "consumer CN reads element e" — not element
+by element but over the cells of the consumer's operand on which the owning producer CN is constant
+(:meth:`ElementMaps.read_pairs`).
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ def _windows(cns: LayerCNs, operand: str, only_final: bool):
     return shape, subs[np.all(stop[subs] > start[subs], axis=1)], start, stop
 
 
-def _ranked_owners(covered: tuple[np.ndarray, np.ndarray], nb_elements: int, nb_cns: int) -> tuple[np.ndarray, ...]:
+def _ranked_owners(covered: tuple[np.ndarray, np.ndarray], nb_elements: int, nb_cns: int) -> tuple:
     """Owner maps from :func:`coverage`'s (element, CN) lists: map ``k`` holds the ``k``-th CN
     (in sub-id order) covering each element."""
     elem, cn = covered
@@ -234,12 +236,12 @@ class ElementMaps:
             lo[axis], hi[axis] = hit[0], hit[-1] + 1
         window = tuple(slice(a, b) for a, b in zip(lo, hi))
         box = held.reshape(shape)[window]
+        # (rank, *box): the producer CN owning each position
         own = owners[0][box][None] if len(owners) == 1 else np.stack([owner[box] for owner in owners])
-        # (rank, *box): the producer CN at each position
         if not dense:
             own[:, ~present[window]] = EMPTY
         _, start, stop = consumer.operand_boxes(operand)
-        start, stop = np.clip(start - lo, 0, hi - lo), np.clip(stop - lo, 0, hi - lo)  # windows in the box
+        start, stop = np.clip(start - lo, 0, hi - lo), np.clip(stop - lo, 0, hi - lo)  # in the box
         subs = np.flatnonzero(np.all(stop > start, axis=1))
         cells, first, last = _cells(own, start[subs], stop[subs])
         found = []
@@ -269,16 +271,14 @@ def _cells(own: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.nda
     return cells, first, last
 
 
-
-
 def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None,
                        maps: ElementMaps | None = None) -> list[np.ndarray]:
     """Edges of a pair joined through reshaping nodes, one block of edge rows per path (see
     ``zigzag.stream.edges``); raises the producer's and consumer's ``data_produced_unique`` as
     Stream does (once per pair). ``maps`` shares the layers' element maps across pairs."""
     maps = ElementMaps() if maps is None else maps
-    producer.data_produced_unique[:] += maps.new_outputs(producer) * producer.tiled.layer.layer.final_output_precision
-    consumer.data_produced_unique[:] += maps.new_outputs(consumer) * consumer.tiled.layer.layer.final_output_precision
+    for cns in (producer, consumer):
+        cns.data_produced_unique[:] += maps.new_outputs(cns) * cns.tiled.layer.layer.final_output_precision
     key = (producer.id, consumer.id, tuple(tuple(node.id for node in path) for path in paths))
     joined = maps.joined.get(key)
     if joined is None:
