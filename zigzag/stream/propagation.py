@@ -156,17 +156,26 @@ def _ranked_owners(covered: tuple[np.ndarray, np.ndarray], nb_elements: int, nb_
 
 
 class ElementMaps:
-    """What the pairs of one graph share, computed once per layer: the CNs' :func:`coverage` of
-    an operand, a producer's element numbering and its owner maps (element -> CN covering it;
-    one map for the first CN covering each element, one for the second, ...), and the CN pairs
-    found for each (producer, consumer, paths) (a pair reached again is not joined again)."""
+    """What the pairs of one graph share: per layer, the CNs' new output counts; for the producer
+    at hand (pairs come producer by producer; a new producer drops the previous one's arrays, which
+    are as large as its output), the CNs' :func:`coverage` of an operand, the producer's element
+    numbering and its owner maps (element -> CN covering it; one map for the first CN covering each
+    element, one for the second, ...); and the CN pairs found for each (producer, consumer, paths)
+    (a pair reached again is not joined again)."""
 
     def __init__(self):
         self._coverage: dict = {}
         self._new: dict = {}
         self._owners: dict = {}
         self._index: dict = {}
+        self._producer = None
         self.joined: dict = {}
+
+    def _serve(self, producer: LayerCNs) -> None:
+        """Keep the large arrays of ``producer`` only."""
+        if producer is not self._producer:
+            self._coverage.clear(), self._owners.clear(), self._index.clear()
+            self._producer = producer
 
     def coverage(self, cns: LayerCNs, operand: str, only_final: bool):
         key = (cns, operand, only_final)
@@ -189,6 +198,7 @@ class ElementMaps:
 
     def index(self, producer: LayerCNs) -> np.ndarray:
         """The producer's output elements numbered 0..E-1, in the layer's operand shape."""
+        self._serve(producer)
         if producer not in self._index:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
@@ -201,6 +211,7 @@ class ElementMaps:
 
     def owners(self, producer: LayerCNs) -> tuple[np.ndarray, ...]:
         """Element -> CN maps of the producer's final outputs (one per CN rank on an element)."""
+        self._serve(producer)
         if producer not in self._owners:
             out_op = producer.tiled.layer.layer.output
             shape, subs, start, stop = _windows(producer, out_op, True)
