@@ -33,6 +33,7 @@ HARDWARE = ROOT / "inputs" / "stream" / "hardware"
 MAPPINGS = ROOT / "inputs" / "stream" / "mapping"
 QUAD = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "llm_quad_core.yaml")
 MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
+VECTOR = (HARDWARE / "tpu_like_quad_core_vector.yaml", MAPPINGS / "llm_vector_quad_core.yaml")
 RESNET = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml")
 
 
@@ -58,6 +59,9 @@ CASES = [
     ("llama_tiny_decode", MESH_4X4, "lbl"),
     ("llama_tiny_decode", MESH_4X4, "fused"),
     ("bert_base", QUAD, "fused"),
+    ("llama_tiny_decode", VECTOR, "lbl"),
+    ("gpt2_decode", VECTOR, "fused"),
+    ("llama_tiny_prefill", VECTOR, "fused"),
 ]
 SLOW = [
     ("gpt2_prefill_mask", MESH_4X4, "fused"),
