@@ -11,9 +11,10 @@ energy, the per-token figures (time per output token or to first token in cycles
 busy share), and the machine load before and after (the machine may be shared: compare CPU seconds).
 
 ``--llama-layers N`` also runs a Llama-3-8B-shaped decode step of N blocks at 4096 cached tokens
-(a shapes-only graph written by benchmarks/llama_onnx.py) on the 4 x 4 mesh, with a 1 Tbit DRAM (the
-example's 10 Gbit cannot hold 8 B weights). Its prefill (512 tokens, fused) and the mesh x bandwidth x
-SRAM sweep are not measured here.
+(a shapes-only graph written by benchmarks/llama_onnx.py) on the 4 x 4 mesh (lbl), with a 1 Tbit DRAM
+(the example's 10 Gbit cannot hold 8 B weights); ``--llama-prefill-tokens S`` (with ``--llama-layers``)
+also its prefill over S prompt tokens in fused mode. Timed from the files to the schedule: import, CN
+graph, cost table (cold) and schedule. The mesh x bandwidth x SRAM sweep is not measured here.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="*", default=list(DEFAULT_CASES), help="NAME:HARDWARE:MODE items")
     parser.add_argument("--llama-layers", type=int, default=0, help="also a Llama-3-8B-shaped decode of N blocks")
+    parser.add_argument("--llama-prefill-tokens", type=int, default=0,
+                        help="with --llama-layers: also its prefill over S tokens (fused)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     from zigzag.stream.schedule.run import run_stream
@@ -67,18 +70,21 @@ def main() -> None:
               f"latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ  step {step:,.0f} cycles  "
               f"DRAM link busy {tokens.get('dram_link_busy_share', 0):.0%}")
     if args.llama_layers:
-        llama(args.llama_layers)
+        llama(args.llama_layers, 0)
+        if args.llama_prefill_tokens:
+            llama(args.llama_layers, args.llama_prefill_tokens)
     print(f"load after: {load()}")
 
 
-def llama(layers: int) -> None:
-    """The Llama-3-8B-shaped decode step on the 4 x 4 mesh with a large DRAM, cold cost cache."""
+def llama(layers: int, prefill_tokens: int) -> None:
+    """The Llama-3-8B-shaped decode step (lbl) or, with ``prefill_tokens``, its prefill (fused) on the
+    4 x 4 mesh with a large DRAM, cold cost cache."""
     import sys
 
     from zigzag.stream.schedule.run import run_stream
 
     sys.path.insert(0, str(REPO / "benchmarks"))
-    from llama_onnx import llama_decode
+    from llama_onnx import llama_decode, llama_prefill
 
     cores = REPO / "inputs/stream/hardware/cores"
     with tempfile.TemporaryDirectory() as folder:
@@ -89,13 +95,21 @@ def llama(layers: int) -> None:
             f"name: tpu_like_mesh_4x4_large_dram\nmesh: {{rows: 4, cols: 4, core: {cores / 'tpu_like.yaml'}, "
             f"pooling_core: {cores / 'pooling.yaml'}, simd_core: {cores / 'simd.yaml'}}}\n"
             f"offchip_core: {folder / 'offchip_1tbit.yaml'}\nbandwidth: 32\nunit_energy_cost: 0\n")
-        model = llama_decode(folder / "llama.onnx", layers=layers)
+        if prefill_tokens:
+            model, mode, what = llama_prefill(folder / "llama.onnx", layers=layers, tokens=prefill_tokens), "fused", \
+                f"prefill {prefill_tokens}"
+        else:
+            model, mode, what = llama_decode(folder / "llama.onnx", layers=layers), "lbl", "decode"
         wall, cpu = time.perf_counter(), cpu_seconds()
-        result = run_stream(folder / "mesh.yaml", model, REPO / "inputs/stream/mapping/llm_mesh_4x4.yaml", "lbl",
-                            cache=folder / "cache")
+        result = run_stream(folder / "mesh.yaml", model, REPO / "inputs/stream/mapping/llm_mesh_4x4.yaml", mode,
+                            cache=folder / "cache", output=folder / "run")
         wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
-    print(f"llama-3-8b decode x{layers:<3d} tpu_like_mesh_4x4 (1 Tbit DRAM) lbl {wall:7.2f} s wall {cpu:7.2f} s CPU  "
-          f"{result.problem.nb_cns:6d} CNs latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ")
+        tokens = json.loads((folder / "run" / "summary.json").read_text()).get("per_token") or {}
+    step = "TTFT" if prefill_tokens else "TPOT"
+    print(f"llama-3-8b {what} x{layers} tpu_like_mesh_4x4 (1 Tbit DRAM) {mode:5s} {wall:7.2f} s wall {cpu:7.2f} s CPU  "
+          f"{result.problem.nb_cns:6d} CNs latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ  "
+          f"{step} {tokens.get('step_cycles', 0):,.0f} cycles  {tokens.get('energy_per_token_pJ', 0):.4g} pJ/token  "
+          f"DRAM link busy {tokens.get('dram_link_busy_share', 0):.0%}")
 
 
 if __name__ == "__main__":

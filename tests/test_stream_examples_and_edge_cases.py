@@ -252,37 +252,50 @@ def test_propagation_paths_equal_the_filtered_simple_paths_in_order(dense_worklo
     assert checked >= 15  # each conv reaches every later conv through one Concat
 
 
-def _set_join(owners, cons_elem, cons_cn, nb_prod, nb_cons):
-    pairs = sorted({(int(owner[e]), int(c)) for owner in owners for e, c in zip(cons_elem, cons_cn)
-                    if owner[e] != propagation.EMPTY})
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
-
-
-@pytest.mark.parametrize("table", [True, False], ids=["pair-table", "unique-keys"])
-def test_join_pairs_equals_a_set_join(table, monkeypatch):
-    if not table:
-        monkeypatch.setattr(propagation, "_PAIR_TABLE", 0)
-    rng = np.random.default_rng(7)
-    owners = tuple(np.where(rng.random(60) < 0.3, -1, rng.integers(0, 5, 60)) for _ in range(2))
-    cons_elem, cons_cn = rng.integers(0, 60, 200), rng.integers(0, 9, 200)
-    assert np.array_equal(propagation.join_pairs(owners, cons_elem, cons_cn, 5, 9),
-                          _set_join(owners, cons_elem, cons_cn, 5, 9))
-
-
-def _every_read(maps, consumer, operand, held):
-    """The plain definition of the reads: every (position, CN) of the consumer's coverage."""
+def element_read_pairs(maps, producer, consumer, operand, held):
+    """The plain definition of a pair's dependencies: every (position, CN) of the consumer's
+    coverage holding a producer element, joined with every final-output CN of the producer
+    covering that element (distinct pairs, rows sorted)."""
     elements, readers, _ = maps.coverage(consumer, operand, False)
     found = held[elements]
     keep = found != propagation.EMPTY
-    return found[keep], readers[keep]
+    found, readers = found[keep], readers[keep]
+    p_elem, p_cn, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
+    order = np.argsort(p_elem, kind="stable")
+    p_elem, p_cn = p_elem[order], p_cn[order]
+    first = np.searchsorted(p_elem, found, "left")
+    count = np.searchsorted(p_elem, found, "right") - first
+    at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
+    keys = np.unique(p_cn[at].astype(np.int64) * consumer.count + np.repeat(readers, count))
+    return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
+
+
+class _Forgetful(dict):
+    """A memo that keeps nothing: every pair is joined again."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+class PlainMaps(propagation.ElementMaps):
+    """The element maps with the plain definitions: element-by-element joins, coverage counts from
+    :func:`propagation.coverage`, no memo of joined pairs."""
+
+    def __init__(self):
+        super().__init__()
+        self.joined = _Forgetful()
+
+    def new_outputs(self, cns):
+        return self.coverage(cns, cns.tiled.layer.layer.output, True)[2]
+
+    read_pairs = element_read_pairs
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
 def test_concat_heavy_cn_graph_equals_the_one_from_the_plain_definitions(dense_workload, mode, monkeypatch):
     fast = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
     monkeypatch.setattr(edges_module, "propagation_paths", _filtered_simple_paths)
-    monkeypatch.setattr(propagation, "join_pairs", _set_join)
-    monkeypatch.setattr(propagation.ElementMaps, "read_pairs", _every_read)
+    monkeypatch.setattr(edges_module, "ElementMaps", PlainMaps)
     plain = build_cn_graph(dense_workload, mode, weight_capacity=1 << 30)
     assert len(fast) == len(plain) and fast.nb_edges == plain.nb_edges > len(fast)
     arrays = [f.name for f in fields(fast) if isinstance(getattr(fast, f.name), np.ndarray)]

@@ -3,7 +3,9 @@
 Instead of arrays of CN sets, the producer's output elements are numbered ``0 .. E-1`` and that
 index array is pushed through the reshaping nodes, so every position of the consumer's input
 knows which producer element it holds (``-1`` = no producer, e.g. a concatenated constant).
-Edges then join "producer CN covers element e" with "consumer CN reads element e".
+Edges then join "producer CN covers element e" with "consumer CN reads element e" — not element
+by element but over the cells of the consumer's operand on which the owning producer CN is constant
+(:meth:`ElementMaps.read_pairs`).
 """
 
 from __future__ import annotations
@@ -128,16 +130,52 @@ def _index_type(largest: int):
     return np.int32 if largest < 2**31 - 1 else np.int64
 
 
+def _windows(cns: LayerCNs, operand: str, only_final: bool):
+    """(operand shape, sub ids with a non-empty window, window starts, stops) as in :func:`coverage`."""
+    shape = operand_shape(cns, operand)
+    _, start, stop = cns.operand_boxes(operand)
+    start, stop = np.clip(start, 0, None), np.minimum(stop, np.array(shape))
+    subs = np.flatnonzero(cns.produces_final_output) if only_final else np.arange(cns.count)
+    return shape, subs[np.all(stop[subs] > start[subs], axis=1)], start, stop
+
+
+def _ranked_owners(covered: tuple[np.ndarray, np.ndarray], nb_elements: int, nb_cns: int) -> tuple:
+    """Owner maps from :func:`coverage`'s (element, CN) lists: map ``k`` holds the ``k``-th CN
+    (in sub-id order) covering each element."""
+    elem, cn = covered
+    order = np.argsort(elem, kind="stable")
+    elem, cn = elem[order], cn[order]
+    rank = np.arange(len(elem)) - np.searchsorted(elem, elem, side="left")
+    maps = []
+    for k in range(int(rank.max()) + 1 if len(rank) else 0):
+        owner = np.full(nb_elements, EMPTY, dtype=_index_type(nb_cns))
+        sel = rank == k
+        owner[elem[sel]] = cn[sel]
+        maps.append(owner)
+    return tuple(maps)
+
+
 class ElementMaps:
-    """What the pairs of one graph share, computed once per layer: the CNs' :func:`coverage` of
-    an operand, a producer's element numbering and its owner maps (element -> CN covering it;
-    one map for the first CN covering each element, one for the second, ...)."""
+    """What the pairs of one graph share: per layer, the CNs' new output counts; for the producer
+    at hand (pairs come producer by producer; a new producer drops the previous one's arrays, which
+    are as large as its output), the CNs' :func:`coverage` of an operand, the producer's element
+    numbering and its owner maps (element -> CN covering it; one map for the first CN covering each
+    element, one for the second, ...); and the CN pairs found for each (producer, consumer, paths)
+    (a pair reached again is not joined again)."""
 
     def __init__(self):
         self._coverage: dict = {}
+        self._new: dict = {}
         self._owners: dict = {}
         self._index: dict = {}
-        self._readers: dict = {}
+        self._producer = None
+        self.joined: dict = {}
+
+    def _serve(self, producer: LayerCNs) -> None:
+        """Keep the large arrays of ``producer`` only."""
+        if producer is not self._producer:
+            self._coverage.clear(), self._owners.clear(), self._index.clear()
+            self._producer = producer
 
     def coverage(self, cns: LayerCNs, operand: str, only_final: bool):
         key = (cns, operand, only_final)
@@ -145,8 +183,22 @@ class ElementMaps:
             self._coverage[key] = coverage(cns, operand, only_final)
         return self._coverage[key]
 
+    def new_outputs(self, cns: LayerCNs) -> np.ndarray:
+        """Per CN, the final output elements it is the first to cover (:func:`coverage`'s ``new``)."""
+        if cns not in self._new:
+            shape, subs, start, stop = _windows(cns, cns.tiled.layer.layer.output, True)
+            covered = np.zeros(shape, dtype=bool)
+            new = np.zeros(cns.count, dtype=np.int64)
+            for sub in subs:
+                seen = covered[tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))]
+                new[sub] = seen.size - np.count_nonzero(seen)
+                seen[...] = True
+            self._new[cns] = new
+        return self._new[cns]
+
     def index(self, producer: LayerCNs) -> np.ndarray:
         """The producer's output elements numbered 0..E-1, in the layer's operand shape."""
+        self._serve(producer)
         if producer not in self._index:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
@@ -159,67 +211,75 @@ class ElementMaps:
 
     def owners(self, producer: LayerCNs) -> tuple[np.ndarray, ...]:
         """Element -> CN maps of the producer's final outputs (one per CN rank on an element)."""
+        self._serve(producer)
         if producer not in self._owners:
-            elem, cn, _ = self.coverage(producer, producer.tiled.layer.layer.output, True)
-            nb_elements = math.prod(operand_shape(producer, producer.tiled.layer.layer.output))
-            order = np.argsort(elem, kind="stable")
-            elem, cn = elem[order], cn[order]
-            rank = np.arange(len(elem)) - np.searchsorted(elem, elem, side="left")
-            maps = []
-            for k in range(int(rank.max()) + 1 if len(rank) else 0):
-                owner = np.full(nb_elements, EMPTY, dtype=_index_type(producer.count))
-                sel = rank == k
-                owner[elem[sel]] = cn[sel]
-                maps.append(owner)
-            self._owners[producer] = tuple(maps)
+            out_op = producer.tiled.layer.layer.output
+            shape, subs, start, stop = _windows(producer, out_op, True)
+            if self.new_outputs(producer).sum() == np.prod(stop[subs] - start[subs], axis=1).sum():
+                # no element is covered twice: one map, each window written with its CN
+                owner = np.full(shape, EMPTY, dtype=_index_type(producer.count))
+                for sub in subs:
+                    owner[tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))] = sub
+                self._owners[producer] = (owner.reshape(-1),) if len(subs) else ()
+            else:
+                self._owners[producer] = _ranked_owners(self.coverage(producer, out_op, True)[:2],
+                                                        math.prod(shape), producer.count)
         return self._owners[producer]
 
+    def read_pairs(self, producer: LayerCNs, consumer: LayerCNs, operand: str, held: np.ndarray) -> np.ndarray:
+        """Distinct (producer CN, consumer CN) pairs, rows sorted, of the consumer CNs reading a
+        position of ``operand`` that holds an element of ``producer``'s final outputs; ``held``: the
+        producer element at each flat position of the operand (EMPTY: none).
 
-    def readers(self, cns: LayerCNs, operand: str) -> tuple[np.ndarray, np.ndarray]:
-        """The CNs reading each position of ``operand``: ``(offsets, cns)``, the readers of flat
-        position ``q`` being ``cns[offsets[q]:offsets[q + 1]]`` (in sub-id order)."""
-        key = (cns, operand)
-        if key not in self._readers:
-            elem, cn, _ = self.coverage(cns, operand, False)
-            offsets = np.zeros(math.prod(operand_shape(cns, operand)) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(elem, minlength=len(offsets) - 1), out=offsets[1:])
-            self._readers[key] = (offsets, cn[np.argsort(elem, kind="stable")])
-        return self._readers[key]
-
-    def read_pairs(self, consumer: LayerCNs, operand: str, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(producer element, consumer CN) for every read of a position of ``operand`` holding a
-        producer element; ``held``: the producer element at each flat position (EMPTY: none)."""
-        offsets, readers = self.readers(consumer, operand)
-        where = np.flatnonzero(held != EMPTY)
-        count = offsets[where + 1] - offsets[where]
-        first = np.repeat(offsets[where] - (np.cumsum(count) - count), count)
-        return np.repeat(held[where], count), readers[first + np.arange(int(count.sum()))]
-
-
-def join_pairs(owners: tuple[np.ndarray, ...], cons_elem, cons_cn, nb_prod: int, nb_cons: int) -> np.ndarray:
-    """Distinct (producer CN, consumer CN) pairs sharing an element; rows sorted. ``owners``: the
-    producer's owner maps (see :class:`ElementMaps`); ``cons_elem``: producer elements read by the
-    consumer CNs ``cons_cn``."""
-    if not owners or len(cons_elem) == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    # each pair as one number (producer-major, so sorted numbers are sorted rows), marked in a
-    # table when it is small, else collected and made unique
-    table = np.zeros(nb_prod * nb_cons, dtype=bool) if nb_prod * nb_cons <= _PAIR_TABLE else None
-    keys = []
-    for owner in owners:
-        hit = owner[cons_elem]
-        keep = hit != EMPTY
-        key = hit[keep].astype(np.int64) * nb_cons + cons_cn[keep]
-        if table is not None:
-            table[key] = True
-        else:
-            keys.append(np.unique(key))
-    found = np.flatnonzero(table) if table is not None else np.unique(np.concatenate(keys))
-    return np.stack([found // nb_cons, found % nb_cons], axis=1).astype(np.int64)
+        Not element by element: the work is cut to the box around the held positions (a KV cache
+        holding one new token), and that box into cells on which the producer CN owning each
+        position does not change and no consumer window starts or stops (see :func:`_cells`); a
+        consumer CN then reads each of its cells once."""
+        owners = self.owners(producer)
+        shape = operand_shape(consumer, operand)
+        present = (held != EMPTY).reshape(shape)
+        if not owners or not present.any():
+            return np.zeros((0, 2), dtype=np.int64)
+        lo, hi = np.zeros(len(shape), dtype=np.int64), np.array(shape)
+        dense = present.all()
+        for axis in range(len(shape) if not dense else 0):  # the box around the held positions
+            hit = np.flatnonzero(present.any(axis=tuple(a for a in range(len(shape)) if a != axis)))
+            lo[axis], hi[axis] = hit[0], hit[-1] + 1
+        window = tuple(slice(a, b) for a, b in zip(lo, hi))
+        box = held.reshape(shape)[window]
+        # (rank, *box): the producer CN owning each position
+        own = owners[0][box][None] if len(owners) == 1 else np.stack([owner[box] for owner in owners])
+        if not dense:
+            own[:, ~present[window]] = EMPTY
+        _, start, stop = consumer.operand_boxes(operand)
+        start, stop = np.clip(start - lo, 0, hi - lo), np.clip(stop - lo, 0, hi - lo)  # in the box
+        subs = np.flatnonzero(np.all(stop > start, axis=1))
+        cells, first, last = _cells(own, start[subs], stop[subs])
+        found = []
+        for i, sub in enumerate(subs):
+            values = np.unique(cells[(slice(None),) + tuple(slice(a, b) for a, b in zip(first[i], last[i]))])
+            found.append(values[values != EMPTY].astype(np.int64) * consumer.count + sub)
+        keys = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+        return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
 
 
-#: largest (producer CNs x consumer CNs) pair table kept as booleans
-_PAIR_TABLE = 1 << 24
+def _cells(own: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cut the positions of ``own`` (axis 0: ranks) along each axis where any value changes or a
+    window (``start``/``stop`` rows) starts or stops: every cell then holds one value per rank.
+    Returns the value of each cell and each window's first and last (exclusive) cell per axis."""
+    cuts = []
+    for axis in range(own.ndim - 1):
+        size = own.shape[axis + 1]
+        ahead = [slice(None)] * own.ndim
+        behind = list(ahead)
+        ahead[axis + 1], behind[axis + 1] = slice(1, None), slice(None, -1)
+        others = tuple(a for a in range(own.ndim) if a != axis + 1)
+        changes = np.flatnonzero(np.any(own[tuple(ahead)] != own[tuple(behind)], axis=others)) + 1
+        cuts.append(np.unique(np.concatenate([[0, size], changes, start[:, axis], stop[:, axis]])))
+    cells = own[(slice(None),) + np.ix_(*[cut[:-1] for cut in cuts])]
+    first = np.stack([np.searchsorted(cut, start[:, a]) for a, cut in enumerate(cuts)], axis=1)
+    last = np.stack([np.searchsorted(cut, stop[:, a]) for a, cut in enumerate(cuts)], axis=1)
+    return cells, first, last
 
 
 def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None,
@@ -228,57 +288,60 @@ def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list]
     ``zigzag.stream.edges``); raises the producer's and consumer's ``data_produced_unique`` as
     Stream does (once per pair). ``maps`` shares the layers' element maps across pairs."""
     maps = ElementMaps() if maps is None else maps
-    out_op = producer.tiled.layer.layer.output
-    _, _, p_new = maps.coverage(producer, out_op, True)
-    producer.data_produced_unique[:] += p_new * producer.tiled.layer.layer.final_output_precision
-    c_layer = consumer.tiled.layer.layer
-    _, _, c_new = maps.coverage(consumer, c_layer.output, True)
-    consumer.data_produced_unique[:] += c_new * c_layer.final_output_precision
-    index = maps.index(producer)
+    for cns in (producer, consumer):
+        cns.data_produced_unique[:] += maps.new_outputs(cns) * cns.tiled.layer.layer.final_output_precision
+    key = (producer.id, consumer.id, tuple(tuple(node.id for node in path) for path in paths))
+    joined = maps.joined.get(key)
+    if joined is None:
+        joined = maps.joined[key] = [_path_pairs(maps, producer, consumer, path, file) for path in paths]
     edges = []
-    for path in paths:
-        array, previous, opaque = index, producer.id, False
-        try:
-            for node, after in zip(path[1:-1], path[2:]):
-                if node.kind == "dummy" and node.attrs.get("out_shape", array.shape) != array.shape:
-                    # an operator the floor does not place, shaped unlike its input (a reduction, top-k):
-                    # each of its outputs may depend on all of its input
-                    opaque, array = True, np.zeros(node.attrs["out_shape"], dtype=array.dtype)
-                else:
-                    array = push_through(node, array, previous, after.id)
-                previous = node.id
-        except ShapeMismatch:
-            raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
-                             f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
-        operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
-        candidates = [operand] + [
-            op for op in consumer.tiled.layer.input_operand_source if op != operand
-        ]
-        pairs = None
-        for op in candidates:
-            target = _consumer_shape(consumer, op)
-            matched = array if array.shape == target else (_extend_for_concat(array, target, path)
-                                                          if _has_concat(path) else _pad_to(array, target))
-            if matched is None:
-                continue
-            if opaque:
-                pairs = _all_pairs(maps, producer, consumer, op)
-                break
-            elements, readers = maps.read_pairs(consumer, op, matched.reshape(-1))
-            pairs = join_pairs(maps.owners(producer), elements, readers, producer.count, consumer.count)
-            break
-        if pairs is None:
-            raise InputError(
-                file,
-                f"layers {producer.id} -> {consumer.id}",
-                f"the data of layer {producer.id} ({array.shape} after reshaping) does not fit the input of layer "
-                f"{consumer.id} {_consumer_shape(consumer, operand)}; check the Reshape/Flatten shapes",
-            )
+    for operand, pairs in joined:
         block = np.empty((len(pairs), 6), dtype=np.int64)
         block[:, 0], block[:, 1], block[:, 2], block[:, 3] = producer.id, pairs[:, 0], consumer.id, pairs[:, 1]
         block[:, 4], block[:, 5] = OPERANDS.index(operand), producer.data_produced_unique[pairs[:, 0]]
         edges.append(block)
     return edges
+
+
+def _path_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, path: list, file) -> tuple:
+    """(consumer operand, sorted CN pairs) of one path from ``producer`` to ``consumer``."""
+    array, previous, opaque = maps.index(producer), producer.id, False
+    try:
+        for node, after in zip(path[1:-1], path[2:]):
+            if node.kind == "dummy" and node.attrs.get("out_shape", array.shape) != array.shape:
+                # an operator the floor does not place, shaped unlike its input (a reduction, top-k):
+                # each of its outputs may depend on all of its input
+                opaque, array = True, np.zeros(node.attrs["out_shape"], dtype=array.dtype)
+            else:
+                array = push_through(node, array, previous, after.id)
+            previous = node.id
+    except ShapeMismatch:
+        raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
+                         f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
+    operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
+    candidates = [operand] + [
+        op for op in consumer.tiled.layer.input_operand_source if op != operand
+    ]
+    pairs = None
+    for op in candidates:
+        target = _consumer_shape(consumer, op)
+        matched = array if array.shape == target else (_extend_for_concat(array, target, path)
+                                                      if _has_concat(path) else _pad_to(array, target))
+        if matched is None:
+            continue
+        if opaque:
+            pairs = _all_pairs(maps, producer, consumer, op)
+            break
+        pairs = maps.read_pairs(producer, consumer, op, matched.reshape(-1))
+        break
+    if pairs is None:
+        raise InputError(
+            file,
+            f"layers {producer.id} -> {consumer.id}",
+            f"the data of layer {producer.id} ({array.shape} after reshaping) does not fit the input of layer "
+            f"{consumer.id} {_consumer_shape(consumer, operand)}; check the Reshape/Flatten shapes",
+        )
+    return operand, pairs
 
 
 def _all_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, operand: str) -> np.ndarray:
