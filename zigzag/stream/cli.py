@@ -227,8 +227,8 @@ def _print_tokens(output: str) -> None:
         f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
     print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
           f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
-          f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, asked "
-          f"{tokens['dram_link_demand']:.3g}x what it can carry")
+          f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, moving "
+          f"{tokens['dram_link_demand']:.0%} of what it can carry")
 
 
 class _TqdmStream:

@@ -9,7 +9,10 @@ off-chip memory. This module holds the three pieces of that rule (docs/models/mu
 * :func:`with_dram_level`: a copy of the core with the off-chip memory added on top for them;
 * :func:`offchip_bandwidth`: the four-way DRAM bandwidth the chosen mapping needs during computation
   (zigzag 3.8.0's formula, which Stream uses: instantaneous top-level bandwidths plus the loading
-  bandwidth borrowed from computation).
+  bandwidth borrowed from computation). The scheduler reserves it on the DRAM link while the node
+  runs; it is a rate, not the bits moved;
+* :func:`streamed_bits`: the bits a node actually reads from and writes to DRAM for those operands
+  (the cost model's accesses of the DRAM level).
 """
 
 from __future__ import annotations
@@ -157,3 +160,26 @@ def _borrowed_cycles(detail: CostDetail, port, computing) -> float:
     surplus = max(0, (port.bw_max - required) / port.bw_max * computing)
     remaining, _ = reduce_balanced(totals, minima, surplus)
     return sum(totals) - sum(remaining)
+
+
+#: the layer operand behind each memory operand, in Stream's fixed convention
+_LAYER_OPERAND = {"O": "O", "I1": "I", "I2": "W"}
+
+
+def streamed_bits(result, operands: tuple[str, ...], dram: Memory) -> tuple[tuple[float, float], ...]:
+    """(bits read from, bits written to) the DRAM level per streamed memory operand of ``operands``
+    (in that order): the evaluation's word accesses of its top level (``result``: a
+    ``CostResult`` whose core got ``dram`` on top) times the width of the DRAM port serving them.
+    A weight read once gives its size; an operand fetched again per reuse gives size x fetches."""
+    out = []
+    for m in operands:
+        op = _LAYER_OPERAND[m]
+        if result.memory_names[op][-1] != dram.name:
+            raise InputError(None, f"cost-table entry of layer '{result.layer_name}'",
+                             f"streams {m} but its top level is not the off-chip memory '{dram.name}'; "
+                             "delete the cost cache and run again")
+        words = result.memory_word_access[op][-1]
+        read = words["tl"] * (dram.bandwidth_max(m, "tl") or 0) + words["th"] * (dram.bandwidth_max(m, "th") or 0)
+        write = words["fl"] * (dram.bandwidth_max(m, "fl") or 0) + words["fh"] * (dram.bandwidth_max(m, "fh") or 0)
+        out.append((float(read), float(write)))
+    return tuple(out)

@@ -6,9 +6,13 @@ giving one token to each of B sequences with C cached tokens (time per output to
 tokens per second = B x tokens / the step's time; energy per token = energy / (B x tokens).
 What multi-core adds is the **DRAM links' busy share**: the part of the step during which each
 link attached to the off-chip core carries data (transfers, and CNs streaming operands too large
-for their core), and its **demand**: the bits asked of it over what it can carry in the step. A
-busy share near 1 with a demand above 1 means the step is bound by streaming weights and KV cache
-from DRAM, so more cores buy nothing.
+for their core), and its **demand**: the bits it moves in the step (tensors sent over it, and the
+bits streaming CNs read or write through it, as the cost model counts them) over what it can carry
+in the step. A busy share near 1 with a demand near 1 means the step is bound by streaming weights
+and KV cache from DRAM, so more cores buy nothing. Stream's link model also reserves, for each
+streaming CN, the DRAM bandwidth its mapping would use at full speed for its whole run time (a
+rate, possibly above the link's width); that reservation over the link's capacity is ``reserved``,
+which is not bits moved.
 """
 
 from __future__ import annotations
@@ -21,37 +25,57 @@ from zigzag.stream.schedule.result import ScheduleResult
 
 def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
     """Per link attached to the off-chip core (by label): ``busy`` (0..1), the share of the step
-    during which it carries something, and ``demand``, the bits the step asks of it over what its
-    bandwidth can carry in the step (above 1: the step is bound by that link)."""
-    hw = result.problem.hardware
+    during which it carries something; ``demand``, the bits it moves in the step over what its
+    bandwidth can carry in the step; ``reserved``, Stream's reservations (transfers at the link's
+    width, streaming CNs at their mapping's bandwidth need, for their run time) over the same."""
+    from zigzag.stream.traffic import streamed_dram_bits
+
+    p = result.problem
+    hw = p.hardware
+    offchip = hw.offchip_core
     attached = set()
     for (sender, receiver), route in hw.routes.items():
-        if route and sender == hw.offchip_core:
+        if route and sender == offchip:
             attached.add(route[0])
-        if route and receiver == hw.offchip_core:
+        if route and receiver == offchip:
             attached.add(route[-1])
+    moved = dict.fromkeys(attached, 0.0)
+    for t in result.transfers:
+        for index in set(hw.routes.get((t.sender, t.receiver), ())) & attached:
+            moved[index] += float(p.tensor_size[t.tensor])
+    for n in range(p.nb_cns):
+        core = int(p.core[n])
+        for _, read, write in streamed_dram_bits(p, n):
+            for index in set(hw.routes.get((offchip, core), ())) & attached:
+                moved[index] += read
+            for index in set(hw.routes.get((core, offchip), ())) & attached:
+                moved[index] += write
     shares = {}
     for index in sorted(attached):
         link = hw.links[index]
         events = [e for e in result.link_events[index] if e.activity > 0 and e.end > e.start]
         if result.latency <= 0 or math.isinf(link.bandwidth):
-            shares[link.label] = {"busy": 0.0, "demand": 0.0}
+            shares[link.label] = {"busy": 0.0, "demand": 0.0, "reserved": 0.0}
             continue
         busy, reach = 0.0, -math.inf
         for start, end in sorted((e.start, e.end) for e in events):  # the union of the busy intervals
             busy += max(0.0, end - max(start, reach))
             reach = max(reach, end)
-        carried = sum((e.end - e.start) * e.activity for e in events)
-        shares[link.label] = {"busy": busy / result.latency, "demand": carried / (link.bandwidth * result.latency)}
+        reserved = sum((e.end - e.start) * e.activity for e in events)
+        capacity = link.bandwidth * result.latency
+        shares[link.label] = {"busy": busy / result.latency, "demand": moved[index] / capacity,
+                              "reserved": reserved / capacity}
     return shares
 
 
 def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> dict[str, float]:
     """Bits read from the off-chip memory, split into ``weights`` (constant operands), ``kv_cache``
     (the past keys and values a cache-append layer reads) and ``activations`` (everything else:
-    inputs, evicted data): tensors sent by the off-chip core, plus operands CNs stream while they
-    run. ``layer_types``: layer id -> the layer's type (``cache_append`` marks the cache)."""
-    from zigzag.stream.schedule.problem import I2, O
+    inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM for
+    the operands they stream (the cost model's accesses of the DRAM level). ``layer_types``:
+    layer id -> the layer's type (``cache_append`` marks the cache)."""
+    from zigzag.stream.schedule.problem import I2
+    from zigzag.stream.traffic import streamed_dram_bits
 
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
@@ -66,12 +90,9 @@ def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> d
             # the tensor's own operand: an output read back (evicted) is an activation, whatever it feeds
             own = int(p.tensor_operand[t.tensor])
             reads[role(int(p.tensor_origin[t.tensor]), own)] += float(p.tensor_size[t.tensor])
-    for n, operands in enumerate(p.too_large):
-        inputs = [m for m in operands if m != O]
-        if inputs:  # the CN's streaming read bandwidth, shared equally by its streamed inputs
-            bits = float(p.bw_from_offchip[n]) * float(result.end[n] - result.start[n]) / len(inputs)
-            for m in inputs:
-                reads[role(n, m)] += bits
+    for n in range(p.nb_cns):
+        for m, read, _ in streamed_dram_bits(p, n):
+            reads[role(n, m)] += read
     return reads
 
 
@@ -98,13 +119,14 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
         "dram_links": shares,
         "dram_link_busy_share": max((v["busy"] for v in shares.values()), default=0.0),
         "dram_link_demand": max((v["demand"] for v in shares.values()), default=0.0),
+        "dram_link_reserved": max((v["reserved"] for v in shares.values()), default=0.0),
     }
 
 
 #: the per-token columns of a results table row (``ttft``: prefill; ``tpot``: decode; ``_s``: with a clock)
 TABLE_COLUMNS = ("phase", "batch", "tokens", "context", "ttft_cycles", "tpot_cycles", "ttft_s", "tpot_s",
                  "tokens_per_cycle", "tokens_per_s", "energy_per_token_pJ", "energy_per_token_J",
-                 "dram_link_busy_share", "dram_link_demand")
+                 "dram_link_busy_share", "dram_link_demand", "dram_link_reserved")
 
 
 def token_columns(figures: dict | None) -> dict:

@@ -17,8 +17,8 @@ def dram_traffic_by_layer(result) -> dict[int, dict[str, float]]:
     """Bits moved to or from the off-chip memory per layer id: ``constants`` (its constant operands
     fetched: weights, a cache), ``written`` (its outputs written back: evictions, final outputs),
     ``read_back`` (its outputs read again from DRAM by a consumer) and ``streamed`` (operands its
-    CNs, too large for their core, stream while they run). The four kinds add up, over all
-    layers, to ``result.dram_traffic()["traffic_bits"]``."""
+    CNs, too large for their core, read from or write to DRAM while they run: :func:`streamed_dram_bits`).
+    The four kinds add up, over all layers, to ``result.dram_traffic()["traffic_bits"]``."""
     from zigzag.stream.schedule.problem import O
 
     p = result.problem
@@ -33,21 +33,22 @@ def dram_traffic_by_layer(result) -> dict[int, dict[str, float]]:
         else:  # the tensor's own operand (not the receiver's) tells a constant from an output
             kind = "constants" if operand != O and operand in p.constants[origin] else "read_back"
         traffic.setdefault(int(p.layer[origin]), Counter())[kind] += float(p.tensor_size[t.tensor])
-    for n, operands in enumerate(p.too_large):
-        if len(operands):
-            duration = float(result.end[n] - result.start[n])
-            traffic.setdefault(int(p.layer[n]), Counter())["streamed"] += _streamed_bits(p, n, operands, duration)
+    for n in range(p.nb_cns):
+        for _, read, write in streamed_dram_bits(p, n):
+            traffic.setdefault(int(p.layer[n]), Counter())["streamed"] += read + write
     return {layer: {kind: float(counts[kind]) for kind in KINDS} for layer, counts in sorted(traffic.items())}
 
 
-def _streamed_bits(p, n: int, operands, duration: float) -> float:
-    """The bits a too-large CN streams: its read bandwidth while it runs when it streams an
-    input, plus its write bandwidth when it streams its output (as ``dram_traffic`` counts)."""
-    from zigzag.stream.schedule.problem import O
-
-    bits = 0.0
-    if O in operands:
-        bits += float(p.bw_to_offchip[n]) * duration
-    if any(m != O for m in operands):
-        bits += float(p.bw_from_offchip[n]) * duration
-    return bits
+def streamed_dram_bits(problem, n: int) -> tuple[tuple[int, float, float], ...]:
+    """(memory operand, bits read from DRAM, bits written to DRAM) per operand CN ``n`` streams:
+    the cost model's accesses of the DRAM level, as the problem's costs give them
+    (``ScheduleProblem.dram_bits``); NaN bits where they do not. Not the bandwidth the CN
+    reserves on the DRAM link times its run time: that rate is Stream's link model, not bits."""
+    operands = problem.too_large[n]
+    if not operands:
+        return ()
+    bits = None if problem.dram_bits is None else problem.dram_bits[n]
+    if bits is None or len(bits) != len(operands):
+        nan = float("nan")
+        return tuple((m, nan, nan) for m in operands)
+    return tuple((m, float(read), float(write)) for m, (read, write) in zip(operands, bits))

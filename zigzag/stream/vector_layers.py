@@ -6,7 +6,9 @@ bypasses become layers with an operation class (``Layer.vector_op``), costed on 
 single-core operator model; their classes are the single-core importer's
 (``zigzag.io.onnx_operators``). A layer whose mapping entry is the default one goes to the first
 core whose vector unit runs its class; a mapping entry that puts it on a core that cannot run it is
-a one-line error. Operators of rank above 4, or broadcasting their produced input, stay bypassed
+a one-line error. An operator the floor cannot cost (rank above 4, several reduction axes,
+broadcasting its produced input, a class no vector unit runs) is then a one-line error too
+(:func:`refuse_bypass`); without any vector unit they stay bypassed as in Stream
 (:func:`bypassed_operators` names those in the data path). Data-moving operators (Slice, Split,
 Expand, ...) are kept as nodes run on the element maps (:func:`moving_node`).
 """
@@ -17,6 +19,7 @@ import math
 from collections import Counter
 from dataclasses import replace
 
+from zigzag.errors import InputError
 from zigzag.io.onnx_operators import BINARY, REDUCE, UNARY
 
 #: classes of Stream's own element-wise layers and of the operators it bypasses
@@ -248,13 +251,33 @@ NO_WORK_OPS = frozenset({"Identity", "Cast", "Dropout", "CastLike", "IsNaN"})
 
 def bypassed_operators(workload) -> Counter:
     """Operator types of the bypassed (dummy) nodes that data produced by a layer flows through."""
+    return Counter(node.op_type for node in bypassed_nodes(workload))
+
+
+def bypassed_nodes(workload) -> list:
+    """The bypassed (dummy) nodes doing work that data produced by a layer flows through, in order."""
     reached = set()
     for node_id, node in workload.nodes.items():  # ids are in topological order
         if not hasattr(node, "kind") or any(src in reached for src in node.sources):
             reached.add(node_id)
-    return Counter(node.op_type for node_id, node in workload.nodes.items()
-                   if node_id in reached and getattr(node, "kind", None) == "dummy"
-                   and node.op_type not in NO_WORK_OPS)
+    return [node for node_id, node in workload.nodes.items()
+            if node_id in reached and getattr(node, "kind", None) == "dummy" and node.op_type not in NO_WORK_OPS]
+
+
+def refuse_bypass(node, file: str | None, vector_classes: dict) -> InputError:
+    """The one-line error for a working operator left without a core on an accelerator whose
+    cores declare vector units (there, nothing may run uncosted)."""
+    cls = CLASSES.get(node.op_type)
+    if cls is None:
+        why = "the multi-core floor has no operator model for it"
+    elif not any(cls in classes for classes in vector_classes.values()):
+        why = f"no core's vector unit runs its class '{cls}'"
+    else:
+        why = ("the multi-core floor models it only over one axis of a rank-1..4 tensor (a reduction), without "
+               "broadcasting its computed input")
+    return InputError(file, f"node '{node.name}' ({node.op_type})",
+                      f"would run with no core and no cost: {why}; rewrite the node (e.g. one reduction per axis, "
+                      "or reduce over the last axis), declare the class in a core's vector_unit, or remove it")
 
 
 def moving_node(parser, proto, node_id: int, preds: list[int]):

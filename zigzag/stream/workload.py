@@ -25,8 +25,8 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
-from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_operators, cache_append, layer_norm_layers,
-                                         moving_node, top_k,
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_nodes, bypassed_operators, cache_append,
+                                         layer_norm_layers, moving_node, refuse_bypass, top_k,
                                          placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -165,6 +165,9 @@ def read_stream_workload(
     parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file, vector_classes or {},
                      vector_memory_bits or {})
     workload = parser.run()
+    if parser.vector_classes:  # with vector units every working operator gets a core and a cost
+        for node in bypassed_nodes(workload)[:1]:
+            raise refuse_bypass(node, file, parser.vector_classes)
     bypassed = bypassed_operators(workload)
     if bypassed:
         logger.warning("%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "

@@ -77,6 +77,7 @@ class GeneCosts:
     bw_to_offchip: np.ndarray
     bw_from_offchip: np.ndarray
     too_large: tuple[tuple[tuple[int, ...], ...], ...]  # per core, per CN
+    dram_bits: tuple[tuple, ...] = ()  # per core, per CN: CNCost.dram_bits
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class AllocationProblem:
         runtime, onchip, offchip = base.runtime.copy(), base.onchip_energy.copy(), base.offchip_energy.copy()
         bw_to, bw_from = base.bw_to_offchip.copy(), base.bw_from_offchip.copy()
         too_large = list(base.too_large)
+        dram_bits = list(base.dram_bits) if base.dram_bits is not None else None
         for gene, costs, chosen in zip(self.genes, self.gene_costs, allocation):
             k = gene.cores.index(chosen)
             cns = costs.cns
@@ -118,9 +120,13 @@ class AllocationProblem:
             bw_from[cns] = costs.bw_from_offchip[k]
             for cn, streamed in zip(cns.tolist(), costs.too_large[k]):
                 too_large[cn] = streamed
+            if dram_bits is not None and costs.dram_bits:
+                for cn, bits in zip(cns.tolist(), costs.dram_bits[k]):
+                    dram_bits[cn] = bits
         prefetch = tuple((t, int(core[cn]), m) for t, cn, m in self.prefetch_cns)
         return replace(base, core=core, runtime=runtime, onchip_energy=onchip, offchip_energy=offchip,
-                       bw_to_offchip=bw_to, bw_from_offchip=bw_from, too_large=tuple(too_large), prefetch=prefetch)
+                       bw_to_offchip=bw_to, bw_from_offchip=bw_from, too_large=tuple(too_large), prefetch=prefetch,
+                       dram_bits=None if dram_bits is None else tuple(dram_bits))
 
     def schedule(self, allocation: Sequence[int]) -> ScheduleResult:
         """The full schedule of one allocation."""
@@ -151,12 +157,12 @@ def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch:
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
     costs: list[CNCost | None] = [None] * len(graph)
     for cn in np.flatnonzero(graph.core >= 0).tolist():
-        costs[cn] = CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])))
+        costs[cn] = CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])), dram=table.dram)
     placeholder = graph.core.copy()
     gene_costs = []
     for gene in genes:
         cns = np.flatnonzero((graph.layer == gene.layer) & (graph.group == gene.group))
-        per_core = [[CNCost.of_entry(entry, entry.ga_latency)
+        per_core = [[CNCost.of_entry(entry, entry.ga_latency, table.dram)
                      for entry in (table.entry(keys[int(rep[cn])], core) for cn in cns.tolist())]
                     for core in gene.cores]
         placeholder[cns] = gene.cores[0]
@@ -172,6 +178,7 @@ def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch:
             bw_from_offchip=column("bw_from_offchip"),
             too_large=tuple(tuple(tuple(memory_operand_index(m) for m in x.too_large) for x in row)
                             for row in per_core),
+            dram_bits=tuple(tuple(x.dram_bits for x in row) for row in per_core),
         ))
     base = problem_from_cn_graph(graph, accelerator, costs, cores=placeholder, name=name)
     return AllocationProblem(genes, tuple(gene_costs), base, _prefetch_cns(graph, base, prefetch))

@@ -19,6 +19,7 @@ from zigzag.errors import InputError
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.nodes import INTRA, OPERANDS
+from zigzag.stream.offchip import streamed_bits
 from zigzag.stream.schedule.order import scheduling_order
 from zigzag.stream.schedule.problem import (
     Link,
@@ -72,13 +73,19 @@ class CNCost:
     too_large: tuple[str, ...] = ()  # memory operands streamed from DRAM, equation order
     bw_to_offchip: float = 0.0  # wr_in_by_low
     bw_from_offchip: float = 0.0  # rd_out_to_low
+    #: (bits read from, bits written to) DRAM per operand of ``too_large`` (None: not known)
+    dram_bits: tuple[tuple[float, float], ...] | None = None
 
     @classmethod
-    def of_entry(cls, entry, runtime: float | None = None) -> "CNCost":
-        """From a cost-table entry (``latency``, energies, ``too_large_operands``, ``offchip_bw``)."""
+    def of_entry(cls, entry, runtime: float | None = None, dram=None) -> "CNCost":
+        """From a cost-table entry (``latency``, energies, ``too_large_operands``, ``offchip_bw``);
+        ``dram``: the off-chip memory, to count the bits its streamed operands move."""
         bw = entry.offchip_bw or {}
+        too_large = tuple(entry.too_large_operands)
+        bits = streamed_bits(entry.result, too_large, dram) if dram is not None and too_large else None
         return cls(entry.latency if runtime is None else runtime, entry.onchip_energy, entry.offchip_energy,
-                   tuple(entry.too_large_operands), bw.get("wr_in_by_low", 0), bw.get("rd_out_to_low", 0))
+                   too_large, bw.get("wr_in_by_low", 0), bw.get("rd_out_to_low", 0),
+                   bits if too_large else ())
 
 
 def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | ScheduleHardware,
@@ -127,6 +134,7 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
         too_large=tuple(tuple(memory_operand_index(m) for m in c.too_large) for c in costs),
         bw_to_offchip=np.array([c.bw_to_offchip for c in costs], dtype=np.float64),
         bw_from_offchip=np.array([c.bw_from_offchip for c in costs], dtype=np.float64),
+        dram_bits=tuple(c.dram_bits for c in costs),
         final_output=graph.produces_final_output.astype(bool),
         operand_tensor=operand_tensor,
         constants=constants,

@@ -56,5 +56,5 @@ def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = Non
     with grouped_layer_warnings():
         for cn in range(len(graph)):
             entry = table.entry(keys[int(rep[cn])], int(core[cn]))
-            costs.append(CNCost.of_entry(entry, getattr(entry, runtime)))
+            costs.append(CNCost.of_entry(entry, getattr(entry, runtime), table.dram))
     return costs

@@ -100,7 +100,9 @@ class ScheduleProblem:
       level's energy of the too-large operands);
     * ``too_large[n]``: memory operands streamed from DRAM, in Stream's order (equation order);
     * ``bw_to_offchip[n]`` (``wr_in_by_low``), ``bw_from_offchip[n]`` (``rd_out_to_low``): DRAM link
-      bandwidth a streaming CN blocks;
+      bandwidth a streaming CN reserves while it runs (a rate: Stream's link model);
+    * ``dram_bits[n]``: (bits read from, bits written to) DRAM per operand of ``too_large[n]``, the
+      cost model's accesses of the DRAM level (None: not known, e.g. a problem from reference dumps);
     * ``final_output[n]``: the CN produces final outputs (``produces_final_output``);
     * ``operand_tensor[n, m]``: the CN's tensor in memory operand ``m`` (-1: none);
     * ``constants[n]``: memory operands of its constant operands, in constant-operand order.
@@ -142,6 +144,7 @@ class ScheduleProblem:
     order: np.ndarray
     prefetch: tuple[tuple[int, int, int], ...] = ()
     name: str = field(default="schedule")
+    dram_bits: tuple[tuple[tuple[float, float], ...] | None, ...] | None = None
     layer_names: dict[int, str] = field(default_factory=dict, compare=False)
 
     @property

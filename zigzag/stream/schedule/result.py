@@ -71,7 +71,7 @@ class Transfer(NamedTuple):
 
 
 def _number(x: float) -> int | float:
-    return int(x) if float(x).is_integer() else float(x)
+    return int(x) if float(x).is_integer() else float(x)  # NaN and infinities stay floats
 
 
 @dataclass(frozen=True)
@@ -99,22 +99,22 @@ class ScheduleResult:
     def dram_traffic(self) -> dict[str, float]:
         """Bits to and from the off-chip memory, one definition for every table: ``moved_bits``
         (whole tensors sent from or to the off-chip core: inputs and weights fetched, evictions,
-        final outputs), ``streamed_bits`` (operands a CN too large for its core streams while it
-        runs: its DRAM bandwidth need x its run time), ``read_bits`` / ``write_bits`` (the same
-        traffic by direction) and ``traffic_bits`` (the total)."""
-        from zigzag.stream.schedule.problem import O
+        final outputs), ``streamed_bits`` (operands a CN too large for its core reads from or
+        writes to DRAM while it runs: the cost model's accesses of the DRAM level, i.e. each
+        operand's size x the times it is fetched), ``read_bits`` / ``write_bits`` (the same traffic
+        by direction) and ``traffic_bits`` (the total). Streamed bits are NaN for a problem whose
+        costs do not say them (``ScheduleProblem.dram_bits``)."""
+        from zigzag.stream.traffic import streamed_dram_bits
 
         p = self.problem
         offchip = p.hardware.offchip_core
         moved_read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
         moved_write = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip)
         streamed_read = streamed_write = 0.0
-        for n, operands in enumerate(p.too_large):
-            duration = float(self.end[n] - self.start[n])
-            if O in operands:
-                streamed_write += float(p.bw_to_offchip[n]) * duration
-            if any(m != O for m in operands):
-                streamed_read += float(p.bw_from_offchip[n]) * duration
+        for n in range(p.nb_cns):
+            for _, read, write in streamed_dram_bits(p, n):
+                streamed_read += read
+                streamed_write += write
         read, write = moved_read + streamed_read, moved_write + streamed_write
         return {"moved_bits": _number(moved_read + moved_write), "streamed_bits": _number(streamed_read + streamed_write),
                 "read_bits": _number(read), "write_bits": _number(write), "traffic_bits": _number(read + write)}
