@@ -23,7 +23,9 @@ from zigzag.steps.logged import run_logged
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None}
+DEFAULTS = {"layer_stacks": None, "lpf_limit": 6, "prefetch": [], "search": None, "clock_ns": None,
+            "latency_model": "zigzag"}
+LATENCY_MODELS = ("zigzag", "bandwidth_bound")
 SEARCH_DEFAULTS = {"method": "ga", "individuals": 16, "generations": 8, "seed": 0, "choose": "latency",
                    "time_limit": 600, "gap": 1e-4}
 SEARCH_METHODS = ("ga", "co")
@@ -54,6 +56,9 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             if exp["search"]["method"] not in SEARCH_METHODS:
                 raise InputError("config", f"{where}.search.method",
                                  f"'{exp['search']['method']}' is not ga (genetic search) or co (constraint optimisation)")
+        if exp["latency_model"] not in LATENCY_MODELS:
+            raise InputError("config", f"{where}.latency_model",
+                             f"{exp['latency_model']!r} is not one of {', '.join(LATENCY_MODELS)}")
         clock = exp["clock_ns"]
         if clock is not None and (isinstance(clock, bool) or not isinstance(clock, (int, float)) or clock <= 0):
             raise InputError("config", f"{where}.clock_ns", f"{clock!r} is not a clock period in ns; give a number > 0")
@@ -155,7 +160,7 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Schedule the experiment's CN graph with the cached cost entries; write the run folder
     (its summary.json with the notes saved with the graph)."""
-    from zigzag.notes import add_notes
+    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
@@ -165,10 +170,11 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     hardware, table = _table(exp, cache)
     costs = cn_costs(graph, table)
     result = run_schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(exp["prefetch"]),
-                                                name=exp["name"]))
-    result.write(output)
+                                                name=exp["name"], latency_model=exp["latency_model"]))
+    with collected_warnings() as notes:  # the DRAM link's warning, if it moves more than it can carry
+        result.write(output)
     _token_figures(result, exp, hardware, graph, output)
-    add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file))
+    add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file) + notes)
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
 
 
@@ -197,8 +203,9 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
         found = search_allocation(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
                                   individuals=opts["individuals"], generations=opts["generations"],
                                   seed=opts["seed"], workers=workers, choose=opts["choose"],
-                                  lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"])
-    found.write(output)
+                                  lpf_limit=exp["lpf_limit"], cache=cache, operands_to_prefetch=exp["prefetch"],
+                                  latency_model=exp["latency_model"])
+        found.write(output)
     _token_figures(found.fixed_schedule(), exp, found.accelerator, found.graph, output)
     add_notes(Path(output) / "summary.json", notes)
     chosen = found.as_run()
@@ -216,7 +223,8 @@ def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) ->
     with collected_warnings() as notes:
         found = optimize_co(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp),
                             time_limit=opts["time_limit"], gap=opts["gap"], lpf_limit=exp["lpf_limit"], cache=cache,
-                            operands_to_prefetch=exp["prefetch"], output=output)
+                            operands_to_prefetch=exp["prefetch"], output=output,
+                            latency_model=exp["latency_model"])
     _token_figures(found.schedule, exp, None, found.graph, output)
     add_notes(Path(output) / "summary.json", notes)
     stacks = found.allocation.stacks

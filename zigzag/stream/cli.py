@@ -110,11 +110,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
                             cache=_cache(args), cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz)  # fmt: skip
+                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz,
+                            latency_model=args.latency_model)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
     print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
-          f"energy {summary['energy']:.6g} pJ ({time.perf_counter() - begin:.1f} s)")
+          f"energy {summary['energy']:.6g} pJ{_demand(summary)} ({time.perf_counter() - begin:.1f} s)")
     _print_tokens(args.output)
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
     if args.plots:
@@ -156,7 +157,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                                       cache=_cache(args), cost_lut_path=args.cost_lut_path,
                                       operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
                                                             if op.strip()],
-                                      output=args.output, cwd=args.cwd, progress=progress)  # fmt: skip
+                                      output=args.output, cwd=args.cwd, progress=progress,
+                                      latency_model=args.latency_model)  # fmt: skip
     finally:
         if bar is not None:
             bar.close()
@@ -166,8 +168,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
           f"front of {found.front_size} distinct points from {len(found.front)} allocations "
           f"({time.perf_counter() - begin:.1f} s in all)")
-    print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ "
-          f"(what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
+    print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ"
+          f"{_demand(fixed.summary())} (what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
           f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)")
     _print_tokens(args.output)
     out = Path(args.output)
@@ -184,7 +186,7 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                             time_limit=args.time_limit, gap=args.gap, lpf_limit=args.lpf_limit, cache=_cache(args),
                             cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd)  # fmt: skip
+                            output=args.output, cwd=args.cwd, latency_model=args.latency_model)  # fmt: skip
     _write_tokens(args, found.schedule, found.graph)
     add_notes(Path(args.output) / "summary.json", notes)
     if not args.quiet:
@@ -193,11 +195,21 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                   f"{len(stack.state.cns)} steady-state CNs x {stack.state.iterations}, objective "
                   f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)")
     print(f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
-          f"{found.schedule.energy:.6g} pJ ({time.perf_counter() - begin:.1f} s in all)")
+          f"{found.schedule.energy:.6g} pJ{_demand(found.schedule.summary())} "
+          f"({time.perf_counter() - begin:.1f} s in all)")
     _print_tokens(args.output)
     out = Path(args.output)
     print(f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
     return 0
+
+
+def _demand(summary: dict) -> str:
+    """The run line's DRAM link figure: bits moved over what the busiest DRAM link can carry."""
+    demand = summary.get("dram_link_demand")
+    if demand is None or demand != demand or not demand:  # no DRAM link, or streamed bits unknown
+        return ""
+    flag = " > 1: not reachable, see the warning" if summary.get("dram_link_overcommitted") else ""
+    return f", DRAM link demand {demand:.2f}{flag} [{summary.get('latency_model', 'zigzag')}]"
 
 
 def _check_clock(args: argparse.Namespace, command: str) -> None:
@@ -298,6 +310,9 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clock-ghz", type=float, default=None,
                         help="clock frequency, for a transformer step's per-token figures in seconds "
                              "(default: the accelerator file's clock_ghz, else cycles only)")
+    parser.add_argument("--latency-model", default="zigzag", choices=("zigzag", "bandwidth_bound"),
+                        help="zigzag: Stream's link model (default); bandwidth_bound: a CN streaming operands from "
+                             "DRAM lasts at least its DRAM bits over the link bandwidth it gets")
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:

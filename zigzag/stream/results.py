@@ -64,6 +64,9 @@ class RunSummary:
     clock_ghz: float | None = None
     #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.tokens.token_columns``)
     tokens: tuple[tuple[str, Any], ...] = ()
+    #: bits the busiest DRAM link moves over what it can carry in the schedule (above 1: not reachable)
+    dram_link_demand: float | None = None
+    latency_model: str = "zigzag"
 
 
 def core_area(core) -> float | None:
@@ -107,9 +110,11 @@ def run_summary(result, accelerator, document: dict, tokens: dict | None = None,
     ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles; ``tokens``:
     its per-token figures (``zigzag.stream.tokens.token_figures``) when it is a transformer step."""
     problem = result.problem
-    busy = [(int(core), float(cycles)) for core, cycles in zip(problem.core, problem.runtime)]
+    busy = [(int(core), float(end - start)) for core, start, end in zip(problem.core, result.start, result.end)]
+    check = result.dram_link_check()
     return _summary(float(result.latency), result.energy, result.totals.as_dict(), busy, result.dram_traffic(), int(problem.nb_cns),
-                    accelerator, document, tokens=tuple(token_columns(tokens).items()), **identity)
+                    accelerator, document, tokens=tuple(token_columns(tokens).items()),
+                    link=(check["dram_link_demand"], check["latency_model"]), **identity)
 
 
 def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: str | None = None,
@@ -138,13 +143,14 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
                     load_yaml(accelerator), tokens=tuple(token_columns(summary.get("per_token")).items()),
                     experiment=experiment or folder.name, workload=Path(str(workload)).stem,
                     mapping=Path(str(mapping)).stem, mode=mode,
-                    allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz)
+                    allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz,
+                    link=(summary.get("dram_link_demand"), summary.get("latency_model", "zigzag")))
 
 
 def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tuple[int, float]], dram: Mapping, cns: int,
              accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
              mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None,
-             tokens: tuple[tuple[str, Any], ...] = ()) -> RunSummary:
+             tokens: tuple[tuple[str, Any], ...] = (), link: tuple = (None, "zigzag")) -> RunSummary:
     from zigzag.stream.roles import compute_core_ids, core_labels
 
     labels = core_labels(document)
@@ -161,7 +167,7 @@ def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tupl
         compute_cores=len(compute), cores_area_um2=cores_area, interconnect_area_um2=interconnect,
         core_busy=tuple((labels.get(core, f"core{core}"), cycles[core], core in compute) for core in sorted(cycles)),
         dram=tuple((column, float(dram.get(column.removeprefix("dram_"), 0.0))) for column in DRAM_COLUMNS),
-        cns=cns, clock_ghz=clock_ghz, tokens=tokens,
+        cns=cns, clock_ghz=clock_ghz, tokens=tokens, dram_link_demand=link[0], latency_model=link[1],
     )
 
 
@@ -187,7 +193,8 @@ def multicore_rows(summaries: Sequence[RunSummary],
 
 #: the figure columns of a row, in order (per-core utilisation follows, named util_<role or position>)
 _FIGURES = ("compute_cores", "cns", "latency_cycles", "latency_s", *TOKEN_COLUMNS, "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles",
-            "area_mm2", "cores_area_mm2", "interconnect_area_mm2", "compute_utilization", *DRAM_COLUMNS, "pareto")
+            "area_mm2", "cores_area_mm2", "interconnect_area_mm2", "compute_utilization", *DRAM_COLUMNS,
+            "dram_link_demand", "latency_model", "pareto")
 
 
 def run_figures(run: RunSummary) -> dict:
@@ -204,6 +211,7 @@ def run_figures(run: RunSummary) -> dict:
         "cores_area_mm2": cores, "interconnect_area_mm2": run.interconnect_area_um2 * 1e-6,
         "compute_utilization": sum(compute) / (latency * len(compute)) if latency and compute else None,
         **dict(run.dram),
+        "dram_link_demand": run.dram_link_demand, "latency_model": run.latency_model,
         "pareto": None,  # set by mark_pareto
     }
     row.update({f"util_{label}": cycles / latency if latency else None for label, cycles, _ in run.core_busy})

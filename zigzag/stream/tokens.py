@@ -17,6 +17,7 @@ which is not bits moved.
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
@@ -66,6 +67,37 @@ def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
         shares[link.label] = {"busy": busy / result.latency, "demand": moved[index] / capacity,
                               "reserved": reserved / capacity}
     return shares
+
+
+#: DRAM link demand above which a schedule is flagged as moving more than its links can carry
+#: (1 plus room for the rounding of transfer and block durations)
+DEMAND_LIMIT = 1.02
+
+
+def dram_link_check(result: ScheduleResult) -> dict:
+    """The most loaded DRAM link of ``result``: ``dram_link`` (its label), ``dram_link_demand`` (bits
+    it moves over what it can carry in the schedule; NaN when streamed bits are unknown),
+    ``dram_link_overcommitted`` (demand above :data:`DEMAND_LIMIT`: the latency is not reachable)
+    and the ``latency_model`` scheduled with."""
+    shares = dram_link_shares(result)
+    label, demand = None, 0.0
+    for name, share in shares.items():
+        if label is None or share["demand"] > demand or math.isnan(share["demand"]):
+            label, demand = name, share["demand"]
+    return {"latency_model": result.problem.latency_model, "dram_link": label, "dram_link_demand": demand,
+            "dram_link_overcommitted": bool(demand > DEMAND_LIMIT)}
+
+
+def warn_if_overcommitted(result: ScheduleResult, check: dict | None = None) -> None:
+    """Log one warning when a DRAM link of ``result`` moves more bits than it can carry."""
+    check = check or dram_link_check(result)
+    if not check["dram_link_overcommitted"]:
+        return
+    logging.getLogger(__name__).warning(
+        "DRAM link '%s' must move %.3gx the bits it can carry in the scheduled %.10g cycles (Stream's "
+        "link model does not stretch CNs streaming operands from DRAM), so this latency is not reachable; "
+        "schedule with latency_model: bandwidth_bound (--latency-model bandwidth_bound) for one that is",
+        check["dram_link"], check["dram_link_demand"], float(result.latency))
 
 
 def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> dict[str, float]:

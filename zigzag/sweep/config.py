@@ -25,7 +25,7 @@ SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constr
               "ranking", "search", "workload_vary")
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
-MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search")
+MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search", "latency_model")
 MODES = ("lbl", "fused")
 #: the allocation search of a multi-core sweep: key -> default (a mapping that leaves choices)
 ALLOCATION_SEARCH = {"method": "ga", "individuals": 16, "generations": 8, "seed": 0, "choose": "latency",
@@ -297,9 +297,13 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         except InputError as exc:
             raise InputError(where, "layer_stacks", exc.message) from None
     search = _allocation_search(section.get("allocation_search"), where)
+    latency_model = section.get("latency_model", "zigzag")
+    if latency_model not in ("zigzag", "bandwidth_bound"):
+        raise InputError(where, "latency_model", f"{latency_model!r} is not zigzag or bandwidth_bound")
     clock = _clock(section, where)
     constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec), "multicore")
-    return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock, {}, {}, kind="multicore",
+    return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock,
+                 {"latency_model": latency_model}, {}, kind="multicore",
                  base=str(section.get("base")), modes=tuple(modes),
                  layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where),
                  ranking=read_ranking(section.get("ranking"), where))

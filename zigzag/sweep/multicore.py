@@ -121,12 +121,13 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     stacks = parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None
     graph = cn_graph_from_files(accelerator, workload, mapping, mode, stacks)
     figures: dict[str, Any] = {"allocation": "fixed"}
+    latency_model = sweep.options.get("latency_model", "zigzag")
     if len(graph) and graph.core.min() < 0 and sweep.allocation_search["method"] == "co":
         from zigzag.stream.allocation.optimize import optimize_co
 
         budget = sweep.allocation_search
         found = optimize_co(accelerator, workload, mapping, mode, stacks, time_limit=budget["time_limit"],
-                            gap=budget["gap"], cache=cache)
+                            gap=budget["gap"], cache=cache, latency_model=latency_model)
         result = found.schedule
         figures = {"allocation": "constraint optimisation",
                    "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks)}
@@ -134,13 +135,14 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
         budget = sweep.allocation_search
         found = search_allocation(accelerator, workload, mapping, mode, stacks, individuals=budget["individuals"],
                                   generations=budget["generations"], seed=budget["seed"], choose=budget["choose"],
-                                  cache=cache)
+                                  cache=cache, latency_model=latency_model)
         result = found.fixed_schedule()
         figures = {"allocation": "searched", "search_front_points": len(found.front),
                    "search_schedules": found.stats.evaluations}
     else:
         table = CostTable.for_accelerator(accelerator, options=SearchOptions(opt="latency"), cache=cache)
-        result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem))
+        result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem,
+                                                latency_model=latency_model))
     tokens = None
     if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
         from zigzag.stream.tokens import export_figures

@@ -139,7 +139,7 @@ class AllocationProblem:
 
 
 def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str] = (),
-                             name: str = "schedule") -> AllocationProblem:
+                             name: str = "schedule", latency_model: str = "zigzag") -> AllocationProblem:
     """Genes of ``graph`` on ``accelerator`` with their per-core costs from ``table``.
 
     Every (CN, candidate core) entry the search can use is looked up (or computed) here, once
@@ -147,11 +147,11 @@ def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, pref
     Fixed CNs keep Stream's fixed-allocation cost (``latency_total2``) on their core.
     """
     with grouped_layer_warnings():
-        return _allocation_problem(graph, accelerator, table, prefetch, name)
+        return _allocation_problem(graph, accelerator, table, prefetch, name, latency_model)
 
 
 def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str],
-                        name: str) -> AllocationProblem:
+                        name: str, latency_model: str) -> AllocationProblem:
     genes = allocation_genes(graph, [c.id for c in accelerator.compute_cores])
     rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
@@ -180,7 +180,7 @@ def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch:
                             for row in per_core),
             dram_bits=tuple(tuple(x.dram_bits for x in row) for row in per_core),
         ))
-    base = problem_from_cn_graph(graph, accelerator, costs, cores=placeholder, name=name)
+    base = problem_from_cn_graph(graph, accelerator, costs, cores=placeholder, name=name, latency_model=latency_model)
     return AllocationProblem(genes, tuple(gene_costs), base, _prefetch_cns(graph, base, prefetch))
 
 

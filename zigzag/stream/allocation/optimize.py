@@ -88,6 +88,7 @@ def optimize_co(
     operands_to_prefetch: Sequence[str] = (),
     output: str | Path | None = None,
     cwd: str | None = None,
+    latency_model: str = "zigzag",
 ) -> ConstraintSearch:
     """Allocate ``workload``'s layers to cores by constraint optimisation and schedule the result.
 
@@ -103,7 +104,7 @@ def optimize_co(
                                                   operands_to_prefetch=operands_to_prefetch, cwd=cwd)
     return allocate_and_schedule(graph, hardware, table, workload, parsed, mode, stacks, time_limit=time_limit,
                                  gap=gap, lpf_limit=lpf_limit, cache=cache, operands_to_prefetch=operands_to_prefetch,
-                                 output=output, cwd=cwd, began=begin)
+                                 output=output, cwd=cwd, began=begin, latency_model=latency_model)
 
 
 def allocate_and_schedule(
@@ -124,6 +125,7 @@ def allocate_and_schedule(
     output: str | Path | None = None,
     cwd: str | None = None,
     began: float | None = None,
+    latency_model: str = "zigzag",
 ) -> ConstraintSearch:
     """The allocation of an already built CN graph (costed by ``table``) and the schedule of it
     as a fixed mapping (its split layers costed anew, ``post_cost_lut_path`` saving that table)."""
@@ -134,7 +136,8 @@ def allocate_and_schedule(
     fixed = parse_stream_mapping(entries, mapping_path)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     result = run_stream(hardware, workload, fixed, mode, stacks, lpf_limit=lpf_limit, cache=cache,
-                        cost_lut_path=post_cost_lut_path, operands_to_prefetch=operands_to_prefetch, cwd=cwd)
+                        cost_lut_path=post_cost_lut_path, operands_to_prefetch=operands_to_prefetch, cwd=cwd,
+                        latency_model=latency_model)
     search = ConstraintSearch(graph, allocation, entries, mapping_path, result, time.perf_counter() - begin)
     if output is not None:
         search.write(output)

@@ -81,7 +81,8 @@ class AllocationSearch:
             core = self.problem.problem(cores).core
             costs = cn_costs(self.graph, self.table, cores=core)
             self._runs[cores] = schedule(problem_from_cn_graph(self.graph, self.accelerator, costs, cores=core,
-                                                               prefetch=self.prefetch, name=self.problem.base.name))
+                                                               prefetch=self.prefetch, name=self.problem.base.name,
+                                                               latency_model=self.problem.base.latency_model))
         return self._runs[cores]
 
     @property
@@ -124,8 +125,8 @@ class AllocationSearch:
 
 
 def allocation_inputs(accelerator, workload, mapping, mode: str, layer_stacks, *, lpf_limit: int = 6,
-                      cache=None, cost_lut_path=None, operands_to_prefetch: Sequence[str] = (), cwd: str | None = None
-                      ) -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
+                      cache=None, cost_lut_path=None, operands_to_prefetch: Sequence[str] = (), cwd: str | None = None,
+                      latency_model: str = "zigzag") -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
     """What an allocation method starts from: the accelerator, the CN graph, the cost table filled
     for every candidate core of the layers to allocate (saved to ``cost_lut_path``), the problem."""
     hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
@@ -134,7 +135,7 @@ def allocation_inputs(accelerator, workload, mapping, mode: str, layer_stacks, *
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
                                       cache=cache, lut_path=cost_lut_path)
     problem = build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
-                                       name=Path(str(workload)).stem)
+                                       name=Path(str(workload)).stem, latency_model=latency_model)
     if cost_lut_path is not None:
         table.save()
     return hardware, graph, table, problem
@@ -159,12 +160,15 @@ def search_allocation(
     output: str | Path | None = None,
     cwd: str | None = None,
     progress: Callable[[int, list[FrontPoint]], None] | None = None,
+    latency_model: str = "zigzag",
 ) -> AllocationSearch:
     """Search the layer-to-core allocation of ``workload`` (NSGA-II on (energy, latency)).
 
     Layers whose mapping entry lists several cores without fixing them are allocated per
     (layer, group); with none, the fixed allocation is evaluated once. ``seed`` makes the
-    front reproducible whatever ``workers`` (processes evaluating schedules).
+    front reproducible whatever ``workers`` (processes evaluating schedules). ``latency_model``:
+    ``bandwidth_bound`` stretches streaming CNs to their DRAM bits over the link (:func:`run_stream`),
+    in the search's fitness and in the figures it reports.
     """
     if choose not in CHOICES:
         from zigzag.errors import InputError
@@ -172,7 +176,8 @@ def search_allocation(
         raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")
     hardware, graph, table, problem = allocation_inputs(accelerator, workload, mapping, mode, layer_stacks,
                                                         lpf_limit=lpf_limit, cache=cache, cost_lut_path=cost_lut_path,
-                                                        operands_to_prefetch=operands_to_prefetch, cwd=cwd)
+                                                        operands_to_prefetch=operands_to_prefetch, cwd=cwd,
+                                                        latency_model=latency_model)
     front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
     result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front,
                               stats, choose, tuple(operands_to_prefetch))

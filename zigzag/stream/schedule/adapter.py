@@ -90,12 +90,14 @@ class CNCost:
 
 def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | ScheduleHardware,
                           costs: Sequence[CNCost], cores: Sequence[int] | None = None,
-                          prefetch: Sequence[str] = (), name: str = "schedule") -> ScheduleProblem:
+                          prefetch: Sequence[str] = (), name: str = "schedule",
+                          latency_model: str = "zigzag") -> ScheduleProblem:
     """The scheduling problem of ``graph`` with one cost per CN (CN index order).
 
     ``cores`` overrides the graph's cores (needed where the graph has -1: to be allocated);
     ``prefetch`` lists layer operands (e.g. ``["W"]``) whose constant tensors are sent to their
-    cores before scheduling (Stream's ``operands_to_prefetch``).
+    cores before scheduling (Stream's ``operands_to_prefetch``); ``latency_model``: see
+    :class:`ScheduleProblem`.
     """
     hw = accelerator if isinstance(accelerator, ScheduleHardware) else hardware_for_schedule(accelerator)
     n = len(graph)
@@ -149,5 +151,6 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
         order=scheduling_order(graph.layer, graph.sub_id, graph.stacks),
         prefetch=tuple(preload),
         name=name,
+        latency_model=latency_model,
         layer_names={int(i): info.name for i, info in graph.layers.items()},
     ).validated()

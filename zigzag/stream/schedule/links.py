@@ -132,14 +132,29 @@ class LinkState:
         raise InputError(None, f"link {link}",
                          f"no idle window of activity {self.bandwidth[link]} and duration {duration}")
 
-    def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...]) -> None:
-        """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event)."""
+    def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...],
+               shared: bool = True) -> None:
+        """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event).
+        ``shared=False``: the event is never a broadcast (always added) nor offered as one later."""
         if start == end:
             return
         starts = self.starts[link]
+        if not shared:
+            self._add(link, start, end, activity)
+            self.events[link].append(_new_tuple(LinkEvent, (kind, start, end, activity, tensors)))
+            return
         for x in tensors:
             if (x, start) in starts:
                 return
+        self._add(link, start, end, activity)
+        seen = self.by_tensor[link]
+        for x in tensors:
+            seen.setdefault(x, []).append((start, end))
+            starts.add((x, start))
+        self.events[link].append(_new_tuple(LinkEvent, (kind, start, end, activity, tensors)))
+
+    def _add(self, link: int, start: float, end: float, activity: int) -> None:
+        """Add ``activity`` to ``link`` on [start, end)."""
         ts, level = self.ts[link], self.level[link]
         i = bisect_left(ts, start)
         j = bisect_left(ts, end, i)
@@ -154,11 +169,6 @@ class LinkState:
             level[i] += activity
         else:
             level[i:j] = [v + activity for v in level[i:j]]
-        seen = self.by_tensor[link]
-        for x in tensors:
-            seen.setdefault(x, []).append((start, end))
-            starts.add((x, start))
-        self.events[link].append(_new_tuple(LinkEvent, (kind, start, end, activity, tensors)))
 
 
 def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:

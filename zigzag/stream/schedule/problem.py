@@ -21,6 +21,8 @@ from zigzag.errors import InputError
 
 I1, I2, O = 0, 1, 2
 MEMORY_OPERANDS = ("I1", "I2", "O")
+#: the multi-core latency models (the single-core option's names)
+LATENCY_MODELS = ("zigzag", "bandwidth_bound")
 
 
 def memory_operand_index(name: str) -> int:
@@ -115,6 +117,10 @@ class ScheduleProblem:
     Edges (the CN graph's edges, one per CN pair): ``edge_src``, ``edge_dst``, ``edge_operand``
     (the consumer's memory operand; -1 for intra-layer edges), ``edge_bits``.
 
+    ``latency_model``: ``zigzag`` (Stream's link model: a streaming CN runs ``runtime`` cycles
+    whatever its DRAM bits) or ``bandwidth_bound`` (it runs at least its DRAM bits over the
+    link bandwidth it is granted, so no link carries more than its width).
+
     ``order``: CN indices by scheduling priority (first = scheduled first among ready CNs).
     ``prefetch``: ``(tensor, core, memory operand)`` transfers made before scheduling.
     ``layer_names``: layer id → name, for pictures only.
@@ -145,6 +151,7 @@ class ScheduleProblem:
     prefetch: tuple[tuple[int, int, int], ...] = ()
     name: str = field(default="schedule")
     dram_bits: tuple[tuple[tuple[float, float], ...] | None, ...] | None = None
+    latency_model: str = "zigzag"
     layer_names: dict[int, str] = field(default_factory=dict, compare=False)
 
     @property
@@ -195,6 +202,9 @@ class ScheduleProblem:
         for c in hw.cores:
             for m in (I1, I2, O):
                 hw.top(c, m)  # every core (and the off-chip one) stores every operand somewhere on top
+        if self.latency_model not in LATENCY_MODELS:
+            raise InputError(None, "latency_model", f"unknown latency model {self.latency_model!r}; "
+                             f"use one of {', '.join(LATENCY_MODELS)}")
         if len(set(self.order.tolist())) != len(self.order):
             raise InputError(None, where, "the scheduling order lists a CN twice")
         return self

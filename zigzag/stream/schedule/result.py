@@ -128,7 +128,15 @@ class ScheduleResult:
         out["nb_transfers"] = len(self.transfers)
         out["peak_memory_bits"] = self.peak_memory()
         out.update({f"dram_{name}": bits for name, bits in self.dram_traffic().items()})
+        out.update(self.dram_link_check())
         return out
+
+    def dram_link_check(self) -> dict:
+        """The most loaded DRAM link and whether it moves more than it can carry
+        (:func:`zigzag.stream.tokens.dram_link_check`)."""
+        from zigzag.stream.tokens import dram_link_check
+
+        return dram_link_check(self)
 
     def cn_rows(self) -> list[dict]:
         """One row per CN in ``(layer_id, sub_id)`` order."""
@@ -151,9 +159,13 @@ class ScheduleResult:
         """Write ``summary.json``, ``schedule.csv`` and ``schedule_trace.json`` (for pictures) into ``folder``."""
         from zigzag.stream.schedule.trace import write_trace
 
+        from zigzag.stream.tokens import warn_if_overcommitted
+
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(folder / "summary.json", self.summary())
+        summary = self.summary()
+        warn_if_overcommitted(self, summary)
+        write_json_atomic(folder / "summary.json", summary)
         rows = self.cn_rows()
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=list(rows[0]) if rows else ["layer_id"], lineterminator="\n")

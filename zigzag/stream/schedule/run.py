@@ -32,6 +32,7 @@ def run_stream(
     output: str | Path | None = None,
     cwd: str | None = None,
     clock_ghz: float | None = None,
+    latency_model: str = "zigzag",
 ) -> ScheduleResult:
     """Schedule ``workload`` on the multi-core ``accelerator`` as Stream does (fixed allocations).
 
@@ -41,7 +42,9 @@ def run_stream(
     (Stream's rule; default: the working directory). The accelerator and the mapping may also be
     given already built (a :class:`MultiCoreAccelerator`, a parsed :class:`StreamMapping`).
     ``clock_ghz``: the clock of a transformer step's per-token figures in seconds (default: the
-    accelerator file's ``clock_ghz``, else cycles only).
+    accelerator file's ``clock_ghz``, else cycles only). ``latency_model``: ``zigzag`` (Stream's
+    link model, the default) or ``bandwidth_bound`` (a CN streaming operands from DRAM lasts at
+    least its DRAM bits over the link bandwidth it is granted; docs/models/multi-core.md).
     """
     hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
@@ -55,7 +58,7 @@ def run_stream(
     if cost_lut_path is not None:
         table.save()
     result = schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(operands_to_prefetch),
-                                            name=Path(str(workload)).stem))
+                                            name=Path(str(workload)).stem, latency_model=latency_model))
     if output is not None:
         result.write(output)
         clock = clock_ghz if clock_ghz is not None else accelerator_clock(hardware)

@@ -20,6 +20,7 @@ from zigzag.stream.schedule.links import LinkState
 from zigzag.stream.schedule.memory import MemoryState
 from zigzag.stream.schedule.problem import O, ScheduleProblem
 from zigzag.stream.schedule.result import ScheduleResult, Totals, Transfer
+from zigzag.stream.traffic import streamed_dram_bits
 
 
 _new_tuple = tuple.__new__  # builds a named tuple without its Python-level constructor
@@ -252,27 +253,48 @@ class _Scheduler:
                 mem_e += me
         return t, link_e, mem_e
 
-    def block(self, n: int, core: int, t: float, duration: float) -> float:
-        """Reserve DRAM-link bandwidth for a CN's streamed operands; returns the block start."""
+    def block(self, n: int, core: int, t: float, duration: float) -> tuple[float, float]:
+        """Reserve DRAM-link bandwidth for a CN's streamed operands; (block start, CN duration).
+
+        Stream's model reserves the mapping's bandwidth need for ``duration`` (the need may exceed
+        the link's width). With the ``bandwidth_bound`` latency model the reservation is at most the
+        link's width and the CN lasts at least its DRAM bits over it (:func:`_granted`)."""
         p = self.p
         too_large = p.too_large[n]
         if not too_large:
-            return t
+            return t, duration
         need: dict[int, float] = {}
         tensors: dict[int, list[int]] = {}
+        bits: dict[int, float] = {}
+        read = write = math.nan
+        if p.latency_model == "bandwidth_bound":
+            streamed = streamed_dram_bits(p, n)
+            read, write = sum(r for _, r, _ in streamed), sum(w for _, _, w in streamed)
         if O in too_large:
             for lk in dict.fromkeys(self.hw.routes[(core, self.offchip)]):
                 need[lk] = need.get(lk, 0) + float(p.bw_to_offchip[n])
+                bits[lk] = bits.get(lk, 0) + write
                 tensors.setdefault(lk, []).append(int(p.operand_tensor[n, O]))
         inputs = [m for m in too_large if m != O]
         if inputs:
             for lk in dict.fromkeys(self.hw.routes[(self.offchip, core)]):
                 need[lk] = need.get(lk, 0) + float(p.bw_from_offchip[n])
+                bits[lk] = bits.get(lk, 0) + read
                 tensors.setdefault(lk, []).extend(int(p.operand_tensor[n, m]) for m in inputs)
-        start = self.links.window(need, t, duration, tensors)
+        bound = p.latency_model == "bandwidth_bound"
+        if bound:
+            bandwidth = self.links.bandwidth
+            granted = {lk: _granted(need[lk], bits[lk], duration, bandwidth[lk]) for lk in need}
+            for lk, rate in granted.items():
+                moved = bits[lk] if not math.isnan(bits[lk]) else need[lk] * duration
+                if rate > 0 and moved > rate * duration * (1 + 1e-9):
+                    duration = float(math.ceil(moved / rate))
+            need = granted
+        # bandwidth_bound: a block moves its own bits, it never rides on another event as a broadcast
+        start = self.links.window(need, t, duration, {lk: [] for lk in need} if bound else tensors)
         for lk, req in need.items():
-            self.links.record(lk, "block", start, start + duration, math.ceil(req), tuple(tensors[lk]))
-        return start
+            self.links.record(lk, "block", start, start + duration, math.ceil(req), tuple(tensors[lk]), shared=not bound)
+        return start, duration
 
     # ---------------------------------------------------------------- main loop
     def run(self) -> ScheduleResult:
@@ -347,8 +369,9 @@ class _Scheduler:
                         e["total_eviction_to_offchip_link_energy"] += evl
                         e["total_eviction_to_offchip_memory_energy"] += evm
             # 3. block the DRAM link for streamed operands
+            duration = runtime[n]
             if too_large:
-                t = self.block(n, k, t, runtime[n])
+                t, duration = self.block(n, k, t, duration)
             # 4. room for the output
             target = self.offchip if O in too_large else k
             out = outputs[n]
@@ -361,7 +384,7 @@ class _Scheduler:
                 e["total_eviction_to_offchip_link_energy"] += evl
                 e["total_eviction_to_offchip_memory_energy"] += evm
             start = t_done
-            end = start + runtime[n]
+            end = start + duration
             mem.add(inst, out, start, end)
             # 5. record
             self.start[n] = start
@@ -445,6 +468,16 @@ class _Scheduler:
 def schedule(problem: ScheduleProblem) -> ScheduleResult:
     """Schedule every CN of ``problem``; the CN start/end times, transfers, totals and timelines."""
     return _Scheduler(problem).run()
+
+
+def _granted(need: float, bits: float, runtime: float, bandwidth: float) -> float:
+    """The DRAM-link bandwidth a streaming CN gets under ``bandwidth_bound``: what it needs to move
+    its bits in its run time (or its mapping's need, if higher), at most the link's width. Bits
+    not known (NaN): the mapping's need for the run time stands for them."""
+    rate = need if math.isnan(bits) or runtime <= 0 else max(need, bits / runtime)
+    if rate <= 0 and bits > 0:  # no run time to spread them over: the whole link
+        rate = bandwidth
+    return min(rate, bandwidth)
 
 
 def _occupancy(bandwidth: float) -> int:
