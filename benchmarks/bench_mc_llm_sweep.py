@@ -3,6 +3,7 @@
 
 Usage:  python benchmarks/bench_mc_llm_sweep.py [--layers N] [--mesh 2x2 4x4 ...] [--dram-bw 256 ...]
                                                 [--sram 1MiB 4MiB ...] [--output DIR]
+                                                [--latency-model bandwidth_bound]
 
 Runs the sweep of config/sweep_mc_llm.yaml (the base tpu_like_mesh_llm.yaml, mapping
 llm_mesh_roles.yaml) on a Llama-3-8B-shaped decode step of N decoder blocks (4,096 cached tokens,
@@ -62,6 +63,8 @@ def main() -> None:
     parser.add_argument("--dram-bw", nargs="*", type=int, help="DRAM link widths, bits per cycle (default: the config's)")
     parser.add_argument("--sram", nargs="*", help="SRAM per core, e.g. 1MiB (default: the config's)")
     parser.add_argument("--output", default=None, help="folder for the tables (default: a temporary one)")
+    parser.add_argument("--latency-model", default="zigzag", choices=("zigzag", "bandwidth_bound"),
+                        help="the sweep's latency_model (default zigzag: Stream's link model)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     os.chdir(REPO)
@@ -74,7 +77,7 @@ def main() -> None:
         scratch = Path(scratch)
         output = Path(args.output) if args.output else scratch / "sweep"
         workload = llama_decode(scratch / f"llama3_8b_decode_{args.layers}layers.onnx", layers=args.layers)
-        section = sweep_section(workload, args.mesh, args.dram_bw, args.sram)
+        section = sweep_section(workload, args.mesh, args.dram_bw, args.sram) | {"latency_model": args.latency_model}
         print(f"load before: {load()}")
         wall, cpu = time.perf_counter(), cpu_seconds()
         rows = run_sweep(section, output, cache=scratch / "cache")
@@ -86,12 +89,13 @@ def main() -> None:
     print(f"front over time per output token, energy per token and area ({sum(bool(r['pareto']) for r in rows)} "
           "variants):")
     print(f"{'variant':34s} {'tpot (cycles)':>14s} {'tpot (ms)':>10s} {'tokens/s':>9s} {'mJ/token':>9s} "
-          f"{'area (mm2)':>10s} {'DRAM busy':>9s}")
+          f"{'area (mm2)':>10s} {'DRAM busy':>9s} {'demand':>6s}")
     for row in sorted((r for r in ok if r["pareto"]), key=lambda r: r["tpot_cycles"]):
         seconds = "" if row["tpot_s"] is None else f"{row['tpot_s'] * 1e3:10.3f}"
         rate = "" if row["tokens_per_s"] is None else f"{row['tokens_per_s']:9.2f}"
         print(f"{row['variant']:34s} {row['tpot_cycles']:14,.0f} {seconds:>10s} {rate:>9s} "
-              f"{row['energy_per_token_J'] * 1e3:9.3f} {row['area_mm2']:10.3f} {row['dram_link_busy_share']:9.0%}")
+              f"{row['energy_per_token_J'] * 1e3:9.3f} {row['area_mm2']:10.3f} {row['dram_link_busy_share']:9.0%} "
+              f"{row['dram_link_demand']:6.2f}")
     for row in rows:
         if row["status"] != "ok":
             print(f"{row['variant']}: {row['status']}: {row['reason']}")

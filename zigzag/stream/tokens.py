@@ -26,8 +26,8 @@ from zigzag.stream.schedule.result import ScheduleResult
 
 def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
     """Per link attached to the off-chip core (by label): ``busy`` (0..1), the share of the step
-    during which it carries something; ``demand``, the bits it moves in the step over what its
-    bandwidth can carry in the step; ``reserved``, Stream's reservations (transfers at the link's
+    during which it carries something; ``demand``, the bits it moves in the step (a tensor sent to
+    several cores at once counted once) over what its bandwidth can carry in the step; ``reserved``, Stream's reservations (transfers at the link's
     width, streaming CNs at their mapping's bandwidth need, for their run time) over the same."""
     from zigzag.stream.traffic import streamed_dram_bits
 
@@ -41,9 +41,12 @@ def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
         if route and receiver == offchip:
             attached.add(route[-1])
     moved = dict.fromkeys(attached, 0.0)
+    sent = {index: set() for index in attached}  # (tensor, start): a broadcast crosses a link once
     for t in result.transfers:
         for index in set(hw.routes.get((t.sender, t.receiver), ())) & attached:
-            moved[index] += float(p.tensor_size[t.tensor])
+            if (t.tensor, t.start) not in sent[index]:
+                sent[index].add((t.tensor, t.start))
+                moved[index] += float(p.tensor_size[t.tensor])
     for n in range(p.nb_cns):
         core = int(p.core[n])
         for _, read, write in streamed_dram_bits(p, n):
