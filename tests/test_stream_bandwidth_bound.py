@@ -188,3 +188,22 @@ def test_config_and_sweeps_refuse_an_unknown_latency_model(tmp_path):
         read_sweep(section, "config.yaml")
     assert read_sweep(section | {"latency_model": "bandwidth_bound"}, "config.yaml").options == \
         {"latency_model": "bandwidth_bound"}
+
+
+def test_the_stage_api_takes_the_option(cache):
+    from zigzag.stream.stages import (AcceleratorParserStage, GeneticAlgorithmAllocationStage, MainStage,
+                                      ONNXModelParserStage, SchedulingOrderGenerationStage,
+                                      SetFixedAllocationPerformanceStage, TiledWorkloadGenerationStage,
+                                      ZigZagCoreMappingEstimationStage)
+
+    chain = [AcceleratorParserStage, ONNXModelParserStage, TiledWorkloadGenerationStage,
+             ZigZagCoreMappingEstimationStage, SetFixedAllocationPerformanceStage, SchedulingOrderGenerationStage,
+             GeneticAlgorithmAllocationStage]
+    kwargs = dict(accelerator=str(QUAD[0]), workload_path=str(DATA / "gpt2_decode.onnx"), mapping_path=str(QUAD[1]),
+                  mode="lbl", layer_stacks=None, nb_ga_individuals=2, nb_ga_generations=0, cost_cache=cache)
+    plain, _ = MainStage(chain, **kwargs).run()[0]
+    bound, search = MainStage(chain, **kwargs, latency_model="bandwidth_bound").run()[0]
+    assert search.problem.base.latency_model == "bandwidth_bound"
+    assert plain.dram_link_check()["dram_link_overcommitted"]
+    assert bound.dram_link_check()["dram_link_demand"] <= DEMAND_LIMIT < plain.dram_link_check()["dram_link_demand"]
+    assert bound.latency > plain.latency

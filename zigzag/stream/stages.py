@@ -223,7 +223,8 @@ class ZigZagCoreMappingEstimationStage(Stage):
     content, any file name) and the ``cost_cache`` folder if given."""
 
     def __init__(self, list_of_callables, *, workload, accelerator, loma_lpf_limit=6, cost_lut_path=None,
-                 node_hw_performances_path=None, cost_cache=None, operands_to_prefetch=(), **kwargs):
+                 node_hw_performances_path=None, cost_cache=None, operands_to_prefetch=(), latency_model="zigzag",
+                 **kwargs):
         super().__init__(list_of_callables, **kwargs)
         if not isinstance(workload, CNGraph):
             raise InputError(None, type(self).__name__, "needs the CN graph: put GenerateCNWorkloadHybridStage or "
@@ -232,16 +233,18 @@ class ZigZagCoreMappingEstimationStage(Stage):
         self.lpf, self.cache = loma_lpf_limit, cost_cache
         self.path = cost_lut_path or node_hw_performances_path
         self.prefetch = tuple(operands_to_prefetch)
+        self.latency_model = latency_model  # "bandwidth_bound": streaming CNs last their DRAM bits over the link
 
     def run(self):
         table = CostTable.for_accelerator(self.accelerator, options=SearchOptions(opt="latency", lpf_limit=self.lpf),
                                           cache=self.cache, lut_path=self.path)
-        problem = build_allocation_problem(self.workload, self.accelerator, table, prefetch=self.prefetch)
+        problem = build_allocation_problem(self.workload, self.accelerator, table, prefetch=self.prefetch,
+                                           latency_model=self.latency_model)
         if self.path is not None:
             table.save()
         yield from self.substage(workload=self.workload, accelerator=self.accelerator, cost_lut=table,
                                  allocation_problem=problem, loma_lpf_limit=self.lpf,
-                                 operands_to_prefetch=list(self.prefetch)).run()
+                                 operands_to_prefetch=list(self.prefetch), latency_model=self.latency_model).run()
 
 
 IntraCoreMappingStage = ZigZagCoreMappingEstimationStage
@@ -335,7 +338,7 @@ class ConstraintOptimizationAllocationStage(Stage):
                                        self.mode, self.stacks, time_limit=self.time_limit, gap=self.gap,
                                        lpf_limit=self.lpf, cache=self.cache, post_cost_lut_path=self.post_path,
                                        operands_to_prefetch=self.prefetch, output=self.allocations_path,
-                                       cwd=self.cwd)
+                                       cwd=self.cwd, latency_model=self.kwargs.get("latency_model", "zigzag"))
         yield StreamCostModelEvaluation.of(search.schedule), search
 
 
