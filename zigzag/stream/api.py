@@ -68,6 +68,7 @@ def optimize_allocation_ga(
     *,
     seed: int = 0,
     workers: int = 1,
+    latency_model: str = "zigzag",
 ) -> StreamCostModelEvaluation:
     """Search the allocation of ``workload`` on ``hardware`` and return the chosen schedule.
 
@@ -75,7 +76,8 @@ def optimize_allocation_ga(
     (``cost_lut.pickle``, JSON content) and the result (``scme.pickle``), which
     ``skip_if_exists`` loads instead of searching again. Ours: the search is seeded (``seed``),
     may use several processes (``workers``), and also writes the whole front and the chosen
-    allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there.
+    allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there;
+    ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit).
     """
     folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
     if saved is not None:
@@ -85,6 +87,7 @@ def optimize_allocation_ga(
         nb_ga_generations=nb_ga_generations, nb_ga_individuals=nb_ga_individuals, mode=mode,
         layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
         cost_lut_path=str(folder / "cost_lut.pickle"), operands_to_prefetch=[], ga_seed=seed, ga_workers=workers,
+        latency_model=latency_model,
     ).run()
     scme, search = answers[0]
     search.write(folder)
@@ -105,6 +108,7 @@ def optimize_allocation_co(
     *,
     time_limit: float = 600,
     gap: float = 1e-4,
+    latency_model: str = "zigzag",
 ) -> StreamCostModelEvaluation:
     """Allocate ``workload``'s layers by constraint optimisation (OR-Tools CP-SAT) and return the schedule.
 
@@ -113,7 +117,8 @@ def optimize_allocation_co(
     and the result (``scme.pickle``, loaded instead of solving again with ``skip_if_exists``); the
     cost table of the split layers goes to ``outputs/<experiment_id>/cost_lut_post_co.pickle``
     (Stream's fixed place, relative to the working directory). Ours: ``time_limit`` seconds and
-    ``gap`` relative optimality gap per layer stack.
+    ``gap`` relative optimality gap per layer stack; ``latency_model`` as in
+    :func:`optimize_allocation_ga` (for the schedule of the allocation found).
     """
     folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
     if saved is not None:
@@ -125,6 +130,7 @@ def optimize_allocation_co(
         layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
         cost_lut_path=str(folder / "cost_lut.pickle"), allocations_path=str(folder / "waco"),
         cost_lut_post_co_path=str(post), operands_to_prefetch=[], co_time_limit=time_limit, co_gap=gap,
+        latency_model=latency_model,
     ).run()
     scme, _ = answers[0]
     with open(folder / "scme.pickle", "wb") as handle:
