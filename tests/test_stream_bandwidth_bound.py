@@ -207,3 +207,24 @@ def test_the_stage_api_takes_the_option(cache):
     assert plain.dram_link_check()["dram_link_overcommitted"]
     assert bound.dram_link_check()["dram_link_demand"] <= DEMAND_LIMIT < plain.dram_link_check()["dram_link_demand"]
     assert bound.latency > plain.latency
+
+
+def test_the_constraint_optimisation_models_streaming_nodes_as_the_scheduler_runs_them(cache):
+    from zigzag.search.options import SearchOptions
+    from zigzag.stream.allocation.constraint import slot_problem, steady_states
+    from zigzag.stream.cost_table import CostTable
+    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.inputs import cn_graph_from_files
+
+    hardware = load_multicore_accelerator(QUAD[0])
+    graph = cn_graph_from_files(hardware, DATA / "gpt2_decode.onnx", QUAD[1], "lbl", None)
+    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=6), cache=cache)
+    longer = 0
+    for state in steady_states(graph):
+        plain, _ = slot_problem(graph, hardware, table, state)
+        bound, _ = slot_problem(graph, hardware, table, state, "bandwidth_bound")
+        plain_runtime, bound_runtime = dict(plain.runtime), dict(bound.runtime)
+        assert plain_runtime.keys() == bound_runtime.keys()
+        assert all(bound_runtime[k] >= plain_runtime[k] for k in plain_runtime)
+        longer += sum(bound_runtime[k] > plain_runtime[k] for k in plain_runtime)
+    assert longer  # the LM head's pieces need more cycles for their bits than their cost says

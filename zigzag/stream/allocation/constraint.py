@@ -120,12 +120,15 @@ def node_id(graph: CNGraph, cn: int, scale: int) -> int:
 
 
 def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostTable,
-                 state: SteadyState) -> tuple[SlotProblem, dict[int, int]]:
-    """The slot model of ``state`` and the node id of each of its CNs (``1000 * layer + sub id``)."""
+                 state: SteadyState, latency_model: str = "zigzag") -> tuple[SlotProblem, dict[int, int]]:
+    """The slot model of ``state`` and the node id of each of its CNs (``1000 * layer + sub id``);
+    with ``latency_model`` ``bandwidth_bound`` a CN lasts at least its streamed DRAM bits over its
+    links to the DRAM, as the scheduler makes it."""
     scale = max(1000, 10 ** math.ceil(math.log10(int(graph.sub_id.max()) + 1)))
     cores = tuple(sorted(c.id for c in accelerator.cores if c.id != accelerator.offchip_core_id))
     rep = graph.cost_node()
     ids = {node_id(graph, cn, scale): cn for cn in state.cns}
+    links = _dram_links(accelerator) if latency_model == "bandwidth_bound" else None
     runtime: dict[tuple[int, int, int], int] = {}
     energy: dict[tuple[int, int], float] = {}
     weight_bits: dict[int, int] = {}
@@ -138,6 +141,8 @@ def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostT
         for core in valid:
             entry = table.entry(key, core)
             total = entry.result.latency_total1
+            if links is not None:
+                total = max(total, _streamed_cycles(entry, table, links[core]))
             loops = _tiling_loop_size(entry, dims)
             energy[nid, core] = entry.energy_total
             for k in range(1, len(cores) + 1):
@@ -158,13 +163,37 @@ def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostT
     return problem, ids
 
 
+def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float, bool, bool]]]:
+    """Per core: (bandwidth, carries reads, carries writes) of each link between it and the DRAM."""
+    from zigzag.stream.schedule.adapter import hardware_for_schedule
+
+    hw = hardware_for_schedule(accelerator)
+    out = {}
+    for core in hw.cores:
+        reads, writes = hw.routes.get((hw.offchip_core, core), ()), hw.routes.get((core, hw.offchip_core), ())
+        out[core] = [(hw.links[lk].bandwidth, lk in reads, lk in writes) for lk in dict.fromkeys(reads + writes)]
+    return out
+
+
+def _streamed_cycles(entry, table: CostTable, links: list[tuple[float, bool, bool]]) -> float:
+    """The cycles a cost-table entry's streamed DRAM bits need on its busiest link to the DRAM."""
+    from zigzag.stream.schedule.adapter import CNCost
+
+    bits = CNCost.of_entry(entry, dram=table.dram).dram_bits or ()
+    read, write = sum(r for r, _ in bits), sum(w for _, w in bits)
+    return max((read * carries_read + write * carries_write) / bandwidth
+               for bandwidth, carries_read, carries_write in links) if bits and links else 0.0
+
+
 def allocate(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostTable, *,
-             time_limit: float = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP) -> CoAllocation:
-    """Solve every stack's steady state and give each of their layers its cores."""
+             time_limit: float = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
+             latency_model: str = "zigzag") -> CoAllocation:
+    """Solve every stack's steady state and give each of their layers its cores (``latency_model``:
+    as :func:`slot_problem`)."""
     stacks = []
     layer_cores: dict[int, tuple[int, ...]] = {}
     for state in steady_states(graph):
-        problem, ids = slot_problem(graph, accelerator, table, state)
+        problem, ids = slot_problem(graph, accelerator, table, state, latency_model)
         answer = solve_slots(problem, time_limit=time_limit, gap=gap)
         stacks.append(StackAllocation(state, problem, answer, ids))
         for _, core, nid in answer.parts:

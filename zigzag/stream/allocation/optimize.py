@@ -130,7 +130,7 @@ def allocate_and_schedule(
     """The allocation of an already built CN graph (costed by ``table``) and the schedule of it
     as a fixed mapping (its split layers costed anew, ``post_cost_lut_path`` saving that table)."""
     begin = time.perf_counter() if began is None else began
-    allocation = allocate(graph, hardware, table, time_limit=time_limit, gap=gap)
+    allocation = allocate(graph, hardware, table, time_limit=time_limit, gap=gap, latency_model=latency_model)
     mapping_path = str(mapping.file or "mapping")
     entries = co_mapping(mapping, graph, allocation.layer_cores)
     fixed = parse_stream_mapping(entries, mapping_path)
