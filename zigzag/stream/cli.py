@@ -208,8 +208,8 @@ def _demand(summary: dict) -> str:
     demand = summary.get("dram_link_demand")
     if demand is None or demand != demand or not demand:  # no DRAM link, or streamed bits unknown
         return ""
-    flag = " > 1: not reachable, see the warning" if summary.get("dram_link_overcommitted") else ""
-    return f", DRAM link demand {demand:.2f}{flag} [{summary.get('latency_model', 'zigzag')}]"
+    flag = " (above 1: not reachable, see the warning)" if summary.get("dram_link_overcommitted") else ""
+    return f", DRAM link demand {demand:.3f}{flag} [{summary.get('latency_model', 'zigzag')}]"
 
 
 def _check_clock(args: argparse.Namespace, command: str) -> None:

@@ -97,7 +97,7 @@ def warn_if_overcommitted(result: ScheduleResult, check: dict | None = None) -> 
     if not check["dram_link_overcommitted"]:
         return
     logging.getLogger(__name__).warning(
-        "DRAM link '%s' must move %.3gx the bits it can carry in the scheduled %.10g cycles (Stream's "
+        "DRAM link '%s' must move %.3fx the bits it can carry in the scheduled %.10g cycles (Stream's "
         "link model does not stretch CNs streaming operands from DRAM), so this latency is not reachable; "
         "schedule with latency_model: bandwidth_bound (--latency-model bandwidth_bound) for one that is",
         check["dram_link"], check["dram_link_demand"], float(result.latency))
