@@ -1,6 +1,6 @@
 """The batched search path against the scalar one (the oracle), on random layers and hardware.
 
-``zigzag.cost.batched`` allocates and costs all LOMA candidates of a spatial mapping with numpy
+``zigzag.search.batched`` allocates and costs all LOMA candidates of a spatial mapping with numpy
 arrays.  These tests generate random conv / depthwise / pooling / gemm layers, random variations
 of the shipped accelerators (memory sizes, bandwidths, costs, served dimensions, array sizes,
 operand links) and search options, and check for every candidate:
@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from conftest import REFERENCE
-from zigzag.cost import batched
-from zigzag.cost.batched import latency as batched_latency
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
-from zigzag.cost.batched.model import BatchCostModel
+from zigzag.search import batched
+from zigzag.search.batched import latency as batched_latency
+from zigzag.search.batched.allocator import BatchAllocator
+from zigzag.search.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
+from zigzag.search.batched.model import BatchCostModel
 from zigzag.cost.model import LATENCY_MODELS, evaluate
 from zigzag.errors import InputError
 from zigzag.io.loaders import accelerator_from_dict

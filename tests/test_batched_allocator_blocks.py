@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from zigzag.cost.batched import allocator as batched_allocator
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, chunks
+from zigzag.search.batched import allocator as batched_allocator
+from zigzag.search.batched.allocator import BatchAllocator
+from zigzag.search.batched.candidates import LoopTable, chunks
 from zigzag.io.loaders import load_inputs
 from zigzag.mapping import spatial
 from zigzag.search.loma import layer_temporal_loops, ordering_factors

@@ -76,7 +76,7 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
-    :class:`~zigzag.cost.batched.shared.SharedCandidates` kept by the caller, so variants that
+    :class:`~zigzag.search.batched.shared.SharedCandidates` kept by the caller, so variants that
     differ only in memory costs re-score one another's mapping candidates (same rows)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
@@ -167,7 +167,7 @@ def _token_columns(layers: list, total, accelerators, inference) -> dict:
 def _layer_result(layer, accelerator, options, cache: Path, shared):
     import dataclasses
 
-    from zigzag.cost.batched.shared import cost_free_job
+    from zigzag.search.batched.shared import cost_free_job
     from zigzag.cost.result import CostResult
     from zigzag.io.atomic import write_text_atomic
     from zigzag.search.layer_search import search_layer

@@ -93,8 +93,8 @@ def _cell(value):
 def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
-    (zigzag/cost/batched/shared.py: the rows are the same without it, bit for bit)."""
-    from zigzag.cost.batched.shared import SharedCandidates
+    (zigzag/search/batched/shared.py: the rows are the same without it, bit for bit)."""
+    from zigzag.search.batched.shared import SharedCandidates
 
     parsed: dict = {}
     shared = SharedCandidates() if share else None

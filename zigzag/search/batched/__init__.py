@@ -4,15 +4,15 @@ The scalar path (``zigzag.search.loma.temporal_mappings`` + ``zigzag.cost.model.
 handles one loop ordering at a time in plain Python.  This module does the same work for a
 whole chunk of orderings with numpy arrays whose first axis runs over the candidates:
 
-1. :class:`~zigzag.cost.batched.allocator.BatchAllocator` cuts every ordering of the chunk into per-memory-level temporal
+1. :class:`~zigzag.search.batched.allocator.BatchAllocator` cuts every ordering of the chunk into per-memory-level temporal
    mappings, exactly as :class:`zigzag.search.allocator.MemoryAllocator` does (same feasible
    slices, same cost function, same "last of equal costs" choice, same failures).  A candidate
    is represented compactly: its ordering (indices into the distinct loop factors) and, per
    layer operand, the end position of each memory level in that ordering.
-2. :class:`~zigzag.cost.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
+2. :class:`~zigzag.search.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
    compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model/``
    step by step (docs/models/cost-model.md#spatial-mapping), its latency part in
-   :mod:`zigzag.cost.batched.latency`.
+   :mod:`zigzag.search.batched.latency`.
 3. :func:`search_temporal_mappings` (this module) drives both over the LOMA orderings in Williams' order,
    keeps the best candidate with the reduction rules of ``zigzag.search.reduce`` (first found
    wins on exact ties) and re-evaluates the winner with the scalar model, which produces the
@@ -60,15 +60,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import (
+from zigzag.search.batched.allocator import BatchAllocator
+from zigzag.search.batched.candidates import (
     LoopTable,
     Unsupported,
     chunks,
     constraint_mask,
     temporal_mapping_of,
 )
-from zigzag.cost.batched.model import BatchCostModel
+from zigzag.search.batched.model import BatchCostModel
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator

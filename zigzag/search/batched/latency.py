@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from zigzag.cost.batched.candidates import EXACT, Unsupported
+from zigzag.search.batched.candidates import EXACT, Unsupported
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 
 if TYPE_CHECKING:
-    from zigzag.cost.batched.model import BatchCostModel
+    from zigzag.search.batched.model import BatchCostModel
 
 
 def batch_latency(model: BatchCostModel, movement, movement_int, n):

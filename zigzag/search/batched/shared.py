@@ -7,7 +7,7 @@ they only enter at the end, as ``energy = sum(accesses x cost) + MAC energy``. S
 accelerators are equal except for those fields can share a *candidate table* -- every allocated
 candidate of every chunk with its accesses, latency and exactness flag -- and each variant only
 *re-scores* it: its energies from the table's accesses and its own costs
-(:func:`~zigzag.cost.batched.model.access_energy`, the same float operations as the unshared
+(:func:`~zigzag.search.batched.model.access_energy`, the same float operations as the unshared
 path), then the same reduction over **all** candidates (the best mapping under a criterion can
 change when the costs change, so nothing is pruned before the costs are known), then the winner
 re-evaluated with the scalar model under the variant's own accelerator. Candidates the batched
@@ -26,10 +26,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
-from zigzag.cost.batched.model import BatchCostModel, access_energy
+from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
+from zigzag.search.batched.allocator import BatchAllocator
+from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
+from zigzag.search.batched.model import BatchCostModel, access_energy
 from zigzag.cost.model import evaluate
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
@@ -151,7 +151,7 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
 def score_table(table: CandidateTable, layer, accelerator, fractional, integer, *, opt, lpf_limit, even,
                 access_same_data_considered_as_no_access, spatial_mapping_array):
     """The best candidate of ``table`` under ``accelerator``'s costs: ``(CostResult, count)`` as
-    :func:`zigzag.cost.batched.search_temporal_mappings` returns."""
+    :func:`zigzag.search.batched.search_temporal_mappings` returns."""
     costs_of = {m.name: (m.r_cost, m.w_cost) for m in accelerator.memories}
     costs = [costs_of[name] for name in table.memories]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zigzag.cost.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
+from zigzag.search.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import LevelMapping
 from zigzag.search.allocator import MemoryAllocator
