@@ -18,7 +18,7 @@ import os
 #: The sources (relative to the package) whose code turns a job into its result: the cost model,
 #: the search, the hardware, workload and mapping types, and the job's and result's (de)serialisers.
 MODEL_SOURCES = ("cost", "search", "hardware", "workload", "mapping",
-                 "io/accelerator_dict.py", "io/results.py", "steps/jobs.py")
+                 "io/accelerator_dict.py", "io/results.py", "steps/job_runner.py")
 
 
 def model_version(package: str | os.PathLike | None = None, sources: tuple[str, ...] = MODEL_SOURCES) -> str:

@@ -44,7 +44,7 @@ def run_logged(log: str | None, action, on_failure=None) -> int:
 def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: bool = False) -> int:
     """Evaluate one layer job; errors name the experiment and layer that planned the job.
     ``record_failure``: an error writes a failure record to ``output`` instead of failing."""
-    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.job_runner import evaluate_job
 
     def action():
         label = json.loads(Path(job).read_text()).get("label", job)

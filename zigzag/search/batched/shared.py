@@ -26,8 +26,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
-from zigzag.search.batched.allocator import BatchAllocator
+from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
 from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
 from zigzag.search.batched.model import BatchCostModel, access_energy
 from zigzag.cost.model import evaluate
@@ -130,12 +130,12 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
         raise Unsupported("complete user temporal ordering: a single candidate")
     constraints, factors = ordering_factors(layer, temporal, lpf_limit)
     loops = LoopTable(factors)
-    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
-    if not allocator.exact:
-        raise Unsupported("allocator costs too large for exact float64 integers")
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+    if not assigner.exact:
+        raise Unsupported("assigner costs too large for exact float64 integers")
     model = None
     kept, count = [], 0
-    for ids, cuts in allocated_chunks(loops, allocator, constraints, chunk):
+    for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk):
         count += len(ids)
         if model is None:
             model = BatchCostModel(layer, accelerator, fractional, integer, loops,
