@@ -150,16 +150,6 @@ def llm_workload_specs(workload: Any, file: str | None = None, overrides: dict |
     return llm_layer_specs(model, file=file, **section)
 
 
-def build_workload(model: Any, mapping, **step):
-    """The :class:`~zigzag.workload.workload.Workload` of one step of ``model`` (as ``load_model_config``
-    takes it; ``step``: the fields of an ``llm:`` section) with its inference metadata; ``mapping``: a
-    mapping file or its entries."""
-    from zigzag.io.loaders import workload_from_specs
-
-    specs, inference = llm_layer_specs(model, **step)
-    return workload_from_specs(specs, mapping, inference=inference, file=step.get("file"))
-
-
 def model_files(workload: str | Path) -> list[str]:
     """The model configuration file an LLM workload file names (a path relative to it), or none: the
     workflow re-parses the workload when that file changes. Other workload files give none (only

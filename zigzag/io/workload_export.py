@@ -15,7 +15,7 @@ from functools import cache
 
 import yaml
 
-from zigzag.io.onnx_import import LAYER_FIELDS
+from zigzag.io.onnx_layers import LAYER_FIELDS
 
 YAML_OPERATOR_TYPE = {"MatMul": "Gemm", "QLinearConv": "Conv", "Mul": "Add", "Sub": "Add"}
 

@@ -173,7 +173,8 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     layers/<layer>.json and experiment.json from ``results.json``; returns the summary."""
     from zigzag.cost.result import sum_results
     from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.results import complete_json, file_stem
+    from zigzag.cost.json_forms import complete_json
+    from zigzag.io.results import file_stem
     from zigzag.mapping.entry import MappingEntry
     from zigzag.steps import tables
     from zigzag.workload.workload import build_layer

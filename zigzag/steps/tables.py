@@ -148,7 +148,7 @@ def _summed_memory_energy(layers: list) -> dict[str, float]:
 
 def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     """``layers.csv`` rows: ``entries`` are (plan layer entry with id/name/operator_type, result)."""
-    from zigzag.io.results import spatial_mapping_text, temporal_mapping_text
+    from zigzag.cost.json_forms import spatial_mapping_text, temporal_mapping_text
 
     rows = []
     for entry, result in entries:
