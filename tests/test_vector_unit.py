@@ -24,7 +24,7 @@ from zigzag.search.jobs import job_key, layer_from_job, layer_job
 from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
-from zigzag.steps import tables
+from zigzag.io import tables
 from zigzag.workload.workload import Workload, build_layer
 
 DATA = Path(__file__).parent / "data" / "vector"

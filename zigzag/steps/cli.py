@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from zigzag.steps.logged import evaluate_logged, run_logged
+from zigzag.command_options import run_command
+from zigzag.notes import run_logged
+from zigzag.steps.logged import evaluate_logged
 
 
 def _recorder(args: argparse.Namespace, step: str, **context):
@@ -145,6 +147,13 @@ def cmd_plot_comparison(args: argparse.Namespace) -> int:
 
 RECORD_HELP = ("on bad input or an unmappable layer, write a failure record to --output and succeed "
                "(the error line is printed all the same; see zigzag/steps/failures.py)")
+
+
+def main(argv: list[str]) -> int:
+    """``zigzag step ARGV...`` with the step commands' parser only (the job client runs steps so)."""
+    parser = argparse.ArgumentParser(prog="zigzag")
+    add_step_commands(parser.add_subparsers(dest="command", required=True))
+    return run_command(parser, ["step", *argv])
 
 
 def add_step_commands(subparsers) -> None:

@@ -64,7 +64,7 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
 def read_parameters(parameters, where: str) -> dict:
     """An experiment's named parameters (columns of experiments.csv): name -> number or text."""
     from zigzag.search.options import OPTION_BY_NAME
-    from zigzag.steps.tables import FIGURES, IDENTITY
+    from zigzag.io.tables import FIGURES, IDENTITY
 
     if parameters is None:
         return {}

@@ -47,7 +47,7 @@ def failed_rows(rows: list[dict]) -> list[dict]:
 def check_experiments(experiments_csv: str | Path) -> str:
     """Fail (InputError) naming every failed experiment of ``experiments.csv``; else a one-line summary."""
     from zigzag.errors import InputError
-    from zigzag.steps.tables import read_csv
+    from zigzag.io.tables import read_csv
 
     rows = read_csv(experiments_csv)
     failed = failed_rows(rows)

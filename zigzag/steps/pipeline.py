@@ -151,7 +151,7 @@ def read_results(path: str | Path) -> tuple[dict, list]:
 def save_failed_experiment(document: dict, out_dir: Path) -> dict:
     """The outputs of ``save`` for an experiment that did not run: its row (status ``failed``,
     the reason), empty layer tables, and its summary and experiment files with the failure."""
-    from zigzag.steps import tables
+    from zigzag.io import tables
 
     experiment = document["experiment"]
     row = tables.failed_experiment_row(experiment, document["failed"])
@@ -176,7 +176,7 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     from zigzag.cost.json_forms import complete_json
     from zigzag.io.results import file_stem
     from zigzag.mapping.entry import MappingEntry
-    from zigzag.steps import tables
+    from zigzag.io import tables
     from zigzag.workload.workload import build_layer
 
     out_dir = Path(out_dir)
@@ -234,7 +234,7 @@ def _per_token(document: dict, layers: list, results: list) -> dict:
 def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) -> str:
     """``experiments.csv`` (and its HTML view), ``layers.csv`` and ``memory_levels.csv`` of all
     experiments (the saved per-experiment tables, concatenated); returns a one-line description."""
-    from zigzag.steps import tables
+    from zigzag.io import tables
 
     out_dir = Path(out_dir)
     summaries, layers, levels = [], [], []

@@ -19,7 +19,7 @@ import numpy as np
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.steps.experiments import check_experiment_name
-from zigzag.steps.logged import run_logged
+from zigzag.notes import run_logged
 
 logger = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
     """The multi-core results of several runs (``EXPERIMENT_SPEC=RUN_FOLDER`` items): the table
     (CSV and HTML, Pareto flags per workload over latency, energy and area) and its two figures."""
     from zigzag.steps.experiments import read_experiment_spec
-    from zigzag.steps.tables import csv_text, html_table
+    from zigzag.io.tables import csv_text, html_table
     from zigzag.stream.plots.results import metrics_png, pareto_png
     from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
 

@@ -23,7 +23,7 @@ from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``stream`` command group on the top-level parser."""
-    from zigzag.cli import add_quiet
+    from zigzag.command_options import add_quiet
 
     stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
                             description="Multi-core (Stream) commands.")

@@ -132,7 +132,7 @@ def _config_entry(path: str, name: str | None) -> dict:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from zigzag.cli import options_from_args
+    from zigzag.command_options import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
     from zigzag.sweep.constraints import summary
@@ -183,7 +183,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep_command(sub) -> None:
     """The ``zigzag sweep`` sub-command."""
-    from zigzag.cli import add_quiet, add_search_options
+    from zigzag.command_options import add_quiet, add_search_options
 
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
@@ -244,7 +244,7 @@ def add_sweep_command(sub) -> None:
 
 
 def cmd_sweep_batch(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.workflow import evaluate_point_file
 
     def action():
@@ -255,7 +255,7 @@ def cmd_sweep_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_collect(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.workflow import collect_points, sweep_from_settings
 
     def action():
@@ -272,7 +272,7 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_search(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.config import read_sweep
     from zigzag.sweep.workflow import search_from_file
 

@@ -85,7 +85,7 @@ def write_description(sweep, details: dict[str, dict], folder: str | Path) -> No
 
 def layer_detail(results, hierarchy: list[dict]) -> dict:
     """A point's per-layer figures (compact lists) and its memory hierarchy."""
-    from zigzag.steps.tables import memory_energy
+    from zigzag.io.tables import memory_energy
 
     layers = []
     for r in results:

@@ -107,7 +107,7 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     from zigzag.notes import grouped_layer_warnings
     from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
     from zigzag.search.options import SearchOptions
-    from zigzag.steps import tables
+    from zigzag.io import tables
     from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
 
     document, _ = upgrade_accelerator(variant.document, variant.name)

@@ -142,7 +142,7 @@ def write_tables(rows: list[dict], folder: str | Path, *, float_format: str = "%
     """Write ``variants.csv``, ``pareto.csv`` (3-D front, per workload, with the 2-D flags) and
     ``best.csv`` into ``folder`` (each written even when empty); returns their paths."""
     from zigzag.io.atomic import write_text_atomic
-    from zigzag.steps.tables import csv_text
+    from zigzag.io.tables import csv_text
 
     folder = Path(folder)
     columns = _columns(rows)

@@ -129,7 +129,7 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
 
 def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
     """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
-    from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
+    from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
     from zigzag.plots.units import is_size_path
     from zigzag.sweep.describe import figure_parameters
 

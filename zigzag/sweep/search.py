@@ -252,8 +252,8 @@ def write_search(sweep: Sweep, result: SearchResult, output: str | Path, *, plot
     variants (variants.csv, pareto.csv, best.csv, plots/), plus ``search_front.csv`` and
     ``plots/search_front.<fmt>`` (the front over the summed objectives) and ``search.json``."""
     from zigzag.io.atomic import write_json_atomic, write_text_atomic
-    from zigzag.plots.sweep import plot_pareto_projections
-    from zigzag.steps.tables import csv_text
+    from zigzag.sweep.figures import plot_pareto_projections
+    from zigzag.io.tables import csv_text
     from zigzag.sweep.describe import split_details
     from zigzag.sweep.runner import collect
 

@@ -9,7 +9,7 @@ from zigzag.tokens.roofline import roofline_rows
 
 def write_roofline(result, folder: Path, *, plot_format: str | None = "png") -> dict[str, Path]:
     """Write the per-layer roofline table (and figure unless ``plot_format`` is None) into ``folder``."""
-    from zigzag.steps.tables import write_csv
+    from zigzag.io.tables import write_csv
 
     rows = roofline_rows(result)
     paths = {"table": Path(folder) / "roofline.csv"}
