@@ -130,7 +130,7 @@ VECTOR = (HARDWARE / "tpu_like_quad_core_vector.yaml", MAPPINGS / "llm_vector_qu
 
 
 def _vector_workload(name: str, mapping=VECTOR[1]):
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import HardwareFacts
 
     facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))

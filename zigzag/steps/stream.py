@@ -87,7 +87,7 @@ def _clock_ghz(exp: dict, where: str) -> float | None:
 
 def core_files(accelerator: str | Path) -> list[str]:
     """The accelerator file and every core file it uses (the files a change in reruns the costs)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(accelerator)
     return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
@@ -116,7 +116,7 @@ def split(exp: dict, output: str | Path) -> str:
 def _table(exp: dict, cache: str | Path):
     from zigzag.search.options import SearchOptions
     from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(exp["accelerator"])
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]),

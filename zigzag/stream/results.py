@@ -112,7 +112,7 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
                   clock_ghz: float | None = None, cwd: str | None = None) -> RunSummary:
     """The :class:`RunSummary` of the run folder ``folder`` scheduled on the ``accelerator`` file."""
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.schedule.trace import load_trace
 
     folder = Path(folder)

@@ -9,6 +9,7 @@ and figures (see docs/reference/sweeps.md).
 """
 
 from zigzag.sweep.config import Sweep, read_sweep
-from zigzag.sweep.runner import run_sweep, search_sweep, variants_of
+from zigzag.sweep.api import run_sweep, search_sweep
+from zigzag.sweep.runner import variants_of
 
 __all__ = ["Sweep", "read_sweep", "run_sweep", "search_sweep", "variants_of"]

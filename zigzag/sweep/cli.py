@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.sweep.results import check_constraints
 
 
 def _assignment(text: str, flag: str) -> tuple[str, str]:
@@ -135,8 +137,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.command_options import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
-    from zigzag.sweep.constraints import summary
-    from zigzag.sweep.runner import run_sweep
+    from zigzag.sweep.api import run_sweep
 
     section = _with_search_flags(sweep_from_args(args), args)
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
@@ -170,7 +171,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
               f"{stats['generations']} generations; front of {stats['front_size']} in "
               f"{Path(args.output) / 'search_front.csv'}")
-    nothing_ok = summary(rows, sweep.constraints)
+    nothing_ok = nothing_ok_line(rows, sweep.constraints)
     if nothing_ok is not None:
         print(f"error: {sweep.name}: {nothing_ok}", file=sys.stderr)
         return 1
@@ -290,9 +291,8 @@ def cmd_sweep_search(args: argparse.Namespace) -> int:
 
 def _fail_if_nothing_ok(rows: list[dict], constraints, name: str) -> None:
     """A workflow sweep step fails (one line, in its log) when no row of the sweep is ``ok``."""
-    from zigzag.sweep.constraints import summary
 
-    line = summary(rows, constraints)
+    line = nothing_ok_line(rows, constraints)
     if line is not None:
         raise InputError(f"hardware sweep {name}", None, line)
 
@@ -315,3 +315,23 @@ def register_steps(command) -> None:
     sub.add_argument("--output", required=True, help="the sweep's results folder")
     sub.add_argument("--format", default="png", help="figure format")
     sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")
+
+
+def nothing_ok_line(rows: list[dict], constraints) -> str | None:
+    """One line on why no row of a sweep is ``ok`` (None when some row is): the count of each
+    status and, when rows are ``out``, the constraint that excludes the most of them."""
+    counts = Counter(row["status"] for row in rows)
+    if counts.get("ok"):
+        return None
+    if not rows:
+        return "the sweep has no rows"
+    statuses = ", ".join(f"{n} {status}" for status, n in counts.items())
+    line = f"no variant is ok ({statuses} of {len(rows)} rows)"
+    out = [{**row, "status": "ok"} for row in rows if row["status"] == "out"]
+    excluded = Counter({c.text: sum(check_constraints(row, (c,))["status"] == "out" for row in out)
+                        for c in constraints})
+    if out and excluded:
+        text, n = excluded.most_common(1)[0]
+        return f"{line}; constraint '{text}' excludes the most: {n} of the {len(out)} out rows; relax it"
+    first = next((row for row in rows if row.get("reason")), None)
+    return line if first is None else f"{line}; e.g. {first['variant']} on {first['workload']}: {first['reason']}"

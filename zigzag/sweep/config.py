@@ -114,6 +114,15 @@ class Sweep:
     ranking: dict | None = None
 
 
+def accelerator_identity(document: dict, name: str) -> dict:
+    """The validated, normalised form of an accelerator document (what identifies a variant)."""
+    from zigzag.io.legacy_hardware import upgrade_accelerator
+    from zigzag.io.validation import validate_accelerator
+
+    upgraded, _ = upgrade_accelerator(document, name)
+    return validate_accelerator(upgraded, name)
+
+
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
                base_document: dict | None = None) -> Sweep:
     """Check one sweep (config entry, CLI flags or API arguments); ``defaults``: search options
@@ -141,8 +150,6 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
         close = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(known))}"
         raise InputError(where, str(unknown[0]), f"unknown key{hint}")
-    from zigzag.sweep.runner import accelerator_identity
-
     spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
     workloads = _workloads(section, where, "ONNX or YAML")
     spatial = section.get("spatial_mapping", "given")

@@ -1,6 +1,6 @@
-"""Run a hardware sweep: expand its variants, evaluate every variant on every workload, write
-the tables and figures. The Python API (``run_sweep``) and ``zigzag sweep`` both come here; the
-workflow runs the same steps as separate jobs (:func:`evaluate_points`, :func:`collect`).
+"""A hardware sweep's steps: expand its variants, evaluate every variant on every workload
+(:func:`evaluate_points`), write the tables and figures (:func:`collect`). The Python API
+(:mod:`zigzag.sweep.api`), ``zigzag sweep`` and the workflow's separate jobs run these.
 """
 
 from __future__ import annotations
@@ -11,20 +11,11 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.sweep import results
-from zigzag.sweep.config import Sweep, read_sweep
+from zigzag.sweep.config import Sweep, accelerator_identity
 from zigzag.sweep.point import evaluate_point, point_label, workload_points
 from zigzag.variants import Variant, expand, expressions
 
 logger = logging.getLogger(__name__)
-
-
-def accelerator_identity(document: dict, name: str) -> dict:
-    """The validated, normalised form of an accelerator document (what identifies a variant)."""
-    from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.validation import validate_accelerator
-
-    upgraded, _ = upgrade_accelerator(document, name)
-    return validate_accelerator(upgraded, name)
 
 
 def variants_of(sweep: Sweep) -> list[Variant]:
@@ -157,29 +148,6 @@ def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
     return paths
 
 
-def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-              defaults: dict | None = None, plot_format: str = "png") -> list[dict]:
-    """Run a hardware sweep and write ``variants.csv``, ``pareto.csv``, ``best.csv`` and the
-    figures (``plots/``) into ``output``; returns the rows of ``variants.csv``.
-
-    ``sweep``: a sweep as in the config's ``hardware_sweeps`` (a dict with name, base, vary,
-    zip, derive, fragments, workloads, mapping, constraints, options; see
-    docs/reference/sweeps.md). ``cache``: the per-layer result cache (default
-    ``<output>/.cache``; give the workflow's to share its results). A sweep with ``search``
-    runs the guided search (:func:`search_sweep`) and returns the rows it evaluated.
-    """
-    if not isinstance(sweep, Sweep):
-        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
-    output = Path(output)
-    cache = Path(cache) if cache is not None else output / ".cache"
-    if sweep.search is not None:
-        return search_sweep(sweep, output, cache=cache, plot_format=plot_format).rows
-    variants = variants_of(sweep)
-    rows = collect(sweep, evaluate_points(sweep, variants, cache), output, plot_format=plot_format)
-    write_variant_documents(variants, output / "variants", sweep)
-    return rows
-
-
 def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep | None = None) -> None:
     """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse (a
     multi-core variant also with its mapping, ``<name>.mapping.yaml``)."""
@@ -197,27 +165,3 @@ def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep 
                 logger.info("%s: not written (%s)", variant.name, exc)
         elif variant.document is not None:
             write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))
-
-
-def search_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-                 budget=None, defaults: dict | None = None, plot_format: str = "png", float_format: str = "%.10g",
-                 progress=None):
-    """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/search.py) over
-    a sweep's grid instead of every variant, write its tables and figures (those of
-    :func:`run_sweep` over the variants it evaluated, plus ``search_front.csv``,
-    ``plots/search_front.<fmt>`` and ``search.json``) and return its
-    :class:`~zigzag.sweep.search.SearchResult`. ``budget``: a SearchBudget or a dict
-    (population, generations, seed, workers), default the sweep's ``search``."""
-    from zigzag.sweep.config import SearchBudget, read_budget
-    from zigzag.sweep.search import search, write_search
-
-    if not isinstance(sweep, Sweep):
-        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
-    if budget is not None and not isinstance(budget, SearchBudget):
-        budget = read_budget(budget, sweep.spec.source)
-    budget = budget or sweep.search or SearchBudget()
-    output = Path(output)
-    cache = Path(cache) if cache is not None else output / ".cache"
-    result = search(sweep, budget, cache, progress=progress)
-    write_search(sweep, result, output, plot_format=plot_format, float_format=float_format)
-    return result

@@ -80,7 +80,8 @@ def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path
     """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
     at ``position``: the search's objectives sum over all of them."""
     from zigzag.sweep.point import workload_points
-    from zigzag.sweep.runner import accelerator_identity, point_row
+    from zigzag.sweep.config import accelerator_identity
+    from zigzag.sweep.runner import point_row
     from zigzag.variants import variant_at
 
     variant = variant_at(sweep.spec, position, normalise=accelerator_identity)

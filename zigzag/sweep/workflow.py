@@ -62,7 +62,7 @@ def write_search_files(config: dict, folder: str | Path, write=None) -> dict[str
 def search_from_file(search_file: str | Path, cache: str | Path, output: str | Path, *, plot_format: str = "png",
                      float_format: str = "%.10g"):
     """A search sweep's job: the guided search and its tables and figures in ``output``."""
-    from zigzag.sweep.runner import search_sweep
+    from zigzag.sweep.api import search_sweep
 
     data = json.loads(Path(search_file).read_text())
     sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])

@@ -30,7 +30,8 @@ from zigzag.stream.allocation.genes import AllocationProblem, Gene, build_alloca
 from zigzag.stream.allocation.nsga import FrontPoint, SearchStats, nsga2
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.stream.schedule.trace import write_trace
 
 if TYPE_CHECKING:
     from zigzag.stream.schedule.links import LinkEvent
@@ -149,8 +150,6 @@ class ScheduleResult:
 
     def write(self, folder: str | Path) -> None:
         """Write ``summary.json``, ``schedule.csv`` and ``schedule_trace.json`` (for pictures) into ``folder``."""
-        from zigzag.stream.schedule.trace import write_trace
-
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         write_json_atomic(folder / "summary.json", self.summary())

@@ -8,7 +8,8 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.search.options import SearchOptions
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
