@@ -64,7 +64,7 @@ def _add_token_figures(result: ScheduleResult, workload, output, layer_types: di
     import json
 
     from zigzag.io.atomic import write_json_atomic
-    from zigzag.stream.tokens import export_figures
+    from zigzag.stream.schedule.tokens import export_figures
 
     if not str(workload).endswith(".onnx"):
         return
