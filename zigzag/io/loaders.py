@@ -25,6 +25,7 @@ from zigzag.io.validation import (
 )
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
+from zigzag.workload.inference import Inference
 from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 
@@ -102,7 +103,6 @@ def _export_inference(workload, file: str):
     """The inference step an LLM export computes (None for a model without attention)."""
     from zigzag.io.onnx_operators import export_inference
     from zigzag.io.onnx_reading import load_model
-    from zigzag.workload.inference import Inference
 
     name = Path(workload).stem if isinstance(workload, (str, Path)) else None
     found = export_inference(load_model(workload, file), name)

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.notes import run_logged
+from zigzag.steps.failures import write_failure
+from zigzag.steps.job_runner import evaluate_job
 
 
 def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: bool = False) -> int:
     """Evaluate one layer job; errors name the experiment and layer that planned the job.
     ``record_failure``: an error writes a failure record to ``output`` instead of failing."""
-    from zigzag.steps.job_runner import evaluate_job
-
     def action():
         label = json.loads(Path(job).read_text()).get("label", job)
         try:
@@ -28,8 +28,6 @@ def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: b
         return f"{label}: energy {best.energy_total:.10g} pJ, latency {best.latency_total2:.10g} cycles"
 
     def record(reason: str) -> None:
-        from zigzag.steps.failures import write_failure
-
         write_failure(output, "evaluate", reason)
 
     return run_logged(log, action, record if record_failure else None)

@@ -18,7 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+from zigzag.cost.array import TO_UM2, accelerator_area_um2
 from zigzag.errors import InputError
+from zigzag.stream.roles import compute_core_ids, core_labels
+from zigzag.stream.schedule.trace import load_trace
 
 #: the summary's energy terms (pJ), as table columns
 ENERGY_TERMS = {
@@ -64,8 +67,6 @@ class RunSummary:
 
 def core_area(core) -> float | None:
     """Area of one core in µm², as `zigzag run` gives it for the core's file (memories x instances)."""
-    from zigzag.cost.array import accelerator_area_um2
-
     return accelerator_area_um2(core.accelerator)
 
 
@@ -93,8 +94,6 @@ def multicore_area_um2(accelerator) -> tuple[float | None, float]:
 
 
 def _to_um2(chip) -> float:
-    from zigzag.cost.array import TO_UM2
-
     return TO_UM2.get(chip.area_unit, 1.0)
 
 
@@ -113,7 +112,6 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
     """The :class:`RunSummary` of the run folder ``folder`` scheduled on the ``accelerator`` file."""
     from zigzag.io.yaml_files import load_yaml
     from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.schedule.trace import load_trace
 
     folder = Path(folder)
     try:
@@ -138,8 +136,6 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
 def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tuple[int, float]], dram: Mapping, cns: int,
              accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
              mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None) -> RunSummary:
-    from zigzag.stream.roles import compute_core_ids, core_labels
-
     labels = core_labels(document)
     compute = set(compute_core_ids(document))
     cycles = {core.id: 0.0 for core in accelerator.compute_cores}

@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from zigzag.sweep.hypervolume import hypervolume
+
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
 INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
@@ -168,8 +170,6 @@ def _front(points: np.ndarray) -> np.ndarray:
 
 
 def _volume(points: np.ndarray, reference: np.ndarray) -> float:
-    from zigzag.sweep.hypervolume import hypervolume
-
     return hypervolume(points, reference)
 
 

@@ -11,21 +11,39 @@ fit the array, a memory is too small, ...), ``failed`` (an unexpected error).
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import logging
 from pathlib import Path
 
+from zigzag.cost.result import CostResult, sum_results
 from zigzag.errors import InputError, MappingError
+from zigzag.io import tables
+from zigzag.io.accelerator_dict import accelerator_from_dict
+from zigzag.io.atomic import write_text_atomic
+from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.memory_costs import resolve_memory_costs
+from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator, validate_mapping
+from zigzag.mapping.entry import MappingEntry
+from zigzag.notes import grouped_layer_warnings
+from zigzag.search.batched.shared import cost_free_job
 from zigzag.search.jobs import job_key, layer_job
+from zigzag.search.layer_search import search_layer
+from zigzag.search.network import NetworkResult, evaluated_layers, layer_accelerators, uncosted_layers
+from zigzag.search.options import SearchOptions
+from zigzag.sweep.config import DEFAULT_LINKS
+from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
+from zigzag.tokens import per_token_figures
+from zigzag.tokens.workloads import llm_document
+from zigzag.variants import follow_hardware, without_spatial_mapping
 
 logger = logging.getLogger(__name__)
 
 
 def point_mapping(sweep, variant) -> list[dict]:
     """The validated mapping entries of ``sweep`` for ``variant`` (unrollings sized for its array)."""
-    from zigzag.io.validation import validate_mapping
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.variants import follow_hardware, without_spatial_mapping
 
     if sweep.mapping is None:
         document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
@@ -39,16 +57,12 @@ def point_mapping(sweep, variant) -> list[dict]:
 
 
 def _default_links() -> dict:
-    from zigzag.sweep.config import DEFAULT_LINKS
-
     return DEFAULT_LINKS
 
 
 def workload_points(sweep) -> list[dict]:
     """Every combination of the sweep's ``workload_vary`` values (field -> value), in order;
     ``[{}]`` when it varies no workload field."""
-    import itertools
-
     names = [name for name, _ in sweep.workload_axes]
     return [dict(zip(names, values)) for values in itertools.product(*(v for _, v in sweep.workload_axes))]
 
@@ -63,8 +77,6 @@ def load_point_workload(workload: str, changes: dict, entries: list, options: di
     from zigzag.io.loaders import load_workload
 
     if changes:
-        from zigzag.tokens.workloads import llm_document
-
         return load_workload(llm_document(workload, changes, source=workload), entries, **options)
     return load_workload(workload, entries, **options)
 
@@ -98,18 +110,6 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
 
 
 def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared) -> dict:
-    from zigzag.cost.result import sum_results
-    from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.memory_costs import resolve_memory_costs
-    from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.notes import grouped_layer_warnings
-    from zigzag.search.network import evaluated_layers, layer_accelerators, uncosted_layers
-    from zigzag.search.options import SearchOptions
-    from zigzag.io import tables
-    from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
-
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
     # so CACTI's areas (mm2) are converted to that unit before they are added up
@@ -152,9 +152,6 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
 
 def _token_columns(layers: list, total, accelerators, inference) -> dict:
     """The per-token columns of an LLM step (in cycles; seconds are added with the clock)."""
-    from zigzag.search.network import NetworkResult
-    from zigzag.tokens import per_token_figures
-
     figures = per_token_figures(NetworkResult(layers, total, accelerators, inference=inference))
     columns = {k: getattr(figures, k) for k in ("phase", "batch", "tokens", "context", "energy_per_token_pJ",
                                                  "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token",
@@ -165,13 +162,6 @@ def _token_columns(layers: list, total, accelerators, inference) -> dict:
 
 
 def _layer_result(layer, accelerator, options, cache: Path, shared):
-    import dataclasses
-
-    from zigzag.search.batched.shared import cost_free_job
-    from zigzag.cost.result import CostResult
-    from zigzag.io.atomic import write_text_atomic
-    from zigzag.search.layer_search import search_layer
-
     job = layer_job(layer, accelerator, options)
     key = job_key(job)
     path = cache / "results" / f"{key}.json"

@@ -10,8 +10,13 @@ import re
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_text_atomic
+from zigzag.plots.units import is_size_path
+from zigzag.search.batched.shared import SharedCandidates
 from zigzag.sweep import results
 from zigzag.sweep.config import Sweep, accelerator_identity
+from zigzag.sweep.describe import figure_parameters, split_details, write_description
+from zigzag.sweep.multicore import multicore_identity, write_multicore_files
 from zigzag.sweep.point import evaluate_point, point_label, workload_points
 from zigzag.variants import Variant, expand, expressions
 
@@ -22,8 +27,6 @@ def variants_of(sweep: Sweep) -> list[Variant]:
     """The distinct variants of a sweep, each checked by the accelerator validator (the
     multi-core loader for a multi-core sweep)."""
     if sweep.kind == "multicore":
-        from zigzag.sweep.multicore import multicore_identity
-
         return expand(sweep.spec, normalise=multicore_identity(sweep.base))
     return expand(sweep.spec, normalise=accelerator_identity)
 
@@ -85,8 +88,6 @@ def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *,
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
     (zigzag/search/batched/shared.py: the rows are the same without it, bit for bit)."""
-    from zigzag.search.batched.shared import SharedCandidates
-
     parsed: dict = {}
     shared = SharedCandidates() if share else None
     rows = []
@@ -104,8 +105,6 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
             float_format: str = "%.10g") -> list[dict]:
     """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
     the final rows."""
-    from zigzag.sweep.describe import split_details, write_description
-
     rows, details = split_details(rows)
     if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
         rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
@@ -121,8 +120,6 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
 def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
     """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
     from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
-    from zigzag.plots.units import is_size_path
-    from zigzag.sweep.describe import figure_parameters
 
     limits = [c.text for c in sweep.constraints]
     paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}", constraints=limits)}
@@ -153,12 +150,8 @@ def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep 
     multi-core variant also with its mapping, ``<name>.mapping.yaml``)."""
     import yaml
 
-    from zigzag.io.atomic import write_text_atomic
-
     for variant in variants:
         if variant.document is not None and sweep is not None and sweep.kind == "multicore":
-            from zigzag.sweep.multicore import write_multicore_files
-
             try:
                 write_multicore_files(sweep, variant, folder)
             except InputError as exc:  # its mapping does not fit it: the row says why

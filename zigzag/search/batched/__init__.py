@@ -60,7 +60,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.cost.model import evaluate
+from zigzag.cost.result import CostResult
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.mapping.spatial import LevelMapping
 from zigzag.search.batched.candidates import (
     LoopTable,
     Unsupported,
@@ -68,11 +71,9 @@ from zigzag.search.batched.candidates import (
     constraint_mask,
     temporal_mapping_of,
 )
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
 from zigzag.search.batched.model import BatchCostModel
-from zigzag.cost.model import evaluate
-from zigzag.cost.result import CostResult
-from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
 from zigzag.search.reduce import is_better
 from zigzag.workload.layer import Layer
 
@@ -179,8 +180,6 @@ def search_temporal_mappings(
     :class:`Unsupported` (before any work is done) when the batched path cannot be used, and
     the scalar path's errors otherwise.
     """
-    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
-
     stats = stats if stats is not None else BatchStats()
     temporal = layer_temporal_loops(layer, fractional)
     if complete_user_ordering(layer, temporal) is not None:
@@ -242,8 +241,6 @@ def search_temporal_mappings(
     if progress is not None:
         progress.close()
     if best is None:
-        from zigzag.search.loma import no_fit_error
-
         raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
     result = scalar_eval(best[2], best[3])
     if result.energy_total != best[0] or result.latency_total2 != best[1]:

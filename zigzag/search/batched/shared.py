@@ -26,11 +26,15 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index
-from zigzag.search.batched.memory_levels import BatchLevelAssigner
-from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
-from zigzag.search.batched.model import BatchCostModel, access_energy
+from zigzag.cost.array import array_cost
 from zigzag.cost.model import evaluate
+from zigzag.cost.model.movement import memory_energy
+from zigzag.errors import MappingError
+from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index
+from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched.model import BatchCostModel, access_energy
+from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
 COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")
@@ -123,8 +127,6 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
                 spatial_mapping_array, chunk: int = DEFAULT_CHUNK) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path)."""
-    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
-
     temporal = layer_temporal_loops(layer, fractional)
     if complete_user_ordering(layer, temporal) is not None:
         raise Unsupported("complete user temporal ordering: a single candidate")
@@ -178,8 +180,6 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
     if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
-        from zigzag.errors import MappingError
-        from zigzag.search.loma import no_fit_error
 
         if layer.name not in table.no_fit:
             table.no_fit[layer.name] = str(no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit))
@@ -200,9 +200,6 @@ def recost(result, layer, accelerator, spatial_mapping_array):
     memories' costs) under ``accelerator``: the memory energies from the same word accesses by
     the scalar model's own function, and the array's figures, as ``zigzag.cost.model.analyse``
     computes them; every other figure of a result does not read a memory's costs."""
-    from zigzag.cost.array import array_cost
-    from zigzag.cost.model.movement import memory_energy
-
     memories = {m.name: m for m in accelerator.memories}
     costs = SimpleNamespace(operands={
         op: SimpleNamespace(levels=[SimpleNamespace(r_cost=memories[name].r_cost, w_cost=memories[name].w_cost)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.stream.schedule.problem import O
 from zigzag.stream.schedule.trace import write_trace
 
 if TYPE_CHECKING:
@@ -103,8 +104,6 @@ class ScheduleResult:
         final outputs), ``streamed_bits`` (operands a CN too large for its core streams while it
         runs: its DRAM bandwidth need x its run time), ``read_bits`` / ``write_bits`` (the same
         traffic by direction) and ``traffic_bits`` (the total)."""
-        from zigzag.stream.schedule.problem import O
-
         p = self.problem
         offchip = p.hardware.offchip_core
         moved_read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from zigzag.stream.schedule.problem import I2, O
 from zigzag.stream.schedule.result import ScheduleResult
 
 
@@ -51,8 +52,6 @@ def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> d
     (the past keys and values a cache-append layer reads) and ``activations`` (everything else:
     inputs, evicted data): tensors sent by the off-chip core, plus operands CNs stream while they
     run. ``layer_types``: layer id -> the layer's type (``cache_append`` marks the cache)."""
-    from zigzag.stream.schedule.problem import I2, O
-
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
 
