@@ -23,8 +23,10 @@ from zigzag.io import tables
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.loaders import load_workload
 from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.validation import check_mapping_fits_accelerator, validate_accelerator, validate_mapping
+from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.notes import grouped_layer_warnings
 from zigzag.search.batched.shared import cost_free_job
@@ -43,8 +45,6 @@ logger = logging.getLogger(__name__)
 
 def point_mapping(sweep, variant) -> list[dict]:
     """The validated mapping entries of ``sweep`` for ``variant`` (unrollings sized for its array)."""
-    from zigzag.io.yaml_files import load_yaml
-
     if sweep.mapping is None:
         document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
     else:
@@ -74,8 +74,6 @@ def point_label(changes: dict) -> str:
 
 def load_point_workload(workload: str, changes: dict, entries: list, options: dict):
     """The workload of one point: the file itself, or its LLM document with ``changes`` applied."""
-    from zigzag.io.loaders import load_workload
-
     if changes:
         return load_workload(llm_document(workload, changes, source=workload), entries, **options)
     return load_workload(workload, entries, **options)
