@@ -64,3 +64,15 @@ def test_architecture_page_draws_the_floors_of_the_contract():
 
 def test_architecture_page_draws_the_multicore_floors_of_the_contract():
     assert _drawn_floors("## The multi-core package's floors") == _layers("multicore-floors")
+
+
+def test_command_line_help_imports_no_heavy_library():
+    """``zigzag --help`` builds every command's parser; the commands' implementations, and the
+    heavy libraries they use, are imported when a command runs."""
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "zigzag", "--help"], cwd=REPO,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    heavy = sorted(m for m in imported if m.split(".")[0] in ("pandas", "onnx", "networkx", "yaml", "plotly",
+                                                               "ortools", "tqdm", "moocore", "deap"))
+    assert not heavy, heavy
