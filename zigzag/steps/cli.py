@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from zigzag.command_options import run_command
 from zigzag.notes import run_logged
@@ -68,8 +69,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_stream_cost(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from zigzag.stream.cost_table import evaluate_job_file
 
     def action():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -94,8 +95,6 @@ _FLAGS = {"constraints": "--constraint", "vary": "--vary", "derive": "--derive",
 
 def _as_flag(exc: InputError) -> InputError:
     """An error about a sweep given by flags, naming the flag (``--constraint``) instead of the key."""
-    import re
-
     key = re.match(r"[A-Za-z_]+", exc.where or "")
     flag = _FLAGS.get(key.group(0)) if key else None
     if flag is None:
