@@ -1,11 +1,11 @@
 """The batched search path against the scalar one (the oracle), on random layers and hardware.
 
-``zigzag.cost.batched`` allocates and costs all LOMA candidates of a spatial mapping with numpy
+``zigzag.search.batched`` allocates and costs all LOMA candidates of a spatial mapping with numpy
 arrays.  These tests generate random conv / depthwise / pooling / gemm layers, random variations
 of the shipped accelerators (memory sizes, bandwidths, costs, served dimensions, array sizes,
 operand links) and search options, and check for every candidate:
 
-* the batched allocator yields exactly the scalar allocator's temporal mappings, in order;
+* the batched assigner yields exactly the scalar assigner's temporal mappings, in order;
 * the batched ``energy_total`` / ``latency_total2`` equal the scalar model's (relative 1e-9,
   and bit for bit where the batched path claims exactness, which is what tie-breaking needs);
 * the batched search keeps the same winner as the scalar loop with ``keep_best``.
@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from conftest import REFERENCE
-from zigzag.cost import batched
-from zigzag.cost.batched import latency as batched_latency
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
-from zigzag.cost.batched.model import BatchCostModel
+from zigzag.search import batched
+from zigzag.search.batched import latency as batched_latency
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched.candidates import LoopTable, constraint_mask, temporal_mapping_of
+from zigzag.search.batched.model import BatchCostModel
 from zigzag.cost.model import LATENCY_MODELS, evaluate
 from zigzag.errors import InputError
 from zigzag.io.loaders import accelerator_from_dict
@@ -219,20 +219,20 @@ def batched_candidates(layer, accelerator, fractional, integer, options, array_m
     ids = np.array(list(loops.orderings()), dtype=np.int64).reshape(-1, loops.length)
     if constraints:
         ids = ids[constraint_mask(ids, loops, constraints)]
-    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=options["even"])
-    alive, cuts = allocator.allocate(ids)
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=options["even"])
+    alive, cuts = assigner.assign(ids)
     keep = np.nonzero(alive)[0]
     ids = ids[keep]
     cuts = {op: c[keep] for op, c in cuts.items()}
     mappings = [temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
                 for i in range(len(ids))]
     if not mappings:
-        return mappings, None, None, None, allocator.exact
+        return mappings, None, None, None, assigner.exact
     model = BatchCostModel(layer, accelerator, fractional, integer, loops,
                            access_same_data_considered_as_no_access=options["flag"],
                            spatial_mapping_array=array_mapping, latency_model=options.get("latency_model", "zigzag"))
     energy, latency, exact = model.evaluate(ids, cuts)
-    return mappings, energy, latency, exact, allocator.exact
+    return mappings, energy, latency, exact, assigner.exact
 
 
 def nb_candidate_orderings(layer, fractional, options) -> int:
@@ -454,8 +454,8 @@ def test_large_lpf_limit_chunks():
 def test_allocation_ties_broken_as_the_scalar_sum_rounds():
     """A case hypothesis found: on a 1x1x6 array, G=56 unrolls 6-fold into a fractional 5.6, so
     keeping the outermost loop (G, 10) in l1 or leaving it to l3 costs the same in real numbers;
-    the scalar allocator's summed costs (the built-in ``sum``, which compensates rounding on
-    Python 3.12+) decide, and the batched allocator must decide the same way, even or not."""
+    the scalar assigner's summed costs (the built-in ``sum``, which compensates rounding on
+    Python 3.12+) decide, and the batched assigner must decide the same way, even or not."""
     data = base_hardware("gemm_l1_l3")
     data["operational_array"].update(sizes=[1, 1, 6], unit_energy=1.0)
     reg_o = data["memories"]["reg_O"]
@@ -474,7 +474,7 @@ def test_allocation_ties_broken_as_the_scalar_sum_rounds():
     for even in (True, False):
         options = {"lpf_limit": 2, "even": even, "flag": False, "opt": "latency", "nb": 1, "mixing": False}
         assert check_case(layer, accelerator, options) > 0
-        # the case still holds the tie: the scalar allocator leaves (G, 10) above l1 for one ordering
+        # the case still holds the tie: the scalar assigner leaves (G, 10) above l1 for one ordering
         array_mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1, enable_mixing=False)[0]
         fractional, _ = convert(array_mapping, layer, accelerator)
         mappings = temporal_mappings(layer, accelerator, fractional, lpf_limit=2, even=even, show_progress=False)

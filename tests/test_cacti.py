@@ -107,7 +107,7 @@ def test_memory_levels_table_and_plot_mark_cacti_figures(tmp_path):
     from zigzag.plots import plot_memory_hierarchy
     from zigzag.plots.memory import cost_text
     from zigzag.search.options import resolve_options
-    from zigzag.steps import tables
+    from zigzag.io import tables
 
     oracle = ORACLE["eyeriss_cacti__resnet18_convs_b__latency"]
     options, _ = resolve_options(oracle["options"])
@@ -241,7 +241,7 @@ def test_an_area_unit_of_um2_converts_cactis_mm2(tmp_path):
 def test_multi_core_core_files_get_the_same_figures(tmp_path):
     import shutil
 
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     core_file = yaml.safe_load(EYERISS.read_text())
     del core_file["memories"]["dram"]  # a multi-core core stops at on-chip memory

@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 
 from conftest import REPO
-from zigzag.cli import QUIET_HELP, build_parser, main
+from zigzag.cli import build_parser, main
+from zigzag.command_options import QUIET_HELP
 
 #: commands whose work draws random numbers / can run in several processes
 RANDOM = {"run", "sweep", "stream search"}

@@ -115,7 +115,7 @@ def loops(text: str) -> list[tuple[str, int]]:
     return [(item.rstrip("0123456789"), int(item[len(item.rstrip("0123456789")):])) for item in text.split()]
 
 
-#: spatial mapping and allocator output (innermost first, per level) of docs/models/imc.md / docs/models/imc.md
+#: spatial mapping and memory-level assignment (innermost first, per level) of docs/models/imc.md / docs/models/imc.md
 WORKED = {
     2: ({"D1": {"K": 64}, "D2": {"FX": 3, "C": 32}},
         {"O": ["", "OX8 OY8 C2 FY3", "OY7 OX7"], "W": ["OX8 OY8", "C2 FY3 OY7 OX7"],

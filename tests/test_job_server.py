@@ -86,7 +86,7 @@ def test_fingerprint_follows_the_code(tmp_path):
     assert fingerprint(str(package), env) == before
     assert fingerprint(str(package), {**env, "HOME": "/home/b"}) == before  # not read at import time
     assert fingerprint(str(package), {**env, "OMP_NUM_THREADS": "2"}) != before
-    module = package / "steps" / "jobs.py"
+    module = package / "steps" / "job_runner.py"
     module.write_text(module.read_text() + "\n# edited\n")
     edited = fingerprint(str(package), env)
     assert edited != before

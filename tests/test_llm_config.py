@@ -333,7 +333,7 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     from zigzag.io.loaders import load_accelerator, load_mapping
     from zigzag.search.network import evaluate_network
     from zigzag.search.options import SearchOptions
-    from zigzag.io.llm_workloads import build_workload
+    from zigzag.io.loaders import build_workload
 
     accelerator = load_accelerator(VECTOR_HW)
     entries = load_mapping(MAPPING)

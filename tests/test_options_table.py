@@ -10,7 +10,8 @@ import yaml
 
 from conftest import REPO, reference_input
 from zigzag import api
-from zigzag.cli import build_parser, options_from_args
+from zigzag.cli import build_parser
+from zigzag.command_options import options_from_args
 from zigzag.errors import InputError
 from zigzag.search.options import (
     OPTION_BY_NAME,

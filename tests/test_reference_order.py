@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from zigzag.search.reference_order import (
+from zigzag.mapping.reference_order import (
     reference_combinations,
     reference_hash,
     reference_set_order,

@@ -46,7 +46,7 @@ def _assert_image(data: bytes) -> None:
 def run_steps(config: dict, results: Path) -> Path:
     """Every step of the workflow, as functions, in rule order (no Snakemake)."""
     from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
-    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
 

@@ -165,7 +165,7 @@ def test_sweep_figures_in_user_units(sweep):
 def test_units_and_paper_figures(sweep, tmp_path):
     """Sizes in the unit a person writes them; the PNG/SVG figures name it, grey the excluded
     variants, draw the limit and name the variants on each front."""
-    from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
+    from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
     from zigzag.plots.units import axis_label, size_label, size_unit
     from zigzag.report.tables import read_table
 

@@ -98,13 +98,13 @@ def test_salsa_survives_moves_that_do_not_fit(tmp_path, monkeypatch):
     """Orderings whose innermost loop is an OX loop 'do not fit': SALSA rejects those moves and ends."""
     from zigzag.search import salsa as salsa_module
 
-    class PickyAllocator(salsa_module.MemoryAllocator):
-        def allocate(self, ordering):
+    class PickyAllocator(salsa_module.MemoryLevelAssigner):
+        def assign(self, ordering):
             if ordering[0][0] == "OX":
-                raise salsa_module.AllocationFailed("rf", "O", 2, 1)
-            return super().allocate(ordering)
+                raise salsa_module.LevelAssignmentFailed("rf", "O", 2, 1)
+            return super().assign(ordering)
 
-    monkeypatch.setattr(salsa_module, "MemoryAllocator", PickyAllocator)
+    monkeypatch.setattr(salsa_module, "MemoryLevelAssigner", PickyAllocator)
     layer, accelerator = conv2_on_tpu(tmp_path)
     result, stats = search_layer(layer, accelerator, salsa(1, iterations=300))
     innermost = [loop for level in result.temporal_mapping["O"] for loop in level][0]

@@ -1,4 +1,4 @@
-"""Variants that differ only in memory costs share mapping candidates (zigzag/cost/batched/shared.py):
+"""Variants that differ only in memory costs share mapping candidates (zigzag/search/batched/shared.py):
 the shared path gives the unshared path's rows and layer results, bit for bit."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from conftest import DATA, REPO
-from zigzag.cost.batched.shared import SharedCandidates, cost_free_job
+from zigzag.search.batched.shared import SharedCandidates, cost_free_job
 from zigzag.cost.result import CostResult
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_accelerator, load_workload

@@ -21,7 +21,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.data_locality import accelerators_with_data_locality, plan_data_locality
 from zigzag.io.loaders import load_inputs, load_workload
-from zigzag.io.results import complete_json
+from zigzag.cost.json_forms import complete_json
 from zigzag.mapping.spatial import convert
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.network import evaluate_network

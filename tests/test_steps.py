@@ -260,7 +260,7 @@ def test_split_with_record_failure_writes_a_record_passed_on_to_the_row(tmp_path
     from zigzag.cli import main
     from zigzag.steps.experiments import expand_experiments, write_experiment_spec
     from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.tables import read_csv as read_rows
+    from zigzag.io.tables import read_csv as read_rows
 
     _write_mapping_naming_a_missing_array_dimension(tmp_path / "bad_mapping.yaml")
     experiment = expand_experiments({"experiments": [

@@ -150,7 +150,7 @@ def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
     from zigzag.stream.allocation.constraint import allocate
     from zigzag.stream.allocation.genes import build_allocation_problem
     from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
 
     monkeypatch.chdir(reference_folder)

@@ -24,7 +24,7 @@ from zigzag.stream.cost_table import (
     read_lut,
     write_job,
 )
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.offchip import stored_bits, too_large_operands
 
 def _accelerator(case: str):

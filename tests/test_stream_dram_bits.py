@@ -12,8 +12,8 @@ import pytest
 from zigzag.hardware.accelerator import Memory, Port
 from zigzag.stream.offchip import streamed_bits
 from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.tokens import dram_link_shares, dram_reads_by_role
-from zigzag.stream.traffic import dram_traffic_by_layer, streamed_dram_bits
+from zigzag.stream.schedule.tokens import dram_link_shares, dram_reads_by_role
+from zigzag.stream.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "stream_llm"

@@ -25,7 +25,7 @@ from zigzag.stream.allocation.genes import Gene
 from zigzag.stream.allocation.nsga import FrontPoint
 from zigzag.stream.allocation.search import search_allocation
 from zigzag.stream.cn_graph import build_cn_graph
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.mapping import parse_stream_mapping
 from zigzag.stream.plots.charts import read_front
 from zigzag.stream.plots.gantt import Rows

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.hardware import ANY, load_multicore_accelerator
+from zigzag.stream.hardware import ANY
+from zigzag.stream.topology import load_multicore_accelerator
 
 DATA = Path(__file__).resolve().parent / "data"
 STREAM = DATA / "reference" / "stream"

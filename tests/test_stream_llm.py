@@ -131,7 +131,7 @@ VECTOR = (HARDWARE / "tpu_like_quad_core_vector.yaml", MAPPINGS / "llm_vector_qu
 
 
 def _vector_workload(name: str, mapping=VECTOR[1]):
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import HardwareFacts
 
     facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))
@@ -212,7 +212,7 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     import subprocess
     import sys
 
-    from zigzag.stream.tokens import dram_link_shares, token_figures
+    from zigzag.stream.schedule.tokens import dram_link_shares, token_figures
 
     result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
     tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]

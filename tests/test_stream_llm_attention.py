@@ -14,7 +14,7 @@ from zigzag.stream.hardware import load_multicore_accelerator
 from zigzag.stream.inputs import HardwareFacts
 from zigzag.stream.mapping import load_stream_mapping
 from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.traffic import dram_traffic_by_layer
+from zigzag.stream.schedule.traffic import dram_traffic_by_layer
 from zigzag.stream.workload import read_stream_workload
 
 ROOT = Path(__file__).resolve().parents[1]

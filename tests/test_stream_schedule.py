@@ -157,7 +157,7 @@ def test_bad_problems_fail_with_one_line():
 @pytest.mark.parametrize("name", CASES)
 def test_problem_from_cn_graph_and_accelerator(name):
     """Our CN graph + hardware loader + Stream's per-CN costs schedule exactly as the reference."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 
@@ -206,7 +206,7 @@ SMALL = Path(__file__).parent / "data" / "stream" / "small_schedule_reference.js
 def schedule_with_reference_costs(ref: dict):
     """Our CN graph and hardware for ``ref["inputs"]``, Stream's per-CN costs from ``ref["cns"]``:
     (result, CN keys in our index order, reference CN rows by key)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 

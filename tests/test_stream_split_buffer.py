@@ -18,7 +18,7 @@ from zigzag.cli import main
 from zigzag.cost.array import accelerator_area_um2
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.mapping import load_stream_mapping
 from zigzag.stream.results import multicore_rows, summarize_run
 from zigzag.stream.schedule.run import run_stream

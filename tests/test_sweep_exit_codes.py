@@ -10,7 +10,7 @@ import pytest
 from conftest import DATA, REPO
 from zigzag.cli import main
 from zigzag.sweep.config import read_constraints
-from zigzag.sweep.constraints import summary
+from zigzag.sweep.cli import nothing_ok_line
 
 CONSTRAINTS = read_constraints(["area <= 2 mm2", "energy <= 5 pJ"], "test")
 
@@ -20,13 +20,13 @@ def row(status, **figures):
 
 
 def test_a_sweep_with_an_ok_row_has_no_summary():
-    assert summary([row("ok", area_mm2=1.0, energy_pJ=1.0), row("invalid", reason="bad")], CONSTRAINTS) is None
+    assert nothing_ok_line([row("ok", area_mm2=1.0, energy_pJ=1.0), row("invalid", reason="bad")], CONSTRAINTS) is None
 
 
 def test_rows_that_did_not_run_are_counted_with_an_example_reason():
     rows = [row("invalid", reason="acc: memories.sb.size: must be positive"), row("infeasible", reason="too small"),
             row("invalid", reason="other")]
-    assert summary(rows, CONSTRAINTS) == ("no variant is ok (2 invalid, 1 infeasible of 3 rows); "
+    assert nothing_ok_line(rows, CONSTRAINTS) == ("no variant is ok (2 invalid, 1 infeasible of 3 rows); "
                                           "e.g. v on w: acc: memories.sb.size: must be positive")
 
 
@@ -35,12 +35,12 @@ def test_out_rows_name_the_constraint_that_excludes_the_most():
             row("out", area_mm2=3.0, energy_pJ=9.0, reason="breaks 'area <= 2 mm2'"),
             row("out", area_mm2=1.0, energy_pJ=7.0, reason="breaks 'energy <= 5 pJ'"),
             row("failed", reason="RuntimeError: x")]
-    assert summary(rows, CONSTRAINTS) == ("no variant is ok (3 out, 1 failed of 4 rows); constraint 'energy <= 5 pJ' "
+    assert nothing_ok_line(rows, CONSTRAINTS) == ("no variant is ok (3 out, 1 failed of 4 rows); constraint 'energy <= 5 pJ' "
                                           "excludes the most: 3 of the 3 out rows; relax it")
 
 
 def test_an_empty_sweep_says_so():
-    assert summary([], CONSTRAINTS) == "the sweep has no rows"
+    assert nothing_ok_line([], CONSTRAINTS) == "the sweep has no rows"
 
 
 @pytest.mark.slow

@@ -41,7 +41,8 @@ def test_hypervolume_of_known_fronts():
 
 
 def test_variant_at_each_position_is_the_grid_variant():
-    from zigzag.sweep.runner import accelerator_identity, variants_of
+    from zigzag.sweep.config import accelerator_identity
+    from zigzag.sweep.runner import variants_of
     from zigzag.variants import axis_sizes, variant_at
 
     sweep = read_sweep(SWEEP)

@@ -235,7 +235,7 @@ def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
     from zigzag.steps.experiments import expand_experiments
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import save_experiment, split_layers, sum_experiment
-    from zigzag.steps.tables import read_csv as read_rows
+    from zigzag.io.tables import read_csv as read_rows
 
     workload = tmp_path / "tiny.llm.yaml"
     workload.write_text(yaml.safe_dump({"llm": {"model": str(Path("tests/data/llm/llama_tiny.config.json").resolve()),

@@ -16,7 +16,7 @@ PARAMS = {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]"
 
 
 def spec(**section):
-    from zigzag.sweep.runner import accelerator_identity
+    from zigzag.sweep.config import accelerator_identity
 
     return read_spec({"base": str(BASE), **section}, "test", normalise=accelerator_identity)
 
@@ -89,7 +89,7 @@ def test_identical_variants_are_one():
 
 def test_identity_is_taken_after_normalising():
     """Two documents that normalise alike (a default written out or left out) are one variant."""
-    from zigzag.sweep.runner import accelerator_identity
+    from zigzag.sweep.config import accelerator_identity
 
     written_out = {"add": [{"path": "memories.dram.mem_type", "value": "sram"}]}
     sweep = spec(fragments={"dram_type": {"left_out": {}, "written_out": written_out}})
@@ -126,7 +126,7 @@ def test_fragments_add_and_remove_memories():
 
 
 def test_invalid_variant_keeps_its_row():
-    from zigzag.sweep.runner import accelerator_identity
+    from zigzag.sweep.config import accelerator_identity
 
     variants = expand(spec(vary={"memories.dram.ports[0].bandwidth_min": [64, 0]}), normalise=accelerator_identity)
     assert variants[0].problem is None

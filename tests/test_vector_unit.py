@@ -24,7 +24,7 @@ from zigzag.search.jobs import job_key, layer_from_job, layer_job
 from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
-from zigzag.steps import tables
+from zigzag.io import tables
 from zigzag.workload.workload import Workload, build_layer
 
 DATA = Path(__file__).parent / "data" / "vector"
@@ -294,7 +294,7 @@ def workflow_results(tmp_path_factory):
 def run_steps(config: dict, results: Path) -> Path:
     """Every step of the workflow, as functions, in rule order (as the Snakefile's rules call them)."""
     from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
-    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
 

@@ -18,7 +18,7 @@ from zigzag.steps.experiments import (
     experiment_spec_text,
     workload_id,
 )
-from zigzag.steps.jobs import prepare_job_environment
+from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from zigzag.steps.logged import evaluate_logged, run_logged
+from zigzag.command_options import run_command
+from zigzag.notes import run_logged
+from zigzag.steps.logged import evaluate_logged
 
 
 def _recorder(args: argparse.Namespace, step: str, **context):
@@ -66,8 +69,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_stream_cost(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from zigzag.stream.cost_table import evaluate_job_file
 
     def action():
@@ -145,6 +146,13 @@ def cmd_plot_comparison(args: argparse.Namespace) -> int:
 
 RECORD_HELP = ("on bad input or an unmappable layer, write a failure record to --output and succeed "
                "(the error line is printed all the same; see zigzag/steps/failures.py)")
+
+
+def main(argv: list[str]) -> int:
+    """``zigzag step ARGV...`` with the step commands' parser only (the job client runs steps so)."""
+    parser = argparse.ArgumentParser(prog="zigzag")
+    add_step_commands(parser.add_subparsers(dest="command", required=True))
+    return run_command(parser, ["step", *argv])
 
 
 def add_step_commands(subparsers) -> None:

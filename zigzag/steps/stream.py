@@ -18,8 +18,14 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.steps.experiments import check_experiment_name
-from zigzag.steps.logged import run_logged
+from zigzag.io.tables import csv_text, html_table
+from zigzag.notes import add_notes, collected_warnings, run_logged
+from zigzag.search.options import SearchOptions
+from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
+from zigzag.stream.plots import plot_front, plot_run
+from zigzag.stream.plots.results import metrics_png, pareto_png
+from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
+from zigzag.stream.schedule.scheduler import schedule as run_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +93,7 @@ def _clock_ghz(exp: dict, where: str) -> float | None:
 
 def core_files(accelerator: str | Path) -> list[str]:
     """The accelerator file and every core file it uses (the files a change in reruns the costs)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(accelerator)
     return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
@@ -100,7 +106,6 @@ def _stacks(exp: dict):
 
 
 def split(exp: dict, output: str | Path) -> str:
-    from zigzag.notes import collected_warnings
     from zigzag.stream.cn_graph import save_cn_graph
     from zigzag.stream.inputs import cn_graph_from_files
 
@@ -114,9 +119,8 @@ def split(exp: dict, output: str | Path) -> str:
 
 
 def _table(exp: dict, cache: str | Path):
-    from zigzag.search.options import SearchOptions
     from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(exp["accelerator"])
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]),
@@ -126,10 +130,9 @@ def _table(exp: dict, cache: str | Path):
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Write ``output``: every cost-table key the experiment needs; job files for the uncached ones."""
+    from zigzag.stream.allocation.genes import allocation_genes
     from zigzag.stream.cn_graph import load_cn_graph
     from zigzag.stream.schedule.costs import node_key
-
-    from zigzag.stream.allocation.genes import allocation_genes
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -155,11 +158,9 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Schedule the experiment's CN graph with the cached cost entries; write the run folder
     (its summary.json with the notes saved with the graph)."""
-    from zigzag.notes import add_notes
     from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
-    from zigzag.stream.schedule.scheduler import schedule as run_schedule
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -177,7 +178,7 @@ def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> No
     with the experiment's ``clock_ghz``, else the accelerator file's)."""
     from zigzag.stream.hardware import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
-    from zigzag.stream.tokens import accelerator_clock
+    from zigzag.stream.schedule.tokens import accelerator_clock
 
     if exp.get("clock_ghz") is not None:
         clock = exp["clock_ghz"]
@@ -189,7 +190,6 @@ def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> No
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
     """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
     (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
-    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.search import search_allocation
 
     opts = exp["search"]
@@ -209,7 +209,6 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
 def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) -> str:
     """Allocate the experiment's layers by constraint optimisation (cached cost entries) and schedule
     the allocation; write the run folder (``allocation.yaml``, ``co_slots.csv``, summary, schedule, trace)."""
-    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.optimize import optimize_co
 
     opts = exp["search"]
@@ -228,11 +227,6 @@ def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) ->
 def results(items: list[str], table: str | Path, html: str | Path, pareto: str | Path, metrics: str | Path) -> str:
     """The multi-core results of several runs (``EXPERIMENT_SPEC=RUN_FOLDER`` items): the table
     (CSV and HTML, Pareto flags per workload over latency, energy and area) and its two figures."""
-    from zigzag.steps.experiments import read_experiment_spec
-    from zigzag.steps.tables import csv_text, html_table
-    from zigzag.stream.plots.results import metrics_png, pareto_png
-    from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
-
     summaries = []
     for item in items:
         spec, _, folder = item.partition("=")
@@ -255,8 +249,6 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
 
 
 def _experiment(args) -> dict:
-    from zigzag.steps.experiments import read_experiment_spec
-
     return read_experiment_spec(args.experiment)
 
 
@@ -278,15 +270,11 @@ def register(command) -> None:
         return run_logged(args.log, lambda: constraint_optimisation(_experiment(args), args.cache, args.output))
 
     def cmd_plot(args):
-        from zigzag.stream.plots import plot_run
-
         return run_logged(args.log, lambda: "written: " + ", ".join(
             p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto,
                                      plotly_js=args.plotly_js)))
 
     def cmd_pareto(args):
-        from zigzag.stream.plots import plot_front
-
         return run_logged(args.log, lambda: f"written: {plot_front(args.run, args.output, args.name)}")
 
     def cmd_results(args):

@@ -23,7 +23,7 @@ from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``stream`` command group on the top-level parser."""
-    from zigzag.cli import add_quiet
+    from zigzag.command_options import add_quiet
 
     stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
                             description="Multi-core (Stream) commands.")
@@ -210,7 +210,7 @@ def _write_tokens(args: argparse.Namespace, result, graph) -> None:
     """A searched allocation's per-token figures into its summary.json (a transformer step)."""
     from zigzag.stream.hardware import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
-    from zigzag.stream.tokens import accelerator_clock
+    from zigzag.stream.schedule.tokens import accelerator_clock
 
     clock = args.clock_ghz if args.clock_ghz is not None else \
         accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))

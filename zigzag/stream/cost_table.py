@@ -25,14 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from zigzag.cost.model import analyse
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.options import SearchOptions
 from zigzag.search.jobs import job_key, layer_from_job, layer_job
+from zigzag.search.layer_search import search_layer
+from zigzag.search.options import SearchOptions
 from zigzag.stream.offchip import (
     FOUR_WAY,
     offchip_bandwidth,
@@ -249,9 +251,6 @@ def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, 
 def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None = None) -> CostEntry:
     """Search a job's CN on its core and derive Stream's figures (docs/models/multi-core.md#cost-table);
     ``layer_name`` names the CN's layer in the search's warnings."""
-    from zigzag.cost.model import analyse
-    from zigzag.search.layer_search import search_layer
-
     layer = layer_from_job({**job, "layer_name": layer_name or "CN"})
     hardware = accelerator_from_dict(job["accelerator"])
     options = SearchOptions(**job["options"])

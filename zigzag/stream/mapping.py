@@ -23,6 +23,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
+from zigzag.stream.roles import follow_cores
 
 TILING_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+|all|\*)$")
 SPATIAL_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+)$")
@@ -114,8 +115,6 @@ def load_stream_mapping(path: str | Path, accelerator=None) -> StreamMapping:
     data = load_yaml(path)
     document = accelerator_document(accelerator)
     if document is not None:
-        from zigzag.stream.roles import follow_cores
-
         data = follow_cores(data, document, file=file)
     return parse_stream_mapping(data, file)
 

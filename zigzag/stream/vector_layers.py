@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_operators import BINARY, REDUCE, UNARY
@@ -27,6 +27,25 @@ CLASSES = {**BINARY, **UNARY, **REDUCE, "Relu": "max", "Silu": "sigmoid", "Gelu"
 #: the classes of the four Softmax layers (row max, exp(x - max), row sum, division)
 SOFTMAX_CLASSES = {"max": "reduce_max", "exp": "exp", "sum": "reduce_sum", "div": "div"}
 DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
+
+
+@dataclass(frozen=True)
+class PropagationNode:
+    """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
+
+    ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
+    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
+    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
+    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
+    reads) or ``dummy``.
+    """
+
+    id: int
+    name: str
+    op_type: str
+    kind: str
+    sources: tuple[int, ...]
+    attrs: dict = field(default_factory=dict)
 
 
 def vector_layer(parser, proto, node_id: int, preds: list[int]):
@@ -282,8 +301,6 @@ def refuse_bypass(node, file: str | None, vector_classes: dict) -> InputError:
 
 def moving_node(parser, proto, node_id: int, preds: list[int]):
     """A node moving its first input's data (Slice, Split, Expand, ...), its other inputs constants."""
-    from zigzag.stream.workload import PropagationNode
-
     parser.shapes.complete()
     values = {}
     for tensor in proto.input[1:]:

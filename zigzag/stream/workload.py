@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
@@ -25,8 +25,8 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
-from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_nodes, bypassed_operators, cache_append,
-                                         layer_norm_layers, moving_node, refuse_bypass, top_k,
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, PropagationNode, bypassed_nodes, bypassed_operators,
+                                         cache_append, layer_norm_layers, moving_node, refuse_bypass, top_k,
                                          placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -88,25 +88,6 @@ class StreamLayer:
     def output_ir_dims(self) -> tuple[str, ...]:
         """Loop dims irrelevant to the output (their last CN finishes the output)."""
         return self.layer.irrelevant[self.layer.output]
-
-
-@dataclass(frozen=True)
-class PropagationNode:
-    """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
-
-    ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
-    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
-    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
-    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
-    reads) or ``dummy``.
-    """
-
-    id: int
-    name: str
-    op_type: str
-    kind: str
-    sources: tuple[int, ...]
-    attrs: dict = field(default_factory=dict)
 
 
 Node = StreamLayer | PropagationNode

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_json_atomic
 from zigzag.search.options import SearchOptions
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.scheduler import schedule
-from zigzag.stream.tokens import accelerator_clock
+from zigzag.stream.schedule.tokens import export_figures
+from zigzag.stream.schedule.tokens import accelerator_clock
+from zigzag.stream.topology import load_multicore_accelerator
 
 
 def run_stream(
@@ -66,11 +70,6 @@ def run_stream(
 def write_token_figures(result: ScheduleResult, workload, output, layer_types: dict[int, str],
                        clock_ghz: float | None = None) -> None:
     """``per_token`` in ``summary.json`` when the workload is a transformer export."""
-    import json
-
-    from zigzag.io.atomic import write_json_atomic
-    from zigzag.stream.tokens import export_figures
-
     if not str(workload).endswith(".onnx"):
         return
     figures = export_figures(result, workload, layer_types, clock_ghz)

@@ -16,6 +16,7 @@ from operator import itemgetter
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.stream.schedule.graph import graph_of
 from zigzag.stream.schedule.links import LinkState
 from zigzag.stream.schedule.memory import MemoryState
 from zigzag.stream.schedule.problem import O, ScheduleProblem
@@ -36,7 +37,7 @@ class _Scheduler:
         self.p = p
         hw = p.hardware
         self.hw = hw
-        self.g = p.graph
+        self.g = graph_of(p)
         self.offchip = hw.offchip_core
         memories = hw.memories
         self.nm = len(memories)

@@ -1,4 +1,4 @@
-"""Batched memory allocator: :class:`zigzag.search.allocator.MemoryAllocator`, vectorised over
+"""Batched memory levels: :class:`zigzag.search.memory_levels.MemoryLevelAssigner`, vectorised over
 many loop orderings (same feasible slices, same cost function, same choice among equal costs)."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from zigzag.cost.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
+from zigzag.search.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import LevelMapping
-from zigzag.search.allocator import MemoryAllocator
+from zigzag.search.memory_levels import MemoryLevelAssigner
 from zigzag.workload.layer import Layer
 
 
 #: array elements (combinations x candidates) compared at once when choosing the takes
 COMBINATION_BLOCK = 2**20
 
-#: how this interpreter's built-in ``sum`` adds floats, which the scalar allocator uses for its
+#: how this interpreter's built-in ``sum`` adds floats, which the scalar assigner uses for its
 #: summed bits and costs: Python 3.12 and later compensate the rounding (Neumaier), older ones
 #: add one by one; whether int items added to a float total are compensated too also varies
 COMPENSATED_FLOATS = sum([0.1] * 10) == 1.0
@@ -48,19 +48,19 @@ def python_sum(items):
 @dataclass
 class _AllocState:
     layer_op: str
-    pos: np.ndarray  # loops allocated so far
+    pos: np.ndarray  # loops assigned so far
     sizes: dict  # tracked dim -> running size product (float64 array)
     level: int
     cuts: list
     float_dims: set  # dims whose scalar running size is a Python float (a float factor seen)
 
 
-class BatchAllocator:
-    """Vectorised :class:`~zigzag.search.allocator.MemoryAllocator` over many orderings."""
+class BatchLevelAssigner:
+    """Vectorised :class:`~zigzag.search.memory_levels.MemoryLevelAssigner` over many orderings."""
 
     def __init__(self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, loops: LoopTable,
                  *, even: bool = False):
-        self.reference = MemoryAllocator(layer, accelerator, spatial, even=even)
+        self.reference = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
         self.layer = layer
         self.spatial = spatial
         self.loops = loops
@@ -103,7 +103,7 @@ class BatchAllocator:
         return count
 
     def _bits_are_int(self, state: _AllocState, precisions: list) -> bool:
-        """Whether the scalar allocator's bits of this operand are a Python int (not a float)."""
+        """Whether the scalar assigner's bits of this operand are a Python int (not a float)."""
         layer = self.layer
         op = state.layer_op
         pr_ints = all(isinstance(layer.pr_sizes[d], int) for d in layer.partially_relevant[op])
@@ -117,14 +117,14 @@ class BatchAllocator:
             if dim in state.sizes:
                 state.sizes[dim] = state.sizes[dim] * factor
 
-    # ----- allocation -------------------------------------------------------------------------
-    def allocate(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """``(allocated, cuts)``: which orderings could be allocated, and per layer operand the
+    # ----- assignment -------------------------------------------------------------------------
+    def assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """``(assigned, cuts)``: which orderings could be assigned, and per layer operand the
         end position of each of its memory levels (array ``candidates x levels``)."""
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return self._allocate(ids)
+            return self._assign(ids)
 
-    def _allocate(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
@@ -153,16 +153,16 @@ class BatchAllocator:
             states[m] = state
         for memory, operands in self.reference.nodes:
             if operands:
-                self._allocate_at(memory, [states[m] for m in operands], operands, alive, ctx)
+                self._assign_at(memory, [states[m] for m in operands], operands, alive, ctx)
         cuts = {s.layer_op: np.stack(s.cuts, axis=1) for s in states.values()}
         return alive, cuts
 
-    def _allocate_at(self, memory, states, operands, alive, ctx) -> None:
+    def _assign_at(self, memory, states, operands, alive, ctx) -> None:
         n, length, rows = ctx[:3]
         is_top = [self.reference.top[m] is memory for m in operands]
         slices = [self._feasible_slices(memory, s, alive, ctx) for s in states]
         # slices[j] = (bits per take, running dim sizes per take, number of feasible takes,
-        #              whether the scalar allocator's bits are ints)
+        #              whether the scalar assigner's bits are ints)
         best_take = self._best_takes(memory, states, slices, is_top, alive, ctx)
         for j, (state, top) in enumerate(zip(states, is_top)):
             take = best_take[j]
@@ -180,7 +180,7 @@ class BatchAllocator:
     def _best_takes(self, memory, states, slices, is_top, alive, ctx) -> list[np.ndarray]:
         """Per operand, the take of every candidate: a top memory takes all it can, the others
         the combination of lowest summed cost (the last of equal costs), as
-        ``MemoryAllocator._best_combination`` scans them; combinations in blocks of arrays."""
+        ``MemoryLevelAssigner._best_combination`` scans them; combinations in blocks of arrays."""
         n, length, rows, _, _, prefix, _, _ = ctx
         size = float(memory.size)
         nfeas = [s[2] for s in slices]
@@ -237,9 +237,9 @@ class BatchAllocator:
 
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
-        unallocated loops (array ``takes x candidates``), the running size of each tracked dim
+        unassigned loops (array ``takes x candidates``), the running size of each tracked dim
         after each take (same shape), how many takes fit, counting from the first, and whether
-        the scalar allocator's bits are ints."""
+        the scalar assigner's bits are ints."""
         n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
         layer = self.layer
         op = state.layer_op
@@ -294,7 +294,7 @@ class BatchAllocator:
 
     def _cuts_agree(self, states, take, ctx) -> np.ndarray:
         """Even mapping: no loop *value* taken here by one operand is left above by another or by
-        itself (vectorised ``MemoryAllocator._cuts_agree``, which compares loops by value)."""
+        itself (vectorised ``MemoryLevelAssigner._cuts_agree``, which compares loops by value)."""
         occurrences = ctx[-1]  # (candidates, distinct loops, positions + 1) prefix counts
         n, length = ctx[0], ctx[1]
         rows = ctx[2]

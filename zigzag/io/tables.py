@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import csv
 import io
+from html import escape
 from pathlib import Path
 from typing import Callable, Iterable
 
+from zigzag.cost.json_forms import spatial_mapping_text, temporal_mapping_text
 from zigzag.io.atomic import write_text_atomic
 
 #: every figure column: name (with its unit) -> its value in a layer or network result
@@ -148,8 +150,6 @@ def _summed_memory_energy(layers: list) -> dict[str, float]:
 
 def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     """``layers.csv`` rows: ``entries`` are (plan layer entry with id/name/operator_type, result)."""
-    from zigzag.io.results import spatial_mapping_text, temporal_mapping_text
-
     rows = []
     for entry, result in entries:
         row = {"id": entry["id"], "name": entry["name"], "operator_type": entry["operator_type"]}
@@ -242,8 +242,6 @@ def concatenated(tables: Iterable[tuple[dict, list[dict]]]) -> list[dict]:
 
 def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g", columns: list[str] | None = None) -> str:
     """A self-contained HTML page showing the rows as a table (the report's view of a CSV)."""
-    from html import escape
-
     columns = columns or _columns(rows)
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
 

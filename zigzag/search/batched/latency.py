@@ -8,20 +8,16 @@ group then follows the scalar steps with arrays.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from zigzag.cost.batched.candidates import EXACT, Unsupported
+from zigzag.search.batched.candidates import EXACT, Unsupported
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 
-if TYPE_CHECKING:
-    from zigzag.cost.batched.model import BatchCostModel
 
-
-def batch_latency(model: BatchCostModel, movement, movement_int, n):
-    """``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)."""
+def batch_latency(model, movement, movement_int, n):
+    """``model`` (a :class:`~zigzag.search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)."""
     setup = model.setup
     exact = np.ones(n, dtype=bool)
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
@@ -95,7 +91,7 @@ def batch_latency(model: BatchCostModel, movement, movement_int, n):
     return latency, exact
 
 
-def _port_bound(model: BatchCostModel, movement, n):
+def _port_bound(model, movement, n):
     """``zigzag.cost.model.loading.port_bound_cycles`` for every candidate (same float operations)."""
     bound = np.zeros(n)
     exact = np.ones(n, dtype=bool)
@@ -111,7 +107,7 @@ def _port_bound(model: BatchCostModel, movement, n):
     return bound, exact
 
 
-def _group_latency(model: BatchCostModel, signature, sel, n, movement_int, real, allowed):
+def _group_latency(model, signature, sel, n, movement_int, real, allowed):
     """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency).
     ``sel`` holds their indices, or is a slice of all ``n`` when they all share it."""
     setup = model.setup

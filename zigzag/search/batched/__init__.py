@@ -4,15 +4,15 @@ The scalar path (``zigzag.search.loma.temporal_mappings`` + ``zigzag.cost.model.
 handles one loop ordering at a time in plain Python.  This module does the same work for a
 whole chunk of orderings with numpy arrays whose first axis runs over the candidates:
 
-1. :class:`~zigzag.cost.batched.allocator.BatchAllocator` cuts every ordering of the chunk into per-memory-level temporal
-   mappings, exactly as :class:`zigzag.search.allocator.MemoryAllocator` does (same feasible
+1. :class:`~zigzag.search.batched.memory_levels.BatchLevelAssigner` cuts every ordering of the chunk into per-memory-level temporal
+   mappings, exactly as :class:`zigzag.search.memory_levels.MemoryLevelAssigner` does (same feasible
    slices, same cost function, same "last of equal costs" choice, same failures).  A candidate
    is represented compactly: its ordering (indices into the distinct loop factors) and, per
    layer operand, the end position of each memory level in that ordering.
-2. :class:`~zigzag.cost.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
+2. :class:`~zigzag.search.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
    compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model/``
    step by step (docs/models/cost-model.md#spatial-mapping), its latency part in
-   :mod:`zigzag.cost.batched.latency`.
+   :mod:`zigzag.search.batched.latency`.
 3. :func:`search_temporal_mappings` (this module) drives both over the LOMA orderings in Williams' order,
    keeps the best candidate with the reduction rules of ``zigzag.search.reduce`` (first found
    wins on exact ties) and re-evaluates the winner with the scalar model, which produces the
@@ -29,7 +29,7 @@ candidates could be broken differently.  Two facts make that possible:
 * where the scalar model computes with Python integers, the batched path computes with float64
   or int64 values that are exact integers; both agree as long as every such integer stays
   below 2**53.  This is checked (``EXACT``): statically per spatial mapping for the
-  allocator's cost comparisons (else the whole spatial mapping goes to the scalar path), and
+  assigner's cost comparisons (else the whole spatial mapping goes to the scalar path), and
   at run time per candidate for the cost model (a flagged candidate is evaluated with the
   scalar model instead).
 
@@ -60,19 +60,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import (
+from zigzag.cost.model import evaluate
+from zigzag.cost.result import CostResult
+from zigzag.hardware.accelerator import Accelerator
+from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.batched.candidates import (
     LoopTable,
     Unsupported,
     chunks,
     constraint_mask,
     temporal_mapping_of,
 )
-from zigzag.cost.batched.model import BatchCostModel
-from zigzag.cost.model import evaluate
-from zigzag.cost.result import CostResult
-from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched.model import BatchCostModel
+from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
 from zigzag.search.reduce import is_better
 from zigzag.workload.layer import Layer
 
@@ -89,10 +90,10 @@ class BatchMismatch(Unsupported):
 
 
 
-def allocated_chunks(loops: LoopTable, allocator: BatchAllocator, constraints, chunk: int,
+def assigned_chunks(loops: LoopTable, assigner: BatchLevelAssigner, constraints, chunk: int,
                      seen=None):
     """The orderings of ``loops`` in chunks of ``chunk``: those ``constraints`` allow and the
-    allocator can place, with their memory cuts; ``seen(drawn, allowed)`` is told every chunk's
+    assigner can place, with their memory cuts; ``seen(drawn, allowed)`` is told every chunk's
     counts before and after the constraints."""
     for ids in chunks(loops.orderings(), loops.length, chunk):
         drawn = len(ids)
@@ -102,7 +103,7 @@ def allocated_chunks(loops: LoopTable, allocator: BatchAllocator, constraints, c
             seen(drawn, len(ids))
         if not len(ids):
             continue
-        alive, cuts = allocator.allocate(ids)
+        alive, cuts = assigner.assign(ids)
         keep = np.nonzero(alive)[0]
         if keep.size:
             yield ids[keep], {op: c[keep] for op, c in cuts.items()}
@@ -179,17 +180,15 @@ def search_temporal_mappings(
     :class:`Unsupported` (before any work is done) when the batched path cannot be used, and
     the scalar path's errors otherwise.
     """
-    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
-
     stats = stats if stats is not None else BatchStats()
     temporal = layer_temporal_loops(layer, fractional)
     if complete_user_ordering(layer, temporal) is not None:
         raise Unsupported("complete user temporal ordering: a single candidate")
     constraints, factors = ordering_factors(layer, temporal, lpf_limit)
     loops = LoopTable(factors)
-    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
-    if not allocator.exact:
-        raise Unsupported("allocator costs too large for exact float64 integers")
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+    if not assigner.exact:
+        raise Unsupported("assigner costs too large for exact float64 integers")
     model = None  # built at the first allocated candidate, where the scalar loop would first evaluate
 
     def scalar_eval(row, cut_row):
@@ -213,7 +212,7 @@ def search_temporal_mappings(
 
     best = None  # (energy, latency, row, cuts-dict)
     count = 0
-    for ids, cuts in allocated_chunks(loops, allocator, constraints, chunk, seen):
+    for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk, seen):
         count += len(ids)
         stats.evaluated += len(ids)
         if model is None:
@@ -242,8 +241,6 @@ def search_temporal_mappings(
     if progress is not None:
         progress.close()
     if best is None:
-        from zigzag.search.loma import no_fit_error
-
         raise no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
     result = scalar_eval(best[2], best[3])
     if result.energy_total != best[0] or result.latency_total2 != best[1]:

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from zigzag.plots.common import _new_figure, _save
-from zigzag.plots.units import axis_label
+from zigzag.plots.units import axis_label, size_unit
+from zigzag.sweep.results import PROJECTIONS, constraint_limits, front, group_of
 
 #: metrics drawn against each parameter: column -> axis label
 METRICS = {"energy_pJ": "energy (pJ)", "latency_cycles": "latency (cycles)", "area_mm2": "area (mm²)",
@@ -27,9 +28,6 @@ def plot_metrics_vs_parameter(rows: list[dict], parameter: str, path: str | Path
     """One panel per metric: its value against ``parameter`` for every variant that ran
     (``ok`` filled, ``out`` hollow), one colour per workload. ``size``: the parameter is a memory
     size in bits, drawn in the binary unit a person writes it in (KiB, MiB, ...)."""
-    from zigzag.plots.units import size_unit
-    from zigzag.sweep.results import group_of
-
     ran = [r for r in rows if r.get("status") in ("ok", "out")]
     metrics = [m for m in METRICS if any(_number(r.get(m)) is not None for r in ran)] or list(METRICS)[:1]
     if "mac_utilization" in metrics and "utilization" in metrics:  # single-core rows: the same figure twice
@@ -71,8 +69,6 @@ def plot_pareto_projections(rows: list[dict], path: str | Path, *, constraints=(
     per workload: ``ok`` variants in colour, those a constraint excludes (``out``) greyed, the
     variants on the 2-D front of each panel joined and named, and the constraints' limits
     (``constraints``: their texts, e.g. ``area <= 25 mm2``) drawn as dashed lines."""
-    from zigzag.sweep.results import PROJECTIONS, constraint_limits, front, group_of
-
     ran = [r for r in rows if r.get("status") in ("ok", "out")]
     workloads = list(dict.fromkeys(group_of(r) for r in ran)) or ["(no variant ran)"]
     limits = constraint_limits(constraints)

@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from zigzag.cost.array import array_cost
-from zigzag.cost.batched.candidates import EXACT, LoopTable, Unsupported, prefix_products, unique_count
-from zigzag.cost.batched.latency import batch_latency
+from zigzag.search.batched.candidates import EXACT, LoopTable, Unsupported, prefix_products, unique_count
+from zigzag.search.batched.latency import batch_latency
 from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
 from zigzag.cost.model.setup import Operand, layer_setup

@@ -3,18 +3,20 @@ are :mod:`zigzag.search.jobs`) in, the best result out."""
 
 from __future__ import annotations
 
+import compileall
 import json
+import sys
 from pathlib import Path
+
+from zigzag.io.accelerator_dict import accelerator_from_dict
+from zigzag.io.atomic import write_text_atomic
+from zigzag.search.jobs import job_result_text, layer_from_job
+from zigzag.search.layer_search import search_layer
+from zigzag.search.options import SearchOptions
 
 
 def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None):
     """Search one job's layer and write its best result (a CostResult) to ``result_path``."""
-    from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.atomic import write_text_atomic
-    from zigzag.search.jobs import job_result_text, layer_from_job
-    from zigzag.search.layer_search import search_layer
-    from zigzag.search.options import SearchOptions
-
     job = json.loads(Path(job_path).read_text())
     layer = layer_from_job(job)
     accelerator = accelerator_from_dict(job["accelerator"])
@@ -30,11 +32,7 @@ def prepare_job_environment(environ) -> None:
     * the package's bytecode is compiled once, also where ``PYTHONDONTWRITEBYTECODE`` is set
       (otherwise every job compiles every module it imports, ~0.1 s each time).
     """
-    import sys
-
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         environ.setdefault(name, "1")
     if sys.dont_write_bytecode:
-        import compileall
-
         compileall.compile_dir(str(Path(__file__).resolve().parents[1]), quiet=2)

@@ -7,7 +7,7 @@ they only enter at the end, as ``energy = sum(accesses x cost) + MAC energy``. S
 accelerators are equal except for those fields can share a *candidate table* -- every allocated
 candidate of every chunk with its accesses, latency and exactness flag -- and each variant only
 *re-scores* it: its energies from the table's accesses and its own costs
-(:func:`~zigzag.cost.batched.model.access_energy`, the same float operations as the unshared
+(:func:`~zigzag.search.batched.model.access_energy`, the same float operations as the unshared
 path), then the same reduction over **all** candidates (the best mapping under a criterion can
 change when the costs change, so nothing is pruned before the costs are known), then the winner
 re-evaluated with the scalar model under the variant's own accelerator. Candidates the batched
@@ -26,11 +26,15 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from zigzag.cost.batched import DEFAULT_CHUNK, BatchMismatch, _better, allocated_chunks, best_index
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
-from zigzag.cost.batched.model import BatchCostModel, access_energy
+from zigzag.cost.array import array_cost
 from zigzag.cost.model import evaluate
+from zigzag.cost.model.movement import memory_energy
+from zigzag.errors import MappingError
+from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index
+from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched.model import BatchCostModel, access_energy
+from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
 COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")
@@ -123,19 +127,17 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
                 spatial_mapping_array, chunk: int = DEFAULT_CHUNK) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path)."""
-    from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, ordering_factors
-
     temporal = layer_temporal_loops(layer, fractional)
     if complete_user_ordering(layer, temporal) is not None:
         raise Unsupported("complete user temporal ordering: a single candidate")
     constraints, factors = ordering_factors(layer, temporal, lpf_limit)
     loops = LoopTable(factors)
-    allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
-    if not allocator.exact:
-        raise Unsupported("allocator costs too large for exact float64 integers")
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+    if not assigner.exact:
+        raise Unsupported("assigner costs too large for exact float64 integers")
     model = None
     kept, count = [], 0
-    for ids, cuts in allocated_chunks(loops, allocator, constraints, chunk):
+    for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk):
         count += len(ids)
         if model is None:
             model = BatchCostModel(layer, accelerator, fractional, integer, loops,
@@ -151,7 +153,7 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
 def score_table(table: CandidateTable, layer, accelerator, fractional, integer, *, opt, lpf_limit, even,
                 access_same_data_considered_as_no_access, spatial_mapping_array):
     """The best candidate of ``table`` under ``accelerator``'s costs: ``(CostResult, count)`` as
-    :func:`zigzag.cost.batched.search_temporal_mappings` returns."""
+    :func:`zigzag.search.batched.search_temporal_mappings` returns."""
     costs_of = {m.name: (m.r_cost, m.w_cost) for m in accelerator.memories}
     costs = [costs_of[name] for name in table.memories]
 
@@ -178,8 +180,6 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
     if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
-        from zigzag.errors import MappingError
-        from zigzag.search.loma import no_fit_error
 
         if layer.name not in table.no_fit:
             table.no_fit[layer.name] = str(no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit))
@@ -200,9 +200,6 @@ def recost(result, layer, accelerator, spatial_mapping_array):
     memories' costs) under ``accelerator``: the memory energies from the same word accesses by
     the scalar model's own function, and the array's figures, as ``zigzag.cost.model.analyse``
     computes them; every other figure of a result does not read a memory's costs."""
-    from zigzag.cost.array import array_cost
-    from zigzag.cost.model.movement import memory_energy
-
     memories = {m.name: m for m in accelerator.memories}
     costs = SimpleNamespace(operands={
         op: SimpleNamespace(levels=[SimpleNamespace(r_cost=memories[name].r_cost, w_cost=memories[name].w_cost)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from zigzag.stream.schedule.problem import O
+
 #: the kinds of traffic per layer
 KINDS = ("constants", "written", "read_back", "streamed")
 
@@ -19,8 +21,6 @@ def dram_traffic_by_layer(result) -> dict[int, dict[str, float]]:
     ``read_back`` (its outputs read again from DRAM by a consumer) and ``streamed`` (operands its
     CNs, too large for their core, read from or write to DRAM while they run: :func:`streamed_dram_bits`).
     The four kinds add up, over all layers, to ``result.dram_traffic()["traffic_bits"]``."""
-    from zigzag.stream.schedule.problem import O
-
     p = result.problem
     offchip = p.hardware.offchip_core
     traffic: dict[int, Counter] = {}

@@ -1,15 +1,15 @@
-"""The batched allocator compares the take combinations of a memory in blocks of arrays (to bound
+"""The batched assigner compares the take combinations of a memory in blocks of arrays (to bound
 memory): its choice must not depend on the block size. With blocks of one combination it scans
-them one by one, as the scalar allocator does."""
+them one by one, as the scalar assigner does."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from zigzag.cost.batched import allocator as batched_allocator
-from zigzag.cost.batched.allocator import BatchAllocator
-from zigzag.cost.batched.candidates import LoopTable, chunks
+from zigzag.search.batched import memory_levels as batched_levels
+from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched.candidates import LoopTable, chunks
 from zigzag.io.loaders import load_inputs
 from zigzag.mapping import spatial
 from zigzag.search.loma import layer_temporal_loops, ordering_factors
@@ -19,7 +19,7 @@ INPUTS = Path(__file__).resolve().parents[1] / "inputs"
 
 
 @pytest.mark.parametrize("even", [False, True])
-def test_allocation_does_not_depend_on_the_block_size(monkeypatch, even):
+def test_level_assignment_does_not_depend_on_the_block_size(monkeypatch, even):
     # the TPU example's unified buffer holds two operands below their top memory: their takes
     # are combined, many combinations per candidate
     workload, accelerator = load_inputs(INPUTS / "workload" / "resnet18.onnx",
@@ -32,11 +32,11 @@ def test_allocation_does_not_depend_on_the_block_size(monkeypatch, even):
         _, factors = ordering_factors(layer, layer_temporal_loops(layer, fractional), 6)
         loops = LoopTable(factors)
         orderings = next(chunks(loops.orderings(), loops.length, 8192))
-        allocator = BatchAllocator(layer, accelerator, fractional, loops, even=even)
-        alive, cuts = allocator.allocate(orderings)
+        assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+        alive, cuts = assigner.assign(orderings)
         with monkeypatch.context() as patch:
-            patch.setattr(batched_allocator, "COMBINATION_BLOCK", 1)
-            alive_one_by_one, cuts_one_by_one = allocator.allocate(orderings)
+            patch.setattr(batched_levels, "COMBINATION_BLOCK", 1)
+            alive_one_by_one, cuts_one_by_one = assigner.assign(orderings)
         assert np.array_equal(alive, alive_one_by_one)
         assert cuts.keys() == cuts_one_by_one.keys()
         for operand in cuts:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from zigzag.stream.schedule.problem import I2
 from zigzag.stream.schedule.result import ScheduleResult
+from zigzag.stream.schedule.traffic import streamed_dram_bits
 
 
 def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
@@ -28,8 +30,6 @@ def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
     during which it carries something; ``demand``, the bits it moves in the step over what its
     bandwidth can carry in the step; ``reserved``, Stream's reservations (transfers at the link's
     width, streaming CNs at their mapping's bandwidth need, for their run time) over the same."""
-    from zigzag.stream.traffic import streamed_dram_bits
-
     p = result.problem
     hw = p.hardware
     offchip = hw.offchip_core
@@ -74,9 +74,6 @@ def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> d
     inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM for
     the operands they stream (the cost model's accesses of the DRAM level). ``layer_types``:
     layer id -> the layer's type (``cache_append`` marks the cache)."""
-    from zigzag.stream.schedule.problem import I2
-    from zigzag.stream.traffic import streamed_dram_bits
-
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
 

@@ -1,7 +1,8 @@
-"""LOMA's memory allocator: cut one loop ordering into per-memory-level temporal mappings.
+"""Memory levels of a loop ordering (LOMA's memory allocation in ZigZag's words): cut one loop ordering
+into per-memory-level temporal mappings.
 
 Memories are visited bottom-up (topological order). At each memory, every operand it holds
-takes the next few innermost unallocated loops: as many as fit (together with the operands
+takes the next few innermost unassigned loops: as many as fit (together with the operands
 sharing the memory), choosing the cut that minimises ``(loops left above) x (bits kept here)``.
 The top memory of an operand takes everything left. See docs/models/mapping-search.md#loma-loop-orders-and-memory-allocation.
 """
@@ -20,8 +21,8 @@ Loop = tuple[str, float]
 TemporalMapping = dict[str, list[list[Loop]]]
 
 
-class AllocationFailed(Exception):
-    """This loop ordering cannot be allocated: ``operands`` need ``needed`` bits of ``memory``,
+class LevelAssignmentFailed(Exception):
+    """This loop ordering cannot be assigned: ``operands`` need ``needed`` bits of ``memory``,
     which holds ``available`` bits."""
 
     def __init__(self, memory: str, operands: str, needed: float, available: float, *, whole: bool = False):
@@ -37,15 +38,15 @@ class AllocationFailed(Exception):
 class _OperandState:
     layer_operand: str
     precision: int
-    unallocated: list[Loop]
-    allocated_sizes: dict[str, float]
-    allocated_count: int
+    unassigned: list[Loop]
+    assigned_sizes: dict[str, float]
+    assigned_count: int
     level: int
     levels: list[list[Loop]]
 
 
-class MemoryAllocator:
-    """Allocates loop orderings of one layer under one spatial mapping on one accelerator."""
+class MemoryLevelAssigner:
+    """Assigns loop orderings of one layer under one spatial mapping on one accelerator."""
 
     def __init__(self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool = False):
         self.layer = layer
@@ -60,12 +61,12 @@ class MemoryAllocator:
             for mem in accelerator.topological_order
         ]
 
-    def allocate(self, ordering: list[Loop]) -> TemporalMapping:
+    def assign(self, ordering: list[Loop]) -> TemporalMapping:
         """Per layer operand, the loops of each of its memory levels (innermost first)."""
         states = {m: self._initial_state(m, ordering) for m in self.memory_operands}
         for memory, operands in self.nodes:
             if operands:
-                self._allocate_at(memory, [states[m] for m in operands], operands)
+                self._assign_at(memory, [states[m] for m in operands], operands)
         return {s.layer_operand: s.levels for s in states.values()}
 
     def _initial_state(self, mem_operand: str, ordering: list[Loop]) -> _OperandState:
@@ -74,19 +75,19 @@ class MemoryAllocator:
         _accumulate(sizes, self.spatial[op][0])
         return _OperandState(op, self.layer.precision[op], list(ordering), sizes, 0, 1, [])
 
-    def _allocate_at(self, memory: Memory, states: list[_OperandState], operands: list[str]) -> None:
+    def _assign_at(self, memory: Memory, states: list[_OperandState], operands: list[str]) -> None:
         slices = [self._feasible_slices(memory, s) for s in states]
         is_top = [self.top[m] is memory for m in operands]
         chosen = self._best_combination(memory, states, slices, is_top)
         for state, take, top in zip(states, chosen, is_top):
-            taken = state.unallocated[:take]
-            state.unallocated = state.unallocated[take:]
-            state.allocated_count += take
-            _accumulate(state.allocated_sizes, taken)
+            taken = state.unassigned[:take]
+            state.unassigned = state.unassigned[take:]
+            state.assigned_count += take
+            _accumulate(state.assigned_sizes, taken)
             state.levels.append(taken)
             if state.level < len(self.spatial[state.layer_operand]):
-                _accumulate(state.allocated_sizes, self.spatial[state.layer_operand][state.level])
-            if top and state.unallocated:
+                _accumulate(state.assigned_sizes, self.spatial[state.layer_operand][state.level])
+            if top and state.unassigned:
                 raise self._overflow(memory, state, 0)
             state.level += 1
 
@@ -95,19 +96,19 @@ class MemoryAllocator:
         if state.layer_operand != self.layer.output:
             return state.precision
         above = [d for lvl in self.spatial[state.layer_operand][state.level:] for d, _ in lvl]
-        above += [d for d, _ in state.unallocated]
+        above += [d for d, _ in state.unassigned]
         if any(d in self.output_ir for d in above):
             return state.precision
         return self.layer.final_output_precision
 
     def _feasible_slices(self, memory: Memory, state: _OperandState) -> list[float]:
-        """Bits needed when taking the first 0, 1, 2 ... unallocated loops, while they fit."""
+        """Bits needed when taking the first 0, 1, 2 ... unassigned loops, while they fit."""
         precision = self._precision_at(state)
-        sizes = dict(state.allocated_sizes)
+        sizes = dict(state.assigned_sizes)
         result = []
-        for i in range(len(state.unallocated) + 1):
+        for i in range(len(state.unassigned) + 1):
             if i:
-                _accumulate(sizes, state.unallocated[i - 1:i])
+                _accumulate(sizes, state.unassigned[i - 1:i])
             bits = self.layer.footprint(state.layer_operand, sizes) * precision
             if bits > memory.size:
                 if i == 0:
@@ -116,19 +117,19 @@ class MemoryAllocator:
             result.append(bits)
         return result
 
-    def _overflow(self, memory: Memory, state: _OperandState, bits: float) -> AllocationFailed:
+    def _overflow(self, memory: Memory, state: _OperandState, bits: float) -> LevelAssignmentFailed:
         """The failure when ``memory`` cannot take its share (``bits``) of ``state``'s operand."""
         if self.top[self.layer.memory_operand(state.layer_operand)] is memory:  # must hold the whole operand
             whole = self.layer.footprint(state.layer_operand, self.layer.loop_sizes) * self._precision_at(state)
-            return AllocationFailed(memory.name, state.layer_operand, whole, memory.size, whole=True)
-        return AllocationFailed(memory.name, state.layer_operand, bits, memory.size)
+            return LevelAssignmentFailed(memory.name, state.layer_operand, whole, memory.size, whole=True)
+        return LevelAssignmentFailed(memory.name, state.layer_operand, bits, memory.size)
 
     def _best_combination(self, memory, states, slices, is_top) -> list[int]:
         """Slice index per operand minimising the summed cost; the last of equal costs wins."""
         offsets = [len(s) - 1 if top else 0 for s, top in zip(slices, is_top)]
         choices = [range(off, len(s)) for s, off in zip(slices, offsets)]
         costs = [
-            [0 if top else math.prod(size for _, size in st.unallocated[k:]) * s[k] for k in range(len(s))]
+            [0 if top else math.prod(size for _, size in st.unassigned[k:]) * s[k] for k in range(len(s))]
             for st, s, top in zip(states, slices, is_top)
         ]
         best_cost = math.inf
@@ -138,7 +139,7 @@ class MemoryAllocator:
             if total > memory.size:
                 if index == 0:
                     together = " and ".join(st.layer_operand for st in states) + " together"
-                    raise AllocationFailed(memory.name, together, total, memory.size)
+                    raise LevelAssignmentFailed(memory.name, together, total, memory.size)
                 continue
             cost = sum(c[k] for c, k in zip(costs, combo))
             if cost <= best_cost and (not self.even or self._cuts_agree(states, combo)):
@@ -153,8 +154,8 @@ class MemoryAllocator:
         Loops are compared by value (dim and size), as ZigZag does: an ordering with repeated
         identical loops, e.g. four (G, 2), cannot be cut between two of them.
         """
-        taken = {loop for st, k in zip(states, combo) for loop in st.unallocated[:k]}
-        return not any(loop in taken for st, k in zip(states, combo) for loop in st.unallocated[k:])
+        taken = {loop for st, k in zip(states, combo) for loop in st.unassigned[:k]}
+        return not any(loop in taken for st, k in zip(states, combo) for loop in st.unassigned[k:])
 
 
 def _accumulate(sizes: dict[str, float], loops) -> None:
