@@ -16,7 +16,7 @@ import yaml
 from conftest import REPO
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.results import multicore_rows, summarize_run
 from zigzag.stream.schedule.run import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of

@@ -61,7 +61,7 @@ def test_search_is_called_once_per_distinct_layer(api_results):
 
 
 def test_api_sweep_and_workflow_steps_give_the_same_layers(api_results, tmp_path):
-    from zigzag.steps.jobs import evaluate_job
+    from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import load_plan_results, plan_keys, split_layers
     from zigzag.sweep import run_sweep

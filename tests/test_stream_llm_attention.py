@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zigzag.stream.hardware import load_multicore_accelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.inputs import HardwareFacts
 from zigzag.stream.mapping import load_stream_mapping
 from zigzag.stream.schedule.run import run_stream

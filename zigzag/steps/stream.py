@@ -176,7 +176,7 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
 def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
     """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
     with the experiment's ``clock_ghz``, else the accelerator file's)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
     from zigzag.stream.schedule.tokens import accelerator_clock
 

@@ -208,7 +208,7 @@ def _check_clock(args: argparse.Namespace, command: str) -> None:
 
 def _write_tokens(args: argparse.Namespace, result, graph) -> None:
     """A searched allocation's per-token figures into its summary.json (a transformer step)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
     from zigzag.stream.schedule.tokens import accelerator_clock
 

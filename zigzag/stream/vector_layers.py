@@ -176,8 +176,6 @@ def cache_append(parser, proto, node_id: int, preds: list[int]):
     constant operand ``W`` is the kept cache, read from where the accelerator keeps it (DRAM), and
     the Concat joining its output with the new data (the append: only the new tokens come from
     the layer producing them). None unless it is such a Concat and some core runs ``copy``."""
-    from zigzag.stream.workload import PropagationNode
-
     produced = [t for t in proto.input if _carries_data(parser, t)]
     past = [t for t in proto.input if t not in produced and _from_graph_input(parser, t)]
     if (len(produced) != 1 or len(past) != 1 or len(proto.input) != 2
