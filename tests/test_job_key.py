@@ -126,3 +126,18 @@ def test_the_latency_model_enters_the_key_only_when_not_zigzags():
     assert conserving["options"] == {**job["options"], "latency_model": "bandwidth_bound"}
     assert job_key(conserving) != job_key(job)
     assert SearchOptions(**conserving["options"]).latency_model == "bandwidth_bound"
+
+
+def test_a_change_to_the_multicore_entry_code_changes_its_version(tmp_path):
+    from zigzag.search import jobs
+    from zigzag.stream import cost_table
+
+    sources = ("stream/cost_table.py", "stream/offchip.py")
+    package = Path(jobs.__file__).resolve().parents[1]
+    for source in sources:
+        (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(package / source, tmp_path / source)
+    assert jobs.model_version(tmp_path, sources) == cost_table.STREAM_COST_VERSION
+    offchip = tmp_path / "stream" / "offchip.py"
+    offchip.write_text(offchip.read_text() + "\n")
+    assert jobs.model_version(tmp_path, sources) != cost_table.STREAM_COST_VERSION

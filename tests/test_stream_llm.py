@@ -257,20 +257,24 @@ def test_attention_split_by_heads_across_the_cores(mode, cache):
 
 def test_the_kv_cache_is_its_own_data_read_from_dram(cache, tmp_path):
     """GPT-2 decode on the quad core with a vector core: each of the four KV-cache Concats (past K or
-    V of 127 tokens, a graph input, with the new token's) reads the cache with a `copy` layer whose
-    constant operand is the cache; its DRAM reads are counted apart from the weights and the
-    activations."""
+    V of 127 tokens, a graph input, with the new token's) appends the new token with a `copy` layer
+    over that token only; the layer reading the joined data fetches the past cache as a constant
+    (a cache operand) and gets the new token from its producer; the cache's DRAM reads are
+    counted apart from the weights and the activations."""
     import json
 
     workload = _vector_workload("gpt2_decode")
     appends = [layer for layer in workload.layers if layer.type == "cache_append"]
     assert len(appends) == 4 and {layer.layer.vector_op for layer in appends} == {"copy"}
-    assert all(layer.sizes["D"] == 127 and "W" in layer.constant_operands for layer in appends)
+    assert all(layer.sizes["D"] == 1 and layer.sizes["H"] == 12 for layer in appends)
+    readers = [layer for layer in workload.layers if layer.cache_operands]
+    assert len(readers) == 4 and all(op in layer.input_operand_source for layer in readers
+                                     for op, *_ in layer.cache_operands)
     hardware, mapping = VECTOR
     run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, "lbl", cache=cache, output=tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     tokens = summary["per_token"]
     cache_bits = 2 * 2 * 12 * 127 * 64 * 8  # 2 blocks x (K, V) x heads x past tokens x head size x 8 bits
-    assert tokens["dram_read_bits_kv_cache"] >= cache_bits
+    assert tokens["dram_read_bits_kv_cache"] == cache_bits
     parts = sum(tokens[f"dram_read_bits_{role}"] for role in ("weights", "kv_cache", "activations"))
     assert parts == pytest.approx(summary["dram_read_bits"])

@@ -85,46 +85,6 @@ def test_softmax_rows_take_the_default_row_cut():
     assert softmax and all(layer.mapping.intra_core_tiling == (("K", 4),) for layer in softmax)
 
 
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
-def test_the_cache_append_reads_the_past_tokens_and_appends_the_new_one(mode, cache, tmp_path):
-    """Hand count, GPT-2 decode (127 past tokens, 12 heads of 64, 2 blocks, 8-bit cache): each
-    block's K and V Concat is a copy layer reading the 127 cached tokens (not 128) and a Concat
-    appending the one new token from the layer that computed it; the step reads the cache from
-    DRAM exactly once (copies the vector core evicts and reads back count as activations)."""
-    import json
-
-    workload = _vector_workload("gpt2_decode")
-    loads = [layer for layer in workload.layers if layer.type == "cache_append"]
-    assert len(loads) == 4 and all(layer.sizes == {"B": 1, "H": 12, "D": 127, "K": 64} for layer in loads)
-    assert sum(layer.layer.operand_size_bit("W") for layer in loads) == 4 * 12 * 127 * 64 * 8
-    for layer in loads:
-        join = workload.nodes[layer.id + 1]
-        assert (join.kind, join.op_type) == ("concat", "Concat") and join.sources[0] == layer.id
-        assert join.attrs["shapes"][1][2] == 1 and join.attrs["inputs"][1] == join.sources[1]  # one new token
-    hardware, mapping = VECTOR
-    result = run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, mode, cache=cache, output=tmp_path)
-    tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
-    assert tokens["dram_read_bits_kv_cache"] == 4 * 12 * 127 * 64 * 8
-    traffic = dram_traffic_by_layer(result)
-    assert all(traffic[layer.id]["constants"] == 12 * 127 * 64 * 8 + 8 for layer in loads)  # the cache, a scalar
-
-
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
-def test_a_sliding_window_cache_reads_the_kept_window_from_dram(mode, cache, tmp_path):
-    """Mistral with a 16-token window (decode after 31 tokens: Concat(Slice(past, 15 kept), new)):
-    the copy layers read the kept window, 2 layers x (K, V) x 2 KV heads x 15 tokens x 32 x 8 bits,
-    and the step's DRAM cache reads are exactly that."""
-    import json
-
-    workload = _vector_workload("mistral_sw16_decode")
-    loads = [layer for layer in workload.layers if layer.type == "cache_append"]
-    assert len(loads) == 4 and all(layer.sizes == {"B": 1, "H": 2, "D": 15, "K": 32} for layer in loads)
-    hardware, mapping = VECTOR
-    run_stream(hardware, DATA / "mistral_sw16_decode.onnx", mapping, mode, cache=cache, output=tmp_path)
-    tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
-    assert tokens["dram_read_bits_kv_cache"] == 4 * 2 * 15 * 32 * 8
-
-
 def test_mixture_of_experts_routing_is_costed_on_the_vector_core(cache, caplog):
     """Mixtral decode: the router's TopK (2 of 4 experts, as 2 row-maximum passes) and the sums
     over the chosen experts (the last axis, and the experts axis of (token, expert, width)) are

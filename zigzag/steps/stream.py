@@ -184,7 +184,7 @@ def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> No
         clock = exp["clock_ghz"]
     else:
         clock = accelerator_clock(hardware or load_multicore_accelerator(exp["accelerator"]))
-    write_token_figures(result, exp["workload"], output, {i: info.type for i, info in graph.layers.items()}, clock)
+    write_token_figures(result, exp["workload"], output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:

@@ -214,7 +214,7 @@ def _write_tokens(args: argparse.Namespace, result, graph) -> None:
 
     clock = args.clock_ghz if args.clock_ghz is not None else \
         accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
-    write_token_figures(result, args.workload, args.output, {i: info.type for i, info in graph.layers.items()}, clock)
+    write_token_figures(result, args.workload, args.output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
 
 
 def _print_tokens(output: str) -> None:

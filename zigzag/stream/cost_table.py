@@ -32,7 +32,7 @@ from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.jobs import job_key, layer_from_job, layer_job
+from zigzag.search.jobs import job_key, layer_from_job, layer_job, model_version
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 from zigzag.stream.offchip import (
@@ -43,16 +43,14 @@ from zigzag.stream.offchip import (
     with_dram_level,
 )
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 if TYPE_CHECKING:
     from zigzag.stream.hardware import Core
 
-#: Bump when the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
-#: bandwidth) changes; the single-core model's version (a hash of its source) is inside the job.
-STREAM_COST_VERSION = 1
-
-#: Stream's (only) operand links.
-STREAM_LINKS = {"O": "O", "I": "I1", "W": "I2"}
+#: The version of the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
+#: bandwidth): a hash of the modules computing it, as the single-core model's version inside the job.
+STREAM_COST_VERSION = model_version(sources=("stream/cost_table.py", "stream/offchip.py"))
 
 _Pairs = tuple[tuple[str, int], ...]
 
@@ -90,7 +88,7 @@ class NodeKey:
         entry = MappingEntry(
             name="default",
             spatial_mapping=None if spatial is None else dict(spatial),
-            memory_operand_links=dict(STREAM_LINKS),
+            memory_operand_links=dict(STREAM_MEMORY_OPERAND_LINKS),
         )
         return Layer(
             id=0,

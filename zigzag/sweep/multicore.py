@@ -147,7 +147,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
         from zigzag.stream.schedule.tokens import export_figures
 
-        tokens = export_figures(result, workload, {i: info.type for i, info in graph.layers.items()})
+        tokens = export_figures(result, workload, {i: info.cache_operands for i, info in graph.layers.items()})
     return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens)}
 
 

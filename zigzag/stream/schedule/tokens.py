@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from zigzag.stream.schedule.problem import I2
+from zigzag.stream.schedule.problem import memory_operand_index
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.traffic import streamed_dram_bits
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 
 def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
@@ -68,19 +69,20 @@ def dram_link_shares(result: ScheduleResult) -> dict[str, dict[str, float]]:
     return shares
 
 
-def dram_reads_by_role(result: ScheduleResult, layer_types: dict[int, str]) -> dict[str, float]:
+def dram_reads_by_role(result: ScheduleResult, cache_operands: dict[int, dict[str, float]]) -> dict[str, float]:
     """Bits read from the off-chip memory, split into ``weights`` (constant operands), ``kv_cache``
-    (the past keys and values a cache-append layer reads) and ``activations`` (everything else:
-    inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM for
-    the operands they stream (the cost model's accesses of the DRAM level). ``layer_types``:
-    layer id -> the layer's type (``cache_append`` marks the cache)."""
+    (the past keys and values the layers reading a KV cache fetch) and ``activations`` (everything
+    else: inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM
+    for the operands they stream (the cost model's accesses of the DRAM level).
+    ``cache_operands``: layer id -> its cache operands (``LayerInfo.cache_operands``)."""
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
+    cache = {layer: {memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in ops} for layer, ops in cache_operands.items()}
 
     def role(cn: int, m: int) -> str:
         if m not in p.constants[cn]:
             return "activations"
-        return "kv_cache" if layer_types.get(int(p.layer[cn])) == "cache_append" and m == I2 else "weights"
+        return "kv_cache" if m in cache.get(int(p.layer[cn]), ()) else "weights"
 
     for t in result.transfers:
         if t.sender == p.hardware.offchip_core:
@@ -141,15 +143,15 @@ def accelerator_clock(accelerator) -> float | None:
     return document.get("clock_ghz")
 
 
-def export_figures(result: ScheduleResult, workload: str | Path, layer_types: dict[int, str],
+def export_figures(result: ScheduleResult, workload: str | Path, cache_operands: dict[int, dict[str, float]],
                    clock_ghz: float | None = None) -> dict | None:
     """:func:`token_figures` of an ONNX export's step with its DRAM reads by role (None when the
-    workload is not a transformer)."""
+    workload is not a transformer); ``cache_operands`` as :func:`dram_reads_by_role` takes them."""
     from zigzag.io.onnx_operators import export_inference
     from zigzag.io.onnx_reading import load_model
 
     inference = export_inference(load_model(workload, str(workload)))
     if not inference.get("layers"):
         return None
-    reads = dram_reads_by_role(result, layer_types)
+    reads = dram_reads_by_role(result, cache_operands)
     return token_figures(result, inference, clock_ghz) | {f"dram_read_bits_{k}": v for k, v in reads.items()}
