@@ -129,11 +129,13 @@ def test_the_latency_model_enters_the_key_only_when_not_zigzags():
 
 
 def test_a_change_to_the_multicore_entry_code_changes_its_version(tmp_path):
+    import shutil
+
     from zigzag.search import jobs
     from zigzag.stream import cost_table
 
     sources = ("stream/cost_table.py", "stream/offchip.py")
-    package = Path(jobs.__file__).resolve().parents[1]
+    package = REPO / "zigzag"
     for source in sources:
         (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(package / source, tmp_path / source)
