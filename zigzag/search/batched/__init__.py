@@ -158,6 +158,20 @@ class BatchStats:
     scalar_fallbacks: int = 0  # candidates evaluated with the scalar model instead
 
 
+
+def candidate_loops(layer, accelerator, fractional, *, lpf_limit, even):
+    """The ordering constraints, loop table and memory-level assigner of one spatial mapping's
+    temporal candidates; raises :class:`Unsupported` where the batched path cannot be used."""
+    temporal = layer_temporal_loops(layer, fractional)
+    if complete_user_ordering(layer, temporal) is not None:
+        raise Unsupported("complete user temporal ordering: a single candidate")
+    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
+    loops = LoopTable(factors)
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+    if not assigner.exact:
+        raise Unsupported("assigner costs too large for exact float64 integers")
+    return constraints, loops, assigner
+
 def search_temporal_mappings(
     layer: Layer,
     accelerator: Accelerator,
@@ -181,14 +195,7 @@ def search_temporal_mappings(
     the scalar path's errors otherwise.
     """
     stats = stats if stats is not None else BatchStats()
-    temporal = layer_temporal_loops(layer, fractional)
-    if complete_user_ordering(layer, temporal) is not None:
-        raise Unsupported("complete user temporal ordering: a single candidate")
-    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
-    loops = LoopTable(factors)
-    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
-    if not assigner.exact:
-        raise Unsupported("assigner costs too large for exact float64 integers")
+    constraints, loops, assigner = candidate_loops(layer, accelerator, fractional, lpf_limit=lpf_limit, even=even)
     model = None  # built at the first allocated candidate, where the scalar loop would first evaluate
 
     def scalar_eval(row, cut_row):

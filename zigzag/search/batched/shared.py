@@ -30,11 +30,10 @@ from zigzag.cost.array import array_cost
 from zigzag.cost.model import evaluate
 from zigzag.cost.model.movement import memory_energy
 from zigzag.errors import MappingError
-from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index
-from zigzag.search.batched.candidates import LoopTable, Unsupported, temporal_mapping_of
-from zigzag.search.batched.memory_levels import BatchLevelAssigner
+from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index, candidate_loops
+from zigzag.search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.search.batched.model import BatchCostModel, access_energy
-from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
+from zigzag.search.loma import no_fit_error
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
 COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")
@@ -127,14 +126,7 @@ def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, acc
                 spatial_mapping_array, chunk: int = DEFAULT_CHUNK) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path)."""
-    temporal = layer_temporal_loops(layer, fractional)
-    if complete_user_ordering(layer, temporal) is not None:
-        raise Unsupported("complete user temporal ordering: a single candidate")
-    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
-    loops = LoopTable(factors)
-    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
-    if not assigner.exact:
-        raise Unsupported("assigner costs too large for exact float64 integers")
+    constraints, loops, assigner = candidate_loops(layer, accelerator, fractional, lpf_limit=lpf_limit, even=even)
     model = None
     kept, count = [], 0
     for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk):
