@@ -11,6 +11,8 @@ import pytest
 import yaml
 
 from conftest import DATA, REPO, reference_input
+from zigzag.errors import InputError
+from zigzag.steps.pipeline import write_plan_job
 from test_workflow import jobs, snakemake, write_yaml
 
 pytestmark = pytest.mark.slow
@@ -115,3 +117,11 @@ def test_job_files_stay_with_the_first_experiment_that_needed_them(tmp_path):
     # a lost job file whose result is there is not needed: nothing runs
     next((tmp_path / "results" / ".cache" / "jobs").glob("*.json")).unlink()
     assert "Nothing to be done" in snakemake(tmp_path, "-n")
+
+
+def test_a_job_missing_from_its_plan_is_a_one_line_error(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"experiment": {"name": "old"}, "layers": []}')  # a plan written before plans held jobs
+    with pytest.raises(InputError, match=r"plan\.json: jobs: holds no job 0a1b; delete the plan to plan again"):
+        write_plan_job(plan, "0a1b", tmp_path / "job.json")
+    assert not (tmp_path / "job.json").exists()

@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from zigzag import __version__
+from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
@@ -93,8 +94,6 @@ def job_file(cache: str | Path, key: str) -> Path:
 
 def write_plan_job(plan_path: str | Path, key: str, out_path: str | Path) -> None:
     """Write job ``key`` of a plan (single-core or multi-core) as its job file."""
-    from zigzag.errors import InputError
-
     job = json.loads(Path(plan_path).read_text()).get("jobs", {}).get(key)
     if job is None:
         raise InputError(str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again")
