@@ -2,7 +2,7 @@
 
 A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
-distinct (CN shape, core) cost-table keys; job files for those not cached yet) → one
+distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
 ``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
 trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
