@@ -16,8 +16,9 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
 GEMM = (str(INPUTS / "workload" / "gemm_layer.yaml"), str(INPUTS / "hardware" / "gemm_l1.yaml"),
         str(INPUTS / "mapping" / "gemm_l1.yaml"))

@@ -13,11 +13,11 @@ import contextlib
 import io
 import json
 import pickle
-from pathlib import Path
 
 import pytest
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
 COMPAT = DATA / "compat"
 

@@ -7,13 +7,13 @@ import dataclasses
 import importlib
 import logging
 import pickle
-from pathlib import Path
 
 import pytest
 
 from zigzag.api import get_hardware_performance_zigzag
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
 GEMM = (str(INPUTS / "workload" / "gemm_layer.yaml"), str(INPUTS / "hardware" / "gemm_l1_l3.yaml"),
         str(INPUTS / "mapping" / "gemm_l1_l3.yaml"))

@@ -8,14 +8,14 @@ tests/data/compat/printed_mappings.json: the reference's values (see tests/data/
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.plots import loop_nest_text
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 ORACLE = json.loads((ROOT / "tests" / "data" / "compat" / "printed_mappings.json").read_text())
 
 

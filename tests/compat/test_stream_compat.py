@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 COMPAT = DATA / "stream_compat"
 SMALL_REF = DATA / "reference" / "stream"
 FUSED_REF = DATA / "stream" / "fused_resnet18_schedule.json.gz"

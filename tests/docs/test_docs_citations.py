@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 _SPEC = importlib.util.spec_from_file_location("cite_docs", REPO / "tools" / "cite_docs.py")
 cite_docs = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(cite_docs)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 RUNNABLE = ("bash", "python")
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _NORUN = re.compile(r"^<!--\s*norun:\s*(.*?)\s*-->$")

@@ -16,7 +16,6 @@ Rows are collected across all pages, so a page may document the fields it introd
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import jsonschema
 import yaml
@@ -30,8 +29,8 @@ from zigzag.io.validation.mapping import _MAPPING_ENTRY
 from zigzag.io.validation.schema import Field
 from zigzag.io.validation.workload import _LAYER
 from zigzag.stream import mapping as stream_mapping
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "docs" / "reference"
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 

@@ -1,8 +1,8 @@
 """Bad input across files (ONNX, workload + mapping, accelerator too small, workflow config): one line
 naming the file, the field and the fix; and the warnings that name what was left out or looks wrong.
 
-The per-file schema and rule cases are in tests/test_validation.py, the option values in
-tests/test_options_table.py; test_at_least_fifty_distinct_bad_inputs counts all of them.
+The per-file schema and rule cases are in tests/unit/io/test_validation.py, the option values in
+tests/unit/search/test_options_table.py; test_at_least_fifty_distinct_bad_inputs counts all of them.
 """
 
 from __future__ import annotations

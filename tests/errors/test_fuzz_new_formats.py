@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the newer formats, as tests/test_fuzz_inputs.py does for the
+"""Property-based fuzzing of the newer formats, as tests/errors/test_fuzz_inputs.py does for the
 accelerator, workload and mapping loaders: hardware sweeps (config entries and ``zigzag sweep``
 flags), the expression evaluator, memory cost tables and multi-core variants. A mutated input ends
 in our one-line error or in a result, and a result never carries an invalid value (a negative or

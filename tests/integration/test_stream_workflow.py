@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 SMALL = REPO / "tests" / "data" / "reference" / "stream" / "small"
 CORES = REPO / "inputs" / "stream" / "hardware" / "cores"
 

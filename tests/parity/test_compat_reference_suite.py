@@ -5,15 +5,15 @@ workload as the layers read with ``zigzag.utils.open_yaml``) and checks the tota
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
 
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.utils import open_yaml
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
 CASES = yaml.safe_load((DATA / "compat" / "reference_suite.yaml").read_text())
 

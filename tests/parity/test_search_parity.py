@@ -51,7 +51,7 @@ def cases(kind: str) -> list[str]:
         if "layers" not in data or data.get("error"):
             continue
         if data["case"]["options"].get("in_memory_compute"):
-            continue  # IMC cases run through the IMC API in tests/test_imc.py::test_oracle_cases
+            continue  # IMC cases run through the IMC API in tests/unit/cost/test_imc.py::test_oracle_cases
         has_candidates = any("candidates" in layer for layer in data["layers"])
         if (kind == "candidates") == has_candidates:
             names.append(path.stem)

@@ -33,11 +33,16 @@ def test_ci_runs_from_a_fresh_clone_with_nothing_beside_it():
     assert script.index(clone.group(0)) < script.index(".venv/bin/python -m pytest")
 
 
+def python_files() -> list:
+    """Every Python file of the tests (tests/data/ aside)."""
+    return sorted(path for path in TESTS.rglob("*.py") if path.relative_to(TESTS).parts[0] != "data")
+
+
 def test_tests_read_only_files_inside_the_repository():
     outside = re.compile(r"/work/|\.\./shared|parents\[2\]|REPO\.parent|/ \"shared\"|SHARED\b")
     offenders = [
         f"{path.name}:{number}: {line.strip()}"
-        for path in sorted(TESTS.glob("*.py")) if path.name != "test_ci.py"
+        for path in python_files() if path.name != "test_ci.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if outside.search(line)
     ]
@@ -49,7 +54,7 @@ def test_no_test_skips_for_missing_files():
     SLURM executor plugin, CACTI's without its package (Python < 3.12); CI has all three."""
     skips = [
         (path.name, line.strip())
-        for path in sorted(TESTS.glob("*.py")) if path.name != "test_ci.py"
+        for path in python_files() if path.name != "test_ci.py"
         for line in path.read_text().splitlines()
         if re.search(r"pytest\.(skip|importorskip)\(|mark\.skip", line)
     ]

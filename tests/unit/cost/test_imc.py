@@ -30,8 +30,9 @@ from zigzag.mapping.spatial import convert
 from zigzag.plots import energy_components
 from zigzag.search.network import evaluated_layers
 from zigzag.workload.workload import build_layer
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 REFERENCE = DATA / "reference" / "zigzag"
 EXPECTED = yaml.safe_load((DATA / "reference" / "expected-imc.yaml").read_text())
 MAPPING = str(REFERENCE / "mapping" / "default_imc.yaml")

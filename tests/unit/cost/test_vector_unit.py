@@ -26,10 +26,11 @@ from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
 from zigzag.steps import tables
 from zigzag.workload.workload import Workload, build_layer
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "vector"
+DATA = TESTS / "data" / "vector"
 TINY = DATA / "tiny_vector.yaml"  # 4 lanes; one SRAM: r_cost 10, w_cost 12 pJ per 64-bit access
-HARDWARE = Path(__file__).resolve().parents[1] / "inputs" / "hardware"
+HARDWARE = REPO / "inputs" / "hardware"
 ENTRIES = [MappingEntry(name="default", spatial_mapping={"D1": (("K", 4),), "D2": (("C", 4),)})]
 
 

@@ -22,9 +22,10 @@ from zigzag.hardware.memory_costs import extraction
 from zigzag.hardware.memory_costs.cacti import CactiRequest, request_for_memory
 from zigzag.hardware.memory_costs.cacti_build import CactiUnavailable, package_sources
 from zigzag.io.loaders import load_accelerator, read_accelerator
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "cacti"
-ROOT = Path(__file__).parent.parent
+DATA = TESTS / "data" / "cacti"
+ROOT = REPO
 EYERISS = DATA / "eyeriss_like_cacti.yaml"
 ORACLE = json.loads((DATA / "oracle.json").read_text())["cases"]
 

@@ -11,8 +11,9 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator, read_accelerator
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data" / "cacti"
+DATA = TESTS / "data" / "cacti"
 TABLE = DATA / "memory_table.csv"
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
@@ -11,8 +10,9 @@ from zigzag.api import get_hardware_performance_zigzag
 from zigzag.errors import InputError
 from zigzag.io.legacy_hardware import is_legacy_memory, legacy_ports_of, upgrade_accelerator
 from zigzag.io.loaders import load_accelerator, read_accelerator
+from conftest import TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 OLD_TPU = DATA / "legacy" / "tpu_like_3_8_0.yaml"
 NEW_TPU = DATA / "reference" / "zigzag" / "hardware" / "tpu_like.yaml"
 MAPPING = DATA / "reference" / "zigzag" / "mapping" / "tpu_like.yaml"

@@ -19,13 +19,13 @@ import pytest
 import yaml
 from onnx import TensorProto, helper
 
-from conftest import REFERENCE
+from conftest import REFERENCE, REPO
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import dependency_edges, read_onnx, without_dummies
 from zigzag.io.workload_export import layers_to_yaml
 from zigzag.mapping.entry import select_entry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 ORACLE = json.loads((ROOT / "tests" / "data" / "onnx_oracle.json").read_text())["models"]
 OURS = ROOT / "inputs" / "workload"
 MODELS = ("resnet18", "alexnet", "mobilenetv2")

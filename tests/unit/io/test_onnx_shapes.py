@@ -8,7 +8,6 @@ tests/data/workloads/shufflenet_v2_x0_5.onnx: see tests/data/workloads/README.md
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import onnx
@@ -20,8 +19,9 @@ from zigzag.io.onnx_import import read_onnx
 from zigzag.io.onnx_shapes import ShapeLookup, is_static
 from zigzag.stream.mapping import parse_stream_mapping
 from zigzag.stream.workload import read_stream_workload
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data" / "workloads"
+DATA = TESTS / "data" / "workloads"
 SHUFFLENET = DATA / "shufflenet_v2_x0_5.onnx"
 
 

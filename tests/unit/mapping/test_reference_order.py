@@ -1,7 +1,6 @@
 """Reproduction of the reference's set iteration order (docs/models/mapping-search.md#spatial-mappings)."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,8 +10,9 @@ from zigzag.search.reference_order import (
     reference_set_order,
     reference_set_pop,
 )
+from conftest import TESTS
 
-ORACLE = json.loads((Path(__file__).parent / "data" / "loma_oracle.json").read_text())
+ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 
 LAYER_DIM_HASHES = {
     "B": 2274680621932004355,

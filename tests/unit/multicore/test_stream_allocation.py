@@ -6,7 +6,6 @@ import itertools
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -16,8 +15,9 @@ from zigzag.stream.allocation import dominated_share, nsga2, search_allocation
 from zigzag.stream.allocation.front import distinct_points, parse_allocation, read_front
 from zigzag.stream.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
 from zigzag.stream.schedule.run import run_stream
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
+REF = TESTS / "data" / "reference" / "stream"
 QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
 DUAL = REF / "small/dual_testing_core_offchip_v2.yaml"
 SMALL = REF / "small/small_3conv.onnx"
@@ -132,7 +132,7 @@ def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
 
 RESNET = REF / "stream/inputs/examples/workload/resnet18.onnx"
 FLEXIBLE_QUAD = REF / "stream/inputs/examples/mapping/tpu_like_quad_core.yaml"
-REFERENCE_FRONTS = Path(__file__).parent / "data" / "stream"
+REFERENCE_FRONTS = TESTS / "data" / "stream"
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,9 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.stream.allocation.slots import SlotProblem, solve_slots
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 CO = DATA / "co"
 STREAM_REF = DATA / "reference" / "stream"
 ORACLE = sorted((CO / "oracle").glob("*.json"))
@@ -221,7 +222,7 @@ def test_stage_api_and_stream_api_give_the_cli_result(reference_folder, tmp_path
 @pytest.mark.slow
 def test_workflow_runs_a_constraint_optimisation_experiment(tmp_path):
     """``search: {method: co}`` in ``stream_experiments``: the allocation, its slots and pictures."""
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO
     shutil.copytree(STREAM_REF / "small", tmp_path / "small")
     shutil.copytree(STREAM_REF / "stream", tmp_path / "stream")
     shutil.copy(CO / "inputs" / "mapping_flexible.yaml", tmp_path / "mapping.yaml")
@@ -244,7 +245,7 @@ def test_workflow_runs_a_constraint_optimisation_experiment(tmp_path):
 def test_multicore_sweep_may_allocate_by_constraint_optimisation(tmp_path):
     from zigzag.sweep import read_sweep, run_sweep
 
-    repo = Path(__file__).resolve().parent.parent
+    repo = REPO
     mapping = yaml.safe_load((repo / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml").read_text())
     for entry in mapping:
         entry["core_allocation_is_fixed"] = False

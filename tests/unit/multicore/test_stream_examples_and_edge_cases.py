@@ -32,8 +32,9 @@ from zigzag.stream.plots.gantt import Rows
 from zigzag.stream.schedule.run import run_stream
 from zigzag.stream.schedule.trace import load_trace
 from zigzag.stream.workload import StreamLayer, read_stream_workload
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 INPUTS = ROOT / "inputs" / "stream"
 HARDWARE = INPUTS / "hardware"
 RESNET = INPUTS / "workload" / "resnet18.onnx"

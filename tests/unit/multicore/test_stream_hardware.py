@@ -10,8 +10,9 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.stream.hardware import ANY, load_multicore_accelerator
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = TESTS / "data"
 STREAM = DATA / "reference" / "stream"
 QUAD = STREAM / "stream" / "inputs" / "examples" / "hardware" / "tpu_like_quad_core.yaml"
 DUAL = STREAM / "small" / "dual_testing_core_offchip_v2.yaml"
@@ -34,7 +35,7 @@ def _node(value) -> str:
 
 def _cases():
     yield from ((case, CASES[case]) for case in sorted(CASES))
-    root = Path(__file__).resolve().parents[1] / "inputs" / "stream" / "hardware"
+    root = REPO / "inputs" / "stream" / "hardware"
     yield from ((case, root / name) for case, name in USER_COPIES.items())
 
 
@@ -89,7 +90,6 @@ def test_plain_data_is_json():
     assert data["routes"] and data["memory_instances"][0]["cores"] == [0]
 
 
-REPO = Path(__file__).resolve().parents[1]
 ORACLE = json.loads((DATA / "stream_hardware_oracle.json").read_text())
 SHIPPED = sorted(name for name, record in ORACLE.items() if isinstance(record, dict))
 

@@ -18,8 +18,9 @@ from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.stream.nodes import OPERANDS
 from zigzag.stream.tiling import SeedTiling, parse_layer_stacks
 from zigzag.stream.workload import read_stream_workload
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
+REF = TESTS / "data" / "reference" / "stream"
 SMALL = (REF / "small/dual_testing_core_offchip_v2.yaml", REF / "small/small_3conv.onnx", REF / "small/mapping_plain.yaml")
 QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
 RESNET = REF / "stream/inputs/examples/workload/resnet18.onnx"
@@ -232,7 +233,7 @@ def test_per_group_core_tuples(tmp_path):
 
 def test_fused_single_stacks_follow_the_weight_capacity():
     """Without stacks, fused mode fuses until the weights fill the cores (counts from the reference)."""
-    oracle = json.loads((Path(__file__).parent / "data/stream/fused_single_resnet18_counts.json").read_text())
+    oracle = json.loads((TESTS / "data/stream/fused_single_resnet18_counts.json").read_text())
     graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "fused", cwd=str(REF))
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     assert graph.stacks[0] == tuple(range(41)) and graph.stacks[1:] == ((41,), (42,), (43,), (44,), (45,), (46,), (48,))

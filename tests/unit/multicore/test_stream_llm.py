@@ -19,9 +19,10 @@ from zigzag.io.onnx_import import read_onnx
 from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.stream.schedule.run import run_stream
 from zigzag.stream.workload import read_stream_workload
+from conftest import REPO, TESTS
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).parent / "data" / "stream_llm"
+ROOT = REPO
+DATA = TESTS / "data" / "stream_llm"
 HARDWARE = ROOT / "inputs" / "stream" / "hardware"
 MAPPINGS = ROOT / "inputs" / "stream" / "mapping"
 QUAD = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "llm_quad_core.yaml")

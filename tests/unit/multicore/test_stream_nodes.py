@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +13,10 @@ from zigzag.stream.cn_graph import CNGraph, load_cn_graph, save_cn_graph
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.nodes import INTRA, OPERANDS
 from zigzag.stream.tiling import parse_layer_stacks
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
-FUSED_ORACLE = Path(__file__).parent / "data" / "stream" / "fused_resnet18_cn_graph.json.gz"
+REF = TESTS / "data" / "reference" / "stream"
+FUSED_ORACLE = TESTS / "data" / "stream" / "fused_resnet18_cn_graph.json.gz"
 CASES = {case["case"]: case for case in yaml.safe_load((REF / "expected.yaml").read_text())}
 
 
@@ -166,7 +166,7 @@ def test_more_cases_equal_the_reference(oracle):
     intra-core tiling with a rounded-up OY, a C split (partial outputs) and K groups;
     a depthwise conv, pooling, a two-input Add, Reshape + Transpose, MatMul; Gather and Concat; Softmax;
     an Add with a broadcast (D, K) bias and a two-input Mul."""
-    data = Path(__file__).parent / "data"
+    data = TESTS / "data"
     oracle = json.loads((data / "stream" / f"{oracle}_cn_graph.json").read_text())
     inputs = {k: data / v for k, v in oracle["repo_inputs"].items()}
     graph = cn_graph_from_files(inputs["accelerator"], inputs["workload"], inputs["mapping"], oracle["inputs"]["mode"],

@@ -21,9 +21,10 @@ from zigzag.stream.plots.charts import ENERGY_GROUPS, energy_groups, pareto_fron
 from zigzag.stream.plots.gantt import Rows, dependency_segments, gantt_figure, link_event_kinds
 from zigzag.stream.plots.perfetto import trace_events
 from zigzag.stream.schedule.trace import load_trace
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
-SMALL = Path(__file__).parent / "data" / "stream" / "small_schedule_reference.json"
+REF = TESTS / "data" / "reference" / "stream"
+SMALL = TESTS / "data" / "stream" / "small_schedule_reference.json"
 
 
 def assert_image(path: Path) -> None:

@@ -7,7 +7,6 @@ import csv
 import json
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,9 @@ from zigzag.stream.hardware import load_multicore_accelerator
 from zigzag.stream.plots.results import metrics_png, pareto_png
 from zigzag.stream.results import ENERGY_TERMS, core_area, mark_pareto, multicore_rows, summarize_run
 from zigzag.stream.schedule.run import run_stream
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 INPUTS = ROOT / "inputs" / "stream"
 QUAD = INPUTS / "hardware" / "tpu_like_quad_core.yaml"
 MESH = INPUTS / "hardware" / "tpu_like_mesh_2x2.yaml"

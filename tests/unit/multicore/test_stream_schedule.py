@@ -6,7 +6,6 @@ import csv
 import json
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,9 @@ from zigzag.stream.schedule.links import LinkState, intersect
 from zigzag.stream.schedule.memory import Timeline
 from zigzag.stream.schedule.problem import Link
 from stream_reference_dump import problem_from_dump
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
+REF = TESTS / "data" / "reference" / "stream"
 CASES = ["small_lbl", "small_fused", "lbl"]
 EXPECTED = {c["case"]: c for c in yaml.safe_load((REF / "expected.yaml").read_text())}
 LAYER_OPERAND = {"I1": "I", "I2": "W", "O": "O"}
@@ -199,8 +199,8 @@ def test_energy_terms_are_the_sums_of_their_transfers(case):
         assert max(b for _, b in timeline) <= mem.capacity
 
 
-FUSED = Path(__file__).parent / "data" / "stream" / "fused_resnet18_schedule.json.gz"
-SMALL = Path(__file__).parent / "data" / "stream" / "small_schedule_reference.json"
+FUSED = TESTS / "data" / "stream" / "fused_resnet18_schedule.json.gz"
+SMALL = TESTS / "data" / "stream" / "small_schedule_reference.json"
 
 
 def schedule_with_reference_costs(ref: dict):

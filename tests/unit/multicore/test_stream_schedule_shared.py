@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from zigzag.stream.schedule import schedule
 from stream_reference_dump import problem_from_dump
+from conftest import TESTS
 
-REF = Path(__file__).parent / "data" / "reference" / "stream"
+REF = TESTS / "data" / "reference" / "stream"
 
 
 def _facts(result):

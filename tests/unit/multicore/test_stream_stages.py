@@ -12,8 +12,8 @@ from zigzag.stages import GeneralParameterIteratorStage, MinimalLatencyStage
 from zigzag.stream.api import optimize_allocation_ga
 from zigzag.stream.stages import *  # noqa: F403 - the seed's import style
 from zigzag.stream.stages import MainStage, Stage, StreamCostModelEvaluation
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 INPUTS = REPO / "inputs" / "stream"
 
 # The seed's example (docs "Stages" page), verbatim.

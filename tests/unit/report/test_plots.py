@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import reference_input
+from conftest import REPO, reference_input
 from zigzag import plots
 from zigzag.cost.result import CumulativeResult, sum_results
 from zigzag.plots.memory import _layered_layout
@@ -358,7 +358,7 @@ def test_memory_sizes_and_bandwidths():
 
     assert [size_text(b) for b in (16, 8 * 128, 8 * 2**21, 8 * 3 * 2**20, 8 * 2**30 * 1.5, 12)] == [
         "2 B", "128 B", "2 MiB", "3 MiB", "1.5 GiB", "12 b"]
-    hardware = load_accelerator(str(Path(__file__).resolve().parents[1] / "inputs/hardware/flow_tpu_32x32.yaml"))
+    hardware = load_accelerator(str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"))
     assert bandwidth_text(hardware.memory["unified_buffer"]) == "r 2x512, w 2x512 b/cycle"
     assert bandwidth_text(hardware.memory["dram"]) == "rw 64 b/cycle"
     assert bandwidth_text(hardware.memory["w_reg"]) == "r 8, w 8 b/cycle"
@@ -367,7 +367,7 @@ def test_memory_sizes_and_bandwidths():
 def test_memory_hierarchy_labels_show_sizes_and_bandwidths(tmp_path):
     from zigzag.io.loaders import load_accelerator
 
-    hardware = load_accelerator(str(Path(__file__).resolve().parents[1] / "inputs/hardware/flow_tpu_32x32.yaml"))
+    hardware = load_accelerator(str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"))
     svg = plots.plot_memory_hierarchy(hardware, tmp_path / "h.svg").read_text()
     for text in ("3 MiB x1", "512 KiB x1", "2 B x1024", "r 2x512, w 2x512 b/cycle", "rw 64 b/cycle"):
         assert text in svg, text

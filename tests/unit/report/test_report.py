@@ -17,10 +17,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import reference_input
+from conftest import REPO, reference_input
 from zigzag.errors import InputError
 
-REPO = Path(__file__).resolve().parents[1]
 EXPERIMENT_FILES = ("layers.{fmt}", "loop_nests.txt")
 _reference = reference_input
 

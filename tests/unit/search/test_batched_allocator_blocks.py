@@ -2,7 +2,6 @@
 memory): its choice must not depend on the block size. With blocks of one combination it scans
 them one by one, as the scalar allocator does."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,9 @@ from zigzag.io.loaders import load_inputs
 from zigzag.mapping import spatial
 from zigzag.search.loma import layer_temporal_loops, ordering_factors
 from zigzag.search.spatial_generator import generate_spatial_mappings
+from conftest import REPO
 
-INPUTS = Path(__file__).resolve().parents[1] / "inputs"
+INPUTS = REPO / "inputs"
 
 
 @pytest.mark.parametrize("even", [False, True])

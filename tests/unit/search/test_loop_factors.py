@@ -3,7 +3,6 @@
 import json
 import math
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -16,8 +15,9 @@ from zigzag.search.loop_factors import (
     prime_factors,
     temporal_loop_sizes,
 )
+from conftest import TESTS
 
-ORACLE = json.loads((Path(__file__).parent / "data" / "loma_oracle.json").read_text())
+ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 
 LAYER2 = {"B": 1, "K": 64, "C": 64, "OY": 56, "OX": 56, "FY": 3, "FX": 3}
 LAYER2_TEMPORAL = {"K": 2, "C": 2, "OY": 56, "OX": 56, "FY": 3, "FX": 3}

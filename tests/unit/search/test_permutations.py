@@ -3,7 +3,6 @@
 import hashlib
 import itertools
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -16,8 +15,9 @@ from zigzag.search.permutations import (
     ordering_constraints,
     satisfies,
 )
+from conftest import TESTS
 
-ORACLE = json.loads((Path(__file__).parent / "data" / "loma_oracle.json").read_text())
+ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 LAYER2_TEMPORAL = {"K": 2, "C": 2, "OY": 56, "OX": 56, "FY": 3, "FX": 3}
 
 

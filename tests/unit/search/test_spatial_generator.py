@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REFERENCE as REF
+from conftest import TESTS, REFERENCE as REF
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import accelerator_from_dict, load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
@@ -26,7 +26,7 @@ from zigzag.search.spatial_generator import (
     spatial_mapping_candidates,
 )
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 MAPPINGS = DATA / "mappings"
 NO_SM = MAPPINGS / "default_no_sm_tpu.yaml"
 ORACLE_PATH = DATA / "spatial_oracle.json"

@@ -6,14 +6,13 @@ import dataclasses
 import json
 import pickle
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import onnx
 import pytest
 import yaml
 
-from conftest import EXPECTED_TOTALS, reference_input
+from conftest import EXPECTED_TOTALS, REPO, TESTS, reference_input
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
@@ -347,7 +346,7 @@ def test_general_parameter_iterator_with_a_real_search():
 @pytest.fixture(scope="module")
 def tpu_layer():
     workload, accelerator = load_inputs(
-        [conv(0, "L", 32, 32, 8, 3)], ref("hardware", "tpu_like.yaml"), str(Path(__file__).parent / "data" / "mappings" / "default_no_sm_tpu.yaml")
+        [conv(0, "L", 32, 32, 8, 3)], ref("hardware", "tpu_like.yaml"), str(TESTS / "data" / "mappings" / "default_no_sm_tpu.yaml")
     )
     return workload.layers[0], accelerator
 
@@ -715,7 +714,7 @@ class RecordStage(Stage):
 
 
 def test_tutorial_examples_are_the_ones_tested_here():
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "custom-stage.md").read_text()
+    docs = (REPO / "docs" / "tutorials" / "custom-stage.md").read_text()
     import inspect
 
     for cls in (MemorySizeSweepStage, RecordStage):

@@ -1,7 +1,7 @@
 """A sweep in which no variant is ``ok`` ends with one line and a non-zero exit status: the count
 of each status, and, when the rows are only ``out``, the constraint that excludes the most rows
 (``zigzag sweep``, its guided search and the workflow's sweep steps; the workflow's case is in
-tests/test_workflow_errors.py)."""
+tests/integration/test_workflow_errors.py)."""
 
 from __future__ import annotations
 

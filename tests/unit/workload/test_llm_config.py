@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +16,10 @@ from zigzag.io.llm_workloads import (
     catalogue_sources, compare_with_export, layer_key, llm_layer_specs, load_catalogue, load_model_config,
 )
 from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "llm"
-MAPPING = Path(__file__).parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+DATA = TESTS / "data" / "llm"
+MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
 GPT2 = DATA / "gpt2_2layers.config.json"
 BERT = DATA / "bert_base_2layers.config.json"
 
@@ -292,7 +292,7 @@ def test_bad_llm_section_is_one_line(tmp_path, section, where, what):
 TINY = ("llm:\n  model: {model_type: llama, hidden_size: 64, intermediate_size: 128, num_attention_heads: 4,\n"
         "          num_key_value_heads: 2, num_hidden_layers: 2, vocab_size: 100}\n"
         "  phase: decode\n  context: 31\n  batch: 2\n")
-VECTOR_HW = Path(__file__).parents[1] / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
+VECTOR_HW = REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
 
 
 def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):

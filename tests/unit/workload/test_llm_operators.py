@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import math
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,9 @@ from zigzag.io.onnx_operators import export_inference
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload import operators as ops
 from zigzag.workload.workload import build_layer
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).resolve().parent / "data" / "llm"
+DATA = TESTS / "data" / "llm"
 #: MACs of every Gemm/MatMul by hand from the configurations (tests/data/llm/README.md).
 HAND_MACS = {"gpt2_prefill_mask": 6_802_735_104, "gpt2_prefill_mask_op17": 6_802_735_104,
              "gpt2_decode": 53_146_368, "bert_base": 1_862_860_800}
@@ -277,7 +277,7 @@ def test_export_inference_metadata():
 
 
 def test_convolutional_networks_read_with_all_operators():
-    layers = read_onnx(Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx", operators="all")
+    layers = read_onnx(REPO / "inputs" / "workload" / "resnet18.onnx", operators="all")
     kinds = [n.get("vector_op") or n["operator_type"] for n in layers]
     assert (kinds.count("Conv"), kinds.count("Pooling"), kinds.count("max"), kinds.count("add")) == (20, 2, 17, 8)
     assert [n["id"] for n in layers] == list(range(len(layers)))
@@ -290,7 +290,7 @@ def test_matrix_products_cost_the_same_with_all_operators():
     from zigzag.api import run
     from zigzag.search.options import SearchOptions
 
-    root = Path(__file__).resolve().parents[1]
+    root = REPO
     inputs = (DATA / "gpt2_decode.onnx", root / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml",
               root / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
     options = SearchOptions(lpf_limit=2, opt="energy")
@@ -326,7 +326,7 @@ def test_vector_layers_round_trip_through_workload_yaml(tmp_path):
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
-    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    mapping = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
     workload = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
     text = workload_to_yaml(workload)
     (tmp_path / "w.yaml").write_text(text)
@@ -348,9 +348,9 @@ def test_operator_model_workloads_carry_the_inference_step():
     from zigzag.io.loaders import load_workload
     from zigzag.workload.inference import Inference
 
-    mapping = Path(__file__).resolve().parents[1] / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
+    mapping = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
     decode = load_workload(DATA / "gpt2_decode.onnx", mapping, operators="all")
     assert decode.inference == Inference("gpt2_decode", "decode", 1, 1, 127, 2)
     assert load_workload(DATA / "gpt2_decode.onnx", mapping).inference is None  # ZigZag mode: as before
-    cnn = Path(__file__).resolve().parents[1] / "inputs" / "workload" / "resnet18.onnx"
+    cnn = REPO / "inputs" / "workload" / "resnet18.onnx"
     assert load_workload(cnn, mapping, operators="all").inference is None
