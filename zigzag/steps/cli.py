@@ -180,11 +180,12 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="parsed accelerator JSON to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("split", cmd_split, "write an experiment's layer jobs (one per distinct layer) and its plan")
+    sub = command("split", cmd_split, "write an experiment's plan: its layer jobs (one per distinct layer)")
     sub.add_argument("--experiment", required=True, help="the resolved experiment (JSON file)")
     sub.add_argument("--workload", required=True, help="parsed workload JSON")
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
-    sub.add_argument("--cache", required=True, help="content-addressed cache folder")
+    sub.add_argument("--cache", help="also store the jobs in this content-addressed cache folder (the workflow "
+                                     "copies them out of the plan instead)")
     sub.add_argument("--output", required=True, help="plan.json to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 

@@ -1,9 +1,10 @@
 """The workflow's per-experiment steps after parsing, in the order of ZigZag's stage list.
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
-  decide the accelerator each layer is searched on (trimmed per layer with data locality) and
-  write one *job* per distinct layer into the content-addressed cache (``zigzag.search.jobs``),
-  plus the experiment's ``plan.json`` (layer -> key, inputs' SHA-256, versions).
+  decide the accelerator each layer is searched on (trimmed per layer with data locality); write
+  the experiment's ``plan.json`` (layer -> key, one *job* per distinct layer, inputs' SHA-256,
+  versions). The workflow's ``layer_job`` rule copies each job into the content-addressed cache
+  (:func:`write_plan_job`, ``zigzag.search.jobs``).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
 * :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
@@ -39,9 +40,9 @@ from zigzag.search.network import plan_network
 
 
 def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: str | Path,
-                 cache: str | Path, plan_path: str | Path) -> dict:
-    """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
-    cache = Path(cache)
+                 cache: str | Path | None, plan_path: str | Path) -> dict:
+    """Write the experiment's plan, which holds its layer jobs; returns the plan. With a ``cache``
+    folder (runs outside the workflow) the jobs not in it yet are also stored there."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
     if inherited is not None:  # parsing failed: pass its record on
@@ -57,13 +58,11 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         network = plan_network(workload.layers, accelerator, options, workload=workload)
     else:
         network = plan_network(parsed_layers(workload_doc), accelerator, options)
-    entries = []
+    entries, jobs = [], {}
     for layer, layer_accelerator in network.layers:
         job = layer_job(layer, layer_accelerator, options)
         key = job_key(job)
-        job_path = cache / "jobs" / f"{key}.json"
-        if not job_path.exists():
-            write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
+        jobs.setdefault(key, {**job, "label": experiment["name"], "layer_name": layer.name})
         entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
                         "spec": layer.to_spec()})
     note = network.note
@@ -80,11 +79,29 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         "notes": workload_doc.get("notes", []) + ([note] if note else []),
         "layers": entries,
         "uncosted": uncosted,
+        "jobs": jobs,  # key -> job file, the label naming this experiment
     }
     if workload_doc.get("inference"):  # an LLM step: its per-token figures are computed by save
         plan["inference"] = workload_doc["inference"]
     write_json_atomic(plan_path, plan)
+    if cache is not None:
+        for key, job in jobs.items():
+            if not job_file(cache, key).exists():
+                write_json_atomic(job_file(cache, key), job)
     return plan
+
+
+def job_file(cache: str | Path, key: str) -> Path:
+    """Where the cache keeps layer job ``key``."""
+    return Path(cache) / "jobs" / f"{key}.json"
+
+
+def write_plan_job(plan_path: str | Path, key: str, out_path: str | Path) -> None:
+    """Write job ``key`` of a plan (single-core or multi-core) as its job file."""
+    job = json.loads(Path(plan_path).read_text()).get("jobs", {}).get(key)
+    if job is None:
+        raise InputError(str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again")
+    write_json_atomic(out_path, job)
 
 
 def plan_keys(plan_path: str | Path) -> list[str]:
@@ -173,7 +190,7 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     accelerators, layers = {}, []
     for entry, result in rows:
         if entry["key"] not in accelerators:
-            job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
+            job = json.loads(job_file(cache, entry["key"]).read_text())
             accelerators[entry["key"]] = accelerator_from_dict(job["accelerator"])
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
         layers.append((layer, accelerators[entry["key"]]))

@@ -2,7 +2,7 @@
 
 A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
-distinct (CN shape, core) cost-table keys; job files for those not cached yet) → one
+distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
 ``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
 trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
@@ -129,7 +129,8 @@ def _table(exp: dict, cache: str | Path):
 
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Write ``output``: every cost-table key the experiment needs; job files for the uncached ones."""
+    """Write ``output``: every cost-table key the experiment needs, and the jobs of the uncached
+    ones (the workflow's ``stream_cost_job`` rule copies each into the cache)."""
     from zigzag.stream.allocation.genes import allocation_genes
     from zigzag.stream.cn_graph import load_cn_graph
     from zigzag.stream.schedule.costs import node_key
@@ -145,9 +146,9 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     keyed = [(node_key(graph, r), core) for r, core in pairs]
     core_of = {table.key(node, core): core for node, core in reversed(keyed)}  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
-    new = table.plan(keyed)
+    new = table.planned_jobs(keyed, experiment=exp["name"])
     write_json_atomic(output, {"experiment": exp["name"], "keys": keys, "cores": [core_of[k] for k in keys],
-                               "to_compute": new})
+                               "to_compute": list(new), "jobs": new})
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
 
 
@@ -283,7 +284,7 @@ def register(command) -> None:
     sub = command("stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)")
     sub.add_argument("--experiment", required=True, help="the stream experiment (JSON file)")
     sub.add_argument("--output", required=True, help="cn_graph.npz to write")
-    sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment; jobs for the uncached")
+    sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment, jobs of the uncached")
     sub.add_argument("--experiment", required=True)
     sub.add_argument("--graph", required=True, help="cn_graph.npz")
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")

@@ -307,7 +307,8 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
         job = json.loads(Path(job_file).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise InputError(job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table") from None
-    job.pop("label", None)
+    for name in ("label", "experiment"):
+        job.pop(name, None)
     layer_name = job.pop("layer_name", None)
     entry = evaluate_cost_job(job, layer_name=layer_name)
     write_json_atomic(out_file, entry.to_dict())
@@ -399,19 +400,27 @@ class CostTable:
         """The entries of several (node, core id) pairs (computed once per distinct key)."""
         return [self.entry(node, core_id) for node, core_id in pairs]
 
-    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
-        """Write the job file of every (node, core id) pair not cached yet (for one step per job,
-        ``zigzag step stream-cost``); returns their distinct keys, in order."""
+    def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]], **extra) -> dict[str, dict]:
+        """key -> job file (with ``extra`` fields, outside the key) of every (node, core id) pair
+        not cached yet, for one step per job (``zigzag step stream-cost``), in order."""
         if self.cache is None:
             raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
-        keys = []
+        jobs = {}
         for node, core_id in pairs:
             key = self.key(node, core_id)
-            if key not in keys and key not in self._entries and not entry_path(self.cache, key).exists():
-                write_job(self.cache, self.job(node, core_id), label=f"CN on core {core_id}",
-                          layer_name=node.layer_name)
-                keys.append(key)
-        return keys
+            if key not in jobs and key not in self._entries and not entry_path(self.cache, key).exists():
+                jobs[key] = {**self.job(node, core_id), "label": f"CN on core {core_id}",
+                             "layer_name": node.layer_name, **extra}
+        return jobs
+
+    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
+        """Store the job file of every (node, core id) pair not cached yet in the cache; returns
+        their distinct keys, in order."""
+        jobs = self.planned_jobs(pairs)
+        for key, job in jobs.items():
+            if not job_path(self.cache, key).exists():
+                write_json_atomic(job_path(self.cache, key), job)
+        return list(jobs)
 
     def _core(self, core_id: int) -> Accelerator:
         try:

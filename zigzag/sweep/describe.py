@@ -77,6 +77,7 @@ def write_description(sweep, details: dict[str, dict], folder: str | Path) -> No
     """Write ``sweep.json`` and one ``details/<id>.js`` per variant with per-layer figures."""
     folder = Path(folder)
     write_json_atomic(folder / "sweep.json", describe(sweep))
+    (folder / "details").mkdir(parents=True, exist_ok=True)  # a declared output of the workflow
     for variant_id, detail in details.items():
         text = json.dumps({"id": variant_id, "groups": detail}, separators=(",", ":"), default=str)
         write_text_if_changed(folder / "details" / f"{variant_id}.js", f"zigzagDetail({text});\n")

@@ -12,7 +12,7 @@ path), then the same reduction over **all** candidates (the best mapping under a
 change when the costs change, so nothing is pruned before the costs are known), then the winner
 re-evaluated with the scalar model under the variant's own accelerator. Candidates the batched
 model flags inexact are evaluated with the scalar model under that accelerator, as the unshared
-path does. The result is the unshared path's, bit for bit (tests/test_shared_candidates.py).
+path does. The result is the unshared path's, bit for bit (tests/unit/search/test_shared_candidates.py).
 
 Used by hardware sweeps (:class:`SharedCandidates`, one per batch job, in memory only).
 """
