@@ -72,7 +72,7 @@ def exhaustive(cache: Path) -> None:
     from zigzag.search.options import SearchOptions
     from zigzag.stream.allocation.constraint import co_mapping
     from zigzag.stream.allocation.optimize import optimize_co
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
     from zigzag.stream.schedule.run import run_stream

@@ -51,7 +51,7 @@ def main() -> None:
     from zigzag.io.loaders import load_accelerator, load_mapping
     from zigzag.search.network import evaluate_network
     from zigzag.search.options import SearchOptions
-    from zigzag.io.llm_workloads import build_workload
+    from zigzag.io.loaders import build_workload
 
     accelerator = load_accelerator(args.hardware)
     entries = load_mapping(args.mapping)

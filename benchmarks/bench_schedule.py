@@ -106,7 +106,7 @@ def fused_resnet18_problem() -> ScheduleProblem:
     """The reference fused ResNet-18 case: our CN graph and hardware, Stream's per-CN costs."""
     import gzip
 
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 

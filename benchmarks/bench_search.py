@@ -157,7 +157,7 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
     import logging
 
     logging.disable(logging.CRITICAL)
-    from zigzag.cost import batched
+    from zigzag.search import batched
     from zigzag.io.loaders import load_inputs
     from zigzag.search.layer_search import search_layer
     from zigzag.search.network import evaluated_layers, layer_accelerators

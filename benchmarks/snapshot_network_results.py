@@ -52,7 +52,7 @@ def main() -> None:
     logging.disable(logging.CRITICAL)
     from zigzag.api import run
     from zigzag.errors import InputError, MappingError
-    from zigzag.io.results import complete_json, cumulative_json
+    from zigzag.cost.json_forms import complete_json, cumulative_json
     from zigzag.search.options import SearchOptions
 
     args.out.mkdir(parents=True, exist_ok=True)

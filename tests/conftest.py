@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parent / "data"
+TESTS = REPO / "tests"
+DATA = TESTS / "data"
 REFERENCE_DATA = DATA / "reference"  # verbatim copy of the references' data (see its PROVENANCE.md)
 REFERENCE = REFERENCE_DATA / "zigzag"
 EXPECTED_TOTALS = REFERENCE_DATA / "expected.yaml"

@@ -8,7 +8,7 @@ cited ``imc.md``, ``search.md section F``) and issue numbers (``issue #8``). Thi
 each citation of a specification section with the page and section of docs/ that explains the
 same thing (``docs/models/mapping-search.md#spatial-mappings``) and drops issue numbers. It is
 idempotent and can be rerun after merges. ``--check`` only lists what it would change and exits
-with status 1 if anything is left; tests/test_docs_citations.py runs the same search.
+with status 1 if anything is left; tests/docs/test_docs_citations.py runs the same search.
 
 Scanned: zigzag/, workflow/, Snakefile, tests/ (not tests/data/, whose provenance notes name the
 files their data were copied from), benchmarks/, tools/.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ("zigzag", "workflow", "Snakefile", "tests", "benchmarks", "tools")
-SKIPPED = ("tests/data/", "tests/test_docs_citations.py")  # the test holds examples of citations
+SKIPPED = ("tests/data/", "tests/docs/test_docs_citations.py")  # the test holds examples of citations
 SUFFIXES = {".py", ".smk", ".yaml", ".yml", ".sh", ".md", ".txt", ".toml", ".cfg", ""}
 
 MODELS = "docs/models"
@@ -138,15 +138,15 @@ LEFT = re.compile(rf"§|{_NOT_DOCS}(?:{SPEC_FILES})\.md\b|\bissues? #\d+|\b[Qq]u
 
 # default specification file of a path without an explicit one in its text
 DEFAULTS = (
-    ("zigzag/stream/", "stream.md"), ("tests/test_stream", "stream.md"), ("benchmarks/bench_allocation", "stream.md"),
+    ("zigzag/stream/", "stream.md"), ("tests/unit/multicore/test_stream", "stream.md"), ("benchmarks/bench_allocation", "stream.md"),
     ("benchmarks/bench_schedule", "stream.md"), ("benchmarks/bench_cost_table", "stream.md"),
     ("benchmarks/bench_cn_graph", "stream.md"), ("benchmarks/stream_", "stream.md"),
-    ("zigzag/hardware/imc", "imc.md"), ("zigzag/cost/imc", "imc.md"), ("tests/test_imc", "imc.md"),
+    ("zigzag/hardware/imc", "imc.md"), ("zigzag/cost/imc", "imc.md"), ("tests/unit/cost/test_imc", "imc.md"),
     ("zigzag/io/onnx", "onnx.md"), ("zigzag/io/validation", "inputs.md"), ("zigzag/stages", "stages.md"),
-    ("zigzag/search", "search.md"), ("zigzag/cost", "cost-model.md"), ("tests/test_cost_model", "cost-model.md"),
-    ("tests/test_spatial_generator", "search.md"), ("tests/test_loop_factors", "search.md"),
-    ("tests/test_permutations", "search.md"), ("tests/test_locality", "search.md"), ("tests/test_search", "search.md"),
-    ("tests/test_onnx", "onnx.md"), ("tests/test_stages", "stages.md"),
+    ("zigzag/search", "search.md"), ("zigzag/cost", "cost-model.md"), ("tests/unit/cost/test_cost_model", "cost-model.md"),
+    ("tests/unit/search/test_spatial_generator", "search.md"), ("tests/unit/search/test_loop_factors", "search.md"),
+    ("tests/unit/search/test_permutations", "search.md"), ("tests/unit/search/test_locality", "search.md"), ("tests/unit/search/test_search", "search.md"), ("tests/parity/test_search", "search.md"),
+    ("tests/unit/io/test_onnx", "onnx.md"), ("tests/unit/stages/test_stages", "stages.md"),
 )
 
 

@@ -4,7 +4,7 @@
 Runs the reference (PyPI ``zigzag-dse==3.8.5``, imported as ``zigzag``) through its public API on the
 cases below and writes ``tests/data/cacti/oracle.json``: per case the network energy and latency and
 the r_cost, w_cost and area of every memory as the reference's accelerator holds them after its
-CACTI extraction. ``tests/test_cacti.py`` compares this project's figures with them.
+CACTI extraction. ``tests/unit/hardware/test_cacti.py`` compares this project's figures with them.
 
 Run it with the Python of a virtual environment holding the reference (never this project's)::
 

@@ -1,5 +1,5 @@
 """Dump the ZigZag-named attributes of the reference's per-layer results to JSON (oracle data for
-tests/test_compat_cme.py). Run with the reference ZigZag installed, outside this checkout (so that
+tests/compat/test_compat_main.py). Run with the reference ZigZag installed, outside this checkout (so that
 `import zigzag` finds the reference), e.g.:
 
     cd /tmp && /path/to/reference-venv/bin/python /path/to/tools/make_compat_oracle.py \

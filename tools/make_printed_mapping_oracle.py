@@ -1,6 +1,6 @@
 """Write what the reference ZigZag (zigzag-dse 3.8.5) shows as ``cme.spatial_mapping`` and
 ``cme.temporal_mapping`` for every layer of a workload (oracle data for
-tests/test_compat_printed_mappings.py). Run with the reference installed, outside this checkout (so
+tests/compat/test_compat_printed_mappings.py). Run with the reference installed, outside this checkout (so
 that `import zigzag` finds the reference), e.g.:
 
     cd /tmp && /path/to/reference-venv/bin/python /path/to/tools/make_printed_mapping_oracle.py \

@@ -2,7 +2,7 @@
 
     python tools/sync_config_schema.py
 
-tests/test_options_table.py fails when the schema and zigzag/search/options.py disagree.
+tests/unit/search/test_options_table.py fails when the schema and zigzag/search/options.py disagree.
 """
 
 from __future__ import annotations

@@ -7,55 +7,19 @@ exit status 2 (never a traceback).
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
-from zigzag.errors import InputError, MappingError
-from zigzag.search.options import OPTION_BY_NAME, OPTIONS, Option, SearchOptions, resolve_options
-
-WORKLOAD_OPTIONS = [o.name for o in OPTIONS if o.scope == "workload"]
-
-
-def add_option(parser, option: Option) -> None:
-    """One row of the option table as a command-line flag (``--lpf-limit 6``, ``--[no-]exploit-data-locality``).
-
-    Flags default to None (not given), so that only what the user gives overrides the table.
-    """
-    flag = "--" + option.name.replace("_", "-")
-    help_text = f"{option.help} (default {str(option.default).lower() if option.type is bool else option.default})"
-    if option.type is bool:
-        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_text)
-    else:
-        parser.add_argument(flag, type=option.type, choices=option.choices or None, default=None, help=help_text,
-                            metavar=None if option.choices else option.type.__name__.upper())
-
-
-def add_search_options(parser: argparse.ArgumentParser) -> None:
-    """Every option of the option table (zigzag.search.options.OPTIONS) as a command-line flag."""
-    group = parser.add_argument_group("options (names as in get_hardware_performance_zigzag and the config)")
-    for option in OPTIONS:
-        add_option(group, option)
-    group.add_argument("--in-memory-compute", action="store_true",
-                       help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
-                            "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
-
-
-#: the help of ``--quiet``, the same on every command
-QUIET_HELP = "no progress output (progress bars, per-item lines); results, warnings and errors are still printed"
-
-
-def add_quiet(parser: argparse.ArgumentParser) -> None:
-    """The ``--quiet`` flag every command takes."""
-    parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
-
-
-def options_from_args(args: argparse.Namespace) -> tuple[SearchOptions, dict]:
-    """The search options and workload options given on the command line (others: defaults)."""
-    given = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
-    if getattr(args, "in_memory_compute", False):
-        given |= {"enable_mix_spatial_mapping": True, "exploit_data_locality": True}
-    return resolve_options(given)
+from zigzag.command_options import (
+    WORKLOAD_OPTIONS,
+    add_option,
+    add_quiet,
+    add_search_options,
+    options_from_args,
+    run_command,
+)
+from zigzag.errors import InputError
+from zigzag.search.options import OPTION_BY_NAME, resolve_options
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -206,20 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        return args.func(args)
-    except (InputError, MappingError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        from zigzag.interrupts import INTERRUPTED, interrupted_line
-
-        print(interrupted_line(args), file=sys.stderr)
-        return INTERRUPTED
-
+    return run_command(build_parser(), argv)
 
 if __name__ == "__main__":
     sys.exit(main())

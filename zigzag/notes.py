@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from zigzag.errors import InputError, MappingError
 from zigzag.io.atomic import write_json_atomic
 
 #: at most this many layer names in a grouped warning; the others are counted
@@ -84,3 +87,28 @@ def add_notes(summary_path: str | Path, notes: list[str]) -> None:
     """Record ``notes`` under ``notes`` in an existing ``summary.json``."""
     summary = json.loads(Path(summary_path).read_text())
     write_json_atomic(summary_path, {**summary, "notes": list(notes)})
+
+
+def run_logged(log: str | None, action, on_failure=None) -> int:
+    """Run ``action()`` (returns a one-line message); write the time, the warnings logged meanwhile
+    and then the message (or the one-line error) to ``log``, so that the outcome is the log's last line.
+
+    ``on_failure(reason)``: called on an error instead of failing (exit status 0), to write the
+    step's failure record (see zigzag/steps/failures.py); the error line is printed all the same."""
+    started = time.perf_counter()
+    with collected_warnings() as warnings:
+        try:
+            message = action()
+            status = 0
+        except (InputError, MappingError) as exc:
+            message = f"error: {exc}"
+            print(message, file=sys.stderr)
+            status = 1
+            if on_failure is not None:
+                on_failure(str(exc))
+                status = 0
+    if log:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
+        lines = [f"[{time.perf_counter() - started:.3f} s]", *(f"warning: {w}" for w in warnings), message]
+        Path(log).write_text("\n".join(lines) + "\n")
+    return status

@@ -8,8 +8,7 @@ from __future__ import annotations
 from functools import cached_property
 from graphlib import TopologicalSorter
 
-from zigzag.stream.schedule.result import ScheduleResult, Totals
-from zigzag.stream.stages import StreamCostModelEvaluation as _Schedule
+import numpy as np
 
 from stream.cost_model.views import (
     CommunicationManagerView,
@@ -20,6 +19,8 @@ from stream.cost_model.views import (
     ScheduledNode,
     ScheduledWorkload,
 )
+from zigzag.stream.schedule.result import ScheduleResult, Totals
+from zigzag.stream.stages import StreamCostModelEvaluation as _Schedule
 
 __all__ = ["StreamCostModelEvaluation"]
 
@@ -108,6 +109,4 @@ def _number(x) -> int | float:
 
 
 def _points(timeline):
-    import numpy as np
-
     return np.asarray(timeline, dtype=np.int64).reshape(-1, 2)

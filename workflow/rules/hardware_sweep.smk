@@ -65,6 +65,9 @@ rule sweep_collect:
             subcategory="{hsweep}",
             labels={"sweep": "{hsweep}", "figure": "{figure}"},
         ),
+        # what the report shows of the sweep: its parameters, per variant its layers
+        description=f"{HW_RESULTS}/{{hsweep}}/sweep.json",
+        details=directory(f"{HW_RESULTS}/{{hsweep}}/details"),
     log:
         f"{HW_RESULTS}/{{hsweep}}/logs/collect.log",
     benchmark:
@@ -117,6 +120,8 @@ rule sweep_search:
             subcategory="{hsweep}",
             labels={"sweep": "{hsweep}", "figure": "{figure}"},
         ),
+        description=f"{HW_RESULTS}/{{hsweep}}/sweep.json",
+        details=directory(f"{HW_RESULTS}/{{hsweep}}/details"),
     log:
         f"{HW_RESULTS}/{{hsweep}}/logs/search.log",
     benchmark:

@@ -1,4 +1,4 @@
-# The run's last rule: the interactive HTML report of every results folder (docs/getting-started.md):
+# The run's last rules: the interactive HTML report of every results folder (docs/getting-started.md):
 # results/report.html for the experiments, results/stream/report.html for the multi-core
 # experiments and results/hardware_sweeps/<name>/report.html per hardware sweep, each beside one
 # copy of plotly.js. Every table and figure is written first; the page works offline.
@@ -10,11 +10,47 @@ REPORT_INPUTS = (
 )
 
 
+#: each folder's plotly.js: packed (plotly.gz.js) beside a report page, as is (plotly.min.js) in
+#: the multi-core folder, whose Gantt pages load it too
+PLOTLY_SCRIPTS = (
+    ([f"{RESULTS}/plotly.gz.js"] if EXPERIMENT_NAMES else [])
+    + ([f"{STREAM_RESULTS}/plotly.min.js"] if STREAM else [])
+    + [f"{HW_RESULTS}/{name}/plotly.gz.js" for name in HW_SWEEPS]
+)
+REPORT_PAGES = (
+    [f"{RESULTS}/report.html"]
+    + ([f"{STREAM_RESULTS}/report.html"] if STREAM else [])
+    + [f"{HW_RESULTS}/{name}/report.html" for name in HW_SWEEPS]
+)
+
+
+rule plotly_script:
+    output:
+        "{folder}/plotly.{packing}.js",
+    log:
+        f"{CACHE}/logs/plotly_script/{{folder}}/plotly.{{packing}}.log",
+    wildcard_constraints:
+        folder="|".join(re.escape(os.path.dirname(path)) for path in PLOTLY_SCRIPTS)
+        or "no_folder",
+        packing="min|gz",
+    localrule: True
+    run:
+        # imported here: zigzag.plots imports matplotlib, a second at each Snakemake start
+        from zigzag.plots.plotlyjs import ensure_plotly, ensure_plotly_packed
+
+        if wildcards.packing == "min":
+            ensure_plotly(output[0])
+        else:
+            ensure_plotly_packed(wildcards.folder)
+        write_text_atomic(log[0], f"wrote {output[0]}\n")
+
+
 rule report_page:
     input:
         REPORT_INPUTS,
+        PLOTLY_SCRIPTS,
     output:
-        f"{RESULTS}/report.html",
+        REPORT_PAGES,
     log:
         f"{RESULTS}/logs/report_page.log",
     benchmark:

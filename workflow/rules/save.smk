@@ -23,7 +23,8 @@ rule sum:
 
 rule save:
     input:
-        f"{RESULTS}/{{name}}/results.json",
+        results=f"{RESULTS}/{{name}}/results.json",
+        jobs=layer_jobs,  # the layers' accelerators
     output:
         summary=f"{RESULTS}/{{name}}/summary.json",
         row=f"{RESULTS}/{{name}}/summary.csv",
@@ -48,7 +49,7 @@ rule save:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "save {input:q} --cache {cache} --output {params.folder:q}"
+            "save {input.results:q} --cache {cache} --output {params.folder:q}"
             " --float-format {float_format} --log {log:q}",
             cache=CACHE,
             float_format=OUTPUTS.get("float_format", "%.10g"),

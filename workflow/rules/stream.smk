@@ -1,7 +1,8 @@
 # Multi-core experiments (Stream), config key `stream_experiments`:
 #   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
-#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
-#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
+#   distinct (CN shape, core) cost-table keys, and the jobs of those not cached yet) ->
+#   stream_cost_job (copies one job into the cache) -> stream_cost (one job per key, content-cached
+#   in the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
 #   stream_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
@@ -51,6 +52,19 @@ checkpoint stream_plan_costs:
         )
 
 
+rule stream_cost_job:
+    input:
+        plan=stream_cost_job_plan,
+    output:
+        f"{CACHE}/stream-cost/jobs/{{key}}.json",
+    log:
+        f"{CACHE}/logs/stream_cost_job/{{key}}.log",
+    localrule: True
+    run:
+        write_plan_job(input.plan, wildcards.key, output[0])
+        write_text_atomic(log[0], f"{output[0]}: from {input.plan}\n")
+
+
 rule stream_cost:
     input:
         ancient(f"{CACHE}/stream-cost/jobs/{{key}}.json"),
@@ -98,6 +112,7 @@ rule stream_plots:
     input:
         summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
         trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+        plotly_js=f"{STREAM_RESULTS}/plotly.min.js",
     output:
         # loads the stream folder's shared plotly.min.js, so it stays out of `snakemake --report`
         # (whose pages embed each file alone); the folder's report.html links to it
@@ -118,9 +133,8 @@ rule stream_plots:
         step(
             "stream-plot {params.folder:q} --output {params.folder:q}/plots"
             " --format {format} --name {wildcards.sname:q} --no-pareto"
-            " --plotly-js {plotly_js} --log {log:q}",
+            " --plotly-js {input.plotly_js:q} --log {log:q}",
             format=PLOT_FORMAT,
-            plotly_js=f"{STREAM_RESULTS}/plotly.min.js",
         )
 
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from zigzag.hardware.imc import (
     BL_CAP, DFF_ENERGY, ENERGY_PARTS, FA_ENERGY, FA_HALF_ENERGY, MUL_ENERGY, V2, ImcArray,
 )
-from zigzag.search.reference_order import reference_set_order
+from zigzag.mapping.reference_order import reference_set_order
 from zigzag.workload.layer import Layer, activation_and_weight_operands
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from zigzag.cost.json_forms import complete_json
 from zigzag.cost.model import CostDetail, analyse
 from zigzag.cost.model.latency import PortActivity, PortStall
 from zigzag.cost.model.loading import PortTransfer
@@ -356,6 +357,4 @@ class LayerCostResult(CostResult):
         return self.simple_dict()
 
     def __jsonrepr__(self) -> dict:
-        from zigzag.io.results import complete_json  # the file formats sit above the model
-
         return complete_json(self, self.layer, self.accelerator)

@@ -22,6 +22,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from zigzag.cost.json_forms import cumulative_json
+
+
 def _tuples(value):
     """Lists (from JSON) to tuples, recursively; dicts keep their keys."""
     if isinstance(value, (list, tuple)):
@@ -323,8 +326,6 @@ class CumulativeResult(_ShortNames):
 
     def __jsonrepr__(self) -> dict:
         """ZigZag's complete JSON form (as in ``overall_complete.json``)."""
-        from zigzag.io.results import cumulative_json  # the file formats sit above the model
-
         return cumulative_json(self)
 
     def to_dict(self) -> dict[str, Any]:

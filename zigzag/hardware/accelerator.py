@@ -15,10 +15,6 @@ import graphlib
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from zigzag.hardware.vector import VectorUnit
 
 DIRECTIONS = ("fh", "tl", "fl", "th")
 #: ZigZag's long names of the four directions, as used in its JSON output.
@@ -28,6 +24,25 @@ DIRECTION_NAMES = {
     "th": "rd_out_to_high",
     "fh": "wr_in_by_high",
 }
+
+
+@dataclass(frozen=True)
+class VectorOperation:
+    """The cost of one operation of a class on one lane."""
+
+    cycles: float
+    energy: float  # pJ
+
+
+@dataclass(frozen=True)
+class VectorUnit:
+    """A vector unit as declared in an accelerator file (``vector_unit:``)."""
+
+    lanes: int
+    operations: dict[str, VectorOperation]
+    memories: tuple[str, ...]  # memories of the core it reads and writes, innermost first
+    registers: tuple[Memory, ...] = ()  # memories of its own, innermost first
+    unit_area: float | None = None  # area of one lane
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import networkx as nx
 
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.vector import MAC_ARRAY, compute_unit
 from zigzag.workload.layer import Layer, activation_and_weight_operands  # noqa: F401 (re-exported)
-from zigzag.workload.workload import Workload
+from zigzag.workload.workload import DummyNode, Workload
 
 
 @dataclass
@@ -137,9 +138,6 @@ def accelerators_with_data_locality(workload: Workload, accelerator: Accelerator
     """Layer id -> the trimmed accelerator that layer is searched on. The plan covers the MAC layers;
     vector layers are passed over as dependencies and keep the whole accelerator (the vector unit
     reads and writes its own memories, docs/models/operators.md)."""
-    from zigzag.hardware.vector import MAC_ARRAY, compute_unit
-    from zigzag.workload.workload import DummyNode
-
     vector = {layer.id for layer in workload.layers if compute_unit(layer, accelerator) != MAC_ARRAY}
     if vector:
         if len(vector) == len(workload.layers):

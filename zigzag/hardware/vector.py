@@ -41,25 +41,6 @@ UNCOSTED = "uncosted"
 
 
 @dataclass(frozen=True)
-class VectorOperation:
-    """The cost of one operation of a class on one lane."""
-
-    cycles: float
-    energy: float  # pJ
-
-
-@dataclass(frozen=True)
-class VectorUnit:
-    """A vector unit as declared in an accelerator file (``vector_unit:``)."""
-
-    lanes: int
-    operations: dict[str, VectorOperation]
-    memories: tuple[str, ...]  # memories of the core it reads and writes, innermost first
-    registers: tuple[Memory, ...] = ()  # memories of its own, innermost first
-    unit_area: float | None = None  # area of one lane
-
-
-@dataclass(frozen=True)
 class VectorArray:
     """The lanes of a vector unit seen as an operational array, for one operation class."""
 

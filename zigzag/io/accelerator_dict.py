@@ -6,9 +6,8 @@ already validated accelerator from JSON, imports only the model types.
 
 from __future__ import annotations
 
-from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port
+from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port, VectorOperation, VectorUnit
 from zigzag.hardware.imc import ImcArray
-from zigzag.hardware.vector import VectorOperation, VectorUnit
 
 
 def accelerator_from_dict(data: dict) -> Accelerator:

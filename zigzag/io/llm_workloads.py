@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.io.validation.schema import Field, check_value, run_check
 from zigzag.io.yaml_files import load_yaml
+from zigzag.workload.inference import PHASES
+from zigzag.workload.llm import OPERATOR_SETS, build_layer_specs
+from zigzag.workload.llm.config import CATALOGUE_FILE, ModelConfig, config_from_hf, describe
 
 # The workflow asks ``model_files`` at every start: the workload model is imported where it is used.
 
@@ -21,8 +25,6 @@ def load_model_config(source: Any, *, file: str | None = None, where: str = "mod
     """A model configuration from a catalogue name, a path to a ``config.json`` / YAML file, a mapping of
     Hugging Face keys, or a :class:`ModelConfig` (returned as is). ``file`` / ``where``: the file and the
     field the source was given in, named in errors about it."""
-    from zigzag.workload.llm.config import ModelConfig, config_from_hf, describe
-
     if isinstance(source, ModelConfig):
         return source
     if isinstance(source, dict):
@@ -43,8 +45,6 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _from_file(path: Path):
-    from zigzag.workload.llm.config import config_from_hf
-
     if path.suffix == ".json":
         if not path.is_file():
             raise InputError(path, None, "does not exist; check the path of the model's config.json")
@@ -59,8 +59,6 @@ def _from_file(path: Path):
 @lru_cache(maxsize=1)
 def load_catalogue() -> dict:
     """The catalogue's configurations (:class:`ModelConfig`) by (lower-case) name."""
-    from zigzag.workload.llm.config import CATALOGUE_FILE, config_from_hf
-
     entries = load_yaml(CATALOGUE_FILE)
     return {name.lower(): config_from_hf(entry["config"], f"{CATALOGUE_FILE.name}: {name}", name=name)
             for name, entry in entries.items()}
@@ -68,16 +66,12 @@ def load_catalogue() -> dict:
 
 def catalogue_sources() -> dict[str, str]:
     """Catalogue name -> where its values were published."""
-    from zigzag.workload.llm.config import CATALOGUE_FILE
-
     return {name: entry["source"] for name, entry in load_yaml(CATALOGUE_FILE).items()}
 
 
 def llm_layer_specs(model: Any, *, file: str | None = None, **step) -> tuple[list[dict], Any]:
     """``zigzag.workload.llm.build_layer_specs`` (layer dicts and inference metadata) for a model given as
     ``load_model_config`` takes it."""
-    from zigzag.workload.llm import build_layer_specs
-
     cfg = load_model_config(model, file=file, where="llm.model" if file else "model")
     return build_layer_specs(cfg, file=file, **step)
 
@@ -86,10 +80,6 @@ def llm_layer_specs(model: Any, *, file: str | None = None, **step) -> tuple[lis
 @lru_cache(maxsize=1)
 def llm_section_schema():
     """The schema of an ``llm:`` section (``zigzag.io.validation.schema.Field``; ``model`` as text)."""
-    from zigzag.io.validation.schema import Field
-    from zigzag.workload.inference import PHASES
-    from zigzag.workload.llm import OPERATOR_SETS
-
     bits = Field("int", minimum=1, what="bits, a whole number")
     return Field("dict", what="the model and the step: model, phase, tokens, context, batch, ...", keys={
         "model": Field("str", required=True, what="a catalogue name, or the path of a config.json or YAML file"),
@@ -110,8 +100,6 @@ def llm_section_schema():
 def read_llm_section(data: Any, file: str | None) -> dict:
     """The validated ``llm:`` section of a document (defaults filled in); a whole-number precision sets
     all three roles; ``model`` may be an inline mapping of Hugging Face keys."""
-    from zigzag.io.validation.schema import check_value, run_check
-
     if not isinstance(data, dict) or set(data) != {"llm"}:
         extra = sorted(set(data) - {"llm"}) if isinstance(data, dict) else []
         raise InputError(file, f"'{extra[0]}'" if extra else "top level",
@@ -148,16 +136,6 @@ def llm_workload_specs(workload: Any, file: str | None = None, overrides: dict |
     if isinstance(model, str) and base is not None and not Path(model).is_absolute() and _looks_like_path(model):
         model = str(Path(base) / model)
     return llm_layer_specs(model, file=file, **section)
-
-
-def build_workload(model: Any, mapping, **step):
-    """The :class:`~zigzag.workload.workload.Workload` of one step of ``model`` (as ``load_model_config``
-    takes it; ``step``: the fields of an ``llm:`` section) with its inference metadata; ``mapping``: a
-    mapping file or its entries."""
-    from zigzag.io.loaders import workload_from_specs
-
-    specs, inference = llm_layer_specs(model, **step)
-    return workload_from_specs(specs, mapping, inference=inference, file=step.get("file"))
 
 
 def model_files(workload: str | Path) -> list[str]:

@@ -8,12 +8,14 @@ Problems surface as one-line :class:`zigzag.errors.InputError`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches, warn_unmatched_entries
 from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.llm_workloads import llm_layer_specs, llm_workload_specs
 from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,
@@ -23,6 +25,7 @@ from zigzag.io.validation import (
 )
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
+from zigzag.workload.inference import Inference
 from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 
@@ -102,8 +105,6 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
         file = str(workload) if isinstance(workload, (str, Path)) else "<workload>"
         data = load_yaml(workload) if isinstance(workload, (str, Path)) else workload
         if _is_llm(workload, data):
-            from zigzag.io.llm_workloads import llm_workload_specs
-
             base = Path(workload).parent if isinstance(workload, (str, Path)) else None
             specs, inference = llm_workload_specs(data, file, base=base)
         else:
@@ -115,7 +116,6 @@ def _export_inference(workload, file: str):
     """The inference step an LLM export computes (None for a model without attention)."""
     from zigzag.io.onnx_operators import export_inference
     from zigzag.io.onnx_reading import load_model
-    from zigzag.workload.inference import Inference
 
     name = Path(workload).stem if isinstance(workload, (str, Path)) else None
     found = export_inference(load_model(workload, file), name)
@@ -160,3 +160,11 @@ def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: s
             where = f"layer {spec['id']} ({spec.get('name')})"
             raise InputError(file, where, f"{exc}; add a 'default' entry to the mapping file") from None
     return Workload(nodes, inference)
+
+
+def build_workload(model: Any, mapping, **step):
+    """The :class:`~zigzag.workload.workload.Workload` of one step of ``model`` (as ``load_model_config``
+    takes it; ``step``: the fields of an ``llm:`` section) with its inference metadata; ``mapping``: a
+    mapping file or its entries."""
+    specs, inference = llm_layer_specs(model, **step)
+    return workload_from_specs(specs, mapping, inference=inference, file=step.get("file"))

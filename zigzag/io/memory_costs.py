@@ -13,7 +13,11 @@ import logging
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.hardware.memory_costs.cacti import CactiInputProblem, request_for_memory
+from zigzag.hardware.memory_costs.cacti_build import INSTALL_HINT, CactiUnavailable
+from zigzag.hardware.memory_costs.extraction import CactiRunFailed, extract
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
+from zigzag.io.validation.accelerator import MEMORY_TYPES
 
 logger = logging.getLogger(__name__)
 
@@ -55,11 +59,6 @@ def memory_tables(accelerator: str | Path) -> list[str]:
 def _from_cacti(memories: dict, names: list[str], area_unit: str | None, file: str) -> None:
     # imported here: finding and running CACTI (package metadata, subprocesses, a thread pool) costs
     # every accelerator load ~40 ms of imports, and most files have no CACTI memory
-    from zigzag.hardware.memory_costs.cacti import CactiInputProblem, request_for_memory
-    from zigzag.hardware.memory_costs.cacti_build import INSTALL_HINT, CactiUnavailable
-    from zigzag.hardware.memory_costs.extraction import CactiRunFailed, extract
-
-    from zigzag.io.validation.accelerator import MEMORY_TYPES
 
     requests = []
     for name in names:

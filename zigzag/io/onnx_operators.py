@@ -26,6 +26,7 @@ import numpy as np
 from onnx import TensorProto
 
 from zigzag.io.onnx_attention import AttentionPlan, causal_split, plan_attention
+from zigzag.io.onnx_layers import _conv, _matmul_shapes, _Node, _pooling
 from zigzag.io.onnx_reading import precision_bits
 from zigzag.workload import operators as ops
 
@@ -62,13 +63,11 @@ class _State:
 
 
 def convert(model, file: str | None, causal_blocks: int, causal: bool | None) -> list[dict]:
-    """The layers of ``model`` (an ``onnx_import._Model``), see the module docstring."""
-    from zigzag.io import onnx_import as base
-
+    """The layers of ``model`` (an ``onnx_layers._Model``), see the module docstring."""
     graph = model.model.graph
     model.shapes.complete()
     plan = plan_attention(model, causal_blocks, causal)
-    reader = _Reader(model, base)
+    reader = _Reader(model)
     state = _State()
     for index, proto in enumerate(graph.node):
         node = reader.node(index, proto)
@@ -83,20 +82,19 @@ def convert(model, file: str | None, causal_blocks: int, causal: bool | None) ->
 class _Reader:
     """The single-core importer's node helpers, for the nodes that keep their ZigZag form."""
 
-    def __init__(self, model, base):
+    def __init__(self, model):
         self.model = model
-        self.base = base
         self.producers: dict[str, list[int]] = {}
 
     def node(self, index: int, proto):
         preds = [m for tensor in proto.input for m in self.producers.get(tensor, [])]
         for tensor in proto.output:
             self.producers.setdefault(tensor, []).append(index)
-        return self.base._Node(index, proto.name or f"Op{index}", proto, preds, self.producers)
+        return _Node(index, proto.name or f"Op{index}", proto, preds, self.producers)
 
     def window(self, node, state: _State) -> dict | None:
         """A convolution or pooling layer as the default import makes it, renumbered."""
-        convert = self.base._conv if "Conv" in node.proto.op_type else self.base._pooling
+        convert = _conv if "Conv" in node.proto.op_type else _pooling
         spec = convert(self.model, node)
         if spec is None:
             return None
@@ -118,7 +116,7 @@ class _Reader:
             shape = {"batch": out[0] or 1, "heads": heads, "groups": groups}
             reduction = self.model.shape(a, node)[-1]
         else:
-            ia, _ = self.base._matmul_shapes(self.model, node)
+            ia, _ = _matmul_shapes(self.model, node)
             rows, reduction = ia[-2], ia[-1]
             shape = {"batch": (ia[0] or 1) if len(ia) >= 3 else None,
                      "heads": ia[1] if len(ia) == 4 and ia[1] else None}

@@ -15,15 +15,14 @@ from functools import cache
 
 import yaml
 
-from zigzag.io.onnx_import import LAYER_FIELDS
+from zigzag.io.onnx_layers import LAYER_FIELDS
+from zigzag.workload.workload import DummyNode
 
 YAML_OPERATOR_TYPE = {"MatMul": "Gemm", "QLinearConv": "Conv", "Mul": "Add", "Sub": "Add"}
 
 
 def workload_nodes(workload) -> list[dict]:
     """The node dicts (as ``read_onnx`` gives them) of a parsed :class:`Workload`, in id order."""
-    from zigzag.workload.workload import DummyNode
-
     nodes = []
     for node in sorted(workload.graph.nodes, key=lambda n: n.id):
         if isinstance(node, DummyNode):

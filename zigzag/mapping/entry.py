@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 DEFAULT_MEMORY_OPERAND_LINKS = {"O": "O", "I": "I1", "W": "I2"}
@@ -81,8 +82,6 @@ def unmatched_entry_warnings(entry_names, node_names, operator_types) -> list[st
     """A warning line for every mapping entry that names no node and no operator type of the
     workload (nor any other ONNX operator type): no layer can use it, a typo most likely. Each
     line names the closest node names."""
-    import difflib
-
     nodes = list(dict.fromkeys(node_names))
     types = {t.lower() for t in operator_types}
     candidates = [n for n in entry_names

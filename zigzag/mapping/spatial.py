@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.search.reference_order import reference_set_order
+from zigzag.mapping.reference_order import reference_set_order
 from zigzag.workload.layer import Layer
 
 ArrayMapping = dict[str, dict[str, float]]

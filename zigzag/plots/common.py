@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -107,8 +108,6 @@ def _legend_outside(ax, *, title: str | None = None) -> None:
 
 def plot_message(path: str | Path, title: str, message: str) -> Path:
     """A figure holding only a title and a message, e.g. why an experiment has no results."""
-    import textwrap
-
     figure = _new_figure(6.0, 2.0, layout=None)
     figure.text(0.5, 0.7, title, ha="center", va="center", fontsize=11, weight="bold")
     figure.text(0.5, 0.35, textwrap.fill(message, 90), ha="center", va="center", fontsize=8)

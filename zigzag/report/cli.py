@@ -26,7 +26,7 @@ def add_report_command(sub) -> None:
                     "breakdown. The page works offline; plotly.js is copied beside it once per folder (packed as plotly.gz.js where no Gantt chart needs plotly.min.js).")
     report.add_argument("folder", metavar="DIR", help="results folder (e.g. results, results/stream, "
                                                       "results/hardware_sweeps/NAME or a zigzag sweep --output)")
-    from zigzag.cli import add_quiet
+    from zigzag.command_options import add_quiet
 
     add_quiet(report)
     report.set_defaults(func=cmd_report)
@@ -34,7 +34,7 @@ def add_report_command(sub) -> None:
 
 def register_step(command) -> None:
     """``zigzag step report``: the workflow's rule writing every report page of the results folder."""
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
 
     def cmd(args: argparse.Namespace) -> int:
         from zigzag.io.atomic import write_text_atomic

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.report.tables import columnar, describe_columns, objectives, read_table
+from zigzag.sweep.results import constraint_limits
 
 KINDS = ("experiments", "sweep", "multicore")
 #: the layers.csv columns of the per-layer "why" view (memory energies are found by name)
@@ -100,8 +101,6 @@ def _layers(folder: Path) -> list[dict] | None:
 
 
 def _sweep(folder: Path) -> dict:
-    from zigzag.sweep.results import constraint_limits
-
     columns, rows = read_table(folder / "variants.csv")
     description = {}
     if (folder / "sweep.json").exists():

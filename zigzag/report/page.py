@@ -7,6 +7,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.plots.plotlyjs import PLOTLY_FILE, PLOTLY_PACKED, ensure_plotly, ensure_plotly_packed
 from zigzag.report.gather import folder_kind, gather
@@ -57,8 +58,6 @@ def write_report(folder: str | Path, *, links: list[dict] | None = None) -> Path
 def write_reports(root: str | Path) -> list[Path]:
     """A report for ``root`` and for each results folder below it (``stream/``,
     ``hardware_sweeps/<name>/``); the root's page links to the others. Returns the pages written."""
-    from zigzag.errors import InputError
-
     root = Path(root)
     children = [p for p in [root / "stream", *sorted((root / "hardware_sweeps").glob("*"))]
                 if p.is_dir() and folder_kind(p)]

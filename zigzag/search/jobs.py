@@ -16,10 +16,14 @@ import hashlib
 import json
 import os
 
+from zigzag.io.accelerator_dict import accelerator_to_dict
+from zigzag.mapping.entry import MappingEntry
+from zigzag.workload.workload import build_layer
+
 #: The sources (relative to the package) whose code turns a job into its result: the cost model,
 #: the search, the hardware, workload and mapping types, and the job's and result's (de)serialisers.
 MODEL_SOURCES = ("cost", "search", "hardware", "workload", "mapping",
-                 "io/accelerator_dict.py", "io/results.py", "steps/jobs.py")
+                 "io/accelerator_dict.py", "io/results.py", "steps/job_runner.py")
 
 
 def model_version(package: str | os.PathLike | None = None, sources: tuple[str, ...] = MODEL_SOURCES) -> str:
@@ -56,8 +60,6 @@ KEYED_WHEN_SET = {"latency_model": "zigzag"}
 
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""
-    from zigzag.io.accelerator_dict import accelerator_to_dict
-
     values = {name: value for name, value in options.to_dict().items()
               if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]}
     return {
@@ -82,9 +84,6 @@ def job_key(job: dict) -> str:
 
 def layer_from_job(job: dict):
     """The job's layer (identity-free: id 0, the name it was first planned under)."""
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.workload.workload import build_layer
-
     signature = job["layer"]
     entry = MappingEntry.from_dict({**signature["mapping"], "name": "default"})
     name = job.get("layer_name", "layer")

@@ -9,16 +9,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from zigzag.cost import batched
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
 from zigzag.mapping import spatial as spatial_mapping
+from zigzag.search import batched
+from zigzag.search.batched.shared import build_table, score_table
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.options import SearchOptions
 from zigzag.search.reduce import keep_best
+from zigzag.search.salsa import salsa_search
 from zigzag.search.spatial_generator import generate_spatial_mappings
 from zigzag.workload.layer import Layer
 
@@ -42,7 +44,7 @@ def evaluate_spatial_mapping(
 ) -> tuple[CostResult, int]:
     """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
     ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
-    same cost-free key allocated (``zigzag.cost.batched.shared``; same result)."""
+    same cost-free key allocated (``zigzag.search.batched.shared``; same result)."""
     if shared is not None and options.temporal_mapping_search_engine != "salsa" and batched.batched_enabled():
         try:
             return _shared_search(layer, accelerator, array_mapping, options, shared)
@@ -52,8 +54,6 @@ def evaluate_spatial_mapping(
             pass  # the unshared path below decides between the batched and the scalar search
     fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
     if options.temporal_mapping_search_engine == "salsa":
-        from zigzag.search.salsa import salsa_search
-
         return salsa_search(layer, accelerator, array_mapping, fractional, integer, options)
     if batched.batched_enabled():
         try:
@@ -101,8 +101,6 @@ def evaluate_spatial_mapping(
 def _shared_search(layer, accelerator, array_mapping, options, shared):
     """The batched search through a shared candidate table (the spatial mapping converted once per
     table: the conversion reads the array, the served dimensions and the layer, never a cost)."""
-    from zigzag.cost.batched.shared import build_table, score_table
-
     tables, key = shared
     settings = dict(lpf_limit=options.lpf_limit, even=options.temporal_mapping_type == "even",
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
@@ -127,7 +125,7 @@ def search_layer(
     """The best evaluation of ``layer`` on ``accelerator`` under ``options``: on the MAC array, or
     for a vector layer on the accelerator's vector unit (docs/models/operators.md). ``shared``:
     ``(SharedCandidates, key)``, the key naming the layer job without its memory costs
-    (``zigzag.cost.batched.shared.cost_free_job``), to share candidates across such variants."""
+    (``zigzag.search.batched.shared.cost_free_job``), to share candidates across such variants."""
     unit = compute_unit(layer, accelerator)
     if unit == UNCOSTED:
         raise InputError(None, f"layer '{layer.name}'", f"its operation class '{layer.vector_op}' runs on no unit of "

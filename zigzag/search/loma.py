@@ -14,7 +14,7 @@ from typing import Iterator
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import LevelMapping, flat_unrollings
-from zigzag.search.allocator import AllocationFailed, MemoryAllocator, TemporalMapping
+from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner, TemporalMapping
 from zigzag.search.loop_factors import loop_prime_factors, nb_orderings, temporal_loop_sizes
 from zigzag.search.permutations import multiset_permutations, ordering_constraints, satisfies
 from zigzag.workload.layer import Layer
@@ -62,13 +62,13 @@ def temporal_mappings(
     show_progress: bool | None = None,
 ) -> Iterator[TemporalMapping]:
     """Every temporal mapping LOMA evaluates, in ZigZag's order."""
-    allocator = MemoryAllocator(layer, accelerator, spatial, even=even)
+    assigner = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
     temporal = layer_temporal_loops(layer, spatial)
     user_ordering = complete_user_ordering(layer, temporal)
     if user_ordering is not None:
         try:
-            yield allocator.allocate(user_ordering)
-        except AllocationFailed as exc:
+            yield assigner.assign(user_ordering)
+        except LevelAssignmentFailed as exc:
             raise InputError(
                 None,
                 f"mapping entry '{layer.mapping.name}'.temporal_ordering",
@@ -90,8 +90,8 @@ def temporal_mappings(
         if constraints and not satisfies(ordering, constraints):
             continue
         try:
-            mapping = allocator.allocate(list(ordering))
-        except AllocationFailed:
+            mapping = assigner.assign(list(ordering))
+        except LevelAssignmentFailed:
             continue
         found = True
         yield mapping
@@ -105,15 +105,15 @@ def no_fit_error(
 ) -> MappingError:
     """Why no loop ordering fits: the memory and operand most orderings (of a sample) overflow,
     with the bits they need and the bits the memory holds."""
-    allocator = MemoryAllocator(layer, accelerator, spatial, even=even)
+    assigner = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
     constraints, factors = ordering_factors(layer, layer_temporal_loops(layer, spatial), lpf_limit)
-    failures: dict[tuple[str, str], list[AllocationFailed]] = {}
+    failures: dict[tuple[str, str], list[LevelAssignmentFailed]] = {}
     for ordering in itertools.islice(multiset_permutations(factors), sample):
         if constraints and not satisfies(ordering, constraints):
             continue
         try:
-            allocator.allocate(list(ordering))
-        except AllocationFailed as exc:
+            assigner.assign(list(ordering))
+        except LevelAssignmentFailed as exc:
             failures.setdefault((exc.memory, exc.operands), []).append(exc)
     start = f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}"
     if not failures:

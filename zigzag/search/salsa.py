@@ -16,7 +16,7 @@ from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping.spatial import ArrayMapping, LevelMapping
-from zigzag.search.allocator import AllocationFailed, MemoryAllocator
+from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
 from zigzag.search.loma import layer_temporal_loops, no_fit_error
 from zigzag.search.loop_factors import loop_prime_factors
 from zigzag.search.options import SearchOptions
@@ -36,15 +36,15 @@ def salsa_search(
 ) -> tuple[CostResult, int]:
     """Best result found by annealing, and the number of evaluations made."""
     rng = np.random.default_rng(options.salsa_seed)
-    allocator = MemoryAllocator(layer, accelerator, fractional, even=options.temporal_mapping_type == "even")
+    assigner = MemoryLevelAssigner(layer, accelerator, fractional, even=options.temporal_mapping_type == "even")
     factors = loop_prime_factors(layer_temporal_loops(layer, fractional), None, pseudo_dim=layer.loop_dims[0])
     evaluations = 0
 
     def cost_of(ordering: list) -> CostResult | None:
         nonlocal evaluations
         try:
-            temporal = allocator.allocate(ordering)
-        except AllocationFailed:
+            temporal = assigner.assign(ordering)
+        except LevelAssignmentFailed:
             return None
         evaluations += 1
         return evaluate(

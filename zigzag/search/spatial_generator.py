@@ -11,7 +11,7 @@ docs/models/mapping-search.md#spatial-mappings. In short:
 4. the best ones are shrunk to fit the capacity of the innermost memories.
 
 Ties follow the reference's ``set`` iteration order, reproduced by
-:mod:`zigzag.search.reference_order`. Nothing here mutates the layer or the accelerator.
+:mod:`zigzag.mapping.reference_order`. Nothing here mutates the layer or the accelerator.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.mapping.spatial import ArrayMapping, utilization
 from zigzag.notes import warn_for_layer
-from zigzag.search.reference_order import reference_set_order, reference_set_pop
+from zigzag.mapping.reference_order import reference_set_order, reference_set_pop
 from zigzag.workload.layer import Layer
 
 logger = logging.getLogger(__name__)

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from zigzag.steps.logged import evaluate_logged, run_logged
+from zigzag.command_options import run_command
+from zigzag.notes import run_logged
+from zigzag.steps.logged import evaluate_logged
 
 
 def _recorder(args: argparse.Namespace, step: str, **context):
@@ -66,8 +69,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_stream_cost(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from zigzag.stream.cost_table import evaluate_job_file
 
     def action():
@@ -147,6 +148,13 @@ RECORD_HELP = ("on bad input or an unmappable layer, write a failure record to -
                "(the error line is printed all the same; see zigzag/steps/failures.py)")
 
 
+def main(argv: list[str]) -> int:
+    """``zigzag step ARGV...`` with the step commands' parser only (the job client runs steps so)."""
+    parser = argparse.ArgumentParser(prog="zigzag")
+    add_step_commands(parser.add_subparsers(dest="command", required=True))
+    return run_command(parser, ["step", *argv])
+
+
 def add_step_commands(subparsers) -> None:
     step = subparsers.add_parser("step", help="one step of the Snakemake workflow (used by its rules)")
     steps = step.add_subparsers(dest="step", required=True)
@@ -172,11 +180,12 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="parsed accelerator JSON to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("split", cmd_split, "write an experiment's layer jobs (one per distinct layer) and its plan")
+    sub = command("split", cmd_split, "write an experiment's plan: its layer jobs (one per distinct layer)")
     sub.add_argument("--experiment", required=True, help="the resolved experiment (JSON file)")
     sub.add_argument("--workload", required=True, help="parsed workload JSON")
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
-    sub.add_argument("--cache", required=True, help="content-addressed cache folder")
+    sub.add_argument("--cache", help="also store the jobs in this content-addressed cache folder (the workflow "
+                                     "copies them out of the plan instead)")
     sub.add_argument("--output", required=True, help="plan.json to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 

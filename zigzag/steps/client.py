@@ -66,9 +66,9 @@ def run_step(argv: list[str]) -> int:
         from zigzag.steps.evaluate import main as evaluate
 
         return evaluate(argv[1:])
-    from zigzag.cli import main as zigzag
+    from zigzag.steps.cli import main as step
 
-    return zigzag(["step", *argv])
+    return step(argv)
 
 
 def warm_enabled(environ) -> bool:

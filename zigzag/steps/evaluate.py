@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sys
 
+from zigzag.steps.logged import evaluate_logged
+
 
 def main(argv: list[str] | None = None) -> int:
-    from zigzag.steps.logged import evaluate_logged
-
     args = list(sys.argv[1:] if argv is None else argv)
     usage = "usage: python -m zigzag.steps.evaluate JOB --output RESULT [--log LOG] [--record-failure]"
     options = {"--output": None, "--log": None}

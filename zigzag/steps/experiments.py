@@ -8,12 +8,17 @@ A resolved experiment is a plain dict::
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import re
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.search.options import resolve_options
+from zigzag.io.atomic import write_text_if_changed
+from zigzag.io.tables import FIGURES, IDENTITY
+from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.steps.config_keys import check_unknown_keys
 
 FILE_KEYS = ("workload", "accelerator", "mapping")
 #: the workflow config's JSON schema (Snakefile validates against it too)
@@ -63,9 +68,6 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
 
 def read_parameters(parameters, where: str) -> dict:
     """An experiment's named parameters (columns of experiments.csv): name -> number or text."""
-    from zigzag.search.options import OPTION_BY_NAME
-    from zigzag.steps.tables import FIGURES, IDENTITY
-
     if parameters is None:
         return {}
     if not isinstance(parameters, dict):
@@ -107,16 +109,12 @@ def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, pa
     ``passed_dir``: a folder remembering the configs that passed (a file named by a hash of the
     config and the schema), so an unchanged config is not checked again at every ``snakemake``
     start (importing jsonschema alone takes 60 ms)."""
-    import hashlib
-    import json
-
     schema_text = Path(schema_path).read_text()
     key = hashlib.sha256(f"{json.dumps(config, sort_keys=True, default=str)}\0{schema_text}".encode()).hexdigest()[:32]
     stamp = Path(passed_dir) / key if passed_dir is not None else None
     if stamp is not None and stamp.exists():
         return
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.steps.config_keys import check_unknown_keys
 
     schema = load_yaml(schema_path)
     check_unknown_keys(config, schema)
@@ -185,9 +183,6 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
 
 def _input_id(stem: str, *parts) -> str:
     """A readable, file-name-safe id: the file stem and a short hash of what makes it distinct."""
-    import hashlib
-    import re
-
     digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8]
     return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
 
@@ -223,23 +218,17 @@ def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str,
 
 def experiment_spec_text(experiment: dict) -> str:
     """The resolved experiment as its jobs read it (the content of its spec file)."""
-    import json
-
     return json.dumps(experiment, sort_keys=True, indent=1) + "\n"
 
 
 def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     """Write the resolved experiment to ``folder/<name>.json`` for its jobs to read, only if its
     content changed: the file's time stamp then tells Snakemake exactly when to rerun them."""
-    from zigzag.io.atomic import write_text_if_changed
-
     return write_text_if_changed(Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment))
 
 
 def read_experiment_spec(path: str | Path) -> dict:
     """The resolved experiment written by :func:`write_experiment_spec`."""
-    import json
-
     try:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:

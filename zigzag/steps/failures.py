@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic
+from zigzag.io.tables import read_csv
 
 FAILED = "failed"
 
@@ -46,9 +48,6 @@ def failed_rows(rows: list[dict]) -> list[dict]:
 
 def check_experiments(experiments_csv: str | Path) -> str:
     """Fail (InputError) naming every failed experiment of ``experiments.csv``; else a one-line summary."""
-    from zigzag.errors import InputError
-    from zigzag.steps.tables import read_csv
-
     rows = read_csv(experiments_csv)
     failed = failed_rows(rows)
     if failed:

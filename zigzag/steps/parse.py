@@ -18,6 +18,11 @@ import json
 from pathlib import Path
 
 from zigzag.io.atomic import write_json_atomic
+from zigzag.mapping.entry import MappingEntry
+from zigzag.notes import collected_warnings
+from zigzag.workload.inference import Inference
+from zigzag.workload.layer import Layer
+from zigzag.workload.workload import DummyNode, Workload, build_layer
 
 #: changes when the parsed files' layout changes
 PARSED_FORMAT = 1
@@ -36,9 +41,6 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
     """Parse and validate a workload with its mapping; write the normalised workload file."""
     from zigzag.io.loaders import load_workload, validate_mapping
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.notes import collected_warnings
-    from zigzag.workload.layer import Layer
 
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
@@ -86,18 +88,12 @@ def read_parsed(path: str | Path) -> dict:
 
 def parsed_layers(document: dict) -> list:
     """The layers of a parsed workload, in processing order."""
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.workload.workload import build_layer
-
     by_id = {node["id"]: node for node in document["nodes"] if node["kind"] == "layer"}
     return [build_layer(by_id[i], [MappingEntry.from_dict(by_id[i]["mapping"])]) for i in document["processing_order"]]
 
 
 def parsed_workload(document: dict):
     """The parsed workload as a :class:`Workload` (layers, dependency-only nodes, inference metadata)."""
-    from zigzag.workload.inference import Inference
-    from zigzag.workload.workload import DummyNode, Workload
-
     layers = {layer.id: layer for layer in parsed_layers(document)}
     nodes = [layers[n["id"]] if n["kind"] == "layer"
              else DummyNode(n["id"], n["name"], n["type"], dict(n["operand_source"])) for n in document["nodes"]]

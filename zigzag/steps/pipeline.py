@@ -1,9 +1,10 @@
 """The workflow's per-experiment steps after parsing, in the order of ZigZag's stage list.
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
-  decide the accelerator each layer is searched on (trimmed per layer with data locality) and
-  write one *job* per distinct layer into the content-addressed cache (``zigzag.search.jobs``),
-  plus the experiment's ``plan.json`` (layer -> key, inputs' SHA-256, versions).
+  decide the accelerator each layer is searched on (trimmed per layer with data locality); write
+  the experiment's ``plan.json`` (layer -> key, one *job* per distinct layer, inputs' SHA-256,
+  versions). The workflow's ``layer_job`` rule copies each job into the content-addressed cache
+  (:func:`write_plan_job`, ``zigzag.search.jobs``).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
 * :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
@@ -18,21 +19,30 @@ import json
 from pathlib import Path
 
 from zigzag import __version__
+from zigzag.cost.json_forms import complete_json
+from zigzag.cost.result import CostResult, sum_results
+from zigzag.errors import InputError
+from zigzag.io import tables
+from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job, read_job_result
+from zigzag.io.results import file_stem, summary
+from zigzag.io.validation import check_mapping_fits_accelerator
+from zigzag.mapping.entry import MappingEntry
+from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
+from zigzag.search.jobs import read_job_result
+from zigzag.search.network import NetworkResult
+from zigzag.search.options import SearchOptions
+from zigzag.steps.failures import failure_in, read_failure
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
+from zigzag.tokens import per_token_figures
+from zigzag.workload.workload import build_layer
+from zigzag.search.network import plan_network
 
 
 def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: str | Path,
-                 cache: str | Path, plan_path: str | Path) -> dict:
-    """Write the experiment's layer jobs (those not in the cache yet) and its plan; returns the plan."""
-    from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.validation import check_mapping_fits_accelerator
-    from zigzag.search.network import plan_network
-    from zigzag.search.options import SearchOptions
-    from zigzag.steps.failures import failure_in
-
-    cache = Path(cache)
+                 cache: str | Path | None, plan_path: str | Path) -> dict:
+    """Write the experiment's plan, which holds its layer jobs; returns the plan. With a ``cache``
+    folder (runs outside the workflow) the jobs not in it yet are also stored there."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
     if inherited is not None:  # parsing failed: pass its record on
@@ -48,13 +58,11 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         network = plan_network(workload.layers, accelerator, options, workload=workload)
     else:
         network = plan_network(parsed_layers(workload_doc), accelerator, options)
-    entries = []
+    entries, jobs = [], {}
     for layer, layer_accelerator in network.layers:
         job = layer_job(layer, layer_accelerator, options)
         key = job_key(job)
-        job_path = cache / "jobs" / f"{key}.json"
-        if not job_path.exists():
-            write_json_atomic(job_path, {**job, "label": experiment["name"], "layer_name": layer.name})
+        jobs.setdefault(key, {**job, "label": experiment["name"], "layer_name": layer.name})
         entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
                         "spec": layer.to_spec()})
     note = network.note
@@ -71,11 +79,29 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         "notes": workload_doc.get("notes", []) + ([note] if note else []),
         "layers": entries,
         "uncosted": uncosted,
+        "jobs": jobs,  # key -> job file, the label naming this experiment
     }
     if workload_doc.get("inference"):  # an LLM step: its per-token figures are computed by save
         plan["inference"] = workload_doc["inference"]
     write_json_atomic(plan_path, plan)
+    if cache is not None:
+        for key, job in jobs.items():
+            if not job_file(cache, key).exists():
+                write_json_atomic(job_file(cache, key), job)
     return plan
+
+
+def job_file(cache: str | Path, key: str) -> Path:
+    """Where the cache keeps layer job ``key``."""
+    return Path(cache) / "jobs" / f"{key}.json"
+
+
+def write_plan_job(plan_path: str | Path, key: str, out_path: str | Path) -> None:
+    """Write job ``key`` of a plan (single-core or multi-core) as its job file."""
+    job = json.loads(Path(plan_path).read_text()).get("jobs", {}).get(key)
+    if job is None:
+        raise InputError(str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again")
+    write_json_atomic(out_path, job)
 
 
 def plan_keys(plan_path: str | Path) -> list[str]:
@@ -104,10 +130,6 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
 def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Path) -> dict:
     """Gather the experiment's layer results and their network sum into ``results.json``; an
     experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
-    from zigzag.cost.result import sum_results
-    from zigzag.io.results import summary
-    from zigzag.steps.failures import read_failure
-
     plan = json.loads(Path(plan_path).read_text())
     failed = plan.get("failed") or next(
         filter(None, (read_failure(Path(cache) / "results" / f"{key}.json") for key in plan_keys(plan_path))), None)
@@ -132,9 +154,6 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
 
 def read_results(path: str | Path) -> tuple[dict, list]:
     """A ``results.json`` and its (layer entry, CostResult) pairs."""
-    from zigzag.cost.result import CostResult
-    from zigzag.errors import InputError
-
     try:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -145,8 +164,6 @@ def read_results(path: str | Path) -> tuple[dict, list]:
 def save_failed_experiment(document: dict, out_dir: Path) -> dict:
     """The outputs of ``save`` for an experiment that did not run: its row (status ``failed``,
     the reason), empty layer tables, and its summary and experiment files with the failure."""
-    from zigzag.steps import tables
-
     experiment = document["experiment"]
     row = tables.failed_experiment_row(experiment, document["failed"])
     tables.write_csv(out_dir / "summary.csv", [row])
@@ -165,13 +182,6 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
                     float_format: str = "%.10g") -> dict:
     """Write summary.json, summary.csv, layers.csv (and its HTML view), memory_levels.csv,
     layers/<layer>.json and experiment.json from ``results.json``; returns the summary."""
-    from zigzag.cost.result import sum_results
-    from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.results import complete_json, file_stem
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.steps import tables
-    from zigzag.workload.workload import build_layer
-
     out_dir = Path(out_dir)
     document, rows = read_results(results_path)
     experiment = document["experiment"]
@@ -180,7 +190,7 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     accelerators, layers = {}, []
     for entry, result in rows:
         if entry["key"] not in accelerators:
-            job = json.loads((Path(cache) / "jobs" / f"{entry['key']}.json").read_text())
+            job = json.loads(job_file(cache, entry["key"]).read_text())
             accelerators[entry["key"]] = accelerator_from_dict(job["accelerator"])
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
         layers.append((layer, accelerators[entry["key"]]))
@@ -214,10 +224,6 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
 def _per_token(document: dict, layers: list, results: list) -> dict:
     """The per-token figures of an LLM step's experiment (docs/models/per-token.md; in cycles: the
     workflow's experiments have no clock)."""
-    from zigzag.cost.result import sum_results
-    from zigzag.search.network import NetworkResult
-    from zigzag.tokens import per_token_figures
-
     pairs = [(layer, result) for (layer, _), result in zip(layers, results)]
     network = NetworkResult(pairs, sum_results(results), {layer.id: acc for layer, acc in layers},
                             document["total"].get("uncosted_layers", []), inference=document["inference"])
@@ -227,8 +233,6 @@ def _per_token(document: dict, layers: list, results: list) -> dict:
 def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) -> str:
     """``experiments.csv`` (and its HTML view), ``layers.csv`` and ``memory_levels.csv`` of all
     experiments (the saved per-experiment tables, concatenated); returns a one-line description."""
-    from zigzag.steps import tables
-
     out_dir = Path(out_dir)
     summaries, layers, levels = [], [], []
     for folder in map(Path, experiment_dirs):

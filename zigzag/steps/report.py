@@ -14,6 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.accelerator_dict import accelerator_from_dict
+from zigzag.io.atomic import write_text_atomic
+from zigzag.plots.loop_nest import loop_nest_text
+from zigzag.steps.parse import read_parsed
+from zigzag.steps.pipeline import read_results
 
 #: plot formats the report steps accept (matplotlib writes them without extra packages)
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -31,10 +36,7 @@ def _check_format(plot_format: str) -> str:
 
 def plot_experiment(results_json: str | Path, out_dir: str | Path, plot_format: str = "png") -> dict[str, Path]:
     """Write an experiment's per-layer figure and loop nests into ``out_dir``; returns {kind: path}."""
-    from zigzag.io.atomic import write_text_atomic
     from zigzag.plots.breakdowns import plot_layer_breakdowns
-    from zigzag.plots.loop_nest import loop_nest_text
-    from zigzag.steps.pipeline import read_results
 
     fmt = _check_format(plot_format)
     out_dir = Path(out_dir)
@@ -62,13 +64,10 @@ def plot_experiment(results_json: str | Path, out_dir: str | Path, plot_format: 
 def plot_accelerator(accelerator: str | Path, out_path: str | Path) -> Path:
     """Draw the memory hierarchy of a parsed accelerator (JSON from ``parse_accelerator``) or of
     an accelerator YAML file."""
-    from zigzag.io.accelerator_dict import accelerator_from_dict
     from zigzag.plots.memory import plot_memory_hierarchy
 
     path = Path(accelerator)
     if path.suffix == ".json":
-        from zigzag.steps.parse import read_parsed
-
         document = read_parsed(path)
         if "failed" in document:  # parsing failed: the figure says why
             from zigzag.plots.common import plot_message
@@ -90,7 +89,6 @@ def plot_comparison(experiments_csv: str | Path, out_path: str | Path, pareto_cs
     """
     import pandas as pd
 
-    from zigzag.io.atomic import write_text_atomic
     from zigzag.plots.comparison import pareto_fronts, plot_pareto_per_workload
 
     experiments_csv = Path(experiments_csv)

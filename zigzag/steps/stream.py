@@ -2,7 +2,7 @@
 
 A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
-distinct (CN shape, core) cost-table keys; job files for those not cached yet) → one
+distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
 ``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
 trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
@@ -18,8 +18,14 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.steps.experiments import check_experiment_name
-from zigzag.steps.logged import run_logged
+from zigzag.io.tables import csv_text, html_table
+from zigzag.notes import add_notes, collected_warnings, run_logged
+from zigzag.search.options import SearchOptions
+from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
+from zigzag.stream.plots import plot_front, plot_run
+from zigzag.stream.plots.results import metrics_png, pareto_png
+from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
+from zigzag.stream.schedule.scheduler import schedule as run_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +98,7 @@ def _clock_ghz(exp: dict, where: str) -> float | None:
 
 def core_files(accelerator: str | Path) -> list[str]:
     """The accelerator file and every core file it uses (the files a change in reruns the costs)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(accelerator)
     return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
@@ -105,7 +111,6 @@ def _stacks(exp: dict):
 
 
 def split(exp: dict, output: str | Path) -> str:
-    from zigzag.notes import collected_warnings
     from zigzag.stream.cn_graph import save_cn_graph
     from zigzag.stream.inputs import cn_graph_from_files
 
@@ -119,9 +124,8 @@ def split(exp: dict, output: str | Path) -> str:
 
 
 def _table(exp: dict, cache: str | Path):
-    from zigzag.search.options import SearchOptions
     from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(exp["accelerator"])
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]),
@@ -130,11 +134,11 @@ def _table(exp: dict, cache: str | Path):
 
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Write ``output``: every cost-table key the experiment needs; job files for the uncached ones."""
+    """Write ``output``: every cost-table key the experiment needs, and the jobs of the uncached
+    ones (the workflow's ``stream_cost_job`` rule copies each into the cache)."""
+    from zigzag.stream.allocation.genes import allocation_genes
     from zigzag.stream.cn_graph import load_cn_graph
     from zigzag.stream.schedule.costs import node_key
-
-    from zigzag.stream.allocation.genes import allocation_genes
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -147,9 +151,9 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     keyed = [(node_key(graph, r), core) for r, core in pairs]
     core_of = {table.key(node, core): core for node, core in reversed(keyed)}  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
-    new = table.plan(keyed)
+    new = table.planned_jobs(keyed, experiment=exp["name"])
     write_json_atomic(output, {"experiment": exp["name"], "keys": keys, "cores": [core_of[k] for k in keys],
-                               "to_compute": new})
+                               "to_compute": list(new), "jobs": new})
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
 
 
@@ -160,11 +164,9 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Schedule the experiment's CN graph with the cached cost entries; write the run folder
     (its summary.json with the notes saved with the graph)."""
-    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
-    from zigzag.stream.schedule.scheduler import schedule as run_schedule
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -181,21 +183,20 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
 def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
     """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
     with the experiment's ``clock_ghz``, else the accelerator file's)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
-    from zigzag.stream.tokens import accelerator_clock
+    from zigzag.stream.schedule.tokens import accelerator_clock
 
     if exp.get("clock_ghz") is not None:
         clock = exp["clock_ghz"]
     else:
         clock = accelerator_clock(hardware or load_multicore_accelerator(exp["accelerator"]))
-    write_token_figures(result, exp["workload"], output, {i: info.type for i, info in graph.layers.items()}, clock)
+    write_token_figures(result, exp["workload"], output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
     """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
     (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
-    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.search import search_allocation
 
     opts = exp["search"]
@@ -216,7 +217,6 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
 def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) -> str:
     """Allocate the experiment's layers by constraint optimisation (cached cost entries) and schedule
     the allocation; write the run folder (``allocation.yaml``, ``co_slots.csv``, summary, schedule, trace)."""
-    from zigzag.notes import add_notes, collected_warnings
     from zigzag.stream.allocation.optimize import optimize_co
 
     opts = exp["search"]
@@ -236,11 +236,6 @@ def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) ->
 def results(items: list[str], table: str | Path, html: str | Path, pareto: str | Path, metrics: str | Path) -> str:
     """The multi-core results of several runs (``EXPERIMENT_SPEC=RUN_FOLDER`` items): the table
     (CSV and HTML, Pareto flags per workload over latency, energy and area) and its two figures."""
-    from zigzag.steps.experiments import read_experiment_spec
-    from zigzag.steps.tables import csv_text, html_table
-    from zigzag.stream.plots.results import metrics_png, pareto_png
-    from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
-
     summaries = []
     for item in items:
         spec, _, folder = item.partition("=")
@@ -263,8 +258,6 @@ def results(items: list[str], table: str | Path, html: str | Path, pareto: str |
 
 
 def _experiment(args) -> dict:
-    from zigzag.steps.experiments import read_experiment_spec
-
     return read_experiment_spec(args.experiment)
 
 
@@ -286,15 +279,11 @@ def register(command) -> None:
         return run_logged(args.log, lambda: constraint_optimisation(_experiment(args), args.cache, args.output))
 
     def cmd_plot(args):
-        from zigzag.stream.plots import plot_run
-
         return run_logged(args.log, lambda: "written: " + ", ".join(
             p.name for p in plot_run(args.run, args.output, args.format, args.name, pareto=not args.no_pareto,
                                      plotly_js=args.plotly_js)))
 
     def cmd_pareto(args):
-        from zigzag.stream.plots import plot_front
-
         return run_logged(args.log, lambda: f"written: {plot_front(args.run, args.output, args.name)}")
 
     def cmd_results(args):
@@ -303,7 +292,7 @@ def register(command) -> None:
     sub = command("stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)")
     sub.add_argument("--experiment", required=True, help="the stream experiment (JSON file)")
     sub.add_argument("--output", required=True, help="cn_graph.npz to write")
-    sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment; jobs for the uncached")
+    sub = command("stream-plan", cmd_plan, "multi-core: the cost-table keys of an experiment, jobs of the uncached")
     sub.add_argument("--experiment", required=True)
     sub.add_argument("--graph", required=True, help="cn_graph.npz")
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")

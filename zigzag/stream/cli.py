@@ -23,7 +23,7 @@ from zigzag.stream.plots.cli import add_plot_command, plot_after_run
 
 def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``stream`` command group on the top-level parser."""
-    from zigzag.cli import add_quiet
+    from zigzag.command_options import add_quiet
 
     stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
                             description="Multi-core (Stream) commands.")
@@ -220,13 +220,13 @@ def _check_clock(args: argparse.Namespace, command: str) -> None:
 
 def _write_tokens(args: argparse.Namespace, result, graph) -> None:
     """A searched allocation's per-token figures into its summary.json (a transformer step)."""
-    from zigzag.stream.hardware import load_multicore_accelerator
+    from zigzag.stream.topology import load_multicore_accelerator
     from zigzag.stream.schedule.run import write_token_figures
-    from zigzag.stream.tokens import accelerator_clock
+    from zigzag.stream.schedule.tokens import accelerator_clock
 
     clock = args.clock_ghz if args.clock_ghz is not None else \
         accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
-    write_token_figures(result, args.workload, args.output, {i: info.type for i, info in graph.layers.items()}, clock)
+    write_token_figures(result, args.workload, args.output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
 
 
 def _print_tokens(output: str) -> None:

@@ -11,7 +11,7 @@ Indexing: CN ``i`` (``0 <= i < len(graph)``) is sorted by ``(layer, sub id)``; e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -41,6 +41,9 @@ class LayerInfo:
     relevant dims (``IX``/``IY``), ``zigzag_operand_bits`` ZigZag's operand sizes of one CN
     (pr dims clamped to the input, ``O`` at partial-sum precision: used for capacity checks),
     ``cn_layer_spec`` the workload-YAML form of one CN as a single-core layer.
+    ``constant_operands`` are the operands fetched from where constants live: the layer's own, then
+    its ``cache_operands`` (operand -> share of its elements that are a decode step's past KV cache,
+    read from where the cache lives; the rest, the new token, comes from the operand's source).
     """
 
     id: int
@@ -63,6 +66,7 @@ class LayerInfo:
     base_priority: dict[str, int]
     zigzag_operand_bits: dict[str, int]
     cn_layer_spec: dict
+    cache_operands: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -331,7 +335,7 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
         span=dict(c.span),
         operand_dims=dict(layer.operand_dims),
         precision=dict(layer.precision),
-        constant_operands=tuple(slayer.constant_operands),
+        constant_operands=tuple(slayer.fetched_operands),
         input_operand_source=dict(slayer.input_operand_source),
         core_allocation=tuple(slayer.mapping.core_allocation),
         core_allocation_is_fixed=slayer.mapping.core_allocation_is_fixed,
@@ -342,6 +346,7 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
         base_priority=dict(c.base_priority),
         zigzag_operand_bits={op: c.cn_layer.operand_size_bit(op) for op in layer.operand_dims},
         cn_layer_spec=spec,
+        cache_operands={entry[0]: entry[1] for entry in slayer.cache_operands},
     )
 
 

@@ -25,14 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from zigzag.cost.model import analyse
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.mapping.entry import MappingEntry
+from zigzag.search.jobs import job_key, layer_from_job, layer_job, model_version
+from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
-from zigzag.search.jobs import job_key, layer_from_job, layer_job
 from zigzag.stream.offchip import (
     FOUR_WAY,
     offchip_bandwidth,
@@ -41,16 +43,14 @@ from zigzag.stream.offchip import (
     with_dram_level,
 )
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 if TYPE_CHECKING:
     from zigzag.stream.hardware import Core
 
-#: Bump when the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
-#: bandwidth) changes; the single-core model's version (a hash of its source) is inside the job.
-STREAM_COST_VERSION = 1
-
-#: Stream's (only) operand links.
-STREAM_LINKS = {"O": "O", "I": "I1", "W": "I2"}
+#: The version of the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
+#: bandwidth): a hash of the modules computing it, as the single-core model's version inside the job.
+STREAM_COST_VERSION = model_version(sources=("stream/cost_table.py", "stream/offchip.py"))
 
 _Pairs = tuple[tuple[str, int], ...]
 
@@ -88,7 +88,7 @@ class NodeKey:
         entry = MappingEntry(
             name="default",
             spatial_mapping=None if spatial is None else dict(spatial),
-            memory_operand_links=dict(STREAM_LINKS),
+            memory_operand_links=dict(STREAM_MEMORY_OPERAND_LINKS),
         )
         return Layer(
             id=0,
@@ -249,9 +249,6 @@ def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, 
 def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None = None) -> CostEntry:
     """Search a job's CN on its core and derive Stream's figures (docs/models/multi-core.md#cost-table);
     ``layer_name`` names the CN's layer in the search's warnings."""
-    from zigzag.cost.model import analyse
-    from zigzag.search.layer_search import search_layer
-
     layer = layer_from_job({**job, "layer_name": layer_name or "CN"})
     hardware = accelerator_from_dict(job["accelerator"])
     options = SearchOptions(**job["options"])
@@ -310,7 +307,8 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
         job = json.loads(Path(job_file).read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise InputError(job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table") from None
-    job.pop("label", None)
+    for name in ("label", "experiment"):
+        job.pop(name, None)
     layer_name = job.pop("layer_name", None)
     entry = evaluate_cost_job(job, layer_name=layer_name)
     write_json_atomic(out_file, entry.to_dict())
@@ -402,19 +400,27 @@ class CostTable:
         """The entries of several (node, core id) pairs (computed once per distinct key)."""
         return [self.entry(node, core_id) for node, core_id in pairs]
 
-    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
-        """Write the job file of every (node, core id) pair not cached yet (for one step per job,
-        ``zigzag step stream-cost``); returns their distinct keys, in order."""
+    def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]], **extra) -> dict[str, dict]:
+        """key -> job file (with ``extra`` fields, outside the key) of every (node, core id) pair
+        not cached yet, for one step per job (``zigzag step stream-cost``), in order."""
         if self.cache is None:
             raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
-        keys = []
+        jobs = {}
         for node, core_id in pairs:
             key = self.key(node, core_id)
-            if key not in keys and key not in self._entries and not entry_path(self.cache, key).exists():
-                write_job(self.cache, self.job(node, core_id), label=f"CN on core {core_id}",
-                          layer_name=node.layer_name)
-                keys.append(key)
-        return keys
+            if key not in jobs and key not in self._entries and not entry_path(self.cache, key).exists():
+                jobs[key] = {**self.job(node, core_id), "label": f"CN on core {core_id}",
+                             "layer_name": node.layer_name, **extra}
+        return jobs
+
+    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
+        """Store the job file of every (node, core id) pair not cached yet in the cache; returns
+        their distinct keys, in order."""
+        jobs = self.planned_jobs(pairs)
+        for key, job in jobs.items():
+            if not job_path(self.cache, key).exists():
+                write_json_atomic(job_path(self.cache, key), job)
+        return list(jobs)
 
     def _core(self, core_id: int) -> Accelerator:
         try:

@@ -23,7 +23,7 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import LegacyPorts
 from zigzag.io.stream_links import ANY
 
-__all__ = ["ANY", "Core", "Link", "MultiCoreAccelerator", "TopMemory", "load_multicore_accelerator"]
+__all__ = ["ANY", "Core", "Link", "MultiCoreAccelerator", "TopMemory"]
 
 
 @dataclass(frozen=True)
@@ -252,11 +252,3 @@ def _link_dict(link: Link) -> dict[str, Any]:
     return {"id": link.id, "sender": link.sender, "receiver": link.receiver, "bandwidth": link.bandwidth,
             "unit_energy_cost": link.unit_energy_cost, "bidirectional": link.bidirectional,
             "edges": [list(e) for e in link.edges]}
-
-
-def load_multicore_accelerator(path, cwd=None) -> MultiCoreAccelerator:
-    """Read, validate and build a multi-core accelerator YAML file (see `zigzag.io.stream_hardware`);
-    `cwd` is where Stream's own core-file rule starts (default: the working directory)."""
-    from zigzag.stream.topology import load_multicore_accelerator as load
-
-    return load(path, cwd)

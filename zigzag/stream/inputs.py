@@ -12,7 +12,8 @@ from pathlib import Path
 import onnx
 
 from zigzag.stream.cn_graph import CNGraph, build_cn_graph
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.mapping import StreamMapping, load_stream_mapping
 from zigzag.stream.splitting import split_layers, weight_split_factors
 from zigzag.stream.tiling import SeedTiling

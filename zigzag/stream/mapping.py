@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.io.yaml_files import load_yaml
+from zigzag.stream.roles import follow_cores
 
 TILING_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+|all|\*)$")
 SPATIAL_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+)$")
@@ -110,12 +110,12 @@ def load_stream_mapping(path: str | Path, accelerator=None) -> StreamMapping:
     With ``accelerator`` (the multi-core file's path, its YAML document, or a loaded
     ``MultiCoreAccelerator``), core roles (``mesh``, ``mesh[i]``, ``compute``, ...) and tiling
     expressions (``n_cores``, ``rows``, ``cols``) are resolved against it (``zigzag.stream.roles``)."""
+    from zigzag.io.yaml_files import load_yaml  # lazy: YAML stays out of `zigzag --help`
+
     file = str(path)
     data = load_yaml(path)
     document = accelerator_document(accelerator)
     if document is not None:
-        from zigzag.stream.roles import follow_cores
-
         data = follow_cores(data, document, file=file)
     return parse_stream_mapping(data, file)
 
@@ -127,6 +127,8 @@ def accelerator_document(accelerator) -> dict | None:
     path = getattr(accelerator, "file", accelerator)
     if not path or not Path(str(path)).is_file():
         return None
+    from zigzag.io.yaml_files import load_yaml
+
     document = load_yaml(path)
     return document if isinstance(document, dict) else None
 

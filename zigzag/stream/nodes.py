@@ -103,15 +103,18 @@ def generate_cns(tiled: TiledLayer) -> LayerCNs:
         final &= stop[:, dims.index(dim)] >= tiled.sizes[dim]
 
     tensor_bits, tensor_key = {}, {}
+    cache = {entry[0]: entry[1:] for entry in slayer.cache_operands}
     for op, op_dims in layer.operand_dims.items():
         precision = layer.final_output_precision if op == layer.output else layer.precision[op]
         cols = [dims.index(d) for d in op_dims]
         extent = stop[:, cols] - start[:, cols]
         tensor_bits[op] = np.prod(extent, axis=1, dtype=np.int64) * precision
+        if op in cache:  # the past cache's part of the operand: what is fetched
+            tensor_bits[op] = _cache_bits(op_dims, start[:, cols], stop[:, cols], precision, *cache[op])
         boxes = np.concatenate([start[:, cols], stop[:, cols]], axis=1)
         tensor_key[op] = _first_seen_ids(boxes)
     base_priority = {
-        op: math.prod(f for d, f in loops if d in layer.irrelevant[op]) for op in slayer.constant_operands
+        op: math.prod(f for d, f in loops if d in layer.irrelevant[op]) for op in slayer.fetched_operands
     }
     cn_layer = replace(layer, loop_sizes=dict(span))
     produced = int(cn_layer.operand_size_elem(layer.output) * layer.final_output_precision)
@@ -175,3 +178,18 @@ def _cores(tiled: TiledLayer, group: np.ndarray) -> np.ndarray:
     if len(entry.core_allocation) == 1:
         return np.full(len(group), entry.core_allocation[0], dtype=np.int64)
     return np.full(len(group), -1, dtype=np.int64)
+
+
+def _cache_bits(op_dims, start: np.ndarray, stop: np.ndarray, precision: int, share: float, token_dim: str,
+                past: int, total: int) -> np.ndarray:
+    """Bits of the past KV cache in each CN's range of an operand reading it: the range's tokens
+    before ``past`` (of ``total``) along ``token_dim``, times the cache's share of the other dims
+    (below 1 with grouped-query heads); the range's elements times ``share`` when the token dim is
+    not known."""
+    extent = np.maximum(stop - start, 0)
+    if not token_dim:
+        return np.round(np.prod(extent, axis=1) * precision * share).astype(np.int64)
+    j = op_dims.index(token_dim)
+    tokens = np.clip(stop[:, j], 0, past) - np.clip(start[:, j], 0, past)
+    other = np.prod(np.delete(extent, j, axis=1), axis=1)
+    return np.round(other * tokens * precision * (share * total / past)).astype(np.int64)

@@ -25,6 +25,7 @@ from zigzag.cost.model import CPO, CostDetail, reduce_balanced
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator, Memory
 from zigzag.workload.layer import Layer
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 #: Stream's four directions of an off-chip bandwidth need, in its order.
 FOUR_WAY = ("rd_out_to_low", "wr_in_by_low", "rd_out_to_high", "wr_in_by_high")
@@ -183,3 +184,15 @@ def streamed_bits(result, operands: tuple[str, ...], dram: Memory) -> tuple[tupl
         write = words["fl"] * (dram.bandwidth_max(m, "fl") or 0) + words["fh"] * (dram.bandwidth_max(m, "fh") or 0)
         out.append((float(read), float(write)))
     return tuple(out)
+
+
+def cache_read_share(cost, cache_operands: Mapping[str, float]):
+    """``cost`` (a ``CNCost``) with the DRAM reads of its streamed KV-cache operands scaled to the
+    past cache's share of the operand (``LayerInfo.cache_operands``): the cost model streams the
+    whole operand, appended token and repeated grouped-query heads included, but only the past
+    cache is read from where it lives."""
+    share = {STREAM_MEMORY_OPERAND_LINKS[op]: value for op, value in cache_operands.items()}
+    if not share or not cost.dram_bits or not share.keys() & set(cost.too_large):
+        return cost
+    bits = tuple((read * share.get(m, 1.0), write) for m, (read, write) in zip(cost.too_large, cost.dram_bits))
+    return dataclasses.replace(cost, dram_bits=bits)

@@ -17,10 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zigzag.cost.array import TO_UM2, accelerator_area_um2
 from zigzag.errors import InputError
 from zigzag.multiobjective.pareto import front_indices
-from zigzag.stream.tokens import TABLE_COLUMNS as TOKEN_COLUMNS
-from zigzag.stream.tokens import token_columns
+from zigzag.stream.roles import compute_core_ids, core_labels
+from zigzag.stream.schedule.trace import load_trace
+from zigzag.stream.schedule.tokens import TABLE_COLUMNS as TOKEN_COLUMNS
+from zigzag.stream.schedule.tokens import token_columns
 
 #: the summary's energy terms (pJ), as table columns
 ENERGY_TERMS = {
@@ -62,7 +65,7 @@ class RunSummary:
     dram: tuple[tuple[str, float], ...]  # (column, bits) in DRAM_COLUMNS order
     cns: int = 0
     clock_ghz: float | None = None
-    #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.tokens.token_columns``)
+    #: a transformer step's per-token columns ((column, value), ...; ``zigzag.stream.schedule.tokens.token_columns``)
     tokens: tuple[tuple[str, Any], ...] = ()
     #: bits the busiest DRAM link moves over what it can carry in the schedule (above 1: not reachable)
     dram_link_demand: float | None = None
@@ -71,8 +74,6 @@ class RunSummary:
 
 def core_area(core) -> float | None:
     """Area of one core in µm², as `zigzag run` gives it for the core's file (memories x instances)."""
-    from zigzag.cost.array import accelerator_area_um2
-
     return accelerator_area_um2(core.accelerator)
 
 
@@ -100,15 +101,13 @@ def multicore_area_um2(accelerator) -> tuple[float | None, float]:
 
 
 def _to_um2(chip) -> float:
-    from zigzag.cost.array import TO_UM2
-
     return TO_UM2.get(chip.area_unit, 1.0)
 
 
 def run_summary(result, accelerator, document: dict, tokens: dict | None = None, **identity) -> RunSummary:
     """The :class:`RunSummary` of a schedule in memory (``result``: a ``ScheduleResult``) on
     ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles; ``tokens``:
-    its per-token figures (``zigzag.stream.tokens.token_figures``) when it is a transformer step."""
+    its per-token figures (``zigzag.stream.schedule.tokens.token_figures``) when it is a transformer step."""
     problem = result.problem
     busy = [(int(core), float(end - start)) for core, start, end in zip(problem.core, result.start, result.end)]
     check = result.dram_link_check()
@@ -122,8 +121,7 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
                   clock_ghz: float | None = None, cwd: str | None = None) -> RunSummary:
     """The :class:`RunSummary` of the run folder ``folder`` scheduled on the ``accelerator`` file."""
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.stream.hardware import load_multicore_accelerator
-    from zigzag.stream.schedule.trace import load_trace
+    from zigzag.stream.topology import load_multicore_accelerator
 
     folder = Path(folder)
     try:
@@ -151,8 +149,6 @@ def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tupl
              accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
              mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None,
              tokens: tuple[tuple[str, Any], ...] = (), link: tuple = (None, "zigzag")) -> RunSummary:
-    from zigzag.stream.roles import compute_core_ids, core_labels
-
     labels = core_labels(document)
     compute = set(compute_core_ids(document))
     cycles = {core.id: 0.0 for core in accelerator.compute_cores}

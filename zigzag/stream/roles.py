@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.variants import expressions
 
 _MESH_ROLES = ("pooling_core", "simd_core")
 #: ``role[i]``: the i-th core of a role, counted round its cores (i modulo their number)
@@ -127,8 +128,6 @@ def _cores(value: Any, roles: dict, file: str, where: str) -> Any:
 
 
 def _tiling(value: Any, names: dict, file: str, where: str) -> Any:
-    from zigzag.variants import expressions
-
     items = value if isinstance(value, list) else [value]
     if len(items) % 2 == 0 and items and all(isinstance(v, (str, int)) and "," not in str(v) for v in items):
         items = [f"{items[i]}, {items[i + 1]}" for i in range(0, len(items), 2)]  # flow style [K, 4]
@@ -150,8 +149,6 @@ def _tiling(value: Any, names: dict, file: str, where: str) -> Any:
 
 
 def _name(name: str, names: dict):
-    from zigzag.variants import expressions
-
     if name not in names:
         raise expressions.ExpressionError(f"'{name}' is not one of {', '.join(names)}")
     return names[name]

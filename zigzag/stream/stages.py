@@ -38,7 +38,8 @@ from zigzag.stages.stage import Stage, StageCallable
 from zigzag.stream.allocation import AllocationSearch, build_allocation_problem, nsga2
 from zigzag.stream.cn_graph import CNGraph, build_cn_graph
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
+from zigzag.stream.topology import load_multicore_accelerator
 from zigzag.stream.inputs import HardwareFacts
 from zigzag.stream.mapping import load_stream_mapping
 from zigzag.stream.schedule.order import scheduling_order

@@ -92,5 +92,6 @@ def _number_links(made: list, edges: dict) -> tuple[tuple[Link, ...], tuple[tupl
 
 
 def load_multicore_accelerator(path: str | Path, cwd: str | Path | None = None) -> MultiCoreAccelerator:
-    """Read, validate and build a multi-core accelerator file (`zigzag.io.stream_hardware`)."""
+    """Read, validate and build a multi-core accelerator YAML file (`zigzag.io.stream_hardware`);
+    `cwd` is where Stream's own core-file rule starts (default: the working directory)."""
     return build_multicore(read_multicore(path, cwd), str(path))

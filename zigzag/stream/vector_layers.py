@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_operators import BINARY, REDUCE, UNARY
@@ -27,6 +27,25 @@ CLASSES = {**BINARY, **UNARY, **REDUCE, "Relu": "max", "Silu": "sigmoid", "Gelu"
 #: the classes of the four Softmax layers (row max, exp(x - max), row sum, division)
 SOFTMAX_CLASSES = {"max": "reduce_max", "exp": "exp", "sum": "reduce_sum", "div": "div"}
 DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
+
+
+@dataclass(frozen=True)
+class PropagationNode:
+    """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
+
+    ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
+    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
+    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
+    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
+    reads) or ``dummy``.
+    """
+
+    id: int
+    name: str
+    op_type: str
+    kind: str
+    sources: tuple[int, ...]
+    attrs: dict = field(default_factory=dict)
 
 
 def vector_layer(parser, proto, node_id: int, preds: list[int]):
@@ -152,32 +171,60 @@ def layer_norm_layers(parser, proto, node_id: int, preds: list[int]):
 
 
 def cache_append(parser, proto, node_id: int, preds: list[int]):
-    """A Concat of past keys or values (a graph input, maybe sliced to a sliding window: the KV
-    cache) with the new token's, as two nodes: a ``copy`` layer (type ``cache_append``) whose
-    constant operand ``W`` is the kept cache, read from where the accelerator keeps it (DRAM), and
-    the Concat joining its output with the new data (the append: only the new tokens come from
-    the layer producing them). None unless it is such a Concat and some core runs ``copy``."""
-    from zigzag.stream.workload import PropagationNode
-
+    """A decode step's KV-cache append: a Concat of past keys or values (a graph input, maybe
+    sliced to a sliding window) with the new token's. The Concat stays a propagation node, and
+    ``parser.caches`` records how many elements of its output are the past cache: the layer that
+    reads it (:func:`cache_operands`) fetches them from where the cache lives, while the new token
+    comes from the layer producing it (a dependency). With a core whose vector unit runs ``copy``
+    the append is also a ``copy`` layer (type ``cache_append``) over the new token's elements only,
+    read from its producer and, nobody consuming it, written to the off-chip memory (the cache).
+    None unless it is such a Concat."""
     produced = [t for t in proto.input if _carries_data(parser, t)]
     past = [t for t in proto.input if t not in produced and _from_graph_input(parser, t)]
-    if (len(produced) != 1 or len(past) != 1 or len(proto.input) != 2
-            or not any("copy" in classes for classes in parser.vector_classes.values())):
+    if len(produced) != 1 or len(past) != 1 or len(proto.input) != 2 or "axis" not in parser.attrs(proto):
         return None
-    kept = parser.shape(proto, node_id, past[0])
-    if not 1 <= len(kept) <= 4 or "axis" not in parser.attrs(proto):
-        return None
-    full = _index(DIMS[len(kept)])
-    load = parser.make_layer(
-        proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I[]*W{full}",
-        loop_sizes=dict(zip(DIMS[len(kept)], kept)), precision=parser.precision(proto, node_id, []),
-        source={"I": node_id, "W": node_id}, name=f"{proto.name}-cache/", vector_op="copy",
-    )
-    inputs = [node_id if t == past[0] else parser.producer[t] for t in proto.input]
-    join = PropagationNode(node_id + 1, proto.name, proto.op_type, "concat", (node_id, parser.producer[produced[0]]),
-                           {"axis": parser.attrs(proto)["axis"], "inputs": inputs,
-                            "shapes": [parser.shape(proto, node_id, t) for t in proto.input]})
-    return [load, join]
+    new = parser.shape(proto, node_id, produced[0])
+    made = []
+    if any("copy" in classes for classes in parser.vector_classes.values()) and 1 <= len(new) <= 4:
+        full = _index(DIMS[len(new)])
+        made.append(parser.make_layer(
+            proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I{full}*W[]",
+            loop_sizes=dict(zip(DIMS[len(new)], new)), precision=parser.precision(proto, node_id, preds[:1]),
+            source={"I": parser.producer[produced[0]], "W": node_id}, name=f"{proto.name}-append/",
+            vector_op="copy"))
+    join_id = node_id + len(made)
+    inputs = [parser.producer.get(t) for t in proto.input]
+    made.append(PropagationNode(join_id, proto.name, proto.op_type, "concat", tuple(preds),
+                                {"axis": parser.attrs(proto)["axis"], "inputs": inputs,
+                                 "shapes": [parser.shape(proto, node_id, t) for t in proto.input]}))
+    axis = parser.attrs(proto)["axis"] % len(new)
+    past_shape = parser.shape(proto, node_id, past[0])
+    parser.caches[join_id] = (math.prod(past_shape), past_shape[axis], past_shape[axis] + new[axis])
+    return made
+
+
+#: nodes the KV cache's data passes through, unchanged in amount, on its way to the layer reading it
+_CACHE_PATH = ("concat", "transpose", "reshape", "flatten", "onnx", "dummy")
+
+
+def cache_operands(nodes: dict, caches: dict[int, tuple[int, int, int]], layer) -> tuple[tuple, ...]:
+    """(operand, share, token dim, past tokens, tokens) of ``layer``'s operands whose data comes, through
+    data-moving nodes only, from a KV-cache append (``caches``: append node id -> (elements of past
+    cache, past tokens, tokens after the append)). ``share``: the past cache's elements over the
+    operand's; ``token dim``: the operand's one loop dim as long as the tokens after the append
+    (its first ``past tokens`` are the cache), or "" when none or several are."""
+    found = []
+    for op, source in layer.input_operand_source.items():
+        node, seen = nodes.get(source), 0
+        while node is not None and getattr(node, "kind", None) in _CACHE_PATH and seen < 16:
+            if node.id in caches:
+                elements, past, total = caches[node.id]
+                size = layer.layer.operand_size_elem(op)
+                dims = [d for d in layer.operand_dims[op] if layer.sizes.get(d) == total]
+                found.append((op, min(1.0, elements / size), dims[0] if len(dims) == 1 else "", past, total))
+                break
+            node, seen = (nodes.get(node.sources[0]) if node.sources else None), seen + 1
+    return tuple(found)
 
 
 def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict[str, int]):
@@ -282,8 +329,6 @@ def refuse_bypass(node, file: str | None, vector_classes: dict) -> InputError:
 
 def moving_node(parser, proto, node_id: int, preds: list[int]):
     """A node moving its first input's data (Slice, Split, Expand, ...), its other inputs constants."""
-    from zigzag.stream.workload import PropagationNode
-
     parser.shapes.complete()
     values = {}
     for tensor in proto.input[1:]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import networkx as nx
@@ -25,8 +25,9 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
-from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, bypassed_nodes, bypassed_operators, cache_append,
-                                         layer_norm_layers, moving_node, refuse_bypass, top_k,
+from zigzag.stream.vector_layers import (SOFTMAX_CLASSES, PropagationNode, bypassed_nodes, bypassed_operators,
+                                         cache_append, cache_operands, layer_norm_layers, moving_node, refuse_bypass,
+                                         top_k,
                                          placed_entry, vector_layer)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
@@ -55,6 +56,11 @@ class StreamLayer:
     ``layer`` is the single-core view (loops, operand dims, relevancy, ZigZag sizes) used by the
     cost model; ``type`` is Stream's lower-case layer type (conv, pooling, gemm, relu, add, ...);
     ``reshape`` maps operands to the shape their data takes in the ONNX tensor (conv/pool).
+    ``cache_operands``: (operand, share, token dim, past tokens, tokens) for an operand that reads a decode
+    step's KV cache (past keys or values, a graph input) where it lives, as a constant besides the
+    data its source produces (the new token); share = the past cache's elements over the operand's
+    (below 1: the appended tokens, and grouped-query heads that share one cached head); the
+    operand's first ``past tokens`` along ``token dim`` are the cache (``vector_layers.cache_operands``).
     """
 
     id: int
@@ -64,6 +70,7 @@ class StreamLayer:
     layer: Layer
     mapping: MappingEntry
     reshape: dict[str, tuple[int, ...]] | None = None
+    cache_operands: tuple[tuple[str, float, str, int, int], ...] = ()
 
     @property
     def sizes(self) -> dict[str, int]:
@@ -78,6 +85,11 @@ class StreamLayer:
         return self.layer.constant_operands
 
     @property
+    def fetched_operands(self) -> tuple[str, ...]:
+        """The operands fetched from where constants live: the constants, then the cache operands."""
+        return self.constant_operands + tuple(entry[0] for entry in self.cache_operands)
+
+    @property
     def input_operand_source(self) -> dict[str, int]:
         return self.layer.input_operand_source
 
@@ -88,25 +100,6 @@ class StreamLayer:
     def output_ir_dims(self) -> tuple[str, ...]:
         """Loop dims irrelevant to the output (their last CN finishes the output)."""
         return self.layer.irrelevant[self.layer.output]
-
-
-@dataclass(frozen=True)
-class PropagationNode:
-    """A node that computes nothing: it only forwards (and maybe reshapes) its input's data.
-
-    ``kind`` is ``flatten`` (attr ``axis``), ``reshape`` (``shape``), ``transpose`` (``perm``),
-    ``gather`` (``axis``, ``indices``), ``concat`` (``axis``, ``shapes`` of all inputs, ``inputs``
-    = producer id per input or None for a constant), ``onnx`` (a data-moving ONNX node run on the
-    element map: ``proto``, constant input ``values``, ``output_for`` = the output each successor
-    reads) or ``dummy``.
-    """
-
-    id: int
-    name: str
-    op_type: str
-    kind: str
-    sources: tuple[int, ...]
-    attrs: dict = field(default_factory=dict)
 
 
 Node = StreamLayer | PropagationNode
@@ -190,6 +183,7 @@ class _Parser:
         self.nodes: dict[int, Node] = {}
         self.edges: dict[tuple[int, int], None] = {}
         self.output_index: dict[str, tuple[int, int]] = {}  # output tensor of a moving node -> (node, output)
+        self.caches: dict[int, tuple[int, int, int]] = {}  # KV-cache append id -> vector_layers.cache_operands
 
     def run(self) -> StreamWorkload:
         next_id = 0
@@ -199,6 +193,8 @@ class _Parser:
             preds = [self.producer[t] for t in proto.input if t in self.producer]
             first_id = next_id
             for node in self.parse(proto, next_id, preds):
+                if self.caches and isinstance(node, StreamLayer):
+                    node = replace(node, cache_operands=cache_operands(self.nodes, self.caches, node))
                 self.nodes[node.id] = node
                 for src in node.sources:
                     if src not in self.nodes:
@@ -239,7 +235,7 @@ class _Parser:
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
-        if self.vector_classes and op == "Concat":
+        if op == "Concat":
             made = cache_append(self, proto, node_id, preds)
             if made is not None:
                 return made

@@ -8,7 +8,17 @@ and figures (see docs/reference/sweeps.md).
                       "mapping": "inputs/mapping/flow_tpu_32x32.yaml"}, "results/my_sweep")
 """
 
-from zigzag.sweep.config import Sweep, read_sweep
-from zigzag.sweep.runner import run_sweep, search_sweep, variants_of
+import importlib
 
-__all__ = ["Sweep", "read_sweep", "run_sweep", "search_sweep", "variants_of"]
+#: the package's API and the module defining each name: loaded on first use, so that importing one
+#: module of the package (``zigzag --help`` and the report read ``zigzag.sweep.results``) does not
+#: load the whole sweep machinery
+_API = {"Sweep": "config", "read_sweep": "config", "run_sweep": "api", "search_sweep": "api", "variants_of": "runner"}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.sweep.results import check_constraints
 
 
 def _assignment(text: str, flag: str) -> tuple[str, str]:
@@ -92,8 +95,6 @@ _FLAGS = {"constraints": "--constraint", "vary": "--vary", "derive": "--derive",
 
 def _as_flag(exc: InputError) -> InputError:
     """An error about a sweep given by flags, naming the flag (``--constraint``) instead of the key."""
-    import re
-
     key = re.match(r"[A-Za-z_]+", exc.where or "")
     flag = _FLAGS.get(key.group(0)) if key else None
     if flag is None:
@@ -132,11 +133,10 @@ def _config_entry(path: str, name: str | None) -> dict:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from zigzag.cli import options_from_args
+    from zigzag.command_options import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
-    from zigzag.sweep.constraints import summary
-    from zigzag.sweep.runner import run_sweep
+    from zigzag.sweep.api import run_sweep
 
     section = _with_search_flags(sweep_from_args(args), args)
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
@@ -170,7 +170,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"search: {stats['evaluations']} of {stats['grid_size']} variants evaluated in "
               f"{stats['generations']} generations; front of {stats['front_size']} in "
               f"{Path(args.output) / 'search_front.csv'}")
-    nothing_ok = summary(rows, sweep.constraints)
+    nothing_ok = nothing_ok_line(rows, sweep.constraints)
     if nothing_ok is not None:
         print(f"error: {sweep.name}: {nothing_ok}", file=sys.stderr)
         return 1
@@ -183,7 +183,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def add_sweep_command(sub) -> None:
     """The ``zigzag sweep`` sub-command."""
-    from zigzag.cli import add_quiet, add_search_options
+    from zigzag.command_options import add_quiet, add_search_options
 
     sweep = sub.add_parser(
         "sweep", help="evaluate variants of an accelerator (a hardware sweep) on workloads",
@@ -244,7 +244,7 @@ def add_sweep_command(sub) -> None:
 
 
 def cmd_sweep_batch(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.workflow import evaluate_point_file
 
     def action():
@@ -255,7 +255,7 @@ def cmd_sweep_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_collect(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.workflow import collect_points, sweep_from_settings
 
     def action():
@@ -272,7 +272,7 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_search(args: argparse.Namespace) -> int:
-    from zigzag.steps.logged import run_logged
+    from zigzag.notes import run_logged
     from zigzag.sweep.config import read_sweep
     from zigzag.sweep.workflow import search_from_file
 
@@ -290,9 +290,8 @@ def cmd_sweep_search(args: argparse.Namespace) -> int:
 
 def _fail_if_nothing_ok(rows: list[dict], constraints, name: str) -> None:
     """A workflow sweep step fails (one line, in its log) when no row of the sweep is ``ok``."""
-    from zigzag.sweep.constraints import summary
 
-    line = summary(rows, constraints)
+    line = nothing_ok_line(rows, constraints)
     if line is not None:
         raise InputError(f"hardware sweep {name}", None, line)
 
@@ -315,3 +314,23 @@ def register_steps(command) -> None:
     sub.add_argument("--output", required=True, help="the sweep's results folder")
     sub.add_argument("--format", default="png", help="figure format")
     sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")
+
+
+def nothing_ok_line(rows: list[dict], constraints) -> str | None:
+    """One line on why no row of a sweep is ``ok`` (None when some row is): the count of each
+    status and, when rows are ``out``, the constraint that excludes the most of them."""
+    counts = Counter(row["status"] for row in rows)
+    if counts.get("ok"):
+        return None
+    if not rows:
+        return "the sweep has no rows"
+    statuses = ", ".join(f"{n} {status}" for status, n in counts.items())
+    line = f"no variant is ok ({statuses} of {len(rows)} rows)"
+    out = [{**row, "status": "ok"} for row in rows if row["status"] == "out"]
+    excluded = Counter({c.text: sum(check_constraints(row, (c,))["status"] == "out" for row in out)
+                        for c in constraints})
+    if out and excluded:
+        text, n = excluded.most_common(1)[0]
+        return f"{line}; constraint '{text}' excludes the most: {n} of the {len(out)} out rows; relax it"
+    first = next((row for row in rows if row.get("reason")), None)
+    return line if first is None else f"{line}; e.g. {first['variant']} on {first['workload']}: {first['reason']}"

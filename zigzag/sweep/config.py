@@ -10,13 +10,19 @@ no single-core search options.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.validation import validate_accelerator
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.sweep.constraints import ConstraintProblem, check_constraint
+from zigzag.sweep.multicore import multicore_spec
+from zigzag.tokens.workloads import check_field, is_llm_workload
 from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
@@ -114,6 +120,12 @@ class Sweep:
     ranking: dict | None = None
 
 
+def accelerator_identity(document: dict, name: str) -> dict:
+    """The validated, normalised form of an accelerator document (what identifies a variant)."""
+    upgraded, _ = upgrade_accelerator(document, name)
+    return validate_accelerator(upgraded, name)
+
+
 def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
                base_document: dict | None = None) -> Sweep:
     """Check one sweep (config entry, CLI flags or API arguments); ``defaults``: search options
@@ -136,13 +148,9 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
         raise InputError(where, misplaced[0], "is a key of multi-core sweeps only; add 'kind: multicore' or remove it")
     unknown = [k for k in section if k not in known]
     if unknown:
-        import difflib
-
         close = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
         hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(known))}"
         raise InputError(where, str(unknown[0]), f"unknown key{hint}")
-    from zigzag.sweep.runner import accelerator_identity
-
     spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
     workloads = _workloads(section, where, "ONNX or YAML")
     spatial = section.get("spatial_mapping", "given")
@@ -172,7 +180,6 @@ def read_workload_axes(value: Any, workloads: list[str], where: str) -> tuple[tu
     generated from a model configuration)."""
     if value is None:
         return ()
-    from zigzag.tokens.workloads import check_field, is_llm_workload
 
     if not isinstance(value, dict) or not value:
         raise InputError(where, "workload_vary", "give workload fields and their values, e.g. {context: [1024, 4096]}")
@@ -269,8 +276,6 @@ def _batch_size(section: dict, where: str) -> int | str:
 
 def _read_multicore(section: dict, name: str, where: str, base_document: dict | None) -> Sweep:
     """A ``kind: multicore`` sweep (see :func:`read_sweep`)."""
-    from zigzag.sweep.multicore import multicore_spec
-
     known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size", "ranking"} \
         | set(MULTICORE_KEYS)
     unknown = [k for k in section if k not in known]
@@ -341,8 +346,6 @@ def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] 
     """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``: their
     form, their metrics (``parameters``: the sweep's parameter names, also allowed; ``kind``:
     single or multicore) and units."""
-    from zigzag.sweep.constraints import ConstraintProblem, check_constraint
-
     if not isinstance(constraints, list):
         raise InputError(source, "constraints", f"{constraints!r} is not a list; write e.g. ['area <= 5 mm2']")
     result = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections import Counter
 
 from zigzag.variants import expressions
 
@@ -84,25 +83,3 @@ def _kinds(name: str, parameters: tuple[str, ...], kind: str):
     if name in parameters:
         return None
     return next((kinds for pattern, kinds, _ in _OPEN_COLUMNS[kind] if pattern.fullmatch(name)), False)
-
-
-def summary(rows: list[dict], constraints) -> str | None:
-    """One line on why no row of a sweep is ``ok`` (None when some row is): the count of each
-    status and, when rows are ``out``, the constraint that excludes the most of them."""
-    from zigzag.sweep.results import check_constraints
-
-    counts = Counter(row["status"] for row in rows)
-    if counts.get("ok"):
-        return None
-    if not rows:
-        return "the sweep has no rows"
-    statuses = ", ".join(f"{n} {status}" for status, n in counts.items())
-    line = f"no variant is ok ({statuses} of {len(rows)} rows)"
-    out = [{**row, "status": "ok"} for row in rows if row["status"] == "out"]
-    excluded = Counter({c.text: sum(check_constraints(row, (c,))["status"] == "out" for row in out)
-                        for c in constraints})
-    if out and excluded:
-        text, n = excluded.most_common(1)[0]
-        return f"{line}; constraint '{text}' excludes the most: {n} of the {len(out)} out rows; relax it"
-    first = next((row for row in rows if row.get("reason")), None)
-    return line if first is None else f"{line}; e.g. {first['variant']} on {first['workload']}: {first['reason']}"

@@ -14,15 +14,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from zigzag.io.atomic import write_json_atomic, write_text_if_changed
+from zigzag.io.tables import memory_energy
+from zigzag.plots.units import is_size_path
+from zigzag.sweep.results import group_of
+from zigzag.variants.expansion import resolve_value, value_label
+
 #: the key of a row's per-layer figures (never a table column)
 DETAIL_KEY = "_detail"
 
 
 def describe(sweep) -> dict:
     """The JSON-ready description of a sweep (see the module's docstring)."""
-    from zigzag.plots.units import is_size_path
-    from zigzag.variants.expansion import resolve_value, value_label
-
     spec = sweep.spec
     parameters = [{"name": group, "path": None, "role": "fragment", "labels": {}} for group, _ in spec.fragments]
     for axis in spec.axes:
@@ -59,8 +62,6 @@ def figure_parameters(spec) -> list[str]:
 
 def split_details(rows: list[dict]) -> tuple[list[dict], dict[str, dict]]:
     """The rows without their per-layer figures, and those figures: variant id -> {group: detail}."""
-    from zigzag.sweep.results import group_of
-
     details: dict[str, dict] = {}
     kept = []
     for row in rows:
@@ -74,10 +75,9 @@ def split_details(rows: list[dict]) -> tuple[list[dict], dict[str, dict]]:
 
 def write_description(sweep, details: dict[str, dict], folder: str | Path) -> None:
     """Write ``sweep.json`` and one ``details/<id>.js`` per variant with per-layer figures."""
-    from zigzag.io.atomic import write_json_atomic, write_text_if_changed
-
     folder = Path(folder)
     write_json_atomic(folder / "sweep.json", describe(sweep))
+    (folder / "details").mkdir(parents=True, exist_ok=True)  # a declared output of the workflow
     for variant_id, detail in details.items():
         text = json.dumps({"id": variant_id, "groups": detail}, separators=(",", ":"), default=str)
         write_text_if_changed(folder / "details" / f"{variant_id}.js", f"zigzagDetail({text});\n")
@@ -85,8 +85,6 @@ def write_description(sweep, details: dict[str, dict], folder: str | Path) -> No
 
 def layer_detail(results, hierarchy: list[dict]) -> dict:
     """A point's per-layer figures (compact lists) and its memory hierarchy."""
-    from zigzag.steps.tables import memory_energy
-
     layers = []
     for r in results:
         layers.append({

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
+from zigzag.sweep.hypervolume import hypervolume
 
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
 INFEASIBLE = 1e299
@@ -165,8 +166,6 @@ def _front(points: np.ndarray) -> np.ndarray:
 
 
 def _volume(points: np.ndarray, reference: np.ndarray) -> float:
-    from zigzag.sweep.hypervolume import hypervolume
-
     return hypervolume(points, reference)
 
 

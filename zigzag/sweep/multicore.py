@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
-from zigzag.variants import read_spec
+from zigzag.io.atomic import write_text_atomic
+from zigzag.search.options import SearchOptions
+from zigzag.stream.results import run_figures, run_summary
 from zigzag.stream.roles import follow_cores
+from zigzag.stream.schedule.scheduler import schedule
+from zigzag.variants import read_spec
 from zigzag.variants.multicore import read_core_files
 
 
@@ -107,13 +111,11 @@ def variant_mapping(sweep, variant):
 def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Path) -> dict:
     """The figures of one schedule of a variant: fixed allocation, or the allocation search's
     chosen point when the mapping leaves cores to choose."""
-    from zigzag.search.options import SearchOptions
     from zigzag.stream.allocation import search_allocation
     from zigzag.stream.cost_table import CostTable
     from zigzag.stream.inputs import cn_graph_from_files
     from zigzag.stream.schedule.adapter import problem_from_cn_graph
     from zigzag.stream.schedule.costs import cn_costs
-    from zigzag.stream.schedule.scheduler import schedule
     from zigzag.stream.tiling import parse_layer_stacks
 
     accelerator = variant_accelerator(sweep, variant)
@@ -145,9 +147,9 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
                                                 latency_model=latency_model))
     tokens = None
     if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
-        from zigzag.stream.tokens import export_figures
+        from zigzag.stream.schedule.tokens import export_figures
 
-        tokens = export_figures(result, workload, {i: info.type for i, info in graph.layers.items()})
+        tokens = export_figures(result, workload, {i: info.cache_operands for i, info in graph.layers.items()})
     return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens)}
 
 
@@ -156,7 +158,6 @@ def schedule_figures(result, accelerator, document: dict, tokens: dict | None = 
     (``zigzag.stream.results``): latency, energy and its terms, area, utilisation of the compute
     cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores';
     with ``tokens`` (a transformer step's figures), the per-token columns."""
-    from zigzag.stream.results import run_figures, run_summary
 
     row = run_figures(run_summary(result, accelerator, document, tokens))
     row.pop("pareto")
@@ -170,7 +171,6 @@ def write_multicore_files(sweep, variant, folder: str | Path) -> Path:
     there) and ``<name>.mapping.yaml`` (the mapping with its roles resolved)."""
     import yaml
 
-    from zigzag.io.atomic import write_text_atomic
     from zigzag.io.stream_hardware import resolve_core_file
 
     folder = Path(folder)

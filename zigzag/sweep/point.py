@@ -11,21 +11,36 @@ fit the array, a memory is too small, ...), ``failed`` (an unexpected error).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import logging
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
+from zigzag.io.accelerator_dict import accelerator_from_dict
+from zigzag.io.atomic import write_text_atomic
+from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
+from zigzag.io.yaml_files import load_yaml
+from zigzag.mapping.entry import MappingEntry
+from zigzag.search.batched.shared import cost_free_job
 from zigzag.search.jobs import job_key, job_result_text, layer_job, read_job_result
+from zigzag.search.layer_search import search_layer
+from zigzag.search.network import evaluate_network
+from zigzag.search.options import SearchOptions
+from zigzag.io import tables
+from zigzag.sweep.config import DEFAULT_LINKS
+from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
+from zigzag.tokens import per_token_figures
+from zigzag.tokens.workloads import llm_document
+from zigzag.variants import follow_hardware, without_spatial_mapping
 
 logger = logging.getLogger(__name__)
 
 
 def point_mapping(sweep, variant) -> list:
     """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate."""
-    from zigzag.io.yaml_files import load_yaml
-    from zigzag.variants import follow_hardware, without_spatial_mapping
-
     if sweep.mapping is None:
         document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
     else:
@@ -38,7 +53,6 @@ def point_mapping(sweep, variant) -> list:
 
 
 def _default_links() -> dict:
-    from zigzag.sweep.config import DEFAULT_LINKS
 
     return DEFAULT_LINKS
 
@@ -46,8 +60,6 @@ def _default_links() -> dict:
 def workload_points(sweep) -> list[dict]:
     """Every combination of the sweep's ``workload_vary`` values (field -> value), in order;
     ``[{}]`` when it varies no workload field."""
-    import itertools
-
     names = [name for name, _ in sweep.workload_axes]
     return [dict(zip(names, values)) for values in itertools.product(*(v for _, v in sweep.workload_axes))]
 
@@ -59,10 +71,7 @@ def point_label(changes: dict) -> str:
 
 def load_point_workload(workload: str, changes: dict, entries: list, options: dict):
     """The workload of one point: the file itself, or its LLM document with ``changes`` applied."""
-    from zigzag.io.loaders import load_workload
-
     if changes:
-        from zigzag.tokens.workloads import llm_document
 
         return load_workload(llm_document(workload, changes, source=workload), entries, **options)
     return load_workload(workload, entries, **options)
@@ -75,7 +84,7 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
-    :class:`~zigzag.cost.batched.shared.SharedCandidates` kept by the caller, so variants that
+    :class:`~zigzag.search.batched.shared.SharedCandidates` kept by the caller, so variants that
     differ only in memory costs re-score one another's mapping candidates (same rows)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
@@ -97,16 +106,7 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
 
 
 def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared) -> dict:
-    import functools
 
-    from zigzag.io.accelerator_dict import accelerator_from_dict
-    from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.loaders import checked_accelerator, checked_mapping
-    from zigzag.mapping.entry import MappingEntry
-    from zigzag.search.network import evaluate_network
-    from zigzag.search.options import SearchOptions
-    from zigzag.steps import tables
-    from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
@@ -144,8 +144,6 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
 
 def _token_columns(network) -> dict:
     """The per-token columns of an LLM step (in cycles; seconds are added with the clock)."""
-    from zigzag.tokens import per_token_figures
-
     figures = per_token_figures(network)
     columns = {k: getattr(figures, k) for k in ("phase", "batch", "tokens", "context", "energy_per_token_pJ",
                                                  "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token",
@@ -158,10 +156,6 @@ def _token_columns(network) -> dict:
 def _layer_result(layer, accelerator, options, cache: Path, shared):
     """The layer's best result through the shared cache: this batch's (``shared``), the cached
     file of its job, or a search whose result is written there."""
-    from zigzag.cost.batched.shared import cost_free_job
-    from zigzag.io.atomic import write_text_atomic
-    from zigzag.search.layer_search import search_layer
-
     job = layer_job(layer, accelerator, options)
     key = job_key(job)
     path = cache / "results" / f"{key}.json"

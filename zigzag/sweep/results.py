@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from zigzag.io.atomic import write_text_atomic
+from zigzag.io.tables import csv_text
 from zigzag.multiobjective.pareto import front_indices
+from zigzag.sweep.config import read_constraints
 from zigzag.variants import expressions
 
 #: objectives of the Pareto fronts: column -> short name
@@ -152,9 +155,6 @@ def best_rows(rows: list[dict]) -> list[dict]:
 def write_tables(rows: list[dict], folder: str | Path, *, float_format: str = "%.10g") -> dict[str, Path]:
     """Write ``variants.csv``, ``pareto.csv`` (3-D front, per workload, with the 2-D flags) and
     ``best.csv`` into ``folder`` (each written even when empty); returns their paths."""
-    from zigzag.io.atomic import write_text_atomic
-    from zigzag.steps.tables import csv_text
-
     folder = Path(folder)
     columns = _columns(rows)
     paths = {"variants": folder / "variants.csv", "pareto": folder / "pareto.csv", "best": folder / "best.csv"}
@@ -184,8 +184,6 @@ _LIMITED = {"area": ("area_mm2", "area_mm2"), "energy": ("energy_pJ", "energy_pJ
 def constraint_limits(texts) -> list[dict]:
     """The limits a figure can draw: ``area <= 25 mm2`` -> {column: area_mm2, value: 25, op: <=,
     text}; constraints that are not one objective against a constant are left out."""
-    from zigzag.sweep.config import read_constraints
-
     limits = []
     for constraint in read_constraints(list(texts), "constraints"):
         left, op, right = re.fullmatch(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*", constraint.text).groups()

@@ -1,6 +1,6 @@
-"""Run a hardware sweep: expand its variants, evaluate every variant on every workload, write
-the tables and figures. The Python API (``run_sweep``) and ``zigzag sweep`` both come here; the
-workflow runs the same steps as separate jobs (:func:`evaluate_points`, :func:`collect`).
+"""A hardware sweep's steps: expand its variants, evaluate every variant on every workload
+(:func:`evaluate_points`), write the tables and figures (:func:`collect`). The Python API
+(:mod:`zigzag.sweep.api`), ``zigzag sweep`` and the workflow's separate jobs run these.
 """
 
 from __future__ import annotations
@@ -10,29 +10,23 @@ import re
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_text_atomic
+from zigzag.plots.units import is_size_path
+from zigzag.search.batched.shared import SharedCandidates
 from zigzag.sweep import results
-from zigzag.sweep.config import Sweep, read_sweep
+from zigzag.sweep.config import Sweep, accelerator_identity
+from zigzag.sweep.describe import figure_parameters, split_details, write_description
+from zigzag.sweep.multicore import multicore_identity, write_multicore_files
 from zigzag.sweep.point import evaluate_point, point_label, workload_points
 from zigzag.variants import Variant, expand, expressions
 
 logger = logging.getLogger(__name__)
 
 
-def accelerator_identity(document: dict, name: str) -> dict:
-    """The validated, normalised form of an accelerator document (what identifies a variant)."""
-    from zigzag.io.legacy_hardware import upgrade_accelerator
-    from zigzag.io.validation import validate_accelerator
-
-    upgraded, _ = upgrade_accelerator(document, name)
-    return validate_accelerator(upgraded, name)
-
-
 def variants_of(sweep: Sweep) -> list[Variant]:
     """The distinct variants of a sweep, each checked by the accelerator validator (the
     multi-core loader for a multi-core sweep)."""
     if sweep.kind == "multicore":
-        from zigzag.sweep.multicore import multicore_identity
-
         return expand(sweep.spec, normalise=multicore_identity(sweep.base))
     return expand(sweep.spec, normalise=accelerator_identity)
 
@@ -95,9 +89,7 @@ def _cell(value):
 def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
-    (zigzag/cost/batched/shared.py: the rows are the same without it, bit for bit)."""
-    from zigzag.cost.batched.shared import SharedCandidates
-
+    (zigzag/search/batched/shared.py: the rows are the same without it, bit for bit)."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
     rows = []
@@ -115,8 +107,6 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
             float_format: str = "%.10g") -> list[dict]:
     """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
     the final rows."""
-    from zigzag.sweep.describe import split_details, write_description
-
     rows, details = split_details(rows)
     if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
         rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
@@ -131,9 +121,7 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
 
 def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
     """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
-    from zigzag.plots.sweep import plot_metrics_vs_parameter, plot_pareto_projections
-    from zigzag.plots.units import is_size_path
-    from zigzag.sweep.describe import figure_parameters
+    from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
 
     limits = [c.text for c in sweep.constraints]
     paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}", constraints=limits)}
@@ -159,67 +147,16 @@ def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
     return paths
 
 
-def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-              defaults: dict | None = None, plot_format: str = "png") -> list[dict]:
-    """Run a hardware sweep and write ``variants.csv``, ``pareto.csv``, ``best.csv`` and the
-    figures (``plots/``) into ``output``; returns the rows of ``variants.csv``.
-
-    ``sweep``: a sweep as in the config's ``hardware_sweeps`` (a dict with name, base, vary,
-    zip, derive, fragments, workloads, mapping, constraints, options; see
-    docs/reference/sweeps.md). ``cache``: the per-layer result cache (default
-    ``<output>/.cache``; give the workflow's to share its results). A sweep with ``search``
-    runs the guided search (:func:`search_sweep`) and returns the rows it evaluated.
-    """
-    if not isinstance(sweep, Sweep):
-        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
-    output = Path(output)
-    cache = Path(cache) if cache is not None else output / ".cache"
-    if sweep.search is not None:
-        return search_sweep(sweep, output, cache=cache, plot_format=plot_format).rows
-    variants = variants_of(sweep)
-    rows = collect(sweep, evaluate_points(sweep, variants, cache), output, plot_format=plot_format)
-    write_variant_documents(variants, output / "variants", sweep)
-    return rows
-
-
 def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep | None = None) -> None:
     """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse (a
     multi-core variant also with its mapping, ``<name>.mapping.yaml``)."""
     import yaml
 
-    from zigzag.io.atomic import write_text_atomic
-
     for variant in variants:
         if variant.document is not None and sweep is not None and sweep.kind == "multicore":
-            from zigzag.sweep.multicore import write_multicore_files
-
             try:
                 write_multicore_files(sweep, variant, folder)
             except InputError as exc:  # its mapping does not fit it: the row says why
                 logger.info("%s: not written (%s)", variant.name, exc)
         elif variant.document is not None:
             write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))
-
-
-def search_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-                 budget=None, defaults: dict | None = None, plot_format: str = "png", float_format: str = "%.10g",
-                 progress=None):
-    """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/search.py) over
-    a sweep's grid instead of every variant, write its tables and figures (those of
-    :func:`run_sweep` over the variants it evaluated, plus ``search_front.csv``,
-    ``plots/search_front.<fmt>`` and ``search.json``) and return its
-    :class:`~zigzag.sweep.search.SearchResult`. ``budget``: a SearchBudget or a dict
-    (population, generations, seed, workers), default the sweep's ``search``."""
-    from zigzag.sweep.config import SearchBudget, read_budget
-    from zigzag.sweep.search import search, write_search
-
-    if not isinstance(sweep, Sweep):
-        sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)
-    if budget is not None and not isinstance(budget, SearchBudget):
-        budget = read_budget(budget, sweep.spec.source)
-    budget = budget or sweep.search or SearchBudget()
-    output = Path(output)
-    cache = Path(cache) if cache is not None else output / ".cache"
-    result = search(sweep, budget, cache, progress=progress)
-    write_search(sweep, result, output, plot_format=plot_format, float_format=float_format)
-    return result

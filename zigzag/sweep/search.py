@@ -26,11 +26,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.io.tables import csv_text
 from zigzag.multiobjective.nsga2 import Evaluations, Individual
 from zigzag.multiobjective.nsga2 import nsga2 as nsga2_loop
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import results
 from zigzag.sweep.config import SearchBudget, Sweep
+from zigzag.sweep.config import accelerator_identity
+from zigzag.sweep.describe import split_details
+from zigzag.sweep.guided import guided_search
+from zigzag.sweep.point import workload_points
+from zigzag.sweep.runner import collect, point_row
+from zigzag.variants import axis_sizes, variant_at
 
 CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
@@ -60,10 +68,6 @@ class SearchResult:
 def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict) -> list[dict]:
     """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
     at ``position``: the search's objectives sum over all of them."""
-    from zigzag.sweep.point import workload_points
-    from zigzag.sweep.runner import accelerator_identity, point_row
-    from zigzag.variants import variant_at
-
     variant = variant_at(sweep.spec, position, normalise=accelerator_identity)
     return [results.check_constraints(point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes),
                                       sweep.constraints)
@@ -133,8 +137,6 @@ def _grid_size(sizes) -> int:
 def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
     is called after every generation."""
-    from zigzag.variants import axis_sizes
-
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
@@ -158,8 +160,6 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
 
 def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
-    from zigzag.sweep.guided import guided_search
-
     batches = []
     with _evaluations(sweep, cache, budget.workers) as evaluations:
         def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
@@ -198,11 +198,7 @@ def write_search(sweep: Sweep, result: SearchResult, output: str | Path, *, plot
     """The search's tables and figures in ``output``: the usual sweep tables over the evaluated
     variants (variants.csv, pareto.csv, best.csv, plots/), plus ``search_front.csv`` and
     ``plots/search_front.<fmt>`` (the front over the summed objectives) and ``search.json``."""
-    from zigzag.io.atomic import write_json_atomic, write_text_atomic
-    from zigzag.plots.sweep import plot_pareto_projections
-    from zigzag.steps.tables import csv_text
-    from zigzag.sweep.describe import split_details
-    from zigzag.sweep.runner import collect
+    from zigzag.sweep.figures import plot_pareto_projections
 
     output = Path(output)
     collect(sweep, [dict(r) for r in result.rows], output, plot_format=plot_format, float_format=float_format)

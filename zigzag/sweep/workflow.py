@@ -20,7 +20,9 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_if_changed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
+from zigzag.sweep.runner import collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
+from zigzag.variants.spec import Parameter
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
 _SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
@@ -31,8 +33,6 @@ AUTO_BATCHES = 48
 
 def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant]]]:
     """The config's hardware sweeps, checked and expanded: name -> (sweep, its variants)."""
-    from zigzag.sweep.runner import variants_of
-
     sweeps = {}
     defaults = config.get("defaults") or {}
     for i, section in enumerate(config.get("hardware_sweeps") or []):
@@ -62,7 +62,7 @@ def write_search_files(config: dict, folder: str | Path, write=None) -> dict[str
 def search_from_file(search_file: str | Path, cache: str | Path, output: str | Path, *, plot_format: str = "png",
                      float_format: str = "%.10g"):
     """A search sweep's job: the guided search and its tables and figures in ``output``."""
-    from zigzag.sweep.runner import search_sweep
+    from zigzag.sweep.api import search_sweep
 
     data = json.loads(Path(search_file).read_text())
     sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
@@ -87,8 +87,6 @@ def _parameters(spec) -> list[dict]:
 
 def sweep_from_settings(data: dict) -> Sweep:
     """The Sweep of :func:`settings` (its spec keeps only the source and the varied names)."""
-    from zigzag.variants.spec import Parameter
-
     parameters = data.get("parameters") or [{"name": name, "role": "varied"} for name in data["varied"]]
     axes = tuple((Parameter(p["name"], p.get("path"), tuple(p.get("values") or ())),)
                  for p in parameters if p["role"] != "derived")
@@ -154,8 +152,6 @@ def write_sweep_settings(sweep: Sweep, folder: str | Path, write=None) -> str:
 
 def evaluate_point_file(point_file: str | Path, cache: str | Path, output: str | Path) -> list[dict]:
     """A batch's job: its variants' rows on every workload of the sweep, written to ``output``."""
-    from zigzag.sweep.runner import evaluate_points
-
     data = json.loads(Path(point_file).read_text())
     sweep = sweep_from_settings(data["settings"])
     variants = [Variant(v["name"], v["id"], v["parameters"], v["labels"], v["document"], v["problem"],
@@ -168,8 +164,6 @@ def evaluate_point_file(point_file: str | Path, cache: str | Path, output: str |
 def collect_points(settings_file: str | Path, point_results: list[str | Path], output: str | Path, *,
                    plot_format: str = "png", float_format: str = "%.10g") -> list[dict]:
     """The sweep's job: tables and figures of all its variants' rows."""
-    from zigzag.sweep.runner import collect
-
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)
     rows = [row for path in point_results for row in json.loads(Path(path).read_text())["rows"]]

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from zigzag.errors import InputError
 from zigzag.tokens.footprint import footprint, kv_bytes_per_token, operand_bytes, operand_role
-from zigzag.tokens.metadata import read_inference
+from zigzag.tokens.metadata import OVERRIDABLE, _as_dict, read_inference
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,6 @@ def _overrides(inference) -> dict | None:
     """Metadata given by the caller: a full record or some of phase/batch/tokens/context."""
     if inference is None:
         return None
-    from zigzag.tokens.metadata import OVERRIDABLE, _as_dict
 
     data = _as_dict(inference)
     return {k: data.get(k) for k in OVERRIDABLE if data.get(k) is not None}

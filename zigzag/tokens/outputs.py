@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from zigzag.io.tables import write_csv
 from zigzag.tokens.roofline import roofline_rows
 
 
 def write_roofline(result, folder: Path, *, plot_format: str | None = "png") -> dict[str, Path]:
     """Write the per-layer roofline table (and figure unless ``plot_format`` is None) into ``folder``."""
-    from zigzag.steps.tables import write_csv
-
     rows = roofline_rows(result)
     paths = {"table": Path(folder) / "roofline.csv"}
     write_csv(paths["table"], [row.record() for row in rows])

@@ -3,16 +3,15 @@
 This package works on YAML documents only (single-core or multi-core files alike) and knows
 nothing of costs: :func:`read_spec` checks what a sweep varies, :func:`expand` makes the
 variants, :func:`follow_hardware` sizes a mapping's unrollings for a variant's array;
-:func:`follow_cores` gives a multi-core mapping's core roles their ids for a variant and
-:func:`read_core_files` reads the core files a multi-core sweep varies into its base. See
+:func:`read_core_files` reads the core files a multi-core sweep varies into its base (a multi-core
+mapping's core roles follow a variant's cores in :mod:`zigzag.stream.roles`). See
 docs/reference/sweeps.md.
 """
 
 from zigzag.variants.expansion import Variant, axis_sizes, expand, variant_at
 from zigzag.variants.mappings import follow_hardware, without_spatial_mapping
-from zigzag.stream.roles import core_roles, follow_cores
 from zigzag.variants.multicore import read_core_files
 from zigzag.variants.spec import VariantSpec, read_spec
 
-__all__ = ["Variant", "VariantSpec", "axis_sizes", "core_roles", "expand", "follow_cores", "follow_hardware",
+__all__ = ["Variant", "VariantSpec", "axis_sizes", "expand", "follow_hardware",
            "read_core_files", "read_spec", "variant_at", "without_spatial_mapping"]

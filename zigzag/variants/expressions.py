@@ -15,6 +15,7 @@ energies (``3uJ``, ``100pJ``). Each unit converts to the base unit of its kind (
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import math
 import operator
@@ -107,8 +108,6 @@ def _parse(text: str) -> ast.expr:
 
 def _unknown_unit(text: str) -> str | None:
     """The message for a number followed by a word that is not a unit (``5 mm``, ``3kb``), if any."""
-    import difflib
-
     for match in re.finditer(r"(?<![\w.])\d+(?:\.\d*)?\s*([A-Za-z][A-Za-z0-9]*)", text):
         unit = match.group(1)
         if unit not in UNITS and not re.fullmatch(r"[eE][+-]?\d*", unit):

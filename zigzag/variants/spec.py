@@ -11,6 +11,7 @@ unknown kind. Errors found only once values are known (division by zero) come fr
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,8 +150,6 @@ def _load_base(base: Any, source: str) -> dict:
 def _tables_from_here(document: dict, folder: Path) -> dict:
     """The base document with its memories' cost tables named from the working folder (a file names
     them relative to itself; a variant document has no file of its own)."""
-    import os
-
     memories = document.get("memories")
     if not isinstance(memories, dict):
         return document

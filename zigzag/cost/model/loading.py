@@ -119,7 +119,7 @@ class OnloadingParts:
 def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[float, OnloadingParts]:
     """Initial data loading before computation (docs/models/cost-model.md#latency).
 
-    With cycles given as arrays (one entry per candidate, :mod:`zigzag.cost.batched`),
+    With cycles given as arrays (one entry per candidate, :mod:`zigzag.search.batched`),
     ``maximum`` and ``minimum`` are ``np.maximum`` and ``np.minimum``.
     """
     inputs = setup.layer.inputs

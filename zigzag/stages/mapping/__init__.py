@@ -15,7 +15,7 @@ import math
 
 from zigzag.errors import InputError
 from zigzag.mapping import spatial
-from zigzag.search.allocator import AllocationFailed, MemoryAllocator
+from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
 from zigzag.search.loma import layer_temporal_loops, temporal_mappings
 from zigzag.search.options import SearchOptions
 from zigzag.search.salsa import salsa_search
@@ -252,8 +252,8 @@ class TemporalOrderingConversionStage(_TemporalMappingStage):
         where = f"{type(self).__name__}: layer {self.layer.name}"
         try:
             ordering = resolve_ordering(self.ordering, temporal_loops)
-            allocator = MemoryAllocator(self.layer, self.accelerator, self.spatial_mapping, even=self.even)
-            temporal_mapping = allocator.allocate(ordering)
-        except (ValueError, AllocationFailed) as exc:
+            assigner = MemoryLevelAssigner(self.layer, self.accelerator, self.spatial_mapping, even=self.even)
+            temporal_mapping = assigner.assign(ordering)
+        except (ValueError, LevelAssignmentFailed) as exc:
             raise InputError(None, where, f"temporal ordering cannot be used: {exc}") from None
         yield from _run_with(self, temporal_mapping)

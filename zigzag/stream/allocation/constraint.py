@@ -32,6 +32,7 @@ from zigzag.stream.cost_table import CostTable
 from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.nodes import OPERANDS
+from zigzag.stream.schedule.adapter import CNCost, hardware_for_schedule
 from zigzag.stream.schedule.costs import node_key
 
 #: capacity given to every core when a steady state has a single CN (no weight limit then)
@@ -165,8 +166,6 @@ def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostT
 
 def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float, bool, bool]]]:
     """Per core: (bandwidth, carries reads, carries writes) of each link between it and the DRAM."""
-    from zigzag.stream.schedule.adapter import hardware_for_schedule
-
     hw = hardware_for_schedule(accelerator)
     out = {}
     for core in hw.cores:
@@ -177,8 +176,6 @@ def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float
 
 def _streamed_cycles(entry, table: CostTable, links: list[tuple[float, bool, bool]]) -> float:
     """The cycles a cost-table entry's streamed DRAM bits need on its busiest link to the DRAM."""
-    from zigzag.stream.schedule.adapter import CNCost
-
     bits = CNCost.of_entry(entry, dram=table.dram).dram_bits or ()
     read, write = sum(r for r, _ in bits), sum(w for _, w in bits)
     return max((read * carries_read + write * carries_write) / bandwidth

@@ -23,11 +23,13 @@ from zigzag.errors import InputError
 from zigzag.notes import grouped_layer_warnings
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.schedule.adapter import STREAM_LINKS, CNCost, problem_from_cn_graph
+from zigzag.stream.offchip import cache_read_share
+from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
 from zigzag.stream.schedule.costs import node_key
 from zigzag.stream.schedule.problem import ScheduleProblem, memory_operand_index
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.scheduler import schedule
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 
 @dataclass(frozen=True)
@@ -157,12 +159,14 @@ def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch:
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
     costs: list[CNCost | None] = [None] * len(graph)
     for cn in np.flatnonzero(graph.core >= 0).tolist():
-        costs[cn] = CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])), dram=table.dram)
+        costs[cn] = cache_read_share(CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])),
+                                                     dram=table.dram), graph.layers[int(graph.layer[cn])].cache_operands)
     placeholder = graph.core.copy()
     gene_costs = []
     for gene in genes:
         cns = np.flatnonzero((graph.layer == gene.layer) & (graph.group == gene.group))
-        per_core = [[CNCost.of_entry(entry, entry.ga_latency, table.dram)
+        shares = graph.layers[gene.layer].cache_operands
+        per_core = [[cache_read_share(CNCost.of_entry(entry, entry.ga_latency, table.dram), shares)
                      for entry in (table.entry(keys[int(rep[cn])], core) for cn in cns.tolist())]
                     for core in gene.cores]
         placeholder[cns] = gene.cores[0]
@@ -191,6 +195,6 @@ def _prefetch_cns(graph: CNGraph, base: ScheduleProblem, prefetch: Sequence[str]
         info = graph.layers[int(graph.layer[i])]
         for op in info.operand_dims:
             if op in prefetch and op in info.constant_operands:
-                m = memory_operand_index(STREAM_LINKS[op])
+                m = memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
                 out.append((int(base.operand_tensor[i, m]), i, m))
     return tuple(out)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.multiobjective.pareto import dominated_by
 from zigzag.search.options import SearchOptions
@@ -31,13 +32,14 @@ from zigzag.stream.allocation.genes import AllocationProblem, Gene, build_alloca
 from zigzag.stream.allocation.nsga import FrontPoint, SearchStats, nsga2
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.scheduler import schedule
+from zigzag.stream.topology import load_multicore_accelerator
 
 CHOICES = ("latency", "energy", "edp")
 
@@ -171,8 +173,6 @@ def search_allocation(
     in the search's fitness and in the figures it reports.
     """
     if choose not in CHOICES:
-        from zigzag.errors import InputError
-
         raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")
     hardware, graph, table, problem = allocation_inputs(accelerator, workload, mapping, mode, layer_stacks,
                                                         lpf_limit=lpf_limit, cache=cache, cost_lut_path=cost_lut_path,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 def add_plot_command(commands: argparse._SubParsersAction) -> None:
     """Register ``zigzag stream plot``."""
-    from zigzag.cli import add_quiet
+    from zigzag.command_options import add_quiet
 
     plot = commands.add_parser(
         "plot",

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from zigzag.io.atomic import write_text_atomic
+from zigzag.plots.plotlyjs import ensure_plotly, script_src
 from zigzag.stream.schedule.trace import TRANSFER_KINDS, ScheduleTrace
 
 #: dependency arrows drawn at most (inter-core edges first; a picture with more is unreadable)
@@ -166,9 +168,6 @@ def gantt_html(trace: ScheduleTrace, path: str | Path, show_dependencies: bool =
     """Write the interactive Gantt chart as an HTML file that works offline: it loads the
     folder's shared ``plotly.min.js`` (``plotly_js``, default beside the page; copied there
     once) instead of carrying its own copy."""
-    from zigzag.io.atomic import write_text_atomic
-    from zigzag.plots.plotlyjs import ensure_plotly, script_src
-
     script = ensure_plotly(Path(plotly_js) if plotly_js is not None else Path(path).parent)
     fig = gantt_figure(trace, show_dependencies)
     html = fig.to_html(include_plotlyjs=script_src(path, script), full_html=True,

@@ -28,9 +28,9 @@ from zigzag.stream.schedule.problem import (
     TopMemory,
     memory_operand_index,
 )
+from zigzag.stream.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 #: Stream's fixed links: layer operand -> memory operand.
-STREAM_LINKS = {"I": "I1", "W": "I2", "O": "O"}
 
 
 def hardware_for_schedule(accelerator: MultiCoreAccelerator) -> ScheduleHardware:
@@ -106,7 +106,7 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
     core = np.asarray(graph.core if cores is None else cores, dtype=np.int64)
     if len(core) != n or (n and core.min() < 0):
         raise InputError(None, "cores", "every CN needs a core; allocate the CNs the graph leaves open (-1)")
-    memop_of_column = np.array([memory_operand_index(STREAM_LINKS[op]) for op in OPERANDS], dtype=np.int64)
+    memop_of_column = np.array([memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in OPERANDS], dtype=np.int64)
     operand_tensor = np.full((n, 3), -1, dtype=np.int64)
     operand_tensor[:, memop_of_column] = graph.tensor_id
     tensor_operand = memop_of_column[graph.tensor_operand]
@@ -114,7 +114,7 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
     rows, cols = np.nonzero(graph.tensor_id >= 0)
     np.minimum.at(origin, graph.tensor_id[rows, cols], rows)
     constants = tuple(
-        tuple(memory_operand_index(STREAM_LINKS[op]) for op in graph.layers[int(lay)].constant_operands)
+        tuple(memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in graph.layers[int(lay)].constant_operands)
         for lay in graph.layer.tolist()
     )
     edge_operand = np.where(graph.edge_operand == INTRA, -1, memop_of_column[np.maximum(graph.edge_operand, 0)])
@@ -123,7 +123,7 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
         info = graph.layers[int(graph.layer[i])]
         for op in info.operand_dims:  # equation order
             if op in prefetch and op in info.constant_operands:
-                m = memory_operand_index(STREAM_LINKS[op])
+                m = memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
                 preload.append((int(operand_tensor[i, m]), int(core[i]), m))
     return ScheduleProblem(
         hardware=hw,

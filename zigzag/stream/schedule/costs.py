@@ -14,6 +14,7 @@ from zigzag.notes import grouped_layer_warnings
 from zigzag.stream.cn_graph import CNGraph
 from zigzag.stream.cost_table import CostTable, NodeKey
 from zigzag.stream.nodes import INTRA, OPERANDS
+from zigzag.stream.offchip import cache_read_share
 from zigzag.stream.schedule.adapter import CNCost
 
 
@@ -56,5 +57,6 @@ def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = Non
     with grouped_layer_warnings():
         for cn in range(len(graph)):
             entry = table.entry(keys[int(rep[cn])], int(core[cn]))
-            costs.append(CNCost.of_entry(entry, getattr(entry, runtime), table.dram))
+            cost = CNCost.of_entry(entry, getattr(entry, runtime), table.dram)
+            costs.append(cache_read_share(cost, graph.layers[int(graph.layer[cn])].cache_operands))
     return costs

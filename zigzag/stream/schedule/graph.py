@@ -3,7 +3,7 @@
 What depends on the CN graph only (adjacency, each CN's candidate needed tensors) is prepared once
 per graph and shared by the problems that differ in cores and costs only (the allocation search's
 problems, made from one base problem with ``dataclasses.replace``, share the graph's arrays).
-What depends on the cores too is prepared once per problem (:attr:`ScheduleProblem.graph`).
+What depends on the cores too is prepared once per problem (:func:`graph_of`).
 Per tensor and top memory facts are flat lists indexed ``tensor * nb_memories + memory``.
 """
 
@@ -168,3 +168,12 @@ class CNGraph:
         self.prio = prio.tolist()
         self.has_prio = has.tolist()
         self.prio_total = prio.reshape(p.nb_tensors, nm).sum(axis=1).tolist()
+
+
+def graph_of(problem: ScheduleProblem) -> CNGraph:
+    """The scheduler's per-problem preparation (adjacency, needed tensors), computed once per
+    problem and kept on it."""
+    cached = problem.__dict__.get("_cn_graph")
+    if cached is None:
+        cached = problem.__dict__["_cn_graph"] = CNGraph(problem)
+    return cached

@@ -13,7 +13,6 @@ Memory operands are the integers :data:`I1`, :data:`I2`, :data:`O` (Stream's fix
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -165,13 +164,6 @@ class ScheduleProblem:
     @property
     def nb_edges(self) -> int:
         return len(self.edge_src)
-
-    @cached_property
-    def graph(self):
-        """The scheduler's per-problem preparation (adjacency, needed tensors), computed once."""
-        from zigzag.stream.schedule.graph import CNGraph  # the graph module builds on this one
-
-        return CNGraph(self)
 
     def validated(self) -> "ScheduleProblem":
         """Check shapes and cross-references; return self or raise :class:`InputError`."""

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.stream.schedule.trace import write_trace
+from zigzag.stream.schedule.traffic import streamed_dram_bits
 
 if TYPE_CHECKING:
     from zigzag.stream.schedule.links import LinkEvent
@@ -104,8 +106,6 @@ class ScheduleResult:
         operand's size x the times it is fetched), ``read_bits`` / ``write_bits`` (the same traffic
         by direction) and ``traffic_bits`` (the total). Streamed bits are NaN for a problem whose
         costs do not say them (``ScheduleProblem.dram_bits``)."""
-        from zigzag.stream.traffic import streamed_dram_bits
-
         p = self.problem
         offchip = p.hardware.offchip_core
         moved_read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
@@ -133,8 +133,8 @@ class ScheduleResult:
 
     def dram_link_check(self) -> dict:
         """The most loaded DRAM link and whether it moves more than it can carry
-        (:func:`zigzag.stream.tokens.dram_link_check`)."""
-        from zigzag.stream.tokens import dram_link_check
+        (:func:`zigzag.stream.schedule.tokens.dram_link_check`)."""
+        from zigzag.stream.schedule.tokens import dram_link_check  # tokens.py builds on this module
 
         return dram_link_check(self)
 
@@ -157,9 +157,7 @@ class ScheduleResult:
 
     def write(self, folder: str | Path) -> None:
         """Write ``summary.json``, ``schedule.csv`` and ``schedule_trace.json`` (for pictures) into ``folder``."""
-        from zigzag.stream.schedule.trace import write_trace
-
-        from zigzag.stream.tokens import warn_if_overcommitted
+        from zigzag.stream.schedule.tokens import warn_if_overcommitted  # tokens.py builds on this module
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

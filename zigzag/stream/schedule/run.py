@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.atomic import write_json_atomic
 from zigzag.search.options import SearchOptions
 from zigzag.stream.cost_table import CostTable
-from zigzag.stream.hardware import MultiCoreAccelerator, load_multicore_accelerator
+from zigzag.stream.hardware import MultiCoreAccelerator
 from zigzag.stream.inputs import cn_graph_from_files
 from zigzag.stream.mapping import StreamMapping
 from zigzag.stream.schedule.adapter import problem_from_cn_graph
 from zigzag.stream.schedule.costs import cn_costs
 from zigzag.stream.schedule.result import ScheduleResult
 from zigzag.stream.schedule.scheduler import schedule
-from zigzag.stream.tokens import accelerator_clock
+from zigzag.stream.schedule.tokens import export_figures
+from zigzag.stream.schedule.tokens import accelerator_clock
+from zigzag.stream.topology import load_multicore_accelerator
 
 
 def run_stream(
@@ -62,21 +66,16 @@ def run_stream(
     if output is not None:
         result.write(output)
         clock = clock_ghz if clock_ghz is not None else accelerator_clock(hardware)
-        write_token_figures(result, workload, output, {i: info.type for i, info in graph.layers.items()}, clock)
+        write_token_figures(result, workload, output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
     return result
 
 
-def write_token_figures(result: ScheduleResult, workload, output, layer_types: dict[int, str],
+def write_token_figures(result: ScheduleResult, workload, output, cache_operands: dict[int, dict[str, float]],
                        clock_ghz: float | None = None) -> None:
     """``per_token`` in ``summary.json`` when the workload is a transformer export."""
-    import json
-
-    from zigzag.io.atomic import write_json_atomic
-    from zigzag.stream.tokens import export_figures
-
     if not str(workload).endswith(".onnx"):
         return
-    figures = export_figures(result, workload, layer_types, clock_ghz)
+    figures = export_figures(result, workload, cache_operands, clock_ghz)
     if figures is not None:
         path = Path(output) / "summary.json"
         write_json_atomic(path, {**json.loads(path.read_text()), "per_token": figures})

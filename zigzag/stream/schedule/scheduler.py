@@ -16,11 +16,12 @@ from operator import itemgetter
 import numpy as np
 
 from zigzag.errors import InputError
+from zigzag.stream.schedule.graph import graph_of
 from zigzag.stream.schedule.links import LinkState
 from zigzag.stream.schedule.memory import MemoryState
 from zigzag.stream.schedule.problem import O, ScheduleProblem
 from zigzag.stream.schedule.result import ScheduleResult, Totals, Transfer
-from zigzag.stream.traffic import streamed_dram_bits
+from zigzag.stream.schedule.traffic import streamed_dram_bits
 
 
 _new_tuple = tuple.__new__  # builds a named tuple without its Python-level constructor
@@ -37,7 +38,7 @@ class _Scheduler:
         self.p = p
         hw = p.hardware
         self.hw = hw
-        self.g = p.graph
+        self.g = graph_of(p)
         self.offchip = hw.offchip_core
         memories = hw.memories
         self.nm = len(memories)

@@ -14,15 +14,11 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
-
-if TYPE_CHECKING:
-    from zigzag.stream.schedule.result import ScheduleResult
 
 TRACE_FILE = "schedule_trace.json"
 FORMAT = "zigzag-stream-schedule-trace/1"
@@ -92,8 +88,8 @@ class ScheduleTrace:
         return self.layer_names.get(int(layer), f"layer {int(layer)}")
 
 
-def trace_of(result: "ScheduleResult") -> dict:
-    """The JSON-ready trace of one schedule."""
+def trace_of(result) -> dict:
+    """The JSON-ready trace of one schedule (a :class:`~zigzag.stream.schedule.result.ScheduleResult`)."""
     p = result.problem
     hw = p.hardware
     names = dict(getattr(p, "layer_names", None) or {})
@@ -139,7 +135,7 @@ def trace_of(result: "ScheduleResult") -> dict:
     }
 
 
-def write_trace(result: "ScheduleResult", folder: str | Path) -> Path:
+def write_trace(result, folder: str | Path) -> Path:
     """Write ``schedule_trace.json`` of ``result`` into ``folder``; return its path."""
     path = Path(folder) / TRACE_FILE
     write_text_atomic(path, json.dumps(trace_of(result), separators=(",", ":"), allow_nan=False))
@@ -162,7 +158,7 @@ def load_trace(path: str | Path) -> ScheduleTrace:
     return _trace_of_data(data)
 
 
-def trace_from_result(result: "ScheduleResult") -> ScheduleTrace:
+def trace_from_result(result) -> ScheduleTrace:
     """The trace of ``result`` in memory (as :func:`load_trace` would read it back)."""
     return _trace_of_data(json.loads(json.dumps(trace_of(result))))
 

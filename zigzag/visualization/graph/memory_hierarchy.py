@@ -1,5 +1,7 @@
 """ZigZag's ``visualize_memory_hierarchy_graph`` (:func:`zigzag.plots.plot_memory_hierarchy`)."""
 
+import tempfile
+
 from zigzag.plots import plot_memory_hierarchy
 
 
@@ -13,8 +15,6 @@ def visualize_memory_hierarchy_graph(graph, save_path: str = ""):
 
 
 def _show(draw, obj) -> None:
-    import tempfile
-
     import matplotlib.image as mpimg
     import matplotlib.pyplot as plt
 

@@ -1,0 +1,77 @@
+"""The same options on every command: ``--quiet`` and ``--output`` everywhere, ``--seed`` where
+the work is random, ``--workers`` where it runs in parallel, each with the same name and meaning;
+the command-line reference (docs/cli.md) is generated from these parsers."""
+
+from __future__ import annotations
+
+import argparse
+
+from conftest import REPO
+from zigzag.cli import build_parser, main
+from zigzag.command_options import QUIET_HELP
+
+#: commands whose work draws random numbers / can run in several processes
+RANDOM = {"run", "sweep", "stream search"}
+PARALLEL = {"sweep", "stream search"}
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    """Every user command (the workflow's ``step`` commands aside), by its name."""
+    found = {}
+
+    def visit(parser, prefix):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if name != "step":
+                        visit(sub, f"{prefix} {name}".strip())
+                return
+        found[prefix] = parser
+
+    visit(build_parser(), "")
+    return found
+
+
+def flags(parser) -> dict[str, argparse.Action]:
+    return {flag: action for action in parser._actions for flag in action.option_strings}
+
+
+def test_every_command_takes_the_common_options():
+    found = commands()
+    assert {"run", "export-workload", "sweep", "stream nodes", "stream run", "stream search", "stream plot"} <= set(found)
+    for name, parser in found.items():
+        given = flags(parser)
+        assert "--quiet" in given and given["--quiet"].help == QUIET_HELP, name
+        # the report is written into the results folder it reads (one page per folder), not elsewhere
+        assert ("--output" in given) == (name != "report"), name
+        assert ("--seed" in given) == (name in RANDOM), name
+        assert ("--workers" in given) == (name in PARALLEL), name
+
+
+def test_seed_means_the_commands_random_search():
+    parser = build_parser()
+    assert parser.parse_args(["sweep", "--seed", "3"]).search_seed == 3
+    assert parser.parse_args(["sweep", "--search-seed", "3"]).search_seed == 3
+    run = ["run", "--workload", "w", "--accelerator", "a", "--mapping", "m"]
+    assert parser.parse_args([*run, "--seed", "5"]).salsa_seed == 5
+    assert parser.parse_args([*run, "--salsa-seed", "5"]).salsa_seed == 5
+
+
+def test_quiet_sweep_prints_only_the_summary(tmp_path, capsys):
+    status = main(["sweep", "--base", str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
+                   "--vary", "memories.unified_buffer.size=[-8]", "--workload", str(REPO / "tests" / "data" /
+                   "workflow" / "small_convs.yaml"), "--mapping", str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"),
+                   "--output", str(tmp_path / "out"), "--quiet"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out.strip().splitlines() == [f"1 rows (1 invalid); tables and figures written to {tmp_path / 'out'}"]
+    assert err.strip().splitlines() == [
+        "error: sweep: no variant is ok (1 invalid of 1 rows); e.g. flow_tpu_32x32-size-8 on small_convs: "
+        "flow_tpu_32x32-size-8: memories.unified_buffer.size: must be positive, got -8; give capacity in bits, "
+        "a whole number"]
+
+
+def test_the_cli_reference_is_generated_from_the_parsers():
+    page = (REPO / "docs" / "cli.md").read_text()
+    assert ":module: zigzag.cli" in page and ":func: build_parser" in page
+    assert "--quiet" in page and "--seed" in page and "--workers" in page
