@@ -17,7 +17,7 @@ from zigzag.errors import InputError
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.stream.schedule.run import run_stream
 from zigzag.stream.schedule.scheduler import schedule
-from zigzag.stream.schedule.tokens import DEMAND_LIMIT, dram_link_shares
+from zigzag.stream.schedule.dram_links import DEMAND_LIMIT, dram_link_shares
 from zigzag.stream.schedule.traffic import streamed_dram_bits
 from conftest import REPO, TESTS
 

@@ -11,7 +11,8 @@ import pytest
 from zigzag.hardware.accelerator import Memory, Port
 from zigzag.stream.offchip import streamed_bits
 from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.schedule.tokens import dram_link_shares, dram_reads_by_role
+from zigzag.stream.schedule.dram_links import dram_link_shares
+from zigzag.stream.schedule.tokens import dram_reads_by_role
 from zigzag.stream.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits
 from conftest import REPO, TESTS
 

@@ -213,7 +213,8 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     import subprocess
     import sys
 
-    from zigzag.stream.schedule.tokens import dram_link_shares, token_figures
+    from zigzag.stream.schedule.dram_links import dram_link_shares
+    from zigzag.stream.schedule.tokens import token_figures
 
     result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
     tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]

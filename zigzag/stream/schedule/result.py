@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.stream.schedule.dram_links import dram_link_check, warn_if_overcommitted
 from zigzag.stream.schedule.trace import write_trace
 from zigzag.stream.schedule.traffic import streamed_dram_bits
 
@@ -133,9 +134,7 @@ class ScheduleResult:
 
     def dram_link_check(self) -> dict:
         """The most loaded DRAM link and whether it moves more than it can carry
-        (:func:`zigzag.stream.schedule.tokens.dram_link_check`)."""
-        from zigzag.stream.schedule.tokens import dram_link_check  # tokens.py builds on this module
-
+        (:func:`zigzag.stream.schedule.dram_links.dram_link_check`)."""
         return dram_link_check(self)
 
     def cn_rows(self) -> list[dict]:
@@ -157,8 +156,6 @@ class ScheduleResult:
 
     def write(self, folder: str | Path) -> None:
         """Write ``summary.json``, ``schedule.csv`` and ``schedule_trace.json`` (for pictures) into ``folder``."""
-        from zigzag.stream.schedule.tokens import warn_if_overcommitted  # tokens.py builds on this module
-
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         summary = self.summary()
