@@ -170,21 +170,25 @@ def planned_keys(plan):
     return _PLANNED[plan][1]
 
 
-def owner_plan(job, field, plan_of, names):
-    """The plan a cached job file is copied from (``plan_of``: experiment name -> its plan file):
-    once the file exists, that of the experiment it names in ``field`` while that plan is there
-    (also when the experiment left the config), so nothing reruns because other experiments list
-    the same job; else the first plan of ``names`` written that holds the job. Ancient: a plan
-    rewritten later never rewrites the job (content-addressed, the job stays the same).
+def owner_plan(job, field, plan_of, finished_plan, names):
+    """The plan a cached job file is copied from (``plan_of``: experiment name -> its plan file;
+    ``finished_plan``: the same through the experiment's checkpoint, so that Snakemake waits for
+    it and evaluates this again once it has run): once the file exists, that of the experiment
+    it names in ``field`` (also when the experiment left the config and its plan is still there),
+    so nothing reruns because other experiments list the same job; else the first plan of
+    ``names``, in config order, that holds the job. Ancient: a plan rewritten later never rewrites
+    the job (content-addressed, the job stays the same).
     """
     if os.path.exists(job):
         owner = json.loads(open(job).read()).get(field)
-        if owner in names or (owner and os.path.exists(plan_of(owner))):
+        if owner in names:
+            return ancient(finished_plan(owner))
+        if owner and os.path.exists(plan_of(owner)):
             return ancient(plan_of(owner))
     key = os.path.basename(job)[: -len(".json")]
     for name in names:
-        plan = plan_of(name)
-        if os.path.exists(plan) and key in planned_keys(plan):
+        plan = finished_plan(name)
+        if key in planned_keys(plan):
             return ancient(plan)
     return []
 
@@ -195,6 +199,7 @@ def layer_job_plan(wildcards):
         f"{CACHE}/jobs/{wildcards.key}.json",
         "label",
         lambda name: f"{RESULTS}/{name}/plan.json",
+        lambda name: checkpoints.split_layers.get(name=name).output.plan,
         EXPERIMENTS,
     )
 

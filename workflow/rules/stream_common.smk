@@ -63,6 +63,7 @@ def stream_cost_job_plan(wildcards):
         f"{CACHE}/stream-cost/jobs/{wildcards.key}.json",
         "experiment",
         lambda name: f"{STREAM_RESULTS}/{name}/cost_plan.json",
+        lambda name: checkpoints.stream_plan_costs.get(sname=name).output[0],
         STREAM,
     )
 
