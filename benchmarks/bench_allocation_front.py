@@ -27,7 +27,7 @@ from pathlib import Path
 
 from deap import algorithms, base, tools
 
-from zigzag.stream.allocation import dominated_share, nsga2
+from zigzag.multicore.allocation import dominated_share, nsga2
 
 from bench_allocation import REPO, build
 

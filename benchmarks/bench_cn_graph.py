@@ -35,9 +35,9 @@ STACKS = "0-10;11-21"
 
 def ours(repeat: int) -> None:
     sys.path.insert(0, str(ROOT))
-    from zigzag.stream.cn_graph import build_cn_graph
-    from zigzag.stream.inputs import load_cn_graph_inputs
-    from zigzag.stream.tiling import parse_layer_stacks
+    from zigzag.multicore.cn_graph import build_cn_graph
+    from zigzag.multicore.inputs import load_cn_graph_inputs
+    from zigzag.multicore.tiling import parse_layer_stacks
 
     begin = time.perf_counter()
     _, workload, facts = load_cn_graph_inputs(REF / HARDWARE, REF / WORKLOAD, REF / MAPPING, cwd=str(REF))
@@ -68,8 +68,8 @@ def torchvision(folder: Path, repeat: int) -> None:
     import logging
 
     sys.path.insert(0, str(ROOT))
-    from zigzag.stream.cn_graph import build_cn_graph
-    from zigzag.stream.inputs import load_cn_graph_inputs
+    from zigzag.multicore.cn_graph import build_cn_graph
+    from zigzag.multicore.inputs import load_cn_graph_inputs
 
     logging.disable(logging.WARNING)  # the cores' spatial unrollings are reduced often; not the point here
     hardware = ROOT / "inputs" / "stream" / "hardware" / "tpu_like_quad_core.yaml"

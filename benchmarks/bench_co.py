@@ -70,12 +70,12 @@ def choices(cores: tuple[int, ...], rule: str) -> list[tuple[int, ...]]:
 
 def exhaustive(cache: Path) -> None:
     from zigzag.search.options import SearchOptions
-    from zigzag.stream.allocation.constraint import co_mapping
-    from zigzag.stream.allocation.optimize import optimize_co
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
-    from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.allocation.constraint import co_mapping
+    from zigzag.multicore.allocation.optimize import optimize_co
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
+    from zigzag.multicore.schedule.run import run_stream
 
     del SearchOptions
     print("| case | allocations | best latency (cycles) | best energy (pJ) | CO latency | CO energy | "
@@ -117,9 +117,9 @@ def exhaustive(cache: Path) -> None:
 
 
 def resnet18(cache: Path) -> None:
-    from zigzag.stream.allocation import search_allocation
-    from zigzag.stream.allocation.optimize import optimize_co
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.allocation.optimize import optimize_co
+    from zigzag.multicore.schedule.run import run_stream
 
     hw = "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
     workload = "stream/inputs/examples/workload/resnet18.onnx"

@@ -40,8 +40,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts  # noqa: E402
 
-from zigzag.stream.cost_table import CostTable  # noqa: E402
-from zigzag.stream.topology import load_multicore_accelerator  # noqa: E402
+from zigzag.multicore.cost_table import CostTable  # noqa: E402
+from zigzag.multicore.topology import load_multicore_accelerator  # noqa: E402
 
 QUAD = {
     "hardware": "stream/inputs/examples/hardware/tpu_like_quad_core.yaml",

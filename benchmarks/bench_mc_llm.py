@@ -56,7 +56,7 @@ def main() -> None:
                         help="the Llama runs' latency model (run_stream's; default zigzag)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     print(f"load before: {load()}")
     for case in args.cases:
@@ -86,7 +86,7 @@ def llama(layers: int, prefill_tokens: int, mode: str | None = None, latency_mod
     run_stream's (``bandwidth_bound``: streaming CNs last their DRAM bits over the link)."""
     import sys
 
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     sys.path.insert(0, str(REPO / "benchmarks"))
     from llama_onnx import llama_decode, llama_prefill

@@ -16,7 +16,7 @@ With ``--reference-venv`` the reference Stream is run on the same cases in child
 (``optimize_allocation_ga``, its cost table kept in ``--reference-cache``: run twice to time it
 with the table cached, as Stream is usually compared).
 
-The time covers one :func:`zigzag.stream.schedule.schedule` call (problem already built); the
+The time covers one :func:`zigzag.multicore.schedule.schedule` call (problem already built); the
 medians over the repeats of wall time and of this process's CPU time are printed (the latter is
 less sensitive to a busy machine).
 The machine load is printed: compare figures taken under similar load only.
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zigzag.stream.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
+from zigzag.multicore.schedule import I1, I2, O, ScheduleProblem, schedule, scheduling_order
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -106,9 +106,9 @@ def fused_resnet18_problem() -> ScheduleProblem:
     """The reference fused ResNet-18 case: our CN graph and hardware, Stream's per-CN costs."""
     import gzip
 
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
-    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.schedule.adapter import CNCost, problem_from_cn_graph
 
     ref = json.loads(gzip.open(REPO / "tests" / "data" / "stream" / "fused_resnet18_schedule.json.gz", "rt").read())
     inputs = ref["inputs"]

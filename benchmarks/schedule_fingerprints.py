@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-import zigzag.stream.schedule.scheduler as scheduler
+import zigzag.multicore.schedule.scheduler as scheduler
 from zigzag.sweep import run_sweep
 
 CASES = [  # rows, cols, mapping, modes, link bandwidth, core file

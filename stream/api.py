@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.stream import api as _api
+from zigzag.multicore import api as _api
 
 from stream.cost_model.cost_model import StreamCostModelEvaluation
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
-from zigzag.stream.cost_table import CostEntry, NodeKey, read_lut, read_lut_pairs
+from zigzag.multicore.cost_table import CostEntry, NodeKey, read_lut, read_lut_pairs
 
 __all__ = ["CostModelEvaluationLUT"]
 
@@ -14,7 +14,7 @@ __all__ = ["CostModelEvaluationLUT"]
 class CostModelEvaluationLUT:
     """The per-(CN, core) cost evaluations of a run, read from its ``cost_lut.pickle``.
 
-    Nodes are our CN cost keys (:class:`~zigzag.stream.cost_table.NodeKey`: what of a CN sets
+    Nodes are our CN cost keys (:class:`~zigzag.multicore.cost_table.NodeKey`: what of a CN sets
     its cost), cores are core ids, and an evaluation is our single-core
     :class:`~zigzag.cost.result.CostResult` (``energy_total``, ``latency_total2``,
     ``mac_spatial_utilization``, ``mem_energy_breakdown``, ...). The file holds JSON (our cost

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from zigzag.stream.cost_table import NodeKey
+from zigzag.multicore.cost_table import NodeKey
 
 STREAM_DATA = Path(__file__).resolve().parent / "data" / "reference" / "stream"
 

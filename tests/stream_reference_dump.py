@@ -17,7 +17,7 @@ import numpy as np
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.schedule.problem import (
+from zigzag.multicore.schedule.problem import (
     Link,
     ScheduleHardware,
     ScheduleProblem,

@@ -138,7 +138,7 @@ LEFT = re.compile(rf"§|{_NOT_DOCS}(?:{SPEC_FILES})\.md\b|\bissues? #\d+|\b[Qq]u
 
 # default specification file of a path without an explicit one in its text
 DEFAULTS = (
-    ("zigzag/stream/", "stream.md"), ("tests/unit/multicore/test_stream", "stream.md"), ("benchmarks/bench_allocation", "stream.md"),
+    ("zigzag/multicore/", "stream.md"), ("tests/unit/multicore/test_stream", "stream.md"), ("benchmarks/bench_allocation", "stream.md"),
     ("benchmarks/bench_schedule", "stream.md"), ("benchmarks/bench_cost_table", "stream.md"),
     ("benchmarks/bench_cn_graph", "stream.md"), ("benchmarks/stream_", "stream.md"),
     ("zigzag/hardware/imc", "imc.md"), ("zigzag/cost/imc", "imc.md"), ("tests/unit/cost/test_imc", "imc.md"),

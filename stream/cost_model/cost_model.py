@@ -19,8 +19,8 @@ from stream.cost_model.views import (
     ScheduledNode,
     ScheduledWorkload,
 )
-from zigzag.stream.schedule.result import ScheduleResult, Totals
-from zigzag.stream.stages import StreamCostModelEvaluation as _Schedule
+from zigzag.multicore.schedule.result import ScheduleResult, Totals
+from zigzag.multicore.stages import StreamCostModelEvaluation as _Schedule
 
 __all__ = ["StreamCostModelEvaluation"]
 

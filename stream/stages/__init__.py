@@ -1,1 +1,1 @@
-"""Stream's stage modules (``stream.stages.<group>.<module>``), over :mod:`zigzag.stream.stages`."""
+"""Stream's stage modules (``stream.stages.<group>.<module>``), over :mod:`zigzag.multicore.stages`."""

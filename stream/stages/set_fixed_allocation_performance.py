@@ -1,5 +1,5 @@
 """Stream's fixed-allocation stage."""
 
-from zigzag.stream.stages import SetFixedAllocationPerformanceStage
+from zigzag.multicore.stages import SetFixedAllocationPerformanceStage
 
 __all__ = ["SetFixedAllocationPerformanceStage"]

@@ -1,5 +1,5 @@
 """Stream's ``stream.stages.stage``: the stage protocol and the entry point."""
 
-from zigzag.stream.stages import MainStage, Stage, StageCallable
+from zigzag.multicore.stages import MainStage, Stage, StageCallable
 
 __all__ = ["MainStage", "Stage", "StageCallable"]

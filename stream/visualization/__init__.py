@@ -1,2 +1,2 @@
 """Stream's pictures of a schedule (timeline, memory usage, perfetto trace), drawn by
-:mod:`zigzag.stream.plots`; see docs/compat/stream-users.md for how they differ from Stream's."""
+:mod:`zigzag.multicore.plots`; see docs/compat/stream-users.md for how they differ from Stream's."""

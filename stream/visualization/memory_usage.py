@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zigzag.stream.plots.charts import memory_usage_png
+from zigzag.multicore.plots.charts import memory_usage_png
 
 from stream.visualization.selection import parent_made, schedule_trace, time_window
 

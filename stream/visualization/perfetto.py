@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from zigzag.io.atomic import write_text_atomic
-from zigzag.stream.plots.perfetto import trace_events
+from zigzag.multicore.plots.perfetto import trace_events
 
 from stream.visualization.selection import parent_made, schedule_trace
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zigzag.stream.plots.gantt import gantt_html, gantt_png
+from zigzag.multicore.plots.gantt import gantt_html, gantt_png
 
 from stream.visualization.selection import parent_made, schedule_trace, time_window
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from zigzag.errors import InputError
-from zigzag.stream.schedule.result import ScheduleResult
-from zigzag.stream.schedule.trace import ScheduleTrace, trace_from_result
+from zigzag.multicore.schedule.result import ScheduleResult
+from zigzag.multicore.schedule.trace import ScheduleTrace, trace_from_result
 
 
 def schedule_trace(scme, layer_ids: Sequence[int] | None = None, links: bool = True) -> ScheduleTrace:

@@ -1,4 +1,4 @@
-"""Stream users' scripts run unchanged on the top-level ``stream`` package (faces over zigzag.stream)."""
+"""Stream users' scripts run unchanged on the top-level ``stream`` package (faces over zigzag.multicore)."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def small_scme(small_folder, tmp_path_factory):
 
 
 def test_scme_attributes_stream_reads(small_scme):
-    from zigzag.stream.schedule.result import Totals
+    from zigzag.multicore.schedule.result import Totals
 
     scme, _, _ = small_scme
     assert rel(sum(getattr(scme, t) for t in Totals.TERMS), scme.energy) < 1e-12
@@ -210,7 +210,7 @@ def test_pictures_take_streams_arguments(small_scme, tmp_path):
     from stream.visualization.perfetto import convert_scme_to_perfetto_json
     from stream.visualization.schedule import plot_timeline_brokenaxes, visualize_timeline_plotly
     from stream.visualization.selection import schedule_trace
-    from zigzag.stream.plots.gantt import gantt_figure
+    from zigzag.multicore.plots.gantt import gantt_figure
 
     scme, _, _ = small_scme
     only_first = schedule_trace(scme, [0], links=False)

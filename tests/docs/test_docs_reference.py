@@ -28,7 +28,7 @@ from zigzag.io.validation.accelerator import _ACCELERATOR
 from zigzag.io.validation.mapping import _MAPPING_ENTRY
 from zigzag.io.validation.schema import Field
 from zigzag.io.validation.workload import _LAYER
-from zigzag.stream import mapping as stream_mapping
+from zigzag.multicore import mapping as stream_mapping
 from conftest import REPO
 
 REFERENCE = REPO / "docs" / "reference"

@@ -18,7 +18,7 @@ from zigzag.api import run
 from zigzag.io.loaders import load_inputs
 from zigzag.notes import grouped_layer_warnings, warn_for_layer
 from zigzag.search.options import SearchOptions
-from zigzag.stream.inputs import load_cn_graph_inputs
+from zigzag.multicore.inputs import load_cn_graph_inputs
 
 STREAM = REFERENCE_DATA / "stream" / "stream" / "inputs" / "examples"
 QUAD = STREAM / "hardware" / "tpu_like_quad_core.yaml"

@@ -27,7 +27,7 @@ Each core file is a single-core ZigZag accelerator (either memory format) with o
 `dataflows`. Where core files are found: see :func:`resolve_core_file`.
 
 :func:`read_multicore` returns the normalised document that
-`zigzag.stream.topology.build_multicore` turns into a model; every problem is a one-line
+`zigzag.multicore.topology.build_multicore` turns into a model; every problem is a one-line
 `InputError` naming the file, the field and the fix.
 """
 

@@ -69,7 +69,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_stream_cost(args: argparse.Namespace) -> int:
-    from zigzag.stream.cost_table import evaluate_job_file
+    from zigzag.multicore.cost_table import evaluate_job_file
 
     def action():
         entry = evaluate_job_file(args.job, args.output)

@@ -22,10 +22,10 @@ from zigzag.io.tables import csv_text, html_table
 from zigzag.notes import add_notes, collected_warnings, run_logged
 from zigzag.search.options import SearchOptions
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
-from zigzag.stream.plots import plot_front, plot_run
-from zigzag.stream.plots.results import metrics_png, pareto_png
-from zigzag.stream.results import mark_pareto, multicore_rows, summarize_run, table_columns
-from zigzag.stream.schedule.scheduler import schedule as run_schedule
+from zigzag.multicore.plots import plot_front, plot_run
+from zigzag.multicore.plots.results import metrics_png, pareto_png
+from zigzag.multicore.results import mark_pareto, multicore_rows, summarize_run, table_columns
+from zigzag.multicore.schedule.scheduler import schedule as run_schedule
 
 logger = logging.getLogger(__name__)
 
@@ -98,21 +98,21 @@ def _clock_ghz(exp: dict, where: str) -> float | None:
 
 def core_files(accelerator: str | Path) -> list[str]:
     """The accelerator file and every core file it uses (the files a change in reruns the costs)."""
-    from zigzag.stream.topology import load_multicore_accelerator
+    from zigzag.multicore.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(accelerator)
     return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
 
 
 def _stacks(exp: dict):
-    from zigzag.stream.tiling import parse_layer_stacks
+    from zigzag.multicore.tiling import parse_layer_stacks
 
     return None if exp.get("layer_stacks") is None else parse_layer_stacks(exp["layer_stacks"])
 
 
 def split(exp: dict, output: str | Path) -> str:
-    from zigzag.stream.cn_graph import save_cn_graph
-    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.multicore.cn_graph import save_cn_graph
+    from zigzag.multicore.inputs import cn_graph_from_files
 
     with collected_warnings() as notes:
         graph = cn_graph_from_files(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp))
@@ -124,8 +124,8 @@ def split(exp: dict, output: str | Path) -> str:
 
 
 def _table(exp: dict, cache: str | Path):
-    from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.topology import load_multicore_accelerator
+    from zigzag.multicore.cost_table import CostTable
+    from zigzag.multicore.topology import load_multicore_accelerator
 
     hardware = load_multicore_accelerator(exp["accelerator"])
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]),
@@ -136,9 +136,9 @@ def _table(exp: dict, cache: str | Path):
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Write ``output``: every cost-table key the experiment needs, and the jobs of the uncached
     ones (the workflow's ``stream_cost_job`` rule copies each into the cache)."""
-    from zigzag.stream.allocation.genes import allocation_genes
-    from zigzag.stream.cn_graph import load_cn_graph
-    from zigzag.stream.schedule.costs import node_key
+    from zigzag.multicore.allocation.genes import allocation_genes
+    from zigzag.multicore.cn_graph import load_cn_graph
+    from zigzag.multicore.schedule.costs import node_key
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -164,9 +164,9 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Schedule the experiment's CN graph with the cached cost entries; write the run folder
     (its summary.json with the notes saved with the graph)."""
-    from zigzag.stream.cn_graph import cn_graph_notes, load_cn_graph
-    from zigzag.stream.schedule.adapter import problem_from_cn_graph
-    from zigzag.stream.schedule.costs import cn_costs
+    from zigzag.multicore.cn_graph import cn_graph_notes, load_cn_graph
+    from zigzag.multicore.schedule.adapter import problem_from_cn_graph
+    from zigzag.multicore.schedule.costs import cn_costs
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -183,9 +183,9 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
 def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
     """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
     with the experiment's ``clock_ghz``, else the accelerator file's)."""
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.schedule.run import write_token_figures
-    from zigzag.stream.schedule.tokens import accelerator_clock
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.schedule.run import write_token_figures
+    from zigzag.multicore.schedule.tokens import accelerator_clock
 
     if exp.get("clock_ghz") is not None:
         clock = exp["clock_ghz"]
@@ -197,7 +197,7 @@ def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> No
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
     """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
     (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
-    from zigzag.stream.allocation.search import search_allocation
+    from zigzag.multicore.allocation.search import search_allocation
 
     opts = exp["search"]
     with collected_warnings() as notes:
@@ -217,7 +217,7 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
 def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) -> str:
     """Allocate the experiment's layers by constraint optimisation (cached cost entries) and schedule
     the allocation; write the run folder (``allocation.yaml``, ``co_slots.csv``, summary, schedule, trace)."""
-    from zigzag.stream.allocation.optimize import optimize_co
+    from zigzag.multicore.allocation.optimize import optimize_co
 
     opts = exp["search"]
     with collected_warnings() as notes:

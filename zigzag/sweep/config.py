@@ -293,7 +293,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         raise InputError(where, "modes", f"{modes!r} is not a list of {' and '.join(MODES)}; e.g. [lbl, fused]")
     stacks = section.get("layer_stacks")
     if stacks is not None:
-        from zigzag.stream.tiling import parse_layer_stacks
+        from zigzag.multicore.tiling import parse_layer_stacks
 
         if not isinstance(stacks, str) or not stacks.strip():
             raise InputError(where, "layer_stacks", "give stacks of layer ids such as '0-10;11-21'")

@@ -20,9 +20,9 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.search.options import SearchOptions
-from zigzag.stream.results import run_figures, run_summary
-from zigzag.stream.roles import follow_cores
-from zigzag.stream.schedule.scheduler import schedule
+from zigzag.multicore.results import run_figures, run_summary
+from zigzag.multicore.roles import follow_cores
+from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.variants import read_spec
 from zigzag.variants.multicore import read_core_files
 
@@ -93,7 +93,7 @@ def multicore_identity(home: str | Path):
 def variant_accelerator(sweep, variant):
     """The :class:`MultiCoreAccelerator` of a variant."""
     from zigzag.io.stream_hardware import read_multicore_document
-    from zigzag.stream.topology import build_multicore
+    from zigzag.multicore.topology import build_multicore
 
     document = with_integer_core_ids(variant.document)
     return build_multicore(read_multicore_document(document, sweep.base), variant.name)
@@ -102,7 +102,7 @@ def variant_accelerator(sweep, variant):
 def variant_mapping(sweep, variant):
     """The variant's parsed Stream mapping: core roles and tiling expressions resolved."""
     from zigzag.io.yaml_files import load_yaml
-    from zigzag.stream.mapping import parse_stream_mapping
+    from zigzag.multicore.mapping import parse_stream_mapping
 
     followed = follow_cores(load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping)
     return parse_stream_mapping(followed, sweep.mapping)
@@ -111,12 +111,12 @@ def variant_mapping(sweep, variant):
 def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Path) -> dict:
     """The figures of one schedule of a variant: fixed allocation, or the allocation search's
     chosen point when the mapping leaves cores to choose."""
-    from zigzag.stream.allocation import search_allocation
-    from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.inputs import cn_graph_from_files
-    from zigzag.stream.schedule.adapter import problem_from_cn_graph
-    from zigzag.stream.schedule.costs import cn_costs
-    from zigzag.stream.tiling import parse_layer_stacks
+    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.cost_table import CostTable
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.schedule.adapter import problem_from_cn_graph
+    from zigzag.multicore.schedule.costs import cn_costs
+    from zigzag.multicore.tiling import parse_layer_stacks
 
     accelerator = variant_accelerator(sweep, variant)
     mapping = variant_mapping(sweep, variant)
@@ -125,7 +125,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     figures: dict[str, Any] = {"allocation": "fixed"}
     latency_model = sweep.options.get("latency_model", "zigzag")
     if len(graph) and graph.core.min() < 0 and sweep.allocation_search["method"] == "co":
-        from zigzag.stream.allocation.optimize import optimize_co
+        from zigzag.multicore.allocation.optimize import optimize_co
 
         budget = sweep.allocation_search
         found = optimize_co(accelerator, workload, mapping, mode, stacks, time_limit=budget["time_limit"],
@@ -147,7 +147,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
                                                 latency_model=latency_model))
     tokens = None
     if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
-        from zigzag.stream.schedule.tokens import export_figures
+        from zigzag.multicore.schedule.tokens import export_figures
 
         tokens = export_figures(result, workload, {i: info.cache_operands for i, info in graph.layers.items()})
     return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens)}
@@ -155,7 +155,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
 
 def schedule_figures(result, accelerator, document: dict, tokens: dict | None = None) -> dict:
     """A schedule's row figures, defined once for sweeps and the workflow's table
-    (``zigzag.stream.results``): latency, energy and its terms, area, utilisation of the compute
+    (``zigzag.multicore.results``): latency, energy and its terms, area, utilisation of the compute
     cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores';
     with ``tokens`` (a transformer step's figures), the per-token columns."""
 

@@ -4,7 +4,7 @@ This package works on YAML documents only (single-core or multi-core files alike
 nothing of costs: :func:`read_spec` checks what a sweep varies, :func:`expand` makes the
 variants, :func:`follow_hardware` sizes a mapping's unrollings for a variant's array;
 :func:`read_core_files` reads the core files a multi-core sweep varies into its base (a multi-core
-mapping's core roles follow a variant's cores in :mod:`zigzag.stream.roles`). See
+mapping's core roles follow a variant's cores in :mod:`zigzag.multicore.roles`). See
 docs/reference/sweeps.md.
 """
 

@@ -6,7 +6,7 @@ core (``offchip_core.memories.dram.ports[0].bandwidth_max``) reads that core fil
 document first (:func:`read_core_files`), so the path exists; varying the reference itself
 (``mesh.core: [tpu_like.yaml, eyeriss_like.yaml]``) swaps whole cores.
 
-The mapping's core roles, which follow the variant's cores, are in :mod:`zigzag.stream.roles`.
+The mapping's core roles, which follow the variant's cores, are in :mod:`zigzag.multicore.roles`.
 
 See docs/reference/sweeps.md.
 """

@@ -1,7 +1,7 @@
 """Stream's constraint-optimisation allocation stage: ours, solved with OR-Tools CP-SAT, yielding
 Stream's schedule object."""
 
-from zigzag.stream.stages import ConstraintOptimizationAllocationStage as _AllocationStage
+from zigzag.multicore.stages import ConstraintOptimizationAllocationStage as _AllocationStage
 
 from stream.cost_model.cost_model import StreamCostModelEvaluation
 

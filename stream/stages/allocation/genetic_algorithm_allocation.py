@@ -1,7 +1,7 @@
 """Stream's genetic allocation stage: our seeded search (``ga_seed``, default 0), yielding
 Stream's schedule object."""
 
-from zigzag.stream.stages import GeneticAlgorithmAllocationStage as _SearchStage
+from zigzag.multicore.stages import GeneticAlgorithmAllocationStage as _SearchStage
 
 from stream.cost_model.cost_model import StreamCostModelEvaluation
 

@@ -1,5 +1,5 @@
 """Stream's cost-table stage."""
 
-from zigzag.stream.stages import ZigZagCoreMappingEstimationStage
+from zigzag.multicore.stages import ZigZagCoreMappingEstimationStage
 
 __all__ = ["ZigZagCoreMappingEstimationStage"]

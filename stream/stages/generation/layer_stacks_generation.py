@@ -1,5 +1,5 @@
 """Stream's layer-stack stage."""
 
-from zigzag.stream.stages import LayerStacksGenerationStage
+from zigzag.multicore.stages import LayerStacksGenerationStage
 
 __all__ = ["LayerStacksGenerationStage"]

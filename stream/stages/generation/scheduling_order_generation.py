@@ -1,5 +1,5 @@
 """Stream's scheduling-order stage."""
 
-from zigzag.stream.stages import SchedulingOrderGenerationStage
+from zigzag.multicore.stages import SchedulingOrderGenerationStage
 
 __all__ = ["SchedulingOrderGenerationStage"]

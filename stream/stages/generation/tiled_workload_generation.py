@@ -1,5 +1,5 @@
 """Stream's CN-graph stage."""
 
-from zigzag.stream.stages import TiledWorkloadGenerationStage
+from zigzag.multicore.stages import TiledWorkloadGenerationStage
 
 __all__ = ["TiledWorkloadGenerationStage"]

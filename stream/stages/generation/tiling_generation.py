@@ -1,5 +1,5 @@
 """Stream's tiling stage."""
 
-from zigzag.stream.stages import TilingGenerationStage
+from zigzag.multicore.stages import TilingGenerationStage
 
 __all__ = ["TilingGenerationStage"]

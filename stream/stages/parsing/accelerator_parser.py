@@ -1,5 +1,5 @@
 """Stream's accelerator parsing stage."""
 
-from zigzag.stream.stages import AcceleratorParserStage
+from zigzag.multicore.stages import AcceleratorParserStage
 
 __all__ = ["AcceleratorParserStage"]

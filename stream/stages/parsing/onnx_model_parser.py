@@ -1,5 +1,5 @@
 """Stream's ONNX model parsing stage."""
 
-from zigzag.stream.stages import ONNXModelParserStage
+from zigzag.multicore.stages import ONNXModelParserStage
 
 __all__ = ["ONNXModelParserStage"]

@@ -242,7 +242,7 @@ def test_an_area_unit_of_um2_converts_cactis_mm2(tmp_path):
 def test_multi_core_core_files_get_the_same_figures(tmp_path):
     import shutil
 
-    from zigzag.stream.topology import load_multicore_accelerator
+    from zigzag.multicore.topology import load_multicore_accelerator
 
     core_file = yaml.safe_load(EYERISS.read_text())
     del core_file["memories"]["dram"]  # a multi-core core stops at on-chip memory

@@ -17,8 +17,8 @@ from onnx import TensorProto, helper, numpy_helper
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import read_onnx
 from zigzag.io.onnx_shapes import ShapeLookup, is_static
-from zigzag.stream.mapping import parse_stream_mapping
-from zigzag.stream.workload import read_stream_workload
+from zigzag.multicore.mapping import parse_stream_mapping
+from zigzag.multicore.workload import read_stream_workload
 from conftest import TESTS
 
 DATA = TESTS / "data" / "workloads"

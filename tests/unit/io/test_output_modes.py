@@ -13,7 +13,7 @@ from test_stream_nodes import CASES, build
 from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import load_accelerator
 from zigzag.plots import plot_memory_hierarchy
-from zigzag.stream.cn_graph import save_cn_graph
+from zigzag.multicore.cn_graph import save_cn_graph
 
 
 @pytest.fixture(params=[0o022, 0o027])

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.allocation import dominated_share, nsga2, search_allocation
-from zigzag.stream.allocation.front import distinct_points, parse_allocation, read_front
-from zigzag.stream.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
-from zigzag.stream.schedule.run import run_stream
+from zigzag.multicore.allocation import dominated_share, nsga2, search_allocation
+from zigzag.multicore.allocation.front import distinct_points, parse_allocation, read_front
+from zigzag.multicore.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
+from zigzag.multicore.schedule.run import run_stream
 from conftest import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from zigzag.errors import InputError
 from zigzag.steps.stream import resolve_stream_experiments
-from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.schedule.scheduler import schedule
-from zigzag.stream.schedule.dram_links import DEMAND_LIMIT, dram_link_shares
-from zigzag.stream.schedule.traffic import streamed_dram_bits
+from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.schedule.scheduler import schedule
+from zigzag.multicore.schedule.dram_links import DEMAND_LIMIT, dram_link_shares
+from zigzag.multicore.schedule.traffic import streamed_dram_bits
 from conftest import REPO, TESTS
 
 ROOT = REPO
@@ -158,7 +158,7 @@ def test_run_stream_and_the_cli_take_the_option(cache, tmp_path, capsys):
 
 
 def test_the_allocation_search_evaluates_and_reports_with_the_option(tmp_path, cache):
-    from zigzag.stream.allocation import search_allocation
+    from zigzag.multicore.allocation import search_allocation
 
     flexible = tmp_path / "flexible.yaml"
     flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n")
@@ -191,7 +191,7 @@ def test_config_and_sweeps_refuse_an_unknown_latency_model(tmp_path):
 
 
 def test_the_stage_api_takes_the_option(cache):
-    from zigzag.stream.stages import (AcceleratorParserStage, GeneticAlgorithmAllocationStage, MainStage,
+    from zigzag.multicore.stages import (AcceleratorParserStage, GeneticAlgorithmAllocationStage, MainStage,
                                       ONNXModelParserStage, SchedulingOrderGenerationStage,
                                       SetFixedAllocationPerformanceStage, TiledWorkloadGenerationStage,
                                       ZigZagCoreMappingEstimationStage)
@@ -211,10 +211,10 @@ def test_the_stage_api_takes_the_option(cache):
 
 def test_the_constraint_optimisation_models_streaming_nodes_as_the_scheduler_runs_them(cache):
     from zigzag.search.options import SearchOptions
-    from zigzag.stream.allocation.constraint import slot_problem, steady_states
-    from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.multicore.allocation.constraint import slot_problem, steady_states
+    from zigzag.multicore.cost_table import CostTable
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
 
     hardware = load_multicore_accelerator(QUAD[0])
     graph = cn_graph_from_files(hardware, DATA / "gpt2_decode.onnx", QUAD[1], "lbl", None)

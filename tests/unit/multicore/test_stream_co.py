@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.allocation.slots import SlotProblem, solve_slots
+from zigzag.multicore.allocation.slots import SlotProblem, solve_slots
 from conftest import REPO, TESTS
 
 DATA = TESTS / "data"
@@ -148,11 +148,11 @@ def reference_folder(tmp_path_factory) -> Path:
 def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
     """From the same files, our steady states have the reference's model inputs and optimum."""
     from zigzag.search.options import SearchOptions
-    from zigzag.stream.allocation.constraint import allocate
-    from zigzag.stream.allocation.genes import build_allocation_problem
-    from zigzag.stream.cost_table import CostTable
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.multicore.allocation.constraint import allocate
+    from zigzag.multicore.allocation.genes import build_allocation_problem
+    from zigzag.multicore.cost_table import CostTable
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
 
     monkeypatch.chdir(reference_folder)
     ref = json.loads(oracle.read_text())
@@ -201,8 +201,8 @@ def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(reference_folde
 def test_stage_api_and_stream_api_give_the_cli_result(reference_folder, tmp_path, monkeypatch):
     """Stream's stage chain with its constraint-optimisation leaf, and ``stream.api.optimize_allocation_co``."""
     import stream.api
-    from zigzag.stream.api import CO_STAGES
-    from zigzag.stream.stages import MainStage
+    from zigzag.multicore.api import CO_STAGES
+    from zigzag.multicore.stages import MainStage
 
     monkeypatch.chdir(reference_folder)
     files = dict(accelerator="small/dual_testing_core_offchip_v2.yaml", workload_path="small/small_3conv.onnx",

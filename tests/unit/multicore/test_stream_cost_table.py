@@ -12,7 +12,7 @@ from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_f
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.search.options import SearchOptions
-from zigzag.stream.cost_table import (
+from zigzag.multicore.cost_table import (
     CostEntry,
     CostTable,
     NodeKey,
@@ -24,8 +24,8 @@ from zigzag.stream.cost_table import (
     read_lut,
     write_job,
 )
-from zigzag.stream.topology import load_multicore_accelerator
-from zigzag.stream.offchip import stored_bits, too_large_operands
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.offchip import stored_bits, too_large_operands
 
 def _accelerator(case: str):
     """The case's multi-core accelerator, core files resolved from the reference folder (as Stream)."""

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from llm_graphs import gqa_attention
 from test_stream_examples_and_edge_cases import PlainMaps
 
-from zigzag.stream import edges as edges_module
-from zigzag.stream import propagation
-from zigzag.stream.inputs import cn_graph_from_files
+from zigzag.multicore import edges as edges_module
+from zigzag.multicore import propagation
+from zigzag.multicore.inputs import cn_graph_from_files
 from conftest import REPO, TESTS
 
 ROOT = REPO

@@ -9,11 +9,11 @@ import types
 import pytest
 
 from zigzag.hardware.accelerator import Memory, Port
-from zigzag.stream.offchip import streamed_bits
-from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.schedule.dram_links import dram_link_shares
-from zigzag.stream.schedule.tokens import dram_reads_by_role
-from zigzag.stream.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits
+from zigzag.multicore.offchip import streamed_bits
+from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.schedule.dram_links import dram_link_shares
+from zigzag.multicore.schedule.tokens import dram_reads_by_role
+from zigzag.multicore.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits
 from conftest import REPO, TESTS
 
 ROOT = REPO

@@ -18,20 +18,20 @@ from onnx import TensorProto, helper
 
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.stream import edges as edges_module
-from zigzag.stream import propagation
-from zigzag.stream.allocation.front import distinct_points, front_csv
-from zigzag.stream.allocation.genes import Gene
-from zigzag.stream.allocation.nsga import FrontPoint
-from zigzag.stream.allocation.search import search_allocation
-from zigzag.stream.cn_graph import build_cn_graph
-from zigzag.stream.topology import load_multicore_accelerator
-from zigzag.stream.mapping import parse_stream_mapping
-from zigzag.stream.plots.charts import read_front
-from zigzag.stream.plots.gantt import Rows
-from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.schedule.trace import load_trace
-from zigzag.stream.workload import StreamLayer, read_stream_workload
+from zigzag.multicore import edges as edges_module
+from zigzag.multicore import propagation
+from zigzag.multicore.allocation.front import distinct_points, front_csv
+from zigzag.multicore.allocation.genes import Gene
+from zigzag.multicore.allocation.nsga import FrontPoint
+from zigzag.multicore.allocation.search import search_allocation
+from zigzag.multicore.cn_graph import build_cn_graph
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.mapping import parse_stream_mapping
+from zigzag.multicore.plots.charts import read_front
+from zigzag.multicore.plots.gantt import Rows
+from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.schedule.trace import load_trace
+from zigzag.multicore.workload import StreamLayer, read_stream_workload
 from conftest import REPO
 
 ROOT = REPO

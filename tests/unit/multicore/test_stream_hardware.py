@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.hardware import ANY
-from zigzag.stream.topology import load_multicore_accelerator
+from zigzag.multicore.hardware import ANY
+from zigzag.multicore.topology import load_multicore_accelerator
 from conftest import REPO, TESTS
 
 DATA = TESTS / "data"
@@ -342,7 +342,7 @@ def test_empty_and_malformed_files(tmp_path):
 
 
 def test_document_round_trips_through_json():
-    from zigzag.stream.topology import build_multicore
+    from zigzag.multicore.topology import build_multicore
 
     for name in ("tpu_like_mesh_2x2.yaml", "fusemax.yaml"):
         accelerator = load_multicore_accelerator(HARDWARE / name)

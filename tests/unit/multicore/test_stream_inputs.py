@@ -12,12 +12,12 @@ from onnx import TensorProto, helper
 
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.stream.cn_graph import build_cn_graph
-from zigzag.stream.inputs import cn_graph_from_files, load_cn_graph_inputs
-from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
-from zigzag.stream.nodes import OPERANDS
-from zigzag.stream.tiling import SeedTiling, parse_layer_stacks
-from zigzag.stream.workload import read_stream_workload
+from zigzag.multicore.cn_graph import build_cn_graph
+from zigzag.multicore.inputs import cn_graph_from_files, load_cn_graph_inputs
+from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
+from zigzag.multicore.nodes import OPERANDS
+from zigzag.multicore.tiling import SeedTiling, parse_layer_stacks
+from zigzag.multicore.workload import read_stream_workload
 from conftest import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"

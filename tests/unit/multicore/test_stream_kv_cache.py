@@ -13,12 +13,12 @@ import logging
 
 import pytest
 
-from zigzag.stream.topology import load_multicore_accelerator
-from zigzag.stream.inputs import HardwareFacts
-from zigzag.stream.mapping import load_stream_mapping
-from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.schedule.traffic import dram_traffic_by_layer
-from zigzag.stream.workload import read_stream_workload
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.inputs import HardwareFacts
+from zigzag.multicore.mapping import load_stream_mapping
+from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
+from zigzag.multicore.workload import read_stream_workload
 from conftest import REPO
 
 DATA = REPO / "tests/data/stream_llm"

@@ -16,9 +16,9 @@ from onnx import TensorProto, helper
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import read_onnx
-from zigzag.stream.mapping import load_stream_mapping, parse_stream_mapping
-from zigzag.stream.schedule.run import run_stream
-from zigzag.stream.workload import read_stream_workload
+from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
+from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.workload import read_stream_workload
 from conftest import REPO, TESTS
 
 ROOT = REPO
@@ -132,8 +132,8 @@ VECTOR = (HARDWARE / "tpu_like_quad_core_vector.yaml", MAPPINGS / "llm_vector_qu
 
 
 def _vector_workload(name: str, mapping=VECTOR[1]):
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import HardwareFacts
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import HardwareFacts
 
     facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))
     mapping = mapping if not isinstance(mapping, Path) else load_stream_mapping(mapping)
@@ -194,7 +194,7 @@ def test_search_figures_of_an_llm_are_what_running_its_allocation_gives(cache, t
     figures equal `run` of the written allocation."""
     import json
 
-    from zigzag.stream.allocation import search_allocation
+    from zigzag.multicore.allocation import search_allocation
 
     flexible = tmp_path / "flexible.yaml"
     flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n  inter_core_tiling: [K, 1]\n")
@@ -213,8 +213,8 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     import subprocess
     import sys
 
-    from zigzag.stream.schedule.dram_links import dram_link_shares
-    from zigzag.stream.schedule.tokens import token_figures
+    from zigzag.multicore.schedule.dram_links import dram_link_shares
+    from zigzag.multicore.schedule.tokens import token_figures
 
     result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
     tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
@@ -240,7 +240,7 @@ def test_attention_split_by_heads_across_the_cores(mode, cache):
     core; the projections, without a head loop, are cut by output channels instead."""
     import numpy as np
 
-    from zigzag.stream.inputs import cn_graph_from_files
+    from zigzag.multicore.inputs import cn_graph_from_files
 
     mapping = MAPPINGS / "llm_heads_quad_core.yaml"
     graph = cn_graph_from_files(QUAD[0], DATA / "gpt2_decode.onnx", mapping, mode)

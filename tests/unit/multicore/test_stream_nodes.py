@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import yaml
 
-from zigzag.stream.cn_graph import CNGraph, load_cn_graph, save_cn_graph
-from zigzag.stream.inputs import cn_graph_from_files
-from zigzag.stream.nodes import INTRA, OPERANDS
-from zigzag.stream.tiling import parse_layer_stacks
+from zigzag.multicore.cn_graph import CNGraph, load_cn_graph, save_cn_graph
+from zigzag.multicore.inputs import cn_graph_from_files
+from zigzag.multicore.nodes import INTRA, OPERANDS
+from zigzag.multicore.tiling import parse_layer_stacks
 from conftest import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"

@@ -15,11 +15,11 @@ import pytest
 from PIL import Image
 
 from zigzag.errors import InputError
-from zigzag.stream.plots import plot_run, read_summary
-from zigzag.stream.plots.charts import ENERGY_GROUPS, energy_groups, pareto_front_png, read_front
-from zigzag.stream.plots.gantt import Rows, dependency_segments, gantt_figure, link_event_kinds
-from zigzag.stream.plots.perfetto import trace_events
-from zigzag.stream.schedule.trace import load_trace
+from zigzag.multicore.plots import plot_run, read_summary
+from zigzag.multicore.plots.charts import ENERGY_GROUPS, energy_groups, pareto_front_png, read_front
+from zigzag.multicore.plots.gantt import Rows, dependency_segments, gantt_figure, link_event_kinds
+from zigzag.multicore.plots.perfetto import trace_events
+from zigzag.multicore.schedule.trace import load_trace
 from conftest import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"

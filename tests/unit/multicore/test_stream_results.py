@@ -13,10 +13,10 @@ import pytest
 from zigzag.errors import InputError
 from zigzag.steps.experiments import write_experiment_spec
 from zigzag.steps.stream import resolve_stream_experiments, results
-from zigzag.stream.topology import load_multicore_accelerator
-from zigzag.stream.plots.results import metrics_png, pareto_png
-from zigzag.stream.results import ENERGY_TERMS, core_area, mark_pareto, multicore_rows, summarize_run
-from zigzag.stream.schedule.run import run_stream
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.plots.results import metrics_png, pareto_png
+from zigzag.multicore.results import ENERGY_TERMS, core_area, mark_pareto, multicore_rows, summarize_run
+from zigzag.multicore.schedule.run import run_stream
 from conftest import REPO
 
 ROOT = REPO

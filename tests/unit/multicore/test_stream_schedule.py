@@ -12,10 +12,10 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.stream.schedule import MEMORY_OPERANDS, schedule, scheduling_order
-from zigzag.stream.schedule.links import LinkState, intersect
-from zigzag.stream.schedule.memory import Timeline
-from zigzag.stream.schedule.problem import Link
+from zigzag.multicore.schedule import MEMORY_OPERANDS, schedule, scheduling_order
+from zigzag.multicore.schedule.links import LinkState, intersect
+from zigzag.multicore.schedule.memory import Timeline
+from zigzag.multicore.schedule.problem import Link
 from stream_reference_dump import problem_from_dump
 from conftest import TESTS
 
@@ -157,9 +157,9 @@ def test_bad_problems_fail_with_one_line():
 @pytest.mark.parametrize("name", CASES)
 def test_problem_from_cn_graph_and_accelerator(name):
     """Our CN graph + hardware loader + Stream's per-CN costs schedule exactly as the reference."""
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
-    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.schedule.adapter import CNCost, problem_from_cn_graph
 
     expected = EXPECTED[name]
     inputs, options = expected["inputs"], expected["options"]
@@ -206,9 +206,9 @@ SMALL = TESTS / "data" / "stream" / "small_schedule_reference.json"
 def schedule_with_reference_costs(ref: dict):
     """Our CN graph and hardware for ``ref["inputs"]``, Stream's per-CN costs from ``ref["cns"]``:
     (result, CN keys in our index order, reference CN rows by key)."""
-    from zigzag.stream.topology import load_multicore_accelerator
-    from zigzag.stream.inputs import cn_graph_from_files
-    from zigzag.stream.schedule.adapter import CNCost, problem_from_cn_graph
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.schedule.adapter import CNCost, problem_from_cn_graph
 
     inputs = ref["inputs"]
     accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
@@ -253,7 +253,7 @@ def test_small_cases_with_k_split_and_prefetch_equal_the_reference(ref):
 @pytest.mark.parametrize("name", CASES)
 def test_run_stream_from_files_equals_the_reference(name, tmp_path):
     """The whole chain from the three input files: CN graph, cost table (our ZigZag), schedule."""
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     expected = EXPECTED[name]
     inputs, options = expected["inputs"], expected["options"]
@@ -276,7 +276,7 @@ def test_run_stream_from_files_equals_the_reference(name, tmp_path):
 @pytest.mark.parametrize("ref", json.loads(SMALL.read_text())["cases"], ids=lambda c: c["case"])
 def test_run_stream_k_split_and_prefetch(ref, tmp_path):
     """The whole chain on the further reference runs (K split over two cores, prefetched weights)."""
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     inputs = ref["inputs"]
     result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
@@ -307,7 +307,7 @@ def test_command_line_run(tmp_path):
 
 
 def test_run_stream_needs_fixed_cores(tmp_path):
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     mapping = REF / "stream" / "inputs" / "examples" / "mapping" / "tpu_like_quad_core.yaml"
     with pytest.raises(InputError, match="one fixed core per layer"):
@@ -320,7 +320,7 @@ def test_run_stream_fused_resnet18_from_files(tmp_path):
     """Fused ResNet-18 from the three files (CN graph, 61 cost entries from scratch, schedule)."""
     import gzip
 
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.schedule.run import run_stream
 
     ref = json.loads(gzip.open(FUSED, "rt").read())
     inputs = ref["inputs"]

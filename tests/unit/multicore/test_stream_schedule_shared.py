@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from zigzag.stream.schedule import schedule
+from zigzag.multicore.schedule import schedule
 from stream_reference_dump import problem_from_dump
 from conftest import TESTS
 

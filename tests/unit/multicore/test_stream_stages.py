@@ -9,9 +9,9 @@ import pytest
 
 from zigzag.errors import InputError
 from zigzag.stages import GeneralParameterIteratorStage, MinimalLatencyStage
-from zigzag.stream.api import optimize_allocation_ga
-from zigzag.stream.stages import *  # noqa: F403 - the seed's import style
-from zigzag.stream.stages import MainStage, Stage, StreamCostModelEvaluation
+from zigzag.multicore.api import optimize_allocation_ga
+from zigzag.multicore.stages import *  # noqa: F403 - the seed's import style
+from zigzag.multicore.stages import MainStage, Stage, StreamCostModelEvaluation
 from conftest import REPO
 
 INPUTS = REPO / "inputs" / "stream"
@@ -81,7 +81,7 @@ def test_seed_main_stage_example_runs_unchanged(tmp_path):
 
 
 def test_late_2024_chain_matches_the_search_function(tmp_path):
-    from zigzag.stream.allocation import search_allocation
+    from zigzag.multicore.allocation import search_allocation
 
     kwargs = dict(accelerator=str(INPUTS / "hardware" / "dual_testing_core.yaml"),
                   workload_path=str(INPUTS / "workload" / "small_3conv.onnx"),

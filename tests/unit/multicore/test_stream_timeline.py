@@ -7,7 +7,7 @@ from bisect import bisect_left, bisect_right
 
 import pytest
 
-from zigzag.stream.schedule.timeline import Timeline
+from zigzag.multicore.schedule.timeline import Timeline
 
 
 class FlatTimeline:

@@ -11,8 +11,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from zigzag.errors import InputError
-from zigzag.stream.mapping import load_stream_mapping
-from zigzag.stream.workload import read_stream_workload
+from zigzag.multicore.mapping import load_stream_mapping
+from zigzag.multicore.workload import read_stream_workload
 from conftest import REPO
 
 MAPPING = REPO / "inputs/stream/mapping/llm_vector_quad_core.yaml"

@@ -73,8 +73,8 @@ def multicore(tmp_path_factory):
     """A small multi-core run (two cores) with its pictures and the multi-core table."""
     from zigzag.steps.experiments import write_experiment_spec
     from zigzag.steps.stream import resolve_stream_experiments, results
-    from zigzag.stream.plots import plot_run
-    from zigzag.stream.schedule.run import run_stream
+    from zigzag.multicore.plots import plot_run
+    from zigzag.multicore.schedule.run import run_stream
 
     root = tmp_path_factory.mktemp("multicore") / "stream"
     case = next(c for c in json.loads(STREAM_SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W")

@@ -132,14 +132,14 @@ def test_a_change_to_the_multicore_entry_code_changes_its_version(tmp_path):
     import shutil
 
     from zigzag.search import jobs
-    from zigzag.stream import cost_table
+    from zigzag.multicore import cost_table
 
-    sources = ("stream/cost_table.py", "stream/offchip.py")
+    sources = ("multicore/cost_table.py", "multicore/offchip.py")
     package = REPO / "zigzag"
     for source in sources:
         (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(package / source, tmp_path / source)
     assert jobs.model_version(tmp_path, sources) == cost_table.STREAM_COST_VERSION
-    offchip = tmp_path / "stream" / "offchip.py"
+    offchip = tmp_path / "multicore" / "offchip.py"
     offchip.write_text(offchip.read_text() + "\n")
     assert jobs.model_version(tmp_path, sources) != cost_table.STREAM_COST_VERSION

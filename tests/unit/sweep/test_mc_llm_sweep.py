@@ -16,9 +16,9 @@ import yaml
 from conftest import REPO
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
-from zigzag.stream.topology import load_multicore_accelerator
-from zigzag.stream.results import multicore_rows, summarize_run
-from zigzag.stream.schedule.run import run_stream
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.results import multicore_rows, summarize_run
+from zigzag.multicore.schedule.run import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.results import front
 

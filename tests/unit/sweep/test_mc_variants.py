@@ -21,11 +21,11 @@ import yaml
 from conftest import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.stream.schedule.run import run_stream
+from zigzag.multicore.schedule.run import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.multicore import variant_accelerator, with_integer_core_ids
 from zigzag.variants import Variant
-from zigzag.stream.roles import core_roles, follow_cores
+from zigzag.multicore.roles import core_roles, follow_cores
 
 BASE = REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"
 MAPPING = REPO / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml"

@@ -72,7 +72,7 @@ __all__ = ["CPO", "LATENCY_MODELS", "CostDetail", "analyse", "evaluate", "reduce
 LATENCY_MODELS = ("zigzag", "bandwidth_bound")
 
 #: cycles per operation of a digital array, for callers that model digital cores only
-#: (zigzag.stream); an evaluation reads its own from ``Setup.cycles_per_op``.
+#: (zigzag.multicore); an evaluation reads its own from ``Setup.cycles_per_op``.
 CPO = DIGITAL_CYCLES_PER_OP
 
 

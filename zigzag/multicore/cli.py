@@ -1,0 +1,343 @@
+"""``zigzag stream ...``: the multi-core (Stream) commands.
+
+``zigzag stream nodes`` builds the computation-node graph of a workload on a multi-core
+accelerator and writes it as ``cn_graph.npz`` (for the next steps), ``cn_graph.csv`` (one row
+per CN) and ``cn_graph.png`` (small graphs). ``zigzag stream run`` also costs and schedules the
+CNs and writes ``summary.json`` and ``schedule.csv``. ``zigzag stream search`` searches the
+allocation of flexible layers to cores and writes the Pareto front (``front.csv``), the chosen
+allocation as a fixed mapping (``allocation.yaml``) and its ``summary.json``/``schedule.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from zigzag.errors import InputError
+from zigzag.notes import add_notes, collected_warnings
+from zigzag.multicore.plots.cli import add_plot_command, plot_after_run
+
+
+def add_stream_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the ``stream`` command group on the top-level parser."""
+    from zigzag.command_options import add_quiet
+
+    stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
+                            description="Multi-core (Stream) commands.")
+    commands = stream.add_subparsers(dest="stream_command", required=True)
+    nodes = commands.add_parser(
+        "nodes",
+        help="split a workload into computation nodes (CNs) and their dependencies",
+        description="Parse ACCELERATOR (Stream multi-core YAML), WORKLOAD (ONNX) and MAPPING (Stream mapping YAML), "
+        "cut every layer into computation nodes and connect them; write cn_graph.npz, cn_graph.csv and "
+        "cn_graph.png to OUTPUT.",
+    )
+    nodes.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    nodes.add_argument("--workload", required=True, help="ONNX model (weights may be missing: only shapes are read)")
+    nodes.add_argument("--mapping", required=True, help="Stream mapping YAML (needs a 'default' entry)")
+    nodes.add_argument("--mode", required=True, choices=("lbl", "fused"),
+                       help="lbl: layer by layer; fused: layers of a stack are cut into rows and interleaved")
+    nodes.add_argument("--layer-stacks", default=None,
+                       help="fused mode: stacks of layer ids, e.g. '0-10;11-21' (other layers alone); "
+                            "default: fuse until the weights fill the cores")
+    nodes.add_argument("--output", required=True, help="output folder")
+    nodes.add_argument("--cwd", default=None,
+                       help="folder core files are looked up from, as Stream does (default: working directory)")
+    nodes.add_argument("--seed-options", default=None,
+                       help="JSON of the seed's CN options, e.g. '{\"cn_define_mode\": 1, \"hint_loops\": "
+                            "[[\"OY\", \"all\"]]}' (also layer_cutoffs, split_W_percentage)")
+    nodes.add_argument("--split-layers", default=None,
+                       help="split Conv/Gemm layers along output channels first: 'NODE_NAME=N,...'")
+    nodes.add_argument("--split-W-fraction", type=float, default=None,
+                       help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
+                            "(0.5 = double-buffered)")
+    nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
+    add_quiet(nodes)
+    nodes.set_defaults(func=cmd_nodes)
+
+    run = commands.add_parser(
+        "run",
+        help="schedule a workload on a multi-core accelerator (latency, energy, per-CN schedule)",
+        description="Cut the workload into computation nodes, cost each on its core (cost table, cached) and "
+        "schedule them as Stream does; write summary.json and schedule.csv to OUTPUT.",
+    )
+    _add_inputs(run, "Stream mapping YAML (one fixed core per layer)")
+    _add_cost_options(run)
+    run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
+    add_quiet(run)
+    run.set_defaults(func=cmd_run)
+    add_plot_command(commands)
+
+    search = commands.add_parser(
+        "search",
+        help="search the layer-to-core allocation (NSGA-II on energy and latency, or constraint optimisation)",
+        description="Allocate every flexible (layer, group) of the workload to one of its mapping's candidate cores "
+        "with a seeded multi-objective genetic algorithm (NSGA-II, --method ga); write OUTPUT/front.csv (the Pareto "
+        "front's distinct points), OUTPUT/allocation.yaml (the chosen point as a fixed mapping) and its summary.json "
+        "and schedule.csv. With --method co, Stream's constraint-optimisation allocation instead (steady state of "
+        "each layer stack solved exactly with OR-Tools CP-SAT; layers may be split along their inter-core tiling "
+        "over several cores): OUTPUT/allocation.yaml, co_slots.csv, summary.json and schedule.csv.",
+    )
+    _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
+    search.add_argument("--method", default="ga", choices=("ga", "co"),
+                        help="ga: genetic search of the Pareto front (default); co: constraint optimisation")
+    search.add_argument("--time-limit", type=float, default=600.0,
+                        help="co: seconds per layer stack's solve (default 600, as Stream)")
+    search.add_argument("--gap", type=float, default=1e-4,
+                        help="co: relative optimality gap at which a solve stops (default 1e-4)")
+    search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
+    search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
+    search.add_argument("--seed", type=int, default=0, help="random seed (same seed, same front; default 0)")
+    search.add_argument("--workers", type=int, default=1, help="processes evaluating schedules (default 1)")
+    search.add_argument("--choose", default="latency", choices=("latency", "energy", "edp"),
+                        help="which front point to save as allocation.yaml (default: lowest latency, as Stream)")
+    _add_cost_options(search)
+    add_quiet(search)
+    search.set_defaults(func=cmd_search)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.tiling import parse_layer_stacks
+
+    _check_clock(args, "zigzag stream run")
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    begin = time.perf_counter()
+    with collected_warnings() as notes:
+        result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
+                            cache=_cache(args), cost_lut_path=args.cost_lut_path,
+                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz,
+                            latency_model=args.latency_model)  # fmt: skip
+    add_notes(Path(args.output) / "summary.json", notes)
+    summary = result.summary()
+    print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
+          f"energy {summary['energy']:.6g} pJ{_demand(summary)} ({time.perf_counter() - begin:.1f} s)")
+    _print_tokens(args.output)
+    print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
+    if args.plots:
+        plot_after_run(args.output)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.allocation.nsga import print_generation
+    from zigzag.multicore.tiling import parse_layer_stacks
+
+    _check_clock(args, "zigzag stream search")
+    if args.method == "co":
+        return _search_co(args, stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks))
+    if args.individuals < 2 or args.generations < 0 or args.workers < 1:
+        raise InputError(None, "--individuals/--generations/--workers",
+                         "need at least 2 individuals, 0 or more generations and 1 or more workers")
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    bar = None
+    if not args.quiet and sys.stderr.isatty():  # no progress bar in a redirected output (a log file)
+        from tqdm import tqdm
+
+        bar = tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
+
+    def progress(generation: int, front) -> None:
+        if args.quiet:
+            return
+        print_generation(generation, front, stream=_TqdmStream() if bar is not None else sys.stderr)
+        if bar is not None and generation:
+            bar.update(1)
+
+    begin = time.perf_counter()
+    try:
+        with collected_warnings() as notes:
+            found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                      individuals=args.individuals, generations=args.generations, seed=args.seed,
+                                      workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
+                                      cache=_cache(args), cost_lut_path=args.cost_lut_path,
+                                      operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
+                                                            if op.strip()],
+                                      output=args.output, cwd=args.cwd, progress=progress,
+                                      latency_model=args.latency_model)  # fmt: skip
+    finally:
+        if bar is not None:
+            bar.close()
+    _write_tokens(args, found.fixed_schedule(), found.graph)
+    add_notes(Path(args.output) / "summary.json", notes)
+    chosen, fixed = found.chosen, found.fixed_schedule()
+    print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
+          f"front of {found.front_size} distinct points from {len(found.front)} allocations "
+          f"({time.perf_counter() - begin:.1f} s in all)")
+    print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ"
+          f"{_demand(fixed.summary())} (what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
+          f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)")
+    _print_tokens(args.output)
+    out = Path(args.output)
+    print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    return 0
+
+
+def _search_co(args: argparse.Namespace, stacks) -> int:
+    from zigzag.multicore.allocation.optimize import optimize_co
+
+    begin = time.perf_counter()
+    with collected_warnings() as notes:
+        found = optimize_co(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                            time_limit=args.time_limit, gap=args.gap, lpf_limit=args.lpf_limit, cache=_cache(args),
+                            cost_lut_path=args.cost_lut_path,
+                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
+                            output=args.output, cwd=args.cwd, latency_model=args.latency_model)  # fmt: skip
+    _write_tokens(args, found.schedule, found.graph)
+    add_notes(Path(args.output) / "summary.json", notes)
+    if not args.quiet:
+        for index, stack in enumerate(found.allocation.stacks):
+            print(f"stack {index} (layers {stack.state.stack[0]}..{stack.state.stack[-1]}): "
+                  f"{len(stack.state.cns)} steady-state CNs x {stack.state.iterations}, objective "
+                  f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)")
+    print(f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
+          f"{found.schedule.energy:.6g} pJ{_demand(found.schedule.summary())} "
+          f"({time.perf_counter() - begin:.1f} s in all)")
+    _print_tokens(args.output)
+    out = Path(args.output)
+    print(f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    return 0
+
+
+def _demand(summary: dict) -> str:
+    """The run line's DRAM link figure: bits moved over what the busiest DRAM link can carry."""
+    demand = summary.get("dram_link_demand")
+    if demand is None or demand != demand or not demand:  # no DRAM link, or streamed bits unknown
+        return ""
+    flag = " (above 1: not reachable, see the warning)" if summary.get("dram_link_overcommitted") else ""
+    return f", DRAM link demand {demand:.3f}{flag} [{summary.get('latency_model', 'zigzag')}]"
+
+
+def _check_clock(args: argparse.Namespace, command: str) -> None:
+    if args.clock_ghz is not None and not args.clock_ghz > 0:
+        raise InputError(command, "--clock-ghz", f"{args.clock_ghz} is not a clock frequency in GHz; "
+                         "give a number > 0, e.g. 1")
+
+
+def _write_tokens(args: argparse.Namespace, result, graph) -> None:
+    """A searched allocation's per-token figures into its summary.json (a transformer step)."""
+    from zigzag.multicore.topology import load_multicore_accelerator
+    from zigzag.multicore.schedule.run import write_token_figures
+    from zigzag.multicore.schedule.tokens import accelerator_clock
+
+    clock = args.clock_ghz if args.clock_ghz is not None else \
+        accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
+    write_token_figures(result, args.workload, args.output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
+
+
+def _print_tokens(output: str) -> None:
+    """The per-token line of a transformer step's run (from its summary.json)."""
+    tokens = json.loads((Path(output) / "summary.json").read_text()).get("per_token")
+    if not tokens:
+        return
+    step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
+    seconds = "" if tokens.get("step_s") is None else \
+        f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
+    print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
+          f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+          f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, moving "
+          f"{tokens['dram_link_demand']:.0%} of what it can carry")
+
+
+class _TqdmStream:
+    """A file-like object printing through tqdm (lines above the progress bar, on stderr)."""
+
+    def write(self, text: str) -> None:
+        from tqdm import tqdm
+
+        if text.strip():
+            tqdm.write(text.rstrip("\n"), file=sys.stderr)
+
+    def flush(self) -> None:
+        pass
+
+
+def _seed(text: str | None):
+    from zigzag.multicore.tiling import SeedTiling
+
+    if text is None:
+        return None
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'") from None
+    allowed = {"cn_define_mode", "hint_loops", "layer_cutoffs", "split_W_percentage"}
+    if not isinstance(options, dict) or set(options) - allowed:
+        raise InputError(None, "--seed-options", f"must be a JSON object with keys among {', '.join(sorted(allowed))}")
+    return SeedTiling(**options)
+
+
+def _splits(text: str | None) -> dict[str, int] | None:
+    if not text:
+        return None
+    splits = {}
+    for item in text.split(","):
+        name, _, factor = item.rpartition("=")
+        if not name or not factor.strip().isdigit() or int(factor) < 1:
+            raise InputError(None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)")
+        splits[name.strip()] = int(factor)
+    return splits
+
+
+def _cache(args: argparse.Namespace) -> Path:
+    """The cost-entry cache folder: ``--cache``, or ``.cache`` inside the output folder."""
+    return Path(args.output) / ".cache" if args.cache is None else Path(args.cache)
+
+
+def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
+    """The inputs of ``run`` and ``search``: accelerator, workload, mapping, mode, stacks, output folder."""
+    parser.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    parser.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
+    parser.add_argument("--mapping", required=True, help=mapping_help)
+    parser.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
+    parser.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    parser.add_argument("--output", required=True, help="output folder")
+    parser.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+
+
+def _add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """The cost-table options of ``run`` and ``search``."""
+    parser.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
+    parser.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
+    parser.add_argument("--cache", default=None,
+                        help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
+                             "to reuse the costs across runs")
+    parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
+    parser.add_argument("--clock-ghz", type=float, default=None,
+                        help="clock frequency, for a transformer step's per-token figures in seconds "
+                             "(default: the accelerator file's clock_ghz, else cycles only)")
+    parser.add_argument("--latency-model", default="zigzag", choices=("zigzag", "bandwidth_bound"),
+                        help="zigzag: Stream's link model (default); bandwidth_bound: a CN streaming operands from "
+                             "DRAM lasts at least its DRAM bits over the link bandwidth it gets")
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    from zigzag.io.atomic import atomic_target
+    from zigzag.multicore.cn_graph import save_cn_graph
+    from zigzag.multicore.export import MAX_DRAWN_CNS, cn_table, draw_cn_graph
+    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.tiling import parse_layer_stacks
+
+    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    begin = time.perf_counter()
+    graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
+                                seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),
+                                split_W_fraction=args.split_W_fraction)
+    seconds = time.perf_counter() - begin
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    save_cn_graph(graph, out / "cn_graph.npz")
+    with atomic_target(out / "cn_graph.csv") as tmp:
+        cn_table(graph).to_csv(tmp, index=False)
+    drawn = not args.no_picture and len(graph) <= MAX_DRAWN_CNS
+    if drawn:
+        with atomic_target(out / "cn_graph.png") as tmp:
+            draw_cn_graph(graph, tmp)
+    print(f"{len(graph)} CNs in {len(graph.layers)} layers, {graph.nb_edges} edges "
+          f"({graph.nb_intra_layer_edges} intra-layer), {len(graph.stacks)} stacks; built in {seconds:.2f} s")
+    print(f"written: {out / 'cn_graph.npz'}, {out / 'cn_graph.csv'}" + (f", {out / 'cn_graph.png'}" if drawn else ""))
+    return 0

@@ -1,0 +1,101 @@
+"""From the three Stream input files to a CN graph in one call.
+
+``load_cn_graph_inputs`` reads the accelerator, the mapping and the ONNX workload (docs/models/multi-core.md#hardware); ``cn_graph_from_files`` adds the generation steps (docs/models/multi-core.md#computation-nodes). What the node
+generation needs from the hardware is collected in ``HardwareFacts``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import onnx
+
+from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
+from zigzag.multicore.hardware import MultiCoreAccelerator
+from zigzag.multicore.topology import load_multicore_accelerator
+from zigzag.multicore.mapping import StreamMapping, load_stream_mapping
+from zigzag.multicore.splitting import split_layers, weight_split_factors
+from zigzag.multicore.tiling import SeedTiling
+from zigzag.multicore.workload import StreamWorkload, read_stream_workload
+
+
+@dataclass(frozen=True)
+class HardwareFacts:
+    """Per compute core: its dataflow (spatial mapping, or None) and the bits of its top ``I2`` memory."""
+
+    dataflows: dict[int, dict | None]
+    weight_capacities: dict[int, int]
+    vector_classes: dict[int, frozenset[str]] = field(default_factory=dict)  # classes each core's vector unit runs
+    vector_memory_bits: dict[int, int] = field(default_factory=dict)  # their smallest top memory
+
+    @property
+    def total_weight_capacity(self) -> int:
+        return sum(self.weight_capacities.values())
+
+    @classmethod
+    def of(cls, accelerator: MultiCoreAccelerator) -> "HardwareFacts":
+        dataflows, capacities, vector, bits = {}, {}, {}, {}
+        for core in accelerator.compute_cores:
+            unit = getattr(core.accelerator, "vector_unit", None)
+            if unit is not None:
+                vector[core.id] = frozenset(unit.operations)
+                bits[core.id] = min(m.capacity for m in core.top_memories)
+            dataflows[core.id] = core.dataflows
+            weights = [m for m in core.top_memories if "I2" in m.operands]
+            if weights:
+                capacities[core.id] = weights[0].capacity
+        return cls(dataflows, capacities, vector, bits)
+
+
+def load_cn_graph_inputs(
+    accelerator: str | Path | MultiCoreAccelerator,
+    workload: str | Path,
+    mapping: str | Path | StreamMapping,
+    cwd: str | None = None,
+    *,
+    layer_splits: dict[str, int] | None = None,
+    split_W_fraction: float | None = None,
+) -> tuple[MultiCoreAccelerator, StreamWorkload, HardwareFacts]:
+    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping (a file or a
+    parsed :class:`StreamMapping`) and workload.
+
+    ``layer_splits`` ({node name: n}) and ``split_W_fraction`` (automatic factors, see
+    ``zigzag.multicore.splitting``) split Conv/Gemm layers along K in the graph before anything else.
+    """
+    if not isinstance(accelerator, MultiCoreAccelerator):
+        accelerator = load_multicore_accelerator(accelerator, cwd)
+    facts = HardwareFacts.of(accelerator)
+    stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
+    parsed = read_stream_workload(workload, stream_mapping, facts.dataflows, vector_classes=facts.vector_classes,
+                                  vector_memory_bits=facts.vector_memory_bits)
+    splits = dict(layer_splits or {})
+    if split_W_fraction is not None:
+        splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
+    if splits:
+        model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
+        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False,
+                                      vector_classes=facts.vector_classes,
+                                  vector_memory_bits=facts.vector_memory_bits)
+    return accelerator, parsed, facts
+
+
+def cn_graph_from_files(
+    accelerator: str | Path | MultiCoreAccelerator,
+    workload: str | Path,
+    mapping: str | Path | StreamMapping,
+    mode: str,
+    layer_stacks: list[tuple[int, ...]] | None = None,
+    *,
+    seed: SeedTiling | None = None,
+    cwd: str | None = None,
+    layer_splits: dict[str, int] | None = None,
+    split_W_fraction: float | None = None,
+) -> CNGraph:
+    """The CN graph of ``workload`` on ``accelerator`` under ``mapping`` in ``mode`` (lbl / fused)."""
+    _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd, layer_splits=layer_splits,
+                                            split_W_fraction=split_W_fraction)
+    if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
+        seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
+                          facts.weight_capacities)
+    return build_cn_graph(parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity)

@@ -1,0 +1,533 @@
+"""ONNX models as Stream reads them: a graph of computation layers and data-moving nodes.
+
+Differences from the single-core import (``zigzag.io.onnx_import``, whose model loading and
+shape table are reused): nodes without inputs take no id, and neither does index arithmetic on
+static shapes (it is folded to constants, see docs/reference/onnx-operators.md); pooling, Relu/Gelu/Silu/Add/Mul and
+Softmax become computation layers with Stream's own equations and dimension names; Flatten,
+Reshape, Transpose and Concat are kept as *propagation nodes* that only reshape the data on its
+way between layers; everything else is a dummy node (docs/models/multi-core.md#onnx-workloads). Only tensor shapes are
+read, so a model whose external weight file is missing loads.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+from onnx import ModelProto, helper, numpy_helper, shape_inference
+
+from zigzag.errors import InputError
+from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions
+from zigzag.io.onnx_shapes import ShapeLookup
+from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
+from zigzag.multicore.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
+from zigzag.multicore.vector_layers import (SOFTMAX_CLASSES, PropagationNode, bypassed_nodes, bypassed_operators,
+                                         cache_append, cache_operands, layer_norm_layers, moving_node, refuse_bypass,
+                                         top_k,
+                                         placed_entry, vector_layer)
+from zigzag.workload.layer import DimRelation, Layer, parse_equation
+
+logger = logging.getLogger(__name__)
+
+FUSION_DIM = {
+    "conv": "OY", "pooling": "OY", "gemm": "D", "matmul": "D", "add": "D", "mul": "D",
+    "relu": "K", "gelu": "K", "silu": "K", "softmax": "K", "max": "K", "div": "K", "exp": "K", "sum": "K",
+}
+"""Layer dim a layer of each type is cut along in fused mode when no tiling is given (docs/models/multi-core.md#computation-nodes)."""
+SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
+POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
+SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
+PROPAGATION_OPS = {
+    "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
+}
+#: Operators that only move their first input's data (a slice of it, a copy, a broadcast): kept as
+#: propagation nodes evaluated on the element maps (``onnx`` kind), with their other inputs constants.
+MOVING_OPS = ("Slice", "Split", "Expand", "Squeeze", "Unsqueeze", "Tile")
+
+
+@dataclass(frozen=True, eq=False)
+class StreamLayer:
+    """A computation layer: it is split into computation nodes (CNs) and scheduled.
+
+    ``layer`` is the single-core view (loops, operand dims, relevancy, ZigZag sizes) used by the
+    cost model; ``type`` is Stream's lower-case layer type (conv, pooling, gemm, relu, add, ...);
+    ``reshape`` maps operands to the shape their data takes in the ONNX tensor (conv/pool).
+    ``cache_operands``: (operand, share, token dim, past tokens, tokens) for an operand that reads a decode
+    step's KV cache (past keys or values, a graph input) where it lives, as a constant besides the
+    data its source produces (the new token); share = the past cache's elements over the operand's
+    (below 1: the appended tokens, and grouped-query heads that share one cached head); the
+    operand's first ``past tokens`` along ``token dim`` are the cache (``vector_layers.cache_operands``).
+    """
+
+    id: int
+    name: str
+    op_type: str
+    type: str
+    layer: Layer
+    mapping: MappingEntry
+    reshape: dict[str, tuple[int, ...]] | None = None
+    cache_operands: tuple[tuple[str, float, str, int, int], ...] = ()
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return self.layer.loop_sizes
+
+    @property
+    def operand_dims(self) -> dict[str, tuple[str, ...]]:
+        return self.layer.operand_dims
+
+    @property
+    def constant_operands(self) -> tuple[str, ...]:
+        return self.layer.constant_operands
+
+    @property
+    def fetched_operands(self) -> tuple[str, ...]:
+        """The operands fetched from where constants live: the constants, then the cache operands."""
+        return self.constant_operands + tuple(entry[0] for entry in self.cache_operands)
+
+    @property
+    def input_operand_source(self) -> dict[str, int]:
+        return self.layer.input_operand_source
+
+    @property
+    def sources(self) -> tuple[int, ...]:
+        return tuple(self.input_operand_source.values())
+
+    def output_ir_dims(self) -> tuple[str, ...]:
+        """Loop dims irrelevant to the output (their last CN finishes the output)."""
+        return self.layer.irrelevant[self.layer.output]
+
+
+Node = StreamLayer | PropagationNode
+
+
+@dataclass(frozen=True, eq=False)
+class StreamWorkload:
+    """The layer graph: nodes by id (ONNX order) and producer -> consumer edges (insertion order)."""
+
+    nodes: dict[int, Node]
+    edges: tuple[tuple[int, int], ...]
+    file: str | None = None
+
+    @property
+    def layers(self) -> list[StreamLayer]:
+        return [n for n in self.nodes.values() if isinstance(n, StreamLayer)]
+
+    def mac_count(self) -> int:
+        """Multiply-accumulates of the matrix products and convolutions (Conv, Gemm, MatMul layers)."""
+        return sum(math.prod(layer.sizes.values()) for layer in self.layers
+                   if layer.op_type in ("Conv", "QLinearConv", "Gemm", "MatMul"))
+
+    def graph(self) -> nx.DiGraph:
+        """networkx view, built in Stream's order (nodes by id, edges as added)."""
+        graph = nx.DiGraph()
+        for node_id in self.nodes:
+            graph.add_node(node_id)
+        graph.add_edges_from(self.edges)
+        return graph
+
+
+def read_stream_workload(
+    source: str | Path | ModelProto,
+    mapping: StreamMapping,
+    dataflows: dict[int, dict | None] | None = None,
+    file: str | None = None,
+    *,
+    check_entries: bool = True,
+    vector_classes: dict[int, frozenset[str]] | None = None,
+    vector_memory_bits: dict[int, int] | None = None,
+) -> StreamWorkload:
+    """Parse an ONNX model the way Stream does (docs/models/multi-core.md#onnx-workloads), with each layer's mapping entry.
+
+    ``check_entries``: warn about the mapping entries no node can use (a typo in a node name).
+    ``vector_classes`` (core id -> operation classes its vector unit runs): with any, the operators
+    Stream bypasses become vector layers on those cores (``zigzag.multicore.vector_layers``), cut to
+    fit ``vector_memory_bits`` (core id -> bits of its smallest top memory).
+
+    ``dataflows`` (core id -> the core's spatial mapping, or None) decides the spatial mapping
+    handed to the cost model: the cores' common dataflow if all allocated cores have the same
+    one, else the entry's own ``spatial_mapping``.
+    """
+    if file is None and not isinstance(source, ModelProto):
+        file = str(source)
+    model = _load(source, file)
+    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file, vector_classes or {},
+                     vector_memory_bits or {})
+    workload = parser.run()
+    if parser.vector_classes:  # with vector units every working operator gets a core and a cost
+        for node in bypassed_nodes(workload)[:1]:
+            raise refuse_bypass(node, file, parser.vector_classes)
+    bypassed = bypassed_operators(workload)
+    if bypassed:
+        logger.warning("%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "
+                       "as Stream does): %s", file or "<model>", sum(bypassed.values()),
+                       ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()))
+    if check_entries:
+        names = [n.name for n in model.graph.node] + [layer.name for layer in workload.layers]
+        types = [n.op_type for n in model.graph.node]
+        for line in unmatched_entry_warnings(list(mapping.entries), names, types):
+            logger.warning("%s: %s", mapping.file or "<mapping>", line)
+    return workload
+
+
+class _Parser:
+    def __init__(self, model, shapes, mapping, dataflows, file, vector_classes, vector_memory_bits):
+        self.model, self.shapes, self.mapping, self.dataflows, self.file = model, shapes, mapping, dataflows, file
+        self.vector_classes = {core: classes for core, classes in vector_classes.items() if classes}
+        self.vector_memory_bits = vector_memory_bits
+        self.producer: dict[str, int] = {}
+        self.nodes: dict[int, Node] = {}
+        self.edges: dict[tuple[int, int], None] = {}
+        self.output_index: dict[str, tuple[int, int]] = {}  # output tensor of a moving node -> (node, output)
+        self.caches: dict[int, tuple[int, int, int]] = {}  # KV-cache append id -> vector_layers.cache_operands
+
+    def run(self) -> StreamWorkload:
+        next_id = 0
+        for proto in self.model.graph.node:
+            if not proto.input or self.shape_arithmetic(proto, next_id):
+                continue
+            preds = [self.producer[t] for t in proto.input if t in self.producer]
+            first_id = next_id
+            for node in self.parse(proto, next_id, preds):
+                if self.caches and isinstance(node, StreamLayer):
+                    node = replace(node, cache_operands=cache_operands(self.nodes, self.caches, node))
+                self.nodes[node.id] = node
+                for src in node.sources:
+                    if src not in self.nodes:
+                        raise self.error(proto, node.id, f"input from unknown node id {src}")
+                    self.edges.setdefault((src, node.id), None)
+                next_id = node.id + 1
+            for tensor in proto.input:  # which output of a moving node each consumer reads
+                if tensor in self.output_index:
+                    source, index = self.output_index[tensor]
+                    for node_id in range(first_id, next_id):
+                        self.nodes[source].attrs["output_for"].setdefault(node_id, index)
+            for index, tensor in enumerate(proto.output):
+                self.producer[tensor] = next_id - 1
+                node = self.nodes.get(next_id - 1)
+                if isinstance(node, PropagationNode) and node.kind == "onnx":
+                    self.output_index[tensor] = (node.id, index)
+        return StreamWorkload(self.nodes, tuple(self.edges), self.file)
+
+    # ----- helpers ---------------------------------------------------------------------------
+    def error(self, proto, node_id: int, message: str) -> InputError:
+        return InputError(self.file, f"node {node_id} '{proto.name}' ({proto.op_type})", message)
+
+    def shape(self, proto, node_id: int, tensor: str) -> list[int]:
+        try:
+            shape = self.shapes.get(tensor)
+        except shape_inference.InferenceError as exc:
+            raise self.error(proto, node_id, f"ONNX shape inference failed: {exc}") from None
+        if shape is None:
+            raise self.error(proto, node_id, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}")
+        return shape
+
+    def shape_arithmetic(self, proto, node_id: int) -> bool:
+        """Is ``proto`` index arithmetic on static shapes? It is then a constant, like a Constant node."""
+        try:
+            return self.shapes.is_shape_arithmetic(proto)
+        except shape_inference.InferenceError as exc:
+            raise self.error(proto, node_id, f"ONNX shape inference failed: {exc}") from None
+
+    def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
+        op = proto.op_type
+        if op == "Concat":
+            made = cache_append(self, proto, node_id, preds)
+            if made is not None:
+                return made
+        if self.vector_classes and op == "TopK" and proto.input[0] in self.producer:
+            return [top_k(self, proto, node_id, preds)]
+        if self.vector_classes and op == "LayerNormalization":
+            made = layer_norm_layers(self, proto, node_id, preds)
+            if made is not None:
+                return made
+        elif self.vector_classes and op != "Softmax":
+            made = vector_layer(self, proto, node_id, preds)
+            if made is not None:
+                return [made]
+        if op in ("Conv", "QLinearConv"):
+            return [self.conv(proto, node_id, preds)]
+        if op in ("Gemm", "MatMul"):
+            return [self.gemm(proto, node_id, preds)]
+        if op in POOLING_OPS:
+            return [self.pooling(proto, node_id, preds)]
+        if op in ("Add", "Mul") and len(proto.input) == 2:
+            a, b = (self.shape(proto, node_id, t) for t in proto.input[:2])
+            if a != b:
+                if abs(len(a) - len(b)) == 1 and len(self.shape(proto, node_id, proto.output[0])) == 3:
+                    return [self.asymmetric_simd(proto, node_id, preds, a, b)]
+                return [self.dummy(proto, node_id, preds)]
+        if op in SIMD_OPS:
+            return [self.simd(proto, node_id, preds)]
+        if op == "Softmax":
+            return self.softmax(proto, node_id, preds)
+        if op in PROPAGATION_OPS:
+            return [self.propagation(proto, node_id, preds)]
+        if op in MOVING_OPS and proto.input[0] in self.producer:
+            return [moving_node(self, proto, node_id, preds)]
+        if op == "LpNormalization":
+            raise self.error(proto, node_id, "LpNormalization is not supported by Stream; remove it from the model")
+        return [self.dummy(proto, node_id, preds)]
+
+    def make_layer(self, proto, node_id, op_type, type_, *, equation, loop_sizes, precision, source,
+                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None,
+                   vector_op=None) -> StreamLayer:
+        name = proto.name if name is None else name
+        if any(s <= 0 for s in loop_sizes.values()):
+            raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
+                                             f"{self.shapes.why_unknown()}")
+        # a layer of a node giving several (Softmax, LayerNormalization) may have its own entry (an
+        # allocation search writes one per layer)
+        entry = self.mapping.entry_for(name if name in self.mapping.entries else proto.name, proto.op_type)
+        if vector_op is not None:
+            entry = placed_entry(self, proto, node_id, entry, vector_op, loop_sizes)
+        layer = Layer(
+            id=node_id,
+            name=name,
+            operator_type=op_type,
+            equation=equation,
+            loop_sizes=loop_sizes,
+            operand_dims=parse_equation(equation),
+            relations=tuple(DimRelation.parse(r) for r in relations),
+            precision=precision,
+            operand_source=source,
+            mapping=CoreMappingEntry(
+                name=entry.name,
+                spatial_mapping=self.spatial_mapping(entry),
+                memory_operand_links=dict(STREAM_MEMORY_OPERAND_LINKS),
+            ),
+            given_pr_sizes=pr_sizes or {},
+            padding=padding or {},
+            vector_op=vector_op,
+        )
+        return StreamLayer(node_id, name, proto.op_type, type_, layer, entry, reshape)
+
+    def spatial_mapping(self, entry: MappingEntry):
+        flows = [self.dataflows.get(core) for core in entry.core_allocation]
+        if flows and all(f is not None for f in flows) and all(f == flows[0] for f in flows):
+            return flows[0]
+        return entry.spatial_mapping
+
+    @staticmethod
+    def attrs(proto) -> dict:
+        return {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+
+    @staticmethod
+    def simd_source(node_id: int, preds: list[int]) -> dict[str, int]:
+        if len(preds) == 1:
+            return {"W": node_id, "I": preds[0]}
+        if len(preds) == 2:
+            return {"W": preds[0], "I": preds[1]}
+        raise ValueError(len(preds))
+
+    def precision(self, proto, node_id, preds) -> dict[str, int]:
+        weight, act, partial = _precisions(_ErrorSink(self, proto, node_id), _Named(proto))
+        return {"W": weight if len(preds) < 2 else act, "I": act, "O_final": act, "O": partial}
+
+    def window(self, proto, node_id, kernel_default=None):
+        attrs = self.attrs(proto)
+        kernel = list(attrs.get("kernel_shape", kernel_default or []))
+        if len(kernel) != 2:
+            raise self.error(proto, node_id, f"kernel_shape {kernel} is not 2-D; only 2-D windows are supported")
+        strides = list(attrs.get("strides", [1, 1]))
+        dilations = list(attrs.get("dilations", [1, 1]))
+        pads = list(attrs.get("pads", [0, 0, 0, 0]))
+        relations = (f"ix={strides[0]}*ox+{dilations[0]}*fx", f"iy={strides[1]}*oy+{dilations[1]}*fy")
+        padding = {"IX": (pads[0], pads[2]), "IY": (pads[1], pads[3])}
+        return kernel, relations, padding, attrs
+
+    # ----- computation layers ----------------------------------------------------------------
+    def conv(self, proto, node_id, preds) -> StreamLayer:
+        ia = self.shape(proto, node_id, proto.input[0])
+        oa = self.shape(proto, node_id, proto.output[0])
+        if len(ia) != 4 or len(oa) != 4 or ia[0] != oa[0]:
+            raise self.error(proto, node_id, f"input {ia} / output {oa}: only 2-D convolutions on NCHW tensors")
+        kernel, relations, padding, attrs = self.window(proto, node_id)
+        group = attrs.get("group", 1)
+        weight_dims = "[g][c][fy][fx]" if group > 1 else "[k][c][fy][fx]"
+        sizes = {"B": oa[0], "K": math.ceil(oa[1] / group), "G": group, "OX": oa[3], "OY": oa[2],
+                 "C": math.ceil(ia[1] / group), "FX": kernel[0], "FY": kernel[1]}
+        source = {
+            "I": self.producer.get(proto.input[0], node_id),
+            "W": self.producer.get(proto.input[1], node_id) if len(proto.input) > 1 else node_id,
+        }
+        return self.make_layer(
+            proto, node_id, "Conv", "conv",
+            equation=f"O[b][g][k][oy][ox]+=W{weight_dims}*I[b][g][c][iy][ix]",
+            loop_sizes=sizes, precision={"W": 8, "I": 8, "O": 16, "O_final": 8}, source=source,
+            relations=relations, pr_sizes={"IX": ia[3], "IY": ia[2]}, padding=padding,
+            reshape=_default_reshape(sizes, {"IX": ia[3], "IY": ia[2]}),
+        )
+
+    def pooling(self, proto, node_id, preds) -> StreamLayer:
+        ia = self.shape(proto, node_id, proto.input[0])
+        oa = self.shape(proto, node_id, proto.output[0])
+        is_global = proto.op_type.startswith("Global")
+        if len(ia) != 4 or len(oa) != 4:
+            raise self.error(proto, node_id, f"input {ia} / output {oa}: only 4-D (NCHW) pooling is supported")
+        kernel, relations, padding, _ = self.window(proto, node_id, ia[2:] if is_global else None)
+        if is_global:
+            kernel = ia[2:]
+        if oa[1] != ia[1]:
+            raise self.error(proto, node_id, f"input channels {ia[1]} differ from output channels {oa[1]}")
+        if len(preds) > 1:
+            raise self.error(proto, node_id, "pooling with more than one produced input is not supported")
+        sizes = {"B": oa[0], "K": oa[1], "OX": oa[2], "OY": oa[3], "C": ia[1], "FX": kernel[0], "FY": kernel[1]}
+        source = ({"I": preds[0]} if preds else {}) | {"W": node_id}
+        return self.make_layer(
+            proto, node_id, "Pooling", "pooling",
+            equation="O[b][k][oy][ox]+=W[fy][fx]*I[b][k][iy][ix]",
+            loop_sizes=sizes, precision={"O": 8, "O_final": 8, "W": 0, "I": 8}, source=source,
+            relations=relations, pr_sizes={"IX": ia[2], "IY": ia[3]}, padding=padding,
+            reshape=_default_reshape(sizes, {"IX": ia[2], "IY": ia[3]}),
+        )
+
+    def gemm(self, proto, node_id, preds) -> StreamLayer:
+        ia = self.shape(proto, node_id, proto.input[0])
+        oa = self.shape(proto, node_id, proto.output[0])
+        if len(ia) != len(oa) or len(ia) not in (2, 3, 4) or ia[-2] != oa[-2]:
+            raise self.error(proto, node_id, f"input {ia} / output {oa}: need equal ranks 2-4 and equal rows")
+        if len(preds) > 2:
+            raise self.error(proto, node_id, "more than two produced inputs; make weights initializers")
+        batch = {}
+        if len(ia) >= 3:
+            batch["B"] = ia[0] or 1
+        if len(ia) == 4 and ia[1]:
+            batch["H"] = ia[1]
+        outer = "".join(f"[{d.lower()}]" for d in batch)
+        constant_w = len(preds) < 2
+        if len(preds) == 2:
+            sources = {"W": preds[1], "I": preds[0]}
+        else:
+            sources = {"W": node_id, "I": preds[0] if preds else node_id}
+        return self.make_layer(
+            proto, node_id, proto.op_type, proto.op_type.lower(),
+            equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if constant_w else outer}[c][k]",
+            loop_sizes={"C": ia[-1], "D": ia[-2], "K": oa[-1]} | batch,
+            precision=self.precision(proto, node_id, preds), source=sources,
+        )
+
+    def simd(self, proto, node_id, preds) -> StreamLayer:
+        ia = self.shape(proto, node_id, proto.input[0])
+        oa = self.shape(proto, node_id, proto.output[0])
+        if ia != oa or len(oa) not in SIMD_DIMS:
+            raise self.error(proto, node_id, f"input {ia} / output {oa}: element-wise ops need equal shapes of rank 1-4")
+        if len(preds) not in (1, 2):
+            raise self.error(proto, node_id, f"{len(preds)} produced inputs; element-wise ops take 1 or 2")
+        dims = SIMD_DIMS[len(oa)]
+        index = "".join(f"[{d.lower()}]" for d in dims)
+        return self.make_layer(
+            proto, node_id, proto.op_type, proto.op_type.lower(),
+            equation=f"O{index}+=I{index}*W{'[]' if len(preds) == 1 else index}",
+            loop_sizes=dict(zip(dims, oa)), precision=self.precision(proto, node_id, preds),
+            source=self.simd_source(node_id, preds),
+        )
+
+    def asymmetric_simd(self, proto, node_id, preds, a, b) -> StreamLayer:
+        oa = self.shape(proto, node_id, proto.output[0])
+        small = b if a == oa else a if b == oa else None
+        if small is None or len(oa) != 3 or len(small) != 2 or len(preds) not in (1, 2):
+            raise self.error(proto, node_id, f"inputs {a} and {b} -> {oa}: only (B,D,K) with (D,K) is supported")
+        return self.make_layer(
+            proto, node_id, proto.op_type, proto.op_type.lower(),
+            equation="O[b][d][k]+=I[b][d][k]*W[d][k]", loop_sizes=dict(zip(("B", "D", "K"), oa)),
+            precision=self.precision(proto, node_id, preds), source=self.simd_source(node_id, preds),
+        )
+
+    def softmax(self, proto, node_id, preds) -> list[StreamLayer]:
+        """Four layers: row max, exp(x - max), row sum, division (ids node_id .. node_id+3)."""
+        shape = self.shape(proto, node_id, proto.input[0])
+        if len(shape) not in (2, 3, 4) or len(preds) != 1:
+            raise self.error(proto, node_id, f"input {shape}: Softmax needs one produced input of rank 2-4")
+        dims = {2: ("K", "C"), 3: ("B", "K", "C"), 4: ("B", "H", "K", "C")}[len(shape)]
+        full = "".join(f"[{d.lower()}]" for d in dims)
+        row = "".join(f"[{d.lower()}]" for d in dims[:-1])
+        sizes = dict(zip(dims, shape))
+        precision = self.precision(proto, node_id, preds)
+        first, m, e, s = preds[0], node_id, node_id + 1, node_id + 2
+        parts = (
+            ("max", f"O{row}+=I{full}*W[]", {"W": m, "I": first}),
+            ("exp", f"O{full}+=I{full}+W{row}", {"I": first, "W": m}),
+            ("sum", f"O{row}+=I{full}*W[]", {"W": s, "I": e}),
+            ("div", f"O{full}+=I{full}+W{row}", {"I": e, "W": s}),
+        )
+        vector = all(any(c in classes for classes in self.vector_classes.values()) for c in SOFTMAX_CLASSES.values())
+        return [
+            self.make_layer(proto, node_id + i, "Softmax", kind, equation=eq, loop_sizes=dict(sizes),
+                            precision=precision, source=src, name=f"{proto.name}-{kind}/",
+                            vector_op=SOFTMAX_CLASSES[kind] if vector else None)
+            for i, (kind, eq, src) in enumerate(parts)
+        ]
+
+    # ----- non-computation nodes -------------------------------------------------------------
+    def propagation(self, proto, node_id, preds) -> PropagationNode:
+        kind = PROPAGATION_OPS[proto.op_type]
+        attrs = self.attrs(proto)
+        if kind == "concat":
+            if "axis" not in attrs:
+                raise self.error(proto, node_id, "Concat without an axis attribute; re-export the model")
+            shapes = [self.shape(proto, node_id, t) for t in proto.input]
+            inputs = [self.producer.get(t) for t in proto.input]
+            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
+                                   {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs})
+        if kind == "gather":
+            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
+                                   {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
+        if len(preds) > 1:
+            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have at most one")
+        if kind == "flatten":
+            extra = {"axis": attrs.get("axis")}
+        elif kind == "reshape":
+            extra = {"shape": [d for d in self.shape(proto, node_id, proto.output[0]) if d != 0]}
+        else:
+            extra = {"perm": list(attrs["perm"]) if "perm" in attrs else None}
+        return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds), extra)
+
+    def gather_indices(self, proto) -> list | int:
+        """Indices of a Gather, read as Stream does from a Constant node's value (any rank, as
+        nested lists; a scalar reads as 0); else from the folded constants (position ids computed
+        from constants); 0 when unknown."""
+        name = proto.input[1] if len(proto.input) > 1 else None
+        for node in self.model.graph.node:
+            if node.op_type == "Constant" and node.output and node.output[0] == name:
+                value = next((a for a in node.attribute if a.name == "value"), None)
+                if value is not None:
+                    array = numpy_helper.to_array(value.t)
+                    return array.astype(int).tolist() if array.ndim > 0 else 0
+        self.shapes.complete()
+        folded = self.shapes.constants.get(name)
+        return np.asarray(folded).astype(int).tolist() if folded is not None and np.ndim(folded) > 0 else 0
+
+    def dummy(self, proto, node_id, preds) -> PropagationNode:
+        """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
+        output shaped unlike its input, e.g. a reduction, depends on all of the input)."""
+        shape = self.shapes.table.get(proto.output[0]) if proto.output else None
+        attrs = {"out_shape": tuple(shape)} if shape and all(d > 0 for d in shape) else {}
+        return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]), attrs)
+
+
+def _default_reshape(sizes: dict[str, int], pr: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """Conv/pool operands as Stream hands them between layers: (B, -1, X, Y), a pure reshape."""
+    return {"I": (sizes["B"], -1, pr["IX"], pr["IY"]), "O": (sizes["B"], -1, sizes["OX"], sizes["OY"])}
+
+
+class _Named:
+    """Adapter giving ``_precisions`` the node view it expects (proto and a location)."""
+
+    def __init__(self, proto):
+        self.proto = proto
+        self.where = f"'{proto.name}' ({proto.op_type})"
+
+
+class _ErrorSink:
+    """Adapter giving ``_precisions`` the model view it expects (an ``error`` factory)."""
+
+    def __init__(self, parser: _Parser, proto, node_id: int):
+        self.parser, self.proto, self.node_id = parser, proto, node_id
+
+    def error(self, node, message: str) -> InputError:
+        return self.parser.error(self.proto, self.node_id, message)
