@@ -41,8 +41,17 @@ STACKS = {"lbl": None, "fused": [list(range(0, 11)), list(range(11, 22))]}
 
 def build(mode: str, cache: str):
     """The allocation search object after 0 generations (problem built, cost table filled)."""
-    return search_allocation(REF / HARDWARE, REF / WORKLOAD, REF / MAPPING, mode, STACKS[mode], individuals=2,
-                             generations=0, cache=cache, cwd=str(REF))
+    return search_allocation(
+        REF / HARDWARE,
+        REF / WORKLOAD,
+        REF / MAPPING,
+        mode,
+        STACKS[mode],
+        individuals=2,
+        generations=0,
+        cache=cache,
+        cwd=str(REF),
+    )
 
 
 def time_schedules(problem, repeat: int) -> tuple[float, float]:
@@ -63,12 +72,30 @@ def run_reference(args, mode: str) -> dict:
     with tempfile.TemporaryDirectory() as work:
         shutil.copytree(REF / "stream", Path(work) / "stream")
         out = Path(work) / "front.json"
-        case = {"hardware": HARDWARE, "workload": WORKLOAD, "mapping": MAPPING, "mode": mode,
-                "layer_stacks": STACKS[mode], "individuals": args.reference_individuals,
-                "generations": args.reference_generations, "seed": 0, "output_path": str(cache)}
+        case = {
+            "hardware": HARDWARE,
+            "workload": WORKLOAD,
+            "mapping": MAPPING,
+            "mode": mode,
+            "layer_stacks": STACKS[mode],
+            "individuals": args.reference_individuals,
+            "generations": args.reference_generations,
+            "seed": 0,
+            "output_path": str(cache),
+        }
         env = dict(os.environ, PYTHONPATH=args.reference_src, PYTHONHASHSEED="0")
-        subprocess.run([str(Path(args.reference_venv) / "bin" / "python"), str(REPO / "benchmarks" / "stream_reference_ga.py"),
-                        json.dumps(case), str(out)], cwd=work, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [
+                str(Path(args.reference_venv) / "bin" / "python"),
+                str(REPO / "benchmarks" / "stream_reference_ga.py"),
+                json.dumps(case),
+                str(out),
+            ],
+            cwd=work,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         return json.loads(out.read_text())
 
 
@@ -79,8 +106,12 @@ def main() -> None:
     parser.add_argument("--individuals", type=int, default=32)
     parser.add_argument("--generations", type=int, default=100)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--cache", default=str(REPO / "results" / ".cache"), help="cost-table cache")
-    parser.add_argument("--reference-venv", help="also run the reference Stream's GA (a venv with zigzag-dse 3.8.0)")
+    parser.add_argument(
+        "--cache", default=str(REPO / "results" / ".cache"), help="cost-table cache"
+    )
+    parser.add_argument(
+        "--reference-venv", help="also run the reference Stream's GA (a venv with zigzag-dse 3.8.0)"
+    )
     parser.add_argument("--reference-src", default="/work/ref/stream")
     parser.add_argument("--reference-cache", default=str(REPO / "results" / "reference-stream-ga"))
     parser.add_argument("--reference-individuals", type=int, default=16)
@@ -91,35 +122,54 @@ def main() -> None:
         begin = time.perf_counter()
         found = build(mode, args.cache)
         problem = found.problem
-        print(f"\n[{mode}] {problem.base.nb_cns} CNs, {problem.base.nb_edges} edges, {len(problem.genes)} genes; "
-              f"problem built in {time.perf_counter() - begin:.1f} s (cost table from {args.cache})")
+        print(
+            f"\n[{mode}] {problem.base.nb_cns} CNs, {problem.base.nb_edges} edges, {len(problem.genes)} genes; "
+            f"problem built in {time.perf_counter() - begin:.1f} s (cost table from {args.cache})"
+        )
         per, cpu = time_schedules(problem, args.repeat)
-        print(f"[{mode}] one schedule: wall {per * 1000:.1f} ms ({1 / per:.1f} schedules/s), CPU {cpu * 1000:.1f} ms "
-              f"({1 / cpu:.1f} schedules/s per core), {args.repeat} random allocations")
+        print(
+            f"[{mode}] one schedule: wall {per * 1000:.1f} ms ({1 / per:.1f} schedules/s), CPU {cpu * 1000:.1f} ms "
+            f"({1 / cpu:.1f} schedules/s per core), {args.repeat} random allocations"
+        )
         cpu0 = os.times()
-        front, stats = nsga2(problem, args.individuals, args.generations, seed=0, workers=args.workers)
+        front, stats = nsga2(
+            problem, args.individuals, args.generations, seed=0, workers=args.workers
+        )
         cpu1 = os.times()
         used = (cpu1.user - cpu0.user) + (cpu1.children_user - cpu0.children_user)
-        print(f"[{mode}] search {args.individuals} x {args.generations}, {args.workers} workers: wall {stats.seconds:.1f} s, "
-              f"{stats.evaluations} distinct schedules ({stats.evaluations / stats.seconds:.1f}/s), front of {len(front)}; "
-              f"CPU {used:.1f} s (this process and its workers)")
+        print(
+            f"[{mode}] search {args.individuals} x {args.generations}, {args.workers} workers: wall {stats.seconds:.1f} s, "
+            f"{stats.evaluations} distinct schedules ({stats.evaluations / stats.seconds:.1f}/s), front of {len(front)}; "
+            f"CPU {used:.1f} s (this process and its workers)"
+        )
         if not args.reference_venv:
             continue
         ref = run_reference(args, mode)
-        ours, ours_stats = nsga2(problem, args.reference_individuals, args.reference_generations, seed=0,
-                                 workers=args.workers)
+        ours, ours_stats = nsga2(
+            problem,
+            args.reference_individuals,
+            args.reference_generations,
+            seed=0,
+            workers=args.workers,
+        )
         budget = f"{args.reference_individuals} x {args.reference_generations}"
         ref_per = ref["ga_seconds"] / max(1, ref["evaluations"] - 1)
         our_per = ours_stats.seconds / max(1, ours_stats.evaluations)
-        print(f"[{mode}] reference GA {budget}: {ref['ga_seconds']:.1f} s for {ref['evaluations'] - 1} schedules "
-              f"({ref_per:.2f} s each); whole call {ref['seconds']:.1f} s")
-        print(f"[{mode}] ours {budget}: {ours_stats.seconds:.1f} s for {ours_stats.evaluations} schedules "
-              f"({our_per * 1000:.1f} ms each); ratio search time {ref['ga_seconds'] / ours_stats.seconds:.0f}x, "
-              f"per schedule {ref_per / our_per:.0f}x")
+        print(
+            f"[{mode}] reference GA {budget}: {ref['ga_seconds']:.1f} s for {ref['evaluations'] - 1} schedules "
+            f"({ref_per:.2f} s each); whole call {ref['seconds']:.1f} s"
+        )
+        print(
+            f"[{mode}] ours {budget}: {ours_stats.seconds:.1f} s for {ours_stats.evaluations} schedules "
+            f"({our_per * 1000:.1f} ms each); ratio search time {ref['ga_seconds'] / ours_stats.seconds:.0f}x, "
+            f"per schedule {ref_per / our_per:.0f}x"
+        )
         theirs = [(p["energy"], p["latency"]) for p in ref["front"]]
         mine = [(p.energy, p.latency) for p in ours]
-        print(f"[{mode}] fronts: ours {len(mine)} points, {dominated_share(mine, theirs):.0%} dominated by the "
-              f"reference's; reference {len(theirs)} points, {dominated_share(theirs, mine):.0%} dominated by ours")
+        print(
+            f"[{mode}] fronts: ours {len(mine)} points, {dominated_share(mine, theirs):.0%} dominated by the "
+            f"reference's; reference {len(theirs)} points, {dominated_share(theirs, mine):.0%} dominated by ours"
+        )
 
 
 if __name__ == "__main__":

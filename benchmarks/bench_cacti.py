@@ -27,8 +27,14 @@ WIDTHS = (32, 64, 128, 256, 512)
 
 def sweep(count: int) -> list[CactiRequest]:
     """``count`` distinct SRAMs: sizes 8 KiB x i crossed with the bus widths."""
-    return [CactiRequest(size_bytes=8192 * (1 + i // len(WIDTHS)), bus_width=WIDTHS[i % len(WIDTHS)],
-                         cache_type="ram") for i in range(count)]
+    return [
+        CactiRequest(
+            size_bytes=8192 * (1 + i // len(WIDTHS)),
+            bus_width=WIDTHS[i % len(WIDTHS)],
+            cache_type="ram",
+        )
+        for i in range(count)
+    ]
 
 
 def load() -> str:
@@ -53,17 +59,21 @@ def main() -> None:
             os.environ["XDG_CACHE_HOME"] = str(Path(scratch) / "cache")
         start = time.perf_counter()
         executable = cacti_build.cacti_executable()
-        print(f"CACTI executable {executable}: {time.perf_counter() - start:.1f} s "
-              f"({'built' if args.fresh_build else 'reused or built'}); {load()}")
+        print(
+            f"CACTI executable {executable}: {time.perf_counter() - start:.1f} s "
+            f"({'built' if args.fresh_build else 'reused or built'}); {load()}"
+        )
         requests = sweep(args.memories)
         results = Path(scratch) / "results"
         start, cpu = time.perf_counter(), _children_cpu_s()
         cold = extraction.extract(requests, results=results, parallel=args.parallel)
         cold_s, cpu = time.perf_counter() - start, _children_cpu_s() - cpu
-        print(f"cold: {len(requests)} distinct memories in {cold_s:.1f} s "
-              f"({cold_s / len(requests):.2f} s each, parallel {args.parallel or os.cpu_count()}); "
-              f"CACTI used {cpu:.1f} CPU-s in all (the wall time on an otherwise idle machine is about "
-              f"that divided by the CPUs); {load()}")
+        print(
+            f"cold: {len(requests)} distinct memories in {cold_s:.1f} s "
+            f"({cold_s / len(requests):.2f} s each, parallel {args.parallel or os.cpu_count()}); "
+            f"CACTI used {cpu:.1f} CPU-s in all (the wall time on an otherwise idle machine is about "
+            f"that divided by the CPUs); {load()}"
+        )
 
         def no_cacti():
             raise RuntimeError("the warm pass must not run CACTI")

@@ -35,18 +35,60 @@ RESNET_STACKS = [tuple(range(0, 11)), tuple(range(11, 22))] + [(i,) for i in ran
 
 SMALL_CASES = [
     # name, hardware, workload, mapping, mode, stacks, per-layer choice ("subsets" or "one-or-all")
-    ("3conv dual fused", "small/dual_testing_core_offchip_v2.yaml", "small/small_3conv.onnx", "co/mapping_flexible.yaml",
-     "fused", [(0, 1, 2)], "subsets"),
-    ("3conv dual lbl", "small/dual_testing_core_offchip_v2.yaml", "small/small_3conv.onnx", "co/mapping_flexible.yaml",
-     "lbl", None, "subsets"),
-    ("toy dual fused", "small/dual_testing_core_offchip_v2.yaml", "co/toy_residual.onnx", "co/mapping_flexible.yaml",
-     "fused", [(0, 1, 2, 3), (4,)], "subsets"),
-    ("toy dual lbl", "small/dual_testing_core_offchip_v2.yaml", "co/toy_residual.onnx", "co/mapping_flexible.yaml",
-     "lbl", None, "subsets"),
-    ("toy quad fused", "stream/inputs/examples/hardware/tpu_like_quad_core.yaml", "co/toy_residual.onnx",
-     "stream/inputs/examples/mapping/tpu_like_quad_core.yaml", "fused", [(0, 1, 2, 3), (4,)], "one-or-all"),
-    ("toy quad lbl", "stream/inputs/examples/hardware/tpu_like_quad_core.yaml", "co/toy_residual.onnx",
-     "stream/inputs/examples/mapping/tpu_like_quad_core.yaml", "lbl", None, "one-or-all"),
+    (
+        "3conv dual fused",
+        "small/dual_testing_core_offchip_v2.yaml",
+        "small/small_3conv.onnx",
+        "co/mapping_flexible.yaml",
+        "fused",
+        [(0, 1, 2)],
+        "subsets",
+    ),
+    (
+        "3conv dual lbl",
+        "small/dual_testing_core_offchip_v2.yaml",
+        "small/small_3conv.onnx",
+        "co/mapping_flexible.yaml",
+        "lbl",
+        None,
+        "subsets",
+    ),
+    (
+        "toy dual fused",
+        "small/dual_testing_core_offchip_v2.yaml",
+        "co/toy_residual.onnx",
+        "co/mapping_flexible.yaml",
+        "fused",
+        [(0, 1, 2, 3), (4,)],
+        "subsets",
+    ),
+    (
+        "toy dual lbl",
+        "small/dual_testing_core_offchip_v2.yaml",
+        "co/toy_residual.onnx",
+        "co/mapping_flexible.yaml",
+        "lbl",
+        None,
+        "subsets",
+    ),
+    (
+        "toy quad fused",
+        "stream/inputs/examples/hardware/tpu_like_quad_core.yaml",
+        "co/toy_residual.onnx",
+        "stream/inputs/examples/mapping/tpu_like_quad_core.yaml",
+        "fused",
+        [(0, 1, 2, 3), (4,)],
+        "one-or-all",
+    ),
+    (
+        "toy quad lbl",
+        "stream/inputs/examples/hardware/tpu_like_quad_core.yaml",
+        "co/toy_residual.onnx",
+        "stream/inputs/examples/mapping/tpu_like_quad_core.yaml",
+        "lbl",
+        None,
+        "one-or-all",
+    ),
 ]
 
 
@@ -56,8 +98,11 @@ def case_folder() -> Path:
     shutil.copytree(DATA / "reference" / "stream" / "small", folder / "small")
     shutil.copytree(DATA / "reference" / "stream" / "stream", folder / "stream")
     shutil.copytree(DATA / "co" / "inputs", folder / "co")
-    shutil.copytree(DATA / "co" / "inputs" / "hardware", folder / "stream" / "inputs" / "examples" / "hardware",
-                    dirs_exist_ok=True)
+    shutil.copytree(
+        DATA / "co" / "inputs" / "hardware",
+        folder / "stream" / "inputs" / "examples" / "hardware",
+        dirs_exist_ok=True,
+    )
     shutil.copytree(DATA / "stream_compat" / "stream", folder / "stream", dirs_exist_ok=True)
     return folder
 
@@ -78,8 +123,10 @@ def exhaustive(cache: Path) -> None:
     from zigzag.multicore.schedule.run import run_stream
 
     del SearchOptions
-    print("| case | allocations | best latency (cycles) | best energy (pJ) | CO latency | CO energy | "
-          "latency gap | energy gap | CO rank by latency | CO solve + schedule (s) | all schedules (s) |")
+    print(
+        "| case | allocations | best latency (cycles) | best energy (pJ) | CO latency | CO energy | "
+        "latency gap | energy gap | CO rank by latency | CO solve + schedule (s) | all schedules (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, hw_file, workload, mapping_file, mode, stacks, rule in SMALL_CASES:
         hardware = load_multicore_accelerator(hw_file)
@@ -89,8 +136,11 @@ def exhaustive(cache: Path) -> None:
         co = optimize_co(hardware, workload, mapping, mode, stacks, cache=cache, time_limit=120)
         co_seconds = time.perf_counter() - begin
         compute = {c.id for c in hardware.cores if c.id != hardware.offchip_core_id}
-        flexible = {lay: tuple(c for c in info.core_allocation if c in compute)
-                    for lay, info in graph.layers.items() if not info.core_allocation_is_fixed}
+        flexible = {
+            lay: tuple(c for c in info.core_allocation if c in compute)
+            for lay, info in graph.layers.items()
+            if not info.core_allocation_is_fixed
+        }
         layers = sorted(flexible)
         results = []
         begin = time.perf_counter()
@@ -99,7 +149,9 @@ def exhaustive(cache: Path) -> None:
             fixed = parse_stream_mapping(co_mapping(mapping, graph, cores), mapping_file)
             try:
                 result = run_stream(hardware, workload, fixed, mode, stacks, cache=cache)
-            except Exception as exc:  # an allocation our scheduler cannot run (reported, not hidden)
+            except (
+                Exception
+            ) as exc:  # an allocation our scheduler cannot run (reported, not hidden)
                 results.append((float("inf"), float("inf"), cores, type(exc).__name__))
                 continue
             results.append((float(result.latency), float(result.energy), cores, ""))
@@ -110,10 +162,12 @@ def exhaustive(cache: Path) -> None:
         lat, energy = float(co.schedule.latency), float(co.schedule.energy)
         rank = 1 + sum(r[0] < lat for r in ok)
         failed = len(results) - len(ok)
-        print(f"| {name} | {len(results)}{f' ({failed} failed)' if failed else ''} | {best_latency:.0f} | "
-              f"{best_energy:.6g} | {lat:.0f} | {energy:.6g} | {100 * (lat / best_latency - 1):+.1f} % | "
-              f"{100 * (energy / best_energy - 1):+.1f} % | {rank} of {len(ok)} | {co_seconds:.1f} | {every:.1f} |",
-              flush=True)
+        print(
+            f"| {name} | {len(results)}{f' ({failed} failed)' if failed else ''} | {best_latency:.0f} | "
+            f"{best_energy:.6g} | {lat:.0f} | {energy:.6g} | {100 * (lat / best_latency - 1):+.1f} % | "
+            f"{100 * (energy / best_energy - 1):+.1f} % | {rank} of {len(ok)} | {co_seconds:.1f} | {every:.1f} |",
+            flush=True,
+        )
 
 
 def resnet18(cache: Path) -> None:
@@ -132,23 +186,32 @@ def resnet18(cache: Path) -> None:
         total = time.perf_counter() - begin
         solver = co.allocation.solver_seconds
         statuses = sorted({s.answer.status for s in co.allocation.stacks})
-        print(f"\n{mode}: constraint optimisation: latency {co.schedule.latency:.10g} cycles, energy "
-              f"{co.schedule.energy:.6g} pJ; solver {solver:.1f} s over {len(co.allocation.stacks)} stacks "
-              f"({', '.join(statuses)}), {total:.1f} s in all (cost table, solve, schedule)")
+        print(
+            f"\n{mode}: constraint optimisation: latency {co.schedule.latency:.10g} cycles, energy "
+            f"{co.schedule.energy:.6g} pJ; solver {solver:.1f} s over {len(co.allocation.stacks)} stacks "
+            f"({', '.join(statuses)}), {total:.1f} s in all (cost table, solve, schedule)"
+        )
         begin = time.perf_counter()
-        ga = search_allocation(hw, workload, flexible, mode, stacks, individuals=16, generations=8, seed=0,
-                               cache=cache)
+        ga = search_allocation(
+            hw, workload, flexible, mode, stacks, individuals=16, generations=8, seed=0, cache=cache
+        )
         seconds = time.perf_counter() - begin
         front = sorted({(float(p.latency), float(p.energy)) for p in ga.front})
-        print(f"{mode}: genetic search 16 x 8 (seed 0, {ga.stats.evaluations} schedules, {seconds:.1f} s): front "
-              + "; ".join(f"({lat:.10g}, {en:.6g})" for lat, en in front))
+        print(
+            f"{mode}: genetic search 16 x 8 (seed 0, {ga.stats.evaluations} schedules, {seconds:.1f} s): front "
+            + "; ".join(f"({lat:.10g}, {en:.6g})" for lat, en in front)
+        )
         chosen = ga.fixed_schedule()
-        print(f"{mode}: genetic search's chosen point as a fixed mapping: latency {chosen.latency:.10g}, "
-              f"energy {chosen.energy:.6g}")
+        print(
+            f"{mode}: genetic search's chosen point as a fixed mapping: latency {chosen.latency:.10g}, "
+            f"energy {chosen.energy:.6g}"
+        )
         begin = time.perf_counter()
         base = run_stream(hw, workload, fixed, mode, stacks, cache=cache)
-        print(f"{mode}: fixed allocation (fixed_split mapping): latency {base.latency:.10g}, energy "
-              f"{base.energy:.6g} ({time.perf_counter() - begin:.1f} s)")
+        print(
+            f"{mode}: fixed allocation (fixed_split mapping): latency {base.latency:.10g}, energy "
+            f"{base.energy:.6g} ({time.perf_counter() - begin:.1f} s)"
+        )
 
 
 def main() -> None:

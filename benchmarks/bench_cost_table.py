@@ -59,8 +59,11 @@ def case_inputs(case: str) -> dict:
     if case == "fused-like":
         return {**QUAD, "mode": "lbl", "layer_stacks": None}
     meta = load_dump(case)["meta"]
-    return {**{k: meta["inputs"][k] for k in ("hardware", "workload", "mapping")},
-            "mode": meta["options"]["mode"], "layer_stacks": meta["options"]["layer_stacks"]}
+    return {
+        **{k: meta["inputs"][k] for k in ("hardware", "workload", "mapping")},
+        "mode": meta["options"]["mode"],
+        "layer_stacks": meta["options"]["layer_stacks"],
+    }
 
 
 def dump_pairs(case: str) -> list:
@@ -85,9 +88,15 @@ def run_reference(inputs: dict, venv: Path, source: Path) -> dict:
         out = Path(tmp) / "reference.json"
         env = {**os.environ, "PYTHONPATH": str(source)}
         subprocess.run(
-            [str(venv / "bin" / "python"), str(REPO / "benchmarks" / "stream_reference_cost_table.py"),
-             json.dumps(inputs), str(out)],
-            cwd=folder, env=env, check=True,
+            [
+                str(venv / "bin" / "python"),
+                str(REPO / "benchmarks" / "stream_reference_cost_table.py"),
+                json.dumps(inputs),
+                str(out),
+            ],
+            cwd=folder,
+            env=env,
+            check=True,
         )
         return json.loads(out.read_text())
 
@@ -96,38 +105,58 @@ def compare(entry, expected: dict) -> bool:
     r = entry.result
     close = lambda a, b: math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)  # noqa: E731
     return (
-        all(getattr(r, f) == expected[f] for f in ("latency_total0", "latency_total1", "latency_total2"))
+        all(
+            getattr(r, f) == expected[f]
+            for f in ("latency_total0", "latency_total1", "latency_total2")
+        )
         and close(r.energy_total, expected["energy_total"])
         and list(entry.too_large_operands) == expected["too_large_operands_for_core"]
         and all(close(entry.offchip_bw[d], v) for d, v in expected["offchip_bw"].items())
-        and all(close(a, b) for op, levels in expected["mem_energy_breakdown"].items()
-                for a, b in zip(r.mem_energy_breakdown[op], levels))
+        and all(
+            close(a, b)
+            for op, levels in expected["mem_energy_breakdown"].items()
+            for a, b in zip(r.mem_energy_breakdown[op], levels)
+        )
     )
 
 
 def main() -> None:
     logging.getLogger("zigzag").setLevel(logging.ERROR)  # spatial-mapping clipping notes
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", default="fused-like", choices=["fused", "fused-like", "lbl", "small_lbl", "small_fused"])
-    parser.add_argument("--reference-venv", type=Path, help="venv of the reference Stream (zigzag-dse 3.8.0 & deps)")
-    parser.add_argument("--reference-source", type=Path, help="the reference Stream checkout (put on PYTHONPATH)")
+    parser.add_argument(
+        "--case",
+        default="fused-like",
+        choices=["fused", "fused-like", "lbl", "small_lbl", "small_fused"],
+    )
+    parser.add_argument(
+        "--reference-venv", type=Path, help="venv of the reference Stream (zigzag-dse 3.8.0 & deps)"
+    )
+    parser.add_argument(
+        "--reference-source", type=Path, help="the reference Stream checkout (put on PYTHONPATH)"
+    )
     args = parser.parse_args()
     inputs = case_inputs(args.case)
     accelerator = load_multicore_accelerator(STREAM_DATA / inputs["hardware"], cwd=STREAM_DATA)
     reference = None
     if args.reference_venv:
         if args.case == "fused-like" or not args.reference_source:
-            parser.error("--reference-venv needs --reference-source and a real case (fused, lbl, small_*)")
+            parser.error(
+                "--reference-venv needs --reference-source and a real case (fused, lbl, small_*)"
+            )
         reference = run_reference(inputs, args.reference_venv, args.reference_source)
         facts = onnx_facts(STREAM_DATA / inputs["workload"])
         pairs = [(node_key(e, facts, e["edge_bits"]), e["core"]) for e in reference["entries"]]
-        print(f"case {args.case}: {len(pairs)} (CN, core) cost-table entries of the reference "
-              f"({reference['nb_cns']} CNs)")
+        print(
+            f"case {args.case}: {len(pairs)} (CN, core) cost-table entries of the reference "
+            f"({reference['nb_cns']} CNs)"
+        )
     elif args.case == "fused":
         parser.error("case fused needs the CN graph: give --reference-venv and --reference-source")
     else:
         pairs = dump_pairs(args.case)
-        print(f"case {args.case}: {len(pairs)} (CN, core) pairs from the reference dump (no CN graph here)")
+        print(
+            f"case {args.case}: {len(pairs)} (CN, core) pairs from the reference dump (no CN graph here)"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         cache, lut = Path(tmp) / "cache", Path(tmp) / "cost_lut.json"
         start = time.perf_counter()
@@ -136,19 +165,29 @@ def main() -> None:
         scratch = time.perf_counter() - start
         table.save()
         evaluations = sum(e.evaluations for e in {e.key: e for e in entries}.values())
-        print(f"from scratch: {scratch:.2f} s, {table.computed} distinct entries searched, "
-              f"{evaluations} mapping evaluations ({evaluations / scratch:,.0f} per second)")
+        print(
+            f"from scratch: {scratch:.2f} s, {table.computed} distinct entries searched, "
+            f"{evaluations} mapping evaluations ({evaluations / scratch:,.0f} per second)"
+        )
         start = time.perf_counter()
         hits = CostTable.for_accelerator(accelerator, cache=cache).fill(pairs)
         print(f"all cache hits (entry files): {time.perf_counter() - start:.3f} s")
         start = time.perf_counter()
         reloaded = CostTable.for_accelerator(accelerator, lut_path=lut).fill(pairs)
-        print(f"one-file table reloaded ({lut.stat().st_size / 1e6:.1f} MB): {time.perf_counter() - start:.3f} s")
-        print(f"cache hits and reloaded table identical to the computed entries: {hits == entries == reloaded}")
+        print(
+            f"one-file table reloaded ({lut.stat().st_size / 1e6:.1f} MB): {time.perf_counter() - start:.3f} s"
+        )
+        print(
+            f"cache hits and reloaded table identical to the computed entries: {hits == entries == reloaded}"
+        )
     if reference is not None:
-        same = sum(compare(entry, expected) for entry, expected in zip(entries, reference["entries"]))
-        print(f"reference cost-table stage: {reference['seconds']:.1f} s ({reference['seconds'] / scratch:.0f}x ours); "
-              f"entries equal to the reference's: {same} of {len(entries)}")
+        same = sum(
+            compare(entry, expected) for entry, expected in zip(entries, reference["entries"])
+        )
+        print(
+            f"reference cost-table stage: {reference['seconds']:.1f} s ({reference['seconds'] / scratch:.0f}x ours); "
+            f"entries equal to the reference's: {same} of {len(entries)}"
+        )
 
 
 if __name__ == "__main__":

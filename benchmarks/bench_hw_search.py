@@ -49,10 +49,14 @@ def _evaluate(job: tuple) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--spaces", nargs="+", default=list(SPACES), choices=list(SPACES))
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    parser.add_argument("--methods", nargs="+", default=["guided", "nsga2"], choices=["guided", "nsga2"])
+    parser.add_argument(
+        "--methods", nargs="+", default=["guided", "nsga2"], choices=["guided", "nsga2"]
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cache", default=None, help="per-layer cache folder to keep between runs")
     args = parser.parse_args()
@@ -76,33 +80,52 @@ def main() -> None:
             started = time.perf_counter()
             searching.evaluate_position = evaluate_position  # the grid itself is evaluated for real
             with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(section,)) as pool:
-                rows = dict(zip(positions, pool.map(_evaluate, [(p, str(cache)) for p in positions], chunksize=1)))
+                rows = dict(
+                    zip(
+                        positions,
+                        pool.map(_evaluate, [(p, str(cache)) for p in positions], chunksize=1),
+                    )
+                )
             grid = [objectives(r) for r in rows.values()]
             ok = [p for p in grid if p[0] < WORST]
             # the searches read the grid's rows: what is compared is the choice of variants, not their evaluation
-            searching.evaluate_position = lambda sweep, position, cache, parsed, rows=rows: rows[tuple(position)]
+            searching.evaluate_position = lambda sweep, position, cache, parsed, rows=rows: rows[
+                tuple(position)
+            ]
             lower = [min(p[i] for p in ok) for i in range(3)]
             upper = [max(p[i] for p in ok) for i in range(3)]
             reference = (1.1, 1.1, 1.1)
             grid_hv = hypervolume(normalised(ok, lower, upper), reference)
             evaluations = budget["population"] * (budget["generations"] + 1)
-            print(f"\n{name}: {len(positions)} variants ({len(positions) - len(ok)} infeasible), grid evaluated in "
-                  f"{time.perf_counter() - started:.1f} s; budget {evaluations} evaluations "
-                  f"({100 * evaluations / len(positions):.1f} %), population {budget['population']}")
-            print(f"{'method':>7} {'seed':>4} {'evals':>5} {'infeasible':>10} {'front':>5} {'hv share':>8} {'seconds':>7}")
+            print(
+                f"\n{name}: {len(positions)} variants ({len(positions) - len(ok)} infeasible), grid evaluated in "
+                f"{time.perf_counter() - started:.1f} s; budget {evaluations} evaluations "
+                f"({100 * evaluations / len(positions):.1f} %), population {budget['population']}"
+            )
+            print(
+                f"{'method':>7} {'seed':>4} {'evals':>5} {'infeasible':>10} {'front':>5} {'hv share':>8} {'seconds':>7}"
+            )
             for method in args.methods:
                 shares = []
                 for seed in args.seeds:
                     started = time.perf_counter()
-                    result = search_sweep(sweep, Path(tmp) / f"{name}-{method}-{seed}", cache=cache,
-                                          budget={**budget, "seed": seed, "method": method, "workers": 1})
+                    result = search_sweep(
+                        sweep,
+                        Path(tmp) / f"{name}-{method}-{seed}",
+                        cache=cache,
+                        budget={**budget, "seed": seed, "method": method, "workers": 1},
+                    )
                     seconds = time.perf_counter() - started
-                    points = [(r["energy_pJ"], r["latency_cycles"], r["area_mm2"]) for r in result.front]
+                    points = [
+                        (r["energy_pJ"], r["latency_cycles"], r["area_mm2"]) for r in result.front
+                    ]
                     share = hypervolume(normalised(points, lower, upper), reference) / grid_hv
                     shares.append(share)
                     failed = len({r["variant"] for r in result.rows if r["status"] != "ok"})
-                    print(f"{method:>7} {seed:>4} {result.evaluations:>5} {failed:>10} {len(result.front):>5} "
-                          f"{100 * share:>7.1f}% {seconds:>7.1f}")
+                    print(
+                        f"{method:>7} {seed:>4} {result.evaluations:>5} {failed:>10} {len(result.front):>5} "
+                        f"{100 * share:>7.1f}% {seconds:>7.1f}"
+                    )
                 summary.append((name, method, min(shares), sum(shares) / len(shares)))
     print("\nspace, method: hypervolume share over the seeds (min, mean)")
     for name, method, low, mean in summary:

@@ -72,7 +72,10 @@ GRIDS = (1000, 10000)
 def grid(size: int = 1000) -> list[tuple]:
     """Every variant of the grid as (D1, D2, ub, acc, bw), with (dram, wreg) for the 10,000 grid;
     a variant's cost settings vary fastest (variants sharing candidates are neighbours)."""
-    base = [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)]
+    base = [
+        (*shape, ub, acc, bw)
+        for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)
+    ]
     return base if size == 1000 else [(*point, *cost) for point in base for cost in COSTS]
 
 
@@ -89,23 +92,37 @@ def draw(size: int, variants: int | None, seed: int) -> list[tuple]:
     return [(*point, *cost) for point in structural for cost in COSTS]
 
 
-_PARAMS = {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
-           "ub": "memories.unified_buffer.size", "acc": "memories.accumulators.size",
-           "bw": "memories.unified_buffer.ports[0].bandwidth_max"}
+_PARAMS = {
+    "D1": "operational_array.sizes[0]",
+    "D2": "operational_array.sizes[1]",
+    "ub": "memories.unified_buffer.size",
+    "acc": "memories.accumulators.size",
+    "bw": "memories.unified_buffer.ports[0].bandwidth_max",
+}
 _COST_PARAMS = {"dram": "memories.dram.r_cost", "wreg": "memories.w_reg.r_cost"}
 
 
-def sweep_config(points: list[tuple], batch_size, workloads=WORKLOADS, results="results", *,
-                 product: bool = False) -> dict:
+def sweep_config(
+    points: list[tuple],
+    batch_size,
+    workloads=WORKLOADS,
+    results="results",
+    *,
+    product: bool = False,
+) -> dict:
     """A workflow config with one hardware sweep over ``points`` (zipped: one variant each); with
     ``product``, the whole 10,000 grid written as its axes instead (the same variants, same order)."""
     costs = len(points[0]) == 7
     names = ("D1", "D2", "ub", "acc", "bw", *(_COST_PARAMS if costs else ()))
     if product:
         # vary axes come first in the expansion, zip groups last, the last one fastest
-        axes = {"vary": {"ub": BUFFERS, "acc": ACCUMULATORS, "bw": BANDWIDTHS},
-                "zip": [{"D1": [d1 for d1, _ in SHAPES], "D2": [d2 for _, d2 in SHAPES]},
-                        {"dram": [d for d, _ in COSTS], "wreg": [w for _, w in COSTS]}]}
+        axes = {
+            "vary": {"ub": BUFFERS, "acc": ACCUMULATORS, "bw": BANDWIDTHS},
+            "zip": [
+                {"D1": [d1 for d1, _ in SHAPES], "D2": [d2 for _, d2 in SHAPES]},
+                {"dram": [d for d, _ in COSTS], "wreg": [w for _, w in COSTS]},
+            ],
+        }
         # the expansion's order: ub, acc, bw, shape, costs; grid() orders shape first
     else:
         axes = {"zip": [dict(zip(names, map(list, zip(*points))))]}
@@ -125,17 +142,20 @@ def sweep_config(points: list[tuple], batch_size, workloads=WORKLOADS, results="
     return {
         "results": results,
         "defaults": {"lpf_limit": 6},
-        "hardware_sweeps": [{
-            "name": "grid",
-            "base": "inputs/hardware/flow_tpu_32x32.yaml",
-            "params": params,
-            **axes,
-            "derive": derive,
-            "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}" + ("-dram{dram}-wreg{wreg}" if costs else ""),
-            "workloads": list(workloads),
-            "mapping": "inputs/mapping/flow_tpu_array.yaml",
-            "batch_size": batch_size,
-        }],
+        "hardware_sweeps": [
+            {
+                "name": "grid",
+                "base": "inputs/hardware/flow_tpu_32x32.yaml",
+                "params": params,
+                **axes,
+                "derive": derive,
+                "name_format": "tpu{D1}x{D2}-ub{ub}-acc{acc}-bw{bw}"
+                + ("-dram{dram}-wreg{wreg}" if costs else ""),
+                "workloads": list(workloads),
+                "mapping": "inputs/mapping/flow_tpu_array.yaml",
+                "batch_size": batch_size,
+            }
+        ],
     }
 
 
@@ -143,26 +163,56 @@ class FlowListDumper(yaml.SafeDumper):
     """Writes lists of plain values on one line each (the grid's columns), the rest as blocks."""
 
 
-FlowListDumper.add_representer(list, lambda dumper, items: dumper.represent_sequence(
-    "tag:yaml.org,2002:seq", items, flow_style=not any(isinstance(item, (dict, list)) for item in items)))
+FlowListDumper.add_representer(
+    list,
+    lambda dumper, items: dumper.represent_sequence(
+        "tag:yaml.org,2002:seq",
+        items,
+        flow_style=not any(isinstance(item, (dict, list)) for item in items),
+    ),
+)
 
 
 def write_config(args: argparse.Namespace, points: list[tuple], batch_size) -> None:
     """Write the slice's workflow config to ``args.write_config``, with the command that made it."""
     whole = args.variants is None and args.grid == 10000
-    config = sweep_config(points, batch_size, args.workloads, f"results/{args.write_config.stem}", product=whole)
+    config = sweep_config(
+        points, batch_size, args.workloads, f"results/{args.write_config.stem}", product=whole
+    )
     command = " ".join(["python benchmarks/bench_hw_sweep.py", *sys.argv[1:]])
-    what = "The whole 10,000-variant grid of benchmarks/bench_hw_sweep.py" if whole else \
-        f"{len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed})"
-    header = (f"# {what}, written by\n"
-              f"#   {command}\n# Run: snakemake --cores 2 --configfile {args.write_config}\n")
-    args.write_config.write_text(header + yaml.dump(config, Dumper=FlowListDumper, sort_keys=False, width=120))
-    print(f"wrote {args.write_config}: {len(points)} variants x {len(args.workloads)} workloads, batch_size {batch_size}")
+    what = (
+        "The whole 10,000-variant grid of benchmarks/bench_hw_sweep.py"
+        if whole
+        else f"{len(points)} variants of benchmarks/bench_hw_sweep.py's grid (seed {args.seed})"
+    )
+    header = (
+        f"# {what}, written by\n"
+        f"#   {command}\n# Run: snakemake --cores 2 --configfile {args.write_config}\n"
+    )
+    args.write_config.write_text(
+        header + yaml.dump(config, Dumper=FlowListDumper, sort_keys=False, width=120)
+    )
+    print(
+        f"wrote {args.write_config}: {len(points)} variants x {len(args.workloads)} workloads, batch_size {batch_size}"
+    )
 
 
 def snakemake_command(workdir: Path, cores: int, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(workdir / "config.yaml"), "--cores", str(cores), "--quiet", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        str(cores),
+        "--quiet",
+        *extra,
+    ]
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -178,8 +228,12 @@ def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, int]:
     """Wall time, Snakemake's own CPU seconds (main process, sampled every 0.1 s) and exit status."""
     log = workdir / "snakemake.log"
     started = time.perf_counter()
-    with open(log, "w") as output:  # a file, not a pipe: a full pipe would stop the jobs writing to it
-        process = subprocess.Popen(snakemake_command(workdir, cores), env=env, stdout=output, stderr=output)
+    with open(
+        log, "w"
+    ) as output:  # a file, not a pipe: a full pipe would stop the jobs writing to it
+        process = subprocess.Popen(
+            snakemake_command(workdir, cores), env=env, stdout=output, stderr=output
+        )
         own = 0.0
         while process.poll() is None:
             sample = cpu_seconds(process.pid)
@@ -205,24 +259,50 @@ def job_seconds(workdir: Path, rule: str) -> list[float]:
 def start_cost(workdir: Path, cores: int, env: dict) -> float:
     """Wall seconds of a dry run: reading the Snakefile, expanding the sweep, building the DAG."""
     started = time.perf_counter()
-    subprocess.run(snakemake_command(workdir, cores, "--dry-run"), env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        snakemake_command(workdir, cores, "--dry-run"),
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - started
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--variants", type=int, default=None, help="run a seeded slice of this many variants")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--variants", type=int, default=None, help="run a seeded slice of this many variants"
+    )
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--batch-size", default="auto",
-                        help="variants per job (default auto; with --grid 10000: multiples of 10, at most 50 jobs)")
+    parser.add_argument(
+        "--batch-size",
+        default="auto",
+        help="variants per job (default auto; with --grid 10000: multiples of 10, at most 50 jobs)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
-    parser.add_argument("--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)")
-    parser.add_argument("--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing")
-    parser.add_argument("--grid", type=int, choices=GRIDS, default=1000, help="the grid (default 1000)")
-    parser.add_argument("--check", type=int, default=10, help="variants re-evaluated unshared and compared (default 10)")
-    parser.add_argument("--in-process", action="store_true",
-                        help="no workflow: CPU seconds of the slice unshared and shared, in this process")
+    parser.add_argument(
+        "--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)"
+    )
+    parser.add_argument(
+        "--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing"
+    )
+    parser.add_argument(
+        "--grid", type=int, choices=GRIDS, default=1000, help="the grid (default 1000)"
+    )
+    parser.add_argument(
+        "--check",
+        type=int,
+        default=10,
+        help="variants re-evaluated unshared and compared (default 10)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="no workflow: CPU seconds of the slice unshared and shared, in this process",
+    )
     args = parser.parse_args()
     full = grid(args.grid)
     points = draw(args.grid, args.variants, args.seed)
@@ -240,13 +320,22 @@ def main() -> None:
     started = time.perf_counter()
     sum(range(10**7))
     calibration = time.perf_counter() - started
-    print(f"grid: {len(full)} variants x {len(args.workloads)} workloads (lpf_limit 6); running {len(points)} variants, "
-          f"--cores {args.cores}, batch_size {batch_size}")
-    print(f"machine: {os.cpu_count()} cores, load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          f"calibration sum(range(10**7)) {calibration:.3f} s")
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzh-", dir="/tmp") as servers:
+    print(
+        f"grid: {len(full)} variants x {len(args.workloads)} workloads (lpf_limit 6); running {len(points)} variants, "
+        f"--cores {args.cores}, batch_size {batch_size}"
+    )
+    print(
+        f"machine: {os.cpu_count()} cores, load {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+        f"calibration sum(range(10**7)) {calibration:.3f} s"
+    )
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        tempfile.TemporaryDirectory(prefix="zzh-", dir="/tmp") as servers,
+    ):
         config = Path(tmp) / "config.yaml"
-        config.write_text(yaml.safe_dump(sweep_config(points, batch_size, args.workloads), sort_keys=False))
+        config.write_text(
+            yaml.safe_dump(sweep_config(points, batch_size, args.workloads), sort_keys=False)
+        )
         workdir = fresh_copy(config, Path(tmp), "run")
         env = job_env(Path(servers) / "run", True)
         try:
@@ -255,12 +344,17 @@ def main() -> None:
         finally:
             stop_servers(Path(servers) / "run")
         load_after = os.getloadavg()
-        batches, collect = job_seconds(workdir, "sweep_batch"), sum(job_seconds(workdir, "sweep_collect"))
+        batches, collect = (
+            job_seconds(workdir, "sweep_batch"),
+            sum(job_seconds(workdir, "sweep_collect")),
+        )
         results = workdir / "results" / ".cache" / "results"
         searches = len(list(results.glob("*.json")))
         import csv
 
-        with open(workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline="") as handle:
+        with open(
+            workdir / "results" / "hardware_sweeps" / "grid" / "variants.csv", newline=""
+        ) as handle:
             statuses = [row["status"] for row in csv.DictReader(handle)]
         identical = check_rows(workdir, args.check, args.seed) if args.check else None
     points_run = len(points) * len(args.workloads)
@@ -268,29 +362,43 @@ def main() -> None:
     counts = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
     print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
     print(f"jobs: {len(batches)} batch jobs + 1 collect; distinct layer searches: {searches}")
-    print(f"wall time:              {wall:8.1f} s  (start, a dry run: {start:.1f} s; collect job {collect:.1f} s)")
+    print(
+        f"wall time:              {wall:8.1f} s  (start, a dry run: {start:.1f} s; collect job {collect:.1f} s)"
+    )
     print(f"Snakemake's own CPU:    {own:8.1f} s  = {100 * share:.1f} % of wall x cores")
     if batches:
-        print(f"batch jobs:             {sum(batches):8.1f} s in all, {sum(batches) / len(batches):.1f} s each "
-              f"({sum(batches) / len(points):.2f} s per variant)")
+        print(
+            f"batch jobs:             {sum(batches):8.1f} s in all, {sum(batches) / len(batches):.1f} s each "
+            f"({sum(batches) / len(points):.2f} s per variant)"
+        )
     busy = (sum(batches) + collect) / (wall * args.cores)
-    print(f"cores busy with jobs:   {100 * busy:8.1f} %  (the rest: Snakemake, start, waiting for the last jobs)")
-    print(f"evaluations per second: {points_run / wall:8.3f} points (variant x workload), "
-          f"{searches / wall:.2f} layer searches")
+    print(
+        f"cores busy with jobs:   {100 * busy:8.1f} %  (the rest: Snakemake, start, waiting for the last jobs)"
+    )
+    print(
+        f"evaluations per second: {points_run / wall:8.3f} points (variant x workload), "
+        f"{searches / wall:.2f} layer searches"
+    )
     print(f"machine load:           {load_before[0]:.2f} -> {load_after[0]:.2f} (1-minute average)")
     if identical is not None:
-        print(f"identical to the unshared path: {identical[0]} ({identical[1]} variants x {len(args.workloads)} "
-              f"workloads re-evaluated unshared in this process, every figure compared)")
+        print(
+            f"identical to the unshared path: {identical[0]} ({identical[1]} variants x {len(args.workloads)} "
+            f"workloads re-evaluated unshared in this process, every figure compared)"
+        )
     if len(points) < len(full) and batches:
         scale = len(full) / len(points)
         evaluations = start + sum(batches) * scale / args.cores
         low, high = evaluations + collect, evaluations + collect * scale
-        print(f"projection, full grid:  {low:8.1f} s to {high:.1f} s = {low / 60:.1f} to {high / 60:.1f} min at this "
-              f"load (start + batch jobs x {scale:.1f} / {args.cores} cores, + the collect job as measured or x "
-              f"{scale:.1f}: its figures cost about the same for any number of rows, its tables grow with them); "
-              f"{len(full) * len(args.workloads) / low:.3f} points/s")
-        print(f"  at load <= {args.cores} (a machine of its own) divide by about "
-              f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}")
+        print(
+            f"projection, full grid:  {low:8.1f} s to {high:.1f} s = {low / 60:.1f} to {high / 60:.1f} min at this "
+            f"load (start + batch jobs x {scale:.1f} / {args.cores} cores, + the collect job as measured or x "
+            f"{scale:.1f}: its figures cost about the same for any number of rows, its tables grow with them); "
+            f"{len(full) * len(args.workloads) / low:.3f} points/s"
+        )
+        print(
+            f"  at load <= {args.cores} (a machine of its own) divide by about "
+            f"{max(1.0, min(load_before[0], load_after[0]) / args.cores):.1f}"
+        )
 
 
 def _sweep_of(config: dict, root: Path):
@@ -298,8 +406,12 @@ def _sweep_of(config: dict, root: Path):
     from zigzag.sweep.config import read_sweep
 
     section = config["hardware_sweeps"][0]
-    section = {**section, "base": str(root / section["base"]), "mapping": str(root / section["mapping"]),
-               "workloads": [str(root / w) for w in section["workloads"]]}
+    section = {
+        **section,
+        "base": str(root / section["base"]),
+        "mapping": str(root / section["mapping"]),
+        "workloads": [str(root / w) for w in section["workloads"]],
+    }
     return read_sweep(section, "benchmark", defaults=config["defaults"])
 
 
@@ -307,7 +419,9 @@ def _comparable(rows: list[dict]) -> list[str]:
     """Rows as JSON without the workload's folder (the runs read their inputs from different folders)."""
     import json
 
-    return [json.dumps({**row, "workload": Path(row["workload"]).stem}, sort_keys=True) for row in rows]
+    return [
+        json.dumps({**row, "workload": Path(row["workload"]).stem}, sort_keys=True) for row in rows
+    ]
 
 
 def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:
@@ -322,8 +436,14 @@ def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:
     variants = variants_of(sweep)
     sample = random.Random(seed).sample(variants, min(count, len(variants)))
     names = {v.name for v in sample}
-    done = [row for path in sorted((workdir / "results" / "hardware_sweeps" / "grid" / "points").glob("*.json"))
-            for row in json.loads(path.read_text())["rows"] if row["variant"] in names]
+    done = [
+        row
+        for path in sorted(
+            (workdir / "results" / "hardware_sweeps" / "grid" / "points").glob("*.json")
+        )
+        for row in json.loads(path.read_text())["rows"]
+        if row["variant"] in names
+    ]
     with tempfile.TemporaryDirectory() as cache:
         again = evaluate_points(sweep, sample, cache, share=False)
     order = {name: i for i, name in enumerate(v.name for v in sample)}
@@ -340,8 +460,12 @@ def in_process(points: list[tuple], workloads: list[str]) -> None:
     sweep = _sweep_of(sweep_config(points, "auto", workloads), REPO)
     variants = variants_of(sweep)
     load = os.getloadavg()
-    print(f"{len(variants)} variants x {len(workloads)} workloads in this process; load {load[0]:.2f}")
-    with tempfile.TemporaryDirectory() as cache:  # imports and first-call costs out of the timed runs
+    print(
+        f"{len(variants)} variants x {len(workloads)} workloads in this process; load {load[0]:.2f}"
+    )
+    with (
+        tempfile.TemporaryDirectory() as cache
+    ):  # imports and first-call costs out of the timed runs
         evaluate_points(sweep, variants[:1], cache, share=False)
     rows, seconds = {}, {}
     for share in (False, True):
@@ -350,10 +474,14 @@ def in_process(points: list[tuple], workloads: list[str]) -> None:
             rows[share] = evaluate_points(sweep, variants, cache, share=share)
             seconds[share] = time.process_time() - started
             searches = len(list(Path(cache, "results").glob("*.json")))
-        print(f"{'shared' if share else 'unshared':9s} {seconds[share]:8.1f} CPU s ({seconds[share] / len(variants):.3f} "
-              f"per variant; {searches} layer results)")
-    print(f"speed-up: {seconds[False] / seconds[True]:.2f}x; identical rows: {rows[False] == rows[True]}; "
-          f"load now {os.getloadavg()[0]:.2f}")
+        print(
+            f"{'shared' if share else 'unshared':9s} {seconds[share]:8.1f} CPU s ({seconds[share] / len(variants):.3f} "
+            f"per variant; {searches} layer results)"
+        )
+    print(
+        f"speed-up: {seconds[False] / seconds[True]:.2f}x; identical rows: {rows[False] == rows[True]}; "
+        f"load now {os.getloadavg()[0]:.2f}"
+    )
 
 
 if __name__ == "__main__":

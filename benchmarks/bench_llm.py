@@ -34,8 +34,12 @@ def load() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hardware", default=str(REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"))
-    parser.add_argument("--mapping", default=str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"))
+    parser.add_argument(
+        "--hardware", default=str(REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml")
+    )
+    parser.add_argument(
+        "--mapping", default=str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
+    )
     parser.add_argument("--model", default="llama-3-8b")
     parser.add_argument("--lpf-limit", type=int, default=6)
     parser.add_argument("--layers", type=int, default=32)
@@ -64,15 +68,22 @@ def main() -> None:
         result = evaluate_network(workload, accelerator, options, show_progress=False, memo=memo)
         return workload, result, len(memo) - searched
 
-    for llm in ({"phase": "prefill", "tokens": args.tokens}, {"phase": "decode", "context": args.context}):
+    for llm in (
+        {"phase": "prefill", "tokens": args.tokens},
+        {"phase": "decode", "context": args.context},
+    ):
         t0, c0 = time.perf_counter(), time.process_time()
         workload, result, searched = step(**llm)
-        print(f"{llm['phase']:8s} {workload.inference.tokens:5d} tokens, context {workload.inference.context:5d}: "
-              f"{len(workload.layers)} layers, {searched} searched, {len(result.uncosted)} uncosted; "
-              f"{result.energy:.4e} pJ, {result.latency:.4e} cycles; "
-              f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU")
-    print(f"part 1 (imports, inputs, prefill + decode): {time.perf_counter() - wall:.2f} s wall, "
-          f"{time.process_time() - cpu:.2f} s CPU; load {load()}")
+        print(
+            f"{llm['phase']:8s} {workload.inference.tokens:5d} tokens, context {workload.inference.context:5d}: "
+            f"{len(workload.layers)} layers, {searched} searched, {len(result.uncosted)} uncosted; "
+            f"{result.energy:.4e} pJ, {result.latency:.4e} cycles; "
+            f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU"
+        )
+    print(
+        f"part 1 (imports, inputs, prefill + decode): {time.perf_counter() - wall:.2f} s wall, "
+        f"{time.process_time() - cpu:.2f} s CPU; load {load()}"
+    )
 
     wall, cpu = time.perf_counter(), time.process_time()
     contexts = [round(args.max_context * (i + 1) / args.points) for i in range(args.points)]
@@ -80,10 +91,14 @@ def main() -> None:
     for context in contexts:
         workload, result, new = step(phase="decode", context=context)
         searched += new
-        print(f"  decode at {context:5d}: {result.latency:.4e} cycles, {result.energy:.4e} pJ, {new} searched")
-    print(f"part 2 ({args.points} decode steps, contexts {contexts[0]}..{contexts[-1]}): "
-          f"{time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU, {searched} searches; "
-          f"load {load()}")
+        print(
+            f"  decode at {context:5d}: {result.latency:.4e} cycles, {result.energy:.4e} pJ, {new} searched"
+        )
+    print(
+        f"part 2 ({args.points} decode steps, contexts {contexts[0]}..{contexts[-1]}): "
+        f"{time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU, {searched} searches; "
+        f"load {load()}"
+    )
 
 
 if __name__ == "__main__":

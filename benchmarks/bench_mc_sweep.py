@@ -49,16 +49,30 @@ MAPPING = "inputs/stream/mapping/mesh_resnet18_round_robin.yaml"
 SEARCH_MAPPING = "inputs/stream/mapping/mesh_all_cores.yaml"
 
 
-def sweep_entry(name: str, shapes: list[tuple[int, int]], modes: list[str], mapping: str, search: dict | None) -> dict:
+def sweep_entry(
+    name: str, shapes: list[tuple[int, int]], modes: list[str], mapping: str, search: dict | None
+) -> dict:
     entry = {
-        "name": name, "kind": "multicore", "base": "inputs/stream/hardware/tpu_like_mesh_pooling.yaml",
-        "params": {"rows": "mesh.rows", "cols": "mesh.cols", "core": "mesh.core",
-                   "dram_bw": "offchip_core.memories.dram.r_bw"},
+        "name": name,
+        "kind": "multicore",
+        "base": "inputs/stream/hardware/tpu_like_mesh_pooling.yaml",
+        "params": {
+            "rows": "mesh.rows",
+            "cols": "mesh.cols",
+            "core": "mesh.core",
+            "dram_bw": "offchip_core.memories.dram.r_bw",
+        },
         "zip": [{"rows": [r for r, _ in shapes], "cols": [c for _, c in shapes]}],
-        "vary": {"core": ["tpu_like.yaml", "simba_chiplet.yaml"], "bandwidth": [16, 32, 64], "dram_bw": [64, 128]},
+        "vary": {
+            "core": ["tpu_like.yaml", "simba_chiplet.yaml"],
+            "bandwidth": [16, 32, 64],
+            "dram_bw": [64, 128],
+        },
         "derive": {"offchip_core.memories.dram.w_bw": "dram_bw"},
         "name_format": "mesh{rows}x{cols}-{core}-link{bandwidth}-dram{dram_bw}",
-        "workloads": ["inputs/stream/workload/resnet18.onnx"], "mapping": mapping, "modes": modes,
+        "workloads": ["inputs/stream/workload/resnet18.onnx"],
+        "mapping": mapping,
+        "modes": modes,
         "clock_ghz": 1,
     }
     if search is not None:
@@ -78,29 +92,45 @@ def free_mapping(workdir: Path) -> str:
     return str(path.relative_to(workdir))
 
 
-def run_part(part: str, shapes: list, cores: int, parent: Path, fixed_mapping: str = MAPPING) -> None:
+def run_part(
+    part: str, shapes: list, cores: int, parent: Path, fixed_mapping: str = MAPPING
+) -> None:
     config = parent / f"{part}.yaml"
     config.write_text("{}")
     workdir = fresh_copy(config, parent, part)
     if part == "fixed":
         entry = sweep_entry("mc_fixed", shapes, ["lbl", "fused"], fixed_mapping, None)
     else:
-        entry = sweep_entry("mc_search", shapes, ["lbl"], free_mapping(workdir),
-                            {"individuals": 16, "generations": 8, "seed": 0})
-    (workdir / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [entry], "results": "results"},
-                                                        sort_keys=False))
-    servers = parent / f"servers-{part}"  # a private job server for this run: its CPU time is the jobs'
+        entry = sweep_entry(
+            "mc_search",
+            shapes,
+            ["lbl"],
+            free_mapping(workdir),
+            {"individuals": 16, "generations": 8, "seed": 0},
+        )
+    (workdir / "config.yaml").write_text(
+        yaml.safe_dump({"hardware_sweeps": [entry], "results": "results"}, sort_keys=False)
+    )
+    servers = (
+        parent / f"servers-{part}"
+    )  # a private job server for this run: its CPU time is the jobs'
     cpu_before = _children_cpu()
-    wall, (before, after) = timed_run(workdir, cores, {**job_env(servers, warm=True), "ZIGZAG_FLOW_IDLE": "20"})
+    wall, (before, after) = timed_run(
+        workdir, cores, {**job_env(servers, warm=True), "ZIGZAG_FLOW_IDLE": "20"}
+    )
     cpu = _children_cpu() - cpu_before + _server_cpu(servers)
-    with open(workdir / "results" / "hardware_sweeps" / entry["name"] / "variants.csv", newline="") as handle:
+    with open(
+        workdir / "results" / "hardware_sweeps" / entry["name"] / "variants.csv", newline=""
+    ) as handle:
         rows = list(csv.DictReader(handle))
     ok = [r for r in rows if r["status"] == "ok"]
     schedules = sum(int(float(r.get("search_schedules") or 0)) + 1 for r in ok)
     entries = len(list((workdir / "results" / ".cache" / "stream-cost" / "entries").glob("*.json")))
     variants = len({r["variant"] for r in rows})
-    print(f"{part:>7} {variants:>8} {len(ok):>7} {schedules:>9} {entries:>11} {wall:>8.1f} "
-          f"{schedules / wall:>11.2f} {before:>8.2f} -> {after:.2f}  {cpu:>7.1f} {cpu / cores:>10.1f}")
+    print(
+        f"{part:>7} {variants:>8} {len(ok):>7} {schedules:>9} {entries:>11} {wall:>8.1f} "
+        f"{schedules / wall:>11.2f} {before:>8.2f} -> {after:.2f}  {cpu:>7.1f} {cpu / cores:>10.1f}"
+    )
     failed = {(r["status"], r["reason"]) for r in rows if r["status"] != "ok"}
     for status, reason in sorted(failed)[:5]:
         print(f"        {status}: {reason}")
@@ -122,24 +152,40 @@ def _server_cpu(folder: Path) -> float:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            total += sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+            total += sum(int(v) for v in fields[11:15]) / os.sysconf(
+                "SC_CLK_TCK"
+            )  # utime stime cutime cstime
     return total
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shapes", type=int, default=len(SHAPES), help="first K mesh shapes (default all 9)")
-    parser.add_argument("--parts", nargs="+", choices=("fixed", "search"), default=["fixed", "search"])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--shapes", type=int, default=len(SHAPES), help="first K mesh shapes (default all 9)"
+    )
+    parser.add_argument(
+        "--parts", nargs="+", choices=("fixed", "search"), default=["fixed", "search"]
+    )
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--fixed-mapping", default=MAPPING, help=f"the fixed part's mapping (default {MAPPING})")
+    parser.add_argument(
+        "--fixed-mapping", default=MAPPING, help=f"the fixed part's mapping (default {MAPPING})"
+    )
     args = parser.parse_args()
-    shapes = SHAPES[:args.shapes]
-    print(f"mesh shapes {shapes}, x 2 core types x 3 link x 2 DRAM bandwidths = {len(shapes) * 12} variants; "
-          f"snakemake --cores {args.cores}; machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
-    print(f"{'part':>7} {'variants':>8} {'rows ok':>7} {'schedules':>9} {'cost entries':>11} {'wall s':>8} "
-          f"{'schedules/s':>11} {'load before -> after':>20}  {'CPU s':>7} {'CPU s/core':>10}")
-    print("(CPU s: Snakemake's and its jobs' CPU time; CPU s/core: the wall time an idle machine with "
-          "--cores N would need at best, the projection when the load is high)")
+    shapes = SHAPES[: args.shapes]
+    print(
+        f"mesh shapes {shapes}, x 2 core types x 3 link x 2 DRAM bandwidths = {len(shapes) * 12} variants; "
+        f"snakemake --cores {args.cores}; machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        f"{'part':>7} {'variants':>8} {'rows ok':>7} {'schedules':>9} {'cost entries':>11} {'wall s':>8} "
+        f"{'schedules/s':>11} {'load before -> after':>20}  {'CPU s':>7} {'CPU s/core':>10}"
+    )
+    print(
+        "(CPU s: Snakemake's and its jobs' CPU time; CPU s/core: the wall time an idle machine with "
+        "--cores N would need at best, the projection when the load is high)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for part in args.parts:
             run_part(part, shapes, args.cores, Path(tmp), args.fixed_mapping)

@@ -47,11 +47,15 @@ def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
     mapping = copy.deepcopy(yaml.safe_load(BASE_MAPPING.read_text()))
     for entry in mapping:
         for dimension, unrollings in entry["spatial_mapping"].items():
-            entry["spatial_mapping"][dimension] = [u.replace(", 32", f", {edge}") for u in unrollings]
+            entry["spatial_mapping"][dimension] = [
+                u.replace(", 32", f", {edge}") for u in unrollings
+            ]
     return hardware, mapping
 
 
-def write_variants(folder: Path, arrays: list[int], buffers: list[float]) -> list[tuple[str, Path, Path]]:
+def write_variants(
+    folder: Path, arrays: list[int], buffers: list[float]
+) -> list[tuple[str, Path, Path]]:
     """Write every variant's two files into ``folder``; returns (name, accelerator, mapping)."""
     variants = []
     for edge in arrays:
@@ -73,9 +77,13 @@ def timed(function, *args, **kwargs):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--arrays", type=int, nargs="+", default=[16, 32, 64], help="array edges")
-    parser.add_argument("--buffers", type=float, nargs="+", default=[1, 3], help="unified buffer sizes, MiB")
+    parser.add_argument(
+        "--buffers", type=float, nargs="+", default=[1, 3], help="unified buffer sizes, MiB"
+    )
     parser.add_argument("--networks", nargs="+", default=["resnet18", "mobilenetv2"])
     parser.add_argument("--lpf-limit", type=int, default=6)
     args = parser.parse_args()
@@ -101,41 +109,61 @@ def main() -> None:
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
-    print(f"lpf_limit {args.lpf_limit}; imports {import_cpu:.2f} CPU s; load before {load_before[0]:.2f}")
-    print(f"{'variant':<18} {'network':<12} {'load s':>7} {'search s':>8} {'wall s':>7} {'searches':>8} "
-          f"{'evaluations':>11} {'energy pJ':>12} {'latency cc':>12}")
+    print(
+        f"lpf_limit {args.lpf_limit}; imports {import_cpu:.2f} CPU s; load before {load_before[0]:.2f}"
+    )
+    print(
+        f"{'variant':<18} {'network':<12} {'load s':>7} {'search s':>8} {'wall s':>7} {'searches':>8} "
+        f"{'evaluations':>11} {'energy pJ':>12} {'latency cc':>12}"
+    )
     totals = {"load": 0.0, "search": 0.0, "wall": 0.0, "runs": 0, "searches": 0, "evaluations": 0}
     with tempfile.TemporaryDirectory(prefix="zz_bench_eval_") as tmp:
-        for name, hardware_file, mapping_file in write_variants(Path(tmp), args.arrays, args.buffers):
+        for name, hardware_file, mapping_file in write_variants(
+            Path(tmp), args.arrays, args.buffers
+        ):
             for workload_name, workload_file in workloads.items():
                 before = dict(counts)
-                (workload, accelerator), load_cpu, load_wall = timed(load_inputs, workload_file, hardware_file,
-                                                                     mapping_file)
-                result, search_cpu, search_wall = timed(network.evaluate_network, workload, accelerator, options,
-                                                        show_progress=False)
+                (workload, accelerator), load_cpu, load_wall = timed(
+                    load_inputs, workload_file, hardware_file, mapping_file
+                )
+                result, search_cpu, search_wall = timed(
+                    network.evaluate_network, workload, accelerator, options, show_progress=False
+                )
                 searches = counts["searches"] - before["searches"]
                 evaluations = counts["evaluations"] - before["evaluations"]
-                print(f"{name:<18} {workload_name:<12} {load_cpu:>7.3f} {search_cpu:>8.3f} "
-                      f"{load_wall + search_wall:>7.3f} {searches:>8} {evaluations:>11} "
-                      f"{result.energy:>12.5g} {result.latency:>12.5g}")
+                print(
+                    f"{name:<18} {workload_name:<12} {load_cpu:>7.3f} {search_cpu:>8.3f} "
+                    f"{load_wall + search_wall:>7.3f} {searches:>8} {evaluations:>11} "
+                    f"{result.energy:>12.5g} {result.latency:>12.5g}"
+                )
                 totals["load"] += load_cpu
                 totals["search"] += search_cpu
                 totals["wall"] += load_wall + search_wall
                 totals["runs"] += 1
                 totals["searches"] += searches
                 totals["evaluations"] += evaluations
-    onnx_cpu = sum(timed(read_onnx, path, file=str(path))[1] for path in workloads.values()) / len(workloads)
+    onnx_cpu = sum(timed(read_onnx, path, file=str(path))[1] for path in workloads.values()) / len(
+        workloads
+    )
     runs = totals["runs"]
     per_evaluation = (totals["load"] + totals["search"]) / runs
-    print(f"\nper network evaluation: {per_evaluation:.3f} CPU s (load {totals['load'] / runs:.3f}, "
-          f"search {totals['search'] / runs:.3f}; ONNX read alone {onnx_cpu:.3f}); wall {totals['wall'] / runs:.3f} s")
-    print(f"layer searches per CPU second: {totals['searches'] / totals['search']:.1f}; "
-          f"evaluated mappings per CPU second: {totals['evaluations'] / totals['search']:.0f}")
-    print(f"projected 1,000 variants x 2 networks on 2 cores: {per_evaluation * 2000 / 2:.0f} s "
-          f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
-          f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)")
-    print(f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
-          "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print(
+        f"\nper network evaluation: {per_evaluation:.3f} CPU s (load {totals['load'] / runs:.3f}, "
+        f"search {totals['search'] / runs:.3f}; ONNX read alone {onnx_cpu:.3f}); wall {totals['wall'] / runs:.3f} s"
+    )
+    print(
+        f"layer searches per CPU second: {totals['searches'] / totals['search']:.1f}; "
+        f"evaluated mappings per CPU second: {totals['evaluations'] / totals['search']:.0f}"
+    )
+    print(
+        f"projected 1,000 variants x 2 networks on 2 cores: {per_evaluation * 2000 / 2:.0f} s "
+        f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
+        f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)"
+    )
+    print(
+        f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+        "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    )
 
 
 if __name__ == "__main__":

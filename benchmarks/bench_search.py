@@ -94,9 +94,12 @@ print(json.dumps({"energy": energy, "latency": latency, "seconds": t2 - t1, "imp
 """
 
 
-def run_child(python: str, script: str, spec: dict, *, cwd: str | None = None, env: dict | None = None) -> dict:
-    proc = subprocess.run([python, "-c", script, json.dumps(spec)], cwd=cwd, env=env, capture_output=True,
-                          text=True)
+def run_child(
+    python: str, script: str, spec: dict, *, cwd: str | None = None, env: dict | None = None
+) -> dict:
+    proc = subprocess.run(
+        [python, "-c", script, json.dumps(spec)], cwd=cwd, env=env, capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"child failed ({python}):\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -110,7 +113,9 @@ def run_ours(case: dict, engine: str, tracemalloc: bool) -> dict:
 
 def run_reference(case: dict, venv: Path) -> dict:
     python = venv / "bin" / "python"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+    }
     env["TQDM_DISABLE"] = "1"
     with tempfile.TemporaryDirectory(prefix="zz_bench_ref_") as tmp:
         return run_child(str(python), REFERENCE_WORKER, case, cwd=tmp, env=env)
@@ -132,15 +137,17 @@ def load_cases(shared: Path) -> list[dict]:
         name = f"{entry['workload']}@{Path(entry['accelerator']).stem}"
         if options:
             name += "+" + ",".join(f"{k}={v}" for k, v in sorted(options.items()))
-        cases.append({
-            "name": name,
-            "workload": str(inputs / "workload" / entry["workload"]),
-            "accelerator": str(inputs / "hardware" / entry["accelerator"]),
-            "mapping": str(inputs / "mapping" / entry["mapping"]),
-            "options": options,
-            "expected_energy": entry.get("energy_pJ"),
-            "expected_latency": entry.get("latency_cycles"),
-        })
+        cases.append(
+            {
+                "name": name,
+                "workload": str(inputs / "workload" / entry["workload"]),
+                "accelerator": str(inputs / "hardware" / entry["accelerator"]),
+                "mapping": str(inputs / "mapping" / entry["mapping"]),
+                "options": options,
+                "expected_energy": entry.get("energy_pJ"),
+                "expected_latency": entry.get("latency_cycles"),
+            }
+        )
     return cases
 
 
@@ -165,13 +172,17 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
 
     workload, accelerator = load_inputs(case["workload"], case["accelerator"], case["mapping"])
     options = dict(case["options"])
-    if options.pop("in_memory_compute", False):  # as the API: mixed spatial mappings and data locality
+    if options.pop(
+        "in_memory_compute", False
+    ):  # as the API: mixed spatial mappings and data locality
         options.update(enable_mix_spatial_mapping=True, exploit_data_locality=True)
     options = SearchOptions(**options)
     accelerators = layer_accelerators(workload, accelerator, options)
     seen, rows = set(), []
     for layer in evaluated_layers(workload.layers, accelerator):
-        key = json.dumps([layer.signature(), id(accelerators[layer.id])], sort_keys=True, default=str)
+        key = json.dumps(
+            [layer.signature(), id(accelerators[layer.id])], sort_keys=True, default=str
+        )
         if key in seen:
             continue
         seen.add(key)
@@ -181,7 +192,9 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
             best = None
             for _ in range(repeat):
                 t = time.perf_counter()
-                result, stats = search_layer(layer, accelerators[layer.id], options, show_progress=False)
+                result, stats = search_layer(
+                    layer, accelerators[layer.id], options, show_progress=False
+                )
                 elapsed = time.perf_counter() - t
                 best = elapsed if best is None else min(best, elapsed)
             row[engine] = best
@@ -204,28 +217,53 @@ def print_imc_comparison(records: list[dict]) -> None:
             kind = "imc" if "in_memory_compute" in record["case"] else "digital"
             rates[kind].append((best["evaluations"], best["seconds"]))
         if rates["imc"] and rates["digital"]:
-            imc, digital = (sum(e for e, _ in rates[k]) / sum(s for _, s in rates[k]) for k in ("imc", "digital"))
-            print(f"{engine}: IMC cases {imc:.0f} evaluations/s, digital cases {digital:.0f} evaluations/s "
-                  f"(IMC / digital = {imc / digital:.2f})")
+            imc, digital = (
+                sum(e for e, _ in rates[k]) / sum(s for _, s in rates[k])
+                for k in ("imc", "digital")
+            )
+            print(
+                f"{engine}: IMC cases {imc:.0f} evaluations/s, digital cases {digital:.0f} evaluations/s "
+                f"(IMC / digital = {imc / digital:.2f})"
+            )
 
 
 # ----- main -------------------------------------------------------------------------------------
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--case", action="append", default=[],
-                        help="substring of a case name (repeatable); default: every case")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per case; the best time is reported")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--case",
+        action="append",
+        default=[],
+        help="substring of a case name (repeatable); default: every case",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per case; the best time is reported"
+    )
     parser.add_argument("--engine", choices=("batched", "scalar", "both"), default="batched")
-    parser.add_argument("--reference-venv", type=Path, help="venv holding zigzag-dse 3.8.5 to time as well")
-    parser.add_argument("--reference-repeat", type=int, default=1, help="runs of the reference per case")
-    parser.add_argument("--per-layer", action="store_true", help="also time scalar vs batched per distinct layer")
-    parser.add_argument("--tracemalloc", action="store_true",
-                        help="also report the tracemalloc peak (slows the scalar path down)")
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED,
-                        help="folder with expected.yaml and zigzag/{workload,hardware,mapping}")
+    parser.add_argument(
+        "--reference-venv", type=Path, help="venv holding zigzag-dse 3.8.5 to time as well"
+    )
+    parser.add_argument(
+        "--reference-repeat", type=int, default=1, help="runs of the reference per case"
+    )
+    parser.add_argument(
+        "--per-layer", action="store_true", help="also time scalar vs batched per distinct layer"
+    )
+    parser.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="also report the tracemalloc peak (slows the scalar path down)",
+    )
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        default=DEFAULT_SHARED,
+        help="folder with expected.yaml and zigzag/{workload,hardware,mapping}",
+    )
     parser.add_argument("--json", type=Path, help="write all measurements to this file")
     args = parser.parse_args(argv)
 
@@ -238,8 +276,10 @@ def main(argv=None) -> int:
     engines = ["scalar", "batched"] if args.engine == "both" else [args.engine]
     print(f"load average before: {os.getloadavg()}  (cpus: {os.cpu_count()})")
     records = []
-    header = (f"{'case':<44} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
-              f"{'totals':>7}")
+    header = (
+        f"{'case':<44} {'engine':<9} {'wall s':>8} {'evals':>8} {'evals/s':>9} {'peak MiB':>9} "
+        f"{'totals':>7}"
+    )
     if args.tracemalloc:
         header += f" {'traced MiB':>10}"
     if args.reference_venv:
@@ -248,38 +288,62 @@ def main(argv=None) -> int:
     for case in cases:
         reference = None
         if args.reference_venv:
-            ref_runs = [run_reference(case, args.reference_venv) for _ in range(args.reference_repeat)]
+            ref_runs = [
+                run_reference(case, args.reference_venv) for _ in range(args.reference_repeat)
+            ]
             reference = min(ref_runs, key=lambda r: r["seconds"])
         for engine in engines:
             runs = [run_ours(case, engine, args.tracemalloc) for _ in range(args.repeat)]
             best = min(runs, key=lambda r: r["seconds"])
-            ok = matches(best["energy"], case["expected_energy"]) and matches(best["latency"], case["expected_latency"])
+            ok = matches(best["energy"], case["expected_energy"]) and matches(
+                best["latency"], case["expected_latency"]
+            )
             if reference is not None:
-                ok = ok and abs(best["energy"] - reference["energy"]) <= 1e-9 * abs(reference["energy"]) \
+                ok = (
+                    ok
+                    and abs(best["energy"] - reference["energy"]) <= 1e-9 * abs(reference["energy"])
                     and best["latency"] == reference["latency"]
-            line = (f"{case['name']:<44} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
-                    f"{best['evaluations'] / best['seconds']:>9.0f} {best['peak_rss_kib'] / 1024:>9.1f} "
-                    f"{'same' if ok else 'DIFF':>7}")
+                )
+            line = (
+                f"{case['name']:<44} {engine:<9} {best['seconds']:>8.3f} {best['evaluations']:>8d} "
+                f"{best['evaluations'] / best['seconds']:>9.0f} {best['peak_rss_kib'] / 1024:>9.1f} "
+                f"{'same' if ok else 'DIFF':>7}"
+            )
             if args.tracemalloc:
                 line += f" {best['peak_traced'] / 2**20:>10.1f}"
             if reference is not None:
-                line += (f" {reference['seconds']:>9.2f} {reference['peak_rss_kib'] / 1024:>8.1f} "
-                         f"{reference['seconds'] / best['seconds']:>7.1f}x")
+                line += (
+                    f" {reference['seconds']:>9.2f} {reference['peak_rss_kib'] / 1024:>8.1f} "
+                    f"{reference['seconds'] / best['seconds']:>7.1f}x"
+                )
             print(line, flush=True)
-            records.append({"case": case["name"], "engine": engine, "runs": runs, "reference": reference,
-                            "same_totals": ok})
+            records.append(
+                {
+                    "case": case["name"],
+                    "engine": engine,
+                    "runs": runs,
+                    "reference": reference,
+                    "same_totals": ok,
+                }
+            )
     if args.per_layer:
         for case in cases:
             rows = per_layer(case, args.repeat)
             print(f"\nper layer, {case['name']} (best of {args.repeat}):")
-            print(f"{'layer':>6} {'evals':>7} {'scalar s':>9} {'batched s':>10} {'speed-up':>9} {'same':>5}")
+            print(
+                f"{'layer':>6} {'evals':>7} {'scalar s':>9} {'batched s':>10} {'speed-up':>9} {'same':>5}"
+            )
             for row in rows:
-                print(f"{row['layer']:>6} {row['evaluations']:>7} {row['scalar']:>9.4f} {row['batched']:>10.4f} "
-                      f"{row['scalar'] / row['batched']:>8.1f}x {str(row['identical']):>5}")
+                print(
+                    f"{row['layer']:>6} {row['evaluations']:>7} {row['scalar']:>9.4f} {row['batched']:>10.4f} "
+                    f"{row['scalar'] / row['batched']:>8.1f}x {str(row['identical']):>5}"
+                )
             total_s = sum(r["scalar"] for r in rows)
             total_b = sum(r["batched"] for r in rows)
-            print(f"{'all':>6} {sum(r['evaluations'] for r in rows):>7} {total_s:>9.3f} {total_b:>10.3f} "
-                  f"{total_s / total_b:>8.1f}x")
+            print(
+                f"{'all':>6} {sum(r['evaluations'] for r in rows):>7} {total_s:>9.3f} {total_b:>10.3f} "
+                f"{total_s / total_b:>8.1f}x"
+            )
             records.append({"case": case["name"], "per_layer": rows})
     print_imc_comparison(records)
     print(f"load average after: {os.getloadavg()}")

@@ -51,9 +51,13 @@ def resized(accelerator, memory_name: str, size: int):
     for memory in accelerator.memories:
         if memory.name == memory_name:
             scale = (size / memory.size) ** 0.5
-            memory = dataclasses.replace(memory, size=size, r_cost=memory.r_cost * scale, w_cost=memory.w_cost * scale)
+            memory = dataclasses.replace(
+                memory, size=size, r_cost=memory.r_cost * scale, w_cost=memory.w_cost * scale
+            )
         memories.append(memory)
-    return dataclasses.replace(accelerator, name=f"{accelerator.name}-{memory_name}-{size}", memories=tuple(memories))
+    return dataclasses.replace(
+        accelerator, name=f"{accelerator.name}-{memory_name}-{size}", memories=tuple(memories)
+    )
 
 
 class MemorySizeSweepStage(Stage):
@@ -61,13 +65,19 @@ class MemorySizeSweepStage(Stage):
 
     def __init__(self, list_of_callables, *, accelerator, sweep_memory, sweep_sizes, **kwargs):
         super().__init__(list_of_callables, **kwargs)
-        self.accelerator, self.sweep_memory, self.sweep_sizes = accelerator, sweep_memory, sweep_sizes
+        self.accelerator, self.sweep_memory, self.sweep_sizes = (
+            accelerator,
+            sweep_memory,
+            sweep_sizes,
+        )
 
     def run(self):
         best = None
         for size in self.sweep_sizes:
             child = self.list_of_callables[0](
-                self.list_of_callables[1:], accelerator=resized(self.accelerator, self.sweep_memory, size), **self.kwargs
+                self.list_of_callables[1:],
+                accelerator=resized(self.accelerator, self.sweep_memory, size),
+                **self.kwargs,
             )
             for result, extra_info in child.run():
                 if best is None or result.energy_total < best[0].energy_total:
@@ -78,9 +88,23 @@ class MemorySizeSweepStage(Stage):
 
 def stage_example(dump: str) -> tuple[float, float]:
     cmes = MainStage(
-        [WorkloadParserStage, AcceleratorParserStage, SimpleSaveStage, SumStage, WorkloadStage, MinimalLatencyStage,
-         SpatialMappingGeneratorStage, MinimalLatencyStage, TemporalMappingGeneratorStage, CostModelStage],
-        workload=WORKLOAD, accelerator=ACCELERATOR, mapping=MAPPING, dump_folder=dump, loma_lpf_limit=6,
+        [
+            WorkloadParserStage,
+            AcceleratorParserStage,
+            SimpleSaveStage,
+            SumStage,
+            WorkloadStage,
+            MinimalLatencyStage,
+            SpatialMappingGeneratorStage,
+            MinimalLatencyStage,
+            TemporalMappingGeneratorStage,
+            CostModelStage,
+        ],
+        workload=WORKLOAD,
+        accelerator=ACCELERATOR,
+        mapping=MAPPING,
+        dump_folder=dump,
+        loma_lpf_limit=6,
     ).run()
     total, _ = cmes[0]
     return total.energy_total, total.latency_total2
@@ -95,11 +119,24 @@ def api_example(dump: str) -> tuple[float, float]:
 
 def stage_sweep(dump: str) -> tuple[float, float]:
     cmes = MainStage(
-        [WorkloadParserStage, AcceleratorParserStage, MemorySizeSweepStage, SumStage, WorkloadStage,
-         MinimalEnergyStage, SpatialMappingGeneratorStage, MinimalEnergyStage, TemporalMappingGeneratorStage,
-         CostModelStage],
-        workload=WORKLOAD, accelerator=ACCELERATOR, mapping=MAPPING, sweep_memory=SWEEP_MEMORY,
-        sweep_sizes=SWEEP_SIZES, loma_lpf_limit=6,
+        [
+            WorkloadParserStage,
+            AcceleratorParserStage,
+            MemorySizeSweepStage,
+            SumStage,
+            WorkloadStage,
+            MinimalEnergyStage,
+            SpatialMappingGeneratorStage,
+            MinimalEnergyStage,
+            TemporalMappingGeneratorStage,
+            CostModelStage,
+        ],
+        workload=WORKLOAD,
+        accelerator=ACCELERATOR,
+        mapping=MAPPING,
+        sweep_memory=SWEEP_MEMORY,
+        sweep_sizes=SWEEP_SIZES,
+        loma_lpf_limit=6,
     ).run()
     total, _ = cmes[0]
     return total.energy_total, total.latency_total2
@@ -108,9 +145,13 @@ def stage_sweep(dump: str) -> tuple[float, float]:
 def api_sweep(dump: str) -> tuple[float, float]:
     workload, accelerator = load_inputs(WORKLOAD, ACCELERATOR, MAPPING)
     options = SearchOptions(opt="energy", lpf_limit=6)
-    results = [evaluate_network(workload, resized(accelerator, SWEEP_MEMORY, size), options).total
-               for size in SWEEP_SIZES]
-    best = min(results, key=lambda total: total.energy_total)  # first of equals, as the stage keeps it
+    results = [
+        evaluate_network(workload, resized(accelerator, SWEEP_MEMORY, size), options).total
+        for size in SWEEP_SIZES
+    ]
+    best = min(
+        results, key=lambda total: total.energy_total
+    )  # first of equals, as the stage keeps it
     return best.energy_total, best.latency_total2
 
 
@@ -136,14 +177,18 @@ def main() -> None:
             _, stage_totals = cpu_time(stage_run, dump)  # warm-up
             _, api_totals = cpu_time(api_run, dump)
             if stage_totals != api_totals:
-                raise SystemExit(f"{case}: the Stage API gives {stage_totals}, the API {api_totals}")
+                raise SystemExit(
+                    f"{case}: the Stage API gives {stage_totals}, the API {api_totals}"
+                )
             stage_times, api_times = [], []
             for _ in range(args.repeat):
                 stage_times.append(cpu_time(stage_run, dump)[0])
                 api_times.append(cpu_time(api_run, dump)[0])
             stage_s, api_s = min(stage_times), min(api_times)
-            print(f"{case}: Stage API {stage_s:.3f} s CPU, API {api_s:.3f} s CPU, ratio {stage_s / api_s:.2f} "
-                  f"(energy {stage_totals[0]:.6g} pJ, latency {stage_totals[1]:.6g} cycles, both)")
+            print(
+                f"{case}: Stage API {stage_s:.3f} s CPU, API {api_s:.3f} s CPU, ratio {stage_s / api_s:.2f} "
+                f"(energy {stage_totals[0]:.6g} pJ, latency {stage_totals[1]:.6g} cycles, both)"
+            )
     print(f"machine load (1, 5, 15 min) after: {os.getloadavg()}")
 
 

@@ -28,20 +28,27 @@ REPO = Path(__file__).resolve().parents[1]
 
 def subset_config(config: dict, networks: int) -> dict:
     """The config with each sweep's workload list cut to its first ``networks`` entries."""
-    sweeps = [{**sweep, "workload": list(sweep["workload"])[:networks]} for sweep in config.get("sweeps", [])]
+    sweeps = [
+        {**sweep, "workload": list(sweep["workload"])[:networks]}
+        for sweep in config.get("sweeps", [])
+    ]
     return {**config, "sweeps": sweeps, "results": "results"}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--configfile", type=Path, default=REPO / "config" / "sweep_large.yaml")
     parser.add_argument("--networks", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args()
     config = yaml.safe_load(args.configfile.read_text())
     print(f"config: {args.configfile}   --cores {args.cores}   machine: {os.cpu_count()} cores")
-    print(f"{'networks':>8} {'experiments':>11} {'layers':>7} {'layer jobs':>10} {'jobs':>6} {'wall s':>8} "
-          f"{'s/experiment':>12} {'s/layer job':>11} {'load before->after':>19}")
+    print(
+        f"{'networks':>8} {'experiments':>11} {'layers':>7} {'layer jobs':>10} {'jobs':>6} {'wall s':>8} "
+        f"{'s/experiment':>12} {'s/layer job':>11} {'load before->after':>19}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for networks in args.networks:
             config_file = Path(tmp) / f"sweep_{networks}.yaml"
@@ -53,8 +60,10 @@ def main() -> None:
             layers = sum(len(plan["layers"]) for plan in plans)
             layer_jobs = len(list((results / ".cache" / "results").glob("*.json")))
             jobs = sum(len(times) for times in rule_times(workdir).values())
-            print(f"{networks:>8} {len(plans):>11} {layers:>7} {layer_jobs:>10} {jobs:>6} {wall:>8.1f} "
-                  f"{wall / len(plans):>12.2f} {wall / layer_jobs:>11.3f} {load_before:>9.2f} -> {load_after:.2f}")
+            print(
+                f"{networks:>8} {len(plans):>11} {layers:>7} {layer_jobs:>10} {jobs:>6} {wall:>8.1f} "
+                f"{wall / len(plans):>12.2f} {wall / layer_jobs:>11.3f} {load_before:>9.2f} -> {load_after:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,11 @@ from pathlib import Path
 from zigzag.steps import client
 
 REPO = Path(__file__).resolve().parents[1]
-THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}  # as the workflow sets
+THREADS = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}  # as the workflow sets
 
 
 def load() -> str:
@@ -55,7 +59,12 @@ def fresh_copy(config: Path, parent: Path, name: str) -> Path:
 
 
 def job_env(server_dir: Path, warm: bool) -> dict:
-    return {**os.environ, **THREADS, "ZIGZAG_FLOW_DIR": str(server_dir), "ZIGZAG_FLOW_WARM": "1" if warm else "0"}
+    return {
+        **os.environ,
+        **THREADS,
+        "ZIGZAG_FLOW_DIR": str(server_dir),
+        "ZIGZAG_FLOW_WARM": "1" if warm else "0",
+    }
 
 
 def stop_servers(server_dir: Path) -> None:
@@ -68,14 +77,30 @@ def stop_servers(server_dir: Path) -> None:
                 pass
 
 
-def timed_run(workdir: Path, cores: int, env: dict | None = None) -> tuple[float, tuple[float, float]]:
+def timed_run(
+    workdir: Path, cores: int, env: dict | None = None
+) -> tuple[float, tuple[float, float]]:
     """Wall time of a snakemake run and the 1-minute load average before and after it (``env``:
     the jobs' environment, default this process's)."""
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--configfile", str(workdir / "config.yaml"), "--cores", str(cores), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        str(cores),
+        "--quiet",
+    ]
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - started, (load_before, os.getloadavg()[0])
 
 
@@ -84,7 +109,9 @@ def rule_times(workdir: Path) -> dict[str, list[float]]:
     times: dict[str, list[float]] = defaultdict(list)
     for path in (results_dir(workdir) / ".cache" / "benchmarks").glob("*/*.tsv"):
         with open(path) as handle:
-            times[path.parent.name] += [float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")]
+            times[path.parent.name] += [
+                float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")
+            ]
     return times
 
 
@@ -97,7 +124,9 @@ def results_dir(workdir: Path) -> Path:
 
 def trivial_job(workdir: Path) -> Path:
     """A copy of one of the run's layer jobs whose layer has every loop size set to 1."""
-    job = json.loads(sorted((results_dir(workdir) / ".cache" / "jobs").glob("*.json"))[0].read_text())
+    job = json.loads(
+        sorted((results_dir(workdir) / ".cache" / "jobs").glob("*.json"))[0].read_text()
+    )
     job["layer"]["loop_sizes"] = [1] * len(job["layer"]["loop_sizes"])
     for key in ("pr_loop_sizes", "padding", "pr_loop_dims"):
         job["layer"][key] = None
@@ -109,7 +138,17 @@ def trivial_job(workdir: Path) -> Path:
 
 def layer_command(job: Path, output: Path, log: str | Path) -> list[str]:
     """The layer rule's command (as workflow/rules/common.smk writes it) for one job."""
-    return [sys.executable, "-S", client.__file__, "evaluate", str(job), "--output", str(output), "--log", str(log)]
+    return [
+        sys.executable,
+        "-S",
+        client.__file__,
+        "evaluate",
+        str(job),
+        "--output",
+        str(output),
+        "--log",
+        str(log),
+    ]
 
 
 def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
@@ -118,13 +157,21 @@ def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
     job, log = trivial_job(workdir), workdir / "trivial.log"
     command = layer_command(job, workdir / "trivial_result.json", log)
     walls, inside = [], []
-    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm up
+    subprocess.run(
+        command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )  # warm up
     for _ in range(repeat):
         started = time.perf_counter()
-        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         walls.append(time.perf_counter() - started)
         inside.append(float(log.read_text().split()[0].strip("[")))
-    return {"median": statistics.median(walls), "best": min(walls), "inside": statistics.median(inside)}
+    return {
+        "median": statistics.median(walls),
+        "best": min(walls),
+        "inside": statistics.median(inside),
+    }
 
 
 def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[int, float, float]:
@@ -138,8 +185,12 @@ def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[int, float, 
     out.mkdir(exist_ok=True)
 
     def stream(part: list[Path]) -> subprocess.Popen:
-        commands = " && ".join(shlex.join(layer_command(job, out / job.name, os.devnull)) for job in part)
-        return subprocess.Popen(commands, shell=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        commands = " && ".join(
+            shlex.join(layer_command(job, out / job.name, os.devnull)) for job in part
+        )
+        return subprocess.Popen(
+            commands, shell=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
 
     stream(jobs[:4]).wait()  # the server is started and warm
     timings = []
@@ -161,24 +212,42 @@ def bare_python(repeat: int) -> float:
 
 
 def summaries(workdir: Path) -> dict[str, dict]:
-    return {p.parent.name: json.loads(p.read_text()) for p in results_dir(workdir).glob("*/summary.json")}
+    return {
+        p.parent.name: json.loads(p.read_text())
+        for p in results_dir(workdir).glob("*/summary.json")
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--configfile", type=Path, default=REPO / "config.yaml")
-    parser.add_argument("--skip-cores1", action="store_true", help="only the --cores 2 run and the rerun")
+    parser.add_argument(
+        "--skip-cores1", action="store_true", help="only the --cores 2 run and the rerun"
+    )
     parser.add_argument("--repeat-job", type=int, default=20, help="runs of the trivial layer job")
-    parser.add_argument("--no-server", action="store_true", help="every job in its own process (no job server)")
+    parser.add_argument(
+        "--no-server", action="store_true", help="every job in its own process (no job server)"
+    )
     args = parser.parse_args()
     warm = not args.no_server
     print(f"config:                 {args.configfile}")
-    print(f"jobs run:               {'through the job server' if warm else 'each in its own process'}")
-    print(f"machine:                {os.cpu_count()} cores, load average at start {os.getloadavg()}")
+    print(
+        f"jobs run:               {'through the job server' if warm else 'each in its own process'}"
+    )
+    print(
+        f"machine:                {os.cpu_count()} cores, load average at start {os.getloadavg()}"
+    )
     started = time.perf_counter()
-    sum(range(10**7))  # the machine's speed now: shared machines vary by 10 % or more from hour to hour
+    sum(
+        range(10**7)
+    )  # the machine's speed now: shared machines vary by 10 % or more from hour to hour
     print(f"calibration:            sum(range(10**7)) takes {time.perf_counter() - started:.3f} s")
-    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory(prefix="zzb-", dir="/tmp") as servers:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        tempfile.TemporaryDirectory(prefix="zzb-", dir="/tmp") as servers,
+    ):
         servers = Path(servers)
         try:
             two = fresh_copy(args.configfile, Path(tmp), "cores2")
@@ -206,24 +275,36 @@ def main() -> None:
     if not args.skip_cores1:
         print(f"full run, --cores 1:    {t1:8.1f} s   (load {load1[0]:.2f} -> {load1[1]:.2f})")
         print(f"speed-up of 2 cores:    {t1 / t2:8.2f} x")
-    print(f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})")
+    print(
+        f"no-change rerun:        {rerun:8.1f} s   (load {load_rerun[0]:.2f} -> {load_rerun[1]:.2f})"
+    )
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
     jobs_timed, one_stream, two_streams = streams
-    print(f"{jobs_timed} layer jobs without Snakemake: {one_stream:.1f} s in one stream, {two_streams:.1f} s in two: "
-          f"{one_stream / two_streams:.2f} x, the ceiling of the 2-core speed-up on this machine")
-    print(f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):")
+    print(
+        f"{jobs_timed} layer jobs without Snakemake: {one_stream:.1f} s in one stream, {two_streams:.1f} s in two: "
+        f"{one_stream / two_streams:.2f} x, the ceiling of the 2-core speed-up on this machine"
+    )
+    print(
+        f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):"
+    )
     for name, cost in (("warm (job server)", warm_job), ("cold (own process)", cold_job)):
-        print(f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
-              f"(of which the job itself: {cost['inside']:.3f} s)")
+        print(
+            f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
+            f"(of which the job itself: {cost['inside']:.3f} s)"
+        )
     print(f"  python -c pass      {bare:.3f} s median wall")
     plots = times.get("plot_experiment", [])
     if plots:
-        print(f"plot job per experiment: {statistics.median(plots):7.3f} s median, {max(plots):.3f} s max")
+        print(
+            f"plot job per experiment: {statistics.median(plots):7.3f} s median, {max(plots):.3f} s max"
+        )
     print("\ntime per rule (--cores 2 run; wall time of each job, process start included):")
     print(f"  {'rule':<18} {'jobs':>5} {'total s':>9} {'mean s':>8} {'max s':>7}")
     for rule, values in sorted(times.items(), key=lambda item: -sum(item[1])):
-        print(f"  {rule:<18} {len(values):>5} {sum(values):>9.2f} {statistics.mean(values):>8.3f} {max(values):>7.3f}")
+        print(
+            f"  {rule:<18} {len(values):>5} {sum(values):>9.2f} {statistics.mean(values):>8.3f} {max(values):>7.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,48 +20,126 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOADS = REPO / "inputs" / "workload"
-PARAMS = {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
-          "ub": "memories.unified_buffer.size", "bw": "memories.unified_buffer.ports[0].bandwidth_max"}
-DERIVED = {"memories.unified_buffer.ports[1].bandwidth_max": "bw",
-           "memories.unified_buffer.ports[0].bandwidth_min": "min(64, bw)",
-           "memories.unified_buffer.ports[1].bandwidth_min": "min(64, bw)",
-           "memories.unified_buffer.r_cost": "10 * (ub / 8KiB) ** 0.5 * bw / 64",
-           "memories.unified_buffer.w_cost": "10 * (ub / 8KiB) ** 0.5 * bw / 64",
-           "memories.unified_buffer.area": "0.7 * ub + 2000 * bw",
-           "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
-           "memories.accumulators.ports[1].bandwidth_max": "D1 * 16"}
-INPUT_RF = {"size": 512, "r_cost": 0.5, "w_cost": 0.5, "area": 2560, "latency": 1, "operands": ["I1"],
-            "ports": [{"name": "r_port_1", "type": "read", "bandwidth_min": 8, "bandwidth_max": 8,
-                       "allocation": ["I1, tl"]},
-                      {"name": "w_port_1", "type": "write", "bandwidth_min": 8, "bandwidth_max": 8,
-                       "allocation": ["I1, fh"]}],
-            "served_dimensions": ["D1"]}
+PARAMS = {
+    "D1": "operational_array.sizes[0]",
+    "D2": "operational_array.sizes[1]",
+    "ub": "memories.unified_buffer.size",
+    "bw": "memories.unified_buffer.ports[0].bandwidth_max",
+}
+DERIVED = {
+    "memories.unified_buffer.ports[1].bandwidth_max": "bw",
+    "memories.unified_buffer.ports[0].bandwidth_min": "min(64, bw)",
+    "memories.unified_buffer.ports[1].bandwidth_min": "min(64, bw)",
+    "memories.unified_buffer.r_cost": "10 * (ub / 8KiB) ** 0.5 * bw / 64",
+    "memories.unified_buffer.w_cost": "10 * (ub / 8KiB) ** 0.5 * bw / 64",
+    "memories.unified_buffer.area": "0.7 * ub + 2000 * bw",
+    "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
+    "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
+}
+INPUT_RF = {
+    "size": 512,
+    "r_cost": 0.5,
+    "w_cost": 0.5,
+    "area": 2560,
+    "latency": 1,
+    "operands": ["I1"],
+    "ports": [
+        {
+            "name": "r_port_1",
+            "type": "read",
+            "bandwidth_min": 8,
+            "bandwidth_max": 8,
+            "allocation": ["I1, tl"],
+        },
+        {
+            "name": "w_port_1",
+            "type": "write",
+            "bandwidth_min": 8,
+            "bandwidth_max": 8,
+            "allocation": ["I1, fh"],
+        },
+    ],
+    "served_dimensions": ["D1"],
+}
 
 
-def _section(name: str, shapes, buffers, bandwidths, workloads, lpf_limit: int = 4, granularity: bool = True,
-             **extra) -> dict:
-    derived = dict(DERIVED) if granularity else {k: v for k, v in DERIVED.items() if "bandwidth_min" not in k}
-    return {"name": name, "base": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"), "lpf_limit": lpf_limit,
-            "params": dict(PARAMS), "zip": [{"D1": [s[0] for s in shapes], "D2": [s[1] for s in shapes]}],
-            "vary": {"ub": buffers, "bw": bandwidths}, "derive": derived,
-            "workloads": [str(WORKLOADS / w) for w in workloads],
-            "mapping": str(REPO / "inputs/mapping/flow_tpu_array.yaml"), **extra}
+def _section(
+    name: str,
+    shapes,
+    buffers,
+    bandwidths,
+    workloads,
+    lpf_limit: int = 4,
+    granularity: bool = True,
+    **extra,
+) -> dict:
+    derived = (
+        dict(DERIVED)
+        if granularity
+        else {k: v for k, v in DERIVED.items() if "bandwidth_min" not in k}
+    )
+    return {
+        "name": name,
+        "base": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
+        "lpf_limit": lpf_limit,
+        "params": dict(PARAMS),
+        "zip": [{"D1": [s[0] for s in shapes], "D2": [s[1] for s in shapes]}],
+        "vary": {"ub": buffers, "bw": bandwidths},
+        "derive": derived,
+        "workloads": [str(WORKLOADS / w) for w in workloads],
+        "mapping": str(REPO / "inputs/mapping/flow_tpu_array.yaml"),
+        **extra,
+    }
 
 
 SPACES = {
-    "alexnet200": (_section("alexnet200", [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
-                            ["128KiB", "256KiB", "512KiB", "1MiB", "1536KiB", "2MiB", "3MiB", "4MiB"],
-                            [64, 128, 256, 512, 1024], ["alexnet.onnx"]), {"population": 8, "generations": 4}),
-    "infeasible168": (_section("infeasible168", [(16, 16), (16, 32), (32, 16), (32, 32), (32, 64), (64, 32), (64, 64)],
-                               ["64KiB", "256KiB", "512KiB", "1MiB", "4MiB", "8MiB"], [32, 128, 512, 2048],
-                               ["mobilenetv2.onnx"], granularity=False), {"population": 8, "generations": 3}),
-    "structural180": (_section("structural180", [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
-                               ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"], [64, 256, 1024],
-                               ["resnet18.onnx"],
-                               fragments={"input_rf": {"no_rf": {}, "with_rf": {
-                                   "add": [{"path": "memories.i_rf", "value": INPUT_RF, "before": "w_reg"}]}}}),
-                      {"population": 8, "generations": 3}),
-    "two_workloads150": (_section("two_workloads150", [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
-                                  ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"], [64, 128, 256, 512, 1024],
-                                  ["alexnet.onnx", "mobilenetv2.onnx"]), {"population": 6, "generations": 4}),
+    "alexnet200": (
+        _section(
+            "alexnet200",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
+            ["128KiB", "256KiB", "512KiB", "1MiB", "1536KiB", "2MiB", "3MiB", "4MiB"],
+            [64, 128, 256, 512, 1024],
+            ["alexnet.onnx"],
+        ),
+        {"population": 8, "generations": 4},
+    ),
+    "infeasible168": (
+        _section(
+            "infeasible168",
+            [(16, 16), (16, 32), (32, 16), (32, 32), (32, 64), (64, 32), (64, 64)],
+            ["64KiB", "256KiB", "512KiB", "1MiB", "4MiB", "8MiB"],
+            [32, 128, 512, 2048],
+            ["mobilenetv2.onnx"],
+            granularity=False,
+        ),
+        {"population": 8, "generations": 3},
+    ),
+    "structural180": (
+        _section(
+            "structural180",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
+            ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"],
+            [64, 256, 1024],
+            ["resnet18.onnx"],
+            fragments={
+                "input_rf": {
+                    "no_rf": {},
+                    "with_rf": {
+                        "add": [{"path": "memories.i_rf", "value": INPUT_RF, "before": "w_reg"}]
+                    },
+                }
+            },
+        ),
+        {"population": 8, "generations": 3},
+    ),
+    "two_workloads150": (
+        _section(
+            "two_workloads150",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
+            ["128KiB", "256KiB", "512KiB", "1MiB", "2MiB", "4MiB"],
+            [64, 128, 256, 512, 1024],
+            ["alexnet.onnx", "mobilenetv2.onnx"],
+        ),
+        {"population": 6, "generations": 4},
+    ),
 }

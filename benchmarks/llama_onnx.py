@@ -34,8 +34,18 @@ def llama_prefill(path: str | Path, *, layers: int = 32, tokens: int = 512, **wi
     return _llama(path, layers=layers, tokens=tokens, context=0, **widths)
 
 
-def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: int = 4096, heads: int = 32,
-           kv_heads: int = 8, mlp: int = 14336, vocab: int = 128256) -> Path:
+def _llama(
+    path: str | Path,
+    *,
+    layers: int,
+    tokens: int,
+    context: int,
+    width: int = 4096,
+    heads: int = 32,
+    kv_heads: int = 8,
+    mlp: int = 14336,
+    vocab: int = 128256,
+) -> Path:
     hd, group, seq = width // heads, heads // kv_heads, tokens
     nodes, inits, inputs = [], [], []
 
@@ -53,13 +63,24 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
             inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 1, hd]))
     else:  # token ids (their count makes the step a prefill), the embedding table, a constant causal mask
         inputs.append(helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, seq]))
-        inits.append(_weight("embed", [vocab, width])), inits.append(_weight("mask", [1, 1, seq, seq]))
+        (
+            inits.append(_weight("embed", [vocab, width])),
+            inits.append(_weight("mask", [1, 1, seq, seq])),
+        )
         const("ax1", [1])
         for name in ("cos", "sin"):
-            inputs.append(helper.make_tensor_value_info(f"{name}_in", TensorProto.FLOAT, [1, seq, hd]))
+            inputs.append(
+                helper.make_tensor_value_info(f"{name}_in", TensorProto.FLOAT, [1, seq, hd])
+            )
             node("Unsqueeze", [f"{name}_in", "ax1"], name)
     const("two", [2.0], TensorProto.FLOAT), const("eps", [1e-5], TensorProto.FLOAT)
-    const("axes_last", [-1]), const("half", [hd // 2]), const("zero", [0]), const("end", [hd]), const("ax3", [3])
+    (
+        const("axes_last", [-1]),
+        const("half", [hd // 2]),
+        const("zero", [0]),
+        const("end", [hd]),
+        const("ax3", [3]),
+    )
     const("q_shape", [1, seq, heads, hd]), const("kv_shape", [1, seq, kv_heads, hd])
     const("q_packed", [1, kv_heads, group, hd]), const("out_shape", [1, seq, width])
     if not context:
@@ -91,20 +112,46 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
     h = "x" if context else node("Gather", ["embed", "input_ids"], "/embed_tokens/Gather")
     for i in range(layers):
         b = f"layers.{i}"
-        for w, dims in (("ln1", [width]), ("ln2", [width]), ("q", [width, width]), ("k", [width, kv_heads * hd]),
-                        ("v", [width, kv_heads * hd]), ("o", [width, width]), ("gate", [width, mlp]),
-                        ("up", [width, mlp]), ("down", [mlp, width])):
+        for w, dims in (
+            ("ln1", [width]),
+            ("ln2", [width]),
+            ("q", [width, width]),
+            ("k", [width, kv_heads * hd]),
+            ("v", [width, kv_heads * hd]),
+            ("o", [width, width]),
+            ("gate", [width, mlp]),
+            ("up", [width, mlp]),
+            ("down", [mlp, width]),
+        ):
             inits.append(_weight(f"{b}.{w}", dims))
         for kv in ("k", "v") if context else ():
-            inputs.append(helper.make_tensor_value_info(f"past_{kv}{i}", TensorProto.FLOAT,
-                                                        [1, kv_heads, context, hd]))
+            inputs.append(
+                helper.make_tensor_value_info(
+                    f"past_{kv}{i}", TensorProto.FLOAT, [1, kv_heads, context, hd]
+                )
+            )
         n = rmsnorm(h, f"{b}/input_layernorm", f"{b}.ln1")
         q = node("MatMul", [n, f"{b}.q"], f"/{b}/q_proj/MatMul")
         k = node("MatMul", [n, f"{b}.k"], f"/{b}/k_proj/MatMul")
         v = node("MatMul", [n, f"{b}.v"], f"/{b}/v_proj/MatMul")
-        q = node("Transpose", [node("Reshape", [q, "q_shape"], f"/{b}/q/Reshape")], f"/{b}/q/Transpose", perm=[0, 2, 1, 3])
-        k = node("Transpose", [node("Reshape", [k, "kv_shape"], f"/{b}/k/Reshape")], f"/{b}/k/Transpose", perm=[0, 2, 1, 3])
-        v = node("Transpose", [node("Reshape", [v, "kv_shape"], f"/{b}/v/Reshape")], f"/{b}/v/Transpose", perm=[0, 2, 1, 3])
+        q = node(
+            "Transpose",
+            [node("Reshape", [q, "q_shape"], f"/{b}/q/Reshape")],
+            f"/{b}/q/Transpose",
+            perm=[0, 2, 1, 3],
+        )
+        k = node(
+            "Transpose",
+            [node("Reshape", [k, "kv_shape"], f"/{b}/k/Reshape")],
+            f"/{b}/k/Transpose",
+            perm=[0, 2, 1, 3],
+        )
+        v = node(
+            "Transpose",
+            [node("Reshape", [v, "kv_shape"], f"/{b}/v/Reshape")],
+            f"/{b}/v/Transpose",
+            perm=[0, 2, 1, 3],
+        )
         q, k = rotary(q, f"{b}/q_rotary"), rotary(k, f"{b}/k_rotary")
         if context:
             k = node("Concat", [f"past_k{i}", k], f"/{b}/k_cache/Concat", axis=2)
@@ -115,7 +162,9 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
         kt = node("Transpose", [k], f"/{b}/k/Transpose_t", perm=[0, 1, 3, 2])
         scores = node("MatMul", [q, kt], f"/{b}/attn/MatMul")
         if not context:
-            scores = node("Add", [node("Mul", [scores, "scale"], f"/{b}/attn/Mul"), "mask"], f"/{b}/attn/Add")
+            scores = node(
+                "Add", [node("Mul", [scores, "scale"], f"/{b}/attn/Mul"), "mask"], f"/{b}/attn/Add"
+            )
         probs = node("Softmax", [scores], f"/{b}/attn/Softmax", axis=-1)
         a = node("MatMul", [probs, v], f"/{b}/attn/MatMul_1")
         if not context:  # heads back next to each other per token
@@ -126,15 +175,28 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
         n = rmsnorm(h, f"{b}/post_attention_layernorm", f"{b}.ln2")
         g = node("MatMul", [n, f"{b}.gate"], f"/{b}/mlp/gate_proj/MatMul")
         u = node("MatMul", [n, f"{b}.up"], f"/{b}/mlp/up_proj/MatMul")
-        s = node("Mul", [g, node("Sigmoid", [g], f"/{b}/mlp/act_fn/Sigmoid")], f"/{b}/mlp/act_fn/Mul")
-        d = node("MatMul", [node("Mul", [s, u], f"/{b}/mlp/Mul"), f"{b}.down"], f"/{b}/mlp/down_proj/MatMul")
+        s = node(
+            "Mul", [g, node("Sigmoid", [g], f"/{b}/mlp/act_fn/Sigmoid")], f"/{b}/mlp/act_fn/Mul"
+        )
+        d = node(
+            "MatMul",
+            [node("Mul", [s, u], f"/{b}/mlp/Mul"), f"{b}.down"],
+            f"/{b}/mlp/down_proj/MatMul",
+        )
         h = node("Add", [h, d], f"/{b}/Add_1")
     inits.append(_weight("norm", [width])), inits.append(_weight("lm_head", [width, vocab]))
     h = rmsnorm(h, "norm", "norm")
     node("MatMul", [h, "lm_head"], "logits")
-    graph = helper.make_graph(nodes, "llama_decode" if context else "llama_prefill", inputs,
-                              [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, seq, vocab])], inits)
-    model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]))
+    graph = helper.make_graph(
+        nodes,
+        "llama_decode" if context else "llama_prefill",
+        inputs,
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, seq, vocab])],
+        inits,
+    )
+    model = onnx.shape_inference.infer_shapes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    )
     onnx.save(model, str(path))
     return Path(path)
 
@@ -142,7 +204,9 @@ def _llama(path: str | Path, *, layers: int, tokens: int, context: int, width: i
 if __name__ == "__main__":
     import argparse
 
-    parser = argparse.ArgumentParser(description="Write a shapes-only Llama-style decode step as ONNX.")
+    parser = argparse.ArgumentParser(
+        description="Write a shapes-only Llama-style decode step as ONNX."
+    )
     parser.add_argument("output", help="the .onnx file to write")
     parser.add_argument("--layers", type=int, default=32, help="decoder blocks (default 32)")
     parser.add_argument("--context", type=int, default=4096, help="cached tokens (default 4096)")

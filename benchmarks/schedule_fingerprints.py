@@ -41,10 +41,21 @@ def fingerprints(cases: list, cache: str) -> dict[str, list[dict[str, str]]]:
 
     def capturing(problem):
         result = original(problem)
-        parts = [result.start.tolist(), result.end.tolist(), result.latency, repr(result.totals),
-                 [tuple(t) for t in result.transfers], result.link_events, result.timelines]
-        captured.append({name: hashlib.sha256(repr(part).encode()).hexdigest()[:16]
-                         for name, part in zip(PARTS, parts)})
+        parts = [
+            result.start.tolist(),
+            result.end.tolist(),
+            result.latency,
+            repr(result.totals),
+            [tuple(t) for t in result.transfers],
+            result.link_events,
+            result.timelines,
+        ]
+        captured.append(
+            {
+                name: hashlib.sha256(repr(part).encode()).hexdigest()[:16]
+                for name, part in zip(PARTS, parts)
+            }
+        )
         return result
 
     scheduler.schedule = capturing  # the sweep looks the function up when it schedules
@@ -54,24 +65,43 @@ def fingerprints(cases: list, cache: str) -> dict[str, list[dict[str, str]]]:
             captured.clear()
             started = time.perf_counter()
             with tempfile.TemporaryDirectory() as tmp:
-                run_sweep({"kind": "multicore", "base": "inputs/stream/hardware/tpu_like_mesh_pooling.yaml",
-                           "vary": {"mesh.rows": [rows], "mesh.cols": [cols], "bandwidth": [bandwidth],
-                                    "mesh.core": [core]},
-                           "workloads": ["inputs/stream/workload/resnet18.onnx"],
-                           "mapping": f"inputs/stream/mapping/{mapping}.yaml", "modes": modes}, tmp, cache=cache)
+                run_sweep(
+                    {
+                        "kind": "multicore",
+                        "base": "inputs/stream/hardware/tpu_like_mesh_pooling.yaml",
+                        "vary": {
+                            "mesh.rows": [rows],
+                            "mesh.cols": [cols],
+                            "bandwidth": [bandwidth],
+                            "mesh.core": [core],
+                        },
+                        "workloads": ["inputs/stream/workload/resnet18.onnx"],
+                        "mapping": f"inputs/stream/mapping/{mapping}.yaml",
+                        "modes": modes,
+                    },
+                    tmp,
+                    cache=cache,
+                )
             key = f"mesh{rows}x{cols}-{mapping}-link{bandwidth}-{core.removesuffix('.yaml')}"
             out[key] = list(captured)
-            print(f"{key}: {len(captured)} schedules, {time.perf_counter() - started:.1f} s", flush=True)
+            print(
+                f"{key}: {len(captured)} schedules, {time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
     finally:
         scheduler.schedule = original
     return out
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("output")
     parser.add_argument("--against", help="fingerprints written before the change")
-    parser.add_argument("--big", action="store_true", help="also the 16-core fused case of every layer split")
+    parser.add_argument(
+        "--big", action="store_true", help="also the 16-core fused case of every layer split"
+    )
     parser.add_argument("--cache", default="results/.cache", help="cost-table cache folder")
     args = parser.parse_args()
     found = fingerprints(CASES + ([BIG] if args.big else []), args.cache)
@@ -80,10 +110,20 @@ def main() -> None:
     if args.against:
         with open(args.against) as handle:
             before = json.load(handle)
-        differ = [f"{case} schedule {i} {part}" for case, runs in found.items() if case in before
-                  for i, (now, then) in enumerate(zip(runs, before[case])) for part in PARTS if now[part] != then[part]]
-        print("\n".join(differ) if differ else f"identical to {args.against}: "
-              f"{sum(len(r) for c, r in found.items() if c in before)} schedules")
+        differ = [
+            f"{case} schedule {i} {part}"
+            for case, runs in found.items()
+            if case in before
+            for i, (now, then) in enumerate(zip(runs, before[case]))
+            for part in PARTS
+            if now[part] != then[part]
+        ]
+        print(
+            "\n".join(differ)
+            if differ
+            else f"identical to {args.against}: "
+            f"{sum(len(r) for c, r in found.items() if c in before)} schedules"
+        )
         sys.exit(1 if differ else 0)
 
 

@@ -35,17 +35,28 @@ def cases(folder: Path) -> list[tuple[str, Path, Path]]:
     found = []
     for edge, buffer_mib in [(16, 1), (32, 3), (64, 0.25)]:
         hardware, mapping = variant_documents(edge, buffer_mib)
-        hardware_file, mapping_file = folder / f"{hardware['name']}.yaml", folder / f"{hardware['name']}_map.yaml"
+        hardware_file, mapping_file = (
+            folder / f"{hardware['name']}.yaml",
+            folder / f"{hardware['name']}_map.yaml",
+        )
         hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
         mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
         found.append((hardware["name"], hardware_file, mapping_file))
     for name in EXAMPLES:
-        found.append((name, REPO / "inputs" / "hardware" / f"{name}.yaml", REPO / "inputs" / "mapping" / f"{name}.yaml"))
+        found.append(
+            (
+                name,
+                REPO / "inputs" / "hardware" / f"{name}.yaml",
+                REPO / "inputs" / "mapping" / f"{name}.yaml",
+            )
+        )
     return found
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path)
     parser.add_argument("--lpf-limit", type=int, default=6)
     args = parser.parse_args()
@@ -62,20 +73,34 @@ def main() -> None:
                 for opt in CRITERIA:
                     workload = REPO / "inputs" / "workload" / f"{network}.onnx"
                     try:
-                        result = run(workload, hardware_file, mapping_file,
-                                     SearchOptions(opt=opt, lpf_limit=args.lpf_limit), show_progress=False)
-                    except (InputError, MappingError) as exc:  # e.g. a buffer too small: the message is the result
+                        result = run(
+                            workload,
+                            hardware_file,
+                            mapping_file,
+                            SearchOptions(opt=opt, lpf_limit=args.lpf_limit),
+                            show_progress=False,
+                        )
+                    except (
+                        InputError,
+                        MappingError,
+                    ) as exc:  # e.g. a buffer too small: the message is the result
                         document = {"error": str(exc)}
                     else:
                         document = {
                             "total": cumulative_json(result.total),
-                            "layers": [complete_json(cost, layer, result.accelerators[layer.id])
-                                       for layer, cost in result.layers],
+                            "layers": [
+                                complete_json(cost, layer, result.accelerators[layer.id])
+                                for layer, cost in result.layers
+                            ],
                             "layer_results": [cost.to_dict() for _, cost in result.layers],
                         }
                     path = args.out / f"{name}@{network}@{opt}.json"
                     path.write_text(json.dumps(document, indent=1, sort_keys=True, default=str))
-                    print(path.name, document.get("error") or f"{result.energy:.6g} pJ {result.latency:.6g} cycles")
+                    print(
+                        path.name,
+                        document.get("error")
+                        or f"{result.energy:.6g} pJ {result.latency:.6g} cycles",
+                    )
 
 
 if __name__ == "__main__":

@@ -85,7 +85,10 @@ def main() -> None:
     intra = sum(1 for a, b, _ in edges if a.id == b.id)
     out = {
         "made_by": "benchmarks/stream_reference_cn_graph.py (reference Stream ed4e12e, zigzag-dse 3.8.0)",
-        "inputs": {k: getattr(args, k) for k in ("accelerator", "workload", "mapping", "mode", "layer_stacks")},
+        "inputs": {
+            k: getattr(args, k)
+            for k in ("accelerator", "workload", "mapping", "mode", "layer_stacks")
+        },
         "layer_stacks": [list(s) for s in _Collect.seen["layer_stacks"]],
         "build_seconds": seconds,
         "build_cpu_seconds": cpu_seconds,
@@ -109,8 +112,12 @@ def main() -> None:
             for n in sorted(graph.node_list, key=lambda n: (n.id, n.sub_id))
         ]
         out["edges"] = [
-            {"src": [a.id, a.sub_id], "dst": [b.id, b.sub_id], "operand": str(d.get("operand", "")) or None,
-             "bits": d["bits"]}
+            {
+                "src": [a.id, a.sub_id],
+                "dst": [b.id, b.sub_id],
+                "operand": str(d.get("operand", "")) or None,
+                "bits": d["bits"],
+            }
             for a, b, d in edges
         ]
     with open(args.output, "w") as fh:

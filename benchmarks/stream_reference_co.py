@@ -31,8 +31,18 @@ SEEN: dict = {"stacks": []}
 
 
 def _record(original):
-    def solve(latencies, energies, weights_per_id, dependencies, core_capacities, groups,
-              possible_allocation_splits, N=1, gap=0.5, time_limit=600):
+    def solve(
+        latencies,
+        energies,
+        weights_per_id,
+        dependencies,
+        core_capacities,
+        groups,
+        possible_allocation_splits,
+        N=1,
+        gap=0.5,
+        time_limit=600,
+    ):
         record = {
             "latencies": [[n, c, k, v] for (n, c, k), v in sorted(latencies.items())],
             "energies": [[n, c, v] for (n, c), v in sorted(energies.items())],
@@ -40,14 +50,26 @@ def _record(original):
             "dependencies": sorted([list(d) for d in dependencies]),
             "capacities": dict(core_capacities),
             "groups": {str(k): list(v) for k, v in groups.items()},
-            "splits": {str(n): {c: {str(k): v for k, v in ks.items()} for c, ks in cs.items()}
-                       for n, cs in possible_allocation_splits.items()},
+            "splits": {
+                str(n): {c: {str(k): v for k, v in ks.items()} for c, ks in cs.items()}
+                for n, cs in possible_allocation_splits.items()
+            },
             "iterations": N,
         }
         SEEN["stacks"].append(record)
         begin = time.perf_counter()
-        allocation = original(latencies, energies, weights_per_id, dependencies, core_capacities, groups,
-                              possible_allocation_splits, N, gap=gap, time_limit=time_limit)
+        allocation = original(
+            latencies,
+            energies,
+            weights_per_id,
+            dependencies,
+            core_capacities,
+            groups,
+            possible_allocation_splits,
+            N,
+            gap=gap,
+            time_limit=time_limit,
+        )
         record["seconds"] = time.perf_counter() - begin
         record["objective"] = SEEN.pop("objective")
         record["status"] = SEEN.pop("status")
@@ -83,9 +105,13 @@ def run(case: dict) -> None:
     gp.Model.optimize = _keep_objective(gp.Model.optimize)
     begin = time.perf_counter()
     scme = stream.api.optimize_allocation_co(
-        hardware=case["hardware"], workload=case["workload"], mapping=case["mapping"], mode=case["mode"],
+        hardware=case["hardware"],
+        workload=case["workload"],
+        mapping=case["mapping"],
+        mode=case["mode"],
         layer_stacks=[tuple(s) for s in case.get("layer_stacks") or []] or None,
-        experiment_id=case.get("experiment_id", "co"), output_path=case.get("output_path", "outputs"),
+        experiment_id=case.get("experiment_id", "co"),
+        output_path=case.get("output_path", "outputs"),
     )
     SEEN["seconds"] = time.perf_counter() - begin
     SEEN["latency"] = scme.latency

@@ -56,7 +56,11 @@ class _Collect(Stage):
 
     def run(self):
         seconds = time.perf_counter() - CLOCK["start"]
-        lut, accelerator, workload = self.seen["cost_lut"], self.seen["accelerator"], self.seen["workload"]
+        lut, accelerator, workload = (
+            self.seen["cost_lut"],
+            self.seen["accelerator"],
+            self.seen["workload"],
+        )
         entries = []
         for node in lut.get_nodes():
             bits: dict[str, int] = {}
@@ -67,20 +71,29 @@ class _Collect(Stage):
                 cme = lut.get_cme(node, core)
                 streamed = get_too_large_operands(cme, accelerator, core.id)
                 bandwidth = get_required_offchip_bandwidth(cme, streamed)
-                entries.append({
-                    "node": [node.id, node.sub_id], "name": node.name, "op_type": node.type, "core": core.id,
-                    "loop_dim_sizes": {str(d): s for d, s in node.layer_dim_sizes.items()},
-                    "edge_bits": bits,
-                    "too_large_operands_for_core": [str(m) for m in streamed],
-                    "offchip_bw": {d: getattr(bandwidth, d) for d in FOUR_WAY},
-                    "energy_total": cme.energy_total,
-                    "latency_total0": cme.latency_total0,
-                    "latency_total1": cme.latency_total1,
-                    "latency_total2": cme.latency_total2,
-                    "mem_energy_breakdown": {str(op): list(v) for op, v in cme.mem_energy_breakdown.items()},
-                })
+                entries.append(
+                    {
+                        "node": [node.id, node.sub_id],
+                        "name": node.name,
+                        "op_type": node.type,
+                        "core": core.id,
+                        "loop_dim_sizes": {str(d): s for d, s in node.layer_dim_sizes.items()},
+                        "edge_bits": bits,
+                        "too_large_operands_for_core": [str(m) for m in streamed],
+                        "offchip_bw": {d: getattr(bandwidth, d) for d in FOUR_WAY},
+                        "energy_total": cme.energy_total,
+                        "latency_total0": cme.latency_total0,
+                        "latency_total1": cme.latency_total1,
+                        "latency_total2": cme.latency_total2,
+                        "mem_energy_breakdown": {
+                            str(op): list(v) for op, v in cme.mem_energy_breakdown.items()
+                        },
+                    }
+                )
         with open(_Collect.output, "w") as handle:
-            json.dump({"seconds": seconds, "nb_cns": len(workload.node_list), "entries": entries}, handle)
+            json.dump(
+                {"seconds": seconds, "nb_cns": len(workload.node_list), "entries": entries}, handle
+            )
         yield None, None
 
 
@@ -90,10 +103,22 @@ def main() -> None:
     _Collect.output = sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         MainStage(
-            [AcceleratorParserStage, ONNXModelParserStage, LayerStacksGenerationStage, TilingGenerationStage,
-             TiledWorkloadGenerationStage, _Clock, ZigZagCoreMappingEstimationStage, _Collect],
-            accelerator=case["hardware"], workload_path=case["workload"], mapping_path=case["mapping"],
-            loma_lpf_limit=6, mode=case["mode"], layer_stacks=case.get("layer_stacks"),
+            [
+                AcceleratorParserStage,
+                ONNXModelParserStage,
+                LayerStacksGenerationStage,
+                TilingGenerationStage,
+                TiledWorkloadGenerationStage,
+                _Clock,
+                ZigZagCoreMappingEstimationStage,
+                _Collect,
+            ],
+            accelerator=case["hardware"],
+            workload_path=case["workload"],
+            mapping_path=case["mapping"],
+            loma_lpf_limit=6,
+            mode=case["mode"],
+            layer_stacks=case.get("layer_stacks"),
             cost_lut_path=f"{tmp}/cost_lut.pickle",
         ).run()
 

@@ -40,9 +40,16 @@ def _record_run(original):
         begin = time.perf_counter()
         pop, hof = original(self)
         SEEN["ga_seconds"] = time.perf_counter() - begin
-        SEEN["front"] = [{"energy": ind.fitness.values[0], "latency": ind.fitness.values[1],
-                          "allocation": {f"{lay}:{grp}": int(core) for (lay, grp), core in zip(SEEN["genes"], ind)}}
-                         for ind in hof]
+        SEEN["front"] = [
+            {
+                "energy": ind.fitness.values[0],
+                "latency": ind.fitness.values[1],
+                "allocation": {
+                    f"{lay}:{grp}": int(core) for (lay, grp), core in zip(SEEN["genes"], ind)
+                },
+            }
+            for ind in hof
+        ]
         return pop, hof
 
     return run
@@ -66,8 +73,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         begin = time.perf_counter()
         scme = stream.api.optimize_allocation_ga(
-            case["hardware"], case["workload"], case["mapping"], case["mode"], case.get("layer_stacks"),
-            case["generations"], case["individuals"], "ga", case.get("output_path") or tmp)
+            case["hardware"],
+            case["workload"],
+            case["mapping"],
+            case["mode"],
+            case.get("layer_stacks"),
+            case["generations"],
+            case["individuals"],
+            "ga",
+            case.get("output_path") or tmp,
+        )
         seconds = time.perf_counter() - begin
     SEEN.update(seconds=seconds, chosen={"energy": scme.energy, "latency": scme.latency}, case=case)
     with open(sys.argv[2], "w") as handle:

@@ -43,19 +43,42 @@ def optimize_allocation_ga(
     """
     scme_path = Path(output_path) / experiment_id / "scme.pickle"
     if skip_if_exists and scme_path.exists():
-        logging.getLogger(__name__).info("reusing the saved schedule %s (skip_if_exists)", scme_path)
+        logging.getLogger(__name__).info(
+            "reusing the saved schedule %s (skip_if_exists)", scme_path
+        )
         return _load(scme_path)
-    result = _api.optimize_allocation_ga(hardware, workload, mapping, mode, layer_stacks, nb_ga_generations,
-                                         nb_ga_individuals, experiment_id, output_path, seed=seed, workers=workers)
+    result = _api.optimize_allocation_ga(
+        hardware,
+        workload,
+        mapping,
+        mode,
+        layer_stacks,
+        nb_ga_generations,
+        nb_ga_individuals,
+        experiment_id,
+        output_path,
+        seed=seed,
+        workers=workers,
+    )
     scme = StreamCostModelEvaluation.of(result)
     with open(scme_path, "wb") as handle:
         pickle.dump(scme, handle)
     return scme
 
 
-def optimize_allocation_co(hardware: str, workload: str, mapping: str, mode: str, layer_stacks, experiment_id: str,
-                           output_path: str, skip_if_exists: bool = False, *, time_limit: float = 600,
-                           gap: float = 1e-4) -> StreamCostModelEvaluation:
+def optimize_allocation_co(
+    hardware: str,
+    workload: str,
+    mapping: str,
+    mode: str,
+    layer_stacks,
+    experiment_id: str,
+    output_path: str,
+    skip_if_exists: bool = False,
+    *,
+    time_limit: float = 600,
+    gap: float = 1e-4,
+) -> StreamCostModelEvaluation:
     """Allocate ``workload``'s layers to cores by constraint optimisation and return the schedule.
 
     As Stream: ``<output_path>/<experiment_id>/`` holds ``cost_lut.pickle``, ``waco/`` (the
@@ -65,10 +88,23 @@ def optimize_allocation_co(hardware: str, workload: str, mapping: str, mode: str
     """
     scme_path = Path(output_path) / experiment_id / "scme.pickle"
     if skip_if_exists and scme_path.exists():
-        logging.getLogger(__name__).info("reusing the saved schedule %s (skip_if_exists)", scme_path)
+        logging.getLogger(__name__).info(
+            "reusing the saved schedule %s (skip_if_exists)", scme_path
+        )
         return _load(scme_path)
-    scme = StreamCostModelEvaluation.of(_api.optimize_allocation_co(
-        hardware, workload, mapping, mode, layer_stacks, experiment_id, output_path, time_limit=time_limit, gap=gap))
+    scme = StreamCostModelEvaluation.of(
+        _api.optimize_allocation_co(
+            hardware,
+            workload,
+            mapping,
+            mode,
+            layer_stacks,
+            experiment_id,
+            output_path,
+            time_limit=time_limit,
+            gap=gap,
+        )
+    )
     with open(scme_path, "wb") as handle:
         pickle.dump(scme, handle)
     return scme
@@ -79,5 +115,7 @@ def _load(path: Path) -> StreamCostModelEvaluation:
         with open(path, "rb") as handle:
             loaded = pickle.load(handle)
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ModuleNotFoundError) as exc:
-        raise InputError(path, None, f"cannot read the saved schedule ({exc}); delete it to search again") from None
+        raise InputError(
+            path, None, f"cannot read the saved schedule ({exc}); delete it to search again"
+        ) from None
     return StreamCostModelEvaluation.of(loaded) if hasattr(loaded, "problem") else loaded

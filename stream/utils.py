@@ -31,7 +31,9 @@ class CostModelEvaluationLUT:
     def load(self) -> None:
         """Read the table from ``cache_path``."""
         if not self.cache_path:
-            raise InputError(None, "cache_path", "no cost table file given; pass the run's cost_lut.pickle")
+            raise InputError(
+                None, "cache_path", "no cost table file given; pass the run's cost_lut.pickle"
+            )
         self._entries = read_lut(self.cache_path)
         self.lut = {}
         for (node, core), key in read_lut_pairs(self.cache_path).items():
@@ -50,8 +52,12 @@ class CostModelEvaluationLUT:
     def get_cme(self, node: NodeKey, core: int) -> CostResult:
         """The evaluation of ``node`` on core ``core``."""
         if not self.has_cme(node, core):
-            raise InputError(self.cache_path, "cost table", f"no evaluation of this CN on core {core}; cores held "
-                             f"for it: {self.get_cores(node) or 'none'}")
+            raise InputError(
+                self.cache_path,
+                "cost table",
+                f"no evaluation of this CN on core {core}; cores held "
+                f"for it: {self.get_cores(node) or 'none'}",
+            )
         return self.lut[node][core]
 
     def get_equal_node(self, node: NodeKey) -> NodeKey | None:

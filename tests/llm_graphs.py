@@ -42,20 +42,34 @@ class _Graph:
     def op(self, op_type: str, inputs, **attrs) -> str:
         out = f"t{self.count}_{op_type}"
         self.count += 1
-        self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=f"/{op_type}_{self.count}", **attrs))
+        self.nodes.append(
+            helper.make_node(op_type, list(inputs), [out], name=f"/{op_type}_{self.count}", **attrs)
+        )
         return out
 
     def reshape(self, tensor, shape) -> str:
         return self.op("Reshape", [tensor, self.const(shape)])
 
     def model(self, outputs):
-        graph = helper.make_graph(self.nodes, "gqa", self.inputs,
-                                  [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
-                                  self.inits)
+        graph = helper.make_graph(
+            self.nodes,
+            "gqa",
+            self.inputs,
+            [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+            self.inits,
+        )
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
-def gqa_attention(form: str, *, seq: int = 12, past: int = 0, heads: int = 8, kv_heads: int = 2, head_dim: int = 16):
+def gqa_attention(
+    form: str,
+    *,
+    seq: int = 12,
+    past: int = 0,
+    heads: int = 8,
+    kv_heads: int = 2,
+    head_dim: int = 16,
+):
     """One grouped-query attention block as an ONNX model (see the module docstring)."""
     from onnx import shape_inference
 
@@ -63,23 +77,48 @@ def gqa_attention(form: str, *, seq: int = 12, past: int = 0, heads: int = 8, kv
     width, group = heads * head_dim, heads // kv_heads
     keys = past + seq
     g.inputs.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, seq, width]))
-    q = g.op("Transpose", [g.reshape(g.op("MatMul", ["x", g.weight([width, width])]), [1, seq, heads, head_dim])],
-             perm=[0, 2, 1, 3])
-    k = g.op("Transpose", [g.reshape(g.op("MatMul", ["x", g.weight([width, kv_heads * head_dim])]),
-                                     [1, seq, kv_heads, head_dim])], perm=[0, 2, 1, 3])
-    v = g.op("Transpose", [g.reshape(g.op("MatMul", ["x", g.weight([width, kv_heads * head_dim])]),
-                                     [1, seq, kv_heads, head_dim])], perm=[0, 2, 1, 3])
+    q = g.op(
+        "Transpose",
+        [g.reshape(g.op("MatMul", ["x", g.weight([width, width])]), [1, seq, heads, head_dim])],
+        perm=[0, 2, 1, 3],
+    )
+    k = g.op(
+        "Transpose",
+        [
+            g.reshape(
+                g.op("MatMul", ["x", g.weight([width, kv_heads * head_dim])]),
+                [1, seq, kv_heads, head_dim],
+            )
+        ],
+        perm=[0, 2, 1, 3],
+    )
+    v = g.op(
+        "Transpose",
+        [
+            g.reshape(
+                g.op("MatMul", ["x", g.weight([width, kv_heads * head_dim])]),
+                [1, seq, kv_heads, head_dim],
+            )
+        ],
+        perm=[0, 2, 1, 3],
+    )
     if past:
         for name in ("past_k", "past_v"):
-            g.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, kv_heads, past, head_dim]))
+            g.inputs.append(
+                helper.make_tensor_value_info(
+                    name, TensorProto.FLOAT, [1, kv_heads, past, head_dim]
+                )
+            )
         k = g.op("Concat", ["past_k", k], axis=2)
         v = g.op("Concat", ["past_v", v], axis=2)
     mask = np.triu(np.full((seq, keys), -1e9, dtype=np.float32), k=keys - seq + 1)
     if form == "repeat_kv":
+
         def repeat(t):
             t = g.op("Unsqueeze", [t, g.const([2])])
             t = g.op("Expand", [t, g.const([1, kv_heads, group, keys, head_dim])])
             return g.reshape(t, [1, heads, keys, head_dim])
+
         kt = g.op("Transpose", [repeat(k)], perm=[0, 1, 3, 2])
         scores = g.op("MatMul", [q, kt])
         mask_shape, v_in, q_rows = [1, 1, seq, keys], repeat(v), None
@@ -95,7 +134,7 @@ def gqa_attention(form: str, *, seq: int = 12, past: int = 0, heads: int = 8, kv
         mask_shape, v_in, q_rows = None, v, group
     else:
         raise ValueError(form)
-    scores = g.op("Mul", [scores, g.const(head_dim ** -0.5, np.float32)])
+    scores = g.op("Mul", [scores, g.const(head_dim**-0.5, np.float32)])
     if mask_shape is not None:
         mask_value = numpy_helper.from_array(mask.reshape(mask_shape), "mask")
         g.nodes.append(helper.make_node("Constant", [], ["mask_c"], name="/mask", value=mask_value))

@@ -12,12 +12,20 @@ from zigzag.workload import operators
 from zigzag.workload.workload import Workload, build_layer
 
 
-def block_specs(*, batch=1, tokens=1, context=64, d=64, heads=4, kv_heads=2, ffn=128, precision=None):
+def block_specs(
+    *, batch=1, tokens=1, context=64, d=64, heads=4, kv_heads=2, ffn=128, precision=None
+):
     """Layer dicts of one block: ``context`` 0 is a prefill over ``tokens``, else a decode step."""
     p = precision or operators.Precision()
     hd, rows, keys, group = d // heads, batch * tokens, context + tokens, heads // kv_heads
     mm = operators.matmul
-    attention = {"batch": batch, "heads": kv_heads, "groups": group, "w_role": "kv_cache", "precision": p}
+    attention = {
+        "batch": batch,
+        "heads": kv_heads,
+        "groups": group,
+        "w_role": "kv_cache",
+        "precision": p,
+    }
     new_kv = {"B": batch, "H": kv_heads, "D": tokens, "K": hd}
     return [
         mm(0, "q_proj", rows=rows, reduction=d, cols=d, sources={}, precision=p),
@@ -40,4 +48,9 @@ def block_workload(mapping, **shape):
 
 
 def inference(*, batch=1, tokens=1, context=64, **_):
-    return {"phase": "decode" if context else "prefill", "batch": batch, "tokens": tokens, "context": context}
+    return {
+        "phase": "decode" if context else "prefill",
+        "batch": batch,
+        "tokens": tokens,
+        "context": context,
+    }

@@ -54,7 +54,10 @@ def _layer_facts(op_type: str, facts: dict, sizes: dict[str, int]) -> tuple[str,
     if op_type in ("conv", "pooling"):
         strides = list(attrs.get("strides", [1, 1]))
         dilations = list(attrs.get("dilations", [1, 1]))
-        relations = (f"ix={strides[0]}*ox+{dilations[0]}*fx", f"iy={strides[1]}*oy+{dilations[1]}*fy")
+        relations = (
+            f"ix={strides[0]}*ox+{dilations[0]}*fx",
+            f"iy={strides[1]}*oy+{dilations[1]}*fy",
+        )
         if op_type == "conv":
             equation = _EQUATIONS["conv" if attrs.get("group", 1) == 1 else "conv_grouped"]
             precision = {"W": 8, "I": 8, "O": 16, "O_final": 8}
@@ -75,7 +78,9 @@ def _layer_facts(op_type: str, facts: dict, sizes: dict[str, int]) -> tuple[str,
 def node_key(entry: dict, facts: dict[str, dict], edge_bits: dict[str, int]) -> NodeKey:
     """The node key of a reference cost entry (its loop sizes, name and op type)."""
     sizes = {d: int(s) for d, s in entry["loop_dim_sizes"].items()}
-    equation, precision, relations, pr_sizes = _layer_facts(entry["op_type"], facts[entry["name"]], sizes)
+    equation, precision, relations, pr_sizes = _layer_facts(
+        entry["op_type"], facts[entry["name"]], sizes
+    )
     return NodeKey(
         equation=equation,
         loop_sizes=tuple(sizes.items()),
@@ -95,6 +100,7 @@ def node_keys(case: str) -> list[tuple[dict, NodeKey]]:
         if "operand" in edge:
             bits = edge_bits.setdefault(tuple(edge["dst"]), {})
             bits[edge["operand"]] = bits.get(edge["operand"], 0) + edge["bits"]
-    return [(entry, node_key(entry, facts, edge_bits.get(tuple(entry["node"]), {}))) for entry in dump["cost_lut"]]
-
-
+    return [
+        (entry, node_key(entry, facts, edge_bits.get(tuple(entry["node"]), {})))
+        for entry in dump["cost_lut"]
+    ]

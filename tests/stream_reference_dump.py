@@ -28,7 +28,11 @@ from zigzag.multicore.schedule.problem import (
 LAYER_TO_MEMORY = {"I": "I1", "W": "I2", "O": "O"}
 _SIMD = ("B", "H", "D", "K")
 OPERAND_DIMS = {
-    "conv": {"I": ("B", "G", "C", "IY", "IX"), "W": ("K", "C", "FY", "FX"), "O": ("B", "G", "K", "OY", "OX")},
+    "conv": {
+        "I": ("B", "G", "C", "IY", "IX"),
+        "W": ("K", "C", "FY", "FX"),
+        "O": ("B", "G", "K", "OY", "OX"),
+    },
     "pooling": {"I": ("B", "K", "IY", "IX"), "W": ("FY", "FX"), "O": ("B", "K", "OY", "OX")},
     "gemm": {"I": ("D", "C"), "W": ("C", "K"), "O": ("D", "K")},
 }
@@ -64,7 +68,9 @@ def _top_memories(core_file: Path) -> list[dict]:
     return tops
 
 
-def hardware_from_files(accelerator: Path, root: Path, memory_order: list[tuple[str, int]]) -> ScheduleHardware:
+def hardware_from_files(
+    accelerator: Path, root: Path, memory_order: list[tuple[str, int]]
+) -> ScheduleHardware:
     """Scheduler hardware of a Stream accelerator YAML (paths relative to ``root``).
 
     ``memory_order`` lists ``(memory name, core)`` in the memory manager's order.
@@ -86,7 +92,10 @@ def hardware_from_files(accelerator: Path, root: Path, memory_order: list[tuple[
         links.append(Link(str(offchip), "Any", dram["w_bw"], energy, bidirectional=True))
         to_off = from_off = len(links) - 1
     else:
-        links += [Link("Any", str(offchip), dram["w_bw"], energy), Link(str(offchip), "Any", dram["r_bw"], energy)]
+        links += [
+            Link("Any", str(offchip), dram["w_bw"], energy),
+            Link(str(offchip), "Any", dram["r_bw"], energy),
+        ]
         to_off, from_off = len(links) - 2, len(links) - 1
     for c in sorted(c for c in core_files if c != offchip):
         edges += [(c, offchip, to_off), (offchip, c, from_off)]
@@ -100,11 +109,15 @@ def hardware_from_files(accelerator: Path, root: Path, memory_order: list[tuple[
     memories, top_memory = [], np.full((offchip + 1, 3), -1, dtype=np.int64)
     for name, core in memory_order:
         m = next(x for x in tops[core] if x["name"] == name)
-        memories.append(TopMemory(name, int(m["size"]), m["r_bw"], m["w_bw"], m["r_cost"], m["w_cost"], (core,)))
+        memories.append(
+            TopMemory(name, int(m["size"]), m["r_bw"], m["w_bw"], m["r_cost"], m["w_cost"], (core,))
+        )
         for op in m["operands"]:
             if top_memory[core, memory_operand_index(op)] < 0:
                 top_memory[core, memory_operand_index(op)] = len(memories) - 1
-    return ScheduleHardware(tuple(graph.nodes), offchip, tuple(memories), top_memory, tuple(links), routes)
+    return ScheduleHardware(
+        tuple(graph.nodes), offchip, tuple(memories), top_memory, tuple(links), routes
+    )
 
 
 def problem_from_dump(path: str | Path, prefetch: tuple[str, ...] = ()) -> ScheduleProblem:
@@ -125,7 +138,9 @@ def problem_from_dump(path: str | Path, prefetch: tuple[str, ...] = ()) -> Sched
     operand_tensor = np.full((len(cns), 3), -1, dtype=np.int64)
     for i, c in enumerate(cns):
         for op, bits in c["operand_sizes_bits"].items():
-            dims = c.get("operand_dims", {}).get(op) or _operand_dims(c["op_type"], op, c["constant_operands"])
+            dims = c.get("operand_dims", {}).get(op) or _operand_dims(
+                c["op_type"], op, c["constant_operands"]
+            )
             key = (c["id"][0], op, tuple(tuple(c["loop_ranges"][d]) for d in dims))
             if key not in tensor_ids:
                 tensor_ids[key] = len(sizes)
@@ -145,7 +160,9 @@ def problem_from_dump(path: str | Path, prefetch: tuple[str, ...] = ()) -> Sched
                 preload.append((int(operand_tensor[i, m]), int(c["core"]), m))
     base = np.array([u if const else 0 for u, const in zip(users, constant)], dtype=np.int64)
     edges = dump["edges"]
-    order = [index[tuple(pair)] for pair in dump["options_seen_by_allocation_stage"]["scheduling_order"]]
+    order = [
+        index[tuple(pair)] for pair in dump["options_seen_by_allocation_stage"]["scheduling_order"]
+    ]
     return ScheduleProblem(
         hardware=hw,
         layer=np.array([c["id"][0] for c in cns], dtype=np.int64),
@@ -154,23 +171,32 @@ def problem_from_dump(path: str | Path, prefetch: tuple[str, ...] = ()) -> Sched
         runtime=np.array([c["runtime"] for c in cns], dtype=np.float64),
         onchip_energy=np.array([c["onchip_energy"] for c in cns], dtype=np.float64),
         offchip_energy=np.array([c["offchip_energy"] for c in cns], dtype=np.float64),
-        too_large=tuple(tuple(memory_operand_index(m) for m in c["too_large_operands"]) for c in cns),
+        too_large=tuple(
+            tuple(memory_operand_index(m) for m in c["too_large_operands"]) for c in cns
+        ),
         bw_to_offchip=np.array([c["offchip_bw"]["wr_in_by_low"] for c in cns], dtype=np.float64),
         bw_from_offchip=np.array([c["offchip_bw"]["rd_out_to_low"] for c in cns], dtype=np.float64),
         final_output=np.array([c["produces_final_output"] for c in cns], dtype=bool),
         operand_tensor=operand_tensor,
-        constants=tuple(tuple(memory_operand_index(LAYER_TO_MEMORY[op]) for op in c["constant_operands"]) for c in cns),
+        constants=tuple(
+            tuple(memory_operand_index(LAYER_TO_MEMORY[op]) for op in c["constant_operands"])
+            for c in cns
+        ),
         tensor_size=np.array(sizes, dtype=np.int64),
         tensor_operand=np.array(operands, dtype=np.int64),
         tensor_origin=np.array(origins, dtype=np.int64),
         tensor_base_priority=base,
         edge_src=np.array([index[tuple(e["src"])] for e in edges], dtype=np.int64),
         edge_dst=np.array([index[tuple(e["dst"])] for e in edges], dtype=np.int64),
-        edge_operand=np.array([memory_operand_index(LAYER_TO_MEMORY[e["operand"]]) if e.get("operand") else -1
-                               for e in edges], dtype=np.int64),
+        edge_operand=np.array(
+            [
+                memory_operand_index(LAYER_TO_MEMORY[e["operand"]]) if e.get("operand") else -1
+                for e in edges
+            ],
+            dtype=np.int64,
+        ),
         edge_bits=np.array([e["bits"] for e in edges], dtype=np.int64),
         order=np.array(order, dtype=np.int64),
         prefetch=tuple(preload),
         name=path.stem,
     ).validated()
-

@@ -61,7 +61,14 @@ class GraphBuilder:
 
 
 def conv(
-    g: GraphBuilder, name: str, x: str, c_in: int, c_out: int, k: int, stride: int, groups: int = 1,
+    g: GraphBuilder,
+    name: str,
+    x: str,
+    c_in: int,
+    c_out: int,
+    k: int,
+    stride: int,
+    groups: int = 1,
     pad: int | None = None,
 ) -> str:
     """A biased 2-D convolution with square kernel and 'same'-style padding (unless ``pad``)."""
@@ -130,16 +137,29 @@ def alexnet() -> onnx.ModelProto:
         x = conv(g, f"/features/features.{3 * i}", x, c_in, c_out, k, stride, pad=pad)
         x = g.node("Relu", f"/features/features.{3 * i + 1}/Relu", [x])
         if i in pools_after:
-            x = g.node("MaxPool", f"/features/pool{i}/MaxPool", [x], ceil_mode=0, kernel_shape=[3, 3],
-                       pads=[0, 0, 0, 0], strides=[2, 2])
+            x = g.node(
+                "MaxPool",
+                f"/features/pool{i}/MaxPool",
+                [x],
+                ceil_mode=0,
+                kernel_shape=[3, 3],
+                pads=[0, 0, 0, 0],
+                strides=[2, 2],
+            )
         c_in = c_out
     x = g.node("AveragePool", "/avgpool/AveragePool", [x], kernel_shape=[1, 1], strides=[1, 1])
     x = g.node("Flatten", "/Flatten", [x], axis=1)
     features = 256 * 6 * 6
     for i, (n_in, n_out) in enumerate([(features, 4096), (4096, 4096), (4096, 1000)]):
         name = f"/classifier/classifier.{(1, 4, 6)[i]}"
-        x = g.node("Gemm", f"{name}/Gemm", [x, g.input(f"{name}.weight", [n_out, n_in]),
-                                             g.input(f"{name}.bias", [n_out])], alpha=1.0, beta=1.0, transB=1)
+        x = g.node(
+            "Gemm",
+            f"{name}/Gemm",
+            [x, g.input(f"{name}.weight", [n_out, n_in]), g.input(f"{name}.bias", [n_out])],
+            alpha=1.0,
+            beta=1.0,
+            transB=1,
+        )
         if i < 2:
             x = g.node("Relu", f"{name}/Relu", [x])
     return g.model(x, [1, 1000])
@@ -151,7 +171,12 @@ def conv_relu6(
     """torchvision Conv2dNormActivation ``module``: Conv (BN folded), then ReLU6 as Clip(0, 6)."""
     x = conv(g, f"{module}.0", x, c_in, c_out, k, stride, groups)
     bounds = [
-        g.node("Constant", f"{module}.2/Constant{suffix}", [], value=numpy_helper.from_array(np.float32(v)))
+        g.node(
+            "Constant",
+            f"{module}.2/Constant{suffix}",
+            [],
+            value=numpy_helper.from_array(np.float32(v)),
+        )
         for suffix, v in (("", 0.0), ("_1", 6.0))
     ]
     return g.node("Clip", f"{module}.2/Clip", [x, *bounds])
@@ -170,19 +195,32 @@ MOBILENET_V2_SETTINGS = (
 
 def mobilenetv2() -> onnx.ModelProto:
     g = GraphBuilder("mobilenetv2")
-    x = conv_relu6(g, "/features/features.0/features.0", g.input("input", [1, 3, 224, 224]), 3, 32, 3, 2)
+    x = conv_relu6(
+        g, "/features/features.0/features.0", g.input("input", [1, 3, 224, 224]), 3, 32, 3, 2
+    )
     c_in, index = 32, 1
     for expand, c_out, repeats, first_stride in MOBILENET_V2_SETTINGS:
         for r in range(repeats):
             x = inverted_residual(
-                g, f"/features/features.{index}", x, c_in, c_out, expand, first_stride if r == 0 else 1
+                g,
+                f"/features/features.{index}",
+                x,
+                c_in,
+                c_out,
+                expand,
+                first_stride if r == 0 else 1,
             )
             c_in, index = c_out, index + 1
     x = conv_relu6(g, f"/features/features.{index}/features.{index}", x, c_in, 1280, 1, 1)
     x = g.node("GlobalAveragePool", "/GlobalAveragePool", [x])
     x = g.node("Flatten", "/Flatten", [x], axis=1)
-    weight, bias = g.input("classifier.1.weight", [1000, 1280]), g.input("classifier.1.bias", [1000])
-    fc = g.node("Gemm", "/classifier/classifier.1/Gemm", [x, weight, bias], alpha=1.0, beta=1.0, transB=1)
+    weight, bias = (
+        g.input("classifier.1.weight", [1000, 1280]),
+        g.input("classifier.1.bias", [1000]),
+    )
+    fc = g.node(
+        "Gemm", "/classifier/classifier.1/Gemm", [x, weight, bias], alpha=1.0, beta=1.0, transB=1
+    )
     return g.model(fc, [1, 1000])
 
 
@@ -212,12 +250,20 @@ def transformer_block() -> onnx.ModelProto:
 
     def heads(name: str, perm: list[int]) -> str:
         y = g.node(
-            "Reshape", f"/attn/{name}/Reshape", [projection(f"attn/{name}", x, D_MODEL, D_MODEL), split]
+            "Reshape",
+            f"/attn/{name}/Reshape",
+            [projection(f"attn/{name}", x, D_MODEL, D_MODEL), split],
         )
         return g.node("Transpose", f"/attn/{name}/Transpose", [y], perm=perm)
 
-    q, k_t, v = heads("q_proj", [0, 2, 1, 3]), heads("k_proj", [0, 2, 3, 1]), heads("v_proj", [0, 2, 1, 3])
-    scores = g.node("Mul", "/attn/scale/Mul", [g.node("MatMul", "/attn/qk/MatMul", [q, k_t]), scale])
+    q, k_t, v = (
+        heads("q_proj", [0, 2, 1, 3]),
+        heads("k_proj", [0, 2, 3, 1]),
+        heads("v_proj", [0, 2, 1, 3]),
+    )
+    scores = g.node(
+        "Mul", "/attn/scale/Mul", [g.node("MatMul", "/attn/qk/MatMul", [q, k_t]), scale]
+    )
     probs = g.node("Softmax", "/attn/Softmax", [scores], axis=-1)
     context = g.node(
         "Transpose",
@@ -226,7 +272,9 @@ def transformer_block() -> onnx.ModelProto:
         perm=[0, 2, 1, 3],
     )
     context = g.node("Reshape", "/attn/context/Reshape", [context, merge])
-    y = g.node("Add", "/attn/residual/Add", [projection("attn/out_proj", context, D_MODEL, D_MODEL), x])
+    y = g.node(
+        "Add", "/attn/residual/Add", [projection("attn/out_proj", context, D_MODEL, D_MODEL), x]
+    )
     y = layer_norm(g, "/norm1", y)
     z = g.node("Relu", "/ffn/Relu", [projection("ffn/fc1", y, D_MODEL, FFN)])
     z = g.node("Add", "/ffn/residual/Add", [projection("ffn/fc2", z, FFN, D_MODEL), y])

@@ -23,7 +23,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ("zigzag", "workflow", "Snakefile", "tests", "benchmarks", "tools")
-SKIPPED = ("tests/data/", "tests/docs/test_docs_citations.py")  # the test holds examples of citations
+SKIPPED = (
+    "tests/data/",
+    "tests/docs/test_docs_citations.py",
+)  # the test holds examples of citations
 SUFFIXES = {".py", ".smk", ".yaml", ".yml", ".sh", ".md", ".txt", ".toml", ".cfg", ""}
 
 MODELS = "docs/models"
@@ -101,15 +104,13 @@ SPEC_FILES = "|".join(re.escape(name[:-3]) for name in SECTIONS)
 
 # Phrases whose meaning is where figures came from: said without naming the file.
 PROVENANCE = {
-    "search.md section F (test_with_exploit_data_locality of the reference)":
-        "the reference's test_with_exploit_data_locality",
+    "search.md section F (test_with_exploit_data_locality of the reference)": "the reference's test_with_exploit_data_locality",
     "reference/expected.yaml and search.md section F": "reference/expected.yaml and the reference's data-locality test",
     "spec/search.md section F (rounded to 0.01 pJ)": "the reference's data-locality test (rounded to 0.01 pJ)",
     "search.md section F (given to 0.01 pJ)": "the reference's data-locality test (given to 0.01 pJ)",
     'so are its quirks (spec §13, "Q1".."Q24")': "so are its quirks",
     "implements one concept of the spec and says which section": "implements one concept of that page and says which section",
-    "The spec's loop-nest example (search.md §G.4: resnet18 layer 2 on tpu_like)":
-        "The loop-nest example of search.md §G.4 (resnet18 layer 2 on tpu_like)",
+    "The spec's loop-nest example (search.md §G.4: resnet18 layer 2 on tpu_like)": "The loop-nest example of search.md §G.4 (resnet18 layer 2 on tpu_like)",
 }
 
 # a file name inside one of our docs paths (docs/models/mapping-search.md) is not a specification file
@@ -122,31 +123,52 @@ CITATION = re.compile(
     rf"(?:(?P<gap>\s+(?:#\s*)?)(?:section\s+)?(?P<section>{_SECTION}){_MORE})?"
 )
 # a bare `§4.4`, `(§5)`, `spec §12`, `§4–§5`: the file comes from the context
-BARE = re.compile(rf"(?:\bspec\s+)?§\s?(?P<section>[A-G](?:\.\d+)*|\d+(?:\.\d+)*)\b(?:\s?[-–]\s?§?(?:[A-G]?\d*(?:\.\d+)*)\b)*")
-ISSUE = re.compile(r"\s?\(issues? #\d+(?:, #\d+)*(?:, point \d+)?\)|issues? #\d+(?:, #\d+)*(?:, point \d+)?,\s?")
+BARE = re.compile(
+    r"(?:\bspec\s+)?§\s?(?P<section>[A-G](?:\.\d+)*|\d+(?:\.\d+)*)\b(?:\s?[-–]\s?§?(?:[A-G]?\d*(?:\.\d+)*)\b)*"
+)
+ISSUE = re.compile(
+    r"\s?\(issues? #\d+(?:, #\d+)*(?:, point \d+)?\)|issues? #\d+(?:, #\d+)*(?:, point \d+)?,\s?"
+)
 # the specification's numbered quirks ("Q13"): the comment says what the quirk is, the label goes
 QUIRK_LABELS = (
-    (re.compile(r'\s?\((?:quirk )?Q\d+(?:, Q\d+)*\)'), ""),
-    (re.compile(r',\s?(?:quirk )?Q\d+(?:, Q\d+)*\b'), ""),
-    (re.compile(r'\bQuirk Q\d+:'), "A reference quirk:"),
-    (re.compile(r'\bquirk Q\d+\b'), "a reference quirk"),
-    (re.compile(r'\bQ\d+(?:, Q\d+)*[:;]\s'), ""),
-    (re.compile(r'\s?#\s?Q\d+$', re.M), ""),
+    (re.compile(r"\s?\((?:quirk )?Q\d+(?:, Q\d+)*\)"), ""),
+    (re.compile(r",\s?(?:quirk )?Q\d+(?:, Q\d+)*\b"), ""),
+    (re.compile(r"\bQuirk Q\d+:"), "A reference quirk:"),
+    (re.compile(r"\bquirk Q\d+\b"), "a reference quirk"),
+    (re.compile(r"\bQ\d+(?:, Q\d+)*[:;]\s"), ""),
+    (re.compile(r"\s?#\s?Q\d+$", re.M), ""),
 )
 # what counts as left over: a section sign, a specification file name, an issue number
-LEFT = re.compile(rf"§|{_NOT_DOCS}(?:{SPEC_FILES})\.md\b|\bissues? #\d+|\b[Qq]uirk Q\d+|\bQ\d{{1,2}}\b")
+LEFT = re.compile(
+    rf"§|{_NOT_DOCS}(?:{SPEC_FILES})\.md\b|\bissues? #\d+|\b[Qq]uirk Q\d+|\bQ\d{{1,2}}\b"
+)
 
 # default specification file of a path without an explicit one in its text
 DEFAULTS = (
-    ("zigzag/multicore/", "stream.md"), ("tests/unit/multicore/test_stream", "stream.md"), ("benchmarks/bench_allocation", "stream.md"),
-    ("benchmarks/bench_schedule", "stream.md"), ("benchmarks/bench_cost_table", "stream.md"),
-    ("benchmarks/bench_cn_graph", "stream.md"), ("benchmarks/stream_", "stream.md"),
-    ("zigzag/hardware/imc", "imc.md"), ("zigzag/cost/imc", "imc.md"), ("tests/unit/cost/test_imc", "imc.md"),
-    ("zigzag/io/onnx", "onnx.md"), ("zigzag/io/validation", "inputs.md"), ("zigzag/stages", "stages.md"),
-    ("zigzag/search", "search.md"), ("zigzag/cost", "cost-model.md"), ("tests/unit/cost/test_cost_model", "cost-model.md"),
-    ("tests/unit/search/test_spatial_generator", "search.md"), ("tests/unit/search/test_loop_factors", "search.md"),
-    ("tests/unit/search/test_permutations", "search.md"), ("tests/unit/search/test_locality", "search.md"), ("tests/unit/search/test_search", "search.md"), ("tests/parity/test_search", "search.md"),
-    ("tests/unit/io/test_onnx", "onnx.md"), ("tests/unit/stages/test_stages", "stages.md"),
+    ("zigzag/multicore/", "stream.md"),
+    ("tests/unit/multicore/test_stream", "stream.md"),
+    ("benchmarks/bench_allocation", "stream.md"),
+    ("benchmarks/bench_schedule", "stream.md"),
+    ("benchmarks/bench_cost_table", "stream.md"),
+    ("benchmarks/bench_cn_graph", "stream.md"),
+    ("benchmarks/stream_", "stream.md"),
+    ("zigzag/hardware/imc", "imc.md"),
+    ("zigzag/cost/imc", "imc.md"),
+    ("tests/unit/cost/test_imc", "imc.md"),
+    ("zigzag/io/onnx", "onnx.md"),
+    ("zigzag/io/validation", "inputs.md"),
+    ("zigzag/stages", "stages.md"),
+    ("zigzag/search", "search.md"),
+    ("zigzag/cost", "cost-model.md"),
+    ("tests/unit/cost/test_cost_model", "cost-model.md"),
+    ("tests/unit/search/test_spatial_generator", "search.md"),
+    ("tests/unit/search/test_loop_factors", "search.md"),
+    ("tests/unit/search/test_permutations", "search.md"),
+    ("tests/unit/search/test_locality", "search.md"),
+    ("tests/unit/search/test_search", "search.md"),
+    ("tests/parity/test_search", "search.md"),
+    ("tests/unit/io/test_onnx", "onnx.md"),
+    ("tests/unit/stages/test_stages", "stages.md"),
 )
 
 
@@ -175,7 +197,7 @@ def rewrite(text: str, path: str) -> str:
 
     out, last = [], 0
     for match in CITATION.finditer(text):  # explicit citations, each setting the context after it
-        out.append(_bare(text[last:match.start()], context))
+        out.append(_bare(text[last : match.start()], context))
         out.append(explicit(match))
         last = match.end()
     out.append(_bare(text[last:], context))
@@ -218,7 +240,9 @@ def leftovers() -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="change nothing; list what is left, status 1 if any")
+    parser.add_argument(
+        "--check", action="store_true", help="change nothing; list what is left, status 1 if any"
+    )
     args = parser.parse_args()
     if not args.check:
         for path in scanned_files():

@@ -61,16 +61,24 @@ def is_number(cell: str) -> bool:
 def main(first: str, second: str) -> int:
     roots = Path(first), Path(second)
     files = [outputs(root) for root in roots]
-    problems = [f"only in {roots[i]}: {name}" for i in (0, 1) for name in sorted(set(files[i]) - set(files[1 - i]))]
+    problems = [
+        f"only in {roots[i]}: {name}"
+        for i in (0, 1)
+        for name in sorted(set(files[i]) - set(files[1 - i]))
+    ]
     numbers = 0
     for name in sorted(set(files[0]) & set(files[1])):
         texts = [files[i][name].read_text().replace(str(roots[i]), "<results>") for i in (0, 1)]
         if name.endswith(".json"):
             documents = [json.loads(text) for text in texts]
             numbers += count_numbers(documents[0])
-            problems += [f"{name}: {loc} {x!r} != {y!r}" for loc, x, y in differences(*documents, "")]
+            problems += [
+                f"{name}: {loc} {x!r} != {y!r}" for loc, x, y in differences(*documents, "")
+            ]
         else:
-            numbers += sum(is_number(cell) for line in texts[0].splitlines() for cell in line.split(","))
+            numbers += sum(
+                is_number(cell) for line in texts[0].splitlines() for cell in line.split(",")
+            )
             if texts[0] != texts[1]:
                 problems.append(f"{name}: contents differ")
     if not files[0]:

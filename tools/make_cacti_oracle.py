@@ -37,19 +37,30 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "data" / "cacti"
-REFERENCE_INPUTS = Path(__file__).resolve().parent.parent / "tests" / "data" / "reference" / "zigzag"
+REFERENCE_INPUTS = (
+    Path(__file__).resolve().parent.parent / "tests" / "data" / "reference" / "zigzag"
+)
 
 #: name -> (workload, accelerator, mapping, options of get_hardware_performance_zigzag)
 CASES = {
     "eyeriss_cacti__resnet18_convs_a__energy": (
-        HERE / "resnet18_convs_a.yaml", HERE / "eyeriss_like_cacti.yaml", HERE / "eyeriss_mapping.yaml",
-        {"opt": "energy", "lpf_limit": 6}),
+        HERE / "resnet18_convs_a.yaml",
+        HERE / "eyeriss_like_cacti.yaml",
+        HERE / "eyeriss_mapping.yaml",
+        {"opt": "energy", "lpf_limit": 6},
+    ),
     "eyeriss_cacti__resnet18_convs_b__latency": (
-        HERE / "resnet18_convs_b.yaml", HERE / "eyeriss_like_cacti.yaml", HERE / "eyeriss_mapping.yaml",
-        {"opt": "latency", "lpf_limit": 6}),
+        HERE / "resnet18_convs_b.yaml",
+        HERE / "eyeriss_like_cacti.yaml",
+        HERE / "eyeriss_mapping.yaml",
+        {"opt": "latency", "lpf_limit": 6},
+    ),
     "tpu_like_cacti__resnet18_convs_b__energy": (
-        HERE / "resnet18_convs_b.yaml", HERE / "tpu_like_cacti.yaml", REFERENCE_INPUTS / "mapping" / "tpu_like.yaml",
-        {"opt": "energy", "lpf_limit": 6}),
+        HERE / "resnet18_convs_b.yaml",
+        HERE / "tpu_like_cacti.yaml",
+        REFERENCE_INPUTS / "mapping" / "tpu_like.yaml",
+        {"opt": "energy", "lpf_limit": 6},
+    ),
 }
 
 
@@ -69,14 +80,24 @@ def _bundled_cacti_runs(folder: Path) -> bool:
 
 def _memories(cme) -> dict:
     nodes = cme.accelerator.memory_hierarchy.topological_sort()
-    return {node.memory_instance.name: {"r_cost": node.memory_instance.r_cost, "w_cost": node.memory_instance.w_cost,
-                                        "area": node.memory_instance.area} for node in nodes}
+    return {
+        node.memory_instance.name: {
+            "r_cost": node.memory_instance.r_cost,
+            "w_cost": node.memory_instance.w_cost,
+            "area": node.memory_instance.area,
+        }
+        for node in nodes
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cacti", help="a CACTI 7 executable to use instead of the reference's bundled one")
-    parser.add_argument("--cacti-top", help="a working cacti_top.py of the reference to use instead of 3.8.5's")
+    parser.add_argument(
+        "--cacti", help="a CACTI 7 executable to use instead of the reference's bundled one"
+    )
+    parser.add_argument(
+        "--cacti-top", help="a working cacti_top.py of the reference to use instead of 3.8.5's"
+    )
     parser.add_argument("--output", default=str(HERE / "oracle.json"))
     args = parser.parse_args()
     from zigzag.api import get_hardware_performance_zigzag
@@ -96,23 +117,40 @@ def main() -> int:
         for name, (workload, accelerator, mapping, options) in CASES.items():
             print(f"{name} ...", flush=True)
             energy, latency, cmes = get_hardware_performance_zigzag(
-                str(workload), str(accelerator), str(mapping), dump_folder=os.path.join(dump, name),
-                loma_show_progress_bar=False, **options)
+                str(workload),
+                str(accelerator),
+                str(mapping),
+                dump_folder=os.path.join(dump, name),
+                loma_show_progress_bar=False,
+                **options,
+            )
             root = Path(__file__).resolve().parent.parent
             cases[name] = {
-                "workload": str(workload.relative_to(root)), "accelerator": str(accelerator.relative_to(root)),
-                "mapping": str(mapping.relative_to(root)), "options": options,
-                "energy": energy, "latency": latency, "memories": _memories(cmes[0][0]),
+                "workload": str(workload.relative_to(root)),
+                "accelerator": str(accelerator.relative_to(root)),
+                "mapping": str(mapping.relative_to(root)),
+                "options": options,
+                "energy": energy,
+                "latency": latency,
+                "memories": _memories(cmes[0][0]),
             }
             print(f"  energy {energy!r} latency {latency!r}", flush=True)
     document = {
-        "provenance": (f"written by tools/make_cacti_oracle.py on {_dt.date.today().isoformat()} with the reference "
-                       f"ZigZag (zigzag-dse {getattr(zigzag, '__version__', '3.8.5')}, its public API "
-                       "get_hardware_performance_zigzag) and CACTI 7 "
-                       + ("from --cacti (the rebuilt hwcomponents-cacti sources)" if args.cacti
-                          else "bundled with the reference")
-                       + (f"; its CACTI step replaced by {Path(args.cacti_top).name} (see the script's docstring)"
-                          if args.cacti_top else "")),
+        "provenance": (
+            f"written by tools/make_cacti_oracle.py on {_dt.date.today().isoformat()} with the reference "
+            f"ZigZag (zigzag-dse {getattr(zigzag, '__version__', '3.8.5')}, its public API "
+            "get_hardware_performance_zigzag) and CACTI 7 "
+            + (
+                "from --cacti (the rebuilt hwcomponents-cacti sources)"
+                if args.cacti
+                else "bundled with the reference"
+            )
+            + (
+                f"; its CACTI step replaced by {Path(args.cacti_top).name} (see the script's docstring)"
+                if args.cacti_top
+                else ""
+            )
+        ),
         "cases": cases,
     }
     Path(args.output).write_text(json.dumps(document, indent=2) + "\n")

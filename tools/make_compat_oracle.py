@@ -17,26 +17,52 @@ import pickle
 import tempfile
 
 ATTRIBUTES_PER_OPERAND = (
-    "mem_utili_individual", "mem_utili_shared", "effective_mem_utili_individual", "effective_mem_utili_shared",
-    "double_buffer_true", "data_loading_individual_part", "data_loading_half_shared_part",
-    "data_loading_shared_part", "data_loading_cc_pair_combined_per_op", "active_mem_level",
+    "mem_utili_individual",
+    "mem_utili_shared",
+    "effective_mem_utili_individual",
+    "effective_mem_utili_shared",
+    "double_buffer_true",
+    "data_loading_individual_part",
+    "data_loading_half_shared_part",
+    "data_loading_shared_part",
+    "data_loading_cc_pair_combined_per_op",
+    "active_mem_level",
 )
 MAPPING_NAMES = (
-    "data_elem_per_level_unrolled", "data_bit_per_level_unrolled", "data_elem_per_level", "data_bit_per_level",
+    "data_elem_per_level_unrolled",
+    "data_bit_per_level_unrolled",
+    "data_elem_per_level",
+    "data_bit_per_level",
     "effective_data_bit",
 )
 SCALARS = (
-    "energy_total", "mac_energy", "mem_energy", "latency_total0", "latency_total1", "latency_total2",
-    "ideal_cycle", "ideal_temporal_cycle", "stall_slack_comb", "data_onloading_cycle", "data_offloading_cycle",
-    "cycles_per_op", "access_same_data_considered_as_no_access", "mac_spatial_utilization", "mac_utilization0",
-    "mac_utilization1", "mac_utilization2", "cumulative_layer_ids",
+    "energy_total",
+    "mac_energy",
+    "mem_energy",
+    "latency_total0",
+    "latency_total1",
+    "latency_total2",
+    "ideal_cycle",
+    "ideal_temporal_cycle",
+    "stall_slack_comb",
+    "data_onloading_cycle",
+    "data_offloading_cycle",
+    "cycles_per_op",
+    "access_same_data_considered_as_no_access",
+    "mac_spatial_utilization",
+    "mac_utilization0",
+    "mac_utilization1",
+    "mac_utilization2",
+    "cumulative_layer_ids",
 )
 
 
 def plain(value):
     """JSON form of the reference's values (enums by value, keys as text, four-way data by direction)."""
-    if hasattr(value, "data") and isinstance(getattr(value, "data"), dict) and type(value).__name__ in (
-        "FourWayDataMoving", "MemoryAccesses", "AccessEnergy"
+    if (
+        hasattr(value, "data")
+        and isinstance(value.data, dict)
+        and type(value).__name__ in ("FourWayDataMoving", "MemoryAccesses", "AccessEnergy")
     ):
         return {str(k.value): plain(v) for k, v in value.data.items()}
     if isinstance(value, dict):
@@ -55,14 +81,29 @@ def dump(cme) -> dict:
     data.update({name: plain(dict(getattr(cme, name))) for name in ATTRIBUTES_PER_OPERAND})
     data["layer"] = cme.layer.name
     data["mem_level_list"] = [level.memory_instance.name for level in cme.mem_level_list]
-    data["mem_hierarchy_dict"] = {str(op): [lv.name for lv in levels] for op, levels in cme.mem_hierarchy_dict.items()}
+    data["mem_hierarchy_dict"] = {
+        str(op): [lv.name for lv in levels] for op, levels in cme.mem_hierarchy_dict.items()
+    }
     data["mem_size_dict"] = plain(cme.mem_size_dict)
     data["mem_sharing_tuple"] = plain(cme.mem_sharing_tuple)
     data["stall_slack_comb_collect"] = plain(cme.stall_slack_comb_collect)
     data["mem_updating_window_union_collect"] = plain(cme.mem_updating_window_union_collect)
     data["port_activity_collect"] = [
-        {port: [[a.real_cycle, a.allowed_cycle, a.period, a.period_count, plain(a.served_op_lv_dir),
-                 a.stall_or_slack, a.mem_updating_window] for a in acts] for port, acts in ports.items()}
+        {
+            port: [
+                [
+                    a.real_cycle,
+                    a.allowed_cycle,
+                    a.period,
+                    a.period_count,
+                    plain(a.served_op_lv_dir),
+                    a.stall_or_slack,
+                    a.mem_updating_window,
+                ]
+                for a in acts
+            ]
+            for port, acts in ports.items()
+        }
         for ports in cme.port_activity_collect
     ]
     data["real_data_trans_cycle"] = plain(cme.real_data_trans_cycle)
@@ -82,25 +123,39 @@ def dump(cme) -> dict:
         for op, levels in cme.temporal_mapping.mapping_dic_origin.items()
     }
     data["data_loading_per_mem_inst"] = [
-        {str(port): [[a.real_cycle, a.data_in_charge, a.mem_bw, plain(a.served_op_lv_dir)] for a in acts]
-         for port, acts in ports.items()}
+        {
+            str(port): [
+                [a.real_cycle, a.data_in_charge, a.mem_bw, plain(a.served_op_lv_dir)] for a in acts
+            ]
+            for port, acts in ports.items()
+        }
         for ports in cme.data_loading_per_mem_inst
     ]
     data["data_offloading_per_mem_inst"] = plain(cme.data_offloading_per_mem_inst)
     # ports are keyed by object in the reference: written as "<memory name>/<port name>"
     owner = {port: level.name for level in cme.mem_level_list for port in level.ports}
-    for name in ("loading_cycles_during_computation", "loading_bw_during_computation",
-                 "total_loading_cycles_during_computation", "total_loading_bw_during_computation"):
-        data[name] = {f"{owner[port]}/{port}": plain(value) for port, value in getattr(cme, name).items()}
-    for name in ("loading_offloading_cycles_borrowed_from_computation",
-                 "loading_offloading_bandwidth_borrowed_from_computation"):
+    for name in (
+        "loading_cycles_during_computation",
+        "loading_bw_during_computation",
+        "total_loading_cycles_during_computation",
+        "total_loading_bw_during_computation",
+    ):
+        data[name] = {
+            f"{owner[port]}/{port}": plain(value) for port, value in getattr(cme, name).items()
+        }
+    for name in (
+        "loading_offloading_cycles_borrowed_from_computation",
+        "loading_offloading_bandwidth_borrowed_from_computation",
+    ):
         data[name] = plain(getattr(cme, name))
     for name in MAPPING_NAMES:
         data[f"mapping.{name}"] = plain(getattr(cme.mapping, name))
         data[f"mapping_int.{name}"] = plain(getattr(cme.mapping_int, name))
     data["mapping.mem_level"] = plain(cme.mapping.mem_level)
     data["mapping_int.mem_level"] = plain(cme.mapping_int.mem_level)
-    data["memory_operand_links"] = {str(k): str(v) for k, v in cme.memory_operand_links.data.items()}
+    data["memory_operand_links"] = {
+        str(k): str(v) for k, v in cme.memory_operand_links.data.items()
+    }
     return data
 
 
@@ -122,8 +177,13 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as folder:
             _, _, results = get_hardware_performance_zigzag(
-                args.workload, args.accelerator, args.mapping, opt=args.opt, lpf_limit=args.lpf_limit,
-                dump_folder=folder, pickle_filename=f"{folder}/cmes.pickle",
+                args.workload,
+                args.accelerator,
+                args.mapping,
+                opt=args.opt,
+                lpf_limit=args.lpf_limit,
+                dump_folder=folder,
+                pickle_filename=f"{folder}/cmes.pickle",
             )
         cmes = [cme for cme, _ in results[0][1]]
     with open(args.output, "w", encoding="utf-8") as handle:

@@ -12,7 +12,6 @@ figures the docs show into docs/figures/, shrunk to at most 1400 pixels wide, in
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,23 +27,36 @@ STREAM = "inputs/stream"
 
 CONFIG = {
     "defaults": {"lpf_limit": 6},
-    "sweeps": [{
-        "name": "{workload}-{accelerator}-{opt}",
-        "workload": ["inputs/workload/resnet18.onnx"],
-        "accelerator": [f"inputs/hardware/{name}.yaml"
-                        for name in ("flow_tpu_32x32", "flow_eyeriss_14x12", "flow_edgetpu_4x4x8x8")],
-        "mapping": "inputs/mapping/{accelerator}.yaml",
-        "opt": ["latency", "energy"],
-    }],
+    "sweeps": [
+        {
+            "name": "{workload}-{accelerator}-{opt}",
+            "workload": ["inputs/workload/resnet18.onnx"],
+            "accelerator": [
+                f"inputs/hardware/{name}.yaml"
+                for name in ("flow_tpu_32x32", "flow_eyeriss_14x12", "flow_edgetpu_4x4x8x8")
+            ],
+            "mapping": "inputs/mapping/{accelerator}.yaml",
+            "opt": ["latency", "energy"],
+        }
+    ],
     "outputs": {"plot_format": "png"},
     "stream_experiments": [
-        {"name": "resnet18-quad_core-fused", "accelerator": f"{STREAM}/hardware/tpu_like_quad_core.yaml",
-         "workload": f"{STREAM}/workload/resnet18.onnx",
-         "mapping": f"{STREAM}/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml",
-         "mode": "fused", "layer_stacks": "0-10;11-21"},
-        {"name": "resnet18-quad_core-lbl-search", "accelerator": f"{STREAM}/hardware/tpu_like_quad_core.yaml",
-         "workload": f"{STREAM}/workload/resnet18.onnx", "mapping": f"{STREAM}/mapping/tpu_like_quad_core.yaml",
-         "mode": "lbl", "search": {"individuals": 16, "generations": 8, "seed": 0}},
+        {
+            "name": "resnet18-quad_core-fused",
+            "accelerator": f"{STREAM}/hardware/tpu_like_quad_core.yaml",
+            "workload": f"{STREAM}/workload/resnet18.onnx",
+            "mapping": f"{STREAM}/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml",
+            "mode": "fused",
+            "layer_stacks": "0-10;11-21",
+        },
+        {
+            "name": "resnet18-quad_core-lbl-search",
+            "accelerator": f"{STREAM}/hardware/tpu_like_quad_core.yaml",
+            "workload": f"{STREAM}/workload/resnet18.onnx",
+            "mapping": f"{STREAM}/mapping/tpu_like_quad_core.yaml",
+            "mode": "lbl",
+            "search": {"individuals": 16, "generations": 8, "seed": 0},
+        },
     ],
 }
 
@@ -64,7 +76,9 @@ def run_workflow(results: Path) -> None:
     config_file = results.parent / "figures.yaml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False))
     snakemake = Path(sys.executable).with_name("snakemake")
-    subprocess.run([str(snakemake), "--cores", "2", "--configfile", str(config_file)], cwd=REPO, check=True)
+    subprocess.run(
+        [str(snakemake), "--cores", "2", "--configfile", str(config_file)], cwd=REPO, check=True
+    )
 
 
 def copy_figures(results: Path) -> None:
@@ -76,14 +90,20 @@ def copy_figures(results: Path) -> None:
     for name, source in sources.items():
         with Image.open(source) as image:
             if image.width > MAX_WIDTH:
-                image = image.resize((MAX_WIDTH, round(image.height * MAX_WIDTH / image.width)), Image.LANCZOS)
-            image.convert("RGB").quantize(colors=256).save(FIGURES / name, optimize=True)  # plots need few colours
+                image = image.resize(
+                    (MAX_WIDTH, round(image.height * MAX_WIDTH / image.width)), Image.LANCZOS
+                )
+            image.convert("RGB").quantize(colors=256).save(
+                FIGURES / name, optimize=True
+            )  # plots need few colours
         print(f"{FIGURES / name} ({(FIGURES / name).stat().st_size // 1024} KiB) <- {source}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keep", type=Path, help="run into this folder and keep it (default: a temporary one)")
+    parser.add_argument(
+        "--keep", type=Path, help="run into this folder and keep it (default: a temporary one)"
+    )
     args = parser.parse_args()
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)

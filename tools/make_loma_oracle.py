@@ -55,7 +55,9 @@ def random_sizes(rng: random.Random) -> dict[str, int]:
     return {dim: random_size(rng) for dim in rng.sample(DIMS, rng.randint(1, 6))}
 
 
-def engine(sizes: dict[str, int], lpf_limit: int | None, constraints: list | None = None) -> LomaEngine:
+def engine(
+    sizes: dict[str, int], lpf_limit: int | None, constraints: list | None = None
+) -> LomaEngine:
     eng = LomaEngine.__new__(LomaEngine)
     eng.lpf_limit = lpf_limit
     eng.layer = SimpleNamespace(layer_dims=[LayerDim("K")], layer_dim_sizes=None)
@@ -90,7 +92,9 @@ def reference_lpfs(sizes: dict[str, int], lpf_limit: int | None, fixed: list[lis
 
 
 def lpf_cases(rng: random.Random) -> list[dict]:
-    cases = [reference_lpfs(random_sizes(rng), rng.choice([None, *range(1, 11)]), []) for _ in range(300)]
+    cases = [
+        reference_lpfs(random_sizes(rng), rng.choice([None, *range(1, 11)]), []) for _ in range(300)
+    ]
     cases.append(reference_lpfs({}, 6, []))
     for _ in range(150):
         sizes = random_sizes(rng)
@@ -110,14 +114,22 @@ def lpf_cases(rng: random.Random) -> list[dict]:
 def temporal_cases(rng: random.Random) -> list[dict]:
     cases = []
     for _ in range(100):
-        loop_sizes = {d: rng.choice([1, *range(1, 65), 112, 224, 1000]) for d in rng.sample(DIMS, rng.randint(1, 7))}
+        loop_sizes = {
+            d: rng.choice([1, *range(1, 65), 112, 224, 1000])
+            for d in rng.sample(DIMS, rng.randint(1, 7))
+        }
         unrollings = [
-            [rng.choice(list(loop_sizes) + ["FY"]), rng.choice([2, 3, 4, 8, 16, 32, 31.25, 2.5, 28.0, 64])]
+            [
+                rng.choice(list(loop_sizes) + ["FY"]),
+                rng.choice([2, 3, 4, 8, 16, 32, 31.25, 2.5, 28.0, 64]),
+            ]
             for _ in range(rng.randint(0, 4))
         ]
         eng = engine({}, None)
         eng.layer = SimpleNamespace(layer_dim_sizes={LayerDim(d): s for d, s in loop_sizes.items()})
-        eng.spatial_mapping = SimpleNamespace(spatial_loop_dim_size=[(LayerDim(d), f) for d, f in unrollings])
+        eng.spatial_mapping = SimpleNamespace(
+            spatial_loop_dim_size=[(LayerDim(d), f) for d, f in unrollings]
+        )
         temporal = eng.get_temporal_loops()
         cases.append(
             {
@@ -177,7 +189,9 @@ def constrained_cases(rng: random.Random) -> list[dict]:
                 loop_at[pos] = tuple(item)
         constraints = [
             StaticPositionsConstraint({p: LayerDim(d) for p, d in dim_at.items()}),
-            StaticPositionsAndSizesConstraint({p: (LayerDim(d), s) for p, (d, s) in loop_at.items()}),
+            StaticPositionsAndSizesConstraint(
+                {p: (LayerDim(d), s) for p, (d, s) in loop_at.items()}
+            ),
         ]
         sequence = [to_json(p) for p in constrainded_permutations(to_items(multiset), constraints)]
         cases.append(
@@ -199,7 +213,9 @@ def set_order_cases(rng: random.Random) -> list[dict]:
     cases = []
     for _ in range(100):
         kind = rng.choice(["layer_dim", "oa_dim"])
-        cls, pool = (LayerDim, LAYER_DIM_NAMES) if kind == "layer_dim" else (OADimension, OA_DIM_NAMES)
+        cls, pool = (
+            (LayerDim, LAYER_DIM_NAMES) if kind == "layer_dim" else (OADimension, OA_DIM_NAMES)
+        )
         names = [rng.choice(pool) for _ in range(rng.randint(1, 12))]
         order = [x.name for x in set(cls(name) for name in names)]
         cases.append({"kind": kind, "names": names, "order": order})

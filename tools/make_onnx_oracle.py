@@ -82,7 +82,10 @@ def model_record(path: Path, mapping_data: list[dict]) -> dict:
     RecordingFactory.seen = {}
     workload = ONNXModelParser(str(path), str(MAPPING)).run()
     nodes = [workload.node_id_to_obj[i] for i in sorted(workload.node_id_to_obj)]
-    records = [dummy_record(n) if isinstance(n, DummyNode) else layer_record(n, mapping_data) for n in nodes]
+    records = [
+        dummy_record(n) if isinstance(n, DummyNode) else layer_record(n, mapping_data)
+        for n in nodes
+    ]
     no_dummy = workload.get_copy_no_dummy()
     return {
         "nodes": records,

@@ -126,99 +126,291 @@ def _build_cases() -> dict[str, Case]:
     cases: list[Case] = []
     g1 = "1: expected.yaml networks"
     cases += [
-        Case("resnet18_yaml__tpu_like", "workload/resnet18.yaml", "hardware/tpu_like.yaml", "mapping/tpu_like.yaml",
-             group=g1),
-        Case("resnet18_onnx__tpu_like", "workload/resnet18.onnx", "hardware/tpu_like.yaml", "mapping/tpu_like.yaml",
-             group=g1),
-        Case("resnet18_yaml__ascend_like", "workload/resnet18.yaml", "hardware/ascend_like.yaml",
-             "mapping/ascend_like.yaml", group=g1),
-        Case("resnet18_onnx__ascend_like", "workload/resnet18.onnx", "hardware/ascend_like.yaml",
-             "mapping/ascend_like.yaml", group=g1),
-        Case("gemm__gemm_l1", "workload/gemm_layer.yaml", "hardware/gemm_l1.yaml", "mapping/gemm_l1.yaml",
-             options={"lpf_limit": 3}, group=g1),
-        Case("gemm__gemm_l1_l3", "workload/gemm_layer.yaml", "hardware/gemm_l1_l3.yaml", "mapping/gemm_l1_l3.yaml",
-             group=g1),
+        Case(
+            "resnet18_yaml__tpu_like",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            group=g1,
+        ),
+        Case(
+            "resnet18_onnx__tpu_like",
+            "workload/resnet18.onnx",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            group=g1,
+        ),
+        Case(
+            "resnet18_yaml__ascend_like",
+            "workload/resnet18.yaml",
+            "hardware/ascend_like.yaml",
+            "mapping/ascend_like.yaml",
+            group=g1,
+        ),
+        Case(
+            "resnet18_onnx__ascend_like",
+            "workload/resnet18.onnx",
+            "hardware/ascend_like.yaml",
+            "mapping/ascend_like.yaml",
+            group=g1,
+        ),
+        Case(
+            "gemm__gemm_l1",
+            "workload/gemm_layer.yaml",
+            "hardware/gemm_l1.yaml",
+            "mapping/gemm_l1.yaml",
+            options={"lpf_limit": 3},
+            group=g1,
+        ),
+        Case(
+            "gemm__gemm_l1_l3",
+            "workload/gemm_layer.yaml",
+            "hardware/gemm_l1_l3.yaml",
+            "mapping/gemm_l1_l3.yaml",
+            group=g1,
+        ),
         # zigzag-dse 3.8.5 (PyPI) rejects the `force_double_buffering` key of the shipped gemm_l1_l3.yaml;
         # the spec says the key has no effect on results, so also run a copy without it.
-        Case("gemm__gemm_l1_l3__no_fdb", "workload/gemm_layer.yaml", "hardware/gemm_l1_l3.yaml",
-             "mapping/gemm_l1_l3.yaml", strip_memory_keys=("force_double_buffering",), group=g1),
+        Case(
+            "gemm__gemm_l1_l3__no_fdb",
+            "workload/gemm_layer.yaml",
+            "hardware/gemm_l1_l3.yaml",
+            "mapping/gemm_l1_l3.yaml",
+            strip_memory_keys=("force_double_buffering",),
+            group=g1,
+        ),
     ]
     g2 = "2: single-layer candidate enumeration"
     for lid in (1, 2, 4, 30):
-        cases.append(Case(f"resnet18_L{lid}__tpu_like", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-                          "mapping/tpu_like.yaml", layer_id=lid, candidates=True, group=g2))
-    cases.append(Case("resnet18_L2__tpu_like__even", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-                      "mapping/tpu_like.yaml", options={"temporal_mapping_type": "even"}, layer_id=2,
-                      candidates=True, group=g2))
-    cases.append(Case("resnet18_L2__tpu_like__default_no_sm", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-                      "mappings/default_no_sm_tpu.yaml", mapping_base="tests/data",
-                      options={"nb_spatial_mappings_generated": 3}, layer_id=2, candidates=True, group=g2))
-    cases.append(Case("resnet18_L2__tpu_like__default_no_sm__opt_energy", "workload/resnet18.yaml",
-                      "hardware/tpu_like.yaml", "mappings/default_no_sm_tpu.yaml", mapping_base="tests/data",
-                      options={"opt": "energy"}, layer_id=2, candidates=True, group=g2))
+        cases.append(
+            Case(
+                f"resnet18_L{lid}__tpu_like",
+                "workload/resnet18.yaml",
+                "hardware/tpu_like.yaml",
+                "mapping/tpu_like.yaml",
+                layer_id=lid,
+                candidates=True,
+                group=g2,
+            )
+        )
+    cases.append(
+        Case(
+            "resnet18_L2__tpu_like__even",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            options={"temporal_mapping_type": "even"},
+            layer_id=2,
+            candidates=True,
+            group=g2,
+        )
+    )
+    cases.append(
+        Case(
+            "resnet18_L2__tpu_like__default_no_sm",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mappings/default_no_sm_tpu.yaml",
+            mapping_base="tests/data",
+            options={"nb_spatial_mappings_generated": 3},
+            layer_id=2,
+            candidates=True,
+            group=g2,
+        )
+    )
+    cases.append(
+        Case(
+            "resnet18_L2__tpu_like__default_no_sm__opt_energy",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mappings/default_no_sm_tpu.yaml",
+            mapping_base="tests/data",
+            options={"opt": "energy"},
+            layer_id=2,
+            candidates=True,
+            group=g2,
+        )
+    )
     # even vs uneven differ on this synthetic layer (they coincide on resnet18 layer 2)
     for variant, opts in (("", {}), ("__even", {"temporal_mapping_type": "even"})):
-        cases.append(Case(f"synth_bigconv__tpu_like{variant}", "workloads/synthetic_big_conv.yaml",
-                          "hardware/tpu_like.yaml", "mapping/tpu_like.yaml", workload_base="tests/data",
-                          options=opts, candidates=True, group=g2))
+        cases.append(
+            Case(
+                f"synth_bigconv__tpu_like{variant}",
+                "workloads/synthetic_big_conv.yaml",
+                "hardware/tpu_like.yaml",
+                "mapping/tpu_like.yaml",
+                workload_base="tests/data",
+                options=opts,
+                candidates=True,
+                group=g2,
+            )
+        )
     for lid in (1, 2):
-        cases.append(Case(f"resnet18_L{lid}__ascend_like", "workload/resnet18.yaml", "hardware/ascend_like.yaml",
-                          "mapping/ascend_like.yaml", layer_id=lid, candidates=True, group=g2))
+        cases.append(
+            Case(
+                f"resnet18_L{lid}__ascend_like",
+                "workload/resnet18.yaml",
+                "hardware/ascend_like.yaml",
+                "mapping/ascend_like.yaml",
+                layer_id=lid,
+                candidates=True,
+                group=g2,
+            )
+        )
     g3 = "3: resnet18.yaml on the other hardware"
     cases += [
-        Case("resnet18_yaml__eyeriss_like", "workload/resnet18.yaml", "hardware/eyeriss_like.yaml",
-             "mapping/default.yaml", group=g3),
-        Case("resnet18_yaml__gemm_l1", "workload/resnet18.yaml", "hardware/gemm_l1.yaml", "mapping/gemm_l1.yaml",
-             group=g3),
-        Case("resnet18_yaml__gemm_l1_l3", "workload/resnet18.yaml", "hardware/gemm_l1_l3.yaml",
-             "mapping/gemm_l1_l3.yaml", group=g3),
-        Case("resnet18_yaml__gemm_l1_l3__no_fdb", "workload/resnet18.yaml", "hardware/gemm_l1_l3.yaml",
-             "mapping/gemm_l1_l3.yaml", strip_memory_keys=("force_double_buffering",), group=g3),
+        Case(
+            "resnet18_yaml__eyeriss_like",
+            "workload/resnet18.yaml",
+            "hardware/eyeriss_like.yaml",
+            "mapping/default.yaml",
+            group=g3,
+        ),
+        Case(
+            "resnet18_yaml__gemm_l1",
+            "workload/resnet18.yaml",
+            "hardware/gemm_l1.yaml",
+            "mapping/gemm_l1.yaml",
+            group=g3,
+        ),
+        Case(
+            "resnet18_yaml__gemm_l1_l3",
+            "workload/resnet18.yaml",
+            "hardware/gemm_l1_l3.yaml",
+            "mapping/gemm_l1_l3.yaml",
+            group=g3,
+        ),
+        Case(
+            "resnet18_yaml__gemm_l1_l3__no_fdb",
+            "workload/resnet18.yaml",
+            "hardware/gemm_l1_l3.yaml",
+            "mapping/gemm_l1_l3.yaml",
+            strip_memory_keys=("force_double_buffering",),
+            group=g3,
+        ),
     ]
     g4 = "4: optimisation-criterion / temporal-mapping-type variants"
     cases += [
-        Case("resnet18_yaml__tpu_like__opt_energy", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-             "mapping/tpu_like.yaml", options={"opt": "energy"}, group=g4),
-        Case("resnet18_yaml__tpu_like__opt_EDP", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-             "mapping/tpu_like.yaml", options={"opt": "EDP"}, group=g4),
-        Case("resnet18_yaml__tpu_like__even", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-             "mapping/tpu_like.yaml", options={"temporal_mapping_type": "even", "opt": "latency"}, group=g4),
+        Case(
+            "resnet18_yaml__tpu_like__opt_energy",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            options={"opt": "energy"},
+            group=g4,
+        ),
+        Case(
+            "resnet18_yaml__tpu_like__opt_EDP",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            options={"opt": "EDP"},
+            group=g4,
+        ),
+        Case(
+            "resnet18_yaml__tpu_like__even",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mapping/tpu_like.yaml",
+            options={"temporal_mapping_type": "even", "opt": "latency"},
+            group=g4,
+        ),
     ]
     g5 = "5: exploit_data_locality"
     for wl in ("yaml", "onnx"):
         for hw in ("tpu_like", "ascend_like"):
-            cases.append(Case(f"resnet18_{wl}__{hw}__locality", f"workload/resnet18.{wl}", f"hardware/{hw}.yaml",
-                              f"mapping/{hw}.yaml", options={"exploit_data_locality": True}, group=g5))
+            cases.append(
+                Case(
+                    f"resnet18_{wl}__{hw}__locality",
+                    f"workload/resnet18.{wl}",
+                    f"hardware/{hw}.yaml",
+                    f"mapping/{hw}.yaml",
+                    options={"exploit_data_locality": True},
+                    group=g5,
+                )
+            )
     g6 = "6: mixed spatial mappings"
     cases += [
-        Case("resnet18_yaml__tpu_like__mixed", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-             "mappings/tpu_like_mixed.yaml", mapping_base="tests/data",
-             options={"enable_mix_spatial_mapping": True}, group=g6),
-        Case("resnet18_yaml__tpu_like__mixed_hint", "workload/resnet18.yaml", "hardware/tpu_like.yaml",
-             "mappings/tpu_like_mixed_hint.yaml", mapping_base="tests/data",
-             options={"enable_mix_spatial_mapping": True}, group=g6),
+        Case(
+            "resnet18_yaml__tpu_like__mixed",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mappings/tpu_like_mixed.yaml",
+            mapping_base="tests/data",
+            options={"enable_mix_spatial_mapping": True},
+            group=g6,
+        ),
+        Case(
+            "resnet18_yaml__tpu_like__mixed_hint",
+            "workload/resnet18.yaml",
+            "hardware/tpu_like.yaml",
+            "mappings/tpu_like_mixed_hint.yaml",
+            mapping_base="tests/data",
+            options={"enable_mix_spatial_mapping": True},
+            group=g6,
+        ),
     ]
     g7 = "7: in-memory computing (get_hardware_performance_zigzag_imc)"
     imc = {"in_memory_compute": True}
     for wl in ("yaml", "onnx"):
         for hw in ("aimc", "dimc"):
-            cases.append(Case(f"resnet18_{wl}__{hw}", f"workload/resnet18.{wl}", f"hardware/{hw}.yaml",
-                              "mapping/default_imc.yaml", options=imc, group=g7))
+            cases.append(
+                Case(
+                    f"resnet18_{wl}__{hw}",
+                    f"workload/resnet18.{wl}",
+                    f"hardware/{hw}.yaml",
+                    "mapping/default_imc.yaml",
+                    options=imc,
+                    group=g7,
+                )
+            )
     # further IMC cases; lpf_limit 4 keeps the reference's run time reasonable on a shared machine
     quick = {**imc, "lpf_limit": 4}
     cases += [
-        Case("alexnet_onnx__aimc", "workload/alexnet.onnx", "hardware/aimc.yaml", "mapping/default_imc.yaml",
-             options=imc, group=g7),
-        Case("mobilenetv2_onnx__dimc__lpf4", "workload/mobilenetv2.onnx", "hardware/dimc.yaml",
-             "mapping/default_imc.yaml", options=quick, group=g7),
-        Case("resnet18_yaml__aimc__opt_energy__lpf4", "workload/resnet18.yaml", "hardware/aimc.yaml",
-             "mapping/default_imc.yaml", options={**quick, "opt": "energy"}, group=g7),
+        Case(
+            "alexnet_onnx__aimc",
+            "workload/alexnet.onnx",
+            "hardware/aimc.yaml",
+            "mapping/default_imc.yaml",
+            options=imc,
+            group=g7,
+        ),
+        Case(
+            "mobilenetv2_onnx__dimc__lpf4",
+            "workload/mobilenetv2.onnx",
+            "hardware/dimc.yaml",
+            "mapping/default_imc.yaml",
+            options=quick,
+            group=g7,
+        ),
+        Case(
+            "resnet18_yaml__aimc__opt_energy__lpf4",
+            "workload/resnet18.yaml",
+            "hardware/aimc.yaml",
+            "mapping/default_imc.yaml",
+            options={**quick, "opt": "energy"},
+            group=g7,
+        ),
         # tests/data/hardware: aimc.yaml as a 64x32 array, 6-bit ADC, 4-bit serial input, non-zero
         # memory areas; dimc.yaml as two 32x256 macros (3-D array) with fully parallel input
-        Case("resnet18_yaml__aimc_64x32__lpf4", "workload/resnet18.yaml", "hardware/aimc_64x32.yaml",
-             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
-        Case("resnet18_onnx__dimc_32x256x2__lpf4", "workload/resnet18.onnx", "hardware/dimc_32x256x2.yaml",
-             "mapping/default_imc.yaml", accelerator_base="tests/data", options=quick, group=g7),
+        Case(
+            "resnet18_yaml__aimc_64x32__lpf4",
+            "workload/resnet18.yaml",
+            "hardware/aimc_64x32.yaml",
+            "mapping/default_imc.yaml",
+            accelerator_base="tests/data",
+            options=quick,
+            group=g7,
+        ),
+        Case(
+            "resnet18_onnx__dimc_32x256x2__lpf4",
+            "workload/resnet18.onnx",
+            "hardware/dimc_32x256x2.yaml",
+            "mapping/default_imc.yaml",
+            accelerator_base="tests/data",
+            options=quick,
+            group=g7,
+        ),
     ]
     return {c.name: c for c in cases}
 
@@ -235,9 +427,15 @@ def _attach_expected(cases: dict[str, Case], ref_inputs: Path) -> None:
         exp_file = ref_inputs.parent / exp_name
         if exp_file.exists():
             with open(exp_file, encoding="utf-8") as fh:
-                entries += [dict(e, _source=f"reference/{exp_name}") for e in yaml.safe_load(fh) or []]
+                entries += [
+                    dict(e, _source=f"reference/{exp_name}") for e in yaml.safe_load(fh) or []
+                ]
     for case in cases.values():
-        if case.layer_id is not None or case.workload_base != "reference" or case.mapping_base != "reference":
+        if (
+            case.layer_id is not None
+            or case.workload_base != "reference"
+            or case.mapping_base != "reference"
+        ):
             continue
         wl = Path(case.workload).name
         hw = Path(case.accelerator).name
@@ -289,11 +487,15 @@ def _per_level_mapping(mapping_dict: Any) -> dict[str, list[list[list[Any]]]]:
 
 def _user_spatial_mapping(sm: Any) -> dict[str, dict[str, Any]]:
     """User-level spatial mapping {OA dim: {layer dim: factor}} in the reference's key order."""
-    return {_name(oa): {_name(ld): _num(f) for ld, f in single.items()} for oa, single in sm.items()}
+    return {
+        _name(oa): {_name(ld): _num(f) for ld, f in single.items()} for oa, single in sm.items()
+    }
 
 
 def _four_way(obj: Any) -> dict[str, Any]:
-    data = {DIRECTION_SHORT[str(direction.value)]: _num(value) for direction, value in obj.data.items()}
+    data = {
+        DIRECTION_SHORT[str(direction.value)]: _num(value) for direction, value in obj.data.items()
+    }
     return {k: data[k] for k in DIRECTION_ORDER}
 
 
@@ -304,7 +506,9 @@ def _memory_hierarchy(accelerator: Any) -> list[dict[str, Any]]:
             {
                 "name": mem.name,
                 "operands": [_name(op) for op in mem.operands],
-                "level_of_operand": {_name(op): lvl for op, lvl in mem.mem_level_of_operands.items()},
+                "level_of_operand": {
+                    _name(op): lvl for op, lvl in mem.mem_level_of_operands.items()
+                },
                 "served_dimensions": sorted(_name(d) for d in mem.served_dimensions),
                 "size_bits": _num(mem.memory_instance.size),
             }
@@ -318,7 +522,9 @@ def _layer_record(cme: Any) -> dict[str, Any]:
     accelerator = cme.accelerator
     memories = {}
     for layer_op, mem_op in links.layer_and_mem_ops():
-        memories[_name(layer_op)] = [m.name for m in accelerator.memory_hierarchy.get_memory_levels(mem_op)]
+        memories[_name(layer_op)] = [
+            m.name for m in accelerator.memory_hierarchy.get_memory_levels(mem_op)
+        ]
     rec: dict[str, Any] = {
         "id": layer.id,
         "name": layer.name,
@@ -332,16 +538,25 @@ def _layer_record(cme: Any) -> dict[str, Any]:
         "spatial_mapping_int": _per_level_mapping(cme.spatial_mapping_int.mapping_dict_origin),
         "spatial_mapping_fractional": _per_level_mapping(cme.spatial_mapping.mapping_dict_origin),
         "temporal_mapping": _per_level_mapping(cme.temporal_mapping.mapping_dic_origin),
-        "temporal_mapping_stationary": _per_level_mapping(cme.temporal_mapping.mapping_dic_stationary),
+        "temporal_mapping_stationary": _per_level_mapping(
+            cme.temporal_mapping.mapping_dic_stationary
+        ),
         "energy_total": _num(cme.energy_total),
         "mac_energy": _num(cme.mac_energy),
         "mem_energy": _num(cme.mem_energy),
-        "mem_energy_breakdown": {_name(op): [_num(v) for v in vals] for op, vals in cme.mem_energy_breakdown.items()},
-        "mem_energy_breakdown_further": {
-            _name(op): [_four_way(v) for v in vals] for op, vals in cme.mem_energy_breakdown_further.items()
+        "mem_energy_breakdown": {
+            _name(op): [_num(v) for v in vals] for op, vals in cme.mem_energy_breakdown.items()
         },
-        "memory_word_access": {_name(op): [_four_way(v) for v in vals] for op, vals in cme.memory_word_access.items()},
-        "mem_utili_shared": {_name(op): [_num(v) for v in vals] for op, vals in cme.mem_utili_shared.items()},
+        "mem_energy_breakdown_further": {
+            _name(op): [_four_way(v) for v in vals]
+            for op, vals in cme.mem_energy_breakdown_further.items()
+        },
+        "memory_word_access": {
+            _name(op): [_four_way(v) for v in vals] for op, vals in cme.memory_word_access.items()
+        },
+        "mem_utili_shared": {
+            _name(op): [_num(v) for v in vals] for op, vals in cme.mem_utili_shared.items()
+        },
         "latency_total0": _num(cme.latency_total0),
         "latency_total1": _num(cme.latency_total1),
         "latency_total2": _num(cme.latency_total2),
@@ -392,7 +607,8 @@ class CandidateLog:
             {
                 "index": len(entries),
                 "sm_index": self.sm_index.get(layer.id, 0),
-                "spatial_mapping": self.current_sm.get(layer.id) or _user_spatial_mapping(layer.spatial_mapping),
+                "spatial_mapping": self.current_sm.get(layer.id)
+                or _user_spatial_mapping(layer.spatial_mapping),
                 "temporal_mapping": _per_level_mapping(cme.temporal_mapping.mapping_dic_origin),
                 "energy_total": _num(cme.energy_total),
                 "latency_total2": _num(cme.latency_total2),
@@ -452,15 +668,28 @@ def _run_reference_pipeline(workload: Any, accelerator: str, mapping: str, opts:
     from zigzag.stages.parser.accelerator_parser import AcceleratorParserStage
     from zigzag.stages.parser.onnx_model_parser import ONNXModelParserStage
     from zigzag.stages.parser.workload_parser import WorkloadParserStage
-    from zigzag.stages.results.reduce_stages import MinimalEDPStage, MinimalEnergyStage, MinimalLatencyStage, SumStage
+    from zigzag.stages.results.reduce_stages import (
+        MinimalEDPStage,
+        MinimalEnergyStage,
+        MinimalLatencyStage,
+        SumStage,
+    )
     from zigzag.stages.results.save import CompleteSaveStage, PickleSaveStage, SimpleSaveStage
     from zigzag.stages.results.visualization import VisualizationStage
     from zigzag.stages.workload_iterator import WorkloadStage
 
     if opts["temporal_mapping_search_engine"] != "loma" or opts["in_memory_compute"]:
-        raise NotImplementedError("candidate recording is only set up for the LOMA engine without IMC")
-    opt_stage = {"energy": MinimalEnergyStage, "latency": MinimalLatencyStage, "EDP": MinimalEDPStage}[opts["opt"]]
-    is_onnx = isinstance(workload, ModelProto) or (isinstance(workload, str) and workload.endswith(".onnx"))
+        raise NotImplementedError(
+            "candidate recording is only set up for the LOMA engine without IMC"
+        )
+    opt_stage = {
+        "energy": MinimalEnergyStage,
+        "latency": MinimalLatencyStage,
+        "EDP": MinimalEDPStage,
+    }[opts["opt"]]
+    is_onnx = isinstance(workload, ModelProto) or (
+        isinstance(workload, str) and workload.endswith(".onnx")
+    )
     locality = opts["exploit_data_locality"] or opts["enable_mix_spatial_mapping"]
     marker, recorder = _make_recording_stages()
     stages = [
@@ -757,19 +986,27 @@ def write_readme(ref_inputs: Path, command_note: str) -> None:
                 status = "ok"
                 detail = f"E={data['energy_total']!r} pJ, L={data['latency_total2']!r} cc"
                 if "expected" in data:
-                    detail += " - matches expected (rel 1e-6)" if data["expected"]["match_rel_1e-6"] else (
-                        f" - DIFFERS from expected {data['expected']['energy_total']} / "
-                        f"{data['expected']['latency_total2']}"
+                    detail += (
+                        " - matches expected (rel 1e-6)"
+                        if data["expected"]["match_rel_1e-6"]
+                        else (
+                            f" - DIFFERS from expected {data['expected']['energy_total']} / "
+                            f"{data['expected']['latency_total2']}"
+                        )
                     )
                 if any("candidates" in layer for layer in data.get("layers", [])):
                     detail += f"; {sum(len(layer.get('candidates', [])) for layer in data['layers'])} candidates"
-                detail += f"; generated {data['meta']['generated_utc']} in {data['meta']['runtime_s']} s"
+                detail += (
+                    f"; generated {data['meta']['generated_utc']} in {data['meta']['runtime_s']} s"
+                )
             if path.suffix == ".gz":
                 detail += " (gzipped)"
         opts = {k: v for k, v in case.options.items() if API_DEFAULTS.get(k) != v}
         what = f"{case.workload}" + (f" layer {case.layer_id}" if case.layer_id is not None else "")
         mapping = case.mapping if case.mapping_base == "reference" else f"tests/data/{case.mapping}"
-        accel = case.accelerator + (" (minus force_double_buffering)" if case.strip_memory_keys else "")
+        accel = case.accelerator + (
+            " (minus force_double_buffering)" if case.strip_memory_keys else ""
+        )
         if case.accelerator_base != "reference":
             accel = f"tests/data/{accel}"
         if case.workload_base != "reference":
@@ -782,12 +1019,13 @@ def write_readme(ref_inputs: Path, command_note: str) -> None:
         version = _reference_version()
     except Exception:  # pragma: no cover
         version = "?"
-    text = f"""# Oracle data from the reference ZigZag
+    text = (
+        f"""# Oracle data from the reference ZigZag
 
 Generated by `tools/make_oracle.py` from the reference implementation **zigzag-dse {version}**
 (KULeuven-MICAS/zigzag, installed from PyPI into a separate virtual environment by
 `/work/shared/tools/reference-venv.sh`; the reference's code is *not* part of this repository).
-Last README refresh: {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}.
+Last README refresh: {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}.
 
 Command (each case was run like this; `--all` runs every case, existing files are skipped unless `--force`):
 
@@ -834,7 +1072,11 @@ Workload/accelerator/mapping paths are relative to `/work/shared/reference/zigza
 
 | case | group | workload | accelerator | mapping | options | status | result |
 | --- | --- | --- | --- | --- | --- | --- | --- |
-""" + "\n".join(rows) + "\n\n" + README_SCHEMA
+"""
+        + "\n".join(rows)
+        + "\n\n"
+        + README_SCHEMA
+    )
     ORACLE_DIR.mkdir(parents=True, exist_ok=True)
     tmp = ORACLE_DIR / f"README.md.tmp{os.getpid()}"
     tmp.write_text(text, encoding="utf-8")
@@ -850,12 +1092,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", action="append", default=[], help="case name (repeatable)")
     parser.add_argument("--all", action="store_true", help="run every case (in priority order)")
-    parser.add_argument("--force", action="store_true", help="re-run cases whose JSON already exists")
+    parser.add_argument(
+        "--force", action="store_true", help="re-run cases whose JSON already exists"
+    )
     parser.add_argument("--list", action="store_true", help="list the case names and exit")
     parser.add_argument("--readme-only", action="store_true", help="only regenerate README.md")
-    parser.add_argument("--ref-inputs", type=Path, default=DEFAULT_REF_INPUTS,
-                        help="folder with the reference's hardware/, mapping/, workload/ inputs")
-    parser.add_argument("--command-note", default="", help="extra text for the README (e.g. how the run was split)")
+    parser.add_argument(
+        "--ref-inputs",
+        type=Path,
+        default=DEFAULT_REF_INPUTS,
+        help="folder with the reference's hardware/, mapping/, workload/ inputs",
+    )
+    parser.add_argument(
+        "--command-note", default="", help="extra text for the README (e.g. how the run was split)"
+    )
     args = parser.parse_args(argv)
 
     if args.list:
@@ -863,14 +1113,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:45s} group {case.group}")
         return 0
 
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     try:
         version = _reference_version()
     except Exception:
-        print("zigzag-dse is not installed in this Python; use the reference venv's python", file=sys.stderr)
+        print(
+            "zigzag-dse is not installed in this Python; use the reference venv's python",
+            file=sys.stderr,
+        )
         return 2
     if version != REFERENCE_VERSION_REQUIRED:
-        print(f"warning: expected zigzag-dse {REFERENCE_VERSION_REQUIRED}, found {version}", file=sys.stderr)
+        print(
+            f"warning: expected zigzag-dse {REFERENCE_VERSION_REQUIRED}, found {version}",
+            file=sys.stderr,
+        )
     import zigzag  # noqa: F401  (must be the reference, not our package)
 
     if not hasattr(__import__("zigzag.api", fromlist=["x"]), "get_hardware_performance_zigzag"):
@@ -903,8 +1161,14 @@ def main(argv: list[str] | None = None) -> int:
         else:
             msg = f"E={data['energy_total']!r} L={data['latency_total2']!r}"
             if "expected" in data:
-                msg += " expected-match" if data["expected"]["match_rel_1e-6"] else " EXPECTED-MISMATCH"
-            print(f"[done] {name}: {msg} ({data['meta']['runtime_s']} s) -> {path.name}", flush=True)
+                msg += (
+                    " expected-match"
+                    if data["expected"]["match_rel_1e-6"]
+                    else " EXPECTED-MISMATCH"
+                )
+            print(
+                f"[done] {name}: {msg} ({data['meta']['runtime_s']} s) -> {path.name}", flush=True
+            )
         write_readme(args.ref_inputs, args.command_note)
     return 0
 

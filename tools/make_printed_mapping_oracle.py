@@ -19,8 +19,10 @@ import tempfile
 
 
 def loops(per_operand: dict) -> dict:
-    return {str(op): [[[str(dim), size] for dim, size in level] for level in levels]
-            for op, levels in per_operand.items()}
+    return {
+        str(op): [[[str(dim), size] for dim, size in level] for level in levels]
+        for op, levels in per_operand.items()
+    }
 
 
 def main() -> None:
@@ -38,37 +40,70 @@ def main() -> None:
     from zigzag.stages.mapping.temporal_mapping_generator_stage import TemporalMappingGeneratorStage
     from zigzag.stages.parser.accelerator_parser import AcceleratorParserStage
     from zigzag.stages.parser.workload_parser import WorkloadParserStage
-    from zigzag.stages.results.reduce_stages import MinimalEnergyStage, MinimalLatencyStage, SumStage
+    from zigzag.stages.results.reduce_stages import (
+        MinimalEnergyStage,
+        MinimalLatencyStage,
+        SumStage,
+    )
     from zigzag.stages.workload_iterator import WorkloadStage
 
     reduction = MinimalLatencyStage if args.opt == "latency" else MinimalEnergyStage
     with tempfile.TemporaryDirectory() as dump:
         cmes = MainStage(
-            [WorkloadParserStage, AcceleratorParserStage, SumStage, WorkloadStage, reduction,
-             SpatialMappingGeneratorStage, reduction, TemporalMappingGeneratorStage, CostModelStage],
-            accelerator=args.accelerator, workload=args.workload, mapping=args.mapping, loma_lpf_limit=6,
-            loma_show_progress_bar=False, nb_mappings_generated=3, enable_mix_spatial_mapping_generation=False,
-            access_same_data_considered_as_no_access=True, temporal_mapping_type=TemporalMappingType("uneven"),
-            dump_folder=dump, pickle_filename=f"{dump}/cmes.pickle",
+            [
+                WorkloadParserStage,
+                AcceleratorParserStage,
+                SumStage,
+                WorkloadStage,
+                reduction,
+                SpatialMappingGeneratorStage,
+                reduction,
+                TemporalMappingGeneratorStage,
+                CostModelStage,
+            ],
+            accelerator=args.accelerator,
+            workload=args.workload,
+            mapping=args.mapping,
+            loma_lpf_limit=6,
+            loma_show_progress_bar=False,
+            nb_mappings_generated=3,
+            enable_mix_spatial_mapping_generation=False,
+            access_same_data_considered_as_no_access=True,
+            temporal_mapping_type=TemporalMappingType("uneven"),
+            dump_folder=dump,
+            pickle_filename=f"{dump}/cmes.pickle",
         ).run()
     layers = []
     for cme, _ in cmes[0][1]:
-        layers.append({
-            "layer": cme.layer.name,
-            "energy_total": cme.energy_total,
-            "latency_total2": cme.latency_total2,
-            "spatial_mapping": loops(cme.spatial_mapping.mapping_dict_origin),
-            "spatial_mapping_int": loops(cme.spatial_mapping_int.mapping_dict_origin),
-            "temporal_mapping": loops(cme.temporal_mapping.mapping_dic_origin),
-            "temporal_mapping_stationary": loops(cme.temporal_mapping.mapping_dic_stationary),
-            "printed_spatial_mapping": str(cme.spatial_mapping),
-            "printed_temporal_mapping": str(cme.temporal_mapping),
-        })
+        layers.append(
+            {
+                "layer": cme.layer.name,
+                "energy_total": cme.energy_total,
+                "latency_total2": cme.latency_total2,
+                "spatial_mapping": loops(cme.spatial_mapping.mapping_dict_origin),
+                "spatial_mapping_int": loops(cme.spatial_mapping_int.mapping_dict_origin),
+                "temporal_mapping": loops(cme.temporal_mapping.mapping_dic_origin),
+                "temporal_mapping_stationary": loops(cme.temporal_mapping.mapping_dic_stationary),
+                "printed_spatial_mapping": str(cme.spatial_mapping),
+                "printed_temporal_mapping": str(cme.temporal_mapping),
+            }
+        )
     with open(args.output, "w") as file:
-        json.dump({"generator": "tools/make_printed_mapping_oracle.py with zigzag-dse 3.8.5",
-                   "inputs": {"workload": args.workload, "accelerator": args.accelerator, "mapping": args.mapping,
-                              "opt": args.opt, "lpf_limit": 6},
-                   "layers": layers}, file, indent=1)
+        json.dump(
+            {
+                "generator": "tools/make_printed_mapping_oracle.py with zigzag-dse 3.8.5",
+                "inputs": {
+                    "workload": args.workload,
+                    "accelerator": args.accelerator,
+                    "mapping": args.mapping,
+                    "opt": args.opt,
+                    "lpf_limit": 6,
+                },
+                "layers": layers,
+            },
+            file,
+            indent=1,
+        )
 
 
 if __name__ == "__main__":

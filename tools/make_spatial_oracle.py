@@ -67,8 +67,14 @@ def case_list() -> list[dict]:
     )
     for layer, name, mixing in extra:
         cases.append(_case(layer, "tpu_like", f"tests/data/mappings/{name}.yaml", mixing, name))
-    for layer, name in ((2, "spatial_capacity_tpu"), (2, "default_no_sm_tpu"), (30, "default_no_sm_tpu")):
-        case = _case(layer, "tpu_like", f"tests/data/mappings/{name}.yaml", False, f"{name}__small_rf")
+    for layer, name in (
+        (2, "spatial_capacity_tpu"),
+        (2, "default_no_sm_tpu"),
+        (30, "default_no_sm_tpu"),
+    ):
+        case = _case(
+            layer, "tpu_like", f"tests/data/mappings/{name}.yaml", False, f"{name}__small_rf"
+        )
         cases.append(dict(case, hardware_patch=SMALL_OUTPUT_RF))
     return cases
 
@@ -110,7 +116,10 @@ def resolve(path: str) -> str:
 
 def as_pairs(mapping) -> list:
     """A reference SpatialMapping as [[oa, [[dim, factor], ...]], ...] (order kept)."""
-    return [[oa.name, [[dim.name, f] for dim, f in unrolling.items()]] for oa, unrolling in mapping.items()]
+    return [
+        [oa.name, [[dim.name, f] for dim, f in unrolling.items()]]
+        for oa, unrolling in mapping.items()
+    ]
 
 
 def indicator_of(mapping) -> float | None:
@@ -140,9 +149,13 @@ def raw_combinations(stage) -> int:
     template.initialize_oa_dims(stage.oa_dim_sizes)
     template.check_and_reduce(max_unroll, stage.layer_dim_sizes.data)
     return math.prod(
-        len(list(stage.generate_spatial_mapping_single_oa_dim(
-            stage.spatial_mapping_hint[oa], max_unroll[oa], stage.oa_dim_sizes[oa]
-        )))
+        len(
+            list(
+                stage.generate_spatial_mapping_single_oa_dim(
+                    stage.spatial_mapping_hint[oa], max_unroll[oa], stage.oa_dim_sizes[oa]
+                )
+            )
+        )
         for oa in stage.oa_dim_sizes
         if oa not in template
     )
@@ -171,7 +184,9 @@ def run_case(case: dict, keep: int, max_combinations: int, folder: Path) -> dict
         result["error"] = f"{type(exc).__name__}: {exc}"
         return result
     result["count"] = len(ranked)
-    result["candidates"] = [{"mapping": as_pairs(m), "indicator": indicator_of(m)} for m in ranked[:keep]]
+    result["candidates"] = [
+        {"mapping": as_pairs(m), "indicator": indicator_of(m)} for m in ranked[:keep]
+    ]
     result["generated"] = [as_pairs(capacity_limit(copy.deepcopy(m))) for m in ranked[:3]]
     return result
 
@@ -180,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", type=int, default=50, help="candidates stored per case")
     parser.add_argument("--max-combinations", type=int, default=200_000)
-    parser.add_argument("--case", action="append", help="only (re)run these cases, keeping the others")
+    parser.add_argument(
+        "--case", action="append", help="only (re)run these cases, keeping the others"
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     cases = [c for c in case_list() if not args.case or c["name"] in args.case]

@@ -41,16 +41,32 @@ def record(path: str) -> dict | str:
     links: dict[int, list] = {}
     for sender, receiver, data in graph.edges(data=True):
         link = data["cl"]
-        entry = links.setdefault(id(link), [_name(link.sender), _name(link.receiver), link.bandwidth,
-                                             link.unit_energy_cost, link.bidirectional, []])
+        entry = links.setdefault(
+            id(link),
+            [
+                _name(link.sender),
+                _name(link.receiver),
+                link.bandwidth,
+                link.unit_energy_cost,
+                link.bidirectional,
+                [],
+            ],
+        )
         entry[5].append([sender.id, receiver.id])
     memories = []
     for core in graph.nodes:
         for level, out_degree in core.memory_hierarchy.out_degree():
             if out_degree == 0:
                 instance = level.memory_instance
-                memories.append([core.id, instance.name, instance.size, [str(op) for op in level.operands],
-                                 instance.shared_memory_group_id])
+                memories.append(
+                    [
+                        core.id,
+                        instance.name,
+                        instance.size,
+                        [str(op) for op in level.operands],
+                        instance.shared_memory_group_id,
+                    ]
+                )
     nodes = list(graph.nodes)
     routes = {}
     for a in nodes:
@@ -60,13 +76,20 @@ def record(path: str) -> dict | str:
                     routes[f"{a.id}-{b.id}"] = [c.id for c in nx.shortest_path(graph, a, b)]
                 except nx.NetworkXNoPath:
                     pass
-    return {"links": sorted(links.values()), "memories": sorted(memories), "nodes": [c.id for c in nodes],
-            "offchip_core_id": accelerator.offchip_core_id, "routes": routes}
+    return {
+        "links": sorted(links.values()),
+        "memories": sorted(memories),
+        "nodes": [c.id for c in nodes],
+        "offchip_core_id": accelerator.offchip_core_id,
+        "routes": routes,
+    }
 
 
 def main() -> None:
     logging.disable(logging.CRITICAL)
-    json.dump({path.rsplit("/", 1)[-1]: record(path) for path in sys.argv[1:]}, sys.stdout, indent=1)
+    json.dump(
+        {path.rsplit("/", 1)[-1]: record(path) for path in sys.argv[1:]}, sys.stdout, indent=1
+    )
     sys.stdout.write("\n")
 
 

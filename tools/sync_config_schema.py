@@ -27,9 +27,13 @@ def option_block() -> str:
 def main() -> None:
     text = SCHEMA.read_text()
     start, end = text.index(BEGIN), text.index(END)
-    header = f"{BEGIN} zigzag/search/options.py by tools/sync_config_schema.py; do not edit by hand.\n"
+    header = (
+        f"{BEGIN} zigzag/search/options.py by tools/sync_config_schema.py; do not edit by hand.\n"
+    )
     SCHEMA.write_text(text[:start] + header + option_block() + text[end:])
-    print(f"{SCHEMA}: $defs.options and $defs.sweep_options rewritten ({len(options_json_schema()['properties'])} options)")
+    print(
+        f"{SCHEMA}: $defs.options and $defs.sweep_options rewritten ({len(options_json_schema()['properties'])} options)"
+    )
 
 
 if __name__ == "__main__":

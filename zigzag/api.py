@@ -56,16 +56,18 @@ def get_hardware_performance_zigzag(
     ``salsa_seed``, ``access_same_data_considered_as_no_access``.
     """
     mixing = enable_mix_spatial_mapping or in_memory_compute
-    search_options, workload_options = resolve_options({
-        "opt": opt,
-        "lpf_limit": lpf_limit,
-        "nb_spatial_mappings_generated": nb_spatial_mappings_generated,
-        "temporal_mapping_search_engine": temporal_mapping_search_engine,
-        "temporal_mapping_type": temporal_mapping_type,
-        "enable_mix_spatial_mapping": mixing,
-        "exploit_data_locality": exploit_data_locality or mixing,
-        **options,
-    })
+    search_options, workload_options = resolve_options(
+        {
+            "opt": opt,
+            "lpf_limit": lpf_limit,
+            "nb_spatial_mappings_generated": nb_spatial_mappings_generated,
+            "temporal_mapping_search_engine": temporal_mapping_search_engine,
+            "temporal_mapping_type": temporal_mapping_type,
+            "enable_mix_spatial_mapping": mixing,
+            "exploit_data_locality": exploit_data_locality or mixing,
+            **options,
+        }
+    )
     with collected_warnings() as notes:
         result = run(
             workload,
@@ -75,7 +77,11 @@ def get_hardware_performance_zigzag(
             **workload_options,
             show_progress=None if loma_show_progress_bar else False,
         )
-    folder = Path(dump_folder) if dump_folder is not None else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    folder = (
+        Path(dump_folder)
+        if dump_folder is not None
+        else Path("outputs") / datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    )
     save_network_outputs(result, folder, pickle_filename=pickle_filename, notes=notes)
     per_layer = [(cost, (layer, [])) for layer, cost in result.layers]
     cmes = [(result.total, per_layer)]
@@ -107,14 +113,23 @@ def run(
     show_progress: bool | None = None,
 ) -> NetworkResult:
     """Load the three inputs and search the whole network (no files written)."""
-    layers, hardware = load_inputs(workload, accelerator, mapping, evaluate_all_operators=evaluate_all_operators,
-                                   operators=operators, causal_blocks=causal_blocks)
+    layers, hardware = load_inputs(
+        workload,
+        accelerator,
+        mapping,
+        evaluate_all_operators=evaluate_all_operators,
+        operators=operators,
+        causal_blocks=causal_blocks,
+    )
     return evaluate_network(
         layers,
         hardware,
         options,
         show_progress=show_progress,
         on_layer=lambda layer, cost: logger.info(
-            "%s: energy %.6g pJ, latency %.6g cycles", layer.name, cost.energy_total, cost.latency_total2
+            "%s: energy %.6g pJ, latency %.6g cycles",
+            layer.name,
+            cost.energy_total,
+            cost.latency_total2,
         ),
     )

@@ -28,12 +28,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.notes import collected_warnings
 
     options, workload_options = options_from_args(args)
-    overrides = {k: getattr(args, k) for k in ("phase", "batch", "tokens", "context") if getattr(args, k) is not None}
+    overrides = {
+        k: getattr(args, k)
+        for k in ("phase", "batch", "tokens", "context")
+        if getattr(args, k) is not None
+    }
     workload = args.workload
     if overrides:
         from zigzag.tokens.workloads import is_llm_workload, llm_document
 
-        if is_llm_workload(workload):  # a generated workload is generated again for the step asked for
+        if is_llm_workload(
+            workload
+        ):  # a generated workload is generated again for the step asked for
             workload = llm_document(workload, overrides, source="zigzag run")
     with collected_warnings() as notes:
         result = run(
@@ -51,19 +57,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
     table = layer_table(result.layers)[columns + (["compute_unit"] if split else [])]
-    print(table.to_string(index=False, formatters={
-        "energy_pJ": "{:.4g}".format, "latency_cycles": "{:.0f}".format, "mac_utilization": "{:.1%}".format,
-    }))
+    print(
+        table.to_string(
+            index=False,
+            formatters={
+                "energy_pJ": "{:.4g}".format,
+                "latency_cycles": "{:.0f}".format,
+                "mac_utilization": "{:.1%}".format,
+            },
+        )
+    )
     print(f"\ntotal energy: {result.energy:.10g} pJ\ntotal latency: {result.latency:.10g} cycles")
     if split:  # only with vector layers: the output of MAC-only runs stays as it was
-        print(f"MAC array: {total.mac_array_energy:.10g} pJ, {total.mac_array_latency:.10g} cycles; "
-              f"vector unit: {total.vector_unit_energy:.10g} pJ, {total.vector_unit_latency:.10g} cycles")
+        print(
+            f"MAC array: {total.mac_array_energy:.10g} pJ, {total.mac_array_latency:.10g} cycles; "
+            f"vector unit: {total.vector_unit_energy:.10g} pJ, {total.vector_unit_latency:.10g} cycles"
+        )
     if result.uncosted:
         print(f"uncosted (no vector unit for their class): {', '.join(result.uncosted)}")
     if total.tclk is not None:
-        print(f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns")
+        print(
+            f"clock period (tclk): {total.tclk:.10g} ns\ntotal latency: {total.latency_ns:.10g} ns"
+        )
     if total.area_total is not None:
-        unit = "mm2" if total.tclk is not None else area_unit_text(next(iter(result.accelerators.values()), None))
+        unit = (
+            "mm2"
+            if total.tclk is not None
+            else area_unit_text(next(iter(result.accelerators.values()), None))
+        )
         print(f"area: {total.area_total:.10g} {unit}")
     if figures is not None:
         from zigzag.tokens.figures import summary_lines
@@ -81,8 +102,12 @@ def _token_figures(result, overrides: dict, args):
 
     if read_inference(getattr(result, "inference", None), overrides, source="zigzag run") is None:
         if args.clock_ghz is not None:
-            raise InputError("zigzag run", "--clock-ghz", "is used by the per-token figures of an LLM step; give "
-                                                         "--phase (and --batch, --tokens, --context) too")
+            raise InputError(
+                "zigzag run",
+                "--clock-ghz",
+                "is used by the per-token figures of an LLM step; give "
+                "--phase (and --batch, --tokens, --context) too",
+            )
         return None
     return per_token_figures(result, overrides, clock_ghz=args.clock_ghz, source="zigzag run")
 
@@ -102,8 +127,9 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
     from zigzag.io.loaders import load_workload
     from zigzag.io.workload_export import workload_to_yaml
 
-    _, workload_options = resolve_options({name: getattr(args, name) for name in WORKLOAD_OPTIONS
-                                           if getattr(args, name) is not None})
+    _, workload_options = resolve_options(
+        {name: getattr(args, name) for name in WORKLOAD_OPTIONS if getattr(args, name) is not None}
+    )
     workload = load_workload(args.workload, args.mapping, **workload_options)
     text = workload_to_yaml(workload)
     if args.output == "-":
@@ -122,35 +148,66 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="find the best mapping of every layer of a workload and report its cost",
-                         description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
-                                     "ACCELERATOR and print per-layer energy/latency and the network totals (with "
-                                     "vector layers: each layer's unit, the totals of the MAC array and of the "
-                                     "vector unit, and the layers left uncosted).")
-    run.add_argument("--workload", required=True,
-                     help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)")
-    run.add_argument("--accelerator", required=True, help="accelerator description YAML (ZigZag format)")
-    run.add_argument("--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)")
-    run.add_argument("--output", default="outputs", help="folder for the result files (default %(default)s)")
+    run = sub.add_parser(
+        "run",
+        help="find the best mapping of every layer of a workload and report its cost",
+        description="Search the best spatial and temporal mapping of every layer of WORKLOAD on "
+        "ACCELERATOR and print per-layer energy/latency and the network totals (with "
+        "vector layers: each layer's unit, the totals of the MAC array and of the "
+        "vector unit, and the layers left uncosted).",
+    )
+    run.add_argument(
+        "--workload",
+        required=True,
+        help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)",
+    )
+    run.add_argument(
+        "--accelerator", required=True, help="accelerator description YAML (ZigZag format)"
+    )
+    run.add_argument(
+        "--mapping", required=True, help="mapping YAML (ZigZag format; needs a 'default' entry)"
+    )
+    run.add_argument(
+        "--output", default="outputs", help="folder for the result files (default %(default)s)"
+    )
     add_quiet(run)
     llm = run.add_argument_group("LLM steps (per-token figures; see docs/models/per-token.md)")
-    llm.add_argument("--phase", choices=("prefill", "decode"),
-                     help="the step the workload is (default: from the workload, e.g. past K/V inputs = decode)")
+    llm.add_argument(
+        "--phase",
+        choices=("prefill", "decode"),
+        help="the step the workload is (default: from the workload, e.g. past K/V inputs = decode)",
+    )
     llm.add_argument("--batch", type=int, help="sequences per step (B)")
-    llm.add_argument("--tokens", type=int, help="tokens per sequence in the step (prefill: S; decode: 1)")
+    llm.add_argument(
+        "--tokens", type=int, help="tokens per sequence in the step (prefill: S; decode: 1)"
+    )
     llm.add_argument("--context", type=int, help="decode: tokens already in the KV cache (C)")
-    llm.add_argument("--clock-ghz", type=float, help="clock frequency, for the per-token figures in seconds")
-    llm.add_argument("--quiet-plots", action="store_true", help="no roofline figure (roofline.csv only)")
+    llm.add_argument(
+        "--clock-ghz", type=float, help="clock frequency, for the per-token figures in seconds"
+    )
+    llm.add_argument(
+        "--quiet-plots", action="store_true", help="no roofline figure (roofline.csv only)"
+    )
     add_search_options(run)
-    run.add_argument("--seed", dest="salsa_seed", type=int, default=None,
-                     help="random seed of the search (the SALSA temporal search; same as --salsa-seed)")
+    run.add_argument(
+        "--seed",
+        dest="salsa_seed",
+        type=int,
+        default=None,
+        help="random seed of the search (the SALSA temporal search; same as --salsa-seed)",
+    )
     run.set_defaults(func=cmd_run)
 
-    export = sub.add_parser("export-workload", help="write any workload (ONNX or YAML) as a ZigZag workload YAML",
-                            description="Parse WORKLOAD (ONNX or YAML) and write its layers in the workload-YAML "
-                                        "format, so they can be inspected and edited.")
+    export = sub.add_parser(
+        "export-workload",
+        help="write any workload (ONNX or YAML) as a ZigZag workload YAML",
+        description="Parse WORKLOAD (ONNX or YAML) and write its layers in the workload-YAML "
+        "format, so they can be inspected and edited.",
+    )
     export.add_argument("workload", help="ONNX model or workload YAML")
-    export.add_argument("--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)")
+    export.add_argument(
+        "--mapping", required=True, help="mapping YAML (decides each layer's mapping entry)"
+    )
     export.add_argument("--output", default="-", help="output YAML file (default: standard output)")
     add_quiet(export)
     for name in WORKLOAD_OPTIONS:
@@ -171,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     return run_command(build_parser(), argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

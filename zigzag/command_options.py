@@ -27,20 +27,33 @@ def add_option(parser, option: Option) -> None:
     flag = "--" + option.name.replace("_", "-")
     help_text = f"{option.help} (default {str(option.default).lower() if option.type is bool else option.default})"
     if option.type is bool:
-        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_text)
+        parser.add_argument(
+            flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
+        )
     else:
-        parser.add_argument(flag, type=option.type, choices=option.choices or None, default=None, help=help_text,
-                            metavar=None if option.choices else option.type.__name__.upper())
+        parser.add_argument(
+            flag,
+            type=option.type,
+            choices=option.choices or None,
+            default=None,
+            help=help_text,
+            metavar=None if option.choices else option.type.__name__.upper(),
+        )
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
     """Every option of the option table (zigzag.search.options.OPTIONS) as a command-line flag."""
-    group = parser.add_argument_group("options (names as in get_hardware_performance_zigzag and the config)")
+    group = parser.add_argument_group(
+        "options (names as in get_hardware_performance_zigzag and the config)"
+    )
     for option in OPTIONS:
         add_option(group, option)
-    group.add_argument("--in-memory-compute", action="store_true",
-                       help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
-                            "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality")
+    group.add_argument(
+        "--in-memory-compute",
+        action="store_true",
+        help="search as get_hardware_performance_zigzag_imc does for in-memory-computing "
+        "accelerators: turns on --enable-mix-spatial-mapping and --exploit-data-locality",
+    )
 
 
 #: the help of ``--quiet``, the same on every command

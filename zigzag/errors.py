@@ -27,7 +27,9 @@ class InputError(ValueError):
 
 def missing_file(path) -> InputError:
     """The one-line error for an input file that is not there."""
-    return InputError(path, None, "does not exist; check the path (relative paths start at the working directory)")
+    return InputError(
+        path, None, "does not exist; check the path (relative paths start at the working directory)"
+    )
 
 
 class MappingError(RuntimeError):

@@ -25,10 +25,16 @@ def interrupted_line(args) -> str:
     kept = "no file was left half-written"
     if command == "sweep":
         cache = args.cache or f"{output}/.cache"
-        return (f"interrupted: zigzag sweep stopped; {kept}, and the layer results computed so far are kept in "
-                f"{cache}: run the same command again to continue from them")
+        return (
+            f"interrupted: zigzag sweep stopped; {kept}, and the layer results computed so far are kept in "
+            f"{cache}: run the same command again to continue from them"
+        )
     if command in ("stream run", "stream search"):
         cache = args.cache or f"{output}/.cache"
-        return (f"interrupted: zigzag {command} stopped; {kept}, and the cost-table entries computed so far are "
-                f"kept in {cache}: run the same command again to continue from them")
-    return f"interrupted: zigzag {command} stopped; {kept}; run the same command again to start over"
+        return (
+            f"interrupted: zigzag {command} stopped; {kept}, and the cost-table entries computed so far are "
+            f"kept in {cache}: run the same command again to continue from them"
+        )
+    return (
+        f"interrupted: zigzag {command} stopped; {kept}; run the same command again to start over"
+    )

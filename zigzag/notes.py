@@ -109,6 +109,10 @@ def run_logged(log: str | None, action, on_failure=None) -> int:
                 status = 0
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
-        lines = [f"[{time.perf_counter() - started:.3f} s]", *(f"warning: {w}" for w in warnings), message]
+        lines = [
+            f"[{time.perf_counter() - started:.3f} s]",
+            *(f"warning: {w}" for w in warnings),
+            message,
+        ]
         Path(log).write_text("\n".join(lines) + "\n")
     return status

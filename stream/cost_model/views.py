@@ -103,7 +103,9 @@ class LinkView:
 
     def get_name_for_schedule_plot(self) -> str:
         """``Core(0) -> Core(1)``; ``Core(6) <-> Any`` for a core's link to every other."""
-        return f"{_core(self.sender)} {'<->' if self.bidirectional else '->'} {_core(self.receiver)}"
+        return (
+            f"{_core(self.sender)} {'<->' if self.bidirectional else '->'} {_core(self.receiver)}"
+        )
 
 
 def _core(name: str) -> str:

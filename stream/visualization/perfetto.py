@@ -13,8 +13,14 @@ from stream.visualization.selection import parent_made, schedule_trace
 __all__ = ["convert_scme_to_perfetto_json"]
 
 
-def convert_scme_to_perfetto_json(scme, cost_lut, json_path: str, layer_ids: list[int] | None = None,
-                                  process_name: str = "scme", unknown_string: str = "Unknown") -> str:
+def convert_scme_to_perfetto_json(
+    scme,
+    cost_lut,
+    json_path: str,
+    layer_ids: list[int] | None = None,
+    process_name: str = "scme",
+    unknown_string: str = "Unknown",
+) -> str:
     """Write the trace-event JSON of ``scme`` (CNs per core, link events per link, memory usage
     counters; only ``layer_ids`` if given) to ``json_path`` and return it. ``cost_lut`` and
     ``unknown_string`` are accepted; every event here has a name."""

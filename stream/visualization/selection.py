@@ -13,21 +13,32 @@ from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.trace import ScheduleTrace, trace_from_result
 
 
-def schedule_trace(scme, layer_ids: Sequence[int] | None = None, links: bool = True) -> ScheduleTrace:
+def schedule_trace(
+    scme, layer_ids: Sequence[int] | None = None, links: bool = True
+) -> ScheduleTrace:
     """The trace of ``scme``; only the CNs of ``layer_ids`` (and edges between them) if given,
     no link rows unless ``links``."""
     if not isinstance(scme, ScheduleResult):
-        raise InputError(None, "scme", f"expected the schedule returned by optimize_allocation_ga, got "
-                         f"{type(scme).__name__}")
+        raise InputError(
+            None,
+            "scme",
+            f"expected the schedule returned by optimize_allocation_ga, got {type(scme).__name__}",
+        )
     trace = trace_from_result(scme)
     if layer_ids:
         keep = np.isin(trace.cn["layer"], np.asarray(list(layer_ids)))
         if not keep.any():
-            raise InputError(None, "layer_ids", f"no CN of layers {list(layer_ids)} in the schedule")
+            raise InputError(
+                None, "layer_ids", f"no CN of layers {list(layer_ids)} in the schedule"
+            )
         new_index = np.cumsum(keep) - 1
         src, dst = trace.edges["src"], trace.edges["dst"]
         both = keep[src] & keep[dst]
-        edges = {"src": new_index[src[both]], "dst": new_index[dst[both]], "bits": trace.edges["bits"][both]}
+        edges = {
+            "src": new_index[src[both]],
+            "dst": new_index[dst[both]],
+            "bits": trace.edges["bits"][both],
+        }
         trace = replace(trace, cn={k: v[keep] for k, v in trace.cn.items()}, edges=edges)
     return trace if links else replace(trace, links=[])
 
@@ -43,8 +54,13 @@ def time_window(scme, section_start_percent, percent_shown) -> tuple[float, floa
     """The span (cycles) from the first section's start to the last section's end, sections given
     in percent of the latency as Stream's pictures take them."""
     if len(section_start_percent) != len(percent_shown) or not section_start_percent:
-        raise InputError(None, "section_start_percent", "give as many section starts as percent_shown values "
-                         "(at least one)")
+        raise InputError(
+            None,
+            "section_start_percent",
+            "give as many section starts as percent_shown values (at least one)",
+        )
     latency = float(scme.latency)
-    return (min(section_start_percent) / 100 * latency,
-            max(s + p for s, p in zip(section_start_percent, percent_shown)) / 100 * latency)
+    return (
+        min(section_start_percent) / 100 * latency,
+        max(s + p for s, p in zip(section_start_percent, percent_shown)) / 100 * latency,
+    )

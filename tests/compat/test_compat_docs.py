@@ -20,24 +20,36 @@ from conftest import TESTS
 
 DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
-GEMM = (str(INPUTS / "workload" / "gemm_layer.yaml"), str(INPUTS / "hardware" / "gemm_l1.yaml"),
-        str(INPUTS / "mapping" / "gemm_l1.yaml"))
+GEMM = (
+    str(INPUTS / "workload" / "gemm_layer.yaml"),
+    str(INPUTS / "hardware" / "gemm_l1.yaml"),
+    str(INPUTS / "mapping" / "gemm_l1.yaml"),
+)
 TPU_HARDWARE = str(INPUTS / "hardware" / "tpu_like.yaml")
 TPU_MAPPING = str(INPUTS / "mapping" / "tpu_like.yaml")
 
 
 def small_model(*, infer_shapes: bool = True) -> onnx.ModelProto:
     """Two 3x3 convolutions with a ReLU between them (8 -> 16 -> 16 channels, 16x16 pixels)."""
-    weights = [numpy_helper.from_array(np.ones(shape, np.float32), name)
-               for name, shape in (("w1", (16, 8, 3, 3)), ("w2", (16, 16, 3, 3)))]
+    weights = [
+        numpy_helper.from_array(np.ones(shape, np.float32), name)
+        for name, shape in (("w1", (16, 8, 3, 3)), ("w2", (16, 16, 3, 3)))
+    ]
     nodes = [
-        helper.make_node("Conv", ["input", "w1"], ["c1"], name="conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Conv", ["input", "w1"], ["c1"], name="conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]
+        ),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("Conv", ["r1", "w2"], ["output"], name="conv2", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Conv", ["r1", "w2"], ["output"], name="conv2", kernel_shape=[3, 3], pads=[1, 1, 1, 1]
+        ),
     ]
     graph = helper.make_graph(
-        nodes, "small", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 8, 16, 16])],
-        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 16, 16, 16])], weights,
+        nodes,
+        "small",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 8, 16, 16])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 16, 16, 16])],
+        weights,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     return onnx.shape_inference.infer_shapes(model) if infer_shapes else model
@@ -55,8 +67,12 @@ def test_api_page_example(in_tmp):
 
     workload, accelerator, mapping = GEMM
     energy, latency, cme = api.get_hardware_performance_zigzag(
-        workload, accelerator, mapping, opt="latency",
-        dump_folder="outputs/{datetime}.json", pickle_filename="outputs/list_of_cmes.pickle",
+        workload,
+        accelerator,
+        mapping,
+        opt="latency",
+        dump_folder="outputs/{datetime}.json",
+        pickle_filename="outputs/list_of_cmes.pickle",
     )
     assert (energy, latency) == (cme[0][0].energy_total, cme[0][0].latency_total2)
     assert (in_tmp / "outputs" / "{datetime}.json" / "overall_simple.json").exists()
@@ -70,8 +86,13 @@ def test_visualization_page_examples(in_tmp):
     from zigzag.visualization.results.plot_cme import bar_plot_cost_model_evaluations_breakdown
     from zigzag.visualization.results.print_mapping import print_mapping
 
-    get_hardware_performance_zigzag(str(INPUTS / "workload" / "resnet18.onnx"), TPU_HARDWARE, TPU_MAPPING,
-                                    dump_folder="outputs", loma_show_progress_bar=False)
+    get_hardware_performance_zigzag(
+        str(INPUTS / "workload" / "resnet18.onnx"),
+        TPU_HARDWARE,
+        TPU_MAPPING,
+        dump_folder="outputs",
+        loma_show_progress_bar=False,
+    )
     pickle_filename = "outputs/list_of_cmes.pickle"
     with open(pickle_filename, "rb") as fp:
         cmes = pickle.load(fp)
@@ -93,7 +114,9 @@ def test_outputs_page_json_representations(in_tmp):
     from zigzag.api import get_hardware_performance_zigzag
     from zigzag.utils import json_repr_handler
 
-    _, _, results = get_hardware_performance_zigzag(*GEMM, dump_folder="out", loma_show_progress_bar=False)
+    _, _, results = get_hardware_performance_zigzag(
+        *GEMM, dump_folder="out", loma_show_progress_bar=False
+    )
     total, [(cme, _)] = results[0]
     assert cme.__simplejsonrepr__() == {"energy": cme.energy_total, "latency": cme.latency_total2}
     [saved] = (in_tmp / "out").glob("*_complete.json")
@@ -103,7 +126,10 @@ def test_outputs_page_json_representations(in_tmp):
         {"energy": total.energy_total, "latency": total.latency_total2},
     ]
     assert json_repr_handler({"cme": cme})["cme"]["inputs"]["layer"]["loop_dimensions"] == {
-        "D0": 128, "D1": 128, "D2": 128}
+        "D0": 128,
+        "D1": 128,
+        "D2": 128,
+    }
 
 
 # ----- workload.rst ----------------------------------------------------------------------------
@@ -118,11 +144,14 @@ def test_workload_page_quantization_attributes(in_tmp):
         node.attribute.extend([attr])
     onnx.save(onnx_model, path)
 
-    _, _, results = get_hardware_performance_zigzag(path, TPU_HARDWARE, TPU_MAPPING, dump_folder="out",
-                                                    loma_show_progress_bar=False)
+    _, _, results = get_hardware_performance_zigzag(
+        path, TPU_HARDWARE, TPU_MAPPING, dump_folder="out", loma_show_progress_bar=False
+    )
     per_layer = results[0][1]
     assert [cme.layer.name for cme, _ in per_layer] == ["conv1", "conv2"]
-    assert all(cme.layer.precision["W"] == 4 and cme.layer.precision["I"] == 8 for cme, _ in per_layer)
+    assert all(
+        cme.layer.precision["W"] == 4 and cme.layer.precision["I"] == 8 for cme, _ in per_layer
+    )
 
 
 def test_workload_page_external_data_and_shape_inference(in_tmp):
@@ -131,18 +160,35 @@ def test_workload_page_external_data_and_shape_inference(in_tmp):
     onnx.save(small_model(), "my_model_with_internal_data.onnx")
     model = onnx.load("my_model_with_internal_data.onnx")
     (in_tmp / "path/to/save/the").mkdir(parents=True)
-    onnx.save_model(model, "path/to/save/the/model.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
-                    location="external_data_filename", size_threshold=1024, convert_attribute=False)
+    onnx.save_model(
+        model,
+        "path/to/save/the/model.onnx",
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="external_data_filename",
+        size_threshold=1024,
+        convert_attribute=False,
+    )
     assert (in_tmp / "path/to/save/the/external_data_filename").exists()
-    external, *_ = get_hardware_performance_zigzag("path/to/save/the/model.onnx", TPU_HARDWARE, TPU_MAPPING,
-                                                   dump_folder="a", loma_show_progress_bar=False)
+    external, *_ = get_hardware_performance_zigzag(
+        "path/to/save/the/model.onnx",
+        TPU_HARDWARE,
+        TPU_MAPPING,
+        dump_folder="a",
+        loma_show_progress_bar=False,
+    )
 
     onnx.save(small_model(infer_shapes=False), "my_model.onnx")
     model = onnx.load("my_model.onnx")
     inferred_model = onnx.shape_inference.infer_shapes(model)
     onnx.save(inferred_model, "my_inferred_model.onnx")
-    inferred, *_ = get_hardware_performance_zigzag("my_inferred_model.onnx", TPU_HARDWARE, TPU_MAPPING,
-                                                   dump_folder="b", loma_show_progress_bar=False)
+    inferred, *_ = get_hardware_performance_zigzag(
+        "my_inferred_model.onnx",
+        TPU_HARDWARE,
+        TPU_MAPPING,
+        dump_folder="b",
+        loma_show_progress_bar=False,
+    )
     assert inferred == external > 0
 
 
@@ -187,8 +233,9 @@ def test_mapping_page_entry(in_tmp):
 
     layers = open_yaml(INPUTS / "workload" / "resnet18.yaml")[:1]
     Path("mapping.yaml").write_text(MAPPING_PAGE_ENTRY)
-    _, _, results = get_hardware_performance_zigzag(layers, TPU_HARDWARE, "mapping.yaml", dump_folder="out",
-                                                    loma_show_progress_bar=False)
+    _, _, results = get_hardware_performance_zigzag(
+        layers, TPU_HARDWARE, "mapping.yaml", dump_folder="out", loma_show_progress_bar=False
+    )
     [(cme, _)] = results[0][1]
     assert cme.spatial_mapping_array == {"D1": {"C": 3}, "D2": {"K": 32}}
     loops = [loop for level in cme.temporal_mapping["O"] for loop in level]
@@ -205,32 +252,64 @@ def test_mapping_page_entry(in_tmp):
 def test_stages_page_pipeline(in_tmp, generator):
     from zigzag import stages as zz
     from zigzag.stages import (
-        AcceleratorParserStage, CompleteSaveStage, CostModelStage, MainStage, MinimalLatencyStage,
-        PickleSaveStage, SimpleSaveStage, SpatialMappingGeneratorStage, SumStage, VisualizationStage,
-        WorkloadParserStage, WorkloadStage,
+        AcceleratorParserStage,
+        CompleteSaveStage,
+        CostModelStage,
+        MainStage,
+        MinimalLatencyStage,
+        PickleSaveStage,
+        SimpleSaveStage,
+        SpatialMappingGeneratorStage,
+        SumStage,
+        VisualizationStage,
+        WorkloadParserStage,
+        WorkloadStage,
     )
 
     workload, accelerator, mapping = GEMM
-    args = Namespace(accelerator=accelerator, workload=workload, mapping=mapping, dump_folder="outputs/run",
-                     pickle_filename="outputs/run/list_of_cmes.pickle", lpf_limit=3)
+    args = Namespace(
+        accelerator=accelerator,
+        workload=workload,
+        mapping=mapping,
+        dump_folder="outputs/run",
+        pickle_filename="outputs/run/list_of_cmes.pickle",
+        lpf_limit=3,
+    )
     nb_spatial_mappings_generated = 3
     workload_parser_stage = WorkloadParserStage
     opt_stage = MinimalLatencyStage
     mainstage = MainStage(
         [
-            workload_parser_stage, AcceleratorParserStage, SimpleSaveStage, PickleSaveStage, SumStage,
-            WorkloadStage, VisualizationStage, CompleteSaveStage, opt_stage, SpatialMappingGeneratorStage,
-            opt_stage, getattr(zz, generator), CostModelStage,
+            workload_parser_stage,
+            AcceleratorParserStage,
+            SimpleSaveStage,
+            PickleSaveStage,
+            SumStage,
+            WorkloadStage,
+            VisualizationStage,
+            CompleteSaveStage,
+            opt_stage,
+            SpatialMappingGeneratorStage,
+            opt_stage,
+            getattr(zz, generator),
+            CostModelStage,
         ],
-        accelerator=args.accelerator, workload=args.workload, mapping=args.mapping,
-        dump_folder=args.dump_folder, pickle_filename=args.pickle_filename, loma_lpf_limit=args.lpf_limit,
-        loma_show_progress_bar=True, nb_mappings_generated=nb_spatial_mappings_generated,
-        enable_mix_spatial_mapping_generation=False, access_same_data_considered_as_no_access=True,
+        accelerator=args.accelerator,
+        workload=args.workload,
+        mapping=args.mapping,
+        dump_folder=args.dump_folder,
+        pickle_filename=args.pickle_filename,
+        loma_lpf_limit=args.lpf_limit,
+        loma_show_progress_bar=True,
+        nb_mappings_generated=nb_spatial_mappings_generated,
+        enable_mix_spatial_mapping_generation=False,
+        access_same_data_considered_as_no_access=True,
     )
     cmes = mainstage.run()
     total, per_layer = cmes[0]
     energy, latency, _ = __import__("zigzag.api").api.get_hardware_performance_zigzag(
-        *GEMM, lpf_limit=3, dump_folder="api", loma_show_progress_bar=False)
+        *GEMM, lpf_limit=3, dump_folder="api", loma_show_progress_bar=False
+    )
     assert (total.energy_total, total.latency_total2) == pytest.approx((energy, latency))
     run = in_tmp / "outputs" / "run"
     assert json.loads((run / "overall_simple.json").read_text()) == total.simple_dict()
@@ -242,21 +321,30 @@ def test_older_stage_document_pipeline(in_tmp):
     """The older document's example (its missing ``],`` and ``)`` restored) with its keyword
     names; ``filename_pattern`` saves the list of results passing through SimpleSaveStage."""
     from zigzag.stages import (
-        AcceleratorParserStage, CostModelStage, LomaStage, MainStage, MinimalLatencyStage, ONNXModelParserStage,
-        SimpleSaveStage, SpatialMappingGeneratorStage, WorkloadStage,
+        AcceleratorParserStage,
+        CostModelStage,
+        LomaStage,
+        MainStage,
+        MinimalLatencyStage,
+        ONNXModelParserStage,
+        SimpleSaveStage,
+        SpatialMappingGeneratorStage,
+        WorkloadStage,
     )
 
     onnx.save(small_model(), "model.onnx")
     args = Namespace(accelerator=TPU_HARDWARE, model="model.onnx", mapping=TPU_MAPPING)
-    mainstage = MainStage([
-        ONNXModelParserStage,
-        AcceleratorParserStage,
-        SimpleSaveStage,
-        WorkloadStage,
-        SpatialMappingGeneratorStage,
-        MinimalLatencyStage,
-        LomaStage,
-        CostModelStage],
+    mainstage = MainStage(
+        [
+            ONNXModelParserStage,
+            AcceleratorParserStage,
+            SimpleSaveStage,
+            WorkloadStage,
+            SpatialMappingGeneratorStage,
+            MinimalLatencyStage,
+            LomaStage,
+            CostModelStage,
+        ],
         accelerator_path=args.accelerator,
         onnx_model_path=args.model,
         mapping_path=args.mapping,

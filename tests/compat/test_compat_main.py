@@ -56,8 +56,10 @@ def example_run(tmp_path_factory):
         stall = cme.latency_total0 - cme.ideal_temporal_cycle
         onload = cme.latency_total1 - cme.latency_total0
         offload = cme.latency_total2 - cme.latency_total1
-        print(f"Latency: {cme.latency_total2:.3e} (bd: ideal -> {cme.ideal_temporal_cycle}, stall -> {stall} "
-              f"onload -> {onload}, offload -> {offload})")
+        print(
+            f"Latency: {cme.latency_total2:.3e} (bd: ideal -> {cme.ideal_temporal_cycle}, stall -> {stall} "
+            f"onload -> {onload}, offload -> {offload})"
+        )
     return {"printed": printed.getvalue(), "cmes": cmes, "folder": folder, "results": results}
 
 
@@ -66,7 +68,11 @@ def test_example_prints_what_the_reference_prints(example_run):
 
 
 def test_example_writes_the_breakdown_and_the_pickle_holds_results_with_their_layer(example_run):
-    from zigzag.cost_model.cost_model import CostModelEvaluation, CostModelEvaluationABC, CumulativeCME
+    from zigzag.cost_model.cost_model import (
+        CostModelEvaluation,
+        CostModelEvaluationABC,
+        CumulativeCME,
+    )
 
     assert (example_run["folder"] / "breakdown.png").stat().st_size > 10_000
     cmes = example_run["cmes"]
@@ -111,22 +117,55 @@ def _plain(value):
 
 ORACLE = json.loads((COMPAT / "cme_attributes_resnet18_onnx_tpu_like_energy.json").read_text())
 PLAIN_NAMES = [
-    "energy_total", "mac_energy", "mem_energy", "latency_total0", "latency_total1", "latency_total2",
-    "ideal_cycle", "ideal_temporal_cycle", "stall_slack_comb", "data_onloading_cycle", "data_offloading_cycle",
-    "cycles_per_op", "access_same_data_considered_as_no_access", "mem_utili_individual", "mem_utili_shared",
-    "effective_mem_utili_individual", "effective_mem_utili_shared", "double_buffer_true",
-    "data_loading_individual_part", "data_loading_half_shared_part", "data_loading_shared_part",
-    "data_loading_cc_pair_combined_per_op", "active_mem_level", "mem_size_dict", "mem_sharing_tuple",
-    "stall_slack_comb_collect", "mem_updating_window_union_collect", "real_data_trans_cycle",
-    "allowed_mem_update_cycle", "data_loading_cc_per_op", "data_offloading_cc_per_op",
-    "data_offloading_cc_pair_combined", "memory_operand_links", "data_offloading_per_mem_inst",
-    "loading_offloading_cycles_borrowed_from_computation", "loading_offloading_bandwidth_borrowed_from_computation",
-    "mac_spatial_utilization", "mac_utilization0", "mac_utilization1", "mac_utilization2", "cumulative_layer_ids",
-    "mem_energy_breakdown", "mem_energy_breakdown_further",
+    "energy_total",
+    "mac_energy",
+    "mem_energy",
+    "latency_total0",
+    "latency_total1",
+    "latency_total2",
+    "ideal_cycle",
+    "ideal_temporal_cycle",
+    "stall_slack_comb",
+    "data_onloading_cycle",
+    "data_offloading_cycle",
+    "cycles_per_op",
+    "access_same_data_considered_as_no_access",
+    "mem_utili_individual",
+    "mem_utili_shared",
+    "effective_mem_utili_individual",
+    "effective_mem_utili_shared",
+    "double_buffer_true",
+    "data_loading_individual_part",
+    "data_loading_half_shared_part",
+    "data_loading_shared_part",
+    "data_loading_cc_pair_combined_per_op",
+    "active_mem_level",
+    "mem_size_dict",
+    "mem_sharing_tuple",
+    "stall_slack_comb_collect",
+    "mem_updating_window_union_collect",
+    "real_data_trans_cycle",
+    "allowed_mem_update_cycle",
+    "data_loading_cc_per_op",
+    "data_offloading_cc_per_op",
+    "data_offloading_cc_pair_combined",
+    "memory_operand_links",
+    "data_offloading_per_mem_inst",
+    "loading_offloading_cycles_borrowed_from_computation",
+    "loading_offloading_bandwidth_borrowed_from_computation",
+    "mac_spatial_utilization",
+    "mac_utilization0",
+    "mac_utilization1",
+    "mac_utilization2",
+    "cumulative_layer_ids",
+    "mem_energy_breakdown",
+    "mem_energy_breakdown_further",
 ]
 PER_PORT_NAMES = [  # keyed by (memory, port) here, "<memory>/<port>" in the oracle
-    "loading_cycles_during_computation", "loading_bw_during_computation",
-    "total_loading_cycles_during_computation", "total_loading_bw_during_computation",
+    "loading_cycles_during_computation",
+    "loading_bw_during_computation",
+    "total_loading_cycles_during_computation",
+    "total_loading_bw_during_computation",
 ]
 
 
@@ -137,25 +176,86 @@ def test_attributes_equal_the_references(example_run, index):
     for name in PLAIN_NAMES:
         _close(_plain(getattr(cme, name)), expected[name], name)
     _close([level.memory_instance.name for level in cme.mem_level_list], expected["mem_level_list"])
-    _close({op: [level.name for level in levels] for op, levels in cme.mem_hierarchy_dict.items()},
-           expected["mem_hierarchy_dict"])
-    _close([{port: [[a.real_cycle, a.allowed_cycle, a.period, a.period_count, list(a.served_op_lv_dir),
-                     a.stall_or_slack, a.mem_updating_window] for a in acts] for port, acts in ports.items()}
-            for ports in cme.port_activity_collect], expected["port_activity_collect"], "port_activity_collect")
+    _close(
+        {op: [level.name for level in levels] for op, levels in cme.mem_hierarchy_dict.items()},
+        expected["mem_hierarchy_dict"],
+    )
+    _close(
+        [
+            {
+                port: [
+                    [
+                        a.real_cycle,
+                        a.allowed_cycle,
+                        a.period,
+                        a.period_count,
+                        list(a.served_op_lv_dir),
+                        a.stall_or_slack,
+                        a.mem_updating_window,
+                    ]
+                    for a in acts
+                ]
+                for port, acts in ports.items()
+            }
+            for ports in cme.port_activity_collect
+        ],
+        expected["port_activity_collect"],
+        "port_activity_collect",
+    )
     for view in ("mapping", "mapping_int"):
-        for name in ("data_elem_per_level_unrolled", "data_bit_per_level_unrolled", "data_elem_per_level",
-                     "data_bit_per_level", "effective_data_bit"):
+        for name in (
+            "data_elem_per_level_unrolled",
+            "data_bit_per_level_unrolled",
+            "data_elem_per_level",
+            "data_bit_per_level",
+            "effective_data_bit",
+        ):
             _close(getattr(getattr(cme, view), name), expected[f"{view}.{name}"], f"{view}.{name}")
     _close(cme.mapping.mem_level, expected["mapping.mem_level"])
     _close(cme.mapping_int.mem_level, expected["mapping_int.mem_level"])
-    _close(_plain(cme.spatial_mapping_dict_int), expected["spatial_mapping_dict_int"], "spatial_mapping_dict_int")
-    _close(_plain(cme.temporal_mapping), expected["temporal_mapping.mapping_dic_origin"], "temporal_mapping")
+    _close(
+        _plain(cme.spatial_mapping_dict_int),
+        expected["spatial_mapping_dict_int"],
+        "spatial_mapping_dict_int",
+    )
+    _close(
+        _plain(cme.temporal_mapping),
+        expected["temporal_mapping.mapping_dic_origin"],
+        "temporal_mapping",
+    )
     for name in PER_PORT_NAMES:
-        _close({f"{memory}/{port}": v for (memory, port), v in getattr(cme, name).items()}, expected[name], name)
-    _close([{port: [[a.real_cycle, a.data_in_charge, a.mem_bw, list(a.served_op_lv_dir)] for a in acts]
-             for port, acts in ports.items()} for ports in cme.data_loading_per_mem_inst],
-           expected["data_loading_per_mem_inst"], "data_loading_per_mem_inst")
-    words = {op: [{d: level[s] for s, d in (("tl", "rd_out_to_low"), ("fl", "wr_in_by_low"),
-                                            ("th", "rd_out_to_high"), ("fh", "wr_in_by_high"))} for level in levels]
-             for op, levels in cme.memory_word_access.items()}
+        _close(
+            {f"{memory}/{port}": v for (memory, port), v in getattr(cme, name).items()},
+            expected[name],
+            name,
+        )
+    _close(
+        [
+            {
+                port: [
+                    [a.real_cycle, a.data_in_charge, a.mem_bw, list(a.served_op_lv_dir)]
+                    for a in acts
+                ]
+                for port, acts in ports.items()
+            }
+            for ports in cme.data_loading_per_mem_inst
+        ],
+        expected["data_loading_per_mem_inst"],
+        "data_loading_per_mem_inst",
+    )
+    words = {
+        op: [
+            {
+                d: level[s]
+                for s, d in (
+                    ("tl", "rd_out_to_low"),
+                    ("fl", "wr_in_by_low"),
+                    ("th", "rd_out_to_high"),
+                    ("fh", "wr_in_by_high"),
+                )
+            }
+            for level in levels
+        ]
+        for op, levels in cme.memory_word_access.items()
+    }
     _close(words, expected["memory_word_access"], "memory_word_access")

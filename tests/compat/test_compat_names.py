@@ -15,17 +15,36 @@ from conftest import TESTS
 
 DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"
-GEMM = (str(INPUTS / "workload" / "gemm_layer.yaml"), str(INPUTS / "hardware" / "gemm_l1_l3.yaml"),
-        str(INPUTS / "mapping" / "gemm_l1_l3.yaml"))
+GEMM = (
+    str(INPUTS / "workload" / "gemm_layer.yaml"),
+    str(INPUTS / "hardware" / "gemm_l1_l3.yaml"),
+    str(INPUTS / "mapping" / "gemm_l1_l3.yaml"),
+)
 
 MODULE_NAMES = {
     "zigzag.api": ["get_hardware_performance_zigzag"],
-    "zigzag.utils": ["open_yaml", "pickle_deepcopy", "pickle_save", "pickle_load", "json_repr_handler",
-                     "hash_sha512", "UniqueMessageFilter", "DiGraphWrapper"],
-    "zigzag.cost_model.cost_model": ["CostModelEvaluation", "CumulativeCME", "CostModelEvaluationABC"],
+    "zigzag.utils": [
+        "open_yaml",
+        "pickle_deepcopy",
+        "pickle_save",
+        "pickle_load",
+        "json_repr_handler",
+        "hash_sha512",
+        "UniqueMessageFilter",
+        "DiGraphWrapper",
+    ],
+    "zigzag.cost_model.cost_model": [
+        "CostModelEvaluation",
+        "CumulativeCME",
+        "CostModelEvaluationABC",
+    ],
     "zigzag.cost_model.port_activity": ["PortActivity"],
-    "zigzag.visualization": ["bar_plot_cost_model_evaluations_breakdown", "print_mapping",
-                             "visualize_memory_hierarchy_graph", "visualize_dnn_graph"],
+    "zigzag.visualization": [
+        "bar_plot_cost_model_evaluations_breakdown",
+        "print_mapping",
+        "visualize_memory_hierarchy_graph",
+        "visualize_dnn_graph",
+    ],
     "zigzag.visualization.results.plot_cme": ["bar_plot_cost_model_evaluations_breakdown"],
     "zigzag.visualization.results.print_mapping": ["print_mapping"],
     "zigzag.visualization.graph.memory_hierarchy": ["visualize_memory_hierarchy_graph"],
@@ -33,10 +52,17 @@ MODULE_NAMES = {
     "zigzag.stages.main": ["MainStage"],
     "zigzag.stages.stage": ["Stage", "StageCallable", "MainStage"],
     "zigzag.stages.workload_iterator": ["WorkloadStage"],
-    "zigzag.stages.run_opt_stages": ["RemoveExtraInfoStage", "CacheBeforeYieldStage", "SkipIfDumpExistsStage",
-                                     "MultiProcessingSpawnStage", "MultiProcessingGatherStage"],
-    "zigzag.stages.exploit_data_locality_stages": ["SearchInterLayerDataLocalityStage",
-                                                   "ExploitInterLayerDataLocalityStage"],
+    "zigzag.stages.run_opt_stages": [
+        "RemoveExtraInfoStage",
+        "CacheBeforeYieldStage",
+        "SkipIfDumpExistsStage",
+        "MultiProcessingSpawnStage",
+        "MultiProcessingGatherStage",
+    ],
+    "zigzag.stages.exploit_data_locality_stages": [
+        "SearchInterLayerDataLocalityStage",
+        "ExploitInterLayerDataLocalityStage",
+    ],
     "zigzag.stages.evaluation.cost_model_evaluation": ["CostModelStage"],
     "zigzag.stages.mapping.salsa": ["SalsaStage"],
     "zigzag.stages.mapping.spatial_mapping_conversion": ["SpatialMappingConversionStage"],
@@ -46,8 +72,12 @@ MODULE_NAMES = {
     "zigzag.stages.parser.onnx_model_parser": ["ONNXModelParserStage"],
     "zigzag.stages.parser.workload_parser": ["WorkloadParserStage"],
     "zigzag.stages.results.plot_temporal_mapping": ["PlotTemporalMappingsStage"],
-    "zigzag.stages.results.reduce_stages": ["MinimalEnergyStage", "MinimalLatencyStage", "MinimalEDPStage",
-                                            "SumStage"],
+    "zigzag.stages.results.reduce_stages": [
+        "MinimalEnergyStage",
+        "MinimalLatencyStage",
+        "MinimalEDPStage",
+        "SumStage",
+    ],
     "zigzag.stages.results.save": ["CompleteSaveStage", "SimpleSaveStage", "PickleSaveStage"],
     "zigzag.stages.results.visualization": ["VisualizationStage"],
 }
@@ -74,7 +104,9 @@ total_loading_bw_during_computation total_loading_cycles_during_computation
 @pytest.fixture(scope="module")
 def gemm_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("gemm")
-    _, _, results = get_hardware_performance_zigzag(*GEMM, dump_folder=str(folder), loma_show_progress_bar=False)
+    _, _, results = get_hardware_performance_zigzag(
+        *GEMM, dump_folder=str(folder), loma_show_progress_bar=False
+    )
     total, [(cme, _)] = results[0]
     return total, cme, folder
 
@@ -95,7 +127,11 @@ def test_faces_are_our_objects():
     from zigzag.stages.main import MainStage as main_face
 
     assert CostModelEvaluation is LayerCostResult and CumulativeCME is CumulativeResult
-    assert face is CostModelStage and main_face is MainStage and LomaStage is TemporalMappingGeneratorStage
+    assert (
+        face is CostModelStage
+        and main_face is MainStage
+        and LomaStage is TemporalMappingGeneratorStage
+    )
 
 
 def test_every_zigzag_attribute_is_there(gemm_run):
@@ -112,11 +148,17 @@ def test_views_come_from_one_computation(gemm_run):
 
     _, cme, _ = gemm_run
     detail = cme.cost_detail
-    assert detail.result == CostResult(**{f.name: getattr(cme, f.name) for f in dataclasses.fields(CostResult)})
+    assert detail.result == CostResult(
+        **{f.name: getattr(cme, f.name) for f in dataclasses.fields(CostResult)}
+    )
     collected = [ss for ports in cme.stall_slack_comb_collect for ss in ports.values()]
     assert cme.stall_slack_comb == max([0, *collected])
     assert cme.mem_utili_shared == {op: list(v) for op, v in cme.mem_utilization_shared.items()}
-    assert cme.mapping.mem_level == cme.active_mem_level == {op: len(v) for op, v in cme.temporal_mapping.items()}
+    assert (
+        cme.mapping.mem_level
+        == cme.active_mem_level
+        == {op: len(v) for op, v in cme.temporal_mapping.items()}
+    )
     pairs = cme.data_offloading_cc_pair_combined
     assert sum(pairs) == cme.data_offloading_cycle
 
@@ -126,7 +168,11 @@ def test_results_pickle_with_their_layer_and_without_cached_details(gemm_run):
     _ = cme.stall_slack_comb_collect  # fills the cache
     copy = pickle.loads(pickle.dumps(cme))
     assert "cost_detail" not in copy.__dict__
-    assert copy == cme and copy.layer.name == cme.layer.name and copy.accelerator.name == cme.accelerator_name
+    assert (
+        copy == cme
+        and copy.layer.name == cme.layer.name
+        and copy.accelerator.name == cme.accelerator_name
+    )
     assert copy.stall_slack_comb_collect == cme.stall_slack_comb_collect
     [saved] = pickle.loads((folder / "list_of_cmes.pickle").read_bytes())
     assert saved.mem_level_list[0].memory_instance.name == cme.mem_level_list[0].name
@@ -138,12 +184,19 @@ def test_memory_level_views(gemm_run):
     assert [level.name for level in levels] == [m.name for m in cme.accelerator.memories]
     level = levels[0]
     assert level.memory_instance is cme.accelerator.memories[0]
-    assert (level.read_energy, level.write_energy) == (level.memory_instance.r_cost, level.memory_instance.w_cost)
+    assert (level.read_energy, level.write_energy) == (
+        level.memory_instance.r_cost,
+        level.memory_instance.w_cost,
+    )
     op = level.operands[0]
-    assert level.get_max_bandwidth(op, "rd_out_to_low") == level.memory_instance.bandwidth_max(op, "tl")
+    assert level.get_max_bandwidth(op, "rd_out_to_low") == level.memory_instance.bandwidth_max(
+        op, "tl"
+    )
     assert str(level).startswith(f"MemoryLevel(instance={level.name},operands=")
-    assert all(cme.mem_size_dict[op] == [lv.memory_instance.size for lv in lvs]
-               for op, lvs in cme.mem_hierarchy_dict.items())
+    assert all(
+        cme.mem_size_dict[op] == [lv.memory_instance.size for lv in lvs]
+        for op, lvs in cme.mem_hierarchy_dict.items()
+    )
 
 
 def test_four_way_and_operand_links(gemm_run):
@@ -156,22 +209,43 @@ def test_four_way_and_operand_links(gemm_run):
 
     values = FourWay({"tl": 3, "wr_in_by_high": 1})
     assert values.get("rd_out_to_low") == values["tl"] == values.get(Direction.RD_OUT_TO_LOW) == 3
-    assert values.wr_in_by_high == 1 and values == {"tl": 3, "fh": 1} and values.data["rd_out_to_high"] == 0
+    assert (
+        values.wr_in_by_high == 1
+        and values == {"tl": 3, "fh": 1}
+        and values.data["rd_out_to_high"] == 0
+    )
     assert (values + values * 2) == {"tl": 9, "fh": 3, "fl": 0, "th": 0}
     links = OperandLinks({"O": "O", "W": "I2", "I": "I1"})
-    assert links.mem_to_layer_op("I2") == "W" and links.contains_mem_op("I1") and not links.contains_mem_op("X")
+    assert (
+        links.mem_to_layer_op("I2") == "W"
+        and links.contains_mem_op("I1")
+        and not links.contains_mem_op("X")
+    )
     _, cme, _ = gemm_run
-    assert cme.real_data_trans_cycle["O"][0].get("wr_in_by_low") == cme.cost_detail.real_cycles["O"][0]["fl"]
+    assert (
+        cme.real_data_trans_cycle["O"][0].get("wr_in_by_low")
+        == cme.cost_detail.real_cycles["O"][0]["fl"]
+    )
     accesses = cme.memory_word_access["W"][0]
     assert accesses.get("rd_out_to_low") == accesses["tl"] > 0 and isinstance(accesses, FourWay)
-    assert cme.mem_energy_breakdown_further["W"][0].rd_out_to_low == cme.mem_energy_breakdown_further["W"][0]["tl"]
+    assert (
+        cme.mem_energy_breakdown_further["W"][0].rd_out_to_low
+        == cme.mem_energy_breakdown_further["W"][0]["tl"]
+    )
     assert cme.to_dict()["memory_word_access"]["W"][0] == dict(accesses)
 
 
 def test_utils(tmp_path, caplog):
     from zigzag.errors import InputError
-    from zigzag.utils import (UniqueMessageFilter, hash_sha512, json_repr_handler, open_yaml, pickle_deepcopy,
-                              pickle_load, pickle_save)
+    from zigzag.utils import (
+        UniqueMessageFilter,
+        hash_sha512,
+        json_repr_handler,
+        open_yaml,
+        pickle_deepcopy,
+        pickle_load,
+        pickle_save,
+    )
 
     data = {"a": [1, 2, {"b": (3, 4)}]}
     pickle_save(data, tmp_path / "x.pickle")
@@ -197,7 +271,10 @@ def test_graph_helpers_save_figures(gemm_run, tmp_path):
     from zigzag.visualization import visualize_dnn_graph, visualize_memory_hierarchy_graph
 
     _, cme, _ = gemm_run
-    assert visualize_memory_hierarchy_graph(cme.accelerator, str(tmp_path / "h.png")).stat().st_size > 1000
+    assert (
+        visualize_memory_hierarchy_graph(cme.accelerator, str(tmp_path / "h.png")).stat().st_size
+        > 1000
+    )
     assert visualize_memory_hierarchy_graph(cme, str(tmp_path / "h2.png")).exists()
     workload, _ = load_inputs(*GEMM)
     assert visualize_dnn_graph(workload, str(tmp_path / "w.png")).stat().st_size > 1000
@@ -220,8 +297,15 @@ def test_network_sum_prints_no_mapping_and_plots_are_per_layer(gemm_run, tmp_pat
 def test_main_stage_renames_older_keywords():
     from zigzag.stages.stage import LEGACY_KWARGS, current_kwargs
 
-    assert current_kwargs({"accelerator_path": "a.yaml", "onnx_model_path": "m.onnx", "mapping_path": "p.yaml",
-                           "loma_lpf_limit": 6}) == {"accelerator": "a.yaml", "workload": "m.onnx",
-                                                     "mapping": "p.yaml", "loma_lpf_limit": 6}
-    assert current_kwargs({"workload": "new.yaml", "workload_path": "old.yaml"}) == {"workload": "new.yaml"}
+    assert current_kwargs(
+        {
+            "accelerator_path": "a.yaml",
+            "onnx_model_path": "m.onnx",
+            "mapping_path": "p.yaml",
+            "loma_lpf_limit": 6,
+        }
+    ) == {"accelerator": "a.yaml", "workload": "m.onnx", "mapping": "p.yaml", "loma_lpf_limit": 6}
+    assert current_kwargs({"workload": "new.yaml", "workload_path": "old.yaml"}) == {
+        "workload": "new.yaml"
+    }
     assert set(LEGACY_KWARGS.values()) == {"accelerator", "workload", "mapping"}

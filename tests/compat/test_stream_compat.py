@@ -44,7 +44,9 @@ STREAM_NAMES = {
     "stream.stages.estimation.zigzag_core_mapping_estimation": ["ZigZagCoreMappingEstimationStage"],
     "stream.stages.set_fixed_allocation_performance": ["SetFixedAllocationPerformanceStage"],
     "stream.stages.allocation.genetic_algorithm_allocation": ["GeneticAlgorithmAllocationStage"],
-    "stream.stages.allocation.constraint_optimization_allocation": ["ConstraintOptimizationAllocationStage"],
+    "stream.stages.allocation.constraint_optimization_allocation": [
+        "ConstraintOptimizationAllocationStage"
+    ],
 }
 
 
@@ -55,12 +57,19 @@ def rel(a: float, b: float) -> float:
 def imported_names(script: Path) -> set[tuple[str, str]]:
     """``(module, name)`` of every ``from stream... import name`` in ``script``."""
     tree = ast.parse(script.read_text())
-    return {(node.module, alias.name) for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "stream"
-            for alias in node.names}
+    return {
+        (node.module, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.split(".")[0] == "stream"
+        for alias in node.names
+    }
 
 
-@pytest.mark.parametrize("script", ["main_stream_ga.py", "main_stream_co.py", "uses_every_import.py"])
+@pytest.mark.parametrize(
+    "script", ["main_stream_ga.py", "main_stream_co.py", "uses_every_import.py"]
+)
 def test_every_name_stream_scripts_import_exists(script):
     names = imported_names(COMPAT / script)
     assert names
@@ -74,13 +83,17 @@ def stream_checkout(tmp_path: Path, fixed: bool = False) -> Path:
     shutil.copytree(COMPAT / "stream", tmp_path / "stream")
     shutil.copy(COMPAT / "main_stream_ga.py", tmp_path)
     if fixed:
-        shutil.copy(tmp_path / MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml",
-                    tmp_path / MAPPINGS / "tpu_like_quad_core.yaml")
+        shutil.copy(
+            tmp_path / MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml",
+            tmp_path / MAPPINGS / "tpu_like_quad_core.yaml",
+        )
     return tmp_path
 
 
 def run_script(folder: Path, name: str) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, name], cwd=folder, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [sys.executable, name], cwd=folder, capture_output=True, text=True, timeout=900
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 
@@ -90,7 +103,9 @@ def test_main_stream_ga_runs_unchanged(tmp_path):
     """Stream's example script, byte for byte, writes the files it names; a second run reuses
     the saved schedule (``skip_if_exists=True`` in the script)."""
     folder = stream_checkout(tmp_path)
-    assert (folder / "main_stream_ga.py").read_bytes() == (COMPAT / "main_stream_ga.py").read_bytes()
+    assert (folder / "main_stream_ga.py").read_bytes() == (
+        COMPAT / "main_stream_ga.py"
+    ).read_bytes()
     run_script(folder, "main_stream_ga.py")
     out = folder / EXPERIMENT
     assert (out / "memory.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -101,7 +116,10 @@ def test_main_stream_ga_runs_unchanged(tmp_path):
     chosen = json.loads((out / "summary.json").read_text())["search"]
     # the returned schedule is the search's evaluation (Stream's); summary.json reports it beside
     # the allocation's figures as run (what `zigzag stream run` of allocation.yaml gives)
-    assert scme.latency == chosen["search_latency"] and rel(scme.energy, chosen["search_energy"]) < 1e-12
+    assert (
+        scme.latency == chosen["search_latency"]
+        and rel(scme.energy, chosen["search_energy"]) < 1e-12
+    )
     assert len(json.loads((out / "cost_lut.pickle").read_text())["pairs"]) > 0
     saved = (out / "scme.pickle").stat().st_mtime_ns
     (out / "memory.png").unlink()
@@ -123,10 +141,19 @@ def test_main_stream_ga_with_the_fixed_mapping_equals_the_reference(tmp_path):
     totals = ref["totals"]
     assert scme.latency == totals["latency"]
     assert rel(scme.energy, totals["energy"]) < 1e-9
-    for term in ("total_cn_onchip_energy", "total_cn_offchip_memory_energy", "total_eviction_to_offchip_memory_energy",
-                 "total_sink_layer_output_offchip_memory_energy", "total_core_to_core_memory_energy",
-                 "total_cn_offchip_link_energy", "total_core_to_core_link_energy"):
-        assert rel(getattr(scme, term), totals[term]) < 1e-9 or getattr(scme, term) == totals[term] == 0, term
+    for term in (
+        "total_cn_onchip_energy",
+        "total_cn_offchip_memory_energy",
+        "total_eviction_to_offchip_memory_energy",
+        "total_sink_layer_output_offchip_memory_energy",
+        "total_core_to_core_memory_energy",
+        "total_cn_offchip_link_energy",
+        "total_core_to_core_link_energy",
+    ):
+        assert (
+            rel(getattr(scme, term), totals[term]) < 1e-9
+            or getattr(scme, term) == totals[term] == 0
+        ), term
 
 
 @pytest.fixture(scope="module")
@@ -148,10 +175,18 @@ def test_script_using_every_import_runs(small_folder):
         assert report[key]["latency"] == expected[case]["latency_cycles"]
         assert rel(report[key]["energy"], expected[case]["energy_pJ"]) < 1e-9
         assert report[key]["is_scme"]
-    assert rel(report["fused"]["onchip"], expected["small_fused"]["energy_terms_pJ"]["total_cn_onchip_energy"]) < 1e-9
+    assert (
+        rel(
+            report["fused"]["onchip"],
+            expected["small_fused"]["energy_terms_pJ"]["total_cn_onchip_energy"],
+        )
+        < 1e-9
+    )
     assert report["fused"]["cns"] == expected["small_fused"]["nb_cns"]
     assert report["lut"]["nodes"] > 0 and report["lut"]["latency_total2"] > 0
-    assert {"schedule.html", "memory.png", "scme.json", "scme.pickle", "cost_lut.pickle"} <= set(report["files"])
+    assert {"schedule.html", "memory.png", "scme.json", "scme.pickle", "cost_lut.pickle"} <= set(
+        report["files"]
+    )
     # the mapping fixes every layer's core: the constraint optimisation keeps them, so the same schedule
     assert report["co"]["latency"] == report["fused"]["latency"] and report["co"]["is_scme"]
     assert {"scme.pickle", "cost_lut.pickle", "waco"} <= set(report["co"]["files"])
@@ -162,9 +197,17 @@ def small_scme(small_folder, tmp_path_factory):
     from stream.api import optimize_allocation_ga
 
     out = tmp_path_factory.mktemp("out")
-    args = dict(hardware="small/dual_testing_core_offchip_v2.yaml", workload="small/small_3conv.onnx",
-                mapping="small/mapping_plain.yaml", mode="fused", layer_stacks=[(0, 1, 2)], nb_ga_generations=1,
-                nb_ga_individuals=2, experiment_id="exp", output_path=str(out))
+    args = dict(
+        hardware="small/dual_testing_core_offchip_v2.yaml",
+        workload="small/small_3conv.onnx",
+        mapping="small/mapping_plain.yaml",
+        mode="fused",
+        layer_stacks=[(0, 1, 2)],
+        nb_ga_generations=1,
+        nb_ga_individuals=2,
+        experiment_id="exp",
+        output_path=str(out),
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(small_folder)
         return optimize_allocation_ga(**args), out / "exp", args
@@ -181,13 +224,20 @@ def test_scme_attributes_stream_reads(small_scme):
     position = {n.index: k for k, n in enumerate(graph.topological_sort())}
     for producer, consumer in graph.edges():
         assert position[producer.index] < position[consumer.index]
-        assert producer in list(graph.predecessors(consumer)) and consumer in list(graph.successors(producer))
+        assert producer in list(graph.predecessors(consumer)) and consumer in list(
+            graph.successors(producer)
+        )
         assert producer.end <= consumer.start
     assert max(n.end for n in graph.node_list) <= scme.latency
     memories = scme.accelerator.memory_manager
-    assert {k: int(v[:, 1].max()) for k, v in memories.top_instance_stored_cumsum.items()} == scme.peak_memory()
+    assert {
+        k: int(v[:, 1].max()) for k, v in memories.top_instance_stored_cumsum.items()
+    } == scme.peak_memory()
     links = scme.accelerator.communication_manager
-    assert links.pair_links[(0, 1)] and links.pair_links[(0, 1)][0].get_name_for_schedule_plot() == "Core(0) -> Core(1)"
+    assert (
+        links.pair_links[(0, 1)]
+        and links.pair_links[(0, 1)][0].get_name_for_schedule_plot() == "Core(0) -> Core(1)"
+    )
     assert sum(len(link.events) for link in links.links) > 0
 
 
@@ -220,12 +270,16 @@ def test_pictures_take_streams_arguments(small_scme, tmp_path):
     assert "plotly" in (tmp_path / "a" / "schedule.html").read_text()
     plot_memory_usage(scme, (10,), (30,), fig_path=str(tmp_path / "memory.png"), fig_size=(8, 6))
     assert (tmp_path / "memory.png").exists()
-    text = convert_scme_to_perfetto_json(scme, None, json_path=str(tmp_path / "t.json"), process_name="mine")
+    text = convert_scme_to_perfetto_json(
+        scme, None, json_path=str(tmp_path / "t.json"), process_name="mine"
+    )
     events = json.loads(text)["traceEvents"]
     assert events[0]["args"]["name"] == "mine" and text == (tmp_path / "t.json").read_text()
     assert gantt_figure(only_first, show_dependencies=True).data[-1].visible is True
     plot_timeline_brokenaxes(scme, fig_path=str(tmp_path / "timeline.png"))
-    scme.plot_schedule(plot_full_schedule=True, plot_data_transfer=True, fig_path=str(tmp_path / "full.png"))
+    scme.plot_schedule(
+        plot_full_schedule=True, plot_data_transfer=True, fig_path=str(tmp_path / "full.png")
+    )
     scme.plot_memory_usage(fig_path=str(tmp_path / "memory_method.png"))
     for name in ("timeline.png", "full.png", "memory_method.png"):
         assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"

@@ -40,22 +40,51 @@ def test_no_outside_specification_or_issue_is_cited():
 
 
 def test_the_rewrite_changes_nothing_more():
-    changed = [str(path.relative_to(REPO)) for path in cite_docs.scanned_files()
-               if cite_docs.rewrite(text := path.read_text(errors="replace"), path.relative_to(REPO).as_posix()) != text]
+    changed = [
+        str(path.relative_to(REPO))
+        for path in cite_docs.scanned_files()
+        if cite_docs.rewrite(
+            text := path.read_text(errors="replace"), path.relative_to(REPO).as_posix()
+        )
+        != text
+    ]
     assert not changed, f"run: python tools/cite_docs.py ({changed})"
 
 
 def test_the_rewrite_of_typical_citations():
-    assert cite_docs.rewrite("(spec search.md §A.1)", "zigzag/x.py") == "(docs/models/mapping-search.md#spatial-mappings)"
-    assert cite_docs.rewrite("clock period (§6)", "zigzag/hardware/imc.py") == "clock period (docs/models/imc.md#clock-period)"
-    assert cite_docs.rewrite("Benchmark it (issue #14, point 2): x", "benchmarks/b.py") == "Benchmark it: x"
-    assert cite_docs.rewrite("as the reference does (Q13):", "zigzag/cost/x.py") == "as the reference does:"
+    assert (
+        cite_docs.rewrite("(spec search.md §A.1)", "zigzag/x.py")
+        == "(docs/models/mapping-search.md#spatial-mappings)"
+    )
+    assert (
+        cite_docs.rewrite("clock period (§6)", "zigzag/hardware/imc.py")
+        == "clock period (docs/models/imc.md#clock-period)"
+    )
+    assert (
+        cite_docs.rewrite("Benchmark it (issue #14, point 2): x", "benchmarks/b.py")
+        == "Benchmark it: x"
+    )
+    assert (
+        cite_docs.rewrite("as the reference does (Q13):", "zigzag/cost/x.py")
+        == "as the reference does:"
+    )
 
 
 def test_every_cited_docs_page_and_section_exists():
-    links = [("tools/cite_docs.py", link) for pages in cite_docs.SECTIONS.values() for link in pages.values()]
-    for path in [*cite_docs.scanned_files(), REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]:
-        links += [(str(path.relative_to(REPO)), link) for link in DOCS_LINK.findall(path.read_text(errors="replace"))]
+    links = [
+        ("tools/cite_docs.py", link)
+        for pages in cite_docs.SECTIONS.values()
+        for link in pages.values()
+    ]
+    for path in [
+        *cite_docs.scanned_files(),
+        REPO / "README.md",
+        *sorted((REPO / "docs").rglob("*.md")),
+    ]:
+        links += [
+            (str(path.relative_to(REPO)), link)
+            for link in DOCS_LINK.findall(path.read_text(errors="replace"))
+        ]
     missing = []
     for where, link in links:
         page, _, anchor = link.partition("#")

@@ -60,15 +60,25 @@ def code_blocks(path: Path) -> list[Block]:
             end += 1
         before = next((lines[j].strip() for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         norun = _NORUN.match(before)
-        blocks.append(Block(str(path.relative_to(REPO)), start + 1, language, "\n".join(lines[start + 1:end]),
-                            norun.group(1) if norun else None))
+        blocks.append(
+            Block(
+                str(path.relative_to(REPO)),
+                start + 1,
+                language,
+                "\n".join(lines[start + 1 : end]),
+                norun.group(1) if norun else None,
+            )
+        )
         i = end + 1
     return blocks
 
 
 def runnable_pages() -> list[str]:
-    return [str(p.relative_to(REPO)) for p in pages()
-            if any(b.language in RUNNABLE and b.norun_reason is None for b in code_blocks(p))]
+    return [
+        str(p.relative_to(REPO))
+        for p in pages()
+        if any(b.language in RUNNABLE and b.norun_reason is None for b in code_blocks(p))
+    ]
 
 
 def test_every_norun_mark_gives_its_reason():
@@ -76,7 +86,9 @@ def test_every_norun_mark_gives_its_reason():
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if "norun" in line and line.strip().startswith("<!--"):
                 match = _NORUN.match(line.strip())
-                assert match and match.group(1), f"{path.name}:{number}: write <!-- norun: <reason> -->"
+                assert match and match.group(1), (
+                    f"{path.name}:{number}: write <!-- norun: <reason> -->"
+                )
 
 
 def test_pages_have_runnable_examples():
@@ -86,13 +98,19 @@ def test_pages_have_runnable_examples():
 def _test_data_named(page: str) -> tuple[str, ...]:
     """The paths under tests/data/ that a page's text names (its examples may use them, as a user's clone has them)."""
     text = (REPO / page).read_text()
-    return tuple(path.rstrip(".,)") for path in re.findall(r"tests/data/[\w./{},-]+", text) if "{" not in path)
+    return tuple(
+        path.rstrip(".,)")
+        for path in re.findall(r"tests/data/[\w./{},-]+", text)
+        if "{" not in path
+    )
 
 
 def _repository_copy(tmp_path: Path, page: str) -> Path:
     """The tracked files of the checkout in a fresh folder, with the running venv as `.venv`: the tests are
     left out, except the files under tests/data/ that the page names."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    files = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True
+    ).stdout
     named = _test_data_named(page)
     copy = tmp_path / "repo"
     for name in files.decode().split("\0"):
@@ -129,9 +147,17 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
             continue
         where = f"{page}:{block.line} ({block.language} block)"
         if block.language == "bash":
-            done = subprocess.run(["bash", "-euo", "pipefail", "-c", block.code], cwd=copy, env=env,
-                                  capture_output=True, text=True, timeout=BLOCK_TIMEOUT_SECONDS)
-            assert done.returncode == 0, f"{where} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            done = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", block.code],
+                cwd=copy,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=BLOCK_TIMEOUT_SECONDS,
+            )
+            assert done.returncode == 0, (
+                f"{where} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
         else:
             try:
                 exec(compile(block.code, where, "exec"), namespace)

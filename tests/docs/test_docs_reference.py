@@ -87,7 +87,9 @@ def multicore_accelerator_paths() -> set[str]:
     """The multi-core accelerator file: Stream's format with `cores`, the mesh shorthand, the `graph` format."""
     paths = set(stream_hardware._TOP_KEYS) | set(stream_hardware._GRAPH_TOP_KEYS)
     paths |= {"cores.<id>", "cores[]", "core_connectivity[]", "core_memory_sharing[]"}
-    paths |= field_paths(stream_hardware._MESH, "mesh") | field_paths(stream_hardware._GRAPH, "graph")
+    paths |= field_paths(stream_hardware._MESH, "mesh") | field_paths(
+        stream_hardware._GRAPH, "graph"
+    )
     paths |= {f"core_connectivity[].{key}" for key in stream_hardware._CONNECTION_KEYS}
     return paths
 
@@ -147,7 +149,9 @@ def reference_rows() -> dict[str, list[str]]:
             for line in table[2:]:
                 first = _cells(line)[0]
                 match = re.fullmatch(r"`([^`]+)`", first)
-                assert match, f"{page.name}: reference row {line!r} does not start with a `dotted.path`"
+                assert match, (
+                    f"{page.name}: reference row {line!r} does not start with a `dotted.path`"
+                )
                 rows.setdefault(match.group(1), []).append(page.name)
     return rows
 
@@ -164,8 +168,11 @@ def test_every_accepted_field_is_documented():
 
 def test_every_documented_field_is_accepted():
     accepted = {normalise(path) for path in accepted_paths()}
-    unknown = sorted(f"{path} ({', '.join(pages)})" for path, pages in reference_rows().items()
-                     if normalise(path) not in accepted)
+    unknown = sorted(
+        f"{path} ({', '.join(pages)})"
+        for path, pages in reference_rows().items()
+        if normalise(path) not in accepted
+    )
     assert not unknown, f"documented fields that no validator accepts: {unknown}"
 
 
@@ -174,7 +181,7 @@ def yaml_examples() -> list[tuple[str, object]]:
     examples = []
     for page in sorted(REFERENCE.glob("*.md")):
         for match in re.finditer(r"^```yaml\n(.*?)^```", page.read_text(), re.S | re.M):
-            line = page.read_text()[:match.start()].count("\n") + 1
+            line = page.read_text()[: match.start()].count("\n") + 1
             examples.append((f"{page.name}:{line}", yaml.safe_load(match.group(1))))
     return examples
 
@@ -188,11 +195,17 @@ def test_yaml_examples_of_the_reference_are_valid():
             validate_accelerator(document, where)
         elif isinstance(document, dict) and "llm" in document:
             read_llm_section(document, where)
-        elif isinstance(document, dict) and ({"experiments", "sweeps", "stream_experiments"} & set(document)):
+        elif isinstance(document, dict) and (
+            {"experiments", "sweeps", "stream_experiments"} & set(document)
+        ):
             jsonschema.validate(document, schema)
         elif isinstance(document, list) and document and "equation" in document[0]:
             validate_workload(document, where)
-        elif isinstance(document, list) and document and {"core_allocation", "inter_core_tiling"} & set(document[0]):
+        elif (
+            isinstance(document, list)
+            and document
+            and {"core_allocation", "inter_core_tiling"} & set(document[0])
+        ):
             stream_mapping.parse_stream_mapping(document, where)
         elif isinstance(document, list):
             validate_mapping(document, where)
@@ -234,11 +247,18 @@ def reference_types() -> dict[str, list[str]]:
 
 def test_the_reference_states_every_lower_bound():
     """A number field with a lower bound (no negative cost, area or size) says so in every row documenting it."""
-    minima = (field_minima(_ACCELERATOR, "") | field_minima(_LEGACY_MEMORY, "memories.<name>")
-              | field_minima(stream_hardware._MESH, "mesh") | field_minima(stream_hardware._GRAPH, "graph"))
+    minima = (
+        field_minima(_ACCELERATOR, "")
+        | field_minima(_LEGACY_MEMORY, "memories.<name>")
+        | field_minima(stream_hardware._MESH, "mesh")
+        | field_minima(stream_hardware._GRAPH, "graph")
+    )
     assert minima["memories.<name>.r_cost"] == 0 and minima["operational_array.unit_energy"] == 0
     types = reference_types()
-    unstated = sorted(f"{path} (≥ {least}): {cell!r}" for path, least in minima.items()
-                      for cell in types.get(normalise(path), [])
-                      if f"≥ {least}" not in cell and "position" not in cell)
+    unstated = sorted(
+        f"{path} (≥ {least}): {cell!r}"
+        for path, least in minima.items()
+        for cell in types.get(normalise(path), [])
+        if f"≥ {least}" not in cell and "position" not in cell
+    )
     assert not unstated, f"reference rows that do not state the field's lower bound: {unstated}"

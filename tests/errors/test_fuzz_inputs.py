@@ -29,9 +29,14 @@ from zigzag.search.options import SearchOptions
 from zigzag.search.spatial_generator import generate_spatial_mappings
 
 EXAMPLES = int(os.environ.get("ZIGZAG_FUZZ_EXAMPLES", "120"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                phases=[Phase.explicit, Phase.generate],  # no shrinking: a failure is reported as found
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],  # no shrinking: a failure is reported as found
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 SMALL = DATA / "workflow" / "small_convs.yaml"
 TPU = reference_input("hardware", "tpu_like.yaml")
@@ -39,14 +44,49 @@ TPU_MAPPING = reference_input("mapping", "tpu_like.yaml")
 SCRATCH = Path(tempfile.mkdtemp(prefix="zigzag-fuzz-"))
 
 # Values a user might write by mistake, including ones of the right shape but the wrong meaning.
-DOMAIN_TEXT = ["K, 32", "KK, 32", "C, 0", "I1, tl", "I2, fh", "O, th", "D1", "D3", "K", "OX", "*", "all",
-               "ix=2*ox+1*fx", "ix=ox", "r_port_1", "w_port_1", "read", "read_write", "default", "Conv",
-               "Gemm", "Pooling", "O[k]+=W[k][c]*I[c]", "", " ", "1e3", "-1", "null"]
+DOMAIN_TEXT = [
+    "K, 32",
+    "KK, 32",
+    "C, 0",
+    "I1, tl",
+    "I2, fh",
+    "O, th",
+    "D1",
+    "D3",
+    "K",
+    "OX",
+    "*",
+    "all",
+    "ix=2*ox+1*fx",
+    "ix=ox",
+    "r_port_1",
+    "w_port_1",
+    "read",
+    "read_write",
+    "default",
+    "Conv",
+    "Gemm",
+    "Pooling",
+    "O[k]+=W[k][c]*I[c]",
+    "",
+    " ",
+    "1e3",
+    "-1",
+    "null",
+]
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 5), st.integers(-(10**12), 10**12), st.sampled_from([0.0, 0.5, -1.5, 1e300]),
-    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6), st.sampled_from(DOMAIN_TEXT),
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.integers(-(10**12), 10**12),
+    st.sampled_from([0.0, 0.5, -1.5, 1e300]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=6),
+    st.sampled_from(DOMAIN_TEXT),
     st.lists(st.one_of(st.integers(-2, 64), st.sampled_from(DOMAIN_TEXT)), max_size=4),
-    st.dictionaries(st.sampled_from(["K", "D1", "I", "W", "x", "size", "name"]), st.integers(-1, 64), max_size=2),
+    st.dictionaries(
+        st.sampled_from(["K", "D1", "I", "W", "x", "size", "name"]), st.integers(-1, 64), max_size=2
+    ),
 )
 
 
@@ -74,13 +114,18 @@ def mutate(data, doc):
         for key in path[:-1]:
             parent = parent[key]
         key = path[-1]
-        action = data.draw(st.sampled_from(["delete", "replace", "replace", "add_key", "duplicate"]), label="action")
+        action = data.draw(
+            st.sampled_from(["delete", "replace", "replace", "add_key", "duplicate"]),
+            label="action",
+        )
         if action == "delete":
             del parent[key]
         elif action == "replace":
             parent[key] = data.draw(VALUES, label="value")
         elif action == "add_key" and isinstance(parent[key], dict):
-            parent[key][data.draw(st.sampled_from(["foo", "K", "D2", "O", "name", "size", 3]))] = data.draw(VALUES)
+            parent[key][data.draw(st.sampled_from(["foo", "K", "D2", "O", "name", "size", 3]))] = (
+                data.draw(VALUES)
+            )
         elif action == "duplicate" and isinstance(parent, list):
             parent.insert(key, copy.deepcopy(parent[key]))
     return doc
@@ -105,8 +150,12 @@ def search_start(workload, accelerator, mapping) -> None:
     layers, hardware = load_inputs(workload, accelerator, mapping)
     for layer in layers.layers:
         generate_spatial_mappings(layer, hardware, nb_mappings=1)
-    search_layer(layers.layers[0], hardware, SearchOptions(lpf_limit=2, nb_spatial_mappings_generated=1),
-                 show_progress=False)
+    search_layer(
+        layers.layers[0],
+        hardware,
+        SearchOptions(lpf_limit=2, nb_spatial_mappings_generated=1),
+        show_progress=False,
+    )
 
 
 HARDWARE = load_yaml(TPU)
@@ -143,12 +192,38 @@ def test_fuzzed_yaml_text(source, data):
     for _ in range(data.draw(st.integers(1, 4))):
         at = data.draw(st.integers(0, len(text)))
         cut = data.draw(st.integers(0, 3))
-        text = text[:at] + data.draw(st.sampled_from(["", ":", "-", "[", "]", "{", "'", "\t", "\n", " ", "#", "*",
-                                                      "&a", "!!python/object", "0"])) + text[at + cut:]
+        text = (
+            text[:at]
+            + data.draw(
+                st.sampled_from(
+                    [
+                        "",
+                        ":",
+                        "-",
+                        "[",
+                        "]",
+                        "{",
+                        "'",
+                        "\t",
+                        "\n",
+                        " ",
+                        "#",
+                        "*",
+                        "&a",
+                        "!!python/object",
+                        "0",
+                    ]
+                )
+            )
+            + text[at + cut :]
+        )
     path = SCRATCH / f"text_{source.name}"
     path.write_text(text)
-    files = {SMALL: (str(path), TPU, TPU_MAPPING), Path(TPU): (str(SMALL), str(path), TPU_MAPPING),
-             Path(TPU_MAPPING): (str(SMALL), TPU, str(path))}[source]
+    files = {
+        SMALL: (str(path), TPU, TPU_MAPPING),
+        Path(TPU): (str(SMALL), str(path), TPU_MAPPING),
+        Path(TPU_MAPPING): (str(SMALL), TPU, str(path)),
+    }[source]
     assert_ours_or_valid(lambda: load_inputs(*files))
 
 
@@ -157,13 +232,18 @@ def test_fuzzed_yaml_text(source, data):
 
 def base_model() -> onnx.ModelProto:
     """Conv -> Relu -> MaxPool -> Flatten -> Gemm, with shapes, plus a residual Add."""
+
     def tensor(name, shape):
         return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
-    weights = [helper.make_tensor("w1", TensorProto.FLOAT, [8, 3, 3, 3], [0.1] * 216),
-               helper.make_tensor("w2", TensorProto.FLOAT, [10, 128], [0.1] * 1280)]
+    weights = [
+        helper.make_tensor("w1", TensorProto.FLOAT, [8, 3, 3, 3], [0.1] * 216),
+        helper.make_tensor("w2", TensorProto.FLOAT, [10, 128], [0.1] * 1280),
+    ]
     nodes = [
-        helper.make_node("Conv", ["x", "w1"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Conv", ["x", "w1"], ["c"], name="conv", kernel_shape=[3, 3], pads=[1, 1, 1, 1]
+        ),
         helper.make_node("Relu", ["c"], ["r"], name="relu"),
         helper.make_node("Add", ["r", "c"], ["a"], name="add"),
         helper.make_node("MaxPool", ["a"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
@@ -171,30 +251,70 @@ def base_model() -> onnx.ModelProto:
         helper.make_node("Gemm", ["f", "w2"], ["y"], name="fc", transB=1),
     ]
     graph = helper.make_graph(
-        nodes, "fuzz", [tensor("x", [1, 3, 8, 8])], [tensor("y", [1, 10])], weights,
-        value_info=[tensor("c", [1, 8, 8, 8]), tensor("r", [1, 8, 8, 8]), tensor("a", [1, 8, 8, 8]),
-                    tensor("p", [1, 8, 4, 4]), tensor("f", [1, 128])],
+        nodes,
+        "fuzz",
+        [tensor("x", [1, 3, 8, 8])],
+        [tensor("y", [1, 10])],
+        weights,
+        value_info=[
+            tensor("c", [1, 8, 8, 8]),
+            tensor("r", [1, 8, 8, 8]),
+            tensor("a", [1, 8, 8, 8]),
+            tensor("p", [1, 8, 4, 4]),
+            tensor("f", [1, 128]),
+        ],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
 BASE_MODEL = base_model()
-OP_TYPES = ["Conv", "QLinearConv", "Gemm", "MatMul", "Add", "Mul", "MaxPool", "GlobalAveragePool", "ConvTranspose",
-            "Relu", "LSTM", "If", "Unknown"]
+OP_TYPES = [
+    "Conv",
+    "QLinearConv",
+    "Gemm",
+    "MatMul",
+    "Add",
+    "Mul",
+    "MaxPool",
+    "GlobalAveragePool",
+    "ConvTranspose",
+    "Relu",
+    "LSTM",
+    "If",
+    "Unknown",
+]
 
 
 def mutate_model(data) -> onnx.ModelProto:
     model = copy.deepcopy(BASE_MODEL)
     graph = model.graph
     for _ in range(data.draw(st.integers(1, 3), label="mutations")):
-        action = data.draw(st.sampled_from(["op_type", "attribute", "drop_attribute", "input", "drop_input",
-                                            "shape", "drop_shapes", "drop_initializer", "precision"]), label="action")
+        action = data.draw(
+            st.sampled_from(
+                [
+                    "op_type",
+                    "attribute",
+                    "drop_attribute",
+                    "input",
+                    "drop_input",
+                    "shape",
+                    "drop_shapes",
+                    "drop_initializer",
+                    "precision",
+                ]
+            ),
+            label="action",
+        )
         node = graph.node[data.draw(st.integers(0, len(graph.node) - 1), label="node")]
         if action == "op_type":
             node.op_type = data.draw(st.sampled_from(OP_TYPES))
         elif action == "attribute":
-            name = data.draw(st.sampled_from(["kernel_shape", "pads", "strides", "dilations", "group", "transA"]))
-            value = data.draw(st.one_of(st.lists(st.integers(-2, 9), min_size=1, max_size=5), st.integers(-2, 9)))
+            name = data.draw(
+                st.sampled_from(["kernel_shape", "pads", "strides", "dilations", "group", "transA"])
+            )
+            value = data.draw(
+                st.one_of(st.lists(st.integers(-2, 9), min_size=1, max_size=5), st.integers(-2, 9))
+            )
             kept = [a for a in node.attribute if a.name != name]
             del node.attribute[:]
             node.attribute.extend(kept + [helper.make_attribute(name, value)])
@@ -209,15 +329,20 @@ def mutate_model(data) -> onnx.ModelProto:
             info = infos[data.draw(st.integers(0, len(infos) - 1))]
             dims = info.type.tensor_type.shape.dim
             if dims:
-                dims[data.draw(st.integers(0, len(dims) - 1))].dim_value = data.draw(st.integers(-1, 64))
+                dims[data.draw(st.integers(0, len(dims) - 1))].dim_value = data.draw(
+                    st.integers(-1, 64)
+                )
         elif action == "drop_shapes":
             del graph.value_info[:]
         elif action == "drop_initializer" and graph.initializer:
             del graph.initializer[data.draw(st.integers(0, len(graph.initializer) - 1))]
         elif action == "precision":
-            node.attribute.append(helper.make_attribute(
-                data.draw(st.sampled_from(["act_size", "weight_size", "output_size"])),
-                data.draw(st.one_of(st.integers(-8, 32), st.just(2.5), st.just("8")))))
+            node.attribute.append(
+                helper.make_attribute(
+                    data.draw(st.sampled_from(["act_size", "weight_size", "output_size"])),
+                    data.draw(st.one_of(st.integers(-8, 32), st.just(2.5), st.just("8"))),
+                )
+            )
     return model
 
 
@@ -226,7 +351,9 @@ def mutate_model(data) -> onnx.ModelProto:
 def test_fuzzed_onnx_model(data):
     model = mutate_model(data)
     entries = load_mapping(TPU_MAPPING)
-    assert_ours_or_valid(lambda: load_workload(model, entries, evaluate_all_operators=data.draw(st.booleans())))
+    assert_ours_or_valid(
+        lambda: load_workload(model, entries, evaluate_all_operators=data.draw(st.booleans()))
+    )
 
 
 @settings(FUZZ, max_examples=EXAMPLES // 2)

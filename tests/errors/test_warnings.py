@@ -41,31 +41,58 @@ def entry_warnings(caplog) -> list[str]:
 def test_an_entry_naming_no_layer_warns_with_the_closest_layer_names(tmp_path, caplog):
     mapping = with_entry(TPU_MAPPING, "cnv_a", tmp_path)
     load_inputs(str(SMALL), TPU, mapping)
-    assert f"{mapping}: mapping entry 'cnv_a' names no layer and no operator type of the workload, so it is " \
-           "not used; closest layer names: 'conv_a', 'conv_d', 'conv_c'" in entry_warnings(caplog)
+    assert (
+        f"{mapping}: mapping entry 'cnv_a' names no layer and no operator type of the workload, so it is "
+        "not used; closest layer names: 'conv_a', 'conv_d', 'conv_c'" in entry_warnings(caplog)
+    )
 
 
 def test_entries_naming_operator_types_do_not_warn(caplog):
     """The shipped mapping files name operator types (Add, Pooling, Gemm) a workload may not have."""
-    load_inputs(str(REPO / "inputs/workload/resnet18.onnx"), str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
-                str(REPO / "inputs/mapping/flow_tpu_32x32.yaml"))
-    load_cn_graph_inputs(QUAD, RESNET, STREAM / "mapping" / "tpu_like_quad_core.yaml")  # has a 'Pool' entry
+    load_inputs(
+        str(REPO / "inputs/workload/resnet18.onnx"),
+        str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
+        str(REPO / "inputs/mapping/flow_tpu_32x32.yaml"),
+    )
+    load_cn_graph_inputs(
+        QUAD, RESNET, STREAM / "mapping" / "tpu_like_quad_core.yaml"
+    )  # has a 'Pool' entry
     assert entry_warnings(caplog) == []
 
 
 def test_a_multi_core_entry_naming_no_layer_warns(tmp_path, caplog):
-    mapping = with_entry(STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path)
+    mapping = with_entry(
+        STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path
+    )
     load_cn_graph_inputs(QUAD, RESNET, mapping)
     assert entry_warnings(caplog) == [
         f"{mapping}: mapping entry '/conv1/Cnv' names no layer and no operator type of the workload, so it is not "
-        "used; closest layer names: '/conv1/Conv'"]
+        "used; closest layer names: '/conv1/Conv'"
+    ]
 
 
 def test_the_command_line_prints_the_warning_and_keeps_it_in_the_notes(tmp_path):
     mapping = with_entry(TPU_MAPPING, "cnv_a", tmp_path)
-    done = subprocess.run([sys.executable, "-m", "zigzag", "run", "--workload", str(SMALL), "--accelerator", TPU,
-                           "--mapping", mapping, "--lpf-limit", "2", "--output", str(tmp_path / "out")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "run",
+            "--workload",
+            str(SMALL),
+            "--accelerator",
+            TPU,
+            "--mapping",
+            mapping,
+            "--lpf-limit",
+            "2",
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "mapping entry 'cnv_a' names no layer" in done.stderr
     notes = json.loads((tmp_path / "out" / "summary.json").read_text())["notes"]
@@ -79,11 +106,27 @@ def test_the_workflow_keeps_the_warning_in_the_results_notes_and_the_log(tmp_pat
     notes = json.loads((results / "gemm" / "summary.json").read_text())["notes"]
     assert [n for n in notes if "mapping entry" in n] == [
         f"{experiment['mapping']}: mapping entry 'gemm_layr' names no layer and no operator type of the workload, "
-        "so it is not used; no layer has a similar name"]
+        "so it is not used; no layer has a similar name"
+    ]
     log = tmp_path / "parse.log"
-    done = subprocess.run([sys.executable, "-m", "zigzag", "step", "parse-workload", experiment["workload"],
-                           "--mapping", experiment["mapping"], "--output", str(tmp_path / "w.json"), "--log", str(log)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "step",
+            "parse-workload",
+            experiment["workload"],
+            "--mapping",
+            experiment["mapping"],
+            "--output",
+            str(tmp_path / "w.json"),
+            "--log",
+            str(log),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     lines = log.read_text().splitlines()
     assert f"warning: {notes[-1]}" in lines and lines[-1].endswith("1 layers")
@@ -95,7 +138,9 @@ def test_a_warning_of_several_layers_is_one_line_naming_them(tmp_path, caplog):
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(mapping))
     run(str(SMALL), TPU, str(tmp_path / "m.yaml"), SearchOptions(lpf_limit=2), show_progress=False)
     removed = [m for m in warnings_of(caplog) if "spatial unrolling of G" in m]
-    assert len(removed) == 1 and removed[0].startswith("spatial unrolling of G on D2 removed: not a loop dim (")
+    assert len(removed) == 1 and removed[0].startswith(
+        "spatial unrolling of G on D2 removed: not a loop dim ("
+    )
     assert "layers: conv_a, conv_b" in removed[0]
 
 
@@ -106,31 +151,70 @@ def test_grouped_warnings_count_repeats_and_name_a_few_layers(caplog):
             warn_for_layer(logger, f"l{index}", "same problem")
             warn_for_layer(logger, f"l{index}", "same problem")
         warn_for_layer(logger, "lone", "other problem")
-    assert warnings_of(caplog) == ["same problem (20 times, 10 layers: l0, l1, l2, l3, l4, l5, l6, l7 and 2 more)",
-                                   "lone: other problem"]
+    assert warnings_of(caplog) == [
+        "same problem (20 times, 10 layers: l0, l1, l2, l3, l4, l5, l6, l7 and 2 more)",
+        "lone: other problem",
+    ]
 
 
 def test_multi_core_warnings_name_the_layer(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", str(QUAD),
-                           "--workload", str(RESNET), "--mapping",
-                           str(STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml"),
-                           "--mode", "lbl", "--cache", str(tmp_path / "cache"), "--output", str(tmp_path / "out")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "stream",
+            "run",
+            "--accelerator",
+            str(QUAD),
+            "--workload",
+            str(RESNET),
+            "--mapping",
+            str(STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml"),
+            "--mode",
+            "lbl",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
-    assert warnings and not any(": layer:" in line or ": CN:" in line for line in warnings), warnings
-    assert any("spatial unrolling of C on D2 removed: not a loop dim (5 layers: /relu/Relu," in w for w in warnings)
+    assert warnings and not any(": layer:" in line or ": CN:" in line for line in warnings), (
+        warnings
+    )
+    assert any(
+        "spatial unrolling of C on D2 removed: not a loop dim (5 layers: /relu/Relu," in w
+        for w in warnings
+    )
 
 
 def test_multi_core_results_keep_the_warning_in_their_notes(tmp_path):
     from zigzag.steps.stream import resolve_stream_experiments, schedule, split
 
-    mapping = with_entry(STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path)
-    (exp,) = resolve_stream_experiments({"stream_experiments": [
-        {"name": "x", "accelerator": str(QUAD), "workload": str(RESNET), "mapping": mapping, "mode": "lbl"}]}).values()
+    mapping = with_entry(
+        STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path
+    )
+    (exp,) = resolve_stream_experiments(
+        {
+            "stream_experiments": [
+                {
+                    "name": "x",
+                    "accelerator": str(QUAD),
+                    "workload": str(RESNET),
+                    "mapping": mapping,
+                    "mode": "lbl",
+                }
+            ]
+        }
+    ).values()
     split(exp, tmp_path / "graph.npz")
     schedule(exp, tmp_path / "graph.npz", tmp_path / "cache", tmp_path / "run")
     notes = json.loads((tmp_path / "run" / "summary.json").read_text())["notes"]
     assert [n for n in notes if "mapping entry" in n] == [
         f"{mapping}: mapping entry '/conv1/Cnv' names no layer and no operator type of the workload, so it is not "
-        "used; closest layer names: '/conv1/Conv'"]
+        "used; closest layer names: '/conv1/Conv'"
+    ]

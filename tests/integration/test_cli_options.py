@@ -38,7 +38,15 @@ def flags(parser) -> dict[str, argparse.Action]:
 
 def test_every_command_takes_the_common_options():
     found = commands()
-    assert {"run", "export-workload", "sweep", "stream nodes", "stream run", "stream search", "stream plot"} <= set(found)
+    assert {
+        "run",
+        "export-workload",
+        "sweep",
+        "stream nodes",
+        "stream run",
+        "stream search",
+        "stream plot",
+    } <= set(found)
     for name, parser in found.items():
         given = flags(parser)
         assert "--quiet" in given and given["--quiet"].help == QUIET_HELP, name
@@ -58,17 +66,32 @@ def test_seed_means_the_commands_random_search():
 
 
 def test_quiet_sweep_prints_only_the_summary(tmp_path, capsys):
-    status = main(["sweep", "--base", str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
-                   "--vary", "memories.unified_buffer.size=[-8]", "--workload", str(REPO / "tests" / "data" /
-                   "workflow" / "small_convs.yaml"), "--mapping", str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"),
-                   "--output", str(tmp_path / "out"), "--quiet"])
+    status = main(
+        [
+            "sweep",
+            "--base",
+            str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
+            "--vary",
+            "memories.unified_buffer.size=[-8]",
+            "--workload",
+            str(REPO / "tests" / "data" / "workflow" / "small_convs.yaml"),
+            "--mapping",
+            str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"),
+            "--output",
+            str(tmp_path / "out"),
+            "--quiet",
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 1
-    assert out.strip().splitlines() == [f"1 rows (1 invalid); tables and figures written to {tmp_path / 'out'}"]
+    assert out.strip().splitlines() == [
+        f"1 rows (1 invalid); tables and figures written to {tmp_path / 'out'}"
+    ]
     assert err.strip().splitlines() == [
         "error: sweep: no variant is ok (1 invalid of 1 rows); e.g. flow_tpu_32x32-size-8 on small_convs: "
         "flow_tpu_32x32-size-8: memories.unified_buffer.size: must be positive, got -8; give capacity in bits, "
-        "a whole number"]
+        "a whole number"
+    ]
 
 
 def test_the_cli_reference_is_generated_from_the_parsers():

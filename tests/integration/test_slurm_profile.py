@@ -23,14 +23,25 @@ from zigzag.steps.experiments import expand_experiments
 pytestmark = pytest.mark.slow
 
 if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
-    pytest.skip("the SLURM executor plugin is not installed (pip install -e '.[cluster]')", allow_module_level=True)
+    pytest.skip(
+        "the SLURM executor plugin is not installed (pip install -e '.[cluster]')",
+        allow_module_level=True,
+    )
 
 PROFILE = REPO / "profiles" / "slurm"
 
 
 def snakemake(workdir: Path, *args: str) -> str:
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-               str(workdir), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        *args,
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output[-4000:]
@@ -62,25 +73,39 @@ def dry_run(tmp_path_factory) -> str:
 
 
 def test_profile_groups_the_layer_jobs_with_their_sum():
-    (group, rules), = profile_groups().items()
+    ((group, rules),) = profile_groups().items()
     assert "evaluate_layer" in rules and len(rules) == 2, rules
 
 
 def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
-    (group, rules), = profile_groups().items()
+    ((group, rules),) = profile_groups().items()
     layer_rule = "evaluate_layer"
     (sum_rule,) = set(rules) - {layer_rule}
-    blocks = re.split(rf"^.*Group job {group} \(jobs in lexicogr\. order\):$", dry_run, flags=re.MULTILINE)
+    blocks = re.split(
+        rf"^.*Group job {group} \(jobs in lexicogr\. order\):$", dry_run, flags=re.MULTILINE
+    )
     # the block after the last batch also holds the ungrouped jobs: none of them may be a layer job
-    batches = [re.findall(rf"^    rule ({layer_rule}|{sum_rule}):\n\s+input: .*\n\s+output: ([^,\n]*)",
-                          block, re.MULTILINE) for block in blocks[1:]]
+    batches = [
+        re.findall(
+            rf"^    rule ({layer_rule}|{sum_rule}):\n\s+input: .*\n\s+output: ([^,\n]*)",
+            block,
+            re.MULTILINE,
+        )
+        for block in blocks[1:]
+    ]
     ungrouped = re.findall(rf"^rule ({layer_rule}|{sum_rule}):$", dry_run, re.MULTILINE)
-    counts = {rule: re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE) for rule in (layer_rule, sum_rule)}
+    counts = {
+        rule: re.search(rf"^{rule}\s+(\d+)$", dry_run, re.MULTILINE)
+        for rule in (layer_rule, sum_rule)
+    }
     assert all(counts.values()), f"the profile groups rules the workflow does not run: {counts}"
     counts = {rule: int(match.group(1)) for rule, match in counts.items()}
     assert ungrouped == [], "every layer job and every sum runs inside a batch"
-    assert len(batches) == counts[sum_rule] == len(expand_experiments(yaml.safe_load(
-        (REPO / "config.yaml").read_text()))), "one batch per experiment"
+    assert (
+        len(batches)
+        == counts[sum_rule]
+        == len(expand_experiments(yaml.safe_load((REPO / "config.yaml").read_text())))
+    ), "one batch per experiment"
     for batch in batches:
         assert [rule for rule, _ in batch].count(sum_rule) == 1, batch
     layer_jobs = [output for batch in batches for rule, output in batch if rule == layer_rule]
@@ -93,15 +118,22 @@ def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
 
     (tmp_path / "inputs").symlink_to(REPO / "inputs")
     shutil.copy(DATA / "workflow" / "small_convs.yaml", tmp_path / "small.yaml")
-    sweep = {"name": "tpu", "base": "inputs/hardware/flow_tpu_32x32.yaml",
-             "params": {"ub": "memories.unified_buffer.size"},
-             "vary": {"ub": ["1MiB", "2MiB", "3MiB"], "memories.dram.r_cost": [1900, 2000]},
-             "batch_size": 4, "workloads": ["small.yaml"], "mapping": "inputs/mapping/flow_tpu_32x32.yaml"}
+    sweep = {
+        "name": "tpu",
+        "base": "inputs/hardware/flow_tpu_32x32.yaml",
+        "params": {"ub": "memories.unified_buffer.size"},
+        "vary": {"ub": ["1MiB", "2MiB", "3MiB"], "memories.dram.r_cost": [1900, 2000]},
+        "batch_size": 4,
+        "workloads": ["small.yaml"],
+        "mapping": "inputs/mapping/flow_tpu_32x32.yaml",
+    }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"hardware_sweeps": [sweep]}))
     dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--dry-run")
     counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
     assert counts == {"sweep_batch": "2", "sweep_collect": "1"}  # 6 variants in batches of 4
-    batches = re.findall(r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE)
+    batches = re.findall(
+        r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE
+    )
     assert len(batches) == 2 and all("runtime=120" in resources for resources in batches)
     assert "Group job" not in dry_run  # a batch is one SLURM job of its own
 
@@ -118,14 +150,20 @@ def test_slice_config_is_the_benchmarks_slice_and_submits_one_job_per_batch(tmp_
     arguments = command[3:]
     written = tmp_path / committed.name
     arguments[arguments.index("--write-config") + 1] = str(written)
-    subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
-                   check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     config = yaml.safe_load(committed.read_text())
     assert yaml.safe_load(written.read_text()) == config
     (sweep,) = config["hardware_sweeps"]
     variants = len(sweep["zip"][0]["D1"])
     (tmp_path / "inputs").symlink_to(REPO / "inputs")
-    dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run")
+    dry_run = snakemake(
+        tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run"
+    )
     counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
     assert counts == {"sweep_batch": str(-(-variants // sweep["batch_size"])), "sweep_collect": "1"}
 
@@ -139,18 +177,30 @@ def test_whole_10000_variant_grid_dry_runs_through_the_profile(tmp_path, monkeyp
     arguments = committed.read_text().splitlines()[1].split()[3:]
     written = tmp_path / committed.name
     arguments[arguments.index("--write-config") + 1] = str(written)
-    subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
-                   check=True, capture_output=True, cwd=REPO)
+    subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_hw_sweep.py"), *arguments],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+    )
     config = yaml.safe_load(committed.read_text())
     assert yaml.safe_load(written.read_text()) == config
     (tmp_path / "inputs").symlink_to(REPO / "inputs")
-    dry_run = snakemake(tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run")
+    dry_run = snakemake(
+        tmp_path, "--profile", str(PROFILE), "--configfile", str(written), "--dry-run"
+    )
     counts = dict(re.findall(r"^(sweep_batch|sweep_collect)\s+(\d+)$", dry_run, re.MULTILINE))
     assert counts == {"sweep_batch": "50", "sweep_collect": "1"}
-    batches = re.findall(r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE)
+    batches = re.findall(
+        r"^rule sweep_batch:\n(?:\s+.*\n)*?\s+resources: (.*)$", dry_run, re.MULTILINE
+    )
     assert len(batches) == 50 and all("runtime=120" in resources for resources in batches)
     # the batch files are written by the write_spec jobs (a dry run writes nothing): one per batch
-    specs = re.findall(r"^rule write_spec:\n(?:\s+.*\n)*?\s+output: (.*sweeps/grid/.*\.json)$", dry_run, re.MULTILINE)
+    specs = re.findall(
+        r"^rule write_spec:\n(?:\s+.*\n)*?\s+output: (.*sweeps/grid/.*\.json)$",
+        dry_run,
+        re.MULTILINE,
+    )
     assert len(specs) == 50
     from zigzag.sweep import read_sweep, variants_of
 

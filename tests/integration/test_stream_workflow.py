@@ -32,31 +32,72 @@ def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("stream_workflow")
     hw = root / "hw"
     (hw / "cores").mkdir(parents=True)
-    for name, source in (("core_a.yaml", "tpu_like.yaml"), ("core_b.yaml", "tpu_like.yaml"),
-                         ("offchip.yaml", "offchip.yaml")):
+    for name, source in (
+        ("core_a.yaml", "tpu_like.yaml"),
+        ("core_b.yaml", "tpu_like.yaml"),
+        ("offchip.yaml", "offchip.yaml"),
+    ):
         shutil.copy(CORES / source, hw / "cores" / name)
-    (hw / "dual.yaml").write_text(yaml.safe_dump({
-        "name": "dual", "cores": {0: "core_a.yaml", 1: "core_b.yaml"}, "offchip_core": "offchip.yaml",
-        "bandwidth": 64, "unit_energy_cost": 0, "core_connectivity": ["0, 1"]}))
-    (root / "mapping.yaml").write_text(yaml.safe_dump([
-        {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
-        {"name": "/conv1/Conv", "core_allocation": [1], "core_allocation_is_fixed": True}]))
+    (hw / "dual.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "dual",
+                "cores": {0: "core_a.yaml", 1: "core_b.yaml"},
+                "offchip_core": "offchip.yaml",
+                "bandwidth": 64,
+                "unit_energy_cost": 0,
+                "core_connectivity": ["0, 1"],
+            }
+        )
+    )
+    (root / "mapping.yaml").write_text(
+        yaml.safe_dump(
+            [
+                {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
+                {"name": "/conv1/Conv", "core_allocation": [1], "core_allocation_is_fixed": True},
+            ]
+        )
+    )
     shutil.copy(SMALL / "small_3conv.onnx", root / "net.onnx")
     common = {"accelerator": "hw/dual.yaml", "workload": "net.onnx", "mapping": "mapping.yaml"}
-    (root / "flexible.yaml").write_text(yaml.safe_dump([
-        {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
-        {"name": "/conv1/Conv", "core_allocation": [0, 1]}]))
-    config = {"stream_experiments": [{"name": "net-fused", "mode": "fused", "layer_stacks": "0-2", **common},
-                                     {"name": "net-search", "mode": "lbl", **common, "mapping": "flexible.yaml",
-                                      "search": {"individuals": 4, "generations": 2, "seed": 1}}],
-              "outputs": {"plot_format": "png"}}
+    (root / "flexible.yaml").write_text(
+        yaml.safe_dump(
+            [
+                {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
+                {"name": "/conv1/Conv", "core_allocation": [0, 1]},
+            ]
+        )
+    )
+    config = {
+        "stream_experiments": [
+            {"name": "net-fused", "mode": "fused", "layer_stacks": "0-2", **common},
+            {
+                "name": "net-search",
+                "mode": "lbl",
+                **common,
+                "mapping": "flexible.yaml",
+                "search": {"individuals": 4, "generations": 2, "seed": 1},
+            },
+        ],
+        "outputs": {"plot_format": "png"},
+    }
     (root / "config.yaml").write_text(yaml.safe_dump(config))
     return root
 
 
 def snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(root),
-               "--configfile", str(root / "config.yaml"), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(root),
+        "--configfile",
+        str(root / "config.yaml"),
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 
 
@@ -72,15 +113,25 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
             assert (results / name / "plots" / picture).stat().st_size > 0, picture
     table = list(csv.DictReader((results / "multicore.csv").open()))
     assert [row["experiment"] for row in table] == ["net-fused", "net-search"]
-    assert all(float(row["latency_cycles"]) > 0 and row["pareto"] in ("True", "False") for row in table)
+    assert all(
+        float(row["latency_cycles"]) > 0 and row["pareto"] in ("True", "False") for row in table
+    )
     for figure in ("multicore.html", "multicore_pareto.png", "multicore_metrics.png"):
         assert (results / figure).stat().st_size > 0, figure
     front = (results / "net-search" / "front.csv").read_text().splitlines()
-    assert front[0] == "energy,latency,search_energy,search_latency,allocations,allocation" and len(front) >= 2
+    assert (
+        front[0] == "energy,latency,search_energy,search_latency,allocations,allocation"
+        and len(front) >= 2
+    )
     assert (results / "net-search" / "plots" / "pareto.png").stat().st_size > 0
-    search_job = first.stderr[first.stderr.index("rule stream_search:"):]
-    assert re.search(r"^\s+threads: 2$", search_job[:search_job.index("\n\n")], flags=re.M)  # --workers {threads}
-    plans = {n: json.loads((results / n / "cost_plan.json").read_text()) for n in ("net-fused", "net-search")}
+    search_job = first.stderr[first.stderr.index("rule stream_search:") :]
+    assert re.search(
+        r"^\s+threads: 2$", search_job[: search_job.index("\n\n")], flags=re.M
+    )  # --workers {threads}
+    plans = {
+        n: json.loads((results / n / "cost_plan.json").read_text())
+        for n in ("net-fused", "net-search")
+    }
     counts = job_counts(first.stderr)
     distinct = {k for p in plans.values() for k in p["keys"]}
     assert counts["stream_cost"] == len(distinct)  # one job per distinct (CN shape, core), shared
@@ -89,16 +140,30 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     assert again.returncode == 0 and "Nothing to be done" in again.stderr + again.stdout
 
     core_b = project / "hw" / "cores" / "core_b.yaml"
-    core_b.write_text(re.sub(r"(r_cost:\s*)([0-9.]+)", lambda m: f"{m[1]}{float(m[2]) * 2}", core_b.read_text(), 1))
+    core_b.write_text(
+        re.sub(
+            r"(r_cost:\s*)([0-9.]+)",
+            lambda m: f"{m[1]}{float(m[2]) * 2}",
+            core_b.read_text(),
+            count=1,
+        )
+    )
     edited = snakemake(project, "--cores", "2")
     assert edited.returncode == 0, edited.stderr[-4000:]
     counts = job_counts(edited.stderr)
     new_plans = {n: json.loads((results / n / "cost_plan.json").read_text()) for n in plans}
     on_core_1 = {k for p in new_plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 1}
-    assert on_core_1 and counts["stream_cost"] == len(on_core_1)  # only core 1's cost jobs ran again
+    assert on_core_1 and counts["stream_cost"] == len(
+        on_core_1
+    )  # only core 1's cost jobs ran again
     assert {k for p in new_plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0} == {
-        k for p in plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0}
-    assert counts["stream_schedule"] == 1 and counts["stream_search"] == 1 and counts["stream_plots"] == 2
+        k for p in plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0
+    }
+    assert (
+        counts["stream_schedule"] == 1
+        and counts["stream_search"] == 1
+        and counts["stream_plots"] == 2
+    )
     assert "split_layers" not in counts and "evaluate_layer" not in counts
 
     report = snakemake(project, "--report", str(project / "report.html"))
@@ -114,11 +179,41 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
 
 
 def test_stream_experiment_schema_errors_are_one_line(tmp_path):
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [
-        {"name": "x", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "sideways"}]}))
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "stream_experiments": [
+                    {
+                        "name": "x",
+                        "accelerator": "a.yaml",
+                        "workload": "w.onnx",
+                        "mapping": "m.yaml",
+                        "mode": "sideways",
+                    }
+                ]
+            }
+        )
+    )
     done = snakemake(tmp_path, "-n")
     assert done.returncode != 0 and "sideways" in done.stderr + done.stdout
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [
-        {"name": "x", "accelerator": "a.yaml", "workload": "w.onnx", "mapping": "m.yaml", "mode": "lbl"}]}))
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "stream_experiments": [
+                    {
+                        "name": "x",
+                        "accelerator": "a.yaml",
+                        "workload": "w.onnx",
+                        "mapping": "m.yaml",
+                        "mode": "lbl",
+                    }
+                ]
+            }
+        )
+    )
     done = snakemake(tmp_path, "-n")
-    assert done.returncode != 0 and "stream_experiments[0].accelerator: file a.yaml does not exist" in done.stderr + done.stdout
+    assert (
+        done.returncode != 0
+        and "stream_experiments[0].accelerator: file a.yaml does not exist"
+        in done.stderr + done.stdout
+    )

@@ -26,8 +26,18 @@ SNAKEFILE = REPO / "Snakefile"
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> str:
-    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir),
-               "--cores", "2", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        *args,
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=900)
     output = completed.stdout + completed.stderr
     if check:
@@ -53,16 +63,31 @@ def workdir(tmp_path: Path) -> Path:
     write_yaml(inputs / "tpu_b.yaml", {**hardware_b, "name": "tpu_b"})
     shutil.copy(reference_input("mapping", "tpu_like.yaml"), inputs / "mapping.yaml")
     shutil.copy(DATA / "workflow" / "small_convs.yaml", inputs / "small.yaml")
-    write_yaml(tmp_path / "config.yaml", {
-        "experiments": [
-            {"name": "on_a", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_a.yaml",
-             "mapping": "inputs/mapping.yaml"},
-            {"name": "on_b", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_b.yaml",
-             "mapping": "inputs/mapping.yaml"},
-            {"name": "on_a_again", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu_a.yaml",
-             "mapping": "inputs/mapping.yaml"},
-        ],
-    })
+    write_yaml(
+        tmp_path / "config.yaml",
+        {
+            "experiments": [
+                {
+                    "name": "on_a",
+                    "workload": "inputs/small.yaml",
+                    "accelerator": "inputs/tpu_a.yaml",
+                    "mapping": "inputs/mapping.yaml",
+                },
+                {
+                    "name": "on_b",
+                    "workload": "inputs/small.yaml",
+                    "accelerator": "inputs/tpu_b.yaml",
+                    "mapping": "inputs/mapping.yaml",
+                },
+                {
+                    "name": "on_a_again",
+                    "workload": "inputs/small.yaml",
+                    "accelerator": "inputs/tpu_a.yaml",
+                    "mapping": "inputs/mapping.yaml",
+                },
+            ],
+        },
+    )
     return tmp_path
 
 
@@ -84,7 +109,11 @@ def test_identical_layers_are_evaluated_once(workdir):
     table = (workdir / "results" / "on_a" / "layers.csv").read_text().splitlines()
     assert table[0].startswith("id,name,operator_type,energy_pJ") and len(table) == 5
     assert sorted(p.name for p in (workdir / "results" / "on_a" / "layers").glob("*.json")) == [
-        "conv_a.json", "conv_b.json", "conv_c.json", "conv_d.json"]
+        "conv_a.json",
+        "conv_b.json",
+        "conv_c.json",
+        "conv_d.json",
+    ]
     experiment = json.loads((workdir / "results" / "on_a" / "experiment.json").read_text())
     assert experiment["inputs"]["workload"]["sha256"] and experiment["package_version"]
     assert "on_b" in (workdir / "results" / "experiments.csv").read_text()
@@ -92,11 +121,21 @@ def test_identical_layers_are_evaluated_once(workdir):
     # the rule graph reads like ZigZag's stage list
     graph = snakemake(workdir, "--rulegraph")
     names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', graph, re.MULTILINE))
-    edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.MULTILINE)}
-    assert {("parse_workload", "split_layers"), ("parse_accelerator", "split_layers"),
-            ("split_layers", "layer_job"), ("layer_job", "evaluate_layer"), ("evaluate_layer", "sum"), ("sum", "save"), ("save", "compare"),
-            ("sum", "plot_experiment"), ("parse_accelerator", "plot_accelerator"),
-            ("compare", "plot_comparison")} <= edges
+    edges = {
+        (names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.MULTILINE)
+    }
+    assert {
+        ("parse_workload", "split_layers"),
+        ("parse_accelerator", "split_layers"),
+        ("split_layers", "layer_job"),
+        ("layer_job", "evaluate_layer"),
+        ("evaluate_layer", "sum"),
+        ("sum", "save"),
+        ("save", "compare"),
+        ("sum", "plot_experiment"),
+        ("parse_accelerator", "plot_accelerator"),
+        ("compare", "plot_comparison"),
+    } <= edges
 
 
 def test_editing_one_layer_reruns_only_that_layer(workdir):
@@ -157,18 +196,29 @@ def test_editing_an_experiment_option_reruns_only_that_experiment(workdir):
 
 def test_unmappable_layer_fails_alone(workdir):
     layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
-    big = {**layers[3], "id": 4, "name": "too_big", "loop_sizes": [1, 512, 256, 7, 7, 3, 3],
-           "operand_source": {"I": 3, "W": 4}}
+    big = {
+        **layers[3],
+        "id": 4,
+        "name": "too_big",
+        "loop_sizes": [1, 512, 256, 7, 7, 3, 3],
+        "operand_source": {"I": 3, "W": 4},
+    }
     write_yaml(workdir / "inputs" / "small.yaml", layers + [big])
     hardware = yaml.safe_load((workdir / "inputs" / "tpu_a.yaml").read_text())
     hardware["memories"]["dram"]["size"] = 2_000_000
     write_yaml(workdir / "inputs" / "tpu_a.yaml", hardware)
     output = snakemake(workdir, check=False)
-    assert re.search(r"error: on_a(_again)?: no loop ordering of layer too_big fits the memories of tpu_like", output)
+    assert re.search(
+        r"error: on_a(_again)?: no loop ordering of layer too_big fits the memories of tpu_like",
+        output,
+    )
     assert "Traceback" not in output
     # the other experiments and the other layers of on_a finished
     assert summary(workdir, "on_b")["layers"] == 5
-    cached = [json.loads(p.read_text()) for p in (workdir / "results" / ".cache" / "results").glob("*.json")]
+    cached = [
+        json.loads(p.read_text())
+        for p in (workdir / "results" / ".cache" / "results").glob("*.json")
+    ]
     assert sum("result" in c for c in cached) == 3 + 4 and sum("failed" in c for c in cached) == 1
     # on_a is a failed row of the comparison (zigzag/steps/failures.py), not a missing one
     assert summary(workdir, "on_a")["failed"]["step"] == "evaluate"
@@ -181,8 +231,20 @@ def interrupt_mid_run(workdir: Path) -> bool:
     it died before the end. (A hard kill, because whether Snakemake 9.27 stops on SIGINT depends
     on how the test itself was started; with warm jobs the whole run takes only a few seconds.)"""
     shutil.rmtree(workdir / "results", ignore_errors=True)
-    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir), "--cores", "1"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "1",
+    ]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     results = workdir / "results" / ".cache" / "results"
     deadline = time.time() + 300
     while time.time() < deadline and not any(results.glob("*.json")):
@@ -198,7 +260,9 @@ def is_temporary(path: Path) -> bool:
 
 
 def test_restart_after_kill_completes(workdir, tmp_path_factory):
-    assert any(interrupt_mid_run(workdir) for _ in range(3)), "three runs all finished before the kill"
+    assert any(interrupt_mid_run(workdir) for _ in range(3)), (
+        "three runs all finished before the kill"
+    )
     snakemake(workdir, "--unlock")  # as docs/reference/results.md says to do after a hard kill
     snakemake(workdir)
     # a job killed while writing leaves its temporary file (zigzag/io/atomic.py), never a
@@ -221,14 +285,22 @@ def _folder_state(folder: Path) -> dict[str, tuple[int, bytes]]:
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder)
         if relative.parts[0] != ".snakemake":
-            state[str(relative)] = (path.stat().st_mtime_ns, path.read_bytes() if path.is_file() else b"")
+            state[str(relative)] = (
+                path.stat().st_mtime_ns,
+                path.read_bytes() if path.is_file() else b"",
+            )
     return state
 
 
 def test_dry_run_changes_nothing_in_the_folder(workdir):
     config = yaml.safe_load((workdir / "config.yaml").read_text())
-    sweep = {"name": "ub", "base": "inputs/tpu_a.yaml", "workloads": ["inputs/small.yaml"],
-             "mapping": "inputs/mapping.yaml", "vary": {"memories.sram_2MB.size": [8388608, 16777216]}}
+    sweep = {
+        "name": "ub",
+        "base": "inputs/tpu_a.yaml",
+        "workloads": ["inputs/small.yaml"],
+        "mapping": "inputs/mapping.yaml",
+        "vary": {"memories.sram_2MB.size": [8388608, 16777216]},
+    }
     write_yaml(workdir / "config.yaml", {**config, "hardware_sweeps": [sweep]})
     before = _folder_state(workdir)
     output = snakemake(workdir, "-n")

@@ -27,22 +27,41 @@ def _single_core_inputs(root: Path) -> dict:
     shutil.copy(reference_input("hardware", "tpu_like.yaml"), inputs / "tpu.yaml")
     shutil.copy(reference_input("mapping", "tpu_like.yaml"), inputs / "mapping.yaml")
     shutil.copy(DATA / "workflow" / "small_convs.yaml", inputs / "small.yaml")
-    return {"workload": "inputs/small.yaml", "accelerator": "inputs/tpu.yaml", "mapping": "inputs/mapping.yaml"}
+    return {
+        "workload": "inputs/small.yaml",
+        "accelerator": "inputs/tpu.yaml",
+        "mapping": "inputs/mapping.yaml",
+    }
 
 
 def _multi_core_inputs(root: Path) -> dict:
     """Two TPU-like cores, the 3-conv network, conv1 on either core (its allocation searched)."""
     (root / "hw" / "cores").mkdir(parents=True)
-    for name, source in (("core_a.yaml", "tpu_like.yaml"), ("core_b.yaml", "tpu_like.yaml"),
-                         ("offchip.yaml", "offchip.yaml")):
+    for name, source in (
+        ("core_a.yaml", "tpu_like.yaml"),
+        ("core_b.yaml", "tpu_like.yaml"),
+        ("offchip.yaml", "offchip.yaml"),
+    ):
         shutil.copy(CORES / source, root / "hw" / "cores" / name)
-    write_yaml(root / "hw" / "dual.yaml", {
-        "name": "dual", "cores": {0: "core_a.yaml", 1: "core_b.yaml"}, "offchip_core": "offchip.yaml",
-        "bandwidth": 64, "unit_energy_cost": 0, "core_connectivity": ["0, 1"]})
+    write_yaml(
+        root / "hw" / "dual.yaml",
+        {
+            "name": "dual",
+            "cores": {0: "core_a.yaml", 1: "core_b.yaml"},
+            "offchip_core": "offchip.yaml",
+            "bandwidth": 64,
+            "unit_energy_cost": 0,
+            "core_connectivity": ["0, 1"],
+        },
+    )
     shutil.copy(STREAM_SMALL / "small_3conv.onnx", root / "net.onnx")
-    write_yaml(root / "flexible.yaml", [
-        {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
-        {"name": "/conv1/Conv", "core_allocation": [0, 1]}])
+    write_yaml(
+        root / "flexible.yaml",
+        [
+            {"name": "default", "core_allocation": [0], "core_allocation_is_fixed": True},
+            {"name": "/conv1/Conv", "core_allocation": [0, 1]},
+        ],
+    )
     return {"accelerator": "hw/dual.yaml", "workload": "net.onnx", "mapping": "flexible.yaml"}
 
 
@@ -66,7 +85,11 @@ def undeclared(workdir: Path) -> list[str]:
     found = []
     for path in sorted((workdir / "results").rglob("*")):
         name = path.relative_to(workdir).as_posix()
-        if path.is_dir() or name in files or any(name.startswith(f"{folder}/") for folder in folders):
+        if (
+            path.is_dir()
+            or name in files
+            or any(name.startswith(f"{folder}/") for folder in folders)
+        ):
             continue
         if not name.startswith("results/.cache/benchmarks/"):
             found.append(name)
@@ -75,15 +98,34 @@ def undeclared(workdir: Path) -> list[str]:
 
 def test_every_file_a_job_writes_is_declared(tmp_path):
     single, multi = _single_core_inputs(tmp_path), _multi_core_inputs(tmp_path)
-    write_yaml(tmp_path / "config.yaml", {
-        "experiments": [{"name": "one", **single}],
-        "stream_experiments": [{"name": "net", "mode": "lbl", **multi,
-                                "search": {"individuals": 4, "generations": 2, "seed": 1}}],
-        "hardware_sweeps": [{"name": "ub", "base": single["accelerator"], "workloads": [single["workload"]],
-                             "mapping": single["mapping"], "vary": {"memories.sram_2MB.size": [8388608]}}],
-    })
+    write_yaml(
+        tmp_path / "config.yaml",
+        {
+            "experiments": [{"name": "one", **single}],
+            "stream_experiments": [
+                {
+                    "name": "net",
+                    "mode": "lbl",
+                    **multi,
+                    "search": {"individuals": 4, "generations": 2, "seed": 1},
+                }
+            ],
+            "hardware_sweeps": [
+                {
+                    "name": "ub",
+                    "base": single["accelerator"],
+                    "workloads": [single["workload"]],
+                    "mapping": single["mapping"],
+                    "vary": {"memories.sram_2MB.size": [8388608]},
+                }
+            ],
+        },
+    )
     output = snakemake(tmp_path)
-    assert jobs(output, "layer_job") == 3 and jobs(output, "stream_cost_job") == jobs(output, "stream_cost") > 0
+    assert (
+        jobs(output, "layer_job") == 3
+        and jobs(output, "stream_cost_job") == jobs(output, "stream_cost") > 0
+    )
     assert jobs(output, "plotly_script") == 3  # one per report folder: results, stream, the sweep's
     left = undeclared(tmp_path)
     # the one exception: a sweep's batch job keeps the layer results of its variants in the shared
@@ -99,9 +141,15 @@ def test_job_files_stay_with_the_first_experiment_that_needed_them(tmp_path):
     assert jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 3
     assert undeclared(tmp_path) == []
     # a second experiment with the same layers: its plan lists the same jobs; nothing reruns
-    write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "first", **single}, {"name": "second", **single}]})
+    write_yaml(
+        tmp_path / "config.yaml",
+        {"experiments": [{"name": "first", **single}, {"name": "second", **single}]},
+    )
     output = snakemake(tmp_path)
-    assert jobs(output, "split_layers") == 1 and jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 0
+    assert (
+        jobs(output, "split_layers") == 1
+        and jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 0
+    )
     # the experiment that wrote the job files is gone from the config: they stay, nothing reruns
     write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "second", **single}]})
     output = snakemake(tmp_path)
@@ -121,7 +169,11 @@ def test_job_files_stay_with_the_first_experiment_that_needed_them(tmp_path):
 
 def test_a_job_missing_from_its_plan_is_a_one_line_error(tmp_path):
     plan = tmp_path / "plan.json"
-    plan.write_text('{"experiment": {"name": "old"}, "layers": []}')  # a plan written before plans held jobs
-    with pytest.raises(InputError, match=r"plan\.json: jobs: holds no job 0a1b; delete the plan to plan again"):
+    plan.write_text(
+        '{"experiment": {"name": "old"}, "layers": []}'
+    )  # a plan written before plans held jobs
+    with pytest.raises(
+        InputError, match=r"plan\.json: jobs: holds no job 0a1b; delete the plan to plan again"
+    ):
         write_plan_job(plan, "0a1b", tmp_path / "job.json")
     assert not (tmp_path / "job.json").exists()

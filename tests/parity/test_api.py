@@ -32,8 +32,11 @@ def _case_params():
 
 
 def inputs(case: dict) -> tuple[str, str, str]:
-    return (reference_input("workload", case["workload"]), reference_input("hardware", case["accelerator"]),
-            reference_input("mapping", case["mapping"]))
+    return (
+        reference_input("workload", case["workload"]),
+        reference_input("hardware", case["accelerator"]),
+        reference_input("mapping", case["mapping"]),
+    )
 
 
 @pytest.mark.parametrize("case", case_params())
@@ -49,7 +52,10 @@ def test_api_totals(case, tmp_path):
     for cme, (layer, extra) in per_layer:
         assert (cme.layer_name, extra) == (layer.name, [])
         assert (tmp_path / f"{layer.name.replace('/', '_')}_complete.json").exists()
-    assert json.loads((tmp_path / "overall_simple.json").read_text()) == {"energy": energy, "latency": latency}
+    assert json.loads((tmp_path / "overall_simple.json").read_text()) == {
+        "energy": energy,
+        "latency": latency,
+    }
     assert len(pickle.loads((tmp_path / "list_of_cmes.pickle").read_bytes())) == len(per_layer)
 
 
@@ -58,9 +64,25 @@ def test_command_line_totals(case, tmp_path):
     workload, accelerator, mapping = inputs(case)
     options = [f"--{key.replace('_', '-')}={value}" for key, value in case["options"].items()]
     completed = subprocess.run(
-        [sys.executable, "-m", "zigzag", "run", "--workload", workload, "--accelerator", accelerator,
-         "--mapping", mapping, "--output", str(tmp_path), "--quiet", *options],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "run",
+            "--workload",
+            workload,
+            "--accelerator",
+            accelerator,
+            "--mapping",
+            mapping,
+            "--output",
+            str(tmp_path),
+            "--quiet",
+            *options,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert rel_close(summary["energy"], case["energy_pJ"], 1e-6)
@@ -71,17 +93,32 @@ def test_command_line_totals(case, tmp_path):
 def test_bad_option_is_one_line_error(tmp_path):
     with pytest.raises(InputError, match="opt: 'speed' is not one of energy, latency, EDP"):
         get_hardware_performance_zigzag(
-            reference_input("workload", "gemm_layer.yaml"), reference_input("hardware", "gemm_l1.yaml"),
-            reference_input("mapping", "gemm_l1.yaml"), opt="speed", dump_folder=tmp_path,
+            reference_input("workload", "gemm_layer.yaml"),
+            reference_input("hardware", "gemm_l1.yaml"),
+            reference_input("mapping", "gemm_l1.yaml"),
+            opt="speed",
+            dump_folder=tmp_path,
         )
 
 
 def test_command_line_reports_bad_input_in_one_line(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "zigzag", "run", "--workload", str(tmp_path / "missing.yaml"),
-         "--accelerator", reference_input("hardware", "gemm_l1.yaml"),
-         "--mapping", reference_input("mapping", "gemm_l1.yaml"), "--output", str(tmp_path)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "run",
+            "--workload",
+            str(tmp_path / "missing.yaml"),
+            "--accelerator",
+            reference_input("hardware", "gemm_l1.yaml"),
+            "--mapping",
+            reference_input("mapping", "gemm_l1.yaml"),
+            "--output",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert completed.returncode == 2
     lines = completed.stderr.strip().splitlines()
@@ -89,11 +126,23 @@ def test_command_line_reports_bad_input_in_one_line(tmp_path):
 
 
 def test_help_explains_every_option():
-    text = subprocess.run([sys.executable, "-m", "zigzag", "run", "--help"], capture_output=True, text=True,
-                          check=True).stdout
-    for flag in ("--opt", "--lpf-limit", "--nb-spatial-mappings-generated", "--temporal-mapping-search-engine",
-                 "--temporal-mapping-type", "--exploit-data-locality", "--enable-mix-spatial-mapping",
-                 "--salsa-seed", "--evaluate-all-operators"):
+    text = subprocess.run(
+        [sys.executable, "-m", "zigzag", "run", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for flag in (
+        "--opt",
+        "--lpf-limit",
+        "--nb-spatial-mappings-generated",
+        "--temporal-mapping-search-engine",
+        "--temporal-mapping-type",
+        "--exploit-data-locality",
+        "--enable-mix-spatial-mapping",
+        "--salsa-seed",
+        "--evaluate-all-operators",
+    ):
         assert flag in text
 
 
@@ -107,13 +156,31 @@ def test_export_workload_round_trip(model, all_operators, tmp_path):
     mapping = str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml")
     out = tmp_path / "exported.yaml"
     flags = ["--evaluate-all-operators"] if all_operators else []
-    subprocess.run([sys.executable, "-m", "zigzag", "export-workload", source, "--mapping", mapping,
-                    "--output", str(out), *flags], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "export-workload",
+            source,
+            "--mapping",
+            mapping,
+            "--output",
+            str(out),
+            *flags,
+        ],
+        check=True,
+        capture_output=True,
+    )
     original = load_workload(source, mapping, evaluate_all_operators=all_operators)
     exported = load_workload(str(out), mapping)
     by_id = {layer.id: layer for layer in exported.layers}
     assert sorted(by_id) == sorted(layer.id for layer in original.layers)
     for layer in original.layers:
         again = by_id[layer.id]
-        assert (again.name, again.loop_sizes, again.precision) == (layer.name, layer.loop_sizes, layer.precision)
+        assert (again.name, again.loop_sizes, again.precision) == (
+            layer.name,
+            layer.loop_sizes,
+            layer.precision,
+        )
         assert again.equation == layer.equation and again.relations == layer.relations

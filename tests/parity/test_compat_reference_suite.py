@@ -20,7 +20,11 @@ CASES = yaml.safe_load((DATA / "compat" / "reference_suite.yaml").read_text())
 
 def _params():
     for case in CASES:
-        marks = [pytest.mark.slow] if case["workload"].startswith("resnet18") and case["suite"] != "parserless" else []
+        marks = (
+            [pytest.mark.slow]
+            if case["workload"].startswith("resnet18") and case["suite"] != "parserless"
+            else []
+        )
         name = f"{case['suite']}-{case['test'].removesuffix('.py')}-{case['workload']}"
         yield pytest.param(case, id=name, marks=marks)
 
@@ -47,4 +51,9 @@ def test_every_reference_test_file_is_covered():
     files = {(case["suite"], case["test"]) for case in CASES}
     assert len(CASES) == 33 and len(files) == 18
     suites = {suite for suite, _ in files}
-    assert suites == {"test_origin", "test_with_exploit_data_locality", "test_with_mix_spatial_mapping", "parserless"}
+    assert suites == {
+        "test_origin",
+        "test_with_exploit_data_locality",
+        "test_with_mix_spatial_mapping",
+        "parserless",
+    }

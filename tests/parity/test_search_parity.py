@@ -59,19 +59,28 @@ def cases(kind: str) -> list[str]:
 
 
 def as_lists(mapping: dict) -> dict:
-    return {op: [[list(loop) for loop in level] for level in levels] for op, levels in mapping.items()}
+    return {
+        op: [[list(loop) for loop in level] for level in levels] for op, levels in mapping.items()
+    }
 
 
 @functools.cache
 def network_run(name: str):
     case = oracle(name)
-    return run(workload_of(case), oracle_input_path(case, "accelerator"), oracle_input_path(case, "mapping"),
-               options_of(case), show_progress=False)
+    return run(
+        workload_of(case),
+        oracle_input_path(case, "accelerator"),
+        oracle_input_path(case, "mapping"),
+        options_of(case),
+        show_progress=False,
+    )
 
 
 # Cases the reference runs but we reject on purpose (issue 17): the mapping names dimensions that no
 # layer of the workload has (a GEMM mapping on ResNet-18), which ZigZag silently drops.
-REJECTED = {"resnet18_yaml__gemm_l1_l3__no_fdb": "'D0' is not a dimension of any layer of the workload"}
+REJECTED = {
+    "resnet18_yaml__gemm_l1_l3__no_fdb": "'D0' is not a dimension of any layer of the workload"
+}
 
 
 def test_cases_we_reject_on_purpose():
@@ -91,11 +100,22 @@ def test_network_totals_and_per_layer_picks(name):
     assert [layer.id for layer, _ in result.layers] == [layer["id"] for layer in case["layers"]]
     for expected in case["layers"]:
         got = ours[expected["id"]]
-        for field in ("energy_total", "mac_energy", "mem_energy", "latency_total0", "latency_total1",
-                      "latency_total2", "ideal_cycle", "data_onloading_cycle", "data_offloading_cycle"):
+        for field in (
+            "energy_total",
+            "mac_energy",
+            "mem_energy",
+            "latency_total0",
+            "latency_total1",
+            "latency_total2",
+            "ideal_cycle",
+            "data_onloading_cycle",
+            "data_offloading_cycle",
+        ):
             assert rel_close(getattr(got, field), expected[field], REL), (expected["name"], field)
         assert got.spatial_mapping_array == expected["spatial_mapping"], expected["name"]
-        assert as_lists(got.spatial_mapping_int) == expected["spatial_mapping_int"], expected["name"]
+        assert as_lists(got.spatial_mapping_int) == expected["spatial_mapping_int"], expected[
+            "name"
+        ]
         assert as_lists(got.temporal_mapping) == expected["temporal_mapping"], expected["name"]
 
 
@@ -105,19 +125,35 @@ def test_every_candidate_in_reference_order(name):
     case = oracle(name)
     options = options_of(case)
     workload, accelerator = load_inputs(
-        workload_of(case), oracle_input_path(case, "accelerator"), oracle_input_path(case, "mapping")
+        workload_of(case),
+        oracle_input_path(case, "accelerator"),
+        oracle_input_path(case, "mapping"),
     )
     (layer,) = workload.layers
     expected = case["layers"][0]["candidates"]
     got = []
     for array_mapping in generate_spatial_mappings(
-        layer, accelerator, nb_mappings=options.nb_spatial_mappings_generated,
+        layer,
+        accelerator,
+        nb_mappings=options.nb_spatial_mappings_generated,
         enable_mixing=options.enable_mix_spatial_mapping,
     ):
         fractional, integer = convert(array_mapping, layer, accelerator)
-        for temporal in temporal_mappings(layer, accelerator, fractional, lpf_limit=options.lpf_limit,
-                                          even=options.temporal_mapping_type == "even", show_progress=False):
-            got.append((array_mapping, temporal, evaluate(layer, accelerator, fractional, integer, temporal)))
+        for temporal in temporal_mappings(
+            layer,
+            accelerator,
+            fractional,
+            lpf_limit=options.lpf_limit,
+            even=options.temporal_mapping_type == "even",
+            show_progress=False,
+        ):
+            got.append(
+                (
+                    array_mapping,
+                    temporal,
+                    evaluate(layer, accelerator, fractional, integer, temporal),
+                )
+            )
     assert len(got) == len(expected)
     for (array_mapping, temporal, cost), reference in zip(got, expected):
         assert array_mapping == reference["spatial_mapping"], reference["index"]
@@ -129,7 +165,11 @@ def test_every_candidate_in_reference_order(name):
 def test_same_numbers_on_every_run():
     name = "gemm__gemm_l1"
     case = oracle(name)
-    args = (workload_of(case), oracle_input_path(case, "accelerator"), oracle_input_path(case, "mapping"))
+    args = (
+        workload_of(case),
+        oracle_input_path(case, "accelerator"),
+        oracle_input_path(case, "mapping"),
+    )
     first = run(*args, options_of(case), show_progress=False)
     second = run(*args, options_of(case), show_progress=False)
     assert [c.to_dict() for _, c in first.layers] == [c.to_dict() for _, c in second.layers]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 from conftest import REPO
@@ -12,7 +13,7 @@ TESTS = REPO / "tests"
 def readme_setup_commands() -> list[str]:
     """The commands of the README's set-up code block, without their trailing comments."""
     text = (REPO / "README.md").read_text()
-    section = text[text.index("## Set-up"):]
+    section = text[text.index("## Set-up") :]
     block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
     return [line.split("   #")[0].strip() for line in block.splitlines() if line.strip()]
 
@@ -35,33 +36,53 @@ def test_ci_runs_from_a_fresh_clone_with_nothing_beside_it():
 
 def python_files() -> list:
     """Every Python file of the tests (tests/data/ aside)."""
-    return sorted(path for path in TESTS.rglob("*.py") if path.relative_to(TESTS).parts[0] != "data")
+    return sorted(
+        path for path in TESTS.rglob("*.py") if path.relative_to(TESTS).parts[0] != "data"
+    )
 
 
 def test_tests_read_only_files_inside_the_repository():
     outside = re.compile(r"/work/|\.\./shared|parents\[2\]|REPO\.parent|/ \"shared\"|SHARED\b")
     offenders = [
         f"{path.name}:{number}: {line.strip()}"
-        for path in python_files() if path.name != "test_ci.py"
+        for path in python_files()
+        if path.name != "test_ci.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if outside.search(line)
     ]
     assert not offenders, offenders
 
 
+def _skip_reasons(path) -> list[str]:
+    """The reasons of every pytest.skip / importorskip / mark.skip(if) call in ``path``."""
+    reasons = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        name = ast.unparse(node.func)
+        if name in ("pytest.skip", "pytest.importorskip", "pytest.mark.skip", "pytest.mark.skipif"):
+            texts = [
+                a
+                for a in [*node.args, *(k.value for k in node.keywords if k.arg == "reason")]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            reasons.append(texts[-1].value if texts else name)
+    return reasons
+
+
 def test_no_test_skips_for_missing_files():
     """The allowed skips: the browser tests without Chromium, the SLURM profile's without the
     SLURM executor plugin, CACTI's without its package (Python < 3.12); CI has all three."""
     skips = [
-        (path.name, line.strip())
-        for path in python_files() if path.name != "test_ci.py"
-        for line in path.read_text().splitlines()
-        if re.search(r"pytest\.(skip|importorskip)\(|mark\.skip", line)
+        (path.name, reason)
+        for path in python_files()
+        if path.name != "test_ci.py"
+        for reason in _skip_reasons(path)
     ]
-    allowed = ('pytest.skip("chromium is not installed (apt-get install -y chromium)")',
-               'pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")',
-               "pytest.skip(\"the SLURM executor plugin is not installed (pip install -e '.[cluster]')\", "
-               "allow_module_level=True)",
-               'needs_cacti = pytest.mark.skipif(not _cacti_available(), '
-               'reason="hwcomponents-cacti is not installed (Python < 3.12)")')
-    assert skips and all(line in allowed for _, line in skips), skips
+    allowed = (
+        "chromium is not installed (apt-get install -y chromium)",
+        "chromium is not installed (apt-get install -y chromium chromium-driver)",
+        "the SLURM executor plugin is not installed (pip install -e '.[cluster]')",
+        "hwcomponents-cacti is not installed (Python < 3.12)",
+    )
+    assert skips and all(reason in allowed for _, reason in skips), skips

@@ -15,8 +15,12 @@ import networkx as nx
 
 from conftest import REPO
 
-CONTRACTS = {c["id"]: c for c in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
-             ["contracts"]}
+CONTRACTS = {
+    c["id"]: c
+    for c in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"
+    ]
+}
 
 
 def test_import_linter_contracts_are_kept():
@@ -33,8 +37,11 @@ def test_no_import_circle():
     """No module imports itself through others (imports inside functions and type-only imports
     count): a circle found here is named with the import lines that close it."""
     graph = grimp.build_graph("zigzag", "stream", cache_dir=None)
-    edges = nx.DiGraph((module, imported) for module in graph.modules
-                       for imported in graph.find_modules_directly_imported_by(module))
+    edges = nx.DiGraph(
+        (module, imported)
+        for module in graph.modules
+        for imported in graph.find_modules_directly_imported_by(module)
+    )
     circles = [sorted(c) for c in nx.strongly_connected_components(edges) if len(c) > 1]
     lines = []
     for circle in circles:
@@ -50,8 +57,11 @@ def _drawn_floors(heading: str) -> list[str]:
     text = (REPO / "docs" / "contributing" / "architecture.md").read_text()
     block = re.search(re.escape(heading) + r".*?```\n(.*?)```", text, re.S)
     assert block, f"architecture.md has no code block after {heading!r}"
-    return [re.split(r"\s{2,}", line.strip())[0] for line in block.group(1).splitlines()
-            if line.strip() and not line.startswith(" ")]
+    return [
+        re.split(r"\s{2,}", line.strip())[0]
+        for line in block.group(1).splitlines()
+        if line.strip() and not line.startswith(" ")
+    ]
 
 
 def _layers(contract: str) -> list[str]:
@@ -69,10 +79,23 @@ def test_architecture_page_draws_the_multicore_floors_of_the_contract():
 def test_command_line_help_imports_no_heavy_library():
     """``zigzag --help`` builds every command's parser; the commands' implementations, and the
     heavy libraries they use, are imported when a command runs."""
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "zigzag", "--help"], cwd=REPO,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "zigzag", "--help"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
-    imported = {line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
-    heavy = sorted(m for m in imported if m.split(".")[0] in ("pandas", "onnx", "networkx", "yaml", "plotly",
-                                                               "ortools", "tqdm", "moocore", "deap"))
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    heavy = sorted(
+        m
+        for m in imported
+        if m.split(".")[0]
+        in ("pandas", "onnx", "networkx", "yaml", "plotly", "ortools", "tqdm", "moocore", "deap")
+    )
     assert not heavy, heavy

@@ -11,7 +11,9 @@ from conftest import TESTS
 
 def grouped_files() -> list:
     """Every test file (tests/data/ aside)."""
-    return sorted(path for path in TESTS.rglob("test_*.py") if path.relative_to(TESTS).parts[0] != "data")
+    return sorted(
+        path for path in TESTS.rglob("test_*.py") if path.relative_to(TESTS).parts[0] != "data"
+    )
 
 
 def test_no_test_file_at_the_top_of_tests():
@@ -26,5 +28,7 @@ def test_every_test_folder_is_on_the_import_path(pytestconfig):
 
 
 def test_test_file_names_are_unique():
-    repeated = [name for name, count in Counter(path.name for path in grouped_files()).items() if count > 1]
+    repeated = [
+        name for name, count in Counter(path.name for path in grouped_files()).items() if count > 1
+    ]
     assert not repeated, repeated

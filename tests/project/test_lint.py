@@ -1,4 +1,5 @@
-"""The package passes ``ruff check`` with the rules of pyproject.toml ([tool.ruff])."""
+"""The tree passes ``ruff check`` and ``ruff format --check`` with the settings of pyproject.toml
+([tool.ruff]): the package, the tests, the benchmarks and the tools."""
 
 from __future__ import annotations
 
@@ -7,15 +8,27 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
 
 
-def test_package_passes_ruff_check():
+def _ruff() -> Path:
     ruff = Path(sys.executable).with_name("ruff")
     if not ruff.exists():
         found = shutil.which("ruff")
         assert found, "ruff is not installed (pip install -e '.[test]' installs it)"
         ruff = Path(found)
-    completed = subprocess.run([str(ruff), "check", "--no-cache", "zigzag", "stream"], cwd=REPO,
-                               capture_output=True, text=True)
-    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return ruff
+
+
+@pytest.mark.parametrize(
+    "command, fix",
+    [(["check"], "ruff check --fix ."), (["format", "--check"], "ruff format .")],
+    ids=["check", "format"],
+)
+def test_tree_passes_ruff(command, fix):
+    completed = subprocess.run(
+        [str(_ruff()), *command, "--no-cache", "."], cwd=REPO, capture_output=True, text=True
+    )
+    assert completed.returncode == 0, f"run `{fix}`:\n{completed.stdout}{completed.stderr}"

@@ -17,5 +17,7 @@ def test_snakemake_files_are_formatted():
         assert found, "snakefmt is not installed (pip install -e '.[test]' installs it)"
         snakefmt = Path(found)
     files = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
-    completed = subprocess.run([str(snakefmt), "--check", *map(str, files)], capture_output=True, text=True)
+    completed = subprocess.run(
+        [str(snakefmt), "--check", *map(str, files)], capture_output=True, text=True
+    )
     assert completed.returncode == 0, completed.stderr

@@ -25,7 +25,9 @@ DIGITAL_CYCLES_PER_OP = 1.0
 
 class ArrayCost(NamedTuple):
     mac_energy: float
-    mac_energy_breakdown: dict[str, float] | None  # IMC components (docs/models/imc.md#array-energy-per-layer)
+    mac_energy_breakdown: (
+        dict[str, float] | None
+    )  # IMC components (docs/models/imc.md#array-energy-per-layer)
     tclk: float | None  # ns; IMC only
     tclk_breakdown: dict[str, float] | None
     area: float | None  # mm²; None without a unit area
@@ -39,14 +41,20 @@ def cycles_per_op(accelerator: Accelerator) -> float:
     return getattr(accelerator.operational_array, "cycles_per_op", DIGITAL_CYCLES_PER_OP)
 
 
-def array_cost(layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None) -> ArrayCost:
+def array_cost(
+    layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None
+) -> ArrayCost:
     """The array's share of one evaluation of ``layer`` under ``spatial_mapping_array``."""
     array = accelerator.operational_array
     if not isinstance(array, ImcArray):
         area, memories = _digital_areas(accelerator)
-        return ArrayCost(array.unit_energy * layer.total_macs, None, None, None, area, None, memories)
+        return ArrayCost(
+            array.unit_energy * layer.total_macs, None, None, None, area, None, memories
+        )
     if spatial_mapping_array is None:
-        raise ValueError("an IMC array's energy needs the spatial mapping in array form (spatial_mapping_array)")
+        raise ValueError(
+            "an IMC array's energy needs the spatial mapping in array form (spatial_mapping_array)"
+        )
     breakdown = layer_energy(array, layer, spatial_mapping_array)
     return ArrayCost(
         mac_energy=sum(breakdown.values()),
@@ -72,7 +80,9 @@ def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, fl
         if array_area is not None and unit.unit_area is not None:
             array_area += unit.unit_area * unit.lanes
         for register in unit.registers:
-            memories[register.name] = (register.area or 0) * (1 if register.served_dimensions else unit.lanes)
+            memories[register.name] = (register.area or 0) * (
+                1 if register.served_dimensions else unit.lanes
+            )
     return array_area, memories
 
 

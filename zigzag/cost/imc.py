@@ -13,7 +13,14 @@ import math
 from typing import NamedTuple
 
 from zigzag.hardware.imc import (
-    BL_CAP, DFF_ENERGY, ENERGY_PARTS, FA_ENERGY, FA_HALF_ENERGY, MUL_ENERGY, V2, ImcArray,
+    BL_CAP,
+    DFF_ENERGY,
+    ENERGY_PARTS,
+    FA_ENERGY,
+    FA_HALF_ENERGY,
+    MUL_ENERGY,
+    V2,
+    ImcArray,
 )
 from zigzag.mapping.reference_order import reference_set_order
 from zigzag.workload.layer import Layer, activation_and_weight_operands
@@ -93,7 +100,9 @@ def adder_tree_energy(precision: int, active: float, inputs: int) -> float:
                 half += precision
                 left = 0
             elif left > base:
-                full += base * (precision + 1) - (precision + sub_depth + 1) + (precision + sub_depth)
+                full += (
+                    base * (precision + 1) - (precision + sub_depth + 1) + (precision + sub_depth)
+                )
                 left = left - base
             elif left < base:
                 half += precision + sub_depth
@@ -128,5 +137,7 @@ def layer_energy(array: ImcArray, layer: Layer, spatial_mapping: dict) -> dict[s
         energy["adders_regular"] = tree * (b * cols) * serial * acts
     energy["adders_pv"] = FA_ENERGY * array.place_value_adders * cols * serial * acts
     if array.has_accumulator:
-        energy["accumulators"] = (FA_ENERGY + DFF_ENERGY) * array.accumulator_precision * cols * serial * acts
+        energy["accumulators"] = (
+            (FA_ENERGY + DFF_ENERGY) * array.accumulator_precision * cols * serial * acts
+        )
     return energy

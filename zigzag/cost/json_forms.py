@@ -30,12 +30,16 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
     def label(memory) -> str:
         # ZigZag prints a Python set here; sorted, so the text is the same in every process
         served = ", ".join(repr(dim) for dim in sorted(set(memory.served_dimensions)))
-        return f"MemoryLevel(instance={memory.name},operands={list(memory.operands)}, " \
-               f"served_dimensions={{{served}}})"
+        return (
+            f"MemoryLevel(instance={memory.name},operands={list(memory.operands)}, "
+            f"served_dimensions={{{served}}})"
+        )
 
     array = accelerator.operational_array
     if array.is_imc:
-        array_summary = {"operational_unit: ImcArray, dimensions": dict(array.dimensions)}  # sic, as ZigZag
+        array_summary = {
+            "operational_unit: ImcArray, dimensions": dict(array.dimensions)
+        }  # sic, as ZigZag
     else:
         array_summary = {
             "operational_unit": {"energy_cost": array.unit_energy, "area": array.unit_area},
@@ -45,8 +49,12 @@ def accelerator_summary(accelerator: Accelerator) -> dict:
         "name": accelerator.name,
         "operational_array": array_summary,
         "memory_hierarchy": [label(m) for m in accelerator.topological_order],
-        "mem_hierarchy_dict": {op: [label(m) for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
-        "mem_size_dict": {op: [m.size for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands},
+        "mem_hierarchy_dict": {
+            op: [label(m) for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands
+        },
+        "mem_size_dict": {
+            op: [m.size for m in accelerator.hierarchy(op)] for op in accelerator.memory_operands
+        },
         "mem_sharing_list": [dict(g) for g in accelerator.sharing_groups],
     }
 
@@ -61,13 +69,17 @@ def complete_json(result, layer: Layer, accelerator: Accelerator) -> dict:
         "outputs": {
             "memory": {
                 "utilization": {op: list(v) for op, v in result.mem_utilization_shared.items()},
-                "word_accesses": {op: _long_directions(v) for op, v in result.memory_word_access.items()},
+                "word_accesses": {
+                    op: _long_directions(v) for op, v in result.memory_word_access.items()
+                },
             },
             "energy": {
                 "energy_total": result.energy_total,
                 "operational_energy": result.mac_energy,
                 "memory_energy": result.mem_energy,
-                "memory_energy_breakdown_per_level": {op: list(v) for op, v in result.mem_energy_breakdown.items()},
+                "memory_energy_breakdown_per_level": {
+                    op: list(v) for op, v in result.mem_energy_breakdown.items()
+                },
                 "memory_energy_breakdown_per_level_per_operand": {
                     op: _long_directions(v) for op, v in result.mem_energy_breakdown_further.items()
                 },
@@ -104,10 +116,16 @@ def _add_imc_outputs(outputs: dict, result) -> None:
         "memory_stalling": result.stall_slack_comb,
     }
     memory_area = sum(result.area_memories.values())
-    outputs["clock"] = {"tclk (ns)": result.tclk, "tclk_breakdown (ns)": dict(result.tclk_breakdown)}
+    outputs["clock"] = {
+        "tclk (ns)": result.tclk,
+        "tclk_breakdown (ns)": dict(result.tclk_breakdown),
+    }
     outputs["area (mm^2)"] = {
         "total_area": result.area_total,
-        "total_area_breakdown:": {"imc_area": result.area_operational_array, "mem_area": memory_area},
+        "total_area_breakdown:": {
+            "imc_area": result.area_operational_array,
+            "mem_area": memory_area,
+        },
         "total_area_breakdown_further": {
             "imc_area_breakdown": dict(result.area_operational_array_breakdown),
             "mem_area_breakdown": dict(result.area_memories),
@@ -155,11 +173,14 @@ def spatial_mapping_text(result) -> str:
     """``D1: K 32; D2: C 32`` (array form of the chosen spatial mapping)."""
     array = result.spatial_mapping_array or {}
     return "; ".join(
-        f"{oa}: " + " ".join(f"{d} {f:g}" for d, f in unrolling.items()) for oa, unrolling in array.items()
+        f"{oa}: " + " ".join(f"{d} {f:g}" for d, f in unrolling.items())
+        for oa, unrolling in array.items()
     )
 
 
 def temporal_mapping_text(result, operand: str) -> str:
     """The loop nest of one operand, outermost first, levels separated by ``|``."""
     levels = result.temporal_mapping_stationary[operand]
-    return " | ".join(" ".join(f"{d} {s:g}" for d, s in reversed(level)) for level in reversed(levels))
+    return " | ".join(
+        " ".join(f"{d} {s:g}" for d, s in reversed(level)) for level in reversed(levels)
+    )

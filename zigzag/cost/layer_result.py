@@ -48,8 +48,15 @@ class PortActivityView(NamedTuple):
     @classmethod
     def of(cls, act: PortActivity) -> "PortActivityView":
         direction = DIRECTION_NAMES[act.direction]
-        return cls(act.real, act.allowed, act.period, act.count, (act.op, act.level, direction),
-                   act.stall_or_slack, act.updating_window)
+        return cls(
+            act.real,
+            act.allowed,
+            act.period,
+            act.count,
+            (act.op, act.level, direction),
+            act.stall_or_slack,
+            act.updating_window,
+        )
 
 
 class PortBeginOrEndActivity(NamedTuple):
@@ -63,7 +70,12 @@ class PortBeginOrEndActivity(NamedTuple):
     @classmethod
     def of(cls, transfer: PortTransfer) -> "PortBeginOrEndActivity":
         direction = DIRECTION_NAMES[transfer.direction]
-        return cls(transfer.cycles, transfer.bits, transfer.bandwidth, (transfer.op, transfer.level, direction))
+        return cls(
+            transfer.cycles,
+            transfer.bits,
+            transfer.bandwidth,
+            (transfer.op, transfer.level, direction),
+        )
 
 
 @dataclass(frozen=True)
@@ -93,14 +105,31 @@ class LayerCostResult(CostResult):
     latency_model: str = field(default="zigzag", compare=False, repr=False)
 
     @classmethod
-    def of(cls, result: CostResult, layer: Layer, accelerator: Accelerator, *,
-           access_same_data_considered_as_no_access: bool = True, latency_model: str = "zigzag") -> "LayerCostResult":
+    def of(
+        cls,
+        result: CostResult,
+        layer: Layer,
+        accelerator: Accelerator,
+        *,
+        access_same_data_considered_as_no_access: bool = True,
+        latency_model: str = "zigzag",
+    ) -> "LayerCostResult":
         values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
-        if result.compute_unit == VECTOR_UNIT and layer is not None and getattr(accelerator, "vector_unit", None):
-            layer, accelerator = on_vector_unit(layer, accelerator)  # what the layer was evaluated on
-        return cls(**values, layer=layer, accelerator=accelerator,
-                   access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                   latency_model=latency_model)
+        if (
+            result.compute_unit == VECTOR_UNIT
+            and layer is not None
+            and getattr(accelerator, "vector_unit", None)
+        ):
+            layer, accelerator = on_vector_unit(
+                layer, accelerator
+            )  # what the layer was evaluated on
+        return cls(
+            **values,
+            layer=layer,
+            accelerator=accelerator,
+            access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+            latency_model=latency_model,
+        )
 
     def for_layer(self, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
         """This result as ``of`` would give it for ``layer``, a layer with the same signature (another id and
@@ -109,20 +138,32 @@ class LayerCostResult(CostResult):
         copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "cost_detail"})
         if self.compute_unit == VECTOR_UNIT and accelerator.vector_unit is not None:
             layer, accelerator = on_vector_unit(layer, accelerator)
-        for name, value in (("layer_id", layer.id), ("layer_name", layer.name), ("layer", layer),
-                            ("accelerator", accelerator)):
+        for name, value in (
+            ("layer_id", layer.id),
+            ("layer_name", layer.name),
+            ("layer", layer),
+            ("accelerator", accelerator),
+        ):
             object.__setattr__(copy, name, value)
         return copy
 
     def __post_init__(self):
         # per-direction figures also answer to ZigZag's long direction names
         for name in ("memory_word_access", "mem_energy_breakdown_further"):
-            value = {op: tuple(FourWay(level) for level in levels) for op, levels in getattr(self, name).items()}
+            value = {
+                op: tuple(FourWay(level) for level in levels)
+                for op, levels in getattr(self, name).items()
+            }
             object.__setattr__(self, name, value)
 
     def to_dict(self) -> dict:
         data = super().to_dict()
-        for name in ("layer", "accelerator", "access_same_data_considered_as_no_access", "latency_model"):
+        for name in (
+            "layer",
+            "accelerator",
+            "access_same_data_considered_as_no_access",
+            "latency_model",
+        ):
             del data[name]
         return data
 
@@ -139,12 +180,18 @@ class LayerCostResult(CostResult):
     def cost_detail(self) -> CostDetail:
         """The evaluation with its intermediate figures (computed once, on first use)."""
         if self.layer is None or self.accelerator is None:
-            raise AttributeError("this result holds no layer and accelerator to recompute its details from")
+            raise AttributeError(
+                "this result holds no layer and accelerator to recompute its details from"
+            )
         return analyse(
-            self.layer, self.accelerator, self.spatial_mapping, self.spatial_mapping_int,
+            self.layer,
+            self.accelerator,
+            self.spatial_mapping,
+            self.spatial_mapping_int,
             self.temporal_mapping,
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
-            spatial_mapping_array=self.spatial_mapping_array, latency_model=self.latency_model,
+            spatial_mapping_array=self.spatial_mapping_array,
+            latency_model=self.latency_model,
         )
 
     # ----- ZigZag's names: inputs and hardware ---------------------------------------------
@@ -173,11 +220,17 @@ class LayerCostResult(CostResult):
     @property
     def mem_hierarchy_dict(self) -> dict[str, list[MemoryLevelView]]:
         levels = {level.name: level for level in self.mem_level_list}
-        return {op: [levels[m.name] for m in self.accelerator.hierarchy(op)] for op in self.accelerator.memory_operands}
+        return {
+            op: [levels[m.name] for m in self.accelerator.hierarchy(op)]
+            for op in self.accelerator.memory_operands
+        }
 
     @property
     def mem_size_dict(self) -> dict[str, list[int]]:
-        return {op: [m.size for m in self.accelerator.hierarchy(op)] for op in self.accelerator.memory_operands}
+        return {
+            op: [m.size for m in self.accelerator.hierarchy(op)]
+            for op in self.accelerator.memory_operands
+        }
 
     @property
     def mem_sharing_tuple(self) -> tuple[tuple[tuple[str, int], ...], ...]:
@@ -186,7 +239,9 @@ class LayerCostResult(CostResult):
         groups = []
         for op in self.accelerator.memory_operands:
             for memory in self.accelerator.hierarchy(op):
-                group = tuple((m, self.accelerator.level_index[(memory.name, m)]) for m in memory.operands)
+                group = tuple(
+                    (m, self.accelerator.level_index[(memory.name, m)]) for m in memory.operands
+                )
                 if len(group) > 1 and group not in groups:
                     groups.append(group)
         return tuple(groups)
@@ -211,14 +266,17 @@ class LayerCostResult(CostResult):
 
     def _mapping_view(self, movement, spatial_quantities, spatial) -> MappingView:
         distinct = {
-            op: [round(d * u) for d, u in zip(m.D, spatial_quantities[op].unit_unique)] for op, m in movement.items()
+            op: [round(d * u) for d, u in zip(m.D, spatial_quantities[op].unit_unique)]
+            for op, m in movement.items()
         }
         return MappingView(
             mem_level=self.active_mem_level,
             data_elem_per_level_unrolled={op: list(m.D) for op, m in movement.items()},
             data_bit_per_level_unrolled={op: list(m.bits) for op, m in movement.items()},
             data_elem_per_level=distinct,
-            data_bit_per_level={op: [e * p for e, p in zip(distinct[op], m.precision)] for op, m in movement.items()},
+            data_bit_per_level={
+                op: [e * p for e, p in zip(distinct[op], m.precision)] for op, m in movement.items()
+            },
             effective_data_bit={op: list(m.eff_bits) for op, m in movement.items()},
             spatial_mapping=spatial,
             temporal_mapping=self.temporal_mapping_stationary,
@@ -248,11 +306,16 @@ class LayerCostResult(CostResult):
     # ----- ZigZag's names: latency intermediates -------------------------------------------
     @property
     def real_data_trans_cycle(self) -> dict[str, list[FourWay]]:
-        return {op: [FourWay(v) for v in levels] for op, levels in self.cost_detail.real_cycles.items()}
+        return {
+            op: [FourWay(v) for v in levels] for op, levels in self.cost_detail.real_cycles.items()
+        }
 
     @property
     def allowed_mem_update_cycle(self) -> dict[str, list[FourWay]]:
-        return {op: [FourWay(v) for v in levels] for op, levels in self.cost_detail.allowed_cycles.items()}
+        return {
+            op: [FourWay(v) for v in levels]
+            for op, levels in self.cost_detail.allowed_cycles.items()
+        }
 
     def _per_memory(self, value_of_port) -> list[dict]:
         """``[{port name: value} per memory in mem_level_list order]`` over the used ports."""
@@ -275,7 +338,10 @@ class LayerCostResult(CostResult):
         def union(p: PortStall):
             return p.activities[0].allowed if len(p.activities) == 1 else p.window_union
 
-        return [{name: u for name, u in ports.items() if u is not None} for ports in self._per_memory(union)]
+        return [
+            {name: u for name, u in ports.items() if u is not None}
+            for ports in self._per_memory(union)
+        ]
 
     @property
     def data_loading_cc_per_op(self) -> dict[str, dict[str, tuple]]:
@@ -290,8 +356,13 @@ class LayerCostResult(CostResult):
         """Per input operand, per pair of adjacent levels: the longer of the two loading times."""
         table = self.cost_detail.loading_table
         return {
-            op: [max(table[op][f"{op}{k}_wr_in_by_high"][0], table[op][f"{op}{k + 1}_rd_out_to_low"][0])
-                 for k in range(len(self.temporal_mapping[op]) - 1)]
+            op: [
+                max(
+                    table[op][f"{op}{k}_wr_in_by_high"][0],
+                    table[op][f"{op}{k + 1}_rd_out_to_low"][0],
+                )
+                for k in range(len(self.temporal_mapping[op]) - 1)
+            ]
             for op in self.layer.inputs
         }
 
@@ -316,8 +387,12 @@ class LayerCostResult(CostResult):
         """Per memory (``mem_level_list`` order), per port: its transfers before or after computation."""
         transfers = self.cost_detail.port_transfers
         return [
-            {port.name: [PortBeginOrEndActivity.of(t) for t in transfers[(level.name, port.name)]]
-             for port in level.ports}
+            {
+                port.name: [
+                    PortBeginOrEndActivity.of(t) for t in transfers[(level.name, port.name)]
+                ]
+                for port in level.ports
+            }
             for level in self.mem_level_list
         ]
 
@@ -330,19 +405,32 @@ class LayerCostResult(CostResult):
     # ``(memory name, port name)`` (ZigZag keys them by port object) and memory operand.
     @property
     def loading_cycles_during_computation(self) -> dict[tuple[str, str], dict[str, float]]:
-        return {port: {op: c for op, (c, _) in ops.items()} for port, ops in self.cost_detail.borrowed.items() if ops}
+        return {
+            port: {op: c for op, (c, _) in ops.items()}
+            for port, ops in self.cost_detail.borrowed.items()
+            if ops
+        }
 
     @property
     def loading_bw_during_computation(self) -> dict[tuple[str, str], dict[str, int]]:
-        return {port: {op: bw for op, (_, bw) in ops.items()} for port, ops in self.cost_detail.borrowed.items() if ops}
+        return {
+            port: {op: bw for op, (_, bw) in ops.items()}
+            for port, ops in self.cost_detail.borrowed.items()
+            if ops
+        }
 
     @property
     def total_loading_cycles_during_computation(self) -> dict[tuple[str, str], float]:
-        return {port: sum(c for c, _ in ops.values()) for port, ops in self.cost_detail.borrowed.items()}
+        return {
+            port: sum(c for c, _ in ops.values()) for port, ops in self.cost_detail.borrowed.items()
+        }
 
     @property
     def total_loading_bw_during_computation(self) -> dict[tuple[str, str], int]:
-        return {port: sum(bw for _, bw in ops.values()) for port, ops in self.cost_detail.borrowed.items()}
+        return {
+            port: sum(bw for _, bw in ops.values())
+            for port, ops in self.cost_detail.borrowed.items()
+        }
 
     @property
     def loading_offloading_cycles_borrowed_from_computation(self) -> float:

@@ -110,10 +110,16 @@ class CostResult(_ShortNames):
     double_buffer: dict[str, tuple[bool, ...]]
 
     # mappings
-    spatial_mapping: dict[str, tuple]  # fractional per-level form (ZigZag's cme.spatial_mapping, e.g. 31.25)
-    spatial_mapping_int: dict[str, tuple]  # integer per-level form (docs/models/cost-model.md#spatial-mapping)
+    spatial_mapping: dict[
+        str, tuple
+    ]  # fractional per-level form (ZigZag's cme.spatial_mapping, e.g. 31.25)
+    spatial_mapping_int: dict[
+        str, tuple
+    ]  # integer per-level form (docs/models/cost-model.md#spatial-mapping)
     temporal_mapping: dict[str, tuple]  # as given (allocator output)
-    temporal_mapping_stationary: dict[str, tuple]  # after the merge-down (docs/models/cost-model.md#temporal-mapping)
+    temporal_mapping_stationary: dict[
+        str, tuple
+    ]  # after the merge-down (docs/models/cost-model.md#temporal-mapping)
     spatial_mapping_array: dict[str, dict[str, float]] | None = None  # {OA dim: {dim: factor}}
 
     # area (ours, docs/models/cost-model.md#area)
@@ -202,7 +208,9 @@ _SUMMED = (
 _UNIT_SPLIT = ("mac_array_energy", "mac_array_latency", "vector_unit_energy", "vector_unit_latency")
 
 
-def _unit_split(total: "CumulativeResult", other: "CostResult | CumulativeResult") -> dict[str, float]:
+def _unit_split(
+    total: "CumulativeResult", other: "CostResult | CumulativeResult"
+) -> dict[str, float]:
     """``total``'s per-unit sums with ``other`` added (a layer result adds to its own unit)."""
     if isinstance(other, CumulativeResult):
         return {name: getattr(total, name) + getattr(other, name) for name in _UNIT_SPLIT}
@@ -259,7 +267,9 @@ class CumulativeResult(_ShortNames):
     latency_total1: float = 0.0
     latency_total2: float = 0.0
     mem_energy_breakdown: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    mem_energy_breakdown_further: dict[str, tuple[dict[str, float], ...]] = field(default_factory=dict)
+    mem_energy_breakdown_further: dict[str, tuple[dict[str, float], ...]] = field(
+        default_factory=dict
+    )
     memory_word_access: dict[str, tuple[dict[str, int], ...]] = field(default_factory=dict)
     layer_ids: tuple[int, ...] = ()
     accelerator_name: str | None = None
@@ -311,7 +321,10 @@ class CumulativeResult(_ShortNames):
         values = {name: getattr(self, name) * number for name in _SUMMED + _UNIT_SPLIT}
         for name in ("mem_energy_breakdown", "mem_energy_breakdown_further"):
             values[name] = {
-                op: tuple({d: e * number for d, e in v.items()} if isinstance(v, dict) else v * number for v in levels)
+                op: tuple(
+                    {d: e * number for d, e in v.items()} if isinstance(v, dict) else v * number
+                    for v in levels
+                )
                 for op, levels in getattr(self, name).items()
             }
         values["memory_word_access"] = {

@@ -139,7 +139,9 @@ class Accelerator:
     memories: tuple[Memory, ...]  # bottom-up, as listed by the user
     dataflows: dict | None = None
     area_unit: str | None = None  # the unit of the file's areas, when it states one (mm2 | um2)
-    vector_unit: VectorUnit | None = None  # a vector (SIMD) unit beside the array (zigzag.hardware.vector)
+    vector_unit: VectorUnit | None = (
+        None  # a vector (SIMD) unit beside the array (zigzag.hardware.vector)
+    )
 
     @cached_property
     def memory(self) -> dict[str, Memory]:
@@ -218,7 +220,8 @@ class Accelerator:
     def unroll_count(self, memory: Memory) -> int:
         """Number of physical copies of ``memory`` (product of the array dims it does not serve)."""
         return math.prod(
-            size for dim, size in self.operational_array.dimensions.items()
+            size
+            for dim, size in self.operational_array.dimensions.items()
             if dim not in memory.served_dimensions
         )
 

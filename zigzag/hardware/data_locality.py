@@ -50,7 +50,8 @@ def plan_data_locality(workload: Workload, accelerator: Accelerator) -> DataLoca
     first = next(iter(graph.nodes))
     act0, weight0 = activation_and_weight_operands(first)
     top = {
-        op: _highest_index(accelerator, first.memory_operand(op)) for op in (act0, weight0, first.output)
+        op: _highest_index(accelerator, first.memory_operand(op))
+        for op in (act0, weight0, first.output)
     }
     records: dict[Layer, _LayerRecord] = {}
     total_weight_bits = 0
@@ -63,20 +64,30 @@ def plan_data_locality(workload: Workload, accelerator: Accelerator) -> DataLoca
             act_bits = sum(layer.operand_size_bit(op) for op in layer.inputs)
         output_bits = int(layer.operand_size_elem(layer.output) * layer.precision[layer.output])
         act_m, out_m = layer.memory_operand(act), layer.memory_operand(layer.output)
-        records[layer] = _LayerRecord(act_m, layer.memory_operand(weight), out_m, act_bits, output_bits,
-                                      {act_m: -1, out_m: -1})
+        records[layer] = _LayerRecord(
+            act_m,
+            layer.memory_operand(weight),
+            out_m,
+            act_bits,
+            output_bits,
+            {act_m: -1, out_m: -1},
+        )
 
     weight_level = top[weight0]
     order = list(nx.topological_sort(graph))
     oa_dims = set(accelerator.operational_array.dimensions)
     for position, layer in enumerate(order):
         record = records[layer]
-        is_first = position == 0 or graph.in_degree(layer) == 0  # a layer fed by graph inputs only starts anew
+        is_first = (
+            position == 0 or graph.in_degree(layer) == 0
+        )  # a layer fed by graph inputs only starts anew
         if not is_first:
             producer = next(iter(graph.predecessors(layer)))
             record.lower(record.act, records[producer].level[records[producer].output])
         successors = list(graph.successors(layer))
-        is_branch = len(successors) > 1 or (len(successors) == 1 and graph.in_degree(successors[0]) > 1)
+        is_branch = len(successors) > 1 or (
+            len(successors) == 1 and graph.in_degree(successors[0]) > 1
+        )
         if is_branch:
             if is_first:
                 record.lower(record.act, top[act0])
@@ -104,14 +115,18 @@ def plan_data_locality(workload: Workload, accelerator: Accelerator) -> DataLoca
                 record.lower(record.output, index)
             if index < weight_level and set(memory.served_dimensions) >= oa_dims and holds_weight:
                 weight_level = index
-    return DataLocalityPlan({layer.id: dict(records[layer].level) for layer in graph.nodes}, weight_level)
+    return DataLocalityPlan(
+        {layer.id: dict(records[layer].level) for layer in graph.nodes}, weight_level
+    )
 
 
 def _highest_index(accelerator: Accelerator, mem_operand: str) -> int:
     return max(i for i, m in enumerate(accelerator.memories) if mem_operand in m.operands)
 
 
-def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocalityPlan) -> Accelerator:
+def trimmed_accelerator(
+    accelerator: Accelerator, layer: Layer, plan: DataLocalityPlan
+) -> Accelerator:
     """A copy of ``accelerator`` keeping, per operand, only the memories up to its target."""
     act, weight = activation_and_weight_operands(layer)
     levels = plan.io_levels[layer.id]
@@ -123,7 +138,9 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
     }
     memories = []
     for index, memory in enumerate(accelerator.memories):
-        kept = tuple(op for op in (act_m, weight_m, out_m) if op in memory.operands and index <= target[op])
+        kept = tuple(
+            op for op in (act_m, weight_m, out_m) if op in memory.operands and index <= target[op]
+        )
         if kept:
             memories.append(dataclasses.replace(memory, operands=kept))
     return Accelerator(
@@ -134,16 +151,26 @@ def trimmed_accelerator(accelerator: Accelerator, layer: Layer, plan: DataLocali
     )
 
 
-def accelerators_with_data_locality(workload: Workload, accelerator: Accelerator) -> dict[int, Accelerator]:
+def accelerators_with_data_locality(
+    workload: Workload, accelerator: Accelerator
+) -> dict[int, Accelerator]:
     """Layer id -> the trimmed accelerator that layer is searched on. The plan covers the MAC layers;
     vector layers are passed over as dependencies and keep the whole accelerator (the vector unit
     reads and writes its own memories, docs/models/operators.md)."""
-    vector = {layer.id for layer in workload.layers if compute_unit(layer, accelerator) != MAC_ARRAY}
+    vector = {
+        layer.id for layer in workload.layers if compute_unit(layer, accelerator) != MAC_ARRAY
+    }
     if vector:
         if len(vector) == len(workload.layers):
             return {layer.id: accelerator for layer in workload.layers}
-        workload = Workload([DummyNode(n.id, n.name, n.operator_type, dict(n.operand_source)) if n.id in vector
-                             else n for n in workload.graph.nodes])
+        workload = Workload(
+            [
+                DummyNode(n.id, n.name, n.operator_type, dict(n.operand_source))
+                if n.id in vector
+                else n
+                for n in workload.graph.nodes
+            ]
+        )
     plan = plan_data_locality(workload, accelerator)
     trimmed = {layer.id: trimmed_accelerator(accelerator, layer, plan) for layer in workload.layers}
     return {**trimmed, **{layer_id: accelerator for layer_id in vector}}

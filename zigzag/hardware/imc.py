@@ -26,8 +26,14 @@ from typing import NamedTuple
 AREA_PARTS = ("cells", "dacs", "adcs", "mults", "adders_regular", "adders_pv", "accumulators")
 #: Components of the array energy (peak and per layer), in summation order.
 ENERGY_PARTS = (
-    "local_bl_precharging", "dacs", "adcs", "mults", "analog_bl_addition",
-    "adders_regular", "adders_pv", "accumulators",
+    "local_bl_precharging",
+    "dacs",
+    "adcs",
+    "mults",
+    "analog_bl_addition",
+    "adders_regular",
+    "adders_pv",
+    "accumulators",
 )
 
 # 28 nm technology constants (docs/models/imc.md#technology-constants): capacitances in pF, areas in mm², delays in ns.
@@ -202,12 +208,20 @@ class ImcArray:
         an energy per cell."""
         regular = 0
         if not self.analog:
-            regular = full_adder * self.regular_tree_adders * (self.bit_serial_precision * self.columns * self.banks)
+            regular = (
+                full_adder
+                * self.regular_tree_adders
+                * (self.bit_serial_precision * self.columns * self.banks)
+            )
         accumulators = 0
         if self.has_accumulator:
             bits = self.accumulator_precision * self.columns * self.banks
             accumulators = full_adder * bits + flip_flop * bits
-        return regular, full_adder * self.place_value_adders * (self.columns * self.banks), accumulators
+        return (
+            regular,
+            full_adder * self.place_value_adders * (self.columns * self.banks),
+            accumulators,
+        )
 
     @cached_property
     def area_breakdown(self) -> dict[str, float]:
@@ -215,7 +229,9 @@ class ImcArray:
         return {
             "cells": self.total_units * self.cells_area,
             "dacs": self.dac.area * self.rows * self.banks if self.analog else 0,
-            "adcs": self.adc.area * self.weight_precision * self.columns * self.banks if self.analog else 0,
+            "adcs": self.adc.area * self.weight_precision * self.columns * self.banks
+            if self.analog
+            else 0,
             "mults": MUL_AREA * self.multipliers,
             "adders_regular": regular,
             "adders_pv": place_value,
@@ -279,7 +295,9 @@ class ImcArray:
         return {
             "local_bl_precharging": 0,
             "dacs": self.dac.energy * self.rows * self.banks if self.analog else 0,
-            "adcs": self.adc.energy * self.weight_precision * self.columns * self.banks if self.analog else 0,
+            "adcs": self.adc.energy * self.weight_precision * self.columns * self.banks
+            if self.analog
+            else 0,
             "mults": MUL_ENERGY * self.multipliers,
             "analog_bl_addition": bitlines,
             "adders_regular": regular,
@@ -297,7 +315,9 @@ class ImcArray:
 
     @property
     def peak_tops_per_watt(self) -> float:
-        return self.peak_macs_per_cycle * 2 / sum(self.peak_energy_breakdown[p] for p in ENERGY_PARTS)
+        return (
+            self.peak_macs_per_cycle * 2 / sum(self.peak_energy_breakdown[p] for p in ENERGY_PARTS)
+        )
 
     @property
     def peak_tops_per_mm2(self) -> float:

@@ -26,10 +26,27 @@ if TYPE_CHECKING:
 
 #: the operation classes a vector unit may cost (a vector layer's ``vector_op`` is one of them)
 OPERATION_CLASSES = (
-    "add", "sub", "mul", "max", "neg", "where", "div",
-    "exp", "tanh", "erf", "sqrt", "rsqrt", "sigmoid", "sin", "cos", "pow",
-    "reduce_sum", "reduce_max", "reduce_mean",
-    "gather", "copy",
+    "add",
+    "sub",
+    "mul",
+    "max",
+    "neg",
+    "where",
+    "div",
+    "exp",
+    "tanh",
+    "erf",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "cos",
+    "pow",
+    "reduce_sum",
+    "reduce_max",
+    "reduce_mean",
+    "gather",
+    "copy",
 )
 
 #: the vector unit's one spatial dimension (its lanes), as named in its registers' served_dimensions
@@ -77,17 +94,23 @@ def on_vector_unit(layer: Layer, accelerator: Accelerator) -> tuple[Layer, Accel
     entry = layer.mapping
     missing = [op for op in layer.operands if op not in entry.memory_operand_links]
     if missing:
-        raise InputError(None, f"mapping entry '{entry.name}': memory_operand_links",
-                         f"operand '{missing[0]}' of vector layer '{layer.name}' is not linked to a memory "
-                         f"operand; link it, e.g. {missing[0]}: I1")
+        raise InputError(
+            None,
+            f"mapping entry '{entry.name}': memory_operand_links",
+            f"operand '{missing[0]}' of vector layer '{layer.name}' is not linked to a memory "
+            f"operand; link it, e.g. {missing[0]}: I1",
+        )
     links = {op: entry.memory_operand_links[op] for op in layer.operands}
-    vector_entry = MappingEntry(name=entry.name, memory_operand_links=links,
-                                temporal_ordering=entry.temporal_ordering)
+    vector_entry = MappingEntry(
+        name=entry.name, memory_operand_links=links, temporal_ordering=entry.temporal_ordering
+    )
     view = vector_view(accelerator, layer.vector_op, tuple(links.values()))
     return dataclasses.replace(layer, mapping=vector_entry), view
 
 
-def vector_view(accelerator: Accelerator, operation: str, memory_operands: tuple[str, ...]) -> Accelerator:
+def vector_view(
+    accelerator: Accelerator, operation: str, memory_operands: tuple[str, ...]
+) -> Accelerator:
     """The core as a vector layer of class ``operation`` sees it: the lanes as its operational array,
     the unit's registers and memories (restricted to ``memory_operands``, the ones the layer links)
     as its memory hierarchy."""
@@ -95,16 +118,33 @@ def vector_view(accelerator: Accelerator, operation: str, memory_operands: tuple
 
 
 @lru_cache(maxsize=256)
-def _vector_view(accelerator: Accelerator, operation: str, memory_operands: frozenset[str]) -> Accelerator:
+def _vector_view(
+    accelerator: Accelerator, operation: str, memory_operands: frozenset[str]
+) -> Accelerator:
     unit = accelerator.vector_unit
     cost = unit.operations[operation]
-    shared = tuple(dataclasses.replace(accelerator.memory[name], served_dimensions=(LANE_DIMENSION,))
-                   for name in unit.memories)
-    memories = tuple(m for m in (_restricted(m, memory_operands) for m in unit.registers + shared) if m is not None)
-    array = VectorArray(dimensions={LANE_DIMENSION: unit.lanes}, unit_energy=cost.energy,
-                        unit_area=unit.unit_area, cycles_per_op=float(cost.cycles), operation=operation)
-    return Accelerator(name=accelerator.name, operational_array=array, memories=memories,
-                       area_unit=accelerator.area_unit)
+    shared = tuple(
+        dataclasses.replace(accelerator.memory[name], served_dimensions=(LANE_DIMENSION,))
+        for name in unit.memories
+    )
+    memories = tuple(
+        m
+        for m in (_restricted(m, memory_operands) for m in unit.registers + shared)
+        if m is not None
+    )
+    array = VectorArray(
+        dimensions={LANE_DIMENSION: unit.lanes},
+        unit_energy=cost.energy,
+        unit_area=unit.unit_area,
+        cycles_per_op=float(cost.cycles),
+        operation=operation,
+    )
+    return Accelerator(
+        name=accelerator.name,
+        operational_array=array,
+        memories=memories,
+        area_unit=accelerator.area_unit,
+    )
 
 
 def _restricted(memory: Memory, memory_operands: frozenset[str]) -> Memory | None:
@@ -114,6 +154,8 @@ def _restricted(memory: Memory, memory_operands: frozenset[str]) -> Memory | Non
         return None
     if operands == memory.operands:
         return memory
-    ports = tuple(dataclasses.replace(p, allocation=tuple(a for a in p.allocation if a[0] in memory_operands))
-                  for p in memory.ports)
+    ports = tuple(
+        dataclasses.replace(p, allocation=tuple(a for a in p.allocation if a[0] in memory_operands))
+        for p in memory.ports
+    )
     return dataclasses.replace(memory, operands=operands, ports=ports)

@@ -33,7 +33,9 @@ class FourWay(dict):
 
     def __init__(self, values: Mapping = ()):
         values = dict(values)
-        if all(type(d) is str and d in DIRECTION_NAMES for d in values):  # already short names (the usual case)
+        if all(
+            type(d) is str and d in DIRECTION_NAMES for d in values
+        ):  # already short names (the usual case)
             super().__init__(values)
         else:
             super().__init__({short_direction(d): v for d, v in values.items()})
@@ -59,7 +61,9 @@ class FourWay(dict):
         return {d: self.get(d, 0) for d in _LONG_ORDER}
 
     def __add__(self, other: Mapping) -> "FourWay":
-        return FourWay({d: self.get(d, 0) + FourWay(other).get(d, 0) for d in ("tl", "fl", "th", "fh")})
+        return FourWay(
+            {d: self.get(d, 0) + FourWay(other).get(d, 0) for d in ("tl", "fl", "th", "fh")}
+        )
 
     def __mul__(self, scalar) -> "FourWay":
         return FourWay({d: v * scalar for d, v in self.items()})
@@ -111,7 +115,10 @@ class MemoryLevelView:
 
     @property
     def mem_level_of_operands(self) -> dict[str, int]:
-        return {op: self.accelerator.level_index[(self.name, op)] for op in self.memory_instance.operands}
+        return {
+            op: self.accelerator.level_index[(self.name, op)]
+            for op in self.memory_instance.operands
+        }
 
     @property
     def served_dimensions(self) -> tuple[str, ...]:
@@ -149,4 +156,7 @@ class MemoryLevelView:
 
 def memory_levels(accelerator: Accelerator) -> list[MemoryLevelView]:
     """ZigZag's ``mem_level_list``: every memory as a level, in the order the file lists them."""
-    return [MemoryLevelView(memory, accelerator, index) for index, memory in enumerate(accelerator.memories)]
+    return [
+        MemoryLevelView(memory, accelerator, index)
+        for index, memory in enumerate(accelerator.memories)
+    ]

@@ -6,7 +6,14 @@ already validated accelerator from JSON, imports only the model types.
 
 from __future__ import annotations
 
-from zigzag.hardware.accelerator import Accelerator, Memory, OperationalArray, Port, VectorOperation, VectorUnit
+from zigzag.hardware.accelerator import (
+    Accelerator,
+    Memory,
+    OperationalArray,
+    Port,
+    VectorOperation,
+    VectorUnit,
+)
 from zigzag.hardware.imc import ImcArray
 
 
@@ -58,8 +65,10 @@ def _vector_unit(data: dict | None) -> VectorUnit | None:
         return None
     return VectorUnit(
         lanes=data["lanes"],
-        operations={name: VectorOperation(cycles=op["cycles"], energy=op["energy"])
-                    for name, op in data["operations"].items()},
+        operations={
+            name: VectorOperation(cycles=op["cycles"], energy=op["energy"])
+            for name, op in data["operations"].items()
+        },
         memories=tuple(data["memories"]),
         registers=tuple(_memory(name, mem) for name, mem in (data.get("registers") or {}).items()),
         unit_area=data.get("unit_area"),
@@ -69,8 +78,11 @@ def _vector_unit(data: dict | None) -> VectorUnit | None:
 def _operational_array(array: dict, memories: dict[str, Memory]) -> OperationalArray | ImcArray:
     dimensions = dict(zip(array["dimensions"], array["sizes"]))
     if not array.get("is_imc", False):
-        return OperationalArray(dimensions=dimensions, unit_energy=array.get("unit_energy"),
-                                unit_area=array.get("unit_area"))
+        return OperationalArray(
+            dimensions=dimensions,
+            unit_energy=array.get("unit_energy"),
+            unit_area=array.get("unit_area"),
+        )
     activation, weight = array["input_precision"]
     cells = memories["cells"]
     return ImcArray(
@@ -121,14 +133,20 @@ def _memory_to_dict(m: Memory) -> dict:
         ],
         "served_dimensions": list(m.served_dimensions),
         "force_double_buffering": m.force_double_buffering,
-        **({"cost_source": m.cost_source, "cost_note": m.cost_note} if m.cost_source != "file" else {}),
+        **(
+            {"cost_source": m.cost_source, "cost_note": m.cost_note}
+            if m.cost_source != "file"
+            else {}
+        ),
     }
 
 
 def _vector_unit_to_dict(unit: VectorUnit) -> dict:
     data = {
         "lanes": unit.lanes,
-        "operations": {name: {"cycles": op.cycles, "energy": op.energy} for name, op in unit.operations.items()},
+        "operations": {
+            name: {"cycles": op.cycles, "energy": op.energy} for name, op in unit.operations.items()
+        },
         "memories": list(unit.memories),
     }
     if unit.registers:

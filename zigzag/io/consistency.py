@@ -28,7 +28,9 @@ logger = logging.getLogger(__name__)
 USUAL_DIMENSIONS = frozenset({"B", "K", "C", "G", "OX", "OY", "FX", "FY", "D", "H"})
 
 
-def check_mapping_dimensions(workload: Workload, entries: list[MappingEntry], mapping_file: str | None) -> None:
+def check_mapping_dimensions(
+    workload: Workload, entries: list[MappingEntry], mapping_file: str | None
+) -> None:
     """Reject a dimension named by a used mapping entry that no layer of the workload has (unless usual)."""
     layers = workload.layers
     workload_dims = {dim for layer in layers for dim in layer.loop_sizes}
@@ -38,25 +40,40 @@ def check_mapping_dimensions(workload: Workload, entries: list[MappingEntry], ma
         if entry.name not in used:
             continue
         where = f"mapping entry '{entry.name}'"
-        named = [(f"spatial_mapping.{oa}[{i}]", [dim]) for oa, pairs in (entry.spatial_mapping or {}).items()
-                 for i, (dim, _) in enumerate(pairs)]
-        named += [(f"temporal_ordering[{i}]", [dim]) for i, (dim, _) in enumerate(entry.temporal_ordering) if dim != "*"]
-        named += [(f"spatial_mapping_hint.{oa}", list(dims)) for oa, dims in entry.spatial_mapping_hint.items()]
+        named = [
+            (f"spatial_mapping.{oa}[{i}]", [dim])
+            for oa, pairs in (entry.spatial_mapping or {}).items()
+            for i, (dim, _) in enumerate(pairs)
+        ]
+        named += [
+            (f"temporal_ordering[{i}]", [dim])
+            for i, (dim, _) in enumerate(entry.temporal_ordering)
+            if dim != "*"
+        ]
+        named += [
+            (f"spatial_mapping_hint.{oa}", list(dims))
+            for oa, dims in entry.spatial_mapping_hint.items()
+        ]
         for place, dims in named:
             if not known.intersection(dims):
                 text = "' / '".join(dims)
                 raise InputError(
-                    mapping_file, f"{where}.{place}",
+                    mapping_file,
+                    f"{where}.{place}",
                     f"'{text}' is not a dimension of any layer of the workload (their dimensions: "
                     f"{', '.join(sorted(workload_dims))}); use one of those",
                 )
 
 
-def warn_unmatched_entries(workload: Workload, entries: list[MappingEntry], mapping_file: str | None) -> None:
+def warn_unmatched_entries(
+    workload: Workload, entries: list[MappingEntry], mapping_file: str | None
+) -> None:
     """Warn about each mapping entry that no node of the workload can use (see unmatched_entry_warnings)."""
     nodes = list(workload.graph.nodes)
     types = [node.operator_type if isinstance(node, Layer) else node.type for node in nodes]
-    for line in unmatched_entry_warnings([e.name for e in entries], [node.name for node in nodes], types):
+    for line in unmatched_entry_warnings(
+        [e.name for e in entries], [node.name for node in nodes], types
+    ):
         logger.warning("%s: %s", mapping_file or "<mapping>", line)
 
 
@@ -80,8 +97,15 @@ def warn_size_mismatches(workload: Workload, file: str | None) -> None:
                 logger.warning(
                     "%s: layer '%s' (id %d) reads %s from layer '%s' (id %d) with %s, but '%s' produces %s; "
                     "check the loop_sizes of both layers",
-                    file or "<workload>", consumer.name, consumer.id, operand, producer.name, producer.id,
-                    mismatch[1], producer.name, mismatch[0],
+                    file or "<workload>",
+                    consumer.name,
+                    consumer.id,
+                    operand,
+                    producer.name,
+                    producer.id,
+                    mismatch[1],
+                    producer.name,
+                    mismatch[0],
                 )
 
 
@@ -98,8 +122,16 @@ def _mismatch(producer: Layer, consumer: Layer, operand: str) -> tuple[str, str]
     read = consumer.operand_dims[operand]
     if len(produced) != len(read):
         return None
-    pairs = [(p, r) for p, r in zip(produced, read) if p not in producer.pr_map and r not in consumer.pr_map]
-    if math.prod(producer.size(p) for p, _ in pairs) == math.prod(consumer.size(r) for _, r in pairs):
+    pairs = [
+        (p, r)
+        for p, r in zip(produced, read)
+        if p not in producer.pr_map and r not in consumer.pr_map
+    ]
+    if math.prod(producer.size(p) for p, _ in pairs) == math.prod(
+        consumer.size(r) for _, r in pairs
+    ):
         return None
-    return (", ".join(f"{p}={producer.size(p)}" for p, _ in pairs),
-            ", ".join(f"{r}={consumer.size(r)}" for _, r in pairs))
+    return (
+        ", ".join(f"{p}={producer.size(p)}" for p, _ in pairs),
+        ", ".join(f"{r}={consumer.size(r)}" for _, r in pairs),
+    )

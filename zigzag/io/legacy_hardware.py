@@ -36,28 +36,60 @@ from zigzag.io.validation.schema import Field, Invalid, check_value, run_check
 __all__ = ["LegacyPorts", "is_legacy_memory", "upgrade_accelerator", "legacy_ports_of"]
 
 #: Keys only the 3.8.0 memory format has.
-LEGACY_KEYS = ("r_bw", "w_bw", "r_port", "w_port", "rw_port", "min_r_granularity", "min_w_granularity")
+LEGACY_KEYS = (
+    "r_bw",
+    "w_bw",
+    "r_port",
+    "w_port",
+    "rw_port",
+    "min_r_granularity",
+    "min_w_granularity",
+)
 _DIRECTIONS = ("fh", "tl", "fl", "th")
 _WRITES = ("fh", "fl")
-_PORT_NAME = Field("str", pattern=r"r?w?_port_\d+",
-                   form="'r_port_<n>', 'w_port_<n>' or 'rw_port_<n>', e.g. 'r_port_1'")
+_PORT_NAME = Field(
+    "str",
+    pattern=r"r?w?_port_\d+",
+    form="'r_port_<n>', 'w_port_<n>' or 'rw_port_<n>', e.g. 'r_port_1'",
+)
 _COMMON = {k: v for k, v in MEMORY.keys.items() if k not in ("ports", "force_double_buffering")}
 
-_LEGACY_MEMORY = Field("dict", what="a 3.8.0 memory with size, r_bw, w_bw, r_port, w_port, rw_port, ...", keys={
-    **_COMMON,
-    "r_bw": Field("int", required=True, minimum=1, what="read width in bits per cycle"),
-    "w_bw": Field("int", required=True, minimum=1, what="write width in bits per cycle"),
-    "r_port": Field("int", required=True, minimum=0, what="number of read-only ports"),
-    "w_port": Field("int", required=True, minimum=0, what="number of write-only ports"),
-    "rw_port": Field("int", required=True, minimum=0, what="number of read-write ports"),
-    "min_r_granularity": Field("int", nullable=True, default=None, minimum=1,
-                               what="smallest read in bits (null = r_bw)"),
-    "min_w_granularity": Field("int", nullable=True, default=None, minimum=1,
-                               what="smallest write in bits (null = w_bw)"),
-    "ports": Field("list", required=True, what="one map per operand, e.g. [{fh: w_port_1, tl: r_port_1}]",
-                   item=Field("dict", what="a map direction -> port name, e.g. {fh: w_port_1, tl: r_port_1}",
-                              keys={d: _PORT_NAME for d in _DIRECTIONS})),
-})
+_LEGACY_MEMORY = Field(
+    "dict",
+    what="a 3.8.0 memory with size, r_bw, w_bw, r_port, w_port, rw_port, ...",
+    keys={
+        **_COMMON,
+        "r_bw": Field("int", required=True, minimum=1, what="read width in bits per cycle"),
+        "w_bw": Field("int", required=True, minimum=1, what="write width in bits per cycle"),
+        "r_port": Field("int", required=True, minimum=0, what="number of read-only ports"),
+        "w_port": Field("int", required=True, minimum=0, what="number of write-only ports"),
+        "rw_port": Field("int", required=True, minimum=0, what="number of read-write ports"),
+        "min_r_granularity": Field(
+            "int",
+            nullable=True,
+            default=None,
+            minimum=1,
+            what="smallest read in bits (null = r_bw)",
+        ),
+        "min_w_granularity": Field(
+            "int",
+            nullable=True,
+            default=None,
+            minimum=1,
+            what="smallest write in bits (null = w_bw)",
+        ),
+        "ports": Field(
+            "list",
+            required=True,
+            what="one map per operand, e.g. [{fh: w_port_1, tl: r_port_1}]",
+            item=Field(
+                "dict",
+                what="a map direction -> port name, e.g. {fh: w_port_1, tl: r_port_1}",
+                keys={d: _PORT_NAME for d in _DIRECTIONS},
+            ),
+        ),
+    },
+)
 
 _KIND_OF_PREFIX = (("rw_", "rw_port"), ("r_", "r_port"), ("w_", "w_port"))
 _TYPE_OF_KIND = {"r_port": "read", "w_port": "write", "rw_port": "read_write"}
@@ -87,8 +119,13 @@ def is_legacy_memory(memory: Any) -> bool:
     if any(key in memory for key in LEGACY_KEYS):
         return True
     ports = memory.get("ports")
-    return (isinstance(ports, list) and bool(ports) and isinstance(ports[0], dict)
-            and "name" not in ports[0] and any(d in ports[0] for d in _DIRECTIONS))
+    return (
+        isinstance(ports, list)
+        and bool(ports)
+        and isinstance(ports[0], dict)
+        and "name" not in ports[0]
+        and any(d in ports[0] for d in _DIRECTIONS)
+    )
 
 
 def upgrade_accelerator(data: Any, file: Any) -> tuple[Any, dict[str, LegacyPorts]]:
@@ -120,13 +157,19 @@ def _convert_memory(where: str, raw: dict) -> tuple[dict, LegacyPorts]:
     widths = LegacyPorts(**{k: memory[k] for k in LEGACY_KEYS})
     operands, maps = memory["operands"], memory["ports"]
     if len(maps) != len(operands):
-        raise Invalid(f"{where}.ports", f"has {len(maps)} direction maps but operands has {len(operands)}; "
-                      "give one map (direction -> port name) per operand, in the order of operands")
+        raise Invalid(
+            f"{where}.ports",
+            f"has {len(maps)} direction maps but operands has {len(operands)}; "
+            "give one map (direction -> port name) per operand, in the order of operands",
+        )
     for direction, width in (("r", widths.r_bw), ("w", widths.w_bw)):
         smallest = memory[f"min_{direction}_granularity"]
         if smallest is not None and smallest > width:
-            raise Invalid(f"{where}.min_{direction}_granularity", f"({smallest}) is larger than "
-                          f"{direction}_bw ({width}); lower it to at most {width}")
+            raise Invalid(
+                f"{where}.min_{direction}_granularity",
+                f"({smallest}) is larger than "
+                f"{direction}_bw ({width}); lower it to at most {width}",
+            )
     used: dict[str, list[str]] = {}  # port name -> allocations, in 3.8.0's walk order
     for i, (operand, directions) in enumerate(zip(operands, maps)):
         for direction, port in directions.items():
@@ -134,7 +177,9 @@ def _convert_memory(where: str, raw: dict) -> tuple[dict, LegacyPorts]:
             used.setdefault(port, []).append(f"{operand}, {direction}")
     _check_port_counts(where, used, widths)
     out = {k: v for k, v in memory.items() if k not in LEGACY_KEYS}
-    out["ports"] = [_port(name, used[name], widths) for name in _physical_ports(widths) if name in used]
+    out["ports"] = [
+        _port(name, used[name], widths) for name in _physical_ports(widths) if name in used
+    ]
     return out, widths
 
 
@@ -145,28 +190,42 @@ def _kind(port: str) -> str | None:
 def _check_port_use(where: str, port: str, direction: str, widths: LegacyPorts) -> None:
     kind = _kind(port)
     if kind is None:
-        raise Invalid(where, f"'{port}' is not a valid port name; use r_port_<n>, w_port_<n> or rw_port_<n>")
+        raise Invalid(
+            where, f"'{port}' is not a valid port name; use r_port_<n>, w_port_<n> or rw_port_<n>"
+        )
     count = getattr(widths, kind)
     number = int(port.rsplit("_", 1)[1])
     if not 1 <= number <= count:
         have = f"{kind}_1..{kind}_{count}" if count else f"no {kind} (0 declared)"
-        raise Invalid(where, f"port '{port}' does not exist: {kind} is {count}, so there is {have}; "
-                      f"raise {kind} or name an existing port")
+        raise Invalid(
+            where,
+            f"port '{port}' does not exist: {kind} is {count}, so there is {have}; "
+            f"raise {kind} or name an existing port",
+        )
     is_write = direction in _WRITES
     if kind == "r_port" and is_write:
-        raise Invalid(where, f"direction '{direction}' writes into the memory but '{port}' is a read port; "
-                      "use a w_port_<n> or rw_port_<n>")
+        raise Invalid(
+            where,
+            f"direction '{direction}' writes into the memory but '{port}' is a read port; "
+            "use a w_port_<n> or rw_port_<n>",
+        )
     if kind == "w_port" and not is_write:
-        raise Invalid(where, f"direction '{direction}' reads from the memory but '{port}' is a write port; "
-                      "use an r_port_<n> or rw_port_<n>")
+        raise Invalid(
+            where,
+            f"direction '{direction}' reads from the memory but '{port}' is a write port; "
+            "use an r_port_<n> or rw_port_<n>",
+        )
     if kind == "rw_port" and is_write:
         read = (widths.r_bw, widths.min_r_granularity or widths.r_bw)
         write = (widths.w_bw, widths.min_w_granularity or widths.w_bw)
         if read != write:
-            raise Invalid(where, f"writes through read-write port '{port}' but the write widths (w_bw "
-                          f"{write[0]}, min {write[1]}) differ from the read widths (r_bw {read[0]}, min "
-                          f"{read[1]}); ZigZag 3.8.0 would time these writes with r_bw but charge them "
-                          "with w_bw, which cannot be converted: make the widths equal or use a w_port")
+            raise Invalid(
+                where,
+                f"writes through read-write port '{port}' but the write widths (w_bw "
+                f"{write[0]}, min {write[1]}) differ from the read widths (r_bw {read[0]}, min "
+                f"{read[1]}); ZigZag 3.8.0 would time these writes with r_bw but charge them "
+                "with w_bw, which cannot be converted: make the widths equal or use a w_port",
+            )
 
 
 def _check_port_counts(where: str, used: dict[str, list[str]], widths: LegacyPorts) -> None:
@@ -176,12 +235,19 @@ def _check_port_counts(where: str, used: dict[str, list[str]], widths: LegacyPor
         declared = getattr(widths, kind)
         if len(names) != declared:
             listed = ", ".join(names) if names else "none"
-            raise Invalid(f"{where}.{kind}", f"declares {declared} port(s) but the ports maps use "
-                          f"{len(names)} ({listed}); set {kind}: {len(names)} or use every declared port")
+            raise Invalid(
+                f"{where}.{kind}",
+                f"declares {declared} port(s) but the ports maps use "
+                f"{len(names)} ({listed}); set {kind}: {len(names)} or use every declared port",
+            )
 
 
 def _physical_ports(widths: LegacyPorts) -> list[str]:
-    return [f"{kind}_{i}" for kind in ("r_port", "w_port", "rw_port") for i in range(1, getattr(widths, kind) + 1)]
+    return [
+        f"{kind}_{i}"
+        for kind in ("r_port", "w_port", "rw_port")
+        for i in range(1, getattr(widths, kind) + 1)
+    ]
 
 
 def _port(name: str, allocation: list[str], widths: LegacyPorts) -> dict:
@@ -190,8 +256,13 @@ def _port(name: str, allocation: list[str], widths: LegacyPorts) -> dict:
         low, high = widths.min_w_granularity or widths.w_bw, widths.w_bw
     else:
         low, high = widths.min_r_granularity or widths.r_bw, widths.r_bw
-    return {"name": name, "type": _TYPE_OF_KIND[kind], "bandwidth_min": low, "bandwidth_max": high,
-            "allocation": allocation}
+    return {
+        "name": name,
+        "type": _TYPE_OF_KIND[kind],
+        "bandwidth_min": low,
+        "bandwidth_max": high,
+        "allocation": allocation,
+    }
 
 
 def legacy_ports_of(ports: tuple) -> LegacyPorts:
@@ -200,6 +271,7 @@ def legacy_ports_of(ports: tuple) -> LegacyPorts:
     `r_bw` is the width of the first read port, else of the first read-write port; `w_bw` likewise
     with write ports; the granularities are those ports' minimum widths; counts are per port type.
     """
+
     def first(kind: str):
         return next((p for p in ports if p.type == kind), None)
 

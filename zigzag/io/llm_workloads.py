@@ -35,9 +35,15 @@ def load_model_config(source: Any, *, file: str | None = None, where: str = "mod
         catalogue = load_catalogue()
         if source.lower() in catalogue:
             return catalogue[source.lower()]
-        raise InputError(file, where, f"'{source}' is neither a catalogue name nor a file; catalogue names: "
-                                      f"{', '.join(catalogue)} (or give a path to a config.json or YAML file)")
-    raise InputError(file, where, f"must be a catalogue name, a file path or a mapping, got {describe(source)}")
+        raise InputError(
+            file,
+            where,
+            f"'{source}' is neither a catalogue name nor a file; catalogue names: "
+            f"{', '.join(catalogue)} (or give a path to a config.json or YAML file)",
+        )
+    raise InputError(
+        file, where, f"must be a catalogue name, a file path or a mapping, got {describe(source)}"
+    )
 
 
 def _looks_like_path(text: str) -> bool:
@@ -47,12 +53,18 @@ def _looks_like_path(text: str) -> bool:
 def _from_file(path: Path):
     if path.suffix == ".json":
         if not path.is_file():
-            raise InputError(path, None, "does not exist; check the path of the model's config.json")
+            raise InputError(
+                path, None, "does not exist; check the path of the model's config.json"
+            )
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(path, None, f"is not valid JSON ({exc}); give a Hugging Face config.json") from None
-        return config_from_hf(data, str(path), name=path.name.removesuffix(".json").removesuffix(".config"))
+            raise InputError(
+                path, None, f"is not valid JSON ({exc}); give a Hugging Face config.json"
+            ) from None
+        return config_from_hf(
+            data, str(path), name=path.name.removesuffix(".json").removesuffix(".config")
+        )
     return config_from_hf(load_yaml(path), str(path), name=path.name.split(".")[0], strict=True)
 
 
@@ -60,8 +72,10 @@ def _from_file(path: Path):
 def load_catalogue() -> dict:
     """The catalogue's configurations (:class:`ModelConfig`) by (lower-case) name."""
     entries = load_yaml(CATALOGUE_FILE)
-    return {name.lower(): config_from_hf(entry["config"], f"{CATALOGUE_FILE.name}: {name}", name=name)
-            for name, entry in entries.items()}
+    return {
+        name.lower(): config_from_hf(entry["config"], f"{CATALOGUE_FILE.name}: {name}", name=name)
+        for name, entry in entries.items()
+    }
 
 
 def catalogue_sources() -> dict[str, str]:
@@ -81,20 +95,46 @@ def llm_layer_specs(model: Any, *, file: str | None = None, **step) -> tuple[lis
 def llm_section_schema():
     """The schema of an ``llm:`` section (``zigzag.io.validation.schema.Field``; ``model`` as text)."""
     bits = Field("int", minimum=1, what="bits, a whole number")
-    return Field("dict", what="the model and the step: model, phase, tokens, context, batch, ...", keys={
-        "model": Field("str", required=True, what="a catalogue name, or the path of a config.json or YAML file"),
-        "phase": Field("str", required=True, choices=PHASES, what="prefill or decode"),
-        "tokens": Field("int", minimum=1, nullable=True, default=None, what="the prompt length S of a prefill"),
-        "context": Field("int", minimum=0, default=0, what="tokens already in the KV cache"),
-        "batch": Field("int", minimum=1, default=1, what="sequences per step"),
-        "layers": Field("int", minimum=1, nullable=True, default=None, what="transformer blocks"),
-        "precision": Field("dict", nullable=True, default=None, what="bits per operand role",
-                           keys={"weights": bits, "activations": bits, "kv_cache": bits}),
-        "causal_blocks": Field("int", minimum=0, nullable=True, default=None,
-                               what="query-row blocks of a causal prefill"),
-        "logits": Field("str", choices=("all", "last"), default="all", what="all or last"),
-        "operators": Field("str", choices=OPERATOR_SETS, default="all", what="all or zigzag"),
-    })
+    return Field(
+        "dict",
+        what="the model and the step: model, phase, tokens, context, batch, ...",
+        keys={
+            "model": Field(
+                "str",
+                required=True,
+                what="a catalogue name, or the path of a config.json or YAML file",
+            ),
+            "phase": Field("str", required=True, choices=PHASES, what="prefill or decode"),
+            "tokens": Field(
+                "int",
+                minimum=1,
+                nullable=True,
+                default=None,
+                what="the prompt length S of a prefill",
+            ),
+            "context": Field("int", minimum=0, default=0, what="tokens already in the KV cache"),
+            "batch": Field("int", minimum=1, default=1, what="sequences per step"),
+            "layers": Field(
+                "int", minimum=1, nullable=True, default=None, what="transformer blocks"
+            ),
+            "precision": Field(
+                "dict",
+                nullable=True,
+                default=None,
+                what="bits per operand role",
+                keys={"weights": bits, "activations": bits, "kv_cache": bits},
+            ),
+            "causal_blocks": Field(
+                "int",
+                minimum=0,
+                nullable=True,
+                default=None,
+                what="query-row blocks of a causal prefill",
+            ),
+            "logits": Field("str", choices=("all", "last"), default="all", what="all or last"),
+            "operators": Field("str", choices=OPERATOR_SETS, default="all", what="all or zigzag"),
+        },
+    )
 
 
 def read_llm_section(data: Any, file: str | None) -> dict:
@@ -102,8 +142,11 @@ def read_llm_section(data: Any, file: str | None) -> dict:
     all three roles; ``model`` may be an inline mapping of Hugging Face keys."""
     if not isinstance(data, dict) or set(data) != {"llm"}:
         extra = sorted(set(data) - {"llm"}) if isinstance(data, dict) else []
-        raise InputError(file, f"'{extra[0]}'" if extra else "top level",
-                         "an LLM workload has one top-level key, 'llm:'; move the others under it or remove them")
+        raise InputError(
+            file,
+            f"'{extra[0]}'" if extra else "top level",
+            "an LLM workload has one top-level key, 'llm:'; move the others under it or remove them",
+        )
     section = data["llm"]
     inline = None
     if isinstance(section, dict):
@@ -118,8 +161,12 @@ def read_llm_section(data: Any, file: str | None) -> dict:
     return checked | ({"model": inline} if inline is not None else {})
 
 
-def llm_workload_specs(workload: Any, file: str | None = None, overrides: dict | None = None,
-                       base: str | Path | None = None) -> tuple[list[dict], Any]:
+def llm_workload_specs(
+    workload: Any,
+    file: str | None = None,
+    overrides: dict | None = None,
+    base: str | Path | None = None,
+) -> tuple[list[dict], Any]:
     """The layer dicts and metadata of an LLM workload document (a path or its parsed content);
     ``overrides``: keys of its ``llm:`` section replaced before it is built (e.g. ``{"context": 8192}``).
     A model path is relative to the document's folder (``base`` for a parsed document)."""
@@ -133,7 +180,12 @@ def llm_workload_specs(workload: Any, file: str | None = None, overrides: dict |
         data = {"llm": data["llm"] | overrides}
     section = read_llm_section(data, file)
     model = section.pop("model")
-    if isinstance(model, str) and base is not None and not Path(model).is_absolute() and _looks_like_path(model):
+    if (
+        isinstance(model, str)
+        and base is not None
+        and not Path(model).is_absolute()
+        and _looks_like_path(model)
+    ):
         model = str(Path(base) / model)
     return llm_layer_specs(model, file=file, **section)
 
@@ -151,7 +203,11 @@ def model_files(workload: str | Path) -> list[str]:
         data = load_yaml(path)
     except InputError:
         return []  # reported by the parse step
-    model = data.get("llm", {}).get("model") if isinstance(data, dict) and isinstance(data.get("llm"), dict) else None
+    model = (
+        data.get("llm", {}).get("model")
+        if isinstance(data, dict) and isinstance(data.get("llm"), dict)
+        else None
+    )
     if not isinstance(model, str) or not _looks_like_path(model):
         return []
     model_path = Path(model) if Path(model).is_absolute() else path.parent / model
@@ -162,10 +218,19 @@ def layer_key(spec: dict) -> tuple:
     """What a generated layer and an imported one must share: operator, operation class, equation, loops,
     precisions, operand roles and where each input comes from (the distance back to its producer; None:
     a constant). Names and ids differ."""
-    sources = {op: None if src == spec["id"] else spec["id"] - src for op, src in spec["operand_source"].items()}
-    return (spec["operator_type"], spec.get("vector_op"), spec["equation"],
-            tuple(zip(spec["loop_dims"], spec["loop_sizes"])), tuple(sorted(spec["operand_precision"].items())),
-            tuple(sorted((spec.get("operand_roles") or {}).items())), tuple(sorted(sources.items())))
+    sources = {
+        op: None if src == spec["id"] else spec["id"] - src
+        for op, src in spec["operand_source"].items()
+    }
+    return (
+        spec["operator_type"],
+        spec.get("vector_op"),
+        spec["equation"],
+        tuple(zip(spec["loop_dims"], spec["loop_sizes"])),
+        tuple(sorted(spec["operand_precision"].items())),
+        tuple(sorted((spec.get("operand_roles") or {}).items())),
+        tuple(sorted(sources.items())),
+    )
 
 
 def compare_with_export(export: str | Path, model: Any, **step) -> list[str]:
@@ -177,18 +242,29 @@ def compare_with_export(export: str | Path, model: Any, **step) -> list[str]:
     from zigzag.io.onnx_reading import load_model
 
     found = export_inference(load_model(str(export), str(export)))
-    read = {"phase": found["phase"], "batch": found["batch"], "context": found["context"],
-            "layers": found["layers"] or None}
+    read = {
+        "phase": found["phase"],
+        "batch": found["batch"],
+        "context": found["context"],
+        "layers": found["layers"] or None,
+    }
     if found["phase"] == "prefill":
         read["tokens"] = found["tokens"]
     step = read | step
     blocks = 8 if step.get("causal_blocks") is None else step["causal_blocks"]
-    imported = [s for s in read_onnx(export, operators="all", causal_blocks=blocks) if s["kind"] == "layer"]
+    imported = [
+        s for s in read_onnx(export, operators="all", causal_blocks=blocks) if s["kind"] == "layer"
+    ]
     generated, _ = llm_layer_specs(model, **step)
-    problems = [] if len(imported) == len(generated) else \
-        [f"{len(imported)} layers imported, {len(generated)} generated"]
+    problems = (
+        []
+        if len(imported) == len(generated)
+        else [f"{len(imported)} layers imported, {len(generated)} generated"]
+    )
     for index, (imp, gen) in enumerate(zip(imported, generated)):
         if layer_key(imp) != layer_key(gen):
-            problems.append(f"layer {index}: imported {imp['name']} {layer_key(imp)} != generated {gen['name']} "
-                            f"{layer_key(gen)}")
+            problems.append(
+                f"layer {index}: imported {imp['name']} {layer_key(imp)} != generated {gen['name']} "
+                f"{layer_key(gen)}"
+            )
     return problems

@@ -13,7 +13,11 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.accelerator_dict import accelerator_from_dict
-from zigzag.io.consistency import check_mapping_dimensions, warn_size_mismatches, warn_unmatched_entries
+from zigzag.io.consistency import (
+    check_mapping_dimensions,
+    warn_size_mismatches,
+    warn_unmatched_entries,
+)
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.llm_workloads import llm_layer_specs, llm_workload_specs
 from zigzag.io.memory_costs import resolve_memory_costs
@@ -62,7 +66,12 @@ def load_mapping(path: str | Path) -> list[MappingEntry]:
 
 
 def load_inputs(
-    workload, accelerator: str | Path, mapping: str | Path, *, evaluate_all_operators: bool = False, **onnx_options
+    workload,
+    accelerator: str | Path,
+    mapping: str | Path,
+    *,
+    evaluate_all_operators: bool = False,
+    **onnx_options,
 ) -> tuple[Workload, Accelerator]:
     """Load and cross-check the three inputs of an experiment (``onnx_options``: ``operators``,
     ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``)."""
@@ -88,17 +97,26 @@ def load_workload(
     ``onnx_options``: ``operators``, ``causal_blocks`` of ``zigzag.io.onnx_import.read_onnx``."""
     if isinstance(mapping, list):
         return _load_workload(workload, mapping, mapping_file, evaluate_all_operators, onnx_options)
-    return _load_workload(workload, load_mapping(mapping), str(mapping), evaluate_all_operators, onnx_options)
+    return _load_workload(
+        workload, load_mapping(mapping), str(mapping), evaluate_all_operators, onnx_options
+    )
 
 
-def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | None, all_operators: bool,
-                   onnx_options: dict | None = None) -> Workload:
+def _load_workload(
+    workload,
+    entries: list[MappingEntry],
+    mapping_file: str | None,
+    all_operators: bool,
+    onnx_options: dict | None = None,
+) -> Workload:
     inference = None
     if _is_onnx(workload):
         from zigzag.io.onnx_import import read_onnx
 
         file = str(workload) if isinstance(workload, (str, Path)) else "<onnx model>"
-        specs = read_onnx(workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {}))
+        specs = read_onnx(
+            workload, evaluate_all_operators=all_operators, file=file, **(onnx_options or {})
+        )
         if (onnx_options or {}).get("operators") == "all":
             inference = _export_inference(workload, file)
     else:
@@ -109,7 +127,9 @@ def _load_workload(workload, entries: list[MappingEntry], mapping_file: str | No
             specs, inference = llm_workload_specs(data, file, base=base)
         else:
             specs = [dict(s, kind="layer") for s in validate_workload(data, file)]
-    return _checked(_workload_from_specs(specs, entries, file, inference), entries, mapping_file, file)
+    return _checked(
+        _workload_from_specs(specs, entries, file, inference), entries, mapping_file, file
+    )
 
 
 def _export_inference(workload, file: str):
@@ -122,15 +142,25 @@ def _export_inference(workload, file: str):
     return Inference(**found) if found["layers"] else None
 
 
-def workload_from_specs(specs: list[dict], mapping, *, inference=None, file: str | None = None) -> Workload:
+def workload_from_specs(
+    specs: list[dict], mapping, *, inference=None, file: str | None = None
+) -> Workload:
     """A workload from layer dicts (``read_onnx``'s form) and a mapping file or its entries, checked as a
     loaded one."""
-    entries, mapping_file = (mapping, None) if isinstance(mapping, list) else (load_mapping(mapping), str(mapping))
-    return _checked(_workload_from_specs(specs, entries, file or "<workload>", inference), entries, mapping_file,
-                    file or "<workload>")
+    entries, mapping_file = (
+        (mapping, None) if isinstance(mapping, list) else (load_mapping(mapping), str(mapping))
+    )
+    return _checked(
+        _workload_from_specs(specs, entries, file or "<workload>", inference),
+        entries,
+        mapping_file,
+        file or "<workload>",
+    )
 
 
-def _checked(result: Workload, entries: list[MappingEntry], mapping_file: str | None, file: str) -> Workload:
+def _checked(
+    result: Workload, entries: list[MappingEntry], mapping_file: str | None, file: str
+) -> Workload:
     check_mapping_dimensions(result, entries, mapping_file)
     warn_unmatched_entries(result, entries, mapping_file)
     warn_size_mismatches(result, file)
@@ -139,7 +169,9 @@ def _checked(result: Workload, entries: list[MappingEntry], mapping_file: str | 
 
 def _is_llm(workload, data) -> bool:
     """An LLM workload document: a ``*.llm.yaml`` file, or a document whose top level has an ``llm:`` key."""
-    return str(workload).lower().endswith((".llm.yaml", ".llm.yml")) or (isinstance(data, dict) and "llm" in data)
+    return str(workload).lower().endswith((".llm.yaml", ".llm.yml")) or (
+        isinstance(data, dict) and "llm" in data
+    )
 
 
 def _is_onnx(workload) -> bool:
@@ -148,17 +180,23 @@ def _is_onnx(workload) -> bool:
     return type(workload).__name__ == "ModelProto"
 
 
-def _workload_from_specs(specs: list[dict], entries: list[MappingEntry], file: str, inference=None) -> Workload:
+def _workload_from_specs(
+    specs: list[dict], entries: list[MappingEntry], file: str, inference=None
+) -> Workload:
     nodes = []
     for spec in specs:
         if spec.get("kind") == "dummy":
-            nodes.append(DummyNode(spec["id"], spec["name"], spec["type"], dict(spec["operand_source"])))
+            nodes.append(
+                DummyNode(spec["id"], spec["name"], spec["type"], dict(spec["operand_source"]))
+            )
             continue
         try:
             nodes.append(build_layer(spec, entries))
         except LookupError as exc:
             where = f"layer {spec['id']} ({spec.get('name')})"
-            raise InputError(file, where, f"{exc}; add a 'default' entry to the mapping file") from None
+            raise InputError(
+                file, where, f"{exc}; add a 'default' entry to the mapping file"
+            ) from None
     return Workload(nodes, inference)
 
 

@@ -27,8 +27,21 @@ from zigzag.workload.operators import causal_split
 
 logger = logging.getLogger(__name__)
 
-MOVES = frozenset({"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Expand", "Flatten", "Cast", "Identity",
-                   "Dropout", "CastLike", "Tile"})
+MOVES = frozenset(
+    {
+        "Reshape",
+        "Transpose",
+        "Squeeze",
+        "Unsqueeze",
+        "Expand",
+        "Flatten",
+        "Cast",
+        "Identity",
+        "Dropout",
+        "CastLike",
+        "Tile",
+    }
+)
 SCALING = frozenset({"Mul", "Div"})
 FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE}
 MASKED_BELOW = -1e4  # an additive mask entry below this masks the score
@@ -47,16 +60,24 @@ class AttentionPlan:
             for tensor in node.input:
                 self.consumers.setdefault(tensor, []).append(node)
         self.initializers = {i.name for i in self.graph.initializer}
-        self.inputs = {i.name: i.type.tensor_type for i in self.graph.input if i.name not in self.initializers}
+        self.inputs = {
+            i.name: i.type.tensor_type for i in self.graph.input if i.name not in self.initializers
+        }
         self.path: set[str] = set()
         self.kv: set[str] = set()
         self.past: set[str] = set()
         self.canon: dict[str, list[int]] = {}  # tensor -> canonical shape (grouped-query attention)
         self.groups: dict[str, int] = {}  # tensor -> query heads per kv head, along an attention
-        self.attention: dict[str, tuple[int, int, int]] = {}  # MatMul output -> (kv heads, groups, rows)
-        self.causal_nodes: dict[str, tuple[int, int]] = {}  # node's first output -> (query rows, keys)
+        self.attention: dict[
+            str, tuple[int, int, int]
+        ] = {}  # MatMul output -> (kv heads, groups, rows)
+        self.causal_nodes: dict[
+            str, tuple[int, int]
+        ] = {}  # node's first output -> (query rows, keys)
         self.causal_scores: set[str] = set()  # outputs of the causal Q.K^T products
-        self.windows: dict[str, int] = {}  # causal node's first output -> sliding window (keys per query)
+        self.windows: dict[
+            str, int
+        ] = {}  # causal node's first output -> sliding window (keys per query)
         self.blocks = causal_blocks
         self._find_path()
         self._find_repeats()
@@ -113,11 +134,17 @@ class AttentionPlan:
                     self.past.add(name)
         index = self.shapes.index_values | set(self.shapes.constants)
         for node in self.graph.node:
-            seeded = node.op_type == "Gather" and self.is_constant(node.input[0]) and node.input[0] not in index
+            seeded = (
+                node.op_type == "Gather"
+                and self.is_constant(node.input[0])
+                and node.input[0] not in index
+            )
             data_in = [t for t in node.input if t in self.path and t not in index]
             if (seeded or data_in) and not self.model.is_shape_arithmetic(_Proxy(node)):
                 self.path.update(node.output)
-            moves = node.op_type in MOVES | {"Slice"} or (node.op_type == "Concat" and len(data_in) == 1)
+            moves = node.op_type in MOVES | {"Slice"} or (
+                node.op_type == "Concat" and len(data_in) == 1
+            )
             if moves and data_in and all(t in self.past for t in data_in):
                 self.past.update(node.output)
         self.kv = set(self.past)
@@ -125,8 +152,11 @@ class AttentionPlan:
             data_in = [t for t in node.input if t in self.path]
             if node.op_type == "Concat" and self.is_cache_append(node):
                 self.kv.update(node.output)
-            elif data_in and all(t in self.kv for t in data_in) and (
-                    node.op_type in MOVES or node.op_type in SCALING):
+            elif (
+                data_in
+                and all(t in self.kv for t in data_in)
+                and (node.op_type in MOVES or node.op_type in SCALING)
+            ):
                 self.kv.update(node.output)
 
     def is_cache_append(self, proto) -> bool:
@@ -140,7 +170,9 @@ class AttentionPlan:
         """``IsNaN(p)`` feeding only ``Where(IsNaN(p), c, p)``, or that ``Where``."""
         if proto.op_type == "IsNaN":
             users = self.consumers.get(proto.output[0], [])
-            return bool(users) and all(u.op_type == "Where" and u.input[0] == proto.output[0] for u in users)
+            return bool(users) and all(
+                u.op_type == "Where" and u.input[0] == proto.output[0] for u in users
+            )
         if proto.op_type == "Where":
             cond = self.producer.get(proto.input[0])
             return cond is not None and cond.op_type == "IsNaN" and cond.input[0] in proto.input[1:]
@@ -158,8 +190,14 @@ class AttentionPlan:
             out = node.output[0]
             if node.op_type == "Expand":
                 groups = self._expand_ratio(node)
-            elif node.input[0] in repeats and (node.op_type in MOVES or node.op_type in SCALING) and all(
-                    t == node.input[0] or self.is_scalar(t) or t not in self.path for t in node.input[1:]):
+            elif (
+                node.input[0] in repeats
+                and (node.op_type in MOVES or node.op_type in SCALING)
+                and all(
+                    t == node.input[0] or self.is_scalar(t) or t not in self.path
+                    for t in node.input[1:]
+                )
+            ):
                 groups = repeats[node.input[0]]
             else:
                 continue
@@ -213,7 +251,9 @@ class AttentionPlan:
             groups = self.groups.get(a) or self._repeated(b) or self._folded(a, sa)
             if not groups:
                 return
-            if a in self.canon:  # attention probabilities, already in the canonical [B, H*G, S, keys]
+            if (
+                a in self.canon
+            ):  # attention probabilities, already in the canonical [B, H*G, S, keys]
                 query = self.canon[a]
             elif self._repeated(b):  # queries over all query heads, K / V repeated to them
                 query = sa
@@ -256,11 +296,22 @@ class AttentionPlan:
             before, after = self.shapes.get(node.input[0]) or [], self.shapes.get(t) or []
             if len(after) != 4 or after[1] != shape[1] or after[2] != shape[2] or not after[1]:
                 return None
-            if len(before) == 5 and before[:2] == after[:2] and before[2] > 1 and before[2] * before[3] == after[2] \
-                    and before[4] == after[3]:
+            if (
+                len(before) == 5
+                and before[:2] == after[:2]
+                and before[2] > 1
+                and before[2] * before[3] == after[2]
+                and before[4] == after[3]
+            ):
                 return before[2]
-            if len(before) == 4 and before[0] == after[0] and before[3] == after[3] and before[1] > after[1] \
-                    and before[1] % after[1] == 0 and before[2] * (before[1] // after[1]) == after[2]:
+            if (
+                len(before) == 4
+                and before[0] == after[0]
+                and before[3] == after[3]
+                and before[1] > after[1]
+                and before[1] % after[1] == 0
+                and before[2] * (before[1] // after[1]) == after[2]
+            ):
                 return before[1] // after[1]
             return None
         return None
@@ -340,13 +391,22 @@ class AttentionPlan:
                 shape = [d.dim_value or 1 for d in tensor_type.shape.dim]
                 dtype = helper.tensor_dtype_to_np_dtype(tensor_type.elem_type)
                 feeds[name] = np.ones(shape, dtype=dtype)
-        graph = helper.make_graph(nodes, "mask", [helper.make_tensor_value_info(n, self.inputs[n].elem_type, None)
-                                                  for n in feeds], [helper.make_empty_tensor_value_info(tensor)], inits)
+        graph = helper.make_graph(
+            nodes,
+            "mask",
+            [helper.make_tensor_value_info(n, self.inputs[n].elem_type, None) for n in feeds],
+            [helper.make_empty_tensor_value_info(tensor)],
+            inits,
+        )
         try:
             model = helper.make_model(graph, opset_imports=list(self.model.model.opset_import))
             return np.asarray(ReferenceEvaluator(model).run(None, feeds)[0])
         except Exception as exc:  # noqa: BLE001 - a mask that cannot be evaluated is not taken as causal
-            logger.info("attention mask '%s' could not be evaluated (%s); attention counted in full", tensor, exc)
+            logger.info(
+                "attention mask '%s' could not be evaluated (%s); attention counted in full",
+                tensor,
+                exc,
+            )
             return None
 
     def _mark_causal(self, qk, rows: int, keys: int, window: int | None) -> None:
@@ -357,7 +417,12 @@ class AttentionPlan:
             self.windows[qk.output[0]] = window
         for node in self.graph.node:
             data = [t for t in node.input if t in scores]
-            if not data or not node.output or node.output[0] in self.causal_nodes and node is not qk:
+            if (
+                not data
+                or not node.output
+                or node.output[0] in self.causal_nodes
+                and node is not qk
+            ):
                 continue
             self.causal_nodes[node.output[0]] = (rows, keys)
             if window:
@@ -380,7 +445,9 @@ class AttentionPlan:
         layers: list[dict] = []
         split = causal_split(rows, self.blocks, keys - rows, self.windows.get(key))
         for index, (block_rows, block_keys) in enumerate(split):
-            made = make(first_id + len(layers), dims | {names[-2]: block_rows, names[-1]: block_keys})
+            made = make(
+                first_id + len(layers), dims | {names[-2]: block_rows, names[-1]: block_keys}
+            )
             for layer in made if isinstance(made, list) else [made]:
                 layer["name"] = f"{layer['name']}/causal{index}"
                 layers.append(layer)

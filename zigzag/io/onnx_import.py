@@ -83,7 +83,9 @@ def read_onnx(
     result = []
     skipped: Counter[str] = Counter()  # op type -> nodes not evaluated (no converter)
     unfit: Counter[str] = Counter()  # op type -> nodes whose shapes the converter cannot take
-    arithmetic: Counter[str] = Counter()  # op type -> index arithmetic on shapes (not tensor operators)
+    arithmetic: Counter[str] = (
+        Counter()
+    )  # op type -> index arithmetic on shapes (not tensor operators)
     for node_id, proto in enumerate(model.model.graph.node):
         for tensor in proto.output:
             producers.setdefault(tensor, []).append(node_id)
@@ -104,8 +106,14 @@ def read_onnx(
         raise _nothing_to_evaluate(file, skipped + unfit + arithmetic, evaluate_all_operators)
     _warn_not_evaluated(file or "<onnx model>", skipped, unfit, evaluate_all_operators)
     for op_type, count in arithmetic.items():
-        logger.info("%s: %d %s node%s on shape values (index arithmetic, not tensor operators) kept as "
-                    "dependencies", file or "<onnx model>", count, op_type, "s" * (count > 1))
+        logger.info(
+            "%s: %d %s node%s on shape values (index arithmetic, not tensor operators) kept as "
+            "dependencies",
+            file or "<onnx model>",
+            count,
+            op_type,
+            "s" * (count > 1),
+        )
     return result
 
 
@@ -115,23 +123,38 @@ def _counted(counts: Counter[str]) -> str:
 
 def _nothing_to_evaluate(file: str | None, found: Counter[str], all_operators: bool) -> InputError:
     evaluated = list(LAYER_OPERATORS) + (list(EXTRA_OPERATORS) if all_operators else [])
-    extra = "" if all_operators else f" (with evaluate_all_operators also {', '.join(EXTRA_OPERATORS)})"
+    extra = (
+        "" if all_operators else f" (with evaluate_all_operators also {', '.join(EXTRA_OPERATORS)})"
+    )
     return InputError(
-        file, None,
+        file,
+        None,
         f"no operator of the model can be evaluated (it has {_counted(found)}); the evaluated operators are "
         f"{', '.join(evaluated)}{extra}: give a model with at least one of them",
     )
 
 
-def _warn_not_evaluated(file: str, skipped: Counter[str], unfit: Counter[str], all_operators: bool) -> None:
+def _warn_not_evaluated(
+    file: str, skipped: Counter[str], unfit: Counter[str], all_operators: bool
+) -> None:
     """One warning line per operator type kept only as a dependency, with its count."""
     for op_type, count in skipped.items():
-        why = ("--evaluate-all-operators evaluates them" if op_type in EXTRA_OPERATORS and not all_operators
-               else "no cost model; kept as dependencies")
-        logger.warning("%s: %d %s node%s not evaluated (%s)", file, count, op_type, "s" * (count > 1), why)
+        why = (
+            "--evaluate-all-operators evaluates them"
+            if op_type in EXTRA_OPERATORS and not all_operators
+            else "no cost model; kept as dependencies"
+        )
+        logger.warning(
+            "%s: %d %s node%s not evaluated (%s)", file, count, op_type, "s" * (count > 1), why
+        )
     for op_type, count in unfit.items():
-        logger.warning("%s: %d %s node%s not evaluated (shapes not supported; kept as dependencies)",
-                       file, count, op_type, "s" * (count > 1))
+        logger.warning(
+            "%s: %d %s node%s not evaluated (shapes not supported; kept as dependencies)",
+            file,
+            count,
+            op_type,
+            "s" * (count > 1),
+        )
 
 
 def dependency_edges(nodes: list[dict]) -> list[tuple[int, int]]:
@@ -140,7 +163,12 @@ def dependency_edges(nodes: list[dict]) -> list[tuple[int, int]]:
     They come in the reference's insertion order, so a networkx topological sort of a graph built
     from the nodes (in order) and these edges visits the nodes in the reference's order.
     """
-    edges = {(src, n["id"]): None for n in nodes for src in n["operand_source"].values() if src != n["id"]}
+    edges = {
+        (src, n["id"]): None
+        for n in nodes
+        for src in n["operand_source"].values()
+        if src != n["id"]
+    }
     return list(edges)
 
 

@@ -89,7 +89,9 @@ class _Model:
         except shape_inference.InferenceError as exc:
             raise self.error(node, f"ONNX shape inference failed: {exc}") from None
         if shape is None:
-            raise self.error(node, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}")
+            raise self.error(
+                node, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}"
+            )
         return shape
 
 
@@ -110,8 +112,11 @@ def _check_sizes(model: _Model, node: _Node, layer: dict) -> dict:
     sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
     sizes |= dict(zip(layer["pr_loop_dims"] or [], layer["pr_loop_sizes"] or []))
     if min(sizes.values()) < 1:
-        raise model.error(node, f"its tensor shapes give loop sizes {sizes}, some unknown (0) or negative: "
-                                f"{model.shapes.why_unknown()}")
+        raise model.error(
+            node,
+            f"its tensor shapes give loop sizes {sizes}, some unknown (0) or negative: "
+            f"{model.shapes.why_unknown()}",
+        )
     return layer
 
 
@@ -123,8 +128,11 @@ def _ints(model: _Model, node: _Node, name: str, default: list[int], minimum: in
     values = list(attr.ints) if attr.type == AttributeProto.INTS else None
     count = 4 if name == "pads" else 2
     if values is None or len(values) != count or min(values) < minimum:
-        raise model.error(node, f"attribute '{name}' must be {count} whole numbers of at least {minimum}, "
-                                f"got {helper.get_attribute_value(attr)!r}; re-export the model")
+        raise model.error(
+            node,
+            f"attribute '{name}' must be {count} whole numbers of at least {minimum}, "
+            f"got {helper.get_attribute_value(attr)!r}; re-export the model",
+        )
     return values
 
 
@@ -134,8 +142,11 @@ def _int(model: _Model, node: _Node, name: str, default: int, allowed: range) ->
     if attr is None:
         return default
     if attr.type != AttributeProto.INT or attr.i not in allowed:
-        raise model.error(node, f"attribute '{name}' must be a whole number from {allowed.start} to "
-                                f"{allowed.stop - 1}, got {helper.get_attribute_value(attr)!r}; re-export the model")
+        raise model.error(
+            node,
+            f"attribute '{name}' must be a whole number from {allowed.start} to "
+            f"{allowed.stop - 1}, got {helper.get_attribute_value(attr)!r}; re-export the model",
+        )
     return attr.i
 
 
@@ -157,7 +168,12 @@ def _operand_source(model: _Model, node: _Node) -> dict[str, int]:
 
 def _layer(node: _Node, operator_type: str, **fields) -> dict:
     """A layer dict with all workload-YAML fields, in their usual order (absent ones null)."""
-    values = {"id": node.id, "name": node.name, "operator_type": operator_type, "dimension_relations": []}
+    values = {
+        "id": node.id,
+        "name": node.name,
+        "operator_type": operator_type,
+        "dimension_relations": [],
+    }
     values |= fields
     return {"kind": "layer"} | {field: values.get(field) for field in LAYER_FIELDS}
 
@@ -179,7 +195,9 @@ def _conv(model: _Model, node: _Node) -> dict:
     """Conv / QLinearConv (docs/reference/workload.md#onnx-models)."""
     attrs = node.attrs()
     if "kernel_shape" not in attrs:
-        raise model.error(node, "has no kernel_shape attribute; re-export the model with kernel_shape set")
+        raise model.error(
+            node, "has no kernel_shape attribute; re-export the model with kernel_shape set"
+        )
     kernel = attrs["kernel_shape"]
     ia = _input_shape(model, node, 0)
     oa = _output_shape(model, node)
@@ -230,14 +248,17 @@ def _matmul_shapes(model: _Model, node: _Node) -> tuple[list[int], list[int]]:
     ia = _input_shape(model, node, 0)
     oa = _output_shape(model, node)
     if len(ia) != len(oa):
-        raise model.error(node, f"input rank {len(ia)} ({ia}) differs from output rank {len(oa)} ({oa})")
+        raise model.error(
+            node, f"input rank {len(ia)} ({ia}) differs from output rank {len(oa)} ({oa})"
+        )
     if _int(model, node, "transA", 0, range(2)):
         if len(ia) != 2:
             raise model.error(node, f"transA is only supported for 2-D inputs, got {ia}")
         ia = ia[::-1]
     if len(ia) not in (2, 3, 4):
         raise model.error(
-            node, f"rank-{len(ia)} input {ia}: only ranks 2, 3 (batch) and 4 (batch, heads) are supported"
+            node,
+            f"rank-{len(ia)} input {ia}: only ranks 2, 3 (batch) and 4 (batch, heads) are supported",
         )
     if ia[-2] != oa[-2] or ia[:-2] != oa[:-2]:
         raise model.error(node, f"input {ia} and output {oa} differ in rows or batch dimensions")
@@ -248,10 +269,18 @@ def _matmul(model: _Model, node: _Node) -> dict:
     """Gemm / MatMul (docs/reference/workload.md#onnx-models): O[b][h][d][k] += I[b][h][d][c] * W([b][h])[c][k]."""
     ia, oa = _matmul_shapes(model, node)
     return matmul(
-        node.id, node.name, rows=ia[-2], reduction=ia[-1], cols=oa[-1],
-        batch=(ia[0] or 1) if len(ia) >= 3 else None, heads=ia[1] if len(ia) == 4 and ia[1] else None,
-        w_role="weight" if len(node.preds) < 2 else "activation", sources=_operand_source(model, node),
-        operator_type=node.proto.op_type, roles=False, bits=precision_bits(model, node),
+        node.id,
+        node.name,
+        rows=ia[-2],
+        reduction=ia[-1],
+        cols=oa[-1],
+        batch=(ia[0] or 1) if len(ia) >= 3 else None,
+        heads=ia[1] if len(ia) == 4 and ia[1] else None,
+        w_role="weight" if len(node.preds) < 2 else "activation",
+        sources=_operand_source(model, node),
+        operator_type=node.proto.op_type,
+        roles=False,
+        bits=precision_bits(model, node),
     )
 
 
@@ -303,7 +332,9 @@ def _elementwise(model: _Model, node: _Node) -> dict | None:
     if node.source_of(0) == node.id != node.source_of(1):
         roles = {"I": 1, "W": 0}  # the constant input plays the weight
     index = {
-        op: "".join(f"[{d}]" for d in _broadcast_dims(model.shape(node.proto.input[i], node), oa, names))
+        op: "".join(
+            f"[{d}]" for d in _broadcast_dims(model.shape(node.proto.input[i], node), oa, names)
+        )
         for op, i in roles.items()
     }
     sign = "*" if node.proto.op_type == "Mul" else "+"
@@ -317,7 +348,9 @@ def _elementwise(model: _Model, node: _Node) -> dict | None:
         equation=f"O{''.join(f'[{d}]' for d in names)}={inputs}",
         loop_dims=[d.upper() for d in names],
         loop_sizes=[size or 1 for size in oa],
-        operand_precision=_operand_precision(weight if source["W"] == node.id else act, act, partial),
+        operand_precision=_operand_precision(
+            weight if source["W"] == node.id else act, act, partial
+        ),
         operand_source=source,
     )
 

@@ -32,14 +32,46 @@ from zigzag.workload import operators as ops
 
 logger = logging.getLogger(__name__)
 
-DATA_MOVEMENT = frozenset({
-    "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Split", "Slice", "Expand", "Flatten", "Concat", "Cast",
-    "Identity", "Dropout", "Tile", "CastLike",
-})
-BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Max": "max", "Min": "max", "Pow": "pow",
-          "Where": "where"}
-UNARY = {"Neg": "neg", "Exp": "exp", "Tanh": "tanh", "Erf": "erf", "Sqrt": "sqrt", "Reciprocal": "div",
-         "Sigmoid": "sigmoid", "Sin": "sin", "Cos": "cos", "Relu": "max"}
+DATA_MOVEMENT = frozenset(
+    {
+        "Reshape",
+        "Transpose",
+        "Squeeze",
+        "Unsqueeze",
+        "Split",
+        "Slice",
+        "Expand",
+        "Flatten",
+        "Concat",
+        "Cast",
+        "Identity",
+        "Dropout",
+        "Tile",
+        "CastLike",
+    }
+)
+BINARY = {
+    "Add": "add",
+    "Sub": "sub",
+    "Mul": "mul",
+    "Div": "div",
+    "Max": "max",
+    "Min": "max",
+    "Pow": "pow",
+    "Where": "where",
+}
+UNARY = {
+    "Neg": "neg",
+    "Exp": "exp",
+    "Tanh": "tanh",
+    "Erf": "erf",
+    "Sqrt": "sqrt",
+    "Reciprocal": "div",
+    "Sigmoid": "sigmoid",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Relu": "max",
+}
 REDUCE = {"ReduceMean": "reduce_mean", "ReduceSum": "reduce_sum", "ReduceMax": "reduce_max"}
 FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE}
 
@@ -49,7 +81,9 @@ class _State:
     """What the conversion has built so far."""
 
     layers: list[dict] = field(default_factory=list)
-    producer: dict[str, int] = field(default_factory=dict)  # tensor -> id of the layer it comes from
+    producer: dict[str, int] = field(
+        default_factory=dict
+    )  # tensor -> id of the layer it comes from
     left_out: Counter = field(default_factory=Counter)  # reason -> node count
 
     @property
@@ -118,12 +152,16 @@ class _Reader:
         else:
             ia, _ = _matmul_shapes(self.model, node)
             rows, reduction = ia[-2], ia[-1]
-            shape = {"batch": (ia[0] or 1) if len(ia) >= 3 else None,
-                     "heads": ia[1] if len(ia) == 4 and ia[1] else None}
+            shape = {
+                "batch": (ia[0] or 1) if len(ia) >= 3 else None,
+                "heads": ia[1] if len(ia) == 4 and ia[1] else None,
+            }
         blocks = [(rows, reduction, out[-1])]
         if key in plan.causal_nodes:
             causal_rows, keys = plan.causal_nodes[key]
-            split = causal_split(causal_rows, plan.blocks, keys - causal_rows, plan.windows.get(key))
+            split = causal_split(
+                causal_rows, plan.blocks, keys - causal_rows, plan.windows.get(key)
+            )
             if key in plan.causal_scores:  # Q.K^T: fewer keys per block
                 blocks = [(r, reduction, k) for r, k in split]
             elif reduction == keys and rows == causal_rows:  # P.V: fewer keys reduced per block
@@ -131,8 +169,20 @@ class _Reader:
         layers = []
         for index, (r, c, k) in enumerate(blocks):
             name = node.name if len(blocks) == 1 else f"{node.name}/causal{index}"
-            layers.append(ops.matmul(state.next_id + index, name, rows=r, reduction=c, cols=k, w_role=w_role,
-                                     sources=sources, operator_type=proto.op_type, bits=bits, **shape))
+            layers.append(
+                ops.matmul(
+                    state.next_id + index,
+                    name,
+                    rows=r,
+                    reduction=c,
+                    cols=k,
+                    w_role=w_role,
+                    sources=sources,
+                    operator_type=proto.op_type,
+                    bits=bits,
+                    **shape,
+                )
+            )
         return layers
 
 
@@ -177,7 +227,9 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
 
 
 def _src(state: _State, tensors: dict[str, str | None]) -> dict[str, int]:
-    return {op: state.producer[t] for op, t in tensors.items() if t is not None and t in state.producer}
+    return {
+        op: state.producer[t] for op, t in tensors.items() if t is not None and t in state.producer
+    }
 
 
 def _pass_through(plan: AttentionPlan, state: _State, node) -> None:
@@ -192,7 +244,9 @@ def _gather(model, plan: AttentionPlan, state: _State, node) -> str | None:
     table = node.proto.input[0]
     dims = plan.dims(node.proto.output[0], model.shape(node.proto.output[0], node))
     role = "weight" if plan.is_weight(table) else "activation"
-    spec = ops.gather(state.next_id, node.name, dims, table_role=role, sources=_src(state, {"I": table}))
+    spec = ops.gather(
+        state.next_id, node.name, dims, table_role=role, sources=_src(state, {"I": table})
+    )
     state.add([spec], node.proto.output)
     return None
 
@@ -209,8 +263,13 @@ def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
         if len(axes) != 1:
             return f"no operator model ({op} over axes {axes})"
         names = list(in_dims)  # the reduced axis last: it becomes the reduction loop C
-        in_dims = {d: in_dims[d] for d in names[:axes[0]] + names[axes[0] + 1:] + [names[axes[0]]]}
-        make = lambda i, dims: ops.reduction(i, node.name, REDUCE[op], dims, sources=_src(state, {"I": data}))  # noqa: E731
+        in_dims = {
+            d: in_dims[d] for d in names[: axes[0]] + names[axes[0] + 1 :] + [names[axes[0]]]
+        }
+
+        def make(i, dims):
+            return ops.reduction(i, node.name, REDUCE[op], dims, sources=_src(state, {"I": data}))
+
         state.add(plan.blocked(proto, in_dims, state.next_id, make), proto.output)
         return None
     out_dims = plan.dims(out, model.shape(out, node))
@@ -224,12 +283,21 @@ def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
     i_tensor = operands[first]
     w_tensor = operands[1 - first] if len(operands) == 2 else None
     vector_op = BINARY.get(op) or UNARY[op]
-    roles = {"O": "activation", "I": plan.role(i_tensor)} | ({"W": plan.role(w_tensor)} if w_tensor else {})
+    roles = {"O": "activation", "I": plan.role(i_tensor)} | (
+        {"W": plan.role(w_tensor)} if w_tensor else {}
+    )
     w_dims = spans[1 - first] if w_tensor else None
 
     def make(layer_id, dims):
-        return ops.elementwise(layer_id, node.name, vector_op, dims, w_dims=w_dims, roles=roles,
-                               sources=_src(state, {"I": i_tensor, "W": w_tensor}))
+        return ops.elementwise(
+            layer_id,
+            node.name,
+            vector_op,
+            dims,
+            w_dims=w_dims,
+            roles=roles,
+            sources=_src(state, {"I": i_tensor, "W": w_tensor}),
+        )
 
     state.add(plan.blocked(proto, out_dims, state.next_id, make), proto.output)
     return None
@@ -241,9 +309,15 @@ def _top_k(model, plan: AttentionPlan, state: _State, node) -> str | None:
     data = proto.input[0]
     dims = plan.dims(data, model.shape(data, node))
     k = model.shapes.constants.get(proto.input[1]) if len(proto.input) > 1 else None
-    if k is None or node.attrs().get("axis", -1) % len(dims) != len(dims) - 1 or {"K", "C"} & set(list(dims)[:-1]):
+    if (
+        k is None
+        or node.attrs().get("axis", -1) % len(dims) != len(dims) - 1
+        or {"K", "C"} & set(list(dims)[:-1])
+    ):
         return "no operator model (TopK: not over the last axis with a constant k)"
-    spec = ops.top_k(state.next_id, node.name, dims, int(np.ravel(k)[0]), sources=_src(state, {"I": data}))
+    spec = ops.top_k(
+        state.next_id, node.name, dims, int(np.ravel(k)[0]), sources=_src(state, {"I": data})
+    )
     state.add([spec], proto.output)
     return None
 
@@ -293,7 +367,15 @@ def _report(file: str, left_out: Counter) -> None:
         if reason == "constant":
             continue
         level = logging.INFO if reason == "data movement" else logging.WARNING
-        logger.log(level, "%s: %d node%s left out: %s%s", file, count, "s" * (count > 1), reason, _WHY.get(reason, ""))
+        logger.log(
+            level,
+            "%s: %d node%s left out: %s%s",
+            file,
+            count,
+            "s" * (count > 1),
+            reason,
+            _WHY.get(reason, ""),
+        )
 
 
 def export_inference(model, name: str | None = None) -> dict:
@@ -311,9 +393,13 @@ def export_inference(model, name: str | None = None) -> dict:
         shape = [d.dim_value for d in tensor.shape.dim]
         (floats if tensor.elem_type in FLOAT_TYPES else ints).append((info.name, shape))
     past = [shape for _, shape in floats if len(shape) == 4]
-    shapes = shape_table(model)  # attention softmaxes are over [B, heads, S, keys] (a router's is rank 2)
+    shapes = shape_table(
+        model
+    )  # attention softmaxes are over [B, heads, S, keys] (a router's is rank 2)
     softmaxes = [n for n in model.graph.node if n.op_type == "Softmax"]
-    ids = next((shape for name, shape in ints if "input_ids" in name), ints[0][1] if ints else [1, 1])
+    ids = next(
+        (shape for name, shape in ints if "input_ids" in name), ints[0][1] if ints else [1, 1]
+    )
     return {
         "model": name or model.graph.name or "onnx",
         "phase": "decode" if past else "prefill",

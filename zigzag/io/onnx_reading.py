@@ -32,7 +32,9 @@ def load_model(source: str | Path | ModelProto, file: str | None) -> ModelProto:
     try:
         model = onnx.load(str(source), load_external_data=False)
     except (OSError, DecodeError) as exc:
-        raise InputError(file, None, f"not a valid ONNX model ({exc}); give an .onnx model file") from None
+        raise InputError(
+            file, None, f"not a valid ONNX model ({exc}); give an .onnx model file"
+        ) from None
     if not model.HasField("graph"):
         raise InputError(
             file, None, "not a valid ONNX model (it contains no graph); give an .onnx model file"

@@ -22,11 +22,38 @@ from zigzag.io.onnx_reading import shape_table
 
 #: Operators folded when all their inputs are known constants (``Shape`` when its input's
 #: shape is static): the vocabulary of exported shape arithmetic.
-SHAPE_OPERATORS = frozenset({
-    "Add", "Cast", "Ceil", "Concat", "Constant", "ConstantOfShape", "Div", "Equal", "Expand", "Floor",
-    "Gather", "Identity", "Max", "Min", "Mod", "Mul", "Neg", "Range", "ReduceProd", "Reshape", "Shape",
-    "Size", "Slice", "Sqrt", "Squeeze", "Sub", "Unsqueeze", "Where",
-})
+SHAPE_OPERATORS = frozenset(
+    {
+        "Add",
+        "Cast",
+        "Ceil",
+        "Concat",
+        "Constant",
+        "ConstantOfShape",
+        "Div",
+        "Equal",
+        "Expand",
+        "Floor",
+        "Gather",
+        "Identity",
+        "Max",
+        "Min",
+        "Mod",
+        "Mul",
+        "Neg",
+        "Range",
+        "ReduceProd",
+        "Reshape",
+        "Shape",
+        "Size",
+        "Slice",
+        "Sqrt",
+        "Squeeze",
+        "Sub",
+        "Unsqueeze",
+        "Where",
+    }
+)
 #: Larger constants are data (weights), not shape arithmetic: they are never folded.
 MAX_FOLDED_ELEMENTS = 4096
 
@@ -47,7 +74,9 @@ def dynamic_inputs(model: ModelProto) -> list[str]:
         if not tensor_type.HasField("shape"):
             found.append(f"'{info.name}' (no shape)")
             continue
-        dims = [d.dim_value if d.dim_value > 0 else (d.dim_param or "?") for d in tensor_type.shape.dim]
+        dims = [
+            d.dim_value if d.dim_value > 0 else (d.dim_param or "?") for d in tensor_type.shape.dim
+        ]
         if any(isinstance(d, str) for d in dims):
             found.append(f"'{info.name}' [{', '.join(map(str, dims))}]")
     return found
@@ -61,7 +90,9 @@ class ShapeLookup:
         self.model = model
         self.table = shape_table(model)
         self.constants: dict[str, np.ndarray] = {}
-        self.index_values: set[str] = set()  # integer tensors of at most one dimension (shape values)
+        self.index_values: set[str] = (
+            set()
+        )  # integer tensors of at most one dimension (shape values)
         self.completed = False
         self.computes_shapes = any(node.op_type in ("Shape", "Size") for node in model.graph.node)
 
@@ -95,10 +126,14 @@ class ShapeLookup:
         """Why a shape stays unknown after completion, and what to do about it."""
         dynamic = dynamic_inputs(self.model)
         if dynamic:
-            return (f"the model input {', '.join(dynamic)} has dynamic dimensions; export the model with a "
-                    "fixed input shape")
-        return ("the input shapes are static, but ONNX shape inference cannot derive it, even with the "
-                "constant shape computations folded; store the tensor's shape in the model's value_info")
+            return (
+                f"the model input {', '.join(dynamic)} has dynamic dimensions; export the model with a "
+                "fixed input shape"
+            )
+        return (
+            "the input shapes are static, but ONNX shape inference cannot derive it, even with the "
+            "constant shape computations folded; store the tensor's shape in the model's value_info"
+        )
 
 
 def fold_shapes(model: ModelProto) -> tuple[dict[str, np.ndarray], dict[str, list[int]], set[str]]:
@@ -117,16 +152,26 @@ def fold_shapes(model: ModelProto) -> tuple[dict[str, np.ndarray], dict[str, lis
             return values, shapes, _index_values(work)
 
 
-def _fold_round(work: ModelProto, shapes: dict, values: dict[str, np.ndarray], opsets: dict) -> bool:
+def _fold_round(
+    work: ModelProto, shapes: dict, values: dict[str, np.ndarray], opsets: dict
+) -> bool:
     """Folds every node that can be folded now into Constant nodes; did anything change?"""
     changed = False
-    partial: dict[str, list[int]] = {}  # Shape outputs with unknown (0) entries, e.g. a dynamic batch
+    partial: dict[
+        str, list[int]
+    ] = {}  # Shape outputs with unknown (0) entries, e.g. a dynamic batch
     for index, node in enumerate(list(work.graph.node)):
-        if node.op_type == "Shape" and not is_static(shapes.get(node.input[0])) and node.input[0] in shapes:
+        if (
+            node.op_type == "Shape"
+            and not is_static(shapes.get(node.input[0]))
+            and node.input[0] in shapes
+        ):
             partial[node.output[0]] = _shape_slice(node, shapes[node.input[0]])
             continue
         if node.op_type == "Gather" and node.input[0] in partial and node.input[1] in values:
-            picked = np.take(np.array(partial[node.input[0]], dtype=np.int64), values[node.input[1]])
+            picked = np.take(
+                np.array(partial[node.input[0]], dtype=np.int64), values[node.input[1]]
+            )
             if not (picked > 0).all():
                 continue
             values[node.output[0]] = picked
@@ -150,18 +195,25 @@ def _fold_round(work: ModelProto, shapes: dict, values: dict[str, np.ndarray], o
 
 def _constant(node: NodeProto, output: str, value: np.ndarray) -> NodeProto:
     """A Constant node standing for ``node``, which has been folded to ``value``."""
-    return helper.make_node("Constant", [], [output], name=node.name, value=numpy_helper.from_array(value, output))
+    return helper.make_node(
+        "Constant", [], [output], name=node.name, value=numpy_helper.from_array(value, output)
+    )
 
 
 def _shape_slice(node: NodeProto, shape: list[int]) -> list[int]:
     """What a Shape node returns for an input of ``shape`` (its ``start`` / ``end`` attributes)."""
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     rank = len(shape)
-    start, end = (max(0, min(rank, i + rank if i < 0 else i)) for i in (attrs.get("start", 0), attrs.get("end", rank)))
+    start, end = (
+        max(0, min(rank, i + rank if i < 0 else i))
+        for i in (attrs.get("start", 0), attrs.get("end", rank))
+    )
     return list(shape[start:end])
 
 
-def _evaluate(node: NodeProto, shapes: dict, values: dict, opsets: dict) -> dict[str, np.ndarray] | None:
+def _evaluate(
+    node: NodeProto, shapes: dict, values: dict, opsets: dict
+) -> dict[str, np.ndarray] | None:
     """The outputs of ``node`` if its inputs are known constants and the outputs are small."""
     if node.op_type == "Shape":
         shape = shapes.get(node.input[0])
@@ -172,7 +224,9 @@ def _evaluate(node: NodeProto, shapes: dict, values: dict, opsets: dict) -> dict
     if not all(name in values for name in inputs):
         return None
     try:
-        results = ReferenceEvaluator(node, opsets=opsets).run(None, {name: values[name] for name in inputs})
+        results = ReferenceEvaluator(node, opsets=opsets).run(
+            None, {name: values[name] for name in inputs}
+        )
     except Exception:  # noqa: BLE001 - an operator the evaluator cannot run is simply not folded
         return None
     if any(np.asarray(r).size > MAX_FOLDED_ELEMENTS for r in results):
@@ -186,7 +240,11 @@ def _index_values(model: ModelProto) -> set[str]:
     found = set()
     for info in itertools.chain(model.graph.input, model.graph.output, model.graph.value_info):
         tensor_type = info.type.tensor_type
-        if tensor_type.elem_type in integer_types and tensor_type.HasField("shape") and len(tensor_type.shape.dim) <= 1:
+        if (
+            tensor_type.elem_type in integer_types
+            and tensor_type.HasField("shape")
+            and len(tensor_type.shape.dim) <= 1
+        ):
             found.add(info.name)
     return found
 

@@ -29,35 +29,44 @@ def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
 
     records = []
     for layer, result in rows:
-        info = layer if isinstance(layer, dict) else {"id": layer.id, "name": layer.name,
-                                                      "operator_type": layer.operator_type}
-        records.append({
-            "id": info["id"],
-            "name": info["name"],
-            "operator_type": info["operator_type"],
-            "energy_pJ": result.energy_total,
-            "mac_energy_pJ": result.mac_energy,
-            "memory_energy_pJ": result.mem_energy,
-            "latency_cycles": result.latency_total2,
-            "ideal_cycles": result.ideal_cycle,
-            "computation_cycles": result.latency_total0,
-            "onloading_cycles": result.data_onloading_cycle,
-            "offloading_cycles": result.data_offloading_cycle,
-            "stall_cycles": result.stall_slack_comb,
-            "spatial_utilization": result.mac_spatial_utilization,
-            "mac_utilization": result.mac_utilization2,
-            "area": result.area_total,
-            "tclk_ns": result.tclk,
-            "latency_ns": result.latency_ns,
-            "compute_unit": result.compute_unit,
-            "vector_op": result.vector_op,
-            "spatial_mapping": spatial_mapping_text(result),
-            "temporal_mapping_O": temporal_mapping_text(result, next(iter(result.temporal_mapping_stationary))),
-        })
+        info = (
+            layer
+            if isinstance(layer, dict)
+            else {"id": layer.id, "name": layer.name, "operator_type": layer.operator_type}
+        )
+        records.append(
+            {
+                "id": info["id"],
+                "name": info["name"],
+                "operator_type": info["operator_type"],
+                "energy_pJ": result.energy_total,
+                "mac_energy_pJ": result.mac_energy,
+                "memory_energy_pJ": result.mem_energy,
+                "latency_cycles": result.latency_total2,
+                "ideal_cycles": result.ideal_cycle,
+                "computation_cycles": result.latency_total0,
+                "onloading_cycles": result.data_onloading_cycle,
+                "offloading_cycles": result.data_offloading_cycle,
+                "stall_cycles": result.stall_slack_comb,
+                "spatial_utilization": result.mac_spatial_utilization,
+                "mac_utilization": result.mac_utilization2,
+                "area": result.area_total,
+                "tclk_ns": result.tclk,
+                "latency_ns": result.latency_ns,
+                "compute_unit": result.compute_unit,
+                "vector_op": result.vector_op,
+                "spatial_mapping": spatial_mapping_text(result),
+                "temporal_mapping_O": temporal_mapping_text(
+                    result, next(iter(result.temporal_mapping_stationary))
+                ),
+            }
+        )
     return pd.DataFrame.from_records(records)
 
 
-def summary(total: CumulativeResult, layer_count: int, uncosted: list[str] | tuple[str, ...] = ()) -> dict:
+def summary(
+    total: CumulativeResult, layer_count: int, uncosted: list[str] | tuple[str, ...] = ()
+) -> dict:
     """Network totals (energy in pJ, latency in cycles), their main components, the split between
     the MAC array and the vector unit, and the vector layers left uncosted (``uncosted``, by name)."""
     return {
@@ -82,19 +91,36 @@ def summary(total: CumulativeResult, layer_count: int, uncosted: list[str] | tup
     }
 
 
-def save_network_outputs(result, folder: Path, *, pickle_filename: str | Path | None = None,
-                         notes: list[str] | None = None, extra: dict | None = None) -> None:
+def save_network_outputs(
+    result,
+    folder: Path,
+    *,
+    pickle_filename: str | Path | None = None,
+    notes: list[str] | None = None,
+    extra: dict | None = None,
+) -> None:
     """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
     ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs, and
     ``extra``: more summary fields, e.g. an LLM step's ``inference`` and ``per_token`` figures)."""
     folder = Path(folder)
     for layer, cost in result.layers:
         accelerator = result.accelerators[layer.id]
-        write_json_atomic(folder / f"{file_stem(layer.name)}_complete.json", complete_json(cost, layer, accelerator))
-    write_json_atomic(folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency})
+        write_json_atomic(
+            folder / f"{file_stem(layer.name)}_complete.json",
+            complete_json(cost, layer, accelerator),
+        )
+    write_json_atomic(
+        folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency}
+    )
     uncosted = getattr(result, "uncosted", [])
-    write_json_atomic(folder / "summary.json", {**summary(result.total, len(result.layers), uncosted),
-                                                **(extra or {}), "notes": notes or []})
+    write_json_atomic(
+        folder / "summary.json",
+        {
+            **summary(result.total, len(result.layers), uncosted),
+            **(extra or {}),
+            "notes": notes or [],
+        },
+    )
     with atomic_target(folder / "layers.csv") as tmp:
         layer_table(result.layers).to_csv(tmp, index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"

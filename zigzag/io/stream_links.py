@@ -25,9 +25,18 @@ class Wiring:
         self.edges: list[list[int]] = []
         self.group = memory_group or {}
 
-    def _link(self, sender, receiver, bandwidth: float, energy: float, bidirectional: bool = False) -> int:
-        self.links.append({"sender": sender, "receiver": receiver, "bandwidth": bandwidth,
-                           "unit_energy_cost": energy, "bidirectional": bidirectional})
+    def _link(
+        self, sender, receiver, bandwidth: float, energy: float, bidirectional: bool = False
+    ) -> int:
+        self.links.append(
+            {
+                "sender": sender,
+                "receiver": receiver,
+                "bandwidth": bandwidth,
+                "unit_energy_cost": energy,
+                "bidirectional": bidirectional,
+            }
+        )
         return len(self.links) - 1
 
     def shares_memory(self, a: int, b: int) -> bool:
@@ -55,8 +64,16 @@ class Wiring:
             self.edges += [[a, b, index], [b, a, index]]
 
 
-def add_mesh(wiring: Wiring, mesh: list[int], rows: int, cols: int, bandwidth: float, energy: float,
-             pooling: int | None = None, simd: int | None = None) -> None:
+def add_mesh(
+    wiring: Wiring,
+    mesh: list[int],
+    rows: int,
+    cols: int,
+    bandwidth: float,
+    energy: float,
+    pooling: int | None = None,
+    simd: int | None = None,
+) -> None:
     """A rows x cols mesh of the cores `mesh`, plus optional pooling and SIMD cores.
 
     The grid is filled column by column (`mesh[i]` at row `i % rows`, column `i // rows`). Per
@@ -73,15 +90,28 @@ def add_mesh(wiring: Wiring, mesh: list[int], rows: int, cols: int, bandwidth: f
     _add_helpers(wiring, mesh, bandwidth, energy, pooling, simd, simd_link=None)
 
 
-def add_bus_topology(wiring: Wiring, cores: list[int], bandwidth: float, energy: float,
-                     pooling: int | None = None, simd: int | None = None) -> None:
+def add_bus_topology(
+    wiring: Wiring,
+    cores: list[int],
+    bandwidth: float,
+    energy: float,
+    pooling: int | None = None,
+    simd: int | None = None,
+) -> None:
     """The cores on one bus; a pooling core with links of its own; a SIMD core on the bus."""
     bus = wiring.bus(cores, bandwidth, energy)
     _add_helpers(wiring, cores, bandwidth, energy, pooling, simd, simd_link=bus)
 
 
-def _add_helpers(wiring: Wiring, cores: list[int], bandwidth: float, energy: float, pooling: int | None,
-                 simd: int | None, simd_link: int | None) -> None:
+def _add_helpers(
+    wiring: Wiring,
+    cores: list[int],
+    bandwidth: float,
+    energy: float,
+    pooling: int | None,
+    simd: int | None,
+    simd_link: int | None,
+) -> None:
     if pooling is not None:
         for core in cores:
             wiring.pair(core, pooling, bandwidth, energy)

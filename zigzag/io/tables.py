@@ -47,30 +47,77 @@ FIGURES: dict[str, Callable] = {
 }
 
 #: per-layer figures of ``layers.csv``, in column order (after id, name, operator_type)
-LAYER_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
-    "energy_pJ", "mac_energy_pJ", "memory_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
-    "onloading_cycles", "offloading_cycles", "stall_cycles", "spatial_utilization", "mac_utilization", "tclk_ns",
-    "latency_ns", "compute_unit", "vector_op",
-)]
+LAYER_FIGURES: list[tuple[str, Callable]] = [
+    (name, FIGURES[name])
+    for name in (
+        "energy_pJ",
+        "mac_energy_pJ",
+        "memory_energy_pJ",
+        "latency_cycles",
+        "ideal_cycles",
+        "computation_cycles",
+        "onloading_cycles",
+        "offloading_cycles",
+        "stall_cycles",
+        "spatial_utilization",
+        "mac_utilization",
+        "tclk_ns",
+        "latency_ns",
+        "compute_unit",
+        "vector_op",
+    )
+]
 
 #: network figures of ``experiments.csv``, in column order (after the experiment's identity)
-NETWORK_FIGURES: list[tuple[str, Callable]] = [(name, FIGURES[name]) for name in (
-    "energy_pJ", "latency_cycles", "edp_pJ_cycles", "mac_energy_pJ", "memory_energy_pJ", "ideal_cycles",
-    "computation_cycles", "onloading_cycles", "offloading_cycles", "mac_utilization", "tclk_ns", "latency_ns",
-    "energy_mac_array_pJ", "latency_mac_array_cycles", "energy_vector_unit_pJ", "latency_vector_unit_cycles",
-)]
+NETWORK_FIGURES: list[tuple[str, Callable]] = [
+    (name, FIGURES[name])
+    for name in (
+        "energy_pJ",
+        "latency_cycles",
+        "edp_pJ_cycles",
+        "mac_energy_pJ",
+        "memory_energy_pJ",
+        "ideal_cycles",
+        "computation_cycles",
+        "onloading_cycles",
+        "offloading_cycles",
+        "mac_utilization",
+        "tclk_ns",
+        "latency_ns",
+        "energy_mac_array_pJ",
+        "latency_mac_array_cycles",
+        "energy_vector_unit_pJ",
+        "latency_vector_unit_cycles",
+    )
+]
 
 #: the experiment's identity columns, repeated in the cross-experiment tables
 IDENTITY = ("experiment", "workload", "accelerator", "mapping", "opt")
 
 #: word-access directions (ZigZag's long names), as columns of the long table
 DIRECTIONS = ("rd_out_to_low", "wr_in_by_low", "rd_out_to_high", "wr_in_by_high")
-_SHORT = {"rd_out_to_low": "tl", "wr_in_by_low": "fl", "rd_out_to_high": "th", "wr_in_by_high": "fh"}
+_SHORT = {
+    "rd_out_to_low": "tl",
+    "wr_in_by_low": "fl",
+    "rd_out_to_high": "th",
+    "wr_in_by_high": "fh",
+}
 
 
 #: the per-token columns of an LLM step's experiment row (docs/models/per-token.md)
-TOKEN_COLUMNS = ("phase", "batch", "tokens", "context", "step_cycles", "tpot_cycles", "energy_per_token_pJ",
-                 "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token", "kv_cache_bytes")
+TOKEN_COLUMNS = (
+    "phase",
+    "batch",
+    "tokens",
+    "context",
+    "step_cycles",
+    "tpot_cycles",
+    "energy_per_token_pJ",
+    "energy_per_token_J",
+    "weights_bytes",
+    "kv_cache_bytes_per_token",
+    "kv_cache_bytes",
+)
 
 
 def memory_energy(result) -> dict[str, float]:
@@ -99,8 +146,13 @@ def identity(experiment: dict, accelerator_name: str) -> dict:
 _TO_UM2 = {"um2": 1.0, "mm2": 1e6}
 
 
-def experiment_row(experiment: dict, layers: list, total, area_unit: str | None = None,
-                   uncosted: Iterable[str] = ()) -> dict:
+def experiment_row(
+    experiment: dict,
+    layers: list,
+    total,
+    area_unit: str | None = None,
+    uncosted: Iterable[str] = (),
+) -> dict:
     """The ``experiments.csv`` row of one experiment (``layers``: its per-layer results): identity,
     status, the experiment's named parameters, figures, the number of vector layers left uncosted
     (``uncosted``: their names), area (µm² and mm², converted from the unit
@@ -129,7 +181,9 @@ def failed_experiment_row(experiment: dict, failure: dict) -> dict:
     """The ``experiments.csv`` row of an experiment that did not run: status ``failed`` and the
     one-line reason (with the step that failed), no figures."""
     row = identity(experiment, Path(experiment["accelerator"]).stem)
-    row.update({"layers": None, "status": "failed", "reason": f"{failure['step']}: {failure['reason']}"})
+    row.update(
+        {"layers": None, "status": "failed", "reason": f"{failure['step']}: {failure['reason']}"}
+    )
     row.update(experiment.get("parameters") or {})
     row.update(_options_and_files(experiment))
     return row
@@ -137,7 +191,10 @@ def failed_experiment_row(experiment: dict, failure: dict) -> dict:
 
 def _options_and_files(experiment: dict) -> dict:
     options = {k: v for k, v in experiment["options"].items() if k != "opt"}
-    return {**options, **{f"{k}_file": experiment[k] for k in ("workload", "accelerator", "mapping")}}
+    return {
+        **options,
+        **{f"{k}_file": experiment[k] for k in ("workload", "accelerator", "mapping")},
+    }
 
 
 def _summed_memory_energy(layers: list) -> dict[str, float]:
@@ -154,7 +211,9 @@ def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     for entry, result in entries:
         row = {"id": entry["id"], "name": entry["name"], "operator_type": entry["operator_type"]}
         row.update({column: value(result) for column, value in LAYER_FIGURES})
-        row.update({f"{memory}_energy_pJ": energy for memory, energy in memory_energy(result).items()})
+        row.update(
+            {f"{memory}_energy_pJ": energy for memory, energy in memory_energy(result).items()}
+        )
         row["spatial_mapping"] = spatial_mapping_text(result)
         output = next(iter(result.temporal_mapping_stationary))
         row["temporal_mapping_O"] = temporal_mapping_text(result, output)
@@ -162,8 +221,9 @@ def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
     return rows
 
 
-def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]],
-                      accelerators: dict | None = None) -> list[dict]:
+def memory_level_rows(
+    ident: dict, entries: Iterable[tuple[dict, object]], accelerators: dict | None = None
+) -> list[dict]:
     """The long table: one row per layer x layer operand x memory level of that operand; with
     ``accelerators`` (entry key -> Accelerator) also each memory's energy per access, area and where
     they come from (``cost_source``: file, cacti or table)."""
@@ -176,18 +236,29 @@ def memory_level_rows(ident: dict, entries: Iterable[tuple[dict, object]],
             accesses = result.memory_word_access.get(operand, ())
             utilisation = result.mem_utilization_shared.get(operand, ())
             for level, energy in enumerate(levels):
-                row = {**ident, "layer_id": entry["id"], "layer": entry["name"],
-                       "operator_type": entry["operator_type"], "operand": operand,
-                       "memory_operand": links.get(operand, ""), "level": level,
-                       "memory": names[level] if level < len(names) else f"L{level}", "energy_pJ": energy}
+                row = {
+                    **ident,
+                    "layer_id": entry["id"],
+                    "layer": entry["name"],
+                    "operator_type": entry["operator_type"],
+                    "operand": operand,
+                    "memory_operand": links.get(operand, ""),
+                    "level": level,
+                    "memory": names[level] if level < len(names) else f"L{level}",
+                    "energy_pJ": energy,
+                }
                 words = accesses[level] if level < len(accesses) else {}
                 for direction in DIRECTIONS:
                     row[f"{direction}_words"] = words.get(_SHORT[direction], words.get(direction))
                 row["utilization"] = utilisation[level] if level < len(utilisation) else None
                 memory = accelerator.memory.get(row["memory"]) if accelerator is not None else None
                 if memory is not None:
-                    row.update(r_cost_pJ=memory.r_cost, w_cost_pJ=memory.w_cost, area=memory.area,
-                               cost_source=memory.cost_source)
+                    row.update(
+                        r_cost_pJ=memory.r_cost,
+                        w_cost_pJ=memory.w_cost,
+                        area=memory.area,
+                        cost_source=memory.cost_source,
+                    )
                 rows.append(row)
     return rows
 
@@ -206,7 +277,9 @@ def _columns(rows: list[dict]) -> list[str]:
     return others[:at] + memory + others[at:]
 
 
-def csv_text(rows: list[dict], *, float_format: str = "%.10g", columns: list[str] | None = None) -> str:
+def csv_text(
+    rows: list[dict], *, float_format: str = "%.10g", columns: list[str] | None = None
+) -> str:
     """CSV of dict rows (columns: union in first-seen order; missing cells empty)."""
     columns = columns or _columns(rows)
     buffer = io.StringIO()
@@ -240,7 +313,9 @@ def concatenated(tables: Iterable[tuple[dict, list[dict]]]) -> list[dict]:
     return [{**prefix, **row} for prefix, rows in tables for row in rows]
 
 
-def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g", columns: list[str] | None = None) -> str:
+def html_table(
+    rows: list[dict], title: str, *, float_format: str = "%.4g", columns: list[str] | None = None
+) -> str:
     """A self-contained HTML page showing the rows as a table (the report's view of a CSV)."""
     columns = columns or _columns(rows)
     head = "".join(f"<th>{escape(c)}</th>" for c in columns)
@@ -252,7 +327,9 @@ def html_table(rows: list[dict], title: str, *, float_format: str = "%.4g", colu
             except ValueError:
                 pass
         text = escape(str(_cell(value, float_format)))
-        return f'<td class="n">{text}</td>' if isinstance(value, (int, float)) else f"<td>{text}</td>"
+        return (
+            f'<td class="n">{text}</td>' if isinstance(value, (int, float)) else f"<td>{text}</td>"
+        )
 
     body = "\n".join("<tr>" + "".join(cell(row.get(c)) for c in columns) + "</tr>" for row in rows)
     return f"""<!DOCTYPE html>

@@ -26,8 +26,15 @@ def workload_nodes(workload) -> list[dict]:
     nodes = []
     for node in sorted(workload.graph.nodes, key=lambda n: n.id):
         if isinstance(node, DummyNode):
-            nodes.append({"kind": "dummy", "id": node.id, "name": node.name, "type": node.type,
-                          "operand_source": dict(node.operand_source)})
+            nodes.append(
+                {
+                    "kind": "dummy",
+                    "id": node.id,
+                    "name": node.name,
+                    "type": node.type,
+                    "operand_source": dict(node.operand_source),
+                }
+            )
         else:
             spec = node.to_spec()
             spec.pop("mapping")
@@ -55,10 +62,14 @@ def layers_to_yaml(nodes: list[dict]) -> str:
     def yaml_layer(node: dict) -> dict:
         layer = {field: node[field] for field in LAYER_FIELDS}
         if node.get("vector_op") is None:
-            layer["operator_type"] = YAML_OPERATOR_TYPE.get(node["operator_type"], node["operator_type"])
+            layer["operator_type"] = YAML_OPERATOR_TYPE.get(
+                node["operator_type"], node["operator_type"]
+            )
         layer |= {key: node[key] for key in ("operand_roles", "vector_op") if node.get(key)}
         sources = {op: layer_upstream(src) for op, src in node["operand_source"].items()}
-        layer["operand_source"] = {op: node["id"] if src is None else src for op, src in sources.items()}
+        layer["operand_source"] = {
+            op: node["id"] if src is None else src for op, src in sources.items()
+        }
         return layer
 
     layers = [yaml_layer(node) for node in nodes if node["kind"] == "layer"]

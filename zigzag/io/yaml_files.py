@@ -34,9 +34,13 @@ def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise InputError(path, None, "is not UTF-8 text; save it as a UTF-8 encoded YAML file") from None
+        raise InputError(
+            path, None, "is not UTF-8 text; save it as a UTF-8 encoded YAML file"
+        ) from None
     except OSError as err:
-        raise InputError(path, None, f"cannot be read ({err.strerror}); check its permissions") from None
+        raise InputError(
+            path, None, f"cannot be read ({err.strerror}); check its permissions"
+        ) from None
 
 
 def _syntax_error(path: str | Path, err: yaml.YAMLError) -> InputError:

@@ -34,13 +34,18 @@ class MappingEntry:
             spatial_mapping=None
             if spatial is None
             else {oa: tuple(_pair(text) for text in items) for oa, items in spatial.items()},
-            memory_operand_links=dict(data.get("memory_operand_links") or DEFAULT_MEMORY_OPERAND_LINKS),
+            memory_operand_links=dict(
+                data.get("memory_operand_links") or DEFAULT_MEMORY_OPERAND_LINKS
+            ),
             spatial_mapping_hint={
                 oa: tuple(dict.fromkeys(d.upper() for d in dims))
                 for oa, dims in (data.get("spatial_mapping_hint") or {}).items()
             },
             temporal_ordering=tuple(
-                (str(dim).upper(), size if isinstance(size, int) and not isinstance(size, bool) else None)
+                (
+                    str(dim).upper(),
+                    size if isinstance(size, int) and not isinstance(size, bool) else None,
+                )
                 for dim, size in (data.get("temporal_ordering") or [])
             ),
         )
@@ -54,9 +59,13 @@ class MappingEntry:
             }
         data["memory_operand_links"] = dict(self.memory_operand_links)
         if self.spatial_mapping_hint:
-            data["spatial_mapping_hint"] = {oa: list(d) for oa, d in self.spatial_mapping_hint.items()}
+            data["spatial_mapping_hint"] = {
+                oa: list(d) for oa, d in self.spatial_mapping_hint.items()
+            }
         if self.temporal_ordering:
-            data["temporal_ordering"] = [[d, "*" if s is None else s] for d, s in self.temporal_ordering]
+            data["temporal_ordering"] = [
+                [d, "*" if s is None else s] for d, s in self.temporal_ordering
+            ]
         return data
 
 
@@ -84,8 +93,14 @@ def unmatched_entry_warnings(entry_names, node_names, operator_types) -> list[st
     line names the closest node names."""
     nodes = list(dict.fromkeys(node_names))
     types = {t.lower() for t in operator_types}
-    candidates = [n for n in entry_names
-                  if n != "default" and n not in nodes and n.lower() not in types and n not in GENERIC_OPERATOR_TYPES]
+    candidates = [
+        n
+        for n in entry_names
+        if n != "default"
+        and n not in nodes
+        and n.lower() not in types
+        and n not in GENERIC_OPERATOR_TYPES
+    ]
     if not candidates:
         return []
     known_types = _onnx_operator_types()
@@ -94,9 +109,15 @@ def unmatched_entry_warnings(entry_names, node_names, operator_types) -> list[st
         if name in known_types:
             continue
         close = difflib.get_close_matches(name, nodes, n=3, cutoff=0.6)
-        hint = f"closest layer names: {', '.join(repr(c) for c in close)}" if close else "no layer has a similar name"
-        lines.append(f"mapping entry '{name}' names no layer and no operator type of the workload, so it is "
-                     f"not used; {hint}")
+        hint = (
+            f"closest layer names: {', '.join(repr(c) for c in close)}"
+            if close
+            else "no layer has a similar name"
+        )
+        lines.append(
+            f"mapping entry '{name}' names no layer and no operator type of the workload, so it is "
+            f"not used; {hint}"
+        )
     return lines
 
 

@@ -28,7 +28,9 @@ def utilization(unrolling: dict[str, float]) -> float:
     return math.prod(unrolling.values())
 
 
-def adjust_factors(mapping: ArrayMapping, layer: Layer, oa_sizes: dict[str, int], *, integer: bool) -> ArrayMapping:
+def adjust_factors(
+    mapping: ArrayMapping, layer: Layer, oa_sizes: dict[str, int], *, integer: bool
+) -> ArrayMapping:
     """Clip factors to the array and balance the first largest factor of each dim so that the
     temporal remainder ``ceil(size / unrolling)`` is spread evenly."""
     largest_at: dict[str, str] = {}
@@ -56,14 +58,20 @@ def adjust_factors(mapping: ArrayMapping, layer: Layer, oa_sizes: dict[str, int]
     return result
 
 
-def distribute_over_levels(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) -> LevelMapping:
+def distribute_over_levels(
+    mapping: ArrayMapping, layer: Layer, accelerator: Accelerator
+) -> LevelMapping:
     """The level form of an array-form mapping, per layer operand."""
     levels: LevelMapping = {}
     for operand, mem_operand in layer.memory_operand_links.items():
         unclaimed = list(mapping)
         per_level = []
         for memory in accelerator.hierarchy(mem_operand):
-            served = [oa for oa in reference_set_order(memory.served_dimensions, "oa_dim") if oa in unclaimed]
+            served = [
+                oa
+                for oa in reference_set_order(memory.served_dimensions, "oa_dim")
+                if oa in unclaimed
+            ]
             per_level.append(_merge(mapping, served))
             unclaimed = [oa for oa in unclaimed if oa not in served]
         per_level.append(_merge(mapping, unclaimed))
@@ -79,7 +87,9 @@ def _merge(mapping: ArrayMapping, oa_dims: list[str]) -> list[tuple[str, float]]
     return list(merged.items())
 
 
-def convert(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) -> tuple[LevelMapping, LevelMapping]:
+def convert(
+    mapping: ArrayMapping, layer: Layer, accelerator: Accelerator
+) -> tuple[LevelMapping, LevelMapping]:
     """(fractional, integer) level forms of an array-form spatial mapping."""
     oa_sizes = accelerator.operational_array.dimensions
     fractional = adjust_factors(mapping, layer, oa_sizes, integer=False)

@@ -25,9 +25,15 @@ from zigzag.multicore.stages import (
 )
 
 STAGES = [
-    AcceleratorParserStage, ONNXModelParserStage, LayerStacksGenerationStage, TilingGenerationStage,
-    TiledWorkloadGenerationStage, ZigZagCoreMappingEstimationStage, SetFixedAllocationPerformanceStage,
-    SchedulingOrderGenerationStage, GeneticAlgorithmAllocationStage,
+    AcceleratorParserStage,
+    ONNXModelParserStage,
+    LayerStacksGenerationStage,
+    TilingGenerationStage,
+    TiledWorkloadGenerationStage,
+    ZigZagCoreMappingEstimationStage,
+    SetFixedAllocationPerformanceStage,
+    SchedulingOrderGenerationStage,
+    GeneticAlgorithmAllocationStage,
 ]
 
 
@@ -42,8 +48,15 @@ def _check_inputs(hardware: str, workload: str, mapping: str, mode: str) -> None
         raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
 
 
-def _saved_result(hardware: str, workload: str, mapping: str, mode: str, experiment_id: str, output_path: str,
-                  skip_if_exists: bool) -> tuple[Path, StreamCostModelEvaluation | None]:
+def _saved_result(
+    hardware: str,
+    workload: str,
+    mapping: str,
+    mode: str,
+    experiment_id: str,
+    output_path: str,
+    skip_if_exists: bool,
+) -> tuple[Path, StreamCostModelEvaluation | None]:
     """The checked inputs' result folder, and its saved schedule when ``skip_if_exists`` finds one."""
     _check_inputs(hardware, workload, mapping, mode)
     folder = Path(output_path) / experiment_id
@@ -79,14 +92,25 @@ def optimize_allocation_ga(
     allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there;
     ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit).
     """
-    folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
+    folder, saved = _saved_result(
+        hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists
+    )
     if saved is not None:
         return saved
     answers = MainStage(
-        STAGES, accelerator=hardware, workload_path=workload, mapping_path=mapping, loma_lpf_limit=6,
-        nb_ga_generations=nb_ga_generations, nb_ga_individuals=nb_ga_individuals, mode=mode,
+        STAGES,
+        accelerator=hardware,
+        workload_path=workload,
+        mapping_path=mapping,
+        loma_lpf_limit=6,
+        nb_ga_generations=nb_ga_generations,
+        nb_ga_individuals=nb_ga_individuals,
+        mode=mode,
         layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
-        cost_lut_path=str(folder / "cost_lut.pickle"), operands_to_prefetch=[], ga_seed=seed, ga_workers=workers,
+        cost_lut_path=str(folder / "cost_lut.pickle"),
+        operands_to_prefetch=[],
+        ga_seed=seed,
+        ga_workers=workers,
         latency_model=latency_model,
     ).run()
     scme, search = answers[0]
@@ -120,16 +144,27 @@ def optimize_allocation_co(
     ``gap`` relative optimality gap per layer stack; ``latency_model`` as in
     :func:`optimize_allocation_ga` (for the schedule of the allocation found).
     """
-    folder, saved = _saved_result(hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists)
+    folder, saved = _saved_result(
+        hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists
+    )
     if saved is not None:
         return saved
     post = Path("outputs") / experiment_id / "cost_lut_post_co.pickle"
     post.parent.mkdir(parents=True, exist_ok=True)
     answers = MainStage(
-        CO_STAGES, accelerator=hardware, workload_path=workload, mapping_path=mapping, loma_lpf_limit=6, mode=mode,
+        CO_STAGES,
+        accelerator=hardware,
+        workload_path=workload,
+        mapping_path=mapping,
+        loma_lpf_limit=6,
+        mode=mode,
         layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
-        cost_lut_path=str(folder / "cost_lut.pickle"), allocations_path=str(folder / "waco"),
-        cost_lut_post_co_path=str(post), operands_to_prefetch=[], co_time_limit=time_limit, co_gap=gap,
+        cost_lut_path=str(folder / "cost_lut.pickle"),
+        allocations_path=str(folder / "waco"),
+        cost_lut_post_co_path=str(post),
+        operands_to_prefetch=[],
+        co_time_limit=time_limit,
+        co_gap=gap,
         latency_model=latency_model,
     ).run()
     scme, _ = answers[0]

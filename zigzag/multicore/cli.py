@@ -25,8 +25,11 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     """Register the ``stream`` command group on the top-level parser."""
     from zigzag.command_options import add_quiet
 
-    stream = sub.add_parser("stream", help="multi-core accelerators (Stream): computation nodes, scheduling",
-                            description="Multi-core (Stream) commands.")
+    stream = sub.add_parser(
+        "stream",
+        help="multi-core accelerators (Stream): computation nodes, scheduling",
+        description="Multi-core (Stream) commands.",
+    )
     commands = stream.add_subparsers(dest="stream_command", required=True)
     nodes = commands.add_parser(
         "nodes",
@@ -35,25 +38,53 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "cut every layer into computation nodes and connect them; write cn_graph.npz, cn_graph.csv and "
         "cn_graph.png to OUTPUT.",
     )
-    nodes.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
-    nodes.add_argument("--workload", required=True, help="ONNX model (weights may be missing: only shapes are read)")
-    nodes.add_argument("--mapping", required=True, help="Stream mapping YAML (needs a 'default' entry)")
-    nodes.add_argument("--mode", required=True, choices=("lbl", "fused"),
-                       help="lbl: layer by layer; fused: layers of a stack are cut into rows and interleaved")
-    nodes.add_argument("--layer-stacks", default=None,
-                       help="fused mode: stacks of layer ids, e.g. '0-10;11-21' (other layers alone); "
-                            "default: fuse until the weights fill the cores")
+    nodes.add_argument(
+        "--accelerator", required=True, help="multi-core accelerator YAML (Stream format)"
+    )
+    nodes.add_argument(
+        "--workload",
+        required=True,
+        help="ONNX model (weights may be missing: only shapes are read)",
+    )
+    nodes.add_argument(
+        "--mapping", required=True, help="Stream mapping YAML (needs a 'default' entry)"
+    )
+    nodes.add_argument(
+        "--mode",
+        required=True,
+        choices=("lbl", "fused"),
+        help="lbl: layer by layer; fused: layers of a stack are cut into rows and interleaved",
+    )
+    nodes.add_argument(
+        "--layer-stacks",
+        default=None,
+        help="fused mode: stacks of layer ids, e.g. '0-10;11-21' (other layers alone); "
+        "default: fuse until the weights fill the cores",
+    )
     nodes.add_argument("--output", required=True, help="output folder")
-    nodes.add_argument("--cwd", default=None,
-                       help="folder core files are looked up from, as Stream does (default: working directory)")
-    nodes.add_argument("--seed-options", default=None,
-                       help="JSON of the seed's CN options, e.g. '{\"cn_define_mode\": 1, \"hint_loops\": "
-                            "[[\"OY\", \"all\"]]}' (also layer_cutoffs, split_W_percentage)")
-    nodes.add_argument("--split-layers", default=None,
-                       help="split Conv/Gemm layers along output channels first: 'NODE_NAME=N,...'")
-    nodes.add_argument("--split-W-fraction", type=float, default=None,
-                       help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
-                            "(0.5 = double-buffered)")
+    nodes.add_argument(
+        "--cwd",
+        default=None,
+        help="folder core files are looked up from, as Stream does (default: working directory)",
+    )
+    nodes.add_argument(
+        "--seed-options",
+        default=None,
+        help='JSON of the seed\'s CN options, e.g. \'{"cn_define_mode": 1, "hint_loops": '
+        '[["OY", "all"]]}\' (also layer_cutoffs, split_W_percentage)',
+    )
+    nodes.add_argument(
+        "--split-layers",
+        default=None,
+        help="split Conv/Gemm layers along output channels first: 'NODE_NAME=N,...'",
+    )
+    nodes.add_argument(
+        "--split-W-fraction",
+        type=float,
+        default=None,
+        help="split every Conv/Gemm whose weights exceed this fraction of its cores' weight memory "
+        "(0.5 = double-buffered)",
+    )
     nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
     add_quiet(nodes)
     nodes.set_defaults(func=cmd_nodes)
@@ -66,7 +97,9 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     )
     _add_inputs(run, "Stream mapping YAML (one fixed core per layer)")
     _add_cost_options(run)
-    run.add_argument("--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots")
+    run.add_argument(
+        "--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots"
+    )
     add_quiet(run)
     run.set_defaults(func=cmd_run)
     add_plot_command(commands)
@@ -82,18 +115,38 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "over several cores): OUTPUT/allocation.yaml, co_slots.csv, summary.json and schedule.csv.",
     )
     _add_inputs(search, "Stream mapping YAML (layers listing several cores are searched)")
-    search.add_argument("--method", default="ga", choices=("ga", "co"),
-                        help="ga: genetic search of the Pareto front (default); co: constraint optimisation")
-    search.add_argument("--time-limit", type=float, default=600.0,
-                        help="co: seconds per layer stack's solve (default 600, as Stream)")
-    search.add_argument("--gap", type=float, default=1e-4,
-                        help="co: relative optimality gap at which a solve stops (default 1e-4)")
+    search.add_argument(
+        "--method",
+        default="ga",
+        choices=("ga", "co"),
+        help="ga: genetic search of the Pareto front (default); co: constraint optimisation",
+    )
+    search.add_argument(
+        "--time-limit",
+        type=float,
+        default=600.0,
+        help="co: seconds per layer stack's solve (default 600, as Stream)",
+    )
+    search.add_argument(
+        "--gap",
+        type=float,
+        default=1e-4,
+        help="co: relative optimality gap at which a solve stops (default 1e-4)",
+    )
     search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
     search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
-    search.add_argument("--seed", type=int, default=0, help="random seed (same seed, same front; default 0)")
-    search.add_argument("--workers", type=int, default=1, help="processes evaluating schedules (default 1)")
-    search.add_argument("--choose", default="latency", choices=("latency", "energy", "edp"),
-                        help="which front point to save as allocation.yaml (default: lowest latency, as Stream)")
+    search.add_argument(
+        "--seed", type=int, default=0, help="random seed (same seed, same front; default 0)"
+    )
+    search.add_argument(
+        "--workers", type=int, default=1, help="processes evaluating schedules (default 1)"
+    )
+    search.add_argument(
+        "--choose",
+        default="latency",
+        choices=("latency", "energy", "edp"),
+        help="which front point to save as allocation.yaml (default: lowest latency, as Stream)",
+    )
     _add_cost_options(search)
     add_quiet(search)
     search.set_defaults(func=cmd_search)
@@ -114,8 +167,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                             latency_model=args.latency_model)  # fmt: skip
     add_notes(Path(args.output) / "summary.json", notes)
     summary = result.summary()
-    print(f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
-          f"energy {summary['energy']:.6g} pJ{_demand(summary)} ({time.perf_counter() - begin:.1f} s)")
+    print(
+        f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
+        f"energy {summary['energy']:.6g} pJ{_demand(summary)} ({time.perf_counter() - begin:.1f} s)"
+    )
     _print_tokens(args.output)
     print(f"written: {Path(args.output) / 'summary.json'}, {Path(args.output) / 'schedule.csv'}")
     if args.plots:
@@ -130,13 +185,21 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     _check_clock(args, "zigzag stream search")
     if args.method == "co":
-        return _search_co(args, stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks))
+        return _search_co(
+            args,
+            stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks),
+        )
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
-        raise InputError(None, "--individuals/--generations/--workers",
-                         "need at least 2 individuals, 0 or more generations and 1 or more workers")
+        raise InputError(
+            None,
+            "--individuals/--generations/--workers",
+            "need at least 2 individuals, 0 or more generations and 1 or more workers",
+        )
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     bar = None
-    if not args.quiet and sys.stderr.isatty():  # no progress bar in a redirected output (a log file)
+    if (
+        not args.quiet and sys.stderr.isatty()
+    ):  # no progress bar in a redirected output (a log file)
         from tqdm import tqdm
 
         bar = tqdm(total=args.generations, file=sys.stderr, desc="allocation search", unit="gen")
@@ -165,15 +228,21 @@ def cmd_search(args: argparse.Namespace) -> int:
     _write_tokens(args, found.fixed_schedule(), found.graph)
     add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
-    print(f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
-          f"front of {found.front_size} distinct points from {len(found.front)} allocations "
-          f"({time.perf_counter() - begin:.1f} s in all)")
-    print(f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ"
-          f"{_demand(fixed.summary())} (what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
-          f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)")
+    print(
+        f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
+        f"front of {found.front_size} distinct points from {len(found.front)} allocations "
+        f"({time.perf_counter() - begin:.1f} s in all)"
+    )
+    print(
+        f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ"
+        f"{_demand(fixed.summary())} (what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
+        f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)"
+    )
     _print_tokens(args.output)
     out = Path(args.output)
-    print(f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    print(
+        f"written: {out / 'front.csv'}, {out / 'allocation.yaml'}, {out / 'summary.json'}, {out / 'schedule.csv'}"
+    )
     return 0
 
 
@@ -191,15 +260,21 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
     add_notes(Path(args.output) / "summary.json", notes)
     if not args.quiet:
         for index, stack in enumerate(found.allocation.stacks):
-            print(f"stack {index} (layers {stack.state.stack[0]}..{stack.state.stack[-1]}): "
-                  f"{len(stack.state.cns)} steady-state CNs x {stack.state.iterations}, objective "
-                  f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)")
-    print(f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
-          f"{found.schedule.energy:.6g} pJ{_demand(found.schedule.summary())} "
-          f"({time.perf_counter() - begin:.1f} s in all)")
+            print(
+                f"stack {index} (layers {stack.state.stack[0]}..{stack.state.stack[-1]}): "
+                f"{len(stack.state.cns)} steady-state CNs x {stack.state.iterations}, objective "
+                f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)"
+            )
+    print(
+        f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
+        f"{found.schedule.energy:.6g} pJ{_demand(found.schedule.summary())} "
+        f"({time.perf_counter() - begin:.1f} s in all)"
+    )
     _print_tokens(args.output)
     out = Path(args.output)
-    print(f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}")
+    print(
+        f"written: {out / 'allocation.yaml'}, {out / 'co_slots.csv'}, {out / 'summary.json'}, {out / 'schedule.csv'}"
+    )
     return 0
 
 
@@ -208,14 +283,21 @@ def _demand(summary: dict) -> str:
     demand = summary.get("dram_link_demand")
     if demand is None or demand != demand or not demand:  # no DRAM link, or streamed bits unknown
         return ""
-    flag = " (above 1: not reachable, see the warning)" if summary.get("dram_link_overcommitted") else ""
+    flag = (
+        " (above 1: not reachable, see the warning)"
+        if summary.get("dram_link_overcommitted")
+        else ""
+    )
     return f", DRAM link demand {demand:.3f}{flag} [{summary.get('latency_model', 'zigzag')}]"
 
 
 def _check_clock(args: argparse.Namespace, command: str) -> None:
     if args.clock_ghz is not None and not args.clock_ghz > 0:
-        raise InputError(command, "--clock-ghz", f"{args.clock_ghz} is not a clock frequency in GHz; "
-                         "give a number > 0, e.g. 1")
+        raise InputError(
+            command,
+            "--clock-ghz",
+            f"{args.clock_ghz} is not a clock frequency in GHz; give a number > 0, e.g. 1",
+        )
 
 
 def _write_tokens(args: argparse.Namespace, result, graph) -> None:
@@ -224,9 +306,18 @@ def _write_tokens(args: argparse.Namespace, result, graph) -> None:
     from zigzag.multicore.schedule.run import write_token_figures
     from zigzag.multicore.schedule.tokens import accelerator_clock
 
-    clock = args.clock_ghz if args.clock_ghz is not None else \
-        accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
-    write_token_figures(result, args.workload, args.output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
+    clock = (
+        args.clock_ghz
+        if args.clock_ghz is not None
+        else accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
+    )
+    write_token_figures(
+        result,
+        args.workload,
+        args.output,
+        {i: info.cache_operands for i, info in graph.layers.items()},
+        clock,
+    )
 
 
 def _print_tokens(output: str) -> None:
@@ -235,12 +326,17 @@ def _print_tokens(output: str) -> None:
     if not tokens:
         return
     step = "time to first token" if tokens["phase"] == "prefill" else "time per output token"
-    seconds = "" if tokens.get("step_s") is None else \
-        f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
-    print(f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
-          f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
-          f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, moving "
-          f"{tokens['dram_link_demand']:.0%} of what it can carry")
+    seconds = (
+        ""
+        if tokens.get("step_s") is None
+        else f" = {tokens['step_s'] * 1e3:.6g} ms at {tokens['clock_ghz']:g} GHz ({tokens['tokens_per_s']:.6g} tokens/s)"
+    )
+    print(
+        f"{tokens['phase']} step ({tokens['batch']} x {tokens['tokens']} tokens, context {tokens['context']}): "
+        f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
+        f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, moving "
+        f"{tokens['dram_link_demand']:.0%} of what it can carry"
+    )
 
 
 class _TqdmStream:
@@ -264,10 +360,16 @@ def _seed(text: str | None):
     try:
         options = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'") from None
+        raise InputError(
+            None, "--seed-options", f"not valid JSON ({exc.msg}); e.g. '{{\"cn_define_mode\": 1}}'"
+        ) from None
     allowed = {"cn_define_mode", "hint_loops", "layer_cutoffs", "split_W_percentage"}
     if not isinstance(options, dict) or set(options) - allowed:
-        raise InputError(None, "--seed-options", f"must be a JSON object with keys among {', '.join(sorted(allowed))}")
+        raise InputError(
+            None,
+            "--seed-options",
+            f"must be a JSON object with keys among {', '.join(sorted(allowed))}",
+        )
     return SeedTiling(**options)
 
 
@@ -278,7 +380,9 @@ def _splits(text: str | None) -> dict[str, int] | None:
     for item in text.split(","):
         name, _, factor = item.rpartition("=")
         if not name or not factor.strip().isdigit() or int(factor) < 1:
-            raise InputError(None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)")
+            raise InputError(
+                None, "--split-layers", f"'{item}' is not NODE_NAME=N (N a positive integer)"
+            )
         splits[name.strip()] = int(factor)
     return splits
 
@@ -290,29 +394,54 @@ def _cache(args: argparse.Namespace) -> Path:
 
 def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
     """The inputs of ``run`` and ``search``: accelerator, workload, mapping, mode, stacks, output folder."""
-    parser.add_argument("--accelerator", required=True, help="multi-core accelerator YAML (Stream format)")
+    parser.add_argument(
+        "--accelerator", required=True, help="multi-core accelerator YAML (Stream format)"
+    )
     parser.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
     parser.add_argument("--mapping", required=True, help=mapping_help)
-    parser.add_argument("--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks")
-    parser.add_argument("--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)")
+    parser.add_argument(
+        "--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks"
+    )
+    parser.add_argument(
+        "--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)"
+    )
     parser.add_argument("--output", required=True, help="output folder")
-    parser.add_argument("--cwd", default=None, help="folder core files are looked up from, as Stream does")
+    parser.add_argument(
+        "--cwd", default=None, help="folder core files are looked up from, as Stream does"
+    )
 
 
 def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     """The cost-table options of ``run`` and ``search``."""
-    parser.add_argument("--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)")
-    parser.add_argument("--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'")
-    parser.add_argument("--cache", default=None,
-                        help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
-                             "to reuse the costs across runs")
-    parser.add_argument("--cost-lut-path", default=None, help="also read/write the whole cost table as this file")
-    parser.add_argument("--clock-ghz", type=float, default=None,
-                        help="clock frequency, for a transformer step's per-token figures in seconds "
-                             "(default: the accelerator file's clock_ghz, else cycles only)")
-    parser.add_argument("--latency-model", default="zigzag", choices=("zigzag", "bandwidth_bound"),
-                        help="zigzag: Stream's link model (default); bandwidth_bound: a CN streaming operands from "
-                             "DRAM lasts at least its DRAM bits over the link bandwidth it gets")
+    parser.add_argument(
+        "--lpf-limit", type=int, default=6, help="LOMA loop prime factor limit (default 6)"
+    )
+    parser.add_argument(
+        "--prefetch", default="", help="layer operands sent to their cores first, e.g. 'W'"
+    )
+    parser.add_argument(
+        "--cache",
+        default=None,
+        help="folder of cached cost-table entries (default: OUTPUT/.cache); give one shared folder "
+        "to reuse the costs across runs",
+    )
+    parser.add_argument(
+        "--cost-lut-path", default=None, help="also read/write the whole cost table as this file"
+    )
+    parser.add_argument(
+        "--clock-ghz",
+        type=float,
+        default=None,
+        help="clock frequency, for a transformer step's per-token figures in seconds "
+        "(default: the accelerator file's clock_ghz, else cycles only)",
+    )
+    parser.add_argument(
+        "--latency-model",
+        default="zigzag",
+        choices=("zigzag", "bandwidth_bound"),
+        help="zigzag: Stream's link model (default); bandwidth_bound: a CN streaming operands from "
+        "DRAM lasts at least its DRAM bits over the link bandwidth it gets",
+    )
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
@@ -324,9 +453,17 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
-    graph = cn_graph_from_files(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                                seed=_seed(args.seed_options), cwd=args.cwd, layer_splits=_splits(args.split_layers),
-                                split_W_fraction=args.split_W_fraction)
+    graph = cn_graph_from_files(
+        args.accelerator,
+        args.workload,
+        args.mapping,
+        args.mode,
+        stacks,
+        seed=_seed(args.seed_options),
+        cwd=args.cwd,
+        layer_splits=_splits(args.split_layers),
+        split_W_fraction=args.split_W_fraction,
+    )
     seconds = time.perf_counter() - begin
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -337,7 +474,12 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     if drawn:
         with atomic_target(out / "cn_graph.png") as tmp:
             draw_cn_graph(graph, tmp)
-    print(f"{len(graph)} CNs in {len(graph.layers)} layers, {graph.nb_edges} edges "
-          f"({graph.nb_intra_layer_edges} intra-layer), {len(graph.stacks)} stacks; built in {seconds:.2f} s")
-    print(f"written: {out / 'cn_graph.npz'}, {out / 'cn_graph.csv'}" + (f", {out / 'cn_graph.png'}" if drawn else ""))
+    print(
+        f"{len(graph)} CNs in {len(graph.layers)} layers, {graph.nb_edges} edges "
+        f"({graph.nb_intra_layer_edges} intra-layer), {len(graph.stacks)} stacks; built in {seconds:.2f} s"
+    )
+    print(
+        f"written: {out / 'cn_graph.npz'}, {out / 'cn_graph.csv'}"
+        + (f", {out / 'cn_graph.png'}" if drawn else "")
+    )
     return 0

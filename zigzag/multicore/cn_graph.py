@@ -131,9 +131,26 @@ class CNGraph:
     mode: str
 
     ARRAYS = (
-        "layer", "sub_id", "group", "core", "produces_final_output", "data_produced_unique",
-        "nb_real_predecessors", "node_order", "start", "stop", "tensor_bits", "tensor_id", "tensor_layer",
-        "tensor_operand", "tensor_size", "tensor_base_priority", "edge_src", "edge_dst", "edge_bits", "edge_operand",
+        "layer",
+        "sub_id",
+        "group",
+        "core",
+        "produces_final_output",
+        "data_produced_unique",
+        "nb_real_predecessors",
+        "node_order",
+        "start",
+        "stop",
+        "tensor_bits",
+        "tensor_id",
+        "tensor_layer",
+        "tensor_operand",
+        "tensor_size",
+        "tensor_base_priority",
+        "edge_src",
+        "edge_dst",
+        "edge_bits",
+        "edge_operand",
     )
 
     def __len__(self) -> int:
@@ -149,7 +166,9 @@ class CNGraph:
 
     @cached_property
     def _index(self) -> dict[tuple[int, int], int]:
-        return {(a, b): i for i, (a, b) in enumerate(zip(self.layer.tolist(), self.sub_id.tolist()))}
+        return {
+            (a, b): i for i, (a, b) in enumerate(zip(self.layer.tolist(), self.sub_id.tolist()))
+        }
 
     def index(self, layer: int, sub_id: int) -> int:
         """CN index of ``(layer, sub id)``; KeyError if that CN is not in the graph."""
@@ -175,7 +194,9 @@ class CNGraph:
         """CN indices of the distinct CNs, in node order (docs/models/multi-core.md#cost-table): the first CN of each
         (layer, group, ``nb_real_predecessors``) class; all other CNs of a class cost the same."""
         order = np.argsort(self.node_order, kind="stable")
-        keys = np.stack([self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1)
+        keys = np.stack(
+            [self.layer[order], self.group[order], self.nb_real_predecessors[order]], axis=1
+        )
         _, first = np.unique(keys, axis=0, return_index=True)
         return order[np.sort(first)]
 
@@ -195,8 +216,12 @@ class CNGraph:
         """A DiGraph on CN indices in Stream's node order, edges with ``bits`` and ``operand``."""
         graph = nx.DiGraph()
         graph.add_nodes_from(np.argsort(self.node_order).tolist())
-        for s, d, b, o in zip(self.edge_src.tolist(), self.edge_dst.tolist(), self.edge_bits.tolist(),
-                              self.edge_operand.tolist()):
+        for s, d, b, o in zip(
+            self.edge_src.tolist(),
+            self.edge_dst.tolist(),
+            self.edge_bits.tolist(),
+            self.edge_operand.tolist(),
+        ):
             graph.add_edge(s, d, bits=b, operand=None if o == INTRA else OPERANDS[o])
         return graph
 
@@ -212,8 +237,14 @@ def build_cn_graph(
     stack_cutoffs: list[int] | None = None,
 ) -> CNGraph:
     """Stacks -> tiling -> CNs -> edges (docs/models/multi-core.md#computation-nodes) for a parsed workload."""
-    final_stacks = layer_stacks(workload, mode, stacks, stack_cutoff=stack_cutoff, stack_cutoffs=stack_cutoffs,
-                                weight_capacity=weight_capacity)
+    final_stacks = layer_stacks(
+        workload,
+        mode,
+        stacks,
+        stack_cutoff=stack_cutoff,
+        stack_cutoffs=stack_cutoffs,
+        weight_capacity=weight_capacity,
+    )
     stack_of = {}
     for index, stack in enumerate(final_stacks):
         for layer_id in stack:
@@ -242,10 +273,19 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
         total += cns[layer_id].count
     layer_offset = np.zeros(max(ids, default=0) + 1, dtype=np.int64)
     layer_offset[ids] = [offset[i] for i in ids]
-    table = np.stack([layer_offset[edges[:, 0]] + edges[:, 1], layer_offset[edges[:, 2]] + edges[:, 3],
-                      edges[:, 5], edges[:, 4]], axis=1)
+    table = np.stack(
+        [
+            layer_offset[edges[:, 0]] + edges[:, 1],
+            layer_offset[edges[:, 2]] + edges[:, 3],
+            edges[:, 5],
+            edges[:, 4],
+        ],
+        axis=1,
+    )
     src_all, dst_all = table[:, 0], table[:, 1]
-    layer_all = np.concatenate([np.full(cns[i].count, i) for i in ids]) if ids else np.zeros(0, np.int64)
+    layer_all = (
+        np.concatenate([np.full(cns[i].count, i) for i in ids]) if ids else np.zeros(0, np.int64)
+    )
     inter = table[:, 3] != INTRA
     real_preds = np.bincount(dst_all[inter], minlength=total)
     # Node order = first appearance in the edge list (u before v); CNs without edges are dropped.
@@ -290,7 +330,9 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
         infos[layer_id] = _layer_info(c, stack_of[layer_id])
 
     def concat(name):
-        return np.concatenate([getattr(cns[i], name) for i in ids]) if ids else np.zeros(0, np.int64)
+        return (
+            np.concatenate([getattr(cns[i], name) for i in ids]) if ids else np.zeros(0, np.int64)
+        )
 
     subs = np.concatenate([np.arange(cns[i].count) for i in ids]) if ids else np.zeros(0, np.int64)
     return CNGraph(
@@ -379,9 +421,18 @@ def load_cn_graph(path: str | Path) -> CNGraph:
             meta = json.loads(str(data["meta"]))
             arrays = {name: data[name] for name in CNGraph.ARRAYS}
     except (OSError, KeyError, ValueError) as exc:
-        raise InputError(path, None, f"not a CN graph file ({exc}); make it with 'zigzag stream nodes'") from None
+        raise InputError(
+            path, None, f"not a CN graph file ({exc}); make it with 'zigzag stream nodes'"
+        ) from None
     if meta.get("format") != FORMAT:
-        raise InputError(path, "meta.format", f"unknown format {meta.get('format')!r}; expected {FORMAT}")
+        raise InputError(
+            path, "meta.format", f"unknown format {meta.get('format')!r}; expected {FORMAT}"
+        )
     layers = {int(d["id"]): LayerInfo.from_dict(d) for d in meta["layers"]}
-    return CNGraph(dims=tuple(meta["dims"]), layers=layers, stacks=tuple(tuple(s) for s in meta["stacks"]),
-                   mode=meta["mode"], **arrays)
+    return CNGraph(
+        dims=tuple(meta["dims"]),
+        layers=layers,
+        stacks=tuple(tuple(s) for s in meta["stacks"]),
+        mode=meta["mode"],
+        **arrays,
+    )

@@ -132,7 +132,9 @@ class NodeKey:
             edge_bits=tuple((str(o), int(b)) for o, b in data.get("edge_bits", {}).items()),
             spatial_mapping=None
             if spatial is None
-            else tuple((oa, tuple((d, int(f)) for d, f in pairs.items())) for oa, pairs in spatial.items()),
+            else tuple(
+                (oa, tuple((d, int(f)) for d, f in pairs.items())) for oa, pairs in spatial.items()
+            ),
             vector_op=data.get("vector_op"),
         )
 
@@ -143,7 +145,11 @@ def _dataflows(dataflows: Mapping) -> tuple[tuple[str, _Pairs], ...]:
     for oa, items in dataflows.items():
         pairs = []
         for item in items:
-            dim, factor = item if isinstance(item, (list, tuple)) else (p.strip() for p in str(item).split(","))
+            dim, factor = (
+                item
+                if isinstance(item, (list, tuple))
+                else (p.strip() for p in str(item).split(","))
+            )
             pairs.append((str(dim).upper(), int(factor)))
         result.append((oa, tuple(pairs)))
     return tuple(result)
@@ -221,21 +227,30 @@ class CostEntry:
 # ----- jobs: the content that determines an entry ----------------------------------------------
 
 
-def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, dram: Memory | None) -> dict:
+def cost_job(
+    node: NodeKey, core: "Accelerator | Core", options: SearchOptions, dram: Memory | None
+) -> dict:
     """Everything that determines ``node``'s entry on ``core`` (and nothing else).
 
     Runs the too-large test (docs/models/multi-core.md#cost-table) and adds the DRAM level (docs/models/multi-core.md#cost-table), so the job is the single-core
     layer job on the extended core plus the streamed operands. The core's name is left out (it does
     not change the cost), so identical cores share entries.
     """
-    core = getattr(core, "accelerator", core)  # a multi-core accelerator's Core, or a bare Accelerator
+    core = getattr(
+        core, "accelerator", core
+    )  # a multi-core accelerator's Core, or a bare Accelerator
     if core.operational_array.total_units == 0:
-        raise InputError(None, f"core '{core.name}'", "has no operational units (the off-chip core); it runs no CN")
+        raise InputError(
+            None,
+            f"core '{core.name}'",
+            "has no operational units (the off-chip core); it runs no CN",
+        )
     layer = node.layer(core)
     streamed = too_large_operands(layer, core, stored_bits(layer, dict(node.edge_bits)))
     if streamed and dram is None:
         raise InputError(
-            None, f"core '{core.name}'",
+            None,
+            f"core '{core.name}'",
             f"cannot hold memory operands {', '.join(streamed)} of a CN and the accelerator has no "
             "off-chip core to stream them from; add an offchip_core",
         )
@@ -246,7 +261,9 @@ def cost_job(node: NodeKey, core: "Accelerator | Core", options: SearchOptions, 
     return job
 
 
-def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None = None) -> CostEntry:
+def evaluate_cost_job(
+    job: dict, key: str | None = None, layer_name: str | None = None
+) -> CostEntry:
     """Search a job's CN on its core and derive Stream's figures (docs/models/multi-core.md#cost-table);
     ``layer_name`` names the CN's layer in the search's warnings."""
     layer = layer_from_job({**job, "layer_name": layer_name or "CN"})
@@ -254,7 +271,9 @@ def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None 
     options = SearchOptions(**job["options"])
     best, stats = search_layer(layer, hardware, options, show_progress=False)
     streamed = tuple(job["stream"]["dram_operands"])
-    in_equation_order = tuple(layer.memory_operand(op) for op in layer.operands if layer.memory_operand(op) in streamed)
+    in_equation_order = tuple(
+        layer.memory_operand(op) for op in layer.operands if layer.memory_operand(op) in streamed
+    )
     onchip, offchip = best.energy_total, 0.0
     for mem_op in in_equation_order:
         dram_energy = best.mem_energy_breakdown[layer.layer_operand_of[mem_op]][-1]
@@ -263,8 +282,13 @@ def evaluate_cost_job(job: dict, key: str | None = None, layer_name: str | None 
     bandwidth = dict.fromkeys(FOUR_WAY, 0)
     if streamed:
         detail = analyse(
-            layer, hardware, best.spatial_mapping, best.spatial_mapping_int, best.temporal_mapping,
-            spatial_mapping_array=best.spatial_mapping_array, **options.model_options(),
+            layer,
+            hardware,
+            best.spatial_mapping,
+            best.spatial_mapping_int,
+            best.temporal_mapping,
+            spatial_mapping_array=best.spatial_mapping_array,
+            **options.model_options(),
         )
         bandwidth = offchip_bandwidth(detail, hardware.memories[-1].name)
     return CostEntry(
@@ -290,13 +314,17 @@ def entry_path(cache: str | Path, key: str) -> Path:
     return Path(cache) / "stream-cost" / "entries" / f"{key}.json"
 
 
-def write_job(cache: str | Path, job: dict, *, label: str | None = None, layer_name: str | None = None) -> str:
+def write_job(
+    cache: str | Path, job: dict, *, label: str | None = None, layer_name: str | None = None
+) -> str:
     """Store a job in the cache (once) and return its key (``label`` and ``layer_name`` are kept
     beside the job, outside its key)."""
     key = job_key(job)
     path = job_path(cache, key)
     if not path.exists():
-        extra = {name: value for name, value in (("label", label), ("layer_name", layer_name)) if value}
+        extra = {
+            name: value for name, value in (("label", label), ("layer_name", layer_name)) if value
+        }
         write_json_atomic(path, {**job, **extra})
     return key
 
@@ -306,7 +334,9 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
     try:
         job = json.loads(Path(job_file).read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table") from None
+        raise InputError(
+            job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table"
+        ) from None
     for name in ("label", "experiment"):
         job.pop(name, None)
     layer_name = job.pop("layer_name", None)
@@ -408,9 +438,17 @@ class CostTable:
         jobs = {}
         for node, core_id in pairs:
             key = self.key(node, core_id)
-            if key not in jobs and key not in self._entries and not entry_path(self.cache, key).exists():
-                jobs[key] = {**self.job(node, core_id), "label": f"CN on core {core_id}",
-                             "layer_name": node.layer_name, **extra}
+            if (
+                key not in jobs
+                and key not in self._entries
+                and not entry_path(self.cache, key).exists()
+            ):
+                jobs[key] = {
+                    **self.job(node, core_id),
+                    "label": f"CN on core {core_id}",
+                    "layer_name": node.layer_name,
+                    **extra,
+                }
         return jobs
 
     def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
@@ -426,8 +464,12 @@ class CostTable:
         try:
             return self.cores[core_id]
         except KeyError:
-            raise InputError(None, "core_allocation", f"core {core_id} does not exist (cores: "
-                             f"{', '.join(map(str, self.cores))}); use one of those") from None
+            raise InputError(
+                None,
+                "core_allocation",
+                f"core {core_id} does not exist (cores: "
+                f"{', '.join(map(str, self.cores))}); use one of those",
+            ) from None
 
     def _load_or_compute(self, node: NodeKey, core_id: int, key: str) -> CostEntry:
         if self.cache is not None and entry_path(self.cache, key).exists():
@@ -445,7 +487,11 @@ class CostTable:
         target = Path(path) if path is not None else self.lut_path
         if target is None:
             raise InputError(None, "cost_lut_path", "no file given to save the cost table to")
-        write_lut(target, self._entries.values(), {p: k for p, k in self._keys.items() if k in self._entries})
+        write_lut(
+            target,
+            self._entries.values(),
+            {p: k for p, k in self._keys.items() if k in self._entries},
+        )
         return target
 
 
@@ -456,22 +502,33 @@ def offchip_memory(accelerator) -> Memory | None:
         return None
     memories = offchip.accelerator.memories
     if len(memories) != 1:
-        raise InputError(offchip.file or None, "memories", f"the off-chip core has {len(memories)} memories; "
-                         "give it exactly one (the DRAM)")
+        raise InputError(
+            offchip.file or None,
+            "memories",
+            f"the off-chip core has {len(memories)} memories; give it exactly one (the DRAM)",
+        )
     return memories[0]
 
 
-def write_lut(path: str | Path, entries: Iterable[CostEntry],
-              pairs: Mapping[tuple[NodeKey, int], str] | None = None) -> None:
+def write_lut(
+    path: str | Path,
+    entries: Iterable[CostEntry],
+    pairs: Mapping[tuple[NodeKey, int], str] | None = None,
+) -> None:
     """All ``entries`` as one JSON file, keyed by content, with the (CN, core id) pairs that used
     them (``pairs``: pair -> key) for readers that look entries up by CN and core."""
-    write_json_atomic(path, {
-        "format": LUT_FORMAT,
-        "version": STREAM_COST_VERSION,
-        "entries": {entry.key: entry.to_dict() for entry in entries},
-        "pairs": [{"node": node.to_dict(), "core": core_id, "key": key}
-                  for (node, core_id), key in (pairs or {}).items()],
-    })
+    write_json_atomic(
+        path,
+        {
+            "format": LUT_FORMAT,
+            "version": STREAM_COST_VERSION,
+            "entries": {entry.key: entry.to_dict() for entry in entries},
+            "pairs": [
+                {"node": node.to_dict(), "core": core_id, "key": key}
+                for (node, core_id), key in (pairs or {}).items()
+            ],
+        },
+    )
 
 
 def read_lut(path: str | Path) -> dict[str, CostEntry]:
@@ -490,9 +547,14 @@ def _lut_data(path: str | Path) -> dict:
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, None, f"cannot read the cost table ({exc}); delete it to rebuild it") from None
+        raise InputError(
+            path, None, f"cannot read the cost table ({exc}); delete it to rebuild it"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != LUT_FORMAT:
-        raise InputError(path, "format", f"not a cost table written by zigzag-flow (expected format '{LUT_FORMAT}'); "
-                         "give another cost_lut_path or delete the file")
+        raise InputError(
+            path,
+            "format",
+            f"not a cost table written by zigzag-flow (expected format '{LUT_FORMAT}'); "
+            "give another cost_lut_path or delete the file",
+        )
     return data
-

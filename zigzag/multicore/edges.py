@@ -42,7 +42,9 @@ def intra_layer_edges(cns: LayerCNs) -> list[np.ndarray]:
     return blocks
 
 
-def layer_pairs(workload: StreamWorkload, graph: nx.DiGraph, order: list[int]) -> list[tuple[int, int, bool]]:
+def layer_pairs(
+    workload: StreamWorkload, graph: nx.DiGraph, order: list[int]
+) -> list[tuple[int, int, bool]]:
     """(producer, consumer, is_complex) for every computation layer and its nearest computation
     successors, found by replacing non-computation successors with their own successors."""
     nodes = workload.nodes
@@ -52,7 +54,9 @@ def layer_pairs(workload: StreamWorkload, graph: nx.DiGraph, order: list[int]) -
             continue
         successors = list(graph.successors(layer_id))
         while True:
-            pending = next((i for i, s in enumerate(successors) if not isinstance(nodes[s], StreamLayer)), None)
+            pending = next(
+                (i for i, s in enumerate(successors) if not isinstance(nodes[s], StreamLayer)), None
+            )
             if pending is None:
                 break
             successors += list(graph.successors(successors.pop(pending)))
@@ -75,7 +79,9 @@ def _is_dummy(node) -> bool:
     return isinstance(node, PropagationNode) and node.kind == "dummy"
 
 
-def dependent_operands(workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: StreamLayer) -> list[str]:
+def dependent_operands(
+    workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: StreamLayer
+) -> list[str]:
     """Input operands of ``consumer`` whose data comes from ``producer`` (possibly via dummies)."""
     operands = []
     for operand, source in consumer.input_operand_source.items():
@@ -87,7 +93,9 @@ def dependent_operands(workload: StreamWorkload, graph: nx.DiGraph, producer: in
     return operands
 
 
-def _boxes(cns: LayerCNs, operand: str, producer: LayerCNs, consumer: LayerCNs) -> tuple[np.ndarray, np.ndarray]:
+def _boxes(
+    cns: LayerCNs, operand: str, producer: LayerCNs, consumer: LayerCNs
+) -> tuple[np.ndarray, np.ndarray]:
     """Inclusive boxes of ``operand`` per CN, with G and C/K merged into one channel dim."""
     dims, start, stop = cns.operand_boxes(operand)
     lo, hi = start, stop - 1
@@ -104,7 +112,9 @@ def _boxes(cns: LayerCNs, operand: str, producer: LayerCNs, consumer: LayerCNs) 
     return lo, hi
 
 
-def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str], file=None) -> list[np.ndarray]:
+def simple_pair_edges(
+    producer: LayerCNs, consumer: LayerCNs, operands: list[str], file=None
+) -> list[np.ndarray]:
     """Edges of a directly connected pair: every overlapping (final producer, consumer) box."""
     player = producer.tiled.layer
     final = np.ones(producer.count, dtype=bool)
@@ -128,11 +138,14 @@ def simple_pair_edges(producer: LayerCNs, consumer: LayerCNs, operands: list[str
         for begin in range(0, len(p_subs), chunk):
             end = begin + chunk
             hit = np.all(
-                (p_lo[begin:end, None, :] <= c_hi[None]) & (c_lo[None] <= p_hi[begin:end, None, :]), axis=2
+                (p_lo[begin:end, None, :] <= c_hi[None]) & (c_lo[None] <= p_hi[begin:end, None, :]),
+                axis=2,
             )
             pi, ci = np.nonzero(hit)
             src = p_subs[begin:end][pi]
-            blocks.append(edge_block(producer.id, src, consumer.id, ci, OPERANDS.index(operand), bits[src]))
+            blocks.append(
+                edge_block(producer.id, src, consumer.id, ci, OPERANDS.index(operand), bits[src])
+            )
     return blocks
 
 
@@ -145,7 +158,11 @@ def inter_layer_edges(
     for producer, consumer, is_complex in layer_pairs(workload, graph, order):
         if producer not in cns or consumer not in cns:
             continue
-        operands = [] if is_complex else dependent_operands(workload, graph, producer, workload.nodes[consumer])
+        operands = (
+            []
+            if is_complex
+            else dependent_operands(workload, graph, producer, workload.nodes[consumer])
+        )
         if is_complex or not _same_ranks(cns[producer], cns[consumer], operands):
             found = propagation_paths(workload, graph, producer, consumer)
             paths = [[workload.nodes[n] for n in path] for path in found]
@@ -158,6 +175,7 @@ def inter_layer_edges(
 def _same_ranks(producer: LayerCNs, consumer: LayerCNs, operands: list[str]) -> bool:
     """Do the consumer's ``operands`` have as many dims as the producer's output? (Else, e.g. a
     broadcast input of a vector layer, the pair is joined element by element.)"""
+
     def rank(dims) -> int:  # as :func:`_boxes` compares them: G and C/K merged into one channel dim
         return len(dims) - ("G" in dims and ("C" in dims or "K" in dims))
 
@@ -165,7 +183,9 @@ def _same_ranks(producer: LayerCNs, consumer: LayerCNs, operands: list[str]) -> 
     return all(rank(consumer.tiled.layer.layer.operand_dims[op]) == out for op in operands)
 
 
-def propagation_paths(workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: int) -> list[list[int]]:
+def propagation_paths(
+    workload: StreamWorkload, graph: nx.DiGraph, producer: int, consumer: int
+) -> list[list[int]]:
     """The simple paths ``producer -> consumer`` whose inner nodes are all non-computation nodes,
     in the order ``nx.all_simple_paths`` lists them (depth first, successors in graph order).
 

@@ -33,7 +33,9 @@ def cn_table(graph: CNGraph) -> pd.DataFrame:
             "ranges": " ".join(f"{d}={a}:{b}" for d, (a, b) in ranges.items()),
         }
         for op in OPERANDS:
-            row[f"{op}_bits"] = int(graph.tensor_bits[i, OPERANDS.index(op)]) if op in info.operand_dims else None
+            row[f"{op}_bits"] = (
+                int(graph.tensor_bits[i, OPERANDS.index(op)]) if op in info.operand_dims else None
+            )
         row |= {
             "produces_final_output": bool(graph.produces_final_output[i]),
             "data_produced_unique": int(graph.data_produced_unique[i]),
@@ -70,7 +72,10 @@ def draw_cn_graph(graph: CNGraph, path: str | Path) -> bool:
     fig, ax = plt.subplots(figsize=(11, height))
     intra = graph.edge_operand == INTRA
     alpha = float(np.clip(300 / max(1, np.count_nonzero(~intra)), 0.05, 0.6))
-    for mask, style in ((~intra, dict(color="tab:blue", alpha=alpha, lw=0.7)), (intra, dict(color="0.5", lw=0.8))):
+    for mask, style in (
+        (~intra, dict(color="tab:blue", alpha=alpha, lw=0.7)),
+        (intra, dict(color="0.5", lw=0.8)),
+    ):
         s, d = graph.edge_src[mask], graph.edge_dst[mask]
         if len(s):
             segments = np.stack([np.stack([x[s], y[s]], 1), np.stack([x[d], y[d]], 1)], 1)
@@ -79,16 +84,30 @@ def draw_cn_graph(graph: CNGraph, path: str | Path) -> bool:
     cmap = plt.get_cmap("tab10")
     for k, core in enumerate(cores):
         sel = graph.core == core
-        ax.scatter(x[sel], y[sel], s=18 if len(graph) > 200 else 60, color=cmap(k % 10), zorder=2,
-                   label=str(core) if core >= 0 else "not allocated", edgecolors="black", linewidths=0.3)
+        ax.scatter(
+            x[sel],
+            y[sel],
+            s=18 if len(graph) > 200 else 60,
+            color=cmap(k % 10),
+            zorder=2,
+            label=str(core) if core >= 0 else "not allocated",
+            edgecolors="black",
+            linewidths=0.3,
+        )
     ax.set_yticks(-np.arange(len(layer_ids)))
-    ax.set_yticklabels([f"{i} {graph.layers[i].name} ({counts[row_of[i]]} CNs)" for i in layer_ids], fontsize=7)
+    ax.set_yticklabels(
+        [f"{i} {graph.layers[i].name} ({counts[row_of[i]]} CNs)" for i in layer_ids], fontsize=7
+    )
     ax.set_xticks([])
     ax.set_xlim(0, 1)
     ax.set_xlabel("sub id (position within the layer)")
-    ax.set_title(f"CN graph ({graph.mode}): {len(graph)} CNs, {graph.nb_edges} edges "
-                 f"({graph.nb_intra_layer_edges} intra-layer)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, title="core", title_fontsize=7)
+    ax.set_title(
+        f"CN graph ({graph.mode}): {len(graph)} CNs, {graph.nb_edges} edges "
+        f"({graph.nb_intra_layer_edges} intra-layer)"
+    )
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7, title="core", title_fontsize=7
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

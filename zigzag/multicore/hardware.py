@@ -79,8 +79,10 @@ class Core:
         raw = self.accelerator.dataflows
         if raw is None:
             return None
-        return {dim: tuple((text.split(",")[0].strip(), int(text.split(",")[1])) for text in unrollings)
-                for dim, unrollings in raw.items()}
+        return {
+            dim: tuple((text.split(",")[0].strip(), int(text.split(",")[1])) for text in unrollings)
+            for dim, unrollings in raw.items()
+        }
 
     @cached_property
     def top_memories(self) -> tuple[TopMemory, ...]:
@@ -95,9 +97,16 @@ class Core:
     def _top(self, memory) -> TopMemory:
         ports = self.memory_ports[memory.name]
         return TopMemory(
-            name=memory.name, memory_group=self.memory_group, operands=memory.operands, capacity=memory.size,
-            r_bw=ports.r_bw, w_bw=ports.w_bw, r_cost=memory.r_cost, w_cost=memory.w_cost,
-            port_count=ports.port_count, min_r_granularity=ports.min_r_granularity,
+            name=memory.name,
+            memory_group=self.memory_group,
+            operands=memory.operands,
+            capacity=memory.size,
+            r_bw=ports.r_bw,
+            w_bw=ports.w_bw,
+            r_cost=memory.r_cost,
+            w_cost=memory.w_cost,
+            port_count=ports.port_count,
+            min_r_granularity=ports.min_r_granularity,
             min_w_granularity=ports.min_w_granularity,
         )
 
@@ -174,7 +183,9 @@ class MultiCoreAccelerator:
             try:
                 self._paths[key] = tuple(nx.shortest_path(self.graph, sender, receiver))
             except (nx.NetworkXNoPath, nx.NodeNotFound):
-                raise LookupError(f"no route from core {sender} to core {receiver} in {self.name}") from None
+                raise LookupError(
+                    f"no route from core {sender} to core {receiver} in {self.name}"
+                ) from None
         return self._paths[key]
 
     @cached_property
@@ -204,9 +215,13 @@ class MultiCoreAccelerator:
         for core_id in core_ids:
             core = self.cores[core_id]
             if core.dataflows is None:
-                raise InputError(file, where, f"core {core_id} ({core.file}) has no dataflows, so its spatial "
-                                 "mapping must come from here; add spatial_mapping to this entry or dataflows "
-                                 "to the core file")
+                raise InputError(
+                    file,
+                    where,
+                    f"core {core_id} ({core.file}) has no dataflows, so its spatial "
+                    "mapping must come from here; add spatial_mapping to this entry or dataflows "
+                    "to the core file",
+                )
 
     def top_memories(self, core_id: int) -> tuple[TopMemory, ...]:
         return self.cores[core_id].top_memories
@@ -226,29 +241,56 @@ class MultiCoreAccelerator:
             "name": self.name,
             "offchip_core_id": self.offchip_core_id,
             "cores": [
-                {"id": c.id, "name": c.name, "file": c.file, "is_offchip": c.is_offchip,
-                 "memory_group": c.memory_group,
-                 "dataflows": {d: [list(u) for u in us] for d, us in c.dataflows.items()} if c.dataflows else None,
-                 "top_memories": [_memory_dict(m) for m in c.top_memories]}
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "file": c.file,
+                    "is_offchip": c.is_offchip,
+                    "memory_group": c.memory_group,
+                    "dataflows": {d: [list(u) for u in us] for d, us in c.dataflows.items()}
+                    if c.dataflows
+                    else None,
+                    "top_memories": [_memory_dict(m) for m in c.top_memories],
+                }
                 for c in self.cores
             ],
             "links": [_link_dict(link) for link in self.links],
-            "routes": [[s, t, [link.id for link in links]] for (s, t), links in self.routes.items()],
+            "routes": [
+                [s, t, [link.id for link in links]] for (s, t), links in self.routes.items()
+            ],
             "memory_sharing": [list(group) for group in self.memory_sharing],
-            "memory_instances": [dict(_memory_dict(m), cores=list(ids)) for m, ids in self.memory_instances],
+            "memory_instances": [
+                dict(_memory_dict(m), cores=list(ids)) for m, ids in self.memory_instances
+            ],
         }
 
     def __repr__(self) -> str:
-        return f"MultiCoreAccelerator({self.name!r}, {len(self.cores)} cores, {len(self.links)} links)"
+        return (
+            f"MultiCoreAccelerator({self.name!r}, {len(self.cores)} cores, {len(self.links)} links)"
+        )
 
 
 def _memory_dict(memory: TopMemory) -> dict[str, Any]:
-    return {"name": memory.name, "memory_group": memory.memory_group, "operands": list(memory.operands),
-            "capacity": memory.capacity, "r_bw": memory.r_bw, "w_bw": memory.w_bw, "r_cost": memory.r_cost,
-            "w_cost": memory.w_cost, "port_count": memory.port_count}
+    return {
+        "name": memory.name,
+        "memory_group": memory.memory_group,
+        "operands": list(memory.operands),
+        "capacity": memory.capacity,
+        "r_bw": memory.r_bw,
+        "w_bw": memory.w_bw,
+        "r_cost": memory.r_cost,
+        "w_cost": memory.w_cost,
+        "port_count": memory.port_count,
+    }
 
 
 def _link_dict(link: Link) -> dict[str, Any]:
-    return {"id": link.id, "sender": link.sender, "receiver": link.receiver, "bandwidth": link.bandwidth,
-            "unit_energy_cost": link.unit_energy_cost, "bidirectional": link.bidirectional,
-            "edges": [list(e) for e in link.edges]}
+    return {
+        "id": link.id,
+        "sender": link.sender,
+        "receiver": link.receiver,
+        "bandwidth": link.bandwidth,
+        "unit_energy_cost": link.unit_energy_cost,
+        "bidirectional": link.bidirectional,
+        "edges": [list(e) for e in link.edges],
+    }

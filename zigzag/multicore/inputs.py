@@ -26,7 +26,9 @@ class HardwareFacts:
 
     dataflows: dict[int, dict | None]
     weight_capacities: dict[int, int]
-    vector_classes: dict[int, frozenset[str]] = field(default_factory=dict)  # classes each core's vector unit runs
+    vector_classes: dict[int, frozenset[str]] = field(
+        default_factory=dict
+    )  # classes each core's vector unit runs
     vector_memory_bits: dict[int, int] = field(default_factory=dict)  # their smallest top memory
 
     @property
@@ -66,17 +68,32 @@ def load_cn_graph_inputs(
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
-    stream_mapping = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
-    parsed = read_stream_workload(workload, stream_mapping, facts.dataflows, vector_classes=facts.vector_classes,
-                                  vector_memory_bits=facts.vector_memory_bits)
+    stream_mapping = (
+        mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
+    )
+    parsed = read_stream_workload(
+        workload,
+        stream_mapping,
+        facts.dataflows,
+        vector_classes=facts.vector_classes,
+        vector_memory_bits=facts.vector_memory_bits,
+    )
     splits = dict(layer_splits or {})
     if split_W_fraction is not None:
         splits = weight_split_factors(parsed, facts.weight_capacities, split_W_fraction) | splits
     if splits:
-        model = split_layers(onnx.load(str(workload), load_external_data=False), splits, str(workload))
-        parsed = read_stream_workload(model, stream_mapping, facts.dataflows, file=str(workload), check_entries=False,
-                                      vector_classes=facts.vector_classes,
-                                  vector_memory_bits=facts.vector_memory_bits)
+        model = split_layers(
+            onnx.load(str(workload), load_external_data=False), splits, str(workload)
+        )
+        parsed = read_stream_workload(
+            model,
+            stream_mapping,
+            facts.dataflows,
+            file=str(workload),
+            check_entries=False,
+            vector_classes=facts.vector_classes,
+            vector_memory_bits=facts.vector_memory_bits,
+        )
     return accelerator, parsed, facts
 
 
@@ -93,9 +110,22 @@ def cn_graph_from_files(
     split_W_fraction: float | None = None,
 ) -> CNGraph:
     """The CN graph of ``workload`` on ``accelerator`` under ``mapping`` in ``mode`` (lbl / fused)."""
-    _, parsed, facts = load_cn_graph_inputs(accelerator, workload, mapping, cwd, layer_splits=layer_splits,
-                                            split_W_fraction=split_W_fraction)
+    _, parsed, facts = load_cn_graph_inputs(
+        accelerator,
+        workload,
+        mapping,
+        cwd,
+        layer_splits=layer_splits,
+        split_W_fraction=split_W_fraction,
+    )
     if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
-        seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
-                          facts.weight_capacities)
-    return build_cn_graph(parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity)
+        seed = SeedTiling(
+            seed.cn_define_mode,
+            seed.hint_loops,
+            seed.layer_cutoffs,
+            seed.split_W_percentage,
+            facts.weight_capacities,
+        )
+    return build_cn_graph(
+        parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity
+    )

@@ -56,7 +56,9 @@ class MappingEntry:
     inter_core_tiling: Tiling = ()
     spatial_mapping: dict[str, tuple[tuple[str, int], ...]] | None = None
     group_allocation: tuple[tuple[int, ...], ...] | None = None
-    memory_operand_links: dict[str, str] = field(default_factory=lambda: dict(STREAM_MEMORY_OPERAND_LINKS))
+    memory_operand_links: dict[str, str] = field(
+        default_factory=lambda: dict(STREAM_MEMORY_OPERAND_LINKS)
+    )
 
     def core_of_group(self, group: int) -> int:
         """Core of the CNs of ``group`` when the allocation is fixed (Stream: list index = group id)."""
@@ -67,7 +69,9 @@ class MappingEntry:
     @property
     def nb_fixed_groups(self) -> int:
         """How many groups a fixed allocation can place (one core, or one tuple, per group)."""
-        return len(self.group_allocation if self.group_allocation is not None else self.core_allocation)
+        return len(
+            self.group_allocation if self.group_allocation is not None else self.core_allocation
+        )
 
     def to_dict(self) -> dict:
         """The mapping-file form of this entry."""
@@ -81,7 +85,9 @@ class MappingEntry:
             "inter_core_tiling": [f"{d}, {f}" for d, f in self.inter_core_tiling],
         }
         if self.spatial_mapping is not None:
-            data["spatial_mapping"] = {oa: [f"{d}, {f}" for d, f in p] for oa, p in self.spatial_mapping.items()}
+            data["spatial_mapping"] = {
+                oa: [f"{d}, {f}" for d, f in p] for oa, p in self.spatial_mapping.items()
+            }
         return data
 
 
@@ -136,13 +142,19 @@ def accelerator_document(accelerator) -> dict | None:
 def parse_stream_mapping(data: object, file: str | None = None) -> StreamMapping:
     """Validate already-loaded mapping data (a list of dicts)."""
     if not isinstance(data, list) or not data:
-        raise InputError(file, None, "a Stream mapping file is a non-empty YAML list of entries (- name: default ...)")
+        raise InputError(
+            file,
+            None,
+            "a Stream mapping file is a non-empty YAML list of entries (- name: default ...)",
+        )
     entries: dict[str, MappingEntry] = {}
     for index, item in enumerate(data):
         entry = _parse_entry(item, file, f"entry {index}")
         entries[entry.name] = entry
     if "default" not in entries:
-        raise InputError(file, None, "no entry named 'default'; add '- name: default' with a core_allocation")
+        raise InputError(
+            file, None, "no entry named 'default'; add '- name: default' with a core_allocation"
+        )
     return StreamMapping(entries, file)
 
 
@@ -151,24 +163,42 @@ def _parse_entry(item: object, file: str | None, where: str) -> MappingEntry:
         raise InputError(file, where, "each entry must be a mapping with at least a 'name' field")
     unknown = [k for k in item if k not in KNOWN_FIELDS]
     if unknown:
-        raise InputError(file, f"{where}.{unknown[0]}", f"unknown field; allowed fields are {', '.join(KNOWN_FIELDS)}")
+        raise InputError(
+            file,
+            f"{where}.{unknown[0]}",
+            f"unknown field; allowed fields are {', '.join(KNOWN_FIELDS)}",
+        )
     name = item.get("name")
     if not isinstance(name, str) or not name:
-        raise InputError(file, f"{where}.name", "missing or not a string; give the node name, op type or 'default'")
+        raise InputError(
+            file,
+            f"{where}.name",
+            "missing or not a string; give the node name, op type or 'default'",
+        )
     where = f"entry '{name}'"
-    cores, groups = _core_allocation(item.get("core_allocation", [0]), file, f"{where}.core_allocation")
+    cores, groups = _core_allocation(
+        item.get("core_allocation", [0]), file, f"{where}.core_allocation"
+    )
     fixed = item.get("core_allocation_is_fixed", False)
     if not isinstance(fixed, bool):
-        raise InputError(file, f"{where}.core_allocation_is_fixed", f"{fixed!r} is not true or false")
+        raise InputError(
+            file, f"{where}.core_allocation_is_fixed", f"{fixed!r} is not true or false"
+        )
     links = item.get("memory_operand_links")
     if links is not None and (not isinstance(links, dict) or set(links) != {"O", "W", "I"}):
-        raise InputError(file, f"{where}.memory_operand_links", "must map exactly O, W and I to memory operands")
+        raise InputError(
+            file, f"{where}.memory_operand_links", "must map exactly O, W and I to memory operands"
+        )
     return MappingEntry(
         name=name,
         core_allocation=cores,
         core_allocation_is_fixed=fixed,
-        intra_core_tiling=_tiling(item.get("intra_core_tiling", []), file, f"{where}.intra_core_tiling"),
-        inter_core_tiling=_tiling(item.get("inter_core_tiling", []), file, f"{where}.inter_core_tiling"),
+        intra_core_tiling=_tiling(
+            item.get("intra_core_tiling", []), file, f"{where}.intra_core_tiling"
+        ),
+        inter_core_tiling=_tiling(
+            item.get("inter_core_tiling", []), file, f"{where}.inter_core_tiling"
+        ),
         spatial_mapping=_spatial(item.get("spatial_mapping"), file, f"{where}.spatial_mapping"),
         group_allocation=groups,
     )
@@ -178,25 +208,38 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _core_allocation(value: object, file, where) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...] | None]:
+def _core_allocation(
+    value: object, file, where
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...] | None]:
     if isinstance(value, list) and value and all(isinstance(v, (list, tuple)) for v in value):
         groups = []
         for i, group in enumerate(value):
             if not group or not all(_is_int(c) and c >= 0 for c in group):
-                raise InputError(file, f"{where}[{i}]", "a per-group allocation must list core ids (integers >= 0)")
+                raise InputError(
+                    file,
+                    f"{where}[{i}]",
+                    "a per-group allocation must list core ids (integers >= 0)",
+                )
             groups.append(tuple(group))
         flat = tuple(dict.fromkeys(c for g in groups for c in g))
         return flat, tuple(groups)
+
     def role(item: object) -> bool:
         return isinstance(item, str) and not item.strip().isdigit()
 
     if role(value) or (isinstance(value, list) and any(role(c) for c in value)):
-        raise InputError(file, where, f"{value!r} names core roles, which are read from the multi-core accelerator; "
-                         "load this mapping with its accelerator (zigzag stream run/search, the workflow and sweeps "
-                         "do) or write core ids, e.g. [0, 1]")
+        raise InputError(
+            file,
+            where,
+            f"{value!r} names core roles, which are read from the multi-core accelerator; "
+            "load this mapping with its accelerator (zigzag stream run/search, the workflow and sweeps "
+            "do) or write core ids, e.g. [0, 1]",
+        )
     if not isinstance(value, list) or not value or not all(_is_int(c) and c >= 0 for c in value):
         raise InputError(
-            file, where, f"{value!r} is not a list of core ids; write e.g. [0, 1] (or one list per group: [[0], [1]])"
+            file,
+            where,
+            f"{value!r} is not a list of core ids; write e.g. [0, 1] (or one list per group: [[0], [1]])",
         )
     return tuple(value), None
 
@@ -205,16 +248,24 @@ def _tiling(value: object, file, where) -> Tiling:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise InputError(file, where, "must be a list of 'DIM, factor' strings, e.g. [OY, all] or ['K, 4']")
+        raise InputError(
+            file, where, "must be a list of 'DIM, factor' strings, e.g. [OY, all] or ['K, 4']"
+        )
     # A flow-style [OY, all] reads as two strings: join such pairs back together.
-    if len(value) % 2 == 0 and value and all(isinstance(v, (str, int)) and "," not in str(v) for v in value):
+    if (
+        len(value) % 2 == 0
+        and value
+        and all(isinstance(v, (str, int)) and "," not in str(v) for v in value)
+    ):
         value = [f"{value[i]}, {value[i + 1]}" for i in range(0, len(value), 2)]
     result = []
     for i, text in enumerate(value):
         match = TILING_PATTERN.match(str(text))
         if not match:
             raise InputError(
-                file, f"{where}[{i}]", f"{text!r} is not 'DIM, factor' (upper-case dim, factor an integer, all or *)"
+                file,
+                f"{where}[{i}]",
+                f"{text!r} is not 'DIM, factor' (upper-case dim, factor an integer, all or *)",
             )
         dim, factor = match.groups()
         if factor not in ("all", "*"):
@@ -229,7 +280,9 @@ def _spatial(value: object, file, where) -> dict[str, tuple[tuple[str, int], ...
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InputError(file, where, "must map array dimensions D1..D4 to lists of 'DIM, size' strings")
+        raise InputError(
+            file, where, "must map array dimensions D1..D4 to lists of 'DIM, size' strings"
+        )
     result = {}
     for oa, items in value.items():
         if oa not in OA_DIMS:
@@ -238,7 +291,9 @@ def _spatial(value: object, file, where) -> dict[str, tuple[tuple[str, int], ...
         for text in items if isinstance(items, list) else [items]:
             match = SPATIAL_PATTERN.match(str(text))
             if not match:
-                raise InputError(file, f"{where}.{oa}", f"{text!r} is not 'DIM, size' (e.g. 'K, 32')")
+                raise InputError(
+                    file, f"{where}.{oa}", f"{text!r} is not 'DIM, size' (e.g. 'K, 32')"
+                )
             pairs.append((match.group(1), int(match.group(2))))
         result[oa] = tuple(pairs)
     return result

@@ -110,11 +110,14 @@ def generate_cns(tiled: TiledLayer) -> LayerCNs:
         extent = stop[:, cols] - start[:, cols]
         tensor_bits[op] = np.prod(extent, axis=1, dtype=np.int64) * precision
         if op in cache:  # the past cache's part of the operand: what is fetched
-            tensor_bits[op] = _cache_bits(op_dims, start[:, cols], stop[:, cols], precision, *cache[op])
+            tensor_bits[op] = _cache_bits(
+                op_dims, start[:, cols], stop[:, cols], precision, *cache[op]
+            )
         boxes = np.concatenate([start[:, cols], stop[:, cols]], axis=1)
         tensor_key[op] = _first_seen_ids(boxes)
     base_priority = {
-        op: math.prod(f for d, f in loops if d in layer.irrelevant[op]) for op in slayer.fetched_operands
+        op: math.prod(f for d, f in loops if d in layer.irrelevant[op])
+        for op in slayer.fetched_operands
     }
     cn_layer = replace(layer, loop_sizes=dict(span))
     produced = int(cn_layer.operand_size_elem(layer.output) * layer.final_output_precision)
@@ -151,7 +154,9 @@ def _groups(tiled: TiledLayer, dims, start, stop) -> np.ndarray:
     """Group id per CN (docs/models/multi-core.md#computation-nodes): CNs with equal inter-core-tiled ranges (mod the intra split) share one."""
     slayer = tiled.layer
     count = len(start)
-    if tiled.inter_is_wildcard or (not slayer.constant_operands and len(slayer.mapping.core_allocation) == 1):
+    if tiled.inter_is_wildcard or (
+        not slayer.constant_operands and len(slayer.mapping.core_allocation) == 1
+    ):
         return np.zeros(count, dtype=np.int64)
     columns = []
     for dim, _ in tiled.inter_core_tiling:
@@ -173,15 +178,25 @@ def _cores(tiled: TiledLayer, group: np.ndarray) -> np.ndarray:
                 f"layer {tiled.layer.id} has {group.max() + 1} groups but the fixed allocation lists "
                 f"{entry.nb_fixed_groups}; list one core (or one tuple of cores) per group",
             )
-        lookup = np.array([entry.core_of_group(g) for g in range(int(group.max()) + 1 if len(group) else 0)])
+        lookup = np.array(
+            [entry.core_of_group(g) for g in range(int(group.max()) + 1 if len(group) else 0)]
+        )
         return lookup[group] if len(group) else group.copy()
     if len(entry.core_allocation) == 1:
         return np.full(len(group), entry.core_allocation[0], dtype=np.int64)
     return np.full(len(group), -1, dtype=np.int64)
 
 
-def _cache_bits(op_dims, start: np.ndarray, stop: np.ndarray, precision: int, share: float, token_dim: str,
-                past: int, total: int) -> np.ndarray:
+def _cache_bits(
+    op_dims,
+    start: np.ndarray,
+    stop: np.ndarray,
+    precision: int,
+    share: float,
+    token_dim: str,
+    past: int,
+    total: int,
+) -> np.ndarray:
     """Bits of the past KV cache in each CN's range of an operand reading it: the range's tokens
     before ``past`` (of ``total``) along ``token_dim``, times the cache's share of the other dims
     (below 1 with grouped-query heads); the range's elements times ``share`` when the token dim is

@@ -49,7 +49,9 @@ def too_large_operands(layer: Layer, core: Accelerator, bits: Mapping[str, int])
     layer_of = layer.layer_operand_of
     tops = list(dict.fromkeys(core.top_memory(m) for m in core.memory_operands))
     streamed: list[str] = []
-    for memory in tops:  # Stream iterates a set here; the shipped cores have one overflowing top memory
+    for (
+        memory
+    ) in tops:  # Stream iterates a set here; the shipped cores have one overflowing top memory
         need = {m: bits[layer_of[m]] for m in memory.operands if m in layer_of}
         if memory.size >= sum(need.values()):
             continue
@@ -84,13 +86,15 @@ def with_dram_level(core: Accelerator, dram: Memory, operands: tuple[str, ...]) 
         return core
     if dram.name in core.memory:
         raise InputError(
-            None, f"core '{core.name}'",
+            None,
+            f"core '{core.name}'",
             f"has a memory named '{dram.name}' like the off-chip memory; rename one of them",
         )
     missing = [m for m in operands if m not in dram.operands]
     if missing:
         raise InputError(
-            None, f"off-chip memory '{dram.name}'",
+            None,
+            f"off-chip memory '{dram.name}'",
             f"does not store memory operand {missing[0]} that is too large for core '{core.name}'; "
             "add it to its operands",
         )
@@ -167,7 +171,9 @@ def _borrowed_cycles(detail: CostDetail, port, computing) -> float:
 _LAYER_OPERAND = {"O": "O", "I1": "I", "I2": "W"}
 
 
-def streamed_bits(result, operands: tuple[str, ...], dram: Memory) -> tuple[tuple[float, float], ...]:
+def streamed_bits(
+    result, operands: tuple[str, ...], dram: Memory
+) -> tuple[tuple[float, float], ...]:
     """(bits read from, bits written to) the DRAM level per streamed memory operand of ``operands``
     (in that order): the evaluation's word accesses of its top level (``result``: a
     ``CostResult`` whose core got ``dram`` on top) times the width of the DRAM port serving them.
@@ -176,12 +182,19 @@ def streamed_bits(result, operands: tuple[str, ...], dram: Memory) -> tuple[tupl
     for m in operands:
         op = _LAYER_OPERAND[m]
         if result.memory_names[op][-1] != dram.name:
-            raise InputError(None, f"cost-table entry of layer '{result.layer_name}'",
-                             f"streams {m} but its top level is not the off-chip memory '{dram.name}'; "
-                             "delete the cost cache and run again")
+            raise InputError(
+                None,
+                f"cost-table entry of layer '{result.layer_name}'",
+                f"streams {m} but its top level is not the off-chip memory '{dram.name}'; "
+                "delete the cost cache and run again",
+            )
         words = result.memory_word_access[op][-1]
-        read = words["tl"] * (dram.bandwidth_max(m, "tl") or 0) + words["th"] * (dram.bandwidth_max(m, "th") or 0)
-        write = words["fl"] * (dram.bandwidth_max(m, "fl") or 0) + words["fh"] * (dram.bandwidth_max(m, "fh") or 0)
+        read = words["tl"] * (dram.bandwidth_max(m, "tl") or 0) + words["th"] * (
+            dram.bandwidth_max(m, "th") or 0
+        )
+        write = words["fl"] * (dram.bandwidth_max(m, "fl") or 0) + words["fh"] * (
+            dram.bandwidth_max(m, "fh") or 0
+        )
         out.append((float(read), float(write)))
     return tuple(out)
 
@@ -194,5 +207,8 @@ def cache_read_share(cost, cache_operands: Mapping[str, float]):
     share = {STREAM_MEMORY_OPERAND_LINKS[op]: value for op, value in cache_operands.items()}
     if not share or not cost.dram_bits or not share.keys() & set(cost.too_large):
         return cost
-    bits = tuple((read * share.get(m, 1.0), write) for m, (read, write) in zip(cost.too_large, cost.dram_bits))
+    bits = tuple(
+        (read * share.get(m, 1.0), write)
+        for m, (read, write) in zip(cost.too_large, cost.dram_bits)
+    )
     return dataclasses.replace(cost, dram_bits=bits)

@@ -40,7 +40,9 @@ def _unpadded_shape(cns: LayerCNs, operand: str) -> tuple[int, ...]:
     return tuple(min(sizes.get(d, p), p) for d, p in zip(layer.operand_dims[operand], padded))
 
 
-def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def coverage(
+    cns: LayerCNs, operand: str, only_final: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flat element index, CN sub id, new elements per CN) of the CNs' windows on ``operand``.
 
     Windows are clamped to the operand's shape; CNs are visited in sub-id order and ``new``
@@ -51,7 +53,9 @@ def coverage(cns: LayerCNs, operand: str, only_final: bool) -> tuple[np.ndarray,
     start = np.clip(start, 0, None)
     stop = np.minimum(stop, np.array(shape))
     covered = np.zeros(shape, dtype=bool)
-    numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)  # flat indices
+    numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(
+        shape
+    )  # flat indices
     elements, owners = [], []
     new = np.zeros(cns.count, dtype=np.int64)
     for sub in range(cns.count):
@@ -77,7 +81,9 @@ def reshaped(cns: LayerCNs, operand: str, array: np.ndarray) -> np.ndarray:
     return array.reshape(shape) if shape else array
 
 
-def push_through(node: PropagationNode, array: np.ndarray, came_from: int, going_to: int | None = None) -> np.ndarray:
+def push_through(
+    node: PropagationNode, array: np.ndarray, came_from: int, going_to: int | None = None
+) -> np.ndarray:
     """The element map after one reshaping node (``going_to``: the next node on the path, which
     picks the output of a node with several)."""
     if node.kind == "onnx":
@@ -100,7 +106,9 @@ def push_through(node: PropagationNode, array: np.ndarray, came_from: int, going
         inputs, shapes = node.attrs["inputs"], node.attrs["shapes"]
         if sum(source is not None for source in inputs) == 1:
             # Stream's case (one produced input): the constant blocks always go first.
-            order = [i for i, s in enumerate(inputs) if s is None] + [i for i, s in enumerate(inputs) if s is not None]
+            order = [i for i, s in enumerate(inputs) if s is None] + [
+                i for i, s in enumerate(inputs) if s is not None
+            ]
             inputs, shapes = [inputs[i] for i in order], [shapes[i] for i in order]
         blocks = []
         for source, shape in zip(inputs, shapes):
@@ -202,7 +210,9 @@ class ElementMaps:
         if producer not in self._index:
             out_op = producer.tiled.layer.layer.output
             shape = operand_shape(producer, out_op)
-            numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(shape)
+            numbers = np.arange(math.prod(shape), dtype=_index_type(math.prod(shape))).reshape(
+                shape
+            )
             real = _unpadded_shape(producer, out_op)
             if real != shape:  # tiles rounded a loop up: only the layer's real elements move on
                 numbers = numbers[tuple(slice(0, r) for r in real)]
@@ -222,11 +232,14 @@ class ElementMaps:
                     owner[tuple(slice(a, b) for a, b in zip(start[sub], stop[sub]))] = sub
                 self._owners[producer] = (owner.reshape(-1),) if len(subs) else ()
             else:
-                self._owners[producer] = _ranked_owners(self.coverage(producer, out_op, True)[:2],
-                                                        math.prod(shape), producer.count)
+                self._owners[producer] = _ranked_owners(
+                    self.coverage(producer, out_op, True)[:2], math.prod(shape), producer.count
+                )
         return self._owners[producer]
 
-    def read_pairs(self, producer: LayerCNs, consumer: LayerCNs, operand: str, held: np.ndarray) -> np.ndarray:
+    def read_pairs(
+        self, producer: LayerCNs, consumer: LayerCNs, operand: str, held: np.ndarray
+    ) -> np.ndarray:
         """Distinct (producer CN, consumer CN) pairs, rows sorted, of the consumer CNs reading a
         position of ``operand`` that holds an element of ``producer``'s final outputs; ``held``: the
         producer element at each flat position of the operand (EMPTY: none).
@@ -248,7 +261,9 @@ class ElementMaps:
         window = tuple(slice(a, b) for a, b in zip(lo, hi))
         box = held.reshape(shape)[window]
         # (rank, *box): the producer CN owning each position
-        own = owners[0][box][None] if len(owners) == 1 else np.stack([owner[box] for owner in owners])
+        own = (
+            owners[0][box][None] if len(owners) == 1 else np.stack([owner[box] for owner in owners])
+        )
         if not dense:
             own[:, ~present[window]] = EMPTY
         _, start, stop = consumer.operand_boxes(operand)
@@ -257,13 +272,17 @@ class ElementMaps:
         cells, first, last = _cells(own, start[subs], stop[subs])
         found = []
         for i, sub in enumerate(subs):
-            values = np.unique(cells[(slice(None),) + tuple(slice(a, b) for a, b in zip(first[i], last[i]))])
+            values = np.unique(
+                cells[(slice(None),) + tuple(slice(a, b) for a, b in zip(first[i], last[i]))]
+            )
             found.append(values[values != EMPTY].astype(np.int64) * consumer.count + sub)
         keys = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
         return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
 
 
-def _cells(own: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _cells(
+    own: np.ndarray, start: np.ndarray, stop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cut the positions of ``own`` (axis 0: ranks) along each axis where any value changes or a
     window (``start``/``stop`` rows) starts or stops: every cell then holds one value per rank.
     Returns the value of each cell and each window's first and last (exclusive) cell per axis."""
@@ -282,28 +301,47 @@ def _cells(own: np.ndarray, start: np.ndarray, stop: np.ndarray) -> tuple[np.nda
     return cells, first, last
 
 
-def complex_pair_edges(producer: LayerCNs, consumer: LayerCNs, paths: list[list], file=None,
-                       maps: ElementMaps | None = None) -> list[np.ndarray]:
+def complex_pair_edges(
+    producer: LayerCNs,
+    consumer: LayerCNs,
+    paths: list[list],
+    file=None,
+    maps: ElementMaps | None = None,
+) -> list[np.ndarray]:
     """Edges of a pair joined through reshaping nodes, one block of edge rows per path (see
     ``zigzag.multicore.edges``); raises the producer's and consumer's ``data_produced_unique`` as
     Stream does (once per pair). ``maps`` shares the layers' element maps across pairs."""
     maps = ElementMaps() if maps is None else maps
     for cns in (producer, consumer):
-        cns.data_produced_unique[:] += maps.new_outputs(cns) * cns.tiled.layer.layer.final_output_precision
+        cns.data_produced_unique[:] += (
+            maps.new_outputs(cns) * cns.tiled.layer.layer.final_output_precision
+        )
     key = (producer.id, consumer.id, tuple(tuple(node.id for node in path) for path in paths))
     joined = maps.joined.get(key)
     if joined is None:
-        joined = maps.joined[key] = [_path_pairs(maps, producer, consumer, path, file) for path in paths]
+        joined = maps.joined[key] = [
+            _path_pairs(maps, producer, consumer, path, file) for path in paths
+        ]
     edges = []
     for operand, pairs in joined:
         block = np.empty((len(pairs), 6), dtype=np.int64)
-        block[:, 0], block[:, 1], block[:, 2], block[:, 3] = producer.id, pairs[:, 0], consumer.id, pairs[:, 1]
-        block[:, 4], block[:, 5] = OPERANDS.index(operand), producer.data_produced_unique[pairs[:, 0]]
+        block[:, 0], block[:, 1], block[:, 2], block[:, 3] = (
+            producer.id,
+            pairs[:, 0],
+            consumer.id,
+            pairs[:, 1],
+        )
+        block[:, 4], block[:, 5] = (
+            OPERANDS.index(operand),
+            producer.data_produced_unique[pairs[:, 0]],
+        )
         edges.append(block)
     return edges
 
 
-def _path_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, path: list, file) -> tuple:
+def _path_pairs(
+    maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, path: list, file
+) -> tuple:
     """(consumer operand, sorted CN pairs) of one path from ``producer`` to ``consumer``."""
     array, previous, opaque = maps.index(producer), producer.id, False
     try:
@@ -316,17 +354,30 @@ def _path_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, path:
                 array = push_through(node, array, previous, after.id)
             previous = node.id
     except ShapeMismatch:
-        raise InputError(file, f"layers {producer.id} -> {consumer.id}", f"the data of layer {producer.id} does "
-                         f"not fit the other inputs of Concat node {node.id}; check the shapes") from None
-    operand = next(op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous)
+        raise InputError(
+            file,
+            f"layers {producer.id} -> {consumer.id}",
+            f"the data of layer {producer.id} does "
+            f"not fit the other inputs of Concat node {node.id}; check the shapes",
+        ) from None
+    operand = next(
+        op for op, src in consumer.tiled.layer.input_operand_source.items() if src == previous
+    )
     candidates = [operand] + [
         op for op in consumer.tiled.layer.input_operand_source if op != operand
     ]
     pairs = None
     for op in candidates:
         target = _consumer_shape(consumer, op)
-        matched = array if array.shape == target else (_extend_for_concat(array, target, path)
-                                                      if _has_concat(path) else _pad_to(array, target))
+        matched = (
+            array
+            if array.shape == target
+            else (
+                _extend_for_concat(array, target, path)
+                if _has_concat(path)
+                else _pad_to(array, target)
+            )
+        )
         if matched is None:
             continue
         if opaque:
@@ -344,7 +395,9 @@ def _path_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, path:
     return operand, pairs
 
 
-def _all_pairs(maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, operand: str) -> np.ndarray:
+def _all_pairs(
+    maps: ElementMaps, producer: LayerCNs, consumer: LayerCNs, operand: str
+) -> np.ndarray:
     """Every (producer CN with final outputs, consumer CN reading ``operand``) pair, rows sorted."""
     _, owners, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
     _, readers, _ = maps.coverage(consumer, operand, False)

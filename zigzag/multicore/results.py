@@ -41,7 +41,13 @@ ENERGY_TERMS = {
 PARETO_OBJECTIVES = ("latency_cycles", "energy_pJ", "area_mm2")
 IDENTITY = ("experiment", "workload", "accelerator", "mapping", "mode", "allocation")
 #: the DRAM traffic columns (bits), from ``ScheduleResult.dram_traffic``
-DRAM_COLUMNS = ("dram_moved_bits", "dram_streamed_bits", "dram_read_bits", "dram_write_bits", "dram_traffic_bits")
+DRAM_COLUMNS = (
+    "dram_moved_bits",
+    "dram_streamed_bits",
+    "dram_read_bits",
+    "dram_write_bits",
+    "dram_traffic_bits",
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,9 @@ class RunSummary:
     energy_terms: tuple[tuple[str, float], ...]  # (column, pJ) in ENERGY_TERMS order
     compute_cores: int  # cores carrying the MAC work (not pooling, SIMD or DRAM)
     cores_area_um2: float | None  # every core but the DRAM, as `zigzag run` gives each core file
-    interconnect_area_um2: float  # links and routers, as the multi-core file gives them (0 by default)
+    interconnect_area_um2: (
+        float  # links and routers, as the multi-core file gives them (0 by default)
+    )
     #: (column label, busy cycles, is a compute core) per core but the DRAM, by core id
     core_busy: tuple[tuple[str, float, bool], ...]
     dram: tuple[tuple[str, float], ...]  # (column, bits) in DRAM_COLUMNS order
@@ -104,21 +112,44 @@ def _to_um2(chip) -> float:
     return TO_UM2.get(chip.area_unit, 1.0)
 
 
-def run_summary(result, accelerator, document: dict, tokens: dict | None = None, **identity) -> RunSummary:
+def run_summary(
+    result, accelerator, document: dict, tokens: dict | None = None, **identity
+) -> RunSummary:
     """The :class:`RunSummary` of a schedule in memory (``result``: a ``ScheduleResult``) on
     ``accelerator``, whose multi-core file's YAML ``document`` names the cores' roles; ``tokens``:
     its per-token figures (``zigzag.multicore.schedule.tokens.token_figures``) when it is a transformer step."""
     problem = result.problem
-    busy = [(int(core), float(end - start)) for core, start, end in zip(problem.core, result.start, result.end)]
+    busy = [
+        (int(core), float(end - start))
+        for core, start, end in zip(problem.core, result.start, result.end)
+    ]
     check = result.dram_link_check()
-    return _summary(float(result.latency), result.energy, result.totals.as_dict(), busy, result.dram_traffic(), int(problem.nb_cns),
-                    accelerator, document, tokens=tuple(token_columns(tokens).items()),
-                    link=(check["dram_link_demand"], check["latency_model"]), **identity)
+    return _summary(
+        float(result.latency),
+        result.energy,
+        result.totals.as_dict(),
+        busy,
+        result.dram_traffic(),
+        int(problem.nb_cns),
+        accelerator,
+        document,
+        tokens=tuple(token_columns(tokens).items()),
+        link=(check["dram_link_demand"], check["latency_model"]),
+        **identity,
+    )
 
 
-def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: str | None = None,
-                  workload: str | Path = "", mapping: str | Path = "", mode: str = "",
-                  clock_ghz: float | None = None, cwd: str | None = None) -> RunSummary:
+def summarize_run(
+    folder: str | Path,
+    accelerator: str | Path,
+    *,
+    experiment: str | None = None,
+    workload: str | Path = "",
+    mapping: str | Path = "",
+    mode: str = "",
+    clock_ghz: float | None = None,
+    cwd: str | None = None,
+) -> RunSummary:
     """The :class:`RunSummary` of the run folder ``folder`` scheduled on the ``accelerator`` file."""
     from zigzag.io.yaml_files import load_yaml
     from zigzag.multicore.topology import load_multicore_accelerator
@@ -127,28 +158,63 @@ def summarize_run(folder: str | Path, accelerator: str | Path, *, experiment: st
     try:
         summary = json.loads((folder / "summary.json").read_text())
     except FileNotFoundError:
-        raise InputError(folder / "summary.json", None, "no such run summary; schedule the experiment first") from None
+        raise InputError(
+            folder / "summary.json", None, "no such run summary; schedule the experiment first"
+        ) from None
     trace = load_trace(folder / "schedule_trace.json")
     hardware = load_multicore_accelerator(accelerator, cwd)
-    busy = [(int(core), float(end - start)) for core, start, end in zip(trace.cn["core"], trace.cn["start"],
-                                                                        trace.cn["end"])]
+    busy = [
+        (int(core), float(end - start))
+        for core, start, end in zip(trace.cn["core"], trace.cn["start"], trace.cn["end"])
+    ]
     missing = [column for column in DRAM_COLUMNS if column not in summary]
     if missing:
-        raise InputError(folder / "summary.json", missing[0], "missing: the run was written by an older version; "
-                         "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)")
+        raise InputError(
+            folder / "summary.json",
+            missing[0],
+            "missing: the run was written by an older version; "
+            "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)",
+        )
     dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
-    return _summary(float(summary["latency"]), float(summary["energy"]), summary, busy, dram, int(summary.get("nb_cns", len(busy))), hardware,
-                    load_yaml(accelerator), tokens=tuple(token_columns(summary.get("per_token")).items()),
-                    experiment=experiment or folder.name, workload=Path(str(workload)).stem,
-                    mapping=Path(str(mapping)).stem, mode=mode,
-                    allocation="searched" if (folder / "front.csv").exists() else "fixed", clock_ghz=clock_ghz,
-                    link=(summary.get("dram_link_demand"), summary.get("latency_model", "zigzag")))
+    return _summary(
+        float(summary["latency"]),
+        float(summary["energy"]),
+        summary,
+        busy,
+        dram,
+        int(summary.get("nb_cns", len(busy))),
+        hardware,
+        load_yaml(accelerator),
+        tokens=tuple(token_columns(summary.get("per_token")).items()),
+        experiment=experiment or folder.name,
+        workload=Path(str(workload)).stem,
+        mapping=Path(str(mapping)).stem,
+        mode=mode,
+        allocation="searched" if (folder / "front.csv").exists() else "fixed",
+        clock_ghz=clock_ghz,
+        link=(summary.get("dram_link_demand"), summary.get("latency_model", "zigzag")),
+    )
 
 
-def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tuple[int, float]], dram: Mapping, cns: int,
-             accelerator, document: dict, *, experiment: str = "", workload: str = "", mapping: str = "",
-             mode: str = "", allocation: str = "fixed", clock_ghz: float | None = None,
-             tokens: tuple[tuple[str, Any], ...] = (), link: tuple = (None, "zigzag")) -> RunSummary:
+def _summary(
+    latency: float,
+    energy: float,
+    totals: Mapping,
+    busy: Sequence[tuple[int, float]],
+    dram: Mapping,
+    cns: int,
+    accelerator,
+    document: dict,
+    *,
+    experiment: str = "",
+    workload: str = "",
+    mapping: str = "",
+    mode: str = "",
+    allocation: str = "fixed",
+    clock_ghz: float | None = None,
+    tokens: tuple[tuple[str, Any], ...] = (),
+    link: tuple = (None, "zigzag"),
+) -> RunSummary:
     labels = core_labels(document)
     compute = set(compute_core_ids(document))
     cycles = {core.id: 0.0 for core in accelerator.compute_cores}
@@ -156,31 +222,58 @@ def _summary(latency: float, energy: float, totals: Mapping, busy: Sequence[tupl
         cycles[core] = cycles.get(core, 0.0) + value
     cores_area, interconnect = multicore_area_um2(accelerator)
     return RunSummary(
-        experiment=experiment, workload=workload, accelerator=accelerator.name, mapping=mapping, mode=mode,
-        allocation=allocation, latency_cycles=latency,
+        experiment=experiment,
+        workload=workload,
+        accelerator=accelerator.name,
+        mapping=mapping,
+        mode=mode,
+        allocation=allocation,
+        latency_cycles=latency,
         energy_pJ=energy,
-        energy_terms=tuple((column, float(totals.get(key, 0.0))) for column, key in ENERGY_TERMS.items()),
-        compute_cores=len(compute), cores_area_um2=cores_area, interconnect_area_um2=interconnect,
-        core_busy=tuple((labels.get(core, f"core{core}"), cycles[core], core in compute) for core in sorted(cycles)),
-        dram=tuple((column, float(dram.get(column.removeprefix("dram_"), 0.0))) for column in DRAM_COLUMNS),
-        cns=cns, clock_ghz=clock_ghz, tokens=tokens, dram_link_demand=link[0], latency_model=link[1],
+        energy_terms=tuple(
+            (column, float(totals.get(key, 0.0))) for column, key in ENERGY_TERMS.items()
+        ),
+        compute_cores=len(compute),
+        cores_area_um2=cores_area,
+        interconnect_area_um2=interconnect,
+        core_busy=tuple(
+            (labels.get(core, f"core{core}"), cycles[core], core in compute)
+            for core in sorted(cycles)
+        ),
+        dram=tuple(
+            (column, float(dram.get(column.removeprefix("dram_"), 0.0))) for column in DRAM_COLUMNS
+        ),
+        cns=cns,
+        clock_ghz=clock_ghz,
+        tokens=tokens,
+        dram_link_demand=link[0],
+        latency_model=link[1],
     )
 
 
-def multicore_rows(summaries: Sequence[RunSummary],
-                   parameters: Sequence[Mapping[str, object] | None] | None = None) -> list[dict]:
+def multicore_rows(
+    summaries: Sequence[RunSummary], parameters: Sequence[Mapping[str, object] | None] | None = None
+) -> list[dict]:
     """One table row per summary; ``parameters[i]`` (optional) adds row ``i``'s varied parameters
     as columns right after the identity columns (a name may not repeat a figure column)."""
     if parameters is not None and len(parameters) != len(summaries):
-        raise InputError(None, "parameters", f"{len(parameters)} parameter sets for {len(summaries)} runs; "
-                         "give one (or None) per run")
+        raise InputError(
+            None,
+            "parameters",
+            f"{len(parameters)} parameter sets for {len(summaries)} runs; "
+            "give one (or None) per run",
+        )
     rows = []
     for i, run in enumerate(summaries):
         row = {name: getattr(run, name) for name in IDENTITY}
         given = dict((parameters[i] or {}) if parameters is not None else {})
         clash = sorted(set(given) & (set(_FIGURES) | set(IDENTITY)))
         if clash:
-            raise InputError(None, f"parameters.{clash[0]}", "is a column of the table already; rename the parameter")
+            raise InputError(
+                None,
+                f"parameters.{clash[0]}",
+                "is a column of the table already; rename the parameter",
+            )
         row.update(given)
         row.update(run_figures(run))
         rows.append(row)
@@ -188,9 +281,24 @@ def multicore_rows(summaries: Sequence[RunSummary],
 
 
 #: the figure columns of a row, in order (per-core utilisation follows, named util_<role or position>)
-_FIGURES = ("compute_cores", "cns", "latency_cycles", "latency_s", *TOKEN_COLUMNS, "energy_pJ", *ENERGY_TERMS, "edp_pJ_cycles",
-            "area_mm2", "cores_area_mm2", "interconnect_area_mm2", "compute_utilization", *DRAM_COLUMNS,
-            "dram_link_demand", "latency_model", "pareto")
+_FIGURES = (
+    "compute_cores",
+    "cns",
+    "latency_cycles",
+    "latency_s",
+    *TOKEN_COLUMNS,
+    "energy_pJ",
+    *ENERGY_TERMS,
+    "edp_pJ_cycles",
+    "area_mm2",
+    "cores_area_mm2",
+    "interconnect_area_mm2",
+    "compute_utilization",
+    *DRAM_COLUMNS,
+    "dram_link_demand",
+    "latency_model",
+    "pareto",
+)
 
 
 def run_figures(run: RunSummary) -> dict:
@@ -199,18 +307,31 @@ def run_figures(run: RunSummary) -> dict:
     compute = [cycles for _, cycles, is_compute in run.core_busy if is_compute]
     cores = None if run.cores_area_um2 is None else run.cores_area_um2 * 1e-6
     row = {
-        "compute_cores": run.compute_cores, "cns": run.cns, "latency_cycles": latency,
+        "compute_cores": run.compute_cores,
+        "cns": run.cns,
+        "latency_cycles": latency,
         "latency_s": latency / (run.clock_ghz * 1e9) if run.clock_ghz else None,
         **dict(run.tokens),
-        "energy_pJ": run.energy_pJ, **dict(run.energy_terms), "edp_pJ_cycles": run.energy_pJ * latency,
+        "energy_pJ": run.energy_pJ,
+        **dict(run.energy_terms),
+        "edp_pJ_cycles": run.energy_pJ * latency,
         "area_mm2": None if cores is None else cores + run.interconnect_area_um2 * 1e-6,
-        "cores_area_mm2": cores, "interconnect_area_mm2": run.interconnect_area_um2 * 1e-6,
-        "compute_utilization": sum(compute) / (latency * len(compute)) if latency and compute else None,
+        "cores_area_mm2": cores,
+        "interconnect_area_mm2": run.interconnect_area_um2 * 1e-6,
+        "compute_utilization": sum(compute) / (latency * len(compute))
+        if latency and compute
+        else None,
         **dict(run.dram),
-        "dram_link_demand": run.dram_link_demand, "latency_model": run.latency_model,
+        "dram_link_demand": run.dram_link_demand,
+        "latency_model": run.latency_model,
         "pareto": None,  # set by mark_pareto
     }
-    row.update({f"util_{label}": cycles / latency if latency else None for label, cycles, _ in run.core_busy})
+    row.update(
+        {
+            f"util_{label}": cycles / latency if latency else None
+            for label, cycles, _ in run.core_busy
+        }
+    )
     return row
 
 
@@ -219,7 +340,9 @@ def table_columns(rows: Sequence[Mapping]) -> list[str]:
     return list(dict.fromkeys(column for row in rows for column in row))
 
 
-def mark_pareto(rows: list[dict], objectives: Sequence[str] = PARETO_OBJECTIVES, by: str = "workload") -> list[dict]:
+def mark_pareto(
+    rows: list[dict], objectives: Sequence[str] = PARETO_OBJECTIVES, by: str = "workload"
+) -> list[dict]:
     """Set each row's ``pareto``: True when no row of the same workload is no worse on every
     objective and better on one (all minimised; equal rows are all kept); rows missing an
     objective are False."""

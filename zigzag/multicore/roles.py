@@ -57,7 +57,9 @@ def core_roles(document: dict) -> dict[str, tuple[int, ...]]:
     elif isinstance(document.get("cores"), dict):
         cores = document["cores"]
         types = [_type_of(cores.get(i, cores.get(str(i)))) for i in range(len(cores))]
-    elif isinstance(document.get("cores"), list):  # the graph format: the off-chip core is a listed core
+    elif isinstance(
+        document.get("cores"), list
+    ):  # the graph format: the off-chip core is a listed core
         graph = document.get("graph") or {}
         offchip = graph.get("offchip_core_id")
         listed = [c for i, c in enumerate(document["cores"]) if i != offchip]
@@ -65,13 +67,22 @@ def core_roles(document: dict) -> dict[str, tuple[int, ...]]:
         for role in ("pooling", "simd"):
             if graph.get(f"{role}_core_id") is not None:
                 roles[role] = (graph[f"{role}_core_id"],)
-        roles["mesh"] = tuple(i for i in range(len(types)) if i not in {ids[0] for ids in roles.values()})
+        roles["mesh"] = tuple(
+            i for i in range(len(types)) if i not in {ids[0] for ids in roles.values()}
+        )
     roles["compute"] = tuple(range(len(types)))
-    if isinstance(document.get("cores"), dict):  # explicit cores: a pooling or SIMD core file gives the role
+    if isinstance(
+        document.get("cores"), dict
+    ):  # explicit cores: a pooling or SIMD core file gives the role
         for role in ("pooling", "simd"):
             roles[role] = tuple(i for i, kind in enumerate(types) if kind == role)
     for core, kind in enumerate(types):
-        if kind not in ("compute", "mesh", "pooling", "simd"):  # a structural role keeps its meaning
+        if kind not in (
+            "compute",
+            "mesh",
+            "pooling",
+            "simd",
+        ):  # a structural role keeps its meaning
             roles[kind] = roles.get(kind, ()) + (core,)
     return roles
 
@@ -96,7 +107,9 @@ def follow_cores(mapping: Any, document: dict, *, file: str = "mapping") -> Any:
             continue
         where = f"entry '{entry.get('name', index)}'"
         if "core_allocation" in entry:
-            entry["core_allocation"] = _cores(entry["core_allocation"], roles, file, f"{where}.core_allocation")
+            entry["core_allocation"] = _cores(
+                entry["core_allocation"], roles, file, f"{where}.core_allocation"
+            )
         cores = entry.get("core_allocation", [0])
         count = len(cores) if isinstance(cores, list) else 1
         names = {**_names(document), "n_cores": count}
@@ -114,10 +127,16 @@ def _cores(value: Any, roles: dict, file: str, where: str) -> Any:
             one = _ONE_OF_ROLE.match(item)
             role = one.group(1) if one else item
             if role not in roles:
-                raise InputError(file, where, f"'{role}' is not a core role of this accelerator (roles: "
-                                 f"{', '.join(r for r in roles if roles[r])}); use one of them or core ids")
+                raise InputError(
+                    file,
+                    where,
+                    f"'{role}' is not a core role of this accelerator (roles: "
+                    f"{', '.join(r for r in roles if roles[r])}); use one of them or core ids",
+                )
             if not roles[role]:
-                raise InputError(file, where, f"this accelerator has no {role} core; change the role")
+                raise InputError(
+                    file, where, f"this accelerator has no {role} core; change the role"
+                )
             cores = roles[role]
             result += [cores[int(one.group(2)) % len(cores)]] if one else list(cores)
         elif isinstance(item, list):
@@ -129,8 +148,14 @@ def _cores(value: Any, roles: dict, file: str, where: str) -> Any:
 
 def _tiling(value: Any, names: dict, file: str, where: str) -> Any:
     items = value if isinstance(value, list) else [value]
-    if len(items) % 2 == 0 and items and all(isinstance(v, (str, int)) and "," not in str(v) for v in items):
-        items = [f"{items[i]}, {items[i + 1]}" for i in range(0, len(items), 2)]  # flow style [K, 4]
+    if (
+        len(items) % 2 == 0
+        and items
+        and all(isinstance(v, (str, int)) and "," not in str(v) for v in items)
+    ):
+        items = [
+            f"{items[i]}, {items[i + 1]}" for i in range(0, len(items), 2)
+        ]  # flow style [K, 4]
     result = []
     for i, text in enumerate(items):
         dim, _, factor = str(text).partition(",")
@@ -143,7 +168,9 @@ def _tiling(value: Any, names: dict, file: str, where: str) -> Any:
         except expressions.ExpressionError as exc:
             raise InputError(file, f"{where}[{i}]", str(exc)) from None
         if not isinstance(size, int) or size < 1:
-            raise InputError(file, f"{where}[{i}]", f"'{factor}' gives {size}, not a whole number of at least 1")
+            raise InputError(
+                file, f"{where}[{i}]", f"'{factor}' gives {size}, not a whole number of at least 1"
+            )
         result.append(f"{dim.strip()}, {size}")
     return result
 
@@ -165,8 +192,12 @@ def core_labels(document: dict) -> dict[int, str]:
     graph = document.get("graph") if isinstance(document.get("graph"), dict) else None
     rows = int(mesh.get("rows", 1)) if mesh else int((graph or {}).get("nb_rows") or 1)
     gridded = mesh is not None or (graph is not None and graph.get("type") == "2d_mesh")
-    types = {core: kind for kind, ids in roles.items() if kind not in ("compute", "mesh", *_AUXILIARY)
-             for core in ids}
+    types = {
+        core: kind
+        for kind, ids in roles.items()
+        if kind not in ("compute", "mesh", *_AUXILIARY)
+        for core in ids
+    }
     labels = {}
     for core in roles["compute"]:
         if gridded and core in roles.get("mesh", ()):

@@ -38,7 +38,9 @@ def split_layers(model: ModelProto, factors: dict[str, int], file: str | None = 
     names = {node.name for node in graph.node}
     for name in factors:
         if name not in names:
-            raise InputError(file, f"layer split '{name}'", "no node with that name; use the ONNX node name")
+            raise InputError(
+                file, f"layer split '{name}'", "no node with that name; use the ONNX node name"
+            )
     initializers = {init.name: init for init in graph.initializer}
     new_nodes = []
     for node in graph.node:
@@ -68,7 +70,9 @@ def _split_node(graph, node, n: int, shapes, initializers, file) -> list:
     channel_axis = 1 if node.op_type == "Conv" else len(out_shape) - 1
     channels = out_shape[channel_axis]
     if channels % n:
-        raise InputError(file, where, f"{n} does not divide the {channels} output channels; pick a divisor")
+        raise InputError(
+            file, where, f"{n} does not divide the {channels} output channels; pick a divisor"
+        )
     nodes = []
     for i in range(n):
         inputs = list(node.input)
@@ -78,12 +82,19 @@ def _split_node(graph, node, n: int, shapes, initializers, file) -> list:
         piece_out = f"{out}_split_{i}"
         piece_shape = list(out_shape)
         piece_shape[channel_axis] = channels // n
-        graph.value_info.append(helper.make_tensor_value_info(piece_out, TensorProto.FLOAT, piece_shape))
+        graph.value_info.append(
+            helper.make_tensor_value_info(piece_out, TensorProto.FLOAT, piece_shape)
+        )
         piece = helper.make_node(node.op_type, inputs, [piece_out], name=f"{node.name}_{i}")
         piece.attribute.extend(node.attribute)
         nodes.append(piece)
-    concat = helper.make_node("Concat", [p.output[0] for p in nodes], [out], name=f"{node.name}_split_concat",
-                              axis=channel_axis)
+    concat = helper.make_node(
+        "Concat",
+        [p.output[0] for p in nodes],
+        [out],
+        name=f"{node.name}_split_concat",
+        axis=channel_axis,
+    )
     return nodes + [concat]
 
 
@@ -100,7 +111,9 @@ def weight_split_factors(
 ) -> dict[str, int]:
     """{Conv/Gemm node name: K split factor > 1} so that each piece's weights fit (see module doc)."""
     if not fraction > 0:
-        raise InputError(None, "split_W_percentage", f"{fraction} must be > 0 (e.g. 0.5 for double buffering)")
+        raise InputError(
+            None, "split_W_percentage", f"{fraction} must be > 0 (e.g. 0.5 for double buffering)"
+        )
     factors = {}
     for layer in workload.layers:
         if layer.op_type not in SPLITTABLE or "W" not in layer.constant_operands:

@@ -49,11 +49,25 @@ from zigzag.multicore.tiling import SeedTiling
 from zigzag.multicore.workload import StreamWorkload, read_stream_workload
 
 __all__ = [
-    "AcceleratorParserStage", "ConstraintOptimizationAllocationStage", "CustomSpatialMappingGeneratorStage", "GenerateCNWorkloadHybridStage",
-    "GeneticAlgorithmAllocationStage", "InterCoreMappingStage", "IntraCoreMappingStage", "LayerSplittingStage",
-    "LayerStacksGenerationStage", "MainStage", "ONNXModelParserStage", "SchedulingOrderGenerationStage",
-    "SetFixedAllocationPerformanceStage", "Stage", "StageCallable", "StreamCostModelEvaluation",
-    "StreamONNXModelParserStage", "TiledWorkloadGenerationStage", "TilingGenerationStage",
+    "AcceleratorParserStage",
+    "ConstraintOptimizationAllocationStage",
+    "CustomSpatialMappingGeneratorStage",
+    "GenerateCNWorkloadHybridStage",
+    "GeneticAlgorithmAllocationStage",
+    "InterCoreMappingStage",
+    "IntraCoreMappingStage",
+    "LayerSplittingStage",
+    "LayerStacksGenerationStage",
+    "MainStage",
+    "ONNXModelParserStage",
+    "SchedulingOrderGenerationStage",
+    "SetFixedAllocationPerformanceStage",
+    "Stage",
+    "StageCallable",
+    "StreamCostModelEvaluation",
+    "StreamONNXModelParserStage",
+    "TiledWorkloadGenerationStage",
+    "TilingGenerationStage",
     "ZigZagCoreMappingEstimationStage",
 ]
 
@@ -107,16 +121,31 @@ class ONNXModelParserStage(Stage):
 
     def __init__(self, list_of_callables, *, workload_path, mapping_path, accelerator, **kwargs):
         super().__init__(list_of_callables, **kwargs)
-        self.workload_path, self.mapping_path, self.accelerator = workload_path, mapping_path, accelerator
+        self.workload_path, self.mapping_path, self.accelerator = (
+            workload_path,
+            mapping_path,
+            accelerator,
+        )
 
     def run(self):
         if not isinstance(self.accelerator, MultiCoreAccelerator):
-            raise InputError(None, type(self).__name__, "needs a multi-core accelerator: put AcceleratorParserStage first")
+            raise InputError(
+                None,
+                type(self).__name__,
+                "needs a multi-core accelerator: put AcceleratorParserStage first",
+            )
         facts = HardwareFacts.of(self.accelerator)
-        workload = read_stream_workload(self.workload_path, load_stream_mapping(self.mapping_path, self.accelerator),
-                                        facts.dataflows)
-        yield from self.substage(workload_path=self.workload_path, mapping_path=self.mapping_path,
-                                 accelerator=self.accelerator, workload=workload).run()
+        workload = read_stream_workload(
+            self.workload_path,
+            load_stream_mapping(self.mapping_path, self.accelerator),
+            facts.dataflows,
+        )
+        yield from self.substage(
+            workload_path=self.workload_path,
+            mapping_path=self.mapping_path,
+            accelerator=self.accelerator,
+            workload=workload,
+        ).run()
 
 
 StreamONNXModelParserStage = ONNXModelParserStage
@@ -128,8 +157,17 @@ class LayerSplittingStage(Stage):
     split along K into ONNX nodes + Concat, saved as ``split_onnx_model_path``; the next stage
     reads that model (``workload_path``). Nothing to split: the model is passed on unchanged."""
 
-    def __init__(self, list_of_callables, *, workload_path, workload, accelerator, split_onnx_model_path=None,
-                 split_W_double_buffered=False, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload_path,
+        workload,
+        accelerator,
+        split_onnx_model_path=None,
+        split_W_double_buffered=False,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.workload_path, self.workload, self.accelerator = workload_path, workload, accelerator
         self.output = split_onnx_model_path
@@ -142,27 +180,44 @@ class LayerSplittingStage(Stage):
         path = self.workload_path
         if factors:
             if not self.output:
-                raise InputError(None, "split_onnx_model_path", "layers must be split; give the file to write "
-                                 "the split ONNX model to")
+                raise InputError(
+                    None,
+                    "split_onnx_model_path",
+                    "layers must be split; give the file to write the split ONNX model to",
+                )
             model = split_layers(onnx.load(str(path), load_external_data=False), factors, str(path))
             Path(self.output).parent.mkdir(parents=True, exist_ok=True)
             onnx.save(model, str(self.output))
             path = self.output
-        yield from self.substage(workload_path=path, workload=self.workload, accelerator=self.accelerator,
-                                 split_onnx_model_path=self.output, split_W_double_buffered=self.double,
-                                 layer_splits=factors).run()
+        yield from self.substage(
+            workload_path=path,
+            workload=self.workload,
+            accelerator=self.accelerator,
+            split_onnx_model_path=self.output,
+            split_W_double_buffered=self.double,
+            layer_splits=factors,
+        ).run()
 
 
 class _CNGraphStage(Stage):
     """Builds the CN graph (``workload`` := :class:`CNGraph`, ``original_workload`` := the layers)."""
 
-    def graph(self, workload: StreamWorkload, mode: str, stacks, seed: SeedTiling | None) -> CNGraph:
+    def graph(
+        self, workload: StreamWorkload, mode: str, stacks, seed: SeedTiling | None
+    ) -> CNGraph:
         facts = HardwareFacts.of(self.kwargs["accelerator"])
         if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
-            seed = SeedTiling(seed.cn_define_mode, seed.hint_loops, seed.layer_cutoffs, seed.split_W_percentage,
-                              facts.weight_capacities)
+            seed = SeedTiling(
+                seed.cn_define_mode,
+                seed.hint_loops,
+                seed.layer_cutoffs,
+                seed.split_W_percentage,
+                facts.weight_capacities,
+            )
         stacks = [tuple(s) for s in stacks] if stacks else None
-        return build_cn_graph(workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity)
+        return build_cn_graph(
+            workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity
+        )
 
 
 class GenerateCNWorkloadHybridStage(_CNGraphStage):
@@ -170,12 +225,27 @@ class GenerateCNWorkloadHybridStage(_CNGraphStage):
     ``split_W_percentage``); ``hint_loops = []`` is layer by layer, ``[("OY", "all")]`` fused
     (all layers one stack unless ``layer_stacks`` is given)."""
 
-    def __init__(self, list_of_callables, *, workload, accelerator, cn_define_mode=1, hint_loops=(),
-                 layer_cutoffs=(), split_W_percentage=None, layer_stacks=None, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload,
+        accelerator,
+        cn_define_mode=1,
+        hint_loops=(),
+        layer_cutoffs=(),
+        split_W_percentage=None,
+        layer_stacks=None,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, accelerator=accelerator, **kwargs)
         self.workload = workload
-        self.seed = SeedTiling(cn_define_mode, [tuple(h) if isinstance(h, list) else h for h in hint_loops],
-                               list(layer_cutoffs), split_W_percentage)
+        self.seed = SeedTiling(
+            cn_define_mode,
+            [tuple(h) if isinstance(h, list) else h for h in hint_loops],
+            list(layer_cutoffs),
+            split_W_percentage,
+        )
         self.stacks = layer_stacks
 
     def run(self):
@@ -208,14 +278,20 @@ class TilingGenerationStage(Stage):
 class TiledWorkloadGenerationStage(_CNGraphStage):
     """``workload`` (layers) → the CN graph of ``mode`` / ``layer_stacks``."""
 
-    def __init__(self, list_of_callables, *, workload, accelerator, mode="lbl", layer_stacks=None, **kwargs):
+    def __init__(
+        self, list_of_callables, *, workload, accelerator, mode="lbl", layer_stacks=None, **kwargs
+    ):
         super().__init__(list_of_callables, accelerator=accelerator, **kwargs)
         self.workload, self.mode, self.stacks = workload, mode, layer_stacks
 
     def run(self):
         graph = self.graph(self.workload, self.mode, self.stacks, None)
-        yield from self.substage(workload=graph, original_workload=self.workload, mode=self.mode,
-                                 layer_stacks=graph.stacks).run()
+        yield from self.substage(
+            workload=graph,
+            original_workload=self.workload,
+            mode=self.mode,
+            layer_stacks=graph.stacks,
+        ).run()
 
 
 class ZigZagCoreMappingEstimationStage(Stage):
@@ -223,29 +299,61 @@ class ZigZagCoreMappingEstimationStage(Stage):
     model (minimal latency, ``loma_lpf_limit``), read from / saved to ``cost_lut_path`` (JSON
     content, any file name) and the ``cost_cache`` folder if given."""
 
-    def __init__(self, list_of_callables, *, workload, accelerator, loma_lpf_limit=6, cost_lut_path=None,
-                 node_hw_performances_path=None, cost_cache=None, operands_to_prefetch=(), latency_model="zigzag",
-                 **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload,
+        accelerator,
+        loma_lpf_limit=6,
+        cost_lut_path=None,
+        node_hw_performances_path=None,
+        cost_cache=None,
+        operands_to_prefetch=(),
+        latency_model="zigzag",
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         if not isinstance(workload, CNGraph):
-            raise InputError(None, type(self).__name__, "needs the CN graph: put GenerateCNWorkloadHybridStage or "
-                             "TiledWorkloadGenerationStage before it")
+            raise InputError(
+                None,
+                type(self).__name__,
+                "needs the CN graph: put GenerateCNWorkloadHybridStage or "
+                "TiledWorkloadGenerationStage before it",
+            )
         self.workload, self.accelerator = workload, accelerator
         self.lpf, self.cache = loma_lpf_limit, cost_cache
         self.path = cost_lut_path or node_hw_performances_path
         self.prefetch = tuple(operands_to_prefetch)
-        self.latency_model = latency_model  # "bandwidth_bound": streaming CNs last their DRAM bits over the link
+        self.latency_model = (
+            latency_model  # "bandwidth_bound": streaming CNs last their DRAM bits over the link
+        )
 
     def run(self):
-        table = CostTable.for_accelerator(self.accelerator, options=SearchOptions(opt="latency", lpf_limit=self.lpf),
-                                          cache=self.cache, lut_path=self.path)
-        problem = build_allocation_problem(self.workload, self.accelerator, table, prefetch=self.prefetch,
-                                           latency_model=self.latency_model)
+        table = CostTable.for_accelerator(
+            self.accelerator,
+            options=SearchOptions(opt="latency", lpf_limit=self.lpf),
+            cache=self.cache,
+            lut_path=self.path,
+        )
+        problem = build_allocation_problem(
+            self.workload,
+            self.accelerator,
+            table,
+            prefetch=self.prefetch,
+            latency_model=self.latency_model,
+        )
         if self.path is not None:
             table.save()
-        yield from self.substage(workload=self.workload, accelerator=self.accelerator, cost_lut=table,
-                                 allocation_problem=problem, loma_lpf_limit=self.lpf,
-                                 operands_to_prefetch=list(self.prefetch), latency_model=self.latency_model).run()
+        yield from self.substage(
+            workload=self.workload,
+            accelerator=self.accelerator,
+            cost_lut=table,
+            allocation_problem=problem,
+            loma_lpf_limit=self.lpf,
+            operands_to_prefetch=list(self.prefetch),
+            latency_model=self.latency_model,
+        ).run()
 
 
 IntraCoreMappingStage = ZigZagCoreMappingEstimationStage
@@ -256,8 +364,11 @@ class SetFixedAllocationPerformanceStage(Stage):
 
     def run(self):
         if "allocation_problem" not in self.kwargs:
-            raise InputError(None, type(self).__name__, "needs the cost table: put ZigZagCoreMappingEstimationStage "
-                             "before it")
+            raise InputError(
+                None,
+                type(self).__name__,
+                "needs the cost table: put ZigZagCoreMappingEstimationStage before it",
+            )
         yield from self.substage().run()
 
 
@@ -279,27 +390,63 @@ class GeneticAlgorithmAllocationStage(Stage):
     """Leaf: the allocation search (NSGA-II, ``nb_ga_individuals`` × ``nb_ga_generations``,
     ``ga_seed``, ``ga_workers``); yields ``(scme of the chosen point, AllocationSearch)``."""
 
-    SEED_OPTIONS = ("plot_hof", "plot_file_name", "plot_full_schedule", "plot_data_transfer",
-                    "scheduler_candidate_selection")
+    SEED_OPTIONS = (
+        "plot_hof",
+        "plot_file_name",
+        "plot_full_schedule",
+        "plot_data_transfer",
+        "scheduler_candidate_selection",
+    )
 
-    def __init__(self, list_of_callables, *, workload, accelerator, cost_lut, allocation_problem,
-                 nb_ga_individuals=32, nb_ga_generations=100, ga_seed=0, ga_workers=1, mapping_path=None, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload,
+        accelerator,
+        cost_lut,
+        allocation_problem,
+        nb_ga_individuals=32,
+        nb_ga_generations=100,
+        ga_seed=0,
+        ga_workers=1,
+        mapping_path=None,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
-        self.graph, self.accelerator, self.table, self.problem = workload, accelerator, cost_lut, allocation_problem
+        self.graph, self.accelerator, self.table, self.problem = (
+            workload,
+            accelerator,
+            cost_lut,
+            allocation_problem,
+        )
         self.individuals, self.generations = nb_ga_individuals, nb_ga_generations
         self.seed, self.workers, self.mapping_path = ga_seed, ga_workers, mapping_path
         selection = kwargs.get("scheduler_candidate_selection", "memory")
         if selection != "memory":
-            raise InputError(None, "scheduler_candidate_selection", f"'{selection}' is not available; Stream "
-                             "(late 2024) always schedules by its 'memory' order")
+            raise InputError(
+                None,
+                "scheduler_candidate_selection",
+                f"'{selection}' is not available; Stream "
+                "(late 2024) always schedules by its 'memory' order",
+            )
 
     def is_leaf(self) -> bool:
         return True
 
     def search(self) -> AllocationSearch:
-        front, stats = nsga2(self.problem, self.individuals, self.generations, seed=self.seed, workers=self.workers)
-        search = AllocationSearch(self.graph, self.accelerator, self.table, self.problem, str(self.mapping_path),
-                                  front, stats)
+        front, stats = nsga2(
+            self.problem, self.individuals, self.generations, seed=self.seed, workers=self.workers
+        )
+        search = AllocationSearch(
+            self.graph,
+            self.accelerator,
+            self.table,
+            self.problem,
+            str(self.mapping_path),
+            front,
+            stats,
+        )
         search.options = {k: self.kwargs[k] for k in self.SEED_OPTIONS if k in self.kwargs}
         return search
 
@@ -316,17 +463,39 @@ class ConstraintOptimizationAllocationStage(Stage):
     the cost table of the split layers; ``allocations_path`` gets ``co_slots.csv`` and
     ``allocation.yaml``."""
 
-    def __init__(self, list_of_callables, *, workload, accelerator, cost_lut, workload_path, mapping_path,
-                 mode="fused", layer_stacks=None, co_time_limit=600, co_gap=1e-4, allocations_path=None,
-                 cost_lut_post_co_path=None, loma_lpf_limit=6, operands_to_prefetch=(), cost_cache=None, cwd=None,
-                 **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload,
+        accelerator,
+        cost_lut,
+        workload_path,
+        mapping_path,
+        mode="fused",
+        layer_stacks=None,
+        co_time_limit=600,
+        co_gap=1e-4,
+        allocations_path=None,
+        cost_lut_post_co_path=None,
+        loma_lpf_limit=6,
+        operands_to_prefetch=(),
+        cost_cache=None,
+        cwd=None,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.graph, self.accelerator, self.table = workload, accelerator, cost_lut
         self.workload_path, self.mapping_path, self.mode = workload_path, mapping_path, mode
         self.stacks = layer_stacks or None
         self.time_limit, self.gap = co_time_limit, co_gap
         self.allocations_path, self.post_path = allocations_path, cost_lut_post_co_path
-        self.lpf, self.prefetch, self.cache, self.cwd = loma_lpf_limit, tuple(operands_to_prefetch), cost_cache, cwd
+        self.lpf, self.prefetch, self.cache, self.cwd = (
+            loma_lpf_limit,
+            tuple(operands_to_prefetch),
+            cost_cache,
+            cwd,
+        )
 
     def is_leaf(self) -> bool:
         return True
@@ -335,11 +504,24 @@ class ConstraintOptimizationAllocationStage(Stage):
         from zigzag.multicore.allocation.optimize import allocate_and_schedule
 
         mapping = load_stream_mapping(self.mapping_path)
-        search = allocate_and_schedule(self.graph, self.accelerator, self.table, self.workload_path, mapping,
-                                       self.mode, self.stacks, time_limit=self.time_limit, gap=self.gap,
-                                       lpf_limit=self.lpf, cache=self.cache, post_cost_lut_path=self.post_path,
-                                       operands_to_prefetch=self.prefetch, output=self.allocations_path,
-                                       cwd=self.cwd, latency_model=self.kwargs.get("latency_model", "zigzag"))
+        search = allocate_and_schedule(
+            self.graph,
+            self.accelerator,
+            self.table,
+            self.workload_path,
+            mapping,
+            self.mode,
+            self.stacks,
+            time_limit=self.time_limit,
+            gap=self.gap,
+            lpf_limit=self.lpf,
+            cache=self.cache,
+            post_cost_lut_path=self.post_path,
+            operands_to_prefetch=self.prefetch,
+            output=self.allocations_path,
+            cwd=self.cwd,
+            latency_model=self.kwargs.get("latency_model", "zigzag"),
+        )
         yield StreamCostModelEvaluation.of(search.schedule), search
 
 
@@ -350,8 +532,10 @@ class InterCoreMappingStage(GeneticAlgorithmAllocationStage):
 
     def run(self):
         search = self.search()
-        for point in (min(search.front, key=lambda p: (p.latency, p.energy)),
-                      min(search.front, key=lambda p: (p.energy, p.latency))):
+        for point in (
+            min(search.front, key=lambda p: (p.latency, p.energy)),
+            min(search.front, key=lambda p: (p.energy, p.latency)),
+        ):
             yield StreamCostModelEvaluation.of(search.search_schedule(point)), search
 
 

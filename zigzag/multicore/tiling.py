@@ -45,9 +45,13 @@ def parse_layer_stacks(text: str) -> list[tuple[int, ...]]:
             try:
                 first, last = int(lo), int(hi) if dash else int(lo)
             except ValueError:
-                raise InputError(None, "--layer-stacks", f"'{piece}' is not a layer id or an 'a-b' id range") from None
+                raise InputError(
+                    None, "--layer-stacks", f"'{piece}' is not a layer id or an 'a-b' id range"
+                ) from None
             if last < first:
-                raise InputError(None, "--layer-stacks", f"range '{piece}' runs backwards; write it as low-high")
+                raise InputError(
+                    None, "--layer-stacks", f"range '{piece}' runs backwards; write it as low-high"
+                )
             ids.extend(range(first, last + 1))
         if ids:
             stacks.append(tuple(ids))
@@ -79,7 +83,11 @@ def layer_stacks(
             seen = {i for s in stacks for i in s}
             duplicated = sorted(i for i in seen if sum(i in s for s in stacks) > 1)
             if duplicated:
-                raise InputError(None, "layer_stacks", f"layer {duplicated[0]} is in two stacks; give each id once")
+                raise InputError(
+                    None,
+                    "layer_stacks",
+                    f"layer {duplicated[0]} is in two stacks; give each id once",
+                )
             stacks += [(i,) for i in workload.nodes if i not in seen]
         elif stack_cutoff is not None:
             stacks = [tuple(i for i in sorted(layers) if i <= stack_cutoff)]
@@ -91,12 +99,18 @@ def layer_stacks(
     return [tuple(i for i in stack if i in layers) for stack in stacks]
 
 
-def _fused_by_weight(layers: dict[int, StreamLayer], capacity: int | None, cutoffs: list[int] | None):
+def _fused_by_weight(
+    layers: dict[int, StreamLayer], capacity: int | None, cutoffs: list[int] | None
+):
     """Fused-single: fuse layers until their constant operands overflow ``capacity``, then go
     layer by layer; with ``cutoffs``, also close a stack after each cutoff id in turn."""
     if capacity is None:
-        raise InputError(None, "layer_stacks", "fused mode needs --layer-stacks (or an accelerator for the weight "
-                                               "capacity); give e.g. --layer-stacks '0-10;11-21'")
+        raise InputError(
+            None,
+            "layer_stacks",
+            "fused mode needs --layer-stacks (or an accelerator for the weight "
+            "capacity); give e.g. --layer-stacks '0-10;11-21'",
+        )
     pending = list(cutoffs or [])
     limit = pending.pop(0) if pending else None
     stacks: list[tuple[int, ...]] = []
@@ -142,9 +156,15 @@ class SeedTiling:
         if self.cn_define_mode not in (1, 2, 3, 4):
             raise InputError(None, "cn_define_mode", f"{self.cn_define_mode} is not 1, 2, 3 or 4")
         if self.cn_define_mode == 3 and len(self.hint_loops) != len(self.layer_cutoffs):
-            raise InputError(None, "layer_cutoffs", "mode 3 needs one hint_loops list per layer_cutoffs entry")
-        if self.cn_define_mode == 4 and not (self.split_W_percentage and self.split_W_percentage > 0):
-            raise InputError(None, "split_W_percentage", "mode 4 needs a split_W_percentage > 0 (e.g. 0.5)")
+            raise InputError(
+                None, "layer_cutoffs", "mode 3 needs one hint_loops list per layer_cutoffs entry"
+            )
+        if self.cn_define_mode == 4 and not (
+            self.split_W_percentage and self.split_W_percentage > 0
+        ):
+            raise InputError(
+                None, "split_W_percentage", "mode 4 needs a split_W_percentage > 0 (e.g. 0.5)"
+            )
 
     def hints_for(self, layer: StreamLayer) -> list:
         if self.cn_define_mode != 3:
@@ -166,7 +186,11 @@ class SeedTiling:
         else:
             # Seed K/G chunks had their own weights (their own group): they become inter-core tiling.
             intra = tuple((d, f) for d, f in hints if d in sizes and d not in GROUP_DIMS)
-            inter = tuple((d, sizes[d] if f == "all" else f) for d, f in hints if d in sizes and d in GROUP_DIMS)
+            inter = tuple(
+                (d, sizes[d] if f == "all" else f)
+                for d, f in hints
+                if d in sizes and d in GROUP_DIMS
+            )
         if self.cn_define_mode == 4:
             factor = self.k_split_factor(layer)
             if factor > 1:
@@ -180,8 +204,11 @@ class SeedTiling:
             return 1
         missing = [c for c in cores if c not in self.weight_capacities]
         if missing:
-            raise InputError(None, "split_W_percentage", f"no weight capacity known for core {missing[0]}; "
-                                                         "pass the accelerator")
+            raise InputError(
+                None,
+                "split_W_percentage",
+                f"no weight capacity known for core {missing[0]}; pass the accelerator",
+            )
         capacity = min(self.weight_capacities[c] for c in cores)
         bits = layer.layer.operand_size_bit(layer.constant_operands[0])
         if bits == 0:
@@ -191,7 +218,9 @@ class SeedTiling:
             return 1
         k = layer.sizes.get("K")
         if k is None:
-            raise InputError(None, f"layer {layer.id} '{layer.name}'", "has no K loop to split its weights along")
+            raise InputError(
+                None, f"layer {layer.id} '{layer.name}'", "has no K loop to split its weights along"
+            )
         while k % factor:
             factor += 1
         return factor
@@ -212,11 +241,15 @@ class TiledLayer:
 
     def outer_loops(self) -> tuple[tuple[str, int], ...]:
         """Intra-core tiling, then the inter-core tiling unless it has a ``*``; never empty."""
-        loops = self.intra_core_tiling + (() if self.inter_is_wildcard else tuple(self.inter_core_tiling))
+        loops = self.intra_core_tiling + (
+            () if self.inter_is_wildcard else tuple(self.inter_core_tiling)
+        )
         return loops or ((next(iter(self.sizes)), 1),)
 
 
-def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling | None = None) -> TiledLayer:
+def tile_layer(
+    layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling | None = None
+) -> TiledLayer:
     """Clean the mapping's tilings against the layer and apply the mode defaults (docs/models/multi-core.md#computation-nodes)."""
     sizes = dict(layer.sizes)
     where = f"layer {layer.id} '{layer.name}'"
@@ -228,20 +261,29 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     intra = []
     for dim, factor in intra_given:
         if dim not in sizes:
-            warn_for_layer(logger, layer.name, f"intra-core tiling ({dim}, {factor}) dropped: "
-                           f"the layer has no {dim} loop")
+            warn_for_layer(
+                logger,
+                layer.name,
+                f"intra-core tiling ({dim}, {factor}) dropped: the layer has no {dim} loop",
+            )
             continue
         if factor == "all":
             factor = sizes[dim]
         elif factor == "*":
-            raise InputError(None, f"{where} intra_core_tiling", "'*' is only allowed in inter_core_tiling; "
-                                                                 "give an integer or all")
+            raise InputError(
+                None,
+                f"{where} intra_core_tiling",
+                "'*' is only allowed in inter_core_tiling; give an integer or all",
+            )
         elif factor > sizes[dim]:
             factor = sizes[dim]
         elif sizes[dim] % factor:
             rounded = -(-sizes[dim] // factor) * factor
-            warn_for_layer(logger, layer.name,
-                           f"{dim} rounded up from {sizes[dim]} to {rounded} to split it {factor} ways")
+            warn_for_layer(
+                logger,
+                layer.name,
+                f"{dim} rounded up from {sizes[dim]} to {rounded} to split it {factor} ways",
+            )
             sizes[dim] = rounded
         intra.append((dim, factor))
     if not intra and mode == "fused" and seed is None:
@@ -254,8 +296,11 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
     inter = []
     for dim, factor in inter_given:
         if dim not in sizes:
-            warn_for_layer(logger, layer.name, f"inter-core tiling ({dim}, {factor}) dropped: "
-                           f"the layer has no {dim} loop")
+            warn_for_layer(
+                logger,
+                layer.name,
+                f"inter-core tiling ({dim}, {factor}) dropped: the layer has no {dim} loop",
+            )
             continue
         if isinstance(factor, int) and factor > sizes[dim]:
             factor = sizes[dim]
@@ -268,5 +313,7 @@ def tile_layer(layer: StreamLayer, stack_size: int, mode: str, seed: SeedTiling 
         elif sizes.get("K", 1) > 1:
             inter = [("K", "*")]
         else:
-            raise InputError(None, where, "no G or K loop > 1 to split across cores; give an inter_core_tiling")
+            raise InputError(
+                None, where, "no G or K loop > 1 to split across cores; give an inter_core_tiling"
+            )
     return TiledLayer(layer, sizes, tuple(intra), tuple(inter))

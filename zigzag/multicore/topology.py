@@ -39,8 +39,16 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
     if document.get("offchip_core"):
         offchip_id = len(cores)
         cores.append(_core(offchip_id, document["offchip_core"], offchip_id, offchip=True))
-    made = [(link["sender"], link["receiver"], link["bandwidth"], link["unit_energy_cost"], link["bidirectional"])
-            for link in document["links"]]
+    made = [
+        (
+            link["sender"],
+            link["receiver"],
+            link["bandwidth"],
+            link["unit_energy_cost"],
+            link["bidirectional"],
+        )
+        for link in document["links"]
+    ]
     edges: dict[tuple[int, int], int] = {}
     for sender, receiver, index in document["edges"]:
         edges[(sender, receiver)] = index
@@ -48,22 +56,39 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
         _connect_offchip(cores, offchip_id, document.get("unit_energy_cost", 0), made, edges)
     links, edge_list = _number_links(made, edges)
     return MultiCoreAccelerator(
-        name=document["name"], cores=tuple(cores), links=links, edges=edge_list, offchip_core_id=offchip_id,
-        memory_sharing=sharing, file=file, document=document,
-        link_area_um2=float(document.get("link_area", 0)), router_area_um2=float(document.get("router_area", 0)),
+        name=document["name"],
+        cores=tuple(cores),
+        links=links,
+        edges=edge_list,
+        offchip_core_id=offchip_id,
+        memory_sharing=sharing,
+        file=file,
+        document=document,
+        link_area_um2=float(document.get("link_area", 0)),
+        router_area_um2=float(document.get("router_area", 0)),
     )
 
 
 def _core(core_id: int, spec: dict, memory_group: int, offchip: bool = False) -> Core:
     accelerator = accelerator_from_dict(spec["accelerator"])
     given = spec.get("memory_ports", {})
-    ports = {m.name: LegacyPorts(**given[m.name]) if m.name in given else legacy_ports_of(m.ports)
-             for m in accelerator.memories}
-    return Core(id=core_id, accelerator=accelerator, file=spec.get("file", ""), memory_group=memory_group,
-                is_offchip=offchip, memory_ports=ports)
+    ports = {
+        m.name: LegacyPorts(**given[m.name]) if m.name in given else legacy_ports_of(m.ports)
+        for m in accelerator.memories
+    }
+    return Core(
+        id=core_id,
+        accelerator=accelerator,
+        file=spec.get("file", ""),
+        memory_group=memory_group,
+        is_offchip=offchip,
+        memory_ports=ports,
+    )
 
 
-def _connect_offchip(cores: list[Core], offchip_id: int, energy: float, made: list, edges: dict) -> None:
+def _connect_offchip(
+    cores: list[Core], offchip_id: int, energy: float, made: list, edges: dict
+) -> None:
     offchip = cores[offchip_id]
     dram = offchip.accelerator.hierarchy("O")[0]
     ports = offchip.memory_ports[dram.name]
@@ -80,7 +105,9 @@ def _connect_offchip(cores: list[Core], offchip_id: int, energy: float, made: li
             edges[(offchip_id, core.id)] = from_dram
 
 
-def _number_links(made: list, edges: dict) -> tuple[tuple[Link, ...], tuple[tuple[int, int, int], ...]]:
+def _number_links(
+    made: list, edges: dict
+) -> tuple[tuple[Link, ...], tuple[tuple[int, int, int], ...]]:
     """Links still carrying an edge, numbered in the order they were made."""
     used = sorted(set(edges.values()))
     number = {old: new for new, old in enumerate(used)}
@@ -91,7 +118,9 @@ def _number_links(made: list, edges: dict) -> tuple[tuple[Link, ...], tuple[tupl
     return links, tuple((s, r, number[old]) for (s, r), old in edges.items())
 
 
-def load_multicore_accelerator(path: str | Path, cwd: str | Path | None = None) -> MultiCoreAccelerator:
+def load_multicore_accelerator(
+    path: str | Path, cwd: str | Path | None = None
+) -> MultiCoreAccelerator:
     """Read, validate and build a multi-core accelerator YAML file (`zigzag.io.stream_hardware`);
     `cwd` is where Stream's own core-file rule starts (default: the working directory)."""
     return build_multicore(read_multicore(path, cwd), str(path))

@@ -51,7 +51,11 @@ class PropagationNode:
 def vector_layer(parser, proto, node_id: int, preds: list[int]):
     """The layer of ``proto`` with its operation class, or None to leave it bypassed."""
     cls = CLASSES.get(proto.op_type)
-    if cls is None or not preds or not any(cls in classes for classes in parser.vector_classes.values()):
+    if (
+        cls is None
+        or not preds
+        or not any(cls in classes for classes in parser.vector_classes.values())
+    ):
         return None
     produced = [t for t in proto.input if _carries_data(parser, t)]
     if not produced:
@@ -69,15 +73,23 @@ def vector_layer(parser, proto, node_id: int, preds: list[int]):
         return None  # the produced data is broadcast: left bypassed
     other = next((t for t in produced if t != main), None)
     if other is None:  # a constant second input (a weight, a scale): indexed by the dims it spans
-        constant = next((t for t in proto.input if t and t != main and parser.shapes.table.get(t)), None)
+        constant = next(
+            (t for t in proto.input if t and t != main and parser.shapes.table.get(t)), None
+        )
         spans = _spanned(dims, out, parser.shapes.table[constant]) if constant else ()
         w_index, sources = _index(spans) or "[]", {"I": parser.producer[main], "W": node_id}
     else:
         w_index = _index(_spanned(dims, out, shapes[other]))
         sources = {"I": parser.producer[main], "W": parser.producer[other]}
     return parser.make_layer(
-        proto, node_id, proto.op_type, proto.op_type.lower(), equation=f"O{full}+=I{full}*W{w_index}",
-        loop_sizes=dict(zip(dims, out)), precision=parser.precision(proto, node_id, preds[:2]), source=sources,
+        proto,
+        node_id,
+        proto.op_type,
+        proto.op_type.lower(),
+        equation=f"O{full}+=I{full}*W{w_index}",
+        loop_sizes=dict(zip(dims, out)),
+        precision=parser.precision(proto, node_id, preds[:2]),
+        source=sources,
         vector_op=cls,
     )
 
@@ -99,10 +111,15 @@ def _reduction(parser, proto, node_id: int, produced: list[str], cls: str):
     dims = tuple("C" if i == axis else d for i, d in enumerate(DIMS[len(shape)]))
     kept = tuple(d for d in dims if d != "C")
     return parser.make_layer(
-        proto, node_id, proto.op_type, proto.op_type.lower(),
-        equation=f"O{_index(kept)}+=I{_index(dims)}*W[]", loop_sizes=dict(zip(dims, shape)),
+        proto,
+        node_id,
+        proto.op_type,
+        proto.op_type.lower(),
+        equation=f"O{_index(kept)}+=I{_index(dims)}*W[]",
+        loop_sizes=dict(zip(dims, shape)),
         precision=parser.precision(proto, node_id, [parser.producer[proto.input[0]]]),
-        source={"I": parser.producer[proto.input[0]], "W": node_id}, vector_op=cls,
+        source={"I": parser.producer[proto.input[0]], "W": node_id},
+        vector_op=cls,
     )
 
 
@@ -116,27 +133,47 @@ def top_k(parser, proto, node_id: int, preds: list[int]):
     parser.shapes.complete()
     k = parser.shapes.constants.get(proto.input[1]) if len(proto.input) > 1 else None
     declared = set().union(*parser.vector_classes.values())
-    if "reduce_max" not in declared or k is None or not 2 <= len(shape) <= 4 or axis % len(shape) != len(shape) - 1:
-        raise parser.error(proto, node_id, "TopK has no cost on this accelerator: it needs a constant k, a "
-                                           "rank-2..4 input, the last axis, and a core whose vector unit runs "
-                                           "reduce_max; declare it or remove the TopK")
+    if (
+        "reduce_max" not in declared
+        or k is None
+        or not 2 <= len(shape) <= 4
+        or axis % len(shape) != len(shape) - 1
+    ):
+        raise parser.error(
+            proto,
+            node_id,
+            "TopK has no cost on this accelerator: it needs a constant k, a "
+            "rank-2..4 input, the last axis, and a core whose vector unit runs "
+            "reduce_max; declare it or remove the TopK",
+        )
     rows = DIMS[len(shape)][:-1]
     rows = tuple("D" if d == "K" else d for d in rows)
     loops = dict(zip(rows, shape[:-1])) | {"K": int(k.reshape(-1)[0]), "C": shape[-1]}
     return parser.make_layer(
-        proto, node_id, proto.op_type, "topk", equation=f"O{_index(rows + ('K',))}+=I{_index(rows + ('C',))}*W[]",
-        loop_sizes=loops, precision=parser.precision(proto, node_id, preds[:1]),
-        source={"I": parser.producer[proto.input[0]], "W": node_id}, vector_op="reduce_max",
+        proto,
+        node_id,
+        proto.op_type,
+        "topk",
+        equation=f"O{_index(rows + ('K',))}+=I{_index(rows + ('C',))}*W[]",
+        loop_sizes=loops,
+        precision=parser.precision(proto, node_id, preds[:1]),
+        source={"I": parser.producer[proto.input[0]], "W": node_id},
+        vector_op="reduce_max",
     )
 
 
 #: LayerNormalization as its opset-14 pieces: (part, class, equation form, I source, W source), sources
 #: as offsets from the first part's id (None: the node's produced input; "own": a constant)
 LAYER_NORM = (
-    ("mean", "reduce_mean", "reduce", None, "own"), ("sub", "sub", "row", None, 0),
-    ("pow", "pow", "scalar", 1, "own"), ("var", "reduce_mean", "reduce", 2, "own"),
-    ("eps", "add", "row_scalar", 3, "own"), ("sqrt", "sqrt", "row_scalar", 4, "own"),
-    ("div", "div", "row", 1, 5), ("gamma", "mul", "feature", 6, "own"), ("beta", "add", "feature", 7, "own"),
+    ("mean", "reduce_mean", "reduce", None, "own"),
+    ("sub", "sub", "row", None, 0),
+    ("pow", "pow", "scalar", 1, "own"),
+    ("var", "reduce_mean", "reduce", 2, "own"),
+    ("eps", "add", "row_scalar", 3, "own"),
+    ("sqrt", "sqrt", "row_scalar", 4, "own"),
+    ("div", "div", "row", 1, 5),
+    ("gamma", "mul", "feature", 6, "own"),
+    ("beta", "add", "feature", 7, "own"),
 )
 
 
@@ -146,27 +183,49 @@ def layer_norm_layers(parser, proto, node_id: int, preds: list[int]):
     shape = parser.shape(proto, node_id, proto.input[0])
     axis = parser.attrs(proto).get("axis", -1)
     declared = set().union(*parser.vector_classes.values())
-    if (proto.input[0] not in parser.producer or not 2 <= len(shape) <= 4 or axis % len(shape) != len(shape) - 1
-            or not {part[1] for part in LAYER_NORM} <= declared):
+    if (
+        proto.input[0] not in parser.producer
+        or not 2 <= len(shape) <= 4
+        or axis % len(shape) != len(shape) - 1
+        or not {part[1] for part in LAYER_NORM} <= declared
+    ):
         return None
     dims = DIMS[len(shape)]
     row, full = _index(dims[:-1]), _index(dims)
     reduced = dims[:-1] + ("C",)
     forms = {
-        "reduce": (f"O{row}+=I{_index(reduced)}*W[]", reduced), "row": (f"O{full}+=I{full}*W{row}", dims),
-        "scalar": (f"O{full}+=I{full}*W[]", dims), "feature": (f"O{full}+=I{full}*W[{dims[-1].lower()}]", dims),
-        "row_scalar": (f"O{full}+=I{full}*W[]", dims),  # on the kept (size 1) last axis, as exported
+        "reduce": (f"O{row}+=I{_index(reduced)}*W[]", reduced),
+        "row": (f"O{full}+=I{full}*W{row}", dims),
+        "scalar": (f"O{full}+=I{full}*W[]", dims),
+        "feature": (f"O{full}+=I{full}*W[{dims[-1].lower()}]", dims),
+        "row_scalar": (
+            f"O{full}+=I{full}*W[]",
+            dims,
+        ),  # on the kept (size 1) last axis, as exported
     }
     precision = parser.precision(proto, node_id, preds[:1])
     layers = []
     for offset, (part, cls, form, i_src, w_src) in enumerate(LAYER_NORM):
         equation, loops = forms[form]
         sizes = dict(zip(loops, shape[:-1] + [1] if form == "row_scalar" else shape))
-        source = {"I": parser.producer[proto.input[0]] if i_src is None else node_id + i_src,
-                  "W": node_id + offset if w_src == "own" else node_id + w_src}
-        layers.append(parser.make_layer(
-            proto, node_id + offset, proto.op_type, part, equation=equation,
-            loop_sizes=sizes, precision=precision, source=source, name=f"{proto.name}-{part}/", vector_op=cls))
+        source = {
+            "I": parser.producer[proto.input[0]] if i_src is None else node_id + i_src,
+            "W": node_id + offset if w_src == "own" else node_id + w_src,
+        }
+        layers.append(
+            parser.make_layer(
+                proto,
+                node_id + offset,
+                proto.op_type,
+                part,
+                equation=equation,
+                loop_sizes=sizes,
+                precision=precision,
+                source=source,
+                name=f"{proto.name}-{part}/",
+                vector_op=cls,
+            )
+        )
     return layers
 
 
@@ -181,22 +240,47 @@ def cache_append(parser, proto, node_id: int, preds: list[int]):
     None unless it is such a Concat."""
     produced = [t for t in proto.input if _carries_data(parser, t)]
     past = [t for t in proto.input if t not in produced and _from_graph_input(parser, t)]
-    if len(produced) != 1 or len(past) != 1 or len(proto.input) != 2 or "axis" not in parser.attrs(proto):
+    if (
+        len(produced) != 1
+        or len(past) != 1
+        or len(proto.input) != 2
+        or "axis" not in parser.attrs(proto)
+    ):
         return None
     new = parser.shape(proto, node_id, produced[0])
     made = []
     if any("copy" in classes for classes in parser.vector_classes.values()) and 1 <= len(new) <= 4:
         full = _index(DIMS[len(new)])
-        made.append(parser.make_layer(
-            proto, node_id, proto.op_type, "cache_append", equation=f"O{full}+=I{full}*W[]",
-            loop_sizes=dict(zip(DIMS[len(new)], new)), precision=parser.precision(proto, node_id, preds[:1]),
-            source={"I": parser.producer[produced[0]], "W": node_id}, name=f"{proto.name}-append/",
-            vector_op="copy"))
+        made.append(
+            parser.make_layer(
+                proto,
+                node_id,
+                proto.op_type,
+                "cache_append",
+                equation=f"O{full}+=I{full}*W[]",
+                loop_sizes=dict(zip(DIMS[len(new)], new)),
+                precision=parser.precision(proto, node_id, preds[:1]),
+                source={"I": parser.producer[produced[0]], "W": node_id},
+                name=f"{proto.name}-append/",
+                vector_op="copy",
+            )
+        )
     join_id = node_id + len(made)
     inputs = [parser.producer.get(t) for t in proto.input]
-    made.append(PropagationNode(join_id, proto.name, proto.op_type, "concat", tuple(preds),
-                                {"axis": parser.attrs(proto)["axis"], "inputs": inputs,
-                                 "shapes": [parser.shape(proto, node_id, t) for t in proto.input]}))
+    made.append(
+        PropagationNode(
+            join_id,
+            proto.name,
+            proto.op_type,
+            "concat",
+            tuple(preds),
+            {
+                "axis": parser.attrs(proto)["axis"],
+                "inputs": inputs,
+                "shapes": [parser.shape(proto, node_id, t) for t in proto.input],
+            },
+        )
+    )
     axis = parser.attrs(proto)["axis"] % len(new)
     past_shape = parser.shape(proto, node_id, past[0])
     parser.caches[join_id] = (math.prod(past_shape), past_shape[axis], past_shape[axis] + new[axis])
@@ -207,7 +291,9 @@ def cache_append(parser, proto, node_id: int, preds: list[int]):
 _CACHE_PATH = ("concat", "transpose", "reshape", "flatten", "onnx", "dummy")
 
 
-def cache_operands(nodes: dict, caches: dict[int, tuple[int, int, int]], layer) -> tuple[tuple, ...]:
+def cache_operands(
+    nodes: dict, caches: dict[int, tuple[int, int, int]], layer
+) -> tuple[tuple, ...]:
     """(operand, share, token dim, past tokens, tokens) of ``layer``'s operands whose data comes, through
     data-moving nodes only, from a KV-cache append (``caches``: append node id -> (elements of past
     cache, past tokens, tokens after the append)). ``share``: the past cache's elements over the
@@ -221,7 +307,9 @@ def cache_operands(nodes: dict, caches: dict[int, tuple[int, int, int]], layer) 
                 elements, past, total = caches[node.id]
                 size = layer.layer.operand_size_elem(op)
                 dims = [d for d in layer.operand_dims[op] if layer.sizes.get(d) == total]
-                found.append((op, min(1.0, elements / size), dims[0] if len(dims) == 1 else "", past, total))
+                found.append(
+                    (op, min(1.0, elements / size), dims[0] if len(dims) == 1 else "", past, total)
+                )
                 break
             node, seen = (nodes.get(node.sources[0]) if node.sources else None), seen + 1
     return tuple(found)
@@ -233,14 +321,23 @@ def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict
     able = sorted(core for core, classes in parser.vector_classes.items() if vector_op in classes)
     if entry.name == "default" and able:
         dim, pieces = _fitting_pieces(loops, parser.vector_memory_bits.get(able[0]))
-        return replace(entry, core_allocation=(able[0],) * pieces, core_allocation_is_fixed=True,
-                       inter_core_tiling=((dim, pieces),), group_allocation=None,
-                       intra_core_tiling=_rows_tiling(entry.intra_core_tiling, loops))
+        return replace(
+            entry,
+            core_allocation=(able[0],) * pieces,
+            core_allocation_is_fixed=True,
+            inter_core_tiling=((dim, pieces),),
+            group_allocation=None,
+            intra_core_tiling=_rows_tiling(entry.intra_core_tiling, loops),
+        )
     unable = [core for core in entry.core_allocation if core not in able]
     if unable:
-        raise parser.error(proto, node_id, f"mapping entry '{entry.name}' puts this '{vector_op}' layer on core(s) "
-                                           f"{unable}, whose vector unit cannot run it; use core(s) {able or 'none'} "
-                                           "or declare the class in that core's vector_unit")
+        raise parser.error(
+            proto,
+            node_id,
+            f"mapping entry '{entry.name}' puts this '{vector_op}' layer on core(s) "
+            f"{unable}, whose vector unit cannot run it; use core(s) {able or 'none'} "
+            "or declare the class in that core's vector_unit",
+        )
     return entry
 
 
@@ -251,8 +348,11 @@ def _rows_tiling(tiling, loops: dict[str, int]):
     does not exist, e.g. a 128th token in a cache of 127)."""
     if "D" not in loops and "C" in loops and "K" in loops:
         tiling = tuple(("K" if dim == "D" else dim, factor) for dim, factor in tiling)
-    return tuple((dim, factor) for dim, factor in tiling
-                 if not isinstance(factor, int) or dim not in loops or loops[dim] % factor == 0)
+    return tuple(
+        (dim, factor)
+        for dim, factor in tiling
+        if not isinstance(factor, int) or dim not in loops or loops[dim] % factor == 0
+    )
 
 
 def _fitting_pieces(loops: dict[str, int], memory_bits: int | None) -> tuple[str, int]:
@@ -275,8 +375,13 @@ def _from_graph_input(parser, tensor: str, depth: int = 4) -> bool:
     if tensor in {i.name for i in model.graph.input} - {i.name for i in model.graph.initializer}:
         return True
     node = next((n for n in model.graph.node if tensor in n.output), None)
-    return (depth > 0 and node is not None and node.op_type in ("Concat", "Identity", "Reshape", "Cast", "Slice")
-            and len([t for t in node.input if t]) >= 1 and _from_graph_input(parser, node.input[0], depth - 1))
+    return (
+        depth > 0
+        and node is not None
+        and node.op_type in ("Concat", "Identity", "Reshape", "Cast", "Slice")
+        and len([t for t in node.input if t]) >= 1
+        and _from_graph_input(parser, node.input[0], depth - 1)
+    )
 
 
 def _carries_data(parser, tensor: str) -> bool:
@@ -307,8 +412,13 @@ def bypassed_nodes(workload) -> list:
     for node_id, node in workload.nodes.items():  # ids are in topological order
         if not hasattr(node, "kind") or any(src in reached for src in node.sources):
             reached.add(node_id)
-    return [node for node_id, node in workload.nodes.items()
-            if node_id in reached and getattr(node, "kind", None) == "dummy" and node.op_type not in NO_WORK_OPS]
+    return [
+        node
+        for node_id, node in workload.nodes.items()
+        if node_id in reached
+        and getattr(node, "kind", None) == "dummy"
+        and node.op_type not in NO_WORK_OPS
+    ]
 
 
 def refuse_bypass(node, file: str | None, vector_classes: dict) -> InputError:
@@ -320,11 +430,16 @@ def refuse_bypass(node, file: str | None, vector_classes: dict) -> InputError:
     elif not any(cls in classes for classes in vector_classes.values()):
         why = f"no core's vector unit runs its class '{cls}'"
     else:
-        why = ("the multi-core floor models it only over one axis of a rank-1..4 tensor (a reduction), without "
-               "broadcasting its computed input")
-    return InputError(file, f"node '{node.name}' ({node.op_type})",
-                      f"would run with no core and no cost: {why}; rewrite the node (e.g. one reduction per axis, "
-                      "or reduce over the last axis), declare the class in a core's vector_unit, or remove it")
+        why = (
+            "the multi-core floor models it only over one axis of a rank-1..4 tensor (a reduction), without "
+            "broadcasting its computed input"
+        )
+    return InputError(
+        file,
+        f"node '{node.name}' ({node.op_type})",
+        f"would run with no core and no cost: {why}; rewrite the node (e.g. one reduction per axis, "
+        "or reduce over the last axis), declare the class in a core's vector_unit, or remove it",
+    )
 
 
 def moving_node(parser, proto, node_id: int, preds: list[int]):
@@ -335,12 +450,22 @@ def moving_node(parser, proto, node_id: int, preds: list[int]):
         if not tensor:
             continue
         if tensor not in parser.shapes.constants:
-            raise parser.error(proto, node_id, f"input '{tensor}' is not a constant; {proto.op_type} can only "
-                                             "move data with constant indices, shapes and sizes")
+            raise parser.error(
+                proto,
+                node_id,
+                f"input '{tensor}' is not a constant; {proto.op_type} can only "
+                "move data with constant indices, shapes and sizes",
+            )
         values[tensor] = parser.shapes.constants[tensor]
     opsets = {entry.domain or "": entry.version for entry in parser.model.opset_import}
-    return PropagationNode(node_id, proto.name, proto.op_type, "onnx", tuple(preds[:1]),
-                           {"proto": proto, "values": values, "opsets": opsets, "output_for": {}})
+    return PropagationNode(
+        node_id,
+        proto.name,
+        proto.op_type,
+        "onnx",
+        tuple(preds[:1]),
+        {"proto": proto, "values": values, "opsets": opsets, "output_for": {}},
+    )
 
 
 def _index(dims) -> str:

@@ -25,24 +25,50 @@ from zigzag.io.onnx_reading import load_model as _load, precision_bits as _preci
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
 from zigzag.multicore.mapping import STREAM_MEMORY_OPERAND_LINKS, MappingEntry, StreamMapping
-from zigzag.multicore.vector_layers import (SOFTMAX_CLASSES, PropagationNode, bypassed_nodes, bypassed_operators,
-                                         cache_append, cache_operands, layer_norm_layers, moving_node, refuse_bypass,
-                                         top_k,
-                                         placed_entry, vector_layer)
+from zigzag.multicore.vector_layers import (
+    SOFTMAX_CLASSES,
+    PropagationNode,
+    bypassed_nodes,
+    bypassed_operators,
+    cache_append,
+    cache_operands,
+    layer_norm_layers,
+    moving_node,
+    refuse_bypass,
+    top_k,
+    placed_entry,
+    vector_layer,
+)
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 logger = logging.getLogger(__name__)
 
 FUSION_DIM = {
-    "conv": "OY", "pooling": "OY", "gemm": "D", "matmul": "D", "add": "D", "mul": "D",
-    "relu": "K", "gelu": "K", "silu": "K", "softmax": "K", "max": "K", "div": "K", "exp": "K", "sum": "K",
+    "conv": "OY",
+    "pooling": "OY",
+    "gemm": "D",
+    "matmul": "D",
+    "add": "D",
+    "mul": "D",
+    "relu": "K",
+    "gelu": "K",
+    "silu": "K",
+    "softmax": "K",
+    "max": "K",
+    "div": "K",
+    "exp": "K",
+    "sum": "K",
 }
 """Layer dim a layer of each type is cut along in fused mode when no tiling is given (docs/models/multi-core.md#computation-nodes)."""
 SIMD_DIMS = {1: ("K",), 2: ("D", "K"), 3: ("B", "D", "K"), 4: ("B", "H", "D", "K")}
 POOLING_OPS = ("MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool")
 SIMD_OPS = ("Relu", "Gelu", "Silu", "Add", "Mul")
 PROPAGATION_OPS = {
-    "Flatten": "flatten", "Reshape": "reshape", "Transpose": "transpose", "Concat": "concat", "Gather": "gather",
+    "Flatten": "flatten",
+    "Reshape": "reshape",
+    "Transpose": "transpose",
+    "Concat": "concat",
+    "Gather": "gather",
 }
 #: Operators that only move their first input's data (a slice of it, a copy, a broadcast): kept as
 #: propagation nodes evaluated on the element maps (``onnx`` kind), with their other inputs constants.
@@ -119,8 +145,11 @@ class StreamWorkload:
 
     def mac_count(self) -> int:
         """Multiply-accumulates of the matrix products and convolutions (Conv, Gemm, MatMul layers)."""
-        return sum(math.prod(layer.sizes.values()) for layer in self.layers
-                   if layer.op_type in ("Conv", "QLinearConv", "Gemm", "MatMul"))
+        return sum(
+            math.prod(layer.sizes.values())
+            for layer in self.layers
+            if layer.op_type in ("Conv", "QLinearConv", "Gemm", "MatMul")
+        )
 
     def graph(self) -> nx.DiGraph:
         """networkx view, built in Stream's order (nodes by id, edges as added)."""
@@ -155,17 +184,28 @@ def read_stream_workload(
     if file is None and not isinstance(source, ModelProto):
         file = str(source)
     model = _load(source, file)
-    parser = _Parser(model, ShapeLookup(model), mapping, dataflows or {}, file, vector_classes or {},
-                     vector_memory_bits or {})
+    parser = _Parser(
+        model,
+        ShapeLookup(model),
+        mapping,
+        dataflows or {},
+        file,
+        vector_classes or {},
+        vector_memory_bits or {},
+    )
     workload = parser.run()
     if parser.vector_classes:  # with vector units every working operator gets a core and a cost
         for node in bypassed_nodes(workload)[:1]:
             raise refuse_bypass(node, file, parser.vector_classes)
     bypassed = bypassed_operators(workload)
     if bypassed:
-        logger.warning("%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "
-                       "as Stream does): %s", file or "<model>", sum(bypassed.values()),
-                       ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()))
+        logger.warning(
+            "%s: %d operator(s) in the data path have no core and no cost on the multi-core floor (bypassed, "
+            "as Stream does): %s",
+            file or "<model>",
+            sum(bypassed.values()),
+            ", ".join(f"{op} x{n}" for op, n in bypassed.most_common()),
+        )
     if check_entries:
         names = [n.name for n in model.graph.node] + [layer.name for layer in workload.layers]
         types = [n.op_type for n in model.graph.node]
@@ -176,14 +216,24 @@ def read_stream_workload(
 
 class _Parser:
     def __init__(self, model, shapes, mapping, dataflows, file, vector_classes, vector_memory_bits):
-        self.model, self.shapes, self.mapping, self.dataflows, self.file = model, shapes, mapping, dataflows, file
+        self.model, self.shapes, self.mapping, self.dataflows, self.file = (
+            model,
+            shapes,
+            mapping,
+            dataflows,
+            file,
+        )
         self.vector_classes = {core: classes for core, classes in vector_classes.items() if classes}
         self.vector_memory_bits = vector_memory_bits
         self.producer: dict[str, int] = {}
         self.nodes: dict[int, Node] = {}
         self.edges: dict[tuple[int, int], None] = {}
-        self.output_index: dict[str, tuple[int, int]] = {}  # output tensor of a moving node -> (node, output)
-        self.caches: dict[int, tuple[int, int, int]] = {}  # KV-cache append id -> vector_layers.cache_operands
+        self.output_index: dict[
+            str, tuple[int, int]
+        ] = {}  # output tensor of a moving node -> (node, output)
+        self.caches: dict[
+            int, tuple[int, int, int]
+        ] = {}  # KV-cache append id -> vector_layers.cache_operands
 
     def run(self) -> StreamWorkload:
         next_id = 0
@@ -194,7 +244,9 @@ class _Parser:
             first_id = next_id
             for node in self.parse(proto, next_id, preds):
                 if self.caches and isinstance(node, StreamLayer):
-                    node = replace(node, cache_operands=cache_operands(self.nodes, self.caches, node))
+                    node = replace(
+                        node, cache_operands=cache_operands(self.nodes, self.caches, node)
+                    )
                 self.nodes[node.id] = node
                 for src in node.sources:
                     if src not in self.nodes:
@@ -223,7 +275,11 @@ class _Parser:
         except shape_inference.InferenceError as exc:
             raise self.error(proto, node_id, f"ONNX shape inference failed: {exc}") from None
         if shape is None:
-            raise self.error(proto, node_id, f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}")
+            raise self.error(
+                proto,
+                node_id,
+                f"the shape of tensor '{tensor}' is unknown: {self.shapes.why_unknown()}",
+            )
         return shape
 
     def shape_arithmetic(self, proto, node_id: int) -> bool:
@@ -258,7 +314,10 @@ class _Parser:
         if op in ("Add", "Mul") and len(proto.input) == 2:
             a, b = (self.shape(proto, node_id, t) for t in proto.input[:2])
             if a != b:
-                if abs(len(a) - len(b)) == 1 and len(self.shape(proto, node_id, proto.output[0])) == 3:
+                if (
+                    abs(len(a) - len(b)) == 1
+                    and len(self.shape(proto, node_id, proto.output[0])) == 3
+                ):
                     return [self.asymmetric_simd(proto, node_id, preds, a, b)]
                 return [self.dummy(proto, node_id, preds)]
         if op in SIMD_OPS:
@@ -270,19 +329,44 @@ class _Parser:
         if op in MOVING_OPS and proto.input[0] in self.producer:
             return [moving_node(self, proto, node_id, preds)]
         if op == "LpNormalization":
-            raise self.error(proto, node_id, "LpNormalization is not supported by Stream; remove it from the model")
+            raise self.error(
+                proto,
+                node_id,
+                "LpNormalization is not supported by Stream; remove it from the model",
+            )
         return [self.dummy(proto, node_id, preds)]
 
-    def make_layer(self, proto, node_id, op_type, type_, *, equation, loop_sizes, precision, source,
-                   relations=(), pr_sizes=None, padding=None, reshape=None, name=None,
-                   vector_op=None) -> StreamLayer:
+    def make_layer(
+        self,
+        proto,
+        node_id,
+        op_type,
+        type_,
+        *,
+        equation,
+        loop_sizes,
+        precision,
+        source,
+        relations=(),
+        pr_sizes=None,
+        padding=None,
+        reshape=None,
+        name=None,
+        vector_op=None,
+    ) -> StreamLayer:
         name = proto.name if name is None else name
         if any(s <= 0 for s in loop_sizes.values()):
-            raise self.error(proto, node_id, f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
-                                             f"{self.shapes.why_unknown()}")
+            raise self.error(
+                proto,
+                node_id,
+                f"loop sizes {loop_sizes} contain an unknown (0) dimension: "
+                f"{self.shapes.why_unknown()}",
+            )
         # a layer of a node giving several (Softmax, LayerNormalization) may have its own entry (an
         # allocation search writes one per layer)
-        entry = self.mapping.entry_for(name if name in self.mapping.entries else proto.name, proto.op_type)
+        entry = self.mapping.entry_for(
+            name if name in self.mapping.entries else proto.name, proto.op_type
+        )
         if vector_op is not None:
             entry = placed_entry(self, proto, node_id, entry, vector_op, loop_sizes)
         layer = Layer(
@@ -332,11 +416,16 @@ class _Parser:
         attrs = self.attrs(proto)
         kernel = list(attrs.get("kernel_shape", kernel_default or []))
         if len(kernel) != 2:
-            raise self.error(proto, node_id, f"kernel_shape {kernel} is not 2-D; only 2-D windows are supported")
+            raise self.error(
+                proto, node_id, f"kernel_shape {kernel} is not 2-D; only 2-D windows are supported"
+            )
         strides = list(attrs.get("strides", [1, 1]))
         dilations = list(attrs.get("dilations", [1, 1]))
         pads = list(attrs.get("pads", [0, 0, 0, 0]))
-        relations = (f"ix={strides[0]}*ox+{dilations[0]}*fx", f"iy={strides[1]}*oy+{dilations[1]}*fy")
+        relations = (
+            f"ix={strides[0]}*ox+{dilations[0]}*fx",
+            f"iy={strides[1]}*oy+{dilations[1]}*fy",
+        )
         padding = {"IX": (pads[0], pads[2]), "IY": (pads[1], pads[3])}
         return kernel, relations, padding, attrs
 
@@ -345,21 +434,38 @@ class _Parser:
         ia = self.shape(proto, node_id, proto.input[0])
         oa = self.shape(proto, node_id, proto.output[0])
         if len(ia) != 4 or len(oa) != 4 or ia[0] != oa[0]:
-            raise self.error(proto, node_id, f"input {ia} / output {oa}: only 2-D convolutions on NCHW tensors")
+            raise self.error(
+                proto, node_id, f"input {ia} / output {oa}: only 2-D convolutions on NCHW tensors"
+            )
         kernel, relations, padding, attrs = self.window(proto, node_id)
         group = attrs.get("group", 1)
         weight_dims = "[g][c][fy][fx]" if group > 1 else "[k][c][fy][fx]"
-        sizes = {"B": oa[0], "K": math.ceil(oa[1] / group), "G": group, "OX": oa[3], "OY": oa[2],
-                 "C": math.ceil(ia[1] / group), "FX": kernel[0], "FY": kernel[1]}
+        sizes = {
+            "B": oa[0],
+            "K": math.ceil(oa[1] / group),
+            "G": group,
+            "OX": oa[3],
+            "OY": oa[2],
+            "C": math.ceil(ia[1] / group),
+            "FX": kernel[0],
+            "FY": kernel[1],
+        }
         source = {
             "I": self.producer.get(proto.input[0], node_id),
             "W": self.producer.get(proto.input[1], node_id) if len(proto.input) > 1 else node_id,
         }
         return self.make_layer(
-            proto, node_id, "Conv", "conv",
+            proto,
+            node_id,
+            "Conv",
+            "conv",
             equation=f"O[b][g][k][oy][ox]+=W{weight_dims}*I[b][g][c][iy][ix]",
-            loop_sizes=sizes, precision={"W": 8, "I": 8, "O": 16, "O_final": 8}, source=source,
-            relations=relations, pr_sizes={"IX": ia[3], "IY": ia[2]}, padding=padding,
+            loop_sizes=sizes,
+            precision={"W": 8, "I": 8, "O": 16, "O_final": 8},
+            source=source,
+            relations=relations,
+            pr_sizes={"IX": ia[3], "IY": ia[2]},
+            padding=padding,
             reshape=_default_reshape(sizes, {"IX": ia[3], "IY": ia[2]}),
         )
 
@@ -368,21 +474,42 @@ class _Parser:
         oa = self.shape(proto, node_id, proto.output[0])
         is_global = proto.op_type.startswith("Global")
         if len(ia) != 4 or len(oa) != 4:
-            raise self.error(proto, node_id, f"input {ia} / output {oa}: only 4-D (NCHW) pooling is supported")
+            raise self.error(
+                proto, node_id, f"input {ia} / output {oa}: only 4-D (NCHW) pooling is supported"
+            )
         kernel, relations, padding, _ = self.window(proto, node_id, ia[2:] if is_global else None)
         if is_global:
             kernel = ia[2:]
         if oa[1] != ia[1]:
-            raise self.error(proto, node_id, f"input channels {ia[1]} differ from output channels {oa[1]}")
+            raise self.error(
+                proto, node_id, f"input channels {ia[1]} differ from output channels {oa[1]}"
+            )
         if len(preds) > 1:
-            raise self.error(proto, node_id, "pooling with more than one produced input is not supported")
-        sizes = {"B": oa[0], "K": oa[1], "OX": oa[2], "OY": oa[3], "C": ia[1], "FX": kernel[0], "FY": kernel[1]}
+            raise self.error(
+                proto, node_id, "pooling with more than one produced input is not supported"
+            )
+        sizes = {
+            "B": oa[0],
+            "K": oa[1],
+            "OX": oa[2],
+            "OY": oa[3],
+            "C": ia[1],
+            "FX": kernel[0],
+            "FY": kernel[1],
+        }
         source = ({"I": preds[0]} if preds else {}) | {"W": node_id}
         return self.make_layer(
-            proto, node_id, "Pooling", "pooling",
+            proto,
+            node_id,
+            "Pooling",
+            "pooling",
             equation="O[b][k][oy][ox]+=W[fy][fx]*I[b][k][iy][ix]",
-            loop_sizes=sizes, precision={"O": 8, "O_final": 8, "W": 0, "I": 8}, source=source,
-            relations=relations, pr_sizes={"IX": ia[2], "IY": ia[3]}, padding=padding,
+            loop_sizes=sizes,
+            precision={"O": 8, "O_final": 8, "W": 0, "I": 8},
+            source=source,
+            relations=relations,
+            pr_sizes={"IX": ia[2], "IY": ia[3]},
+            padding=padding,
             reshape=_default_reshape(sizes, {"IX": ia[2], "IY": ia[3]}),
         )
 
@@ -390,9 +517,13 @@ class _Parser:
         ia = self.shape(proto, node_id, proto.input[0])
         oa = self.shape(proto, node_id, proto.output[0])
         if len(ia) != len(oa) or len(ia) not in (2, 3, 4) or ia[-2] != oa[-2]:
-            raise self.error(proto, node_id, f"input {ia} / output {oa}: need equal ranks 2-4 and equal rows")
+            raise self.error(
+                proto, node_id, f"input {ia} / output {oa}: need equal ranks 2-4 and equal rows"
+            )
         if len(preds) > 2:
-            raise self.error(proto, node_id, "more than two produced inputs; make weights initializers")
+            raise self.error(
+                proto, node_id, "more than two produced inputs; make weights initializers"
+            )
         batch = {}
         if len(ia) >= 3:
             batch["B"] = ia[0] or 1
@@ -405,25 +536,39 @@ class _Parser:
         else:
             sources = {"W": node_id, "I": preds[0] if preds else node_id}
         return self.make_layer(
-            proto, node_id, proto.op_type, proto.op_type.lower(),
+            proto,
+            node_id,
+            proto.op_type,
+            proto.op_type.lower(),
             equation=f"O{outer}[d][k]+=I{outer}[d][c]*W{'' if constant_w else outer}[c][k]",
             loop_sizes={"C": ia[-1], "D": ia[-2], "K": oa[-1]} | batch,
-            precision=self.precision(proto, node_id, preds), source=sources,
+            precision=self.precision(proto, node_id, preds),
+            source=sources,
         )
 
     def simd(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
         oa = self.shape(proto, node_id, proto.output[0])
         if ia != oa or len(oa) not in SIMD_DIMS:
-            raise self.error(proto, node_id, f"input {ia} / output {oa}: element-wise ops need equal shapes of rank 1-4")
+            raise self.error(
+                proto,
+                node_id,
+                f"input {ia} / output {oa}: element-wise ops need equal shapes of rank 1-4",
+            )
         if len(preds) not in (1, 2):
-            raise self.error(proto, node_id, f"{len(preds)} produced inputs; element-wise ops take 1 or 2")
+            raise self.error(
+                proto, node_id, f"{len(preds)} produced inputs; element-wise ops take 1 or 2"
+            )
         dims = SIMD_DIMS[len(oa)]
         index = "".join(f"[{d.lower()}]" for d in dims)
         return self.make_layer(
-            proto, node_id, proto.op_type, proto.op_type.lower(),
+            proto,
+            node_id,
+            proto.op_type,
+            proto.op_type.lower(),
             equation=f"O{index}+=I{index}*W{'[]' if len(preds) == 1 else index}",
-            loop_sizes=dict(zip(dims, oa)), precision=self.precision(proto, node_id, preds),
+            loop_sizes=dict(zip(dims, oa)),
+            precision=self.precision(proto, node_id, preds),
             source=self.simd_source(node_id, preds),
         )
 
@@ -431,18 +576,27 @@ class _Parser:
         oa = self.shape(proto, node_id, proto.output[0])
         small = b if a == oa else a if b == oa else None
         if small is None or len(oa) != 3 or len(small) != 2 or len(preds) not in (1, 2):
-            raise self.error(proto, node_id, f"inputs {a} and {b} -> {oa}: only (B,D,K) with (D,K) is supported")
+            raise self.error(
+                proto, node_id, f"inputs {a} and {b} -> {oa}: only (B,D,K) with (D,K) is supported"
+            )
         return self.make_layer(
-            proto, node_id, proto.op_type, proto.op_type.lower(),
-            equation="O[b][d][k]+=I[b][d][k]*W[d][k]", loop_sizes=dict(zip(("B", "D", "K"), oa)),
-            precision=self.precision(proto, node_id, preds), source=self.simd_source(node_id, preds),
+            proto,
+            node_id,
+            proto.op_type,
+            proto.op_type.lower(),
+            equation="O[b][d][k]+=I[b][d][k]*W[d][k]",
+            loop_sizes=dict(zip(("B", "D", "K"), oa)),
+            precision=self.precision(proto, node_id, preds),
+            source=self.simd_source(node_id, preds),
         )
 
     def softmax(self, proto, node_id, preds) -> list[StreamLayer]:
         """Four layers: row max, exp(x - max), row sum, division (ids node_id .. node_id+3)."""
         shape = self.shape(proto, node_id, proto.input[0])
         if len(shape) not in (2, 3, 4) or len(preds) != 1:
-            raise self.error(proto, node_id, f"input {shape}: Softmax needs one produced input of rank 2-4")
+            raise self.error(
+                proto, node_id, f"input {shape}: Softmax needs one produced input of rank 2-4"
+            )
         dims = {2: ("K", "C"), 3: ("B", "K", "C"), 4: ("B", "H", "K", "C")}[len(shape)]
         full = "".join(f"[{d.lower()}]" for d in dims)
         row = "".join(f"[{d.lower()}]" for d in dims[:-1])
@@ -455,11 +609,23 @@ class _Parser:
             ("sum", f"O{row}+=I{full}*W[]", {"W": s, "I": e}),
             ("div", f"O{full}+=I{full}+W{row}", {"I": e, "W": s}),
         )
-        vector = all(any(c in classes for classes in self.vector_classes.values()) for c in SOFTMAX_CLASSES.values())
+        vector = all(
+            any(c in classes for classes in self.vector_classes.values())
+            for c in SOFTMAX_CLASSES.values()
+        )
         return [
-            self.make_layer(proto, node_id + i, "Softmax", kind, equation=eq, loop_sizes=dict(sizes),
-                            precision=precision, source=src, name=f"{proto.name}-{kind}/",
-                            vector_op=SOFTMAX_CLASSES[kind] if vector else None)
+            self.make_layer(
+                proto,
+                node_id + i,
+                "Softmax",
+                kind,
+                equation=eq,
+                loop_sizes=dict(sizes),
+                precision=precision,
+                source=src,
+                name=f"{proto.name}-{kind}/",
+                vector_op=SOFTMAX_CLASSES[kind] if vector else None,
+            )
             for i, (kind, eq, src) in enumerate(parts)
         ]
 
@@ -469,16 +635,34 @@ class _Parser:
         attrs = self.attrs(proto)
         if kind == "concat":
             if "axis" not in attrs:
-                raise self.error(proto, node_id, "Concat without an axis attribute; re-export the model")
+                raise self.error(
+                    proto, node_id, "Concat without an axis attribute; re-export the model"
+                )
             shapes = [self.shape(proto, node_id, t) for t in proto.input]
             inputs = [self.producer.get(t) for t in proto.input]
-            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
-                                   {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs})
+            return PropagationNode(
+                node_id,
+                proto.name,
+                proto.op_type,
+                kind,
+                tuple(preds),
+                {"axis": attrs["axis"], "shapes": shapes, "inputs": inputs},
+            )
         if kind == "gather":
-            return PropagationNode(node_id, proto.name, proto.op_type, kind, tuple(preds),
-                                   {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)})
+            return PropagationNode(
+                node_id,
+                proto.name,
+                proto.op_type,
+                kind,
+                tuple(preds),
+                {"axis": attrs.get("axis", 0), "indices": self.gather_indices(proto)},
+            )
         if len(preds) > 1:
-            raise self.error(proto, node_id, f"{len(preds)} produced inputs; {proto.op_type} must have at most one")
+            raise self.error(
+                proto,
+                node_id,
+                f"{len(preds)} produced inputs; {proto.op_type} must have at most one",
+            )
         if kind == "flatten":
             extra = {"axis": attrs.get("axis")}
         elif kind == "reshape":
@@ -500,7 +684,11 @@ class _Parser:
                     return array.astype(int).tolist() if array.ndim > 0 else 0
         self.shapes.complete()
         folded = self.shapes.constants.get(name)
-        return np.asarray(folded).astype(int).tolist() if folded is not None and np.ndim(folded) > 0 else 0
+        return (
+            np.asarray(folded).astype(int).tolist()
+            if folded is not None and np.ndim(folded) > 0
+            else 0
+        )
 
     def dummy(self, proto, node_id, preds) -> PropagationNode:
         """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
@@ -512,7 +700,10 @@ class _Parser:
 
 def _default_reshape(sizes: dict[str, int], pr: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """Conv/pool operands as Stream hands them between layers: (B, -1, X, Y), a pure reshape."""
-    return {"I": (sizes["B"], -1, pr["IX"], pr["IY"]), "O": (sizes["B"], -1, sizes["OX"], sizes["OY"])}
+    return {
+        "I": (sizes["B"], -1, pr["IX"], pr["IY"]),
+        "O": (sizes["B"], -1, sizes["OX"], sizes["OY"]),
+    }
 
 
 class _Named:

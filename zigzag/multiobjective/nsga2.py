@@ -63,15 +63,21 @@ class Evaluations:
     (``workers <= 1``) or in a pool of worker processes, each given ``function`` once (it must
     pickle). ``chunk(todo, workers)``: the pool's chunk size. Use as a context manager."""
 
-    def __init__(self, function: Callable[[tuple], object], workers: int = 1,
-                 chunk: Callable[[int, int], int] = one_per_task):
+    def __init__(
+        self,
+        function: Callable[[tuple], object],
+        workers: int = 1,
+        chunk: Callable[[int, int], int] = one_per_task,
+    ):
         self.function, self.workers, self.chunk = function, max(1, int(workers)), chunk
         self.memo: dict[Hashable, object] = {}
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "Evaluations":
         if self.workers > 1:
-            self._pool = ProcessPoolExecutor(self.workers, initializer=_start_worker, initargs=(self.function,))
+            self._pool = ProcessPoolExecutor(
+                self.workers, initializer=_start_worker, initargs=(self.function,)
+            )
         return self
 
     def __exit__(self, *exc) -> None:
@@ -86,18 +92,26 @@ class Evaluations:
             if self._pool is None:
                 values = [self.function(g) for g in todo]
             else:
-                values = list(self._pool.map(_in_worker, todo, chunksize=self.chunk(len(todo), self.workers)))
+                values = list(
+                    self._pool.map(_in_worker, todo, chunksize=self.chunk(len(todo), self.workers))
+                )
             self.memo.update(zip(todo, values))
         return [self.memo[tuple(g)] for g in genomes]
 
 
 # ----- the loop -----------------------------------------------------------------------------------
 
-def nsga2(population: list[Individual], generations: int, survivors: int,
-          evaluate: Callable[[list[Individual]], Sequence[tuple[float, ...]]],
-          breed: Callable[[list[Individual]], list[Individual]], *,
-          exhausted: Callable[[], bool] | None = None,
-          on_generation: Callable[[int, tools.ParetoFront], None] | None = None) -> tuple[tools.ParetoFront, int]:
+
+def nsga2(
+    population: list[Individual],
+    generations: int,
+    survivors: int,
+    evaluate: Callable[[list[Individual]], Sequence[tuple[float, ...]]],
+    breed: Callable[[list[Individual]], list[Individual]],
+    *,
+    exhausted: Callable[[], bool] | None = None,
+    on_generation: Callable[[int, tools.ParetoFront], None] | None = None,
+) -> tuple[tools.ParetoFront, int]:
     """Run the loop from ``population``; returns the front of every individual evaluated and the
     generation it stopped at (``generations``, or the one at whose start ``exhausted()`` held).
 

@@ -13,7 +13,9 @@ import numpy as np
 
 def _matrix(points, width: int | None = None) -> np.ndarray:
     values = np.asarray(points, dtype=float)
-    return values.reshape(len(values), width if width is not None else (values.shape[1] if values.ndim > 1 else 1))
+    return values.reshape(
+        len(values), width if width is not None else (values.shape[1] if values.ndim > 1 else 1)
+    )
 
 
 def non_dominated(points, maximise: bool | Sequence[bool] = False) -> np.ndarray:
@@ -25,10 +27,14 @@ def non_dominated(points, maximise: bool | Sequence[bool] = False) -> np.ndarray
     values = _matrix(points)
     if not len(values):
         return np.zeros(0, dtype=bool)
-    return np.asarray(moocore.is_nondominated(values, maximise=maximise, keep_weakly=True), dtype=bool)
+    return np.asarray(
+        moocore.is_nondominated(values, maximise=maximise, keep_weakly=True), dtype=bool
+    )
 
 
-def front_indices(rows: Sequence, columns: Sequence, maximise: bool | Sequence[bool] = False) -> list[int]:
+def front_indices(
+    rows: Sequence, columns: Sequence, maximise: bool | Sequence[bool] = False
+) -> list[int]:
     """Indices (ascending) of the ``rows`` (mappings) on the front of ``columns``; a row missing
     one of them (absent or None) is left out."""
     complete = [i for i, row in enumerate(rows) if all(row.get(c) is not None for c in columns)]

@@ -30,13 +30,29 @@ from zigzag.plots.breakdowns import (
     plot_temporal_mapping_breakdowns,
 )
 from zigzag.plots.common import PJ
-from zigzag.plots.comparison import pareto_front, pareto_fronts, plot_experiments_comparison, plot_pareto_per_workload
+from zigzag.plots.comparison import (
+    pareto_front,
+    pareto_fronts,
+    plot_experiments_comparison,
+    plot_pareto_per_workload,
+)
 from zigzag.plots.loop_nest import loop_nest_text
 from zigzag.plots.memory import plot_memory_hierarchy
 
 __all__ = [
-    "LATENCY_COMPONENTS", "PJ", "energy_components", "latency_components", "loop_nest_text", "pareto_front",
-    "pareto_fronts", "plot_energy_and_latency", "plot_energy_breakdown", "plot_experiments_comparison",
-    "plot_latency_breakdown", "plot_layer_breakdowns", "plot_memory_hierarchy", "plot_pareto_per_workload",
+    "LATENCY_COMPONENTS",
+    "PJ",
+    "energy_components",
+    "latency_components",
+    "loop_nest_text",
+    "pareto_front",
+    "pareto_fronts",
+    "plot_energy_and_latency",
+    "plot_energy_breakdown",
+    "plot_experiments_comparison",
+    "plot_latency_breakdown",
+    "plot_layer_breakdowns",
+    "plot_memory_hierarchy",
+    "plot_pareto_per_workload",
     "plot_temporal_mapping_breakdowns",
 ]

@@ -142,12 +142,16 @@ def plot_energy_breakdown(results: Sequence, path: str | Path, *, title: str | N
     return _layer_bars(results, path, _energy_axes, title, "Energy breakdown per layer")
 
 
-def plot_latency_breakdown(results: Sequence, path: str | Path, *, title: str | None = None) -> Path:
+def plot_latency_breakdown(
+    results: Sequence, path: str | Path, *, title: str | None = None
+) -> Path:
     """Stacked bar per layer of :func:`latency_components` (adds up to ``latency_total2``)."""
     return _layer_bars(results, path, _latency_axes, title, "Latency breakdown per layer")
 
 
-def _layer_bars(results: Sequence, path: str | Path, draw, title: str | None, default_title: str) -> Path:
+def _layer_bars(
+    results: Sequence, path: str | Path, draw, title: str | None, default_title: str
+) -> Path:
     """One figure of bars per layer drawn by ``draw`` (:func:`_energy_axes` or :func:`_latency_axes`)."""
     results = list(results)
     figure = _new_figure(_bar_figure_width(len(results)), 4.8)
@@ -157,8 +161,14 @@ def _layer_bars(results: Sequence, path: str | Path, draw, title: str | None, de
     return _save(figure, path)
 
 
-def plot_energy_and_latency(results: Sequence, path: str | Path, *, labels: Sequence[str] | None = None,
-                            xlabel: str = "Layer", title: str | None = None) -> Path:
+def plot_energy_and_latency(
+    results: Sequence,
+    path: str | Path,
+    *,
+    labels: Sequence[str] | None = None,
+    xlabel: str = "Layer",
+    title: str | None = None,
+) -> Path:
     """Energy (top) and latency (bottom) breakdown of several evaluations, one bar each
     (labelled with the layer names unless ``labels`` are given)."""
     results = list(results)
@@ -171,14 +181,19 @@ def plot_energy_and_latency(results: Sequence, path: str | Path, *, labels: Sequ
     return _save(figure, path)
 
 
-def plot_temporal_mapping_breakdowns(results: Sequence, path: str | Path, *, title: str | None = None) -> Path:
+def plot_temporal_mapping_breakdowns(
+    results: Sequence, path: str | Path, *, title: str | None = None
+) -> Path:
     """Energy (top) and latency (bottom) breakdown of many evaluations, e.g. every temporal
     mapping a search tried for one layer (what ZigZag's PlotTemporalMappingsStage saves)."""
     results = list(results)
     layers = list(dict.fromkeys(_layer_labels(results)))
     which = f" of {layers[0]}" if len(layers) == 1 else ""
     return plot_energy_and_latency(
-        results, path, labels=[str(i) for i in range(len(results))], xlabel="Candidate mapping (evaluation order)",
+        results,
+        path,
+        labels=[str(i) for i in range(len(results))],
+        xlabel="Candidate mapping (evaluation order)",
         title=title or f"{len(results)} evaluated mappings{which}{_subtitle(results)}",
     )
 
@@ -188,8 +203,14 @@ def plot_temporal_mapping_breakdowns(results: Sequence, path: str | Path, *, tit
 # =============================================================================================
 
 
-def _horizontal_stack(ax, components: list[dict[str, float]], keys: Sequence[str], colours: dict, *,
-                      scale: float = 1.0) -> np.ndarray:
+def _horizontal_stack(
+    ax,
+    components: list[dict[str, float]],
+    keys: Sequence[str],
+    colours: dict,
+    *,
+    scale: float = 1.0,
+) -> np.ndarray:
     """One horizontal stacked bar per entry, first entry on top; negative parts go left of 0.
 
     Each part is one PolyCollection (one artist per part, not per bar), so hundreds of layers
@@ -207,9 +228,18 @@ def _horizontal_stack(ax, components: list[dict[str, float]], keys: Sequence[str
             continue
         start = np.where(values >= 0, right, left)
         end = start + values
-        verts = np.stack([np.stack([start, y - half], 1), np.stack([end, y - half], 1),
-                          np.stack([end, y + half], 1), np.stack([start, y + half], 1)], axis=1)
-        ax.add_collection(PolyCollection(verts, facecolors=[colours.get(key)], edgecolors="none", label=key))
+        verts = np.stack(
+            [
+                np.stack([start, y - half], 1),
+                np.stack([end, y - half], 1),
+                np.stack([end, y + half], 1),
+                np.stack([start, y + half], 1),
+            ],
+            axis=1,
+        )
+        ax.add_collection(
+            PolyCollection(verts, facecolors=[colours.get(key)], edgecolors="none", label=key)
+        )
         right += np.where(values >= 0, values, 0.0)
         left += np.where(values < 0, values, 0.0)
     low, high = min(float(left.min(initial=0.0)), 0.0), max(float(right.max(initial=0.0)), 0.0)
@@ -225,9 +255,11 @@ def _short_label(name: str, limit: int = 42) -> str:
     """The layer's name without the path parts its next part repeats (ONNX exports name nodes
     ``/features/features.1/conv/conv.0/Conv``: shown ``features.1/conv.0/Conv``), cut to ``limit``."""
     parts = name.strip("/").split("/")
-    kept = [part for part, after in zip(parts, parts[1:]) if not after.startswith(part + ".")] + parts[-1:]
+    kept = [
+        part for part, after in zip(parts, parts[1:]) if not after.startswith(part + ".")
+    ] + parts[-1:]
     name = "/".join(kept) if len(parts) > 1 else name
-    return name if len(name) <= limit else "\u2026" + name[-(limit - 1):]
+    return name if len(name) <= limit else "\u2026" + name[-(limit - 1) :]
 
 
 def plot_layer_breakdowns(results: Sequence, path: str | Path, *, title: str | None = None) -> Path:
@@ -254,13 +286,18 @@ def plot_layer_breakdowns(results: Sequence, path: str | Path, *, title: str | N
     figure = _new_figure(width, height, layout=None)
     panel = (width - left - right - gap) / 2
     boxes = [(left, panel), (left + panel + gap, panel)]
-    energy_ax = figure.add_axes((boxes[0][0] / width, bottom / height, boxes[0][1] / width, 1 - (top + bottom) / height))
-    latency_ax = figure.add_axes((boxes[1][0] / width, bottom / height, boxes[1][1] / width, 1 - (top + bottom) / height))
+    energy_ax = figure.add_axes(
+        (boxes[0][0] / width, bottom / height, boxes[0][1] / width, 1 - (top + bottom) / height)
+    )
+    latency_ax = figure.add_axes(
+        (boxes[1][0] / width, bottom / height, boxes[1][1] / width, 1 - (top + bottom) / height)
+    )
 
     energy_totals = _horizontal_stack(energy_ax, energy, keys, _energy_colours(keys), scale=PJ)
     latency = [latency_components(r) for r in results]
-    latency_totals = _horizontal_stack(latency_ax, latency, LATENCY_COMPONENTS,
-                                       dict(zip(LATENCY_COMPONENTS, _LATENCY_COLOURS)))
+    latency_totals = _horizontal_stack(
+        latency_ax, latency, LATENCY_COMPONENTS, dict(zip(LATENCY_COMPONENTS, _LATENCY_COLOURS))
+    )
 
     # layer names as plain texts beside the rows (cheaper to draw than one tick per layer)
     for ax in (energy_ax, latency_ax):
@@ -274,20 +311,43 @@ def plot_layer_breakdowns(results: Sequence, path: str | Path, *, title: str | N
     latency_ax.set_xlabel("Latency (cycles)", fontsize=9)
     total_energy = EngFormatter(unit="J", places=3)(float(energy_totals.sum()))
     total_latency = EngFormatter(places=3)(float(latency_totals.sum()))
-    for ax, legend_title in ((energy_ax, f"energy: MAC / operand@memory (total {total_energy})"),
-                             (latency_ax, f"cycles spent on (total {total_latency})")):
+    for ax, legend_title in (
+        (energy_ax, f"energy: MAC / operand@memory (total {total_energy})"),
+        (latency_ax, f"cycles spent on (total {total_latency})"),
+    ):
         ax.grid(axis="x", alpha=0.3)
         ax.set_axisbelow(True)
         ax.xaxis.set_major_locator(MaxNLocator(6))
         ax.tick_params(axis="x", labelsize=8)
         handles, names = ax.get_legend_handles_labels()
-        ax.legend(handles, names, title=legend_title, loc="lower left", bbox_to_anchor=(0.0, 1.0),
-                  ncols=3, fontsize=7, title_fontsize=8, frameon=False, borderaxespad=0.2,
-                  alignment="left")
+        ax.legend(
+            handles,
+            names,
+            title=legend_title,
+            loc="lower left",
+            bbox_to_anchor=(0.0, 1.0),
+            ncols=3,
+            fontsize=7,
+            title_fontsize=8,
+            frameon=False,
+            borderaxespad=0.2,
+            alignment="left",
+        )
     if any(parts["on-loading"] < 0 for parts in latency):
-        figure.text(1 - right / width, 0.08 / height, "negative on-loading (left of 0): ZigZag's estimate of loading "
-                    "hidden behind computation, kept as the reference computes it", ha="right", va="bottom",
-                    fontsize=7, color="#555555")
-    figure.suptitle(title or f"Energy and latency per layer{_subtitle(results)}", fontsize=11,
-                    y=1 - 0.12 / height, va="top")
+        figure.text(
+            1 - right / width,
+            0.08 / height,
+            "negative on-loading (left of 0): ZigZag's estimate of loading "
+            "hidden behind computation, kept as the reference computes it",
+            ha="right",
+            va="bottom",
+            fontsize=7,
+            color="#555555",
+        )
+    figure.suptitle(
+        title or f"Energy and latency per layer{_subtitle(results)}",
+        fontsize=11,
+        y=1 - 0.12 / height,
+        va="top",
+    )
     return _save(figure, path, dpi=100, tight=False)

@@ -42,8 +42,14 @@ def _save(figure: Figure, path: str | Path, *, dpi: int = 150, tight: bool = Tru
     return path
 
 
-def _stacked_bars(ax, components: list[dict[str, float]], keys: Sequence[str], colours: dict, *,
-                  scale: float = 1.0) -> np.ndarray:
+def _stacked_bars(
+    ax,
+    components: list[dict[str, float]],
+    keys: Sequence[str],
+    colours: dict,
+    *,
+    scale: float = 1.0,
+) -> np.ndarray:
     """One stacked bar per entry; positive parts stack upwards from 0, negative ones downwards.
 
     Returns the bar totals (sum of all parts, scaled).
@@ -57,8 +63,16 @@ def _stacked_bars(ax, components: list[dict[str, float]], keys: Sequence[str], c
         if not np.any(values):
             continue
         bottoms = np.where(values >= 0, up, down)
-        ax.bar(positions, values, width, bottom=bottoms, label=key, color=colours.get(key),
-               edgecolor="white" if len(components) <= 60 else "none", linewidth=0.4)
+        ax.bar(
+            positions,
+            values,
+            width,
+            bottom=bottoms,
+            label=key,
+            color=colours.get(key),
+            edgecolor="white" if len(components) <= 60 else "none",
+            linewidth=0.4,
+        )
         up += np.where(values >= 0, values, 0.0)
         down += np.where(values < 0, values, 0.0)
     if np.any(down < 0):
@@ -79,8 +93,12 @@ def _label_categories(ax, labels: Sequence[str], xlabel: str) -> None:
         return
     ax.set_xticks(np.arange(count))
     rotate = count > 6 or max((len(str(l)) for l in labels), default=0) > 10
-    ax.set_xticklabels([str(l) for l in labels], rotation=60 if rotate else 0,
-                       ha="right" if rotate else "center", fontsize=8 if count > 20 else 9)
+    ax.set_xticklabels(
+        [str(l) for l in labels],
+        rotation=60 if rotate else 0,
+        ha="right" if rotate else "center",
+        fontsize=8 if count > 20 else 9,
+    )
     ax.set_xlim(-0.6, count - 0.4)
 
 
@@ -90,8 +108,16 @@ def _annotate_totals(ax, totals: np.ndarray, formatter) -> None:
         return
     vertical = len(totals) > 8
     for x, total in enumerate(totals):
-        ax.annotate(formatter(total), (x, max(total, 0.0)), xytext=(0, 2), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=7, rotation=90 if vertical else 0)
+        ax.annotate(
+            formatter(total),
+            (x, max(total, 0.0)),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            rotation=90 if vertical else 0,
+        )
     if vertical:  # room for the rotated labels
         low, high = ax.get_ylim()
         ax.set_ylim(low, high + 0.12 * (high - low))
@@ -102,8 +128,17 @@ def _legend_outside(ax, *, title: str | None = None) -> None:
     if not handles:
         return
     # reversed: the legend lists the parts in the order they are stacked (top first)
-    ax.legend(handles[::-1], labels[::-1], title=title, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              fontsize=8, title_fontsize=9, frameon=False, ncols=1 if len(handles) <= 24 else 2)
+    ax.legend(
+        handles[::-1],
+        labels[::-1],
+        title=title,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=8,
+        title_fontsize=9,
+        frameon=False,
+        ncols=1 if len(handles) <= 24 else 2,
+    )
 
 
 def plot_message(path: str | Path, title: str, message: str) -> Path:

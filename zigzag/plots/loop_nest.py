@@ -43,7 +43,9 @@ def loop_nest_text(result, operands: Sequence[str] | None = None, *, indent: int
         holders = []
         for op in operands:
             levels = remaining[op]
-            found = next((k for k, level in enumerate(levels) if any(tuple(l) == loop for l in level)), None)
+            found = next(
+                (k for k, level in enumerate(levels) if any(tuple(l) == loop for l in level)), None
+            )
             if found is None:
                 holders.append("")
                 continue
@@ -54,11 +56,17 @@ def loop_nest_text(result, operands: Sequence[str] | None = None, *, indent: int
         temporal.append((loop[0], loop[1], holders))
     temporal.reverse()
 
-    spatial = [(dim, size) for level in result.spatial_mapping_int.get(output, ()) for dim, size in level]
+    spatial = [
+        (dim, size) for level in result.spatial_mapping_int.get(output, ()) for dim, size in level
+    ]
     spatial.reverse()
 
-    loop_width = max((len(str(dim)) for dim, _, _ in temporal), default=0) + 14 \
-        + indent * (len(temporal) + len(spatial)) + 5
+    loop_width = (
+        max((len(str(dim)) for dim, _, _ in temporal), default=0)
+        + 14
+        + indent * (len(temporal) + len(spatial))
+        + 5
+    )
     memory_width = max((len(name) for _, _, holders in temporal for name in holders), default=0) + 5
     rule_width = loop_width + len(operands) * memory_width
 

@@ -31,7 +31,10 @@ def bandwidth_text(memory) -> str:
         widths = [p.bandwidth_max for p in memory.ports if p.type == kind]
         if widths:
             counted = {w: widths.count(w) for w in widths}
-            parts.append(f"{short} " + " + ".join(f"{n}x{w:g}" if n > 1 else f"{w:g}" for w, n in counted.items()))
+            parts.append(
+                f"{short} "
+                + " + ".join(f"{n}x{w:g}" if n > 1 else f"{w:g}" for w, n in counted.items())
+            )
     return ", ".join(parts) + " b/cycle" if parts else "no ports"
 
 
@@ -86,7 +89,11 @@ def _layered_layout(rows: list[list[str]], edges: list[tuple[str, str]]):
 
         def key(n):
             near = [index[m] for m in neighbours[n] if m in index]
-            return sum(near) / len(near) if near else current[n] * len(reference) / max(len(rows[r]), 1)
+            return (
+                sum(near) / len(near)
+                if near
+                else current[n] * len(reference) / max(len(rows[r]), 1)
+            )
 
         rows[r].sort(key=key)
 
@@ -135,9 +142,14 @@ def plot_memory_hierarchy(accelerator, path: str | Path, *, title: str | None = 
     links: dict[tuple[str, str], list[str]] = {}
     for operand in accelerator.memory_operands:
         links.setdefault((array_node, accelerator.hierarchy(operand)[0].name), []).append(operand)
-    for lower, upper in sorted(dict.fromkeys(accelerator.memory_edges), key=lambda edge: listed.index(edge[0])):
-        links[(lower, upper)] = [op for op in accelerator.memory[lower].operands
-                                 if op in accelerator.memory[upper].operands]
+    for lower, upper in sorted(
+        dict.fromkeys(accelerator.memory_edges), key=lambda edge: listed.index(edge[0])
+    ):
+        links[(lower, upper)] = [
+            op
+            for op in accelerator.memory[lower].operands
+            if op in accelerator.memory[upper].operands
+        ]
     position, routes = _layered_layout([[array_node]] + generations, list(links))
 
     xs = [p[0] for p in position.values()]
@@ -152,46 +164,109 @@ def plot_memory_hierarchy(accelerator, path: str | Path, *, title: str | None = 
         shade = cmap(0.15 + 0.45 * (row - 1) / max(len(generations) - 1, 1))
         for name in names:
             memory = accelerator.memory[name]
-            label = (f"{name}\n{_operands_text(memory)}\n{size_text(memory.size)} x{accelerator.unroll_count(memory)}"
-                     f"\n{bandwidth_text(memory)}\n{cost_text(memory)}")
-            boxes[name] = ax.text(*position[name], label, ha="center", va="center",
-                                  fontsize=9 + min(row, 4) * 0.5, zorder=3,
-                                  bbox=dict(boxstyle="square,pad=0.6", facecolor=shade,
-                                            edgecolor="#1f3b73", linewidth=1.0))
+            label = (
+                f"{name}\n{_operands_text(memory)}\n{size_text(memory.size)} x{accelerator.unroll_count(memory)}"
+                f"\n{bandwidth_text(memory)}\n{cost_text(memory)}"
+            )
+            boxes[name] = ax.text(
+                *position[name],
+                label,
+                ha="center",
+                va="center",
+                fontsize=9 + min(row, 4) * 0.5,
+                zorder=3,
+                bbox=dict(
+                    boxstyle="square,pad=0.6", facecolor=shade, edgecolor="#1f3b73", linewidth=1.0
+                ),
+            )
     array = accelerator.operational_array
     dims = " x ".join(f"{d}={s}" for d, s in array.dimensions.items())
-    boxes[array_node] = ax.text(*position[array_node], f"MAC array\n{dims}\n{array.total_units} units",
-                                ha="center", va="center", fontsize=9, zorder=3,
-                                bbox=dict(boxstyle="round,pad=0.6", facecolor="#eeeeee", edgecolor="#555555"))
+    boxes[array_node] = ax.text(
+        *position[array_node],
+        f"MAC array\n{dims}\n{array.total_units} units",
+        ha="center",
+        va="center",
+        fontsize=9,
+        zorder=3,
+        bbox=dict(boxstyle="round,pad=0.6", facecolor="#eeeeee", edgecolor="#555555"),
+    )
 
     line = dict(color="#444444", linewidth=1.0)
     for ((lower, upper), operands), points in zip(links.items(), routes):
         low_box, high_box = boxes[lower].get_bbox_patch(), boxes[upper].get_bbox_patch()
         if len(points) == 2:
-            ax.annotate("", xy=points[1], xytext=points[0], zorder=1,
-                        arrowprops=dict(arrowstyle="<|-|>", mutation_scale=10, patchA=low_box, patchB=high_box,
-                                        shrinkA=3, shrinkB=3, **line))
+            ax.annotate(
+                "",
+                xy=points[1],
+                xytext=points[0],
+                zorder=1,
+                arrowprops=dict(
+                    arrowstyle="<|-|>",
+                    mutation_scale=10,
+                    patchA=low_box,
+                    patchB=high_box,
+                    shrinkA=3,
+                    shrinkB=3,
+                    **line,
+                ),
+            )
         else:
-            ax.annotate("", xy=points[1], xytext=points[0], zorder=1,
-                        arrowprops=dict(arrowstyle="<|-", mutation_scale=10, patchA=low_box, shrinkA=3,
-                                        shrinkB=0, **line))
+            ax.annotate(
+                "",
+                xy=points[1],
+                xytext=points[0],
+                zorder=1,
+                arrowprops=dict(
+                    arrowstyle="<|-",
+                    mutation_scale=10,
+                    patchA=low_box,
+                    shrinkA=3,
+                    shrinkB=0,
+                    **line,
+                ),
+            )
             for a, b in zip(points[1:-2], points[2:-1]):
                 ax.plot([a[0], b[0]], [a[1], b[1]], zorder=1, **line)
-            ax.annotate("", xy=points[-1], xytext=points[-2], zorder=1,
-                        arrowprops=dict(arrowstyle="-|>", mutation_scale=10, patchB=high_box, shrinkA=0,
-                                        shrinkB=3, **line))
+            ax.annotate(
+                "",
+                xy=points[-1],
+                xytext=points[-2],
+                zorder=1,
+                arrowprops=dict(
+                    arrowstyle="-|>",
+                    mutation_scale=10,
+                    patchB=high_box,
+                    shrinkA=0,
+                    shrinkB=3,
+                    **line,
+                ),
+            )
         if operands:
             middle = (len(points) - 1) // 2
             a, b = points[middle], points[middle + 1]
-            ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, ", ".join(operands), fontsize=7, color="#444444",
-                    ha="center", va="center", zorder=2,
-                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.9))
+            ax.text(
+                (a[0] + b[0]) / 2,
+                (a[1] + b[1]) / 2,
+                ", ".join(operands),
+                fontsize=7,
+                color="#444444",
+                ha="center",
+                va="center",
+                zorder=2,
+                bbox=dict(
+                    boxstyle="round,pad=0.15", facecolor="white", edgecolor="none", alpha=0.9
+                ),
+            )
 
     ax.set_xlim(min(xs, default=0.0) - 0.6, max(xs, default=0.0) + 0.6)
     ax.set_ylim(-0.6, len(generations) + 0.6)
-    ax.set_title(title or f"Memory hierarchy of {accelerator.name}\n"
-                          "(box: memory, operands it holds, size x copies, port bandwidths, "
-                          "energy per access)", fontsize=11)
+    ax.set_title(
+        title
+        or f"Memory hierarchy of {accelerator.name}\n"
+        "(box: memory, operands it holds, size x copies, port bandwidths, "
+        "energy per access)",
+        fontsize=11,
+    )
     return _save(figure, path)
 
 

@@ -42,7 +42,9 @@ def ensure_plotly(target: str | Path) -> Path:
     source = Path(plotly.__file__).parent / "package_data" / PLOTLY_FILE
     if not target.exists() or target.stat().st_size != source.stat().st_size:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # parallel jobs may write it at once
+        temporary = target.with_name(
+            f".{target.name}.{os.getpid()}.tmp"
+        )  # parallel jobs may write it at once
         shutil.copyfile(source, temporary)
         temporary.replace(target)
     return target

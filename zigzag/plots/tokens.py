@@ -15,23 +15,35 @@ def plot_roofline(rows, path: str | Path) -> Path:
     """One panel per memory: every layer at its arithmetic intensity there (ops per byte moved
     through that memory) and the ops per cycle it achieves, under the roofs min(peak,
     bandwidth x intensity); the colour says what bounds the layer (``compute`` or a memory)."""
-    memories = list(dict.fromkeys(m.memory for row in rows for m in row.memories if m.intensity is not None))
+    memories = list(
+        dict.fromkeys(m.memory for row in rows for m in row.memories if m.intensity is not None)
+    )
     bounds = list(dict.fromkeys(row.bound for row in rows))
     figure = _new_figure(3.6 * max(1, len(memories)), 3.4)
     axes = figure.subplots(1, max(1, len(memories)), squeeze=False)[0]
     for ax, memory in zip(axes, memories):
-        points = [(row, next(m for m in row.memories if m.memory == memory)) for row in rows
-                  if any(m.memory == memory and m.intensity is not None for m in row.memories)]
+        points = [
+            (row, next(m for m in row.memories if m.memory == memory))
+            for row in rows
+            if any(m.memory == memory and m.intensity is not None for m in row.memories)
+        ]
         xs = np.array([m.intensity for _, m in points])
         low, high = xs.min() / 4, xs.max() * 4
         grid = np.geomspace(low, high, 200)
-        for peak, bandwidth in sorted({(row.peak, m.bandwidth_bytes_per_cycle) for row, m in points}):
+        for peak, bandwidth in sorted(
+            {(row.peak, m.bandwidth_bytes_per_cycle) for row, m in points}
+        ):
             ax.plot(grid, np.minimum(peak, bandwidth * grid), color="grey", linewidth=1)
         for colour, bound in enumerate(bounds):
             chosen = [(row, m) for row, m in points if row.bound == bound]
             if chosen:
-                ax.scatter([m.intensity for _, m in chosen], [max(row.achieved, 1e-9) for row, _ in chosen],
-                           s=16, color=f"C{colour}", label=f"bound: {bound}")
+                ax.scatter(
+                    [m.intensity for _, m in chosen],
+                    [max(row.achieved, 1e-9) for row, _ in chosen],
+                    s=16,
+                    color=f"C{colour}",
+                    label=f"bound: {bound}",
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())
@@ -46,11 +58,17 @@ def plot_roofline(rows, path: str | Path) -> Path:
 
 
 #: per-token metrics drawn against a workload parameter: column -> axis label
-TOKEN_METRICS = {"tpot_s": "time per output token (s)", "ttft_s": "time to first token (s)",
-                 "energy_per_token_J": "energy per token (J)", "tokens_per_s": "tokens/s"}
+TOKEN_METRICS = {
+    "tpot_s": "time per output token (s)",
+    "ttft_s": "time to first token (s)",
+    "energy_per_token_J": "energy per token (J)",
+    "tokens_per_s": "tokens/s",
+}
 
 
-def plot_tokens_vs(rows: list[dict], parameter: str, path: str | Path, *, series: list[str] | None = None) -> Path:
+def plot_tokens_vs(
+    rows: list[dict], parameter: str, path: str | Path, *, series: list[str] | None = None
+) -> Path:
     """Per-token figures of a sweep's rows against ``parameter`` (e.g. context or batch): one
     panel per metric present, one line per variant and value of the ``series`` columns."""
     ran = [r for r in rows if r.get("status") in ("ok", "out") and r.get(parameter) is not None]
@@ -60,14 +78,24 @@ def plot_tokens_vs(rows: list[dict], parameter: str, path: str | Path, *, series
     axes = figure.subplots(1, max(1, len(metrics)), squeeze=False)[0]
     lines: dict[str, list[dict]] = {}
     for row in ran:
-        label = " ".join([str(row.get("variant", "")), str(row.get("workload", ""))]
-                         + [f"{c}={row.get(c)}" for c in series if c != parameter])
+        label = " ".join(
+            [str(row.get("variant", "")), str(row.get("workload", ""))]
+            + [f"{c}={row.get(c)}" for c in series if c != parameter]
+        )
         lines.setdefault(label, []).append(row)
     for ax, metric in zip(axes, metrics):
         for colour, (label, chosen) in enumerate(lines.items()):
-            chosen = sorted((r for r in chosen if r.get(metric) is not None), key=lambda r: float(r[parameter]))
-            ax.plot([float(r[parameter]) for r in chosen], [float(r[metric]) for r in chosen], marker="o",
-                    markersize=3, color=f"C{colour % 10}", label=label)
+            chosen = sorted(
+                (r for r in chosen if r.get(metric) is not None), key=lambda r: float(r[parameter])
+            )
+            ax.plot(
+                [float(r[parameter]) for r in chosen],
+                [float(r[metric]) for r in chosen],
+                marker="o",
+                markersize=3,
+                color=f"C{colour % 10}",
+                label=label,
+            )
         ax.set_xlabel(parameter)
         ax.set_ylabel(TOKEN_METRICS[metric])
         ax.set_xscale("log", base=2)
@@ -77,7 +105,9 @@ def plot_tokens_vs(rows: list[dict], parameter: str, path: str | Path, *, series
     return _save(figure, path)
 
 
-def plot_tokens_grid(rows: list[dict], across: str, down: str, path: str | Path, *, metric: str = "tpot_s") -> Path:
+def plot_tokens_grid(
+    rows: list[dict], across: str, down: str, path: str | Path, *, metric: str = "tpot_s"
+) -> Path:
     """A heat map of one per-token metric (default time per output token) over two parameters,
     e.g. an SRAM size (``across``) and the context length (``down``); a cell holds the mean over
     the rows sharing its two values (other varied fields are averaged)."""
@@ -101,8 +131,15 @@ def plot_tokens_grid(rows: list[dict], across: str, down: str, path: str | Path,
     for i in range(len(ys)):
         for j in range(len(xs)):
             if not np.isnan(grid[i, j]):
-                ax.text(j, i, f"{grid[i, j]:.3g}", ha="center", va="center", fontsize=7,
-                        color="black" if grid[i, j] > middle else "white")
+                ax.text(
+                    j,
+                    i,
+                    f"{grid[i, j]:.3g}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="black" if grid[i, j] > middle else "white",
+                )
     figure.colorbar(image, ax=ax, label=TOKEN_METRICS.get(metric, metric))
     return _save(figure, path)
 

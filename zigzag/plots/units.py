@@ -9,12 +9,21 @@ from __future__ import annotations
 
 #: column-name suffix -> unit, longest first
 SUFFIX_UNITS = (
-    ("_pJ_cycles", "pJ·cycles"), ("_Js", "J·s"), ("_pJ", "pJ"), ("_cycles", "cycles"), ("_mm2", "mm²"),
-    ("_um2", "µm²"), ("_ns", "ns"), ("_s", "s"), ("_bits", "bits"), ("_ghz", "GHz"), ("_GHz", "GHz"),
+    ("_pJ_cycles", "pJ·cycles"),
+    ("_Js", "J·s"),
+    ("_pJ", "pJ"),
+    ("_cycles", "cycles"),
+    ("_mm2", "mm²"),
+    ("_um2", "µm²"),
+    ("_ns", "ns"),
+    ("_s", "s"),
+    ("_bits", "bits"),
+    ("_ghz", "GHz"),
+    ("_GHz", "GHz"),
 )
 
 #: binary size units in bytes, largest first
-_SIZE_UNITS = (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10), ("B", 1))
+_SIZE_UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
 
 
 def split_unit(column: str) -> tuple[str, str]:

@@ -19,13 +19,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 def add_report_command(sub) -> None:
     """The ``zigzag report`` sub-command."""
     report = sub.add_parser(
-        "report", help="write the interactive HTML report of a results folder (report.html)",
+        "report",
+        help="write the interactive HTML report of a results folder (report.html)",
         description="Write DIR/report.html (and one per results folder below it: stream/, hardware_sweeps/*/) "
-                    "for the workflow's results, a hardware sweep or guided search, or multi-core runs: a "
-                    "sortable table, Pareto view, parallel coordinates, ranking across workloads and a per-design "
-                    "breakdown. The page works offline; plotly.js is copied beside it once per folder (packed as plotly.gz.js where no Gantt chart needs plotly.min.js).")
-    report.add_argument("folder", metavar="DIR", help="results folder (e.g. results, results/stream, "
-                                                      "results/hardware_sweeps/NAME or a zigzag sweep --output)")
+        "for the workflow's results, a hardware sweep or guided search, or multi-core runs: a "
+        "sortable table, Pareto view, parallel coordinates, ranking across workloads and a per-design "
+        "breakdown. The page works offline; plotly.js is copied beside it once per folder (packed as plotly.gz.js where no Gantt chart needs plotly.min.js).",
+    )
+    report.add_argument(
+        "folder",
+        metavar="DIR",
+        help="results folder (e.g. results, results/stream, "
+        "results/hardware_sweeps/NAME or a zigzag sweep --output)",
+    )
     from zigzag.command_options import add_quiet
 
     add_quiet(report)

@@ -24,8 +24,19 @@ from zigzag.sweep.results import constraint_limits
 
 KINDS = ("experiments", "sweep", "multicore")
 #: the layers.csv columns of the per-layer "why" view (memory energies are found by name)
-LAYER_COLUMNS = ("name", "energy_pJ", "mac_energy_pJ", "latency_cycles", "ideal_cycles", "computation_cycles",
-                 "stall_cycles", "onloading_cycles", "offloading_cycles", "spatial_utilization", "mac_utilization")
+LAYER_COLUMNS = (
+    "name",
+    "energy_pJ",
+    "mac_energy_pJ",
+    "latency_cycles",
+    "ideal_cycles",
+    "computation_cycles",
+    "stall_cycles",
+    "onloading_cycles",
+    "offloading_cycles",
+    "spatial_utilization",
+    "mac_utilization",
+)
 _NOT_MEMORY = {"energy_pJ", "mac_energy_pJ", "memory_energy_pJ"}
 #: a core's utilisation column: util_<role or mesh position> (util_mesh_r0c1, util_pooling, util_core4_simd)
 _CORE = re.compile(r"util_(\w+)")
@@ -47,34 +58,75 @@ def gather(folder: str | Path) -> dict:
     folder = Path(folder)
     kind = folder_kind(folder)
     if kind is None:
-        raise InputError(str(folder), None, "no experiments.csv, variants.csv or multicore.csv here; "
-                                            "give a results folder of the workflow, a sweep or multi-core runs")
+        raise InputError(
+            str(folder),
+            None,
+            "no experiments.csv, variants.csv or multicore.csv here; "
+            "give a results folder of the workflow, a sweep or multi-core runs",
+        )
     return {"experiments": _experiments, "sweep": _sweep, "multicore": _multicore}[kind](folder)
 
 
-def _base(kind: str, title: str, columns: list[str], rows: list[dict], described: list[dict], *,
-          group: list[str], design: list[str], limits=(), target: str = "") -> dict:
-    return {"kind": kind, "title": title, "n": len(rows), "columns": described,
-            "rows": columnar(columns, rows), "group": group, "design": design,
-            "objectives": objectives(columns, rows), "limits": list(limits), "target": target,
-            "ranking": {}, "details": {}, "detailFiles": False, "links": []}
+def _base(
+    kind: str,
+    title: str,
+    columns: list[str],
+    rows: list[dict],
+    described: list[dict],
+    *,
+    group: list[str],
+    design: list[str],
+    limits=(),
+    target: str = "",
+) -> dict:
+    return {
+        "kind": kind,
+        "title": title,
+        "n": len(rows),
+        "columns": described,
+        "rows": columnar(columns, rows),
+        "group": group,
+        "design": design,
+        "objectives": objectives(columns, rows),
+        "limits": list(limits),
+        "target": target,
+        "ranking": {},
+        "details": {},
+        "detailFiles": False,
+        "links": [],
+    }
 
 
 def _experiments(folder: Path) -> dict:
     columns, rows = read_table(folder / "experiments.csv")
     described = describe_columns(columns, rows)
     targets = sorted({str(r.get("opt")) for r in rows if r.get("opt")})
-    data = _base("experiments", f"Experiments in {folder.name}", columns, rows, described,
-                 group=[str(r.get("workload")) for r in rows], design=[str(r.get("accelerator")) for r in rows],
-                 target="mapping search: " + ", ".join(targets) if targets else "")
+    data = _base(
+        "experiments",
+        f"Experiments in {folder.name}",
+        columns,
+        rows,
+        described,
+        group=[str(r.get("workload")) for r in rows],
+        design=[str(r.get("accelerator")) for r in rows],
+        target="mapping search: " + ", ".join(targets) if targets else "",
+    )
     hierarchies = {}
     for figure in sorted((folder / "accelerators").glob("*/memory_hierarchy.*")):
-        hierarchies.setdefault(figure.parent.name.rsplit("-", 1)[0], figure.relative_to(folder).as_posix())
+        hierarchies.setdefault(
+            figure.parent.name.rsplit("-", 1)[0], figure.relative_to(folder).as_posix()
+        )
     for row in rows:
         name = str(row["experiment"])
-        detail = {"layers": _layers(folder / name), "hierarchyImage": hierarchies.get(row.get("accelerator")),
-                  "links": [{"text": f, "href": f"{name}/{f}"} for f in ("layers.csv", "plots/layers.png")
-                            if (folder / name / f).exists()]}
+        detail = {
+            "layers": _layers(folder / name),
+            "hierarchyImage": hierarchies.get(row.get("accelerator")),
+            "links": [
+                {"text": f, "href": f"{name}/{f}"}
+                for f in ("layers.csv", "plots/layers.png")
+                if (folder / name / f).exists()
+            ],
+        }
         data["details"][name] = {str(row.get("workload")): detail}
     data["detailKey"] = "experiment"
     return data
@@ -89,12 +141,17 @@ def _layers(folder: Path) -> list[dict] | None:
     stalls = {}
     if (folder / "results.json").exists():
         document = json.loads((folder / "results.json").read_text())
-        stalls = {entry["result"].get("layer_id"): entry["result"].get("port_stall_slack")
-                  for entry in document.get("layers", []) if isinstance(entry.get("result"), dict)}
+        stalls = {
+            entry["result"].get("layer_id"): entry["result"].get("port_stall_slack")
+            for entry in document.get("layers", [])
+            if isinstance(entry.get("result"), dict)
+        }
     layers = []
     for row in rows:
         layer = {c: row.get(c) for c in LAYER_COLUMNS if c in columns}
-        layer["memory_energy_pJ"] = {c[: -len("_energy_pJ")]: row[c] for c in memories if row.get(c)}
+        layer["memory_energy_pJ"] = {
+            c[: -len("_energy_pJ")]: row[c] for c in memories if row.get(c)
+        }
         layer["port_stall_slack"] = stalls.get(row.get("id"))
         layers.append(layer)
     return layers
@@ -108,46 +165,84 @@ def _sweep(folder: Path) -> dict:
     kind = description.get("kind") or ("multicore" if "mode" in columns else "single")
     search = (folder / "search.json").exists()
     described = describe_columns(columns, rows, description.get("parameters"))
-    group = [f"{r['workload']} ({r['mode']})" if r.get("mode") else str(r.get("workload")) for r in rows]
-    what = "guided search" if search else "multi-core sweep" if kind == "multicore" else "hardware sweep"
-    data = _base("sweep", f"{what.capitalize()} {description.get('name') or folder.name}", columns, rows, described,
-                 group=group, design=[str(r.get("variant")) for r in rows],
-                 limits=constraint_limits(description.get("constraints") or []),
-                 target=description.get("target", ""))
+    group = [
+        f"{r['workload']} ({r['mode']})" if r.get("mode") else str(r.get("workload")) for r in rows
+    ]
+    what = (
+        "guided search"
+        if search
+        else "multi-core sweep"
+        if kind == "multicore"
+        else "hardware sweep"
+    )
+    data = _base(
+        "sweep",
+        f"{what.capitalize()} {description.get('name') or folder.name}",
+        columns,
+        rows,
+        described,
+        group=group,
+        design=[str(r.get("variant")) for r in rows],
+        limits=constraint_limits(description.get("constraints") or []),
+        target=description.get("target", ""),
+    )
     data["ranking"] = description.get("ranking") or {}
     data["detailFiles"] = (folder / "details").is_dir()
     data["detailKey"] = "variant_id"
     if kind == "multicore":  # a scheduled variant's energy terms and core utilisation, from its row
         for row, name in zip(rows, group):
-            data["details"].setdefault(str(row.get("variant_id")), {})[name] = _schedule_terms(columns, row)
+            data["details"].setdefault(str(row.get("variant_id")), {})[name] = _schedule_terms(
+                columns, row
+            )
     data["constraints"] = description.get("constraints") or []
     data["clock_ghz"] = description.get("clock_ghz")
     if search:
         stats = json.loads((folder / "search.json").read_text())
-        data["note"] = (f"guided search: {stats.get('evaluations')} of {stats.get('grid_size')} variants evaluated "
-                        f"in {stats.get('generations')} generations")
-    data["links"] = [{"text": p.name, "href": p.relative_to(folder).as_posix()}
-                     for p in [*(folder / n for n in ("variants.csv", "pareto.csv", "best.csv", "search_front.csv")),
-                               *sorted((folder / "plots").glob("*.png"))] if p.exists()]
+        data["note"] = (
+            f"guided search: {stats.get('evaluations')} of {stats.get('grid_size')} variants evaluated "
+            f"in {stats.get('generations')} generations"
+        )
+    data["links"] = [
+        {"text": p.name, "href": p.relative_to(folder).as_posix()}
+        for p in [
+            *(folder / n for n in ("variants.csv", "pareto.csv", "best.csv", "search_front.csv")),
+            *sorted((folder / "plots").glob("*.png")),
+        ]
+        if p.exists()
+    ]
     return data
 
 
 def _multicore(folder: Path) -> dict:
     columns, rows = read_table(folder / "multicore.csv")
     described = describe_columns(columns, rows, units={"cores_area": "core files' unit"})
-    data = _base("multicore", f"Multi-core experiments in {folder.name}", columns, rows, described,
-                 group=[str(r.get("workload")) for r in rows],
-                 design=[f"{r.get('accelerator')} {r.get('mode')}".strip() for r in rows],
-                 target=", ".join(sorted({f"{r.get('allocation')} allocation" for r in rows if r.get("allocation")})))
+    data = _base(
+        "multicore",
+        f"Multi-core experiments in {folder.name}",
+        columns,
+        rows,
+        described,
+        group=[str(r.get("workload")) for r in rows],
+        design=[f"{r.get('accelerator')} {r.get('mode')}".strip() for r in rows],
+        target=", ".join(
+            sorted({f"{r.get('allocation')} allocation" for r in rows if r.get("allocation")})
+        ),
+    )
     for row in rows:
         name = str(row["experiment"])
         plots = folder / name / "plots"
-        detail = {**_schedule_terms(columns, row),
-                  "images": [f"{name}/plots/{f}" for f in ("memory.png", "energy.png") if (plots / f).exists()],
-                  "gantt": f"{name}/plots/gantt.html" if (plots / "gantt.html").exists() else None,
-                  "links": [{"text": f, "href": f"{name}/{f}"} for f in ("summary.json", "schedule.csv",
-                                                                         "plots/perfetto.json")
-                            if (folder / name / f).exists()]}
+        detail = {
+            **_schedule_terms(columns, row),
+            "images": [
+                f"{name}/plots/{f}" for f in ("memory.png", "energy.png") if (plots / f).exists()
+            ],
+            "gantt": f"{name}/plots/gantt.html" if (plots / "gantt.html").exists() else None,
+            "links": [
+                {"text": f, "href": f"{name}/{f}"}
+                for f in ("summary.json", "schedule.csv", "plots/perfetto.json")
+                if (folder / name / f).exists()
+            ],
+        }
         data["details"][name] = {str(row.get("workload")): detail}
     data["detailKey"] = "experiment"
     return data
@@ -159,6 +254,10 @@ def _schedule_terms(columns: list[str], row: dict) -> dict:
         return {}
     energies = [c for c in columns if c.endswith("_energy_pJ")]
     cores = {c: match.group(1) for c in columns if (match := _CORE.fullmatch(c))}
-    return {"energy_terms": {c[: -len("_energy_pJ")]: row[c] for c in energies if row.get(c)},
-            "cores": {core: row[c] for c, core in cores.items() if row.get(c) is not None},
-            "images": [], "gantt": None, "links": []}
+    return {
+        "energy_terms": {c[: -len("_energy_pJ")]: row[c] for c in energies if row.get(c)},
+        "cores": {core: row[c] for c, core in cores.items() if row.get(c) is not None},
+        "images": [],
+        "gantt": None,
+        "links": [],
+    }

@@ -23,18 +23,27 @@ def _asset(name: str) -> str:
 
 def render(data: dict, plotly_src: str = PLOTLY_FILE) -> str:
     """The page's HTML for ``data`` (from :func:`zigzag.report.gather.gather`)."""
-    payload = json.dumps(data, separators=(",", ":"), default=str, allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(data, separators=(",", ":"), default=str, allow_nan=False).replace(
+        "</", "<\\/"
+    )
     page = _asset("template.html")
     script = "".join(_asset(name) for name in SCRIPTS)
     # the data last, so that nothing in it is taken for a placeholder
-    for key, value in (("STYLE", _asset("report.css")), ("SCRIPT", script), ("PLOTLY", _escape(plotly_src)),
-                       ("TITLE", _escape(data["title"])), ("DATA", payload)):
+    for key, value in (
+        ("STYLE", _asset("report.css")),
+        ("SCRIPT", script),
+        ("PLOTLY", _escape(plotly_src)),
+        ("TITLE", _escape(data["title"])),
+        ("DATA", payload),
+    ):
         page = page.replace(f"%%{key}%%", value)
     return page
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
 
 
 def write_report(folder: str | Path, *, links: list[dict] | None = None) -> Path:
@@ -59,11 +68,19 @@ def write_reports(root: str | Path) -> list[Path]:
     """A report for ``root`` and for each results folder below it (``stream/``,
     ``hardware_sweeps/<name>/``); the root's page links to the others. Returns the pages written."""
     root = Path(root)
-    children = [p for p in [root / "stream", *sorted((root / "hardware_sweeps").glob("*"))]
-                if p.is_dir() and folder_kind(p)]
+    children = [
+        p
+        for p in [root / "stream", *sorted((root / "hardware_sweeps").glob("*"))]
+        if p.is_dir() and folder_kind(p)
+    ]
     pages = [write_report(child) for child in children]
-    links = [{"text": f"report of {page.parent.relative_to(root).as_posix()}",
-              "href": page.relative_to(root).as_posix()} for page in pages]
+    links = [
+        {
+            "text": f"report of {page.parent.relative_to(root).as_posix()}",
+            "href": page.relative_to(root).as_posix(),
+        }
+        for page in pages
+    ]
     if folder_kind(root):
         pages.insert(0, write_report(root, links=links))
     elif pages:
@@ -71,13 +88,21 @@ def write_reports(root: str | Path) -> list[Path]:
         write_text_atomic(target, _index(root, links))
         pages.insert(0, target)
     else:
-        raise InputError(str(root), None, "no results here (no experiments.csv, variants.csv or multicore.csv, "
-                                          "in it or in stream/ or hardware_sweeps/*/); run the workflow first")
+        raise InputError(
+            str(root),
+            None,
+            "no results here (no experiments.csv, variants.csv or multicore.csv, "
+            "in it or in stream/ or hardware_sweeps/*/); run the workflow first",
+        )
     return pages
 
 
 def _index(root: Path, links: list[dict]) -> str:
-    items = "".join(f'<li><a href="{_escape(link["href"])}">{_escape(link["text"])}</a></li>' for link in links)
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Reports in {_escape(root.name)}</title>"
-            f"<style>{_asset('report.css')}</style></head><body><header><h1>Reports in {_escape(root.name)}</h1>"
-            f"</header><main><ul>{items}</ul></main></body></html>\n")
+    items = "".join(
+        f'<li><a href="{_escape(link["href"])}">{_escape(link["text"])}</a></li>' for link in links
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Reports in {_escape(root.name)}</title>"
+        f"<style>{_asset('report.css')}</style></head><body><header><h1>Reports in {_escape(root.name)}</h1>"
+        f"</header><main><ul>{items}</ul></main></body></html>\n"
+    )

@@ -15,14 +15,37 @@ from zigzag.errors import InputError
 from zigzag.plots.units import size_label, split_unit
 
 #: columns naming what a row is
-IDENTITY = ("experiment", "variant", "workload", "accelerator", "mapping", "mode", "allocation", "opt", "target")
+IDENTITY = (
+    "experiment",
+    "variant",
+    "workload",
+    "accelerator",
+    "mapping",
+    "mode",
+    "allocation",
+    "opt",
+    "target",
+)
 #: identity columns hidden unless asked for
 HIDDEN_IDENTITY = ("sweep", "variant_id", "same_as", "area_unit")
 #: the objectives a Pareto view can draw: name -> candidate columns, first present wins
-OBJECTIVES = {"energy": ("energy_pJ",), "latency": ("latency_cycles",), "EDP": ("edp_pJ_cycles",),
-              "area": ("area_mm2", "cores_area", "area_um2"), "seconds": ("latency_s",), "J·s": ("edp_Js",)}
+OBJECTIVES = {
+    "energy": ("energy_pJ",),
+    "latency": ("latency_cycles",),
+    "EDP": ("edp_pJ_cycles",),
+    "area": ("area_mm2", "cores_area", "area_um2"),
+    "seconds": ("latency_s",),
+    "J·s": ("edp_Js",),
+}
 #: columns shown by default besides identity, status, parameters and objectives
-SHOWN = ("mac_utilization", "utilization", "mean_core_utilization", "layers", "cores", "dram_traffic_bits")
+SHOWN = (
+    "mac_utilization",
+    "utilization",
+    "mean_core_utilization",
+    "layers",
+    "cores",
+    "dram_traffic_bits",
+)
 
 
 def cell(text: str):
@@ -37,8 +60,11 @@ def cell(text: str):
         return text
     if math.isnan(value) or math.isinf(value):
         return None
-    return int(value) if value.is_integer() and abs(value) < 2 ** 53 and "." not in text and "e" not in text \
+    return (
+        int(value)
+        if value.is_integer() and abs(value) < 2**53 and "." not in text and "e" not in text
         else value
+    )
 
 
 def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
@@ -50,7 +76,9 @@ def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
             rows = [{k: cell(v or "") for k, v in row.items() if k is not None} for row in reader]
             return list(reader.fieldnames or []), rows
     except FileNotFoundError:
-        raise InputError(str(path), None, "no such table; run the workflow (or the sweep) first") from None
+        raise InputError(
+            str(path), None, "no such table; run the workflow (or the sweep) first"
+        ) from None
 
 
 def objectives(columns: list[str], rows: list[dict]) -> dict[str, str]:
@@ -64,8 +92,12 @@ def objectives(columns: list[str], rows: list[dict]) -> dict[str, str]:
     return found
 
 
-def describe_columns(columns: list[str], rows: list[dict], parameters: list[dict] | None = None,
-                     units: dict[str, str] | None = None) -> list[dict]:
+def describe_columns(
+    columns: list[str],
+    rows: list[dict],
+    parameters: list[dict] | None = None,
+    units: dict[str, str] | None = None,
+) -> list[dict]:
     """Each column's key, readable name, unit, role (id, status, param, objective, front,
     metric, option), format and whether it is shown by default. ``parameters``: a sweep's
     parameters (``sweep.json``); ``units``: units the table cannot say (e.g. the cores' area unit)."""
@@ -76,15 +108,28 @@ def describe_columns(columns: list[str], rows: list[dict], parameters: list[dict
         name, unit = split_unit(key)
         unit = (units or {}).get(key, unit)
         values = [r.get(key) for r in rows if r.get(key) is not None]
-        numeric = bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        entry = {"key": key, "name": name, "unit": unit, "fmt": "eng" if numeric else "text", "shown": True}
+        numeric = bool(values) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+        )
+        entry = {
+            "key": key,
+            "name": name,
+            "unit": unit,
+            "fmt": "eng" if numeric else "text",
+            "shown": True,
+        }
         if key in parameters:
             p = parameters[key]
-            entry.update(role="param", name=key, unit="", shown=p.get("named", True), path=p.get("path"))
+            entry.update(
+                role="param", name=key, unit="", shown=p.get("named", True), path=p.get("path")
+            )
             if p.get("size") and numeric:
                 labels = p.get("labels") or {}
-                entry.update(fmt="label", unit="as written", labels={str(v): labels.get(str(v)) or size_label(v)
-                                                                     for v in values})
+                entry.update(
+                    fmt="label",
+                    unit="as written",
+                    labels={str(v): labels.get(str(v)) or size_label(v) for v in values},
+                )
         elif key in IDENTITY:
             entry.update(role="id", name=key)
         elif key in HIDDEN_IDENTITY:

@@ -22,14 +22,28 @@ from zigzag.workload.workload import build_layer
 
 #: The sources (relative to the package) whose code turns a job into its result: the cost model,
 #: the search, the hardware, workload and mapping types, and the job's and result's (de)serialisers.
-MODEL_SOURCES = ("cost", "search", "hardware", "workload", "mapping",
-                 "io/accelerator_dict.py", "io/results.py", "steps/job_runner.py")
+MODEL_SOURCES = (
+    "cost",
+    "search",
+    "hardware",
+    "workload",
+    "mapping",
+    "io/accelerator_dict.py",
+    "io/results.py",
+    "steps/job_runner.py",
+)
 
 
-def model_version(package: str | os.PathLike | None = None, sources: tuple[str, ...] = MODEL_SOURCES) -> str:
+def model_version(
+    package: str | os.PathLike | None = None, sources: tuple[str, ...] = MODEL_SOURCES
+) -> str:
     """A hash of the Python source of ``sources`` under ``package`` (this package by default):
     any edit to the code that computes results changes it, and with it every job key."""
-    root = os.fspath(package) if package is not None else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = (
+        os.fspath(package)
+        if package is not None
+        else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    )
     files = []
     for source in sources:
         path = os.path.join(root, *source.split("/"))
@@ -38,7 +52,11 @@ def model_version(package: str | os.PathLike | None = None, sources: tuple[str, 
             continue
         for folder, _, names in os.walk(path):
             relative = os.path.relpath(folder, root).replace(os.sep, "/")
-            files += [(f"{relative}/{name}", os.path.join(folder, name)) for name in names if name.endswith(".py")]
+            files += [
+                (f"{relative}/{name}", os.path.join(folder, name))
+                for name in names
+                if name.endswith(".py")
+            ]
     digest = hashlib.sha256()
     for relative, path in sorted(files):
         with open(path, "rb") as file:
@@ -60,8 +78,11 @@ KEYED_WHEN_SET = {"latency_model": "zigzag"}
 
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""
-    values = {name: value for name, value in options.to_dict().items()
-              if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]}
+    values = {
+        name: value
+        for name, value in options.to_dict().items()
+        if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]
+    }
     return {
         "model_version": MODEL_VERSION,
         "layer": layer.signature(),
@@ -76,8 +97,13 @@ def job_key(job: dict) -> str:
     order is the memory hierarchy, so they are hashed as a list of (name, memory) pairs."""
     accelerator = job.get("accelerator")
     if isinstance(accelerator, dict) and isinstance(accelerator.get("memories"), dict):
-        job = {**job, "accelerator": {**accelerator, "memories": [[name, memory] for name, memory
-                                                                  in accelerator["memories"].items()]}}
+        job = {
+            **job,
+            "accelerator": {
+                **accelerator,
+                "memories": [[name, memory] for name, memory in accelerator["memories"].items()],
+            },
+        }
     text = json.dumps(job, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -95,7 +121,10 @@ def job_result_text(result, stats) -> str:
     search's}``: compact JSON (the C encoder; an indented dump takes the pure-Python one, ~10x
     slower), whose tuples are written as lists, so it reads back as ``to_dict()``'s."""
     fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
-    return json.dumps({"result": fields, "stats": dataclasses.asdict(stats)}, separators=(",", ":")) + "\n"
+    return (
+        json.dumps({"result": fields, "stats": dataclasses.asdict(stats)}, separators=(",", ":"))
+        + "\n"
+    )
 
 
 def read_job_result(path):

@@ -45,7 +45,11 @@ def evaluate_spatial_mapping(
     """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
     ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
     same cost-free key allocated (``zigzag.search.batched.shared``; same result)."""
-    if shared is not None and options.temporal_mapping_search_engine != "salsa" and batched.batched_enabled():
+    if (
+        shared is not None
+        and options.temporal_mapping_search_engine != "salsa"
+        and batched.batched_enabled()
+    ):
         try:
             return _shared_search(layer, accelerator, array_mapping, options, shared)
         except batched.BatchMismatch as exc:
@@ -102,16 +106,21 @@ def _shared_search(layer, accelerator, array_mapping, options, shared):
     """The batched search through a shared candidate table (the spatial mapping converted once per
     table: the conversion reads the array, the served dimensions and the layer, never a cost)."""
     tables, key = shared
-    settings = dict(lpf_limit=options.lpf_limit, even=options.temporal_mapping_type == "even",
-                    access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-                    spatial_mapping_array=array_mapping)
+    settings = dict(
+        lpf_limit=options.lpf_limit,
+        even=options.temporal_mapping_type == "even",
+        access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
+        spatial_mapping_array=array_mapping,
+    )
 
     def build():
         fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
         return build_table(layer, accelerator, fractional, integer, **settings)
 
     table = tables.table(key, build)
-    return score_table(table, layer, accelerator, table.fractional, table.integer, opt=options.opt, **settings)
+    return score_table(
+        table, layer, accelerator, table.fractional, table.integer, opt=options.opt, **settings
+    )
 
 
 def search_layer(
@@ -128,16 +137,25 @@ def search_layer(
     (``zigzag.search.batched.shared.cost_free_job``), to share candidates across such variants."""
     unit = compute_unit(layer, accelerator)
     if unit == UNCOSTED:
-        raise InputError(None, f"layer '{layer.name}'", f"its operation class '{layer.vector_op}' runs on no unit of "
-                         f"accelerator '{accelerator.name}'; declare a vector_unit with operations.{layer.vector_op}")
+        raise InputError(
+            None,
+            f"layer '{layer.name}'",
+            f"its operation class '{layer.vector_op}' runs on no unit of "
+            f"accelerator '{accelerator.name}'; declare a vector_unit with operations.{layer.vector_op}",
+        )
     if unit == VECTOR_UNIT:
         layer, accelerator = on_vector_unit(layer, accelerator)
         shared = None  # candidates are shared between views of the MAC array only
     return _search(layer, accelerator, options, show_progress, shared)
 
 
-def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions, show_progress: bool | None,
-            shared) -> tuple[CostResult, LayerSearchStats]:
+def _search(
+    layer: Layer,
+    accelerator: Accelerator,
+    options: SearchOptions,
+    show_progress: bool | None,
+    shared,
+) -> tuple[CostResult, LayerSearchStats]:
     candidates = generate_spatial_mappings(
         layer,
         accelerator,
@@ -148,7 +166,11 @@ def _search(layer: Layer, accelerator: Accelerator, options: SearchOptions, show
     evaluations = 0
     for array_mapping in candidates:
         result, count = evaluate_spatial_mapping(
-            layer, accelerator, array_mapping, options, show_progress=show_progress,
+            layer,
+            accelerator,
+            array_mapping,
+            options,
+            show_progress=show_progress,
             # the spatial mapping itself in the key: a table is one spatial mapping's candidates
             shared=None if shared is None else (shared[0], (shared[1], repr(array_mapping))),
         )

@@ -42,7 +42,9 @@ def ordering_factors(layer: Layer, temporal: dict[str, int], lpf_limit: int | No
     """(ordering constraints of the user's temporal_ordering, the loop prime factors to permute)."""
     constraints = ordering_constraints(layer.mapping.temporal_ordering)
     try:
-        factors = loop_prime_factors(temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0])
+        factors = loop_prime_factors(
+            temporal, lpf_limit, constraints.fixed_loops, pseudo_dim=layer.loop_dims[0]
+        )
     except ValueError as exc:
         raise InputError(
             None,
@@ -83,8 +85,13 @@ def temporal_mappings(
     if show_progress:
         from tqdm import tqdm  # only when drawing a bar: importing it costs a layer job ~0.1 s
 
-        orderings = tqdm(orderings, total=nb_orderings(factors), desc=f"{layer.name}: loop orderings",
-                         leave=False, unit="ord")
+        orderings = tqdm(
+            orderings,
+            total=nb_orderings(factors),
+            desc=f"{layer.name}: loop orderings",
+            leave=False,
+            unit="ord",
+        )
     found = False
     for ordering in orderings:
         if constraints and not satisfies(ordering, constraints):
@@ -100,7 +107,12 @@ def temporal_mappings(
 
 
 def no_fit_error(
-    layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool, lpf_limit: int | None,
+    layer: Layer,
+    accelerator: Accelerator,
+    spatial: LevelMapping,
+    *,
+    even: bool,
+    lpf_limit: int | None,
     sample: int = 2000,
 ) -> MappingError:
     """Why no loop ordering fits: the memory and operand most orderings (of a sample) overflow,
@@ -124,8 +136,11 @@ def no_fit_error(
     common = max(failures.values(), key=len)
     least = min(common, key=lambda exc: exc.needed)
     need = f"{least.needed:.0f} bits"
-    fix = (f"it is the top memory of {least.operands}, which must hold all of it: make it at least {need}"
-           if least.whole else f"make it at least {need} or choose a smaller spatial unrolling")
+    fix = (
+        f"it is the top memory of {least.operands}, which must hold all of it: make it at least {need}"
+        if least.whole
+        else f"make it at least {need} or choose a smaller spatial unrolling"
+    )
     return MappingError(
         f"{start}: operand {least.operands} needs {'' if least.whole else 'at least '}{need} in memory "
         f"{least.memory}, which holds {least.available:.0f} bits; {fix}"

@@ -130,7 +130,9 @@ def _check_fixed_loops(temporal_sizes: Mapping[str, int], fixed_loops: Sequence[
     product: dict[str, int] = {}
     for dim, size in fixed_loops:
         if dim not in temporal_sizes:
-            raise ValueError(f"fixed temporal loop ({dim}, {size}): {dim} has no temporal loop left")
+            raise ValueError(
+                f"fixed temporal loop ({dim}, {size}): {dim} has no temporal loop left"
+            )
         if size < 2:
             raise ValueError(f"fixed temporal loop ({dim}, {size}): size must be at least 2")
         product[dim] = product.get(dim, 1) * size

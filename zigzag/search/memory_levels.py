@@ -25,13 +25,17 @@ class LevelAssignmentFailed(Exception):
     """This loop ordering cannot be assigned: ``operands`` need ``needed`` bits of ``memory``,
     which holds ``available`` bits."""
 
-    def __init__(self, memory: str, operands: str, needed: float, available: float, *, whole: bool = False):
+    def __init__(
+        self, memory: str, operands: str, needed: float, available: float, *, whole: bool = False
+    ):
         self.memory = memory
         self.operands = operands
         self.needed = needed
         self.available = available
         self.whole = whole  # the top memory of the operand, which must hold all of it
-        super().__init__(f"{operands} needs {needed:.0f} bits of {memory}, which holds {available:.0f} bits")
+        super().__init__(
+            f"{operands} needs {needed:.0f} bits of {memory}, which holds {available:.0f} bits"
+        )
 
 
 @dataclass
@@ -48,7 +52,9 @@ class _OperandState:
 class MemoryLevelAssigner:
     """Assigns loop orderings of one layer under one spatial mapping on one accelerator."""
 
-    def __init__(self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool = False):
+    def __init__(
+        self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, *, even: bool = False
+    ):
         self.layer = layer
         self.accelerator = accelerator
         self.spatial = spatial
@@ -95,7 +101,7 @@ class MemoryLevelAssigner:
         """Output buffers hold partial sums while an output-irrelevant loop is still above."""
         if state.layer_operand != self.layer.output:
             return state.precision
-        above = [d for lvl in self.spatial[state.layer_operand][state.level:] for d, _ in lvl]
+        above = [d for lvl in self.spatial[state.layer_operand][state.level :] for d, _ in lvl]
         above += [d for d, _ in state.unassigned]
         if any(d in self.output_ir for d in above):
             return state.precision
@@ -108,7 +114,7 @@ class MemoryLevelAssigner:
         result = []
         for i in range(len(state.unassigned) + 1):
             if i:
-                _accumulate(sizes, state.unassigned[i - 1:i])
+                _accumulate(sizes, state.unassigned[i - 1 : i])
             bits = self.layer.footprint(state.layer_operand, sizes) * precision
             if bits > memory.size:
                 if i == 0:
@@ -119,9 +125,15 @@ class MemoryLevelAssigner:
 
     def _overflow(self, memory: Memory, state: _OperandState, bits: float) -> LevelAssignmentFailed:
         """The failure when ``memory`` cannot take its share (``bits``) of ``state``'s operand."""
-        if self.top[self.layer.memory_operand(state.layer_operand)] is memory:  # must hold the whole operand
-            whole = self.layer.footprint(state.layer_operand, self.layer.loop_sizes) * self._precision_at(state)
-            return LevelAssignmentFailed(memory.name, state.layer_operand, whole, memory.size, whole=True)
+        if (
+            self.top[self.layer.memory_operand(state.layer_operand)] is memory
+        ):  # must hold the whole operand
+            whole = self.layer.footprint(
+                state.layer_operand, self.layer.loop_sizes
+            ) * self._precision_at(state)
+            return LevelAssignmentFailed(
+                memory.name, state.layer_operand, whole, memory.size, whole=True
+            )
         return LevelAssignmentFailed(memory.name, state.layer_operand, bits, memory.size)
 
     def _best_combination(self, memory, states, slices, is_top) -> list[int]:
@@ -129,7 +141,10 @@ class MemoryLevelAssigner:
         offsets = [len(s) - 1 if top else 0 for s, top in zip(slices, is_top)]
         choices = [range(off, len(s)) for s, off in zip(slices, offsets)]
         costs = [
-            [0 if top else math.prod(size for _, size in st.unassigned[k:]) * s[k] for k in range(len(s))]
+            [
+                0 if top else math.prod(size for _, size in st.unassigned[k:]) * s[k]
+                for k in range(len(s))
+            ]
             for st, s, top in zip(states, slices, is_top)
         ]
         best_cost = math.inf

@@ -30,7 +30,9 @@ class NetworkResult:
     layers: list[tuple[Layer, LayerCostResult]]
     total: CumulativeResult
     accelerators: dict[int, Accelerator]  # layer id -> accelerator it was searched on
-    uncosted: list[str] = field(default_factory=list)  # vector layers no unit of the accelerator runs
+    uncosted: list[str] = field(
+        default_factory=list
+    )  # vector layers no unit of the accelerator runs
     #: the workload's inference metadata (an LLM prefill or decode step), None for other workloads
     inference: object = None
 
@@ -43,7 +45,9 @@ class NetworkResult:
         return self.total.latency_total2
 
 
-def layer_accelerators(workload: Workload, accelerator: Accelerator, options: SearchOptions) -> dict[int, Accelerator]:
+def layer_accelerators(
+    workload: Workload, accelerator: Accelerator, options: SearchOptions
+) -> dict[int, Accelerator]:
     """The accelerator each layer is searched on (trimmed per layer with data locality)."""
     if not options.exploit_data_locality:
         return {layer.id: accelerator for layer in workload.layers}
@@ -66,8 +70,12 @@ def evaluated_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[
     units = {layer: compute_unit(layer, accelerator) for layer in layers}
     if not accelerator.operational_array.is_imc:
         return [layer for layer, unit in units.items() if unit != UNCOSTED]
-    return [layer for layer, unit in units.items()
-            if unit == VECTOR_UNIT or (unit == MAC_ARRAY and layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES)]
+    return [
+        layer
+        for layer, unit in units.items()
+        if unit == VECTOR_UNIT
+        or (unit == MAC_ARRAY and layer.operator_type not in IMC_SKIPPED_OPERATOR_TYPES)
+    ]
 
 
 def uncosted_layers(layers: Iterable[Layer], accelerator: Accelerator) -> list[Layer]:
@@ -81,8 +89,10 @@ def uncosted_note(names: list[str]) -> str | None:
     if not names:
         return None
     shown = ", ".join(names[:8]) + (f", ... ({len(names)} in all)" if len(names) > 8 else "")
-    return (f"{len(names)} vector layer(s) left uncosted (zero energy and cycles): the accelerator declares no "
-            f"vector unit for their operation class: {shown}")
+    return (
+        f"{len(names)} vector layer(s) left uncosted (zero energy and cycles): the accelerator declares no "
+        f"vector unit for their operation class: {shown}"
+    )
 
 
 @dataclass(frozen=True)
@@ -100,8 +110,13 @@ class NetworkPlan:
         return uncosted_note(list(self.uncosted))
 
 
-def plan_network(layers: Sequence[Layer], accelerator: Accelerator, options: SearchOptions = SearchOptions(), *,
-                 workload: Workload | None = None) -> NetworkPlan:
+def plan_network(
+    layers: Sequence[Layer],
+    accelerator: Accelerator,
+    options: SearchOptions = SearchOptions(),
+    *,
+    workload: Workload | None = None,
+) -> NetworkPlan:
     """The plan of every evaluation of a network (API, workflow, sweeps, Stage API): which of its
     ``layers`` (processing order) are searched (:func:`evaluated_layers`), on which accelerator
     (:func:`layer_accelerators`; the ``workload``'s graph is needed with data locality), and which
@@ -112,8 +127,11 @@ def plan_network(layers: Sequence[Layer], accelerator: Accelerator, options: Sea
         raise ValueError("plan_network: exploit_data_locality needs the workload's graph")
     else:
         accelerators = layer_accelerators(workload, accelerator, options)
-    return NetworkPlan(tuple((layer, accelerators[layer.id]) for layer in evaluated_layers(layers, accelerator)),
-                       accelerators, tuple(layer.name for layer in uncosted_layers(layers, accelerator)))
+    return NetworkPlan(
+        tuple((layer, accelerators[layer.id]) for layer in evaluated_layers(layers, accelerator)),
+        accelerators,
+        tuple(layer.name for layer in uncosted_layers(layers, accelerator)),
+    )
 
 
 def evaluate_network(
@@ -136,21 +154,26 @@ def evaluate_network(
     sweep's reads and fills the shared result cache)."""
     plan = plan_network(workload.layers, accelerator, options, workload=workload)
     if search is None:
+
         def search(layer, layer_accelerator):
             return search_layer(layer, layer_accelerator, options, show_progress=show_progress)[0]
+
     memo = {} if memo is None else memo
     first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
         for layer, layer_accelerator in plan.layers:
-            key = json.dumps([layer.signature(), id(layer_accelerator)], sort_keys=True, default=str)
+            key = json.dumps(
+                [layer.signature(), id(layer_accelerator)], sort_keys=True, default=str
+            )
             if key not in memo:
                 memo[key] = search(layer, layer_accelerator)
             if key in first:
                 result = first[key].for_layer(layer, layer_accelerator)
             else:
                 result = first[key] = LayerCostResult.of(
-                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name), layer,
+                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name),
+                    layer,
                     layer_accelerator,
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
                     latency_model=options.latency_model,
@@ -160,5 +183,10 @@ def evaluate_network(
                 on_layer(layer, result)
     if plan.note and log_uncosted:
         logger.warning(plan.note)
-    return NetworkResult(results, sum_results([r for _, r in results]), plan.accelerators, list(plan.uncosted),
-                         inference=getattr(workload, "inference", None))
+    return NetworkResult(
+        results,
+        sum_results([r for _, r in results]),
+        plan.accelerators,
+        list(plan.uncosted),
+        inference=getattr(workload, "inference", None),
+    )

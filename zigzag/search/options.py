@@ -19,7 +19,10 @@ OPTIMISATION_CRITERIA = ("energy", "latency", "EDP")
 TEMPORAL_ENGINES = ("loma", "salsa")
 TEMPORAL_MAPPING_TYPES = ("uneven", "even")
 SALSA_CRITERIA = ("energy", "latency")
-LATENCY_MODELS = ("zigzag", "bandwidth_bound")  # as zigzag.cost.model.LATENCY_MODELS (not imported: a light module)
+LATENCY_MODELS = (
+    "zigzag",
+    "bandwidth_bound",
+)  # as zigzag.cost.model.LATENCY_MODELS (not imported: a light module)
 
 
 @dataclass(frozen=True)
@@ -38,17 +41,25 @@ class Option:
     def check(self, value: Any) -> Any:
         """``value`` as a plain Python value if allowed for this option, else a one-line InputError."""
         if not _is_type(value, self.type):
-            raise InputError(None, self.name, f"{value!r} is not {_TYPE_WORDS[self.type]}; "
-                                              f"give e.g. {self.name}: {_yaml(self.default)}")
+            raise InputError(
+                None,
+                self.name,
+                f"{value!r} is not {_TYPE_WORDS[self.type]}; "
+                f"give e.g. {self.name}: {_yaml(self.default)}",
+            )
         value = self.type(value)  # numpy numbers -> int / float
         if self.type is float and not math.isfinite(value):
             raise InputError(None, self.name, f"must be a finite number, got {value}")
         if self.choices and value not in self.choices:
             raise InputError(None, self.name, f"'{value}' is not one of {', '.join(self.choices)}")
         if self.minimum is not None and value < self.minimum:
-            raise InputError(None, self.name, f"must be at least {_yaml(self.minimum)}, got {value}")
+            raise InputError(
+                None, self.name, f"must be at least {_yaml(self.minimum)}, got {value}"
+            )
         if self.above is not None and value <= self.above:
-            raise InputError(None, self.name, f"must be greater than {_yaml(self.above)}, got {value}")
+            raise InputError(
+                None, self.name, f"must be greater than {_yaml(self.above)}, got {value}"
+            )
         return value
 
     def json_schema(self) -> dict:
@@ -60,7 +71,9 @@ class Option:
             schema["minimum"] = self.minimum
         if self.above is not None:
             schema["exclusiveMinimum"] = self.above
-        schema["description"] = f"{self.help} (default {_yaml(self.default)})"  # no 'default' key: Snakemake
+        schema["description"] = (
+            f"{self.help} (default {_yaml(self.default)})"  # no 'default' key: Snakemake
+        )
         return schema  # would fill every default into the user's config
 
 
@@ -80,45 +93,116 @@ def _yaml(value: Any) -> str:
 
 #: The option table. Order: as listed by ``zigzag run --help``.
 OPTIONS: tuple[Option, ...] = (
-    Option("opt", str, "latency", "what the best mapping minimises: energy, latency or EDP (energy x delay)",
-           choices=OPTIMISATION_CRITERIA),
-    Option("lpf_limit", int, 6, "LOMA: at most this many loop prime factors are permuted; higher = more loop "
-                                "orderings searched, slower", minimum=1),
-    Option("nb_spatial_mappings_generated", int, 3, "how many of the best-ranked spatial mappings are searched "
-                                                    "per layer", minimum=1),
-    Option("temporal_mapping_search_engine", str, "loma", "loma: exhaustive loop-order search; salsa: simulated "
-                                                          "annealing", choices=TEMPORAL_ENGINES),
-    Option("temporal_mapping_type", str, "uneven", "uneven: operands sharing a memory may cut the loop nest at "
-                                                   "different places; even: they must cut it at the same place",
-           choices=TEMPORAL_MAPPING_TYPES),
-    Option("exploit_data_locality", bool, False, "keep activations between layers in the lowest memory that "
-                                                 "holds them instead of going through the top memory"),
-    Option("enable_mix_spatial_mapping", bool, False, "also generate spatial mappings unrolling several layer "
-                                                      "dims on one array dim (turns on exploit_data_locality "
-                                                      "unless that is set explicitly)"),
-    Option("access_same_data_considered_as_no_access", bool, True, "an input word the MACs use for several "
-                                                                   "cycles in a row is read from the innermost "
-                                                                   "memory once, not once per cycle"),
-    Option("latency_model", str, "zigzag", "zigzag: ZigZag's latency (its on-loading estimate can credit a port with "
-                                           "more bits than its bandwidth carries); bandwidth_bound: the same, but never "
-                                           "below the cycles every memory port needs for the bits crossing it",
-           choices=LATENCY_MODELS),
+    Option(
+        "opt",
+        str,
+        "latency",
+        "what the best mapping minimises: energy, latency or EDP (energy x delay)",
+        choices=OPTIMISATION_CRITERIA,
+    ),
+    Option(
+        "lpf_limit",
+        int,
+        6,
+        "LOMA: at most this many loop prime factors are permuted; higher = more loop "
+        "orderings searched, slower",
+        minimum=1,
+    ),
+    Option(
+        "nb_spatial_mappings_generated",
+        int,
+        3,
+        "how many of the best-ranked spatial mappings are searched per layer",
+        minimum=1,
+    ),
+    Option(
+        "temporal_mapping_search_engine",
+        str,
+        "loma",
+        "loma: exhaustive loop-order search; salsa: simulated annealing",
+        choices=TEMPORAL_ENGINES,
+    ),
+    Option(
+        "temporal_mapping_type",
+        str,
+        "uneven",
+        "uneven: operands sharing a memory may cut the loop nest at "
+        "different places; even: they must cut it at the same place",
+        choices=TEMPORAL_MAPPING_TYPES,
+    ),
+    Option(
+        "exploit_data_locality",
+        bool,
+        False,
+        "keep activations between layers in the lowest memory that "
+        "holds them instead of going through the top memory",
+    ),
+    Option(
+        "enable_mix_spatial_mapping",
+        bool,
+        False,
+        "also generate spatial mappings unrolling several layer "
+        "dims on one array dim (turns on exploit_data_locality "
+        "unless that is set explicitly)",
+    ),
+    Option(
+        "access_same_data_considered_as_no_access",
+        bool,
+        True,
+        "an input word the MACs use for several "
+        "cycles in a row is read from the innermost "
+        "memory once, not once per cycle",
+    ),
+    Option(
+        "latency_model",
+        str,
+        "zigzag",
+        "zigzag: ZigZag's latency (its on-loading estimate can credit a port with "
+        "more bits than its bandwidth carries); bandwidth_bound: the same, but never "
+        "below the cycles every memory port needs for the bits crossing it",
+        choices=LATENCY_MODELS,
+    ),
     Option("salsa_iteration_number", int, 1000, "SALSA: annealing iterations", minimum=1),
     Option("salsa_start_temperature", float, 0.05, "SALSA: initial annealing temperature", above=0),
-    Option("salsa_opt_criterion", str, "energy", "SALSA: what the annealing minimises", choices=SALSA_CRITERIA),
+    Option(
+        "salsa_opt_criterion",
+        str,
+        "energy",
+        "SALSA: what the annealing minimises",
+        choices=SALSA_CRITERIA,
+    ),
     Option("salsa_seed", int, 0, "SALSA: random seed; the same seed gives the same result"),
-    Option("evaluate_all_operators", bool, False, "ONNX: also evaluate pooling (MaxPool, AveragePool, "
-                                                  "GlobalAveragePool) and element-wise (Add, Sub, Mul) tensor "
-                                                  "operators as layers (ZigZag skips them; Conv, Gemm and MatMul "
-                                                  "are always evaluated)",
-           scope="workload"),
-    Option("operators", str, "zigzag", "ONNX: zigzag = the operators ZigZag evaluates (Conv, Gemm, MatMul; more with "
-                                       "evaluate_all_operators); all = every operator as layers of the operator model "
-                                       "(vector layers for element-wise, reductions, transcendental functions, gathers, "
-                                       "KV-cache appends)", choices=("zigzag", "all"), scope="workload"),
-    Option("causal_blocks", int, 8, "ONNX with operators all: a causal attention's query rows are split into this many "
-                                    "blocks, each attending only the keys up to its last row (0: masked work counted "
-                                    "in full)", minimum=0, scope="workload"),
+    Option(
+        "evaluate_all_operators",
+        bool,
+        False,
+        "ONNX: also evaluate pooling (MaxPool, AveragePool, "
+        "GlobalAveragePool) and element-wise (Add, Sub, Mul) tensor "
+        "operators as layers (ZigZag skips them; Conv, Gemm and MatMul "
+        "are always evaluated)",
+        scope="workload",
+    ),
+    Option(
+        "operators",
+        str,
+        "zigzag",
+        "ONNX: zigzag = the operators ZigZag evaluates (Conv, Gemm, MatMul; more with "
+        "evaluate_all_operators); all = every operator as layers of the operator model "
+        "(vector layers for element-wise, reductions, transcendental functions, gathers, "
+        "KV-cache appends)",
+        choices=("zigzag", "all"),
+        scope="workload",
+    ),
+    Option(
+        "causal_blocks",
+        int,
+        8,
+        "ONNX with operators all: a causal attention's query rows are split into this many "
+        "blocks, each attending only the keys up to its last row (0: masked work counted "
+        "in full)",
+        minimum=0,
+        scope="workload",
+    ),
 )
 OPTION_BY_NAME = {option.name: option for option in OPTIONS}
 
@@ -138,7 +222,9 @@ class SearchOptions:
     temporal_mapping_type: str = _default("temporal_mapping_type")
     exploit_data_locality: bool = _default("exploit_data_locality")
     enable_mix_spatial_mapping: bool = _default("enable_mix_spatial_mapping")
-    access_same_data_considered_as_no_access: bool = _default("access_same_data_considered_as_no_access")
+    access_same_data_considered_as_no_access: bool = _default(
+        "access_same_data_considered_as_no_access"
+    )
     latency_model: str = _default("latency_model")
     salsa_iteration_number: int = _default("salsa_iteration_number")
     salsa_start_temperature: float = _default("salsa_start_temperature")
@@ -147,15 +233,19 @@ class SearchOptions:
 
     def __post_init__(self):
         for field in fields(self):
-            object.__setattr__(self, field.name, OPTION_BY_NAME[field.name].check(getattr(self, field.name)))
+            object.__setattr__(
+                self, field.name, OPTION_BY_NAME[field.name].check(getattr(self, field.name))
+            )
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def model_options(self) -> dict:
         """The keyword options of the cost model (``zigzag.cost.model.evaluate``) these options set."""
-        return {"access_same_data_considered_as_no_access": self.access_same_data_considered_as_no_access,
-                "latency_model": self.latency_model}
+        return {
+            "access_same_data_considered_as_no_access": self.access_same_data_considered_as_no_access,
+            "latency_model": self.latency_model,
+        }
 
 
 def resolve_options(given: dict) -> tuple[SearchOptions, dict]:
@@ -167,7 +257,9 @@ def resolve_options(given: dict) -> tuple[SearchOptions, dict]:
     """
     unknown = sorted(set(given) - set(OPTION_BY_NAME))
     if unknown:
-        raise InputError(None, unknown[0], f"unknown option; known options: {', '.join(OPTION_BY_NAME)}")
+        raise InputError(
+            None, unknown[0], f"unknown option; known options: {', '.join(OPTION_BY_NAME)}"
+        )
     values = {name: OPTION_BY_NAME[name].check(value) for name, value in given.items()}
     if values.get("enable_mix_spatial_mapping") and "exploit_data_locality" not in values:
         values["exploit_data_locality"] = True

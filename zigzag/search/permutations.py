@@ -55,7 +55,9 @@ class OrderingConstraints:
         return bool(self.dim_at or self.loop_at)
 
 
-def ordering_constraints(temporal_ordering: Sequence[tuple[str, int | None]]) -> OrderingConstraints:
+def ordering_constraints(
+    temporal_ordering: Sequence[tuple[str, int | None]],
+) -> OrderingConstraints:
     """Constraints from a user ordering (innermost first; size None = unspecified).
 
     A ``("*", None)`` row switches the following rows to positions counted from the outermost

@@ -20,11 +20,20 @@ E = TypeVar("E", bound=_Evaluation)
 def is_better(candidate: _Evaluation, best: _Evaluation, opt: str) -> bool:
     """Does ``candidate`` replace ``best`` under criterion ``opt`` (energy, latency or EDP)?"""
     if opt == "energy":
-        return (candidate.energy_total, candidate.latency_total2) < (best.energy_total, best.latency_total2)
+        return (candidate.energy_total, candidate.latency_total2) < (
+            best.energy_total,
+            best.latency_total2,
+        )
     if opt == "latency":
-        return (candidate.latency_total2, candidate.energy_total) < (best.latency_total2, best.energy_total)
+        return (candidate.latency_total2, candidate.energy_total) < (
+            best.latency_total2,
+            best.energy_total,
+        )
     if opt == "EDP":
-        return candidate.latency_total2 * candidate.energy_total < best.latency_total2 * best.energy_total
+        return (
+            candidate.latency_total2 * candidate.energy_total
+            < best.latency_total2 * best.energy_total
+        )
     raise ValueError(f"unknown optimisation criterion '{opt}'")
 
 

@@ -36,8 +36,12 @@ def salsa_search(
 ) -> tuple[CostResult, int]:
     """Best result found by annealing, and the number of evaluations made."""
     rng = np.random.default_rng(options.salsa_seed)
-    assigner = MemoryLevelAssigner(layer, accelerator, fractional, even=options.temporal_mapping_type == "even")
-    factors = loop_prime_factors(layer_temporal_loops(layer, fractional), None, pseudo_dim=layer.loop_dims[0])
+    assigner = MemoryLevelAssigner(
+        layer, accelerator, fractional, even=options.temporal_mapping_type == "even"
+    )
+    factors = loop_prime_factors(
+        layer_temporal_loops(layer, fractional), None, pseudo_dim=layer.loop_dims[0]
+    )
     evaluations = 0
 
     def cost_of(ordering: list) -> CostResult | None:
@@ -48,12 +52,21 @@ def salsa_search(
             return None
         evaluations += 1
         return evaluate(
-            layer, accelerator, fractional, integer, temporal,
-            spatial_mapping_array=array_mapping, **options.model_options(),
+            layer,
+            accelerator,
+            fractional,
+            integer,
+            temporal,
+            spatial_mapping_array=array_mapping,
+            **options.model_options(),
         )
 
     def criterion(result: CostResult) -> float:
-        return result.energy_total if options.salsa_opt_criterion == "energy" else result.latency_total0
+        return (
+            result.energy_total
+            if options.salsa_opt_criterion == "energy"
+            else result.latency_total0
+        )
 
     current_order, current = _fitting_start(factors, rng, cost_of)
     if current is None:

@@ -45,8 +45,11 @@ def effective_hints(layer: Layer, accelerator: Accelerator) -> dict[str, list[st
         if any(d in layer.loop_sizes for d in dims):
             hints[oa] = reference_set_order(dims, "layer_dim")
         else:
-            warn_for_layer(logger, layer.name,
-                           f"spatial_mapping_hint {oa}={list(dims)} names no loop dim of the layer; ignoring it")
+            warn_for_layer(
+                logger,
+                layer.name,
+                f"spatial_mapping_hint {oa}={list(dims)} names no loop dim of the layer; ignoring it",
+            )
     every_dim = reference_set_order(layer.loop_dims, "layer_dim")
     for oa in accelerator.operational_array.dimensions:
         hints.setdefault(oa, every_dim)
@@ -79,7 +82,9 @@ def _inner_memory_operands(layer: Layer, accelerator: Accelerator) -> Iterator[t
             yield memory, layer.layer_operand_of[mem_op]
 
 
-def _limit_to_bandwidth(max_unroll: MaxUnrollings, layer: Layer, memory: Memory, operand: str) -> None:
+def _limit_to_bandwidth(
+    max_unroll: MaxUnrollings, layer: Layer, memory: Memory, operand: str
+) -> None:
     """Cap the non-irrelevant dims on the memory's served array dims to its port bandwidth."""
     precision = layer.precision[operand]
     direction = "fl" if operand == layer.output else "tl"
@@ -94,13 +99,21 @@ def _limit_to_bandwidth(max_unroll: MaxUnrollings, layer: Layer, memory: Memory,
         for dim, factor in max_unroll[oa].items():
             if dim not in layer.irrelevant[operand] and limit < factor:
                 max_unroll[oa][dim] = limit
-                if oa not in provided or dim in dict(provided[oa]):  # silent if the user chose others
-                    warn_for_layer(logger, layer.name, f"maximal unrolling of {dim} on {oa} limited to "
-                                                       f"{limit} by the bandwidth of {memory.name}")
+                if oa not in provided or dim in dict(
+                    provided[oa]
+                ):  # silent if the user chose others
+                    warn_for_layer(
+                        logger,
+                        layer.name,
+                        f"maximal unrolling of {dim} on {oa} limited to "
+                        f"{limit} by the bandwidth of {memory.name}",
+                    )
 
 
 # ----- template (step 2) -----------------------------------------------------------------------
-def mapping_template(layer: Layer, accelerator: Accelerator, max_unroll: MaxUnrollings) -> ArrayMapping:
+def mapping_template(
+    layer: Layer, accelerator: Accelerator, max_unroll: MaxUnrollings
+) -> ArrayMapping:
     """The mapping entry's spatial mapping, reduced to fit the layer and the array."""
     provided = layer.mapping.spatial_mapping or {}
     template = {oa: dict(pairs) for oa, pairs in provided.items()}
@@ -118,23 +131,31 @@ def _drop_unknown_dims(template: ArrayMapping, layer: Layer) -> None:
         for dim in [d for d in unrolling if d not in layer.loop_sizes]:
             if layer.mapping.name == layer.name:
                 raise InputError(
-                    None, f"mapping entry '{layer.mapping.name}': spatial_mapping.{oa}",
+                    None,
+                    f"mapping entry '{layer.mapping.name}': spatial_mapping.{oa}",
                     f"layer '{layer.name}' has no dimension '{dim}' (its dimensions are "
                     f"{', '.join(layer.loop_sizes)}); unroll one of those",
                 )
-            warn_for_layer(logger, layer.name, f"spatial unrolling of {dim} on {oa} removed: not a loop dim")
+            warn_for_layer(
+                logger, layer.name, f"spatial unrolling of {dim} on {oa} removed: not a loop dim"
+            )
             del unrolling[dim]
 
 
 def _clip_to_maximum(
-    oa: str, unrolling: dict[str, int], layer: Layer, accelerator: Accelerator, max_unroll: MaxUnrollings
+    oa: str,
+    unrolling: dict[str, int],
+    layer: Layer,
+    accelerator: Accelerator,
+    max_unroll: MaxUnrollings,
 ) -> None:
     """Clip each factor to its maximum; the clipped product must fit the array dim."""
     where = f"mapping entry '{layer.mapping.name}': spatial_mapping.{oa}"
     sizes = accelerator.operational_array.dimensions
     if oa not in sizes:
         raise InputError(
-            None, where,
+            None,
+            where,
             f"accelerator '{accelerator.name}' has no array dimension '{oa}' (it has "
             f"{', '.join(sizes)}); use one of those",
         )
@@ -146,12 +167,15 @@ def _clip_to_maximum(
                     f"{layer.name}: {dim} cannot be unrolled on {oa}: an innermost memory's port is "
                     "narrower than one element of the operand it feeds"
                 )
-            warn_for_layer(logger, layer.name, f"spatial unrolling {dim} {factor} on {oa} reduced to {maximum}")
+            warn_for_layer(
+                logger, layer.name, f"spatial unrolling {dim} {factor} on {oa} reduced to {maximum}"
+            )
             unrolling[dim] = maximum
     if utilization(unrolling) > sizes[oa]:
         text = " x ".join(f"{d} {f}" for d, f in unrolling.items())
         raise InputError(
-            None, where,
+            None,
+            where,
             f"for layer '{layer.name}' the unrolling {text} = {utilization(unrolling)} exceeds the "
             f"size {sizes[oa]} of {oa}; lower the factors so that their product is at most {sizes[oa]}",
         )
@@ -164,7 +188,11 @@ def _fit_layer_sizes(template: ArrayMapping, layer: Layer) -> None:
         while _total_unrolling(template, dim) > layer.loop_sizes[dim]:
             holders = [oa for oa in reference_set_order(template, "oa_dim") if dim in template[oa]]
             oa = reference_set_pop(holders, "oa_dim")
-            warn_for_layer(logger, layer.name, f"spatial unrolling of {dim} on {oa} removed: exceeds the layer size")
+            warn_for_layer(
+                logger,
+                layer.name,
+                f"spatial unrolling of {dim} on {oa} removed: exceeds the layer size",
+            )
             del template[oa][dim]
 
 
@@ -188,8 +216,11 @@ def spatial_mapping_candidates(
         return [(template, performance_indicator(template))]
     hints = effective_hints(layer, accelerator)
     options = [
-        [u for u in _oa_dim_options(hints[oa], max_unroll[oa], enable_mixing)
-         if _fits(u, max_unroll[oa], sizes[oa])]
+        [
+            u
+            for u in _oa_dim_options(hints[oa], max_unroll[oa], enable_mixing)
+            if _fits(u, max_unroll[oa], sizes[oa])
+        ]
         for oa in to_fill
     ]
     valid = []
@@ -203,9 +234,13 @@ def spatial_mapping_candidates(
     return sorted(valid, key=lambda pair: pair[1], reverse=True)
 
 
-def _oa_dim_options(hint: list[str], max_unroll: dict[str, int], enable_mixing: bool) -> list[dict[str, int]]:
+def _oa_dim_options(
+    hint: list[str], max_unroll: dict[str, int], enable_mixing: bool
+) -> list[dict[str, int]]:
     """Unrollings one array dim may try: single dims (largest first), then mixed ones."""
-    options = [{dim: f} for dim in hint if dim in max_unroll for f in reversed(_divisors(max_unroll[dim]))]
+    options = [
+        {dim: f} for dim in hint if dim in max_unroll for f in reversed(_divisors(max_unroll[dim]))
+    ]
     if enable_mixing:
         options += _mixed_options(hint, max_unroll)
     return options
@@ -276,7 +311,9 @@ def _no_candidate_error(
 
 
 # ----- capacity (step 4) -----------------------------------------------------------------------
-def limit_to_capacity(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) -> ArrayMapping:
+def limit_to_capacity(
+    mapping: ArrayMapping, layer: Layer, accelerator: Accelerator
+) -> ArrayMapping:
     """A copy of ``mapping`` whose unrollings fit the capacity of the innermost memories."""
     result = {oa: dict(unrolling) for oa, unrolling in mapping.items()}
     for memory, operand in _inner_memory_operands(layer, accelerator):
@@ -284,16 +321,25 @@ def limit_to_capacity(mapping: ArrayMapping, layer: Layer, accelerator: Accelera
     return result
 
 
-def _limit_to_memory_capacity(mapping: ArrayMapping, layer: Layer, memory: Memory, operand: str) -> None:
+def _limit_to_memory_capacity(
+    mapping: ArrayMapping, layer: Layer, memory: Memory, operand: str
+) -> None:
     precision = layer.precision[operand]
     capacity = memory.size / precision if precision > 0 else math.inf
     served = reference_set_order(memory.served_dimensions, "oa_dim")
     relevant = [
-        (dim, f) for oa in served for dim, f in mapping[oa].items() if dim not in layer.irrelevant[operand]
+        (dim, f)
+        for oa in served
+        for dim, f in mapping[oa].items()
+        if dim not in layer.irrelevant[operand]
     ]
     if not relevant or capacity >= math.prod(f for _, f in relevant):
         return
-    warn_for_layer(logger, layer.name, f"spatial unrolling limited to {int(capacity)} by the capacity of {memory.name}")
+    warn_for_layer(
+        logger,
+        layer.name,
+        f"spatial unrolling limited to {int(capacity)} by the capacity of {memory.name}",
+    )
     dims = reference_set_order([dim for dim, _ in relevant], "layer_dim")
     old = [mapping[oa][dim] for dim in dims for oa in served if dim in mapping[oa]]
     # Keyed by the old factor: equal old factors share the last new value (reference quirk).

@@ -33,7 +33,13 @@ from zigzag.stages.mapping import (
 )
 from zigzag.stages.parsers import AcceleratorParserStage, ONNXModelParserStage, WorkloadParserStage
 from zigzag.stages.plot import PlotTemporalMappingsStage, VisualizationStage
-from zigzag.stages.reduce import ListifyStage, MinimalEDPStage, MinimalEnergyStage, MinimalLatencyStage, SumStage
+from zigzag.stages.reduce import (
+    ListifyStage,
+    MinimalEDPStage,
+    MinimalEnergyStage,
+    MinimalLatencyStage,
+    SumStage,
+)
 from zigzag.stages.run_opt import (
     CacheBeforeYieldStage,
     MultiProcessingGatherStage,

@@ -15,7 +15,9 @@ from zigzag.stages.stage import Stage
 from zigzag.workload.workload import Workload
 
 
-def with_workload_data_from_top(plan: DataLocalityPlan, workload: Workload, accelerator: Accelerator) -> DataLocalityPlan:
+def with_workload_data_from_top(
+    plan: DataLocalityPlan, workload: Workload, accelerator: Accelerator
+) -> DataLocalityPlan:
     """``plan`` with the network's first inputs and last outputs moved to the top memory."""
     graph = workload.without_dummies()
     levels = {layer_id: dict(record) for layer_id, record in plan.io_levels.items()}
@@ -43,7 +45,15 @@ class SearchInterLayerDataLocalityStage(Stage):
     travel from/to the top memory.
     """
 
-    def __init__(self, list_of_callables, *, accelerator, workload, workload_data_always_from_top_mem=False, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        accelerator,
+        workload,
+        workload_data_always_from_top_mem=False,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.accelerator = accelerator
         self.workload = workload
@@ -66,7 +76,9 @@ class ExploitInterLayerDataLocalityStage(Stage):
     layer's data need not visit (as decided by :class:`SearchInterLayerDataLocalityStage`).
     Place it below :class:`WorkloadStage`."""
 
-    def __init__(self, list_of_callables, *, accelerator, layer, mem_update_list, mem_update_weight, **kwargs):
+    def __init__(
+        self, list_of_callables, *, accelerator, layer, mem_update_list, mem_update_weight, **kwargs
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.accelerator = accelerator
         self.layer = layer

@@ -45,17 +45,26 @@ def batched_temporal_search(reduction: Stage, criterion: str) -> LayerCostResult
     search = {
         "opt": criterion,
         "lpf_limit": kwargs.get("loma_lpf_limit"),
-        "even": is_even_mapping_type(kwargs.get("temporal_mapping_type", "uneven"), "TemporalMappingGeneratorStage"),
+        "even": is_even_mapping_type(
+            kwargs.get("temporal_mapping_type", "uneven"), "TemporalMappingGeneratorStage"
+        ),
         "access_same_data_considered_as_no_access": flag,
         "spatial_mapping_array": kwargs.get("spatial_mapping_array"),
     }
     memo = _SEARCHED.setdefault(accelerator, {})
-    key = json.dumps([layer.signature(), kwargs["spatial_mapping"], kwargs["spatial_mapping_int"], search],
-                     sort_keys=True, default=str)
+    key = json.dumps(
+        [layer.signature(), kwargs["spatial_mapping"], kwargs["spatial_mapping_int"], search],
+        sort_keys=True,
+        default=str,
+    )
     if key not in memo:
         try:
             memo[key], _ = batched.search_temporal_mappings(
-                layer, accelerator, kwargs["spatial_mapping"], kwargs["spatial_mapping_int"], **search,
+                layer,
+                accelerator,
+                kwargs["spatial_mapping"],
+                kwargs["spatial_mapping_int"],
+                **search,
                 show_progress=None if kwargs.get("loma_show_progress_bar", False) else False,
             )
         except batched.BatchMismatch as exc:
@@ -64,4 +73,6 @@ def batched_temporal_search(reduction: Stage, criterion: str) -> LayerCostResult
         except batched.Unsupported:
             return None
     result = dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name)
-    return LayerCostResult.of(result, layer, accelerator, access_same_data_considered_as_no_access=flag)
+    return LayerCostResult.of(
+        result, layer, accelerator, access_same_data_considered_as_no_access=flag
+    )

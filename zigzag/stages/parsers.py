@@ -38,8 +38,17 @@ class WorkloadParserStage(Stage):
     as layers of the operator model (``causal_blocks`` as in ``read_onnx``).
     """
 
-    def __init__(self, list_of_callables, *, workload, mapping, evaluate_all_operators=False, operators="zigzag",
-                 causal_blocks=8, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        workload,
+        mapping,
+        evaluate_all_operators=False,
+        operators="zigzag",
+        causal_blocks=8,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.workload = workload
         self.mapping = mapping
@@ -49,8 +58,12 @@ class WorkloadParserStage(Stage):
     def parse_workload(self) -> Workload:
         if isinstance(self.workload, Workload):
             return self.workload
-        return load_workload(self.workload, self.mapping, evaluate_all_operators=self.evaluate_all_operators,
-                             **self.onnx_options)
+        return load_workload(
+            self.workload,
+            self.mapping,
+            evaluate_all_operators=self.evaluate_all_operators,
+            **self.onnx_options,
+        )
 
     def run(self):
         yield from self.substage(workload=self.parse_workload()).run()

@@ -29,7 +29,9 @@ class PlotTemporalMappingsStage(Stage):
         results = []
         for result, extra_info in self.substage().run():
             if not isinstance(result, CostResult):
-                raise TypeError(f"{type(self).__name__} plots per-layer results, got a {type(result).__name__}")
+                raise TypeError(
+                    f"{type(self).__name__} plots per-layer results, got a {type(result).__name__}"
+                )
             results.append(result)
             yield result, extra_info
         if results:
@@ -52,7 +54,9 @@ class VisualizationStage(Stage):
             if isinstance(result, CostResult):
                 self.dump_folder.mkdir(parents=True, exist_ok=True)
                 if not drawn and getattr(result, "accelerator", None) is not None:
-                    plot_memory_hierarchy(result.accelerator, self.dump_folder / "mem_hierarchy.png")
+                    plot_memory_hierarchy(
+                        result.accelerator, self.dump_folder / "mem_hierarchy.png"
+                    )
                     drawn = True
                 with open(self.dump_folder / "loop_ordering.txt", "a") as handle:
                     handle.write(loop_nest_text(result, _operand_order(result)))

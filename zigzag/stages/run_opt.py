@@ -36,14 +36,18 @@ class SkipIfDumpExistsStage(Stage):
     The pattern is passed on unformatted.
     """
 
-    def __init__(self, list_of_callables, *, dump_filename_pattern=None, dump_folder=None, **kwargs):
+    def __init__(
+        self, list_of_callables, *, dump_filename_pattern=None, dump_folder=None, **kwargs
+    ):
         super().__init__(list_of_callables, **kwargs)
         if dump_filename_pattern is not None:
             self.kwargs["dump_filename_pattern"] = self.pattern = dump_filename_pattern
         elif dump_folder is not None:
             self.kwargs["dump_folder"] = self.pattern = dump_folder
         else:
-            raise missing_kwarg_error(type(self).__name__, "dump_filename_pattern", "or 'dump_folder'")
+            raise missing_kwarg_error(
+                type(self).__name__, "dump_filename_pattern", "or 'dump_folder'"
+            )
 
     def run(self):
         path = Path(str(self.pattern).format(**self.kwargs))
@@ -86,7 +90,14 @@ class MultiProcessingSpawnStage(Stage):
     below must be picklable (stage classes defined at module level, no lambdas).
     """
 
-    def __init__(self, list_of_callables, *, multiprocessing_callback, nb_multiprocessing_threads=None, **kwargs):
+    def __init__(
+        self,
+        list_of_callables,
+        *,
+        multiprocessing_callback,
+        nb_multiprocessing_threads=None,
+        **kwargs,
+    ):
         super().__init__(list_of_callables, **kwargs)
         self.callback = multiprocessing_callback
         self.processes = nb_multiprocessing_threads or os.cpu_count() or 1

@@ -27,7 +27,9 @@ def result_file(dump_folder, result, suffix: str) -> Path:
         return Path(dump_folder) / f"overall_{suffix}.json"
     if isinstance(result, CostResult):
         return Path(dump_folder) / f"{file_stem(result.layer_name)}_{suffix}.json"
-    raise NotImplementedError(f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult")
+    raise NotImplementedError(
+        f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult"
+    )
 
 
 class _ResultSaveStage(Stage):
@@ -41,7 +43,9 @@ class _ResultSaveStage(Stage):
         super().__init__(list_of_callables, **kwargs)
         if dump_folder is None and filename_pattern is None:
             raise missing_kwarg_error(
-                type(self).__name__, "dump_folder", "or 'filename_pattern' of older ZigZag; give it to MainStage"
+                type(self).__name__,
+                "dump_folder",
+                "or 'filename_pattern' of older ZigZag; give it to MainStage",
             )
         self.dump_folder = dump_folder
         self.filename_pattern = filename_pattern
@@ -59,12 +63,17 @@ class _ResultSaveStage(Stage):
                 write_json_atomic(path, data)
                 logger.info(
                     "Saved %s with energy %.3e and latency %.3e to %s",
-                    getattr(result, "layer_name", "network sum"), result.energy_total, result.latency_total2, path,
+                    getattr(result, "layer_name", "network sum"),
+                    result.energy_total,
+                    result.latency_total2,
+                    path,
                 )
             collected.append(data)
             yield result, extra_info
         if self.filename_pattern is not None:
-            path = Path(self.filename_pattern.format(datetime=datetime.now().strftime("%Y-%m-%d_%H-%M-%S")))
+            path = Path(
+                self.filename_pattern.format(datetime=datetime.now().strftime("%Y-%m-%d_%H-%M-%S"))
+            )
             write_json_atomic(path, collected)
             logger.info("Saved %d results to %s", len(collected), path)
 
@@ -108,7 +117,9 @@ class PickleSaveStage(Stage):
         if pickle_filename is None:
             if kwargs.get("dump_folder") is None:
                 raise missing_kwarg_error(
-                    type(self).__name__, "pickle_filename", "or 'dump_folder' to save to <dump_folder>/list_of_cmes.pickle"
+                    type(self).__name__,
+                    "pickle_filename",
+                    "or 'dump_folder' to save to <dump_folder>/list_of_cmes.pickle",
                 )
             pickle_filename = Path(kwargs["dump_folder"]) / "list_of_cmes.pickle"
         self.pickle_filename = Path(pickle_filename)
@@ -120,7 +131,9 @@ class PickleSaveStage(Stage):
             received, last_extra = True, extra_info
             yield result, extra_info
         if not received:
-            logger.warning("%s received nothing: %s not written", type(self).__name__, self.pickle_filename)
+            logger.warning(
+                "%s received nothing: %s not written", type(self).__name__, self.pickle_filename
+            )
             return
         results = [pair[0] for pair in last_extra]
         self.pickle_filename.parent.mkdir(parents=True, exist_ok=True)

@@ -30,9 +30,14 @@ def cmd_parse_workload(args: argparse.Namespace) -> int:
     from zigzag.steps.parse import parse_workload
 
     def action():
-        document = parse_workload(args.workload, args.mapping, args.output,
-                                  evaluate_all_operators=args.evaluate_all_operators,
-                                  operators=args.operators, causal_blocks=args.causal_blocks)
+        document = parse_workload(
+            args.workload,
+            args.mapping,
+            args.output,
+            evaluate_all_operators=args.evaluate_all_operators,
+            operators=args.operators,
+            causal_blocks=args.causal_blocks,
+        )
         return f"{args.workload} with {args.mapping}: {len(document['processing_order'])} layers"
 
     return run_logged(args.log, action, _recorder(args, "parse_workload"))
@@ -59,7 +64,9 @@ def cmd_split(args: argparse.Namespace) -> int:
         if "failed" in plan:
             return f"{experiment['name']}: not run, {plan['failed']['step']} failed: {plan['failed']['reason']}"
         keys = {layer["key"] for layer in plan["layers"]}
-        return f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs"
+        return (
+            f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs"
+        )
 
     return run_logged(args.log, action, _recorder(args, "split_layers", experiment=experiment))
 
@@ -74,8 +81,10 @@ def cmd_stream_cost(args: argparse.Namespace) -> int:
     def action():
         entry = evaluate_job_file(args.job, args.output)
         label = json.loads(Path(args.job).read_text()).get("label", args.job)
-        return (f"{label}: latency {entry.latency:.10g} cycles, on-chip {entry.onchip_energy:.10g} pJ, "
-                f"off-chip {entry.offchip_energy:.10g} pJ, streamed {list(entry.too_large_operands)}")
+        return (
+            f"{label}: latency {entry.latency:.10g} cycles, on-chip {entry.onchip_energy:.10g} pJ, "
+            f"off-chip {entry.offchip_energy:.10g} pJ, streamed {list(entry.too_large_operands)}"
+        )
 
     return run_logged(args.log, action)
 
@@ -96,7 +105,9 @@ def cmd_save(args: argparse.Namespace) -> int:
     from zigzag.steps.pipeline import save_experiment
 
     def action():
-        summary = save_experiment(args.results, args.cache, args.output, float_format=args.float_format)
+        summary = save_experiment(
+            args.results, args.cache, args.output, float_format=args.float_format
+        )
         return f"{summary['experiment']}: tables and per-layer files written to {args.output}"
 
     return run_logged(args.log, action)
@@ -144,8 +155,10 @@ def cmd_plot_comparison(args: argparse.Namespace) -> int:
     return run_logged(args.log, lambda: plot_comparison(args.experiments, args.output, args.pareto))
 
 
-RECORD_HELP = ("on bad input or an unmappable layer, write a failure record to --output and succeed "
-               "(the error line is printed all the same; see zigzag/steps/failures.py)")
+RECORD_HELP = (
+    "on bad input or an unmappable layer, write a failure record to --output and succeed "
+    "(the error line is printed all the same; see zigzag/steps/failures.py)"
+)
 
 
 def main(argv: list[str]) -> int:
@@ -156,7 +169,9 @@ def main(argv: list[str]) -> int:
 
 
 def add_step_commands(subparsers) -> None:
-    step = subparsers.add_parser("step", help="one step of the Snakemake workflow (used by its rules)")
+    step = subparsers.add_parser(
+        "step", help="one step of the Snakemake workflow (used by its rules)"
+    )
     steps = step.add_subparsers(dest="step", required=True)
     commands = []
 
@@ -166,7 +181,9 @@ def add_step_commands(subparsers) -> None:
         commands.append(sub)
         return sub
 
-    sub = command("parse-workload", cmd_parse_workload, "workload + mapping file -> normalised workload JSON")
+    sub = command(
+        "parse-workload", cmd_parse_workload, "workload + mapping file -> normalised workload JSON"
+    )
     sub.add_argument("workload", help="ONNX model or workload YAML")
     sub.add_argument("--mapping", required=True, help="mapping YAML")
     sub.add_argument("--evaluate-all-operators", action="store_true")
@@ -175,17 +192,26 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="parsed workload JSON to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("parse-accelerator", cmd_parse_accelerator, "accelerator file -> normalised accelerator JSON")
+    sub = command(
+        "parse-accelerator",
+        cmd_parse_accelerator,
+        "accelerator file -> normalised accelerator JSON",
+    )
     sub.add_argument("accelerator", help="accelerator YAML")
     sub.add_argument("--output", required=True, help="parsed accelerator JSON to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("split", cmd_split, "write an experiment's plan: its layer jobs (one per distinct layer)")
+    sub = command(
+        "split", cmd_split, "write an experiment's plan: its layer jobs (one per distinct layer)"
+    )
     sub.add_argument("--experiment", required=True, help="the resolved experiment (JSON file)")
     sub.add_argument("--workload", required=True, help="parsed workload JSON")
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
-    sub.add_argument("--cache", help="also store the jobs in this content-addressed cache folder (the workflow "
-                                     "copies them out of the plan instead)")
+    sub.add_argument(
+        "--cache",
+        help="also store the jobs in this content-addressed cache folder (the workflow "
+        "copies them out of the plan instead)",
+    )
     sub.add_argument("--output", required=True, help="plan.json to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
@@ -194,12 +220,19 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="result file (<cache>/results/<key>.json)")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("stream-cost", cmd_stream_cost,
-                  "Stream cost table: search one (CN, core) job and write its cost entry")
+    sub = command(
+        "stream-cost",
+        cmd_stream_cost,
+        "Stream cost table: search one (CN, core) job and write its cost entry",
+    )
     sub.add_argument("job", help="job file (<cache>/stream-cost/jobs/<key>.json)")
-    sub.add_argument("--output", required=True, help="entry file (<cache>/stream-cost/entries/<key>.json)")
+    sub.add_argument(
+        "--output", required=True, help="entry file (<cache>/stream-cost/entries/<key>.json)"
+    )
 
-    sub = command("sum", cmd_sum, "gather an experiment's layer results and network totals (results.json)")
+    sub = command(
+        "sum", cmd_sum, "gather an experiment's layer results and network totals (results.json)"
+    )
     sub.add_argument("plan", help="the experiment's plan.json")
     sub.add_argument("--cache", required=True)
     sub.add_argument("--output", required=True, help="results.json to write")
@@ -210,33 +243,51 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--output", required=True, help="the experiment's results folder")
     sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")
 
-    sub = command("compare", cmd_compare, "tables of all experiments (experiments, layers, memory levels)")
+    sub = command(
+        "compare", cmd_compare, "tables of all experiments (experiments, layers, memory levels)"
+    )
     sub.add_argument("experiment_dirs", nargs="+", help="experiment folders (as written by save)")
     sub.add_argument("--output", required=True, help="folder for the cross-experiment tables")
 
     from zigzag.steps.report import PLOT_FORMATS
 
-    sub = command("check-experiments", cmd_check_experiments,
-                  "fail, naming them, when experiments of experiments.csv did not run")
+    sub = command(
+        "check-experiments",
+        cmd_check_experiments,
+        "fail, naming them, when experiments of experiments.csv did not run",
+    )
     sub.add_argument("experiments", help="experiments.csv (with its status and reason columns)")
     sub.add_argument("--output", help="file to write when every experiment ran")
 
-    sub = command("plot-experiment", cmd_plot_experiment,
-                  "draw an experiment's per-layer energy and latency, and write its loop nests")
+    sub = command(
+        "plot-experiment",
+        cmd_plot_experiment,
+        "draw an experiment's per-layer energy and latency, and write its loop nests",
+    )
     sub.add_argument("results", help="the experiment's results.json (as written by sum)")
     sub.add_argument("--output", required=True, help="folder for the figure and loop_nests.txt")
-    sub.add_argument("--format", choices=PLOT_FORMATS, default="png", help="figure format (default png)")
+    sub.add_argument(
+        "--format", choices=PLOT_FORMATS, default="png", help="figure format (default png)"
+    )
 
-    sub = command("plot-accelerator", cmd_plot_accelerator, "draw an accelerator's memory hierarchy")
+    sub = command(
+        "plot-accelerator", cmd_plot_accelerator, "draw an accelerator's memory hierarchy"
+    )
     sub.add_argument("accelerator", help="parsed accelerator JSON or accelerator YAML")
     sub.add_argument("--output", required=True, help="figure to write (format from its extension)")
 
-    sub = command("plot-comparison", cmd_plot_comparison,
-                  "energy vs latency of all experiments, Pareto front per workload")
+    sub = command(
+        "plot-comparison",
+        cmd_plot_comparison,
+        "energy vs latency of all experiments, Pareto front per workload",
+    )
     sub.add_argument("experiments", help="experiments.csv (one row per experiment)")
     sub.add_argument("--output", required=True, help="figure to write (format from its extension)")
-    sub.add_argument("--pareto", help="CSV of the Pareto-optimal experiments of each workload "
-                                      "(default: pareto.csv beside the experiments table)")
+    sub.add_argument(
+        "--pareto",
+        help="CSV of the Pareto-optimal experiments of each workload "
+        "(default: pareto.csv beside the experiments table)",
+    )
 
     from zigzag.steps.stream import register as register_stream_steps
 

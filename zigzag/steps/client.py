@@ -40,8 +40,16 @@ import zlib
 
 #: environment variables in the fingerprint: those read when the server imports its modules, and
 #: the SLURM job (where the server is forced on, one per SLURM job)
-FINGERPRINT_ENV = ("PYTHONPATH", "PYTHONHASHSEED", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                   "MKL_NUM_THREADS", "MPLBACKEND", "MPLCONFIGDIR", "SLURM_JOB_ID")
+FINGERPRINT_ENV = (
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "MPLBACKEND",
+    "MPLCONFIGDIR",
+    "SLURM_JOB_ID",
+)
 FORWARDED_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 START_TIMEOUT = 120.0  # s to wait for a server that is importing its modules
 FAILED_MARKER_AGE = 600.0  # s during which a failed start sends every client to the fallback
@@ -129,7 +137,12 @@ def server_dir(environ=os.environ) -> str | None:
 
 def server_paths(folder: str, key: str) -> dict[str, str]:
     base = os.path.join(folder, key)
-    return {"socket": f"{base}.sock", "lock": f"{base}.lock", "log": f"{base}.log", "failed": f"{base}.failed"}
+    return {
+        "socket": f"{base}.sock",
+        "lock": f"{base}.lock",
+        "log": f"{base}.log",
+        "failed": f"{base}.failed",
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,8 +263,13 @@ def _start_server(paths: dict[str, str]) -> _socket.socket | None:
     with open(paths["log"], "w") as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "zigzag.steps.server", paths["socket"], package_dir()],
-            cwd=os.path.dirname(package_dir()), stdin=subprocess.DEVNULL,
-            stdout=log, stderr=log, close_fds=True, start_new_session=True)
+            cwd=os.path.dirname(package_dir()),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            close_fds=True,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         connection = _try_connect(paths["socket"])
@@ -259,7 +277,9 @@ def _start_server(paths: dict[str, str]) -> _socket.socket | None:
             return connection
         if server.poll() is not None:
             with open(paths["failed"], "w") as marker:
-                marker.write(f"the job server exited with status {server.returncode}; see {paths['log']}\n")
+                marker.write(
+                    f"the job server exited with status {server.returncode}; see {paths['log']}\n"
+                )
             return None
         time.sleep(0.01)
     return None  # still importing: this job runs here, later ones use the server
@@ -271,8 +291,9 @@ def _request(connection: _socket.socket, argv: list[str]) -> int | None:
     umask = os.umask(0)
     os.umask(umask)
     # marshal: the server runs the same interpreter (it is part of the fingerprint)
-    message = marshal.dumps({"argv": argv, "cwd": os.getcwd(), "umask": umask, "env": dict(os.environ),
-                             "fds": fds})
+    message = marshal.dumps(
+        {"argv": argv, "cwd": os.getcwd(), "umask": umask, "env": dict(os.environ), "fds": fds}
+    )
     data = len(message).to_bytes(8, "big") + message
     try:
         _Job.sent = True
@@ -294,8 +315,10 @@ def _request(connection: _socket.socket, argv: list[str]) -> int | None:
         outcome = None
     if outcome is None:  # the server died while the job ran: stop the job, report it
         kill_group(_Job.pid, _signal.SIGKILL)
-        print(f"error: the job server stopped while running this job (pid {_Job.pid}); run it again",
-              file=sys.stderr)
+        print(
+            f"error: the job server stopped while running this job (pid {_Job.pid}); run it again",
+            file=sys.stderr,
+        )
         return 1
     kind, number = outcome.split()
     if kind == "signal":  # end as the job ended, so the caller sees the same status

@@ -41,9 +41,15 @@ def _walk(value, schemas: list, root: dict, place: str) -> Iterator[tuple[str, s
         for node in nodes:
             for key, sub in (node.get("properties") or {}).items():
                 properties.setdefault(key, []).append(sub)
-        others = [node["additionalProperties"] for node in nodes if isinstance(node.get("additionalProperties"), dict)]
-        open_ended = others or any(node.get("additionalProperties") is True or node.get("patternProperties")
-                                   for node in nodes)
+        others = [
+            node["additionalProperties"]
+            for node in nodes
+            if isinstance(node.get("additionalProperties"), dict)
+        ]
+        open_ended = others or any(
+            node.get("additionalProperties") is True or node.get("patternProperties")
+            for node in nodes
+        )
         for key, item in value.items():
             here = f"{place}.{key}" if place else str(key)
             if key in properties:

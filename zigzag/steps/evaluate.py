@@ -15,7 +15,9 @@ from zigzag.steps.logged import evaluate_logged
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: python -m zigzag.steps.evaluate JOB --output RESULT [--log LOG] [--record-failure]"
+    usage = (
+        "usage: python -m zigzag.steps.evaluate JOB --output RESULT [--log LOG] [--record-failure]"
+    )
     options = {"--output": None, "--log": None}
     positional = []
     record_failure = False
@@ -33,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(positional) != 1 or options["--output"] is None:
         print(usage, file=sys.stderr)
         return 2
-    return evaluate_logged(positional[0], options["--output"], options["--log"], record_failure=record_failure)
+    return evaluate_logged(
+        positional[0], options["--output"], options["--log"], record_failure=record_failure
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,12 @@ def check_experiment_name(name, where: str) -> None:
     """An experiment name is a plain folder name under the results folder: letters, digits and
     ``_ . + -``, not starting with a dot (no ``.``, ``..``, hidden folder, slash or empty name)."""
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", name):
-        raise InputError("config", f"{where}.name", f"{name!r} is not a plain folder name; use letters, digits "
-                         "and _ . + - only, not starting with a dot")
+        raise InputError(
+            "config",
+            f"{where}.name",
+            f"{name!r} is not a plain folder name; use letters, digits "
+            "and _ . + - only, not starting with a dot",
+        )
 
 
 def check_input_files(experiments: list[dict]) -> None:
@@ -38,8 +42,11 @@ def check_input_files(experiments: list[dict]) -> None:
     for experiment in experiments:
         for key in FILE_KEYS:
             if not Path(experiment[key]).exists():
-                raise InputError("config", f"experiment '{experiment['name']}'.{key}",
-                                 f"file {experiment[key]} does not exist; fix the path")
+                raise InputError(
+                    "config",
+                    f"experiment '{experiment['name']}'.{key}",
+                    f"file {experiment[key]} does not exist; fix the path",
+                )
 
 
 def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
@@ -47,11 +54,16 @@ def resolve_experiment(spec: dict, defaults: dict, where: str) -> dict:
     merged = {**defaults, **spec}
     missing = [k for k in ("name", *FILE_KEYS) if k not in merged]
     if missing:
-        raise InputError("config", where, f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping")
+        raise InputError(
+            "config",
+            where,
+            f"missing '{missing[0]}'; every experiment needs name, workload, accelerator and mapping",
+        )
     check_experiment_name(merged["name"], where)
     try:
         options, workload_options = resolve_options(
-            {k: v for k, v in merged.items() if k not in ("name", "parameters", *FILE_KEYS)})
+            {k: v for k, v in merged.items() if k not in ("name", "parameters", *FILE_KEYS)}
+        )
     except InputError as exc:
         raise InputError("config", f"{where}.{exc.where}", exc.message) from None
     experiment = {
@@ -71,11 +83,26 @@ def read_parameters(parameters, where: str) -> dict:
     if parameters is None:
         return {}
     if not isinstance(parameters, dict):
-        raise InputError("config", where, f"{parameters!r} is not a mapping; write e.g. {{sram_kib: 64}}")
-    reserved = {*IDENTITY, *FIGURES, *OPTION_BY_NAME, "layers", "status", "reason", "area_um2", "area_mm2"}
+        raise InputError(
+            "config", where, f"{parameters!r} is not a mapping; write e.g. {{sram_kib: 64}}"
+        )
+    reserved = {
+        *IDENTITY,
+        *FIGURES,
+        *OPTION_BY_NAME,
+        "layers",
+        "status",
+        "reason",
+        "area_um2",
+        "area_mm2",
+    }
     for name, value in parameters.items():
         if str(name) in reserved:
-            raise InputError("config", f"{where}.{name}", "is a column of experiments.csv already; choose another name")
+            raise InputError(
+                "config",
+                f"{where}.{name}",
+                "is a column of experiments.csv already; choose another name",
+            )
         if not isinstance(value, (int, float, str, bool)):
             raise InputError("config", f"{where}.{name}", f"{value!r} is not a number or text")
     return {str(k): v for k, v in parameters.items()}
@@ -84,24 +111,34 @@ def read_parameters(parameters, where: str) -> dict:
 def expand_sweep(sweep: dict, where: str) -> list[dict]:
     """Every combination of a sweep's list-valued entries, named by its ``name`` pattern."""
     axes = {k: v if isinstance(v, list) else [v] for k, v in sweep.items() if k != "name"}
-    pattern = sweep.get("name", "-".join("{%s}" % k for k, v in sweep.items() if isinstance(v, list)))
+    pattern = sweep.get(
+        "name", "-".join("{%s}" % k for k, v in sweep.items() if isinstance(v, list))
+    )
     specs = []
     for values in itertools.product(*axes.values()):
         point = dict(zip(axes, values))
         labels = {k: Path(str(v)).stem if k in FILE_KEYS else v for k, v in point.items()}
         try:
             point = {k: v.format(**labels) if isinstance(v, str) else v for k, v in point.items()}
-            if isinstance(point.get("parameters"), dict):  # text parameters are patterns, as the name
-                point["parameters"] = {k: v.format(**labels) if isinstance(v, str) else v
-                                       for k, v in point["parameters"].items()}
+            if isinstance(
+                point.get("parameters"), dict
+            ):  # text parameters are patterns, as the name
+                point["parameters"] = {
+                    k: v.format(**labels) if isinstance(v, str) else v
+                    for k, v in point["parameters"].items()
+                }
             point["name"] = pattern.format(**labels)
         except KeyError as exc:
-            raise InputError("config", f"{where}.name", f"pattern names {exc} which the sweep does not set") from None
+            raise InputError(
+                "config", f"{where}.name", f"pattern names {exc} which the sweep does not set"
+            ) from None
         specs.append(point)
     return specs
 
 
-def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None) -> None:
+def validate_config(
+    config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None
+) -> None:
     """Check a workflow config against its JSON schema; the first problem as a one-line InputError.
     Unknown keys come first, named by their place and the closest known key (see
     :mod:`zigzag.steps.config_keys`).
@@ -110,7 +147,9 @@ def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, pa
     config and the schema), so an unchanged config is not checked again at every ``snakemake``
     start (importing jsonschema alone takes 60 ms)."""
     schema_text = Path(schema_path).read_text()
-    key = hashlib.sha256(f"{json.dumps(config, sort_keys=True, default=str)}\0{schema_text}".encode()).hexdigest()[:32]
+    key = hashlib.sha256(
+        f"{json.dumps(config, sort_keys=True, default=str)}\0{schema_text}".encode()
+    ).hexdigest()[:32]
     stamp = Path(passed_dir) / key if passed_dir is not None else None
     if stamp is not None and stamp.exists():
         return
@@ -123,7 +162,9 @@ def validate_config(config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, pa
     errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
     error = jsonschema.exceptions.best_match(errors)
     if error is not None:
-        raise InputError("config", _config_path(error.absolute_path) or "top level", _config_message(error))
+        raise InputError(
+            "config", _config_path(error.absolute_path) or "top level", _config_message(error)
+        )
     if stamp is not None:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.touch()
@@ -174,10 +215,22 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
     seen = set()
     for exp in experiments:
         if exp["name"] in seen:
-            raise InputError("config", f"experiment '{exp['name']}'", "name used twice; experiment names must be unique")
+            raise InputError(
+                "config",
+                f"experiment '{exp['name']}'",
+                "name used twice; experiment names must be unique",
+            )
         seen.add(exp["name"])
-    if not experiments and not config.get("stream_experiments") and not config.get("hardware_sweeps"):
-        raise InputError("config", "experiments", "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'")
+    if (
+        not experiments
+        and not config.get("stream_experiments")
+        and not config.get("hardware_sweeps")
+    ):
+        raise InputError(
+            "config",
+            "experiments",
+            "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'",
+        )
     return experiments
 
 
@@ -194,10 +247,17 @@ WORKLOAD_KEYS = ("workload", "mapping", "evaluate_all_operators", "operators", "
 def workload_id(experiment: dict) -> str:
     """Id of the experiment's parsed workload: one per (workload, mapping, workload options); the
     operator model's options count only when it is on, so ZigZag-mode ids stay as they were."""
-    model = [experiment["operators"], experiment["causal_blocks"]] if experiment.get("operators", "zigzag") != "zigzag" else []
+    model = (
+        [experiment["operators"], experiment["causal_blocks"]]
+        if experiment.get("operators", "zigzag") != "zigzag"
+        else []
+    )
     return _input_id(
         f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
-        experiment["workload"], experiment["mapping"], experiment["evaluate_all_operators"], *model,
+        experiment["workload"],
+        experiment["mapping"],
+        experiment["evaluate_all_operators"],
+        *model,
     )
 
 
@@ -210,7 +270,11 @@ def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str,
     """``({workload id: its workload, mapping and evaluate_all_operators}, {accelerator id: file})``."""
     workloads, accelerators = {}, {}
     for experiment in experiments:
-        keys = WORKLOAD_KEYS if experiment.get("operators", "zigzag") != "zigzag" else WORKLOAD_KEYS[:3]
+        keys = (
+            WORKLOAD_KEYS
+            if experiment.get("operators", "zigzag") != "zigzag"
+            else WORKLOAD_KEYS[:3]
+        )
         workloads[workload_id(experiment)] = {k: experiment[k] for k in keys}
         accelerators[accelerator_id(experiment)] = experiment["accelerator"]
     return workloads, accelerators
@@ -224,7 +288,9 @@ def experiment_spec_text(experiment: dict) -> str:
 def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     """Write the resolved experiment to ``folder/<name>.json`` for its jobs to read, only if its
     content changed: the file's time stamp then tells Snakemake exactly when to rerun them."""
-    return write_text_if_changed(Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment))
+    return write_text_if_changed(
+        Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment)
+    )
 
 
 def read_experiment_spec(path: str | Path) -> dict:
@@ -232,6 +298,8 @@ def read_experiment_spec(path: str | Path) -> dict:
     try:
         return json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise InputError(path, None, "experiment file not found (it is written by the Snakefile)") from None
+        raise InputError(
+            path, None, "experiment file not found (it is written by the Snakefile)"
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(path, f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None

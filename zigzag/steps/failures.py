@@ -52,6 +52,9 @@ def check_experiments(experiments_csv: str | Path) -> str:
     failed = failed_rows(rows)
     if failed:
         names = "; ".join(f"{row['experiment']} ({row['reason']})" for row in failed)
-        raise InputError(str(experiments_csv), "status",
-                         f"{len(failed)} of {len(rows)} experiments failed: {names}")
+        raise InputError(
+            str(experiments_csv),
+            "status",
+            f"{len(failed)} of {len(rows)} experiments failed: {names}",
+        )
     return f"all {len(rows)} experiments ran"

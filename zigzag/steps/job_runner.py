@@ -15,12 +15,16 @@ from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 
 
-def evaluate_job(job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None):
+def evaluate_job(
+    job_path: str | Path, result_path: str | Path, *, show_progress: bool | None = None
+):
     """Search one job's layer and write its best result (a CostResult) to ``result_path``."""
     job = json.loads(Path(job_path).read_text())
     layer = layer_from_job(job)
     accelerator = accelerator_from_dict(job["accelerator"])
-    best, stats = search_layer(layer, accelerator, SearchOptions(**job["options"]), show_progress=show_progress)
+    best, stats = search_layer(
+        layer, accelerator, SearchOptions(**job["options"]), show_progress=show_progress
+    )
     write_text_atomic(result_path, job_result_text(best, stats))
     return best
 

@@ -19,6 +19,7 @@ from zigzag.steps.job_runner import evaluate_job
 def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: bool = False) -> int:
     """Evaluate one layer job; errors name the experiment and layer that planned the job.
     ``record_failure``: an error writes a failure record to ``output`` instead of failing."""
+
     def action():
         label = json.loads(Path(job).read_text()).get("label", job)
         try:

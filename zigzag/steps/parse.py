@@ -36,8 +36,15 @@ def _source(path: str | Path) -> dict:
     return {"path": str(path), "sha256": file_digest(path)}
 
 
-def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluate_all_operators: bool = False,
-                   operators: str = "zigzag", causal_blocks: int = 8) -> dict:
+def parse_workload(
+    workload: str,
+    mapping: str,
+    out_path: str | Path,
+    *,
+    evaluate_all_operators: bool = False,
+    operators: str = "zigzag",
+    causal_blocks: int = 8,
+) -> dict:
     """Parse and validate a workload with its mapping; write the normalised workload file."""
     from zigzag.io.loaders import load_workload, validate_mapping
     from zigzag.io.yaml_files import load_yaml
@@ -45,13 +52,25 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
     mapping_data = validate_mapping(load_yaml(mapping), str(mapping))
     entries = [MappingEntry.from_dict(e) for e in mapping_data]
     with collected_warnings() as notes:
-        parsed = load_workload(workload, entries, evaluate_all_operators=evaluate_all_operators,
-                               mapping_file=str(mapping), operators=operators, causal_blocks=causal_blocks)
+        parsed = load_workload(
+            workload,
+            entries,
+            evaluate_all_operators=evaluate_all_operators,
+            mapping_file=str(mapping),
+            operators=operators,
+            causal_blocks=causal_blocks,
+        )
     layers = parsed.layers
     nodes = [
-        {"kind": "layer", **node.to_spec()} if isinstance(node, Layer)
-        else {"kind": "dummy", "id": node.id, "name": node.name, "type": node.type,
-              "operand_source": dict(node.operand_source)}
+        {"kind": "layer", **node.to_spec()}
+        if isinstance(node, Layer)
+        else {
+            "kind": "dummy",
+            "id": node.id,
+            "name": node.name,
+            "type": node.type,
+            "operand_source": dict(node.operand_source),
+        }
         for node in parsed.graph.nodes
     ]
     document = {
@@ -59,13 +78,19 @@ def parse_workload(workload: str, mapping: str, out_path: str | Path, *, evaluat
         "workload": _source(workload),
         "mapping": _source(mapping),
         "evaluate_all_operators": evaluate_all_operators,
-        **({"operators": operators, "causal_blocks": causal_blocks} if operators != "zigzag" else {}),
+        **(
+            {"operators": operators, "causal_blocks": causal_blocks}
+            if operators != "zigzag"
+            else {}
+        ),
         "mapping_entries": mapping_data,
         "processing_order": [layer.id for layer in layers],
         "nodes": nodes,
         "notes": notes,  # the warnings about these inputs, shown with the experiments' results
     }
-    if parsed.inference is not None:  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
+    if (
+        parsed.inference is not None
+    ):  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
         document["inference"] = parsed.inference.to_dict()
     write_json_atomic(out_path, document)
     return document
@@ -89,13 +114,20 @@ def read_parsed(path: str | Path) -> dict:
 def parsed_layers(document: dict) -> list:
     """The layers of a parsed workload, in processing order."""
     by_id = {node["id"]: node for node in document["nodes"] if node["kind"] == "layer"}
-    return [build_layer(by_id[i], [MappingEntry.from_dict(by_id[i]["mapping"])]) for i in document["processing_order"]]
+    return [
+        build_layer(by_id[i], [MappingEntry.from_dict(by_id[i]["mapping"])])
+        for i in document["processing_order"]
+    ]
 
 
 def parsed_workload(document: dict):
     """The parsed workload as a :class:`Workload` (layers, dependency-only nodes, inference metadata)."""
     layers = {layer.id: layer for layer in parsed_layers(document)}
-    nodes = [layers[n["id"]] if n["kind"] == "layer"
-             else DummyNode(n["id"], n["name"], n["type"], dict(n["operand_source"])) for n in document["nodes"]]
+    nodes = [
+        layers[n["id"]]
+        if n["kind"] == "layer"
+        else DummyNode(n["id"], n["name"], n["type"], dict(n["operand_source"]))
+        for n in document["nodes"]
+    ]
     inference = document.get("inference")
     return Workload(nodes, Inference.from_dict(inference) if inference else None)

@@ -39,8 +39,13 @@ from zigzag.workload.workload import build_layer
 from zigzag.search.network import plan_network
 
 
-def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: str | Path,
-                 cache: str | Path | None, plan_path: str | Path) -> dict:
+def split_layers(
+    experiment: dict,
+    workload_file: str | Path,
+    accelerator_file: str | Path,
+    cache: str | Path | None,
+    plan_path: str | Path,
+) -> dict:
     """Write the experiment's plan, which holds its layer jobs; returns the plan. With a ``cache``
     folder (runs outside the workflow) the jobs not in it yet are also stored there."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
@@ -49,8 +54,9 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         plan = {"experiment": experiment, "failed": inherited}
         write_json_atomic(plan_path, plan)
         return plan
-    check_mapping_fits_accelerator(workload_doc["mapping_entries"], accelerator_doc["data"],
-                                   workload_doc["mapping"]["path"])
+    check_mapping_fits_accelerator(
+        workload_doc["mapping_entries"], accelerator_doc["data"], workload_doc["mapping"]["path"]
+    )
     accelerator = accelerator_from_dict(accelerator_doc["data"])
     options = SearchOptions(**experiment["options"])
     if options.exploit_data_locality:  # the graph decides each layer's trimmed accelerator
@@ -63,17 +69,26 @@ def split_layers(experiment: dict, workload_file: str | Path, accelerator_file: 
         job = layer_job(layer, layer_accelerator, options)
         key = job_key(job)
         jobs.setdefault(key, {**job, "label": experiment["name"], "layer_name": layer.name})
-        entries.append({"id": layer.id, "name": layer.name, "operator_type": layer.operator_type, "key": key,
-                        "spec": layer.to_spec()})
+        entries.append(
+            {
+                "id": layer.id,
+                "name": layer.name,
+                "operator_type": layer.operator_type,
+                "key": key,
+                "spec": layer.to_spec(),
+            }
+        )
     note = network.note
     uncosted = list(network.uncosted)
     plan = {
         "experiment": experiment,
         # the user's accelerator name: with data locality each layer's job holds a trimmed copy
         # named '<name>-removing-nouse-mem' (as ZigZag names it), which the tables do not show
-        "inputs": {"workload": workload_doc["workload"],
-                   "accelerator": {**accelerator_doc["accelerator"], "name": accelerator.name},
-                   "mapping": workload_doc["mapping"]},
+        "inputs": {
+            "workload": workload_doc["workload"],
+            "accelerator": {**accelerator_doc["accelerator"], "name": accelerator.name},
+            "mapping": workload_doc["mapping"],
+        },
         "package_version": __version__,
         "model_version": MODEL_VERSION,
         "notes": workload_doc.get("notes", []) + ([note] if note else []),
@@ -100,7 +115,9 @@ def write_plan_job(plan_path: str | Path, key: str, out_path: str | Path) -> Non
     """Write job ``key`` of a plan (single-core or multi-core) as its job file."""
     job = json.loads(Path(plan_path).read_text()).get("jobs", {}).get(key)
     if job is None:
-        raise InputError(str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again")
+        raise InputError(
+            str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again"
+        )
     write_json_atomic(out_path, job)
 
 
@@ -114,7 +131,9 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
     """(plan layer entry, its result with the layer's own id and name and the user's accelerator
     name) in processing order."""
     cache = Path(cache)
-    user_accelerator = plan["inputs"]["accelerator"].get("name")  # absent from plans of older versions
+    user_accelerator = plan["inputs"]["accelerator"].get(
+        "name"
+    )  # absent from plans of older versions
     names = {"accelerator_name": user_accelerator} if user_accelerator else {}
     loaded = {}
     results = []
@@ -122,7 +141,9 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
         key = entry["key"]
         if key not in loaded:
             loaded[key] = read_job_result(cache / "results" / f"{key}.json")
-        result = dataclasses.replace(loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names)
+        result = dataclasses.replace(
+            loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names
+        )
         results.append((entry, result))
     return results
 
@@ -132,17 +153,28 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
     plan = json.loads(Path(plan_path).read_text())
     failed = plan.get("failed") or next(
-        filter(None, (read_failure(Path(cache) / "results" / f"{key}.json") for key in plan_keys(plan_path))), None)
+        filter(
+            None,
+            (read_failure(Path(cache) / "results" / f"{key}.json") for key in plan_keys(plan_path)),
+        ),
+        None,
+    )
     if failed is not None:
-        document = {"experiment": plan["experiment"], "failed": failed,
-                    "total": {"experiment": plan["experiment"]["name"], "failed": failed}}
+        document = {
+            "experiment": plan["experiment"],
+            "failed": failed,
+            "total": {"experiment": plan["experiment"]["name"], "failed": failed},
+        }
         write_json_atomic(out_path, document)
         return document["total"]
     rows = load_plan_results(plan, cache)
     total = sum_results([result for _, result in rows])
     document = {
         **{key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")},
-        "total": {"experiment": plan["experiment"]["name"], **summary(total, len(rows), plan.get("uncosted", []))},
+        "total": {
+            "experiment": plan["experiment"]["name"],
+            **summary(total, len(rows), plan.get("uncosted", [])),
+        },
         "notes": plan.get("notes", []),
         "layers": [{**entry, "result": result.to_dict()} for entry, result in rows],
     }
@@ -157,8 +189,12 @@ def read_results(path: str | Path) -> tuple[dict, list]:
     try:
         document = json.loads(Path(path).read_text())
     except FileNotFoundError:
-        raise InputError(str(path), "", "file not found (run the experiment's sum step first)") from None
-    return document, [(entry, CostResult.from_dict(entry["result"])) for entry in document.get("layers", [])]
+        raise InputError(
+            str(path), "", "file not found (run the experiment's sum step first)"
+        ) from None
+    return document, [
+        (entry, CostResult.from_dict(entry["result"])) for entry in document.get("layers", [])
+    ]
 
 
 def save_failed_experiment(document: dict, out_dir: Path) -> dict:
@@ -169,17 +205,22 @@ def save_failed_experiment(document: dict, out_dir: Path) -> dict:
     tables.write_csv(out_dir / "summary.csv", [row])
     for name in ("layers.csv", "memory_levels.csv"):
         write_text_atomic(out_dir / name, "")
-    write_text_atomic(out_dir / "layers.html", tables.html_table([], f"{experiment['name']}: not run "
-                                                                      f"({document['failed']['reason']})"))
+    write_text_atomic(
+        out_dir / "layers.html",
+        tables.html_table([], f"{experiment['name']}: not run ({document['failed']['reason']})"),
+    )
     (out_dir / "layers").mkdir(parents=True, exist_ok=True)
     summary = document["total"]
     write_json_atomic(out_dir / "summary.json", summary)
-    write_json_atomic(out_dir / "experiment.json", {"experiment": experiment, "failed": document["failed"]})
+    write_json_atomic(
+        out_dir / "experiment.json", {"experiment": experiment, "failed": document["failed"]}
+    )
     return summary
 
 
-def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | Path, *,
-                    float_format: str = "%.10g") -> dict:
+def save_experiment(
+    results_path: str | Path, cache: str | Path, out_dir: str | Path, *, float_format: str = "%.10g"
+) -> dict:
     """Write summary.json, summary.csv, layers.csv (and its HTML view), memory_levels.csv,
     layers/<layer>.json and experiment.json from ``results.json``; returns the summary."""
     out_dir = Path(out_dir)
@@ -195,12 +236,19 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
         layers.append((layer, accelerators[entry["key"]]))
         details = complete_json(result, layer, accelerators[entry["key"]])
-        write_json_atomic(out_dir / "layers" / f"{file_stem(entry['name'])}.json",
-                          {**details, "result": entry["result"]})
+        write_json_atomic(
+            out_dir / "layers" / f"{file_stem(entry['name'])}.json",
+            {**details, "result": entry["result"]},
+        )
     results = [result for _, result in rows]
     area_unit = next((a.area_unit for a in accelerators.values()), None)
-    row = tables.experiment_row(experiment, results, sum_results(results), area_unit,
-                                document["total"].get("uncosted_layers", []))
+    row = tables.experiment_row(
+        experiment,
+        results,
+        sum_results(results),
+        area_unit,
+        document["total"].get("uncosted_layers", []),
+    )
     per_token = _per_token(document, layers, results) if document.get("inference") else None
     if per_token is not None:
         row.update({k: per_token[k] for k in tables.TOKEN_COLUMNS})
@@ -208,15 +256,26 @@ def save_experiment(results_path: str | Path, cache: str | Path, out_dir: str | 
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
     layer_rows = tables.layer_rows(rows)
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
-    write_text_atomic(out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers"))
+    write_text_atomic(
+        out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers")
+    )
     ident = tables.identity(experiment, row["accelerator"])
-    tables.write_csv(out_dir / "memory_levels.csv", tables.memory_level_rows(ident, rows, accelerators),
-                     float_format=float_format)
-    summary = {**document["total"], "edp": row["edp_pJ_cycles"], "area": row["area_um2"],
-               **({"inference": document["inference"], "per_token": per_token} if per_token else {}),
-               "notes": document.get("notes", [])}
+    tables.write_csv(
+        out_dir / "memory_levels.csv",
+        tables.memory_level_rows(ident, rows, accelerators),
+        float_format=float_format,
+    )
+    summary = {
+        **document["total"],
+        "edp": row["edp_pJ_cycles"],
+        "area": row["area_um2"],
+        **({"inference": document["inference"], "per_token": per_token} if per_token else {}),
+        "notes": document.get("notes", []),
+    }
     write_json_atomic(out_dir / "summary.json", summary)
-    reproducible = {key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")}
+    reproducible = {
+        key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")
+    }
     write_json_atomic(out_dir / "experiment.json", reproducible)
     return summary
 
@@ -225,8 +284,13 @@ def _per_token(document: dict, layers: list, results: list) -> dict:
     """The per-token figures of an LLM step's experiment (docs/models/per-token.md; in cycles: the
     workflow's experiments have no clock)."""
     pairs = [(layer, result) for (layer, _), result in zip(layers, results)]
-    network = NetworkResult(pairs, sum_results(results), {layer.id: acc for layer, acc in layers},
-                            document["total"].get("uncosted_layers", []), inference=document["inference"])
+    network = NetworkResult(
+        pairs,
+        sum_results(results),
+        {layer.id: acc for layer, acc in layers},
+        document["total"].get("uncosted_layers", []),
+        inference=document["inference"],
+    )
     return per_token_figures(network).to_dict()
 
 

@@ -30,18 +30,24 @@ EXPERIMENT_PLOTS = {"layers": "layers.{fmt}", "loop_nests": "loop_nests.txt"}
 def _check_format(plot_format: str) -> str:
     fmt = plot_format.lower().lstrip(".")
     if fmt not in PLOT_FORMATS:
-        raise InputError("", "plot format", f"'{plot_format}' is not one of {', '.join(PLOT_FORMATS)}")
+        raise InputError(
+            "", "plot format", f"'{plot_format}' is not one of {', '.join(PLOT_FORMATS)}"
+        )
     return fmt
 
 
-def plot_experiment(results_json: str | Path, out_dir: str | Path, plot_format: str = "png") -> dict[str, Path]:
+def plot_experiment(
+    results_json: str | Path, out_dir: str | Path, plot_format: str = "png"
+) -> dict[str, Path]:
     """Write an experiment's per-layer figure and loop nests into ``out_dir``; returns {kind: path}."""
     from zigzag.plots.breakdowns import plot_layer_breakdowns
 
     fmt = _check_format(plot_format)
     out_dir = Path(out_dir)
     document, rows = read_results(results_json)
-    outputs = {kind: out_dir / pattern.format(fmt=fmt) for kind, pattern in EXPERIMENT_PLOTS.items()}
+    outputs = {
+        kind: out_dir / pattern.format(fmt=fmt) for kind, pattern in EXPERIMENT_PLOTS.items()
+    }
     if "failed" in document:  # the experiment did not run: its figure says why
         from zigzag.plots.common import plot_message
 
@@ -53,10 +59,17 @@ def plot_experiment(results_json: str | Path, out_dir: str | Path, plot_format: 
         raise InputError(str(results_json), "layers", "no layer results to draw")
     results = [result for _, result in rows]
     name = document["experiment"]["name"]
-    plot_layer_breakdowns(results, outputs["layers"],
-                          title=f"{name}: energy and latency per layer on {results[0].accelerator_name}")
-    text = "".join(loop_nest_text(result, list(entry["spec"]["mapping"].get("memory_operand_links") or []) or None)
-                   for entry, result in rows)
+    plot_layer_breakdowns(
+        results,
+        outputs["layers"],
+        title=f"{name}: energy and latency per layer on {results[0].accelerator_name}",
+    )
+    text = "".join(
+        loop_nest_text(
+            result, list(entry["spec"]["mapping"].get("memory_operand_links") or []) or None
+        )
+        for entry, result in rows
+    )
     write_text_atomic(outputs["loop_nests"], text)
     return outputs
 
@@ -81,7 +94,9 @@ def plot_accelerator(accelerator: str | Path, out_path: str | Path) -> Path:
     return plot_memory_hierarchy(hardware, out_path)
 
 
-def plot_comparison(experiments_csv: str | Path, out_path: str | Path, pareto_csv: str | Path | None = None) -> str:
+def plot_comparison(
+    experiments_csv: str | Path, out_path: str | Path, pareto_csv: str | Path | None = None
+) -> str:
     """Energy vs latency of all experiments, one panel and one Pareto front per workload.
 
     Writes the figure to ``out_path`` and the non-dominated experiments of each workload to
@@ -100,12 +115,20 @@ def plot_comparison(experiments_csv: str | Path, out_path: str | Path, pareto_cs
         for column in ("energy_pJ", "latency_cycles"):
             if column not in table.columns:
                 table[column] = float("nan")
-    missing = [c for c in ("experiment", "workload", "energy_pJ", "latency_cycles") if c not in table.columns]
+    missing = [
+        c
+        for c in ("experiment", "workload", "energy_pJ", "latency_cycles")
+        if c not in table.columns
+    ]
     if missing:
         raise InputError(str(experiments_csv), "header", f"missing column(s) {', '.join(missing)}")
-    pareto_csv = Path(pareto_csv) if pareto_csv is not None else experiments_csv.parent / "pareto.csv"
+    pareto_csv = (
+        Path(pareto_csv) if pareto_csv is not None else experiments_csv.parent / "pareto.csv"
+    )
     not_run = table["energy_pJ"].isna()
-    if "status" in table.columns:  # experiments that did not run are in the table, not in the fronts
+    if (
+        "status" in table.columns
+    ):  # experiments that did not run are in the table, not in the fronts
         not_run |= table["status"].fillna("ok") != "ok"
     ran = table[~not_run]
     fronts = pareto_fronts(ran)
@@ -116,8 +139,13 @@ def plot_comparison(experiments_csv: str | Path, out_path: str | Path, pareto_cs
         from zigzag.plots.common import plot_message
 
         plot_message(out_path, "energy vs latency", "no experiment ran")
-    per_workload = "; ".join(f"{w}: {', '.join(map(str, g['experiment']))}"
-                             for w, g in fronts.groupby("workload", sort=False))
-    skipped = f" ({int(not_run.sum())} did not run: {', '.join(map(str, table[not_run]['experiment']))})" \
-        if not_run.any() else ""
+    per_workload = "; ".join(
+        f"{w}: {', '.join(map(str, g['experiment']))}"
+        for w, g in fronts.groupby("workload", sort=False)
+    )
+    skipped = (
+        f" ({int(not_run.sum())} did not run: {', '.join(map(str, table[not_run]['experiment']))})"
+        if not_run.any()
+        else ""
+    )
     return f"{len(table)} experiments{skipped}, Pareto fronts per workload: {per_workload}"

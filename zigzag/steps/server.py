@@ -26,8 +26,18 @@ import traceback
 from zigzag.steps.client import FORWARDED_SIGNALS, kill_group
 
 #: third-party modules the steps import inside functions (the package's modules are all imported)
-HEAVY_MODULES = ("numpy", "pandas", "yaml", "onnx", "networkx", "matplotlib.pyplot", "matplotlib.backends.backend_agg",
-                 "plotly.graph_objects", "plotly.io", "tqdm")
+HEAVY_MODULES = (
+    "numpy",
+    "pandas",
+    "yaml",
+    "onnx",
+    "networkx",
+    "matplotlib.pyplot",
+    "matplotlib.backends.backend_agg",
+    "plotly.graph_objects",
+    "plotly.io",
+    "tqdm",
+)
 REQUEST_TIMEOUT = 10.0  # s for a connected client to send its job
 MAX_REQUEST = 64 << 20
 
@@ -37,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     idle = float(os.environ.get("ZIGZAG_FLOW_IDLE", "60"))
     log(f"starting for {package} (python {sys.executable}), idle timeout {idle:g} s")
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(name, "1")  # as the workflow sets for its jobs; forking after a BLAS pool is unsafe
+        os.environ.setdefault(
+            name, "1"
+        )  # as the workflow sets for its jobs; forking after a BLAS pool is unsafe
     started = time.perf_counter()
     preload(package)
     warm_up_figures()
@@ -59,16 +71,21 @@ def preload(package: str) -> None:
     import zigzag
 
     if os.path.dirname(os.path.abspath(zigzag.__file__)) != package:
-        raise SystemExit(f"this interpreter imports zigzag from {zigzag.__file__}, not from {package}")
+        raise SystemExit(
+            f"this interpreter imports zigzag from {zigzag.__file__}, not from {package}"
+        )
     import matplotlib
 
     matplotlib.use("Agg")
     names = [*HEAVY_MODULES]
     for folder, dirs, files in sorted(os.walk(package)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        prefix = "zigzag" + folder[len(package):].replace(os.sep, ".")
-        names += [f"{prefix}.{name[:-3]}".removesuffix(".__init__") for name in sorted(files)
-                  if name.endswith(".py") and name != "__main__.py"]
+        prefix = "zigzag" + folder[len(package) :].replace(os.sep, ".")
+        names += [
+            f"{prefix}.{name[:-3]}".removesuffix(".__init__")
+            for name in sorted(files)
+            if name.endswith(".py") and name != "__main__.py"
+        ]
     for name in names:
         try:
             importlib.import_module(name)
@@ -228,8 +245,11 @@ class Server:
                 return
             connection = self.jobs.pop(pid, None)
             started, step = self.started.pop(pid, (time.perf_counter(), "?"))
-            outcome = (f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-                       else f"exit {os.waitstatus_to_exitcode(status)}")
+            outcome = (
+                f"signal {os.WTERMSIG(status)}"
+                if os.WIFSIGNALED(status)
+                else f"exit {os.waitstatus_to_exitcode(status)}"
+            )
             log(f"job {pid} {step}: {outcome} after {time.perf_counter() - started:.3f} s")
             if connection is not None:
                 try:
@@ -251,7 +271,11 @@ class Server:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # signals sent meanwhile arrive now
             for fd in (self.wakeup_r, self.wakeup_w):
                 os.close(fd)
-            for other in [self.listener, connection, *(c for c in self.jobs.values() if c is not None)]:
+            for other in [
+                self.listener,
+                connection,
+                *(c for c in self.jobs.values() if c is not None),
+            ]:
                 other.close()
             self.selector.close()
             _become_job(request, fds)
@@ -330,11 +354,18 @@ def _become_job(request: dict, fds: list[int]) -> None:
     if 0 in request["fds"]:
         sys.stdin = sys.__stdin__ = open(0, encoding=encoding, errors=errors, closefd=False)
     if 1 in request["fds"]:
-        sys.stdout = sys.__stdout__ = open(1, "w", buffering=1 if os.isatty(1) else -1, encoding=encoding,
-                                           errors=errors, closefd=False)
+        sys.stdout = sys.__stdout__ = open(
+            1,
+            "w",
+            buffering=1 if os.isatty(1) else -1,
+            encoding=encoding,
+            errors=errors,
+            closefd=False,
+        )
     if 2 in request["fds"]:
-        sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, encoding=encoding, errors="backslashreplace",
-                                           closefd=False)
+        sys.stderr = sys.__stderr__ = open(
+            2, "w", buffering=1, encoding=encoding, errors="backslashreplace", closefd=False
+        )
 
 
 def _exit_code(exc: SystemExit) -> int:

@@ -13,7 +13,13 @@ import importlib
 #: the package's API and the module defining each name: loaded on first use, so that importing one
 #: module of the package (``zigzag --help`` and the report read ``zigzag.sweep.results``) does not
 #: load the whole sweep machinery
-_API = {"Sweep": "config", "read_sweep": "config", "run_sweep": "api", "search_sweep": "api", "variants_of": "runner"}
+_API = {
+    "Sweep": "config",
+    "read_sweep": "config",
+    "run_sweep": "api",
+    "search_sweep": "api",
+    "variants_of": "runner",
+}
 
 __all__ = sorted(_API)
 

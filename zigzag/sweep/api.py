@@ -10,8 +10,14 @@ from zigzag.sweep.runner import collect, evaluate_points, variants_of, write_var
 from zigzag.sweep.search import search, write_search
 
 
-def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-              defaults: dict | None = None, plot_format: str = "png") -> list[dict]:
+def run_sweep(
+    sweep: dict | Sweep,
+    output: str | Path,
+    *,
+    cache: str | Path | None = None,
+    defaults: dict | None = None,
+    plot_format: str = "png",
+) -> list[dict]:
     """Run a hardware sweep and write ``variants.csv``, ``pareto.csv``, ``best.csv`` and the
     figures (``plots/``) into ``output``; returns the rows of ``variants.csv``.
 
@@ -33,9 +39,17 @@ def run_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | No
     return rows
 
 
-def search_sweep(sweep: dict | Sweep, output: str | Path, *, cache: str | Path | None = None,
-                 budget=None, defaults: dict | None = None, plot_format: str = "png", float_format: str = "%.10g",
-                 progress=None):
+def search_sweep(
+    sweep: dict | Sweep,
+    output: str | Path,
+    *,
+    cache: str | Path | None = None,
+    budget=None,
+    defaults: dict | None = None,
+    plot_format: str = "png",
+    float_format: str = "%.10g",
+    progress=None,
+):
     """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/search.py) over
     a sweep's grid instead of every variant, write its tables and figures (those of
     :func:`run_sweep` over the variants it evaluated, plus ``search_front.csv``,

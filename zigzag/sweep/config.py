@@ -27,15 +27,33 @@ from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
 #: keys of a sweep besides the variant keys (``zigzag.variants.spec.SPEC_KEYS``) and search options
-SWEEP_KEYS = ("name", "kind", "workloads", "mapping", "spatial_mapping", "constraints", "clock_ghz", "batch_size",
-              "ranking", "search", "workload_vary")
+SWEEP_KEYS = (
+    "name",
+    "kind",
+    "workloads",
+    "mapping",
+    "spatial_mapping",
+    "constraints",
+    "clock_ghz",
+    "batch_size",
+    "ranking",
+    "search",
+    "workload_vary",
+)
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search", "latency_model")
 MODES = ("lbl", "fused")
 #: the allocation search of a multi-core sweep: key -> default (a mapping that leaves choices)
-ALLOCATION_SEARCH = {"method": "ga", "individuals": 16, "generations": 8, "seed": 0, "choose": "latency",
-                     "time_limit": 600, "gap": 1e-4}
+ALLOCATION_SEARCH = {
+    "method": "ga",
+    "individuals": 16,
+    "generations": 8,
+    "seed": 0,
+    "choose": "latency",
+    "time_limit": 600,
+    "gap": 1e-4,
+}
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -75,18 +93,30 @@ def read_budget(value, source: str) -> SearchBudget:
     if value is True:
         value = {}
     if not isinstance(value, dict):
-        raise InputError(source, "search", f"{value!r} is not a mapping; write e.g. {{population: 16, generations: 8}}")
+        raise InputError(
+            source,
+            "search",
+            f"{value!r} is not a mapping; write e.g. {{population: 16, generations: 8}}",
+        )
     unknown = [k for k in value if k not in SEARCH_KEYS]
     if unknown:
-        raise InputError(source, f"search.{unknown[0]}", f"unknown key; known keys: {', '.join(SEARCH_KEYS)}")
+        raise InputError(
+            source, f"search.{unknown[0]}", f"unknown key; known keys: {', '.join(SEARCH_KEYS)}"
+        )
     minimum = {"population": 4, "generations": 1, "workers": 1}
     method = value.get("method", "guided")
     if method not in SEARCH_METHODS:
-        raise InputError(source, "search.method", f"{method!r} is not one of {', '.join(SEARCH_METHODS)}")
+        raise InputError(
+            source, "search.method", f"{method!r} is not one of {', '.join(SEARCH_METHODS)}"
+        )
     for key, number in value.items():
         if key == "method":
             continue
-        if isinstance(number, bool) or not isinstance(number, int) or number < minimum.get(key, -2**63):
+        if (
+            isinstance(number, bool)
+            or not isinstance(number, int)
+            or number < minimum.get(key, -(2**63))
+        ):
             limit = f" of at least {minimum[key]}" if key in minimum else ""
             raise InputError(source, f"search.{key}", f"{number!r} is not a whole number{limit}")
     return SearchBudget(**value)
@@ -126,15 +156,24 @@ def accelerator_identity(document: dict, name: str) -> dict:
     return validate_accelerator(upgraded, name)
 
 
-def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = None,
-               base_document: dict | None = None) -> Sweep:
+def read_sweep(
+    section: dict,
+    source: str = "sweep",
+    *,
+    defaults: dict | None = None,
+    base_document: dict | None = None,
+) -> Sweep:
     """Check one sweep (config entry, CLI flags or API arguments); ``defaults``: search options
     of the config's ``defaults`` (the sweep's own options override them)."""
     if not isinstance(section, dict):
-        raise InputError(source, None, "a hardware sweep must be a mapping with name, base, vary, workloads, ...")
+        raise InputError(
+            source, None, "a hardware sweep must be a mapping with name, base, vary, workloads, ..."
+        )
     name = str(section.get("name") or "")
     if not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-        raise InputError(source, "name", f"{name!r} is not a usable name; use letters, digits and _ . + - only")
+        raise InputError(
+            source, "name", f"{name!r} is not a usable name; use letters, digits and _ . + - only"
+        )
     where = f"{source} ({name})" if source != name else source
     section = _clock_spelling(section, where)
     kind = section.get("kind", "single")
@@ -145,21 +184,38 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     known = set(SPEC_KEYS) | set(SWEEP_KEYS) | set(OPTION_BY_NAME)
     misplaced = [k for k in section if k in MULTICORE_KEYS]
     if misplaced:
-        raise InputError(where, misplaced[0], "is a key of multi-core sweeps only; add 'kind: multicore' or remove it")
+        raise InputError(
+            where,
+            misplaced[0],
+            "is a key of multi-core sweeps only; add 'kind: multicore' or remove it",
+        )
     unknown = [k for k in section if k not in known]
     if unknown:
         close = difflib.get_close_matches(str(unknown[0]), sorted(known), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(known))}"
+        hint = (
+            f"; did you mean '{close[0]}'?"
+            if close
+            else f"; known keys: {', '.join(sorted(known))}"
+        )
         raise InputError(where, str(unknown[0]), f"unknown key{hint}")
     spec = read_spec(section, where, base_document=base_document, normalise=accelerator_identity)
     workloads = _workloads(section, where, "ONNX or YAML")
     spatial = section.get("spatial_mapping", "given")
     if spatial not in SPATIAL_MAPPING_MODES:
-        raise InputError(where, "spatial_mapping", f"{spatial!r} is not one of {', '.join(SPATIAL_MAPPING_MODES)}")
+        raise InputError(
+            where,
+            "spatial_mapping",
+            f"{spatial!r} is not one of {', '.join(SPATIAL_MAPPING_MODES)}",
+        )
     mapping = section.get("mapping")
     if mapping is None and spatial == "given":
-        raise InputError(where, "mapping", "missing; give a mapping file, or spatial_mapping: generate")
-    option_values = {**(defaults or {}), **{k: v for k, v in section.items() if k in OPTION_BY_NAME}}
+        raise InputError(
+            where, "mapping", "missing; give a mapping file, or spatial_mapping: generate"
+        )
+    option_values = {
+        **(defaults or {}),
+        **{k: v for k, v in section.items() if k in OPTION_BY_NAME},
+    }
     try:
         options, workload_options = resolve_options(option_values)
     except InputError as exc:
@@ -167,39 +223,61 @@ def read_sweep(section: dict, source: str = "sweep", *, defaults: dict | None = 
     clock = _clock(section, where)
     batch_size = _batch_size(section, where)
     constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec))
-    return Sweep(name, spec, tuple(workloads), None if mapping is None else str(mapping), spatial,
-                 constraints, clock, options.to_dict(),
-                 workload_options, batch_size,
-                 None if section.get("search") is None else read_budget(section["search"], where),
-                 workload_axes=read_workload_axes(section.get("workload_vary"), workloads, where),
-                 ranking=read_ranking(section.get("ranking"), where))
+    return Sweep(
+        name,
+        spec,
+        tuple(workloads),
+        None if mapping is None else str(mapping),
+        spatial,
+        constraints,
+        clock,
+        options.to_dict(),
+        workload_options,
+        batch_size,
+        None if section.get("search") is None else read_budget(section["search"], where),
+        workload_axes=read_workload_axes(section.get("workload_vary"), workloads, where),
+        ranking=read_ranking(section.get("ranking"), where),
+    )
 
 
-def read_workload_axes(value: Any, workloads: list[str], where: str) -> tuple[tuple[str, tuple], ...]:
+def read_workload_axes(
+    value: Any, workloads: list[str], where: str
+) -> tuple[tuple[str, tuple], ...]:
     """The sweep's ``workload_vary``: LLM workload fields and their values (every workload must be
     generated from a model configuration)."""
     if value is None:
         return ()
 
     if not isinstance(value, dict) or not value:
-        raise InputError(where, "workload_vary", "give workload fields and their values, e.g. {context: [1024, 4096]}")
+        raise InputError(
+            where,
+            "workload_vary",
+            "give workload fields and their values, e.g. {context: [1024, 4096]}",
+        )
     axes = []
     for key, values in value.items():
         check_field(str(key), f"{where}: workload_vary")
         if not isinstance(values, list) or not values:
-            raise InputError(where, f"workload_vary.{key}", f"{values!r} is not a non-empty list; e.g. [1024, 4096]")
+            raise InputError(
+                where,
+                f"workload_vary.{key}",
+                f"{values!r} is not a non-empty list; e.g. [1024, 4096]",
+            )
         axes.append((str(key), tuple(values)))
     for i, workload in enumerate(workloads):
         if not is_llm_workload(workload):
-            raise InputError(where, f"workloads[{i}]", f"{workload} is not generated from a model configuration "
-                                                       "(an llm: section); workload_vary needs such workloads")
+            raise InputError(
+                where,
+                f"workloads[{i}]",
+                f"{workload} is not generated from a model configuration "
+                "(an llm: section); workload_vary needs such workloads",
+            )
     return tuple(axes)
 
 
 def _parameters(spec: VariantSpec) -> tuple[str, ...]:
     """The names a sweep's rows have a column for besides the figures: its parameters."""
     return tuple(spec.varied_names)
-
 
 
 #: ``ranking:`` of a sweep: how the report aggregates a variant's results over the workloads
@@ -213,19 +291,35 @@ def read_ranking(value, where: str) -> dict | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise InputError(where, "ranking", f"{value!r} is not a mapping; write e.g. {{method: geomean, weights: {{resnet18: 2}}}}")
+        raise InputError(
+            where,
+            "ranking",
+            f"{value!r} is not a mapping; write e.g. {{method: geomean, weights: {{resnet18: 2}}}}",
+        )
     unknown = [k for k in value if k not in ("method", "objective", "weights")]
     if unknown:
-        raise InputError(where, f"ranking.{unknown[0]}", "unknown key; known keys: method, objective, weights")
+        raise InputError(
+            where, f"ranking.{unknown[0]}", "unknown key; known keys: method, objective, weights"
+        )
     for key, allowed in (("method", RANKING_METHODS), ("objective", RANKING_OBJECTIVES)):
         if key in value and value[key] not in allowed:
-            raise InputError(where, f"ranking.{key}", f"{value[key]!r} is not one of {', '.join(allowed)}")
+            raise InputError(
+                where, f"ranking.{key}", f"{value[key]!r} is not one of {', '.join(allowed)}"
+            )
     weights = value.get("weights") or {}
     if not isinstance(weights, dict) or not all(
-            isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights.values()):
-        raise InputError(where, "ranking.weights", "give a mapping of workload name to a number >= 0, e.g. {resnet18: 2}")
-    return {"method": value.get("method", "geomean"), "objective": value.get("objective", "energy"),
-            "weights": {str(k): float(v) for k, v in weights.items()}}
+        isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in weights.values()
+    ):
+        raise InputError(
+            where,
+            "ranking.weights",
+            "give a mapping of workload name to a number >= 0, e.g. {resnet18: 2}",
+        )
+    return {
+        "method": value.get("method", "geomean"),
+        "objective": value.get("objective", "energy"),
+        "weights": {str(k): float(v) for k, v in weights.items()},
+    }
 
 
 def _workloads(section: dict, where: str, kinds: str) -> list[str]:
@@ -233,7 +327,11 @@ def _workloads(section: dict, where: str, kinds: str) -> list[str]:
     workloads = section.get("workloads")
     if isinstance(workloads, str):
         workloads = [workloads]
-    if not isinstance(workloads, list) or not workloads or not all(isinstance(w, str) for w in workloads):
+    if (
+        not isinstance(workloads, list)
+        or not workloads
+        or not all(isinstance(w, str) for w in workloads)
+    ):
         raise InputError(where, "workloads", f"give a list of workload files ({kinds})")
     return workloads
 
@@ -251,7 +349,9 @@ def _clock_spelling(section: dict, where: str) -> dict:
     elif isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0:
         clock = 1.0 / period
     else:
-        raise InputError(where, "clock_ns", f"{period!r} is not a clock period in ns; give clock_ghz, e.g. 1")
+        raise InputError(
+            where, "clock_ns", f"{period!r} is not a clock period in ns; give clock_ghz, e.g. 1"
+        )
     logger.warning("%s: clock_ns is read as clock_ghz = %s; write clock_ghz", where, clock)
     return {**{k: v for k, v in section.items() if k != "clock_ns"}, "clock_ghz": clock}
 
@@ -269,19 +369,38 @@ def _clock(section: dict, where: str) -> Any:
 
 def _batch_size(section: dict, where: str) -> int | str:
     batch_size = section.get("batch_size", "auto")
-    if batch_size != "auto" and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
-        raise InputError(where, "batch_size", f"{batch_size!r} is neither a positive whole number nor 'auto'")
+    if batch_size != "auto" and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+    ):
+        raise InputError(
+            where, "batch_size", f"{batch_size!r} is neither a positive whole number nor 'auto'"
+        )
     return batch_size
 
 
 def _read_multicore(section: dict, name: str, where: str, base_document: dict | None) -> Sweep:
     """A ``kind: multicore`` sweep (see :func:`read_sweep`)."""
-    known = set(SPEC_KEYS) | {"name", "kind", "workloads", "mapping", "constraints", "clock_ghz", "batch_size", "ranking"} \
+    known = (
+        set(SPEC_KEYS)
+        | {
+            "name",
+            "kind",
+            "workloads",
+            "mapping",
+            "constraints",
+            "clock_ghz",
+            "batch_size",
+            "ranking",
+        }
         | set(MULTICORE_KEYS)
+    )
     unknown = [k for k in section if k not in known]
     if unknown:
-        why = "a single-core option, not used by multi-core sweeps" if unknown[0] in (*OPTION_BY_NAME, "spatial_mapping") \
+        why = (
+            "a single-core option, not used by multi-core sweeps"
+            if unknown[0] in (*OPTION_BY_NAME, "spatial_mapping")
             else f"unknown key; known keys: {', '.join(sorted(known))}"
+        )
         raise InputError(where, str(unknown[0]), f"{why}; remove it")
     spec = multicore_spec(section, where, base_document)
     workloads = _workloads(section, where, "ONNX")
@@ -290,7 +409,9 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     modes = section.get("modes", ["lbl"])
     modes = [modes] if isinstance(modes, str) else modes
     if not isinstance(modes, list) or not modes or any(m not in MODES for m in modes):
-        raise InputError(where, "modes", f"{modes!r} is not a list of {' and '.join(MODES)}; e.g. [lbl, fused]")
+        raise InputError(
+            where, "modes", f"{modes!r} is not a list of {' and '.join(MODES)}; e.g. [lbl, fused]"
+        )
     stacks = section.get("layer_stacks")
     if stacks is not None:
         from zigzag.multicore.tiling import parse_layer_stacks
@@ -304,14 +425,31 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
     search = _allocation_search(section.get("allocation_search"), where)
     latency_model = section.get("latency_model", "zigzag")
     if latency_model not in ("zigzag", "bandwidth_bound"):
-        raise InputError(where, "latency_model", f"{latency_model!r} is not zigzag or bandwidth_bound")
+        raise InputError(
+            where, "latency_model", f"{latency_model!r} is not zigzag or bandwidth_bound"
+        )
     clock = _clock(section, where)
-    constraints = read_constraints(section.get("constraints") or [], where, _parameters(spec), "multicore")
-    return Sweep(name, spec, tuple(workloads), section["mapping"], "given", constraints, clock,
-                 {"latency_model": latency_model}, {}, kind="multicore",
-                 base=str(section.get("base")), modes=tuple(modes),
-                 layer_stacks=stacks, allocation_search=search, batch_size=_batch_size(section, where),
-                 ranking=read_ranking(section.get("ranking"), where))
+    constraints = read_constraints(
+        section.get("constraints") or [], where, _parameters(spec), "multicore"
+    )
+    return Sweep(
+        name,
+        spec,
+        tuple(workloads),
+        section["mapping"],
+        "given",
+        constraints,
+        clock,
+        {"latency_model": latency_model},
+        {},
+        kind="multicore",
+        base=str(section.get("base")),
+        modes=tuple(modes),
+        layer_stacks=stacks,
+        allocation_search=search,
+        batch_size=_batch_size(section, where),
+        ranking=read_ranking(section.get("ranking"), where),
+    )
 
 
 def _allocation_search(value: Any, where: str) -> dict:
@@ -319,43 +457,82 @@ def _allocation_search(value: Any, where: str) -> dict:
     if value is None:
         return dict(ALLOCATION_SEARCH)
     if not isinstance(value, dict):
-        raise InputError(where, "allocation_search", "give a mapping such as {individuals: 16, generations: 8, seed: 0}")
+        raise InputError(
+            where,
+            "allocation_search",
+            "give a mapping such as {individuals: 16, generations: 8, seed: 0}",
+        )
     for key, given in value.items():
         if key not in ALLOCATION_SEARCH:
-            raise InputError(where, f"allocation_search.{key}", f"unknown key; use {', '.join(ALLOCATION_SEARCH)}")
+            raise InputError(
+                where,
+                f"allocation_search.{key}",
+                f"unknown key; use {', '.join(ALLOCATION_SEARCH)}",
+            )
         if key == "choose":
             if given not in ("latency", "energy", "edp"):
-                raise InputError(where, "allocation_search.choose", f"{given!r} is not latency, energy or edp")
+                raise InputError(
+                    where, "allocation_search.choose", f"{given!r} is not latency, energy or edp"
+                )
         elif key == "method":
             if given not in ("ga", "co"):
-                raise InputError(where, "allocation_search.method",
-                                 f"{given!r} is not ga (genetic search) or co (constraint optimisation)")
+                raise InputError(
+                    where,
+                    "allocation_search.method",
+                    f"{given!r} is not ga (genetic search) or co (constraint optimisation)",
+                )
         elif key in ("time_limit", "gap"):
-            if isinstance(given, bool) or not isinstance(given, (int, float)) or given <= 0 \
-                    or (key == "gap" and given >= 1):
-                raise InputError(where, f"allocation_search.{key}", f"{given!r} is not a number > 0"
-                                 + (" and < 1" if key == "gap" else "") + " (co: seconds per solve / relative gap)")
-        elif isinstance(given, bool) or not isinstance(given, int) or given < (2 if key == "individuals" else 0):
+            if (
+                isinstance(given, bool)
+                or not isinstance(given, (int, float))
+                or given <= 0
+                or (key == "gap" and given >= 1)
+            ):
+                raise InputError(
+                    where,
+                    f"allocation_search.{key}",
+                    f"{given!r} is not a number > 0"
+                    + (" and < 1" if key == "gap" else "")
+                    + " (co: seconds per solve / relative gap)",
+                )
+        elif (
+            isinstance(given, bool)
+            or not isinstance(given, int)
+            or given < (2 if key == "individuals" else 0)
+        ):
             least = 2 if key == "individuals" else 0
-            raise InputError(where, f"allocation_search.{key}", f"{given!r} is not a whole number of at least {least}")
+            raise InputError(
+                where,
+                f"allocation_search.{key}",
+                f"{given!r} is not a whole number of at least {least}",
+            )
     return {**ALLOCATION_SEARCH, **value}
 
 
-def read_constraints(constraints: Any, source: str, parameters: tuple[str, ...] = (),
-                     kind: str = "single") -> tuple[Constraint, ...]:
+def read_constraints(
+    constraints: Any, source: str, parameters: tuple[str, ...] = (), kind: str = "single"
+) -> tuple[Constraint, ...]:
     """Check constraints such as ``area <= 5 mm2``, ``latency <= 2 ms``, ``energy < 3 uJ``: their
     form, their metrics (``parameters``: the sweep's parameter names, also allowed; ``kind``:
     single or multicore) and units."""
     if not isinstance(constraints, list):
-        raise InputError(source, "constraints", f"{constraints!r} is not a list; write e.g. ['area <= 5 mm2']")
+        raise InputError(
+            source, "constraints", f"{constraints!r} is not a list; write e.g. ['area <= 5 mm2']"
+        )
     result = []
     for i, text in enumerate(constraints):
         if not isinstance(text, str) or _CONSTRAINT.fullmatch(text) is None:
-            raise InputError(source, f"constraints[{i}]", f"{text!r} is not a comparison such as 'area <= 5 mm2'")
+            raise InputError(
+                source, f"constraints[{i}]", f"{text!r} is not a comparison such as 'area <= 5 mm2'"
+            )
         try:
             check_constraint(text, parameters, kind)
         except (expressions.ExpressionError, ConstraintProblem) as exc:
             raise InputError(source, f"constraints[{i}]", str(exc)) from None
-        units = {expressions.UNITS[u][0] for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text) if u in expressions.UNITS}
+        units = {
+            expressions.UNITS[u][0]
+            for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text)
+            if u in expressions.UNITS
+        }
         result.append(Constraint(text, "time" in units))
     return tuple(result)

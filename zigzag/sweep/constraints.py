@@ -16,23 +16,53 @@ from zigzag.variants import expressions
 
 #: the short metric names a constraint may use -> the kinds of unit they may be compared with
 METRICS: dict[str, tuple[str, ...]] = {
-    "area": ("area",), "energy": ("energy",), "latency": ("time", "cycles"), "edp": (), "utilization": (),
+    "area": ("area",),
+    "energy": ("energy",),
+    "latency": ("time", "cycles"),
+    "edp": (),
+    "utilization": (),
 }
 #: the figure columns of variants.csv a constraint may name -> the kinds of unit they take, per kind of sweep
-_COMMON = {"area_mm2": ("area",), "energy_pJ": ("energy",), "latency_cycles": ("cycles",), "latency_s": ("time",),
-           "edp_pJ_cycles": (), "edp_Js": (), "clock_ghz": ()}
+_COMMON = {
+    "area_mm2": ("area",),
+    "energy_pJ": ("energy",),
+    "latency_cycles": ("cycles",),
+    "latency_s": ("time",),
+    "edp_pJ_cycles": (),
+    "edp_Js": (),
+    "clock_ghz": (),
+}
 COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
-    "single": {**_COMMON, "mac_energy_pJ": ("energy",), "memory_energy_pJ": ("energy",), "ideal_cycles": ("cycles",),
-               "computation_cycles": ("cycles",), "onloading_cycles": ("cycles",), "offloading_cycles": ("cycles",),
-               "mac_utilization": (), "tclk_ns": (), "latency_ns": (), "layers": ()},
-    "multicore": {**_COMMON, "dram_traffic_bits": ("size",), "cns": (), "search_front_points": (),
-                  "search_schedules": ()},
+    "single": {
+        **_COMMON,
+        "mac_energy_pJ": ("energy",),
+        "memory_energy_pJ": ("energy",),
+        "ideal_cycles": ("cycles",),
+        "computation_cycles": ("cycles",),
+        "onloading_cycles": ("cycles",),
+        "offloading_cycles": ("cycles",),
+        "mac_utilization": (),
+        "tclk_ns": (),
+        "latency_ns": (),
+        "layers": (),
+    },
+    "multicore": {
+        **_COMMON,
+        "dram_traffic_bits": ("size",),
+        "cns": (),
+        "search_front_points": (),
+        "search_schedules": (),
+    },
 }
 #: columns named after the hardware: energy of a memory (single-core), energy of a term and
 #: utilisation of a core (multi-core)
-_OPEN_COLUMNS = {"single": ((re.compile(r"\w+_energy_pJ"), ("energy",), "<memory>_energy_pJ"),),
-                 "multicore": ((re.compile(r"\w+_pJ"), ("energy",), "<term>_pJ"),
-                               (re.compile(r"util_core\d+"), (), "util_core<id>"))}
+_OPEN_COLUMNS = {
+    "single": ((re.compile(r"\w+_energy_pJ"), ("energy",), "<memory>_energy_pJ"),),
+    "multicore": (
+        (re.compile(r"\w+_pJ"), ("energy",), "<term>_pJ"),
+        (re.compile(r"util_core\d+"), (), "util_core<id>"),
+    ),
+}
 
 
 class ConstraintProblem(ValueError):
@@ -52,21 +82,33 @@ def check_constraint(text: str, parameters: tuple[str, ...] = (), kind: str = "s
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise ConstraintProblem(
                 f"'{name}' is not a metric{hint}; use {', '.join(METRICS)}, a column of variants.csv "
-                f"({', '.join(columns)})" + (f" or a parameter ({', '.join(parameters)})" if parameters else ""))
+                f"({', '.join(columns)})"
+                + (f" or a parameter ({', '.join(parameters)})" if parameters else "")
+            )
     units = [u for u in re.findall(r"\d\s*([A-Za-z]+\d?)\b", text) if u in expressions.UNITS]
     metric = [name for name in named if kinds[name] is not None]
     for unit in units:
         of = expressions.UNITS[unit][0]
         wrong = [name for name in metric if of not in kinds[name]]
         if wrong and not kinds[wrong[0]]:
-            raise ConstraintProblem(f"{wrong[0]} is a plain number, so it takes no unit ('{unit}'); remove the unit")
+            raise ConstraintProblem(
+                f"{wrong[0]} is a plain number, so it takes no unit ('{unit}'); remove the unit"
+            )
         if wrong:
             takes = " or ".join(f"{k} ({_unit_names(k)})" for k in kinds[wrong[0]])
-            raise ConstraintProblem(f"'{unit}' is a unit of {of} but {wrong[0]} takes a unit of {takes}; "
-                                    f"write e.g. '{wrong[0]} <= {_EXAMPLE[kinds[wrong[0]][0]]}'")
+            raise ConstraintProblem(
+                f"'{unit}' is a unit of {of} but {wrong[0]} takes a unit of {takes}; "
+                f"write e.g. '{wrong[0]} <= {_EXAMPLE[kinds[wrong[0]][0]]}'"
+            )
 
 
-_EXAMPLE = {"area": "5 mm2", "energy": "3 uJ", "time": "2 ms", "cycles": "1e6 cycles", "size": "1 MiB"}
+_EXAMPLE = {
+    "area": "5 mm2",
+    "energy": "3 uJ",
+    "time": "2 ms",
+    "cycles": "1e6 cycles",
+    "size": "1 MiB",
+}
 
 
 def _unit_names(kind: str) -> str:
@@ -82,4 +124,6 @@ def _kinds(name: str, parameters: tuple[str, ...], kind: str):
         return COLUMNS[kind][name]
     if name in parameters:
         return None
-    return next((kinds for pattern, kinds, _ in _OPEN_COLUMNS[kind] if pattern.fullmatch(name)), False)
+    return next(
+        (kinds for pattern, kinds, _ in _OPEN_COLUMNS[kind] if pattern.fullmatch(name)), False
+    )

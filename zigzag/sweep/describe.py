@@ -27,27 +27,44 @@ DETAIL_KEY = "_detail"
 def describe(sweep) -> dict:
     """The JSON-ready description of a sweep (see the module's docstring)."""
     spec = sweep.spec
-    parameters = [{"name": group, "path": None, "role": "fragment", "labels": {}} for group, _ in spec.fragments]
+    parameters = [
+        {"name": group, "path": None, "role": "fragment", "labels": {}}
+        for group, _ in spec.fragments
+    ]
     for axis in spec.axes:
         for p in axis:
             labels = {str(_key(resolve_value(raw))): value_label(raw) for raw in p.values}
             parameters.append({"name": p.name, "path": p.path, "role": "varied", "labels": labels})
-    parameters += [{"name": p.name, "path": p.path, "role": "derived", "labels": {}} for p in spec.derived]
+    parameters += [
+        {"name": p.name, "path": p.path, "role": "derived", "labels": {}} for p in spec.derived
+    ]
     for parameter in parameters:
-        parameter["named"] = parameter["role"] != "derived" or parameter["name"] != parameter["path"]
+        parameter["named"] = (
+            parameter["role"] != "derived" or parameter["name"] != parameter["path"]
+        )
         parameter["size"] = is_size_path(parameter["path"])
     opt = (sweep.options or {}).get("opt")
     if sweep.kind == "multicore":
         choose = (sweep.allocation_search or {}).get("choose")
-        target = f"allocation search where the mapping leaves cores to choose: {choose}" if choose \
+        target = (
+            f"allocation search where the mapping leaves cores to choose: {choose}"
+            if choose
             else "the mapping's allocation"
+        )
     else:
         target = f"mapping search: {opt or 'latency'}"
-    return {"name": sweep.name, "kind": sweep.kind, "parameters": parameters,
-            "constraints": [c.text for c in sweep.constraints], "clock_ghz": sweep.clock_ghz,
-            "target": target, "workloads": [Path(w).stem for w in sweep.workloads], "modes": list(sweep.modes),
-            "ranking": dict(sweep.ranking or {}),
-            "search": sweep.search is not None}
+    return {
+        "name": sweep.name,
+        "kind": sweep.kind,
+        "parameters": parameters,
+        "constraints": [c.text for c in sweep.constraints],
+        "clock_ghz": sweep.clock_ghz,
+        "target": target,
+        "workloads": [Path(w).stem for w in sweep.workloads],
+        "modes": list(sweep.modes),
+        "ranking": dict(sweep.ranking or {}),
+        "search": sweep.search is not None,
+    }
 
 
 def _key(value):
@@ -56,8 +73,9 @@ def _key(value):
 
 def figure_parameters(spec) -> list[str]:
     """The parameters that get a figure: fragments, varied ones, and derived ones given a name."""
-    return [p for p in spec.varied_names
-            if p not in {d.name for d in spec.derived if d.name == d.path}]
+    return [
+        p for p in spec.varied_names if p not in {d.name for d in spec.derived if d.name == d.path}
+    ]
 
 
 def split_details(rows: list[dict]) -> tuple[list[dict], dict[str, dict]]:
@@ -87,13 +105,23 @@ def layer_detail(results, hierarchy: list[dict]) -> dict:
     """A point's per-layer figures (compact lists) and its memory hierarchy."""
     layers = []
     for r in results:
-        layers.append({
-            "name": r.layer_name, "energy_pJ": r.energy_total, "mac_energy_pJ": r.mac_energy,
-            "memory_energy_pJ": memory_energy(r), "latency_cycles": r.latency_total2, "ideal_cycles": r.ideal_cycle,
-            "computation_cycles": r.latency_total0, "stall_cycles": r.stall_slack_comb,
-            "onloading_cycles": r.data_onloading_cycle, "offloading_cycles": r.data_offloading_cycle,
-            "spatial_utilization": r.mac_spatial_utilization, "mac_utilization": r.mac_utilization2,
-            "port_stall_slack": r.port_stall_slack})
+        layers.append(
+            {
+                "name": r.layer_name,
+                "energy_pJ": r.energy_total,
+                "mac_energy_pJ": r.mac_energy,
+                "memory_energy_pJ": memory_energy(r),
+                "latency_cycles": r.latency_total2,
+                "ideal_cycles": r.ideal_cycle,
+                "computation_cycles": r.latency_total0,
+                "stall_cycles": r.stall_slack_comb,
+                "onloading_cycles": r.data_onloading_cycle,
+                "offloading_cycles": r.data_offloading_cycle,
+                "spatial_utilization": r.mac_spatial_utilization,
+                "mac_utilization": r.mac_utilization2,
+                "port_stall_slack": r.port_stall_slack,
+            }
+        )
     return {"layers": layers, "hierarchy": hierarchy}
 
 
@@ -107,6 +135,12 @@ def hierarchy_of(accelerator_data: dict) -> list[dict]:
             continue
         ports = memory.get("ports") or []
         first = ports[0] if ports and isinstance(ports[0], dict) else {}
-        out.append({"name": name, "size_bits": memory.get("size"), "operands": list(memory.get("operands") or []),
-                    "bandwidth": first.get("bandwidth_max") or memory.get("r_bw")})
+        out.append(
+            {
+                "name": name,
+                "size_bits": memory.get("size"),
+                "operands": list(memory.get("operands") or []),
+                "bandwidth": first.get("bandwidth_max") or memory.get("r_bw"),
+            }
+        )
     return out

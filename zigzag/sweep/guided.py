@@ -74,7 +74,9 @@ def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list
     for _ in range(DESIGNS):
         design = list(dict.fromkeys(_stratified(sizes, count, rng)))
         spread = _spread(np.array(design, dtype=float) / scale)
-        if len(design) > (len(best) if best else 0) or (best and len(design) == len(best) and spread > best_spread):
+        if len(design) > (len(best) if best else 0) or (
+            best and len(design) == len(best) and spread > best_spread
+        ):
             best, best_spread = design, spread
     return best or []
 
@@ -107,7 +109,9 @@ class _Models:
             onehot[np.arange(len(positions)), offset + positions[:, axis]] = 1.0
         return onehot
 
-    def _nearest(self, coords: np.ndarray, among: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _nearest(
+        self, coords: np.ndarray, among: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         distance = np.abs(coords[:, None, :] - among[None, :, :]).sum(axis=2)
         k = min(k, among.shape[0])
         index = np.argsort(distance, axis=1, kind="stable")[:, :k]
@@ -123,7 +127,9 @@ class _Models:
         if self.feasible.all() or not self.feasible.any():
             return nearest
         logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
-        return np.cbrt(nearest * logistic * self._weakest_value(positions))  # each model's doubt weighs
+        return np.cbrt(
+            nearest * logistic * self._weakest_value(positions)
+        )  # each model's doubt weighs
 
     def _weakest_value(self, positions: np.ndarray) -> np.ndarray:
         """The lowest share of runnable variants among the axis values of each position (one value
@@ -154,7 +160,9 @@ class _Models:
         base = self._features(positions) @ self.weights
         index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
         weight = 1.0 / (distance + 0.05)
-        correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[:, None]
+        correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[
+            :, None
+        ]
         return (base + correction - self.lower) / self.span
 
     def scaled(self, values: np.ndarray) -> np.ndarray:
@@ -178,12 +186,19 @@ def _gains(predicted: np.ndarray, front: np.ndarray, reference: np.ndarray) -> n
         if len(front) and np.any(np.all(front <= p, axis=1)):
             gains[i] = -float(np.min(np.max(p - front, axis=1)))
         else:
-            gains[i] = _volume(np.vstack([front, p]) if len(front) else p[None, :], reference) - base
+            gains[i] = (
+                _volume(np.vstack([front, p]) if len(front) else p[None, :], reference) - base
+            )
     return gains
 
 
-def guided_search(sizes: Sequence[int], evaluate: Callable[[list[tuple[int, ...]]], list[Sequence[float]]],
-                  budget: int, batch: int, seed: int) -> dict[tuple[int, ...], tuple[float, ...]]:
+def guided_search(
+    sizes: Sequence[int],
+    evaluate: Callable[[list[tuple[int, ...]]], list[Sequence[float]]],
+    budget: int,
+    batch: int,
+    seed: int,
+) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
     run). Returns every evaluated position with its objectives, in evaluation order."""
@@ -200,7 +215,9 @@ def guided_search(sizes: Sequence[int], evaluate: Callable[[list[tuple[int, ...]
     while len(seen) < budget:
         count = min(batch, budget - len(seen))
         left = budget - len(seen) - count  # evaluations after this batch
-        picks = _next_batch(sizes, seen, count, rng, explore=left > 0, refine=left <= REFINE * batch)
+        picks = _next_batch(
+            sizes, seen, count, rng, explore=left > 0, refine=left <= REFINE * batch
+        )
         if not picks:
             break
         run(picks)
@@ -220,8 +237,15 @@ def _candidates(sizes: Sequence[int], seen: dict, rng: random.Random) -> np.ndar
     return np.array(pool, dtype=int).reshape(-1, len(sizes))
 
 
-def _next_batch(sizes: Sequence[int], seen: dict, count: int, rng: random.Random, *,
-                explore: bool = True, refine: bool = False) -> list[tuple[int, ...]]:
+def _next_batch(
+    sizes: Sequence[int],
+    seen: dict,
+    count: int,
+    rng: random.Random,
+    *,
+    explore: bool = True,
+    refine: bool = False,
+) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, plus (unless it is the last
     batch, whose results no model will use) the feasible-looking position farthest from all."""
     positions = list(seen)
@@ -245,7 +269,9 @@ def _next_batch(sizes: Sequence[int], seen: dict, count: int, rng: random.Random
     while len(picks) < count - (explore is not None):
         gains = _gains(predicted, front, reference)
         # a gain counts as much as the position is likely to run; a likely failure ranks last
-        score = np.where(gains > 0, feasible ** RISK * gains, gains) - 10.0 * (feasible < MIN_FEASIBLE)
+        score = np.where(gains > 0, feasible**RISK * gains, gains) - 10.0 * (
+            feasible < MIN_FEASIBLE
+        )
         score[picks] = -np.inf
         if explore is not None:
             score[explore] = -np.inf
@@ -258,23 +284,31 @@ def _next_batch(sizes: Sequence[int], seen: dict, count: int, rng: random.Random
     return [tuple(int(v) for v in pool[i]) for i in picks]
 
 
-def _front_neighbours(sizes: Sequence[int], positions: list, values: np.ndarray, seen: dict) -> np.ndarray:
+def _front_neighbours(
+    sizes: Sequence[int], positions: list, values: np.ndarray, seen: dict
+) -> np.ndarray:
     """Positions one step (one axis, one value) from a position of the current front, not evaluated."""
     feasible = np.all(values < INFEASIBLE, axis=1)
     ok = values[feasible]
-    front = [p for p, keep in zip((q for q, f in zip(positions, feasible) if f), non_dominated(ok)) if keep]
+    front = [
+        p
+        for p, keep in zip((q for q, f in zip(positions, feasible) if f), non_dominated(ok))
+        if keep
+    ]
     near = set()
     for p in front:
         for axis, n in enumerate(sizes):
             for step in (-1, 1):
                 if 0 <= p[axis] + step < n:
-                    q = p[:axis] + (p[axis] + step,) + p[axis + 1:]
+                    q = p[:axis] + (p[axis] + step,) + p[axis + 1 :]
                     if q not in seen:
                         near.add(q)
     return np.array(sorted(near), dtype=int).reshape(-1, len(sizes))
 
 
-def _farthest(models: _Models, pool: np.ndarray, feasible: np.ndarray, count: int, index: bool = False) -> list:
+def _farthest(
+    models: _Models, pool: np.ndarray, feasible: np.ndarray, count: int, index: bool = False
+) -> list:
     """Positions farthest from every evaluated one, among those that look feasible."""
     coords = pool / models.scale
     chosen: list[int] = []

@@ -29,21 +29,29 @@ from zigzag.variants.multicore import read_core_files
 
 def _varied_paths(section: dict) -> list[str]:
     """The document paths a sweep section writes (vary, zip, derive and fragment edits)."""
+
     def mapping(key: str) -> dict:  # a key of another type is reported by read_spec
         value = section.get(key)
         return value if isinstance(value, dict) else {}
 
     aliases = mapping("params")
     groups = section.get("zip") if isinstance(section.get("zip"), list) else []
-    keys = list(mapping("vary")) + [k for group in groups if isinstance(group, dict) for k in group] \
+    keys = (
+        list(mapping("vary"))
+        + [k for group in groups if isinstance(group, dict) for k in group]
         + list(mapping("derive"))
-    paths = [aliases.get(k, k) for k in keys if isinstance(k, str) and isinstance(aliases.get(k, k), str)]
+    )
+    paths = [
+        aliases.get(k, k) for k in keys if isinstance(k, str) and isinstance(aliases.get(k, k), str)
+    ]
     for options in mapping("fragments").values():
         for edits in (options or {}).values() if isinstance(options, dict) else ():
             edits = edits if isinstance(edits, dict) else {}
             paths += [str(p) for p in _listed(edits.get("remove"))]
             paths += [str(e.get("path")) for e in _listed(edits.get("add")) if isinstance(e, dict)]
-            paths += [str(p) for p in (edits.get("set") if isinstance(edits.get("set"), dict) else {})]
+            paths += [
+                str(p) for p in (edits.get("set") if isinstance(edits.get("set"), dict) else {})
+            ]
     return [p for p in paths if isinstance(p, str)]
 
 
@@ -58,10 +66,14 @@ def multicore_spec(section: dict, where: str, base_document: dict | None = None)
 
     base = section.get("base")
     if not isinstance(base, str):
-        raise InputError(where, "base", "missing; give the multi-core accelerator file the variants start from")
+        raise InputError(
+            where, "base", "missing; give the multi-core accelerator file the variants start from"
+        )
     document = base_document if base_document is not None else load_yaml(base)
     if not isinstance(document, dict):
-        raise InputError(base, None, "the base document must be a mapping (a multi-core accelerator file)")
+        raise InputError(
+            base, None, "the base document must be a mapping (a multi-core accelerator file)"
+        )
     try:
         document = read_core_files(document, base, _varied_paths(section))
     except InputError as exc:
@@ -84,8 +96,11 @@ def multicore_identity(home: str | Path):
 
     def identity(document: dict, name: str) -> dict:
         normalised = read_multicore_document(with_integer_core_ids(document), home)
-        return {k: v for k, v in normalised.items() if k != "name"} | {"cores": [
-            {k: v for k, v in core.items() if k != "file"} for core in normalised["cores"]]}
+        return {k: v for k, v in normalised.items() if k != "name"} | {
+            "cores": [
+                {k: v for k, v in core.items() if k != "file"} for core in normalised["cores"]
+            ]
+        }
 
     return identity
 
@@ -104,7 +119,9 @@ def variant_mapping(sweep, variant):
     from zigzag.io.yaml_files import load_yaml
     from zigzag.multicore.mapping import parse_stream_mapping
 
-    followed = follow_cores(load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping)
+    followed = follow_cores(
+        load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping
+    )
     return parse_stream_mapping(followed, sweep.mapping)
 
 
@@ -128,29 +145,69 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
         from zigzag.multicore.allocation.optimize import optimize_co
 
         budget = sweep.allocation_search
-        found = optimize_co(accelerator, workload, mapping, mode, stacks, time_limit=budget["time_limit"],
-                            gap=budget["gap"], cache=cache, latency_model=latency_model)
+        found = optimize_co(
+            accelerator,
+            workload,
+            mapping,
+            mode,
+            stacks,
+            time_limit=budget["time_limit"],
+            gap=budget["gap"],
+            cache=cache,
+            latency_model=latency_model,
+        )
         result = found.schedule
-        figures = {"allocation": "constraint optimisation",
-                   "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks)}
+        figures = {
+            "allocation": "constraint optimisation",
+            "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks),
+        }
     elif len(graph) and graph.core.min() < 0:
         budget = sweep.allocation_search
-        found = search_allocation(accelerator, workload, mapping, mode, stacks, individuals=budget["individuals"],
-                                  generations=budget["generations"], seed=budget["seed"], choose=budget["choose"],
-                                  cache=cache, latency_model=latency_model)
+        found = search_allocation(
+            accelerator,
+            workload,
+            mapping,
+            mode,
+            stacks,
+            individuals=budget["individuals"],
+            generations=budget["generations"],
+            seed=budget["seed"],
+            choose=budget["choose"],
+            cache=cache,
+            latency_model=latency_model,
+        )
         result = found.fixed_schedule()
-        figures = {"allocation": "searched", "search_front_points": len(found.front),
-                   "search_schedules": found.stats.evaluations}
+        figures = {
+            "allocation": "searched",
+            "search_front_points": len(found.front),
+            "search_schedules": found.stats.evaluations,
+        }
     else:
-        table = CostTable.for_accelerator(accelerator, options=SearchOptions(opt="latency"), cache=cache)
-        result = schedule(problem_from_cn_graph(graph, accelerator, cn_costs(graph, table), name=Path(workload).stem,
-                                                latency_model=latency_model))
+        table = CostTable.for_accelerator(
+            accelerator, options=SearchOptions(opt="latency"), cache=cache
+        )
+        result = schedule(
+            problem_from_cn_graph(
+                graph,
+                accelerator,
+                cn_costs(graph, table),
+                name=Path(workload).stem,
+                latency_model=latency_model,
+            )
+        )
     tokens = None
-    if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures (seconds from the clock)
+    if str(workload).endswith(
+        ".onnx"
+    ):  # a transformer step: its per-token figures (seconds from the clock)
         from zigzag.multicore.schedule.tokens import export_figures
 
-        tokens = export_figures(result, workload, {i: info.cache_operands for i, info in graph.layers.items()})
-    return {**figures, **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens)}
+        tokens = export_figures(
+            result, workload, {i: info.cache_operands for i, info in graph.layers.items()}
+        )
+    return {
+        **figures,
+        **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens),
+    }
 
 
 def schedule_figures(result, accelerator, document: dict, tokens: dict | None = None) -> dict:
@@ -192,12 +249,19 @@ def write_multicore_files(sweep, variant, folder: str | Path) -> Path:
                 document["mesh"][key] = relocated(document["mesh"][key])
     if isinstance(document.get("cores"), (dict, list)):
         cores = document["cores"]
-        document["cores"] = {k: relocated(v) for k, v in cores.items()} if isinstance(cores, dict) \
+        document["cores"] = (
+            {k: relocated(v) for k, v in cores.items()}
+            if isinstance(cores, dict)
             else relocated(cores)
+        )
     path = folder / f"{variant.name}.yaml"
     write_text_atomic(path, yaml.safe_dump(document, sort_keys=False))
     from zigzag.io.yaml_files import load_yaml
 
-    mapping = follow_cores(load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping)
-    write_text_atomic(folder / f"{variant.name}.mapping.yaml", yaml.safe_dump(mapping, sort_keys=False))
+    mapping = follow_cores(
+        load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping
+    )
+    write_text_atomic(
+        folder / f"{variant.name}.mapping.yaml", yaml.safe_dump(mapping, sort_keys=False)
+    )
     return path

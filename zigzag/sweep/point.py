@@ -48,7 +48,9 @@ def point_mapping(sweep, variant) -> list:
     if sweep.spatial_mapping == "generate":
         document = without_spatial_mapping(document)
     else:
-        document = follow_hardware(document, variant.document, variant.parameters, file=sweep.mapping)
+        document = follow_hardware(
+            document, variant.document, variant.parameters, file=sweep.mapping
+        )
     return document
 
 
@@ -61,7 +63,10 @@ def workload_points(sweep) -> list[dict]:
     """Every combination of the sweep's ``workload_vary`` values (field -> value), in order;
     ``[{}]`` when it varies no workload field."""
     names = [name for name, _ in sweep.workload_axes]
-    return [dict(zip(names, values)) for values in itertools.product(*(v for _, v in sweep.workload_axes))]
+    return [
+        dict(zip(names, values))
+        for values in itertools.product(*(v for _, v in sweep.workload_axes))
+    ]
 
 
 def point_label(changes: dict) -> str:
@@ -72,13 +77,21 @@ def point_label(changes: dict) -> str:
 def load_point_workload(workload: str, changes: dict, entries: list, options: dict):
     """The workload of one point: the file itself, or its LLM document with ``changes`` applied."""
     if changes:
-
         return load_workload(llm_document(workload, changes, source=workload), entries, **options)
     return load_workload(workload, entries, **options)
 
 
-def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-                   mode: str | None = None, changes: dict | None = None, shared=None) -> dict:
+def evaluate_point(
+    sweep,
+    variant,
+    workload: str,
+    cache: str | Path,
+    *,
+    workloads: dict | None = None,
+    mode: str | None = None,
+    changes: dict | None = None,
+    shared=None,
+) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
@@ -95,8 +108,17 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
 
             row.update(evaluate_multicore(sweep, variant, workload, mode, Path(cache)))
         else:
-            row.update(_evaluate(sweep, variant, workload, Path(cache), workloads if workloads is not None else {},
-                                 changes or {}, shared))
+            row.update(
+                _evaluate(
+                    sweep,
+                    variant,
+                    workload,
+                    Path(cache),
+                    workloads if workloads is not None else {},
+                    changes or {},
+                    shared,
+                )
+            )
     except (InputError, MappingError) as exc:
         row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
     except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported
@@ -105,8 +127,9 @@ def evaluate_point(sweep, variant, workload: str, cache: str | Path, *, workload
     return row
 
 
-def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared) -> dict:
-
+def _evaluate(
+    sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared
+) -> dict:
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
     # a sweep reads a digital array's areas in um2 unless the file states its unit (docs/reference/sweeps.md),
@@ -115,23 +138,40 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
     array = document.get("operational_array")
     memories = document.get("memories")
     uses_cacti = isinstance(memories, dict) and any(
-        isinstance(m, dict) and m.get("auto_cost_extraction") for m in memories.values())
+        isinstance(m, dict) and m.get("auto_cost_extraction") for m in memories.values()
+    )
     if area_unit is None and uses_cacti and not (isinstance(array, dict) and array.get("is_imc")):
         area_unit = "um2"
         document = {**document, "area_unit": area_unit}
     accelerator_data = checked_accelerator(document, variant.name)
-    mapping = checked_mapping(point_mapping(sweep, variant), accelerator_data, sweep.mapping or "generated mapping")
-    key = (workload, json.dumps(changes, sort_keys=True), json.dumps(mapping, sort_keys=True),
-           json.dumps(sweep.workload_options, sort_keys=True))
+    mapping = checked_mapping(
+        point_mapping(sweep, variant), accelerator_data, sweep.mapping or "generated mapping"
+    )
+    key = (
+        workload,
+        json.dumps(changes, sort_keys=True),
+        json.dumps(mapping, sort_keys=True),
+        json.dumps(sweep.workload_options, sort_keys=True),
+    )
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
         parsed[key] = load_point_workload(workload, changes, entries, sweep.workload_options)
     options = SearchOptions(**sweep.options)
-    network = evaluate_network(parsed[key], accelerator_from_dict(accelerator_data), options, log_uncosted=False,
-                               search=functools.partial(_layer_result, options=options, cache=cache, shared=shared))
+    network = evaluate_network(
+        parsed[key],
+        accelerator_from_dict(accelerator_data),
+        options,
+        log_uncosted=False,
+        search=functools.partial(_layer_result, options=options, cache=cache, shared=shared),
+    )
     results = [result for _, result in network.layers]
-    experiment = {"name": variant.name, "workload": workload, "mapping": sweep.mapping or "generated",
-                  "accelerator": "", "options": sweep.options}
+    experiment = {
+        "name": variant.name,
+        "workload": workload,
+        "mapping": sweep.mapping or "generated",
+        "accelerator": "",
+        "options": sweep.options,
+    }
     figures = tables.experiment_row(experiment, results, network.total, area_unit, network.uncosted)
     keep = ("layers", *(name for name, _ in tables.NETWORK_FIGURES), "uncosted_layers", "area_um2")
     row = {k: figures[k] for k in keep}
@@ -145,9 +185,20 @@ def _evaluate(sweep, variant, workload: str, cache: Path, parsed: dict, changes:
 def _token_columns(network) -> dict:
     """The per-token columns of an LLM step (in cycles; seconds are added with the clock)."""
     figures = per_token_figures(network)
-    columns = {k: getattr(figures, k) for k in ("phase", "batch", "tokens", "context", "energy_per_token_pJ",
-                                                 "energy_per_token_J", "weights_bytes", "kv_cache_bytes_per_token",
-                                                 "kv_cache_bytes")}
+    columns = {
+        k: getattr(figures, k)
+        for k in (
+            "phase",
+            "batch",
+            "tokens",
+            "context",
+            "energy_per_token_pJ",
+            "energy_per_token_J",
+            "weights_bytes",
+            "kv_cache_bytes_per_token",
+            "kv_cache_bytes",
+        )
+    }
     columns["step_cycles"] = figures.step_cycles
     columns["dram_bound_ratio"] = None if figures.dram is None else figures.dram.ratio
     return columns

@@ -27,14 +27,24 @@ from zigzag.variants import expressions
 #: objectives of the Pareto fronts: column -> short name
 OBJECTIVES = {"energy_pJ": "energy", "latency_cycles": "latency", "area_mm2": "area"}
 #: 2-D projections, named by their columns in pareto.csv / variants.csv
-PROJECTIONS = {"pareto_energy_latency": ("energy_pJ", "latency_cycles"),
-               "pareto_energy_area": ("energy_pJ", "area_mm2"),
-               "pareto_latency_area": ("latency_cycles", "area_mm2")}
+PROJECTIONS = {
+    "pareto_energy_latency": ("energy_pJ", "latency_cycles"),
+    "pareto_energy_area": ("energy_pJ", "area_mm2"),
+    "pareto_latency_area": ("latency_cycles", "area_mm2"),
+}
 #: the objectives of the fronts of an LLM step's rows (per token): objective column -> its per-token column
-TOKEN_OBJECTIVES = {"energy_pJ": "energy_per_token_pJ", "latency_cycles": ("tpot_cycles", "ttft_cycles"),
-                    "area_mm2": "area_mm2"}
+TOKEN_OBJECTIVES = {
+    "energy_pJ": "energy_per_token_pJ",
+    "latency_cycles": ("tpot_cycles", "ttft_cycles"),
+    "area_mm2": "area_mm2",
+}
 #: the objectives of best.csv: name -> column minimised
-BEST_OBJECTIVES = {"energy": "energy_pJ", "latency": "latency_cycles", "edp": "edp_pJ_cycles", "area": "area_mm2"}
+BEST_OBJECTIVES = {
+    "energy": "energy_pJ",
+    "latency": "latency_cycles",
+    "edp": "edp_pJ_cycles",
+    "area": "area_mm2",
+}
 STATUSES = ("ok", "out", "invalid", "infeasible", "failed")
 
 
@@ -50,7 +60,9 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
         seconds = row["latency_cycles"] / (clock_ghz * 1e9)
     elif row.get("latency_ns") is not None:  # in-memory computing: its own clock period
         seconds = row["latency_ns"] * 1e-9
-    row["clock_ghz"] = clock_ghz if clock_ghz else (1 / row["tclk_ns"] if row.get("tclk_ns") else None)
+    row["clock_ghz"] = (
+        clock_ghz if clock_ghz else (1 / row["tclk_ns"] if row.get("tclk_ns") else None)
+    )
     row["latency_s"] = seconds
     row["edp_Js"] = None if seconds is None else row["energy_pJ"] * 1e-12 * seconds
     if row.get("phase") is not None:  # an LLM step: its per-token times (docs/models/per-token.md)
@@ -58,7 +70,9 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
         row["ttft_cycles"] = None if decode else row["latency_cycles"]
         row["tpot_cycles"] = row["latency_cycles"] / row["tokens"] if decode else None
         row["ttft_s"] = seconds if row["phase"] == "prefill" else None
-        row["tpot_s"] = None if row["phase"] == "prefill" or seconds is None else seconds / row["tokens"]
+        row["tpot_s"] = (
+            None if row["phase"] == "prefill" or seconds is None else seconds / row["tokens"]
+        )
         row["tokens_per_s"] = None if not seconds else row["batch"] * row["tokens"] / seconds
     if row.get("utilization") is None:  # a multi-core point gives its mean core utilisation
         row["utilization"] = row.get("mac_utilization")
@@ -70,15 +84,22 @@ def check_constraints(row: dict, constraints) -> dict:
     if row.get("status") != "ok":
         return row
     for constraint in constraints:
-        names = {"area": row.get("area_mm2"), "energy": row.get("energy_pJ"),
-                 "latency": row.get("latency_s") if constraint.in_seconds else row.get("latency_cycles"),
-                 "edp": row.get("edp_Js") if constraint.in_seconds else row.get("edp_pJ_cycles"),
-                 "utilization": row.get("utilization", row.get("mac_utilization"))}
+        names = {
+            "area": row.get("area_mm2"),
+            "energy": row.get("energy_pJ"),
+            "latency": row.get("latency_s") if constraint.in_seconds else row.get("latency_cycles"),
+            "edp": row.get("edp_Js") if constraint.in_seconds else row.get("edp_pJ_cycles"),
+            "utilization": row.get("utilization", row.get("mac_utilization")),
+        }
 
         def lookup(name: str):  # called in this iteration only
             value = names[name] if name in names else row.get(name)  # noqa: B023
             if value is None or isinstance(value, str):
-                why = "no clock is known (give clock_ghz)" if name in ("latency", "edp") else "it is not known"
+                why = (
+                    "no clock is known (give clock_ghz)"
+                    if name in ("latency", "edp")
+                    else "it is not known"
+                )
                 raise expressions.ExpressionError(f"'{name}' cannot be used: {why}")
             return value
 
@@ -94,7 +115,11 @@ def check_constraints(row: dict, constraints) -> dict:
 def group_of(row: dict) -> str:
     """What a row is compared with: its workload (and its ``workload_vary`` point), and its mode
     for a multi-core sweep."""
-    workload = f"{row['workload']} {row['workload_point']}" if row.get("workload_point") else str(row["workload"])
+    workload = (
+        f"{row['workload']} {row['workload_point']}"
+        if row.get("workload_point")
+        else str(row["workload"])
+    )
     return f"{workload} ({row['mode']})" if row.get("mode") else workload
 
 
@@ -106,7 +131,9 @@ def front(rows: list[dict], columns: tuple[str, ...]) -> list[int]:
 def mark_fronts(rows: list[dict]) -> list[dict]:
     """Add ``pareto`` (3-D front) and the projection columns, per workload (and mode), to every row.
     The rows of an LLM step are compared per token (:func:`front_columns`)."""
-    objectives = tuple(c for c in OBJECTIVES if any(r.get(c) is not None for r in rows if r["status"] == "ok"))
+    objectives = tuple(
+        c for c in OBJECTIVES if any(r.get(c) is not None for r in rows if r["status"] == "ok")
+    )
     for row in rows:
         row["pareto"] = False
         for name in PROJECTIONS:
@@ -146,24 +173,47 @@ def best_rows(rows: list[dict]) -> list[dict]:
             candidates = [r for r in group if r.get(column) is not None]
             if candidates:
                 top = min(candidates, key=lambda r: r[column])
-                best.append({"workload": top["workload"], **({"mode": top["mode"]} if top.get("mode") else {}),
-                             "objective": objective, "column": column, "value": top[column],
-                             "variant": top["variant"], "variant_id": top["variant_id"]})
+                best.append(
+                    {
+                        "workload": top["workload"],
+                        **({"mode": top["mode"]} if top.get("mode") else {}),
+                        "objective": objective,
+                        "column": column,
+                        "value": top[column],
+                        "variant": top["variant"],
+                        "variant_id": top["variant_id"],
+                    }
+                )
     return best
 
 
-def write_tables(rows: list[dict], folder: str | Path, *, float_format: str = "%.10g") -> dict[str, Path]:
+def write_tables(
+    rows: list[dict], folder: str | Path, *, float_format: str = "%.10g"
+) -> dict[str, Path]:
     """Write ``variants.csv``, ``pareto.csv`` (3-D front, per workload, with the 2-D flags) and
     ``best.csv`` into ``folder`` (each written even when empty); returns their paths."""
     folder = Path(folder)
     columns = _columns(rows)
-    paths = {"variants": folder / "variants.csv", "pareto": folder / "pareto.csv", "best": folder / "best.csv"}
+    paths = {
+        "variants": folder / "variants.csv",
+        "pareto": folder / "pareto.csv",
+        "best": folder / "best.csv",
+    }
     write_text_atomic(paths["variants"], csv_text(rows, float_format=float_format, columns=columns))
     pareto = [row for row in rows if row.get("pareto") or any(row.get(p) for p in PROJECTIONS)]
     write_text_atomic(paths["pareto"], csv_text(pareto, float_format=float_format, columns=columns))
-    best_columns = ["workload", *(["mode"] if any(r.get("mode") for r in rows) else []), "objective", "column",
-                    "value", "variant", "variant_id"]
-    write_text_atomic(paths["best"], csv_text(best_rows(rows), float_format=float_format, columns=best_columns))
+    best_columns = [
+        "workload",
+        *(["mode"] if any(r.get("mode") for r in rows) else []),
+        "objective",
+        "column",
+        "value",
+        "variant",
+        "variant_id",
+    ]
+    write_text_atomic(
+        paths["best"], csv_text(best_rows(rows), float_format=float_format, columns=best_columns)
+    )
     return paths
 
 
@@ -176,9 +226,13 @@ def _columns(rows: list[dict]) -> list[str]:
 
 
 #: what a constraint's left side names -> the column it limits (seconds-based when the limit has a time unit)
-_LIMITED = {"area": ("area_mm2", "area_mm2"), "energy": ("energy_pJ", "energy_pJ"),
-            "latency": ("latency_cycles", "latency_s"), "edp": ("edp_pJ_cycles", "edp_Js"),
-            "utilization": ("utilization", "utilization")}
+_LIMITED = {
+    "area": ("area_mm2", "area_mm2"),
+    "energy": ("energy_pJ", "energy_pJ"),
+    "latency": ("latency_cycles", "latency_s"),
+    "edp": ("edp_pJ_cycles", "edp_Js"),
+    "utilization": ("utilization", "utilization"),
+}
 
 
 def constraint_limits(texts) -> list[dict]:
@@ -186,15 +240,23 @@ def constraint_limits(texts) -> list[dict]:
     text}; constraints that are not one objective against a constant are left out."""
     limits = []
     for constraint in read_constraints(list(texts), "constraints"):
-        left, op, right = re.fullmatch(r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*", constraint.text).groups()
+        left, op, right = re.fullmatch(
+            r"\s*(.+?)\s*(<=|>=|<|>)\s*(.+?)\s*", constraint.text
+        ).groups()
         if left not in _LIMITED:
             continue
         try:
             value = float(expressions.evaluate(right, _no_names))
         except expressions.ExpressionError:
             continue
-        limits.append({"column": _LIMITED[left][1 if constraint.in_seconds else 0], "value": value, "op": op,
-                       "text": constraint.text})
+        limits.append(
+            {
+                "column": _LIMITED[left][1 if constraint.in_seconds else 0],
+                "value": value,
+                "op": op,
+                "text": constraint.text,
+            }
+        )
     return limits
 
 

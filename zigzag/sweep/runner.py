@@ -36,7 +36,11 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
     multi-core sweep without one takes the clock the variant's accelerator file declares, if any."""
     if sweep.clock_ghz is None:
         declared = variant.document.get("clock_ghz") if sweep.kind == "multicore" else None
-        return float(declared) if isinstance(declared, (int, float)) and not isinstance(declared, bool) else None
+        return (
+            float(declared)
+            if isinstance(declared, (int, float)) and not isinstance(declared, bool)
+            else None
+        )
     names = {re.sub(r"\W", "_", k): v for k, v in variant.parameters.items()}
 
     def lookup(name: str):
@@ -52,18 +56,46 @@ def clock_of(sweep: Sweep, variant: Variant) -> float | None:
         raise InputError(sweep.spec.source, "clock_ghz", str(exc)) from None
 
 
-def point_row(sweep: Sweep, variant: Variant, workload: str, cache: str | Path, *, workloads: dict | None = None,
-              mode: str | None = None, changes: dict | None = None, shared=None) -> dict:
+def point_row(
+    sweep: Sweep,
+    variant: Variant,
+    workload: str,
+    cache: str | Path,
+    *,
+    workloads: dict | None = None,
+    mode: str | None = None,
+    changes: dict | None = None,
+    shared=None,
+) -> dict:
     """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
     multi-core sweep; with the workload fields ``changes`` of a ``workload_vary`` point), before
     constraints."""
-    row = {"sweep": sweep.name, "variant": variant.name, "variant_id": variant.id,
-           "workload": _stem(workload), **({"mode": mode} if mode else {}),
-           **({"workload_point": point_label(changes), **{k: _cell(v) for k, v in changes.items()}} if changes else {}),
-           **{k: _cell(v) for k, v in variant.parameters.items()}}
-    figures = evaluate_point(sweep, variant, workload, cache, workloads=workloads, mode=mode, changes=changes,
-                             shared=shared)
-    figures = {k: v for k, v in figures.items() if k not in (changes or {}) or k in ("status", "reason")}
+    row = {
+        "sweep": sweep.name,
+        "variant": variant.name,
+        "variant_id": variant.id,
+        "workload": _stem(workload),
+        **({"mode": mode} if mode else {}),
+        **(
+            {"workload_point": point_label(changes), **{k: _cell(v) for k, v in changes.items()}}
+            if changes
+            else {}
+        ),
+        **{k: _cell(v) for k, v in variant.parameters.items()},
+    }
+    figures = evaluate_point(
+        sweep,
+        variant,
+        workload,
+        cache,
+        workloads=workloads,
+        mode=mode,
+        changes=changes,
+        shared=shared,
+    )
+    figures = {
+        k: v for k, v in figures.items() if k not in (changes or {}) or k in ("status", "reason")
+    }
     row.update(figures)
     if variant.aliases:
         row["same_as"] = " ".join(variant.aliases)
@@ -75,7 +107,7 @@ def _stem(workload: str) -> str:
     name = Path(workload).name
     for suffix in (".llm.yaml", ".llm.yml"):
         if name.endswith(suffix):
-            return name[:-len(suffix)]
+            return name[: -len(suffix)]
     return Path(workload).stem
 
 
@@ -86,7 +118,9 @@ def _cell(value):
     return value
 
 
-def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True) -> list[dict]:
+def evaluate_points(
+    sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True
+) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
     (zigzag/search/batched/shared.py: the rows are the same without it, bit for bit)."""
@@ -97,14 +131,36 @@ def evaluate_points(sweep: Sweep, variants: list[Variant], cache: str | Path, *,
         for workload in sweep.workloads:
             for changes in workload_points(sweep):
                 for mode in sweep.modes or (None,):
-                    rows.append(point_row(sweep, variant, workload, cache, workloads=parsed, mode=mode,
-                                          changes=changes, shared=shared))
-                    logger.info("%s on %s %s: %s", variant.name, workload, point_label(changes), rows[-1]["status"])
+                    rows.append(
+                        point_row(
+                            sweep,
+                            variant,
+                            workload,
+                            cache,
+                            workloads=parsed,
+                            mode=mode,
+                            changes=changes,
+                            shared=shared,
+                        )
+                    )
+                    logger.info(
+                        "%s on %s %s: %s",
+                        variant.name,
+                        workload,
+                        point_label(changes),
+                        rows[-1]["status"],
+                    )
     return rows
 
 
-def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: str = "png",
-            float_format: str = "%.10g") -> list[dict]:
+def collect(
+    sweep: Sweep,
+    rows: list[dict],
+    output: str | Path,
+    *,
+    plot_format: str = "png",
+    float_format: str = "%.10g",
+) -> list[dict]:
     """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
     the final rows."""
     rows, details = split_details(rows)
@@ -119,35 +175,48 @@ def collect(sweep: Sweep, rows: list[dict], output: str | Path, *, plot_format: 
     return rows
 
 
-def write_figures(sweep: Sweep, rows: list[dict], folder: Path, plot_format: str) -> dict[str, Path]:
+def write_figures(
+    sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
+) -> dict[str, Path]:
     """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
     from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
 
     limits = [c.text for c in sweep.constraints]
-    paths = {"pareto_figure": plot_pareto_projections(rows, folder / f"pareto.{plot_format}", constraints=limits)}
+    paths = {
+        "pareto_figure": plot_pareto_projections(
+            rows, folder / f"pareto.{plot_format}", constraints=limits
+        )
+    }
     sizes = {p.name for axis in sweep.spec.axes for p in axis if is_size_path(p.path)}
     sizes |= {p.name for p in sweep.spec.derived if is_size_path(p.path)}
     for parameter in figure_parameters(sweep.spec):
         stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
-        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(rows, parameter, folder / f"vs_{stem}.{plot_format}",
-                                                             size=parameter in sizes)
+        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(
+            rows, parameter, folder / f"vs_{stem}.{plot_format}", size=parameter in sizes
+        )
     names = [name for name, _ in sweep.workload_axes]
     if names:
         from zigzag.plots.tokens import plot_tokens_grid, plot_tokens_vs
 
         for parameter in names:
             stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
-            paths[f"tokens_vs_{parameter}"] = plot_tokens_vs(rows, parameter, folder / f"tokens_vs_{stem}.{plot_format}",
-                                                             series=names)
+            paths[f"tokens_vs_{parameter}"] = plot_tokens_vs(
+                rows, parameter, folder / f"tokens_vs_{stem}.{plot_format}", series=names
+            )
             metric = "ttft_s" if any(r.get("phase") == "prefill" for r in rows) else "tpot_s"
-            for hardware in sweep.spec.varied_names:  # e.g. time per output token over SRAM size x context
+            for (
+                hardware
+            ) in sweep.spec.varied_names:  # e.g. time per output token over SRAM size x context
                 name = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{metric}_{hardware}_x_{parameter}")
-                paths[name] = plot_tokens_grid(rows, hardware, parameter, folder / f"{name}.{plot_format}",
-                                               metric=metric)
+                paths[name] = plot_tokens_grid(
+                    rows, hardware, parameter, folder / f"{name}.{plot_format}", metric=metric
+                )
     return paths
 
 
-def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep | None = None) -> None:
+def write_variant_documents(
+    variants: list[Variant], folder: Path, sweep: Sweep | None = None
+) -> None:
     """Each variant's accelerator document as ``<folder>/<name>.yaml``, to inspect or reuse (a
     multi-core variant also with its mapping, ``<name>.mapping.yaml``)."""
     import yaml
@@ -159,4 +228,6 @@ def write_variant_documents(variants: list[Variant], folder: Path, sweep: Sweep 
             except InputError as exc:  # its mapping does not fit it: the row says why
                 logger.info("%s: not written (%s)", variant.name, exc)
         elif variant.document is not None:
-            write_text_atomic(folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False))
+            write_text_atomic(
+                folder / f"{variant.name}.yaml", yaml.safe_dump(variant.document, sort_keys=False)
+            )

@@ -65,28 +65,43 @@ class SearchResult:
 
 # ----- evaluation ---------------------------------------------------------------------------------
 
-def evaluate_position(sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict) -> list[dict]:
+
+def evaluate_position(
+    sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict
+) -> list[dict]:
     """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
     at ``position``: the search's objectives sum over all of them."""
     variant = variant_at(sweep.spec, position, normalise=accelerator_identity)
-    return [results.check_constraints(point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes),
-                                      sweep.constraints)
-            for workload in sweep.workloads for changes in workload_points(sweep)]
+    return [
+        results.check_constraints(
+            point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes),
+            sweep.constraints,
+        )
+        for workload in sweep.workloads
+        for changes in workload_points(sweep)
+    ]
 
 
 def objectives(rows: list[dict]) -> tuple[float, float, float]:
     """Energy and latency summed over the workloads, and area; WORST when a row did not run."""
     if not rows or any(r["status"] != "ok" or r.get("area_mm2") is None for r in rows):
         return (WORST, WORST, WORST)
-    return (sum(r["energy_pJ"] for r in rows), sum(r["latency_cycles"] for r in rows), rows[0]["area_mm2"])
+    return (
+        sum(r["energy_pJ"] for r in rows),
+        sum(r["latency_cycles"] for r in rows),
+        rows[0]["area_mm2"],
+    )
 
 
 def _evaluations(sweep: Sweep, cache: str | Path, workers: int) -> Evaluations:
     """Rows of positions, memoised, evaluated in this process or in ``workers`` processes."""
-    return Evaluations(functools.partial(evaluate_position, sweep, cache=str(cache), parsed={}), workers)
+    return Evaluations(
+        functools.partial(evaluate_position, sweep, cache=str(cache), parsed={}), workers
+    )
 
 
 # ----- variation ----------------------------------------------------------------------------------
+
 
 def _mutate(genes: list[int], sizes: tuple[int, ...], rng: random.Random) -> None:
     movable = [i for i, n in enumerate(sizes) if n > 1]
@@ -134,34 +149,45 @@ def _grid_size(sizes) -> int:
 
 # ----- the search ---------------------------------------------------------------------------------
 
+
 def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
     is called after every generation."""
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
-        raise InputError(sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments")
+        raise InputError(
+            sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments"
+        )
     if budget.method == "guided":
         return _guided(sweep, budget, cache, sizes, progress)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     with _evaluations(sweep, cache, budget.workers) as evaluations:
         front, generation = nsga2_loop(
-            _initial(sizes, min(budget.population, grid), seen, rng), budget.generations, budget.population,
+            _initial(sizes, min(budget.population, grid), seen, rng),
+            budget.generations,
+            budget.population,
             lambda candidates: [objectives(rows) for rows in evaluations(candidates)],
-            lambda population: [_child(population, sizes, seen, rng) for _ in range(budget.population)],
+            lambda population: [
+                _child(population, sizes, seen, rng) for _ in range(budget.population)
+            ],
             exhausted=lambda: len(seen) >= grid,
-            on_generation=lambda g, f: progress(g, len(f)) if progress and g else None)
+            on_generation=lambda g, f: progress(g, len(f)) if progress and g else None,
+        )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
     positions = sorted({tuple(c) for c in front if c.fitness.values[0] < WORST})
-    return SearchResult(rows, [front_row(sweep, memo[p]) for p in positions], len(memo), grid, generation)
+    return SearchResult(
+        rows, [front_row(sweep, memo[p]) for p in positions], len(memo), grid, generation
+    )
 
 
 def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
     with _evaluations(sweep, cache, budget.workers) as evaluations:
+
         def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
             values = [objectives(rows) for rows in evaluations(positions)]
             batches.append(len(positions))
@@ -169,11 +195,18 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> Searc
                 progress(len(batches) - 1, len(_front_positions(evaluations.memo)))
             return values
 
-        guided_search(sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed)
+        guided_search(
+            sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed
+        )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
-    return SearchResult(rows, [front_row(sweep, memo[p]) for p in _front_positions(memo)], len(memo),
-                        _grid_size(sizes), len(batches) - 1)
+    return SearchResult(
+        rows,
+        [front_row(sweep, memo[p]) for p in _front_positions(memo)],
+        len(memo),
+        _grid_size(sizes),
+        len(batches) - 1,
+    )
 
 
 def _front_positions(memo: dict) -> list[tuple[int, ...]]:
@@ -188,26 +221,56 @@ def front_row(sweep: Sweep, rows: list[dict]) -> dict:
     keys = ("sweep", "variant", "variant_id", *sweep.spec.varied_names)
     row = {k: rows[0][k] for k in keys if k in rows[0]}
     energy, latency, area = objectives(rows)
-    row.update({"workload": "+".join(r["workload"] for r in rows), "status": "ok", "reason": "",
-                "energy_pJ": energy, "latency_cycles": latency, "area_mm2": area})
+    row.update(
+        {
+            "workload": "+".join(r["workload"] for r in rows),
+            "status": "ok",
+            "reason": "",
+            "energy_pJ": energy,
+            "latency_cycles": latency,
+            "area_mm2": area,
+        }
+    )
     return row
 
 
-def write_search(sweep: Sweep, result: SearchResult, output: str | Path, *, plot_format: str = "png",
-                 float_format: str = "%.10g") -> dict[str, Path]:
+def write_search(
+    sweep: Sweep,
+    result: SearchResult,
+    output: str | Path,
+    *,
+    plot_format: str = "png",
+    float_format: str = "%.10g",
+) -> dict[str, Path]:
     """The search's tables and figures in ``output``: the usual sweep tables over the evaluated
     variants (variants.csv, pareto.csv, best.csv, plots/), plus ``search_front.csv`` and
     ``plots/search_front.<fmt>`` (the front over the summed objectives) and ``search.json``."""
     from zigzag.sweep.figures import plot_pareto_projections
 
     output = Path(output)
-    collect(sweep, [dict(r) for r in result.rows], output, plot_format=plot_format, float_format=float_format)
+    collect(
+        sweep,
+        [dict(r) for r in result.rows],
+        output,
+        plot_format=plot_format,
+        float_format=float_format,
+    )
     front, _ = split_details([dict(r) for r in result.front])
     front = results.mark_fronts(front)
-    paths = {"front": output / "search_front.csv", "figure": output / "plots" / f"search_front.{plot_format}",
-             "stats": output / "search.json"}
+    paths = {
+        "front": output / "search_front.csv",
+        "figure": output / "plots" / f"search_front.{plot_format}",
+        "stats": output / "search.json",
+    }
     write_text_atomic(paths["front"], csv_text(front, float_format=float_format))
     plot_pareto_projections(front, paths["figure"], constraints=[c.text for c in sweep.constraints])
-    write_json_atomic(paths["stats"], {"evaluations": result.evaluations, "grid_size": result.grid_size,
-                                       "generations": result.generations, "front_size": len(result.front)})
+    write_json_atomic(
+        paths["stats"],
+        {
+            "evaluations": result.evaluations,
+            "grid_size": result.grid_size,
+            "generations": result.generations,
+            "front_size": len(result.front),
+        },
+    )
     return paths

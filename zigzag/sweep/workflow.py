@@ -25,8 +25,20 @@ from zigzag.variants import Variant, VariantSpec
 from zigzag.variants.spec import Parameter
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
-_SETTINGS = ("name", "workloads", "mapping", "spatial_mapping", "clock_ghz", "options", "workload_options", "kind",
-             "base", "layer_stacks", "allocation_search", "ranking")
+_SETTINGS = (
+    "name",
+    "workloads",
+    "mapping",
+    "spatial_mapping",
+    "clock_ghz",
+    "options",
+    "workload_options",
+    "kind",
+    "base",
+    "layer_stacks",
+    "allocation_search",
+    "ranking",
+)
 #: ``batch_size: auto`` splits a sweep into at most this many jobs
 AUTO_BATCHES = 48
 
@@ -39,7 +51,11 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
         name = section.get("name") if isinstance(section, dict) else None
         sweep = read_sweep(section, f"config: hardware_sweeps[{i}]", defaults=defaults)
         if name in sweeps:
-            raise InputError("config", f"hardware_sweeps[{i}].name", f"'{name}' is used twice; name each sweep once")
+            raise InputError(
+                "config",
+                f"hardware_sweeps[{i}].name",
+                f"'{name}' is used twice; name each sweep once",
+            )
         # a guided search evaluates the variants it chooses, in its own job: the grid is not expanded
         sweeps[sweep.name] = (sweep, None if sweep.search is not None else variants_of(sweep))
     return sweeps
@@ -53,53 +69,101 @@ def write_search_files(config: dict, folder: str | Path, write=None) -> dict[str
     files = {}
     for i, section in enumerate(config.get("hardware_sweeps") or []):
         if isinstance(section, dict) and section.get("search") is not None:
-            data = {"section": section, "defaults": config.get("defaults") or {},
-                    "source": f"config: hardware_sweeps[{i}]"}
+            data = {
+                "section": section,
+                "defaults": config.get("defaults") or {},
+                "source": f"config: hardware_sweeps[{i}]",
+            }
             files[section["name"]] = write(Path(folder) / f"{section['name']}.search.json", data)
     return files
 
 
-def search_from_file(search_file: str | Path, cache: str | Path, output: str | Path, *, plot_format: str = "png",
-                     float_format: str = "%.10g"):
+def search_from_file(
+    search_file: str | Path,
+    cache: str | Path,
+    output: str | Path,
+    *,
+    plot_format: str = "png",
+    float_format: str = "%.10g",
+):
     """A search sweep's job: the guided search and its tables and figures in ``output``."""
     from zigzag.sweep.api import search_sweep
 
     data = json.loads(Path(search_file).read_text())
     sweep = read_sweep(data["section"], data["source"], defaults=data["defaults"])
-    return search_sweep(sweep, output, cache=cache, plot_format=plot_format, float_format=float_format)
+    return search_sweep(
+        sweep, output, cache=cache, plot_format=plot_format, float_format=float_format
+    )
 
 
 def settings(sweep: Sweep) -> dict:
     """A sweep's settings as JSON-ready data (read back by :func:`sweep_from_settings`)."""
-    return {**{k: getattr(sweep, k) for k in _SETTINGS}, "workloads": list(sweep.workloads), "modes": list(sweep.modes),
-            "workload_axes": [[name, list(values)] for name, values in sweep.workload_axes],
-            "constraints": [c.text for c in sweep.constraints], "in_seconds": [c.in_seconds for c in sweep.constraints],
-            "source": sweep.spec.source, "varied": sweep.spec.varied_names, "parameters": _parameters(sweep.spec)}
+    return {
+        **{k: getattr(sweep, k) for k in _SETTINGS},
+        "workloads": list(sweep.workloads),
+        "modes": list(sweep.modes),
+        "workload_axes": [[name, list(values)] for name, values in sweep.workload_axes],
+        "constraints": [c.text for c in sweep.constraints],
+        "in_seconds": [c.in_seconds for c in sweep.constraints],
+        "source": sweep.spec.source,
+        "varied": sweep.spec.varied_names,
+        "parameters": _parameters(sweep.spec),
+    }
 
 
 def _parameters(spec) -> list[dict]:
     """The spec's parameters as the collect job needs them (names, paths, written values, roles)."""
-    return ([{"name": group, "role": "fragment"} for group, _ in spec.fragments]
-            + [{"name": p.name, "path": p.path, "values": list(p.values), "role": "varied"}
-               for axis in spec.axes for p in axis]
-            + [{"name": p.name, "path": p.path, "expression": p.expression, "role": "derived"} for p in spec.derived])
+    return (
+        [{"name": group, "role": "fragment"} for group, _ in spec.fragments]
+        + [
+            {"name": p.name, "path": p.path, "values": list(p.values), "role": "varied"}
+            for axis in spec.axes
+            for p in axis
+        ]
+        + [
+            {"name": p.name, "path": p.path, "expression": p.expression, "role": "derived"}
+            for p in spec.derived
+        ]
+    )
 
 
 def sweep_from_settings(data: dict) -> Sweep:
     """The Sweep of :func:`settings` (its spec keeps only the source and the varied names)."""
-    parameters = data.get("parameters") or [{"name": name, "role": "varied"} for name in data["varied"]]
-    axes = tuple((Parameter(p["name"], p.get("path"), tuple(p.get("values") or ())),)
-                 for p in parameters if p["role"] != "derived")
-    derived = tuple(Parameter(p["name"], p.get("path"), expression=p.get("expression"))
-                    for p in parameters if p["role"] == "derived")
+    parameters = data.get("parameters") or [
+        {"name": name, "role": "varied"} for name in data["varied"]
+    ]
+    axes = tuple(
+        (Parameter(p["name"], p.get("path"), tuple(p.get("values") or ())),)
+        for p in parameters
+        if p["role"] != "derived"
+    )
+    derived = tuple(
+        Parameter(p["name"], p.get("path"), expression=p.get("expression"))
+        for p in parameters
+        if p["role"] == "derived"
+    )
     spec = VariantSpec(base={}, base_name="", source=data["source"], axes=axes, derived=derived)
     constraints = tuple(Constraint(t, s) for t, s in zip(data["constraints"], data["in_seconds"]))
-    return Sweep(data["name"], spec, tuple(data["workloads"]), data["mapping"], data["spatial_mapping"],
-                 constraints, data["clock_ghz"], data["options"], data["workload_options"],
-                 kind=data.get("kind", "single"), base=data.get("base"), modes=tuple(data.get("modes", ())),
-                 layer_stacks=data.get("layer_stacks"), allocation_search=data.get("allocation_search"),
-                 workload_axes=tuple((name, tuple(values)) for name, values in data.get("workload_axes", ())),
-                 ranking=data.get("ranking"))
+    return Sweep(
+        data["name"],
+        spec,
+        tuple(data["workloads"]),
+        data["mapping"],
+        data["spatial_mapping"],
+        constraints,
+        data["clock_ghz"],
+        data["options"],
+        data["workload_options"],
+        kind=data.get("kind", "single"),
+        base=data.get("base"),
+        modes=tuple(data.get("modes", ())),
+        layer_stacks=data.get("layer_stacks"),
+        allocation_search=data.get("allocation_search"),
+        workload_axes=tuple(
+            (name, tuple(values)) for name, values in data.get("workload_axes", ())
+        ),
+        ranking=data.get("ranking"),
+    )
 
 
 def write_if_changed(path: Path, data: dict) -> str:
@@ -116,8 +180,12 @@ def json_text(data: dict) -> str:
 def batches(sweep: Sweep, variants: list[Variant]) -> list[list[Variant]]:
     """The variants in jobs: consecutive runs of ``batch_size`` variants (auto: at most
     :data:`AUTO_BATCHES` jobs)."""
-    size = sweep.batch_size if sweep.batch_size != "auto" else max(1, math.ceil(len(variants) / AUTO_BATCHES))
-    return [variants[i:i + size] for i in range(0, len(variants), size)]
+    size = (
+        sweep.batch_size
+        if sweep.batch_size != "auto"
+        else max(1, math.ceil(len(variants) / AUTO_BATCHES))
+    )
+    return [variants[i : i + size] for i in range(0, len(variants), size)]
 
 
 def batch_name(batch: list[Variant]) -> str:
@@ -125,21 +193,42 @@ def batch_name(batch: list[Variant]) -> str:
     return batch[0].name if len(batch) == 1 else f"{batch[0].name}+{len(batch) - 1}"
 
 
-def write_point_files(sweep: Sweep, variants: list[Variant], folder: str | Path, write=None) -> dict[str, str]:
+def write_point_files(
+    sweep: Sweep, variants: list[Variant], folder: str | Path, write=None
+) -> dict[str, str]:
     """One batch file per batch of variants (``<folder>/<sweep>/<batch>.json``); returns batch name -> path.
     ``write(path, data)`` writes a file (default: :func:`write_if_changed`)."""
     write = write or write_if_changed
     folder = Path(folder) / sweep.name
     # what the variants' rows depend on (not the constraints or figures: changing those reruns
     # only the sweep's collect job)
-    common = {**settings(sweep), "constraints": [], "in_seconds": [], "varied": [], "parameters": [], "ranking": None}
+    common = {
+        **settings(sweep),
+        "constraints": [],
+        "in_seconds": [],
+        "varied": [],
+        "parameters": [],
+        "ranking": None,
+    }
     return {
-        batch_name(batch): write(folder / f"{batch_name(batch)}.json", {
-            "settings": common,
-            "variants": [{"name": v.name, "id": v.id, "parameters": v.parameters, "labels": v.labels,
-                          "document": v.document, "problem": v.problem, "aliases": list(v.aliases)}
-                         for v in batch],
-        })
+        batch_name(batch): write(
+            folder / f"{batch_name(batch)}.json",
+            {
+                "settings": common,
+                "variants": [
+                    {
+                        "name": v.name,
+                        "id": v.id,
+                        "parameters": v.parameters,
+                        "labels": v.labels,
+                        "document": v.document,
+                        "problem": v.problem,
+                        "aliases": list(v.aliases),
+                    }
+                    for v in batch
+                ],
+            },
+        )
         for batch in batches(sweep, variants)
     }
 
@@ -150,19 +239,37 @@ def write_sweep_settings(sweep: Sweep, folder: str | Path, write=None) -> str:
     return (write or write_if_changed)(Path(folder) / f"{sweep.name}.json", settings(sweep))
 
 
-def evaluate_point_file(point_file: str | Path, cache: str | Path, output: str | Path) -> list[dict]:
+def evaluate_point_file(
+    point_file: str | Path, cache: str | Path, output: str | Path
+) -> list[dict]:
     """A batch's job: its variants' rows on every workload of the sweep, written to ``output``."""
     data = json.loads(Path(point_file).read_text())
     sweep = sweep_from_settings(data["settings"])
-    variants = [Variant(v["name"], v["id"], v["parameters"], v["labels"], v["document"], v["problem"],
-                        tuple(v["aliases"])) for v in data["variants"]]
+    variants = [
+        Variant(
+            v["name"],
+            v["id"],
+            v["parameters"],
+            v["labels"],
+            v["document"],
+            v["problem"],
+            tuple(v["aliases"]),
+        )
+        for v in data["variants"]
+    ]
     rows = evaluate_points(sweep, variants, cache)
     write_json_atomic(output, {"rows": rows})
     return rows
 
 
-def collect_points(settings_file: str | Path, point_results: list[str | Path], output: str | Path, *,
-                   plot_format: str = "png", float_format: str = "%.10g") -> list[dict]:
+def collect_points(
+    settings_file: str | Path,
+    point_results: list[str | Path],
+    output: str | Path,
+    *,
+    plot_format: str = "png",
+    float_format: str = "%.10g",
+) -> list[dict]:
     """The sweep's job: tables and figures of all its variants' rows."""
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)

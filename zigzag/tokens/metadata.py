@@ -27,11 +27,16 @@ def _as_dict(inference: Any) -> dict:
         return dict(inference)
     if hasattr(inference, "to_dict"):
         return dict(inference.to_dict())
-    return {k: getattr(inference, k) for k in ("model", "phase", "batch", "tokens", "context", "layers")
-            if hasattr(inference, k)}
+    return {
+        k: getattr(inference, k)
+        for k in ("model", "phase", "batch", "tokens", "context", "layers")
+        if hasattr(inference, k)
+    }
 
 
-def read_inference(inference: Any = None, overrides: dict | None = None, *, source: str = "inference") -> dict | None:
+def read_inference(
+    inference: Any = None, overrides: dict | None = None, *, source: str = "inference"
+) -> dict | None:
     """The checked metadata: the workload's ``inference`` (an object with ``to_dict()``, a dict
     or None) with ``overrides`` (phase, batch, tokens, context; None values ignored) on top.
     None when neither gives a phase (not an LLM workload). A decode step defaults to one token
@@ -44,7 +49,9 @@ def read_inference(inference: Any = None, overrides: dict | None = None, *, sour
             data[key] = value
     if data.get("phase") is None:
         if any(data.get(k) is not None for k in OVERRIDABLE):
-            raise InputError(source, "phase", "missing; say whether the workload is a prefill or a decode step")
+            raise InputError(
+                source, "phase", "missing; say whether the workload is a prefill or a decode step"
+            )
         return None
     if data["phase"] not in PHASES:
         raise InputError(source, "phase", f"{data['phase']!r} is not one of {', '.join(PHASES)}")
@@ -56,9 +63,19 @@ def read_inference(inference: Any = None, overrides: dict | None = None, *, sour
     for key, least in (("batch", 1), ("tokens", 1), ("context", 0)):
         value = data.get(key)
         if value is None:
-            what = "the prompt length S" if key == "tokens" else "the tokens already in the KV cache (C)"
+            what = (
+                "the prompt length S"
+                if key == "tokens"
+                else "the tokens already in the KV cache (C)"
+            )
             raise InputError(source, key, f"missing for a {data['phase']} step; give {what}")
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise InputError(source, key, f"{value!r} is not a whole number of at least {least}")
-    return {"model": data.get("model"), "phase": data["phase"], "batch": data["batch"], "tokens": data["tokens"],
-            "context": data["context"], "layers": data.get("layers")}
+    return {
+        "model": data.get("model"),
+        "phase": data["phase"],
+        "batch": data["batch"],
+        "tokens": data["tokens"],
+        "context": data["context"],
+        "layers": data.get("layers"),
+    }

@@ -43,10 +43,18 @@ class RooflineRow:
 
     def record(self) -> dict:
         """One flat table row (per memory: bytes, intensity, roof)."""
-        row = {"id": self.layer_id, "name": self.layer, "operator_type": self.operator_type,
-               "compute_unit": self.compute_unit, "ops": self.ops, "latency_cycles": self.latency_cycles,
-               "peak_ops_per_cycle": self.peak, "achieved_ops_per_cycle": self.achieved,
-               "attainable_ops_per_cycle": self.attainable, "bound": self.bound}
+        row = {
+            "id": self.layer_id,
+            "name": self.layer,
+            "operator_type": self.operator_type,
+            "compute_unit": self.compute_unit,
+            "ops": self.ops,
+            "latency_cycles": self.latency_cycles,
+            "peak_ops_per_cycle": self.peak,
+            "achieved_ops_per_cycle": self.achieved,
+            "attainable_ops_per_cycle": self.attainable,
+            "bound": self.bound,
+        }
         for m in self.memories:
             row[f"{m.memory}_bytes"] = m.bytes
             row[f"{m.memory}_intensity"] = m.intensity
@@ -71,8 +79,10 @@ def memory_traffic(layer, result, accelerator) -> dict[str, float]:
             memory = accelerator.memory.get(name)
             if memory is None:  # a vector unit's own registers: not a memory of the file
                 continue
-            bits = sum(count * (memory.bandwidth_max(memory_operand, direction) or 0)
-                       for direction, count in accesses.items())
+            bits = sum(
+                count * (memory.bandwidth_max(memory_operand, direction) or 0)
+                for direction, count in accesses.items()
+            )
             moved[name] = moved.get(name, 0.0) + bits / 8
     return moved
 
@@ -84,16 +94,39 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
     traffic = []
     for name, size in memory_traffic(layer, result, accelerator).items():
         memory = accelerator.memory[name]
-        bandwidth = sum(p.bandwidth_max for p in memory.ports) * accelerator.unroll_count(memory) / 8
+        bandwidth = (
+            sum(p.bandwidth_max for p in memory.ports) * accelerator.unroll_count(memory) / 8
+        )
         intensity = ops / size if size > 0 else None
-        traffic.append(MemoryTraffic(name, size, intensity, bandwidth, None if intensity is None else intensity * bandwidth))
+        traffic.append(
+            MemoryTraffic(
+                name,
+                size,
+                intensity,
+                bandwidth,
+                None if intensity is None else intensity * bandwidth,
+            )
+        )
     roofs = [("compute", peak)] + [(m.memory, m.roof) for m in traffic if m.roof is not None]
     bound, attainable = min(roofs, key=lambda r: r[1])
     latency = float(result.latency_total2)
-    return RooflineRow(layer.id, layer.name, layer.operator_type, getattr(result, "compute_unit", "mac_array"), ops,
-                       latency, peak, ops / latency if latency else 0.0, attainable, bound, tuple(traffic))
+    return RooflineRow(
+        layer.id,
+        layer.name,
+        layer.operator_type,
+        getattr(result, "compute_unit", "mac_array"),
+        ops,
+        latency,
+        peak,
+        ops / latency if latency else 0.0,
+        attainable,
+        bound,
+        tuple(traffic),
+    )
 
 
 def roofline_rows(result) -> list[RooflineRow]:
     """One roofline row per evaluated layer of a NetworkResult, in processing order."""
-    return [roofline_row(layer, cost, result.accelerators[layer.id]) for layer, cost in result.layers]
+    return [
+        roofline_row(layer, cost, result.accelerators[layer.id]) for layer, cost in result.layers
+    ]

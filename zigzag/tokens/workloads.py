@@ -26,7 +26,9 @@ def is_llm_workload(workload: Any) -> bool:
     """Whether ``workload`` (a path or a document) is generated from a model configuration."""
     if isinstance(workload, dict):
         return isinstance(workload.get("llm"), dict)
-    if not isinstance(workload, (str, Path)) or not str(workload).lower().endswith((".yaml", ".yml")):
+    if not isinstance(workload, (str, Path)) or not str(workload).lower().endswith(
+        (".yaml", ".yml")
+    ):
         return False
     if str(workload).lower().endswith((".llm.yaml", ".llm.yml")):
         return True
@@ -53,9 +55,13 @@ def llm_document(workload: str | Path | dict, changes: dict, *, source: str = "w
 
         document, folder = load_yaml(workload), Path(workload).parent
         if not (isinstance(document, dict) and isinstance(document.get("llm"), dict)):
-            raise InputError(str(workload), "llm", "not a workload generated from a model configuration; only "
-                                                   "such workloads (an llm: section) can change phase, context, "
-                                                   "batch or precision")
+            raise InputError(
+                str(workload),
+                "llm",
+                "not a workload generated from a model configuration; only "
+                "such workloads (an llm: section) can change phase, context, "
+                "batch or precision",
+            )
     section = document["llm"]
     model = section.get("model")
     if isinstance(model, str) and not Path(model).is_absolute() and (folder / model).exists():

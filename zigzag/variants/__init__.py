@@ -13,5 +13,14 @@ from zigzag.variants.mappings import follow_hardware, without_spatial_mapping
 from zigzag.variants.multicore import read_core_files
 from zigzag.variants.spec import VariantSpec, read_spec
 
-__all__ = ["Variant", "VariantSpec", "axis_sizes", "expand", "follow_hardware",
-           "read_core_files", "read_spec", "variant_at", "without_spatial_mapping"]
+__all__ = [
+    "Variant",
+    "VariantSpec",
+    "axis_sizes",
+    "expand",
+    "follow_hardware",
+    "read_core_files",
+    "read_spec",
+    "variant_at",
+    "without_spatial_mapping",
+]

@@ -24,7 +24,9 @@ class PathError(ValueError):
 def parse_path(path: str) -> tuple[str | int, ...]:
     """``"memories.sb.ports[0].bandwidth_max"`` -> ``("memories", "sb", "ports", 0, "bandwidth_max")``."""
     if not isinstance(path, str) or not path:
-        raise PathError(f"{path!r} is not a path; write keys separated by dots, e.g. memories.sb.size")
+        raise PathError(
+            f"{path!r} is not a path; write keys separated by dots, e.g. memories.sb.size"
+        )
     return _parse_path(path)
 
 
@@ -34,8 +36,10 @@ def _parse_path(path: str) -> tuple[str | int, ...]:
     for part in path.split("."):
         match = _STEP.fullmatch(part)
         if match is None:
-            raise PathError(f"'{path}' is not a path; write keys separated by dots and list positions "
-                            "in brackets, e.g. memories.sb.ports[0].bandwidth_max")
+            raise PathError(
+                f"'{path}' is not a path; write keys separated by dots and list positions "
+                "in brackets, e.g. memories.sb.ports[0].bandwidth_max"
+            )
         steps.append(match.group(1))
         steps += [int(i) for i in re.findall(r"-?\d+", match.group(2))]
     return tuple(steps)
@@ -50,8 +54,14 @@ def format_path(steps) -> str:
 
 def key_of(node: Any, step: str | int) -> str | int:
     """``cores.0`` names the key 0 of a mapping numbered by whole numbers (a multi-core file's cores)."""
-    if isinstance(node, dict) and isinstance(step, str) and step.isdigit() and step not in node and node \
-            and all(isinstance(k, int) for k in node):
+    if (
+        isinstance(node, dict)
+        and isinstance(step, str)
+        and step.isdigit()
+        and step not in node
+        and node
+        and all(isinstance(k, int) for k in node)
+    ):
         return int(step)
     return step
 
@@ -60,12 +70,18 @@ def _step_into(node: Any, step: str | int, done: tuple, path: str) -> Any:
     step = key_of(node, step)
     if isinstance(step, int) and not isinstance(node, dict):
         if not isinstance(node, list):
-            raise PathError(f"'{path}': {format_path(done) or 'the document'} is not a list; remove [{step}]")
+            raise PathError(
+                f"'{path}': {format_path(done) or 'the document'} is not a list; remove [{step}]"
+            )
         if not -len(node) <= step < len(node):
-            raise PathError(f"'{path}': {format_path(done)} has {len(node)} entries, so [{step}] does not exist")
+            raise PathError(
+                f"'{path}': {format_path(done)} has {len(node)} entries, so [{step}] does not exist"
+            )
         return node[step]
     if not isinstance(node, dict):
-        raise PathError(f"'{path}': {format_path(done) or 'the document'} is not a mapping, so it has no key '{step}'")
+        raise PathError(
+            f"'{path}': {format_path(done) or 'the document'} is not a mapping, so it has no key '{step}'"
+        )
     if step not in node:
         raise PathError(f"'{path}': {_missing(node, step, done)}")
     return node[step]
@@ -74,7 +90,11 @@ def _step_into(node: Any, step: str | int, done: tuple, path: str) -> Any:
 def _missing(node: dict, step: str, done: tuple) -> str:
     where = format_path(done) or "the document"
     close = difflib.get_close_matches(str(step), [str(k) for k in node], n=1)
-    hint = f"; did you mean '{format_path((*done, close[0]))}'?" if close else f" (it has: {', '.join(map(str, node))})"
+    hint = (
+        f"; did you mean '{format_path((*done, close[0]))}'?"
+        if close
+        else f" (it has: {', '.join(map(str, node))})"
+    )
     return f"{where} has no '{step}'{hint}"
 
 
@@ -129,7 +149,9 @@ def add(document: Any, path: str, value: Any, *, before: str | None = None) -> N
         parent[last] = value
         return
     if before not in parent:
-        raise PathError(f"'{path}': before '{before}': {_missing(parent, before, parse_path(path)[:-1])}")
+        raise PathError(
+            f"'{path}': before '{before}': {_missing(parent, before, parse_path(path)[:-1])}"
+        )
     items = list(parent.items())
     parent.clear()
     for key, old in items:

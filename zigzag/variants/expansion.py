@@ -40,17 +40,24 @@ class Variant:
     aliases: tuple[str, ...] = field(default=())
 
 
-def expand(spec: VariantSpec, *, normalise: Callable[[dict, str], dict] | None = None) -> list[Variant]:
+def expand(
+    spec: VariantSpec, *, normalise: Callable[[dict, str], dict] | None = None
+) -> list[Variant]:
     """Every variant of ``spec`` in combination order, identical documents merged into one.
 
     ``normalise(document, variant_name)`` checks a document and returns the form that identifies
     it (an InputError makes the variant invalid, with that line as its problem)."""
-    fragment_axes = [[(group, option, edits) for option, edits in options] for group, options in spec.fragments]
-    value_axes = [[tuple(zip(axis, values)) for values in zip(*(p.values for p in axis))] for axis in spec.axes]
+    fragment_axes = [
+        [(group, option, edits) for option, edits in options] for group, options in spec.fragments
+    ]
+    value_axes = [
+        [tuple(zip(axis, values)) for values in zip(*(p.values for p in axis))]
+        for axis in spec.axes
+    ]
     variants: dict[str, Variant] = {}
     order: list[str] = []
     for choice in itertools.product(*fragment_axes, *value_axes):
-        fragments, points = choice[:len(fragment_axes)], choice[len(fragment_axes):]
+        fragments, points = choice[: len(fragment_axes)], choice[len(fragment_axes) :]
         variant = _variant(spec, fragments, [pair for point in points for pair in point], normalise)
         if variant.id in variants:
             kept = variants[variant.id]
@@ -64,23 +71,41 @@ def expand(spec: VariantSpec, *, normalise: Callable[[dict, str], dict] | None =
 def axis_sizes(spec: VariantSpec) -> tuple[int, ...]:
     """How many positions each axis of ``spec`` has: fragment groups first, then the varied axes
     (the variants are every combination of one position per axis)."""
-    return tuple(len(options) for _, options in spec.fragments) + tuple(len(axis[0].values) for axis in spec.axes)
+    return tuple(len(options) for _, options in spec.fragments) + tuple(
+        len(axis[0].values) for axis in spec.axes
+    )
 
 
-def variant_at(spec: VariantSpec, position: tuple[int, ...], *,
-               normalise: Callable[[dict, str], dict] | None = None) -> Variant:
+def variant_at(
+    spec: VariantSpec,
+    position: tuple[int, ...],
+    *,
+    normalise: Callable[[dict, str], dict] | None = None,
+) -> Variant:
     """The variant at one position of the grid (one index per axis, as :func:`axis_sizes`),
     made without expanding the others: what a search over a large sweep evaluates."""
     fragments = [options[i] for (_, options), i in zip(spec.fragments, position)]
-    fragments = [(group, option, edits) for (group, _), (option, edits) in zip(spec.fragments, fragments)]
-    values = [(parameter, parameter.values[i]) for axis, i in zip(spec.axes, position[len(spec.fragments):])
-              for parameter in axis]
+    fragments = [
+        (group, option, edits) for (group, _), (option, edits) in zip(spec.fragments, fragments)
+    ]
+    values = [
+        (parameter, parameter.values[i])
+        for axis, i in zip(spec.axes, position[len(spec.fragments) :])
+        for parameter in axis
+    ]
     return _variant(spec, fragments, values, normalise)
 
 
 def _with_alias(variant: Variant, alias: str) -> Variant:
-    return Variant(variant.name, variant.id, variant.parameters, variant.labels, variant.document, variant.problem,
-                   (*variant.aliases, alias))
+    return Variant(
+        variant.name,
+        variant.id,
+        variant.parameters,
+        variant.labels,
+        variant.document,
+        variant.problem,
+        (*variant.aliases, alias),
+    )
 
 
 _ATOMS = (str, int, float, bool, type(None))
@@ -157,7 +182,9 @@ def _write(document: dict, path: str, value) -> None:
         documents.set_value(document, path, value)
         return
     parent, _, _ = path.rpartition(".")
-    if parent and isinstance(documents.get(document, parent) if documents.exists(document, parent) else None, dict):
+    if parent and isinstance(
+        documents.get(document, parent) if documents.exists(document, parent) else None, dict
+    ):
         documents.add(document, path, value)
 
 
@@ -182,8 +209,14 @@ def resolve_value(raw: Any) -> Any:
     are resolved entry by entry; anything else is kept."""
     if isinstance(raw, str):
         parsed = expressions.quantity(raw)
-        return parsed[0] if parsed is not None and parsed[1] in (None, "size") and raw.strip() != "" \
-            and not raw.strip().isidentifier() else raw
+        return (
+            parsed[0]
+            if parsed is not None
+            and parsed[1] in (None, "size")
+            and raw.strip() != ""
+            and not raw.strip().isidentifier()
+            else raw
+        )
     if isinstance(raw, list):
         return [resolve_value(v) for v in raw]
     return raw
@@ -209,7 +242,7 @@ def _short(name: str) -> str:
     """A parameter's label in names: a declared short name as is, a path by its last key."""
     steps = documents.parse_path(name) if not name.isidentifier() else (name,)
     keys = [s for s in steps if isinstance(s, str)]
-    indices = "".join(str(s) for s in steps[len(steps) - 1:] if isinstance(s, int))
+    indices = "".join(str(s) for s in steps[len(steps) - 1 :] if isinstance(s, int))
     return (keys[-1] + indices) if keys else name
 
 
@@ -226,12 +259,19 @@ def variant_name(spec: VariantSpec, labels: dict) -> str:
         try:
             text = spec.name_format.format(**fields, base=spec.base_name)
         except (KeyError, IndexError, ValueError) as exc:
-            raise InputError(spec.source, "name_format", f"names {exc}, which is not a parameter "
-                             f"(parameters: {', '.join(fields) or 'none'})") from None
+            raise InputError(
+                spec.source,
+                "name_format",
+                f"names {exc}, which is not a parameter "
+                f"(parameters: {', '.join(fields) or 'none'})",
+            ) from None
     else:
         derived = {p.name for p in spec.derived}
-        parts = [spec.base_name] + [_joined(_short(k), v) if k not in dict(spec.fragments) else v
-                                    for k, v in labels.items() if k not in derived]
+        parts = [spec.base_name] + [
+            _joined(_short(k), v) if k not in dict(spec.fragments) else v
+            for k, v in labels.items()
+            if k not in derived
+        ]
         text = "-".join(parts)
     return re.sub(r"[^A-Za-z0-9_.+@-]", "_", text)
 
@@ -242,5 +282,11 @@ def _unique_names(variants: list[Variant]) -> list[Variant]:
     counts: dict[str, int] = {}
     for variant in variants:
         counts[variant.name] = counts.get(variant.name, 0) + 1
-    return [v if counts[v.name] == 1 else Variant(f"{v.name}-{v.id[:6]}", v.id, v.parameters, v.labels, v.document,
-                                                  v.problem, v.aliases) for v in variants]
+    return [
+        v
+        if counts[v.name] == 1
+        else Variant(
+            f"{v.name}-{v.id[:6]}", v.id, v.parameters, v.labels, v.document, v.problem, v.aliases
+        )
+        for v in variants
+    ]

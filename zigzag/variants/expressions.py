@@ -24,27 +24,63 @@ from typing import Callable
 
 #: unit -> (kind, factor to the kind's base unit)
 UNITS: dict[str, tuple[str, float]] = {
-    "b": ("size", 1), "B": ("size", 8),
-    "Kib": ("size", 1024), "Mib": ("size", 1024**2), "Gib": ("size", 1024**3),
-    "KiB": ("size", 8 * 1024), "MiB": ("size", 8 * 1024**2), "GiB": ("size", 8 * 1024**3),
-    "kB": ("size", 8e3), "KB": ("size", 8e3), "MB": ("size", 8e6), "GB": ("size", 8e9),
-    "mm2": ("area", 1), "um2": ("area", 1e-6),
-    "s": ("time", 1), "ms": ("time", 1e-3), "us": ("time", 1e-6), "ns": ("time", 1e-9),
-    "J": ("energy", 1e12), "mJ": ("energy", 1e9), "uJ": ("energy", 1e6), "nJ": ("energy", 1e3),
+    "b": ("size", 1),
+    "B": ("size", 8),
+    "Kib": ("size", 1024),
+    "Mib": ("size", 1024**2),
+    "Gib": ("size", 1024**3),
+    "KiB": ("size", 8 * 1024),
+    "MiB": ("size", 8 * 1024**2),
+    "GiB": ("size", 8 * 1024**3),
+    "kB": ("size", 8e3),
+    "KB": ("size", 8e3),
+    "MB": ("size", 8e6),
+    "GB": ("size", 8e9),
+    "mm2": ("area", 1),
+    "um2": ("area", 1e-6),
+    "s": ("time", 1),
+    "ms": ("time", 1e-3),
+    "us": ("time", 1e-6),
+    "ns": ("time", 1e-9),
+    "J": ("energy", 1e12),
+    "mJ": ("energy", 1e9),
+    "uJ": ("energy", 1e6),
+    "nJ": ("energy", 1e3),
     "pJ": ("energy", 1),
     "cycles": ("cycles", 1),
 }
 _NUMBER = r"(?<![\w.])(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)"
-_QUANTITY = re.compile(_NUMBER + r"\s*(" + "|".join(sorted(UNITS, key=len, reverse=True)) + r")(?![\w])")
+_QUANTITY = re.compile(
+    _NUMBER + r"\s*(" + "|".join(sorted(UNITS, key=len, reverse=True)) + r")(?![\w])"
+)
 _WHOLE_QUANTITY = re.compile(r"\s*" + _QUANTITY.pattern + r"\s*")
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_COMPARE = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-            ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_COMPARE = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 FUNCTIONS: dict[str, Callable] = {
-    "min": min, "max": max, "ceil": math.ceil, "floor": math.floor, "log2": math.log2, "round": round, "abs": abs,
+    "min": min,
+    "max": max,
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "log2": math.log2,
+    "round": round,
+    "abs": abs,
 }
 
 
@@ -75,34 +111,75 @@ def parse(text: str) -> ast.expr:
     """The checked syntax tree of an expression (units replaced by their value); ExpressionError
     if it does not parse or uses anything outside the whitelist."""
     if not isinstance(text, str):
-        raise ExpressionError(f"{text!r} is not an expression; write it as text, e.g. 'D1 * D2 * 8'")
+        raise ExpressionError(
+            f"{text!r} is not an expression; write it as text, e.g. 'D1 * D2 * 8'"
+        )
     return _parse(text)
 
 
-@functools.lru_cache(maxsize=4096)  # a sweep evaluates the same few expressions for every variant (trees are not changed)
+@functools.lru_cache(
+    maxsize=4096
+)  # a sweep evaluates the same few expressions for every variant (trees are not changed)
 def _parse(text: str) -> ast.expr:
-    source = _QUANTITY.sub(lambda m: f"({_whole(float(m.group(1)) * UNITS[m.group(2)][1])!r})", text)
+    source = _QUANTITY.sub(
+        lambda m: f"({_whole(float(m.group(1)) * UNITS[m.group(2)][1])!r})", text
+    )
     try:
         tree = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
-        raise ExpressionError(_unknown_unit(text) or
-                              f"'{text}' does not parse; write arithmetic such as 'D1 * D2 * 8' or '64KiB'") from None
+        raise ExpressionError(
+            _unknown_unit(text)
+            or f"'{text}' does not parse; write arithmetic such as 'D1 * D2 * 8' or '64KiB'"
+        ) from None
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
-                                 ast.Compare, ast.Call, ast.Load, ast.operator, ast.unaryop, ast.cmpop)):
-            raise ExpressionError(f"'{text}' uses {type(node).__name__}, which expressions do not allow")
-        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+        if not isinstance(
+            node,
+            (
+                ast.Constant,
+                ast.Name,
+                ast.Attribute,
+                ast.Subscript,
+                ast.BinOp,
+                ast.UnaryOp,
+                ast.Compare,
+                ast.Call,
+                ast.Load,
+                ast.operator,
+                ast.unaryop,
+                ast.cmpop,
+            ),
+        ):
+            raise ExpressionError(
+                f"'{text}' uses {type(node).__name__}, which expressions do not allow"
+            )
+        name = (
+            node.attr
+            if isinstance(node, ast.Attribute)
+            else node.id
+            if isinstance(node, ast.Name)
+            else ""
+        )
         if name.startswith("__"):
             raise ExpressionError(f"'{text}' uses the name '{name}'; names may not start with '__'")
-        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)) or \
-                isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        if (
+            isinstance(node, ast.Constant)
+            and not isinstance(node.value, (int, float))
+            or isinstance(node, ast.Constant)
+            and isinstance(node.value, bool)
+        ):
             raise ExpressionError(f"'{text}': only numbers are allowed as constants")
-        if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS
-                                           or node.keywords):
+        if isinstance(node, ast.Call) and (
+            not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords
+        ):
             allowed = ", ".join(FUNCTIONS)
             raise ExpressionError(f"'{text}' calls something that is not one of {allowed}")
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and type(node.op) not in {**_BINARY, **_UNARY}:
-            raise ExpressionError(f"'{text}' uses an operator that expressions do not allow (+ - * / // % **)")
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and type(node.op) not in {
+            **_BINARY,
+            **_UNARY,
+        }:
+            raise ExpressionError(
+                f"'{text}' uses an operator that expressions do not allow (+ - * / // % **)"
+            )
     return tree
 
 
@@ -144,17 +221,27 @@ def _path(node: ast.expr) -> str | None:
     if isinstance(node, ast.Attribute):
         inner = _path(node.value)
         return None if inner is None else f"{inner}.{node.attr}"
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, int)
+    ):
         inner = _path(node.value)
         return None if inner is None else f"{inner}[{node.slice.value}]"
     return None
 
 
-def evaluate(text_or_tree: str | ast.expr, lookup: Callable[[str], object], *, text: str | None = None):
+def evaluate(
+    text_or_tree: str | ast.expr, lookup: Callable[[str], object], *, text: str | None = None
+):
     """The value of an expression; ``lookup(name_or_path)`` gives a name's value (it raises
     ExpressionError for an unknown name). Division by zero and math errors are ExpressionErrors."""
     tree = parse(text_or_tree) if isinstance(text_or_tree, str) else text_or_tree
-    shown = text if text is not None else (text_or_tree if isinstance(text_or_tree, str) else ast.unparse(tree))
+    shown = (
+        text
+        if text is not None
+        else (text_or_tree if isinstance(text_or_tree, str) else ast.unparse(tree))
+    )
     try:
         return _whole_if_exact(_evaluate(tree, lookup))
     except ZeroDivisionError:

@@ -25,7 +25,9 @@ def array_sizes(accelerator: dict) -> dict[str, int]:
     return dict(zip(array.get("dimensions") or [], array.get("sizes") or []))
 
 
-def follow_hardware(mapping: Any, accelerator: dict, parameters: dict | None = None, *, file: str = "mapping") -> Any:
+def follow_hardware(
+    mapping: Any, accelerator: dict, parameters: dict | None = None, *, file: str = "mapping"
+) -> Any:
     """A copy of ``mapping`` (a list of entries) with every unrolling size computed for
     ``accelerator``; a size that is not a whole number of at least 1 is a one-line InputError."""
     if not isinstance(mapping, list):
@@ -35,7 +37,9 @@ def follow_hardware(mapping: Any, accelerator: dict, parameters: dict | None = N
     def lookup(name: str):
         if name not in names:
             known = ", ".join(names) or "none"
-            raise expressions.ExpressionError(f"'{name}' is neither an array dimension nor a parameter ({known})")
+            raise expressions.ExpressionError(
+                f"'{name}' is neither an array dimension nor a parameter ({known})"
+            )
         return names[name]
 
     result = copy.deepcopy(mapping)
@@ -56,8 +60,12 @@ def follow_hardware(mapping: Any, accelerator: dict, parameters: dict | None = N
                 except expressions.ExpressionError as exc:
                     raise InputError(file, where, str(exc)) from None
                 if not isinstance(size, int) or size < 1:
-                    raise InputError(file, where, f"'{match.group(2)}' gives {size}, not a whole number of at least "
-                                     "1; use // or floor() for fractions")
+                    raise InputError(
+                        file,
+                        where,
+                        f"'{match.group(2)}' gives {size}, not a whole number of at least "
+                        "1; use // or floor() for fractions",
+                    )
                 unrollings[i] = f"{match.group(1)}, {size}"
     return result
 
@@ -66,4 +74,7 @@ def without_spatial_mapping(mapping: Any) -> Any:
     """A copy of ``mapping`` whose entries have no spatial mapping (the search generates one)."""
     if not isinstance(mapping, list):
         return mapping
-    return [{**entry, "spatial_mapping": None} if isinstance(entry, dict) else entry for entry in mapping]
+    return [
+        {**entry, "spatial_mapping": None} if isinstance(entry, dict) else entry
+        for entry in mapping
+    ]

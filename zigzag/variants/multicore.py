@@ -19,6 +19,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.variants import documents
 
+
 def read_core_files(document: dict, home: str | Path, paths) -> dict:
     """A copy of ``document`` where every core file that one of ``paths`` goes into is replaced
     by its content (found as the multi-core loader finds it, from the file ``home``)."""
@@ -33,15 +34,21 @@ def read_core_files(document: dict, home: str | Path, paths) -> dict:
             if isinstance(node, str) and node.endswith((".yaml", ".yml")) and parent is not None:
                 found = resolve_core_file(node, home)
                 if found is None:
-                    raise InputError(str(home), documents.format_path(steps[:i]), f"core file '{node}' not found "
-                                     "next to the base file or in its cores/ folder")
+                    raise InputError(
+                        str(home),
+                        documents.format_path(steps[:i]),
+                        f"core file '{node}' not found "
+                        "next to the base file or in its cores/ folder",
+                    )
                 parent[key] = node = load_yaml(found)
             if isinstance(node, dict):
                 key = documents.key_of(node, step)
                 if key not in node:
                     break
                 parent, node = node, node[key]
-            elif isinstance(node, list) and isinstance(step, int) and -len(node) <= step < len(node):
+            elif (
+                isinstance(node, list) and isinstance(step, int) and -len(node) <= step < len(node)
+            ):
                 parent, key, node = node, step, node[step]
             else:
                 break

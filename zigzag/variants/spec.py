@@ -65,11 +65,16 @@ class VariantSpec:
     @property
     def varied_names(self) -> list[str]:
         """Column names of the parameters, in order: fragments, varied, derived."""
-        return ([group for group, _ in self.fragments] + [p.name for axis in self.axes for p in axis]
-                + [p.name for p in self.derived])
+        return (
+            [group for group, _ in self.fragments]
+            + [p.name for axis in self.axes for p in axis]
+            + [p.name for p in self.derived]
+        )
 
 
-def read_spec(section: dict, source: str, *, base_document: dict | None = None, normalise=None) -> VariantSpec:
+def read_spec(
+    section: dict, source: str, *, base_document: dict | None = None, normalise=None
+) -> VariantSpec:
     """Check a sweep's variant keys (``base``, ``params``, ``vary``, ``zip``, ``derive``,
     ``fragments``, ``name_format``) and return them as a VariantSpec. ``source`` names the config
     (file and entry) in messages; ``base_document`` replaces reading ``base`` from a file.
@@ -79,7 +84,9 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None, 
         raise InputError(source, None, "a sweep must be a mapping with base, vary, ...")
     if base_document is None:
         if "base" not in section:
-            raise InputError(source, "base", "missing; give the accelerator file the variants start from")
+            raise InputError(
+                source, "base", "missing; give the accelerator file the variants start from"
+            )
         base_document = _load_base(section["base"], source)
     base = copy.deepcopy(base_document)
     aliases = _aliases(section.get("params") or {}, source)
@@ -92,7 +99,11 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None, 
             try:
                 documents.get(documents_to_check[-1], path)
             except PathError as exc:
-                raise InputError(source, f"{where}.{key}", f"not in the base file {section.get('base', '')}: {exc}") from None
+                raise InputError(
+                    source,
+                    f"{where}.{key}",
+                    f"not in the base file {section.get('base', '')}: {exc}",
+                ) from None
         name = key
         return name, path
 
@@ -114,13 +125,19 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None, 
         lengths = {len(p.values) for p in members}
         if len(lengths) > 1:
             sizes = ", ".join(f"{p.name} has {len(p.values)}" for p in members)
-            raise InputError(source, f"zip[{i}]", f"zipped lists must have the same length ({sizes})")
+            raise InputError(
+                source, f"zip[{i}]", f"zipped lists must have the same length ({sizes})"
+            )
         if members:
             axes.append(tuple(members))
     names = {p.name for axis in axes for p in axis}
-    duplicate = next((n for n in names if sum(p.name == n for axis in axes for p in axis) > 1), None)
+    duplicate = next(
+        (n for n in names if sum(p.name == n for axis in axes for p in axis) > 1), None
+    )
     if duplicate:
-        raise InputError(source, duplicate, "varied twice (in vary and zip, or in two zip groups); vary it once")
+        raise InputError(
+            source, duplicate, "varied twice (in vary and zip, or in two zip groups); vary it once"
+        )
     derived = []
     for key, text in _mapping(section.get("derive") or {}, source, "derive").items():
         name, path = parameter("derive", key, candidates)
@@ -133,17 +150,23 @@ def read_spec(section: dict, source: str, *, base_document: dict | None = None, 
     if name_format is not None and not isinstance(name_format, str):
         raise InputError(source, "name_format", "give a text such as 'tpu{D1}x{D2}-ub{ub}'")
     base_name = str(base.get("name", "variant")) if isinstance(base, dict) else "variant"
-    return VariantSpec(base, base_name, source, tuple(axes), fragments, tuple(derived), name_format, aliases)
+    return VariantSpec(
+        base, base_name, source, tuple(axes), fragments, tuple(derived), name_format, aliases
+    )
 
 
 def _load_base(base: Any, source: str) -> dict:
     from zigzag.io.yaml_files import load_yaml
 
     if not isinstance(base, (str, Path)):
-        raise InputError(source, "base", f"{base!r} is not a file path; give the accelerator YAML to vary")
+        raise InputError(
+            source, "base", f"{base!r} is not a file path; give the accelerator YAML to vary"
+        )
     document = load_yaml(base)
     if not isinstance(document, dict):
-        raise InputError(str(base), None, "the base document must be a mapping (an accelerator file)")
+        raise InputError(
+            str(base), None, "the base document must be a mapping (an accelerator file)"
+        )
     return _tables_from_here(document, Path(base).parent)
 
 
@@ -162,7 +185,9 @@ def _tables_from_here(document: dict, folder: Path) -> dict:
 
 def _mapping(value: Any, source: str, where: str) -> dict:
     if not isinstance(value, dict):
-        raise InputError(source, where, f"{value!r} is not a mapping; write '<parameter or path>: ...' entries")
+        raise InputError(
+            source, where, f"{value!r} is not a mapping; write '<parameter or path>: ...' entries"
+        )
     return value
 
 
@@ -170,7 +195,9 @@ def _aliases(params: Any, source: str) -> dict[str, str]:
     params = _mapping(params, source, "params")
     for name, path in params.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise InputError(source, f"params.{name}", "a parameter name must be a word such as D1 or ub_size")
+            raise InputError(
+                source, f"params.{name}", "a parameter name must be a word such as D1 or ub_size"
+            )
         try:
             documents.parse_path(path)
         except PathError as exc:
@@ -180,7 +207,11 @@ def _aliases(params: Any, source: str) -> dict[str, str]:
 
 def _values(values: Any, source: str, where: str) -> tuple:
     if not isinstance(values, list):
-        raise InputError(source, where, f"{values!r} is not a list; write the values as a list, e.g. [32KiB, 64KiB]")
+        raise InputError(
+            source,
+            where,
+            f"{values!r} is not a list; write the values as a list, e.g. [32KiB, 64KiB]",
+        )
     if not values:
         raise InputError(source, where, "the list is empty; give at least one value")
     return tuple(values)
@@ -191,7 +222,9 @@ def _fragments(section: Any, source: str, base: dict):
     for group, options in _mapping(section, source, "fragments").items():
         options = _mapping(options, source, f"fragments.{group}")
         if not options:
-            raise InputError(source, f"fragments.{group}", "no option given; name at least two alternatives")
+            raise InputError(
+                source, f"fragments.{group}", "no option given; name at least two alternatives"
+            )
         parsed = []
         for option, edits in options.items():
             parsed.append((str(option), _edits(edits or {}, source, f"fragments.{group}.{option}")))
@@ -209,16 +242,26 @@ def _edits(section: Any, source: str, where: str) -> tuple[Edit, ...]:
     section = _mapping(section, source, where)
     unknown = [k for k in section if k not in EDIT_KINDS]
     if unknown:
-        raise InputError(source, f"{where}.{unknown[0]}", f"unknown edit; use {', '.join(EDIT_KINDS)}")
+        raise InputError(
+            source, f"{where}.{unknown[0]}", f"unknown edit; use {', '.join(EDIT_KINDS)}"
+        )
     for kind in ("remove", "add"):
         if not isinstance(section.get(kind) or [], list):
-            raise InputError(source, f"{where}.{kind}", f"{section[kind]!r} is not a list; write one entry per line")
+            raise InputError(
+                source,
+                f"{where}.{kind}",
+                f"{section[kind]!r} is not a list; write one entry per line",
+            )
     edits = []
     for path in section.get("remove") or []:
         edits.append(Edit("remove", str(path)))
     for i, entry in enumerate(section.get("add") or []):
         if not isinstance(entry, dict) or "path" not in entry or "value" not in entry:
-            raise InputError(source, f"{where}.add[{i}]", "write each addition as {path: ..., value: ..., before: ...}")
+            raise InputError(
+                source,
+                f"{where}.add[{i}]",
+                "write each addition as {path: ..., value: ..., before: ...}",
+            )
         edits.append(Edit("add", str(entry["path"]), entry["value"], entry.get("before")))
     for path, value in _mapping(section.get("set") or {}, source, f"{where}.set").items():
         edits.append(Edit("set", str(path), value))
@@ -250,4 +293,6 @@ def _normalised(candidates: list[dict], normalise) -> list[dict]:
 
 def _fragment_documents(base: dict, fragments) -> list[dict]:
     """The base with each single fragment option applied (where varied paths may also live)."""
-    return [apply_edits(copy.deepcopy(base), edits) for _, options in fragments for _, edits in options]
+    return [
+        apply_edits(copy.deepcopy(base), edits) for _, options in fragments for _, edits in options
+    ]

@@ -28,4 +28,6 @@ class Inference:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Inference":
-        return cls(**{key: data[key] for key in ("model", "phase", "batch", "tokens", "context", "layers")})
+        return cls(
+            **{key: data[key] for key in ("model", "phase", "batch", "tokens", "context", "layers")}
+        )

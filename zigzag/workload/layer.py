@@ -33,7 +33,9 @@ def normalise_equation(equation: str) -> str:
 
 def parse_equation(equation: str) -> dict[str, tuple[str, ...]]:
     """Operands of an equation in order (output first) with their upper-cased index dims."""
-    tokens = _EQUATION_TOKEN.findall(normalise_equation(equation).replace("[", " ").replace("]", " "))
+    tokens = _EQUATION_TOKEN.findall(
+        normalise_equation(equation).replace("[", " ").replace("]", " ")
+    )
     operands: dict[str, list[str]] = {}
     current: list[str] | None = None
     expect_operand = True
@@ -93,8 +95,12 @@ class Layer:
     mapping: MappingEntry
     given_pr_sizes: dict[str, int] = field(default_factory=dict)
     padding: dict[str, tuple[int, int]] = field(default_factory=dict)
-    operand_roles: dict[str, str] = field(default_factory=dict)  # operand -> weight / activation / kv_cache
-    vector_op: str | None = None  # operation class of a vector layer (zigzag.workload.operators); None: MAC layer
+    operand_roles: dict[str, str] = field(
+        default_factory=dict
+    )  # operand -> weight / activation / kv_cache
+    vector_op: str | None = (
+        None  # operation class of a vector layer (zigzag.workload.operators); None: MAC layer
+    )
 
     # ----- operands -------------------------------------------------------------------------
     @property
@@ -176,7 +182,9 @@ class Layer:
         result = {}
         for op, dims in self.operand_dims.items():
             excluded = set(dims) | (self._relation_dims if self.is_pr_operand(op) else set())
-            result[op] = tuple(d for d, s in self.loop_sizes.items() if d not in excluded and s != 1)
+            result[op] = tuple(
+                d for d, s in self.loop_sizes.items() if d not in excluded and s != 1
+            )
         return result
 
     @cached_property
@@ -237,7 +245,9 @@ class Layer:
             "operand_precision": dict(self.precision),
             "operand_source": dict(self.operand_source),
             "pr_loop_dims": pr_dims or None,
-            "pr_loop_sizes": [self.given_pr_sizes[d] for d in pr_dims] if self.given_pr_sizes else None,
+            "pr_loop_sizes": [self.given_pr_sizes[d] for d in pr_dims]
+            if self.given_pr_sizes
+            else None,
             "padding": [list(self.padding[d]) for d in pr_dims] if self.padding else None,
             "mapping": self.mapping.to_dict(),
         }

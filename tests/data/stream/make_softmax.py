@@ -15,11 +15,16 @@ nodes = [
     helper.make_node("MatMul", ["a1", "w1"], ["y"], name="/mm1"),
 ]
 graph = helper.make_graph(
-    nodes, "softmax",
+    nodes,
+    "softmax",
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8])],
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8])],
-    initializer=[numpy_helper.from_array(np.zeros((8, 16), np.float32), "w0"),
-                 numpy_helper.from_array(np.zeros((16, 8), np.float32), "w1")],
+    initializer=[
+        numpy_helper.from_array(np.zeros((8, 16), np.float32), "w0"),
+        numpy_helper.from_array(np.zeros((16, 8), np.float32), "w1"),
+    ],
 )
-model = onnx.shape_inference.infer_shapes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+model = onnx.shape_inference.infer_shapes(
+    helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+)
 onnx.save(model, Path(__file__).with_name("softmax.onnx"))

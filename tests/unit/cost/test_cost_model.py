@@ -43,7 +43,9 @@ def assert_close(expected, got, where: str = ""):
     if isinstance(expected, bool) or isinstance(got, bool):
         assert expected == got, f"{where}: expected {expected!r}, got {got!r}"
     elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        assert isinstance(got, (int, float)), f"{where}: expected a number {expected!r}, got {got!r}"
+        assert isinstance(got, (int, float)), (
+            f"{where}: expected a number {expected!r}, got {got!r}"
+        )
         assert math.isclose(expected, got, rel_tol=REL, abs_tol=0.0) or expected == got, (
             f"{where}: expected {expected!r}, got {got!r}"
         )
@@ -89,7 +91,9 @@ def workload_layers(workload: Path, mapping: Path):
 
 
 def resnet18(mapping_name: str):
-    return workload_layers(REFERENCE / "workload" / "resnet18.yaml", REFERENCE / "mapping" / f"{mapping_name}.yaml")
+    return workload_layers(
+        REFERENCE / "workload" / "resnet18.yaml", REFERENCE / "mapping" / f"{mapping_name}.yaml"
+    )
 
 
 def _spec_data():
@@ -106,13 +110,20 @@ _SPEC_DATA = _spec_data()
 WORKED = _SPEC_DATA.get("worked_examples", [])
 
 
-@pytest.fixture(scope="module", params=range(len(WORKED)), ids=[f"layer{w['layer']['id']}" for w in WORKED])
+@pytest.fixture(
+    scope="module", params=range(len(WORKED)), ids=[f"layer{w['layer']['id']}" for w in WORKED]
+)
 def worked(request):
     example = WORKED[request.param]
     layer = resnet18("tpu_like")[example["layer"]["id"]]
     sm = example["spatial_mapping_per_level"]
-    detail = analyse(layer, hardware("tpu_like"), sm["fractional"], sm["integer"],
-                     example["temporal_mapping"]["as_given"])
+    detail = analyse(
+        layer,
+        hardware("tpu_like"),
+        sm["fractional"],
+        sm["integer"],
+        example["temporal_mapping"]["as_given"],
+    )
     return example, layer, detail
 
 
@@ -122,7 +133,9 @@ def test_worked_layer_derived(worked):
     assert list(layer.operands) == expected["layer_operands"]
     assert list(layer.inputs) == expected["input_operands"]
     assert layer.total_macs == expected["total_mac_count"]
-    assert {op: layer.operand_size_elem(op) for op in layer.operands} == expected["operand_size_elem"]
+    assert {op: layer.operand_size_elem(op) for op in layer.operands} == expected[
+        "operand_size_elem"
+    ]
     assert {op: list(v) for op, v in layer.relevant.items()} == expected["relevant"]
     assert {op: sorted(v) for op, v in layer.irrelevant.items()} == {
         op: sorted(v) for op, v in expected["irrelevant"].items()
@@ -137,8 +150,11 @@ def test_worked_mappings(worked):
     assert_close(sm["fractional"], per_op(r.spatial_mapping), "spatial fractional")
     assert_close(sm["integer"], per_op(r.spatial_mapping_int), "spatial integer")
     assert_close(example["temporal_mapping"]["as_given"], per_op(r.temporal_mapping), "temporal")
-    assert_close(example["temporal_mapping"]["after_merge_down"], per_op(r.temporal_mapping_stationary),
-                 "temporal after merge-down")
+    assert_close(
+        example["temporal_mapping"]["after_merge_down"],
+        per_op(r.temporal_mapping_stationary),
+        "temporal after merge-down",
+    )
 
 
 def test_worked_derived(worked):
@@ -213,8 +229,14 @@ def test_worked_ports_and_loading(worked):
             "port": port.port,
             "activities": [
                 {
-                    "op": a.op, "level": a.level, "dir": a.direction, "real": a.real, "allowed": a.allowed,
-                    "period": a.period, "period_count": a.count, "stall_or_slack": a.stall_or_slack,
+                    "op": a.op,
+                    "level": a.level,
+                    "dir": a.direction,
+                    "real": a.real,
+                    "allowed": a.allowed,
+                    "period": a.period,
+                    "period_count": a.count,
+                    "stall_or_slack": a.stall_or_slack,
                     "mem_updating_window": a.updating_window,
                 }
                 for a in port.activities
@@ -229,9 +251,11 @@ def test_worked_ports_and_loading(worked):
     assert_close(exp["loading_table"], d.loading_table, "loading_table")
     assert_close(exp["offloading_table"], d.offloading_table, "offloading_table")
     parts = d.onloading_parts
-    assert_close(exp["onloading_parts"],
-                 {"individual": parts.individual, "half_shared": parts.half_shared, "shared": parts.shared},
-                 "onloading_parts")
+    assert_close(
+        exp["onloading_parts"],
+        {"individual": parts.individual, "half_shared": parts.half_shared, "shared": parts.shared},
+        "onloading_parts",
+    )
     assert_close(exp["offloading_pairs"], d.offloading_pairs, "offloading_pairs")
 
 
@@ -251,25 +275,44 @@ def test_worked_results(worked):
 # ---------------------------------------------------------------------------------------------
 
 LAYER_FIELDS = (
-    "memory_word_access", "mem_energy_breakdown", "mac_energy", "mem_energy", "energy_total",
-    "ideal_cycle", "ideal_temporal_cycle", "stall_slack_comb", "data_onloading_cycle",
-    "data_offloading_cycle", "latency_total0", "latency_total1", "latency_total2",
+    "memory_word_access",
+    "mem_energy_breakdown",
+    "mac_energy",
+    "mem_energy",
+    "energy_total",
+    "ideal_cycle",
+    "ideal_temporal_cycle",
+    "stall_slack_comb",
+    "data_onloading_cycle",
+    "data_offloading_cycle",
+    "latency_total0",
+    "latency_total1",
+    "latency_total2",
 )
 
 
 def _evaluate_spec_layer(entry, layers, accelerator):
     layer = layers[entry["id"]]
-    return evaluate(layer, accelerator, entry["spatial_mapping_per_level_fractional"],
-                    entry["spatial_mapping_per_level_integer"], entry["temporal_mapping"],
-                    spatial_mapping_array=entry["spatial_mapping_user_after_clipping"])
+    return evaluate(
+        layer,
+        accelerator,
+        entry["spatial_mapping_per_level_fractional"],
+        entry["spatial_mapping_per_level_integer"],
+        entry["temporal_mapping"],
+        spatial_mapping_array=entry["spatial_mapping_user_after_clipping"],
+    )
 
 
 def _check_spec_layer(entry, result):
     assert result.layer_id == entry["id"] and result.layer_name == entry["name"]
     for key in LAYER_FIELDS:
         got = getattr(result, key)
-        assert_close(entry[key], per_op(got) if isinstance(got, dict) else got, f"layer {entry['id']}.{key}")
-    assert_close(entry["spatial_mapping_per_level_integer"], per_op(result.spatial_mapping_int), "spatial")
+        assert_close(
+            entry[key], per_op(got) if isinstance(got, dict) else got, f"layer {entry['id']}.{key}"
+        )
+    assert_close(
+        entry["spatial_mapping_per_level_integer"], per_op(result.spatial_mapping_int), "spatial"
+    )
 
 
 NETWORK = _SPEC_DATA.get("network_oracle", {}).get("layers", [])
@@ -278,7 +321,9 @@ ASCEND = _SPEC_DATA.get("cross_check_ascend_like", {}).get("layers", [])
 
 @pytest.mark.parametrize("entry", NETWORK, ids=[f"layer{e['id']}" for e in NETWORK])
 def test_network_oracle_layer(entry):
-    _check_spec_layer(entry, _evaluate_spec_layer(entry, resnet18("tpu_like"), hardware("tpu_like")))
+    _check_spec_layer(
+        entry, _evaluate_spec_layer(entry, resnet18("tpu_like"), hardware("tpu_like"))
+    )
 
 
 def test_network_oracle_totals(spec):
@@ -289,12 +334,16 @@ def test_network_oracle_totals(spec):
     assert_close(expected["energy_total"], total.energy_total, "energy_total")
     assert_close(expected["latency_total2"], total.latency_total2, "latency_total2")
     assert total.layer_ids == tuple(e["id"] for e in entries)
-    assert math.isclose(total.energy_total, expected["reference_test_expectation"]["energy"], rel_tol=1e-9)
+    assert math.isclose(
+        total.energy_total, expected["reference_test_expectation"]["energy"], rel_tol=1e-9
+    )
 
 
 @pytest.mark.parametrize("entry", ASCEND, ids=[f"layer{e['id']}" for e in ASCEND])
 def test_ascend_like_layer(entry):
-    _check_spec_layer(entry, _evaluate_spec_layer(entry, resnet18("ascend_like"), hardware("ascend_like")))
+    _check_spec_layer(
+        entry, _evaluate_spec_layer(entry, resnet18("ascend_like"), hardware("ascend_like"))
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,11 +369,25 @@ def _oracle_inputs(case):
 
 
 ORACLE_FIELDS = (
-    "energy_total", "latency_total2", "mac_energy", "mem_energy", "mem_energy_breakdown",
-    "mem_energy_breakdown_further", "memory_word_access", "latency_total0", "latency_total1",
-    "ideal_cycle", "ideal_temporal_cycle", "stall_slack_comb", "data_onloading_cycle",
-    "data_offloading_cycle", "mac_spatial_utilization", "mac_utilization0", "mac_utilization1",
-    "mac_utilization2", "temporal_mapping_stationary",
+    "energy_total",
+    "latency_total2",
+    "mac_energy",
+    "mem_energy",
+    "mem_energy_breakdown",
+    "mem_energy_breakdown_further",
+    "memory_word_access",
+    "latency_total0",
+    "latency_total1",
+    "ideal_cycle",
+    "ideal_temporal_cycle",
+    "stall_slack_comb",
+    "data_onloading_cycle",
+    "data_offloading_cycle",
+    "mac_spatial_utilization",
+    "mac_utilization0",
+    "mac_utilization1",
+    "mac_utilization2",
+    "temporal_mapping_stationary",
 )
 
 
@@ -333,12 +396,22 @@ def _check_oracle_layer(entry, result: CostResult):
     for key in ORACLE_FIELDS:
         got = getattr(result, key)
         assert_close(entry[key], per_op(got) if isinstance(got, dict) else got, f"{where}.{key}")
-    assert_close(entry["mem_utili_shared"], per_op(result.mem_utilization_shared), f"{where}.mem_utili_shared")
+    assert_close(
+        entry["mem_utili_shared"],
+        per_op(result.mem_utilization_shared),
+        f"{where}.mem_utili_shared",
+    )
     assert_close(entry["memories"], per_op(result.memory_names), f"{where}.memories")
 
 
 @pytest.mark.parametrize(
-    "stem", ["resnet18_yaml__tpu_like", "resnet18_yaml__ascend_like", "resnet18_onnx__tpu_like", "resnet18_onnx__ascend_like"]
+    "stem",
+    [
+        "resnet18_yaml__tpu_like",
+        "resnet18_yaml__ascend_like",
+        "resnet18_onnx__tpu_like",
+        "resnet18_onnx__ascend_like",
+    ],
 )
 def test_oracle_network_file(stem):
     data = _load_oracle(stem)
@@ -349,9 +422,14 @@ def test_oracle_network_file(stem):
     results = []
     for entry in data["layers"]:
         assert entry["accelerator_name"] == accelerator.name
-        result = evaluate(layers[entry["id"]], accelerator, entry["spatial_mapping_fractional"],
-                          entry["spatial_mapping_int"], entry["temporal_mapping"],
-                          spatial_mapping_array=entry["spatial_mapping"])
+        result = evaluate(
+            layers[entry["id"]],
+            accelerator,
+            entry["spatial_mapping_fractional"],
+            entry["spatial_mapping_int"],
+            entry["temporal_mapping"],
+            spatial_mapping_array=entry["spatial_mapping"],
+        )
         _check_oracle_layer(entry, result)
         results.append(result)
     total = sum_results(results)  # in the reference's processing order
@@ -360,7 +438,8 @@ def test_oracle_network_file(stem):
 
 
 CANDIDATE_CASES = sorted(
-    p.name.split(".json")[0] for p in ORACLE.glob("*.json*")
+    p.name.split(".json")[0]
+    for p in ORACLE.glob("*.json*")
     if "__" in p.name and p.name.split("__")[0].startswith(("resnet18_L", "synth_"))
 )
 
@@ -379,13 +458,21 @@ def test_oracle_candidates(stem):
             continue
         layer = layers[entry["id"]]
         fractional, integer = entry["spatial_mapping_fractional"], entry["spatial_mapping_int"]
-        _check_oracle_layer(entry, evaluate(layer, accelerator, fractional, integer, entry["temporal_mapping"]))
+        _check_oracle_layer(
+            entry, evaluate(layer, accelerator, fractional, integer, entry["temporal_mapping"])
+        )
         for cand in entry.get("candidates", []):
             if cand["spatial_mapping"] != entry["spatial_mapping"]:
                 continue
             r = evaluate(layer, accelerator, fractional, integer, cand["temporal_mapping"])
-            for key in ("energy_total", "latency_total2", "latency_total0", "stall_slack_comb",
-                        "data_onloading_cycle", "data_offloading_cycle"):
+            for key in (
+                "energy_total",
+                "latency_total2",
+                "latency_total0",
+                "stall_slack_comb",
+                "data_onloading_cycle",
+                "data_offloading_cycle",
+            ):
                 assert_close(cand[key], getattr(r, key), f"candidate {cand['index']}.{key}")
             checked += 1
     assert checked, f"{stem}: no candidates with the chosen spatial mapping"
@@ -408,7 +495,9 @@ def test_cost_result_json_round_trip(entry):
 
 def test_cumulative_json_round_trip_and_scaling(spec):
     layers, accelerator = resnet18("tpu_like"), hardware("tpu_like")
-    a, b = (_evaluate_spec_layer(e, layers, accelerator) for e in spec["network_oracle"]["layers"][:2])
+    a, b = (
+        _evaluate_spec_layer(e, layers, accelerator) for e in spec["network_oracle"]["layers"][:2]
+    )
     total = a + b
     assert isinstance(total, CumulativeResult)
     assert total == sum_results([a, b])
@@ -481,9 +570,14 @@ def test_access_same_data_flag_off():
     entry = NETWORK[0]
     assert entry["id"] == 0
     layer = resnet18("tpu_like")[0]
-    result = evaluate(layer, hardware("tpu_like"), entry["spatial_mapping_per_level_fractional"],
-                      entry["spatial_mapping_per_level_integer"], entry["temporal_mapping"],
-                      access_same_data_considered_as_no_access=False)
+    result = evaluate(
+        layer,
+        hardware("tpu_like"),
+        entry["spatial_mapping_per_level_fractional"],
+        entry["spatial_mapping_per_level_integer"],
+        entry["temporal_mapping"],
+        access_same_data_considered_as_no_access=False,
+    )
     assert_close(377414502.848, result.energy_total, "energy_total")
     assert_close(2477127.0, result.latency_total2, "latency_total2")
     assert result.memory_word_access["W"][0]["tl"] == 118013952  # was 9408 with the flag on

@@ -28,10 +28,16 @@ def test_old_format_twin_gives_identical_results_through_the_api(tmp_path):
     results = []
     for hardware in (OLD_TPU, NEW_TPU):
         energy, latency, cmes = get_hardware_performance_zigzag(
-            str(WORKLOAD), str(hardware), str(MAPPING), dump_folder=tmp_path / hardware.stem,
+            str(WORKLOAD),
+            str(hardware),
+            str(MAPPING),
+            dump_folder=tmp_path / hardware.stem,
             loma_show_progress_bar=False,
         )
-        per_layer = [(cme.energy_total, cme.latency_total2, cme.mem_energy_breakdown) for cme, _ in cmes[0][1]]
+        per_layer = [
+            (cme.energy_total, cme.latency_total2, cme.mem_energy_breakdown)
+            for cme, _ in cmes[0][1]
+        ]
         results.append((energy, latency, per_layer))
     assert results[0] == results[1]
 
@@ -50,23 +56,49 @@ def test_stream_core_files_convert(path):
 
 
 def _physical(memory: dict) -> list[str]:
-    return [f"{kind}_{i}" for kind in ("r_port", "w_port", "rw_port") for i in range(1, memory[kind] + 1)]
+    return [
+        f"{kind}_{i}"
+        for kind in ("r_port", "w_port", "rw_port")
+        for i in range(1, memory[kind] + 1)
+    ]
 
 
 def _ports(ports: list[dict]):
     from zigzag.hardware.accelerator import Port
 
-    return tuple(Port(p["name"], p["type"], p["bandwidth_min"], p["bandwidth_max"], ()) for p in ports)
+    return tuple(
+        Port(p["name"], p["type"], p["bandwidth_min"], p["bandwidth_max"], ()) for p in ports
+    )
 
 
 def test_read_write_port_widths_and_allocation_order():
     converted, _ = upgrade_accelerator(yaml.safe_load(OLD_TPU.read_text()), "x")
     dram = converted["memories"]["dram"]["ports"]
-    assert dram == [{"name": "rw_port_1", "type": "read_write", "bandwidth_min": 64, "bandwidth_max": 64,
-                     "allocation": ["I1, fh", "I1, tl", "I2, fh", "I2, tl", "O, fh", "O, tl", "O, fl", "O, th"]}]
+    assert dram == [
+        {
+            "name": "rw_port_1",
+            "type": "read_write",
+            "bandwidth_min": 64,
+            "bandwidth_max": 64,
+            "allocation": [
+                "I1, fh",
+                "I1, tl",
+                "I2, fh",
+                "I2, tl",
+                "O, fh",
+                "O, tl",
+                "O, fl",
+                "O, th",
+            ],
+        }
+    ]
     rf = converted["memories"]["rf_2B"]["ports"]
     assert [(p["name"], p["allocation"]) for p in rf] == [
-        ("r_port_1", ["O, tl"]), ("r_port_2", ["O, th"]), ("w_port_1", ["O, fh"]), ("w_port_2", ["O, fl"])]
+        ("r_port_1", ["O, tl"]),
+        ("r_port_2", ["O, th"]),
+        ("w_port_1", ["O, fh"]),
+        ("w_port_2", ["O, fl"]),
+    ]
 
 
 def test_current_format_is_left_alone():
@@ -95,22 +127,52 @@ BAD_OLD = {
     "missing r_bw": (dict(memories__sram_2MB__r_bw=_DELETE), "memories.sram_2MB.r_bw", "missing"),
     "r_bw zero": (dict(memories__sram_2MB__r_bw=0), "memories.sram_2MB.r_bw", "positive"),
     "r_port text": (dict(memories__rf_2B__r_port="two"), "memories.rf_2B.r_port", "whole number"),
-    "unknown key": (dict(memories__rf_2B__force_double_buffering=True), "force_double_buffering", "unknown"),
-    "bad port name": (dict(memories__rf_128B__ports=[{"fh": "x_port_1", "tl": "r_port_1"}]),
-                      "memories.rf_128B.ports[0].fh", "expected form"),
-    "missing port": (dict(memories__rf_128B__ports=[{"fh": "w_port_2", "tl": "r_port_1"}]),
-                     "memories.rf_128B.ports[0].fh", "does not exist"),
-    "read port writes": (dict(memories__rf_128B__ports=[{"fh": "r_port_1", "tl": "r_port_1"}]),
-                         "memories.rf_128B.ports[0].fh", "read port"),
-    "write port reads": (dict(memories__rf_128B__ports=[{"fh": "w_port_1", "tl": "w_port_1"}]),
-                         "memories.rf_128B.ports[0].tl", "write port"),
-    "map count": (dict(memories__rf_128B__operands=["I2", "I1"]), "memories.rf_128B.ports", "one map"),
-    "unused declared port": (dict(memories__rf_128B__w_port=2), "memories.rf_128B.w_port", "declares 2"),
-    "granularity too large": (dict(memories__sram_2MB__min_r_granularity=4096),
-                              "memories.sram_2MB.min_r_granularity", "larger than r_bw"),
+    "unknown key": (
+        dict(memories__rf_2B__force_double_buffering=True),
+        "force_double_buffering",
+        "unknown",
+    ),
+    "bad port name": (
+        dict(memories__rf_128B__ports=[{"fh": "x_port_1", "tl": "r_port_1"}]),
+        "memories.rf_128B.ports[0].fh",
+        "expected form",
+    ),
+    "missing port": (
+        dict(memories__rf_128B__ports=[{"fh": "w_port_2", "tl": "r_port_1"}]),
+        "memories.rf_128B.ports[0].fh",
+        "does not exist",
+    ),
+    "read port writes": (
+        dict(memories__rf_128B__ports=[{"fh": "r_port_1", "tl": "r_port_1"}]),
+        "memories.rf_128B.ports[0].fh",
+        "read port",
+    ),
+    "write port reads": (
+        dict(memories__rf_128B__ports=[{"fh": "w_port_1", "tl": "w_port_1"}]),
+        "memories.rf_128B.ports[0].tl",
+        "write port",
+    ),
+    "map count": (
+        dict(memories__rf_128B__operands=["I2", "I1"]),
+        "memories.rf_128B.ports",
+        "one map",
+    ),
+    "unused declared port": (
+        dict(memories__rf_128B__w_port=2),
+        "memories.rf_128B.w_port",
+        "declares 2",
+    ),
+    "granularity too large": (
+        dict(memories__sram_2MB__min_r_granularity=4096),
+        "memories.sram_2MB.min_r_granularity",
+        "larger than r_bw",
+    ),
     "rw widths differ": (dict(memories__dram__w_bw=128), "memories.dram.ports[0].fh", "read-write"),
-    "unknown direction": (dict(memories__rf_128B__ports=[{"fx": "w_port_1", "tl": "r_port_1"}]),
-                          "memories.rf_128B.ports[0].fx", "unknown field"),
+    "unknown direction": (
+        dict(memories__rf_128B__ports=[{"fx": "w_port_1", "tl": "r_port_1"}]),
+        "memories.rf_128B.ports[0].fx",
+        "unknown field",
+    ),
 }
 
 
@@ -122,7 +184,12 @@ def test_bad_old_format_gives_one_line_error(case, tmp_path):
     with pytest.raises(InputError) as error:
         load_accelerator(path)
     message = str(error.value)
-    assert "\n" not in message and message.startswith(str(path)) and where in message and words in message
+    assert (
+        "\n" not in message
+        and message.startswith(str(path))
+        and where in message
+        and words in message
+    )
 
 
 def test_zigzag_run_accepts_old_format_on_the_command_line(tmp_path):
@@ -130,8 +197,21 @@ def test_zigzag_run_accepts_old_format_on_the_command_line(tmp_path):
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "zigzag", "run", "--workload", str(WORKLOAD), "--accelerator", str(OLD_TPU),
-         "--mapping", str(MAPPING), "--output", str(tmp_path / "out")],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "run",
+            "--workload",
+            str(WORKLOAD),
+            "--accelerator",
+            str(OLD_TPU),
+            "--mapping",
+            str(MAPPING),
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr

@@ -51,7 +51,9 @@ def assert_matches_oracle(nodes: list[dict], model: str) -> None:
         if node["kind"] == "layer":  # the own-id convention gives the reference's operand roles
             sources = node["operand_source"].items()
             assert [op for op, src in sources if src == node["id"]] == record["constant_operands"]
-            assert {op: src for op, src in sources if src != node["id"]} == record["input_operand_source"]
+            assert {op: src for op, src in sources if src != node["id"]} == record[
+                "input_operand_source"
+            ]
 
 
 def sorted_edges(edges) -> list[list[int]]:
@@ -73,7 +75,9 @@ def test_edges_match_reference(model):
     assert sorted_edges(edges) == ORACLE[model]["edges"]
     layers, layer_edges = without_dummies(nodes, edges)
     assert sorted_edges(layer_edges) == ORACLE[model]["edges_without_dummies"]
-    assert [n["id"] for n in layers] == [r["id"] for r in ORACLE[model]["nodes"] if r["kind"] == "layer"]
+    assert [n["id"] for n in layers] == [
+        r["id"] for r in ORACLE[model]["nodes"] if r["kind"] == "layer"
+    ]
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -141,7 +145,10 @@ TPU_LIKE = [
 def test_mapping_entry_choice_matches_reference(model):
     for record in ORACLE[model]["nodes"]:
         if record["kind"] == "layer":
-            assert select_entry(TPU_LIKE, record["name"], record["type"]).name == record["mapping_entry"]
+            assert (
+                select_entry(TPU_LIKE, record["name"], record["type"]).name
+                == record["mapping_entry"]
+            )
 
 
 @pytest.mark.parametrize(
@@ -177,9 +184,9 @@ def load_builder():
 def test_built_models_are_up_to_date():
     builder = load_builder()
     for name, build in builder.MODELS.items():
-        assert (
-            build().SerializeToString() == (OURS / f"{name}.onnx").read_bytes()
-        ), f"rerun the builder ({name})"
+        assert build().SerializeToString() == (OURS / f"{name}.onnx").read_bytes(), (
+            f"rerun the builder ({name})"
+        )
 
 
 # --- (b) the transformer block -----------------------------------------------------------------
@@ -214,7 +221,13 @@ def test_transformer_block_reference_mode():
     by_name = {n["name"]: n for n in nodes}
     qk = by_name["/attn/qk/MatMul"]
     assert qk["equation"] == "O[b][h][d][k]+=I[b][h][d][c]*W[b][h][c][k]"
-    assert dict(zip(qk["loop_dims"], qk["loop_sizes"])) == {"C": 64, "D": SEQ, "K": SEQ, "B": 1, "H": HEADS}
+    assert dict(zip(qk["loop_dims"], qk["loop_sizes"])) == {
+        "C": 64,
+        "D": SEQ,
+        "K": SEQ,
+        "B": 1,
+        "H": HEADS,
+    }
     assert qk["operand_source"] == {
         "I": by_name["/attn/q_proj/Transpose"]["id"],
         "W": by_name["/attn/k_proj/Transpose"]["id"],
@@ -295,7 +308,9 @@ def tensor(name, shape):
 
 def single_node_model(node, inputs: dict, outputs: dict):
     return make_model(
-        [node], [tensor(n, s) for n, s in inputs.items()], [tensor(n, s) for n, s in outputs.items()]
+        [node],
+        [tensor(n, s) for n, s in inputs.items()],
+        [tensor(n, s) for n, s in outputs.items()],
     )
 
 
@@ -304,7 +319,9 @@ def test_broadcast_operands_span_fewer_dims():
         helper.make_node("Relu", ["x"], ["r"], name="relu"),
         helper.make_node("Add", ["bias", "r"], ["y"], name="add"),
     ]
-    model = make_model(nodes, [tensor("x", [2, 8, 16]), tensor("bias", [16])], [tensor("y", [2, 8, 16])])
+    model = make_model(
+        nodes, [tensor("x", [2, 8, 16]), tensor("bias", [16])], [tensor("y", [2, 8, 16])]
+    )
     _, layer = read_onnx(model, evaluate_all_operators=True)
     assert layer["equation"] == "O[b][d][g]=W[g]+I[b][d][g]"  # the constant input plays W
     assert layer["operand_source"] == {"I": 0, "W": 1}
@@ -327,7 +344,9 @@ def test_non_square_convolution_pairing():
 
 
 def test_symbolic_batch_and_custom_precisions():
-    node = helper.make_node("Conv", ["x", "w"], ["y"], kernel_shape=[1, 1], act_size=4, weight_size=2)
+    node = helper.make_node(
+        "Conv", ["x", "w"], ["y"], kernel_shape=[1, 1], act_size=4, weight_size=2
+    )
     model = single_node_model(node, {"x": ["N", 3, 8, 8], "w": [4, 3, 1, 1]}, {"y": ["N", 4, 8, 8]})
     [layer] = read_onnx(model)
     assert layer["name"] == "Op0" and layer["loop_sizes"][0] == 1
@@ -383,7 +402,9 @@ def test_error_missing_kernel_shape():
 
 def test_error_3d_convolution():
     node = helper.make_node("Conv", ["x", "w"], ["y"], name="c3", kernel_shape=[3, 3, 3])
-    model = single_node_model(node, {"x": [1, 3, 8, 8, 8], "w": [4, 3, 3, 3, 3]}, {"y": [1, 4, 6, 6, 6]})
+    model = single_node_model(
+        node, {"x": [1, 3, 8, 8, 8], "w": [4, 3, 3, 3, 3]}, {"y": [1, 4, 6, 6, 6]}
+    )
     with pytest.raises(
         InputError,
         match=r"'c3' \(Conv\): only 2-D convolutions on NCHW tensors are supported \(kernel_shape \[3, 3, 3\]",
@@ -394,7 +415,9 @@ def test_error_3d_convolution():
 def test_error_rank5_matmul():
     node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")
     model = single_node_model(node, {"a": [1, 2, 3, 4, 5], "b": [5, 6]}, {"y": [1, 2, 3, 4, 6]})
-    with pytest.raises(InputError, match=r"'mm' \(MatMul\): rank-5 input \[1, 2, 3, 4, 5\]: only ranks 2, 3"):
+    with pytest.raises(
+        InputError, match=r"'mm' \(MatMul\): rank-5 input \[1, 2, 3, 4, 5\]: only ranks 2, 3"
+    ):
         read_onnx(model)
 
 
@@ -484,7 +507,10 @@ def test_export_round_trip_resnet18():
     sources = {layer["name"]: layer["operand_source"] for layer in loaded}
     assert sources["/conv1/Conv"] == {"W": 0, "I": 0}
     assert sources["/layer1/layer1.0/conv1/Conv"] == {"W": 3, "I": 0}  # through Relu and MaxPool
-    assert sources["/layer1/layer1.1/conv1/Conv"] == {"W": 8, "I": 5}  # through Relu and Add (its I first)
+    assert sources["/layer1/layer1.1/conv1/Conv"] == {
+        "W": 8,
+        "I": 5,
+    }  # through Relu and Add (its I first)
     assert sources["/fc/Gemm"] == {"W": 48, "I": 43}  # through Flatten, pool, Relu, Add
 
 
@@ -504,8 +530,14 @@ def test_export_transformer_all_operators_is_valid_yaml_workload():
     assert all(EQUATION.match(layer["equation"]) for layer in loaded)
     assert {layer["operator_type"] for layer in loaded} == {"Gemm", "Add"}
     assert by_name["/attn/qk/MatMul"]["operand_source"] == {"W": 3, "I": 0}  # K and Q projections
-    assert by_name["/attn/residual/Add"]["operand_source"] == {"I": 15, "W": 16}  # x is a graph input
-    assert by_name["/ffn/fc1/MatMul"]["operand_source"] == {"W": 18, "I": 16}  # through LayerNormalization
+    assert by_name["/attn/residual/Add"]["operand_source"] == {
+        "I": 15,
+        "W": 16,
+    }  # x is a graph input
+    assert by_name["/ffn/fc1/MatMul"]["operand_source"] == {
+        "W": 18,
+        "I": 16,
+    }  # through LayerNormalization
     original = {n["name"]: n for n in nodes}
     for layer in loaded:
         assert {k: v for k, v in layer.items() if k not in ("operand_source", "operator_type")} == {

@@ -26,7 +26,9 @@ SHUFFLENET = DATA / "shufflenet_v2_x0_5.onnx"
 
 
 def const(name: str, value) -> onnx.NodeProto:
-    return helper.make_node("Constant", [], [name], name=name, value=numpy_helper.from_array(np.array(value, np.int64)))
+    return helper.make_node(
+        "Constant", [], [name], name=name, value=numpy_helper.from_array(np.array(value, np.int64))
+    )
 
 
 def shuffle_block(input_shape: list) -> onnx.ModelProto:
@@ -44,7 +46,14 @@ def shuffle_block(input_shape: list) -> onnx.ModelProto:
         helper.make_node("Mul", ["half", "two"], ["split_end"], name="mul_1"),
         helper.make_node("Slice", ["a", "zero", "split_at", "one"], ["left"], name="slice"),
         helper.make_node("Slice", ["a", "split_at", "split_end", "one"], ["right"], name="slice_1"),
-        helper.make_node("Conv", ["right", "w1"], ["right_out"], name="conv1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Conv",
+            ["right", "w1"],
+            ["right_out"],
+            name="conv1",
+            kernel_shape=[3, 3],
+            pads=[1, 1, 1, 1],
+        ),
         helper.make_node("Concat", ["left", "right_out"], ["joined"], name="concat", axis=1),
         helper.make_node("Shape", ["joined"], ["j_shape"], name="shape_1"),
         const("i0", 0),
@@ -61,10 +70,16 @@ def shuffle_block(input_shape: list) -> onnx.ModelProto:
             helper.make_node("Unsqueeze", [dim, "axes0"], [f"{dim}1"], name=f"unsqueeze_{dim}"),
         ]
     nodes += [
-        helper.make_node("Concat", ["b1", "groups", "per_group", "h1", "w1"], ["shape5"], name="concat_1", axis=0),
+        helper.make_node(
+            "Concat", ["b1", "groups", "per_group", "h1", "w1"], ["shape5"], name="concat_1", axis=0
+        ),
         helper.make_node("Reshape", ["joined", "shape5"], ["grouped"], name="reshape"),
-        helper.make_node("Transpose", ["grouped"], ["shuffled"], name="transpose", perm=[0, 2, 1, 3, 4]),
-        helper.make_node("Concat", ["b1", "channels_out", "h1", "w1"], ["shape4"], name="concat_2", axis=0),
+        helper.make_node(
+            "Transpose", ["grouped"], ["shuffled"], name="transpose", perm=[0, 2, 1, 3, 4]
+        ),
+        helper.make_node(
+            "Concat", ["b1", "channels_out", "h1", "w1"], ["shape4"], name="concat_2", axis=0
+        ),
         helper.make_node("Reshape", ["shuffled", "shape4"], ["flat"], name="reshape_1"),
         helper.make_node("Conv", ["flat", "w2"], ["y"], name="conv2", kernel_shape=[1, 1]),
     ]
@@ -73,7 +88,8 @@ def shuffle_block(input_shape: list) -> onnx.ModelProto:
         for name, shape in (("w0", [16, 16, 1, 1]), ("w1", [8, 8, 3, 3]), ("w2", [4, 16, 1, 1]))
     ]
     graph = helper.make_graph(
-        nodes, "shuffle_block",
+        nodes,
+        "shuffle_block",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         weights,
@@ -105,13 +121,17 @@ def test_truly_dynamic_model_names_the_dynamic_input():
         read_onnx(shuffle_block([1, 16, "height", "width"]), file="dyn.onnx")
     message = str(caught.value)
     assert message.startswith("dyn.onnx: node 0 'conv0' (Conv): ")
-    assert "the model input 'x' [1, 16, height, width] has dynamic dimensions; export the model with a " \
-           "fixed input shape" in message
+    assert (
+        "the model input 'x' [1, 16, height, width] has dynamic dimensions; export the model with a "
+        "fixed input shape" in message
+    )
     assert "\n" not in message
 
 
 def test_multi_core_import_folds_too():
-    workload = read_stream_workload(shuffle_block([1, 16, 8, 8]), parse_stream_mapping([{"name": "default"}]))
+    workload = read_stream_workload(
+        shuffle_block([1, 16, 8, 8]), parse_stream_mapping([{"name": "default"}])
+    )
     convs = [layer for layer in workload.layers if layer.op_type == "Conv"]
     assert [(c.sizes["C"], c.sizes["K"]) for c in convs] == [(16, 16), (8, 8), (16, 4)]
 
@@ -128,11 +148,15 @@ def test_torchvision_shufflenet_loads_with_consistent_shapes():
         if proto.op_type != "Conv":
             continue
         kernel = weights[proto.input[1]]
-        assert (size["K"] * size["G"], size["C"], size["FY"], size["FX"]) == tuple(kernel), layer["name"]
+        assert (size["K"] * size["G"], size["C"], size["FY"], size["FX"]) == tuple(kernel), layer[
+            "name"
+        ]
         stride = int(layer["dimension_relations"][0].split("=")[1].split("*")[0])
         (pad_lo, pad_hi), _ = layer["padding"]
         ix = layer["pr_loop_sizes"][0]
-        assert size["OX"] == math.floor((ix + pad_lo + pad_hi - size["FX"]) / stride) + 1, layer["name"]
+        assert size["OX"] == math.floor((ix + pad_lo + pad_hi - size["FX"]) / stride) + 1, layer[
+            "name"
+        ]
 
 
 # --- evaluate_all_operators: tensor operators only, each under its own operator type ------------
@@ -142,7 +166,10 @@ def test_all_operators_leave_index_arithmetic_out():
     """The Mul nodes computing the split's bounds from the channel count are not layers."""
     nodes = read_onnx(shuffle_block([1, 16, 8, 8]), evaluate_all_operators=True)
     assert [n["name"] for n in nodes if n["kind"] == "layer"] == ["conv0", "conv1", "conv2"]
-    assert {n["name"]: n["type"] for n in nodes if n["name"] in ("mul", "mul_1")} == {"mul": "mul", "mul_1": "mul"}
+    assert {n["name"]: n["type"] for n in nodes if n["name"] in ("mul", "mul_1")} == {
+        "mul": "mul",
+        "mul_1": "mul",
+    }
 
 
 def test_all_operators_name_each_element_wise_layer_by_its_operator():
@@ -153,11 +180,18 @@ def test_all_operators_name_each_element_wise_layer_by_its_operator():
         helper.make_node("Add", ["diff", "x"], ["y"], name="add"),
     ]
     graph = helper.make_graph(
-        nodes, "elementwise", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4, 4])], [scale],
+        nodes,
+        "elementwise",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4, 4])],
+        [scale],
     )
     layers = read_onnx(helper.make_model(graph), evaluate_all_operators=True)
-    assert [(n["name"], n["operator_type"]) for n in layers] == [("mul", "Mul"), ("sub", "Sub"), ("add", "Add")]
+    assert [(n["name"], n["operator_type"]) for n in layers] == [
+        ("mul", "Mul"),
+        ("sub", "Sub"),
+        ("add", "Add"),
+    ]
     assert layers[0]["equation"] == "O[b][g][oy][ox]=I[b][g][oy][ox]*W[]"
 
 
@@ -184,9 +218,15 @@ def test_all_operators_leave_index_arithmetic_on_a_dynamic_batch_out():
         helper.make_node("Reshape", ["y", "new_shape"], ["z"], name="reshape"),
     ]
     graph = helper.make_graph(
-        nodes, "dynamic_index", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8])],
+        nodes,
+        "dynamic_index",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8])],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
         [numpy_helper.from_array(np.zeros((8, 4), np.float32), "w")],
     )
-    layers = [n for n in read_onnx(helper.make_model(graph), evaluate_all_operators=True) if n["kind"] == "layer"]
+    layers = [
+        n
+        for n in read_onnx(helper.make_model(graph), evaluate_all_operators=True)
+        if n["kind"] == "layer"
+    ]
     assert [layer["name"] for layer in layers] == ["matmul"]

@@ -33,8 +33,10 @@ def test_atomic_json_honours_the_umask(umask, tmp_path):
 
 
 def test_figures_honour_the_umask(umask, tmp_path):
-    path = plot_memory_hierarchy(load_accelerator(reference_input("hardware", "tpu_like.yaml")),
-                                 tmp_path / "memory_hierarchy.png")
+    path = plot_memory_hierarchy(
+        load_accelerator(reference_input("hardware", "tpu_like.yaml")),
+        tmp_path / "memory_hierarchy.png",
+    )
     assert mode(path) == 0o666 & ~umask
     assert [p.name for p in tmp_path.iterdir()] == ["memory_hierarchy.png"]
 

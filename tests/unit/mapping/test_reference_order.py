@@ -68,7 +68,10 @@ def test_operand_orders():
 
 
 def test_kinds_hash_differently():
-    hashes = {reference_hash("D1", kind) for kind in ("layer_dim", "oa_dim", "layer_operand", "memory_operand")}
+    hashes = {
+        reference_hash("D1", kind)
+        for kind in ("layer_dim", "oa_dim", "layer_operand", "memory_operand")
+    }
     assert len(hashes) == 4
 
 
@@ -90,14 +93,20 @@ def test_spec_iteration_orders(names, kind, expected):
 
 
 def test_duplicates_are_dropped_first_kept():
-    assert reference_set_order(["K", "C", "K"], "layer_dim") == reference_set_order(["K", "C"], "layer_dim")
+    assert reference_set_order(["K", "C", "K"], "layer_dim") == reference_set_order(
+        ["K", "C"], "layer_dim"
+    )
 
 
 def test_pop_and_combinations():
     names = "B K C OY OX FY FX".split()
     assert reference_set_pop(names, "layer_dim") == "FY"
     assert reference_set_pop(["D2", "D1"], "oa_dim") == "D1"
-    assert list(reference_combinations(["C", "D", "K"], "layer_dim", 2)) == [("K", "D"), ("K", "C"), ("D", "C")]
+    assert list(reference_combinations(["C", "D", "K"], "layer_dim", 2)) == [
+        ("K", "D"),
+        ("K", "C"),
+        ("D", "C"),
+    ]
 
 
 @pytest.mark.parametrize("case", ORACLE["set_order"], ids=lambda c: f"{c['kind']}-{c['names']}")

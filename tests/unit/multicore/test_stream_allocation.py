@@ -38,19 +38,32 @@ def flexible(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def small_search(flexible, cache):
-    return search_allocation(QUAD, SMALL, flexible, "fused", individuals=8, generations=12, seed=0, cache=cache,
-                             cwd=str(REF))
+    return search_allocation(
+        QUAD,
+        SMALL,
+        flexible,
+        "fused",
+        individuals=8,
+        generations=12,
+        seed=0,
+        cache=cache,
+        cwd=str(REF),
+    )
 
 
 def test_genes_are_the_flexible_layer_groups_with_their_valid_cores(small_search):
-    assert [(g.layer, g.group, g.cores) for g in small_search.genes] == [(i, 0, (0, 1, 2, 3)) for i in range(3)]
+    assert [(g.layer, g.group, g.cores) for g in small_search.genes] == [
+        (i, 0, (0, 1, 2, 3)) for i in range(3)
+    ]
 
 
 def test_front_equals_the_exhaustive_pareto_front(small_search):
     problem = small_search.problem
     values = {a: problem.fitness(a) for a in itertools.product(*(g.cores for g in problem.genes))}
     points = set(values.values())
-    exhaustive = {p for p in points if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points)}
+    exhaustive = {
+        p for p in points if not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in points)
+    }
     assert {(p.energy, p.latency) for p in small_search.front} == exhaustive
     for p in small_search.front:  # every stored allocation really has its stored fitness
         assert values[p.cores] == (p.energy, p.latency)
@@ -74,13 +87,20 @@ def test_fixed_mapping_round_trip(small_search, tmp_path):
     summary = json.loads(files["summary.json"].read_text())
     assert (rerun.latency, rerun.energy) == (summary["latency"], summary["energy"])
     # the figures the search reports are the re-run's; its own fitness is kept beside them
-    assert (summary["search"]["latency"], summary["search"]["energy"]) == (rerun.latency, rerun.energy)
+    assert (summary["search"]["latency"], summary["search"]["energy"]) == (
+        rerun.latency,
+        rerun.energy,
+    )
     assert summary["search"]["search_latency"] == small_search.chosen.latency
     runs = {p.cores: small_search.figures(p) for p in small_search.front}
     assert rerun.latency == min(lat for _, lat in runs.values())  # lowest latency as run
     front = read_front(files["front.csv"])
-    distinct = distinct_points(small_search.front, small_search.figures)  # one row per (energy, latency) as run
-    assert sorted((e, lat) for e, lat, _ in front) == [(e, lat) for e, lat, _ in front]  # lowest energy first
+    distinct = distinct_points(
+        small_search.front, small_search.figures
+    )  # one row per (energy, latency) as run
+    assert sorted((e, lat) for e, lat, _ in front) == [
+        (e, lat) for e, lat, _ in front
+    ]  # lowest energy first
     assert {(e, lat) for e, lat, _ in front} == {small_search.figures(p) for p, _ in distinct}
     assert sum(count for _, count in distinct) == len(small_search.front)
     genes = small_search.genes
@@ -89,10 +109,20 @@ def test_fixed_mapping_round_trip(small_search, tmp_path):
 
 
 def test_nothing_flexible_evaluates_the_fixed_allocation_once(cache):
-    found = search_allocation(DUAL, SMALL, REF / "small/mapping_plain.yaml", "lbl", individuals=4, generations=3,
-                              cache=cache, cwd=str(REF))
+    found = search_allocation(
+        DUAL,
+        SMALL,
+        REF / "small/mapping_plain.yaml",
+        "lbl",
+        individuals=4,
+        generations=3,
+        cache=cache,
+        cwd=str(REF),
+    )
     assert found.genes == () and found.stats.evaluations == 1 and len(found.front) == 1
-    fixed = run_stream(DUAL, SMALL, REF / "small/mapping_plain.yaml", "lbl", cache=cache, cwd=str(REF))
+    fixed = run_stream(
+        DUAL, SMALL, REF / "small/mapping_plain.yaml", "lbl", cache=cache, cwd=str(REF)
+    )
     assert (found.front[0].energy, found.front[0].latency) == (fixed.energy, fixed.latency)
 
 
@@ -112,13 +142,41 @@ def test_dominated_share():
 
 def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "zigzag", "stream", "search", "--accelerator", str(QUAD), "--workload", str(SMALL),
-               "--mapping", str(flexible), "--mode", "lbl", "--individuals", "6", "--generations", "3", "--seed", "0",
-               "--workers", "2", "--cache", str(cache), "--cwd", str(REF), "--output", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "zigzag",
+        "stream",
+        "search",
+        "--accelerator",
+        str(QUAD),
+        "--workload",
+        str(SMALL),
+        "--mapping",
+        str(flexible),
+        "--mode",
+        "lbl",
+        "--individuals",
+        "6",
+        "--generations",
+        "3",
+        "--seed",
+        "0",
+        "--workers",
+        "2",
+        "--cache",
+        str(cache),
+        "--cwd",
+        str(REF),
+        "--output",
+        str(out),
+    ]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("generation ") >= 4  # one line per generation (0..3)
-    assert "allocation search" not in done.stderr and "\r" not in done.stderr  # no progress bar in a redirected output
+    assert (
+        "allocation search" not in done.stderr and "\r" not in done.stderr
+    )  # no progress bar in a redirected output
     rows = read_front(out / "front.csv")
     assert rows and all(set(a) == {(0, 0), (1, 0), (2, 0)} for _, _, a in rows)
     for name in ("summary.json", "schedule.csv", "allocation.yaml"):
@@ -126,7 +184,9 @@ def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
     again = subprocess.run(command[:-1] + [str(tmp_path / "again")], capture_output=True, text=True)
     assert again.returncode == 0
     assert (tmp_path / "again" / "front.csv").read_text() == (out / "front.csv").read_text()
-    bad = subprocess.run(command[:-1] + [str(tmp_path / "bad"), "--individuals", "1"], capture_output=True, text=True)
+    bad = subprocess.run(
+        command[:-1] + [str(tmp_path / "bad"), "--individuals", "1"], capture_output=True, text=True
+    )
     assert bad.returncode != 0 and "individuals" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -138,10 +198,21 @@ REFERENCE_FRONTS = TESTS / "data" / "stream"
 @pytest.fixture(scope="module")
 def resnet_problem(cache):
     """ResNet-18 x quad core with the flexible mapping, per mode: the allocation problem only."""
+
     def build(mode):
         stacks = [range(0, 11), range(11, 22)] if mode == "fused" else None
-        return search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=2, generations=0, cache=cache,
-                                 cwd=str(REF)).problem
+        return search_allocation(
+            QUAD,
+            RESNET,
+            FLEXIBLE_QUAD,
+            mode,
+            stacks,
+            individuals=2,
+            generations=0,
+            cache=cache,
+            cwd=str(REF),
+        ).problem
+
     return build
 
 
@@ -150,14 +221,37 @@ def test_search_figures_are_what_running_its_allocation_gives(cache, tmp_path, p
     """A CNN (ResNet-18, quad core, layer by layer): the chosen point's energy and latency, as the
     search reports them (summary.json, front.csv), equal `run` of the allocation it wrote, bit for
     bit, with and without prefetched weights (small_3conv: ResNet's weights do not fit a core)."""
-    network, mapping = (RESNET, FLEXIBLE_QUAD) if not prefetch else (SMALL, REF / "small/mapping_plain.yaml")
+    network, mapping = (
+        (RESNET, FLEXIBLE_QUAD) if not prefetch else (SMALL, REF / "small/mapping_plain.yaml")
+    )
     hardware = QUAD if not prefetch else DUAL
-    found = search_allocation(hardware, network, mapping, "lbl", individuals=6, generations=2, seed=0, cache=cache,
-                              operands_to_prefetch=prefetch, output=tmp_path, cwd=str(REF))
-    rerun = run_stream(hardware, network, tmp_path / "allocation.yaml", "lbl", cache=cache,
-                       operands_to_prefetch=prefetch, cwd=str(REF))
+    found = search_allocation(
+        hardware,
+        network,
+        mapping,
+        "lbl",
+        individuals=6,
+        generations=2,
+        seed=0,
+        cache=cache,
+        operands_to_prefetch=prefetch,
+        output=tmp_path,
+        cwd=str(REF),
+    )
+    rerun = run_stream(
+        hardware,
+        network,
+        tmp_path / "allocation.yaml",
+        "lbl",
+        cache=cache,
+        operands_to_prefetch=prefetch,
+        cwd=str(REF),
+    )
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert (summary["search"]["energy"], summary["search"]["latency"]) == (rerun.energy, rerun.latency)
+    assert (summary["search"]["energy"], summary["search"]["latency"]) == (
+        rerun.energy,
+        rerun.latency,
+    )
     chosen = {tuple(sorted(a.items())) for _, _, a in read_front(tmp_path / "front.csv")}
     assert tuple(sorted(found.allocation().items())) in chosen
     assert found.figures(found.chosen) == (rerun.energy, rerun.latency)
@@ -167,7 +261,9 @@ def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):
     problem = resnet_problem("fused")
     seeds = seed_allocations(problem)
     assert len(set(seeds)) == len(seeds) and all(len(s) == len(problem.genes) for s in seeds)
-    assert seeds[0] == (0,) * len(problem.genes)  # the four identical cores: one single-core start, not four
+    assert seeds[0] == (0,) * len(
+        problem.genes
+    )  # the four identical cores: one single-core start, not four
     assert (0,) * 19 + (1,) * 19 in seeds  # two blocks of equal gene counts
     for seed in seeds:  # every change of core between neighbouring genes goes over one link
         for a, b in zip(seed, seed[1:]):
@@ -178,14 +274,20 @@ def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):
     assert balanced_blocks([1, 1, 2, 4], 2) == [0, 0, 0, 1]
 
 
-@pytest.mark.parametrize("mode, generations", [("lbl", 8), pytest.param("fused", 1, marks=pytest.mark.slow)])
-def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(resnet_problem, mode, generations):
+@pytest.mark.parametrize(
+    "mode, generations", [("lbl", 8), pytest.param("fused", 1, marks=pytest.mark.slow)]
+)
+def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(
+    resnet_problem, mode, generations
+):
     problem = resnet_problem(mode)
     one, stats = nsga2(problem, 16, generations, seed=0, workers=1)
     again, _ = nsga2(problem, 16, generations, seed=0, workers=1)
     two, _ = nsga2(problem, 16, generations, seed=0, workers=2)
     assert one == again == two
-    assert stats.evaluations == 16 * (generations + 1)  # every child a new allocation, never more than the budget
+    assert stats.evaluations == 16 * (
+        generations + 1
+    )  # every child a new allocation, never more than the budget
 
 
 @pytest.mark.slow
@@ -197,12 +299,31 @@ def test_front_not_dominated_by_the_reference_ga(mode, cache):
     recorded = [json.loads(path.read_text()) for path in paths]
     assert recorded and all(r["case"]["mode"] == mode for r in recorded)
     ref = recorded[0]
-    stacks = [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None
-    found = search_allocation(QUAD, RESNET, FLEXIBLE_QUAD, mode, stacks, individuals=16, generations=8, seed=0,
-                              workers=2, cache=cache, cwd=str(REF))
+    stacks = (
+        [tuple(s) for s in ref["case"]["layer_stacks"]] if ref["case"]["layer_stacks"] else None
+    )
+    found = search_allocation(
+        QUAD,
+        RESNET,
+        FLEXIBLE_QUAD,
+        mode,
+        stacks,
+        individuals=16,
+        generations=8,
+        seed=0,
+        workers=2,
+        cache=cache,
+        cwd=str(REF),
+    )
     ours = [(p.energy, p.latency) for p in found.front]
     for run in recorded:
-        assert [[g.layer, g.group] for g in found.genes] == run["genes"]  # same genes as Stream (docs/models/multi-core.md#allocation-search)
+        assert [[g.layer, g.group] for g in found.genes] == run[
+            "genes"
+        ]  # same genes as Stream (docs/models/multi-core.md#allocation-search)
         assert [list(g.cores) for g in found.genes] == run["valid"]
-        assert found.stats.evaluations <= run["evaluations"] - 1  # its budget: 16 x (8 + 1) schedules
-        assert dominated_share(ours, [(p["energy"], p["latency"]) for p in run["front"]]) == 0.0, run["case"]["seed"]
+        assert (
+            found.stats.evaluations <= run["evaluations"] - 1
+        )  # its budget: 16 x (8 + 1) schedules
+        assert dominated_share(ours, [(p["energy"], p["latency"]) for p in run["front"]]) == 0.0, (
+            run["case"]["seed"]
+        )

@@ -24,9 +24,15 @@ from conftest import REPO, TESTS
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"
 REF = TESTS / "data" / "reference" / "stream"
-QUAD = (ROOT / "inputs/stream/hardware/tpu_like_quad_core.yaml", ROOT / "inputs/stream/mapping/llm_quad_core.yaml")
-CNN = (REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml", REF / "small/small_3conv.onnx",
-       REF / "small/mapping_plain.yaml")
+QUAD = (
+    ROOT / "inputs/stream/hardware/tpu_like_quad_core.yaml",
+    ROOT / "inputs/stream/mapping/llm_quad_core.yaml",
+)
+CNN = (
+    REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml",
+    REF / "small/small_3conv.onnx",
+    REF / "small/mapping_plain.yaml",
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +44,9 @@ def cache(tmp_path_factory):
 def problems(cache):
     """Scheduling problems of two LLM exports (decode lbl, prefill fused) and a CNN."""
     gpt2 = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache).problem
-    prefill = run_stream(QUAD[0], DATA / "llama_tiny_prefill.onnx", QUAD[1], "fused", cache=cache).problem
+    prefill = run_stream(
+        QUAD[0], DATA / "llama_tiny_prefill.onnx", QUAD[1], "fused", cache=cache
+    ).problem
     cnn = run_stream(CNN[0], CNN[1], CNN[2], "lbl", cache=cache, cwd=str(REF)).problem
     return {"gpt2_decode": gpt2, "llama_tiny_prefill": prefill, "small_3conv": cnn}
 
@@ -49,15 +57,26 @@ def _varied(problem, bits_scale: float, runtime_scale: float, latency_model: str
     memory whatever the latency model (a limit of the scheduler, not of this option)."""
     if problem.name == "llama_tiny_prefill":
         runtime_scale = 1.0
-    bits = tuple(None if b is None else tuple((r * bits_scale, w * bits_scale) for r, w in b)
-                 for b in problem.dram_bits)
-    return replace(problem, dram_bits=bits, runtime=problem.runtime * runtime_scale, latency_model=latency_model)
+    bits = tuple(
+        None if b is None else tuple((r * bits_scale, w * bits_scale) for r, w in b)
+        for b in problem.dram_bits
+    )
+    return replace(
+        problem,
+        dram_bits=bits,
+        runtime=problem.runtime * runtime_scale,
+        latency_model=latency_model,
+    )
 
 
 def _peak_activity(result, link: int) -> float:
     """The largest summed activity on ``link`` at any time."""
-    steps = sorted((t, sign * e.activity) for e in result.link_events[link] if e.end > e.start
-                   for t, sign in ((e.start, 1), (e.end, -1)))
+    steps = sorted(
+        (t, sign * e.activity)
+        for e in result.link_events[link]
+        if e.end > e.start
+        for t, sign in ((e.start, 1), (e.end, -1))
+    )
     level = peak = 0.0
     for _, delta in sorted(steps, key=lambda s: (s[0], s[1])):  # ends before starts at equal times
         level += delta
@@ -68,9 +87,13 @@ def _peak_activity(result, link: int) -> float:
 CASES = st.sampled_from(["gpt2_decode", "llama_tiny_prefill", "small_3conv"])
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=CASES, bits_scale=st.floats(0.05, 40), runtime_scale=st.floats(0.05, 2))
-def test_bandwidth_bound_keeps_every_dram_link_within_its_width(problems, case, bits_scale, runtime_scale):
+def test_bandwidth_bound_keeps_every_dram_link_within_its_width(
+    problems, case, bits_scale, runtime_scale
+):
     result = schedule(_varied(problems[case], bits_scale, runtime_scale, "bandwidth_bound"))
     p = result.problem
     for label, share in dram_link_shares(result).items():
@@ -79,7 +102,9 @@ def test_bandwidth_bound_keeps_every_dram_link_within_its_width(problems, case, 
         if not math.isinf(link.bandwidth):
             assert _peak_activity(result, index) <= link.bandwidth
     offchip = p.hardware.offchip_core
-    for n in range(p.nb_cns):  # a streaming CN lasts at least its bits over the width of each link it uses
+    for n in range(
+        p.nb_cns
+    ):  # a streaming CN lasts at least its bits over the width of each link it uses
         streamed = streamed_dram_bits(p, n)
         if not streamed:
             continue
@@ -88,11 +113,15 @@ def test_bandwidth_bound_keeps_every_dram_link_within_its_width(problems, case, 
         core = int(p.core[n])
         read, write = sum(r for _, r, _ in streamed), sum(w for _, _, w in streamed)
         for lk in set(p.hardware.routes[(offchip, core)]) | set(p.hardware.routes[(core, offchip)]):
-            bits = read * (lk in p.hardware.routes[(offchip, core)]) + write * (lk in p.hardware.routes[(core, offchip)])
+            bits = read * (lk in p.hardware.routes[(offchip, core)]) + write * (
+                lk in p.hardware.routes[(core, offchip)]
+            )
             assert duration * p.hardware.links[lk].bandwidth >= bits * (1 - 1e-9)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(case=CASES, bits_scale=st.floats(0.05, 40), runtime_scale=st.floats(0.05, 2))
 def test_by_default_the_bits_change_nothing(problems, case, bits_scale, runtime_scale):
     """Stream's link model: the DRAM bits are reported, never used to schedule (parity)."""
@@ -111,10 +140,14 @@ def test_the_real_problems_scheduled_by_default_are_stream_s(problems):
         assert default.problem.latency_model == "zigzag"
         assert (default.end == default.start + problem.runtime).all()
     fits = problems["small_3conv"]  # streams little: nothing to stretch
-    assert schedule(replace(fits, latency_model="bandwidth_bound")).latency == schedule(fits).latency
+    assert (
+        schedule(replace(fits, latency_model="bandwidth_bound")).latency == schedule(fits).latency
+    )
 
 
-def test_an_overcommitted_link_is_flagged_once_and_the_option_removes_it(problems, tmp_path, caplog):
+def test_an_overcommitted_link_is_flagged_once_and_the_option_removes_it(
+    problems, tmp_path, caplog
+):
     heavy = _varied(problems["gpt2_decode"], 10.0, 1.0, "zigzag")
     default = schedule(heavy)
     check = default.dram_link_check()
@@ -122,7 +155,11 @@ def test_an_overcommitted_link_is_flagged_once_and_the_option_removes_it(problem
     with caplog.at_level(logging.WARNING, logger="zigzag"):
         default.write(tmp_path / "default")
     lines = [r.getMessage() for r in caplog.records if "DRAM link" in r.getMessage()]
-    assert len(lines) == 1 and check["dram_link"] in lines[0] and "latency_model: bandwidth_bound" in lines[0]
+    assert (
+        len(lines) == 1
+        and check["dram_link"] in lines[0]
+        and "latency_model: bandwidth_bound" in lines[0]
+    )
     summary = json.loads((tmp_path / "default" / "summary.json").read_text())
     assert summary["dram_link_overcommitted"] is True and summary["latency_model"] == "zigzag"
     assert summary["dram_link_demand"] == pytest.approx(check["dram_link_demand"])
@@ -141,20 +178,45 @@ def test_an_overcommitted_link_is_flagged_once_and_the_option_removes_it(problem
 def test_run_stream_and_the_cli_take_the_option(cache, tmp_path, capsys):
     from zigzag.cli import main
 
-    result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache,
-                        latency_model="bandwidth_bound")
+    result = run_stream(
+        QUAD[0],
+        DATA / "gpt2_decode.onnx",
+        QUAD[1],
+        "lbl",
+        cache=cache,
+        latency_model="bandwidth_bound",
+    )
     assert result.problem.latency_model == "bandwidth_bound"
     assert result.dram_link_check()["dram_link_demand"] <= DEMAND_LIMIT
-    code = main(["stream", "run", "--accelerator", str(QUAD[0]), "--workload", str(DATA / "gpt2_decode.onnx"),
-                 "--mapping", str(QUAD[1]), "--mode", "lbl", "--output", str(tmp_path / "run"), "--cache", str(cache),
-                 "--latency-model", "bandwidth_bound"])
+    code = main(
+        [
+            "stream",
+            "run",
+            "--accelerator",
+            str(QUAD[0]),
+            "--workload",
+            str(DATA / "gpt2_decode.onnx"),
+            "--mapping",
+            str(QUAD[1]),
+            "--mode",
+            "lbl",
+            "--output",
+            str(tmp_path / "run"),
+            "--cache",
+            str(cache),
+            "--latency-model",
+            "bandwidth_bound",
+        ]
+    )
     assert code in (0, None)
     out = capsys.readouterr().out
     assert "DRAM link demand" in out and "[bandwidth_bound]" in out
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["latency"] == result.latency and summary["latency_model"] == "bandwidth_bound"
     with pytest.raises(InputError, match="latency"):
-        run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, latency_model="fast")
+        run_stream(
+            QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, latency_model="fast"
+        )
 
 
 def test_the_allocation_search_evaluates_and_reports_with_the_option(tmp_path, cache):
@@ -162,50 +224,109 @@ def test_the_allocation_search_evaluates_and_reports_with_the_option(tmp_path, c
 
     flexible = tmp_path / "flexible.yaml"
     flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n")
-    found = search_allocation(CNN[0], CNN[1], flexible, "lbl", individuals=4, generations=2, seed=0, cache=cache,
-                              cwd=str(REF), latency_model="bandwidth_bound", output=tmp_path / "search")
+    found = search_allocation(
+        CNN[0],
+        CNN[1],
+        flexible,
+        "lbl",
+        individuals=4,
+        generations=2,
+        seed=0,
+        cache=cache,
+        cwd=str(REF),
+        latency_model="bandwidth_bound",
+        output=tmp_path / "search",
+    )
     assert found.problem.base.latency_model == "bandwidth_bound"
     assert found.fixed_schedule().problem.latency_model == "bandwidth_bound"
-    rerun = run_stream(CNN[0], CNN[1], tmp_path / "search" / "allocation.yaml", "lbl", cache=cache, cwd=str(REF),
-                       latency_model="bandwidth_bound")
+    rerun = run_stream(
+        CNN[0],
+        CNN[1],
+        tmp_path / "search" / "allocation.yaml",
+        "lbl",
+        cache=cache,
+        cwd=str(REF),
+        latency_model="bandwidth_bound",
+    )
     assert (rerun.energy, rerun.latency) == found.figures(found.chosen)
 
 
 def test_config_and_sweeps_refuse_an_unknown_latency_model(tmp_path):
     from zigzag.sweep.config import read_sweep
 
-    spec = {"name": "x", "accelerator": str(QUAD[0]), "workload": str(DATA / "gpt2_decode.onnx"),
-            "mapping": str(QUAD[1]), "mode": "lbl"}
-    assert resolve_stream_experiments({"stream_experiments": [spec]})["x"]["latency_model"] == "zigzag"
-    chosen = resolve_stream_experiments({"stream_experiments": [spec | {"latency_model": "bandwidth_bound"}]})
+    spec = {
+        "name": "x",
+        "accelerator": str(QUAD[0]),
+        "workload": str(DATA / "gpt2_decode.onnx"),
+        "mapping": str(QUAD[1]),
+        "mode": "lbl",
+    }
+    assert (
+        resolve_stream_experiments({"stream_experiments": [spec]})["x"]["latency_model"] == "zigzag"
+    )
+    chosen = resolve_stream_experiments(
+        {"stream_experiments": [spec | {"latency_model": "bandwidth_bound"}]}
+    )
     assert chosen["x"]["latency_model"] == "bandwidth_bound"
     with pytest.raises(InputError, match="latency_model"):
         resolve_stream_experiments({"stream_experiments": [spec | {"latency_model": "roofline"}]})
-    section = {"name": "s", "kind": "multicore", "base": str(ROOT / "inputs/stream/hardware/tpu_like_mesh_llm.yaml"),
-               "params": {"rows": "mesh.rows"}, "vary": {"rows": [2]}, "workloads": [str(DATA / "gpt2_decode.onnx")],
-               "mapping": str(ROOT / "inputs/stream/mapping/llm_mesh_roles.yaml"), "latency_model": "roofline"}
+    section = {
+        "name": "s",
+        "kind": "multicore",
+        "base": str(ROOT / "inputs/stream/hardware/tpu_like_mesh_llm.yaml"),
+        "params": {"rows": "mesh.rows"},
+        "vary": {"rows": [2]},
+        "workloads": [str(DATA / "gpt2_decode.onnx")],
+        "mapping": str(ROOT / "inputs/stream/mapping/llm_mesh_roles.yaml"),
+        "latency_model": "roofline",
+    }
     with pytest.raises(InputError, match="latency_model"):
         read_sweep(section, "config.yaml")
-    assert read_sweep(section | {"latency_model": "bandwidth_bound"}, "config.yaml").options == \
-        {"latency_model": "bandwidth_bound"}
+    assert read_sweep(section | {"latency_model": "bandwidth_bound"}, "config.yaml").options == {
+        "latency_model": "bandwidth_bound"
+    }
 
 
 def test_the_stage_api_takes_the_option(cache):
-    from zigzag.multicore.stages import (AcceleratorParserStage, GeneticAlgorithmAllocationStage, MainStage,
-                                      ONNXModelParserStage, SchedulingOrderGenerationStage,
-                                      SetFixedAllocationPerformanceStage, TiledWorkloadGenerationStage,
-                                      ZigZagCoreMappingEstimationStage)
+    from zigzag.multicore.stages import (
+        AcceleratorParserStage,
+        GeneticAlgorithmAllocationStage,
+        MainStage,
+        ONNXModelParserStage,
+        SchedulingOrderGenerationStage,
+        SetFixedAllocationPerformanceStage,
+        TiledWorkloadGenerationStage,
+        ZigZagCoreMappingEstimationStage,
+    )
 
-    chain = [AcceleratorParserStage, ONNXModelParserStage, TiledWorkloadGenerationStage,
-             ZigZagCoreMappingEstimationStage, SetFixedAllocationPerformanceStage, SchedulingOrderGenerationStage,
-             GeneticAlgorithmAllocationStage]
-    kwargs = dict(accelerator=str(QUAD[0]), workload_path=str(DATA / "gpt2_decode.onnx"), mapping_path=str(QUAD[1]),
-                  mode="lbl", layer_stacks=None, nb_ga_individuals=2, nb_ga_generations=0, cost_cache=cache)
+    chain = [
+        AcceleratorParserStage,
+        ONNXModelParserStage,
+        TiledWorkloadGenerationStage,
+        ZigZagCoreMappingEstimationStage,
+        SetFixedAllocationPerformanceStage,
+        SchedulingOrderGenerationStage,
+        GeneticAlgorithmAllocationStage,
+    ]
+    kwargs = dict(
+        accelerator=str(QUAD[0]),
+        workload_path=str(DATA / "gpt2_decode.onnx"),
+        mapping_path=str(QUAD[1]),
+        mode="lbl",
+        layer_stacks=None,
+        nb_ga_individuals=2,
+        nb_ga_generations=0,
+        cost_cache=cache,
+    )
     plain, _ = MainStage(chain, **kwargs).run()[0]
     bound, search = MainStage(chain, **kwargs, latency_model="bandwidth_bound").run()[0]
     assert search.problem.base.latency_model == "bandwidth_bound"
     assert plain.dram_link_check()["dram_link_overcommitted"]
-    assert bound.dram_link_check()["dram_link_demand"] <= DEMAND_LIMIT < plain.dram_link_check()["dram_link_demand"]
+    assert (
+        bound.dram_link_check()["dram_link_demand"]
+        <= DEMAND_LIMIT
+        < plain.dram_link_check()["dram_link_demand"]
+    )
     assert bound.latency > plain.latency
 
 
@@ -218,7 +339,9 @@ def test_the_constraint_optimisation_models_streaming_nodes_as_the_scheduler_run
 
     hardware = load_multicore_accelerator(QUAD[0])
     graph = cn_graph_from_files(hardware, DATA / "gpt2_decode.onnx", QUAD[1], "lbl", None)
-    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=6), cache=cache)
+    table = CostTable.for_accelerator(
+        hardware, options=SearchOptions(opt="latency", lpf_limit=6), cache=cache
+    )
     longer = 0
     for state in steady_states(graph):
         plain, _ = slot_problem(graph, hardware, table, state)

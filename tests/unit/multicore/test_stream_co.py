@@ -30,8 +30,15 @@ def enumerate_best(p: SlotProblem) -> int | None:
     slots = len(p.nodes)
     options = []
     for n in p.nodes:
-        options.append([(k, cores, s) for k in p.splits(n) for cores in itertools.combinations(p.cores, k)
-                        if all((n, c, k) in p.runtime for c in cores) for s in range(slots)])
+        options.append(
+            [
+                (k, cores, s)
+                for k in p.splits(n)
+                for cores in itertools.combinations(p.cores, k)
+                if all((n, c, k) in p.runtime for c in cores)
+                for s in range(slots)
+            ]
+        )
     best = None
     for choice in itertools.product(*options):
         at = dict(zip(p.nodes, choice))
@@ -42,8 +49,15 @@ def enumerate_best(p: SlotProblem) -> int | None:
             continue
         if any(at[a][1] != at[b][1] for g in p.groups for a, b in zip(g, g[1:])):
             continue
-        if any(sum(math.ceil(p.weight_bits.get(n, 0) / k) for n, (k, cores, _) in at.items() if c in cores)
-               > p.capacity_bits[c] for c in p.cores):
+        if any(
+            sum(
+                math.ceil(p.weight_bits.get(n, 0) / k)
+                for n, (k, cores, _) in at.items()
+                if c in cores
+            )
+            > p.capacity_bits[c]
+            for c in p.cores
+        ):
             continue
         length = [0] * slots
         busy = {c: [0] * slots for c in p.cores}
@@ -54,8 +68,10 @@ def enumerate_best(p: SlotProblem) -> int | None:
         idle = []
         for c in p.cores:
             total = sum(busy[c])
-            idle.append(sum(length[s] for s in range(slots) if sum(busy[c][:s + 1]) == 0)
-                        + sum(length[s] for s in range(slots) if sum(busy[c][:s]) == total))
+            idle.append(
+                sum(length[s] for s in range(slots) if sum(busy[c][: s + 1]) == 0)
+                + sum(length[s] for s in range(slots) if sum(busy[c][:s]) == total)
+            )
         value = p.iterations * sum(length) - (p.iterations - 1) * min(idle)
         best = value if best is None else min(best, value)
     return best
@@ -74,8 +90,16 @@ def random_problem(rng: random.Random) -> SlotProblem:
                         runtime[n, c, k] = base // k + rng.randint(0, 3)
     dependencies = tuple((a, b) for a, b in itertools.combinations(nodes, 2) if rng.random() < 0.4)
     groups = ((nodes[0], nodes[1]),) if len(nodes) > 1 and rng.random() < 0.3 else ()
-    return SlotProblem(nodes, cores, runtime, {n: rng.choice([0, 0, 10, 30]) for n in nodes},
-                       {c: rng.choice([40, 60, 100]) for c in cores}, dependencies, groups, rng.randint(1, 4))
+    return SlotProblem(
+        nodes,
+        cores,
+        runtime,
+        {n: rng.choice([0, 0, 10, 30]) for n in nodes},
+        {c: rng.choice([40, 60, 100]) for c in cores},
+        dependencies,
+        groups,
+        rng.randint(1, 4),
+    )
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -114,13 +138,22 @@ def test_same_answer_on_every_run():
 
 def _recorded_problem(record: dict) -> SlotProblem:
     cores = tuple(sorted(int(name.split()[-1]) for name in record["capacities"]))
-    runtime = {(n, int(c.split()[-1]), k): v for n, c, k, v in record["latencies"]
-               if record["splits"][str(n)][c][str(k)]}
+    runtime = {
+        (n, int(c.split()[-1]), k): v
+        for n, c, k, v in record["latencies"]
+        if record["splits"][str(n)][c][str(k)]
+    }
     groups = tuple(tuple(g) for _, g in sorted(record["groups"].items(), key=lambda kv: int(kv[0])))
-    return SlotProblem(tuple(sorted({n for n, _, _ in runtime})), cores, runtime,
-                       {int(k): v for k, v in record["weights"].items()},
-                       {int(name.split()[-1]): int(v) for name, v in record["capacities"].items()},
-                       tuple(tuple(d) for d in record["dependencies"]), groups, record["iterations"])
+    return SlotProblem(
+        tuple(sorted({n for n, _, _ in runtime})),
+        cores,
+        runtime,
+        {int(k): v for k, v in record["weights"].items()},
+        {int(name.split()[-1]): int(v) for name, v in record["capacities"].items()},
+        tuple(tuple(d) for d in record["dependencies"]),
+        groups,
+        record["iterations"],
+    )
 
 
 @pytest.mark.parametrize("oracle", ORACLE, ids=[p.stem for p in ORACLE])
@@ -139,7 +172,11 @@ def reference_folder(tmp_path_factory) -> Path:
     shutil.copytree(STREAM_REF / "stream", folder / "stream")
     shutil.copytree(CO / "inputs", folder / "co")
     shutil.copy(CO / "inputs" / "mapping_flexible.yaml", folder / "small")
-    shutil.copytree(CO / "inputs" / "hardware", folder / "stream" / "inputs" / "examples" / "hardware", dirs_exist_ok=True)
+    shutil.copytree(
+        CO / "inputs" / "hardware",
+        folder / "stream" / "inputs" / "examples" / "hardware",
+        dirs_exist_ok=True,
+    )
     return folder
 
 
@@ -175,13 +212,38 @@ def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
         assert stack.answer.objective == pytest.approx(record["objective"], rel=1e-6)
 
 
-def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(reference_folder, tmp_path, monkeypatch):
+def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(
+    reference_folder, tmp_path, monkeypatch
+):
     monkeypatch.chdir(reference_folder)
-    inputs = ["--accelerator", "small/dual_testing_core_offchip_v2.yaml", "--workload", "small/small_3conv.onnx",
-              "--mode", "fused", "--layer-stacks", "0-2"]
-    found = subprocess.run([sys.executable, "-m", "zigzag", "stream", "search", "--method", "co", *inputs,
-                            "--mapping", "co/mapping_flexible.yaml", "--output", str(tmp_path / "co")],
-                           capture_output=True, text=True)
+    inputs = [
+        "--accelerator",
+        "small/dual_testing_core_offchip_v2.yaml",
+        "--workload",
+        "small/small_3conv.onnx",
+        "--mode",
+        "fused",
+        "--layer-stacks",
+        "0-2",
+    ]
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "stream",
+            "search",
+            "--method",
+            "co",
+            *inputs,
+            "--mapping",
+            "co/mapping_flexible.yaml",
+            "--output",
+            str(tmp_path / "co"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert found.returncode == 0, found.stderr
     assert "objective 1340 cycles (optimal" in found.stdout
     summary = json.loads((tmp_path / "co" / "summary.json").read_text())
@@ -189,13 +251,28 @@ def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(reference_folde
     mapping = yaml.safe_load((tmp_path / "co" / "allocation.yaml").read_text())
     split = [e for e in mapping if e["name"] == "/conv1/Conv"][0]
     assert split["core_allocation"] == [0, 1] and split["inter_core_tiling"] == ["K, 2"]
-    again = subprocess.run([sys.executable, "-m", "zigzag", "stream", "run", *inputs, "--mapping",
-                            str(tmp_path / "co" / "allocation.yaml"), "--output", str(tmp_path / "run")],
-                           capture_output=True, text=True)
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "stream",
+            "run",
+            *inputs,
+            "--mapping",
+            str(tmp_path / "co" / "allocation.yaml"),
+            "--output",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert again.returncode == 0, again.stderr
     rerun = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert rerun["latency"] == summary["latency"] and rerun["energy"] == summary["energy"]
-    assert (tmp_path / "co" / "co_slots.csv").read_text().splitlines()[0] == "stack,slot,core,layer,sub_id"
+    assert (tmp_path / "co" / "co_slots.csv").read_text().splitlines()[
+        0
+    ] == "stack,slot,core,layer,sub_id"
 
 
 def test_stage_api_and_stream_api_give_the_cli_result(reference_folder, tmp_path, monkeypatch):
@@ -205,16 +282,29 @@ def test_stage_api_and_stream_api_give_the_cli_result(reference_folder, tmp_path
     from zigzag.multicore.stages import MainStage
 
     monkeypatch.chdir(reference_folder)
-    files = dict(accelerator="small/dual_testing_core_offchip_v2.yaml", workload_path="small/small_3conv.onnx",
-                 mapping_path="co/mapping_flexible.yaml")
-    (scme, search), = MainStage(CO_STAGES, **files, mode="fused", layer_stacks=[(0, 1, 2)],
-                                loma_lpf_limit=6).run()
+    files = dict(
+        accelerator="small/dual_testing_core_offchip_v2.yaml",
+        workload_path="small/small_3conv.onnx",
+        mapping_path="co/mapping_flexible.yaml",
+    )
+    ((scme, search),) = MainStage(
+        CO_STAGES, **files, mode="fused", layer_stacks=[(0, 1, 2)], loma_lpf_limit=6
+    ).run()
     assert search.allocation.stacks[0].answer.objective == 1340
     assert search.allocation.layer_cores[1] == (0, 1)
-    result = stream.api.optimize_allocation_co(files["accelerator"], files["workload_path"], files["mapping_path"],
-                                               "fused", [(0, 1, 2)], "co-small", str(tmp_path))
+    result = stream.api.optimize_allocation_co(
+        files["accelerator"],
+        files["workload_path"],
+        files["mapping_path"],
+        "fused",
+        [(0, 1, 2)],
+        "co-small",
+        str(tmp_path),
+    )
     assert result.latency == scme.latency and result.energy == scme.energy
-    assert (tmp_path / "co-small" / "scme.pickle").exists() and (tmp_path / "co-small" / "cost_lut.pickle").exists()
+    assert (tmp_path / "co-small" / "scme.pickle").exists() and (
+        tmp_path / "co-small" / "cost_lut.pickle"
+    ).exists()
     assert (reference_folder / "outputs" / "co-small" / "cost_lut_post_co.pickle").exists()
     assert (tmp_path / "co-small" / "waco" / "co_slots.csv").exists()
 
@@ -226,18 +316,42 @@ def test_workflow_runs_a_constraint_optimisation_experiment(tmp_path):
     shutil.copytree(STREAM_REF / "small", tmp_path / "small")
     shutil.copytree(STREAM_REF / "stream", tmp_path / "stream")
     shutil.copy(CO / "inputs" / "mapping_flexible.yaml", tmp_path / "mapping.yaml")
-    experiment = {"name": "small-co", "accelerator": "small/dual_testing_core_offchip_v2.yaml",
-                  "workload": "small/small_3conv.onnx", "mapping": "mapping.yaml", "mode": "fused",
-                  "layer_stacks": "0-2", "search": {"method": "co", "time_limit": 60}}
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [experiment],
-                                                         "outputs": {"plot_format": "png"}}))
-    done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(repo / "Snakefile"), "--directory",
-                           str(tmp_path), "--configfile", str(tmp_path / "config.yaml"), "--cores", "2"],
-                          capture_output=True, text=True, timeout=600)
+    experiment = {
+        "name": "small-co",
+        "accelerator": "small/dual_testing_core_offchip_v2.yaml",
+        "workload": "small/small_3conv.onnx",
+        "mapping": "mapping.yaml",
+        "mode": "fused",
+        "layer_stacks": "0-2",
+        "search": {"method": "co", "time_limit": 60},
+    }
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump({"stream_experiments": [experiment], "outputs": {"plot_format": "png"}})
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-s",
+            str(repo / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(tmp_path / "config.yaml"),
+            "--cores",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     run = tmp_path / "results" / "stream" / "small-co"
     summary = json.loads((run / "summary.json").read_text())
-    assert summary["search"]["method"] == "co" and summary["search"]["stacks"][0]["objective"] == 1340
+    assert (
+        summary["search"]["method"] == "co" and summary["search"]["stacks"][0]["objective"] == 1340
+    )
     assert (run / "co_slots.csv").exists() and (run / "plots" / "gantt.png").exists()
     assert not (run / "front.csv").exists()
 
@@ -246,16 +360,22 @@ def test_multicore_sweep_may_allocate_by_constraint_optimisation(tmp_path):
     from zigzag.sweep import read_sweep, run_sweep
 
     repo = REPO
-    mapping = yaml.safe_load((repo / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml").read_text())
+    mapping = yaml.safe_load(
+        (repo / "inputs" / "stream" / "mapping" / "mesh_all_cores.yaml").read_text()
+    )
     for entry in mapping:
         entry["core_allocation_is_fixed"] = False
         entry["inter_core_tiling"] = ["K, *"] if entry["name"] != "default" else ["H, 1"]
     path = tmp_path / "flexible.yaml"
     path.write_text(yaml.safe_dump(mapping))
-    spec = {"kind": "multicore", "base": str(repo / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"),
-            "params": {"rows": "mesh.rows", "cols": "mesh.cols"},
-            "workloads": [str(repo / "inputs" / "stream" / "workload" / "small_3conv.onnx")], "mapping": str(path),
-            "allocation_search": {"method": "co", "time_limit": 60}}
+    spec = {
+        "kind": "multicore",
+        "base": str(repo / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"),
+        "params": {"rows": "mesh.rows", "cols": "mesh.cols"},
+        "workloads": [str(repo / "inputs" / "stream" / "workload" / "small_3conv.onnx")],
+        "mapping": str(path),
+        "allocation_search": {"method": "co", "time_limit": 60},
+    }
     rows = run_sweep(spec, tmp_path / "out", cache=tmp_path / "cache")
     assert rows[0]["status"] == "ok" and rows[0]["allocation"] == "constraint optimisation"
     assert rows[0]["co_optimal_stacks"] >= 1

@@ -27,9 +27,12 @@ from zigzag.multicore.cost_table import (
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.offchip import stored_bits, too_large_operands
 
+
 def _accelerator(case: str):
     """The case's multi-core accelerator, core files resolved from the reference folder (as Stream)."""
-    return load_multicore_accelerator(STREAM_DATA / load_dump(case)["meta"]["inputs"]["hardware"], cwd=STREAM_DATA)
+    return load_multicore_accelerator(
+        STREAM_DATA / load_dump(case)["meta"]["inputs"]["hardware"], cwd=STREAM_DATA
+    )
 
 
 def _cores(case: str) -> dict:
@@ -52,17 +55,40 @@ def _close(a, b) -> bool:
 def _check_entry(entry: CostEntry, expected: dict) -> None:
     r = entry.result
     where = f"{expected['name']} on core {expected['core']}"
-    for name in ("latency_total0", "latency_total1", "latency_total2", "ideal_cycle", "ideal_temporal_cycle"):
+    for name in (
+        "latency_total0",
+        "latency_total1",
+        "latency_total2",
+        "ideal_cycle",
+        "ideal_temporal_cycle",
+    ):
         assert getattr(r, name) == expected[name], (where, name)
-    for name in ("energy_total", "mac_energy", "mem_energy", "mac_spatial_utilization", "mac_utilization1"):
-        assert _close(getattr(r, name), expected[name]), (where, name, getattr(r, name), expected[name])
+    for name in (
+        "energy_total",
+        "mac_energy",
+        "mem_energy",
+        "mac_spatial_utilization",
+        "mac_utilization1",
+    ):
+        assert _close(getattr(r, name), expected[name]), (
+            where,
+            name,
+            getattr(r, name),
+            expected[name],
+        )
     assert set(r.mem_energy_breakdown) == set(expected["mem_energy_breakdown"])
     for op, levels in expected["mem_energy_breakdown"].items():
         assert len(r.mem_energy_breakdown[op]) == len(levels), (where, op)
         assert all(_close(a, b) for a, b in zip(r.mem_energy_breakdown[op], levels)), (where, op)
-    assert {op: list(v) for op, v in r.memory_names.items()} == expected["memory_levels_per_operand"], where
-    assert {oa: dict(v) for oa, v in r.spatial_mapping_array.items()} == expected["spatial_mapping_oa_dims"], where
-    assert {op: _lists(v) for op, v in r.temporal_mapping.items()} == expected["temporal_mapping_per_level"], where
+    assert {op: list(v) for op, v in r.memory_names.items()} == expected[
+        "memory_levels_per_operand"
+    ], where
+    assert {oa: dict(v) for oa, v in r.spatial_mapping_array.items()} == expected[
+        "spatial_mapping_oa_dims"
+    ], where
+    assert {op: _lists(v) for op, v in r.temporal_mapping.items()} == expected[
+        "temporal_mapping_per_level"
+    ], where
     assert list(entry.too_large_operands) == expected["too_large_operands_for_core"], where
 
 
@@ -72,21 +98,32 @@ def _check_cns(case: str, entries: dict) -> int:
     for cn in load_dump(case)["cns"]:
         entry = entries[(tuple(cn["lut_node"]), cn["core"])]
         assert entry.latency == cn["runtime"], cn["id"]
-        assert _close(entry.onchip_energy, cn["onchip_energy"]), (cn["id"], entry.onchip_energy, cn["onchip_energy"])
+        assert _close(entry.onchip_energy, cn["onchip_energy"]), (
+            cn["id"],
+            entry.onchip_energy,
+            cn["onchip_energy"],
+        )
         assert _close(entry.offchip_energy, cn["offchip_energy"]), cn["id"]
         assert list(entry.too_large_operands) == cn["too_large_operands"], cn["id"]
-        assert all(_close(entry.offchip_bw[d], bw) for d, bw in cn["offchip_bw"].items()), (cn["id"], entry.offchip_bw)
+        assert all(_close(entry.offchip_bw[d], bw) for d, bw in cn["offchip_bw"].items()), (
+            cn["id"],
+            entry.offchip_bw,
+        )
         checked += 1
     return checked
 
 
-@pytest.mark.parametrize("case, nb_entries, nb_cns", [("small_lbl", 3, 3), ("small_fused", 4, 24), ("lbl", 60, 48)])
+@pytest.mark.parametrize(
+    "case, nb_entries, nb_cns", [("small_lbl", 3, 3), ("small_fused", 4, 24), ("lbl", 60, 48)]
+)
 def test_entries_equal_the_reference(case, nb_entries, nb_cns):
     accelerator = _accelerator(case)
     dram = offchip_memory(accelerator)
     entries = {}
     for expected, node in node_keys(case):
-        entry = cost_of(node, accelerator.core(expected["core"]), SearchOptions(lpf_limit=6), dram=dram)
+        entry = cost_of(
+            node, accelerator.core(expected["core"]), SearchOptions(lpf_limit=6), dram=dram
+        )
         _check_entry(entry, expected)
         entries[(tuple(expected["node"]), expected["core"])] = entry
     assert len(entries) == nb_entries
@@ -96,8 +133,12 @@ def test_entries_equal_the_reference(case, nb_entries, nb_cns):
 def test_fused_resnet18_entries_equal_the_reference():
     """The 61 cost-table entries Stream computes for fused ResNet-18 (row and column CNs), made
     by running the reference (tests/data/stream/fused_cost_table.json, provenance inside)."""
-    reference = json.loads((STREAM_DATA.parents[1] / "stream" / "fused_cost_table.json").read_text())
-    accelerator = load_multicore_accelerator(STREAM_DATA / reference["case"]["hardware"], cwd=STREAM_DATA)
+    reference = json.loads(
+        (STREAM_DATA.parents[1] / "stream" / "fused_cost_table.json").read_text()
+    )
+    accelerator = load_multicore_accelerator(
+        STREAM_DATA / reference["case"]["hardware"], cwd=STREAM_DATA
+    )
     facts = onnx_facts(STREAM_DATA / reference["case"]["workload"])
     table = CostTable.for_accelerator(accelerator)
     for expected in reference["entries"]:
@@ -111,7 +152,9 @@ def test_fused_resnet18_entries_equal_the_reference():
             assert all(_close(a, b) for a, b in zip(r.mem_energy_breakdown[op], levels)), where
         assert list(entry.too_large_operands) == expected["too_large_operands_for_core"], where
         assert all(_close(entry.offchip_bw[d], v) for d, v in expected["offchip_bw"].items()), where
-    assert len(reference["entries"]) == 61 and table.computed < 30  # identical cores and shapes share entries
+    assert (
+        len(reference["entries"]) == 61 and table.computed < 30
+    )  # identical cores and shapes share entries
 
 
 def _lbl_node(layer_id: int):
@@ -127,11 +170,19 @@ def test_too_large_operands_follow_the_packing_rule(dram):
     assert too_large_operands(layer, cores[1], bits) == ("O",)
     pool, pool_key = _lbl_node(2)  # pooling core: 1 Mbit, nothing fits; DRAM order = ascending bits
     layer = pool_key.layer(cores[4])
-    assert too_large_operands(layer, cores[4], stored_bits(layer, dict(pool_key.edge_bits))) == ("I2", "O", "I1")
+    assert too_large_operands(layer, cores[4], stored_bits(layer, dict(pool_key.edge_bits))) == (
+        "I2",
+        "O",
+        "I1",
+    )
     # in-edges bringing more bits than the CN needs count: with I at the full capacity, W and O
     # fit, but I1's lowest level is the SRAM itself, so no room is left for streaming it: all out
     layer = relu_key.layer(cores[1])
-    assert too_large_operands(layer, cores[1], stored_bits(layer, {"I": 16777216})) == ("I2", "O", "I1")
+    assert too_large_operands(layer, cores[1], stored_bits(layer, {"I": 16777216})) == (
+        "I2",
+        "O",
+        "I1",
+    )
 
 
 def test_cache_files_are_reused_and_keyed_by_content(tmp_path, dram):
@@ -151,11 +202,16 @@ def test_cache_files_are_reused_and_keyed_by_content(tmp_path, dram):
     assert cost_of(node, renamed, dram=dram, cache=tmp_path).key == key
     # anything that changes the cost changes the key: hardware, options, in-edge bits, DRAM
     sram = cores[1].memories[-1]
-    smaller = dataclasses.replace(cores[1], memories=cores[1].memories[:-1] + (dataclasses.replace(sram, size=sram.size // 2),))
+    smaller = dataclasses.replace(
+        cores[1],
+        memories=cores[1].memories[:-1] + (dataclasses.replace(sram, size=sram.size // 2),),
+    )
     changed = [
         cost_job(node, smaller, SearchOptions(), dram),
         cost_job(node, cores[1], SearchOptions(lpf_limit=5), dram),
-        cost_job(dataclasses.replace(node, edge_bits=(("I", 16777216),)), cores[1], SearchOptions(), dram),
+        cost_job(
+            dataclasses.replace(node, edge_bits=(("I", 16777216),)), cores[1], SearchOptions(), dram
+        ),
         cost_job(node, cores[1], SearchOptions(), dataclasses.replace(dram, r_cost=999.0)),
     ]
     from zigzag.steps.pipeline import job_key
@@ -198,9 +254,22 @@ def test_planned_jobs_run_as_steps_fill_the_table(tmp_path):
     keys = CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs)
     assert len(keys) == 3
     for key in keys:
-        assert main(["step", "stream-cost", str(job_path(tmp_path, key)), "--output", str(entry_path(tmp_path, key))]) == 0
+        assert (
+            main(
+                [
+                    "step",
+                    "stream-cost",
+                    str(job_path(tmp_path, key)),
+                    "--output",
+                    str(entry_path(tmp_path, key)),
+                ]
+            )
+            == 0
+        )
     table = CostTable.for_accelerator(accelerator, cache=tmp_path)
-    assert [e.key for e in table.fill(pairs)] == [table.key(n, c) for n, c in pairs] and table.computed == 0
+    assert [e.key for e in table.fill(pairs)] == [
+        table.key(n, c) for n, c in pairs
+    ] and table.computed == 0
     assert CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs) == []
 
 
@@ -218,7 +287,18 @@ def test_bad_uses_are_one_line_errors(tmp_path, dram, capsys):
     bad.write_text("{}")
     with pytest.raises(InputError, match="not a cost table"):
         CostTable(cores, lut_path=bad)
-    assert main(["step", "stream-cost", str(tmp_path / "missing.json"), "--output", str(tmp_path / "x.json")]) == 1
+    assert (
+        main(
+            [
+                "step",
+                "stream-cost",
+                str(tmp_path / "missing.json"),
+                "--output",
+                str(tmp_path / "x.json"),
+            ]
+        )
+        == 1
+    )
     assert capsys.readouterr().err.count("\n") == 1
 
 

@@ -34,7 +34,10 @@ MAPPINGS = ROOT / "inputs" / "stream" / "mapping"
 QUAD = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "llm_quad_core.yaml")
 MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
 VECTOR = (HARDWARE / "tpu_like_quad_core_vector.yaml", MAPPINGS / "llm_vector_quad_core.yaml")
-RESNET = (HARDWARE / "tpu_like_quad_core.yaml", MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml")
+RESNET = (
+    HARDWARE / "tpu_like_quad_core.yaml",
+    MAPPINGS / "tpu_like_quad_core_resnet18_fixed_split.yaml",
+)
 
 
 def _plain(build, monkeypatch):
@@ -72,11 +75,18 @@ SLOW = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + [pytest.param(c, marks=pytest.mark.slow) for c in SLOW],
-                         ids=lambda c: f"{c[0]}-{c[1][0].stem}-{c[2]}")
+@pytest.mark.parametrize(
+    "case",
+    CASES + [pytest.param(c, marks=pytest.mark.slow) for c in SLOW],
+    ids=lambda c: f"{c[0]}-{c[1][0].stem}-{c[2]}",
+)
 def test_cn_graph_equals_the_one_from_the_plain_definitions(case, monkeypatch):
     name, (hardware, mapping), mode = case
-    workload = ROOT / "inputs/stream/workload/resnet18.onnx" if name == "resnet18" else LLM / f"{name}.onnx"
+    workload = (
+        ROOT / "inputs/stream/workload/resnet18.onnx"
+        if name == "resnet18"
+        else LLM / f"{name}.onnx"
+    )
 
     def build():
         return cn_graph_from_files(hardware, workload, mapping, mode)
@@ -84,9 +94,18 @@ def test_cn_graph_equals_the_one_from_the_plain_definitions(case, monkeypatch):
     assert_same_graph(build(), _plain(build, monkeypatch))
 
 
-@pytest.mark.parametrize("form, tokens, context, mode", [("folded", 1, 600, "lbl"), ("folded", 1, 600, "fused"),
-                                                         ("repeat_kv", 24, 0, "fused"), ("repeat_kv", 4, 300, "lbl")])
-def test_attention_with_a_kv_cache_equals_the_plain_definitions(form, tokens, context, mode, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "form, tokens, context, mode",
+    [
+        ("folded", 1, 600, "lbl"),
+        ("folded", 1, 600, "fused"),
+        ("repeat_kv", 24, 0, "fused"),
+        ("repeat_kv", 4, 300, "lbl"),
+    ],
+)
+def test_attention_with_a_kv_cache_equals_the_plain_definitions(
+    form, tokens, context, mode, tmp_path, monkeypatch
+):
     """One grouped-query attention block: a long cache holding one new token (the box cut), the
     repeated KV heads of a prefill (an Expand on the path)."""
     workload = tmp_path / "attention.onnx"
@@ -110,13 +129,17 @@ def test_cells_hold_the_values_of_every_window(data):
     if data.draw(st.booleans()):
         own = rng.integers(-1, 4, size=(ranks,) + shape)
     else:
-        edges = [np.sort(rng.choice(np.arange(1, n + 1), size=min(n, 2), replace=False)) for n in shape]
+        edges = [
+            np.sort(rng.choice(np.arange(1, n + 1), size=min(n, 2), replace=False)) for n in shape
+        ]
         block = [np.searchsorted(e, np.arange(n), side="right") for e, n in zip(edges, shape)]
         ids = sum(np.ix_(*block)[a] * 3**a for a in range(ndim))
         own = np.stack([np.where(ids % 5 == 4, -1, ids + r) for r in range(ranks)])
     count = data.draw(st.integers(1, 5))
     start = np.array([[data.draw(st.integers(0, n - 1)) for n in shape] for _ in range(count)])
-    stop = np.array([[data.draw(st.integers(a + 1, n)) for a, n in zip(row, shape)] for row in start])
+    stop = np.array(
+        [[data.draw(st.integers(a + 1, n)) for a, n in zip(row, shape)] for row in start]
+    )
     cells, first, last = propagation._cells(own, start, stop)
     for i in range(count):
         window = (slice(None),) + tuple(slice(a, b) for a, b in zip(start[i], stop[i]))
@@ -140,12 +163,18 @@ def test_overlapping_producer_windows_give_the_plain_pairs(monkeypatch):
     checked = 0
     for producer, consumer, paths in seen:
         dims = producer.tiled.layer.layer.operand_dims[producer.tiled.layer.layer.output]
-        cut = [producer.column(d) for d in dims if len(np.unique(producer.start[:, producer.column(d)])) > 1]
+        cut = [
+            producer.column(d)
+            for d in dims
+            if len(np.unique(producer.start[:, producer.column(d)])) > 1
+        ]
         if not cut:
             continue
         stop = producer.stop.copy()
         stop[:, cut[0]] += producer.stop[:, cut[0]] - producer.start[:, cut[0]]
-        wide = replace(producer, stop=stop, data_produced_unique=producer.data_produced_unique.copy())
+        wide = replace(
+            producer, stop=stop, data_produced_unique=producer.data_produced_unique.copy()
+        )
         maps = propagation.ElementMaps()
         assert len(maps.owners(wide)) == 2
         for path in paths:

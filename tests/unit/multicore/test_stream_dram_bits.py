@@ -18,7 +18,10 @@ from conftest import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"
-QUAD = (ROOT / "inputs/stream/hardware/tpu_like_quad_core.yaml", ROOT / "inputs/stream/mapping/llm_quad_core.yaml")
+QUAD = (
+    ROOT / "inputs/stream/hardware/tpu_like_quad_core.yaml",
+    ROOT / "inputs/stream/mapping/llm_quad_core.yaml",
+)
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +31,29 @@ def gpt2(tmp_path_factory):
 
 
 def test_streamed_bits_are_word_accesses_times_the_port_width():
-    port = Port(name="rw", type="read_write", bandwidth_min=64, bandwidth_max=64,
-                allocation=(("I2", "tl"), ("O", "fl"), ("O", "tl")))
-    dram = Memory(name="dram", size=10**9, r_cost=1, w_cost=1, area=0, served_dimensions=(), ports=(port,),
-                  operands=("I2", "O"))
+    port = Port(
+        name="rw",
+        type="read_write",
+        bandwidth_min=64,
+        bandwidth_max=64,
+        allocation=(("I2", "tl"), ("O", "fl"), ("O", "tl")),
+    )
+    dram = Memory(
+        name="dram",
+        size=10**9,
+        r_cost=1,
+        w_cost=1,
+        area=0,
+        served_dimensions=(),
+        ports=(port,),
+        operands=("I2", "O"),
+    )
     levels = ({"fh": 0, "tl": 5, "fl": 0, "th": 0}, {"fh": 0, "tl": 10, "fl": 0, "th": 0})
-    result = types.SimpleNamespace(layer_name="x", memory_names={"W": ("rf", "dram"), "O": ("rf", "dram")},
-                                   memory_word_access={"W": levels, "O": (levels[0], {"fh": 0, "tl": 2, "fl": 3, "th": 0})})
+    result = types.SimpleNamespace(
+        layer_name="x",
+        memory_names={"W": ("rf", "dram"), "O": ("rf", "dram")},
+        memory_word_access={"W": levels, "O": (levels[0], {"fh": 0, "tl": 2, "fl": 3, "th": 0})},
+    )
     assert streamed_bits(result, ("I2", "O"), dram) == ((640.0, 0.0), (128.0, 192.0))
 
 
@@ -46,7 +65,9 @@ def test_a_weight_streamed_once_reads_its_size(gpt2):
             if m in p.constants[n] and p.layer_names[int(p.layer[n])].endswith("lm_head/MatMul"):
                 size = p.tensor_size[p.operand_tensor[n, m]]  # read once, to 64-bit DRAM words
                 assert size <= read < size + 64 * 1024 and write == 0
-                assert read != pytest.approx(p.bw_from_offchip[n] * p.runtime[n])  # not bandwidth x time
+                assert read != pytest.approx(
+                    p.bw_from_offchip[n] * p.runtime[n]
+                )  # not bandwidth x time
                 checked += 1
     assert checked
 

@@ -21,7 +21,11 @@ from zigzag.multicore.workload import read_stream_workload
 from conftest import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
-SMALL = (REF / "small/dual_testing_core_offchip_v2.yaml", REF / "small/small_3conv.onnx", REF / "small/mapping_plain.yaml")
+SMALL = (
+    REF / "small/dual_testing_core_offchip_v2.yaml",
+    REF / "small/small_3conv.onnx",
+    REF / "small/mapping_plain.yaml",
+)
 QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
 RESNET = REF / "stream/inputs/examples/workload/resnet18.onnx"
 RESNET_MAPPING = REF / "stream/inputs/examples/mapping/tpu_like_quad_core_resnet18_fixed_split.yaml"
@@ -34,7 +38,9 @@ def one_line(exc: pytest.ExceptionInfo) -> str:
 
 
 def small_graph(mode="fused", stacks=((0, 1, 2),), **kwargs):
-    return cn_graph_from_files(*SMALL, mode, [tuple(s) for s in stacks] if stacks else None, cwd=str(REF), **kwargs)
+    return cn_graph_from_files(
+        *SMALL, mode, [tuple(s) for s in stacks] if stacks else None, cwd=str(REF), **kwargs
+    )
 
 
 # ----- mapping files -----------------------------------------------------------------------------
@@ -76,12 +82,18 @@ def test_mapping_files_on_disk(tmp_path):
 
 
 def test_mapping_semantics():
-    mapping = parse_stream_mapping([
-        {"name": "default", "core_allocation": [1], "intra_core_tiling": ["OY, all"]},
-        {"name": "Conv", "core_allocation": [0, 1], "inter_core_tiling": ["K, 2"]},
-        {"name": "Conv", "core_allocation": [2, 3], "inter_core_tiling": ["K, 2"]},  # later entry wins
-        {"name": "/x/Relu", "core_allocation": [[0, 1], [2]], "intra_core_tiling": ["K", 4]},
-    ])
+    mapping = parse_stream_mapping(
+        [
+            {"name": "default", "core_allocation": [1], "intra_core_tiling": ["OY, all"]},
+            {"name": "Conv", "core_allocation": [0, 1], "inter_core_tiling": ["K, 2"]},
+            {
+                "name": "Conv",
+                "core_allocation": [2, 3],
+                "inter_core_tiling": ["K, 2"],
+            },  # later entry wins
+            {"name": "/x/Relu", "core_allocation": [[0, 1], [2]], "intra_core_tiling": ["K", 4]},
+        ]
+    )
     conv = mapping.entry_for("/c/Conv", "Conv")
     assert conv.core_allocation == (2, 3) and conv.intra_core_tiling == (("OY", "all"),)
     assert mapping.entry_for("/y/Relu", "Relu").name == "default"
@@ -92,7 +104,9 @@ def test_mapping_semantics():
 
 def test_reference_mappings_load_unchanged():
     mapping = load_stream_mapping(RESNET_MAPPING)
-    assert mapping.entries["/maxpool/MaxPool"].core_allocation_is_fixed is True  # merged duplicate key
+    assert (
+        mapping.entries["/maxpool/MaxPool"].core_allocation_is_fixed is True
+    )  # merged duplicate key
     assert mapping.entries["/avgpool/GlobalAveragePool"].core_allocation_is_fixed is False
     ksplit = load_stream_mapping(REF / "small/mapping_ksplit.yaml")
     assert ksplit.entries["/conv1/Conv"].inter_core_tiling == (("K", 2),)
@@ -127,11 +141,22 @@ def test_softmax_becomes_four_layers(tmp_path):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8])
     z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4, 16])
     weight = helper.make_tensor("w", TensorProto.FLOAT, [8, 16], [0.0] * 128)
-    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="/mm"), helper.make_node("Softmax", ["y"], ["z"], name="/sm")]
-    graph = helper.make_graph(nodes, "g", [x], [z], initializer=[weight], value_info=[helper.make_tensor_value_info(
-        "y", TensorProto.FLOAT, [1, 4, 16])])
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["y"], name="/mm"),
+        helper.make_node("Softmax", ["y"], ["z"], name="/sm"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [x],
+        [z],
+        initializer=[weight],
+        value_info=[helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 16])],
+    )
     onnx.save(helper.make_model(graph), tmp_path / "sm.onnx")
-    workload = read_stream_workload(tmp_path / "sm.onnx", parse_stream_mapping([{"name": "default"}]))
+    workload = read_stream_workload(
+        tmp_path / "sm.onnx", parse_stream_mapping([{"name": "default"}])
+    )
     assert [n.type for n in workload.layers] == ["matmul", "max", "exp", "sum", "div"]
     assert workload.nodes[2].input_operand_source == {"I": 0, "W": 1}
     assert workload.edges == ((0, 1), (0, 2), (1, 2), (2, 3), (2, 4), (3, 4))
@@ -143,8 +168,10 @@ def shapeless_input_model(tmp_path) -> Path:
     """A Relu whose input comes from a custom operator, whose output shape nothing can infer."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 8, 8])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    nodes = [helper.make_node("Mystery", ["x"], ["t"], name="/mystery", domain="example.custom"),
-             helper.make_node("Relu", ["t"], ["y"], name="/relu")]
+    nodes = [
+        helper.make_node("Mystery", ["x"], ["t"], name="/mystery", domain="example.custom"),
+        helper.make_node("Relu", ["t"], ["y"], name="/relu"),
+    ]
     model = helper.make_model(helper.make_graph(nodes, "g", [x], [y]))
     model.opset_import.append(helper.make_opsetid("example.custom", 1))
     path = tmp_path / "shapeless.onnx"
@@ -157,11 +184,20 @@ def test_bad_workloads_are_one_line(tmp_path):
     cases = [
         (tmp_path / "missing.onnx", "does not exist"),
         (tiny_model(tmp_path, "LpNormalization"), "LpNormalization is not supported"),
-        (shapeless_input_model(tmp_path), "the shape of tensor 't' is unknown: the input shapes are static, but ONNX "
-                                          "shape inference cannot derive it"),
+        (
+            shapeless_input_model(tmp_path),
+            "the shape of tensor 't' is unknown: the input shapes are static, but ONNX "
+            "shape inference cannot derive it",
+        ),
         (tiny_model(tmp_path, "MaxPool", kernel_shape=[3, 3, 3]), "kernel_shape"),
-        (tiny_model(tmp_path, "MaxPool", shape=(1, 0, 8, 8), kernel_shape=[1, 1]), "unknown (0) dimension"),
-        (tiny_model(tmp_path, "Relu", shape=(1, 4, 8, 8)), "0 produced inputs; element-wise ops take 1 or 2"),
+        (
+            tiny_model(tmp_path, "MaxPool", shape=(1, 0, 8, 8), kernel_shape=[1, 1]),
+            "unknown (0) dimension",
+        ),
+        (
+            tiny_model(tmp_path, "Relu", shape=(1, 4, 8, 8)),
+            "0 produced inputs; element-wise ops take 1 or 2",
+        ),
     ]
     (tmp_path / "text.onnx").write_text("not a model")
     cases.append((tmp_path / "text.onnx", "not a valid ONNX model"))
@@ -175,7 +211,11 @@ def test_bad_workloads_are_one_line(tmp_path):
 # ----- stacks, tiling, allocation ----------------------------------------------------------------
 def test_layer_stack_text():
     assert parse_layer_stacks("0-2;3,5; 6") == [(0, 1, 2), (3, 5), (6,)]
-    for text, message in (("a-b", "not a layer id"), ("4-2", "runs backwards"), (";", "no layer ids")):
+    for text, message in (
+        ("a-b", "not a layer id"),
+        ("4-2", "runs backwards"),
+        (";", "no layer ids"),
+    ):
         with pytest.raises(InputError) as exc:
             parse_layer_stacks(text)
         assert "--layer-stacks" in one_line(exc) and message in str(exc.value)
@@ -197,7 +237,9 @@ def test_stack_and_tiling_mistakes():
 def test_wildcard_intra_tiling_and_too_few_fixed_cores(tmp_path):
     (tmp_path / "star.yaml").write_text("- name: default\n  intra_core_tiling: ['OY, *']\n")
     with pytest.raises(InputError) as exc:
-        cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "star.yaml", "fused", [(0, 1, 2)], cwd=str(REF))
+        cn_graph_from_files(
+            SMALL[0], SMALL[1], tmp_path / "star.yaml", "fused", [(0, 1, 2)], cwd=str(REF)
+        )
     assert "only allowed in inter_core_tiling" in one_line(exc)
     (tmp_path / "k.yaml").write_text(
         "- name: default\n  core_allocation: [0]\n  core_allocation_is_fixed: true\n  inter_core_tiling: ['K, 2']\n"
@@ -209,7 +251,9 @@ def test_wildcard_intra_tiling_and_too_few_fixed_cores(tmp_path):
 
 def test_ksplit_mapping_gives_groups_on_their_cores():
     """mapping_ksplit: conv1 K split 2 over cores [1, 0] -> groups 0/1 with their own weights."""
-    graph = cn_graph_from_files(SMALL[0], SMALL[1], REF / "small/mapping_ksplit.yaml", "lbl", cwd=str(REF))
+    graph = cn_graph_from_files(
+        SMALL[0], SMALL[1], REF / "small/mapping_ksplit.yaml", "lbl", cwd=str(REF)
+    )
     rows = np.flatnonzero(graph.layer == 1)
     assert graph.group[rows].tolist() == [0, 1] and graph.core[rows].tolist() == [1, 0]
     assert [graph.loop_ranges(i)["K"] for i in rows] == [(0, 16), (16, 32)]
@@ -236,9 +280,20 @@ def test_fused_single_stacks_follow_the_weight_capacity():
     oracle = json.loads((TESTS / "data/stream/fused_single_resnet18_counts.json").read_text())
     graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "fused", cwd=str(REF))
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
-    assert graph.stacks[0] == tuple(range(41)) and graph.stacks[1:] == ((41,), (42,), (43,), (44,), (45,), (46,), (48,))
+    assert graph.stacks[0] == tuple(range(41)) and graph.stacks[1:] == (
+        (41,),
+        (42,),
+        (43,),
+        (44,),
+        (45,),
+        (46,),
+        (48,),
+    )
     assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
-        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])
+        oracle["nb_cns"],
+        oracle["nb_edges"],
+        oracle["nb_intra_layer_edges"],
+    )
 
 
 # ----- the seed's options --------------------------------------------------------------------------
@@ -252,41 +307,69 @@ def test_seed_mode_1_hint_loops_equal_fused_rows():
 def test_seed_k_hint_loops_make_groups(tmp_path):
     """A K hint loop cuts a layer into groups (each with its own weights) that may go to different cores."""
     (tmp_path / "flex.yaml").write_text("- name: default\n  core_allocation: [0, 1]\n")
-    graph = cn_graph_from_files(SMALL[0], SMALL[1], tmp_path / "flex.yaml", "fused", [(0, 1, 2)], cwd=str(REF),
-                                seed=SeedTiling(cn_define_mode=1, hint_loops=[("OY", "all"), ("K", 2)]))
+    graph = cn_graph_from_files(
+        SMALL[0],
+        SMALL[1],
+        tmp_path / "flex.yaml",
+        "fused",
+        [(0, 1, 2)],
+        cwd=str(REF),
+        seed=SeedTiling(cn_define_mode=1, hint_loops=[("OY", "all"), ("K", 2)]),
+    )
     rows = np.flatnonzero(graph.layer == 1)
     assert len(rows) == 16 and np.bincount(graph.group[rows]).tolist() == [8, 8]
     assert set(graph.core[rows].tolist()) == {-1}
-    assert graph.layers[1].inter_core_tiling == (("K", 2),) and graph.layers[1].intra_core_tiling == (("OY", 8),)
+    assert graph.layers[1].inter_core_tiling == (("K", 2),) and graph.layers[
+        1
+    ].intra_core_tiling == (("OY", 8),)
     w = OPERANDS.index("W")
     assert len(set(graph.tensor_id[rows, w].tolist())) == 2
 
 
 def test_seed_mode_2_inner_loops_are_the_complement():
     """Inner loops = everything but OY (at full size) gives the same CNs as outer loop (OY, all)."""
-    inner = [("B", 1), ("K", "all"), ("G", 1), ("OX", "all"), ("C", "all"), ("FX", "all"), ("FY", "all")]
+    inner = [
+        ("B", 1),
+        ("K", "all"),
+        ("G", 1),
+        ("OX", "all"),
+        ("C", "all"),
+        ("FX", "all"),
+        ("FY", "all"),
+    ]
     seeded = small_graph(seed=SeedTiling(cn_define_mode=2, hint_loops=inner))
     fused = small_graph()
     assert np.array_equal(seeded.start, fused.start) and seeded.nb_edges == fused.nb_edges
-    halves = small_graph(seed=SeedTiling(cn_define_mode=2, hint_loops=inner[:3] + [("OX", 4)] + inner[4:]))
+    halves = small_graph(
+        seed=SeedTiling(cn_define_mode=2, hint_loops=inner[:3] + [("OX", 4)] + inner[4:])
+    )
     assert len(halves) == 3 * 16  # rows x two column halves
 
 
 def test_seed_mode_3_hint_loops_per_layer_range():
-    seeded = small_graph(seed=SeedTiling(cn_define_mode=3, hint_loops=[[("OY", "all")], [("OY", 2)]],
-                                         layer_cutoffs=[0, 2]))
+    seeded = small_graph(
+        seed=SeedTiling(
+            cn_define_mode=3, hint_loops=[[("OY", "all")], [("OY", 2)]], layer_cutoffs=[0, 2]
+        )
+    )
     assert np.bincount(seeded.layer).tolist() == [8, 2, 2]
 
 
 def test_seed_mode_4_splits_weights_that_do_not_fit():
     """conv1's 36 864 weight bits in half of a 32 768-bit memory -> K split 3 -> 4 (a divisor of 32)."""
-    seed = SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5,
-                      weight_capacities={0: 32768, 1: 32768})
+    seed = SeedTiling(
+        cn_define_mode=4,
+        hint_loops=[],
+        split_W_percentage=0.5,
+        weight_capacities={0: 32768, 1: 32768},
+    )
     _, workload, _ = load_cn_graph_inputs(*SMALL, cwd=str(REF))
     layer = workload.nodes[1]
     assert seed.k_split_factor(layer) == 1  # a single candidate core is never split (as the seed)
     multi = layer.mapping.__class__(name="x", core_allocation=(0, 1))
-    split_layer = type(layer)(layer.id, layer.name, layer.op_type, layer.type, layer.layer, multi, layer.reshape)
+    split_layer = type(layer)(
+        layer.id, layer.name, layer.op_type, layer.type, layer.layer, multi, layer.reshape
+    )
     assert seed.k_split_factor(split_layer) == 4
     with pytest.raises(InputError) as exc:
         SeedTiling(cn_define_mode=4)
@@ -298,9 +381,19 @@ def test_seed_mode_4_splits_weights_that_do_not_fit():
 def test_seed_mode_4_on_resnet18():
     """Half of the 16.8 Mbit TPU weight memory: the 4.7-18.9 Mbit layer-4 convs are cut into K groups
     placed on their fixed per-group cores."""
-    graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "lbl", cwd=str(REF),
-                                seed=SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5))
-    split = {i: info.inter_core_tiling for i, info in graph.layers.items() if info.inter_core_tiling[0][1] != "*"}
+    graph = cn_graph_from_files(
+        QUAD,
+        RESNET,
+        RESNET_MAPPING,
+        "lbl",
+        cwd=str(REF),
+        seed=SeedTiling(cn_define_mode=4, hint_loops=[], split_W_percentage=0.5),
+    )
+    split = {
+        i: info.inter_core_tiling
+        for i, info in graph.layers.items()
+        if info.inter_core_tiling[0][1] != "*"
+    }
     assert split == {35: (("K", 2),), 37: (("K", 4),), 41: (("K", 4),), 43: (("K", 4),)}
     rows = np.flatnonzero(graph.layer == 37)
     assert graph.core[rows].tolist() == [2, 1, 2, 2] and len(graph) == 48 + 1 + 3 * 3
@@ -311,7 +404,9 @@ def test_layer_splitting_makes_k_pieces_joined_by_a_concat():
     split = small_graph("lbl", None, layer_splits={"/conv1/Conv": 2})
     names = {i: layer.name for i, layer in split.layers.items()}
     assert names == {0: "/conv0/Conv", 1: "/conv1/Conv_0", 2: "/conv1/Conv_1", 4: "/conv2/Conv"}
-    assert split.layers[1].sizes["K"] == 16 and split.layers[1].zigzag_operand_bits["W"] * 2 == 36864
+    assert (
+        split.layers[1].sizes["K"] == 16 and split.layers[1].zigzag_operand_bits["W"] * 2 == 36864
+    )
     consumer = split.index(4, 0)
     assert sorted(int(split.layer[s]) for s in split.edge_src[split.edge_dst == consumer]) == [1, 2]
     assert split.nb_real_predecessors[consumer] == 2 and len(split) == len(plain) + 1
@@ -324,7 +419,9 @@ def test_layer_splitting_makes_k_pieces_joined_by_a_concat():
 
 
 def test_automatic_layer_splitting_by_weight_capacity():
-    graph = cn_graph_from_files(QUAD, RESNET, RESNET_MAPPING, "lbl", cwd=str(REF), split_W_fraction=0.5)
+    graph = cn_graph_from_files(
+        QUAD, RESNET, RESNET_MAPPING, "lbl", cwd=str(REF), split_W_fraction=0.5
+    )
     split = sorted(info.name for info in graph.layers.values() if info.name.endswith("_1"))
     # 512x512x3x3 weights (18.9 Mbit) exceed half of the 16.8 Mbit TPU memory: split in 4
     assert "/layer4/layer4.1/conv1/Conv_1" in split
@@ -333,19 +430,53 @@ def test_automatic_layer_splitting_by_weight_capacity():
 
 # ----- command line --------------------------------------------------------------------------------
 def test_cli_writes_graph_table_and_picture(tmp_path, capsys):
-    code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-                 str(SMALL[2]), "--mode", "fused", "--layer-stacks", "0-2", "--output", str(tmp_path),
-                 "--cwd", str(REF)])
+    code = main(
+        [
+            "stream",
+            "nodes",
+            "--accelerator",
+            str(SMALL[0]),
+            "--workload",
+            str(SMALL[1]),
+            "--mapping",
+            str(SMALL[2]),
+            "--mode",
+            "fused",
+            "--layer-stacks",
+            "0-2",
+            "--output",
+            str(tmp_path),
+            "--cwd",
+            str(REF),
+        ]
+    )
     assert code == 0
     assert "24 CNs in 3 layers, 51 edges (21 intra-layer)" in capsys.readouterr().out
     table = (tmp_path / "cn_graph.csv").read_text().splitlines()
     assert len(table) == 25 and table[1].startswith("0,0,/conv0/Conv,conv,0,0,0,B=0:1 K=0:16")
-    assert (tmp_path / "cn_graph.png").stat().st_size > 1000 and (tmp_path / "cn_graph.npz").exists()
+    assert (tmp_path / "cn_graph.png").stat().st_size > 1000 and (
+        tmp_path / "cn_graph.npz"
+    ).exists()
 
 
 def test_cli_layer_splits(tmp_path, capsys):
-    args = ["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-            str(SMALL[2]), "--mode", "lbl", "--output", str(tmp_path), "--cwd", str(REF), "--no-picture"]
+    args = [
+        "stream",
+        "nodes",
+        "--accelerator",
+        str(SMALL[0]),
+        "--workload",
+        str(SMALL[1]),
+        "--mapping",
+        str(SMALL[2]),
+        "--mode",
+        "lbl",
+        "--output",
+        str(tmp_path),
+        "--cwd",
+        str(REF),
+        "--no-picture",
+    ]
     assert main(args + ["--split-layers", "/conv1/Conv=2"]) == 0
     assert "4 CNs in 4 layers" in capsys.readouterr().out
     assert main(args + ["--split-layers", "/conv1/Conv"]) == 2
@@ -353,11 +484,43 @@ def test_cli_layer_splits(tmp_path, capsys):
 
 
 def test_cli_bad_input_is_one_line(tmp_path, capsys):
-    code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-                 str(SMALL[2]), "--mode", "fused", "--layer-stacks", "2-0", "--output", str(tmp_path)])
+    code = main(
+        [
+            "stream",
+            "nodes",
+            "--accelerator",
+            str(SMALL[0]),
+            "--workload",
+            str(SMALL[1]),
+            "--mapping",
+            str(SMALL[2]),
+            "--mode",
+            "fused",
+            "--layer-stacks",
+            "2-0",
+            "--output",
+            str(tmp_path),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "runs backwards" in err
-    code = main(["stream", "nodes", "--accelerator", str(SMALL[0]), "--workload", str(SMALL[1]), "--mapping",
-                 str(SMALL[2]), "--mode", "lbl", "--seed-options", "{bad", "--output", str(tmp_path)])
+    code = main(
+        [
+            "stream",
+            "nodes",
+            "--accelerator",
+            str(SMALL[0]),
+            "--workload",
+            str(SMALL[1]),
+            "--mapping",
+            str(SMALL[2]),
+            "--mode",
+            "lbl",
+            "--seed-options",
+            "{bad",
+            "--output",
+            str(tmp_path),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--seed-options" in err

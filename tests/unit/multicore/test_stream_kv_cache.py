@@ -23,14 +23,25 @@ from conftest import REPO
 
 DATA = REPO / "tests/data/stream_llm"
 HARDWARE = {
-    "vector": ("inputs/stream/hardware/tpu_like_quad_core_vector.yaml", "inputs/stream/mapping/llm_vector_quad_core.yaml"),
-    "plain": ("inputs/stream/hardware/tpu_like_quad_core.yaml", "inputs/stream/mapping/llm_quad_core.yaml"),
+    "vector": (
+        "inputs/stream/hardware/tpu_like_quad_core_vector.yaml",
+        "inputs/stream/mapping/llm_vector_quad_core.yaml",
+    ),
+    "plain": (
+        "inputs/stream/hardware/tpu_like_quad_core.yaml",
+        "inputs/stream/mapping/llm_quad_core.yaml",
+    ),
 }
 #: export -> blocks x (K, V) x KV heads x past tokens x head size x 8 bits
 HAND_COUNTS = {
     "gpt2_decode": 2 * 2 * 12 * 127 * 64 * 8,
     "mistral_sw16_decode": 2 * 2 * 2 * 15 * 32 * 8,  # the kept window: Concat(Slice(past, 15), new)
-    "llama_tiny_decode": 2 * 2 * 4 * 127 * 64 * 8,  # 32 query heads share 4 KV heads: each read once
+    "llama_tiny_decode": 2
+    * 2
+    * 4
+    * 127
+    * 64
+    * 8,  # 32 query heads share 4 KV heads: each read once
 }
 
 
@@ -42,8 +53,13 @@ def cache(tmp_path_factory):
 def _workload(export: str, kind: str):
     hardware, mapping = (REPO / f for f in HARDWARE[kind])
     facts = HardwareFacts.of(load_multicore_accelerator(hardware))
-    return read_stream_workload(DATA / f"{export}.onnx", load_stream_mapping(mapping), check_entries=False,
-                                vector_classes=facts.vector_classes, vector_memory_bits=facts.vector_memory_bits)
+    return read_stream_workload(
+        DATA / f"{export}.onnx",
+        load_stream_mapping(mapping),
+        check_entries=False,
+        vector_classes=facts.vector_classes,
+        vector_memory_bits=facts.vector_memory_bits,
+    )
 
 
 @pytest.mark.parametrize("kind", ["vector", "plain"])
@@ -55,7 +71,9 @@ def test_the_past_cache_crosses_the_dram_link_once(export, mode, kind, cache, tm
     logging.disable(logging.WARNING)
     try:
         hardware, mapping = (REPO / f for f in HARDWARE[kind])
-        result = run_stream(hardware, DATA / f"{export}.onnx", mapping, mode, cache=cache, output=tmp_path)
+        result = run_stream(
+            hardware, DATA / f"{export}.onnx", mapping, mode, cache=cache, output=tmp_path
+        )
     finally:
         logging.disable(logging.NOTSET)
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -65,7 +83,11 @@ def test_the_past_cache_crosses_the_dram_link_once(export, mode, kind, cache, tm
     assert parts == pytest.approx(summary["dram_read_bits"])
     traffic = dram_traffic_by_layer(result)
     workload = _workload(export, kind)
-    fetched = sum(traffic.get(layer.id, {}).get("constants", 0) for layer in workload.layers if layer.cache_operands)
+    fetched = sum(
+        traffic.get(layer.id, {}).get("constants", 0)
+        for layer in workload.layers
+        if layer.cache_operands
+    )
     assert fetched >= HAND_COUNTS[export]
 
 
@@ -78,13 +100,14 @@ def test_the_new_token_is_a_dependency_and_the_append_copies_only_it(kind):
     readers = [layer for layer in workload.layers if layer.cache_operands]
     assert len(readers) == 4
     for layer in readers:
-        (op, share, dim, past, total), = layer.cache_operands
+        ((op, share, dim, past, total),) = layer.cache_operands
         assert op in layer.input_operand_source and (past, total) == (127, 128) and dim
         assert share == pytest.approx(127 / 128)
     appends = [layer for layer in workload.layers if layer.type == "cache_append"]
     if kind == "plain":
         assert not appends
     else:
-        assert len(appends) == 4 and all(layer.sizes == {"B": 1, "H": 12, "D": 1, "K": 64} for layer in appends)
+        assert len(appends) == 4 and all(
+            layer.sizes == {"B": 1, "H": 12, "D": 1, "K": 64} for layer in appends
+        )
         assert not any(src in {layer.id for layer in appends} for src, _ in workload.edges)  # sinks
-

@@ -31,14 +31,24 @@ MESH_4X4 = (HARDWARE / "tpu_like_mesh_4x4.yaml", MAPPINGS / "llm_mesh_4x4.yaml")
 
 #: MAC totals of every Gemm/MatMul (tests/data/stream_llm/README.md)
 MACS = {
-    "gpt2_prefill_mask": 6_802_735_104, "gpt2_prefill_mask_op17": 6_802_735_104, "gpt2_decode": 53_146_368,
-    "bert_base": 1_862_860_800, "llama_tiny_prefill": 19_797_114_880, "llama_tiny_decode": 154_664_960,
-    "qwen2_05b_decode": 166_412_288, "mixtral_small_decode": 24_252_416, "mistral_sw16_decode": 1_386_496,
+    "gpt2_prefill_mask": 6_802_735_104,
+    "gpt2_prefill_mask_op17": 6_802_735_104,
+    "gpt2_decode": 53_146_368,
+    "bert_base": 1_862_860_800,
+    "llama_tiny_prefill": 19_797_114_880,
+    "llama_tiny_decode": 154_664_960,
+    "qwen2_05b_decode": 166_412_288,
+    "mixtral_small_decode": 24_252_416,
+    "mistral_sw16_decode": 1_386_496,
 }
 
 
 def single_core_macs(path: Path) -> int:
-    layers = [n for n in read_onnx(str(path)) if n["kind"] == "layer" and n["operator_type"] in ("Gemm", "MatMul")]
+    layers = [
+        n
+        for n in read_onnx(str(path))
+        if n["kind"] == "layer" and n["operator_type"] in ("Gemm", "MatMul")
+    ]
     return sum(math.prod(n["loop_sizes"]) for n in layers)
 
 
@@ -54,17 +64,29 @@ def test_llm_operators_become_layers_and_data_moving_nodes():
     Concat are data-moving nodes; Softmax is four layers; the MAC layers read the cache."""
     workload = read_stream_workload(DATA / "gpt2_decode.onnx", load_stream_mapping(QUAD[1]))
     kinds = {(n.op_type, getattr(n, "kind", None) or n.type) for n in workload.nodes.values()}
-    assert {("Split", "onnx"), ("Reshape", "reshape"), ("Concat", "concat"), ("Softmax", "max")} <= kinds
-    attention = [layer for layer in workload.layers if layer.op_type == "MatMul" and "H" in layer.sizes]
+    assert {
+        ("Split", "onnx"),
+        ("Reshape", "reshape"),
+        ("Concat", "concat"),
+        ("Softmax", "max"),
+    } <= kinds
+    attention = [
+        layer for layer in workload.layers if layer.op_type == "MatMul" and "H" in layer.sizes
+    ]
     # Q.K^T and P.V of both blocks: one new token against 128 keys (127 cached + itself), 12 heads
-    assert sorted((l.sizes["D"], l.sizes["H"], l.sizes["C"], l.sizes["K"]) for l in attention) == \
-        [(1, 12, 64, 128)] * 2 + [(1, 12, 128, 64)] * 2
+    assert (
+        sorted((l.sizes["D"], l.sizes["H"], l.sizes["C"], l.sizes["K"]) for l in attention)
+        == [(1, 12, 64, 128)] * 2 + [(1, 12, 128, 64)] * 2
+    )
 
 
 def test_bert_position_ids_are_a_two_dimensional_gather():
     workload = read_stream_workload(DATA / "bert_base.onnx", load_stream_mapping(QUAD[1]))
     gathers = [n for n in workload.nodes.values() if getattr(n, "kind", "") == "gather"]
-    assert any(isinstance(g.attrs["indices"], list) and isinstance(g.attrs["indices"][0], list) for g in gathers)
+    assert any(
+        isinstance(g.attrs["indices"], list) and isinstance(g.attrs["indices"][0], list)
+        for g in gathers
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,12 +94,28 @@ def cache(tmp_path_factory):
     return tmp_path_factory.mktemp("llm-cost-cache")
 
 
-FAST = [("gpt2_decode", QUAD, "lbl"), ("bert_base", QUAD, "fused"), ("qwen2_05b_decode", MESH_2X2, "fused"),
-        ("llama_tiny_decode", MESH_4X4, "lbl")]
-SLOW = [(name, hw, mode) for name in ("gpt2_prefill_mask", "gpt2_prefill_mask_op17", "gpt2_decode", "bert_base",
-                                      "llama_tiny_prefill", "llama_tiny_decode", "mixtral_small_decode",
-                                      "mistral_sw16_decode")
-        for hw in (QUAD, MESH_2X2, MESH_4X4) for mode in ("lbl", "fused") if (name, hw, mode) not in FAST]
+FAST = [
+    ("gpt2_decode", QUAD, "lbl"),
+    ("bert_base", QUAD, "fused"),
+    ("qwen2_05b_decode", MESH_2X2, "fused"),
+    ("llama_tiny_decode", MESH_4X4, "lbl"),
+]
+SLOW = [
+    (name, hw, mode)
+    for name in (
+        "gpt2_prefill_mask",
+        "gpt2_prefill_mask_op17",
+        "gpt2_decode",
+        "bert_base",
+        "llama_tiny_prefill",
+        "llama_tiny_decode",
+        "mixtral_small_decode",
+        "mistral_sw16_decode",
+    )
+    for hw in (QUAD, MESH_2X2, MESH_4X4)
+    for mode in ("lbl", "fused")
+    if (name, hw, mode) not in FAST
+]
 
 
 def _ids(case):
@@ -85,8 +123,9 @@ def _ids(case):
     return f"{name}-{hardware.stem}-{mode}"
 
 
-@pytest.mark.parametrize("case", FAST + [pytest.param(c, marks=pytest.mark.slow) for c in SLOW],
-                         ids=_ids)
+@pytest.mark.parametrize(
+    "case", FAST + [pytest.param(c, marks=pytest.mark.slow) for c in SLOW], ids=_ids
+)
 def test_export_schedules_on_the_floor(case, cache):
     name, (hardware, mapping), mode = case
     path = DATA / f"{name}.onnx"
@@ -110,11 +149,19 @@ def _sliced_by_data(tmp_path: Path) -> Path:
     w2 = helper.make_tensor("w2", TensorProto.FLOAT, [8, 4], [0.0] * 32)
     ends = helper.make_tensor("ends", TensorProto.INT64, [1], [8])
     axes = helper.make_tensor("axes", TensorProto.INT64, [1], [2])
-    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"], name="/proj"),
-             helper.make_node("Slice", ["h", "start", "ends", "axes"], ["s"], name="/pick"),
-             helper.make_node("MatMul", ["s", "w2"], ["y"], name="/out")]
-    graph = helper.make_graph(nodes, "g", [x, start], [y], [w1, w2, ends, axes],
-                              value_info=[helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 8, 8])])
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="/proj"),
+        helper.make_node("Slice", ["h", "start", "ends", "axes"], ["s"], name="/pick"),
+        helper.make_node("MatMul", ["s", "w2"], ["y"], name="/out"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [x, start],
+        [y],
+        [w1, w2, ends, axes],
+        value_info=[helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, 8, 8])],
+    )
     path = tmp_path / "sliced.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
     return path
@@ -124,7 +171,9 @@ def test_an_operator_the_floor_cannot_place_is_a_one_line_error(tmp_path):
     with pytest.raises(InputError) as caught:
         read_stream_workload(_sliced_by_data(tmp_path), parse_stream_mapping([{"name": "default"}]))
     text = str(caught.value)
-    assert "'/pick' (Slice)" in text and "input 'start' is not a constant" in text and "\n" not in text
+    assert (
+        "'/pick' (Slice)" in text and "input 'start' is not a constant" in text and "\n" not in text
+    )
 
 
 # ----- operators beyond matrix products on a core with a vector unit ----------------------------
@@ -137,8 +186,12 @@ def _vector_workload(name: str, mapping=VECTOR[1]):
 
     facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))
     mapping = mapping if not isinstance(mapping, Path) else load_stream_mapping(mapping)
-    return read_stream_workload(DATA / f"{name}.onnx", mapping, vector_classes=facts.vector_classes,
-                                vector_memory_bits=facts.vector_memory_bits)
+    return read_stream_workload(
+        DATA / f"{name}.onnx",
+        mapping,
+        vector_classes=facts.vector_classes,
+        vector_memory_bits=facts.vector_memory_bits,
+    )
 
 
 def test_norms_softmax_and_activations_become_vector_layers_on_the_vector_core(caplog):
@@ -147,11 +200,28 @@ def test_norms_softmax_and_activations_become_vector_layers_on_the_vector_core(c
     vector = [layer for layer in workload.layers if layer.layer.vector_op is not None]
     classes = {layer.layer.vector_op for layer in vector}
     # LayerNorm (reduce_mean, sub, pow, sqrt, div, mul, add), Softmax, GELU (tanh, pow, mul, add)
-    assert {"reduce_mean", "sub", "pow", "sqrt", "div", "mul", "add", "reduce_max", "exp", "reduce_sum",
-            "tanh"} <= classes
-    assert all(set(layer.mapping.core_allocation) == {5} for layer in vector)  # the SIMD core's vector unit
+    assert {
+        "reduce_mean",
+        "sub",
+        "pow",
+        "sqrt",
+        "div",
+        "mul",
+        "add",
+        "reduce_max",
+        "exp",
+        "reduce_sum",
+        "tanh",
+    } <= classes
+    assert all(
+        set(layer.mapping.core_allocation) == {5} for layer in vector
+    )  # the SIMD core's vector unit
     layer_norm = next(layer for layer in vector if layer.name.endswith("ln_1/ReduceMean"))
-    assert layer_norm.layer.equation == "O[b][d]+=I[b][d][c]*W[]" and layer_norm.sizes == {"B": 1, "D": 1, "C": 768}
+    assert layer_norm.layer.equation == "O[b][d]+=I[b][d][c]*W[]" and layer_norm.sizes == {
+        "B": 1,
+        "D": 1,
+        "C": 768,
+    }
     assert "IsNaN" not in caplog.text  # the exporter's NaN guard does no work: not named
 
 
@@ -165,14 +235,24 @@ def test_vector_layers_are_scheduled_with_a_cost(mode, cache):
     assert (problem.runtime[on_vector] > 0).all() and (problem.onchip_energy[on_vector] > 0).all()
     names = {problem.layer_names[int(i)] for i in problem.layer[on_vector]}
     # RMSNorm (pow, reduce_mean, add, sqrt, div, mul), rotary (mul, neg, add), SiLU (sigmoid, mul), Softmax
-    assert any("input_layernorm/ReduceMean" in n for n in names) and any("mlp/act_fn/Sigmoid" in n for n in names)
+    assert any("input_layernorm/ReduceMean" in n for n in names) and any(
+        "mlp/act_fn/Sigmoid" in n for n in names
+    )
     assert any("self_attn/Neg" in n for n in names)
 
 
 def test_a_vector_layer_on_a_core_without_its_class_is_a_one_line_error():
-    mapping = parse_stream_mapping([{"name": "default", "core_allocation": [0, 1, 2, 3],
-                                     "core_allocation_is_fixed": True, "inter_core_tiling": ["K, 4"]},
-                                    {"name": "Tanh", "core_allocation": [0]}])
+    mapping = parse_stream_mapping(
+        [
+            {
+                "name": "default",
+                "core_allocation": [0, 1, 2, 3],
+                "core_allocation_is_fixed": True,
+                "inter_core_tiling": ["K, 4"],
+            },
+            {"name": "Tanh", "core_allocation": [0]},
+        ]
+    )
     with pytest.raises(InputError) as caught:
         _vector_workload("gpt2_decode", mapping)
     text = str(caught.value)
@@ -182,7 +262,10 @@ def test_a_vector_layer_on_a_core_without_its_class_is_a_one_line_error():
 
 def test_layer_normalization_at_opset_17_gives_the_opset_14_layers():
     def layers(name):
-        return [(layer.layer.vector_op, layer.layer.equation, layer.sizes) for layer in _vector_workload(name).layers]
+        return [
+            (layer.layer.vector_op, layer.layer.equation, layer.sizes)
+            for layer in _vector_workload(name).layers
+        ]
 
     assert layers("gpt2_prefill_mask_op17") == layers("gpt2_prefill_mask")
 
@@ -197,11 +280,28 @@ def test_search_figures_of_an_llm_are_what_running_its_allocation_gives(cache, t
     from zigzag.multicore.allocation import search_allocation
 
     flexible = tmp_path / "flexible.yaml"
-    flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n  inter_core_tiling: [K, 1]\n")
+    flexible.write_text(
+        "- name: default\n  core_allocation: [0, 1, 2, 3]\n  inter_core_tiling: [K, 1]\n"
+    )
     hardware = QUAD[0]
-    search_allocation(hardware, DATA / "gpt2_decode.onnx", flexible, "lbl", individuals=4, generations=1, seed=0,
-                      cache=cache, output=tmp_path / "search")
-    rerun = run_stream(hardware, DATA / "gpt2_decode.onnx", tmp_path / "search" / "allocation.yaml", "lbl", cache=cache)
+    search_allocation(
+        hardware,
+        DATA / "gpt2_decode.onnx",
+        flexible,
+        "lbl",
+        individuals=4,
+        generations=1,
+        seed=0,
+        cache=cache,
+        output=tmp_path / "search",
+    )
+    rerun = run_stream(
+        hardware,
+        DATA / "gpt2_decode.onnx",
+        tmp_path / "search" / "allocation.yaml",
+        "lbl",
+        cache=cache,
+    )
     chosen = json.loads((tmp_path / "search" / "summary.json").read_text())["search"]
     assert (chosen["energy"], chosen["latency"]) == (rerun.energy, rerun.latency)
 
@@ -216,9 +316,16 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     from zigzag.multicore.schedule.dram_links import dram_link_shares
     from zigzag.multicore.schedule.tokens import token_figures
 
-    result = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
+    result = run_stream(
+        QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path
+    )
     tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
-    assert (tokens["phase"], tokens["batch"], tokens["tokens"], tokens["context"]) == ("decode", 1, 1, 127)
+    assert (tokens["phase"], tokens["batch"], tokens["tokens"], tokens["context"]) == (
+        "decode",
+        1,
+        1,
+        127,
+    )
     assert tokens["tpot_cycles"] == tokens["step_cycles"] == result.latency
     assert tokens["energy_per_token_pJ"] == pytest.approx(result.energy)
     shares = dram_link_shares(result)
@@ -227,11 +334,37 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     # (each streaming node's bandwidth need x its run time) are far above it
     assert 0.9 < tokens["dram_link_demand"] < 1.05 < tokens["dram_link_reserved"]
     prefill = token_figures(result, {"phase": "prefill", "batch": 2, "tokens": 64}, clock_ghz=1.0)
-    assert prefill["ttft_s"] == result.latency * 1e-9 and prefill["tokens_per_s"] == pytest.approx(128 / prefill["ttft_s"])
-    done = subprocess.run([sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", str(QUAD[0]),
-                           "--workload", str(DATA / "gpt2_decode.onnx"), "--mapping", str(QUAD[1]), "--mode", "lbl",
-                           "--cache", str(cache), "--output", str(tmp_path / "cli")], capture_output=True, text=True)
-    assert done.returncode == 0 and "time per output token" in done.stdout and "DRAM link busy" in done.stdout
+    assert prefill["ttft_s"] == result.latency * 1e-9 and prefill["tokens_per_s"] == pytest.approx(
+        128 / prefill["ttft_s"]
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zigzag",
+            "stream",
+            "run",
+            "--accelerator",
+            str(QUAD[0]),
+            "--workload",
+            str(DATA / "gpt2_decode.onnx"),
+            "--mapping",
+            str(QUAD[1]),
+            "--mode",
+            "lbl",
+            "--cache",
+            str(cache),
+            "--output",
+            str(tmp_path / "cli"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        done.returncode == 0
+        and "time per output token" in done.stdout
+        and "DRAM link busy" in done.stdout
+    )
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
@@ -244,8 +377,12 @@ def test_attention_split_by_heads_across_the_cores(mode, cache):
 
     mapping = MAPPINGS / "llm_heads_quad_core.yaml"
     graph = cn_graph_from_files(QUAD[0], DATA / "gpt2_decode.onnx", mapping, mode)
-    attention = [i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" in info.sizes]
-    projections = [i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" not in info.sizes]
+    attention = [
+        i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" in info.sizes
+    ]
+    projections = [
+        i for i, info in graph.layers.items() if info.op_type == "MatMul" and "H" not in info.sizes
+    ]
     assert len(attention) == 4 and projections
     for layer in attention:
         cns = np.flatnonzero(graph.layer == layer)
@@ -270,13 +407,16 @@ def test_the_kv_cache_is_its_own_data_read_from_dram(cache, tmp_path):
     assert len(appends) == 4 and {layer.layer.vector_op for layer in appends} == {"copy"}
     assert all(layer.sizes["D"] == 1 and layer.sizes["H"] == 12 for layer in appends)
     readers = [layer for layer in workload.layers if layer.cache_operands]
-    assert len(readers) == 4 and all(op in layer.input_operand_source for layer in readers
-                                     for op, *_ in layer.cache_operands)
+    assert len(readers) == 4 and all(
+        op in layer.input_operand_source for layer in readers for op, *_ in layer.cache_operands
+    )
     hardware, mapping = VECTOR
     run_stream(hardware, DATA / "gpt2_decode.onnx", mapping, "lbl", cache=cache, output=tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     tokens = summary["per_token"]
-    cache_bits = 2 * 2 * 12 * 127 * 64 * 8  # 2 blocks x (K, V) x heads x past tokens x head size x 8 bits
+    cache_bits = (
+        2 * 2 * 12 * 127 * 64 * 8
+    )  # 2 blocks x (K, V) x heads x past tokens x head size x 8 bits
     assert tokens["dram_read_bits_kv_cache"] == cache_bits
     parts = sum(tokens[f"dram_read_bits_{role}"] for role in ("weights", "kv_cache", "activations"))
     assert parts == pytest.approx(summary["dram_read_bits"])

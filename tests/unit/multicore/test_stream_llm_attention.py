@@ -20,8 +20,10 @@ from conftest import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"
-VECTOR = (ROOT / "inputs" / "stream" / "hardware" / "tpu_like_quad_core_vector.yaml",
-          ROOT / "inputs" / "stream" / "mapping" / "llm_vector_quad_core.yaml")
+VECTOR = (
+    ROOT / "inputs" / "stream" / "hardware" / "tpu_like_quad_core_vector.yaml",
+    ROOT / "inputs" / "stream" / "mapping" / "llm_vector_quad_core.yaml",
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +34,13 @@ def cache(tmp_path_factory):
 def _vector_workload(name: str, mapping=VECTOR[1]):
     facts = HardwareFacts.of(load_multicore_accelerator(VECTOR[0]))
     mapping = mapping if not isinstance(mapping, Path) else load_stream_mapping(mapping)
-    return read_stream_workload(DATA / f"{name}.onnx", mapping, vector_classes=facts.vector_classes,
-                                vector_memory_bits=facts.vector_memory_bits, check_entries=False)
+    return read_stream_workload(
+        DATA / f"{name}.onnx",
+        mapping,
+        vector_classes=facts.vector_classes,
+        vector_memory_bits=facts.vector_memory_bits,
+        check_entries=False,
+    )
 
 
 def _attention_of_block(name: str, block: str):
@@ -41,17 +48,24 @@ def _attention_of_block(name: str, block: str):
     mask addition, the Softmax layers, the NaN guard after it)."""
     workload = _vector_workload(name)
     layers = [layer for layer in workload.layers if f"/{block}/" in layer.name]
-    products = [layer.id for layer in layers if layer.op_type == "MatMul" and "attn/MatMul" in layer.name]
+    products = [
+        layer.id for layer in layers if layer.op_type == "MatMul" and "attn/MatMul" in layer.name
+    ]
     first, last = products[0], products[1]
-    scores = [layer.id for layer in layers if first <= layer.id < last and "/Where" != layer.name[-6:]]
+    scores = [
+        layer.id for layer in layers if first <= layer.id < last and "/Where" != layer.name[-6:]
+    ]
     return tuple(range(first, last + 1)), scores
 
 
 def _score_traffic(result, scores) -> float:
     """DRAM bits of the score tensors: written, read back or streamed (not the constants they use)."""
     traffic = dram_traffic_by_layer(result)
-    return sum(traffic.get(layer, {}).get(kind, 0.0) for layer in scores for kind in ("written", "read_back",
-                                                                                     "streamed"))
+    return sum(
+        traffic.get(layer, {}).get(kind, 0.0)
+        for layer in scores
+        for kind in ("written", "read_back", "streamed")
+    )
 
 
 def test_a_fused_attention_stack_keeps_its_scores_on_chip(cache):
@@ -61,11 +75,17 @@ def test_a_fused_attention_stack_keeps_its_scores_on_chip(cache):
     stack, scores = _attention_of_block("gpt2_prefill_mask", "h.0")
     assert len(scores) >= 6  # Q.K^T, the mask Add, 4 Softmax layers (and the NaN guard when costed)
     lbl = run_stream(hardware, DATA / "gpt2_prefill_mask.onnx", mapping, "lbl", cache=cache)
-    fused = run_stream(hardware, DATA / "gpt2_prefill_mask.onnx", mapping, "fused", [stack], cache=cache)
-    assert _score_traffic(lbl, scores) >= 12 * 128 * 128 * 8  # at least one score tensor goes off-chip
+    fused = run_stream(
+        hardware, DATA / "gpt2_prefill_mask.onnx", mapping, "fused", [stack], cache=cache
+    )
+    assert (
+        _score_traffic(lbl, scores) >= 12 * 128 * 128 * 8
+    )  # at least one score tensor goes off-chip
     assert _score_traffic(fused, scores) == 0
     by_layer = dram_traffic_by_layer(fused)
-    assert sum(sum(v.values()) for v in by_layer.values()) == pytest.approx(fused.dram_traffic()["traffic_bits"])
+    assert sum(sum(v.values()) for v in by_layer.values()) == pytest.approx(
+        fused.dram_traffic()["traffic_bits"]
+    )
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])
@@ -101,17 +121,27 @@ def test_mixture_of_experts_routing_is_costed_on_the_vector_core(cache, caplog):
     result = run_stream(hardware, DATA / "mixtral_small_decode.onnx", mapping, "lbl", cache=cache)
     routed = {layer.id for layer in topk + sums}
     cns = [n for n in range(result.problem.nb_cns) if int(result.problem.layer[n]) in routed]
-    assert len(cns) >= 4 and all(int(result.problem.core[n]) == 5 and result.problem.runtime[n] > 0 for n in cns)
+    assert len(cns) >= 4 and all(
+        int(result.problem.core[n]) == 5 and result.problem.runtime[n] > 0 for n in cns
+    )
 
 
 def test_a_top_k_no_core_can_run_is_a_one_line_error():
     from zigzag.errors import InputError
 
     with pytest.raises(InputError) as caught:
-        read_stream_workload(DATA / "mixtral_small_decode.onnx", load_stream_mapping(VECTOR[1]), check_entries=False,
-                             vector_classes={5: frozenset({"add", "mul", "copy"})})
+        read_stream_workload(
+            DATA / "mixtral_small_decode.onnx",
+            load_stream_mapping(VECTOR[1]),
+            check_entries=False,
+            vector_classes={5: frozenset({"add", "mul", "copy"})},
+        )
     text = str(caught.value)
-    assert "'/m/model/layers.0/mlp/gate/TopK' (TopK)" in text and "reduce_max" in text and "\n" not in text
+    assert (
+        "'/m/model/layers.0/mlp/gate/TopK' (TopK)" in text
+        and "reduce_max" in text
+        and "\n" not in text
+    )
 
 
 def test_top_k_is_in_the_single_core_operator_model_with_the_same_loops(caplog):
@@ -129,8 +159,18 @@ def test_top_k_is_in_the_single_core_operator_model_with_the_same_loops(caplog):
         layers = read_onnx(DATA / "mixtral_small_decode.onnx", operators="all")
     assert "TopK" not in caplog.text
     single = [layer for layer in layers if layer["operator_type"] == "TopK"]
-    multi = [layer for layer in _vector_workload("mixtral_small_decode").layers if layer.op_type == "TopK"]
-    assert [dict(zip(n["loop_dims"], n["loop_sizes"])) for n in single] == [layer.sizes for layer in multi]
-    assert {n["vector_op"] for n in single} == {layer.layer.vector_op for layer in multi} == {"reduce_max"}
+    multi = [
+        layer
+        for layer in _vector_workload("mixtral_small_decode").layers
+        if layer.op_type == "TopK"
+    ]
+    assert [dict(zip(n["loop_dims"], n["loop_sizes"])) for n in single] == [
+        layer.sizes for layer in multi
+    ]
+    assert (
+        {n["vector_op"] for n in single}
+        == {layer.layer.vector_op for layer in multi}
+        == {"reduce_max"}
+    )
     layer = build_layer(ops.top_k(0, "router", {"D": 3, "K": 8}, 2), [MappingEntry(name="default")])
     assert layer.equation == "O[d][k]+=I[d][c]" and layer.total_macs == math.prod((3, 2, 8))

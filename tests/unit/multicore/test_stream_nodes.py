@@ -23,8 +23,14 @@ CASES = {case["case"]: case for case in yaml.safe_load((REF / "expected.yaml").r
 def build(case: dict) -> CNGraph:
     inputs, options = case["inputs"], case["options"]
     stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
-    return cn_graph_from_files(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"],
-                               options["mode"], stacks, cwd=str(REF))
+    return cn_graph_from_files(
+        REF / inputs["hardware"],
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        options["mode"],
+        stacks,
+        cwd=str(REF),
+    )
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
@@ -72,7 +78,9 @@ def test_every_cn(case):
 
 def test_every_edge(case):
     _, dump, graph = case
-    reference = {(tuple(e["src"]), tuple(e["dst"])): (e.get("operand"), e["bits"]) for e in dump["edges"]}
+    reference = {
+        (tuple(e["src"]), tuple(e["dst"])): (e.get("operand"), e["bits"]) for e in dump["edges"]
+    }
     assert edge_dict(graph) == reference
 
 
@@ -94,17 +102,28 @@ def test_layer_tilings_and_stacks(case):
         assert [list(t) for t in info.intra_core_tiling] == layer["intra_core_tiling"]
         assert [list(t) for t in info.inter_core_tiling] == layer["inter_core_tiling"]
         assert info.name == layer["name"]
-    assert [list(s) for s in graph.stacks] == dump["options_seen_by_allocation_stage"]["layer_stacks"]
+    assert [list(s) for s in graph.stacks] == dump["options_seen_by_allocation_stage"][
+        "layer_stacks"
+    ]
 
 
 def test_fused_resnet18_equals_the_reference():
     """ResNet-18 fused row by row (stacks 0-10, 11-21): 1118 CNs, 53 261 edges, every field equal."""
     oracle = json.loads(gzip.decompress(FUSED_ORACLE.read_bytes()))
     inputs = oracle["inputs"]
-    graph = cn_graph_from_files(REF / inputs["accelerator"], REF / inputs["workload"], REF / inputs["mapping"],
-                                "fused", parse_layer_stacks(inputs["layer_stacks"]), cwd=str(REF))
+    graph = cn_graph_from_files(
+        REF / inputs["accelerator"],
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        "fused",
+        parse_layer_stacks(inputs["layer_stacks"]),
+        cwd=str(REF),
+    )
     assert (len(graph), graph.nb_edges, graph.nb_intra_layer_edges) == (
-        oracle["nb_cns"], oracle["nb_edges"], oracle["nb_intra_layer_edges"])
+        oracle["nb_cns"],
+        oracle["nb_edges"],
+        oracle["nb_intra_layer_edges"],
+    )
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     for layer, sub, ranges, group, core, sizes, final, produced, preds in oracle["cns"]:
         i = graph.index(layer, sub)
@@ -112,9 +131,15 @@ def test_fused_resnet18_equals_the_reference():
         if core is None:  # not fixed: the reference sets the only allowed core after this stage
             assert graph.layers[layer].core_allocation == (mine["core"],)
             core = mine["core"]
-        assert mine == {"loop_ranges": ranges, "group": group, "core": core, "operand_sizes_bits": sizes,
-                        "produces_final_output": final, "data_produced_unique": produced,
-                        "nb_real_predecessors": preds}, (layer, sub)
+        assert mine == {
+            "loop_ranges": ranges,
+            "group": group,
+            "core": core,
+            "operand_sizes_bits": sizes,
+            "produces_final_output": final,
+            "data_produced_unique": produced,
+            "nb_real_predecessors": preds,
+        }, (layer, sub)
     reference = {((a, b), (c, d)): (op, bits) for a, b, c, d, op, bits in oracle["edges"]}
     assert edge_dict(graph) == reference
 
@@ -159,8 +184,14 @@ def test_node_order_is_streams_insertion_order():
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]
 
 
-@pytest.mark.parametrize("oracle", [f"{case}_{mode}" for case in ("ksplit", "tiles", "mixed", "gather_concat", "softmax", "asym")
-                                    for mode in ("lbl", "fused")])
+@pytest.mark.parametrize(
+    "oracle",
+    [
+        f"{case}_{mode}"
+        for case in ("ksplit", "tiles", "mixed", "gather_concat", "softmax", "asym")
+        for mode in ("lbl", "fused")
+    ],
+)
 def test_more_cases_equal_the_reference(oracle):
     """Reference dumps made for this project (tests/data/stream/README.md): K split over two cores;
     intra-core tiling with a rounded-up OY, a C split (partial outputs) and K groups;
@@ -169,12 +200,20 @@ def test_more_cases_equal_the_reference(oracle):
     data = TESTS / "data"
     oracle = json.loads((data / "stream" / f"{oracle}_cn_graph.json").read_text())
     inputs = {k: data / v for k, v in oracle["repo_inputs"].items()}
-    graph = cn_graph_from_files(inputs["accelerator"], inputs["workload"], inputs["mapping"], oracle["inputs"]["mode"],
-                                parse_layer_stacks(oracle["inputs"]["layer_stacks"]), cwd=str(REF))
+    graph = cn_graph_from_files(
+        inputs["accelerator"],
+        inputs["workload"],
+        inputs["mapping"],
+        oracle["inputs"]["mode"],
+        parse_layer_stacks(oracle["inputs"]["layer_stacks"]),
+        cwd=str(REF),
+    )
     assert (len(graph), graph.nb_edges) == (oracle["nb_cns"], oracle["nb_edges"])
     assert [list(s) for s in graph.stacks] == oracle["layer_stacks"]
     for cn in oracle["cns"]:
         mine = cn_fields(graph, graph.index(*cn["id"]))
         assert mine == {k: cn[k] for k in mine}, cn["id"]
-    reference = {(tuple(e["src"]), tuple(e["dst"])): (e["operand"], e["bits"]) for e in oracle["edges"]}
+    reference = {
+        (tuple(e["src"]), tuple(e["dst"])): (e["operand"], e["bits"]) for e in oracle["edges"]
+    }
     assert edge_dict(graph) == reference

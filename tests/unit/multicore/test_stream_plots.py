@@ -37,12 +37,34 @@ def assert_image(path: Path) -> None:
 def run(tmp_path_factory):
     """``zigzag stream run --plots`` on a small case: conv0 K-split over two cores, weights prefetched."""
     out = tmp_path_factory.mktemp("run")
-    ref = next(c for c in json.loads(SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W")
+    ref = next(
+        c for c in json.loads(SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W"
+    )
     inputs = ref["inputs"]
-    command = [sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", inputs["hardware"],
-               "--workload", inputs["workload"], "--mapping", inputs["mapping"], "--mode", "fused",
-               "--layer-stacks", "0-2", "--prefetch", "W", "--cache", str(out / "cache"), "--output", str(out / "run"),
-               "--plots"]
+    command = [
+        sys.executable,
+        "-m",
+        "zigzag",
+        "stream",
+        "run",
+        "--accelerator",
+        inputs["hardware"],
+        "--workload",
+        inputs["workload"],
+        "--mapping",
+        inputs["mapping"],
+        "--mode",
+        "fused",
+        "--layer-stacks",
+        "0-2",
+        "--prefetch",
+        "W",
+        "--cache",
+        str(out / "cache"),
+        "--output",
+        str(out / "run"),
+        "--plots",
+    ]
     done = subprocess.run(command, cwd=REF, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     return out / "run"
@@ -52,11 +74,20 @@ def test_trace_holds_the_schedule(run):
     trace = load_trace(run)
     rows = list(csv.DictReader((run / "schedule.csv").open()))
     assert trace.nb_cns == len(rows) == 32
-    by_id = {(int(lay), int(sub)): (s, e) for lay, sub, s, e in
-             zip(trace.cn["layer"], trace.cn["sub"], trace.cn["start"], trace.cn["end"])}
-    assert all(by_id[(int(r["layer_id"]), int(r["sub_id"]))] == (float(r["start"]), float(r["end"])) for r in rows)
+    by_id = {
+        (int(lay), int(sub)): (s, e)
+        for lay, sub, s, e in zip(
+            trace.cn["layer"], trace.cn["sub"], trace.cn["start"], trace.cn["end"]
+        )
+    }
+    assert all(
+        by_id[(int(r["layer_id"]), int(r["sub_id"]))] == (float(r["start"]), float(r["end"]))
+        for r in rows
+    )
     summary = read_summary(run)
-    assert trace.latency == summary["latency"] and trace.energy == pytest.approx(summary["energy"], rel=1e-12)
+    assert trace.latency == summary["latency"] and trace.energy == pytest.approx(
+        summary["energy"], rel=1e-12
+    )
     assert trace.layer_names == {0: "/conv0/Conv", 1: "/conv1/Conv", 2: "/conv2/Conv"}
     assert {m.label: m.peak for m in trace.memories} == summary["peak_memory_bits"]
     assert len(trace.transfers["kind"]) == summary["nb_transfers"]
@@ -69,7 +100,10 @@ def test_run_writes_every_picture(run):
     # works offline: it loads one shared copy of plotly.js beside it instead of carrying its own
     assert (plots / "gantt.html").stat().st_size < 1_000_000
     assert (plots / "plotly.min.js").stat().st_size > 1_000_000
-    assert '<script charset="utf-8" src="plotly.min.js"></script>' in (plots / "gantt.html").read_text()
+    assert (
+        '<script charset="utf-8" src="plotly.min.js"></script>'
+        in (plots / "gantt.html").read_text()
+    )
     assert "cdn.plot.ly" not in (plots / "gantt.html").read_text()[:3000]
 
 
@@ -97,32 +131,72 @@ def test_gantt_rows_kinds_and_dependencies(run):
 
 
 def _chromium() -> str | None:
-    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+    return next(
+        (
+            shutil.which(n)
+            for n in ("chromium", "chromium-browser", "google-chrome")
+            if shutil.which(n)
+        ),
+        None,
+    )
 
 
 def test_gantt_html_renders_in_a_real_browser(run, tmp_path):
     binary = _chromium()
     if binary is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    args = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-            "--virtual-time-budget=10000"]
-    dom = subprocess.run([*args, "--enable-logging=stderr", "--v=0", "--dump-dom", (run / "plots" / "gantt.html").as_uri()],
-                         capture_output=True, text=True, timeout=180)
+    args = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=10000",
+    ]
+    dom = subprocess.run(
+        [
+            *args,
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            (run / "plots" / "gantt.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert dom.returncode == 0, dom.stderr[-3000:]
-    errors = [line for line in dom.stderr.splitlines() if "CONSOLE" in line and re.search(r"Uncaught|Error", line)]
+    errors = [
+        line
+        for line in dom.stderr.splitlines()
+        if "CONSOLE" in line and re.search(r"Uncaught|Error", line)
+    ]
     assert not errors, errors
     trace = load_trace(run)
     html = dom.stdout
     assert 'class="main-svg"' in html  # plotly drew its SVG
     layers = len(set(trace.cn["layer"].tolist()))
     kinds = len({k for per_link in link_event_kinds(trace) for k in per_link})
-    assert html.count('class="trace bars"') == layers + kinds  # one bar trace per layer and per link-event kind
+    assert (
+        html.count('class="trace bars"') == layers + kinds
+    )  # one bar trace per layer and per link-event kind
     assert len(re.findall(r'class="point"', html)) >= trace.nb_cns  # every CN drawn as a bar
     assert "dependencies" in html and 'class="updatemenu-button"' in html
     shot = tmp_path / "gantt.png"
-    done = subprocess.run([*args, "--window-size=1200,600", f"--screenshot={shot}", (run / "plots" / "gantt.html").as_uri()],
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [
+            *args,
+            "--window-size=1200,600",
+            f"--screenshot={shot}",
+            (run / "plots" / "gantt.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0 and shot.exists(), done.stderr[-3000:]
     assert_image(shot)
 
@@ -131,12 +205,18 @@ def test_perfetto_trace_event_format(run):
     doc = json.loads((run / "plots" / "perfetto.json").read_text())
     events = doc["traceEvents"]
     trace = load_trace(run)
-    threads = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    threads = {
+        e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
+    }
     assert list(threads.values()) == Rows(trace).labels
     complete = [e for e in events if e["ph"] == "X"]
     assert len(complete) == trace.nb_cns + sum(len(lk.start) for lk in trace.links)
     for e in events:
-        assert {"ph", "pid", "tid", "ts", "name"} <= set(e) and isinstance(e["pid"], int) and isinstance(e["tid"], int)
+        assert (
+            {"ph", "pid", "tid", "ts", "name"} <= set(e)
+            and isinstance(e["pid"], int)
+            and isinstance(e["tid"], int)
+        )
     for e in complete:
         assert e["dur"] >= 0 and e["tid"] in threads and e["ts"] + e["dur"] <= trace.latency
     assert sum(1 for e in complete if e["cat"] == "compute") == trace.nb_cns
@@ -157,8 +237,10 @@ def test_energy_groups_add_up(run):
 def test_pareto_front_from_a_search_folder(run, tmp_path):
     folder = tmp_path / "search"
     shutil.copytree(run, folder, ignore=shutil.ignore_patterns("plots"))
-    (folder / "front.csv").write_text("energy,latency,allocation\n1000.0,30.0,0:0=0 1:0=1\n"
-                                      "900.0,40.0,0:0=1 1:0=1\n800.0,55.5,0:0=1 1:0=0\n")
+    (folder / "front.csv").write_text(
+        "energy,latency,allocation\n1000.0,30.0,0:0=0 1:0=1\n"
+        "900.0,40.0,0:0=1 1:0=1\n800.0,55.5,0:0=1 1:0=0\n"
+    )
     summary = read_summary(folder)
     summary["search"] = {"energy": 900.0, "latency": 40.0, "choose": "edp"}
     (folder / "summary.json").write_text(json.dumps(summary))
@@ -174,8 +256,11 @@ def test_pareto_front_from_a_search_folder(run, tmp_path):
 
 
 def test_plot_command_errors_are_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "zigzag", "stream", "plot", "--run", str(tmp_path)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "zigzag", "stream", "plot", "--run", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0 and "no schedule trace here" in done.stderr
     (tmp_path / "schedule_trace.json").write_text("{}")

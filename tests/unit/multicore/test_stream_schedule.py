@@ -51,19 +51,28 @@ def test_totals_equal_the_reference(case):
 def test_every_cn_core_start_end_equal_the_dump(case):
     _, dump, problem, result = case
     for i, cn in enumerate(dump["cns"]):
-        assert (int(problem.core[i]), result.start[i], result.end[i]) == (cn["core"], cn["start"], cn["end"]), cn["id"]
+        assert (int(problem.core[i]), result.start[i], result.end[i]) == (
+            cn["core"],
+            cn["start"],
+            cn["end"],
+        ), cn["id"]
 
 
 def test_transfers_equal_the_dump(case):
     _, dump, problem, result = case
     for ours, ref in zip(result.transfers, dump["transfers"], strict=True):
         origin = int(problem.tensor_origin[ours.tensor])
-        tensor = ([int(problem.layer[origin]), int(problem.sub[origin])],
-                  LAYER_OPERAND[MEMORY_OPERANDS[int(problem.tensor_operand[ours.tensor])]])
+        tensor = (
+            [int(problem.layer[origin]), int(problem.sub[origin])],
+            LAYER_OPERAND[MEMORY_OPERANDS[int(problem.tensor_operand[ours.tensor])]],
+        )
         assert ours.kind == ref["kind"]
         assert tensor == (ref["tensor"]["origin"], ref["tensor"]["layer_operand"])
         assert (ours.sender, ours.receiver, MEMORY_OPERANDS[ours.memory_operand]) == (
-            ref["sender"], ref["receiver"], ref["receiver_memory_operand"])
+            ref["sender"],
+            ref["receiver"],
+            ref["receiver_memory_operand"],
+        )
         assert (ours.start, ours.end) == (ref["start"], ref["end"])
         assert rel(ours.memory_energy, ref["memory_energy"]) < 1e-9
         assert ours.link_energy == ref["link_energy"]
@@ -77,8 +86,11 @@ def test_link_events_and_memory_timelines_equal_the_dump(case):
         ref = refs[(link.sender, link.receiver)]
         assert (link.bandwidth, link.bidirectional) == (ref["bandwidth"], ref["bidirectional"])
         assert [(e.kind, e.start, e.end, e.activity) for e in events] == [
-            (e["type"], e["start"], e["end"], e["activity"]) for e in ref["events"]]
-    for mem, timeline, ref in zip(problem.hardware.memories, result.timelines, dump["memories"], strict=True):
+            (e["type"], e["start"], e["end"], e["activity"]) for e in ref["events"]
+        ]
+    for mem, timeline, ref in zip(
+        problem.hardware.memories, result.timelines, dump["memories"], strict=True
+    ):
         assert mem.name == ref["name"]
         if isinstance(ref["timeline"], list):
             assert timeline == [tuple(p) for p in ref["timeline"]]
@@ -108,10 +120,21 @@ def test_result_files(case, tmp_path):
     assert summary["peak_memory_bits"] == EXPECTED[name]["peak_memory_bits"]
     rows = list(csv.DictReader((tmp_path / "schedule.csv").open()))
     assert len(rows) == problem.nb_cns
-    assert list(rows[0]) == ["layer_id", "sub_id", "core", "start", "end", "runtime", "onchip_energy",
-                             "offchip_energy"]
-    assert math.isclose(sum(float(r["onchip_energy"]) for r in rows), summary["total_cn_onchip_energy"],
-                        rel_tol=1e-12)
+    assert list(rows[0]) == [
+        "layer_id",
+        "sub_id",
+        "core",
+        "start",
+        "end",
+        "runtime",
+        "onchip_energy",
+        "offchip_energy",
+    ]
+    assert math.isclose(
+        sum(float(r["onchip_energy"]) for r in rows),
+        summary["total_cn_onchip_energy"],
+        rel_tol=1e-12,
+    )
 
 
 def test_timeline_earliest_fit():
@@ -147,7 +170,9 @@ def test_bad_problems_fail_with_one_line():
     problem = problem_from_dump(REF / "small_lbl.json")
     with pytest.raises(InputError, match="not in the scheduling order"):
         schedule(replace(problem, order=problem.order[1:]))
-    small = replace(problem.hardware, memories=tuple(replace(m, capacity=1) for m in problem.hardware.memories))
+    small = replace(
+        problem.hardware, memories=tuple(replace(m, capacity=1) for m in problem.hardware.memories)
+    )
     with pytest.raises(InputError):
         schedule(replace(problem, hardware=small))
     with pytest.raises(InputError, match="one per CN"):
@@ -165,19 +190,34 @@ def test_problem_from_cn_graph_and_accelerator(name):
     inputs, options = expected["inputs"], expected["options"]
     stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
     accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
-    graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], options["mode"],
-                                stacks, cwd=str(REF))
+    graph = cn_graph_from_files(
+        accelerator,
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        options["mode"],
+        stacks,
+        cwd=str(REF),
+    )
     cns = {tuple(c["id"]): c for c in json.loads((REF / expected["dump"]).read_text())["cns"]}
     keys = list(zip(graph.layer.tolist(), graph.sub_id.tolist()))
-    costs = [CNCost(c["runtime"], c["onchip_energy"], c["offchip_energy"], tuple(c["too_large_operands"]),
-                    c["offchip_bw"]["wr_in_by_low"], c["offchip_bw"]["rd_out_to_low"])
-             for c in (cns[k] for k in keys)]
+    costs = [
+        CNCost(
+            c["runtime"],
+            c["onchip_energy"],
+            c["offchip_energy"],
+            tuple(c["too_large_operands"]),
+            c["offchip_bw"]["wr_in_by_low"],
+            c["offchip_bw"]["rd_out_to_low"],
+        )
+        for c in (cns[k] for k in keys)
+    ]
     result = schedule(problem_from_cn_graph(graph, accelerator, costs))
     assert result.latency == expected["latency_cycles"]
     assert rel(result.energy, expected["energy_pJ"]) < 1e-9
     assert result.peak_memory() == expected["peak_memory_bits"]
     assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [
-        (cns[k]["start"], cns[k]["end"]) for k in keys]
+        (cns[k]["start"], cns[k]["end"]) for k in keys
+    ]
 
 
 def test_energy_terms_are_the_sums_of_their_transfers(case):
@@ -187,14 +227,27 @@ def test_energy_terms_are_the_sums_of_their_transfers(case):
     for t in result.transfers:
         by_kind.setdefault(t.kind, []).append(t.memory_energy)
     totals = result.totals
-    assert math.isclose(totals.total_cn_offchip_memory_energy,
-                        sum(by_kind.get("offchip_to_core", [])) + float(problem.offchip_energy.sum()), rel_tol=1e-12)
-    assert math.isclose(totals.total_core_to_core_memory_energy, sum(by_kind.get("core_to_core", [])), rel_tol=1e-12)
-    assert math.isclose(totals.total_eviction_to_offchip_memory_energy, sum(by_kind.get("eviction_writeback", [])),
-                        rel_tol=1e-12)
-    assert math.isclose(totals.total_sink_layer_output_offchip_memory_energy,
-                        sum(by_kind.get("sink_writeback", [])), rel_tol=1e-12)
-    assert math.isclose(totals.total_cn_onchip_energy, float(problem.onchip_energy.sum()), rel_tol=1e-12)
+    assert math.isclose(
+        totals.total_cn_offchip_memory_energy,
+        sum(by_kind.get("offchip_to_core", [])) + float(problem.offchip_energy.sum()),
+        rel_tol=1e-12,
+    )
+    assert math.isclose(
+        totals.total_core_to_core_memory_energy, sum(by_kind.get("core_to_core", [])), rel_tol=1e-12
+    )
+    assert math.isclose(
+        totals.total_eviction_to_offchip_memory_energy,
+        sum(by_kind.get("eviction_writeback", [])),
+        rel_tol=1e-12,
+    )
+    assert math.isclose(
+        totals.total_sink_layer_output_offchip_memory_energy,
+        sum(by_kind.get("sink_writeback", [])),
+        rel_tol=1e-12,
+    )
+    assert math.isclose(
+        totals.total_cn_onchip_energy, float(problem.onchip_energy.sum()), rel_tol=1e-12
+    )
     for mem, timeline in zip(problem.hardware.memories, result.timelines):
         assert max(b for _, b in timeline) <= mem.capacity
 
@@ -212,14 +265,22 @@ def schedule_with_reference_costs(ref: dict):
 
     inputs = ref["inputs"]
     accelerator = load_multicore_accelerator(REF / inputs["hardware"], str(REF))
-    graph = cn_graph_from_files(accelerator, REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
-                                [tuple(s) for s in inputs["layer_stacks"]], cwd=str(REF))
+    graph = cn_graph_from_files(
+        accelerator,
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        inputs["mode"],
+        [tuple(s) for s in inputs["layer_stacks"]],
+        cwd=str(REF),
+    )
     cns = {(c[0], c[1]): c for c in ref["cns"]}
     keys = list(zip(graph.layer.tolist(), graph.sub_id.tolist()))
     assert sorted(keys) == sorted(cns)
     assert [cns[k][2] for k in keys] == graph.core.tolist()
     costs = [CNCost(c[3], c[4], c[5], tuple(c[6]), c[7], c[8]) for c in (cns[k] for k in keys)]
-    problem = problem_from_cn_graph(graph, accelerator, costs, prefetch=inputs.get("operands_to_prefetch", ()))
+    problem = problem_from_cn_graph(
+        graph, accelerator, costs, prefetch=inputs.get("operands_to_prefetch", ())
+    )
     return schedule(problem), keys, cns
 
 
@@ -231,7 +292,9 @@ def assert_equals_reference(result, keys, cns, ref: dict) -> None:
         assert rel(value, totals[term]) < 1e-9, term
     assert len(result.transfers) == totals["nb_transfers"]
     assert result.peak_memory() == ref["peak_memory_bits"]
-    assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [(cns[k][9], cns[k][10]) for k in keys]
+    assert [(result.start[i], result.end[i]) for i in range(len(keys))] == [
+        (cns[k][9], cns[k][10]) for k in keys
+    ]
 
 
 def test_fused_resnet18_equals_the_reference():
@@ -257,9 +320,17 @@ def test_run_stream_from_files_equals_the_reference(name, tmp_path):
 
     expected = EXPECTED[name]
     inputs, options = expected["inputs"], expected["options"]
-    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"],
-                        options["mode"], options.get("layer_stacks"), cache=tmp_path / "cache",
-                        cost_lut_path=tmp_path / "cost_lut.json", output=tmp_path / "out", cwd=str(REF))
+    result = run_stream(
+        REF / inputs["hardware"],
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        options["mode"],
+        options.get("layer_stacks"),
+        cache=tmp_path / "cache",
+        cost_lut_path=tmp_path / "cost_lut.json",
+        output=tmp_path / "out",
+        cwd=str(REF),
+    )
     assert result.latency == expected["latency_cycles"]
     assert rel(result.energy, expected["energy_pJ"]) < 1e-9
     for term, value in expected["energy_terms_pJ"].items():
@@ -269,8 +340,12 @@ def test_run_stream_from_files_equals_the_reference(name, tmp_path):
     cns = {tuple(c["id"]): c for c in json.loads((REF / expected["dump"]).read_text())["cns"]}
     rows = list(csv.DictReader((tmp_path / "out" / "schedule.csv").open()))
     assert [(int(r["start"]), int(r["end"])) for r in rows] == [
-        (cns[(int(r["layer_id"]), int(r["sub_id"]))]["start"], cns[(int(r["layer_id"]), int(r["sub_id"]))]["end"])
-        for r in rows]
+        (
+            cns[(int(r["layer_id"]), int(r["sub_id"]))]["start"],
+            cns[(int(r["layer_id"]), int(r["sub_id"]))]["end"],
+        )
+        for r in rows
+    ]
 
 
 @pytest.mark.parametrize("ref", json.loads(SMALL.read_text())["cases"], ids=lambda c: c["case"])
@@ -279,9 +354,16 @@ def test_run_stream_k_split_and_prefetch(ref, tmp_path):
     from zigzag.multicore.schedule.run import run_stream
 
     inputs = ref["inputs"]
-    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"], inputs["mode"],
-                        inputs["layer_stacks"], cache=tmp_path, operands_to_prefetch=inputs["operands_to_prefetch"],
-                        cwd=str(REF))
+    result = run_stream(
+        REF / inputs["hardware"],
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        inputs["mode"],
+        inputs["layer_stacks"],
+        cache=tmp_path,
+        operands_to_prefetch=inputs["operands_to_prefetch"],
+        cwd=str(REF),
+    )
     assert result.latency == ref["totals"]["latency"]
     assert rel(result.energy, ref["totals"]["energy"]) < 1e-9
     assert result.peak_memory() == ref["peak_memory_bits"]
@@ -292,12 +374,33 @@ def test_command_line_run(tmp_path):
     import subprocess
     import sys
 
-    ref = next(c for c in json.loads(SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W")
+    ref = next(
+        c for c in json.loads(SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W"
+    )
     inputs = ref["inputs"]
-    command = [sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", inputs["hardware"],
-               "--workload", inputs["workload"], "--mapping", inputs["mapping"], "--mode", "fused",
-               "--layer-stacks", "0-2", "--prefetch", "W", "--cache", str(tmp_path / "cache"),
-               "--output", str(tmp_path / "out")]
+    command = [
+        sys.executable,
+        "-m",
+        "zigzag",
+        "stream",
+        "run",
+        "--accelerator",
+        inputs["hardware"],
+        "--workload",
+        inputs["workload"],
+        "--mapping",
+        inputs["mapping"],
+        "--mode",
+        "fused",
+        "--layer-stacks",
+        "0-2",
+        "--prefetch",
+        "W",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--output",
+        str(tmp_path / "out"),
+    ]
     subprocess.run(command, cwd=REF, check=True, capture_output=True, text=True)
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["latency"] == ref["totals"]["latency"]
@@ -311,8 +414,14 @@ def test_run_stream_needs_fixed_cores(tmp_path):
 
     mapping = REF / "stream" / "inputs" / "examples" / "mapping" / "tpu_like_quad_core.yaml"
     with pytest.raises(InputError, match="one fixed core per layer"):
-        run_stream(REF / EXPECTED["lbl"]["inputs"]["hardware"], REF / EXPECTED["lbl"]["inputs"]["workload"], mapping,
-                   "lbl", cache=tmp_path, cwd=str(REF))
+        run_stream(
+            REF / EXPECTED["lbl"]["inputs"]["hardware"],
+            REF / EXPECTED["lbl"]["inputs"]["workload"],
+            mapping,
+            "lbl",
+            cache=tmp_path,
+            cwd=str(REF),
+        )
 
 
 @pytest.mark.slow
@@ -324,8 +433,15 @@ def test_run_stream_fused_resnet18_from_files(tmp_path):
 
     ref = json.loads(gzip.open(FUSED, "rt").read())
     inputs = ref["inputs"]
-    result = run_stream(REF / inputs["hardware"], REF / inputs["workload"], REF / inputs["mapping"], "fused",
-                        inputs["layer_stacks"], cache=tmp_path, cwd=str(REF))
+    result = run_stream(
+        REF / inputs["hardware"],
+        REF / inputs["workload"],
+        REF / inputs["mapping"],
+        "fused",
+        inputs["layer_stacks"],
+        cache=tmp_path,
+        cwd=str(REF),
+    )
     assert result.latency == ref["totals"]["latency"]
     assert rel(result.energy, ref["totals"]["energy"]) < 1e-9
     for term, value in result.totals.as_dict().items():

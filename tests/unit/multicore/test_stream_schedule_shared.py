@@ -16,16 +16,24 @@ REF = TESTS / "data" / "reference" / "stream"
 
 
 def _facts(result):
-    return (result.start.tolist(), result.end.tolist(), result.latency, result.totals.as_dict(),
-            [tuple(t) for t in result.transfers], [[tuple(e) for e in link] for link in result.link_events],
-            [list(t) for t in result.timelines])
+    return (
+        result.start.tolist(),
+        result.end.tolist(),
+        result.latency,
+        result.totals.as_dict(),
+        [tuple(t) for t in result.transfers],
+        [[tuple(e) for e in link] for link in result.link_events],
+        [list(t) for t in result.timelines],
+    )
 
 
 @pytest.mark.parametrize("name", ["small_lbl", "small_fused"])
 def test_problems_sharing_a_graph_schedule_as_fresh_copies(name):
     base = problem_from_dump(REF / f"{name}.json")
     cores = np.unique(base.core)
-    moved = replace(base, core=cores[::-1][np.searchsorted(cores, base.core)])  # cores swapped around
+    moved = replace(
+        base, core=cores[::-1][np.searchsorted(cores, base.core)]
+    )  # cores swapped around
     alone = copy.deepcopy(moved)  # the same problem made of other arrays: nothing shared
     assert moved.edge_src is base.edge_src and alone.edge_src is not base.edge_src
     first = _facts(schedule(base))

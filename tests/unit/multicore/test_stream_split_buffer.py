@@ -43,12 +43,20 @@ def test_a_move_within_a_core_goes_through_its_own_memories(tmp_path):
     128 bits a cycle take 8 cycles each, so the move takes 8 cycles and costs
     8 x 26.01 + 8 x 23.65 = 397.28 pJ, on no link. (Stream ed4e12e stops on this move: it asks
     for the slowest link of an empty route.)"""
-    result = run_stream(SMALL / "dual_testing_core_offchip_v2.yaml", DATA / "stream" / "asym.onnx",
-                        SMALL / "mapping_plain.yaml", "lbl", cache=tmp_path / "cache", cwd=str(SMALL.parent))
+    result = run_stream(
+        SMALL / "dual_testing_core_offchip_v2.yaml",
+        DATA / "stream" / "asym.onnx",
+        SMALL / "mapping_plain.yaml",
+        "lbl",
+        cache=tmp_path / "cache",
+        cwd=str(SMALL.parent),
+    )
     moves = [t for t in result.transfers if t.kind == "within_core"]
     assert len(moves) == 1
     move = moves[0]
-    assert (move.sender, move.receiver) == (0, 0) and result.problem.tensor_size[move.tensor] == 1024
+    assert (move.sender, move.receiver) == (0, 0) and result.problem.tensor_size[
+        move.tensor
+    ] == 1024
     assert move.end - move.start == 8 and move.link_energy == 0
     assert move.memory_energy == pytest.approx(8 * 26.01 + 8 * 23.65)
     # nothing else moves between cores: the core-to-core terms are this move's alone
@@ -62,10 +70,34 @@ def test_the_split_buffer_core_area_is_what_zigzag_run_gives(tmp_path, capsys):
     """One area for single- and multi-core: every memory counted once per instance (256 weight
     registers, 16 input and 16 output registers), the file's um2."""
     mapping = tmp_path / "map.yaml"
-    mapping.write_text(yaml.safe_dump([{"name": "default", "spatial_mapping": {"D1": ["K, 16"], "D2": ["C, 16"]},
-                                        "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}]))
-    assert main(["run", "--workload", str(SMALL / "small_3conv.onnx"), "--accelerator", str(SPLIT_CORE),
-                 "--mapping", str(mapping), "--output", str(tmp_path / "run"), "--quiet"]) == 0
+    mapping.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "name": "default",
+                    "spatial_mapping": {"D1": ["K, 16"], "D2": ["C, 16"]},
+                    "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
+                }
+            ]
+        )
+    )
+    assert (
+        main(
+            [
+                "run",
+                "--workload",
+                str(SMALL / "small_3conv.onnx"),
+                "--accelerator",
+                str(SPLIT_CORE),
+                "--mapping",
+                str(mapping),
+                "--output",
+                str(tmp_path / "run"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     single = json.loads((tmp_path / "run" / "summary.json").read_text())["area"]
     core = load_accelerator(SPLIT_CORE)
     assert accelerator_area_um2(core) == pytest.approx(single)
@@ -79,18 +111,44 @@ def test_a_split_buffer_mesh_runs_with_the_role_mapping(tmp_path, capsys, mode):
     """`zigzag stream run` on the 2 x 2 split-buffer mesh with Add/Relu on the mesh cores
     (the mapping names cores by role)."""
     out = tmp_path / mode
-    assert main(["stream", "run", "--accelerator", str(SPLIT_MESH), "--workload", str(RESNET), "--mapping",
-                 str(ROLES_MAPPING), "--mode", mode, "--output", str(out), "--cache", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "stream",
+                "run",
+                "--accelerator",
+                str(SPLIT_MESH),
+                "--workload",
+                str(RESNET),
+                "--mapping",
+                str(ROLES_MAPPING),
+                "--mode",
+                mode,
+                "--output",
+                str(out),
+                "--cache",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     trace = json.loads((out / "schedule_trace.json").read_text())
     assert "within_core" in trace["transfers"]["kind"]
     row = multicore_rows([summarize_run(out, SPLIT_MESH, workload=RESNET, mode=mode)])[0]
     assert row["compute_cores"] == 4 and row["latency_cycles"] > 0
-    assert row["dram_moved_bits"] + row["dram_streamed_bits"] == pytest.approx(row["dram_traffic_bits"])
+    assert row["dram_moved_bits"] + row["dram_streamed_bits"] == pytest.approx(
+        row["dram_traffic_bits"]
+    )
 
 
 def test_stream_run_reads_core_roles_of_the_mesh_the_mapping_was_written_for(tmp_path):
-    result = run_stream(STREAM_HW / "tpu_like_mesh_pooling.yaml", SMALL_3CONV, ROLES_MAPPING, "lbl",
-                        cache=tmp_path / "cache")
+    result = run_stream(
+        STREAM_HW / "tpu_like_mesh_pooling.yaml",
+        SMALL_3CONV,
+        ROLES_MAPPING,
+        "lbl",
+        cache=tmp_path / "cache",
+    )
     mesh = load_multicore_accelerator(STREAM_HW / "tpu_like_mesh_pooling.yaml").document
     mapping = load_stream_mapping(ROLES_MAPPING, STREAM_HW / "tpu_like_mesh_pooling.yaml")
     cores = len([c for c in mesh["cores"]]) - 1  # the mesh cores and the pooling core
@@ -102,13 +160,41 @@ def test_the_allocation_search_reads_core_roles(tmp_path):
     """A mapping that leaves the layers to any mesh core (by role) is searched; the fixed mapping
     it writes names core ids."""
     mapping = tmp_path / "flexible.yaml"
-    mapping.write_text(yaml.safe_dump([{"name": "default", "core_allocation": "mesh"},
-                                       {"name": "MaxPool", "core_allocation": "pooling",
-                                        "core_allocation_is_fixed": True}]))
+    mapping.write_text(
+        yaml.safe_dump(
+            [
+                {"name": "default", "core_allocation": "mesh"},
+                {"name": "MaxPool", "core_allocation": "pooling", "core_allocation_is_fixed": True},
+            ]
+        )
+    )
     out = tmp_path / "search"
-    assert main(["stream", "search", "--accelerator", str(STREAM_HW / "tpu_like_mesh_pooling.yaml"), "--workload",
-                 str(SMALL_3CONV), "--mapping", str(mapping), "--mode", "lbl", "--individuals", "4",
-                 "--generations", "1", "--output", str(out), "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "stream",
+                "search",
+                "--accelerator",
+                str(STREAM_HW / "tpu_like_mesh_pooling.yaml"),
+                "--workload",
+                str(SMALL_3CONV),
+                "--mapping",
+                str(mapping),
+                "--mode",
+                "lbl",
+                "--individuals",
+                "4",
+                "--generations",
+                "1",
+                "--output",
+                str(out),
+                "--cache",
+                str(tmp_path / "cache"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     fixed = yaml.safe_load((out / "allocation.yaml").read_text())
     assert fixed[0]["core_allocation"] == [0, 1, 2, 3]
     assert all(isinstance(core, int) for entry in fixed for core in entry["core_allocation"])
@@ -125,22 +211,47 @@ def test_a_split_buffer_sweep_gives_ok_rows_with_the_same_figures_as_the_workflo
     """A multi-core sweep over the split-buffer mesh (lbl and fused): ok rows whose area is the sum
     of the cores' areas as `zigzag run` gives them, and the same area, DRAM traffic and utilisation
     as the workflow's table gives for the variant's files run by `zigzag stream run`."""
-    entry = {"kind": "multicore", "base": str(SPLIT_MESH), "vary": {"bandwidth": [64]},
-             "workloads": [str(RESNET)], "mapping": str(ROLES_MAPPING), "modes": ["lbl", "fused"]}
+    entry = {
+        "kind": "multicore",
+        "base": str(SPLIT_MESH),
+        "vary": {"bandwidth": [64]},
+        "workloads": [str(RESNET)],
+        "mapping": str(ROLES_MAPPING),
+        "modes": ["lbl", "fused"],
+    }
     rows = run_sweep(entry, tmp_path / "sweep", cache=tmp_path / "cache")
     assert [r["status"] for r in rows] == ["ok", "ok"]
     hardware = load_multicore_accelerator(SPLIT_MESH)
-    by_core_file = sum(accelerator_area_um2(load_accelerator(c.file)) for c in hardware.compute_cores)
+    by_core_file = sum(
+        accelerator_area_um2(load_accelerator(c.file)) for c in hardware.compute_cores
+    )
     assert rows[0]["area_mm2"] == pytest.approx(by_core_file * 1e-6)
     folder = tmp_path / "sweep" / "variants"
     for row in rows:
         name = row["variant"]
         out = tmp_path / f"{name}-{row['mode']}"
-        run_stream(folder / f"{name}.yaml", RESNET, folder / f"{name}.mapping.yaml", row["mode"],
-                   cache=tmp_path / "cache", output=out)
-        table = multicore_rows([summarize_run(out, folder / f"{name}.yaml", workload=RESNET, mode=row["mode"])])[0]
-        for column in ("latency_cycles", "energy_pJ", "area_mm2", "compute_utilization", "dram_moved_bits",
-                       "dram_streamed_bits", "dram_traffic_bits", "util_mesh_r1c1", "util_simd"):
+        run_stream(
+            folder / f"{name}.yaml",
+            RESNET,
+            folder / f"{name}.mapping.yaml",
+            row["mode"],
+            cache=tmp_path / "cache",
+            output=out,
+        )
+        table = multicore_rows(
+            [summarize_run(out, folder / f"{name}.yaml", workload=RESNET, mode=row["mode"])]
+        )[0]
+        for column in (
+            "latency_cycles",
+            "energy_pJ",
+            "area_mm2",
+            "compute_utilization",
+            "dram_moved_bits",
+            "dram_streamed_bits",
+            "dram_traffic_bits",
+            "util_mesh_r1c1",
+            "util_simd",
+        ):
             assert math.isclose(table[column], row[column], rel_tol=1e-12), column
 
 
@@ -150,8 +261,12 @@ def test_link_and_router_areas_are_optional_and_counted(tmp_path):
     top.write_text(SPLIT_MESH.read_text() + "link_area: 1000\nrouter_area: 500\n")
     with_noc = load_multicore_accelerator(top)
     assert load_multicore_accelerator(SPLIT_MESH).interconnect_area_um2 == 0
-    links = sum(1 for link in with_noc.links if with_noc.offchip_core_id not in (link.sender, link.receiver))
-    assert links == 26  # one-way links: 4 mesh neighbour pairs, 4 pooling and 4 SIMD pairs, SIMD-pooling
+    links = sum(
+        1 for link in with_noc.links if with_noc.offchip_core_id not in (link.sender, link.receiver)
+    )
+    assert (
+        links == 26
+    )  # one-way links: 4 mesh neighbour pairs, 4 pooling and 4 SIMD pairs, SIMD-pooling
     assert with_noc.interconnect_area_um2 == 1000 * 26 + 500 * 6
     bad = tmp_path / "bad.yaml"
     bad.write_text(SPLIT_MESH.read_text() + "link_area: -1\n")
@@ -163,18 +278,30 @@ def test_link_and_router_areas_are_optional_and_counted(tmp_path):
 def test_variant_names_use_core_names_not_file_names():
     assert value_label(["tpu_like.yaml", "cores/eyeriss_like.yaml"]) == "tpu_likexeyeriss_like"
     assert value_label({"name": "split_buffer_16x16", "memories": {}}) == "split_buffer_16x16"
-    entry = {"kind": "multicore", "base": str(STREAM_HW / "tpu_like_mesh_pooling.yaml"),
-             "params": {"core": "mesh.core"}, "vary": {"core": [["tpu_like.yaml", "eyeriss_like.yaml"]]},
-             "workloads": [str(SMALL_3CONV)], "mapping": str(ROLES_MAPPING)}
+    entry = {
+        "kind": "multicore",
+        "base": str(STREAM_HW / "tpu_like_mesh_pooling.yaml"),
+        "params": {"core": "mesh.core"},
+        "vary": {"core": [["tpu_like.yaml", "eyeriss_like.yaml"]]},
+        "workloads": [str(SMALL_3CONV)],
+        "mapping": str(ROLES_MAPPING),
+    }
     assert [v.name for v in variants_of(read_sweep({"name": "s", **entry}))] == [
-        "tpu_like_mesh-coretpu_likexeyeriss_like"]
+        "tpu_like_mesh-coretpu_likexeyeriss_like"
+    ]
 
 
 def test_the_schedule_trace_is_valid_json_with_infinite_links(tmp_path):
     """The 2 x 2 TPU mesh's SIMD links have infinite bandwidth: written as null, read back as inf."""
     out = tmp_path / "run"
-    run_stream(STREAM_HW / "tpu_like_mesh_2x2.yaml", SMALL_3CONV, ROLES_MAPPING, "lbl", cache=tmp_path / "cache",
-               output=out)
+    run_stream(
+        STREAM_HW / "tpu_like_mesh_2x2.yaml",
+        SMALL_3CONV,
+        ROLES_MAPPING,
+        "lbl",
+        cache=tmp_path / "cache",
+        output=out,
+    )
 
     def no_constants(name):
         raise ValueError(f"{name} is not JSON")
@@ -185,8 +312,14 @@ def test_the_schedule_trace_is_valid_json_with_infinite_links(tmp_path):
 
 
 def test_a_sweep_reads_clock_ns_as_clock_ghz_with_a_warning(caplog):
-    entry = {"name": "s", "kind": "multicore", "base": str(SPLIT_MESH), "vary": {"bandwidth": [64]},
-             "workloads": [str(RESNET)], "mapping": str(ROLES_MAPPING)}
+    entry = {
+        "name": "s",
+        "kind": "multicore",
+        "base": str(SPLIT_MESH),
+        "vary": {"bandwidth": [64]},
+        "workloads": [str(RESNET)],
+        "mapping": str(ROLES_MAPPING),
+    }
     with caplog.at_level("WARNING"):
         assert read_sweep({**entry, "clock_ns": 2}).clock_ghz == 0.5
     assert "clock_ns is read as clock_ghz" in caplog.text

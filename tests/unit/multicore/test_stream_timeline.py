@@ -18,7 +18,9 @@ class FlatTimeline:
 
     def shift_from(self, t, delta, capacity=None):
         i = bisect_left(self.times, t)
-        over = capacity is not None and delta > 0 and any(b + delta > capacity for b in self.bits[i:])
+        over = (
+            capacity is not None and delta > 0 and any(b + delta > capacity for b in self.bits[i:])
+        )
         self.bits[i:] = [b + delta for b in self.bits[i:]]
         if i < len(self.times) and self.times[i] == t:
             return over
@@ -61,11 +63,20 @@ def test_block_timeline_equals_a_flat_one(seed):
         horizon = 10 * step + 10
         if stored and rng.random() < 0.45:
             t0, size = stored.pop(rng.randrange(len(stored)))
-            t = rng.choice([horizon, t0 + rng.randrange(0, horizon - int(t0) + 1), t0 + 0.5, flat.times[-1]])
+            t = rng.choice(
+                [horizon, t0 + rng.randrange(0, horizon - int(t0) + 1), t0 + 0.5, flat.times[-1]]
+            )
             assert ours.shift_from(t, -size) == flat.shift_from(t, -size)
         else:
             size = rng.randrange(1, 400)
-            t = rng.choice([horizon, rng.randrange(0, horizon), rng.randrange(0, horizon) + 0.5, flat.times[-1]])
+            t = rng.choice(
+                [
+                    horizon,
+                    rng.randrange(0, horizon),
+                    rng.randrange(0, horizon) + 0.5,
+                    flat.times[-1],
+                ]
+            )
             assert ours.shift_from(t, size, capacity) == flat.shift_from(t, size, capacity)
             stored.append((t, size))
         size, t = rng.randrange(0, 2_000), rng.uniform(-1, horizon)

@@ -32,7 +32,9 @@ def _model(tmp_path: Path, tail: list, out_shape: list[int], extra=(), opset: in
 
 
 def _read(path: Path, classes=VECTOR):
-    return read_stream_workload(path, load_stream_mapping(MAPPING), check_entries=False, vector_classes=classes)
+    return read_stream_workload(
+        path, load_stream_mapping(MAPPING), check_entries=False, vector_classes=classes
+    )
 
 
 def test_a_reduction_over_several_axes_is_a_one_line_error(tmp_path):
@@ -41,7 +43,12 @@ def test_a_reduction_over_several_axes_is_a_one_line_error(tmp_path):
     with pytest.raises(InputError) as caught:
         _read(path)
     text = str(caught.value)
-    assert str(path) in text and "'/both' (ReduceMean)" in text and "no core and no cost" in text and "\n" not in text
+    assert (
+        str(path) in text
+        and "'/both' (ReduceMean)" in text
+        and "no core and no cost" in text
+        and "\n" not in text
+    )
 
 
 def test_a_top_k_not_over_the_last_axis_is_a_one_line_error(tmp_path):
@@ -60,9 +67,11 @@ def test_a_class_no_vector_unit_runs_is_a_one_line_error(tmp_path):
 
 
 def test_the_same_operators_get_a_core_when_they_can(tmp_path):
-    tail = [helper.make_node("ReduceMean", ["h"], ["m"], name="/mean", axes=[2], keepdims=1),
-            helper.make_node("Sqrt", ["m"], ["s"], name="/sqrt"),
-            helper.make_node("Div", ["h", "s"], ["y"], name="/div")]
+    tail = [
+        helper.make_node("ReduceMean", ["h"], ["m"], name="/mean", axes=[2], keepdims=1),
+        helper.make_node("Sqrt", ["m"], ["s"], name="/sqrt"),
+        helper.make_node("Div", ["h", "s"], ["y"], name="/div"),
+    ]
     workload = _read(_model(tmp_path, tail, [1, 8, 16], opset=13))
     ops = {layer.name: layer.layer.vector_op for layer in workload.layers}
     assert ops["/mean"] == "reduce_mean" and ops["/sqrt"] == "sqrt" and ops["/div"] == "div"

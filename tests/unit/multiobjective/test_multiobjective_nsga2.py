@@ -30,13 +30,27 @@ def run(seed: int, workers: int = 1, generations: int = 6, exhausted=None):
             children.append(child)
         return children
 
-    start = [Individual([rng.randrange(VALUES) for _ in range(SIZE)], objectives=2) for _ in range(6)]
+    start = [
+        Individual([rng.randrange(VALUES) for _ in range(SIZE)], objectives=2) for _ in range(6)
+    ]
     generations_seen = []
     with Evaluations(toy, workers, two_chunks_per_worker) as evaluations:
-        front, stopped = nsga2(start, generations, 6, evaluations, breed, exhausted=exhausted,
-                               on_generation=lambda g, f: generations_seen.append((g, len(f))))
+        front, stopped = nsga2(
+            start,
+            generations,
+            6,
+            evaluations,
+            breed,
+            exhausted=exhausted,
+            on_generation=lambda g, f: generations_seen.append((g, len(f))),
+        )
         memo = dict(evaluations.memo)
-    return sorted((tuple(ind), ind.fitness.values) for ind in front), stopped, generations_seen, memo
+    return (
+        sorted((tuple(ind), ind.fitness.values) for ind in front),
+        stopped,
+        generations_seen,
+        memo,
+    )
 
 
 def test_front_holds_every_non_dominated_genome_evaluated():

@@ -29,7 +29,11 @@ def assert_readable_image(path: Path, *, min_width: int = 400, min_height: int =
     assert width <= 8000 and height <= 8000, (width, height)
     non_white = np.any(pixels < 245, axis=2).mean()
     assert 0.01 < non_white < 0.95, non_white  # drawn, but not a solid block
-    packed = (pixels[..., 0].astype(np.int32) << 16) | (pixels[..., 1].astype(np.int32) << 8) | pixels[..., 2]
+    packed = (
+        (pixels[..., 0].astype(np.int32) << 16)
+        | (pixels[..., 1].astype(np.int32) << 8)
+        | pixels[..., 2]
+    )
     assert len(np.unique(packed)) > 20  # text, lines and fills
     return pixels
 
@@ -53,7 +57,9 @@ def gemm_results():
             _reference("hardware", f"{accelerator}.yaml"),
             _reference("mapping", f"{accelerator}.yaml"),
         )
-        best, _ = search_layer(workload.layers[0], hardware, SearchOptions(lpf_limit=3), show_progress=False)
+        best, _ = search_layer(
+            workload.layers[0], hardware, SearchOptions(lpf_limit=3), show_progress=False
+        )
         results.append(best)
     return results
 
@@ -66,14 +72,18 @@ def network(gemm_results):
     for i in range(6):
         base = a if i % 2 == 0 else b
         scale = 1 + i
-        layers.append(dataclasses.replace(
-            base,
-            layer_id=i,
-            layer_name=f"conv{i}",
-            mac_energy=base.mac_energy * scale,
-            mem_energy_breakdown={op: tuple(e * scale for e in v) for op, v in base.mem_energy_breakdown.items()},
-            energy_total=base.energy_total * scale,
-        ))
+        layers.append(
+            dataclasses.replace(
+                base,
+                layer_id=i,
+                layer_name=f"conv{i}",
+                mac_energy=base.mac_energy * scale,
+                mem_energy_breakdown={
+                    op: tuple(e * scale for e in v) for op, v in base.mem_energy_breakdown.items()
+                },
+                energy_total=base.energy_total * scale,
+            )
+        )
     return layers
 
 
@@ -82,14 +92,21 @@ def tpu_layer2_result(template):
     return dataclasses.replace(
         template,
         layer_name="Layer2",
-        memory_names={"O": ("rf_2B", "sram_2MB", "dram"), "I": ("sram_2MB", "dram"), "W": ("rf_128B", "dram")},
+        memory_names={
+            "O": ("rf_2B", "sram_2MB", "dram"),
+            "I": ("sram_2MB", "dram"),
+            "W": ("rf_128B", "dram"),
+        },
         temporal_mapping_stationary={
             "O": ((("C", 2), ("FY", 3), ("FX", 3)), (("OY", 56), ("OX", 56), ("K", 2)), ()),
             "W": ((("C", 2), ("FY", 3), ("FX", 3), ("OY", 56), ("OX", 56), ("K", 2)), ()),
             "I": ((("C", 2), ("FY", 3), ("FX", 3), ("OY", 56), ("OX", 56), ("K", 2)), ()),
         },
-        spatial_mapping_int={"O": ((("K", 32),), (("C", 32),), (), ()), "I": ((("K", 32), ("C", 32)), (), ()),
-                         "W": ((("K", 32), ("C", 32)), ())},
+        spatial_mapping_int={
+            "O": ((("K", 32),), (("C", 32),), (), ()),
+            "I": ((("K", 32), ("C", 32)), (), ()),
+            "W": ((("K", 32), ("C", 32)), ()),
+        },
     )
 
 
@@ -132,16 +149,22 @@ def test_latency_breakdown_png(network, tmp_path):
 
 
 def test_breakdowns_of_many_layers_stay_readable(network, tmp_path):
-    many = [dataclasses.replace(network[i % len(network)], layer_name=f"layer_{i}") for i in range(90)]
+    many = [
+        dataclasses.replace(network[i % len(network)], layer_name=f"layer_{i}") for i in range(90)
+    ]
     energy = assert_readable_image(plots.plot_energy_breakdown(many, tmp_path / "energy.png"))
     latency = assert_readable_image(plots.plot_latency_breakdown(many, tmp_path / "latency.png"))
     assert energy.shape[1] < 7000 and latency.shape[1] < 7000
 
 
 def test_negative_latency_parts_are_drawn_below_zero(gemm_results, tmp_path):
-    odd = dataclasses.replace(gemm_results[0], latency_total1=gemm_results[0].latency_total0 - 100.0)
+    odd = dataclasses.replace(
+        gemm_results[0], latency_total1=gemm_results[0].latency_total0 - 100.0
+    )
     assert plots.latency_components(odd)["on-loading"] == -100.0
-    assert_readable_image(plots.plot_latency_breakdown([odd, gemm_results[1]], tmp_path / "latency.png"))
+    assert_readable_image(
+        plots.plot_latency_breakdown([odd, gemm_results[1]], tmp_path / "latency.png")
+    )
 
 
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<svg"), ("pdf", b"%PDF")])
@@ -153,7 +176,9 @@ def test_vector_formats(network, tmp_path, fmt, magic):
 
 def test_temporal_mapping_breakdowns(gemm_results, tmp_path):
     candidates = [dataclasses.replace(gemm_results[i % 2], layer_name="Layer0") for i in range(75)]
-    pixels = assert_readable_image(plots.plot_temporal_mapping_breakdowns(candidates, tmp_path / "tm.png"))
+    pixels = assert_readable_image(
+        plots.plot_temporal_mapping_breakdowns(candidates, tmp_path / "tm.png")
+    )
     assert pixels.shape[0] > pixels.shape[1] / 3  # two stacked panels
 
 
@@ -228,9 +253,15 @@ def test_loop_nest_text_of_a_search_result(gemm_results):
 
 def test_network_sum_can_be_drawn_beside_its_layers(gemm_results, tmp_path):
     total = sum_results(gemm_results)
-    assert math.isclose(sum(plots.energy_components(total).values()), total.energy_total, rel_tol=1e-12)
-    assert math.isclose(sum(plots.latency_components(total).values()), total.latency_total2, rel_tol=1e-12)
-    assert_readable_image(plots.plot_energy_breakdown([*gemm_results, total], tmp_path / "energy.png"))
+    assert math.isclose(
+        sum(plots.energy_components(total).values()), total.energy_total, rel_tol=1e-12
+    )
+    assert math.isclose(
+        sum(plots.latency_components(total).values()), total.latency_total2, rel_tol=1e-12
+    )
+    assert_readable_image(
+        plots.plot_energy_breakdown([*gemm_results, total], tmp_path / "energy.png")
+    )
 
 
 def test_loop_nest_text_of_network_sum_is_empty(gemm_results):
@@ -243,19 +274,29 @@ def test_loop_nest_text_of_network_sum_is_empty(gemm_results):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["tpu_like", "eyeriss_like", "ascend_like", "gemm_l1", "gemm_l1_l3"])
+@pytest.mark.parametrize(
+    "name", ["tpu_like", "eyeriss_like", "ascend_like", "gemm_l1", "gemm_l1_l3"]
+)
 def test_memory_hierarchy(name, tmp_path):
     from zigzag.io.loaders import load_accelerator
 
     accelerator = load_accelerator(_reference("hardware", f"{name}.yaml"))
-    assert_readable_image(plots.plot_memory_hierarchy(accelerator, tmp_path / "hierarchy.png"), min_height=400)
+    assert_readable_image(
+        plots.plot_memory_hierarchy(accelerator, tmp_path / "hierarchy.png"), min_height=400
+    )
 
 
 def test_layered_layout_routes_long_links_around_rows():
     rows = [["array"], ["a", "b"], ["c"], ["d"]]
     edges = [("array", "a"), ("array", "b"), ("a", "c"), ("b", "d"), ("c", "d")]
     position, routes = _layered_layout(rows, edges)
-    assert {n: position[n][1] for n in ("array", "a", "b", "c", "d")} == {"array": 0, "a": 1, "b": 1, "c": 2, "d": 3}
+    assert {n: position[n][1] for n in ("array", "a", "b", "c", "d")} == {
+        "array": 0,
+        "a": 1,
+        "b": 1,
+        "c": 2,
+        "d": 3,
+    }
     long_route = routes[edges.index(("b", "d"))]
     assert [p[1] for p in long_route] == [1.0, 2.0, 3.0]  # one bend point in the row it crosses
     assert abs(long_route[1][0] - position["c"][0]) >= 0.7  # beside c's box, not through it
@@ -274,15 +315,17 @@ def _table(points):
 
 
 def test_pareto_front():
-    table = _table([
-        ("a", 1.0, 10.0),  # front (lowest energy)
-        ("b", 2.0, 5.0),   # front
-        ("c", 3.0, 5.0),   # dominated by b (same latency, more energy)
-        ("d", 4.0, 1.0),   # front (lowest latency)
-        ("e", 5.0, 6.0),   # dominated by b and d
-        ("f", 2.0, 5.0),   # equal to b: kept
-        ("g", float("nan"), 1.0),  # incomplete: left out
-    ])
+    table = _table(
+        [
+            ("a", 1.0, 10.0),  # front (lowest energy)
+            ("b", 2.0, 5.0),  # front
+            ("c", 3.0, 5.0),  # dominated by b (same latency, more energy)
+            ("d", 4.0, 1.0),  # front (lowest latency)
+            ("e", 5.0, 6.0),  # dominated by b and d
+            ("f", 2.0, 5.0),  # equal to b: kept
+            ("g", float("nan"), 1.0),  # incomplete: left out
+        ]
+    )
     front = plots.pareto_front(table)
     assert list(front["experiment"]) == ["a", "b", "f", "d"]  # by energy, then latency
     assert list(front.index) == [0, 1, 2, 3]
@@ -302,11 +345,20 @@ def test_pareto_front_edge_cases():
 
 def test_pareto_front_against_brute_force():
     rng = np.random.default_rng(7)
-    table = _table([(f"r{i}", float(e), float(l)) for i, (e, l) in enumerate(rng.integers(1, 12, size=(60, 2)))])
+    table = _table(
+        [
+            (f"r{i}", float(e), float(l))
+            for i, (e, l) in enumerate(rng.integers(1, 12, size=(60, 2)))
+        ]
+    )
     expected = {
-        row.experiment for row in table.itertuples()
-        if not any((o.energy <= row.energy and o.latency <= row.latency)
-                   and (o.energy < row.energy or o.latency < row.latency) for o in table.itertuples())
+        row.experiment
+        for row in table.itertuples()
+        if not any(
+            (o.energy <= row.energy and o.latency <= row.latency)
+            and (o.energy < row.energy or o.latency < row.latency)
+            for o in table.itertuples()
+        )
     }
     assert set(plots.pareto_front(table)["experiment"]) == expected
 
@@ -319,7 +371,9 @@ def test_experiments_comparison(tmp_path, spread):
 
 
 def test_experiments_comparison_single_experiment(tmp_path):
-    assert_readable_image(plots.plot_experiments_comparison(_table([("solo", 2e6, 3e4)]), tmp_path / "cmp.png"))
+    assert_readable_image(
+        plots.plot_experiments_comparison(_table([("solo", 2e6, 3e4)]), tmp_path / "cmp.png")
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,8 +385,12 @@ def test_experiments_comparison_single_experiment(tmp_path):
 def test_layer_breakdowns_grow_with_the_layers(network, tmp_path, count):
     import time
 
-    many = [dataclasses.replace(network[i % len(network)], layer_name=f"/block{i // 3}/conv{i % 3}/Conv")
-            for i in range(count)]
+    many = [
+        dataclasses.replace(
+            network[i % len(network)], layer_name=f"/block{i // 3}/conv{i % 3}/Conv"
+        )
+        for i in range(count)
+    ]
     started = time.process_time()
     pixels = assert_readable_image(plots.plot_layer_breakdowns(many, tmp_path / "layers.png"))
     elapsed = time.process_time() - started
@@ -344,7 +402,9 @@ def test_layer_breakdowns_grow_with_the_layers(network, tmp_path, count):
 
 
 def test_layer_breakdowns_note_negative_onloading(gemm_results, tmp_path):
-    odd = dataclasses.replace(gemm_results[0], latency_total1=gemm_results[0].latency_total0 - 100.0)
+    odd = dataclasses.replace(
+        gemm_results[0], latency_total1=gemm_results[0].latency_total0 - 100.0
+    )
     path = plots.plot_layer_breakdowns([odd, gemm_results[1]], tmp_path / "layers.svg")
     text = path.read_text()
     assert "negative on-loading" in text
@@ -357,7 +417,13 @@ def test_memory_sizes_and_bandwidths():
     from zigzag.plots.memory import bandwidth_text, size_text
 
     assert [size_text(b) for b in (16, 8 * 128, 8 * 2**21, 8 * 3 * 2**20, 8 * 2**30 * 1.5, 12)] == [
-        "2 B", "128 B", "2 MiB", "3 MiB", "1.5 GiB", "12 b"]
+        "2 B",
+        "128 B",
+        "2 MiB",
+        "3 MiB",
+        "1.5 GiB",
+        "12 b",
+    ]
     hardware = load_accelerator(str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"))
     assert bandwidth_text(hardware.memory["unified_buffer"]) == "r 2x512, w 2x512 b/cycle"
     assert bandwidth_text(hardware.memory["dram"]) == "rw 64 b/cycle"
@@ -369,46 +435,84 @@ def test_memory_hierarchy_labels_show_sizes_and_bandwidths(tmp_path):
 
     hardware = load_accelerator(str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"))
     svg = plots.plot_memory_hierarchy(hardware, tmp_path / "h.svg").read_text()
-    for text in ("3 MiB x1", "512 KiB x1", "2 B x1024", "r 2x512, w 2x512 b/cycle", "rw 64 b/cycle"):
+    for text in (
+        "3 MiB x1",
+        "512 KiB x1",
+        "2 B x1024",
+        "r 2x512, w 2x512 b/cycle",
+        "rw 64 b/cycle",
+    ):
         assert text in svg, text
 
 
 def _experiments(points):
-    return pd.DataFrame([{"experiment": f"{w}-{a}-{o}", "workload": w, "accelerator": a, "opt": o,
-                          "energy_pJ": e, "latency_cycles": l} for w, a, o, e, l in points])
+    return pd.DataFrame(
+        [
+            {
+                "experiment": f"{w}-{a}-{o}",
+                "workload": w,
+                "accelerator": a,
+                "opt": o,
+                "energy_pJ": e,
+                "latency_cycles": l,
+            }
+            for w, a, o, e, l in points
+        ]
+    )
 
 
 def test_pareto_fronts_are_per_workload():
-    table = _experiments([
-        ("resnet", "big", "latency", 10.0, 5.0),
-        ("resnet", "small", "latency", 8.0, 9.0),
-        ("resnet", "small", "energy", 9.0, 10.0),   # dominated by resnet-small-latency
-        ("tiny", "big", "latency", 1.0, 1.0),       # would dominate every resnet point in one front
-        ("tiny", "small", "energy", 2.0, 0.5),
-    ])
+    table = _experiments(
+        [
+            ("resnet", "big", "latency", 10.0, 5.0),
+            ("resnet", "small", "latency", 8.0, 9.0),
+            ("resnet", "small", "energy", 9.0, 10.0),  # dominated by resnet-small-latency
+            ("tiny", "big", "latency", 1.0, 1.0),  # would dominate every resnet point in one front
+            ("tiny", "small", "energy", 2.0, 0.5),
+        ]
+    )
     fronts = plots.pareto_fronts(table)
-    assert list(fronts["experiment"]) == ["resnet-small-latency", "resnet-big-latency", "tiny-big-latency",
-                                          "tiny-small-energy"]
-    assert list(plots.pareto_front(table, energy="energy_pJ", latency="latency_cycles")["experiment"]) == [
-        "tiny-big-latency", "tiny-small-energy"]
+    assert list(fronts["experiment"]) == [
+        "resnet-small-latency",
+        "resnet-big-latency",
+        "tiny-big-latency",
+        "tiny-small-energy",
+    ]
+    assert list(
+        plots.pareto_front(table, energy="energy_pJ", latency="latency_cycles")["experiment"]
+    ) == ["tiny-big-latency", "tiny-small-energy"]
 
 
 def test_plot_pareto_per_workload(tmp_path):
     rng = np.random.default_rng(3)
-    points = [(w, a, o, float(rng.uniform(1, 50) * 1e9), float(rng.uniform(1, 50) * 1e6))
-              for w in ("resnet18", "mobilenetv2", "alexnet") for a in ("acc_a", "acc_b", "acc_c")
-              for o in ("latency", "energy")]
+    points = [
+        (w, a, o, float(rng.uniform(1, 50) * 1e9), float(rng.uniform(1, 50) * 1e6))
+        for w in ("resnet18", "mobilenetv2", "alexnet")
+        for a in ("acc_a", "acc_b", "acc_c")
+        for o in ("latency", "energy")
+    ]
     path = plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.svg")
     svg = path.read_text()
-    for text in ("resnet18:", "mobilenetv2:", "alexnet:", "acc_c", "opt energy", "Pareto front of the workload"):
+    for text in (
+        "resnet18:",
+        "mobilenetv2:",
+        "alexnet:",
+        "acc_c",
+        "opt energy",
+        "Pareto front of the workload",
+    ):
         assert text in svg, text
-    assert_readable_image(plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.png"))
+    assert_readable_image(
+        plots.plot_pareto_per_workload(_experiments(points), tmp_path / "fronts.png")
+    )
 
 
 def test_layer_labels_drop_the_scopes_onnx_names_repeat():
     from zigzag.plots.breakdowns import _short_label
 
-    assert _short_label("/features/features.1/conv/conv.0/conv.0.0/Conv") == "features.1/conv.0.0/Conv"
+    assert (
+        _short_label("/features/features.1/conv/conv.0/conv.0.0/Conv") == "features.1/conv.0.0/Conv"
+    )
     assert _short_label("/classifier/classifier.1/Gemm") == "classifier.1/Gemm"
     assert _short_label("/blocks.0/attn/MatMul_1") == "blocks.0/attn/MatMul_1"
     assert _short_label("conv_a") == "conv_a"

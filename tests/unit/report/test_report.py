@@ -47,7 +47,13 @@ def run_steps(config: dict, results: Path) -> Path:
     from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
     from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.pipeline import compare_experiments, plan_keys, save_experiment, split_layers, sum_experiment
+    from zigzag.steps.pipeline import (
+        compare_experiments,
+        plan_keys,
+        save_experiment,
+        split_layers,
+        sum_experiment,
+    )
 
     cache = results / ".cache"
     folders = []
@@ -59,7 +65,11 @@ def run_steps(config: dict, results: Path) -> Path:
         folder = results / experiment["name"]
         split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
         for key in plan_keys(folder / "plan.json"):
-            evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
+            evaluate_job(
+                cache / "jobs" / f"{key}.json",
+                cache / "results" / f"{key}.json",
+                show_progress=False,
+            )
         sum_experiment(folder / "plan.json", cache, folder / "results.json")
         save_experiment(folder / "results.json", cache, folder)
         folders.append(folder)
@@ -70,8 +80,12 @@ def run_steps(config: dict, results: Path) -> Path:
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):
     """Two gemm experiments run through every step (parse ... compare)."""
-    config = {"experiments": [_gemm_experiment("gemm_l1", "gemm_l1"),
-                              _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy")]}
+    config = {
+        "experiments": [
+            _gemm_experiment("gemm_l1", "gemm_l1"),
+            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+        ]
+    }
     return run_steps(config, tmp_path_factory.mktemp("collected") / "results")
 
 
@@ -85,8 +99,12 @@ def test_plot_experiment(collected, tmp_path, fmt):
     from zigzag.steps.report import plot_experiment
 
     written = plot_experiment(collected / "gemm_l1_l3" / "results.json", tmp_path / "plots", fmt)
-    assert sorted(p.name for p in written.values()) == sorted(f.format(fmt=fmt) for f in EXPERIMENT_FILES)
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(p.name for p in written.values())
+    assert sorted(p.name for p in written.values()) == sorted(
+        f.format(fmt=fmt) for f in EXPERIMENT_FILES
+    )
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(
+        p.name for p in written.values()
+    )
     for kind, path in written.items():
         data = path.read_bytes()
         if kind == "loop_nests":
@@ -107,7 +125,9 @@ def test_plot_accelerator_from_parsed_json_and_yaml(collected, tmp_path):
     parsed = sorted((collected / ".cache" / "parsed" / "accelerators").glob("gemm_l1-*.json"))
     assert len(parsed) == 1
     _assert_image(plot_accelerator(parsed[0], tmp_path / "a.png").read_bytes())
-    _assert_image(plot_accelerator(_reference("hardware", "gemm_l1.yaml"), tmp_path / "b.png").read_bytes())
+    _assert_image(
+        plot_accelerator(_reference("hardware", "gemm_l1.yaml"), tmp_path / "b.png").read_bytes()
+    )
 
 
 def test_plot_experiment_errors(collected, tmp_path):
@@ -122,13 +142,17 @@ def test_plot_experiment_errors(collected, tmp_path):
 def test_plot_comparison(collected, tmp_path):
     from zigzag.steps.report import plot_comparison
 
-    message = plot_comparison(collected / "experiments.csv", tmp_path / "comparison.png", tmp_path / "pareto.csv")
+    message = plot_comparison(
+        collected / "experiments.csv", tmp_path / "comparison.png", tmp_path / "pareto.csv"
+    )
     assert message == "2 experiments, Pareto fronts per workload: gemm_layer: gemm_l1"
     _assert_image((tmp_path / "comparison.png").read_bytes())
     front = pd.read_csv(tmp_path / "pareto.csv")
     table = pd.read_csv(collected / "experiments.csv")
     assert list(front.columns) == list(table.columns)
-    assert list(front["experiment"]) == ["gemm_l1"]  # lower energy and lower latency than gemm_l1_l3
+    assert list(front["experiment"]) == [
+        "gemm_l1"
+    ]  # lower energy and lower latency than gemm_l1_l3
 
 
 def test_plot_comparison_default_pareto_path_and_errors(collected, tmp_path):
@@ -158,16 +182,38 @@ def _report_parser() -> argparse.ArgumentParser:
 
 def test_report_commands(collected, tmp_path):
     parser = _report_parser()
-    args = parser.parse_args(["step", "plot-experiment", str(collected / "gemm_l1" / "results.json"),
-                              "--output", str(tmp_path / "plots"), "--format", "png", "--log", str(tmp_path / "e.log")])
+    args = parser.parse_args(
+        [
+            "step",
+            "plot-experiment",
+            str(collected / "gemm_l1" / "results.json"),
+            "--output",
+            str(tmp_path / "plots"),
+            "--format",
+            "png",
+            "--log",
+            str(tmp_path / "e.log"),
+        ]
+    )
     assert args.func(args) == 0
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == sorted(
-        f.format(fmt="png") for f in EXPERIMENT_FILES)
+        f.format(fmt="png") for f in EXPERIMENT_FILES
+    )
     assert "wrote" in (tmp_path / "e.log").read_text()
 
-    args = parser.parse_args(["step", "plot-comparison", str(collected / "experiments.csv"), "--output",
-                              str(tmp_path / "cmp.png"), "--pareto", str(tmp_path / "front.csv"),
-                              "--log", str(tmp_path / "c.log")])
+    args = parser.parse_args(
+        [
+            "step",
+            "plot-comparison",
+            str(collected / "experiments.csv"),
+            "--output",
+            str(tmp_path / "cmp.png"),
+            "--pareto",
+            str(tmp_path / "front.csv"),
+            "--log",
+            str(tmp_path / "c.log"),
+        ]
+    )
     assert args.func(args) == 0
     assert (tmp_path / "cmp.png").exists() and (tmp_path / "front.csv").exists()
     assert "gemm_layer: gemm_l1" in (tmp_path / "c.log").read_text()
@@ -175,8 +221,17 @@ def test_report_commands(collected, tmp_path):
 
 def test_report_command_bad_input_is_one_line(tmp_path, capsys):
     parser = _report_parser()
-    args = parser.parse_args(["step", "plot-comparison", str(tmp_path / "missing.csv"), "--output", str(tmp_path / "c.png"),
-                              "--log", str(tmp_path / "c.log")])
+    args = parser.parse_args(
+        [
+            "step",
+            "plot-comparison",
+            str(tmp_path / "missing.csv"),
+            "--output",
+            str(tmp_path / "c.png"),
+            "--log",
+            str(tmp_path / "c.log"),
+        ]
+    )
     assert args.func(args) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "missing.csv" in err and "\n" not in err
@@ -198,26 +253,51 @@ def _chromium() -> str | None:
 
 
 def _chromium_args(binary: str, profile: Path) -> list[str]:
-    return [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={profile}", "--virtual-time-budget=10000"]
+    return [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=10000",
+    ]
 
 
 @pytest.fixture(scope="module")
 def workflow_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("workflow")
     config = {
-        "experiments": [_gemm_experiment("gemm_l1", "gemm_l1"),
-                        _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy")],
+        "experiments": [
+            _gemm_experiment("gemm_l1", "gemm_l1"),
+            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+        ],
         "outputs": {"plot_format": "png"},
     }
     (root / "config.yaml").write_text(json.dumps(config, indent=2))  # JSON is YAML
-    snakemake = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(root),
-                 "--configfile", str(root / "config.yaml")]
+    snakemake = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(root),
+        "--configfile",
+        str(root / "config.yaml"),
+    ]
     run = subprocess.run([*snakemake, "--cores", "2"], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-4000:]
-    report = subprocess.run([*snakemake, "--report", str(root / "report.html")], capture_output=True, text=True,
-                            timeout=600)
+    report = subprocess.run(
+        [*snakemake, "--report", str(root / "report.html")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert report.returncode == 0, report.stderr[-4000:]
     return root
 
@@ -231,7 +311,11 @@ def test_workflow_writes_the_plots(workflow_run):
             assert path.exists(), path
             if path.suffix == ".png":
                 _assert_image(path.read_bytes())
-        assert (results / name / "plots" / "loop_nests.txt").read_text().startswith("Loop ordering for Layer0")
+        assert (
+            (results / name / "plots" / "loop_nests.txt")
+            .read_text()
+            .startswith("Loop ordering for Layer0")
+        )
     _assert_image((results / "comparison.png").read_bytes())
     assert list(pd.read_csv(results / "pareto.csv")["experiment"]) == ["gemm_l1"]
     hierarchies = sorted((results / "accelerators").glob("*/memory_hierarchy.png"))
@@ -244,12 +328,15 @@ def test_workflow_writes_the_plots(workflow_run):
 def test_html_report_embeds_the_plots(workflow_run):
     html = (workflow_run / "report.html").read_text()
     figures = [f"results/{name}/plots/layers.png" for name in ("gemm_l1", "gemm_l1_l3")]
-    figures += [str(p.relative_to(workflow_run)) for p in (workflow_run / "results" / "accelerators").glob("*/*.png")]
+    figures += [
+        str(p.relative_to(workflow_run))
+        for p in (workflow_run / "results" / "accelerators").glob("*/*.png")
+    ]
     assert len(figures) == 4
     for figure in figures:
         key = f'"{figure}"'
         assert key in html, key
-        entry = html[html.index(key):]
+        entry = html[html.index(key) :]
         uri = re.search(r'"data_uri":\s*"data:image/png;[^"]*?base64,([A-Za-z0-9+/=]+)"', entry)
         assert uri, f"{key} has no embedded image"
         _assert_image(base64.b64decode(uri.group(1)))
@@ -258,18 +345,25 @@ def test_html_report_embeds_the_plots(workflow_run):
         # the layer table, as an HTML view embedded in the report
         key = f'"results/{name}/layers.html"'
         assert key in html, key
-        uri = re.search(r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"', html[html.index(key):])
+        uri = re.search(
+            r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"',
+            html[html.index(key) :],
+        )
         table = base64.b64decode(uri.group(1)).decode()
         assert "<th>energy_pJ</th>" in table and "<td>Layer0</td>" in table
     key = '"results/experiments.html"'
     assert key in html
-    uri = re.search(r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"', html[html.index(key):])
+    uri = re.search(
+        r'"data_uri":\s*"data:text/html;[^"]*?base64,([A-Za-z0-9+/=]+)"', html[html.index(key) :]
+    )
     table = base64.b64decode(uri.group(1)).decode()
     assert "<th>edp_pJ_cycles</th>" in table and "<td>gemm_l1_l3</td>" in table
     assert '"results/comparison.png"' in html and '"results/pareto.csv"' in html
     assert "ZigZag design-space exploration" in html  # workflow description
     assert "Pareto front" in html  # a caption
-    assert "Negative on-loading" in html and "hidden behind" in html  # the per-layer figure's caption
+    assert (
+        "Negative on-loading" in html and "hidden behind" in html
+    )  # the per-layer figure's caption
 
 
 @pytest.mark.slow
@@ -278,11 +372,24 @@ def test_html_report_renders_in_chromium(workflow_run, tmp_path):
     if binary is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     url = (workflow_run / "report.html").resolve().as_uri()
-    dom = subprocess.run([*_chromium_args(binary, tmp_path / "profile"), "--enable-logging=stderr", "--v=0",
-                          "--dump-dom", url], capture_output=True, text=True, timeout=180)
+    dom = subprocess.run(
+        [
+            *_chromium_args(binary, tmp_path / "profile"),
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert dom.returncode == 0, dom.stderr[-3000:]
-    page_errors = [line for line in dom.stderr.splitlines()
-                   if "CONSOLE" in line and re.search(r"Uncaught|ERROR:CONSOLE|Error:", line)]
+    page_errors = [
+        line
+        for line in dom.stderr.splitlines()
+        if "CONSOLE" in line and re.search(r"Uncaught|ERROR:CONSOLE|Error:", line)
+    ]
     assert not page_errors, page_errors
     # what the report's JavaScript rendered (the static page only says "Loading Snakemake Report...")
     rendered = re.sub(r"<(script|style)\b.*?</\1>", " ", dom.stdout, flags=re.S | re.I)
@@ -291,8 +398,17 @@ def test_html_report_renders_in_chromium(workflow_run, tmp_path):
         assert expected in text, (expected, text[:2000])
 
     shot = tmp_path / "report.png"
-    screenshot = subprocess.run([*_chromium_args(binary, tmp_path / "profile2"), "--window-size=1280,900",
-                                 f"--screenshot={shot}", url], capture_output=True, text=True, timeout=180)
+    screenshot = subprocess.run(
+        [
+            *_chromium_args(binary, tmp_path / "profile2"),
+            "--window-size=1280,900",
+            f"--screenshot={shot}",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert screenshot.returncode == 0 and shot.exists(), screenshot.stderr[-3000:]
     _assert_image(shot.read_bytes())
 
@@ -303,8 +419,16 @@ def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
     config = {"experiments": [_gemm_experiment("local", "gemm_l1_l3", exploit_data_locality=True)]}
     results = run_steps(config, tmp_path / "results")
     layer_json = next((results / "local" / "layers").glob("*.json")).read_text()
-    assert "gemm_l1_l3-removing-nouse-mem" in layer_json  # ZigZag's complete JSON, as ZigZag writes it
-    for table in ("experiments.csv", "layers.csv", "memory_levels.csv", "local/summary.csv", "local/memory_levels.csv"):
+    assert (
+        "gemm_l1_l3-removing-nouse-mem" in layer_json
+    )  # ZigZag's complete JSON, as ZigZag writes it
+    for table in (
+        "experiments.csv",
+        "layers.csv",
+        "memory_levels.csv",
+        "local/summary.csv",
+        "local/memory_levels.csv",
+    ):
         assert set(pd.read_csv(results / table)["accelerator"]) == {"gemm_l1_l3"}, table
     document = json.loads((results / "local" / "results.json").read_text())
     assert {layer["result"]["accelerator_name"] for layer in document["layers"]} == {"gemm_l1_l3"}
@@ -319,7 +443,10 @@ def test_the_workflow_writes_the_report_page_last(workflow_run, tmp_path):
     page = workflow_run / "results" / "report.html"
     assert '<script id="plotly-script" src="plotly.gz.js" async></script>' in page.read_text()
     assert (workflow_run / "results" / "plotly.gz.js").exists()
-    assert "wrote results/report.html" in (workflow_run / "results" / "logs" / "report_page.log").read_text()
+    assert (
+        "wrote results/report.html"
+        in (workflow_run / "results" / "logs" / "report_page.log").read_text()
+    )
     driver = browser(tmp_path / "profile")
     try:
         open_report(driver, page)

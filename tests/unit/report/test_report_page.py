@@ -43,8 +43,12 @@ def experiments(tmp_path_factory):
     from test_report import _gemm_experiment, run_steps
     from zigzag.steps.report import plot_accelerator
 
-    config = {"experiments": [_gemm_experiment("gemm_l1", "gemm_l1"),
-                              _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy")]}
+    config = {
+        "experiments": [
+            _gemm_experiment("gemm_l1", "gemm_l1"),
+            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+        ]
+    }
     results = run_steps(config, tmp_path_factory.mktemp("experiments") / "results")
     for parsed in sorted((results / ".cache" / "parsed" / "accelerators").glob("*.json")):
         plot_accelerator(parsed, results / "accelerators" / parsed.stem / "memory_hierarchy.png")
@@ -58,12 +62,21 @@ def sweep(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep") / "sweep"
     two = out.parent / "small_convs_b.yaml"
     shutil.copy(WORKLOAD, two)
-    run_sweep({"name": "shapes", "base": str(BASE),
-               "params": {"D1": "operational_array.sizes[0]", "ub": "memories.unified_buffer.size"},
-               "vary": {"D1": [16, 32], "ub": ["256KiB", "1MiB"]},
-               "derive": {"memories.unified_buffer.area": "0.7 * ub"},
-               "workloads": [str(WORKLOAD), str(two)], "mapping": str(MAPPING), "clock_ghz": 1,
-               "constraints": ["area <= 5 mm2"], "ranking": {"method": "sum", "weights": {"small_convs_b": 2}}}, out)
+    run_sweep(
+        {
+            "name": "shapes",
+            "base": str(BASE),
+            "params": {"D1": "operational_array.sizes[0]", "ub": "memories.unified_buffer.size"},
+            "vary": {"D1": [16, 32], "ub": ["256KiB", "1MiB"]},
+            "derive": {"memories.unified_buffer.area": "0.7 * ub"},
+            "workloads": [str(WORKLOAD), str(two)],
+            "mapping": str(MAPPING),
+            "clock_ghz": 1,
+            "constraints": ["area <= 5 mm2"],
+            "ranking": {"method": "sum", "weights": {"small_convs_b": 2}},
+        },
+        out,
+    )
     write_reports(out)
     return out
 
@@ -77,17 +90,46 @@ def multicore(tmp_path_factory):
     from zigzag.multicore.schedule.run import run_stream
 
     root = tmp_path_factory.mktemp("multicore") / "stream"
-    case = next(c for c in json.loads(STREAM_SMALL.read_text())["cases"] if c["case"] == "ksplit_fused_prefetch_W")
-    inputs = {k: str(STREAM_REF / v) for k, v in case["inputs"].items() if k in ("hardware", "workload", "mapping")}
-    run_stream(inputs["hardware"], inputs["workload"], inputs["mapping"], "fused", layer_stacks=[[0, 1, 2]],
-               cache=root / "cache", output=root / "small")
+    case = next(
+        c
+        for c in json.loads(STREAM_SMALL.read_text())["cases"]
+        if c["case"] == "ksplit_fused_prefetch_W"
+    )
+    inputs = {
+        k: str(STREAM_REF / v)
+        for k, v in case["inputs"].items()
+        if k in ("hardware", "workload", "mapping")
+    }
+    run_stream(
+        inputs["hardware"],
+        inputs["workload"],
+        inputs["mapping"],
+        "fused",
+        layer_stacks=[[0, 1, 2]],
+        cache=root / "cache",
+        output=root / "small",
+    )
     plot_run(root / "small", name="small", plotly_js=root / "plotly.min.js")
-    config = {"stream_experiments": [{"name": "small", "accelerator": inputs["hardware"],
-                                      "workload": inputs["workload"], "mapping": inputs["mapping"], "mode": "fused",
-                                      "layer_stacks": "0-2"}]}
+    config = {
+        "stream_experiments": [
+            {
+                "name": "small",
+                "accelerator": inputs["hardware"],
+                "workload": inputs["workload"],
+                "mapping": inputs["mapping"],
+                "mode": "fused",
+                "layer_stacks": "0-2",
+            }
+        ]
+    }
     spec = write_experiment_spec(root / "specs", resolve_stream_experiments(config)["small"])
-    results([f"{spec}={root / 'small'}"], root / "multicore.csv", root / "multicore.html",
-            root / "multicore_pareto.png", root / "multicore_metrics.png")
+    results(
+        [f"{spec}={root / 'small'}"],
+        root / "multicore.csv",
+        root / "multicore.html",
+        root / "multicore_pareto.png",
+        root / "multicore_metrics.png",
+    )
     write_reports(root)
     return root
 
@@ -97,10 +139,19 @@ def multicore_sweep(tmp_path_factory):
     """Two mesh shapes of the multi-core example, each scheduled layer by layer and fused."""
     stream = REPO / "inputs" / "stream"
     out = tmp_path_factory.mktemp("mc_sweep") / "sweep"
-    run_sweep({"name": "mesh", "kind": "multicore", "base": str(stream / "hardware" / "tpu_like_mesh_pooling.yaml"),
-               "params": {"rows": "mesh.rows", "cols": "mesh.cols"}, "zip": [{"rows": [1, 2], "cols": [2, 2]}],
-               "workloads": [str(stream / "workload" / "small_3conv.onnx")],
-               "mapping": str(stream / "mapping" / "mesh_all_cores.yaml"), "modes": ["lbl", "fused"]}, out)
+    run_sweep(
+        {
+            "name": "mesh",
+            "kind": "multicore",
+            "base": str(stream / "hardware" / "tpu_like_mesh_pooling.yaml"),
+            "params": {"rows": "mesh.rows", "cols": "mesh.cols"},
+            "zip": [{"rows": [1, 2], "cols": [2, 2]}],
+            "workloads": [str(stream / "workload" / "small_3conv.onnx")],
+            "mapping": str(stream / "mapping" / "mesh_all_cores.yaml"),
+            "modes": ["lbl", "fused"],
+        },
+        out,
+    )
     write_reports(out)
     return out
 
@@ -117,8 +168,14 @@ def _column(data: dict, key: str) -> dict:
 def test_experiments_data(experiments):
     data = gather(experiments)
     assert data["kind"] == "experiments" and data["n"] == 2
-    assert data["objectives"]["energy"] == "energy_pJ" and data["objectives"]["latency"] == "latency_cycles"
-    assert _column(data, "energy_pJ")["unit"] == "pJ" and _column(data, "edp_pJ_cycles")["unit"] == "pJ·cycles"
+    assert (
+        data["objectives"]["energy"] == "energy_pJ"
+        and data["objectives"]["latency"] == "latency_cycles"
+    )
+    assert (
+        _column(data, "energy_pJ")["unit"] == "pJ"
+        and _column(data, "edp_pJ_cycles")["unit"] == "pJ·cycles"
+    )
     assert _column(data, "mac_utilization")["fmt"] == "percent"
     assert not _column(data, "lpf_limit")["shown"]  # search options are there, hidden by default
     assert data["target"] == "mapping search: energy, latency"
@@ -135,11 +192,19 @@ def test_sweep_data_sizes_as_written_and_limits(sweep):
     assert ub["role"] == "param" and ub["fmt"] == "label"
     assert sorted(set(ub["labels"].values())) == ["1MiB", "256KiB"]
     derived = _column(data, "memories.unified_buffer.area")
-    assert derived["role"] == "param" and not derived["shown"]  # a derived path: shown only on request
-    assert data["limits"] == [{"column": "area_mm2", "value": 5.0, "op": "<=", "text": "area <= 5 mm2"}]
+    assert (
+        derived["role"] == "param" and not derived["shown"]
+    )  # a derived path: shown only on request
+    assert data["limits"] == [
+        {"column": "area_mm2", "value": 5.0, "op": "<=", "text": "area <= 5 mm2"}
+    ]
     assert data["objectives"]["seconds"] == "latency_s" and data["objectives"]["J·s"] == "edp_Js"
     assert data["target"] == "mapping search: latency"
-    assert data["ranking"] == {"method": "sum", "objective": "energy", "weights": {"small_convs_b": 2.0}}
+    assert data["ranking"] == {
+        "method": "sum",
+        "objective": "energy",
+        "weights": {"small_convs_b": 2.0},
+    }
     statuses = set(data["rows"]["status"])
     assert statuses == {"ok", "out"}, statuses
     assert len(set(data["group"])) == 2  # two workloads: the ranking aggregates over them
@@ -147,12 +212,14 @@ def test_sweep_data_sizes_as_written_and_limits(sweep):
     assert len(details) == 4
     text = details[0].read_text()
     assert text.startswith("zigzagDetail(")
-    payload = json.loads(text[len("zigzagDetail("):-3])
+    payload = json.loads(text[len("zigzagDetail(") : -3])
     groups = payload["groups"]
     assert set(groups) == {"small_convs", "small_convs_b"}
     layers = groups["small_convs"]["layers"]
     assert layers and {"stall_cycles", "ideal_cycles", "mac_utilization"} <= set(layers[0])
-    assert all(layer["port_stall_slack"] for layer in layers)  # each memory port's stall or slack: what bounds it
+    assert all(
+        layer["port_stall_slack"] for layer in layers
+    )  # each memory port's stall or slack: what bounds it
     assert [m["name"] for m in groups["small_convs"]["hierarchy"]][-1] == "dram"
     assert "_detail" not in (sweep / "variants.csv").read_text()
 
@@ -169,13 +236,19 @@ def test_units_and_paper_figures(sweep, tmp_path):
     from zigzag.plots.units import axis_label, size_label, size_unit
     from zigzag.report.tables import read_table
 
-    assert size_label(262144) == "32KiB" and size_label(3 * 8 * 2 ** 20) == "3MiB" and size_label(12) == "12b"
-    assert size_unit([2 ** 21, 2 ** 23]) == ("KiB", 8192.0) and size_unit([7]) == ("bits", 1.0)
+    assert (
+        size_label(262144) == "32KiB"
+        and size_label(3 * 8 * 2**20) == "3MiB"
+        and size_label(12) == "12b"
+    )
+    assert size_unit([2**21, 2**23]) == ("KiB", 8192.0) and size_unit([7]) == ("bits", 1.0)
     assert axis_label("edp_Js") == "edp (J·s)" and axis_label("cores_area") == "cores area"
     _, rows = read_table(sweep / "variants.csv")
     svg = plot_metrics_vs_parameter(rows, "ub", tmp_path / "vs_ub.svg", size=True).read_text()
     assert "ub (KiB)" in svg
-    svg = plot_pareto_projections(rows, tmp_path / "pareto.svg", constraints=["area <= 5 mm2"]).read_text()
+    svg = plot_pareto_projections(
+        rows, tmp_path / "pareto.svg", constraints=["area <= 5 mm2"]
+    ).read_text()
     out = sum(r["status"] == "out" for r in rows if r["workload"] == "small_convs")
     assert f"excluded ({out})" in svg and "area &lt;= 5 mm2" in svg
     front = [r["variant"] for r in rows if r["status"] == "ok"]
@@ -186,7 +259,9 @@ def test_multicore_data_links_the_gantt(multicore):
     data = gather(multicore)
     assert data["kind"] == "multicore"
     detail = data["details"]["small"][data["group"][0]]
-    assert detail["gantt"] == "small/plots/gantt.html" and "small/plots/memory.png" in detail["images"]
+    assert (
+        detail["gantt"] == "small/plots/gantt.html" and "small/plots/memory.png" in detail["images"]
+    )
     gantt = multicore / detail["gantt"]
     assert gantt.stat().st_size < 1_000_000  # the shared script is not copied into the page
     assert '<script charset="utf-8" src="../../plotly.min.js"></script>' in gantt.read_text()
@@ -198,18 +273,32 @@ def test_multicore_sweep_data(multicore_sweep):
     assert data["kind"] == "sweep" and data["n"] == 4
     assert data["target"] == "allocation search where the mapping leaves cores to choose: latency"
     assert sorted(set(data["group"])) == ["small_3conv (fused)", "small_3conv (lbl)"]
-    assert _column(data, "rows")["role"] == "param" and data["objectives"]["area"] in ("area_mm2", "cores_area")
+    assert _column(data, "rows")["role"] == "param" and data["objectives"]["area"] in (
+        "area_mm2",
+        "cores_area",
+    )
     detail = data["details"][data["rows"]["variant_id"][0]][data["group"][0]]
-    assert detail["energy_terms"] and detail["cores"]  # from the row's own columns, whatever they are
+    assert (
+        detail["energy_terms"] and detail["cores"]
+    )  # from the row's own columns, whatever they are
 
 
 def test_guided_search_report(tmp_path):
     """A guided search's folder: its evaluated variants, the search's note, its front's table linked."""
     out = tmp_path / "search"
-    run_sweep({"name": "s", "base": str(BASE), "lpf_limit": 3,
-               "params": {"D1": "operational_array.sizes[0]", "ub": "memories.unified_buffer.size"},
-               "vary": {"D1": [8, 16, 32], "ub": ["256KiB", "1MiB"]}, "workloads": [str(WORKLOAD)],
-               "mapping": str(MAPPING), "search": {"population": 4, "generations": 1, "workers": 1}}, out)
+    run_sweep(
+        {
+            "name": "s",
+            "base": str(BASE),
+            "lpf_limit": 3,
+            "params": {"D1": "operational_array.sizes[0]", "ub": "memories.unified_buffer.size"},
+            "vary": {"D1": [8, 16, 32], "ub": ["256KiB", "1MiB"]},
+            "workloads": [str(WORKLOAD)],
+            "mapping": str(MAPPING),
+            "search": {"population": 4, "generations": 1, "workers": 1},
+        },
+        out,
+    )
     page = write_reports(out)[0]
     data = gather(out)
     assert data["title"] == "Guided search s" and data["note"].startswith("guided search: ")
@@ -227,19 +316,37 @@ def test_report_pages_share_one_script(experiments, sweep, multicore, multicore_
         assert f'<script id="plotly-script" src="{script}" async></script>' in page
         assert "cdn.plot.ly" not in page and "https://" not in page.split("<script>", 1)[0]
         assert (folder / script).exists()
-    packed, plain = (sweep / "plotly.gz.js").stat().st_size, (multicore / "plotly.min.js").stat().st_size
+    packed, plain = (
+        (sweep / "plotly.gz.js").stat().st_size,
+        (multicore / "plotly.min.js").stat().st_size,
+    )
     assert packed < 0.45 * plain
 
 
-@pytest.mark.parametrize("ranking, message", [
-    ({"method": "median"}, "ranking.method"), ({"weights": {"a": -1}}, "ranking.weights"),
-    ({"wieghts": {}}, "ranking.wieghts"), ("sum", "is not a mapping")])
+@pytest.mark.parametrize(
+    "ranking, message",
+    [
+        ({"method": "median"}, "ranking.method"),
+        ({"weights": {"a": -1}}, "ranking.weights"),
+        ({"wieghts": {}}, "ranking.wieghts"),
+        ("sum", "is not a mapping"),
+    ],
+)
 def test_a_bad_ranking_is_a_one_line_error(ranking, message):
     from zigzag.sweep.config import read_sweep
 
     with pytest.raises(InputError, match=message):
-        read_sweep({"name": "s", "base": str(BASE), "vary": {"memories.dram.r_cost": [1]},
-                    "workloads": [str(WORKLOAD)], "mapping": str(MAPPING), "ranking": ranking}, "config")
+        read_sweep(
+            {
+                "name": "s",
+                "base": str(BASE),
+                "vary": {"memories.dram.r_cost": [1]},
+                "workloads": [str(WORKLOAD)],
+                "mapping": str(MAPPING),
+                "ranking": ranking,
+            },
+            "config",
+        )
 
 
 def test_bad_folder_is_one_line(tmp_path, capsys):
@@ -256,57 +363,138 @@ def test_index_page_links_the_sub_reports(tmp_path, sweep):
     shutil.copytree(sweep, tmp_path / "results" / "hardware_sweeps" / "shapes")
     pages = write_reports(tmp_path / "results")
     assert [p.relative_to(tmp_path).as_posix() for p in pages] == [
-        "results/report.html", "results/hardware_sweeps/shapes/report.html"]
+        "results/report.html",
+        "results/hardware_sweeps/shapes/report.html",
+    ]
     assert 'href="hardware_sweeps/shapes/report.html"' in pages[0].read_text()
 
 
-def synthetic_sweep(folder: Path, variants: int = 500, workloads=("resnet18", "mobilenetv2")) -> Path:
+def synthetic_sweep(
+    folder: Path, variants: int = 500, workloads=("resnet18", "mobilenetv2")
+) -> Path:
     """A results folder shaped like the 1,000-row benchmark sweep (bench_hw_sweep.py): random
     figures, the columns a real sweep writes (parameters, derived paths, per-memory energies)."""
     rng = random.Random(0)
     folder.mkdir(parents=True, exist_ok=True)
     memories = ["w_reg", "acc_reg", "accumulators", "unified_buffer", "dram"]
-    columns = ["sweep", "variant", "variant_id", "workload", "status", "reason", "D1", "D2", "ub", "wb",
-               "memories.unified_buffer.r_cost", "memories.unified_buffer.w_cost", "memories.unified_buffer.area",
-               "layers", "energy_pJ", "latency_cycles", "edp_pJ_cycles", "mac_energy_pJ", "memory_energy_pJ",
-               "ideal_cycles", "computation_cycles", "onloading_cycles", "offloading_cycles", "mac_utilization",
-               "tclk_ns", "latency_ns", "area_mm2", "clock_ghz", "latency_s", "edp_Js", "utilization",
-               *[f"{m}_energy_pJ" for m in memories], "pareto", "pareto_energy_latency", "pareto_energy_area",
-               "pareto_latency_area"]
-    sizes = [2 ** k * 8 * 1024 for k in range(5, 15)]
+    columns = [
+        "sweep",
+        "variant",
+        "variant_id",
+        "workload",
+        "status",
+        "reason",
+        "D1",
+        "D2",
+        "ub",
+        "wb",
+        "memories.unified_buffer.r_cost",
+        "memories.unified_buffer.w_cost",
+        "memories.unified_buffer.area",
+        "layers",
+        "energy_pJ",
+        "latency_cycles",
+        "edp_pJ_cycles",
+        "mac_energy_pJ",
+        "memory_energy_pJ",
+        "ideal_cycles",
+        "computation_cycles",
+        "onloading_cycles",
+        "offloading_cycles",
+        "mac_utilization",
+        "tclk_ns",
+        "latency_ns",
+        "area_mm2",
+        "clock_ghz",
+        "latency_s",
+        "edp_Js",
+        "utilization",
+        *[f"{m}_energy_pJ" for m in memories],
+        "pareto",
+        "pareto_energy_latency",
+        "pareto_energy_area",
+        "pareto_latency_area",
+    ]
+    sizes = [2**k * 8 * 1024 for k in range(5, 15)]
     out = io.StringIO()
     writer = csv.DictWriter(out, columns)
     writer.writeheader()
     for v in range(variants):
         d1, ub, wb = rng.choice([8, 16, 32, 64]), rng.choice(sizes), rng.choice(sizes)
         for workload in workloads:
-            energy, latency, area = rng.uniform(1e9, 5e10), rng.uniform(1e6, 3e7), rng.uniform(1, 40)
-            row = {"sweep": "bench", "variant": f"v{v:04d}", "variant_id": f"{v:012x}", "workload": workload,
-                   "status": "ok" if area <= 30 else "out", "reason": "" if area <= 30 else "breaks 'area <= 30 mm2'",
-                   "D1": d1, "D2": 1024 // d1, "ub": ub, "wb": wb, "memories.unified_buffer.r_cost": rng.uniform(5, 60),
-                   "memories.unified_buffer.w_cost": rng.uniform(5, 60), "memories.unified_buffer.area": 0.7 * ub,
-                   "layers": 21, "energy_pJ": energy, "latency_cycles": latency, "edp_pJ_cycles": energy * latency,
-                   "mac_energy_pJ": energy / 5, "memory_energy_pJ": energy * 0.8, "ideal_cycles": latency / 3,
-                   "computation_cycles": latency * 0.9, "onloading_cycles": 1000, "offloading_cycles": 2000,
-                   "mac_utilization": rng.random(), "tclk_ns": "", "latency_ns": "", "area_mm2": area,
-                   "clock_ghz": 1, "latency_s": latency * 1e-9, "edp_Js": energy * 1e-12 * latency * 1e-9,
-                   "utilization": rng.random(), **{f"{m}_energy_pJ": energy / 8 for m in memories},
-                   "pareto": False, "pareto_energy_latency": False, "pareto_energy_area": False,
-                   "pareto_latency_area": False}
-            writer.writerow({k: (f"{x:.10g}" if isinstance(x, float) else x) for k, x in row.items()})
+            energy, latency, area = (
+                rng.uniform(1e9, 5e10),
+                rng.uniform(1e6, 3e7),
+                rng.uniform(1, 40),
+            )
+            row = {
+                "sweep": "bench",
+                "variant": f"v{v:04d}",
+                "variant_id": f"{v:012x}",
+                "workload": workload,
+                "status": "ok" if area <= 30 else "out",
+                "reason": "" if area <= 30 else "breaks 'area <= 30 mm2'",
+                "D1": d1,
+                "D2": 1024 // d1,
+                "ub": ub,
+                "wb": wb,
+                "memories.unified_buffer.r_cost": rng.uniform(5, 60),
+                "memories.unified_buffer.w_cost": rng.uniform(5, 60),
+                "memories.unified_buffer.area": 0.7 * ub,
+                "layers": 21,
+                "energy_pJ": energy,
+                "latency_cycles": latency,
+                "edp_pJ_cycles": energy * latency,
+                "mac_energy_pJ": energy / 5,
+                "memory_energy_pJ": energy * 0.8,
+                "ideal_cycles": latency / 3,
+                "computation_cycles": latency * 0.9,
+                "onloading_cycles": 1000,
+                "offloading_cycles": 2000,
+                "mac_utilization": rng.random(),
+                "tclk_ns": "",
+                "latency_ns": "",
+                "area_mm2": area,
+                "clock_ghz": 1,
+                "latency_s": latency * 1e-9,
+                "edp_Js": energy * 1e-12 * latency * 1e-9,
+                "utilization": rng.random(),
+                **{f"{m}_energy_pJ": energy / 8 for m in memories},
+                "pareto": False,
+                "pareto_energy_latency": False,
+                "pareto_energy_area": False,
+                "pareto_latency_area": False,
+            }
+            writer.writerow(
+                {k: (f"{x:.10g}" if isinstance(x, float) else x) for k, x in row.items()}
+            )
     (folder / "variants.csv").write_text(out.getvalue())
-    parameters = [{"name": n, "path": p, "role": r, "labels": {}, "named": r != "derived", "size": s}
-                  for n, p, r, s in (("D1", "operational_array.sizes[0]", "varied", False),
-                                     ("D2", "operational_array.sizes[1]", "derived", False),
-                                     ("ub", "memories.unified_buffer.size", "varied", True),
-                                     ("wb", "memories.weight_buffer.size", "varied", True),
-                                     ("memories.unified_buffer.r_cost", "memories.unified_buffer.r_cost", "derived", False),
-                                     ("memories.unified_buffer.w_cost", "memories.unified_buffer.w_cost", "derived", False),
-                                     ("memories.unified_buffer.area", "memories.unified_buffer.area", "derived", False))]
+    parameters = [
+        {"name": n, "path": p, "role": r, "labels": {}, "named": r != "derived", "size": s}
+        for n, p, r, s in (
+            ("D1", "operational_array.sizes[0]", "varied", False),
+            ("D2", "operational_array.sizes[1]", "derived", False),
+            ("ub", "memories.unified_buffer.size", "varied", True),
+            ("wb", "memories.weight_buffer.size", "varied", True),
+            ("memories.unified_buffer.r_cost", "memories.unified_buffer.r_cost", "derived", False),
+            ("memories.unified_buffer.w_cost", "memories.unified_buffer.w_cost", "derived", False),
+            ("memories.unified_buffer.area", "memories.unified_buffer.area", "derived", False),
+        )
+    ]
     parameters[1]["named"] = True
-    (folder / "sweep.json").write_text(json.dumps({"name": "bench", "kind": "single", "parameters": parameters,
-                                                   "constraints": ["area <= 30 mm2"], "clock_ghz": 1,
-                                                   "target": "mapping search: latency", "ranking": {}}))
+    (folder / "sweep.json").write_text(
+        json.dumps(
+            {
+                "name": "bench",
+                "kind": "single",
+                "parameters": parameters,
+                "constraints": ["area <= 30 mm2"],
+                "clock_ghz": 1,
+                "target": "mapping search: latency",
+                "ranking": {},
+            }
+        )
+    )
     return folder
 
 
@@ -316,7 +504,9 @@ def test_a_1000_row_sweep_report_stays_small(tmp_path):
     data = gather(folder)
     assert data["n"] == 1000
     assert _column(data, "wb")["labels"]["2097152"] == "256KiB"  # bits as the size a person writes
-    assert page.stat().st_size + (page.parent / "plotly.gz.js").stat().st_size < 5_000_000  # the folder
+    assert (
+        page.stat().st_size + (page.parent / "plotly.gz.js").stat().st_size < 5_000_000
+    )  # the folder
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,7 +516,14 @@ def test_a_1000_row_sweep_report_stays_small(tmp_path):
 
 def browser(tmp_path: Path):
     """Selenium driving the system's headless chromium through its chromedriver (no download)."""
-    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+    chromium = next(
+        (
+            shutil.which(n)
+            for n in ("chromium", "chromium-browser", "google-chrome")
+            if shutil.which(n)
+        ),
+        None,
+    )
     driver_path = shutil.which("chromedriver")
     if chromium is None or driver_path is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")
@@ -335,9 +532,18 @@ def browser(tmp_path: Path):
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--enable-unsafe-swiftshader", "--window-size=1400,1000", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", f"--user-data-dir={tmp_path}"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--enable-unsafe-swiftshader",
+        "--window-size=1400,1000",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        f"--user-data-dir={tmp_path}",
+    ):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver_path), options=options)
@@ -359,7 +565,9 @@ def open_report(driver, page: Path):
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(page.resolve().as_uri())
-    WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#results-table tbody tr"))
+    WebDriverWait(driver, 30).until(
+        lambda d: d.find_elements("css selector", "#results-table tbody tr")
+    )
 
 
 def check_views(driver, shots: Path, name: str) -> None:
@@ -370,7 +578,9 @@ def check_views(driver, shots: Path, name: str) -> None:
         driver.find_element("id", f"tab-{view}").click()
         section = driver.find_element("id", f"view-{view}")
         if view in ("pareto", "parallel"):
-            WebDriverWait(driver, 30).until(lambda d: section.find_elements("css selector", ".main-svg"))
+            WebDriverWait(driver, 30).until(
+                lambda d, section=section: section.find_elements("css selector", ".main-svg")
+            )
         png = driver.get_screenshot_as_png()
         (shots / f"{name}_{view}.png").write_bytes(png)
         _assert_screenshot(png)
@@ -378,9 +588,14 @@ def check_views(driver, shots: Path, name: str) -> None:
 
 
 def _table_values(driver, key: str) -> list[str]:
-    index = [th.get_attribute("data-key") for th in driver.find_elements("css selector", "#results-table thead tr:first-child th")].index(key)
-    return [row.find_elements("tag name", "td")[index].text
-            for row in driver.find_elements("css selector", "#results-table tbody tr")]
+    index = [
+        th.get_attribute("data-key")
+        for th in driver.find_elements("css selector", "#results-table thead tr:first-child th")
+    ].index(key)
+    return [
+        row.find_elements("tag name", "td")[index].text
+        for row in driver.find_elements("css selector", "#results-table tbody tr")
+    ]
 
 
 @pytest.mark.slow
@@ -396,14 +611,23 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
         # sorting: by energy, then reversed
         header = driver.find_element("css selector", "#results-table th[data-key=energy_pJ]")
         header.click()
-        energies = [float(r["energy_pJ"]) for r in csv.DictReader((sweep / "variants.csv").open())
-                    if r["energy_pJ"]]
+        energies = [
+            float(r["energy_pJ"])
+            for r in csv.DictReader((sweep / "variants.csv").open())
+            if r["energy_pJ"]
+        ]
         first = _table_values(driver, "variant")[0]
-        best = min(csv.DictReader((sweep / "variants.csv").open()), key=lambda r: float(r["energy_pJ"]))
+        best = min(
+            csv.DictReader((sweep / "variants.csv").open()), key=lambda r: float(r["energy_pJ"])
+        )
         assert first == best["variant"] and len(energies) == 8
         driver.find_element("css selector", "#results-table th[data-key=energy_pJ]").click()
-        assert _table_values(driver, "variant")[0] == max(csv.DictReader((sweep / "variants.csv").open()),
-                                                          key=lambda r: float(r["energy_pJ"]))["variant"]
+        assert (
+            _table_values(driver, "variant")[0]
+            == max(
+                csv.DictReader((sweep / "variants.csv").open()), key=lambda r: float(r["energy_pJ"])
+            )["variant"]
+        )
         # sizes as written
         assert set(_table_values(driver, "ub")) == {"256KiB", "1MiB"}
         # filtering: a column filter and the status filter
@@ -419,27 +643,48 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
         Select(driver.find_element("id", "table-status")).select_by_value("")
         # the Pareto view: an axis change and a hover
         driver.find_element("id", "tab-pareto").click()
-        WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#pareto-plot .main-svg"))
+        WebDriverWait(driver, 30).until(
+            lambda d: d.find_elements("css selector", "#pareto-plot .main-svg")
+        )
         Select(driver.find_element("id", "pareto-x")).select_by_value("area_mm2")
-        title = driver.execute_script("return document.getElementById('pareto-plot').layout.xaxis.title.text")
+        title = driver.execute_script(
+            "return document.getElementById('pareto-plot').layout.xaxis.title.text"
+        )
         assert title == "area [mm²]"
-        shapes = driver.execute_script("return document.getElementById('pareto-plot').layout.shapes.length")
+        shapes = driver.execute_script(
+            "return document.getElementById('pareto-plot').layout.shapes.length"
+        )
         assert shapes == 1  # the area limit, drawn on the area axis
-        excluded = driver.execute_script("return document.getElementById('pareto-plot').data[0].x.length")
+        excluded = driver.execute_script(
+            "return document.getElementById('pareto-plot').data[0].x.length"
+        )
         assert excluded >= 1  # excluded rows are drawn (greyed), not hidden
-        point = driver.find_elements("css selector", "#pareto-plot .scatterlayer .trace:nth-child(2) .point")[0]
+        point = driver.find_elements(
+            "css selector", "#pareto-plot .scatterlayer .trace:nth-child(2) .point"
+        )[0]
         ActionChains(driver).move_to_element(point).perform()
-        WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", ".hoverlayer .hovertext"))
+        WebDriverWait(driver, 10).until(
+            lambda d: d.find_elements("css selector", ".hoverlayer .hovertext")
+        )
         hover = driver.find_element("css selector", ".hoverlayer .hovertext").text
         assert "ub = " in hover and "D1 = " in hover
         # ranking over both workloads, and the per-layer why of a design
         driver.find_element("id", "tab-ranking").click()
         rows = driver.find_elements("css selector", "#ranking-table tbody tr")
         assert rows and "rank on small_convs_b" in driver.find_element("id", "ranking-table").text
-        assert driver.find_element("css selector", ".rank-weight[data-group=small_convs_b]").get_attribute("value") == "2"
-        assert "sum of energy" in driver.find_element("id", "ranking-table").text  # the config's ranking
+        assert (
+            driver.find_element(
+                "css selector", ".rank-weight[data-group=small_convs_b]"
+            ).get_attribute("value")
+            == "2"
+        )
+        assert (
+            "sum of energy" in driver.find_element("id", "ranking-table").text
+        )  # the config's ranking
         driver.find_element("id", "tab-why").click()
-        WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", "#why-bounds tbody tr"))
+        WebDriverWait(driver, 30).until(
+            lambda d: d.find_elements("css selector", "#why-bounds tbody tr")
+        )
         assert "bound by" in driver.find_element("id", "why-bounds").text
         check_views(driver, tmp_path, "sweep")
     finally:
@@ -447,7 +692,9 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
 
 
 @pytest.mark.slow
-def test_experiments_and_multicore_reports_in_chromium(experiments, multicore, multicore_sweep, tmp_path):
+def test_experiments_and_multicore_reports_in_chromium(
+    experiments, multicore, multicore_sweep, tmp_path
+):
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver = browser(tmp_path / "profile")
@@ -472,11 +719,15 @@ def test_the_report_command_and_step(sweep, tmp_path):
     target = tmp_path / "copy"
     shutil.copytree(sweep, target)
     (target / "report.html").unlink()
-    done = subprocess.run([sys.executable, "-m", "zigzag", "report", str(target)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "zigzag", "report", str(target)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"wrote {target / 'report.html'}"
     from zigzag.cli import build_parser
 
-    args = build_parser().parse_args(["step", "report", str(target), "--log", str(tmp_path / "r.log")])
+    args = build_parser().parse_args(
+        ["step", "report", str(target), "--log", str(tmp_path / "r.log")]
+    )
     assert args.func(args) == 0
     assert "report.html" in (tmp_path / "r.log").read_text()

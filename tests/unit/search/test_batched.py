@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,21 +86,28 @@ def accelerators(draw):
     memories = list(data["memories"].values())
     for i, memory in enumerate(memories):
         if i < len(memories) - 1 and draw(st.booleans()):
-            memory["size"] = max(64, int(memory["size"] * draw(st.sampled_from([0.125, 0.25, 0.5, 1, 2, 4, 8]))))
+            memory["size"] = max(
+                64, int(memory["size"] * draw(st.sampled_from([0.125, 0.25, 0.5, 1, 2, 4, 8])))
+            )
         if draw(st.booleans()):
             memory["r_cost"] = draw(COSTS)
             memory["w_cost"] = draw(COSTS)
         for port in memory["ports"]:
             if draw(st.integers(0, 3)) == 0:
                 port["bandwidth_max"] = draw(BANDWIDTHS)
-                port["bandwidth_min"] = draw(st.sampled_from(
-                    [b for b in (1, 4, 8, 16, 32, 64, 128, 2048) if b <= port["bandwidth_max"]]))
+                port["bandwidth_min"] = draw(
+                    st.sampled_from(
+                        [b for b in (1, 4, 8, 16, 32, 64, 128, 2048) if b <= port["bandwidth_max"]]
+                    )
+                )
         if draw(st.integers(0, 4)) == 0:
             memory["served_dimensions"] = sorted(draw(st.sets(st.sampled_from(dims))))
     return accelerator_from_dict(data)
 
 
-SMALL = st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 24, 28, 32, 48, 56, 64, 96, 112, 128])
+SMALL = st.sampled_from(
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 24, 28, 32, 48, 56, 64, 96, 112, 128]
+)
 
 
 @st.composite
@@ -125,12 +131,23 @@ def layers(draw, max_precision: int = 32):
         dilation = draw(st.sampled_from([1, 1, 2]))
         fy, fx = draw(st.sampled_from([1, 2, 3, 5, 7])), draw(st.sampled_from([1, 2, 3, 5, 7]))
         oy, ox = draw(SMALL), draw(SMALL)
-        spec["dimension_relations"] = [f"ix={stride}*ox+{dilation}*fx", f"iy={stride}*oy+{dilation}*fy"]
+        spec["dimension_relations"] = [
+            f"ix={stride}*ox+{dilation}*fx",
+            f"iy={stride}*oy+{dilation}*fy",
+        ]
         if kind == "conv":
             spec["operator_type"] = "Conv"
             spec["equation"] = "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]"
             spec["loop_dims"] = ["B", "K", "C", "OY", "OX", "FY", "FX"]
-            spec["loop_sizes"] = [draw(st.sampled_from([1, 1, 2])), draw(SMALL), draw(SMALL), oy, ox, fy, fx]
+            spec["loop_sizes"] = [
+                draw(st.sampled_from([1, 1, 2])),
+                draw(SMALL),
+                draw(SMALL),
+                oy,
+                ox,
+                fy,
+                fx,
+            ]
         else:
             spec["operator_type"] = "Pooling" if kind == "pool" else "Conv"
             weights = "W[fx][fy]" if kind == "pool" else "W[g][fy][fx]"
@@ -172,11 +189,15 @@ def cases(draw):
     ordering = ()
     if draw(st.integers(0, 5)) == 0:  # a partial temporal ordering (position constraints)
         dim = draw(st.sampled_from(spec["loop_dims"]))
-        ordering = draw(st.sampled_from([
-            ((dim, None),),  # innermost loop of that dim
-            (("*", None), (dim, None)),  # outermost loop of that dim
-            ((dim, 2),),  # innermost loop exactly (dim, 2): a fixed loop factor
-        ]))
+        ordering = draw(
+            st.sampled_from(
+                [
+                    ((dim, None),),  # innermost loop of that dim
+                    (("*", None), (dim, None)),  # outermost loop of that dim
+                    ((dim, 2),),  # innermost loop exactly (dim, 2): a fixed loop factor
+                ]
+            )
+        )
     entry = MappingEntry(name="default", memory_operand_links=links, temporal_ordering=ordering)
     layer = build_layer(spec, [entry])
     options = {
@@ -186,7 +207,8 @@ def cases(draw):
         "opt": draw(st.sampled_from(["latency", "energy", "EDP"])),
         "nb": draw(st.integers(1, 2)),
         # mixed spatial unrolling on 3-4 dim arrays makes spatial generation itself take seconds
-        "mixing": len(accelerator.operational_array.dimensions) <= 2 and draw(st.integers(0, 4)) == 0,
+        "mixing": len(accelerator.operational_array.dimensions) <= 2
+        and draw(st.integers(0, 4)) == 0,
         "latency_model": draw(LATENCY_MODEL),
     }
     return layer, accelerator, options
@@ -199,14 +221,31 @@ def cases(draw):
 
 def scalar_candidates(layer, accelerator, fractional, integer, options, array_mapping=None):
     """Scalar path: every temporal mapping and its result (or the exception it raised)."""
-    mappings = list(temporal_mappings(layer, accelerator, fractional, lpf_limit=options["lpf_limit"],
-                                      even=options["even"], show_progress=False))
+    mappings = list(
+        temporal_mappings(
+            layer,
+            accelerator,
+            fractional,
+            lpf_limit=options["lpf_limit"],
+            even=options["even"],
+            show_progress=False,
+        )
+    )
     results = []
     for tm in mappings:
         try:
-            results.append(evaluate(layer, accelerator, fractional, integer, tm,
-                                    access_same_data_considered_as_no_access=options["flag"],
-                                    spatial_mapping_array=array_mapping, latency_model=options.get("latency_model", "zigzag")))
+            results.append(
+                evaluate(
+                    layer,
+                    accelerator,
+                    fractional,
+                    integer,
+                    tm,
+                    access_same_data_considered_as_no_access=options["flag"],
+                    spatial_mapping_array=array_mapping,
+                    latency_model=options.get("latency_model", "zigzag"),
+                )
+            )
         except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
             results.append(exc)
     return mappings, results
@@ -224,13 +263,22 @@ def batched_candidates(layer, accelerator, fractional, integer, options, array_m
     keep = np.nonzero(alive)[0]
     ids = ids[keep]
     cuts = {op: c[keep] for op, c in cuts.items()}
-    mappings = [temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
-                for i in range(len(ids))]
+    mappings = [
+        temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
+        for i in range(len(ids))
+    ]
     if not mappings:
         return mappings, None, None, None, assigner.exact
-    model = BatchCostModel(layer, accelerator, fractional, integer, loops,
-                           access_same_data_considered_as_no_access=options["flag"],
-                           spatial_mapping_array=array_mapping, latency_model=options.get("latency_model", "zigzag"))
+    model = BatchCostModel(
+        layer,
+        accelerator,
+        fractional,
+        integer,
+        loops,
+        access_same_data_considered_as_no_access=options["flag"],
+        spatial_mapping_array=array_mapping,
+        latency_model=options.get("latency_model", "zigzag"),
+    )
     energy, latency, exact = model.evaluate(ids, cuts)
     return mappings, energy, latency, exact, assigner.exact
 
@@ -250,8 +298,9 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
     Spatial mappings with more than ``max_orderings`` loop orderings are skipped (the scalar side
     costs about a millisecond per candidate)."""
     try:
-        spatials = generate_spatial_mappings(layer, accelerator, nb_mappings=options["nb"],
-                                             enable_mixing=options["mixing"])
+        spatials = generate_spatial_mappings(
+            layer, accelerator, nb_mappings=options["nb"], enable_mixing=options["mixing"]
+        )
     except Exception:  # noqa: BLE001 - spatial generation is not under test here
         return 0
     compared = 0
@@ -263,8 +312,9 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
         except Exception:  # noqa: BLE001 - not under test here
             continue
         try:
-            ref_mappings, ref_results = scalar_candidates(layer, accelerator, fractional, integer, options,
-                                                          array_mapping)
+            ref_mappings, ref_results = scalar_candidates(
+                layer, accelerator, fractional, integer, options, array_mapping
+            )
         except Exception as exc:  # noqa: BLE001 - the batched path must fail the same way
             ref_mappings, ref_results, ref_error = [], [], exc
         else:
@@ -272,7 +322,8 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
         first_error = ref_error or next((r for r in ref_results if isinstance(r, Exception)), None)
         try:
             mappings, energy, latency, exact, alloc_exact = batched_candidates(
-                layer, accelerator, fractional, integer, options, array_mapping)
+                layer, accelerator, fractional, integer, options, array_mapping
+            )
         except batched.Unsupported:
             continue
         except Exception as exc:  # noqa: BLE001
@@ -283,10 +334,16 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
         assert mappings == ref_mappings
         for i, result in enumerate(ref_results):
             if isinstance(result, Exception):
-                assert not exact[i], "the scalar model raises here; the batched path must defer to it"
+                assert not exact[i], (
+                    "the scalar model raises here; the batched path must defer to it"
+                )
                 continue
             assert rel_close(energy[i], result.energy_total), (i, energy[i], result.energy_total)
-            assert rel_close(latency[i], result.latency_total2), (i, latency[i], result.latency_total2)
+            assert rel_close(latency[i], result.latency_total2), (
+                i,
+                latency[i],
+                result.latency_total2,
+            )
             if exact[i]:
                 assert energy[i] == result.energy_total and latency[i] == result.latency_total2, i
         compared += len(ref_results)
@@ -298,9 +355,17 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
                 best = keep_best(best, result, options["opt"])
         try:
             got, count = batched.search_temporal_mappings(
-                layer, accelerator, fractional, integer, opt=options["opt"], lpf_limit=options["lpf_limit"],
-                even=options["even"], access_same_data_considered_as_no_access=options["flag"],
-                spatial_mapping_array=array_mapping, chunk=64, latency_model=options.get("latency_model", "zigzag"),
+                layer,
+                accelerator,
+                fractional,
+                integer,
+                opt=options["opt"],
+                lpf_limit=options["lpf_limit"],
+                even=options["even"],
+                access_same_data_considered_as_no_access=options["flag"],
+                spatial_mapping_array=array_mapping,
+                chunk=64,
+                latency_model=options.get("latency_model", "zigzag"),
             )
         except batched.Unsupported:
             continue
@@ -325,8 +390,12 @@ def test_batched_agrees_with_scalar(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=int(os.environ.get("ZIGZAG_BATCHED_EXAMPLES", "300")), deadline=None,
-          suppress_health_check=list(HealthCheck), phases=PHASES)
+@settings(
+    max_examples=int(os.environ.get("ZIGZAG_BATCHED_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=PHASES,
+)
 @given(cases())
 def test_batched_agrees_with_scalar_many(case):
     check_case(*case, max_orderings=6000)
@@ -340,9 +409,12 @@ def imc_accelerators(draw):
     array = data["operational_array"]
     analog = draw(st.booleans())
     activation, weight = draw(st.sampled_from([4, 8])), draw(st.sampled_from([4, 8]))
-    array.update(imc_type="analog" if analog else "digital", input_precision=[activation, weight],
-                 bit_serial_precision=draw(st.sampled_from([b for b in (1, 2, 4, 8) if b <= activation])),
-                 adc_resolution=draw(st.integers(0, 8)) if analog else 0)
+    array.update(
+        imc_type="analog" if analog else "digital",
+        input_precision=[activation, weight],
+        bit_serial_precision=draw(st.sampled_from([b for b in (1, 2, 4, 8) if b <= activation])),
+        adc_resolution=draw(st.integers(0, 8)) if analog else 0,
+    )
     sizes = [draw(st.sampled_from([4, 8, 16, 32, 64, 128])) for _ in range(2)]
     if draw(st.integers(0, 3)) == 0:
         array["dimensions"], sizes = ["D1", "D2", "D3"], sizes + [2]
@@ -355,7 +427,9 @@ def imc_accelerators(draw):
         port["bandwidth_min"] = port["bandwidth_max"] = weight
     for name, memory in data["memories"].items():
         if name not in ("cells", "dram") and draw(st.booleans()):
-            memory["size"] = max(64, int(memory["size"] * draw(st.sampled_from([0.25, 0.5, 1, 2, 4]))))
+            memory["size"] = max(
+                64, int(memory["size"] * draw(st.sampled_from([0.25, 0.5, 1, 2, 4])))
+            )
         if draw(st.booleans()):
             memory["r_cost"], memory["w_cost"] = draw(COSTS), draw(COSTS)
     return accelerator_from_dict(validate_accelerator(data, "imc"))
@@ -365,7 +439,9 @@ def imc_accelerators(draw):
 def imc_cases(draw):
     accelerator = draw(imc_accelerators())
     spec = draw(layers(8))
-    spec["operand_precision"]["W"] = accelerator.operational_array.weight_precision  # the cells' width
+    spec["operand_precision"]["W"] = (
+        accelerator.operational_array.weight_precision
+    )  # the cells' width
     entry = MappingEntry(name="default", memory_operand_links={"O": "O", "W": "I2", "I": "I1"})
     options = {
         "lpf_limit": draw(st.integers(2, 4)),
@@ -401,8 +477,11 @@ def test_reduce_balanced_matches_scalar():
         minima = [int(x) for x in rng.integers(0, 50, m)]
         surplus = float(rng.choice([0.0, -3.0, rng.uniform(0, 500)]))
         expected, _ = reduce_balanced(cycles, minima, max(0, surplus))
-        got = batched_latency.reduce_balanced([np.array([c], dtype=float) for c in cycles],
-                                              [np.array([x], dtype=float) for x in minima], np.array([surplus]))
+        got = batched_latency.reduce_balanced(
+            [np.array([c], dtype=float) for c in cycles],
+            [np.array([x], dtype=float) for x in minima],
+            np.array([surplus]),
+        )
         assert [float(g[0]) for g in got] == [float(e) for e in expected]
 
 
@@ -411,12 +490,19 @@ def test_network_layers_identical_with_both_paths(monkeypatch):
     from zigzag.io.loaders import load_inputs
 
     for hw in ("tpu_like", "ascend_like"):
-        workload, accelerator = load_inputs(REFERENCE / "workload" / "resnet18.yaml",
-                                            REFERENCE / "hardware" / f"{hw}.yaml",
-                                            REFERENCE / "mapping" / f"{hw}.yaml")
+        workload, accelerator = load_inputs(
+            REFERENCE / "workload" / "resnet18.yaml",
+            REFERENCE / "hardware" / f"{hw}.yaml",
+            REFERENCE / "mapping" / f"{hw}.yaml",
+        )
         for layer in [workload.layers[i] for i in (1, 30)]:
-            for opt, model in (("latency", "zigzag"), ("energy", "zigzag"), ("EDP", "zigzag"),
-                               ("latency", "bandwidth_bound"), ("EDP", "bandwidth_bound")):
+            for opt, model in (
+                ("latency", "zigzag"),
+                ("energy", "zigzag"),
+                ("EDP", "zigzag"),
+                ("latency", "bandwidth_bound"),
+                ("EDP", "bandwidth_bound"),
+            ):
                 options = SearchOptions(opt=opt, latency_model=model)
                 monkeypatch.setenv(batched.ENGINE_ENV, "scalar")
                 ref, ref_stats = search_layer(layer, accelerator, options, show_progress=False)
@@ -430,17 +516,22 @@ def test_large_lpf_limit_chunks():
     """Many orderings in several chunks: same winner as one big chunk and as the scalar loop."""
     from zigzag.io.loaders import load_inputs
 
-    workload, accelerator = load_inputs(REFERENCE / "workload" / "resnet18.yaml",
-                                        REFERENCE / "hardware" / "tpu_like.yaml",
-                                        REFERENCE / "mapping" / "tpu_like.yaml")
+    workload, accelerator = load_inputs(
+        REFERENCE / "workload" / "resnet18.yaml",
+        REFERENCE / "hardware" / "tpu_like.yaml",
+        REFERENCE / "mapping" / "tpu_like.yaml",
+    )
     layer = workload.layers[5]
     (array_mapping,) = generate_spatial_mappings(layer, accelerator, nb_mappings=1)
     fractional, integer = convert(array_mapping, layer, accelerator)
     results = []
     for chunk in (97, 100_000):
         stats = batched.BatchStats()
-        results.append(batched.search_temporal_mappings(layer, accelerator, fractional, integer, lpf_limit=7,
-                                                        chunk=chunk, stats=stats))
+        results.append(
+            batched.search_temporal_mappings(
+                layer, accelerator, fractional, integer, lpf_limit=7, chunk=chunk, stats=stats
+            )
+        )
         assert stats.scalar_fallbacks == 0
     (a, na), (b, nb) = results
     assert na == nb and a == b
@@ -448,7 +539,10 @@ def test_large_lpf_limit_chunks():
     for tm in temporal_mappings(layer, accelerator, fractional, lpf_limit=7, show_progress=False):
         best = keep_best(best, evaluate(layer, accelerator, fractional, integer, tm), "latency")
     assert best.temporal_mapping == a.temporal_mapping
-    assert math.isclose(best.energy_total, a.energy_total, rel_tol=0) and best.latency_total2 == a.latency_total2
+    assert (
+        math.isclose(best.energy_total, a.energy_total, rel_tol=0)
+        and best.latency_total2 == a.latency_total2
+    )
 
 
 def test_allocation_ties_broken_as_the_scalar_sum_rounds():
@@ -464,18 +558,35 @@ def test_allocation_ties_broken_as_the_scalar_sum_rounds():
         if port["name"] in ("r_port_1", "w_port_1"):
             port.update(bandwidth_min=1, bandwidth_max=16)
     accelerator = accelerator_from_dict(data)
-    spec = {"id": 0, "name": "layer", "operator_type": "Conv", "operand_source": {"I": 0, "W": 0},
-            "operand_precision": {"W": 4, "I": 4, "O": 8, "O_final": 4},
-            "equation": "O[b][g][oy][ox]+=W[g][fy][fx]*I[b][g][iy][ix]",
-            "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"],
-            "loop_dims": ["B", "G", "OY", "OX", "FY", "FX"], "loop_sizes": [1, 56, 1, 6, 1, 3]}
+    spec = {
+        "id": 0,
+        "name": "layer",
+        "operator_type": "Conv",
+        "operand_source": {"I": 0, "W": 0},
+        "operand_precision": {"W": 4, "I": 4, "O": 8, "O_final": 4},
+        "equation": "O[b][g][oy][ox]+=W[g][fy][fx]*I[b][g][iy][ix]",
+        "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"],
+        "loop_dims": ["B", "G", "OY", "OX", "FY", "FX"],
+        "loop_sizes": [1, 56, 1, 6, 1, 3],
+    }
     entry = MappingEntry(name="default", memory_operand_links={"O": "O", "W": "I1", "I": "I2"})
     layer = build_layer(spec, [entry])
     for even in (True, False):
-        options = {"lpf_limit": 2, "even": even, "flag": False, "opt": "latency", "nb": 1, "mixing": False}
+        options = {
+            "lpf_limit": 2,
+            "even": even,
+            "flag": False,
+            "opt": "latency",
+            "nb": 1,
+            "mixing": False,
+        }
         assert check_case(layer, accelerator, options) > 0
         # the case still holds the tie: the scalar assigner leaves (G, 10) above l1 for one ordering
-        array_mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1, enable_mixing=False)[0]
+        array_mapping = generate_spatial_mappings(
+            layer, accelerator, nb_mappings=1, enable_mixing=False
+        )[0]
         fractional, _ = convert(array_mapping, layer, accelerator)
-        mappings = temporal_mappings(layer, accelerator, fractional, lpf_limit=2, even=even, show_progress=False)
+        mappings = temporal_mappings(
+            layer, accelerator, fractional, lpf_limit=2, even=even, show_progress=False
+        )
         assert any(tm["W"][-1] == [("G", 10)] for tm in mappings)

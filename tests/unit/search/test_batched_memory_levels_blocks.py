@@ -2,7 +2,6 @@
 memory): its choice must not depend on the block size. With blocks of one combination it scans
 them one by one, as the scalar assigner does."""
 
-
 import numpy as np
 import pytest
 
@@ -22,12 +21,16 @@ INPUTS = REPO / "inputs"
 def test_level_assignment_does_not_depend_on_the_block_size(monkeypatch, even):
     # the TPU example's unified buffer holds two operands below their top memory: their takes
     # are combined, many combinations per candidate
-    workload, accelerator = load_inputs(INPUTS / "workload" / "resnet18.onnx",
-                                        INPUTS / "hardware" / "flow_tpu_32x32.yaml",
-                                        INPUTS / "mapping" / "flow_tpu_32x32.yaml")
+    workload, accelerator = load_inputs(
+        INPUTS / "workload" / "resnet18.onnx",
+        INPUTS / "hardware" / "flow_tpu_32x32.yaml",
+        INPUTS / "mapping" / "flow_tpu_32x32.yaml",
+    )
     allocated = 0
     for layer in workload.layers[:6]:
-        array_mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1, enable_mixing=False)[0]
+        array_mapping = generate_spatial_mappings(
+            layer, accelerator, nb_mappings=1, enable_mixing=False
+        )[0]
         fractional, _ = spatial.convert(array_mapping, layer, accelerator)
         _, factors = ordering_factors(layer, layer_temporal_loops(layer, fractional), 6)
         loops = LoopTable(factors)

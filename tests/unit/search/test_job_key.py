@@ -16,7 +16,9 @@ def _job():
     from zigzag.search.jobs import layer_job
 
     accelerator = load_accelerator(reference_input("hardware", "tpu_like.yaml"))
-    layer = load_workload(str(DATA / "workflow" / "small_convs.yaml"), reference_input("mapping", "tpu_like.yaml")).layers[0]
+    layer = load_workload(
+        str(DATA / "workflow" / "small_convs.yaml"), reference_input("mapping", "tpu_like.yaml")
+    ).layers[0]
     return layer_job(layer, accelerator, SearchOptions())
 
 
@@ -27,9 +29,14 @@ def test_memory_order_changes_the_key():
     job = _job()
     memories = job["accelerator"]["memories"]
     names = list(memories)
-    swapped = {name: memories[name] for name in (names[1], names[0], *names[2:])}  # same content, new order
+    swapped = {
+        name: memories[name] for name in (names[1], names[0], *names[2:])
+    }  # same content, new order
     other = {**job, "accelerator": {**job["accelerator"], "memories": swapped}}
-    assert [m.name for m in accelerator_from_dict(other["accelerator"]).memories][:2] == [names[1], names[0]]
+    assert [m.name for m in accelerator_from_dict(other["accelerator"]).memories][:2] == [
+        names[1],
+        names[0],
+    ]
     assert job_key(other) != job_key(job)
 
 
@@ -38,9 +45,13 @@ def test_order_of_other_keys_does_not_change_the_key():
 
     job = _job()
     reordered = {key: job[key] for key in reversed(list(job))}
-    reordered["accelerator"] = {key: job["accelerator"][key] for key in reversed(list(job["accelerator"]))}
+    reordered["accelerator"] = {
+        key: job["accelerator"][key] for key in reversed(list(job["accelerator"]))
+    }
     reordered["accelerator"]["memories"] = {
-        name: {key: memory[key] for key in reversed(list(memory))} for name, memory in job["accelerator"]["memories"].items()}
+        name: {key: memory[key] for key in reversed(list(memory))}
+        for name, memory in job["accelerator"]["memories"].items()
+    }
     reordered["options"] = dict(reversed(list(job["options"].items())))
     assert json.dumps(reordered) != json.dumps(job)
     assert job_key(reordered) == job_key(job)
@@ -51,10 +62,18 @@ def test_key_is_the_same_in_another_process(tmp_path):
 
     job = _job()
     (tmp_path / "job.json").write_text(json.dumps(job))
-    code = ("import json, sys; from zigzag.search.jobs import job_key; "
-            "print(job_key(json.load(open(sys.argv[1]))))")
-    other = subprocess.run([sys.executable, "-c", code, str(tmp_path / "job.json")], capture_output=True, text=True,
-                           cwd=REPO, env={"PYTHONHASHSEED": "123", "PATH": ""}, timeout=60)
+    code = (
+        "import json, sys; from zigzag.search.jobs import job_key; "
+        "print(job_key(json.load(open(sys.argv[1]))))"
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "job.json")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        timeout=60,
+    )
     assert other.stdout.strip() == job_key(job)
 
 
@@ -66,7 +85,9 @@ def _copy_model_sources(destination):
     package = REPO / "zigzag"
     for source in MODEL_SOURCES:
         if (package / source).is_dir():
-            shutil.copytree(package / source, destination / source, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                package / source, destination / source, ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             (destination / source).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(package / source, destination / source)
@@ -103,8 +124,14 @@ def test_version_is_the_same_in_a_process_without_the_site_module():
     from zigzag.search.jobs import MODEL_VERSION
 
     code = f"import sys; sys.path.insert(0, {str(REPO)!r}); from zigzag.search.jobs import MODEL_VERSION; print(MODEL_VERSION)"
-    other = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd="/",
-                           env={"PYTHONHASHSEED": "7", "PATH": ""}, timeout=60)
+    other = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env={"PYTHONHASHSEED": "7", "PATH": ""},
+        timeout=60,
+    )
     assert other.stdout.strip() == MODEL_VERSION, other.stderr
 
 
@@ -119,10 +146,15 @@ def test_the_latency_model_enters_the_key_only_when_not_zigzags():
 
     job = _job()
     assert "latency_model" not in job["options"]
-    assert set(job["options"]) == {f.name for f in dataclasses.fields(SearchOptions)} - {"latency_model"}
+    assert set(job["options"]) == {f.name for f in dataclasses.fields(SearchOptions)} - {
+        "latency_model"
+    }
     assert SearchOptions(**job["options"]) == SearchOptions()
-    conserving = layer_job(layer_from_job(job), accelerator_from_dict(job["accelerator"]),
-                           SearchOptions(latency_model="bandwidth_bound"))
+    conserving = layer_job(
+        layer_from_job(job),
+        accelerator_from_dict(job["accelerator"]),
+        SearchOptions(latency_model="bandwidth_bound"),
+    )
     assert conserving["options"] == {**job["options"], "latency_model": "bandwidth_bound"}
     assert job_key(conserving) != job_key(job)
     assert SearchOptions(**conserving["options"]).latency_model == "bandwidth_bound"

@@ -44,7 +44,10 @@ def test_temporal_loops_layer2():
 
 def test_temporal_loops_fractional_unrolling():
     assert temporal_loop_sizes(LAYER2, [("K", 32), ("C", 32), ("OX", 28.0)])["OX"] == 2
-    assert temporal_loop_sizes({"B": 1, "C": 512, "K": 1000}, [("K", 31.25), ("C", 32)]) == {"C": 16, "K": 32}
+    assert temporal_loop_sizes({"B": 1, "C": 512, "K": 1000}, [("K", 31.25), ("C", 32)]) == {
+        "C": 16,
+        "K": 32,
+    }
 
 
 def test_temporal_loops_repeated_and_deleted_dims():
@@ -80,7 +83,10 @@ def test_prime_factors_properties(n):
     factors = prime_factors(n)
     assert math.prod(p**m for p, m in factors.items()) == n
     assert list(factors) == sorted(factors)
-    assert all(prime_factors(p) == {p: 1} and all(p % d for d in range(2, math.isqrt(p) + 1)) for p in factors)
+    assert all(
+        prime_factors(p) == {p: 1} and all(p % d for d in range(2, math.isqrt(p) + 1))
+        for p in factors
+    )
 
 
 # --- B.2 / B.3 -------------------------------------------------------------------------------
@@ -98,10 +104,25 @@ LAYER2_TABLE = [
     (5, [("K", 2), ("C", 2), ("OY", 56), ("OX", 56), ("FY", 3), ("FX", 3)], 720),
     (6, [("K", 2), ("C", 2), ("OY", 56), ("OX", 56), ("FY", 3), ("FX", 3)], 720),
     (7, [("K", 2), ("C", 2), ("OY", 56), ("OX", 7), ("OX", 8), ("FY", 3), ("FX", 3)], 5040),
-    (8, [("K", 2), ("C", 2), ("OY", 7), ("OY", 8), ("OX", 7), ("OX", 8), ("FY", 3), ("FX", 3)], 40320),
+    (
+        8,
+        [("K", 2), ("C", 2), ("OY", 7), ("OY", 8), ("OX", 7), ("OX", 8), ("FY", 3), ("FX", 3)],
+        40320,
+    ),
     (
         10,
-        [("K", 2), ("C", 2), ("OY", 2), ("OY", 4), ("OY", 7), ("OX", 2), ("OX", 4), ("OX", 7), ("FY", 3), ("FX", 3)],
+        [
+            ("K", 2),
+            ("C", 2),
+            ("OY", 2),
+            ("OY", 4),
+            ("OY", 7),
+            ("OX", 2),
+            ("OX", 4),
+            ("OX", 7),
+            ("FY", 3),
+            ("FX", 3),
+        ],
         3628800,
     ),
     (
@@ -171,7 +192,16 @@ def test_fixed_loop_with_distinct_primes():
     # The reference crashes (ValueError: factorial() not defined for negative values).
     assert loop_prime_factors(LAYER2_TEMPORAL, 6, [("OX", 56)]) == LAYER2_TABLE[3][1]
     got = loop_prime_factors(LAYER2_TEMPORAL, 8, [("OX", 56)])
-    assert got == [("K", 2), ("C", 2), ("OY", 2), ("OY", 4), ("OY", 7), ("OX", 56), ("FY", 3), ("FX", 3)]
+    assert got == [
+        ("K", 2),
+        ("C", 2),
+        ("OY", 2),
+        ("OY", 4),
+        ("OY", 7),
+        ("OX", 56),
+        ("FY", 3),
+        ("FX", 3),
+    ]
     assert loop_prime_factors({"OX": 840}, 2, [("OX", 14)]) == [("OX", 14), ("OX", 60)]
 
 
@@ -184,7 +214,11 @@ def test_merging_stops_when_only_fixed_loops_are_left():
 def test_prime_power_fixed_loop_is_appended():
     # As in the reference, a composite fixed size sits after the dim's primes.
     assert loop_prime_factors({"K": 24}, None, [("K", 4)]) == [("K", 2), ("K", 3), ("K", 4)]
-    assert loop_prime_factors({"K": 32}, None, [("K", 4), ("K", 4)]) == [("K", 2), ("K", 4), ("K", 4)]
+    assert loop_prime_factors({"K": 32}, None, [("K", 4), ("K", 4)]) == [
+        ("K", 2),
+        ("K", 4),
+        ("K", 4),
+    ]
 
 
 @pytest.mark.parametrize(

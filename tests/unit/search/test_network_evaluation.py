@@ -37,7 +37,9 @@ def test_plan_names_each_layer_its_accelerator_and_needs_the_graph_for_locality(
     workload, accelerator = load_inputs(WORKLOAD, ACCELERATOR, MAPPING)
     plan = plan_network(workload.layers, accelerator)
     assert [layer.name for layer, _ in plan.layers] == [layer.name for layer in workload.layers]
-    assert all(a is accelerator for _, a in plan.layers) and plan.uncosted == () and plan.note is None
+    assert (
+        all(a is accelerator for _, a in plan.layers) and plan.uncosted == () and plan.note is None
+    )
     local = SearchOptions(exploit_data_locality=True)
     with pytest.raises(ValueError, match="needs the workload's graph"):
         plan_network(workload.layers, accelerator, local)
@@ -55,8 +57,9 @@ def test_search_is_called_once_per_distinct_layer(api_results):
         return search_layer(layer, layer_accelerator, options, show_progress=False)[0]
 
     network = evaluate_network(workload, accelerator, options, search=search)
-    assert len(calls) == len({json.dumps(layer.signature(), sort_keys=True, default=str)
-                              for layer in workload.layers})
+    assert len(calls) == len(
+        {json.dumps(layer.signature(), sort_keys=True, default=str) for layer in workload.layers}
+    )
     assert figures(r for _, r in network.layers) == figures(r for _, r in api_results.layers)
 
 
@@ -71,26 +74,47 @@ def test_api_sweep_and_workflow_steps_give_the_same_layers(api_results, tmp_path
     parse_accelerator(str(ACCELERATOR), tmp_path / "a.json")
     experiment = {"name": "x", "options": SearchOptions(**OPTIONS).to_dict()}
     cache = tmp_path / "cache"
-    plan = split_layers(experiment, tmp_path / "w.json", tmp_path / "a.json", cache, tmp_path / "plan.json")
+    plan = split_layers(
+        experiment, tmp_path / "w.json", tmp_path / "a.json", cache, tmp_path / "plan.json"
+    )
     for key in plan_keys(tmp_path / "plan.json"):
-        evaluate_job(cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False)
+        evaluate_job(
+            cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False
+        )
     assert figures(r for _, r in load_plan_results(plan, cache)) == expected
     # a sweep whose one variant is the accelerator itself: the same layers and totals
     dram = load_yaml(ACCELERATOR)["memories"]["dram"]["r_cost"]
-    rows = run_sweep({"name": "one", "base": str(ACCELERATOR), "vary": {"memories.dram.r_cost": [dram]},
-                      "workloads": [str(WORKLOAD)], "mapping": str(MAPPING), **OPTIONS}, tmp_path / "sweep",
-                     cache=cache)
+    rows = run_sweep(
+        {
+            "name": "one",
+            "base": str(ACCELERATOR),
+            "vary": {"memories.dram.r_cost": [dram]},
+            "workloads": [str(WORKLOAD)],
+            "mapping": str(MAPPING),
+            **OPTIONS,
+        },
+        tmp_path / "sweep",
+        cache=cache,
+    )
     assert rows[0]["status"] == "ok" and rows[0]["layers"] == len(expected)
-    assert (rows[0]["energy_pJ"], rows[0]["latency_cycles"]) == (api_results.energy, api_results.latency)
+    assert (rows[0]["energy_pJ"], rows[0]["latency_cycles"]) == (
+        api_results.energy,
+        api_results.latency,
+    )
 
 
 def test_job_result_file_round_trip_and_failure_record(api_results, tmp_path):
-    layer, accelerator = api_results.layers[0][0], api_results.accelerators[api_results.layers[0][0].id]
+    layer, accelerator = (
+        api_results.layers[0][0],
+        api_results.accelerators[api_results.layers[0][0].id],
+    )
     result, stats = search_layer(layer, accelerator, SearchOptions(**OPTIONS), show_progress=False)
     path = tmp_path / "result.json"
     path.write_text(job_result_text(result, stats))
     assert read_job_result(path) == result
-    path.write_text(json.dumps({"failed": {"step": "evaluate_layer", "reason": "no spatial mapping fits"}}))
+    path.write_text(
+        json.dumps({"failed": {"step": "evaluate_layer", "reason": "no spatial mapping fits"}})
+    )
     with pytest.raises(MappingError, match="no spatial mapping fits"):
         read_job_result(path)
 
@@ -101,7 +125,12 @@ def test_checked_accelerator_and_mapping_of_documents_are_one_line_errors():
     assert checked_mapping(load_yaml(MAPPING), data, "m.yaml")
     with pytest.raises(InputError, match=r"^variant-a: "):
         checked_accelerator({**document, "memories": "none"}, "variant-a")
-    bad = [{"name": "default", "spatial_mapping": {"D4": {"K": 2}},
-            "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}]
+    bad = [
+        {
+            "name": "default",
+            "spatial_mapping": {"D4": {"K": 2}},
+            "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
+        }
+    ]
     with pytest.raises(InputError, match=r"^m\.yaml: .*D4"):
         checked_mapping(bad, data, "m.yaml")

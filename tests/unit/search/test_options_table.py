@@ -27,11 +27,22 @@ SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 # A value other than the default for every option of the table.
 OTHER_VALUE = {
-    "opt": "EDP", "lpf_limit": 3, "nb_spatial_mappings_generated": 2, "temporal_mapping_search_engine": "salsa",
-    "temporal_mapping_type": "even", "exploit_data_locality": True, "enable_mix_spatial_mapping": True,
-    "access_same_data_considered_as_no_access": False, "salsa_iteration_number": 20,
-    "salsa_start_temperature": 0.5, "salsa_opt_criterion": "latency", "salsa_seed": 7,
-    "evaluate_all_operators": True, "operators": "all", "causal_blocks": 4, "latency_model": "bandwidth_bound",
+    "opt": "EDP",
+    "lpf_limit": 3,
+    "nb_spatial_mappings_generated": 2,
+    "temporal_mapping_search_engine": "salsa",
+    "temporal_mapping_type": "even",
+    "exploit_data_locality": True,
+    "enable_mix_spatial_mapping": True,
+    "access_same_data_considered_as_no_access": False,
+    "salsa_iteration_number": 20,
+    "salsa_start_temperature": 0.5,
+    "salsa_opt_criterion": "latency",
+    "salsa_seed": 7,
+    "evaluate_all_operators": True,
+    "operators": "all",
+    "causal_blocks": 4,
+    "latency_model": "bandwidth_bound",
 }
 
 
@@ -49,8 +60,12 @@ def test_search_options_are_the_search_rows_of_the_table():
 
 def test_config_schema_options_are_generated_from_the_table():
     schema = yaml.safe_load(SCHEMA.read_text())
-    assert schema["$defs"]["options"] == options_json_schema(), "run: python tools/sync_config_schema.py"
-    assert schema["$defs"]["sweep_options"] == sweep_options_json_schema(), "run: python tools/sync_config_schema.py"
+    assert schema["$defs"]["options"] == options_json_schema(), (
+        "run: python tools/sync_config_schema.py"
+    )
+    assert schema["$defs"]["sweep_options"] == sweep_options_json_schema(), (
+        "run: python tools/sync_config_schema.py"
+    )
 
 
 def test_config_reference_lists_every_option():
@@ -68,21 +83,35 @@ def test_command_line_has_a_flag_for_every_option():
 def test_command_line_sets_each_option(name):
     value = OTHER_VALUE[name]
     flag = "--" + name.replace("_", "-")
-    given = ([flag] if value is True else [f"--no-{flag[2:]}"]) if isinstance(value, bool) else [flag, str(value)]
-    args = build_parser().parse_args(["run", "--workload", "w", "--accelerator", "a", "--mapping", "m", *given])
+    given = (
+        ([flag] if value is True else [f"--no-{flag[2:]}"])
+        if isinstance(value, bool)
+        else [flag, str(value)]
+    )
+    args = build_parser().parse_args(
+        ["run", "--workload", "w", "--accelerator", "a", "--mapping", "m", *given]
+    )
     search, workload = options_from_args(args)
     assert {**search.to_dict(), **workload}[name] == value
 
 
 def test_command_line_defaults_are_the_table_defaults():
-    args = build_parser().parse_args(["run", "--workload", "w", "--accelerator", "a", "--mapping", "m"])
+    args = build_parser().parse_args(
+        ["run", "--workload", "w", "--accelerator", "a", "--mapping", "m"]
+    )
     search, workload = options_from_args(args)
     assert {**search.to_dict(), **workload} == {o.name: o.default for o in OPTIONS}
 
 
 @pytest.mark.parametrize("name", list(OPTION_BY_NAME))
 def test_config_sets_each_option(name):
-    spec = {"name": "x", "workload": "w.yaml", "accelerator": "a.yaml", "mapping": "m.yaml", name: OTHER_VALUE[name]}
+    spec = {
+        "name": "x",
+        "workload": "w.yaml",
+        "accelerator": "a.yaml",
+        "mapping": "m.yaml",
+        name: OTHER_VALUE[name],
+    }
     experiment = resolve_experiment(spec, {}, "experiments[0]")
     assert {**experiment["options"], **experiment}[name] == OTHER_VALUE[name]
 
@@ -97,16 +126,29 @@ def test_api_passes_each_option_on(name, monkeypatch, tmp_path):
 
     monkeypatch.setattr(api, "run", fake_run)
     with pytest.raises(StopIteration):
-        api.get_hardware_performance_zigzag("w.yaml", "a.yaml", "m.yaml", dump_folder=tmp_path,
-                                            **{name: OTHER_VALUE[name]})
+        api.get_hardware_performance_zigzag(
+            "w.yaml", "a.yaml", "m.yaml", dump_folder=tmp_path, **{name: OTHER_VALUE[name]}
+        )
     assert seen[name] == OTHER_VALUE[name]
 
 
 def test_mixing_implies_data_locality_unless_set_everywhere(monkeypatch):
     assert resolve_options({"enable_mix_spatial_mapping": True})[0].exploit_data_locality
-    assert not resolve_options({"enable_mix_spatial_mapping": True, "exploit_data_locality": False})[0].exploit_data_locality
-    args = build_parser().parse_args(["run", "--workload", "w", "--accelerator", "a", "--mapping", "m",
-                                      "--enable-mix-spatial-mapping"])
+    assert not resolve_options(
+        {"enable_mix_spatial_mapping": True, "exploit_data_locality": False}
+    )[0].exploit_data_locality
+    args = build_parser().parse_args(
+        [
+            "run",
+            "--workload",
+            "w",
+            "--accelerator",
+            "a",
+            "--mapping",
+            "m",
+            "--enable-mix-spatial-mapping",
+        ]
+    )
     assert options_from_args(args)[0].exploit_data_locality
 
 
@@ -117,24 +159,36 @@ BAD_OPTIONS = [
     ({"lpf_limit": 2.5}, "lpf_limit: 2.5 is not a whole number; give e.g. lpf_limit: 6"),
     ({"lpf_limit": "6"}, "lpf_limit: '6' is not a whole number"),
     ({"nb_spatial_mappings_generated": 0}, "nb_spatial_mappings_generated: must be at least 1"),
-    ({"temporal_mapping_search_engine": "genetic"}, "temporal_mapping_search_engine: 'genetic' is not one of loma, salsa"),
+    (
+        {"temporal_mapping_search_engine": "genetic"},
+        "temporal_mapping_search_engine: 'genetic' is not one of loma, salsa",
+    ),
     ({"temporal_mapping_type": "odd"}, "temporal_mapping_type: 'odd' is not one of uneven, even"),
     ({"exploit_data_locality": "yes"}, "exploit_data_locality: 'yes' is not true or false"),
     ({"salsa_start_temperature": 0}, "salsa_start_temperature: must be greater than 0"),
-    ({"salsa_start_temperature": float("inf")}, "salsa_start_temperature: must be a finite number, got inf"),
+    (
+        {"salsa_start_temperature": float("inf")},
+        "salsa_start_temperature: must be a finite number, got inf",
+    ),
     ({"salsa_opt_criterion": "EDP"}, "salsa_opt_criterion: 'EDP' is not one of energy, latency"),
     ({"salsa_iteration_number": True}, "salsa_iteration_number: True is not a whole number"),
     ({"lpf_limt": 3}, "lpf_limt: unknown option; known options: opt, lpf_limit"),
 ]
 
 
-@pytest.mark.parametrize("given, message", BAD_OPTIONS, ids=[next(iter(g)) + "=" + repr(next(iter(g.values())))
-                                                                for g, _ in BAD_OPTIONS])
+@pytest.mark.parametrize(
+    "given, message",
+    BAD_OPTIONS,
+    ids=[next(iter(g)) + "=" + repr(next(iter(g.values()))) for g, _ in BAD_OPTIONS],
+)
 def test_bad_option_value_is_one_line_error_in_api(given, message, tmp_path):
     with pytest.raises(InputError) as info:
         api.get_hardware_performance_zigzag(
-            reference_input("workload", "gemm_layer.yaml"), reference_input("hardware", "gemm_l1.yaml"),
-            reference_input("mapping", "gemm_l1.yaml"), dump_folder=tmp_path, **given,
+            reference_input("workload", "gemm_layer.yaml"),
+            reference_input("hardware", "gemm_l1.yaml"),
+            reference_input("mapping", "gemm_l1.yaml"),
+            dump_folder=tmp_path,
+            **given,
         )
     assert message in str(info.value) and "\n" not in str(info.value)
 

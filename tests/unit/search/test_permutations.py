@@ -38,7 +38,20 @@ def matches_record(sequence, record):
 
 def test_williams_order_small_oracle():
     got = ["".join(map(str, p)) for p in multiset_permutations([1, 1, 2, 3])]
-    assert got == ["3211", "1321", "3121", "1312", "1132", "3112", "2311", "1231", "2131", "1213", "1123", "2113"]
+    assert got == [
+        "3211",
+        "1321",
+        "3121",
+        "1312",
+        "1132",
+        "3112",
+        "2311",
+        "1231",
+        "2131",
+        "1213",
+        "1123",
+        "2113",
+    ]
 
 
 def test_williams_order_lpf_oracle():
@@ -87,7 +100,10 @@ def test_permutation_properties(items):
     assert all(sorted(p) == sorted(items) for p in orderings)
     assert orderings[0] == tuple(sorted(items, reverse=True))
     for previous, current in zip(orderings, orderings[1:]):  # each step is one prefix shift
-        assert any(current == (previous[k],) + previous[:k] + previous[k + 1 :] for k in range(1, len(items)))
+        assert any(
+            current == (previous[k],) + previous[:k] + previous[k + 1 :]
+            for k in range(1, len(items))
+        )
 
 
 # --- D.2 constraints -----------------------------------------------------------------------------
@@ -112,7 +128,9 @@ def test_satisfies():
     assert satisfies(ordering, ordering_constraints([("OX", None), ("FX", 3)]))
     assert not satisfies(ordering, ordering_constraints([("OX", None), ("FX", 2)]))
     assert not satisfies(ordering, ordering_constraints([("FX", None)]))
-    assert satisfies(ordering, OrderingConstraints(dim_at=((-1, "K"),), loop_at=((-3, ("OX", 56)),)))
+    assert satisfies(
+        ordering, OrderingConstraints(dim_at=((-1, "K"),), loop_at=((-3, ("OX", 56)),))
+    )
     assert not satisfies(ordering, OrderingConstraints(dim_at=((3, "K"),)))  # reference: IndexError
     assert not satisfies(ordering, OrderingConstraints(loop_at=((-4, ("OX", 56)),)))
     assert satisfies(ordering, OrderingConstraints())
@@ -131,7 +149,9 @@ def test_layer2_user_ordering_oracle():
 
 
 def test_gemm_l1_user_ordering_oracle():
-    orderings = constrained({"D0": 16, "D1": 16, "D2": 16}, 3, [("D1", None), ("D2", None), ("D0", None)])
+    orderings = constrained(
+        {"D0": 16, "D1": 16, "D2": 16}, 3, [("D1", None), ("D2", None), ("D0", None)]
+    )
     assert orderings == [(("D1", 16), ("D2", 16), ("D0", 16))]
 
 

@@ -14,17 +14,24 @@ from zigzag.search.loma import temporal_mappings
 from zigzag.search.options import SearchOptions
 
 CONV2 = {  # resnet18.yaml layer 2 (conv2_1)
-    "id": 2, "name": "conv2_1", "operator_type": "Conv",
+    "id": 2,
+    "name": "conv2_1",
+    "operator_type": "Conv",
     "equation": "O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]",
     "dimension_relations": ["ix=1*ox+1*fx", "iy=1*oy+1*fy"],
-    "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"], "loop_sizes": [1, 64, 64, 56, 56, 3, 3],
-    "operand_precision": {"W": 8, "I": 8, "O": 16, "O_final": 8}, "operand_source": {"I": 2, "W": 2},
+    "loop_dims": ["B", "K", "C", "OY", "OX", "FY", "FX"],
+    "loop_sizes": [1, 64, 64, 56, 56, 3, 3],
+    "operand_precision": {"W": 8, "I": 8, "O": 16, "O_final": 8},
+    "operand_source": {"I": 2, "W": 2},
 }
 
 
 def tpu_mapping(tmp_path, temporal_ordering=None) -> str:
-    entry = {"name": "default", "spatial_mapping": {"D1": ["K, 32"], "D2": ["C, 32"]},
-             "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}
+    entry = {
+        "name": "default",
+        "spatial_mapping": {"D1": ["K, 32"], "D2": ["C, 32"]},
+        "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"},
+    }
     if temporal_ordering is not None:
         entry["temporal_ordering"] = temporal_ordering
     path = tmp_path / "mapping.yaml"
@@ -33,16 +40,21 @@ def tpu_mapping(tmp_path, temporal_ordering=None) -> str:
 
 
 def conv2_on_tpu(tmp_path, temporal_ordering=None, hardware=None):
-    workload, accelerator = load_inputs([CONV2], hardware or reference_input("hardware", "tpu_like.yaml"),
-                                        tpu_mapping(tmp_path, temporal_ordering))
+    workload, accelerator = load_inputs(
+        [CONV2],
+        hardware or reference_input("hardware", "tpu_like.yaml"),
+        tpu_mapping(tmp_path, temporal_ordering),
+    )
     return workload.layers[0], accelerator
 
 
 def orderings(layer, accelerator) -> list[list[tuple[str, int]]]:
     (array_mapping,) = [{"D1": {"K": 32}, "D2": {"C": 32}}]
     fractional, _ = convert(array_mapping, layer, accelerator)
-    return [[loop for level in tm["O"] for loop in level]
-            for tm in temporal_mappings(layer, accelerator, fractional, show_progress=False)]
+    return [
+        [loop for level in tm["O"] for loop in level]
+        for tm in temporal_mappings(layer, accelerator, fractional, show_progress=False)
+    ]
 
 
 def test_fixed_loop_size_made_of_several_primes(tmp_path):
@@ -63,7 +75,10 @@ def test_wildcard_anchors_following_rows_to_the_outermost_loops(tmp_path):
 
 def test_impossible_fixed_loop_is_a_clear_error(tmp_path):
     layer, accelerator = conv2_on_tpu(tmp_path, [["OX", 5]])
-    with pytest.raises(InputError, match=r"mapping entry 'default'.temporal_ordering: cannot be met by layer conv2_1"):
+    with pytest.raises(
+        InputError,
+        match=r"mapping entry 'default'.temporal_ordering: cannot be met by layer conv2_1",
+    ):
         orderings(layer, accelerator)
 
 
@@ -74,8 +89,9 @@ def test_padding_without_pr_loop_dims_is_reported(tmp_path):
 
 
 def salsa(seed: int, iterations: int = 150) -> SearchOptions:
-    return SearchOptions(temporal_mapping_search_engine="salsa", salsa_seed=seed,
-                         salsa_iteration_number=iterations)
+    return SearchOptions(
+        temporal_mapping_search_engine="salsa", salsa_seed=seed, salsa_iteration_number=iterations
+    )
 
 
 def test_salsa_is_deterministic_for_a_seed(tmp_path):

@@ -36,16 +36,30 @@ def sweep_of(opt: str, *, lpf_limit: int = 4):
     """2 shapes x 3 buffer sizes (structure; the smallest too small for a layer) x 2 DRAM x 2
     buffer energies (costs only); the DRAM cost is an int in the base file (the exactness check
     of integer costs runs)."""
-    return read_sweep({
-        "name": "costs", "base": str(BASE),
-        "params": {"D1": "operational_array.sizes[0]", "D2": "operational_array.sizes[1]",
-                   "ub": "memories.unified_buffer.size", "dram": "memories.dram.r_cost",
-                   "ube": "memories.unified_buffer.r_cost"},
-        "zip": [{"D1": [16, 32], "D2": [64, 32]}],
-        "vary": {"ub": ["4KiB", "1MiB", "2MiB"], "dram": [1950, 1.5], "ube": [200.0, 1567.67]},
-        "derive": {"memories.unified_buffer.w_cost": "ube", "memories.accumulators.ports[0].bandwidth_max": "D1 * 16"},
-        "workloads": [str(WORKLOAD)], "mapping": str(MAPPING), "opt": opt, "lpf_limit": lpf_limit,
-    }, "test")
+    return read_sweep(
+        {
+            "name": "costs",
+            "base": str(BASE),
+            "params": {
+                "D1": "operational_array.sizes[0]",
+                "D2": "operational_array.sizes[1]",
+                "ub": "memories.unified_buffer.size",
+                "dram": "memories.dram.r_cost",
+                "ube": "memories.unified_buffer.r_cost",
+            },
+            "zip": [{"D1": [16, 32], "D2": [64, 32]}],
+            "vary": {"ub": ["4KiB", "1MiB", "2MiB"], "dram": [1950, 1.5], "ube": [200.0, 1567.67]},
+            "derive": {
+                "memories.unified_buffer.w_cost": "ube",
+                "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
+            },
+            "workloads": [str(WORKLOAD)],
+            "mapping": str(MAPPING),
+            "opt": opt,
+            "lpf_limit": lpf_limit,
+        },
+        "test",
+    )
 
 
 @pytest.mark.parametrize("opt", ["latency", "energy", "EDP"])
@@ -55,13 +69,19 @@ def test_shared_rows_equal_unshared_rows(tmp_path, opt):
     assert len(variants) == 24
     unshared = evaluate_points(sweep, variants, tmp_path / "unshared", share=False)
     shared = SharedCandidates()
-    rows = [point_row(sweep, v, w, tmp_path / "with_sharing", shared=shared) for v in variants for w in sweep.workloads]
+    rows = [
+        point_row(sweep, v, w, tmp_path / "with_sharing", shared=shared)
+        for v in variants
+        for w in sweep.workloads
+    ]
     assert sorted(r["status"] for r in rows) == ["infeasible"] * 8 + ["ok"] * 16
     assert json.dumps(rows, sort_keys=True) == json.dumps(unshared, sort_keys=True)
     # 6 structures x the layers' spatial mappings were searched; the 3 cost siblings of each re-scored
     assert shared.built > 0 and shared.reused == 3 * shared.built
     # winners kept by several cost siblings were re-costed, not evaluated again by the scalar model
-    assert sum(len(table.winners) for table in shared.tables.values()) < shared.built + shared.reused
+    assert (
+        sum(len(table.winners) for table in shared.tables.values()) < shared.built + shared.reused
+    )
     # the layer-result files hold to_dict()'s form, read back to the same result
     files = sorted((tmp_path / "with_sharing" / "results").glob("*.json"))
     assert files
@@ -89,7 +109,9 @@ def test_rescoring_can_change_the_winner_and_stays_exact():
         key = job_key(cost_free_job(jobs[0]))
         for accelerator in (cheap, dear):
             alone, _ = search_layer(layer, accelerator, options, show_progress=False)
-            together, _ = search_layer(layer, accelerator, options, show_progress=False, shared=(shared, key))
+            together, _ = search_layer(
+                layer, accelerator, options, show_progress=False, shared=(shared, key)
+            )
             assert together.to_dict() == alone.to_dict()
         assert shared.reused >= 1
         first, _ = search_layer(layer, cheap, options, show_progress=False)
@@ -122,10 +144,16 @@ def test_tables_beyond_the_memory_budget_are_used_once_not_kept():
     alone, _ = search_layer(layer, accelerator, options, show_progress=False)
     tiny = SharedCandidates(budget=1)
     for _ in range(2):
-        together, _ = search_layer(layer, accelerator, options, show_progress=False, shared=(tiny, "key"))
+        together, _ = search_layer(
+            layer, accelerator, options, show_progress=False, shared=(tiny, "key")
+        )
         assert together.to_dict() == alone.to_dict()
     assert (tiny.built, tiny.reused, len(tiny.tables), tiny.nbytes) == (2, 0, 0, 0)
     roomy = SharedCandidates()
     for _ in range(2):
         search_layer(layer, accelerator, options, show_progress=False, shared=(roomy, "key"))
-    assert (roomy.built, roomy.reused, len(roomy.tables)) == (1, 1, 1) and 0 < roomy.nbytes <= roomy.budget
+    assert (roomy.built, roomy.reused, len(roomy.tables)) == (
+        1,
+        1,
+        1,
+    ) and 0 < roomy.nbytes <= roomy.budget

@@ -60,7 +60,9 @@ def _layer(layer_id: int, mapping: Path = NO_SM):
 
 def _with_entry(layer_id: int, **entry):
     """Layer ``layer_id`` of resnet18.yaml under a one-entry mapping ``default``."""
-    workload = load_workload(REF / "workload" / "resnet18.yaml", [MappingEntry(name="default", **entry)])
+    workload = load_workload(
+        REF / "workload" / "resnet18.yaml", [MappingEntry(name="default", **entry)]
+    )
     return next(layer for layer in workload.layers if layer.id == layer_id)
 
 
@@ -114,7 +116,9 @@ def test_bandwidth_limits_non_irrelevant_dims_on_served_oa_dims():
 def test_bandwidth_limit_skipped_without_port():
     # No port serves (O, fl): the reference crashes; we leave the unrollings unlimited. A file saying
     # so is rejected when read, so the accelerator is changed after validation, as Python code may build it.
-    data = validate_accelerator(yaml.safe_load((REF / "hardware" / "tpu_like.yaml").read_text()), "tpu_like")
+    data = validate_accelerator(
+        yaml.safe_load((REF / "hardware" / "tpu_like.yaml").read_text()), "tpu_like"
+    )
     data["memories"]["rf_2B"]["served_dimensions"] = ["D2"]
     data["memories"]["rf_2B"]["ports"][3]["allocation"] = ["O, fh"]
     with pytest.raises(InputError, match=r"memories\.rf_2B\.ports: no port carries 'O, fl'"):
@@ -145,7 +149,20 @@ def test_fully_specified_first_layer_is_clipped_to_layer_size():
 
 
 # ----- A.5.2 / A.5.3 -----------------------------------------------------------------------------
-TIE_BLOCK = ["OX C", "OX K", "OX OY", "C OX", "C K", "C OY", "K OX", "K C", "K OY", "OY OX", "OY C", "OY K"]
+TIE_BLOCK = [
+    "OX C",
+    "OX K",
+    "OX OY",
+    "C OX",
+    "C K",
+    "C OY",
+    "K OX",
+    "K C",
+    "K OY",
+    "OY OX",
+    "OY C",
+    "OY K",
+]
 
 
 def test_layer2_tpu_like_ranking():
@@ -161,7 +178,9 @@ def test_layer2_tpu_like_ranking():
 def test_layer2_tpu_like_top3_generated():
     result = generate_spatial_mappings(_layer(2), _accelerator("tpu_like"))
     assert [_pairs(m) for m in result] == [
-        sm(D1="OX 32", D2="C 32"), sm(D1="OX 32", D2="K 32"), sm(D1="OX 32", D2="OY 32")
+        sm(D1="OX 32", D2="C 32"),
+        sm(D1="OX 32", D2="K 32"),
+        sm(D1="OX 32", D2="OY 32"),
     ]
 
 
@@ -169,15 +188,31 @@ def test_layer30_tpu_like_ranking():
     ranked = _ranked(_layer(30), _accelerator("tpu_like"))
     assert len(ranked) == 287
     assert ranked[:3] == [
-        (sm(D1="C 32", D2="K 32"), 1055.0), (sm(D1="K 32", D2="C 32"), 1055.0), (sm(D1="C 32", D2="K 16"), 527.0)
+        (sm(D1="C 32", D2="K 32"), 1055.0),
+        (sm(D1="K 32", D2="C 32"), 1055.0),
+        (sm(D1="C 32", D2="K 16"), 527.0),
     ]
     assert (sm(D1="C 32", D2="C 16"), 512.0) in ranked
 
 
 MIXING_ORDER = [
-    ("C 32", 1055), ("FX 3 C 8", 791), ("C 8 FY 3", 791), ("FX 3 C 2 FY 3", 593), ("C 16", 527),
-    ("FX 3 C 4", 395), ("C 4 FY 3", 395), ("FX 3 FY 3", 296), ("C 8", 263), ("FX 3 C 2", 197),
-    ("C 2 FY 3", 197), ("C 4", 131), ("FX 3", 98), ("FY 3", 98), ("C 2", 65), ("FX 1", 32), ("C 1", 32),
+    ("C 32", 1055),
+    ("FX 3 C 8", 791),
+    ("C 8 FY 3", 791),
+    ("FX 3 C 2 FY 3", 593),
+    ("C 16", 527),
+    ("FX 3 C 4", 395),
+    ("C 4 FY 3", 395),
+    ("FX 3 FY 3", 296),
+    ("C 8", 263),
+    ("FX 3 C 2", 197),
+    ("C 2 FY 3", 197),
+    ("C 4", 131),
+    ("FX 3", 98),
+    ("FY 3", 98),
+    ("C 2", 65),
+    ("FX 1", 32),
+    ("C 1", 32),
     ("FY 1", 32),
 ]
 
@@ -193,7 +228,9 @@ def test_partly_invalid_hint():
     ranked = _ranked(layer, _accelerator("tpu_like"))
     assert len(ranked) == 164
     assert [m for m, _ in ranked[:3]] == [
-        sm(D1="K 32", D2="OX 32"), sm(D1="K 32", D2="C 32"), sm(D1="K 32", D2="OY 32")
+        sm(D1="K 32", D2="OX 32"),
+        sm(D1="K 32", D2="C 32"),
+        sm(D1="K 32", D2="OY 32"),
     ]
 
 
@@ -241,7 +278,9 @@ def test_unknown_oa_dim_in_mapping():
 
 def test_mixed_mapping_overfilling_an_oa_dim():
     layer = _with_entry(2, spatial_mapping={"D1": (("K", 32), ("C", 2)), "D2": (("OX", 4),)})
-    with pytest.raises(InputError, match=r"spatial_mapping\.D1: .*K 32 x C 2 = 64 exceeds the size 32 of D1"):
+    with pytest.raises(
+        InputError, match=r"spatial_mapping\.D1: .*K 32 x C 2 = 64 exceeds the size 32 of D1"
+    ):
         generate_spatial_mappings(layer, _accelerator("tpu_like"))
 
 
@@ -268,8 +307,12 @@ NARROW_PORTS = {
 
 def test_hint_allowing_only_unfeedable_dims():
     accelerator = _patched("tpu_like", NARROW_OUTPUT_PORT)
-    layer = _with_entry(2, spatial_mapping={"D1": (("C", 32),)}, spatial_mapping_hint={"D2": ("K", "OX")})
-    with pytest.raises(InputError, match=r"spatial_mapping_hint\.D2: none of .* can be unrolled on D2"):
+    layer = _with_entry(
+        2, spatial_mapping={"D1": (("C", 32),)}, spatial_mapping_hint={"D2": ("K", "OX")}
+    )
+    with pytest.raises(
+        InputError, match=r"spatial_mapping_hint\.D2: none of .* can be unrolled on D2"
+    ):
         spatial_mapping_candidates(layer, accelerator)
 
 
@@ -303,7 +346,9 @@ def test_matches_reference_ranking(name):
     layer = _layers(_path(case["mapping"]))[case["layer"]]
     ranked = _ranked(layer, accelerator, enable_mixing=case["mixing"])
     assert len(ranked) == case["count"]
-    assert [m for m, _ in ranked[: len(case["candidates"])]] == [c["mapping"] for c in case["candidates"]]
+    assert [m for m, _ in ranked[: len(case["candidates"])]] == [
+        c["mapping"] for c in case["candidates"]
+    ]
     for (_, ours), theirs in zip(ranked, case["candidates"]):
         assert theirs["indicator"] is None or ours == theirs["indicator"]
     generated = generate_spatial_mappings(layer, accelerator, enable_mixing=case["mixing"])

@@ -26,7 +26,10 @@ from test_report import _gemm_experiment, run_steps
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """One gemm experiment through every step: parsed inputs and layer jobs to run again."""
-    return run_steps({"experiments": [_gemm_experiment("l1", "gemm_l1")]}, tmp_path_factory.mktemp("steps") / "results")
+    return run_steps(
+        {"experiments": [_gemm_experiment("l1", "gemm_l1")]},
+        tmp_path_factory.mktemp("steps") / "results",
+    )
 
 
 def server_folder() -> Path:
@@ -49,7 +52,12 @@ def stop_servers(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def warm_env():
     folder = server_folder()
-    yield {**os.environ, "ZIGZAG_FLOW_DIR": str(folder), "ZIGZAG_FLOW_WARM": "1", "ZIGZAG_FLOW_IDLE": "60"}
+    yield {
+        **os.environ,
+        "ZIGZAG_FLOW_DIR": str(folder),
+        "ZIGZAG_FLOW_WARM": "1",
+        "ZIGZAG_FLOW_IDLE": "60",
+    }
     stop_servers(folder)
 
 
@@ -60,7 +68,9 @@ def cold(env: dict) -> dict:
 def client(*argv, env: dict, cwd: Path | None = None, popen: bool = False):
     command = [sys.executable, "-m", "zigzag.steps.client", *map(str, argv)]
     if popen:
-        return subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
 
 
@@ -69,7 +79,11 @@ def server_log(env: dict) -> str:
 
 
 def log_without_time(path: Path) -> list[str]:
-    return [line for line in path.read_text().splitlines() if not re.fullmatch(r"\[\d+\.\d{3} s\]", line)]
+    return [
+        line
+        for line in path.read_text().splitlines()
+        if not re.fullmatch(r"\[\d+\.\d{3} s\]", line)
+    ]
 
 
 def first_job(results: Path) -> Path:
@@ -84,7 +98,9 @@ def test_fingerprint_follows_the_code(tmp_path):
     env = {"OMP_NUM_THREADS": "1", "HOME": "/home/a"}
     before = fingerprint(str(package), env)
     assert fingerprint(str(package), env) == before
-    assert fingerprint(str(package), {**env, "HOME": "/home/b"}) == before  # not read at import time
+    assert (
+        fingerprint(str(package), {**env, "HOME": "/home/b"}) == before
+    )  # not read at import time
     assert fingerprint(str(package), {**env, "OMP_NUM_THREADS": "2"}) != before
     module = package / "steps" / "job_runner.py"
     module.write_text(module.read_text() + "\n# edited\n")
@@ -112,12 +128,40 @@ def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
     (tmp_path / "bad_job.json").write_text(json.dumps(job))
     accelerator = sorted((results / ".cache" / "parsed" / "accelerators").glob("*.json"))[0]
     cases = {
-        "search": ["evaluate", first_job(results), "--output", "{out}/result.json", "--log", "{out}/job.log"],
-        "bad job": ["evaluate", tmp_path / "bad_job.json", "--output", "{out}/r.json", "--log", "{out}/job.log"],
+        "search": [
+            "evaluate",
+            first_job(results),
+            "--output",
+            "{out}/result.json",
+            "--log",
+            "{out}/job.log",
+        ],
+        "bad job": [
+            "evaluate",
+            tmp_path / "bad_job.json",
+            "--output",
+            "{out}/r.json",
+            "--log",
+            "{out}/job.log",
+        ],
         "layer job usage": ["evaluate", "job.json", "--bogus"],
         "step usage": ["sum", "--output", "x.json"],
-        "missing file": ["plot-comparison", "{out}/nothing.csv", "--output", "{out}/c.png", "--log", "{out}/c.log"],
-        "figure": ["plot-accelerator", accelerator, "--output", "{out}/memory.png", "--log", "{out}/plot.log"],
+        "missing file": [
+            "plot-comparison",
+            "{out}/nothing.csv",
+            "--output",
+            "{out}/c.png",
+            "--log",
+            "{out}/c.log",
+        ],
+        "figure": [
+            "plot-accelerator",
+            accelerator,
+            "--output",
+            "{out}/memory.png",
+            "--log",
+            "{out}/plot.log",
+        ],
     }
     for case, argv in cases.items():
         runs = {}
@@ -125,13 +169,25 @@ def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
             out = tmp_path / case.replace(" ", "_") / mode
             out.mkdir(parents=True)
             done = client(*(str(a).format(out=out) for a in argv), env=env, cwd=tmp_path)
-            files = {p.name: ([line.replace(str(out), "OUT") for line in log_without_time(p)]
-                              if p.suffix == ".log" else p.read_bytes()) for p in out.iterdir()}
-            runs[mode] = (done.returncode, done.stdout.replace(str(out), "OUT"),
-                          done.stderr.replace(str(out), "OUT"), files)
+            files = {
+                p.name: (
+                    [line.replace(str(out), "OUT") for line in log_without_time(p)]
+                    if p.suffix == ".log"
+                    else p.read_bytes()
+                )
+                for p in out.iterdir()
+            }
+            runs[mode] = (
+                done.returncode,
+                done.stdout.replace(str(out), "OUT"),
+                done.stderr.replace(str(out), "OUT"),
+                files,
+            )
         assert runs["warm"] == runs["cold"], case
         assert "Traceback" not in runs["warm"][2]
-    assert server_log(warm_env).count(": started") == len(cases)  # every warm run went through the server
+    assert server_log(warm_env).count(": started") == len(
+        cases
+    )  # every warm run went through the server
 
     bad = client(*(str(a).format(out=tmp_path) for a in cases["bad job"]), env=warm_env)
     (line,) = bad.stderr.splitlines()
@@ -192,17 +248,37 @@ def test_signals_reach_the_job_and_a_vanished_client_kills_it(results, warm_env,
     assert process.wait(timeout=30) == -signal.SIGKILL
     done = client("evaluate", first_job(results), "--output", tmp_path / "ok.json", env=warm_env)
     assert done.returncode == 0, done.stderr
-    assert json.loads((tmp_path / "ok.json").read_text())["result"] == json.loads(
-        (results / ".cache" / "results" / first_job(results).name).read_text())["result"]
+    assert (
+        json.loads((tmp_path / "ok.json").read_text())["result"]
+        == json.loads((results / ".cache" / "results" / first_job(results).name).read_text())[
+            "result"
+        ]
+    )
 
 
 def test_concurrent_clients_start_one_server_that_stops_when_idle(results, tmp_path):
     folder = server_folder()
-    env = {**os.environ, "ZIGZAG_FLOW_DIR": str(folder), "ZIGZAG_FLOW_WARM": "1", "ZIGZAG_FLOW_IDLE": "2"}
+    env = {
+        **os.environ,
+        "ZIGZAG_FLOW_DIR": str(folder),
+        "ZIGZAG_FLOW_WARM": "1",
+        "ZIGZAG_FLOW_IDLE": "2",
+    }
     try:
         job = first_job(results)
-        processes = [client("evaluate", job, "--output", tmp_path / f"r{i}.json", "--log", tmp_path / f"{i}.log",
-                            env=env, popen=True) for i in range(6)]
+        processes = [
+            client(
+                "evaluate",
+                job,
+                "--output",
+                tmp_path / f"r{i}.json",
+                "--log",
+                tmp_path / f"{i}.log",
+                env=env,
+                popen=True,
+            )
+            for i in range(6)
+        ]
         assert [p.wait(timeout=180) for p in processes] == [0] * 6
         expected = json.loads((results / ".cache" / "results" / job.name).read_text())
         for i in range(6):
@@ -239,20 +315,54 @@ def test_workflow_results_are_the_same_with_and_without_the_server(tmp_path):
         for mode, warm in (("cold", "0"), ("warm", "1")):
             workdir = tmp_path / mode
             (workdir / "inputs").mkdir(parents=True)
-            shutil.copy(reference_input("hardware", "tpu_like.yaml"), workdir / "inputs" / "tpu.yaml")
-            shutil.copy(reference_input("mapping", "tpu_like.yaml"), workdir / "inputs" / "mapping.yaml")
+            shutil.copy(
+                reference_input("hardware", "tpu_like.yaml"), workdir / "inputs" / "tpu.yaml"
+            )
+            shutil.copy(
+                reference_input("mapping", "tpu_like.yaml"), workdir / "inputs" / "mapping.yaml"
+            )
             shutil.copy(DATA / "workflow" / "small_convs.yaml", workdir / "inputs" / "small.yaml")
-            (workdir / "config.yaml").write_text(yaml.safe_dump({"experiments": [
-                {"name": "small", "workload": "inputs/small.yaml", "accelerator": "inputs/tpu.yaml",
-                 "mapping": "inputs/mapping.yaml"}]}))
+            (workdir / "config.yaml").write_text(
+                yaml.safe_dump(
+                    {
+                        "experiments": [
+                            {
+                                "name": "small",
+                                "workload": "inputs/small.yaml",
+                                "accelerator": "inputs/tpu.yaml",
+                                "mapping": "inputs/mapping.yaml",
+                            }
+                        ]
+                    }
+                )
+            )
             env = {**os.environ, "ZIGZAG_FLOW_DIR": str(folder), "ZIGZAG_FLOW_WARM": warm}
-            done = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory",
-                                   str(workdir), "--cores", "2"], env=env, capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "snakemake",
+                    "-s",
+                    str(REPO / "Snakefile"),
+                    "--directory",
+                    str(workdir),
+                    "--cores",
+                    "2",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert done.returncode == 0, done.stderr[-3000:]
             results = workdir / "results"
             outputs[mode] = {
-                str(p.relative_to(results)): log_without_time(p) if p.suffix == ".log" else p.read_bytes()
-                for p in results.rglob("*") if p.is_file() and "benchmarks" not in p.parts}
+                str(p.relative_to(results)): log_without_time(p)
+                if p.suffix == ".log"
+                else p.read_bytes()
+                for p in results.rglob("*")
+                if p.is_file() and "benchmarks" not in p.parts
+            }
         assert outputs["warm"] == outputs["cold"]
         assert len(outputs["warm"]) > 20
         assert server_log({"ZIGZAG_FLOW_DIR": str(folder)}).count("evaluate: started") == 3

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from conftest import REPO, reference_input
+from zigzag.errors import InputError
 from test_report import _gemm_experiment, run_steps
 
 SNAKEFILE = REPO / "Snakefile"
@@ -21,11 +22,13 @@ SNAKEFILE = REPO / "Snakefile"
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """Two accelerators x two options on one workload, through every step."""
-    config = {"experiments": [
-        _gemm_experiment("l1_latency", "gemm_l1"),
-        _gemm_experiment("l1_l3_latency", "gemm_l1_l3"),
-        _gemm_experiment("l1_l3_energy", "gemm_l1_l3", opt="energy"),
-    ]}
+    config = {
+        "experiments": [
+            _gemm_experiment("l1_latency", "gemm_l1"),
+            _gemm_experiment("l1_l3_latency", "gemm_l1_l3"),
+            _gemm_experiment("l1_l3_energy", "gemm_l1_l3", opt="energy"),
+        ]
+    }
     return run_steps(config, tmp_path_factory.mktemp("steps") / "results")
 
 
@@ -43,31 +46,50 @@ def read_csv(path: Path):
 def test_distinct_inputs_are_shared_between_experiments():
     from zigzag.steps.experiments import distinct_inputs, expand_experiments
 
-    config = {"sweeps": [{"name": "{accelerator}-{opt}", "workload": "w.yaml", "mapping": "m.yaml",
-                          "accelerator": ["hw/a.yaml", "hw/b.yaml", "other/a.yaml"], "opt": ["energy", "latency"]}]}
+    config = {
+        "sweeps": [
+            {
+                "name": "{accelerator}-{opt}",
+                "workload": "w.yaml",
+                "mapping": "m.yaml",
+                "accelerator": ["hw/a.yaml", "hw/b.yaml", "other/a.yaml"],
+                "opt": ["energy", "latency"],
+            }
+        ]
+    }
     config["sweeps"][0]["name"] = "{accelerator}-{opt}-{workload}"
-    with pytest.raises(Exception):  # two accelerators with the same stem give the same names
+    with pytest.raises(
+        InputError, match="name used twice"
+    ):  # two accelerators with the same stem give the same names
         expand_experiments(config)
     config["sweeps"][0]["accelerator"] = ["hw/a.yaml", "hw/b.yaml"]
     workloads, accelerators = distinct_inputs(expand_experiments(config))
     assert len(workloads) == 1 and len(accelerators) == 2
     assert all(re.fullmatch(r"[ab]-[0-9a-f]{8}", key) for key in accelerators)
     (key,) = workloads
-    assert key.startswith("w@m-") and workloads[key] == {"workload": "w.yaml", "mapping": "m.yaml",
-                                                           "evaluate_all_operators": False}
+    assert key.startswith("w@m-") and workloads[key] == {
+        "workload": "w.yaml",
+        "mapping": "m.yaml",
+        "evaluate_all_operators": False,
+    }
 
 
 def test_parsed_workload_round_trips_the_layers(tmp_path):
     from zigzag.io.loaders import load_workload
     from zigzag.steps.parse import parse_workload, parsed_layers, parsed_workload, read_parsed
 
-    workload, mapping = str(REPO / "inputs/workload/resnet18.onnx"), str(REPO / "inputs/mapping/flow_tpu_32x32.yaml")
+    workload, mapping = (
+        str(REPO / "inputs/workload/resnet18.onnx"),
+        str(REPO / "inputs/mapping/flow_tpu_32x32.yaml"),
+    )
     document = parse_workload(workload, mapping, tmp_path / "w.json")
     assert read_parsed(tmp_path / "w.json") == json.loads(json.dumps(document))
     original = load_workload(workload, mapping).layers
     again = parsed_layers(document)
     assert [layer.to_spec() for layer in again] == [layer.to_spec() for layer in original]
-    assert [layer.id for layer in parsed_workload(document).layers] == [layer.id for layer in original]
+    assert [layer.id for layer in parsed_workload(document).layers] == [
+        layer.id for layer in original
+    ]
     assert document["workload"]["sha256"] and document["mapping"]["path"] == mapping
 
 
@@ -76,7 +98,9 @@ def _write_mapping_naming_a_missing_array_dimension(path: Path) -> None:
     mapping = yaml.safe_load(Path(reference_input("mapping", "gemm_l1.yaml")).read_text())
     for entry in mapping:
         if entry.get("spatial_mapping"):
-            entry["spatial_mapping"] = {"D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()}
+            entry["spatial_mapping"] = {
+                "D4" if k == "D1" else k: v for k, v in entry["spatial_mapping"].items()
+            }
     path.write_text(yaml.safe_dump(mapping))
 
 
@@ -87,13 +111,29 @@ def test_split_checks_the_mapping_against_the_accelerator(tmp_path):
     from zigzag.steps.pipeline import split_layers
 
     _write_mapping_naming_a_missing_array_dimension(tmp_path / "bad_mapping.yaml")
-    experiment = expand_experiments({"experiments": [
-        {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml")}]})[0]
-    parse_workload(experiment["workload"], experiment["mapping"], tmp_path / "w.json")  # alone it is fine
+    experiment = expand_experiments(
+        {
+            "experiments": [
+                {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml")}
+            ]
+        }
+    )[0]
+    parse_workload(
+        experiment["workload"], experiment["mapping"], tmp_path / "w.json"
+    )  # alone it is fine
     parse_accelerator(experiment["accelerator"], tmp_path / "a.json")
-    with pytest.raises(InputError, match=r"bad_mapping\.yaml: .*spatial_mapping\.D4: accelerator 'gemm_l1' has no OA "
-                                         r"dimension D4"):
-        split_layers(experiment, tmp_path / "w.json", tmp_path / "a.json", tmp_path / "cache", tmp_path / "plan.json")
+    with pytest.raises(
+        InputError,
+        match=r"bad_mapping\.yaml: .*spatial_mapping\.D4: accelerator 'gemm_l1' has no OA "
+        r"dimension D4",
+    ):
+        split_layers(
+            experiment,
+            tmp_path / "w.json",
+            tmp_path / "a.json",
+            tmp_path / "cache",
+            tmp_path / "plan.json",
+        )
     assert not (tmp_path / "plan.json").exists() and not (tmp_path / "cache").exists()
 
 
@@ -108,23 +148,48 @@ def test_layer_job_entry_point_imports_nothing_heavy(results, tmp_path):
     job = sorted((results / ".cache" / "jobs").glob("*.json"))[0]
     cached = json.loads((results / ".cache" / "results" / job.name).read_text())
     out = tmp_path / "result.json"
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "zigzag.steps.evaluate", str(job),
-                          "--output", str(out), "--log", str(tmp_path / "job.log")],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "zigzag.steps.evaluate",
+            str(job),
+            "--output",
+            str(out),
+            "--log",
+            str(tmp_path / "job.log"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
-    imported = {line.rsplit("|", 1)[1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:")
+    }
     assert "zigzag.search.layer_search" in imported
     heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
     assert not heavy, heavy
     assert json.loads(out.read_text())["result"] == cached["result"]
     # the outcome is the log's last line, after the time taken
-    assert re.fullmatch(r"\[\d+\.\d{3} s\]\nl1\S*: energy \S+ pJ, latency \S+ cycles\n", (tmp_path / "job.log").read_text())
+    assert re.fullmatch(
+        r"\[\d+\.\d{3} s\]\nl1\S*: energy \S+ pJ, latency \S+ cycles\n",
+        (tmp_path / "job.log").read_text(),
+    )
 
 
 def test_layer_job_entry_point_usage_and_errors(results, tmp_path):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "zigzag.steps.evaluate", *args], capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "zigzag.steps.evaluate", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     usage = run()
     assert usage.returncode == 2 and "usage:" in usage.stderr
@@ -133,11 +198,19 @@ def test_layer_job_entry_point_usage_and_errors(results, tmp_path):
     for memory in job["accelerator"]["memories"].values():
         memory["size"] = 8  # nothing fits
     (tmp_path / "job.json").write_text(json.dumps(job))
-    failed = run(str(tmp_path / "job.json"), "--output", str(tmp_path / "r.json"), "--log", str(tmp_path / "log"))
+    failed = run(
+        str(tmp_path / "job.json"),
+        "--output",
+        str(tmp_path / "r.json"),
+        "--log",
+        str(tmp_path / "log"),
+    )
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     (line,) = failed.stderr.strip().splitlines()
     assert line.startswith(f"error: {job['label']}: ") and "fits the memories" in line
-    assert (tmp_path / "log").read_text().splitlines()[-1] == line and not (tmp_path / "r.json").exists()
+    assert (tmp_path / "log").read_text().splitlines()[-1] == line and not (
+        tmp_path / "r.json"
+    ).exists()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,15 +220,35 @@ def test_layer_job_entry_point_usage_and_errors(results, tmp_path):
 
 def test_experiments_table(results):
     table = read_csv(results / "experiments.csv")
-    assert list(table.columns[:6]) == ["experiment", "workload", "accelerator", "mapping", "opt", "layers"]
+    assert list(table.columns[:6]) == [
+        "experiment",
+        "workload",
+        "accelerator",
+        "mapping",
+        "opt",
+        "layers",
+    ]
     assert list(table["experiment"]) == ["l1_latency", "l1_l3_latency", "l1_l3_energy"]
     assert set(table["workload"]) == {"gemm_layer"}
     assert list(table["accelerator"]) == ["gemm_l1", "gemm_l1_l3", "gemm_l1_l3"]
     assert list(table["opt"]) == ["latency", "latency", "energy"]
-    for column in ("energy_pJ", "latency_cycles", "edp_pJ_cycles", "area_um2", "workload_file", "lpf_limit"):
+    for column in (
+        "energy_pJ",
+        "latency_cycles",
+        "edp_pJ_cycles",
+        "area_um2",
+        "workload_file",
+        "lpf_limit",
+    ):
         assert column in table.columns, column
-    assert (abs(table["edp_pJ_cycles"] / (table["energy_pJ"] * table["latency_cycles"]) - 1) < 1e-9).all()
-    memory_columns = [c for c in table.columns if c.endswith("_energy_pJ") and c not in ("mac_energy_pJ", "memory_energy_pJ")]
+    assert (
+        abs(table["edp_pJ_cycles"] / (table["energy_pJ"] * table["latency_cycles"]) - 1) < 1e-9
+    ).all()
+    memory_columns = [
+        c
+        for c in table.columns
+        if c.endswith("_energy_pJ") and c not in ("mac_energy_pJ", "memory_energy_pJ")
+    ]
     assert set(memory_columns) == {"reg_O_energy_pJ", "l1_energy_pJ", "l3_energy_pJ"}
     per_memory = table[memory_columns].fillna(0).sum(axis=1)
     assert (abs(per_memory - table["memory_energy_pJ"]) <= 1e-9 * table["memory_energy_pJ"]).all()
@@ -179,8 +272,18 @@ def test_layer_tables(results):
 
 def test_long_memory_table(results):
     long = read_csv(results / "memory_levels.csv")
-    assert {"experiment", "layer", "operand", "memory_operand", "level", "memory", "energy_pJ",
-            "rd_out_to_low_words", "wr_in_by_high_words", "utilization"} <= set(long.columns)
+    assert {
+        "experiment",
+        "layer",
+        "operand",
+        "memory_operand",
+        "level",
+        "memory",
+        "energy_pJ",
+        "rd_out_to_low_words",
+        "wr_in_by_high_words",
+        "utilization",
+    } <= set(long.columns)
     layers = read_csv(results / "layers.csv")
     sums = long.groupby(["experiment", "layer"])["energy_pJ"].sum()
     for row in layers.itertuples():
@@ -188,11 +291,17 @@ def test_long_memory_table(results):
     one = long[(long["experiment"] == "l1_l3_latency") & (long["operand"] == "O")]
     assert list(one["memory"]) == ["reg_O", "l1", "l3"] and list(one["level"]) == [0, 1, 2]
     assert set(long["memory_operand"]) <= {"O", "I1", "I2"}
-    assert set(long["cost_source"]) == {"file"} and (long["r_cost_pJ"] >= 0).all()  # the files give every cost
+    assert (
+        set(long["cost_source"]) == {"file"} and (long["r_cost_pJ"] >= 0).all()
+    )  # the files give every cost
     # pandas users pivot it straight away
-    pivot = long.pivot_table(index="experiment", columns="memory", values="energy_pJ", aggfunc="sum")
+    pivot = long.pivot_table(
+        index="experiment", columns="memory", values="energy_pJ", aggfunc="sum"
+    )
     experiments = read_csv(results / "experiments.csv").set_index("experiment")
-    assert pivot.loc["l1_l3_energy", "l3"] == pytest.approx(experiments.loc["l1_l3_energy", "l3_energy_pJ"])
+    assert pivot.loc["l1_l3_energy", "l3"] == pytest.approx(
+        experiments.loc["l1_l3_energy", "l3_energy_pJ"]
+    )
 
 
 def test_table_html_views(results):
@@ -208,7 +317,17 @@ def test_table_html_views(results):
 
 
 def dry_run(workdir: Path, *args: str) -> str:
-    command = [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir), "-n", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(SNAKEFILE),
+        "--directory",
+        str(workdir),
+        "-n",
+        *args,
+    ]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     return completed.stdout + completed.stderr
@@ -220,33 +339,57 @@ def planned(output: str) -> set[str]:
 
 def test_configfile_replaces_the_default_config(tmp_path):
     (tmp_path / "inputs").mkdir()
-    for kind, name in (("workload", "gemm_layer.yaml"), ("hardware", "gemm_l1.yaml"), ("mapping", "gemm_l1.yaml")):
-        (tmp_path / "inputs" / f"{kind}_{name}").write_text(Path(reference_input(kind, name)).read_text())
-    experiment = {"workload": "inputs/workload_gemm_layer.yaml", "accelerator": "inputs/hardware_gemm_l1.yaml",
-                  "mapping": "inputs/mapping_gemm_l1.yaml"}
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(
-        {"experiments": [{"name": f"default_{i}", **experiment} for i in range(3)]}))
-    (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"experiments": [{"name": "mine", **experiment}]}))
+    for kind, name in (
+        ("workload", "gemm_layer.yaml"),
+        ("hardware", "gemm_l1.yaml"),
+        ("mapping", "gemm_l1.yaml"),
+    ):
+        (tmp_path / "inputs" / f"{kind}_{name}").write_text(
+            Path(reference_input(kind, name)).read_text()
+        )
+    experiment = {
+        "workload": "inputs/workload_gemm_layer.yaml",
+        "accelerator": "inputs/hardware_gemm_l1.yaml",
+        "mapping": "inputs/mapping_gemm_l1.yaml",
+    }
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump({"experiments": [{"name": f"default_{i}", **experiment} for i in range(3)]})
+    )
+    (tmp_path / "mine.yaml").write_text(
+        yaml.safe_dump({"experiments": [{"name": "mine", **experiment}]})
+    )
     assert planned(dry_run(tmp_path)) == {"default_0", "default_1", "default_2"}
     assert planned(dry_run(tmp_path, "--configfile", str(tmp_path / "mine.yaml"))) == {"mine"}
     # --config alone still adds to the default config
     assert planned(dry_run(tmp_path, "--config", "results=elsewhere")) == set()
-    assert re.findall(r"elsewhere/(default_\d)/plan\.json", dry_run(tmp_path, "--config", "results=elsewhere"))
+    assert re.findall(
+        r"elsewhere/(default_\d)/plan\.json", dry_run(tmp_path, "--config", "results=elsewhere")
+    )
 
 
 def test_example_accelerators_are_not_named_like_the_references():
     # aimc / dimc are ZigZag's own IMC examples, shipped unchanged on purpose (inputs/README.md)
-    ours = sorted(p for p in (REPO / "inputs" / "hardware").rglob("*.yaml") if p.stem not in ("aimc", "dimc"))
-    reference = {p.stem for p in (REPO / "tests" / "data" / "reference" / "zigzag" / "hardware").glob("*.yaml")}
+    ours = sorted(
+        p for p in (REPO / "inputs" / "hardware").rglob("*.yaml") if p.stem not in ("aimc", "dimc")
+    )
+    reference = {
+        p.stem
+        for p in (REPO / "tests" / "data" / "reference" / "zigzag" / "hardware").glob("*.yaml")
+    }
     assert len(ours) == 7 and reference
     for path in ours:
         name = yaml.safe_load(path.read_text())["name"]
         assert name == path.stem and name.startswith("flow_"), path
         assert name not in reference and not name.endswith("_like")
         mapping = REPO / "inputs" / "mapping" / f"{name}.yaml"
-        assert mapping.exists() or (REPO / "inputs" / "mapping" / f"{name.rsplit('_', 1)[0]}.yaml").exists()
+        assert (
+            mapping.exists()
+            or (REPO / "inputs" / "mapping" / f"{name.rsplit('_', 1)[0]}.yaml").exists()
+        )
     default = yaml.safe_load((REPO / "config.yaml").read_text())
-    default.pop("stream_experiments", None)  # multi-core examples are Stream's own files, under Stream's names
+    default.pop(
+        "stream_experiments", None
+    )  # multi-core examples are Stream's own files, under Stream's names
     config = yaml.safe_dump(default) + (REPO / "config" / "sweep_large.yaml").read_text()
     assert "_like" not in config
 
@@ -263,20 +406,71 @@ def test_split_with_record_failure_writes_a_record_passed_on_to_the_row(tmp_path
     from zigzag.io.tables import read_csv as read_rows
 
     _write_mapping_naming_a_missing_array_dimension(tmp_path / "bad_mapping.yaml")
-    experiment = expand_experiments({"experiments": [
-        {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml"),
-         "parameters": {"array": "32x32"}}]})[0]
+    experiment = expand_experiments(
+        {
+            "experiments": [
+                {
+                    **_gemm_experiment("x", "gemm_l1"),
+                    "mapping": str(tmp_path / "bad_mapping.yaml"),
+                    "parameters": {"array": "32x32"},
+                }
+            ]
+        }
+    )[0]
     assert experiment["parameters"] == {"array": "32x32"}
     spec = write_experiment_spec(tmp_path, experiment)
     parse_workload(experiment["workload"], experiment["mapping"], tmp_path / "w.json")
     parse_accelerator(experiment["accelerator"], tmp_path / "a.json")
     plan, cache = tmp_path / "plan.json", tmp_path / "cache"
-    assert main(["step", "split", "--experiment", spec, "--workload", str(tmp_path / "w.json"), "--accelerator",
-                 str(tmp_path / "a.json"), "--cache", str(cache), "--output", str(plan), "--record-failure"]) == 0
+    assert (
+        main(
+            [
+                "step",
+                "split",
+                "--experiment",
+                spec,
+                "--workload",
+                str(tmp_path / "w.json"),
+                "--accelerator",
+                str(tmp_path / "a.json"),
+                "--cache",
+                str(cache),
+                "--output",
+                str(plan),
+                "--record-failure",
+            ]
+        )
+        == 0
+    )
     assert json.loads(plan.read_text())["failed"]["step"] == "split_layers"
-    assert main(["step", "sum", str(plan), "--cache", str(cache), "--output", str(tmp_path / "results.json")]) == 0
-    assert main(["step", "save", str(tmp_path / "results.json"), "--cache", str(cache),
-                 "--output", str(tmp_path / "x")]) == 0
+    assert (
+        main(
+            [
+                "step",
+                "sum",
+                str(plan),
+                "--cache",
+                str(cache),
+                "--output",
+                str(tmp_path / "results.json"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "step",
+                "save",
+                str(tmp_path / "results.json"),
+                "--cache",
+                str(cache),
+                "--output",
+                str(tmp_path / "x"),
+            ]
+        )
+        == 0
+    )
     (row,) = read_rows(tmp_path / "x" / "summary.csv")
     assert row["status"] == "failed" and row["array"] == "32x32"
     assert row["reason"].startswith("split_layers: ") and "has no OA dimension D4" in row["reason"]
@@ -287,9 +481,22 @@ def test_named_parameters_are_checked_and_follow_sweep_patterns():
     from zigzag.errors import InputError
     from zigzag.steps.experiments import expand_experiments
 
-    sweep = {"workload": "w.yaml", "accelerator": ["a/small.yaml", "a/big.yaml"], "mapping": "m.yaml",
-             "name": "{accelerator}", "parameters": {"array": "{accelerator}", "bits": 8}}
+    sweep = {
+        "workload": "w.yaml",
+        "accelerator": ["a/small.yaml", "a/big.yaml"],
+        "mapping": "m.yaml",
+        "name": "{accelerator}",
+        "parameters": {"array": "{accelerator}", "bits": 8},
+    }
     experiments = expand_experiments({"sweeps": [sweep]})
-    assert [e["parameters"] for e in experiments] == [{"array": "small", "bits": 8}, {"array": "big", "bits": 8}]
-    with pytest.raises(InputError, match=r"experiments\[0\]\.parameters\.lpf_limit: is a column of experiments\.csv"):
-        expand_experiments({"experiments": [{**_gemm_experiment("x", "gemm_l1"), "parameters": {"lpf_limit": 1}}]})
+    assert [e["parameters"] for e in experiments] == [
+        {"array": "small", "bits": 8},
+        {"array": "big", "bits": 8},
+    ]
+    with pytest.raises(
+        InputError,
+        match=r"experiments\[0\]\.parameters\.lpf_limit: is a column of experiments\.csv",
+    ):
+        expand_experiments(
+            {"experiments": [{**_gemm_experiment("x", "gemm_l1"), "parameters": {"lpf_limit": 1}}]}
+        )

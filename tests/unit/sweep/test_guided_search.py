@@ -33,7 +33,9 @@ def volume_share(found: dict, grid: dict) -> float:
     upper = [max(v[i] for v in ok) for i in range(3)]
     mine = [v for v in found.values() if v[0] < INFEASIBLE]
     reference = (1.1, 1.1, 1.1)
-    return hypervolume(normalised(mine, lower, upper), reference) / hypervolume(normalised(ok, lower, upper), reference)
+    return hypervolume(normalised(mine, lower, upper), reference) / hypervolume(
+        normalised(ok, lower, upper), reference
+    )
 
 
 def test_budget_batches_and_same_positions_for_a_seed():
@@ -77,12 +79,16 @@ def test_initial_design_spreads_every_axis():
 
 
 def test_a_budget_larger_than_the_grid_evaluates_the_grid_once():
-    found = guided_search((3, 2), lambda ps: [(1.0 + p[0], 2.0 + p[1], 1.0) for p in ps], 100, 4, seed=0)
+    found = guided_search(
+        (3, 2), lambda ps: [(1.0 + p[0], 2.0 + p[1], 1.0) for p in ps], 100, 4, seed=0
+    )
     assert sorted(found) == sorted(itertools.product(range(3), range(2)))
 
 
 @pytest.mark.parametrize("sizes", [(2,), (9, 1, 1), (4, 4)])
 def test_odd_grids(sizes):
     total = math.prod(sizes)
-    found = guided_search(sizes, lambda ps: [(1.0 + sum(p), 10.0 - sum(p), 1.0) for p in ps], total, 3, seed=1)
+    found = guided_search(
+        sizes, lambda ps: [(1.0 + sum(p), 10.0 - sum(p), 1.0) for p in ps], total, 3, seed=1
+    )
     assert len(found) == total

@@ -112,7 +112,9 @@ class CostDetail:
     onloading_parts: OnloadingParts
     offloading_pairs: list
     port_transfers: dict = field(default_factory=dict)  # (memory, port) -> [PortTransfer]
-    borrowed: dict = field(default_factory=dict)  # (memory, port) -> {memory operand: (cycles, bandwidth)}
+    borrowed: dict = field(
+        default_factory=dict
+    )  # (memory, port) -> {memory operand: (cycles, bandwidth)}
     access_same_data_considered_as_no_access: bool = True
     latency_model: str = "zigzag"
     port_bound_cycle: int | None = None  # the busiest port's cycles (bandwidth_bound model only)
@@ -146,7 +148,9 @@ def analyse(
     ``latency_model`` is one of :data:`LATENCY_MODELS`.
     """
     if latency_model not in LATENCY_MODELS:
-        raise ValueError(f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}")
+        raise ValueError(
+            f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}"
+        )
     setup = layer_setup(layer, accelerator)
     flag = access_same_data_considered_as_no_access
 
@@ -162,13 +166,19 @@ def analyse(
 
     # docs/models/cost-model.md#temporal-mapping temporal quantities
     temporal_levels = normalise_levels(temporal)
-    temporal_q = {op: temporal_quantities(temporal_levels[op], o) for op, o in setup.operands.items()}
+    temporal_q = {
+        op: temporal_quantities(temporal_levels[op], o) for op, o in setup.operands.items()
+    }
     for op, o in setup.operands.items():
         if len(temporal_levels[op]) != o.n:
-            raise ValueError(f"temporal mapping of operand {op} has {len(temporal_levels[op])} levels, expected {o.n}")
+            raise ValueError(
+                f"temporal mapping of operand {op} has {len(temporal_levels[op])} levels, expected {o.n}"
+            )
     totals = {tq.cabl[-1] for tq in temporal_q.values()}
     if len(totals) != 1:
-        raise ValueError(f"temporal mapping gives different total cycle counts per operand: {totals}")
+        raise ValueError(
+            f"temporal mapping gives different total cycle counts per operand: {totals}"
+        )
     total_cycle = totals.pop()
 
     # docs/models/cost-model.md#data-held-per-level data movement, both variants
@@ -180,7 +190,9 @@ def analyse(
         movement_int = movement
     else:
         movement_int = {
-            op: operand_movement(o, temporal_q[op], spatial_q_int[op], total_cycle, setup.pr_sizes, flag)
+            op: operand_movement(
+                o, temporal_q[op], spatial_q_int[op], total_cycle, setup.pr_sizes, flag
+            )
             for op, o in setup.operands.items()
         }
 
@@ -188,7 +200,9 @@ def analyse(
     util, util_sh, eff, eff_sh = memory_utilization(setup, movement)
     accesses = memory_word_access(setup, movement, spatial_q)
     mem_energy, breakdown, further = memory_energy(setup, accesses)
-    array = array_cost(layer, accelerator, spatial_mapping_array)  # IMC: docs/models/imc.md#array-energy-per-layer
+    array = array_cost(
+        layer, accelerator, spatial_mapping_array
+    )  # IMC: docs/models/imc.md#array-energy-per-layer
     energy_total = mem_energy + array.mac_energy
 
     # docs/models/cost-model.md#latency latency
@@ -196,7 +210,9 @@ def analyse(
     db = double_buffer_flags(setup, eff, eff_sh_after)
     real, allowed = transfer_cycles(setup, movement_int, db)
     ss_comb, ports = stall_slack(setup, movement_int, real, allowed)
-    loading, offloading, transfers, borrowed = port_loading(setup, movement_int, real, ss_comb, total_cycle)
+    loading, offloading, transfers, borrowed = port_loading(
+        setup, movement_int, real, ss_comb, total_cycle
+    )
     onload, parts = onloading_cycles(setup, loading)
     offload, pairs = offloading_cycles(setup, offloading)
 
@@ -245,7 +261,9 @@ def analyse(
         spatial_mapping={op: frac_levels[op] for op in setup.operands},
         spatial_mapping_int={op: int_levels[op] for op in setup.operands},
         temporal_mapping=_without_pseudo_loop({op: temporal_levels[op] for op in setup.operands}),
-        temporal_mapping_stationary=_without_pseudo_loop({op: temporal_q[op].stationary for op in setup.operands}),
+        temporal_mapping_stationary=_without_pseudo_loop(
+            {op: temporal_q[op].stationary for op in setup.operands}
+        ),
         spatial_mapping_array=_normalise_array(spatial_mapping_array),
         area_operational_array=array.area,
         area_memories=dict(array.memory_areas),
@@ -287,8 +305,14 @@ def analyse(
     )
 
 
-def evaluate(layer: Layer, accelerator: Accelerator, spatial: dict, spatial_int: dict, temporal: dict,
-             **options) -> CostResult:
+def evaluate(
+    layer: Layer,
+    accelerator: Accelerator,
+    spatial: dict,
+    spatial_int: dict,
+    temporal: dict,
+    **options,
+) -> CostResult:
     """Cost of one mapping of one layer on one accelerator (docs/models/cost-model.md#layers-and-operands): :func:`analyse`
     without the intermediates, same arguments and keyword options."""
     return analyse(layer, accelerator, spatial, spatial_int, temporal, **options).result
@@ -313,8 +337,10 @@ def _without_pseudo_loop(mapping: dict[str, tuple]) -> dict[str, tuple]:
 def _normalise_array(mapping: dict | None):
     if mapping is None:
         return None
-    return {oa: {d: f for d, f in (unrolling.items() if isinstance(unrolling, dict) else unrolling)}
-            for oa, unrolling in mapping.items()}
+    return {
+        oa: {d: f for d, f in (unrolling.items() if isinstance(unrolling, dict) else unrolling)}
+        for oa, unrolling in mapping.items()
+    }
 
 
 def _element_move_counts(detail: CostDetail) -> dict[str, list[dict[str, int]]]:

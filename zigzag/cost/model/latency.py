@@ -107,7 +107,9 @@ class PortStall:
     window_union: int | None  # only for >= 2 activities
 
 
-def port_activities(setup: Setup, movement_int, real, allowed) -> list[tuple[Port, list[PortActivity]]]:
+def port_activities(
+    setup: Setup, movement_int, real, allowed
+) -> list[tuple[Port, list[PortActivity]]]:
     """Activities per used port, memories in YAML order (docs/models/cost-model.md#latency); unlinked memory operands and
     directions without traffic (``N = 0``) are skipped."""
     result = []
@@ -118,13 +120,17 @@ def port_activities(setup: Setup, movement_int, real, allowed) -> list[tuple[Por
             flow = movement_int[op].flows[duty.level][duty.direction]
             if flow.count == 0:
                 continue
-            acts.append(PortActivity(
-                op, duty.level, duty.direction,
-                real[op][duty.level][duty.direction],
-                allowed[op][duty.level][duty.direction],
-                math.ceil(flow.period * setup.cycles_per_op),
-                flow.count,
-            ))
+            acts.append(
+                PortActivity(
+                    op,
+                    duty.level,
+                    duty.direction,
+                    real[op][duty.level][duty.direction],
+                    allowed[op][duty.level][duty.direction],
+                    math.ceil(flow.period * setup.cycles_per_op),
+                    flow.count,
+                )
+            )
         result.append((port, acts))
     return result
 
@@ -156,7 +162,9 @@ def marked_slots(activities, horizon: int) -> int:
     ``p_i`` is the pattern of the first ``i`` repeated ``p_i / p_{i-1}`` times plus
     ``[0, a_i)``.  Other period sets fall back to marking the slots one by one.
     """
-    acts = sorted(((act.period, min(max(act.allowed, 0), act.period)) for act in activities if act.period > 0))
+    acts = sorted(
+        ((act.period, min(max(act.allowed, 0), act.period)) for act in activities if act.period > 0)
+    )
     if any(p2 % p1 for (p1, _), (p2, _) in zip(acts, acts[1:])) or horizon % acts[-1][0]:
         slots = bytearray(horizon)
         for period, allowed in acts:

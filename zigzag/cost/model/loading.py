@@ -81,8 +81,16 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
             else:
                 bw_req += math.ceil(flow.bw_aver / setup.cycles_per_op)
                 record_transfer(loading, offloading, duty, cycles, shared)
-                periodic.append(PortTransfer(duty.layer_op, duty.level, duty.direction, cycles,
-                                             flow.amount * flow.precision, port.bw_max))
+                periodic.append(
+                    PortTransfer(
+                        duty.layer_op,
+                        duty.level,
+                        duty.direction,
+                        cycles,
+                        flow.amount * flow.precision,
+                        port.bw_max,
+                    )
+                )
         key = (port.memory, port.name)
         borrowed[key] = {}
         if once:
@@ -94,8 +102,10 @@ def port_loading(setup: Setup, movement_int, real, ss_comb, total_cycle):
             for (duty, _), cycles, reduction in zip(once, remaining, reductions):
                 record_transfer(loading, offloading, duty, cycles, shared)
                 borrowed[key][duty.mem_op] = (reduction, math.ceil(reduction / tcc * port.bw_max))
-            once = [PortTransfer(d.layer_op, d.level, d.direction, c, c * port.bw_max, port.bw_max)
-                    for (d, _), c in zip(once, remaining)]
+            once = [
+                PortTransfer(d.layer_op, d.level, d.direction, c, c * port.bw_max, port.bw_max)
+                for (d, _), c in zip(once, remaining)
+            ]
         transfers[key] = once + periodic
     return loading, offloading, transfers, borrowed
 
@@ -116,7 +126,9 @@ class OnloadingParts:
     shared: dict
 
 
-def onloading_cycles(setup: Setup, loading, maximum=max, minimum=min) -> tuple[float, OnloadingParts]:
+def onloading_cycles(
+    setup: Setup, loading, maximum=max, minimum=min
+) -> tuple[float, OnloadingParts]:
     """Initial data loading before computation (docs/models/cost-model.md#latency).
 
     With cycles given as arrays (one entry per candidate, :mod:`zigzag.search.batched`),

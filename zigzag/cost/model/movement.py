@@ -10,7 +10,12 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from zigzag.cost.model.quantities import SpatialQuantities, TemporalQuantities, footprints, psum_flags
+from zigzag.cost.model.quantities import (
+    SpatialQuantities,
+    TemporalQuantities,
+    footprints,
+    psum_flags,
+)
 from zigzag.cost.model.setup import Operand, Setup
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import DIRECTIONS
@@ -113,7 +118,9 @@ def operand_movement(
             fh = th = NO_FLOW
         flows.append({"fh": fh, "tl": tl, "fl": fl, "th": th})
 
-    return OperandMovement(D=D, precision=prec, bits=bits, eff_bits=eff_bits, psum=psum, flows=flows)
+    return OperandMovement(
+        D=D, precision=prec, bits=bits, eff_bits=eff_bits, psum=psum, flows=flows
+    )
 
 
 # =============================================================================================
@@ -156,7 +163,12 @@ def word_accesses(flow: Flow, bw_min: int | None, bw_max: int | None, instances:
         return 0 if flow.amount == 0 else None
     if flow.amount == 0 or flow.precision == 0:
         return 0
-    return int(math.ceil(flow.amount * flow.precision / bw_min) * (bw_min / bw_max) * flow.count * instances)
+    return int(
+        math.ceil(flow.amount * flow.precision / bw_min)
+        * (bw_min / bw_max)
+        * flow.count
+        * instances
+    )
 
 
 def memory_word_access(setup: Setup, movement, spatial) -> dict[str, list[dict[str, int]]]:
@@ -167,12 +179,16 @@ def memory_word_access(setup: Setup, movement, spatial) -> dict[str, list[dict[s
         for k, lv in enumerate(operand.levels):
             instances = spatial[op].unit_count[k + 1]
             flows = movement[op].flows[k]
-            counts = {d: word_accesses(flows[d], lv.bw_min[d], lv.bw_max[d], instances) for d in DIRECTIONS}
+            counts = {
+                d: word_accesses(flows[d], lv.bw_min[d], lv.bw_max[d], instances)
+                for d in DIRECTIONS
+            }
             for d, count in counts.items():
                 if count is None:
                     kind = "write" if d in ("fh", "fl") else "read"
                     raise InputError(
-                        f"accelerator '{setup.accelerator.name}'", f"memories.{lv.memory.name}.ports",
+                        f"accelerator '{setup.accelerator.name}'",
+                        f"memories.{lv.memory.name}.ports",
                         f"no port carries '{operand.mem_op}, {d}', but the mapping of layer {setup.layer.name} "
                         f"moves data there; add '{operand.mem_op}, {d}' to the allocation of a {kind} or "
                         "read_write port (see docs/reference/accelerator.md)",

@@ -19,7 +19,9 @@ from zigzag.cost.model.setup import LevelLoops, Operand, Setup, ir_name, r_name
 # =============================================================================================
 
 
-def decouple_pr_loops(levels, operand: Operand, pr_sizes: dict[str, int]) -> list[list[tuple[str, float]]]:
+def decouple_pr_loops(
+    levels, operand: Operand, pr_sizes: dict[str, int]
+) -> list[list[tuple[str, float]]]:
     """Replace the pr loops (``OX``, ``FX`` ...) of a pr operand by ``X_R`` / ``X_IR`` pairs (docs/models/cost-model.md#spatial-mapping).
 
     Walks the levels bottom-up and the loops in order, keeping per data dim ``X`` the
@@ -74,7 +76,9 @@ class SpatialQuantities:
     boost: tuple[int, ...]  # memory bandwidth boost; boost[n] = 1
 
 
-def spatial_quantities(levels: LevelLoops, operand: Operand, pr_sizes: dict[str, int]) -> SpatialQuantities:
+def spatial_quantities(
+    levels: LevelLoops, operand: Operand, pr_sizes: dict[str, int]
+) -> SpatialQuantities:
     """Unit counts, unique-unit counts and bandwidth boosts of one operand (docs/models/cost-model.md#spatial-mapping).
 
     A factor counts as relevant when its (decoupled) dim is in ``r'``; everything else --
@@ -100,11 +104,15 @@ def spatial_quantities(levels: LevelLoops, operand: Operand, pr_sizes: dict[str,
 
 def normalise_levels(mapping: dict) -> dict[str, LevelLoops]:
     """``{op: [[(dim, size), ...] per level]}`` (lists or tuples) as nested tuples."""
-    return {op: tuple(tuple(map(tuple, level)) for level in levels) for op, levels in mapping.items()}
+    return {
+        op: tuple(tuple(map(tuple, level)) for level in levels) for op, levels in mapping.items()
+    }
 
 
 @lru_cache(maxsize=4096)
-def spatial_analysis(setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]) -> dict[str, SpatialQuantities]:
+def spatial_analysis(
+    setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]
+) -> dict[str, SpatialQuantities]:
     """docs/models/cost-model.md#spatial-mapping for every operand of one spatial variant (cached: a search evaluates one spatial
     mapping with many temporal mappings)."""
     per_op = dict(levels)
@@ -118,7 +126,9 @@ def spatial_analysis(setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]) -
         result[op] = spatial_quantities(per_op[op], operand, setup.pr_sizes)
     macs = {q.unit_count[0] for q in result.values()}
     if len(macs) != 1:
-        raise ValueError(f"spatial mapping gives different MAC-level unit counts per operand: {macs}")
+        raise ValueError(
+            f"spatial mapping gives different MAC-level unit counts per operand: {macs}"
+        )
     return result
 
 

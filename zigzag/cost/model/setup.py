@@ -50,7 +50,9 @@ class Operand:
     final_precision: int  # P_Of for the output, = precision for inputs
     relevant: frozenset[str]  # r(op), non-decoupled
     irrelevant: frozenset[str]  # ir(op), non-decoupled
-    relevant_dec: frozenset[str]  # r'(op) = r(op) + the X_R names (docs/models/cost-model.md#layers-and-operands)
+    relevant_dec: frozenset[
+        str
+    ]  # r'(op) = r(op) + the X_R names (docs/models/cost-model.md#layers-and-operands)
     irrelevant_dec: frozenset[str]  # ir'(op) = ir(op) + the X_IR names
     pr_relations: tuple[DimRelation, ...]  # the whole pr map for a pr operand, else ()
 
@@ -78,8 +80,12 @@ class Port:
     name: str
     bw_max: int
     duties: tuple[PortDuty, ...]  # served (op, level, dir) of linked memory operands, in order
-    loading_duties: tuple[PortDuty, ...]  # the same without the output's tl and fh (docs/models/cost-model.md#latency)
-    shared_by_two_inputs: bool  # docs/models/cost-model.md#memory-levels: serves both I1 and I2 (whatever the layer)
+    loading_duties: tuple[
+        PortDuty, ...
+    ]  # the same without the output's tl and fh (docs/models/cost-model.md#latency)
+    shared_by_two_inputs: (
+        bool  # docs/models/cost-model.md#memory-levels: serves both I1 and I2 (whatever the layer)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +97,9 @@ class Setup:
     operands: dict[str, Operand]  # layer-operand order: output, then inputs in equation order
     ports: tuple[Port, ...]  # memories in YAML order, used ports in order
     pr_sizes: dict[str, int]  # PRS_X (docs/models/cost-model.md#layers-and-operands)
-    sharing_groups: tuple[tuple[tuple[str, int], ...], ...]  # linked (layer op, level) members (docs/models/cost-model.md#memory-levels)
+    sharing_groups: tuple[
+        tuple[tuple[str, int], ...], ...
+    ]  # linked (layer op, level) members (docs/models/cost-model.md#memory-levels)
     memory_names: dict[str, tuple[str, ...]]
     total_units: int
     #: cycles per operation (CPO): 1.0 for a digital array, ``P_a / b`` for an IMC array
@@ -170,7 +178,11 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
                     continue
                 level = accelerator.level_index[(mem.name, m)]
                 op = layer_of[m]
-                linked.append(PortDuty(m, level, d, op, loading_key(op, level, d), m in LOADING_MEMORY_OPERANDS))
+                linked.append(
+                    PortDuty(
+                        m, level, d, op, loading_key(op, level, d), m in LOADING_MEMORY_OPERANDS
+                    )
+                )
             ports.append(
                 Port(
                     memory=mem.name,
@@ -178,9 +190,12 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
                     bw_max=port.bandwidth_max,
                     duties=tuple(linked),
                     loading_duties=tuple(
-                        d for d in linked if not (d.mem_op == output_mem_op and d.direction in ("tl", "fh"))
+                        d
+                        for d in linked
+                        if not (d.mem_op == output_mem_op and d.direction in ("tl", "fh"))
                     ),
-                    shared_by_two_inputs=len({m for m, _ in duties if m in LOADING_MEMORY_OPERANDS}) > 1,
+                    shared_by_two_inputs=len({m for m, _ in duties if m in LOADING_MEMORY_OPERANDS})
+                    > 1,
                 )
             )
 

@@ -116,9 +116,11 @@ class CactiRequest:
 
     def describe(self) -> str:
         """A short human-readable form, for notes and messages."""
-        return (f'CACTI 7 "{self.cache_type}" of {self.size_bytes} B, {self.bus_width}-bit bus, '
-                f"{self.read_ports}R+{self.write_ports}W+{self.read_write_ports}RW ports, "
-                f"{self.banks} bank, {self.technology_um * 1000:g} nm")
+        return (
+            f'CACTI 7 "{self.cache_type}" of {self.size_bytes} B, {self.bus_width}-bit bus, '
+            f"{self.read_ports}R+{self.write_ports}W+{self.read_write_ports}RW ports, "
+            f"{self.banks} bank, {self.technology_um * 1000:g} nm"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,22 +159,34 @@ def request_for_memory(size_bits: int, mem_type: str, ports: list[dict]) -> Cact
     ``bandwidth_max`` of the first read port, else of the first read_write port; the declared port
     counts are not passed on; ``rf`` is costed as a 128 times larger SRAM, ``sram`` as CACTI's "ram",
     any other type as "main memory"."""
-    widths = [p["bandwidth_max"] for kind in ("read", "read_write") for p in ports if p["type"] == kind]
+    widths = [
+        p["bandwidth_max"] for kind in ("read", "read_write") for p in ports if p["type"] == kind
+    ]
     if not widths:
-        raise CactiInputProblem("ports", "has no read or read_write port, whose bandwidth_max CACTI takes as "
-                                "the bus width; add one")
+        raise CactiInputProblem(
+            "ports",
+            "has no read or read_write port, whose bandwidth_max CACTI takes as "
+            "the bus width; add one",
+        )
     if mem_type == "rf":
         size_bits, mem_type = size_bits * RF_SIZE_FACTOR, "sram"
     if size_bits // 8 > _MAX_BYTES:
-        raise CactiInputProblem("size", f"is {size_bits // 8} bytes as CACTI would model it, more than the "
-                                f"{_MAX_BYTES} it can read; give r_cost, w_cost and area and set "
-                                "auto_cost_extraction: false")
+        raise CactiInputProblem(
+            "size",
+            f"is {size_bits // 8} bytes as CACTI would model it, more than the "
+            f"{_MAX_BYTES} it can read; give r_cost, w_cost and area and set "
+            "auto_cost_extraction: false",
+        )
     cache_type = "ram" if mem_type == "sram" else "main memory"
     return CactiRequest(size_bytes=size_bits // 8, bus_width=widths[0], cache_type=cache_type)
 
 
 #: the output columns read (CACTI writes them with a leading space)
-_READ_ENERGY, _WRITE_ENERGY, _AREA = "Dynamic read energy (nJ)", "Dynamic write energy (nJ)", "Area (mm2)"
+_READ_ENERGY, _WRITE_ENERGY, _AREA = (
+    "Dynamic read energy (nJ)",
+    "Dynamic write energy (nJ)",
+    "Area (mm2)",
+)
 
 
 def parse_output(text: str) -> CactiFigures:
@@ -183,6 +197,8 @@ def parse_output(text: str) -> CactiFigures:
     header = [name.strip() for name in rows[0]]
     values = rows[-1]
     try:
-        return CactiFigures(*(float(values[header.index(n)]) for n in (_READ_ENERGY, _WRITE_ENERGY, _AREA)))
+        return CactiFigures(
+            *(float(values[header.index(n)]) for n in (_READ_ENERGY, _WRITE_ENERGY, _AREA))
+        )
     except (ValueError, IndexError) as exc:
         raise ValueError(f"CACTI's output could not be read ({exc})") from None

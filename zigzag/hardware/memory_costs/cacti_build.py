@@ -20,8 +20,10 @@ from pathlib import Path
 
 PACKAGE = "hwcomponents-cacti"
 #: how to get CACTI, for error messages
-INSTALL_HINT = (f"install the {PACKAGE} package (Python >= 3.12: pip install -e . in the repository does it) "
-                "and make sure g++ and make are on PATH")
+INSTALL_HINT = (
+    f"install the {PACKAGE} package (Python >= 3.12: pip install -e . in the repository does it) "
+    "and make sure g++ and make are on PATH"
+)
 _BUILD_TIMEOUT_S = 900
 
 
@@ -43,11 +45,14 @@ def package_sources() -> tuple[Path, str]:
     except (metadata.PackageNotFoundError, ImportError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise CactiUnavailable(f"the {PACKAGE} package, which provides CACTI 7, is not installed; "
-                               f"{INSTALL_HINT}") from None
+        raise CactiUnavailable(
+            f"the {PACKAGE} package, which provides CACTI 7, is not installed; {INSTALL_HINT}"
+        ) from None
     sources = Path(next(iter(spec.submodule_search_locations))) / "cacti"
     if not (sources / "makefile").is_file():
-        raise CactiUnavailable(f"the {PACKAGE} package at {sources.parent} has no CACTI sources; reinstall it")
+        raise CactiUnavailable(
+            f"the {PACKAGE} package at {sources.parent} has no CACTI sources; reinstall it"
+        )
     return sources, version
 
 
@@ -84,18 +89,29 @@ def _build(sources: Path, build: Path) -> None:
     """Copy the sources to a fresh folder, compile there, and move the result to ``build``."""
     work = build.with_name(f"build.{os.getpid()}.tmp")
     shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(sources, work, ignore=shutil.ignore_patterns("cacti", "obj_*", "*.o", "__pycache__"))
+    shutil.copytree(
+        sources, work, ignore=shutil.ignore_patterns("cacti", "obj_*", "*.o", "__pycache__")
+    )
     try:
         if shutil.which("make") and shutil.which("g++"):
             jobs = f"-j{min(4, os.cpu_count() or 1)}"
-            done = subprocess.run(["make", jobs, "opt"], cwd=work, capture_output=True, text=True,
-                                  timeout=_BUILD_TIMEOUT_S)
+            done = subprocess.run(
+                ["make", jobs, "opt"],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=_BUILD_TIMEOUT_S,
+            )
             if done.returncode != 0 or not (work / "cacti").is_file():
                 last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-                raise CactiUnavailable(f"building CACTI in {work} failed ({last[0]}); {INSTALL_HINT}")
+                raise CactiUnavailable(
+                    f"building CACTI in {work} failed ({last[0]}); {INSTALL_HINT}"
+                )
         elif not _bundled_binary_runs(sources, work):
-            raise CactiUnavailable(f"g++ and make are needed to build CACTI ({PACKAGE}'s own binary does not run "
-                                   f"here); {INSTALL_HINT}")
+            raise CactiUnavailable(
+                f"g++ and make are needed to build CACTI ({PACKAGE}'s own binary does not run "
+                f"here); {INSTALL_HINT}"
+            )
         shutil.rmtree(build, ignore_errors=True)  # an incomplete build left by hand
         os.replace(work, build)
     finally:
@@ -109,7 +125,9 @@ def _bundled_binary_runs(sources: Path, work: Path) -> bool:
         return False
     shutil.copy2(binary, work / "cacti")
     try:
-        probe = subprocess.run(["./cacti", "-infile", "cache.cfg"], cwd=work, capture_output=True, timeout=120)
+        probe = subprocess.run(
+            ["./cacti", "-infile", "cache.cfg"], cwd=work, capture_output=True, timeout=120
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     finally:

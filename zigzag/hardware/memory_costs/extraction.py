@@ -40,8 +40,9 @@ def cache_key(request: CactiRequest) -> str:
     return hashlib.sha256(request.config_text().encode()).hexdigest()
 
 
-def extract(requests: Sequence[CactiRequest], *, results: Path | None = None,
-            parallel: int | None = None) -> list[CactiFigures]:
+def extract(
+    requests: Sequence[CactiRequest], *, results: Path | None = None, parallel: int | None = None
+) -> list[CactiFigures]:
     """CACTI's figures for every request (in order); uncached distinct inputs run ``parallel`` at a
     time (default: the number of CPUs)."""
     folder = results or results_folder()
@@ -52,7 +53,11 @@ def extract(requests: Sequence[CactiRequest], *, results: Path | None = None,
         folder.mkdir(parents=True, exist_ok=True)
         workers = max(1, min(len(missing), parallel or os.cpu_count() or 1))
         with ThreadPoolExecutor(workers) as pool:
-            failures = [f for f in pool.map(lambda item: _run(executable, *item, folder), missing.items()) if f]
+            failures = [
+                f
+                for f in pool.map(lambda item: _run(executable, *item, folder), missing.items())
+                if f
+            ]
         if failures:
             raise failures[0]
     return [parse_output((folder / f"{cache_key(r)}.out").read_text()) for r in requests]
@@ -67,14 +72,23 @@ def _run(executable: Path, key: str, request: CactiRequest, folder: Path) -> Cac
     try:
         (work / "cache.cfg").write_text(request.config_text())
         try:
-            done = subprocess.run([f"./{executable.name}", "-infile", str(scratch / "cache.cfg")],
-                                  cwd=executable.parent, capture_output=True, text=True, timeout=_RUN_TIMEOUT_S)
+            done = subprocess.run(
+                [f"./{executable.name}", "-infile", str(scratch / "cache.cfg")],
+                cwd=executable.parent,
+                capture_output=True,
+                text=True,
+                timeout=_RUN_TIMEOUT_S,
+            )
         except subprocess.TimeoutExpired:
             return CactiRunFailed(request, f"no answer within {_RUN_TIMEOUT_S} s")
         output = work / "cache.cfg.out"
         if done.returncode != 0 or not output.is_file():
-            said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
-            return CactiRunFailed(request, f"exit status {done.returncode}: {said[-1] if said else 'no message'}")
+            said = [
+                line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()
+            ]
+            return CactiRunFailed(
+                request, f"exit status {done.returncode}: {said[-1] if said else 'no message'}"
+            )
         try:
             parse_output(output.read_text())
         except ValueError as exc:

@@ -34,7 +34,11 @@ class PortCounts:
     read_write: int = 0
 
     def __str__(self) -> str:
-        parts = [f"{n}{kind}" for n, kind in ((self.read, "r"), (self.write, "w"), (self.read_write, "rw")) if n]
+        parts = [
+            f"{n}{kind}"
+            for n, kind in ((self.read, "r"), (self.write, "w"), (self.read_write, "rw"))
+            if n
+        ]
         return "".join(parts) or "no ports"
 
     @classmethod
@@ -78,16 +82,24 @@ class TableFigures:
 def read_memory_table(path: Path) -> tuple[TableRow, ...]:
     """The rows of a memory table CSV file."""
     try:
-        lines = [line for line in path.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        lines = [
+            line
+            for line in path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
     except OSError as exc:
-        raise TableProblem(f"cannot read the memory table {path} ({exc.strerror}); check the path") from None
+        raise TableProblem(
+            f"cannot read the memory table {path} ({exc.strerror}); check the path"
+        ) from None
     reader = csv.DictReader(lines, skipinitialspace=True)
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [c for c in COLUMNS if c not in header]
     unknown = [c for c in header if c not in (*COLUMNS, "ports")]
     if missing or unknown:
-        raise TableProblem(f"memory table {path} has the columns {', '.join(header) or 'none'}; it needs "
-                           f"{', '.join(COLUMNS)} (and optionally ports), and no others")
+        raise TableProblem(
+            f"memory table {path} has the columns {', '.join(header) or 'none'}; it needs "
+            f"{', '.join(COLUMNS)} (and optionally ports), and no others"
+        )
     reader.fieldnames = header
     rows = []
     for number, record in enumerate(reader, start=2):
@@ -106,7 +118,9 @@ def _row(record: dict, where: str) -> TableRow:
         except ValueError:
             raise TableProblem(f"{where}: {column} '{text}' is not a number") from None
         if not math.isfinite(value) or value < 0 or (column in ("size", "width") and value <= 0):
-            raise TableProblem(f"{where}: {column} {text} must be a finite number >= 0 (size and width > 0)")
+            raise TableProblem(
+                f"{where}: {column} {text} must be a finite number >= 0 (size and width > 0)"
+            )
         if column in ("size", "width") and not value.is_integer():
             raise TableProblem(f"{where}: {column} {text} must be a whole number of bits")
         values[column] = int(value) if column in ("size", "width") else value
@@ -119,34 +133,45 @@ def _row(record: dict, where: str) -> TableRow:
     return TableRow(**values, ports=ports)
 
 
-def look_up(rows: tuple[TableRow, ...], size: int, width: int, ports: PortCounts,
-            interpolation: str) -> TableFigures:
+def look_up(
+    rows: tuple[TableRow, ...], size: int, width: int, ports: PortCounts, interpolation: str
+) -> TableFigures:
     """The figures of a ``size``-bit memory of ``width`` bits per access with ``ports``."""
     candidates = [r for r in rows if r.width == width and (r.ports is None or r.ports == ports)]
     if not candidates:
         widths = sorted({r.width for r in rows if r.ports is None or r.ports == ports})
-        raise TableProblem(f"has no row of width {width} with ports {ports} (widths with these ports: "
-                     f"{', '.join(map(str, widths)) or 'none'}); add rows of that width")
+        raise TableProblem(
+            f"has no row of width {width} with ports {ports} (widths with these ports: "
+            f"{', '.join(map(str, widths)) or 'none'}); add rows of that width"
+        )
     exact = [r for r in candidates if r.size == size]
     if exact:
         row = exact[0]
-        return TableFigures(row.read_energy, row.write_energy, row.area, f"row size {size}, width {width}")
+        return TableFigures(
+            row.read_energy, row.write_energy, row.area, f"row size {size}, width {width}"
+        )
     below = max((r for r in candidates if r.size < size), key=lambda r: r.size, default=None)
     above = min((r for r in candidates if r.size > size), key=lambda r: r.size, default=None)
     if interpolation == "none":
-        raise TableProblem(f"has no row of size {size} and width {width}; add one, or choose cost_interpolation: "
-                     f"linear or log2 to interpolate between rows")
+        raise TableProblem(
+            f"has no row of size {size} and width {width}; add one, or choose cost_interpolation: "
+            f"linear or log2 to interpolate between rows"
+        )
     if below is None or above is None:
         sizes = sorted({r.size for r in candidates})
-        raise TableProblem(f"cannot interpolate size {size} at width {width}: its sizes span {sizes[0]}..{sizes[-1]} "
-                     "(no extrapolation); add a row beyond it")
+        raise TableProblem(
+            f"cannot interpolate size {size} at width {width}: its sizes span {sizes[0]}..{sizes[-1]} "
+            "(no extrapolation); add a row beyond it"
+        )
     scale = math.log2 if interpolation == "log2" else float
     t = (scale(size) - scale(below.size)) / (scale(above.size) - scale(below.size))
 
     def between(a: float, b: float) -> float:
         return a + t * (b - a)
 
-    return TableFigures(between(below.read_energy, above.read_energy),
-                        between(below.write_energy, above.write_energy),
-                        between(below.area, above.area),
-                        f"{interpolation} interpolation between sizes {below.size} and {above.size}, width {width}")
+    return TableFigures(
+        between(below.read_energy, above.read_energy),
+        between(below.write_energy, above.write_energy),
+        between(below.area, above.area),
+        f"{interpolation} interpolation between sizes {below.size} and {above.size}, width {width}",
+    )

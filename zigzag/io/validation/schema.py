@@ -15,7 +15,9 @@ from typing import Any
 from zigzag.errors import InputError
 
 #: how an unrolling string is written (the accelerator's dataflows, the mapping's spatial mapping)
-UNROLLING_FORM = "'<DIM>, <size>' with an upper-case layer dimension and one space after the comma, e.g. 'K, 32'"
+UNROLLING_FORM = (
+    "'<DIM>, <size>' with an upper-case layer dimension and one space after the comma, e.g. 'K, 32'"
+)
 
 
 class Invalid(Exception):
@@ -149,7 +151,9 @@ def _join(where: str, key: Any) -> str:
 
 def _check_number(value: int | float, spec: Field, where: str) -> int | float:
     if not math.isfinite(value):
-        raise Invalid(where, f"must be a finite number, got {value}; give {spec.what or 'a number'}")
+        raise Invalid(
+            where, f"must be a finite number, got {value}; give {spec.what or 'a number'}"
+        )
     if spec.minimum is not None and value < spec.minimum:
         need = "positive" if spec.minimum else "zero or more"
         raise Invalid(where, f"must be {need}, got {value}; give {spec.what or 'a valid value'}")
@@ -171,11 +175,15 @@ def _check_str(value: str, spec: Field, where: str) -> str:
 def _check_list(value: list, spec: Field, where: str) -> list:
     length = len(spec.items) if spec.items else spec.length
     if length is not None and len(value) != length:
-        raise Invalid(where, f"must have exactly {count_entries(length)}, got {len(value)}; write {spec.what}")
+        raise Invalid(
+            where, f"must have exactly {count_entries(length)}, got {len(value)}; write {spec.what}"
+        )
     if len(value) < spec.min_len:
         raise Invalid(where, f"must not be empty; give {spec.what}")
     if spec.items:
-        return [check_value(v, s, f"{where}[{i}]") for i, (v, s) in enumerate(zip(value, spec.items))]
+        return [
+            check_value(v, s, f"{where}[{i}]") for i, (v, s) in enumerate(zip(value, spec.items))
+        ]
     assert spec.item is not None
     return [check_value(v, spec.item, f"{where}[{i}]") for i, v in enumerate(value)]
 
@@ -191,7 +199,9 @@ def _check_dict(value: dict, spec: Field, where: str) -> dict:
         if key in out:
             continue
         if sub.required:
-            raise Invalid(_join(where, key), f"required field '{key}' is missing; add {key}: <{sub.what}>")
+            raise Invalid(
+                _join(where, key), f"required field '{key}' is missing; add {key}: <{sub.what}>"
+            )
         if sub.default is not _NO_DEFAULT:
             out[key] = copy.deepcopy(sub.default)
     return out
@@ -211,7 +221,10 @@ def _check_named(value: dict, spec: Field, where: str) -> dict:
     out = {}
     for name, item in value.items():
         if not isinstance(name, str):
-            raise Invalid(_join(where, name), f"the name {describe(name)} must be text; quote it, e.g. '{name}'")
+            raise Invalid(
+                _join(where, name),
+                f"the name {describe(name)} must be text; quote it, e.g. '{name}'",
+            )
         out[name] = check_value(item, spec.value, _join(where, name))
     return out
 
@@ -240,5 +253,7 @@ def check_unique(values: list, where: str, noun: str) -> None:
     seen: set = set()
     for i, value in enumerate(values):
         if value in seen:
-            raise Invalid(f"{where}[{i}]", f"{noun} '{value}' is listed twice; list each {noun} once")
+            raise Invalid(
+                f"{where}[{i}]", f"{noun} '{value}' is listed twice; list each {noun} once"
+            )
         seen.add(value)

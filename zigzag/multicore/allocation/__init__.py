@@ -7,11 +7,24 @@
 * :mod:`.search`: :func:`search_allocation`, from the three input files to the saved outputs.
 """
 
-from zigzag.multicore.allocation.genes import AllocationProblem, Gene, allocation_genes, build_allocation_problem
+from zigzag.multicore.allocation.genes import (
+    AllocationProblem,
+    Gene,
+    allocation_genes,
+    build_allocation_problem,
+)
 from zigzag.multicore.allocation.nsga import FrontPoint, SearchStats, nsga2
 from zigzag.multicore.allocation.search import AllocationSearch, dominated_share, search_allocation
 
 __all__ = [
-    "AllocationProblem", "AllocationSearch", "FrontPoint", "Gene", "SearchStats", "allocation_genes",
-    "build_allocation_problem", "dominated_share", "nsga2", "search_allocation",
+    "AllocationProblem",
+    "AllocationSearch",
+    "FrontPoint",
+    "Gene",
+    "SearchStats",
+    "allocation_genes",
+    "build_allocation_problem",
+    "dominated_share",
+    "nsga2",
+    "search_allocation",
 ]

@@ -26,7 +26,13 @@ import networkx as nx
 import numpy as np
 
 from zigzag.errors import InputError
-from zigzag.multicore.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT, SlotAllocation, SlotProblem, solve_slots
+from zigzag.multicore.allocation.slots import (
+    DEFAULT_GAP,
+    DEFAULT_TIME_LIMIT,
+    SlotAllocation,
+    SlotProblem,
+    solve_slots,
+)
 from zigzag.multicore.cn_graph import CNGraph
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
@@ -88,10 +94,16 @@ def steady_states(graph: CNGraph) -> list[SteadyState]:
         if not members:
             continue
         sub = whole.subgraph(members)
-        sinks = sorted((i for i in members if all(layer[s] == layer[i] for s in sub.successors(i))),
-                       key=lambda i: (layer[i], int(graph.sub_id[i])))
-        by_layer = [[i for i in sinks if layer[i] == lay] for lay in sorted({layer[i] for i in sinks})]
-        turns = [tuple(i for i in turn if i is not None) for turn in itertools.zip_longest(*by_layer)]
+        sinks = sorted(
+            (i for i in members if all(layer[s] == layer[i] for s in sub.successors(i))),
+            key=lambda i: (layer[i], int(graph.sub_id[i])),
+        )
+        by_layer = [
+            [i for i in sinks if layer[i] == lay] for lay in sorted({layer[i] for i in sinks})
+        ]
+        turns = [
+            tuple(i for i in turn if i is not None) for turn in itertools.zip_longest(*by_layer)
+        ]
         computed: set[int] = set()
         first_of_kind: dict[tuple[int, ...], set[int]] = {}
         repeats: dict[tuple[int, ...], int] = {}
@@ -102,7 +114,10 @@ def steady_states(graph: CNGraph) -> list[SteadyState]:
             first_of_kind.setdefault(kind, todo)
             repeats[kind] = repeats.get(kind, 0) + 1
             computed |= needed
-        weight = {kind: sum(_cn_macs(graph, i) for i in first_of_kind[kind]) * repeats[kind] for kind in repeats}
+        weight = {
+            kind: sum(_cn_macs(graph, i) for i in first_of_kind[kind]) * repeats[kind]
+            for kind in repeats
+        }
         best = max(weight.values())
         kind = next(k for k, v in weight.items() if v == best)
         cns = tuple(sorted(first_of_kind[kind], key=lambda i: (layer[i], int(graph.sub_id[i]))))
@@ -120,8 +135,13 @@ def node_id(graph: CNGraph, cn: int, scale: int) -> int:
     return scale * int(graph.layer[cn]) + int(graph.sub_id[cn])
 
 
-def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostTable,
-                 state: SteadyState, latency_model: str = "zigzag") -> tuple[SlotProblem, dict[int, int]]:
+def slot_problem(
+    graph: CNGraph,
+    accelerator: MultiCoreAccelerator,
+    table: CostTable,
+    state: SteadyState,
+    latency_model: str = "zigzag",
+) -> tuple[SlotProblem, dict[int, int]]:
     """The slot model of ``state`` and the node id of each of its CNs (``1000 * layer + sub id``);
     with ``latency_model`` ``bandwidth_bound`` a CN lasts at least its streamed DRAM bits over its
     links to the DRAM, as the scheduler makes it."""
@@ -150,17 +170,41 @@ def slot_problem(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostT
                 if loops % k == 0 and k <= len(valid):
                     runtime[nid, core, k] = int(total / min(loops, k))
         group = groups.setdefault(int(graph.layer[cn]), [])
-        bits = int(graph.tensor_bits[cn, OPERANDS.index("W")]) if "W" in info.constant_operands else 0
+        bits = (
+            int(graph.tensor_bits[cn, OPERANDS.index("W")]) if "W" in info.constant_operands else 0
+        )
         weight_bits[nid] = bits if not group else 0
         group.append(nid)
-    capacity = {c: (accelerator.core(c).top_memory(WEIGHT_MEMORY).capacity if len(ids) > 1 else UNLIMITED_BITS)
-                for c in cores}
+    capacity = {
+        c: (
+            accelerator.core(c).top_memory(WEIGHT_MEMORY).capacity
+            if len(ids) > 1
+            else UNLIMITED_BITS
+        )
+        for c in cores
+    }
     members = set(state.cns)
     back = {cn: nid for nid, cn in ids.items()}
-    dependencies = tuple(sorted({(back[s], back[d]) for s, d in zip(graph.edge_src.tolist(), graph.edge_dst.tolist())
-                                 if s in members and d in members}))
-    problem = SlotProblem(tuple(sorted(ids)), cores, runtime, weight_bits, capacity, dependencies,
-                          tuple(tuple(g) for _, g in sorted(groups.items())), state.iterations, energy)
+    dependencies = tuple(
+        sorted(
+            {
+                (back[s], back[d])
+                for s, d in zip(graph.edge_src.tolist(), graph.edge_dst.tolist())
+                if s in members and d in members
+            }
+        )
+    )
+    problem = SlotProblem(
+        tuple(sorted(ids)),
+        cores,
+        runtime,
+        weight_bits,
+        capacity,
+        dependencies,
+        tuple(tuple(g) for _, g in sorted(groups.items())),
+        state.iterations,
+        energy,
+    )
     return problem, ids
 
 
@@ -169,8 +213,14 @@ def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float
     hw = hardware_for_schedule(accelerator)
     out = {}
     for core in hw.cores:
-        reads, writes = hw.routes.get((hw.offchip_core, core), ()), hw.routes.get((core, hw.offchip_core), ())
-        out[core] = [(hw.links[lk].bandwidth, lk in reads, lk in writes) for lk in dict.fromkeys(reads + writes)]
+        reads, writes = (
+            hw.routes.get((hw.offchip_core, core), ()),
+            hw.routes.get((core, hw.offchip_core), ()),
+        )
+        out[core] = [
+            (hw.links[lk].bandwidth, lk in reads, lk in writes)
+            for lk in dict.fromkeys(reads + writes)
+        ]
     return out
 
 
@@ -178,13 +228,25 @@ def _streamed_cycles(entry, table: CostTable, links: list[tuple[float, bool, boo
     """The cycles a cost-table entry's streamed DRAM bits need on its busiest link to the DRAM."""
     bits = CNCost.of_entry(entry, dram=table.dram).dram_bits or ()
     read, write = sum(r for r, _ in bits), sum(w for _, w in bits)
-    return max((read * carries_read + write * carries_write) / bandwidth
-               for bandwidth, carries_read, carries_write in links) if bits and links else 0.0
+    return (
+        max(
+            (read * carries_read + write * carries_write) / bandwidth
+            for bandwidth, carries_read, carries_write in links
+        )
+        if bits and links
+        else 0.0
+    )
 
 
-def allocate(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostTable, *,
-             time_limit: float = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
-             latency_model: str = "zigzag") -> CoAllocation:
+def allocate(
+    graph: CNGraph,
+    accelerator: MultiCoreAccelerator,
+    table: CostTable,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    gap: float = DEFAULT_GAP,
+    latency_model: str = "zigzag",
+) -> CoAllocation:
     """Solve every stack's steady state and give each of their layers its cores (``latency_model``:
     as :func:`slot_problem`)."""
     stacks = []
@@ -199,7 +261,9 @@ def allocate(graph: CNGraph, accelerator: MultiCoreAccelerator, table: CostTable
     return CoAllocation(tuple(stacks), layer_cores)
 
 
-def co_mapping(mapping: StreamMapping, graph: CNGraph, layer_cores: dict[int, tuple[int, ...]]) -> list[dict]:
+def co_mapping(
+    mapping: StreamMapping, graph: CNGraph, layer_cores: dict[int, tuple[int, ...]]
+) -> list[dict]:
     """The mapping's entries plus a fixed entry per layer: its cores, ``*`` = their number."""
     entries = dict(mapping.entries)
     for lay, info in sorted(graph.layers.items()):
@@ -207,10 +271,19 @@ def co_mapping(mapping: StreamMapping, graph: CNGraph, layer_cores: dict[int, tu
         cores = layer_cores.get(lay, tuple(info.core_allocation))
         inter = tuple((d, len(cores) if f == "*" else f) for d, f in entry.inter_core_tiling)
         if len(inter) > 1 and any(f == "*" for _, f in entry.inter_core_tiling):
-            raise InputError(mapping.file, f"entry '{entry.name}'.inter_core_tiling",
-                             "has more than one dim with '*'; the constraint optimisation splits one dim")
-        entries[info.name] = replace(entry, name=info.name, core_allocation=tuple(cores),
-                                     core_allocation_is_fixed=True, group_allocation=None, inter_core_tiling=inter)
+            raise InputError(
+                mapping.file,
+                f"entry '{entry.name}'.inter_core_tiling",
+                "has more than one dim with '*'; the constraint optimisation splits one dim",
+            )
+        entries[info.name] = replace(
+            entry,
+            name=info.name,
+            core_allocation=tuple(cores),
+            core_allocation_is_fixed=True,
+            group_allocation=None,
+            inter_core_tiling=inter,
+        )
     ordered = [entries["default"]] + [e for name, e in entries.items() if name != "default"]
     return [e.to_dict() for e in ordered]
 
@@ -221,8 +294,15 @@ def parts_table(graph: CNGraph, allocation: CoAllocation) -> list[dict]:
     for index, stack in enumerate(allocation.stacks):
         for slot, core, nid in stack.answer.parts:
             cn = stack.node_cn[nid]
-            rows.append({"stack": index, "slot": slot, "core": core, "layer": int(graph.layer[cn]),
-                         "sub_id": int(graph.sub_id[cn])})
+            rows.append(
+                {
+                    "stack": index,
+                    "slot": slot,
+                    "core": core,
+                    "layer": int(graph.layer[cn]),
+                    "sub_id": int(graph.sub_id[cn]),
+                }
+            )
     return rows
 
 

@@ -47,44 +47,72 @@ def parse_allocation(text: str, where: str = "allocation") -> dict[tuple[int, in
     return out
 
 
-def distinct_points(front: Sequence[FrontPoint],
-                    figures: Callable[[FrontPoint], tuple[float, float]] | None = None) -> list[tuple[FrontPoint, int]]:
+def distinct_points(
+    front: Sequence[FrontPoint], figures: Callable[[FrontPoint], tuple[float, float]] | None = None
+) -> list[tuple[FrontPoint, int]]:
     """The front's distinct (energy, latency) points (the search's fitness, or ``figures`` of each
     point), in front order: the first allocation reaching each, and how many allocations reached it."""
     first: dict[tuple[float, float], FrontPoint] = {}
     count: dict[tuple[float, float], int] = {}
     for point in front:
-        key = tuple(map(float, figures(point))) if figures else (float(point.energy), float(point.latency))
+        key = (
+            tuple(map(float, figures(point)))
+            if figures
+            else (float(point.energy), float(point.latency))
+        )
         first.setdefault(key, point)
         count[key] = count.get(key, 0) + 1
     return [(point, count[key]) for key, point in first.items()]
 
 
-def front_csv(genes: Sequence[Gene], front: Sequence[FrontPoint],
-              figures: Callable[[FrontPoint], tuple[float, float]] | None = None) -> str:
+def front_csv(
+    genes: Sequence[Gene],
+    front: Sequence[FrontPoint],
+    figures: Callable[[FrontPoint], tuple[float, float]] | None = None,
+) -> str:
     """The front's distinct points as CSV text, ``figures(point)`` = (energy, latency) as run
     (default: the search's fitness) (header ``energy,latency,search_energy,search_latency,allocations,allocation``)."""
     figures = figures or (lambda p: (p.energy, p.latency))
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["energy", "latency", "search_energy", "search_latency", "allocations", "allocation"])
-    rows = sorted(distinct_points(front, figures), key=lambda pr: (*figures(pr[0]), pr[0].energy, pr[0].latency))
+    writer.writerow(
+        ["energy", "latency", "search_energy", "search_latency", "allocations", "allocation"]
+    )
+    rows = sorted(
+        distinct_points(front, figures),
+        key=lambda pr: (*figures(pr[0]), pr[0].energy, pr[0].latency),
+    )
     for p, reached in rows:
         energy, latency = figures(p)
-        writer.writerow([repr(float(energy)), repr(float(latency)), repr(float(p.energy)), repr(float(p.latency)),
-                         reached, allocation_text(genes, p.cores)])
+        writer.writerow(
+            [
+                repr(float(energy)),
+                repr(float(latency)),
+                repr(float(p.energy)),
+                repr(float(p.latency)),
+                reached,
+                allocation_text(genes, p.cores),
+            ]
+        )
     return text.getvalue()
 
 
 def read_front(path: str | Path) -> list[tuple[float, float, dict[tuple[int, int], int]]]:
     """``(energy, latency, allocation)`` rows of a ``front.csv``."""
     with open(path, newline="") as handle:
-        return [(float(r["energy"]), float(r["latency"]), parse_allocation(r["allocation"], str(path)))
-                for r in csv.DictReader(handle)]
+        return [
+            (float(r["energy"]), float(r["latency"]), parse_allocation(r["allocation"], str(path)))
+            for r in csv.DictReader(handle)
+        ]
 
 
-def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene], cores: Sequence[int],
-                  accelerator=None) -> list[dict]:
+def fixed_mapping(
+    mapping_path: str | Path,
+    graph: CNGraph,
+    genes: Sequence[Gene],
+    cores: Sequence[int],
+    accelerator=None,
+) -> list[dict]:
     """The mapping file's entries (core roles resolved against ``accelerator``) plus one fixed
     entry per allocated layer (YAML-ready data)."""
     mapping = load_stream_mapping(mapping_path, accelerator)
@@ -95,16 +123,31 @@ def fixed_mapping(mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene
     for layer, groups in chosen.items():
         info = graph.layers[layer]
         if sorted(groups) != list(range(len(groups))):
-            raise InputError(mapping_path, f"layer {layer}", "its groups are not 0..n-1; cannot write a fixed mapping")
+            raise InputError(
+                mapping_path,
+                f"layer {layer}",
+                "its groups are not 0..n-1; cannot write a fixed mapping",
+            )
         entry = mapping.entry_for(info.name, info.op_type)
-        entries[info.name] = replace(entry, name=info.name, core_allocation=tuple(groups[g] for g in sorted(groups)),
-                                     core_allocation_is_fixed=True, group_allocation=None)
+        entries[info.name] = replace(
+            entry,
+            name=info.name,
+            core_allocation=tuple(groups[g] for g in sorted(groups)),
+            core_allocation_is_fixed=True,
+            group_allocation=None,
+        )
     ordered = [entries["default"]] + [e for name, e in entries.items() if name != "default"]
     return [e.to_dict() for e in ordered]
 
 
-def write_fixed_mapping(path: str | Path, mapping_path: str | Path, graph: CNGraph, genes: Sequence[Gene],
-                        cores: Sequence[int], accelerator=None) -> Path:
+def write_fixed_mapping(
+    path: str | Path,
+    mapping_path: str | Path,
+    graph: CNGraph,
+    genes: Sequence[Gene],
+    cores: Sequence[int],
+    accelerator=None,
+) -> Path:
     """Write the allocation ``cores`` as a fixed Stream mapping YAML at ``path``."""
     data = fixed_mapping(mapping_path, graph, genes, cores, accelerator)
     header = f"# fixed allocation found by `zigzag stream search` from {Path(mapping_path).name}\n"

@@ -61,9 +61,12 @@ def allocation_genes(graph: CNGraph, compute_cores: Sequence[int]) -> tuple[Gene
         info = graph.layers[layer]
         cores = tuple(dict.fromkeys(c for c in info.core_allocation if c in known))
         if not cores:
-            raise InputError(None, f"mapping of layer {layer} ({info.name}) core_allocation",
-                             f"none of the cores {list(info.core_allocation)} is a compute core "
-                             f"(compute cores: {sorted(known)}); list at least one of them")
+            raise InputError(
+                None,
+                f"mapping of layer {layer} ({info.name}) core_allocation",
+                f"none of the cores {list(info.core_allocation)} is a compute core "
+                f"(compute cores: {sorted(known)}); list at least one of them",
+            )
         genes.append(Gene(layer, group, cores, info.stack))
     return tuple(genes)
 
@@ -94,11 +97,18 @@ class AllocationProblem:
     def check(self, allocation: Sequence[int]) -> None:
         """Raise :class:`InputError` unless ``allocation`` gives one valid core per gene."""
         if len(allocation) != len(self.genes):
-            raise InputError(None, "allocation", f"{len(allocation)} cores for {len(self.genes)} genes; give one per gene")
+            raise InputError(
+                None,
+                "allocation",
+                f"{len(allocation)} cores for {len(self.genes)} genes; give one per gene",
+            )
         for gene, core in zip(self.genes, allocation):
             if core not in gene.cores:
-                raise InputError(None, f"allocation of layer {gene.layer} group {gene.group}",
-                                 f"core {core} is not one of its valid cores {list(gene.cores)}")
+                raise InputError(
+                    None,
+                    f"allocation of layer {gene.layer} group {gene.group}",
+                    f"core {core} is not one of its valid cores {list(gene.cores)}",
+                )
 
     def problem(self, allocation: Sequence[int]) -> ScheduleProblem:
         """The scheduling problem of one allocation (one core per gene, gene order)."""
@@ -107,7 +117,11 @@ class AllocationProblem:
         if not self.genes:
             return base
         core = base.core.copy()
-        runtime, onchip, offchip = base.runtime.copy(), base.onchip_energy.copy(), base.offchip_energy.copy()
+        runtime, onchip, offchip = (
+            base.runtime.copy(),
+            base.onchip_energy.copy(),
+            base.offchip_energy.copy(),
+        )
         bw_to, bw_from = base.bw_to_offchip.copy(), base.bw_from_offchip.copy()
         too_large = list(base.too_large)
         dram_bits = list(base.dram_bits) if base.dram_bits is not None else None
@@ -126,9 +140,18 @@ class AllocationProblem:
                 for cn, bits in zip(cns.tolist(), costs.dram_bits[k]):
                     dram_bits[cn] = bits
         prefetch = tuple((t, int(core[cn]), m) for t, cn, m in self.prefetch_cns)
-        return replace(base, core=core, runtime=runtime, onchip_energy=onchip, offchip_energy=offchip,
-                       bw_to_offchip=bw_to, bw_from_offchip=bw_from, too_large=tuple(too_large), prefetch=prefetch,
-                       dram_bits=None if dram_bits is None else tuple(dram_bits))
+        return replace(
+            base,
+            core=core,
+            runtime=runtime,
+            onchip_energy=onchip,
+            offchip_energy=offchip,
+            bw_to_offchip=bw_to,
+            bw_from_offchip=bw_from,
+            too_large=tuple(too_large),
+            prefetch=prefetch,
+            dram_bits=None if dram_bits is None else tuple(dram_bits),
+        )
 
     def schedule(self, allocation: Sequence[int]) -> ScheduleResult:
         """The full schedule of one allocation."""
@@ -140,8 +163,14 @@ class AllocationProblem:
         return float(result.energy), float(result.latency)
 
 
-def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str] = (),
-                             name: str = "schedule", latency_model: str = "zigzag") -> AllocationProblem:
+def build_allocation_problem(
+    graph: CNGraph,
+    accelerator,
+    table: CostTable,
+    prefetch: Sequence[str] = (),
+    name: str = "schedule",
+    latency_model: str = "zigzag",
+) -> AllocationProblem:
     """Genes of ``graph`` on ``accelerator`` with their per-core costs from ``table``.
 
     Every (CN, candidate core) entry the search can use is looked up (or computed) here, once
@@ -152,23 +181,35 @@ def build_allocation_problem(graph: CNGraph, accelerator, table: CostTable, pref
         return _allocation_problem(graph, accelerator, table, prefetch, name, latency_model)
 
 
-def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch: Sequence[str],
-                        name: str, latency_model: str) -> AllocationProblem:
+def _allocation_problem(
+    graph: CNGraph,
+    accelerator,
+    table: CostTable,
+    prefetch: Sequence[str],
+    name: str,
+    latency_model: str,
+) -> AllocationProblem:
     genes = allocation_genes(graph, [c.id for c in accelerator.compute_cores])
     rep = graph.cost_node()
     keys = {r: node_key(graph, r) for r in np.unique(rep).tolist()}
     costs: list[CNCost | None] = [None] * len(graph)
     for cn in np.flatnonzero(graph.core >= 0).tolist():
-        costs[cn] = cache_read_share(CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])),
-                                                     dram=table.dram), graph.layers[int(graph.layer[cn])].cache_operands)
+        costs[cn] = cache_read_share(
+            CNCost.of_entry(table.entry(keys[int(rep[cn])], int(graph.core[cn])), dram=table.dram),
+            graph.layers[int(graph.layer[cn])].cache_operands,
+        )
     placeholder = graph.core.copy()
     gene_costs = []
     for gene in genes:
         cns = np.flatnonzero((graph.layer == gene.layer) & (graph.group == gene.group))
         shares = graph.layers[gene.layer].cache_operands
-        per_core = [[cache_read_share(CNCost.of_entry(entry, entry.ga_latency, table.dram), shares)
-                     for entry in (table.entry(keys[int(rep[cn])], core) for cn in cns.tolist())]
-                    for core in gene.cores]
+        per_core = [
+            [
+                cache_read_share(CNCost.of_entry(entry, entry.ga_latency, table.dram), shares)
+                for entry in (table.entry(keys[int(rep[cn])], core) for cn in cns.tolist())
+            ]
+            for core in gene.cores
+        ]
         placeholder[cns] = gene.cores[0]
         for cn, cost in zip(cns.tolist(), per_core[0]):
             costs[cn] = cost
@@ -176,19 +217,30 @@ def _allocation_problem(graph: CNGraph, accelerator, table: CostTable, prefetch:
         def column(attr: str, rows=per_core) -> np.ndarray:
             return np.array([[getattr(x, attr) for x in row] for row in rows], dtype=np.float64)
 
-        gene_costs.append(GeneCosts(
-            cns=cns, runtime=column("runtime"), onchip_energy=column("onchip_energy"),
-            offchip_energy=column("offchip_energy"), bw_to_offchip=column("bw_to_offchip"),
-            bw_from_offchip=column("bw_from_offchip"),
-            too_large=tuple(tuple(tuple(memory_operand_index(m) for m in x.too_large) for x in row)
-                            for row in per_core),
-            dram_bits=tuple(tuple(x.dram_bits for x in row) for row in per_core),
-        ))
-    base = problem_from_cn_graph(graph, accelerator, costs, cores=placeholder, name=name, latency_model=latency_model)
+        gene_costs.append(
+            GeneCosts(
+                cns=cns,
+                runtime=column("runtime"),
+                onchip_energy=column("onchip_energy"),
+                offchip_energy=column("offchip_energy"),
+                bw_to_offchip=column("bw_to_offchip"),
+                bw_from_offchip=column("bw_from_offchip"),
+                too_large=tuple(
+                    tuple(tuple(memory_operand_index(m) for m in x.too_large) for x in row)
+                    for row in per_core
+                ),
+                dram_bits=tuple(tuple(x.dram_bits for x in row) for row in per_core),
+            )
+        )
+    base = problem_from_cn_graph(
+        graph, accelerator, costs, cores=placeholder, name=name, latency_model=latency_model
+    )
     return AllocationProblem(genes, tuple(gene_costs), base, _prefetch_cns(graph, base, prefetch))
 
 
-def _prefetch_cns(graph: CNGraph, base: ScheduleProblem, prefetch: Sequence[str]) -> tuple[tuple[int, int, int], ...]:
+def _prefetch_cns(
+    graph: CNGraph, base: ScheduleProblem, prefetch: Sequence[str]
+) -> tuple[tuple[int, int, int], ...]:
     """Stream's ``operands_to_prefetch`` as (tensor, CN, memory operand): the core follows the CN."""
     out = []
     for i in np.argsort(graph.node_order, kind="stable").tolist():

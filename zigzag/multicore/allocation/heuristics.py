@@ -24,7 +24,9 @@ from collections.abc import Mapping, Sequence
 from zigzag.multicore.allocation.genes import AllocationProblem
 
 
-def linked_walk(cores: Sequence[int], routes: Mapping[tuple[int, int], tuple[int, ...]]) -> tuple[int, ...]:
+def linked_walk(
+    cores: Sequence[int], routes: Mapping[tuple[int, int], tuple[int, ...]]
+) -> tuple[int, ...]:
     """``cores`` ordered as a walk that goes, where it can, to an unvisited core one link away.
 
     Starts at the lowest id; at each step takes the lowest-id unvisited core with a direct
@@ -95,11 +97,17 @@ def distinct_cores(problem: AllocationProblem, cores: Sequence[int]) -> list[int
         if core not in gene.cores:
             return None
         k = gene.cores.index(core)
-        return costs.runtime[k].tobytes(), costs.onchip_energy[k].tobytes(), costs.offchip_energy[k].tobytes()
+        return (
+            costs.runtime[k].tobytes(),
+            costs.onchip_energy[k].tobytes(),
+            costs.offchip_energy[k].tobytes(),
+        )
 
     kept, signatures = [], set()
     for core in cores:
-        signature = tuple(cost(gene, costs, core) for gene, costs in zip(problem.genes, problem.gene_costs))
+        signature = tuple(
+            cost(gene, costs, core) for gene, costs in zip(problem.genes, problem.gene_costs)
+        )
         if signature not in signatures:
             signatures.add(signature)
             kept.append(core)

@@ -69,6 +69,7 @@ class SearchStats:
 
 # ----- variation ----------------------------------------------------------------------------------
 
+
 def _crossover(a: list[int], b: list[int], rng: random.Random) -> None:
     """Two-point crossover in place (uniform for one gene): genes keep their position."""
     size = len(a)
@@ -98,7 +99,7 @@ def _segment(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Rando
     common = sorted(set.intersection(*(set(valid[k]) for k in range(start, start + length))))
     if common:
         core = rng.choice(common)
-        ind[start:start + length] = [core] * length
+        ind[start : start + length] = [core] * length
 
 
 def _shift(ind: list[int], valid: Sequence[tuple[int, ...]], rng: random.Random) -> None:
@@ -139,7 +140,9 @@ def _fresh(child: Individual, seen: set, valid, rng: random.Random) -> Individua
     return child
 
 
-def _offspring(population: list[Individual], count: int, valid, seen: set, rng: random.Random) -> list[Individual]:
+def _offspring(
+    population: list[Individual], count: int, valid, seen: set, rng: random.Random
+) -> list[Individual]:
     """``count`` children: a crossover (first child kept) or a mutation, each a new allocation
     where :func:`_fresh` finds one."""
     children = []
@@ -155,9 +158,13 @@ def _offspring(population: list[Individual], count: int, valid, seen: set, rng: 
     return children
 
 
-def _initial(problem: AllocationProblem, individuals: int, valid, seen: set, rng: random.Random) -> list[Individual]:
+def _initial(
+    problem: AllocationProblem, individuals: int, valid, seen: set, rng: random.Random
+) -> list[Individual]:
     """The heuristic allocations (at most three quarters of the population), then random ones."""
-    population = [_individual(a) for a in seed_allocations(problem)[:individuals - individuals // 4]]
+    population = [
+        _individual(a) for a in seed_allocations(problem)[: individuals - individuals // 4]
+    ]
     seen.update(tuple(p) for p in population)
     while len(population) < individuals:
         child = _individual(rng.choice(cores) for cores in valid)
@@ -172,8 +179,15 @@ def _initial(problem: AllocationProblem, individuals: int, valid, seen: set, rng
 
 # ----- the search ---------------------------------------------------------------------------------
 
-def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: int = 0, workers: int = 1,
-          progress: Callable[[int, list[FrontPoint]], None] | None = None) -> tuple[list[FrontPoint], SearchStats]:
+
+def nsga2(
+    problem: AllocationProblem,
+    individuals: int,
+    generations: int,
+    seed: int = 0,
+    workers: int = 1,
+    progress: Callable[[int, list[FrontPoint]], None] | None = None,
+) -> tuple[list[FrontPoint], SearchStats]:
     """The Pareto front (lowest energy first) of a (mu + lambda) NSGA-II search.
 
     ``individuals`` is the population and the offspring count per generation (``mu`` = half of
@@ -190,9 +204,14 @@ def nsga2(problem: AllocationProblem, individuals: int, generations: int, seed: 
         if individuals < 2:
             raise ValueError("the allocation search needs at least 2 individuals")
         seen: set[tuple[int, ...]] = set()
-        front, _ = nsga2_loop(_initial(problem, individuals, valid, seen, rng), generations, individuals // 2,
-                              evaluate, lambda population: _offspring(population, individuals, valid, seen, rng),
-                              on_generation=None if progress is None else lambda g, f: progress(g, _points(f)))
+        front, _ = nsga2_loop(
+            _initial(problem, individuals, valid, seen, rng),
+            generations,
+            individuals // 2,
+            evaluate,
+            lambda population: _offspring(population, individuals, valid, seen, rng),
+            on_generation=None if progress is None else lambda g, f: progress(g, _points(f)),
+        )
         stats = SearchStats(generations, len(evaluate.memo), time.perf_counter() - begin)
     return _points(front), stats
 
@@ -204,5 +223,9 @@ def _points(front) -> list[FrontPoint]:
 
 def print_generation(generation: int, front: list[FrontPoint], stream=sys.stderr) -> None:
     """One progress line: generation, front size, its lowest energy and lowest latency."""
-    print(f"generation {generation}: front of {len(front)}, min energy {min(p.energy for p in front):.6g} pJ, "
-          f"min latency {min(p.latency for p in front):.6g} cycles", file=stream, flush=True)
+    print(
+        f"generation {generation}: front of {len(front)}, min energy {min(p.energy for p in front):.6g} pJ, "
+        f"min latency {min(p.latency for p in front):.6g} cycles",
+        file=stream,
+        flush=True,
+    )

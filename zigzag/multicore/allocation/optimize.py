@@ -45,13 +45,25 @@ class ConstraintSearch:
     def co_summary(self) -> dict:
         """Per stack: steady-state CNs, iterations, the model's objective, status and seconds."""
         return {
-            "method": "co", "solver": "OR-Tools CP-SAT", "seconds": round(self.seconds, 3),
+            "method": "co",
+            "solver": "OR-Tools CP-SAT",
+            "seconds": round(self.seconds, 3),
             "solver_seconds": round(self.allocation.solver_seconds, 3),
-            "layer_cores": {str(k): list(v) for k, v in sorted(self.allocation.layer_cores.items())},
-            "stacks": [{"layers": list(s.state.stack), "steady_state_cns": len(s.state.cns),
-                        "iterations": s.state.iterations, "macs_share": round(s.state.macs_share, 6),
-                        "objective": s.answer.objective, "status": s.answer.status,
-                        "seconds": round(s.answer.seconds, 3)} for s in self.allocation.stacks],
+            "layer_cores": {
+                str(k): list(v) for k, v in sorted(self.allocation.layer_cores.items())
+            },
+            "stacks": [
+                {
+                    "layers": list(s.state.stack),
+                    "steady_state_cns": len(s.state.cns),
+                    "iterations": s.state.iterations,
+                    "macs_share": round(s.state.macs_share, 6),
+                    "objective": s.answer.objective,
+                    "status": s.answer.status,
+                    "seconds": round(s.answer.seconds, 3),
+                }
+                for s in self.allocation.stacks
+            ],
         }
 
     def write(self, folder: str | Path) -> dict[str, Path]:
@@ -59,10 +71,14 @@ class ConstraintSearch:
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         header = f"# fixed allocation found by the constraint optimisation from {Path(self.mapping_path).name}\n"
-        write_text_atomic(out / "allocation.yaml", header + yaml.safe_dump(self.mapping, sort_keys=False))
+        write_text_atomic(
+            out / "allocation.yaml", header + yaml.safe_dump(self.mapping, sort_keys=False)
+        )
         rows = parts_table(self.graph, self.allocation)
         text = io.StringIO()
-        writer = csv.DictWriter(text, fieldnames=["stack", "slot", "core", "layer", "sub_id"], lineterminator="\n")
+        writer = csv.DictWriter(
+            text, fieldnames=["stack", "slot", "core", "layer", "sub_id"], lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(rows)
         write_text_atomic(out / "co_slots.csv", text.getvalue())
@@ -70,7 +86,10 @@ class ConstraintSearch:
         summary = self.schedule.summary()
         summary["search"] = self.co_summary()
         write_json_atomic(out / "summary.json", summary)
-        return {name: out / name for name in ("allocation.yaml", "co_slots.csv", "summary.json", "schedule.csv")}
+        return {
+            name: out / name
+            for name in ("allocation.yaml", "co_slots.csv", "summary.json", "schedule.csv")
+        }
 
 
 def optimize_co(
@@ -99,12 +118,36 @@ def optimize_co(
     begin = time.perf_counter()
     parsed = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
-    hardware, graph, table, _ = allocation_inputs(accelerator, workload, parsed, mode, stacks, lpf_limit=lpf_limit,
-                                                  cache=cache, cost_lut_path=cost_lut_path,
-                                                  operands_to_prefetch=operands_to_prefetch, cwd=cwd)
-    return allocate_and_schedule(graph, hardware, table, workload, parsed, mode, stacks, time_limit=time_limit,
-                                 gap=gap, lpf_limit=lpf_limit, cache=cache, operands_to_prefetch=operands_to_prefetch,
-                                 output=output, cwd=cwd, began=begin, latency_model=latency_model)
+    hardware, graph, table, _ = allocation_inputs(
+        accelerator,
+        workload,
+        parsed,
+        mode,
+        stacks,
+        lpf_limit=lpf_limit,
+        cache=cache,
+        cost_lut_path=cost_lut_path,
+        operands_to_prefetch=operands_to_prefetch,
+        cwd=cwd,
+    )
+    return allocate_and_schedule(
+        graph,
+        hardware,
+        table,
+        workload,
+        parsed,
+        mode,
+        stacks,
+        time_limit=time_limit,
+        gap=gap,
+        lpf_limit=lpf_limit,
+        cache=cache,
+        operands_to_prefetch=operands_to_prefetch,
+        output=output,
+        cwd=cwd,
+        began=begin,
+        latency_model=latency_model,
+    )
 
 
 def allocate_and_schedule(
@@ -130,15 +173,29 @@ def allocate_and_schedule(
     """The allocation of an already built CN graph (costed by ``table``) and the schedule of it
     as a fixed mapping (its split layers costed anew, ``post_cost_lut_path`` saving that table)."""
     begin = time.perf_counter() if began is None else began
-    allocation = allocate(graph, hardware, table, time_limit=time_limit, gap=gap, latency_model=latency_model)
+    allocation = allocate(
+        graph, hardware, table, time_limit=time_limit, gap=gap, latency_model=latency_model
+    )
     mapping_path = str(mapping.file or "mapping")
     entries = co_mapping(mapping, graph, allocation.layer_cores)
     fixed = parse_stream_mapping(entries, mapping_path)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
-    result = run_stream(hardware, workload, fixed, mode, stacks, lpf_limit=lpf_limit, cache=cache,
-                        cost_lut_path=post_cost_lut_path, operands_to_prefetch=operands_to_prefetch, cwd=cwd,
-                        latency_model=latency_model)
-    search = ConstraintSearch(graph, allocation, entries, mapping_path, result, time.perf_counter() - begin)
+    result = run_stream(
+        hardware,
+        workload,
+        fixed,
+        mode,
+        stacks,
+        lpf_limit=lpf_limit,
+        cache=cache,
+        cost_lut_path=post_cost_lut_path,
+        operands_to_prefetch=operands_to_prefetch,
+        cwd=cwd,
+        latency_model=latency_model,
+    )
+    search = ConstraintSearch(
+        graph, allocation, entries, mapping_path, result, time.perf_counter() - begin
+    )
     if output is not None:
         search.write(output)
     return search

@@ -67,7 +67,11 @@ class AllocationSearch:
     def chosen(self) -> FrontPoint:
         """The point picked from the front by its figures as run (:meth:`as_run`): lowest latency
         (Stream), lowest energy, or lowest EDP; ties go to the search's own ranking."""
-        key = {"latency": lambda e, l: (l, e), "energy": lambda e, l: (e, l), "edp": lambda e, l: (e * l, l)}[self.choose]
+        key = {
+            "latency": lambda e, l: (l, e),
+            "energy": lambda e, l: (e, l),
+            "edp": lambda e, l: (e * l, l),
+        }[self.choose]
         return min(self.front, key=lambda p: (*key(*self.figures(p)), *key(p.energy, p.latency)))
 
     def figures(self, point: FrontPoint) -> tuple[float, float]:
@@ -82,9 +86,17 @@ class AllocationSearch:
         if cores not in self._runs:
             core = self.problem.problem(cores).core
             costs = cn_costs(self.graph, self.table, cores=core)
-            self._runs[cores] = schedule(problem_from_cn_graph(self.graph, self.accelerator, costs, cores=core,
-                                                               prefetch=self.prefetch, name=self.problem.base.name,
-                                                               latency_model=self.problem.base.latency_model))
+            self._runs[cores] = schedule(
+                problem_from_cn_graph(
+                    self.graph,
+                    self.accelerator,
+                    costs,
+                    cores=core,
+                    prefetch=self.prefetch,
+                    name=self.problem.base.name,
+                    latency_model=self.problem.base.latency_model,
+                )
+            )
         return self._runs[cores]
 
     @property
@@ -110,34 +122,74 @@ class AllocationSearch:
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         write_text_atomic(out / "front.csv", front_csv(self.genes, self.front, self.figures))
-        write_fixed_mapping(out / "allocation.yaml", self.mapping_path, self.graph, self.genes, self.chosen.cores,
-                            self.accelerator)
+        write_fixed_mapping(
+            out / "allocation.yaml",
+            self.mapping_path,
+            self.graph,
+            self.genes,
+            self.chosen.cores,
+            self.accelerator,
+        )
         fixed = self.fixed_schedule()
         fixed.write(out)
         summary = fixed.summary()
         summary["search"] = {
-            "energy": float(fixed.energy), "latency": float(fixed.latency), "choose": self.choose,
-            "search_energy": self.chosen.energy, "search_latency": self.chosen.latency,
-            "front_size": self.front_size, "front_allocations": len(self.front), "genes": len(self.genes),
-            "generations": self.stats.generations, "evaluations": self.stats.evaluations,
+            "energy": float(fixed.energy),
+            "latency": float(fixed.latency),
+            "choose": self.choose,
+            "search_energy": self.chosen.energy,
+            "search_latency": self.chosen.latency,
+            "front_size": self.front_size,
+            "front_allocations": len(self.front),
+            "genes": len(self.genes),
+            "generations": self.stats.generations,
+            "evaluations": self.stats.evaluations,
             "seconds": round(self.stats.seconds, 3),
         }
         write_json_atomic(out / "summary.json", summary)
-        return {name: out / name for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")}
+        return {
+            name: out / name
+            for name in ("front.csv", "allocation.yaml", "summary.json", "schedule.csv")
+        }
 
 
-def allocation_inputs(accelerator, workload, mapping, mode: str, layer_stacks, *, lpf_limit: int = 6,
-                      cache=None, cost_lut_path=None, operands_to_prefetch: Sequence[str] = (), cwd: str | None = None,
-                      latency_model: str = "zigzag") -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
+def allocation_inputs(
+    accelerator,
+    workload,
+    mapping,
+    mode: str,
+    layer_stacks,
+    *,
+    lpf_limit: int = 6,
+    cache=None,
+    cost_lut_path=None,
+    operands_to_prefetch: Sequence[str] = (),
+    cwd: str | None = None,
+    latency_model: str = "zigzag",
+) -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
     """What an allocation method starts from: the accelerator, the CN graph, the cost table filled
     for every candidate core of the layers to allocate (saved to ``cost_lut_path``), the problem."""
-    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
+    hardware = (
+        accelerator
+        if isinstance(accelerator, MultiCoreAccelerator)
+        else load_multicore_accelerator(accelerator, cwd)
+    )
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
-    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
-                                      cache=cache, lut_path=cost_lut_path)
-    problem = build_allocation_problem(graph, hardware, table, prefetch=tuple(operands_to_prefetch),
-                                       name=Path(str(workload)).stem, latency_model=latency_model)
+    table = CostTable.for_accelerator(
+        hardware,
+        options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
+        cache=cache,
+        lut_path=cost_lut_path,
+    )
+    problem = build_allocation_problem(
+        graph,
+        hardware,
+        table,
+        prefetch=tuple(operands_to_prefetch),
+        name=Path(str(workload)).stem,
+        latency_model=latency_model,
+    )
     if cost_lut_path is not None:
         table.save()
     return hardware, graph, table, problem
@@ -174,20 +226,44 @@ def search_allocation(
     """
     if choose not in CHOICES:
         raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")
-    hardware, graph, table, problem = allocation_inputs(accelerator, workload, mapping, mode, layer_stacks,
-                                                        lpf_limit=lpf_limit, cache=cache, cost_lut_path=cost_lut_path,
-                                                        operands_to_prefetch=operands_to_prefetch, cwd=cwd,
-                                                        latency_model=latency_model)
-    front, stats = nsga2(problem, individuals, generations, seed=seed, workers=workers, progress=progress)
-    result = AllocationSearch(graph, hardware, table, problem, str(getattr(mapping, 'file', None) or mapping), front,
-                              stats, choose, tuple(operands_to_prefetch))
+    hardware, graph, table, problem = allocation_inputs(
+        accelerator,
+        workload,
+        mapping,
+        mode,
+        layer_stacks,
+        lpf_limit=lpf_limit,
+        cache=cache,
+        cost_lut_path=cost_lut_path,
+        operands_to_prefetch=operands_to_prefetch,
+        cwd=cwd,
+        latency_model=latency_model,
+    )
+    front, stats = nsga2(
+        problem, individuals, generations, seed=seed, workers=workers, progress=progress
+    )
+    result = AllocationSearch(
+        graph,
+        hardware,
+        table,
+        problem,
+        str(getattr(mapping, "file", None) or mapping),
+        front,
+        stats,
+        choose,
+        tuple(operands_to_prefetch),
+    )
     if output is not None:
         result.write(output)
     return result
 
 
-def dominated_share(ours: Sequence[tuple[float, float]], theirs: Sequence[tuple[float, float]]) -> float:
+def dominated_share(
+    ours: Sequence[tuple[float, float]], theirs: Sequence[tuple[float, float]]
+) -> float:
     """Share of ``ours`` points dominated by some point of ``theirs`` (both minimised)."""
     if not ours:
         return 0.0
-    return int(np.count_nonzero(dominated_by(ours, np.asarray(theirs, dtype=float).reshape(-1, 2)))) / len(ours)
+    return int(
+        np.count_nonzero(dominated_by(ours, np.asarray(theirs, dtype=float).reshape(-1, 2)))
+    ) / len(ours)

@@ -73,8 +73,14 @@ class SlotAllocation:
         return tuple(sorted(c for _, c, n in self.parts if n == node))
 
 
-def solve_slots(problem: SlotProblem, *, time_limit: float = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
-                tie_break: bool = True, seed: int = 0) -> SlotAllocation:
+def solve_slots(
+    problem: SlotProblem,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    gap: float = DEFAULT_GAP,
+    tie_break: bool = True,
+    seed: int = 0,
+) -> SlotAllocation:
     """Allocate one steady state: the slot model at its optimum (within ``gap``, ``time_limit``).
 
     With ``tie_break``, a second solve keeps the best objective and picks, among the allocations
@@ -114,14 +120,20 @@ class _SlotModel:
             raise InputError(None, "steady state", "has no computation node to allocate")
         for node in nodes:
             if not problem.splits(node):
-                raise InputError(None, f"node {node}", "can run on none of the cores; check its core_allocation")
+                raise InputError(
+                    None, f"node {node}", "can run on none of the cores; check its core_allocation"
+                )
         # split[n, k]: node n is cut into k parts
-        self.split = {(n, k): m.NewBoolVar(f"split_{n}_{k}") for n in nodes for k in problem.splits(n)}
+        self.split = {
+            (n, k): m.NewBoolVar(f"split_{n}_{k}") for n in nodes for k in problem.splits(n)
+        }
         for n in nodes:
             m.AddExactlyOne(self.split[n, k] for k in problem.splits(n))
         parts_of = {n: sum(k * self.split[n, k] for k in problem.splits(n)) for n in nodes}
         # x[c, s, n]: a part of n runs on c in slot s; at[s, n]: n's slot
-        self.x = {(c, s, n): m.NewBoolVar(f"x_{c}_{s}_{n}") for c in cores for s in slots for n in nodes}
+        self.x = {
+            (c, s, n): m.NewBoolVar(f"x_{c}_{s}_{n}") for c in cores for s in slots for n in nodes
+        }
         self.at = {(s, n): m.NewBoolVar(f"at_{s}_{n}") for s in slots for n in nodes}
         self.on = {}
         for n in nodes:
@@ -129,7 +141,9 @@ class _SlotModel:
             for c in cores:
                 on = sum(self.x[c, s, n] for s in slots)
                 self.on[c, n] = on
-                allowed = [self.split[n, k] for k in problem.splits(n) if (n, c, k) in problem.runtime]
+                allowed = [
+                    self.split[n, k] for k in problem.splits(n) if (n, c, k) in problem.runtime
+                ]
                 m.Add(on <= sum(allowed)) if allowed else m.Add(on == 0)
                 for s in slots:
                     m.AddImplication(self.x[c, s, n], self.at[s, n])
@@ -179,7 +193,9 @@ class _SlotModel:
         runtime_on = {}
         for n in nodes:
             for c in cores:
-                runtime_on[n, c] = sum(p.runtime.get((n, c, k), 0) * self.split[n, k] for k in p.splits(n))
+                runtime_on[n, c] = sum(
+                    p.runtime.get((n, c, k), 0) * self.split[n, k] for k in p.splits(n)
+                )
         busy = {}
         length = {}
         for s in slots:
@@ -233,8 +249,15 @@ class _SlotModel:
         self.objective = n_it * latency - (n_it - 1) * overlap
         m.Minimize(self.objective)
 
-    def solve(self, time_limit: float, gap: float, seed: int, *, work: float | None = None,
-              required: bool = True) -> tuple[str, int | None]:
+    def solve(
+        self,
+        time_limit: float,
+        gap: float,
+        seed: int,
+        *,
+        work: float | None = None,
+        required: bool = True,
+    ) -> tuple[str, int | None]:
         """Solve; keep the solution found (or, when not ``required`` and none is found, the previous one)."""
         solver = self.cp.CpSolver()
         solver.parameters.max_time_in_seconds = float(time_limit)
@@ -248,11 +271,17 @@ class _SlotModel:
         if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE) and not required:
             return status, None
         if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-            raise InputError(None, "constraint-optimisation allocation",
-                             f"the solver found no allocation ({status} after {solver.WallTime():.1f} s); "
-                             + ("raise the time limit" if code == self.cp.UNKNOWN else
-                                "the weights do not fit the cores' weight memories or a node has no core: "
-                                "give more cores to the layers or a larger weight memory"))
+            raise InputError(
+                None,
+                "constraint-optimisation allocation",
+                f"the solver found no allocation ({status} after {solver.WallTime():.1f} s); "
+                + (
+                    "raise the time limit"
+                    if code == self.cp.UNKNOWN
+                    else "the weights do not fit the cores' weight memories or a node has no core: "
+                    "give more cores to the layers or a larger weight memory"
+                ),
+            )
         self.solution = {key: solver.BooleanValue(var) for key, var in self.x.items()}
         return status, int(round(solver.Value(self.objective)))
 
@@ -280,9 +309,13 @@ class _SlotModel:
 
 def _interchangeable_pairs(p: SlotProblem) -> list[tuple[int, int]]:
     """Consecutive cores of each class of cores the model cannot tell apart."""
+
     def profile(core: int) -> tuple:
-        return (tuple(sorted((n, k, v) for (n, c, k), v in p.runtime.items() if c == core)),
-                tuple(sorted((n, v) for (n, c), v in p.energy.items() if c == core)), p.capacity_bits[core])
+        return (
+            tuple(sorted((n, k, v) for (n, c, k), v in p.runtime.items() if c == core)),
+            tuple(sorted((n, v) for (n, c), v in p.energy.items() if c == core)),
+            p.capacity_bits[core],
+        )
 
     classes: dict[tuple, list[int]] = {}
     for core in p.cores:

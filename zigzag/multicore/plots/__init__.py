@@ -14,7 +14,12 @@ import json
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.multicore.plots.charts import energy_breakdown_png, memory_usage_png, pareto_front_png, read_front
+from zigzag.multicore.plots.charts import (
+    energy_breakdown_png,
+    memory_usage_png,
+    pareto_front_png,
+    read_front,
+)
 from zigzag.multicore.plots.gantt import gantt_html, gantt_png
 from zigzag.multicore.plots.perfetto import perfetto_json
 from zigzag.multicore.schedule.trace import load_trace
@@ -22,8 +27,17 @@ from zigzag.multicore.schedule.trace import load_trace
 #: the pictures of one run, by file name
 RUN_PICTURES = ("gantt.html", "gantt.{fmt}", "memory.{fmt}", "energy.{fmt}", "perfetto.json")
 
-__all__ = ["energy_breakdown_png", "gantt_html", "gantt_png", "memory_usage_png", "pareto_front_png",
-           "perfetto_json", "plot_front", "plot_run", "read_summary"]
+__all__ = [
+    "energy_breakdown_png",
+    "gantt_html",
+    "gantt_png",
+    "memory_usage_png",
+    "pareto_front_png",
+    "perfetto_json",
+    "plot_front",
+    "plot_run",
+    "read_summary",
+]
 
 
 def read_summary(path: str | Path) -> dict:
@@ -34,13 +48,21 @@ def read_summary(path: str | Path) -> dict:
     try:
         return json.loads(path.read_text())
     except FileNotFoundError:
-        raise InputError(path, None, "no run summary here; run 'zigzag stream run --output DIR' first") from None
+        raise InputError(
+            path, None, "no run summary here; run 'zigzag stream run --output DIR' first"
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(path, None, f"not valid JSON ({exc.msg})") from None
 
 
-def plot_run(run: str | Path, output: str | Path | None = None, fmt: str = "png",
-             name: str | None = None, pareto: bool = True, plotly_js: str | Path | None = None) -> list[Path]:
+def plot_run(
+    run: str | Path,
+    output: str | Path | None = None,
+    fmt: str = "png",
+    name: str | None = None,
+    pareto: bool = True,
+    plotly_js: str | Path | None = None,
+) -> list[Path]:
     """Draw every picture of the run folder ``run`` into ``output`` (default ``run/plots``).
 
     Writes ``gantt.html``, ``gantt.<fmt>``, ``memory.<fmt>``, ``energy.<fmt>``, ``perfetto.json``,
@@ -74,5 +96,9 @@ def plot_front(run: str | Path, path: str | Path, name: str | None = None) -> Pa
     summary = read_summary(run)
     search = summary.get("search") or {}
     chosen = (search["energy"], search["latency"]) if {"energy", "latency"} <= set(search) else None
-    return pareto_front_png(read_front(run / "front.csv"), path, chosen,
-                            title=f"{name or run.name}: allocation search front")
+    return pareto_front_png(
+        read_front(run / "front.csv"),
+        path,
+        chosen,
+        title=f"{name or run.name}: allocation search front",
+    )

@@ -14,11 +14,19 @@ from zigzag.multicore.schedule.trace import ScheduleTrace
 #: the nine energy terms grouped as the energy bars show them
 ENERGY_GROUPS = {
     "on-chip (CN compute + memories)": ("total_cn_onchip_energy",),
-    "off-chip (CN operands streamed from DRAM)": ("total_cn_offchip_link_energy", "total_cn_offchip_memory_energy"),
+    "off-chip (CN operands streamed from DRAM)": (
+        "total_cn_offchip_link_energy",
+        "total_cn_offchip_memory_energy",
+    ),
     "core to core": ("total_core_to_core_link_energy", "total_core_to_core_memory_energy"),
-    "evictions to DRAM": ("total_eviction_to_offchip_link_energy", "total_eviction_to_offchip_memory_energy"),
-    "sink (final outputs to DRAM)": ("total_sink_layer_output_offchip_link_energy",
-                                     "total_sink_layer_output_offchip_memory_energy"),
+    "evictions to DRAM": (
+        "total_eviction_to_offchip_link_energy",
+        "total_eviction_to_offchip_memory_energy",
+    ),
+    "sink (final outputs to DRAM)": (
+        "total_sink_layer_output_offchip_link_energy",
+        "total_sink_layer_output_offchip_memory_energy",
+    ),
 }
 GROUP_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b2")
 
@@ -41,9 +49,15 @@ def _bytes(bits: float) -> str:
     return f"{value:.4g} GiB"
 
 
-def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120, *,
-                     window: tuple[float, float] | None = None, include_offchip: bool = False,
-                     figsize: tuple[float, float] | None = None) -> Path:
+def memory_usage_png(
+    trace: ScheduleTrace,
+    path: str | Path,
+    dpi: int = 120,
+    *,
+    window: tuple[float, float] | None = None,
+    include_offchip: bool = False,
+    figsize: tuple[float, float] | None = None,
+) -> Path:
     """Usage over time of every on-chip top memory (one panel each), its capacity and its peak.
 
     ``window``: the time span shown (default the whole schedule); ``include_offchip``: draw the
@@ -67,17 +81,23 @@ def memory_usage_png(trace: ScheduleTrace, path: str | Path, dpi: int = 120, *,
             ax.plot([mem.time[peak]], [mem.bits[peak] / 8192], marker="v", color="black", ms=6)
         share = f"{100 * mem.peak / mem.capacity:.1f}%" if mem.capacity else "-"
         cores = ", ".join(map(str, mem.cores))
-        ax.set_title(f"{mem.label.split('@')[0]} (core{'s' if len(mem.cores) > 1 else ''} {cores}): "
-                     f"peak {_bytes(mem.peak)} of {_bytes(mem.capacity)} ({share})", fontsize=8, loc="left")
+        ax.set_title(
+            f"{mem.label.split('@')[0]} (core{'s' if len(mem.cores) > 1 else ''} {cores}): "
+            f"peak {_bytes(mem.peak)} of {_bytes(mem.capacity)} ({share})",
+            fontsize=8,
+            loc="left",
+        )
         ax.set_ylim(0, max(mem.capacity, mem.peak) / 8192 * 1.08)
         ax.set_ylabel("KiB", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlim(*(window or (0, end)))
     axes[-1, 0].set_xlabel("time (cycles)")
-    handles = [plt.Line2D([], [], color="tab:blue", label="stored"),
-               plt.Line2D([], [], color="tab:red", ls="--", label="capacity"),
-               plt.Line2D([], [], color="black", marker="v", ls="", label="peak")]
+    handles = [
+        plt.Line2D([], [], color="tab:blue", label="stored"),
+        plt.Line2D([], [], color="tab:red", ls="--", label="capacity"),
+        plt.Line2D([], [], color="black", marker="v", ls="", label="peak"),
+    ]
     fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=3)
     fig.suptitle(f"{trace.name}: top-memory usage over time", fontsize=10, x=0.01, ha="left")
     fig.tight_layout()
@@ -90,18 +110,22 @@ def energy_groups(summary: Mapping[str, float]) -> dict[str, float]:
     """The nine energy terms of a ``summary.json`` summed into the five groups of the bars."""
     missing = [t for terms in ENERGY_GROUPS.values() for t in terms if t not in summary]
     if missing:
-        raise InputError(None, missing[0], "not in the summary; pass the summary.json of a Stream run")
+        raise InputError(
+            None, missing[0], "not in the summary; pass the summary.json of a Stream run"
+        )
     return {group: float(sum(summary[t] for t in terms)) for group, terms in ENERGY_GROUPS.items()}
 
 
-def energy_breakdown_png(summaries: Mapping[str, Mapping[str, float]], path: str | Path, dpi: int = 120) -> Path:
+def energy_breakdown_png(
+    summaries: Mapping[str, Mapping[str, float]], path: str | Path, dpi: int = 120
+) -> Path:
     """Stacked horizontal bars, one per experiment: its energy by group (pJ)."""
     plt = _pyplot()
     names = list(summaries)
     groups = {name: energy_groups(s) for name, s in summaries.items()}
     fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * len(names)))
     left = np.zeros(len(names))
-    for (group, colour) in zip(ENERGY_GROUPS, GROUP_COLOURS):
+    for group, colour in zip(ENERGY_GROUPS, GROUP_COLOURS):
         values = np.array([groups[n][group] for n in names])
         ax.barh(range(len(names)), values, left=left, color=colour, label=group, height=0.6)
         left += values
@@ -127,17 +151,28 @@ def read_front(path: str | Path) -> list[dict]:
         with open(path, newline="") as handle:
             rows = list(csv.DictReader(handle))
     except FileNotFoundError:
-        raise InputError(path, None, "no such front file; run 'zigzag stream search' first") from None
+        raise InputError(
+            path, None, "no such front file; run 'zigzag stream search' first"
+        ) from None
     if not rows or not {"energy", "latency"} <= set(rows[0]):
-        raise InputError(path, "header", "a front needs the columns energy, latency, allocation (one row per point)")
+        raise InputError(
+            path,
+            "header",
+            "a front needs the columns energy, latency, allocation (one row per point)",
+        )
     try:
         return [{**r, "energy": float(r["energy"]), "latency": float(r["latency"])} for r in rows]
     except ValueError as exc:
         raise InputError(path, "energy/latency", f"not a number ({exc})") from None
 
 
-def pareto_front_png(front: Sequence[dict], path: str | Path, chosen: tuple[float, float] | None = None,
-                     title: str = "Allocation search: Pareto front", dpi: int = 120) -> Path:
+def pareto_front_png(
+    front: Sequence[dict],
+    path: str | Path,
+    chosen: tuple[float, float] | None = None,
+    title: str = "Allocation search: Pareto front",
+    dpi: int = 120,
+) -> Path:
     """Energy against latency of every front point, the front as a step line, the chosen point starred.
 
     ``chosen`` = (energy, latency) of the chosen point (default: the lowest latency, Stream's choice).
@@ -153,8 +188,16 @@ def pareto_front_png(front: Sequence[dict], path: str | Path, chosen: tuple[floa
     fig, ax = plt.subplots(figsize=(7, 4.8))
     ax.step(lat, en, where="post", color="0.6", lw=1, zorder=1)
     ax.scatter(lat, en, color="tab:blue", s=28, zorder=2, label=f"front ({len(front)} points)")
-    ax.scatter([chosen[1]], [chosen[0]], marker="*", s=260, color="tab:red", edgecolors="black", zorder=3,
-               label=f"chosen: {chosen[1]:.4g} cycles, {chosen[0]:.4g} pJ")
+    ax.scatter(
+        [chosen[1]],
+        [chosen[0]],
+        marker="*",
+        s=260,
+        color="tab:red",
+        edgecolors="black",
+        zorder=3,
+        label=f"chosen: {chosen[1]:.4g} cycles, {chosen[0]:.4g} pJ",
+    )
     ax.set_xlabel("latency (cycles)")
     ax.set_ylabel("energy (pJ)")
     ax.set_title(title, fontsize=10)

@@ -17,10 +17,16 @@ def add_plot_command(commands: argparse._SubParsersAction) -> None:
         "gantt.html (interactive, works offline), gantt.png, memory.png, energy.png, perfetto.json "
         "(open in ui.perfetto.dev) and, for a search, pareto.png.",
     )
-    plot.add_argument("--run", required=True, help="output folder of 'zigzag stream run' or 'search'")
+    plot.add_argument(
+        "--run", required=True, help="output folder of 'zigzag stream run' or 'search'"
+    )
     plot.add_argument("--output", default=None, help="where the pictures go (default RUN/plots)")
-    plot.add_argument("--format", default="png", choices=("png", "svg", "pdf"), help="static picture format")
-    plot.add_argument("--name", default=None, help="experiment name shown in titles (default: the workload's)")
+    plot.add_argument(
+        "--format", default="png", choices=("png", "svg", "pdf"), help="static picture format"
+    )
+    plot.add_argument(
+        "--name", default=None, help="experiment name shown in titles (default: the workload's)"
+    )
     add_quiet(plot)
     plot.set_defaults(func=cmd_plot)
 

@@ -36,7 +36,11 @@ from zigzag.multicore.mapping import STREAM_MEMORY_OPERAND_LINKS
 def hardware_for_schedule(accelerator: MultiCoreAccelerator) -> ScheduleHardware:
     """The scheduler's view of ``accelerator`` (which must have an off-chip core)."""
     if accelerator.offchip_core_id is None:
-        raise InputError(accelerator.file, "offchip_core", "the scheduler needs an off-chip core; add offchip_core")
+        raise InputError(
+            accelerator.file,
+            "offchip_core",
+            "the scheduler needs an off-chip core; add offchip_core",
+        )
     in_graph = list(accelerator.graph.nodes)
     core_order = in_graph + [c.id for c in accelerator.cores if c.id not in in_graph]
     index: dict = {}
@@ -56,11 +60,17 @@ def hardware_for_schedule(accelerator: MultiCoreAccelerator) -> ScheduleHardware
         TopMemory(m.name, int(m.capacity), m.r_bw, m.w_bw, m.r_cost, m.w_cost, tuple(users[i]))
         for m, i in index.items()
     )
-    links = tuple(Link(str(lk.sender), str(lk.receiver), lk.bandwidth, lk.unit_energy_cost, lk.bidirectional)
-                  for lk in accelerator.links)
+    links = tuple(
+        Link(str(lk.sender), str(lk.receiver), lk.bandwidth, lk.unit_energy_cost, lk.bidirectional)
+        for lk in accelerator.links
+    )
     position = {lk.id: i for i, lk in enumerate(accelerator.links)}
-    routes = {pair: tuple(position[lk.id] for lk in route) for pair, route in accelerator.routes.items()}
-    return ScheduleHardware(tuple(in_graph), accelerator.offchip_core_id, memories, top_memory, links, routes)
+    routes = {
+        pair: tuple(position[lk.id] for lk in route) for pair, route in accelerator.routes.items()
+    }
+    return ScheduleHardware(
+        tuple(in_graph), accelerator.offchip_core_id, memories, top_memory, links, routes
+    )
 
 
 @dataclass(frozen=True)
@@ -82,16 +92,29 @@ class CNCost:
         ``dram``: the off-chip memory, to count the bits its streamed operands move."""
         bw = entry.offchip_bw or {}
         too_large = tuple(entry.too_large_operands)
-        bits = streamed_bits(entry.result, too_large, dram) if dram is not None and too_large else None
-        return cls(entry.latency if runtime is None else runtime, entry.onchip_energy, entry.offchip_energy,
-                   too_large, bw.get("wr_in_by_low", 0), bw.get("rd_out_to_low", 0),
-                   bits if too_large else ())
+        bits = (
+            streamed_bits(entry.result, too_large, dram) if dram is not None and too_large else None
+        )
+        return cls(
+            entry.latency if runtime is None else runtime,
+            entry.onchip_energy,
+            entry.offchip_energy,
+            too_large,
+            bw.get("wr_in_by_low", 0),
+            bw.get("rd_out_to_low", 0),
+            bits if too_large else (),
+        )
 
 
-def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | ScheduleHardware,
-                          costs: Sequence[CNCost], cores: Sequence[int] | None = None,
-                          prefetch: Sequence[str] = (), name: str = "schedule",
-                          latency_model: str = "zigzag") -> ScheduleProblem:
+def problem_from_cn_graph(
+    graph: CNGraph,
+    accelerator: MultiCoreAccelerator | ScheduleHardware,
+    costs: Sequence[CNCost],
+    cores: Sequence[int] | None = None,
+    prefetch: Sequence[str] = (),
+    name: str = "schedule",
+    latency_model: str = "zigzag",
+) -> ScheduleProblem:
     """The scheduling problem of ``graph`` with one cost per CN (CN index order).
 
     ``cores`` overrides the graph's cores (needed where the graph has -1: to be allocated);
@@ -99,14 +122,22 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
     cores before scheduling (Stream's ``operands_to_prefetch``); ``latency_model``: see
     :class:`ScheduleProblem`.
     """
-    hw = accelerator if isinstance(accelerator, ScheduleHardware) else hardware_for_schedule(accelerator)
+    hw = (
+        accelerator
+        if isinstance(accelerator, ScheduleHardware)
+        else hardware_for_schedule(accelerator)
+    )
     n = len(graph)
     if len(costs) != n:
         raise InputError(None, "costs", f"{len(costs)} CN costs for {n} CNs; give one per CN")
     core = np.asarray(graph.core if cores is None else cores, dtype=np.int64)
     if len(core) != n or (n and core.min() < 0):
-        raise InputError(None, "cores", "every CN needs a core; allocate the CNs the graph leaves open (-1)")
-    memop_of_column = np.array([memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in OPERANDS], dtype=np.int64)
+        raise InputError(
+            None, "cores", "every CN needs a core; allocate the CNs the graph leaves open (-1)"
+        )
+    memop_of_column = np.array(
+        [memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in OPERANDS], dtype=np.int64
+    )
     operand_tensor = np.full((n, 3), -1, dtype=np.int64)
     operand_tensor[:, memop_of_column] = graph.tensor_id
     tensor_operand = memop_of_column[graph.tensor_operand]
@@ -114,10 +145,15 @@ def problem_from_cn_graph(graph: CNGraph, accelerator: MultiCoreAccelerator | Sc
     rows, cols = np.nonzero(graph.tensor_id >= 0)
     np.minimum.at(origin, graph.tensor_id[rows, cols], rows)
     constants = tuple(
-        tuple(memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in graph.layers[int(lay)].constant_operands)
+        tuple(
+            memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
+            for op in graph.layers[int(lay)].constant_operands
+        )
         for lay in graph.layer.tolist()
     )
-    edge_operand = np.where(graph.edge_operand == INTRA, -1, memop_of_column[np.maximum(graph.edge_operand, 0)])
+    edge_operand = np.where(
+        graph.edge_operand == INTRA, -1, memop_of_column[np.maximum(graph.edge_operand, 0)]
+    )
     preload = []
     for i in np.argsort(graph.node_order, kind="stable").tolist():  # Stream's node order
         info = graph.layers[int(graph.layer[i])]

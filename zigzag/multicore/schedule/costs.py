@@ -32,18 +32,24 @@ def node_key(graph: CNGraph, cn: int) -> NodeKey:
         loop_sizes=tuple(zip(spec["loop_dims"], (int(s) for s in spec["loop_sizes"]))),
         precision=tuple((op, int(p)) for op, p in spec["operand_precision"].items()),
         relations=tuple(spec.get("dimension_relations") or ()),
-        pr_sizes=tuple(zip(spec.get("pr_loop_dims") or (), (int(s) for s in spec.get("pr_loop_sizes") or ()))),
+        pr_sizes=tuple(
+            zip(spec.get("pr_loop_dims") or (), (int(s) for s in spec.get("pr_loop_sizes") or ()))
+        ),
         edge_bits=tuple(sorted(bits.items())),
-        spatial_mapping=None if not spatial else tuple(
+        spatial_mapping=None
+        if not spatial
+        else tuple(
             (oa, tuple((u.split(",")[0].strip(), int(u.split(",")[1])) for u in unrollings))
-            for oa, unrollings in spatial.items()),
+            for oa, unrollings in spatial.items()
+        ),
         layer_name=info.name,
         vector_op=spec.get("vector_op"),
     )
 
 
-def cn_costs(graph: CNGraph, table: CostTable, cores: Sequence[int] | None = None,
-             runtime: str = "latency") -> list[CNCost]:
+def cn_costs(
+    graph: CNGraph, table: CostTable, cores: Sequence[int] | None = None, runtime: str = "latency"
+) -> list[CNCost]:
     """One :class:`CNCost` per CN (CN index order) from ``table``.
 
     ``cores`` overrides the graph's cores; ``runtime`` is ``"latency"`` (``latency_total2``,

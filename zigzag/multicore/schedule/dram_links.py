@@ -48,13 +48,18 @@ def dram_link_shares(result) -> dict[str, dict[str, float]]:
             shares[link.label] = {"busy": 0.0, "demand": 0.0, "reserved": 0.0}
             continue
         busy, reach = 0.0, -math.inf
-        for start, end in sorted((e.start, e.end) for e in events):  # the union of the busy intervals
+        for start, end in sorted(
+            (e.start, e.end) for e in events
+        ):  # the union of the busy intervals
             busy += max(0.0, end - max(start, reach))
             reach = max(reach, end)
         reserved = sum((e.end - e.start) * e.activity for e in events)
         capacity = link.bandwidth * result.latency
-        shares[link.label] = {"busy": busy / result.latency, "demand": moved[index] / capacity,
-                              "reserved": reserved / capacity}
+        shares[link.label] = {
+            "busy": busy / result.latency,
+            "demand": moved[index] / capacity,
+            "reserved": reserved / capacity,
+        }
     return shares
 
 
@@ -73,8 +78,12 @@ def dram_link_check(result) -> dict:
     for name, share in shares.items():
         if label is None or share["demand"] > demand or math.isnan(share["demand"]):
             label, demand = name, share["demand"]
-    return {"latency_model": result.problem.latency_model, "dram_link": label, "dram_link_demand": demand,
-            "dram_link_overcommitted": bool(demand > DEMAND_LIMIT)}
+    return {
+        "latency_model": result.problem.latency_model,
+        "dram_link": label,
+        "dram_link_demand": demand,
+        "dram_link_overcommitted": bool(demand > DEMAND_LIMIT),
+    }
 
 
 def warn_if_overcommitted(result, check: dict | None = None) -> None:
@@ -86,4 +95,7 @@ def warn_if_overcommitted(result, check: dict | None = None) -> None:
         "DRAM link '%s' must move %.3fx the bits it can carry in the scheduled %.10g cycles (Stream's "
         "link model does not stretch CNs streaming operands from DRAM), so this latency is not reachable; "
         "schedule with latency_model: bandwidth_bound (--latency-model bandwidth_bound) for one that is",
-        check["dram_link"], check["dram_link_demand"], float(result.latency))
+        check["dram_link"],
+        check["dram_link_demand"],
+        float(result.latency),
+    )

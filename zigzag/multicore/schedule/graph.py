@@ -57,7 +57,9 @@ class _Structure:
         in_ptr, in_src, in_m = _csr(dst[idx], [src[idx], p.edge_operand[idx].astype(np.int64)], n)
         # inter-layer consumers per producer, with the consumer's memory operand
         idx = idx[np.argsort(src[idx], kind="stable")]
-        out_ptr, self.out_dst, self.out_m = _csr(src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n)
+        out_ptr, self.out_dst, self.out_m = _csr(
+            src[idx], [dst[idx], p.edge_operand[idx].astype(np.int64)], n
+        )
         self.producers = np.repeat(np.arange(n), np.diff(out_ptr))
         self.consumer_ptr, self.consumers = out_ptr.tolist(), self.out_dst.tolist()
         # per producer, an item getter of its consumers' entries (made when first asked)
@@ -97,7 +99,9 @@ class _Structure:
         get = self.consumer_get[producer]
         if get is None:
             ptr, end = self.consumer_ptr, len(ends) - 1
-            get = self.consumer_get[producer] = itemgetter(*self.consumers[ptr[producer] : ptr[producer + 1]], end, end)
+            get = self.consumer_get[producer] = itemgetter(
+                *self.consumers[ptr[producer] : ptr[producer + 1]], end, end
+            )
         return max(get(ends))
 
 
@@ -106,8 +110,17 @@ _STRUCTURES: OrderedDict[tuple[int, ...], tuple[tuple, _Structure]] = OrderedDic
 
 
 def _structure(p: ScheduleProblem) -> _Structure:
-    parts = (p.layer, p.sub, p.edge_src, p.edge_dst, p.edge_operand, p.operand_tensor, p.constants,
-             p.final_output, p.tensor_size)
+    parts = (
+        p.layer,
+        p.sub,
+        p.edge_src,
+        p.edge_dst,
+        p.edge_operand,
+        p.operand_tensor,
+        p.constants,
+        p.final_output,
+        p.tensor_size,
+    )
     key = tuple(map(id, parts))
     hit = _STRUCTURES.get(key)
     if hit is not None and all(a is b for a, b in zip(hit[0], parts)):
@@ -126,7 +139,9 @@ class CNGraph:
     def __init__(self, p: ScheduleProblem):
         hw = p.hardware
         if (hw.top_memory[list(hw.cores)] < 0).any():
-            raise InputError(None, "hardware", "every core needs a top memory for each of I1, I2 and O")
+            raise InputError(
+                None, "hardware", "every core needs a top memory for each of I1, I2 and O"
+            )
         s = self.structure = _structure(p)
         self.in_degree, self.succ_ptr, self.succ = s.in_degree, s.succ_ptr, s.succ
         self.sink, self.initial_offchip = s.sink, s.initial_offchip

@@ -45,10 +45,19 @@ class LinkState:
         self.level: list[list[int]] = [[0, 0] for _ in links]
         self.events: list[list[LinkEvent]] = [[] for _ in links]
         self.by_tensor: list[dict[int, list[tuple[float, float]]]] = [{} for _ in links]
-        self.starts: list[set[tuple[int, float]]] = [set() for _ in links]  # (tensor, start) of each event
+        self.starts: list[set[tuple[int, float]]] = [
+            set() for _ in links
+        ]  # (tensor, start) of each event
 
-    def idle_windows(self, link: int, activity: float, duration: float, earliest: float,
-                     tensors: list[int], first: bool = False) -> list[tuple[float, float]]:
+    def idle_windows(
+        self,
+        link: int,
+        activity: float,
+        duration: float,
+        earliest: float,
+        tensors: list[int],
+        first: bool = False,
+    ) -> list[tuple[float, float]]:
         """Windows of ``link`` from ``earliest`` where ``activity`` more fits for ``duration``.
 
         Earlier events that carried one of ``tensors`` (broadcast candidates) come first, then
@@ -70,7 +79,11 @@ class LinkState:
         lo = float(earliest)
         # a window runs from the end of a blocked segment (or ``earliest``) to the next blocked one;
         # all windows: the blocked segments are picked out first, without a Python step per segment
-        blocked = compress(range(k, n), map(lt, repeat(room), level[k:])) if k >= 0 and not first else range(k, n)
+        blocked = (
+            compress(range(k, n), map(lt, repeat(room), level[k:]))
+            if k >= 0 and not first
+            else range(k, n)
+        )
         for i in blocked:
             if level[i] > room:
                 hi = lo if i == k else ts[i]
@@ -83,35 +96,55 @@ class LinkState:
         if hi - lo >= duration:
             windows.append((lo, hi))
         if not windows:
-            raise InputError(None, f"link {link}",
-                             f"no idle window of activity {activity} and duration {duration}")
+            raise InputError(
+                None,
+                f"link {link}",
+                f"no idle window of activity {activity} and duration {duration}",
+            )
         return windows
 
-    def window(self, requirements: dict[int, float], earliest: float, duration: float,
-               tensors: dict[int, list[int]]) -> float:
+    def window(
+        self,
+        requirements: dict[int, float],
+        earliest: float,
+        duration: float,
+        tensors: dict[int, list[int]],
+    ) -> float:
         """Start of the first window in which every link of ``requirements`` has room."""
         if len(requirements) == 1:
             ((link, need),) = requirements.items()
-            return self.idle_windows(link, min(need, self.bandwidth[link]), duration, earliest, tensors[link],
-                                     first=True)[0][0]
+            return self.idle_windows(
+                link, min(need, self.bandwidth[link]), duration, earliest, tensors[link], first=True
+            )[0][0]
         result: list[tuple[float, float]] = []
         for i, (link, need) in enumerate(requirements.items()):
-            windows = self.idle_windows(link, min(need, self.bandwidth[link]), duration, earliest, tensors[link])
+            windows = self.idle_windows(
+                link, min(need, self.bandwidth[link]), duration, earliest, tensors[link]
+            )
             if i == 0:
                 result = windows
             else:
                 result = [w for w in intersect(result, windows) if w[1] - w[0] >= duration]
         if not result:
-            raise InputError(None, "links " + ", ".join(map(str, requirements)),
-                             f"no common idle window of duration {duration}")
+            raise InputError(
+                None,
+                "links " + ", ".join(map(str, requirements)),
+                f"no common idle window of duration {duration}",
+            )
         return result[0][0]
 
-    def transfer_start(self, links: list[int], earliest: float, duration: float, tensor: int) -> float:
+    def transfer_start(
+        self, links: list[int], earliest: float, duration: float, tensor: int
+    ) -> float:
         """Start of the first window in which ``links`` are all idle for a transfer of ``tensor``
         (:meth:`window` with each link's full bandwidth)."""
         if len(links) > 1:
-            return self.window({lk: self.bandwidth[lk] for lk in links}, earliest, duration,
-                               {lk: [tensor] for lk in links})
+            return self.window(
+                {lk: self.bandwidth[lk] for lk in links},
+                earliest,
+                duration,
+                {lk: [tensor] for lk in links},
+            )
         # one link: the first idle window, as idle_windows(first=True) finds it, without the lists
         link = links[0]
         for s, e in self.by_tensor[link].get(tensor, ()):
@@ -129,11 +162,22 @@ class LinkState:
                 lo = ts[i + 1] if i + 1 < n else lo
         if (ts[n - 1] if n - 1 > k else float(earliest)) - lo >= duration:
             return lo
-        raise InputError(None, f"link {link}",
-                         f"no idle window of activity {self.bandwidth[link]} and duration {duration}")
+        raise InputError(
+            None,
+            f"link {link}",
+            f"no idle window of activity {self.bandwidth[link]} and duration {duration}",
+        )
 
-    def record(self, link: int, kind: str, start: float, end: float, activity: int, tensors: tuple[int, ...],
-               shared: bool = True) -> None:
+    def record(
+        self,
+        link: int,
+        kind: str,
+        start: float,
+        end: float,
+        activity: int,
+        tensors: tuple[int, ...],
+        shared: bool = True,
+    ) -> None:
         """Add an event's activity (ignored if empty, or a broadcast duplicate of a tensor's event).
         ``shared=False``: the event is never a broadcast (always added) nor offered as one later."""
         if start == end:
@@ -171,7 +215,9 @@ class LinkState:
             level[i:j] = [v + activity for v in level[i:j]]
 
 
-def intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def intersect(
+    a: list[tuple[float, float]], b: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
     """Stream's two-pointer intersection of two window lists, then one pass merging touching windows."""
     out: list[tuple[float, float]] = []
     i = j = 0

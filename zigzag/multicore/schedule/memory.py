@@ -44,9 +44,12 @@ class MemoryState:
         self.available_since[i] = float(t_available)
         size = self.size[tensor]
         if self.timeline[mem].shift_from(t_reserve, size, self.capacity[mem]):
-            raise InputError(None, self.labels[mem],
-                             f"storing tensor {tensor} ({size} bits) at t={t_reserve} overflows the memory; "
-                             "make the memory larger")
+            raise InputError(
+                None,
+                self.labels[mem],
+                f"storing tensor {tensor} ({size} bits) at t={t_reserve} overflows the memory; "
+                "make the memory larger",
+            )
 
     def remove(self, mem: int, tensor: int, t: float) -> None:
         """Drop ``tensor`` from ``mem`` from time ``t`` on (no-op if it is not stored)."""

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def scheduling_order(layer: np.ndarray, sub: np.ndarray, layer_stacks: Sequence[Sequence[int]] | None) -> np.ndarray:
+def scheduling_order(
+    layer: np.ndarray, sub: np.ndarray, layer_stacks: Sequence[Sequence[int]] | None
+) -> np.ndarray:
     """CN indices by scheduling priority.
 
     Stack by stack, the CNs of the stack's layers sorted by ``(layer id, sub id)`` descending

@@ -29,7 +29,9 @@ def memory_operand_index(name: str) -> int:
     try:
         return MEMORY_OPERANDS.index(name)
     except ValueError:
-        raise InputError(None, None, f"unknown memory operand {name!r}; use one of I1, I2, O") from None
+        raise InputError(
+            None, None, f"unknown memory operand {name!r}; use one of I1, I2, O"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,9 @@ class ScheduleHardware:
         """Index of the top memory of ``core`` for memory operand ``m``."""
         idx = int(self.top_memory[core, m]) if 0 <= core < len(self.top_memory) else -1
         if idx < 0:
-            raise InputError(None, f"core {core}", f"has no top memory for operand {MEMORY_OPERANDS[m]}")
+            raise InputError(
+                None, f"core {core}", f"has no top memory for operand {MEMORY_OPERANDS[m]}"
+            )
         return idx
 
 
@@ -169,34 +173,67 @@ class ScheduleProblem:
         """Check shapes and cross-references; return self or raise :class:`InputError`."""
         n, nt = self.nb_cns, self.nb_tensors
         where = f"schedule problem {self.name!r}"
-        for attr in ("sub", "core", "runtime", "onchip_energy", "offchip_energy", "bw_to_offchip",
-                     "bw_from_offchip", "final_output"):
+        for attr in (
+            "sub",
+            "core",
+            "runtime",
+            "onchip_energy",
+            "offchip_energy",
+            "bw_to_offchip",
+            "bw_from_offchip",
+            "final_output",
+        ):
             if len(getattr(self, attr)) != n:
-                raise InputError(None, where, f"{attr} has {len(getattr(self, attr))} entries, expected {n} (one per CN)")
-        if len(self.too_large) != n or len(self.constants) != n or self.operand_tensor.shape != (n, 3):
-            raise InputError(None, where, "too_large, constants and operand_tensor need one entry per CN")
+                raise InputError(
+                    None,
+                    where,
+                    f"{attr} has {len(getattr(self, attr))} entries, expected {n} (one per CN)",
+                )
+        if (
+            len(self.too_large) != n
+            or len(self.constants) != n
+            or self.operand_tensor.shape != (n, 3)
+        ):
+            raise InputError(
+                None, where, "too_large, constants and operand_tensor need one entry per CN"
+            )
         for attr in ("tensor_operand", "tensor_origin", "tensor_base_priority"):
             if len(getattr(self, attr)) != nt:
                 raise InputError(None, where, f"{attr} needs one entry per tensor ({nt})")
-        if self.operand_tensor.size and (self.operand_tensor.max() >= nt or self.operand_tensor.min() < -1):
+        if self.operand_tensor.size and (
+            self.operand_tensor.max() >= nt or self.operand_tensor.min() < -1
+        ):
             raise InputError(None, where, "operand_tensor refers to an unknown tensor")
         ne = self.nb_edges
         if not (len(self.edge_dst) == len(self.edge_operand) == len(self.edge_bits) == ne):
             raise InputError(None, where, "edge arrays differ in length")
-        if ne and (min(self.edge_src.min(), self.edge_dst.min()) < 0 or max(self.edge_src.max(), self.edge_dst.max()) >= n):
+        if ne and (
+            min(self.edge_src.min(), self.edge_dst.min()) < 0
+            or max(self.edge_src.max(), self.edge_dst.max()) >= n
+        ):
             raise InputError(None, where, "an edge refers to an unknown CN")
         if ne and len(np.unique(self.edge_src * n + self.edge_dst)) != ne:
-            raise InputError(None, where, "an edge is listed twice (the CN graph has one edge per CN pair)")
+            raise InputError(
+                None, where, "an edge is listed twice (the CN graph has one edge per CN pair)"
+            )
         hw = self.hardware
         for c in np.unique(self.core):
             if int(c) not in hw.cores or int(c) == hw.offchip_core:
-                raise InputError(None, where, f"CN core {int(c)} is not a compute core of the hardware")
+                raise InputError(
+                    None, where, f"CN core {int(c)} is not a compute core of the hardware"
+                )
         for c in hw.cores:
             for m in (I1, I2, O):
-                hw.top(c, m)  # every core (and the off-chip one) stores every operand somewhere on top
+                hw.top(
+                    c, m
+                )  # every core (and the off-chip one) stores every operand somewhere on top
         if self.latency_model not in LATENCY_MODELS:
-            raise InputError(None, "latency_model", f"unknown latency model {self.latency_model!r}; "
-                             f"use one of {', '.join(LATENCY_MODELS)}")
+            raise InputError(
+                None,
+                "latency_model",
+                f"unknown latency model {self.latency_model!r}; "
+                f"use one of {', '.join(LATENCY_MODELS)}",
+            )
         if len(set(self.order.tolist())) != len(self.order):
             raise InputError(None, where, "the scheduling order lists a CN twice")
         return self

@@ -109,16 +109,25 @@ class ScheduleResult:
         costs do not say them (``ScheduleProblem.dram_bits``)."""
         p = self.problem
         offchip = p.hardware.offchip_core
-        moved_read = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip)
-        moved_write = sum(int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip)
+        moved_read = sum(
+            int(p.tensor_size[t.tensor]) for t in self.transfers if t.sender == offchip
+        )
+        moved_write = sum(
+            int(p.tensor_size[t.tensor]) for t in self.transfers if t.receiver == offchip
+        )
         streamed_read = streamed_write = 0.0
         for n in range(p.nb_cns):
             for _, read, write in streamed_dram_bits(p, n):
                 streamed_read += read
                 streamed_write += write
         read, write = moved_read + streamed_read, moved_write + streamed_write
-        return {"moved_bits": _number(moved_read + moved_write), "streamed_bits": _number(streamed_read + streamed_write),
-                "read_bits": _number(read), "write_bits": _number(write), "traffic_bits": _number(read + write)}
+        return {
+            "moved_bits": _number(moved_read + moved_write),
+            "streamed_bits": _number(streamed_read + streamed_write),
+            "read_bits": _number(read),
+            "write_bits": _number(write),
+            "traffic_bits": _number(read + write),
+        }
 
     def summary(self) -> dict:
         p = self.problem
@@ -142,16 +151,18 @@ class ScheduleResult:
         p = self.problem
         rows = []
         for n in np.lexsort((p.sub, p.layer)).tolist():
-            rows.append({
-                "layer_id": int(p.layer[n]),
-                "sub_id": int(p.sub[n]),
-                "core": int(p.core[n]),
-                "start": _number(self.start[n]),
-                "end": _number(self.end[n]),
-                "runtime": _number(p.runtime[n]),
-                "onchip_energy": float(p.onchip_energy[n]),
-                "offchip_energy": float(p.offchip_energy[n]),
-            })
+            rows.append(
+                {
+                    "layer_id": int(p.layer[n]),
+                    "sub_id": int(p.sub[n]),
+                    "core": int(p.core[n]),
+                    "start": _number(self.start[n]),
+                    "end": _number(self.end[n]),
+                    "runtime": _number(p.runtime[n]),
+                    "onchip_energy": float(p.onchip_energy[n]),
+                    "offchip_energy": float(p.offchip_energy[n]),
+                }
+            )
         return rows
 
     def write(self, folder: str | Path) -> None:
@@ -163,7 +174,9 @@ class ScheduleResult:
         write_json_atomic(folder / "summary.json", summary)
         rows = self.cn_rows()
         text = io.StringIO()
-        writer = csv.DictWriter(text, fieldnames=list(rows[0]) if rows else ["layer_id"], lineterminator="\n")
+        writer = csv.DictWriter(
+            text, fieldnames=list(rows[0]) if rows else ["layer_id"], lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(rows)
         write_text_atomic(folder / "schedule.csv", text.getvalue())

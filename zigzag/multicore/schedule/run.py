@@ -50,28 +50,59 @@ def run_stream(
     link model, the default) or ``bandwidth_bound`` (a CN streaming operands from DRAM lasts at
     least its DRAM bits over the link bandwidth it is granted; docs/models/multi-core.md).
     """
-    hardware = accelerator if isinstance(accelerator, MultiCoreAccelerator) else load_multicore_accelerator(accelerator, cwd)
+    hardware = (
+        accelerator
+        if isinstance(accelerator, MultiCoreAccelerator)
+        else load_multicore_accelerator(accelerator, cwd)
+    )
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     graph = cn_graph_from_files(hardware, workload, mapping, mode, stacks, cwd=cwd)
     if len(graph) and graph.core.min() < 0:
-        raise InputError(getattr(mapping, "file", mapping), "core_allocation", "some layers may go to several cores; the scheduler needs "
-                         "one fixed core per layer (set core_allocation_is_fixed or give a single core)")
-    table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
-                                      cache=cache, lut_path=cost_lut_path)
+        raise InputError(
+            getattr(mapping, "file", mapping),
+            "core_allocation",
+            "some layers may go to several cores; the scheduler needs "
+            "one fixed core per layer (set core_allocation_is_fixed or give a single core)",
+        )
+    table = CostTable.for_accelerator(
+        hardware,
+        options=SearchOptions(opt="latency", lpf_limit=lpf_limit),
+        cache=cache,
+        lut_path=cost_lut_path,
+    )
     costs = cn_costs(graph, table)
     if cost_lut_path is not None:
         table.save()
-    result = schedule(problem_from_cn_graph(graph, hardware, costs, prefetch=tuple(operands_to_prefetch),
-                                            name=Path(str(workload)).stem, latency_model=latency_model))
+    result = schedule(
+        problem_from_cn_graph(
+            graph,
+            hardware,
+            costs,
+            prefetch=tuple(operands_to_prefetch),
+            name=Path(str(workload)).stem,
+            latency_model=latency_model,
+        )
+    )
     if output is not None:
         result.write(output)
         clock = clock_ghz if clock_ghz is not None else accelerator_clock(hardware)
-        write_token_figures(result, workload, output, {i: info.cache_operands for i, info in graph.layers.items()}, clock)
+        write_token_figures(
+            result,
+            workload,
+            output,
+            {i: info.cache_operands for i, info in graph.layers.items()},
+            clock,
+        )
     return result
 
 
-def write_token_figures(result: ScheduleResult, workload, output, cache_operands: dict[int, dict[str, float]],
-                       clock_ghz: float | None = None) -> None:
+def write_token_figures(
+    result: ScheduleResult,
+    workload,
+    output,
+    cache_operands: dict[int, dict[str, float]],
+    clock_ghz: float | None = None,
+) -> None:
     """``per_token`` in ``summary.json`` when the workload is a transformer export."""
     if not str(workload).endswith(".onnx"):
         return

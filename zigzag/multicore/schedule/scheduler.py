@@ -42,7 +42,9 @@ class _Scheduler:
         self.offchip = hw.offchip_core
         memories = hw.memories
         self.nm = len(memories)
-        self.mem = MemoryState([m.capacity for m in memories], [m.label for m in memories], p.tensor_size)
+        self.mem = MemoryState(
+            [m.capacity for m in memories], [m.label for m in memories], p.tensor_size
+        )
         self.holds = self.mem.holds
         self.links = LinkState(hw.links)
         self.size = p.tensor_size.tolist()
@@ -83,8 +85,15 @@ class _Scheduler:
         return self.hw.memories[mem].label
 
     # ---------------------------------------------------------------- data movement
-    def transfer(self, x: int, receiver: int, m: int, keep: list[int], sender: int | None = None,
-                 kind: str | None = None):
+    def transfer(
+        self,
+        x: int,
+        receiver: int,
+        m: int,
+        keep: list[int],
+        sender: int | None = None,
+        kind: str | None = None,
+    ):
         """Bring tensor ``x`` into ``receiver``'s memory for operand ``m``.
 
         Returns (end, link energy, memory energy, eviction link energy, eviction memory energy,
@@ -123,7 +132,9 @@ class _Scheduler:
         if sender_core == receiver:
             return self.move_within(x, receiver, m, src, recv, t_ev, ev_link, ev_mem, kind)
         info = self._routes.get((sender_core, receiver))
-        route, unique, bandwidths = info if info is not None else self.route_info(sender_core, receiver)
+        route, unique, bandwidths = (
+            info if info is not None else self.route_info(sender_core, receiver)
+        )
         duration = 0
         for bw in bandwidths:
             d = math.ceil(size / bw)
@@ -149,14 +160,28 @@ class _Scheduler:
         from_offchip = sender_core == self.offchip
         if kind is None:
             kind = "offchip_to_core" if from_offchip else "core_to_core"
-        self.transfers.append(_new_tuple(Transfer, (kind, self.cn_now, x, sender_core, receiver, m, start, end,
-                                                    link_e, mem_e)))
+        self.transfers.append(
+            _new_tuple(
+                Transfer,
+                (kind, self.cn_now, x, sender_core, receiver, m, start, end, link_e, mem_e),
+            )
+        )
         if not from_offchip and (not self.has_prio[xi + src] or self.prio[xi + src] == 0):
             mem.remove(sent_from, x, end)
         return end, link_e, mem_e, ev_link, ev_mem, from_offchip
 
-    def move_within(self, x: int, core: int, m: int, src: int, recv: int, t: float, ev_link: float, ev_mem: float,
-                    kind: str | None):
+    def move_within(
+        self,
+        x: int,
+        core: int,
+        m: int,
+        src: int,
+        recv: int,
+        t: float,
+        ev_link: float,
+        ev_mem: float,
+        kind: str | None,
+    ):
         """Move ``x`` between two top memories of one core (e.g. from the activation buffer to the
         weight buffer): no link; it takes the slower of reading the source and writing the target
         (``ceil(size / r_bw)`` and ``ceil(size / w_bw)`` cycles) from ``t`` and costs their accesses."""
@@ -169,8 +194,12 @@ class _Scheduler:
         if end > self.comm_end:
             self.comm_end = end
         mem_e = r_cost * reads + w_cost * writes
-        self.transfers.append(_new_tuple(Transfer, (kind or "within_core", self.cn_now, x, core, core, m,
-                                                    start, end, 0, mem_e)))
+        self.transfers.append(
+            _new_tuple(
+                Transfer,
+                (kind or "within_core", self.cn_now, x, core, core, m, start, end, 0, mem_e),
+            )
+        )
         xi = x * self.nm
         if not self.has_prio[xi + src] or self.prio[xi + src] == 0:
             self.mem.remove(src, x, end)
@@ -182,13 +211,19 @@ class _Scheduler:
         if info is None:
             route = self.hw.routes.get((sender, receiver))
             if not route:
-                raise InputError(None, f"cores {sender} -> {receiver}", "no route between these cores")
+                raise InputError(
+                    None, f"cores {sender} -> {receiver}", "no route between these cores"
+                )
             links = self.hw.links
             unique = list(dict.fromkeys(route))
             # a transfer occupies a link's full bandwidth; an infinite-bandwidth link adds no time (the
             # duration is the slowest link's) and, as in Stream, is never busy
             steps = [(lk, _occupancy(links[lk].bandwidth), links[lk].unit_energy) for lk in route]
-            info = self._routes[(sender, receiver)] = (steps, unique, [self.links.bandwidth[lk] for lk in unique])
+            info = self._routes[(sender, receiver)] = (
+                steps,
+                unique,
+                [self.links.bandwidth[lk] for lk in unique],
+            )
         return info
 
     def make_space_for(self, x: int, core: int, m: int, t: float, avoid: list[int]):
@@ -203,8 +238,11 @@ class _Scheduler:
         if timeline.bound + size <= cap or timeline.always_fits(size, cap):
             return t_fit, 0, 0
         if cap < size:
-            raise InputError(None, self.label(inst),
-                             f"tensor {x} ({size} bits) is larger than the memory ({cap} bits)")
+            raise InputError(
+                None,
+                self.label(inst),
+                f"tensor {x} ({size} bits) is larger than the memory ({cap} bits)",
+            )
         need = size - (cap - mem.usage(inst, t_fit))
         if need <= 0:
             return t_fit, 0, 0
@@ -213,8 +251,13 @@ class _Scheduler:
         candidates = [y for y in stored if y not in avoid_set]
         prio, has, nm = self.prio, self.has_prio, self.nm
         total_prio, sizes = self.prio_total, self.size
-        ranked = sorted(candidates, key=lambda y: ((prio[y * nm + inst] if has[y * nm + inst] else total_prio[y])
-                                                   * sizes[y], sizes[y]))
+        ranked = sorted(
+            candidates,
+            key=lambda y: (
+                (prio[y * nm + inst] if has[y * nm + inst] else total_prio[y]) * sizes[y],
+                sizes[y],
+            ),
+        )
         total, chosen = 0, []
         for y in ranked:
             if total >= need:
@@ -222,10 +265,15 @@ class _Scheduler:
             chosen.append(y)
             total += self.size[y]
         if total < need:
-            raise InputError(None, self.label(inst),
-                             f"cannot make room for tensor {x} ({size} bits): too little evictable data")
+            raise InputError(
+                None,
+                self.label(inst),
+                f"cannot make room for tensor {x} ({size} bits): too little evictable data",
+            )
         if core == self.offchip:
-            raise InputError(None, self.label(inst), "evictions required in the off-chip memory; make it larger")
+            raise InputError(
+                None, self.label(inst), "evictions required in the off-chip memory; make it larger"
+            )
         t_done = t
         link_e = mem_e = 0
         for y in chosen:
@@ -235,11 +283,21 @@ class _Scheduler:
             mem_e += me
         return max(t_fit, t_done), link_e, mem_e
 
-    def remove(self, x: int, core: int, m: int, t: float, write_back: bool, kind: str = "eviction_writeback"):
+    def remove(
+        self,
+        x: int,
+        core: int,
+        m: int,
+        t: float,
+        write_back: bool,
+        kind: str = "eviction_writeback",
+    ):
         """Remove ``x`` from ``core``'s memory for ``m`` at ``t``, first writing it to DRAM if asked."""
         cur, link_e, mem_e = t, 0, 0
         if write_back and not self.holds[x * self.nm + self.top[self.offchip][m]]:
-            end, link_e, mem_e, _, _, _ = self.transfer(x, self.offchip, m, [], sender=core, kind=kind)
+            end, link_e, mem_e, _, _, _ = self.transfer(
+                x, self.offchip, m, [], sender=core, kind=kind
+            )
             cur = max(t, end)
         self.mem.remove(self.top[core][m], x, t)
         return cur, link_e, mem_e
@@ -294,7 +352,15 @@ class _Scheduler:
         # bandwidth_bound: a block moves its own bits, it never rides on another event as a broadcast
         start = self.links.window(need, t, duration, {lk: [] for lk in need} if bound else tensors)
         for lk, req in need.items():
-            self.links.record(lk, "block", start, start + duration, math.ceil(req), tuple(tensors[lk]), shared=not bound)
+            self.links.record(
+                lk,
+                "block",
+                start,
+                start + duration,
+                math.ceil(req),
+                tuple(tensors[lk]),
+                shared=not bound,
+            )
         return start, duration
 
     # ---------------------------------------------------------------- main loop
@@ -322,7 +388,13 @@ class _Scheduler:
             heapq.heappush(heap, (self._rank(rank, n), n, idle[cores[n]]))
         waiting = g.in_degree.tolist()
         ready_at = [0.0] * p.nb_cns
-        need_ptr, need_x, need_m, need_get, need_idx = g.need_ptr, g.need_x, g.need_m, g.need_get, g.need_idx
+        need_ptr, need_x, need_m, need_get, need_idx = (
+            g.need_ptr,
+            g.need_x,
+            g.need_m,
+            g.need_get,
+            g.need_idx,
+        )
         prio, total = self.prio, self.prio_total
         timelines, capacity, sizes = mem.timeline, mem.capacity, self.size
         succ_ptr, succ = g.succ_ptr, g.succ
@@ -333,7 +405,9 @@ class _Scheduler:
         transfer = self.transfer
         for _ in range(p.nb_cns):
             if not heap:
-                raise InputError(None, "CN graph", "no CN is ready although some are unscheduled (a cycle?)")
+                raise InputError(
+                    None, "CN graph", "no CN is ready although some are unscheduled (a cycle?)"
+                )
             _, n, ready = heapq.heappop(heap)
             self.cn_now = n
             k = cores[n]
@@ -407,7 +481,9 @@ class _Scheduler:
                 self.free(freed, end)
             # 7. final outputs to DRAM
             if sink[n]:
-                _, le, me = self.remove(out, k, own[out], end, write_back=True, kind="sink_writeback")
+                _, le, me = self.remove(
+                    out, k, own[out], end, write_back=True, kind="sink_writeback"
+                )
                 e["total_sink_layer_output_offchip_link_energy"] += le
                 e["total_sink_layer_output_offchip_memory_energy"] += me
             # 8. new candidates
@@ -417,14 +493,19 @@ class _Scheduler:
                     ready_at[s] = end
                 if not waiting[s]:
                     r = rank[s]
-                    heapq.heappush(heap, (r if r >= 0 else self._rank(rank, s), s, float(ready_at[s])))
+                    heapq.heappush(
+                        heap, (r if r >= 0 else self._rank(rank, s), s, float(ready_at[s]))
+                    )
         return self.result()
 
     def _rank(self, rank: list[int], n: int) -> int:
         r = rank[n]
         if r < 0:
-            raise InputError(None, "scheduling order",
-                             f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order")
+            raise InputError(
+                None,
+                "scheduling order",
+                f"CN ({int(self.p.layer[n])}, {int(self.p.sub[n])}) is not in the scheduling order",
+            )
         return r
 
     def free(self, freed: list[int], end: float) -> None:

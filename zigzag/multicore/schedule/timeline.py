@@ -32,7 +32,9 @@ class Timeline:
         self.top: list[int | None] = [0]  # per block, max of its stored bits (None: to be found)
         self.stale = False  # some block's top is None
         self.first = [0]  # per block, its first time
-        self.bound = 0  # an upper bound of every usage (the exact maximum is found when it is not enough)
+        self.bound = (
+            0  # an upper bound of every usage (the exact maximum is found when it is not enough)
+        )
         self.exact = True  # the bound is the exact maximum (found, and nothing changed since)
 
     def _left(self, t: float) -> tuple[int, int]:

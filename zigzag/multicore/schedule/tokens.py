@@ -26,7 +26,9 @@ from zigzag.multicore.schedule.traffic import streamed_dram_bits
 from zigzag.multicore.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 
-def dram_reads_by_role(result: ScheduleResult, cache_operands: dict[int, dict[str, float]]) -> dict[str, float]:
+def dram_reads_by_role(
+    result: ScheduleResult, cache_operands: dict[int, dict[str, float]]
+) -> dict[str, float]:
     """Bits read from the off-chip memory, split into ``weights`` (constant operands), ``kv_cache``
     (the past keys and values the layers reading a KV cache fetch) and ``activations`` (everything
     else: inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM
@@ -34,7 +36,10 @@ def dram_reads_by_role(result: ScheduleResult, cache_operands: dict[int, dict[st
     ``cache_operands``: layer id -> its cache operands (``LayerInfo.cache_operands``)."""
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
-    cache = {layer: {memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in ops} for layer, ops in cache_operands.items()}
+    cache = {
+        layer: {memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in ops}
+        for layer, ops in cache_operands.items()
+    }
 
     def role(cn: int, m: int) -> str:
         if m not in p.constants[cn]:
@@ -63,9 +68,15 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
     seconds = None if clock_ghz is None else cycles / (clock_ghz * 1e9)
     shares = dram_link_shares(result)
     return {
-        "phase": phase, "batch": batch, "tokens": tokens, "context": int(inference.get("context", 0)),
-        "step_cycles": cycles, "clock_ghz": clock_ghz, "step_s": seconds,
-        "ttft_cycles": None if decode else cycles, "tpot_cycles": cycles / tokens if decode else None,
+        "phase": phase,
+        "batch": batch,
+        "tokens": tokens,
+        "context": int(inference.get("context", 0)),
+        "step_cycles": cycles,
+        "clock_ghz": clock_ghz,
+        "step_s": seconds,
+        "ttft_cycles": None if decode else cycles,
+        "tpot_cycles": cycles / tokens if decode else None,
         "ttft_s": None if decode else seconds,
         "tpot_s": seconds / tokens if decode and seconds is not None else None,
         "tokens_per_cycle": batch * tokens / cycles if cycles else None,
@@ -80,9 +91,23 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
 
 
 #: the per-token columns of a results table row (``ttft``: prefill; ``tpot``: decode; ``_s``: with a clock)
-TABLE_COLUMNS = ("phase", "batch", "tokens", "context", "ttft_cycles", "tpot_cycles", "ttft_s", "tpot_s",
-                 "tokens_per_cycle", "tokens_per_s", "energy_per_token_pJ", "energy_per_token_J",
-                 "dram_link_busy_share", "dram_link_demand", "dram_link_reserved")
+TABLE_COLUMNS = (
+    "phase",
+    "batch",
+    "tokens",
+    "context",
+    "ttft_cycles",
+    "tpot_cycles",
+    "ttft_s",
+    "tpot_s",
+    "tokens_per_cycle",
+    "tokens_per_s",
+    "energy_per_token_pJ",
+    "energy_per_token_J",
+    "dram_link_busy_share",
+    "dram_link_demand",
+    "dram_link_reserved",
+)
 
 
 def token_columns(figures: dict | None) -> dict:
@@ -90,8 +115,10 @@ def token_columns(figures: dict | None) -> dict:
     when the workload is not a transformer step (``figures`` None)."""
     if not figures:
         return {}
-    return {**{key: figures.get(key) for key in TABLE_COLUMNS},
-            **{key: value for key, value in figures.items() if key.startswith("dram_read_bits_")}}
+    return {
+        **{key: figures.get(key) for key in TABLE_COLUMNS},
+        **{key: value for key, value in figures.items() if key.startswith("dram_read_bits_")},
+    }
 
 
 def accelerator_clock(accelerator) -> float | None:
@@ -100,8 +127,12 @@ def accelerator_clock(accelerator) -> float | None:
     return document.get("clock_ghz")
 
 
-def export_figures(result: ScheduleResult, workload: str | Path, cache_operands: dict[int, dict[str, float]],
-                   clock_ghz: float | None = None) -> dict | None:
+def export_figures(
+    result: ScheduleResult,
+    workload: str | Path,
+    cache_operands: dict[int, dict[str, float]],
+    clock_ghz: float | None = None,
+) -> dict | None:
     """:func:`token_figures` of an ONNX export's step with its DRAM reads by role (None when the
     workload is not a transformer); ``cache_operands`` as :func:`dram_reads_by_role` takes them."""
     from zigzag.io.onnx_operators import export_inference
@@ -111,4 +142,6 @@ def export_figures(result: ScheduleResult, workload: str | Path, cache_operands:
     if not inference.get("layers"):
         return None
     reads = dram_reads_by_role(result, cache_operands)
-    return token_figures(result, inference, clock_ghz) | {f"dram_read_bits_{k}": v for k, v in reads.items()}
+    return token_figures(result, inference, clock_ghz) | {
+        f"dram_read_bits_{k}": v for k, v in reads.items()
+    }

@@ -95,23 +95,43 @@ def trace_of(result) -> dict:
     names = dict(getattr(p, "layer_names", None) or {})
     links = []
     for link, events in zip(hw.links, result.link_events):
-        links.append({
-            "label": link.label, "bandwidth": None if math.isinf(link.bandwidth) else float(link.bandwidth),
-            "offchip": str(hw.offchip_core) in (link.sender, link.receiver),
-            "kind": [e.kind for e in events], "start": [float(e.start) for e in events],
-            "end": [float(e.end) for e in events], "activity": [int(e.activity) for e in events],
-            "tensors": [list(map(int, e.tensors)) for e in events],
-        })
+        links.append(
+            {
+                "label": link.label,
+                "bandwidth": None if math.isinf(link.bandwidth) else float(link.bandwidth),
+                "offchip": str(hw.offchip_core) in (link.sender, link.receiver),
+                "kind": [e.kind for e in events],
+                "start": [float(e.start) for e in events],
+                "end": [float(e.end) for e in events],
+                "activity": [int(e.activity) for e in events],
+                "tensors": [list(map(int, e.tensors)) for e in events],
+            }
+        )
     memories = []
     for mem, timeline in zip(hw.memories, result.timelines):
-        memories.append({
-            "label": mem.label, "capacity": float(mem.capacity), "cores": sorted(mem.cores),
-            "offchip": hw.offchip_core in mem.cores,
-            "time": [int(t) for t, _ in timeline], "bits": [int(b) for _, b in timeline],
-        })
+        memories.append(
+            {
+                "label": mem.label,
+                "capacity": float(mem.capacity),
+                "cores": sorted(mem.cores),
+                "offchip": hw.offchip_core in mem.cores,
+                "time": [int(t) for t, _ in timeline],
+                "bits": [int(b) for _, b in timeline],
+            }
+        )
     # pictures list cores and memories by core id (the scheduler's own order follows the core graph)
     memories.sort(key=lambda m: (m["offchip"], m["cores"]))
-    columns = ("kind", "cn", "tensor", "sender", "receiver", "start", "end", "link_energy", "memory_energy")
+    columns = (
+        "kind",
+        "cn",
+        "tensor",
+        "sender",
+        "receiver",
+        "start",
+        "end",
+        "link_energy",
+        "memory_energy",
+    )
     transfers = {c: [getattr(t, c) for t in result.transfers] for c in columns}
     return {
         "format": FORMAT,
@@ -123,12 +143,19 @@ def trace_of(result) -> dict:
         "offchip_core": int(hw.offchip_core),
         "layer_names": {str(k): v for k, v in sorted(names.items())},
         "cn": {
-            "layer": p.layer.tolist(), "sub": p.sub.tolist(), "core": p.core.tolist(),
+            "layer": p.layer.tolist(),
+            "sub": p.sub.tolist(),
+            "core": p.core.tolist(),
             "start": np.asarray(result.start, dtype=float).tolist(),
             "end": np.asarray(result.end, dtype=float).tolist(),
-            "onchip_energy": p.onchip_energy.tolist(), "offchip_energy": p.offchip_energy.tolist(),
+            "onchip_energy": p.onchip_energy.tolist(),
+            "offchip_energy": p.offchip_energy.tolist(),
         },
-        "edges": {"src": p.edge_src.tolist(), "dst": p.edge_dst.tolist(), "bits": p.edge_bits.tolist()},
+        "edges": {
+            "src": p.edge_src.tolist(),
+            "dst": p.edge_dst.tolist(),
+            "bits": p.edge_bits.tolist(),
+        },
         "links": links,
         "transfers": transfers,
         "memories": memories,
@@ -148,13 +175,21 @@ def load_trace(path: str | Path) -> ScheduleTrace:
     if path.is_dir():
         path = path / TRACE_FILE
     if not path.exists():
-        raise InputError(path, None, "no schedule trace here; run 'zigzag stream run --output DIR' (or search) first")
+        raise InputError(
+            path,
+            None,
+            "no schedule trace here; run 'zigzag stream run --output DIR' (or search) first",
+        )
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
-        raise InputError(path, None, f"not valid JSON ({exc.msg}); write it again with 'zigzag stream run'") from None
+        raise InputError(
+            path, None, f"not valid JSON ({exc.msg}); write it again with 'zigzag stream run'"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(path, "format", f"expected {FORMAT!r}; write it again with 'zigzag stream run'")
+        raise InputError(
+            path, "format", f"expected {FORMAT!r}; write it again with 'zigzag stream run'"
+        )
     return _trace_of_data(data)
 
 
@@ -164,19 +199,50 @@ def trace_from_result(result) -> ScheduleTrace:
 
 
 def _trace_of_data(data: dict) -> ScheduleTrace:
-    arr = {k: np.asarray(v, dtype=float if k in ("start", "end", "onchip_energy", "offchip_energy") else np.int64)
-           for k, v in data["cn"].items()}
-    links = [LinkTrace(lk["label"], math.inf if lk["bandwidth"] is None else lk["bandwidth"], lk["offchip"],
-                       lk["kind"], np.asarray(lk["start"], dtype=float),
-                       np.asarray(lk["end"], dtype=float), np.asarray(lk["activity"], dtype=np.int64), lk["tensors"])
-             for lk in data["links"]]
-    memories = [MemoryTrace(m["label"], m["capacity"], m["cores"], m["offchip"], np.asarray(m["time"], dtype=float),
-                            np.asarray(m["bits"], dtype=np.int64)) for m in data["memories"]]
-    transfers = {k: (v if k == "kind" else np.asarray(v, dtype=float)) for k, v in data["transfers"].items()}
+    arr = {
+        k: np.asarray(
+            v, dtype=float if k in ("start", "end", "onchip_energy", "offchip_energy") else np.int64
+        )
+        for k, v in data["cn"].items()
+    }
+    links = [
+        LinkTrace(
+            lk["label"],
+            math.inf if lk["bandwidth"] is None else lk["bandwidth"],
+            lk["offchip"],
+            lk["kind"],
+            np.asarray(lk["start"], dtype=float),
+            np.asarray(lk["end"], dtype=float),
+            np.asarray(lk["activity"], dtype=np.int64),
+            lk["tensors"],
+        )
+        for lk in data["links"]
+    ]
+    memories = [
+        MemoryTrace(
+            m["label"],
+            m["capacity"],
+            m["cores"],
+            m["offchip"],
+            np.asarray(m["time"], dtype=float),
+            np.asarray(m["bits"], dtype=np.int64),
+        )
+        for m in data["memories"]
+    ]
+    transfers = {
+        k: (v if k == "kind" else np.asarray(v, dtype=float)) for k, v in data["transfers"].items()
+    }
     return ScheduleTrace(
-        name=data["name"], latency=data["latency"], energy=data["energy"], totals=data["totals"],
-        cores=data["cores"], offchip_core=data["offchip_core"],
-        layer_names={int(k): v for k, v in data["layer_names"].items()}, cn=arr,
+        name=data["name"],
+        latency=data["latency"],
+        energy=data["energy"],
+        totals=data["totals"],
+        cores=data["cores"],
+        offchip_core=data["offchip_core"],
+        layer_names={int(k): v for k, v in data["layer_names"].items()},
+        cn=arr,
         edges={k: np.asarray(v, dtype=np.int64) for k, v in data["edges"].items()},
-        links=links, transfers=transfers, memories=memories,
+        links=links,
+        transfers=transfers,
+        memories=memories,
     )

@@ -36,7 +36,10 @@ def dram_traffic_by_layer(result) -> dict[int, dict[str, float]]:
     for n in range(p.nb_cns):
         for _, read, write in streamed_dram_bits(p, n):
             traffic.setdefault(int(p.layer[n]), Counter())["streamed"] += read + write
-    return {layer: {kind: float(counts[kind]) for kind in KINDS} for layer, counts in sorted(traffic.items())}
+    return {
+        layer: {kind: float(counts[kind]) for kind in KINDS}
+        for layer, counts in sorted(traffic.items())
+    }
 
 
 def streamed_dram_bits(problem, n: int) -> tuple[tuple[int, float, float], ...]:

@@ -73,7 +73,12 @@ from zigzag.search.batched.candidates import (
 )
 from zigzag.search.batched.memory_levels import BatchLevelAssigner
 from zigzag.search.batched.model import BatchCostModel
-from zigzag.search.loma import complete_user_ordering, layer_temporal_loops, no_fit_error, ordering_factors
+from zigzag.search.loma import (
+    complete_user_ordering,
+    layer_temporal_loops,
+    no_fit_error,
+    ordering_factors,
+)
 from zigzag.search.reduce import is_better
 from zigzag.workload.layer import Layer
 
@@ -89,9 +94,9 @@ class BatchMismatch(Unsupported):
     caller redoes the spatial mapping on the scalar path)."""
 
 
-
-def assigned_chunks(loops: LoopTable, assigner: BatchLevelAssigner, constraints, chunk: int,
-                     seen=None):
+def assigned_chunks(
+    loops: LoopTable, assigner: BatchLevelAssigner, constraints, chunk: int, seen=None
+):
     """The orderings of ``loops`` in chunks of ``chunk``: those ``constraints`` allow and the
     assigner can place, with their memory cuts; ``seen(drawn, allowed)`` is told every chunk's
     counts before and after the constraints."""
@@ -107,6 +112,7 @@ def assigned_chunks(loops: LoopTable, assigner: BatchLevelAssigner, constraints,
         keep = np.nonzero(alive)[0]
         if keep.size:
             yield ids[keep], {op: c[keep] for op, c in cuts.items()}
+
 
 def batched_enabled() -> bool:
     """False when the environment asks for the scalar evaluation path."""
@@ -158,7 +164,6 @@ class BatchStats:
     scalar_fallbacks: int = 0  # candidates evaluated with the scalar model instead
 
 
-
 def candidate_loops(layer, accelerator, fractional, *, lpf_limit, even):
     """The ordering constraints, loop table and memory-level assigner of one spatial mapping's
     temporal candidates; raises :class:`Unsupported` where the batched path cannot be used."""
@@ -171,6 +176,7 @@ def candidate_loops(layer, accelerator, fractional, *, lpf_limit, even):
     if not assigner.exact:
         raise Unsupported("assigner costs too large for exact float64 integers")
     return constraints, loops, assigner
+
 
 def search_temporal_mappings(
     layer: Layer,
@@ -195,14 +201,25 @@ def search_temporal_mappings(
     the scalar path's errors otherwise.
     """
     stats = stats if stats is not None else BatchStats()
-    constraints, loops, assigner = candidate_loops(layer, accelerator, fractional, lpf_limit=lpf_limit, even=even)
-    model = None  # built at the first allocated candidate, where the scalar loop would first evaluate
+    constraints, loops, assigner = candidate_loops(
+        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even
+    )
+    model = (
+        None  # built at the first allocated candidate, where the scalar loop would first evaluate
+    )
 
     def scalar_eval(row, cut_row):
         tm = temporal_mapping_of(loops, row, cut_row)
-        return evaluate(layer, accelerator, fractional, integer, tm,
-                        access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                        spatial_mapping_array=spatial_mapping_array, latency_model=latency_model)
+        return evaluate(
+            layer,
+            accelerator,
+            fractional,
+            integer,
+            tm,
+            access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+            spatial_mapping_array=spatial_mapping_array,
+            latency_model=latency_model,
+        )
 
     if show_progress is None:
         show_progress = sys.stderr.isatty()
@@ -210,7 +227,9 @@ def search_temporal_mappings(
     if show_progress:
         from tqdm import tqdm
 
-        progress = tqdm(total=loops.count(), desc=f"{layer.name}: loop orderings", leave=False, unit="ord")
+        progress = tqdm(
+            total=loops.count(), desc=f"{layer.name}: loop orderings", leave=False, unit="ord"
+        )
 
     def seen(drawn: int, allowed: int) -> None:
         if progress is not None:
@@ -224,9 +243,14 @@ def search_temporal_mappings(
         stats.evaluated += len(ids)
         if model is None:
             model = BatchCostModel(
-                layer, accelerator, fractional, integer, loops,
+                layer,
+                accelerator,
+                fractional,
+                integer,
+                loops,
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                spatial_mapping_array=spatial_mapping_array, latency_model=latency_model,
+                spatial_mapping_array=spatial_mapping_array,
+                latency_model=latency_model,
             )
 
         if opt == "energy":
@@ -242,7 +266,12 @@ def search_temporal_mappings(
         stats.latency_computed += len(ids)
         energy, latency = _patch(energy, latency, exact, ids, cuts, scalar_eval, stats)
         i = best_index(energy, latency, opt)
-        candidate = (float(energy[i]), float(latency[i]), ids[i].copy(), {op: c[i].tolist() for op, c in cuts.items()})
+        candidate = (
+            float(energy[i]),
+            float(latency[i]),
+            ids[i].copy(),
+            {op: c[i].tolist() for op, c in cuts.items()},
+        )
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
     if progress is not None:

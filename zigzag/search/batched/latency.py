@@ -23,7 +23,10 @@ def batch_latency(model, movement, movement_int, n):
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}
     for op, info in model.ops.items():
-        eff[op] = [movement[op].eff_bits[k + 1] / float(lv.size) for k, lv in enumerate(info.operand.levels)]
+        eff[op] = [
+            movement[op].eff_bits[k + 1] / float(lv.size)
+            for k, lv in enumerate(info.operand.levels)
+        ]
     eff_sh = {op: list(v) for op, v in eff.items()}
     for members in setup.sharing_groups:
         e = None
@@ -41,7 +44,9 @@ def batch_latency(model, movement, movement_int, n):
             flags.append(rule1 | rule2)
             if lv.sharing is not None:
                 for m_op, m_k in lv.sharing:
-                    eff_sh[m_op][m_k] = np.where(rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k])
+                    eff_sh[m_op][m_k] = np.where(
+                        rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k]
+                    )
         db[op] = flags
     # docs/models/cost-model.md#latency real and allowed cycles (integer variant)
     real, allowed = {}, {}
@@ -129,8 +134,14 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
             if code(op, level, d) == 0:
                 continue
             flow = movement_int[op].flows[level][d]
-            acts.append((pick(real[op, level, d]), pick(allowed[op, level, d]),
-                         np.ceil(pick(flow.period) * model.cpo), pick(flow.count)))
+            acts.append(
+                (
+                    pick(real[op, level, d]),
+                    pick(allowed[op, level, d]),
+                    np.ceil(pick(flow.period) * model.cpo),
+                    pick(flow.count),
+                )
+            )
         if not acts:
             continue
         if len(acts) == 1:
@@ -170,11 +181,15 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
             if c == 1:
                 once.append((duty, cycles))
             else:
-                bw_req = bw_req + np.ceil(pick(movement_int[op].flows[level][d].bw_aver) / model.cpo)
+                bw_req = bw_req + np.ceil(
+                    pick(movement_int[op].flows[level][d].bw_aver) / model.cpo
+                )
                 record_transfer(loading, offloading, duty, cycles, shared)
         if once:
             totals = [cyc for _, cyc in once]
-            minima = [np.ceil(pick(movement_int[d.layer_op].bits[1]) / port.bw_max) for d, _ in once]
+            minima = [
+                np.ceil(pick(movement_int[d.layer_op].bits[1]) / port.bw_max) for d, _ in once
+            ]
             surplus = ((port.bw_max - bw_req) / port.bw_max) * tcc
             remaining = reduce_balanced(totals, minima, surplus)
             for (duty, _), cyc in zip(once, remaining):

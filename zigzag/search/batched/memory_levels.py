@@ -38,7 +38,9 @@ def python_sum(items):
             total = total + value
             continue
         new = total + value
-        low = low + np.where(np.abs(total) >= np.abs(value), (total - new) + value, (value - new) + total)
+        low = low + np.where(
+            np.abs(total) >= np.abs(value), (total - new) + value, (value - new) + total
+        )
         total = new
     if floating and COMPENSATED_FLOATS:
         total = np.where((low != 0) & np.isfinite(low), total + low, total)
@@ -58,8 +60,15 @@ class _AllocState:
 class BatchLevelAssigner:
     """Vectorised :class:`~zigzag.search.memory_levels.MemoryLevelAssigner` over many orderings."""
 
-    def __init__(self, layer: Layer, accelerator: Accelerator, spatial: LevelMapping, loops: LoopTable,
-                 *, even: bool = False):
+    def __init__(
+        self,
+        layer: Layer,
+        accelerator: Accelerator,
+        spatial: LevelMapping,
+        loops: LoopTable,
+        *,
+        even: bool = False,
+    ):
         self.reference = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
         self.layer = layer
         self.spatial = spatial
@@ -107,8 +116,11 @@ class BatchLevelAssigner:
         layer = self.layer
         op = state.layer_op
         pr_ints = all(isinstance(layer.pr_sizes[d], int) for d in layer.partially_relevant[op])
-        return (all(isinstance(p, int) for p in precisions) and pr_ints
-                and not any(d in state.float_dims for d in layer.relevant[op]))
+        return (
+            all(isinstance(p, int) for p in precisions)
+            and pr_ints
+            and not any(d in state.float_dims for d in layer.relevant[op])
+        )
 
     def _accumulate_spatial(self, state: _AllocState, level: list) -> None:
         for dim, factor in level:
@@ -245,14 +257,17 @@ class BatchLevelAssigner:
         op = state.layer_op
         size = float(memory.size)
         if op == layer.output:
-            above = [d for lvl in self.spatial[op][state.level:] for d, _ in lvl]
+            above = [d for lvl in self.spatial[op][state.level :] for d, _ in lvl]
             if any(d in self.output_ir for d in above):
                 precision = float(layer.precision[op])
                 precisions = [layer.precision[op]]
             else:
                 precisions = [layer.precision[op], layer.final_output_precision]
-                precision = np.where(suffix_oir[rows, np.minimum(state.pos, length)],
-                                     float(layer.precision[op]), float(layer.final_output_precision))
+                precision = np.where(
+                    suffix_oir[rows, np.minimum(state.pos, length)],
+                    float(layer.precision[op]),
+                    float(layer.final_output_precision),
+                )
         else:
             precision = float(layer.precision[op])
             precisions = [layer.precision[op]]
@@ -268,7 +283,9 @@ class BatchLevelAssigner:
             grows = np.where(valid & (dims == self.loops.dim_number.get(dim, -1)), factors, 1.0)
             running = np.empty((steps + 1, n))
             running[0] = current
-            for i in range(steps):  # the scalar loop's sequence of products (numpy's accumulate is slow here)
+            for i in range(
+                steps
+            ):  # the scalar loop's sequence of products (numpy's accumulate is slow here)
                 np.multiply(running[i], grows[i], out=running[i + 1])
             sizes[dim] = running
         count = self._footprint(op, sizes)

@@ -8,7 +8,13 @@ from typing import NamedTuple
 import numpy as np
 
 from zigzag.cost.array import array_cost
-from zigzag.search.batched.candidates import EXACT, LoopTable, Unsupported, prefix_products, unique_count
+from zigzag.search.batched.candidates import (
+    EXACT,
+    LoopTable,
+    Unsupported,
+    prefix_products,
+    unique_count,
+)
 from zigzag.search.batched.latency import batch_latency
 from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
@@ -60,7 +66,9 @@ class _OperandInfo:
         self.ir_of_loop = np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool)
         self.keep = operand.relevant | operand.irrelevant
         self.relations = operand.pr_relations
-        self.relevant_code = np.array([d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool)
+        self.relevant_code = np.array(
+            [d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool
+        )
         self.keep_code = np.array([d in self.keep for d in loops.dims] + [False], dtype=bool)
         self._codes = loops.dim_number
 
@@ -75,15 +83,26 @@ class BatchCostModel:
     the figures are bit-identical.
     """
 
-    def __init__(self, layer: Layer, accelerator: Accelerator, fractional: LevelMapping, integer: LevelMapping,
-                 loops: LoopTable, *, access_same_data_considered_as_no_access: bool = True,
-                 spatial_mapping_array: dict | None = None, latency_model: str = "zigzag"):
+    def __init__(
+        self,
+        layer: Layer,
+        accelerator: Accelerator,
+        fractional: LevelMapping,
+        integer: LevelMapping,
+        loops: LoopTable,
+        *,
+        access_same_data_considered_as_no_access: bool = True,
+        spatial_mapping_array: dict | None = None,
+        latency_model: str = "zigzag",
+    ):
         self.layer = layer
         self.accelerator = accelerator
         self.loops = loops
         self.flag = access_same_data_considered_as_no_access
         if latency_model not in LATENCY_MODELS:
-            raise ValueError(f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}")
+            raise ValueError(
+                f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}"
+            )
         self.latency_model = latency_model
         setup = layer_setup(layer, accelerator)
         self.setup = setup
@@ -198,7 +217,9 @@ class BatchCostModel:
                 if not active.any():
                     continue
                 codes, size = ldim[:, p], lsize[:, p]
-                per_level = np.where(active & info.relevant_code[codes], per_level * size, per_level)
+                per_level = np.where(
+                    active & info.relevant_code[codes], per_level * size, per_level
+                )
                 decoupled = active & ~info.keep_code[codes]
                 for st, rel in zip(state, rels):
                     is_a = codes == info.code_of(rel.dim_a)
@@ -215,8 +236,14 @@ class BatchCostModel:
                         if dim in (rel.dim_a, rel.dim_b):
                             matched = True
                             everywhere = np.ones(n, dtype=bool)
-                            x_r = _pr_step(st, rel, everywhere, np.full(n, dim == rel.dim_a), factor,
-                                           self.pr_sizes[rel.data_dim])
+                            x_r = _pr_step(
+                                st,
+                                rel,
+                                everywhere,
+                                np.full(n, dim == rel.dim_a),
+                                factor,
+                                self.pr_sizes[rel.data_dim],
+                            )
                             per_level = per_level * x_r
                             zero |= st[2] == 0
                 if not matched and dim in relevant:
@@ -278,7 +305,9 @@ class BatchCostModel:
                 bw_high = np.trunc(low[k + 1])
                 fl = _Flow(t_low, n_low, amount_low, np.where(psum[k], p_o, p_of), bw_low, w_low)
                 tl = fl.masked(psum[k])
-                th = _Flow(t_high, n_high, D[k + 1], np.where(psum[k + 1], p_o, p_of), bw_high, w_high)
+                th = _Flow(
+                    t_high, n_high, D[k + 1], np.where(psum[k + 1], p_o, p_of), bw_high, w_high
+                )
                 fh = th.masked(psum[k + 1])
             else:
                 p = float(operand.precision)
@@ -328,14 +357,20 @@ class BatchCostModel:
             starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = tq
             sq = self.spatial[op]
             D = self._footprints(info, sq.levels, starts, ends, rm, ctx, ldim)
-            psum = self._psum(info, sq.levels, starts, ends, irm, lsize, rows) if op == out else None
+            psum = (
+                self._psum(info, sq.levels, starts, ends, irm, lsize, rows) if op == out else None
+            )
             movement[op] = self._movement(info, tq, sq, psum, D)
             if self.same_variant:
                 movement_int[op] = movement[op]
             elif latency:
                 sq_int = self.spatial_int[op]
                 D_int = self._footprints(info, sq_int.levels, starts, ends, rm, ctx, ldim)
-                psum_int = self._psum(info, sq_int.levels, starts, ends, irm, lsize, rows) if op == out else None
+                psum_int = (
+                    self._psum(info, sq_int.levels, starts, ends, irm, lsize, rows)
+                    if op == out
+                    else None
+                )
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
         exact &= ~self._zero_extent
@@ -390,7 +425,9 @@ class BatchCostModel:
         return accesses
 
 
-def access_energy(accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray):
+def access_energy(
+    accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
+):
     """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
     and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
     ``exact`` narrowed where integer costs leave the exact range; the same float operations in

@@ -30,7 +30,14 @@ from zigzag.cost.array import array_cost
 from zigzag.cost.model import evaluate
 from zigzag.cost.model.movement import memory_energy
 from zigzag.errors import MappingError
-from zigzag.search.batched import DEFAULT_CHUNK, BatchMismatch, _better, assigned_chunks, best_index, candidate_loops
+from zigzag.search.batched import (
+    DEFAULT_CHUNK,
+    BatchMismatch,
+    _better,
+    assigned_chunks,
+    best_index,
+    candidate_loops,
+)
 from zigzag.search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.search.batched.model import BatchCostModel, access_energy
 from zigzag.search.loma import no_fit_error
@@ -43,8 +50,10 @@ def cost_free_job(job: dict) -> dict:
     """A layer job (``zigzag.search.jobs.layer_job``) without its memories' cost fields: the key
     of what variants differing only in those costs share."""
     accelerator = job["accelerator"]
-    memories = {name: {k: v for k, v in memory.items() if k not in COST_FIELDS}
-                for name, memory in accelerator["memories"].items()}
+    memories = {
+        name: {k: v for k, v in memory.items() if k not in COST_FIELDS}
+        for name, memory in accelerator["memories"].items()
+    }
     return {**job, "accelerator": {**accelerator, "memories": memories}}
 
 
@@ -116,43 +125,93 @@ class SharedCandidates:
 
 
 def _nbytes(table: CandidateTable) -> int:
-    arrays = [a for part in table.chunks
-              for a in (part.ids, part.latency, part.exact, *part.cuts.values(),
-                        *(v for acc in part.accesses for v in acc.values()))]
+    arrays = [
+        a
+        for part in table.chunks
+        for a in (
+            part.ids,
+            part.latency,
+            part.exact,
+            *part.cuts.values(),
+            *(v for acc in part.accesses for v in acc.values()),
+        )
+    ]
     return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
 
 
-def build_table(layer, accelerator, fractional, integer, *, lpf_limit, even, access_same_data_considered_as_no_access,
-                spatial_mapping_array, chunk: int = DEFAULT_CHUNK) -> CandidateTable:
+def build_table(
+    layer,
+    accelerator,
+    fractional,
+    integer,
+    *,
+    lpf_limit,
+    even,
+    access_same_data_considered_as_no_access,
+    spatial_mapping_array,
+    chunk: int = DEFAULT_CHUNK,
+) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path)."""
-    constraints, loops, assigner = candidate_loops(layer, accelerator, fractional, lpf_limit=lpf_limit, even=even)
+    constraints, loops, assigner = candidate_loops(
+        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even
+    )
     model = None
     kept, count = [], 0
     for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk):
         count += len(ids)
         if model is None:
-            model = BatchCostModel(layer, accelerator, fractional, integer, loops,
-                                   access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                                   spatial_mapping_array=spatial_mapping_array)
+            model = BatchCostModel(
+                layer,
+                accelerator,
+                fractional,
+                integer,
+                loops,
+                access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+                spatial_mapping_array=spatial_mapping_array,
+            )
         accesses, latency, exact = model.evaluate_accesses(ids, cuts)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
     memories = tuple(model.level_memories()) if model is not None else ()
-    return CandidateTable(loops, fractional, integer, tuple(kept), memories,
-                          model.mac_energy if model is not None else 0.0, count)
+    return CandidateTable(
+        loops,
+        fractional,
+        integer,
+        tuple(kept),
+        memories,
+        model.mac_energy if model is not None else 0.0,
+        count,
+    )
 
 
-def score_table(table: CandidateTable, layer, accelerator, fractional, integer, *, opt, lpf_limit, even,
-                access_same_data_considered_as_no_access, spatial_mapping_array):
+def score_table(
+    table: CandidateTable,
+    layer,
+    accelerator,
+    fractional,
+    integer,
+    *,
+    opt,
+    lpf_limit,
+    even,
+    access_same_data_considered_as_no_access,
+    spatial_mapping_array,
+):
     """The best candidate of ``table`` under ``accelerator``'s costs: ``(CostResult, count)`` as
     :func:`zigzag.search.batched.search_temporal_mappings` returns."""
     costs_of = {m.name: (m.r_cost, m.w_cost) for m in accelerator.memories}
     costs = [costs_of[name] for name in table.memories]
 
     def scalar_eval(row, cut_row):
-        return evaluate(layer, accelerator, fractional, integer, temporal_mapping_of(table.loops, row, cut_row),
-                        access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
-                        spatial_mapping_array=spatial_mapping_array)
+        return evaluate(
+            layer,
+            accelerator,
+            fractional,
+            integer,
+            temporal_mapping_of(table.loops, row, cut_row),
+            access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
+            spatial_mapping_array=spatial_mapping_array,
+        )
 
     best = None
     for number, part in enumerate(table.chunks):
@@ -164,17 +223,25 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
         if bad.size:  # as the unshared path: these candidates' figures come from the scalar model
             energy, latency = energy.copy(), latency.copy()
             for i in bad:
-                result = scalar_eval(part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()})
+                result = scalar_eval(
+                    part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()}
+                )
                 energy[i], latency[i] = result.energy_total, result.latency_total2
         i = best_index(energy, latency, opt)
-        candidate = (float(energy[i]), float(latency[i]), part.ids[i], {op: c[i].tolist() for op, c in part.cuts.items()},
-                     (number, i))
+        candidate = (
+            float(energy[i]),
+            float(latency[i]),
+            part.ids[i],
+            {op: c[i].tolist() for op, c in part.cuts.items()},
+            (number, i),
+        )
         if best is None or _better(candidate[0], candidate[1], best[0], best[1], opt):
             best = candidate
     if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
-
         if layer.name not in table.no_fit:
-            table.no_fit[layer.name] = str(no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit))
+            table.no_fit[layer.name] = str(
+                no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
+            )
         raise MappingError(table.no_fit[layer.name])
     known = table.winners.get(best[4])
     if known is not None:  # this candidate won for other costs: its scalar result, re-costed
@@ -182,8 +249,10 @@ def score_table(table: CandidateTable, layer, accelerator, fractional, integer, 
     else:
         result = table.winners[best[4]] = scalar_eval(best[2], best[3])
     if result.energy_total != best[0] or result.latency_total2 != best[1]:
-        raise BatchMismatch(f"shared and scalar figures differ for layer {layer.name}: {best[0]!r}/{best[1]!r} vs "
-                            f"{result.energy_total!r}/{result.latency_total2!r}")
+        raise BatchMismatch(
+            f"shared and scalar figures differ for layer {layer.name}: {best[0]!r}/{best[1]!r} vs "
+            f"{result.energy_total!r}/{result.latency_total2!r}"
+        )
     return result, table.count
 
 
@@ -193,10 +262,17 @@ def recost(result, layer, accelerator, spatial_mapping_array):
     the scalar model's own function, and the array's figures, as ``zigzag.cost.model.analyse``
     computes them; every other figure of a result does not read a memory's costs."""
     memories = {m.name: m for m in accelerator.memories}
-    costs = SimpleNamespace(operands={
-        op: SimpleNamespace(levels=[SimpleNamespace(r_cost=memories[name].r_cost, w_cost=memories[name].w_cost)
-                                    for name in names])
-        for op, names in result.memory_names.items()})
+    costs = SimpleNamespace(
+        operands={
+            op: SimpleNamespace(
+                levels=[
+                    SimpleNamespace(r_cost=memories[name].r_cost, w_cost=memories[name].w_cost)
+                    for name in names
+                ]
+            )
+            for op, names in result.memory_names.items()
+        }
+    )
     mem_energy, breakdown, further = memory_energy(costs, result.memory_word_access)
     array = array_cost(layer, accelerator, spatial_mapping_array)
     return dataclasses.replace(

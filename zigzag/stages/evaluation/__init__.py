@@ -49,5 +49,9 @@ class CostModelStage(Stage):
             spatial_mapping_array=self.spatial_mapping_array,
         )
         flag = self.access_same_data_considered_as_no_access
-        yield LayerCostResult.of(result, self.layer, self.accelerator,
-                                 access_same_data_considered_as_no_access=flag), None
+        yield (
+            LayerCostResult.of(
+                result, self.layer, self.accelerator, access_same_data_considered_as_no_access=flag
+            ),
+            None,
+        )

@@ -31,7 +31,9 @@ def is_even_mapping_type(value, stage_name: str) -> bool:
     if text not in ("even", "uneven"):
         text = str(getattr(value, "name", "")).lower()
     if text not in ("even", "uneven"):
-        raise InputError(None, stage_name, f"temporal_mapping_type '{value}' is not 'even' or 'uneven'")
+        raise InputError(
+            None, stage_name, f"temporal_mapping_type '{value}' is not 'even' or 'uneven'"
+        )
     return text == "even"
 
 
@@ -65,7 +67,9 @@ class SpatialMappingGeneratorStage(Stage):
     ):
         super().__init__(list_of_callables, **kwargs)
         if enable_weight_diagonal_mapping:
-            raise InputError(None, type(self).__name__, "enable_weight_diagonal_mapping is not supported")
+            raise InputError(
+                None, type(self).__name__, "enable_weight_diagonal_mapping is not supported"
+            )
         if nb_mappings_generated < 1:
             raise InputError(None, type(self).__name__, "nb_mappings_generated must be at least 1")
         self.accelerator = accelerator
@@ -75,13 +79,27 @@ class SpatialMappingGeneratorStage(Stage):
 
     def run(self):
         mappings = generate_spatial_mappings(
-            self.layer, self.accelerator, nb_mappings=self.nb_mappings, enable_mixing=self.enable_mixing
+            self.layer,
+            self.accelerator,
+            nb_mappings=self.nb_mappings,
+            enable_mixing=self.enable_mixing,
         )
         for index, mapping in enumerate(mappings, start=1):
-            logger.info("%s: Launching spatial mapping %d/%d: %s.", self.layer.name, index, len(mappings), mapping)
+            logger.info(
+                "%s: Launching spatial mapping %d/%d: %s.",
+                self.layer.name,
+                index,
+                len(mappings),
+                mapping,
+            )
             conversion = SpatialMappingConversionStage(
                 self.list_of_callables,
-                **{**self.kwargs, "accelerator": self.accelerator, "layer": self.layer, "spatial_mapping_array": mapping},
+                **{
+                    **self.kwargs,
+                    "accelerator": self.accelerator,
+                    "layer": self.layer,
+                    "spatial_mapping_array": mapping,
+                },
             )
             for result, extra_info in conversion.run():
                 yield result, (mapping, extra_info)
@@ -92,7 +110,9 @@ class SpatialMappingConversionStage(Stage):
     layer's mapping entry fixes) into the per-level forms ``spatial_mapping`` and
     ``spatial_mapping_int`` for the rest of the pipeline. Passes results through."""
 
-    def __init__(self, list_of_callables, *, accelerator, layer, spatial_mapping_array=None, **kwargs):
+    def __init__(
+        self, list_of_callables, *, accelerator, layer, spatial_mapping_array=None, **kwargs
+    ):
         super().__init__(list_of_callables, **kwargs)
         if spatial_mapping_array is None:
             fixed = layer.mapping.spatial_mapping
@@ -124,7 +144,14 @@ class _TemporalMappingStage(Stage):
     ``layer``, ``spatial_mapping`` and ``temporal_mapping_type``)."""
 
     def __init__(
-        self, list_of_callables, *, accelerator, layer, spatial_mapping, temporal_mapping_type="uneven", **kwargs
+        self,
+        list_of_callables,
+        *,
+        accelerator,
+        layer,
+        spatial_mapping,
+        temporal_mapping_type="uneven",
+        **kwargs,
     ):
         super().__init__(list_of_callables, **kwargs)
         self.accelerator = accelerator
@@ -174,11 +201,17 @@ class SalsaStage(_TemporalMappingStage):
             temporal_mapping_search_engine="salsa",
             temporal_mapping_type="even" if self.even else "uneven",
             access_same_data_considered_as_no_access=kwargs.get(
-                "access_same_data_considered_as_no_access", defaults.access_same_data_considered_as_no_access
+                "access_same_data_considered_as_no_access",
+                defaults.access_same_data_considered_as_no_access,
             ),
             **{
                 name: kwargs[name]
-                for name in ("salsa_iteration_number", "salsa_start_temperature", "salsa_opt_criterion", "salsa_seed")
+                for name in (
+                    "salsa_iteration_number",
+                    "salsa_start_temperature",
+                    "salsa_opt_criterion",
+                    "salsa_seed",
+                )
                 if name in kwargs
             },
         )
@@ -213,7 +246,9 @@ def resolve_ordering(ordering, temporal_loops: dict[str, int]) -> list[tuple[str
         resolved.append((dim, size))
     covered = {dim: math.prod(s for d, s in resolved if d == dim) for dim in temporal_loops}
     if any(not math.isclose(covered[d], temporal_loops[d]) for d in temporal_loops):
-        raise ValueError(f"ordering {list(ordering)} does not cover the temporal loops {temporal_loops}")
+        raise ValueError(
+            f"ordering {list(ordering)} does not cover the temporal loops {temporal_loops}"
+        )
     return resolved
 
 
@@ -237,12 +272,21 @@ class TemporalOrderingConversionStage(_TemporalMappingStage):
         temporal_mapping_type="uneven",
         **kwargs,
     ):
-        super().__init__(list_of_callables, accelerator=accelerator, layer=layer, spatial_mapping=spatial_mapping,
-                         temporal_mapping_type=temporal_mapping_type, **kwargs)
-        self.ordering = temporal_ordering if temporal_ordering is not None else layer.mapping.temporal_ordering
+        super().__init__(
+            list_of_callables,
+            accelerator=accelerator,
+            layer=layer,
+            spatial_mapping=spatial_mapping,
+            temporal_mapping_type=temporal_mapping_type,
+            **kwargs,
+        )
+        self.ordering = (
+            temporal_ordering if temporal_ordering is not None else layer.mapping.temporal_ordering
+        )
         if not self.ordering:
             raise InputError(
-                None, type(self).__name__,
+                None,
+                type(self).__name__,
                 f"needs a temporal ordering for layer {layer.name}: give the keyword argument "
                 "'temporal_ordering' or a temporal_ordering in the layer's mapping entry",
             )
@@ -252,7 +296,9 @@ class TemporalOrderingConversionStage(_TemporalMappingStage):
         where = f"{type(self).__name__}: layer {self.layer.name}"
         try:
             ordering = resolve_ordering(self.ordering, temporal_loops)
-            assigner = MemoryLevelAssigner(self.layer, self.accelerator, self.spatial_mapping, even=self.even)
+            assigner = MemoryLevelAssigner(
+                self.layer, self.accelerator, self.spatial_mapping, even=self.even
+            )
             temporal_mapping = assigner.assign(ordering)
         except (ValueError, LevelAssignmentFailed) as exc:
             raise InputError(None, where, f"temporal ordering cannot be used: {exc}") from None

@@ -16,8 +16,18 @@ from zigzag.workload.llm.config import ModelConfig, config_from_hf
 from zigzag.workload.llm.families import Step, attended_keys, build_layers, expert_loads
 from zigzag.workload.operators import Precision
 
-__all__ = ["ModelConfig", "Inference", "Precision", "Step", "config_from_hf", "build_layer_specs", "precision_of",
-           "expert_loads", "attended_keys", "OPERATOR_SETS"]
+__all__ = [
+    "ModelConfig",
+    "Inference",
+    "Precision",
+    "Step",
+    "config_from_hf",
+    "build_layer_specs",
+    "precision_of",
+    "expert_loads",
+    "attended_keys",
+    "OPERATOR_SETS",
+]
 
 #: ``all``: every operator as a layer; ``zigzag``: only the matrix products are layers, the rest carry
 #: dependencies (as an ONNX export read with the default ``operators="zigzag"``)
@@ -35,16 +45,34 @@ def precision_of(value: Any, file: str | None = None, where: str = "precision") 
     if isinstance(value, dict) and set(value) <= {"weights", "activations", "kv_cache"}:
         for key, bits in value.items():
             if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
-                raise InputError(file, f"{where}.{key}", f"must be a whole number of bits of at least 1, got {bits!r}")
+                raise InputError(
+                    file,
+                    f"{where}.{key}",
+                    f"must be a whole number of bits of at least 1, got {bits!r}",
+                )
         return Precision(**value)
-    raise InputError(file, where, f"must be bits for all operands (e.g. 8) or a mapping of weights, "
-                                        f"activations and kv_cache bits, got {value!r}")
+    raise InputError(
+        file,
+        where,
+        f"must be bits for all operands (e.g. 8) or a mapping of weights, "
+        f"activations and kv_cache bits, got {value!r}",
+    )
 
 
-def build_layer_specs(model: ModelConfig | dict, *, phase: str = "prefill", tokens: int | None = None,
-                      context: int = 0, batch: int = 1, precision: Any = None, layers: int | None = None,
-                      causal_blocks: int | None = None, logits: str = "all", operators: str = "all",
-                      file: str | None = None) -> tuple[list[dict], Inference]:
+def build_layer_specs(
+    model: ModelConfig | dict,
+    *,
+    phase: str = "prefill",
+    tokens: int | None = None,
+    context: int = 0,
+    batch: int = 1,
+    precision: Any = None,
+    layers: int | None = None,
+    causal_blocks: int | None = None,
+    logits: str = "all",
+    operators: str = "all",
+    file: str | None = None,
+) -> tuple[list[dict], Inference]:
     """The layer dicts (``read_onnx``'s form, ids in processing order) of one step of ``model`` (a
     :class:`ModelConfig`, or the mapping of a ``config.json``: keys that do not shape layers are ignored)
     and its metadata. ``phase``: ``prefill`` of ``tokens`` new tokens after ``context`` cached ones (default 0)
@@ -53,48 +81,93 @@ def build_layer_specs(model: ModelConfig | dict, *, phase: str = "prefill", toke
     with ``operators="zigzag"`` as the ZigZag-compatible import);
     ``logits``: ``all`` positions or the ``last``; ``operators``: one of ``OPERATOR_SETS``."""
     at = (lambda key: f"llm.{key}") if file else (lambda key: key)  # noqa: E731 - the field as written
-    cfg = model if isinstance(model, ModelConfig) else config_from_hf(model, file, where=at("model"))
+    cfg = (
+        model if isinstance(model, ModelConfig) else config_from_hf(model, file, where=at("model"))
+    )
     if phase not in PHASES:
-        raise InputError(file, at("phase"), f"unallowed value {phase!r}; use one of: {', '.join(PHASES)}")
+        raise InputError(
+            file, at("phase"), f"unallowed value {phase!r}; use one of: {', '.join(PHASES)}"
+        )
     if phase == "decode":
         if not cfg.causal:
-            raise InputError(file, at("phase"), f"{cfg.name} ({cfg.model_type}) is an encoder: it has no decode "
-                                                   "step; use phase: prefill")
+            raise InputError(
+                file,
+                at("phase"),
+                f"{cfg.name} ({cfg.model_type}) is an encoder: it has no decode "
+                "step; use phase: prefill",
+            )
         if tokens not in (None, 1):
-            raise InputError(file, at("tokens"), f"a decode step computes 1 token, got {tokens}; leave tokens out "
-                                                    "(or use phase: prefill)")
+            raise InputError(
+                file,
+                at("tokens"),
+                f"a decode step computes 1 token, got {tokens}; leave tokens out "
+                "(or use phase: prefill)",
+            )
         tokens = 1
     elif tokens is None:
         raise InputError(file, at("tokens"), "a prefill needs its sequence length; add tokens: <S>")
     if causal_blocks is None:
         causal_blocks = 8 if operators == "all" else 0
-    for key, value, least in (("tokens", tokens, 1), ("context", context, 0), ("batch", batch, 1),
-                              ("causal_blocks", causal_blocks, 0)):
+    for key, value, least in (
+        ("tokens", tokens, 1),
+        ("context", context, 0),
+        ("batch", batch, 1),
+        ("causal_blocks", causal_blocks, 0),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise InputError(file, at(key), f"must be a whole number of at least {least}, got {value!r}")
-    if layers is not None and (isinstance(layers, bool) or not isinstance(layers, int) or layers < 1):
-        raise InputError(file, at("layers"), f"must be a whole number of at least 1, got {layers!r}")
-    for key, value, allowed in (("logits", logits, ("all", "last")), ("operators", operators, OPERATOR_SETS)):
+            raise InputError(
+                file, at(key), f"must be a whole number of at least {least}, got {value!r}"
+            )
+    if layers is not None and (
+        isinstance(layers, bool) or not isinstance(layers, int) or layers < 1
+    ):
+        raise InputError(
+            file, at("layers"), f"must be a whole number of at least 1, got {layers!r}"
+        )
+    for key, value, allowed in (
+        ("logits", logits, ("all", "last")),
+        ("operators", operators, OPERATOR_SETS),
+    ):
         if value not in allowed:
-            raise InputError(file, at(key), f"unallowed value {value!r}; use one of: {', '.join(allowed)}")
+            raise InputError(
+                file, at(key), f"unallowed value {value!r}; use one of: {', '.join(allowed)}"
+            )
     if cfg.family in ("gpt2", "bert") and context + tokens > cfg.max_positions:
-        raise InputError(file, at("context" if context else "tokens"),
-                         f"{context + tokens} positions exceed the {cfg.max_positions} learned positions of "
-                         f"{cfg.name}; use at most {cfg.max_positions}")
+        raise InputError(
+            file,
+            at("context" if context else "tokens"),
+            f"{context + tokens} positions exceed the {cfg.max_positions} learned positions of "
+            f"{cfg.name}; use at most {cfg.max_positions}",
+        )
     if layers is not None:
         cfg = cfg.with_layers(layers)
-    step = Step(batch=batch, tokens=tokens, past=context, precision=precision_of(precision, file, at("precision")),
-                causal_blocks=causal_blocks, logits=logits)
+    step = Step(
+        batch=batch,
+        tokens=tokens,
+        past=context,
+        precision=precision_of(precision, file, at("precision")),
+        causal_blocks=causal_blocks,
+        logits=logits,
+    )
     specs = build_layers(cfg, step)
     if operators == "zigzag":
         specs = _matrix_products_only(specs)
-    return specs, Inference(model=cfg.name, phase=phase, batch=batch, tokens=tokens, context=context,
-                            layers=cfg.layers)
+    return specs, Inference(
+        model=cfg.name, phase=phase, batch=batch, tokens=tokens, context=context, layers=cfg.layers
+    )
 
 
 def _matrix_products_only(specs: list[dict]) -> list[dict]:
     """Vector layers become dependency-only nodes (the default ONNX import keeps only matrix products)."""
-    return [spec if spec.get("vector_op") is None else
-            {"kind": "dummy", "id": spec["id"], "name": spec["name"], "type": spec["vector_op"],
-             "operand_source": {k: v for k, v in spec["operand_source"].items() if v != spec["id"]}}
-            for spec in specs]
+    return [
+        spec
+        if spec.get("vector_op") is None
+        else {
+            "kind": "dummy",
+            "id": spec["id"],
+            "name": spec["name"],
+            "type": spec["vector_op"],
+            "operand_source": {k: v for k, v in spec["operand_source"].items() if v != spec["id"]},
+        }
+        for spec in specs
+    ]
