@@ -101,7 +101,7 @@ def main() -> None:
                 json.loads((Path(folder) / "run" / "summary.json").read_text()).get("per_token")
                 or {}
             )
-        step = tokens.get("tpot_cycles", tokens.get("ttft_cycles"))
+        step = tokens.get("tpot_cycles") or tokens.get("ttft_cycles") or 0.0
         print(
             f"{name:22s} {hardware:26s} {mode:5s} {wall:7.2f} s wall {cpu:7.2f} s CPU  {result.problem.nb_cns:6d} CNs "
             f"latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ  step {step:,.0f} cycles  "
