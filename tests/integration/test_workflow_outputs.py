@@ -11,8 +11,6 @@ import pytest
 import yaml
 
 from conftest import DATA, REPO, reference_input
-from zigzag.errors import InputError
-from zigzag.steps.pipeline import write_plan_job
 from test_workflow import jobs, snakemake, write_yaml
 
 pytestmark = pytest.mark.slow
@@ -122,15 +120,20 @@ def test_every_file_a_job_writes_is_declared(tmp_path):
         },
     )
     output = snakemake(tmp_path)
-    assert (
-        jobs(output, "layer_job") == 3
-        and jobs(output, "stream_cost_job") == jobs(output, "stream_cost") > 0
-    )
+    assert jobs(output, "evaluate_layer") == 3 and jobs(output, "stream_cost") > 0
     assert jobs(output, "plotly_script") == 3  # one per report folder: results, stream, the sweep's
     left = undeclared(tmp_path)
-    # the one exception: a sweep's batch job keeps the layer results of its variants in the shared
-    # cache (their keys are known only inside the job), where experiments and later runs find them
-    assert left and all(name.startswith("results/.cache/results/") for name in left), left
+    # the exceptions, in the content-addressed cache shared by every experiment and run: the job
+    # files the checkpoints write (split_layers: jobs/, stream_plan_costs: stream-cost/jobs/; a
+    # job is written once, by the first experiment needing it, so it cannot be one job's output),
+    # and the layer results a sweep's batch job keeps (their keys are known only inside the job)
+    allowed = (
+        "results/.cache/jobs/",
+        "results/.cache/stream-cost/jobs/",
+        "results/.cache/results/",
+    )
+    assert left and all(name.startswith(allowed) for name in left), left
+    assert any(name.startswith("results/.cache/stream-cost/jobs/") for name in left)
     assert "Nothing to be done" in snakemake(tmp_path, "-n")
 
 
@@ -138,42 +141,18 @@ def test_job_files_stay_with_the_first_experiment_that_needed_them(tmp_path):
     single = _single_core_inputs(tmp_path)
     write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "first", **single}]})
     output = snakemake(tmp_path)
-    assert jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 3
-    assert undeclared(tmp_path) == []
+    assert jobs(output, "evaluate_layer") == 3
+    assert all(name.startswith("results/.cache/jobs/") for name in undeclared(tmp_path))
     # a second experiment with the same layers: its plan lists the same jobs; nothing reruns
     write_yaml(
         tmp_path / "config.yaml",
         {"experiments": [{"name": "first", **single}, {"name": "second", **single}]},
     )
     output = snakemake(tmp_path)
-    assert (
-        jobs(output, "split_layers") == 1
-        and jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 0
-    )
+    assert jobs(output, "split_layers") == 1 and jobs(output, "evaluate_layer") == 0
     # the experiment that wrote the job files is gone from the config: they stay, nothing reruns
     write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "second", **single}]})
     output = snakemake(tmp_path)
-    assert jobs(output, "layer_job") == jobs(output, "evaluate_layer") == 0
+    assert jobs(output, "evaluate_layer") == 0
     job_files = sorted((tmp_path / "results" / ".cache" / "jobs").glob("*.json"))
     assert [yaml.safe_load(job.read_text())["label"] for job in job_files] == ["first"] * 3
-    # ... until its plan is gone too: the job files are copied again from the plan of the
-    # experiment there (the same jobs), and no layer is evaluated again
-    shutil.rmtree(tmp_path / "results" / "first")
-    output = snakemake(tmp_path)
-    assert jobs(output, "layer_job") == 3 and jobs(output, "evaluate_layer") == 0
-    assert [yaml.safe_load(job.read_text())["label"] for job in job_files] == ["second"] * 3
-    # a lost job file whose result is there is not needed: nothing runs
-    next((tmp_path / "results" / ".cache" / "jobs").glob("*.json")).unlink()
-    assert "Nothing to be done" in snakemake(tmp_path, "-n")
-
-
-def test_a_job_missing_from_its_plan_is_a_one_line_error(tmp_path):
-    plan = tmp_path / "plan.json"
-    plan.write_text(
-        '{"experiment": {"name": "old"}, "layers": []}'
-    )  # a plan written before plans held jobs
-    with pytest.raises(
-        InputError, match=r"plan\.json: jobs: holds no job 0a1b; delete the plan to plan again"
-    ):
-        write_plan_job(plan, "0a1b", tmp_path / "job.json")
-    assert not (tmp_path / "job.json").exists()

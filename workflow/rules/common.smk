@@ -19,7 +19,7 @@ from zigzag.steps.experiments import (
     workload_id,
 )
 from zigzag.steps.job_runner import prepare_job_environment
-from zigzag.steps.pipeline import plan_keys, write_plan_job
+from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
     json_text,
@@ -158,56 +158,16 @@ def layer_results(wildcards):
     return [f"{CACHE}/results/{key}.json" for key in plan_keys(plan)]
 
 
-# job keys of each plan file: path -> (its mtime, the keys of its "jobs")
-_PLANNED = {}
-
-
-def planned_keys(plan):
-    """The keys of the jobs a plan holds (read once per version of the file)."""
-    stamp = os.stat(plan).st_mtime_ns
-    if _PLANNED.get(plan, (None,))[0] != stamp:
-        _PLANNED[plan] = (stamp, set(json.loads(open(plan).read()).get("jobs", {})))
-    return _PLANNED[plan][1]
-
-
-def owner_plan(job, field, plan_of, finished_plan, names):
-    """The plan a cached job file is copied from (``plan_of``: experiment name -> its plan file;
-    ``finished_plan``: the same through the experiment's checkpoint, so that Snakemake waits for
-    it and evaluates this again once it has run): once the file exists, that of the experiment
-    it names in ``field`` (also when the experiment left the config and its plan is still there),
-    so nothing reruns because other experiments list the same job; else the first plan of
-    ``names``, in config order, that holds the job. Ancient: a plan rewritten later never rewrites
-    the job (content-addressed, the job stays the same).
+def planning_experiment(wildcards):
+    """The plan of the experiment that first asked for this layer job (its label), so the job
+    hangs below split_layers in the DAG, also when that experiment has left the config and its
+    plan is still there; ancient: a plan rewritten later never reruns the job.
     """
-    if os.path.exists(job):
-        owner = json.loads(open(job).read()).get(field)
-        if owner in names:
-            return ancient(finished_plan(owner))
-        if owner and os.path.exists(plan_of(owner)):
-            return ancient(plan_of(owner))
-    key = os.path.basename(job)[: -len(".json")]
-    for name in names:
-        plan = finished_plan(name)
-        if key in planned_keys(plan):
-            return ancient(plan)
-    return []
-
-
-def layer_job_plan(wildcards):
-    """The plan a layer job file is copied from (its label names the experiment)."""
-    return owner_plan(
-        f"{CACHE}/jobs/{wildcards.key}.json",
-        "label",
-        lambda name: f"{RESULTS}/{name}/plan.json",
-        lambda name: checkpoints.split_layers.get(name=name).output.plan,
-        EXPERIMENTS,
-    )
-
-
-def layer_jobs(wildcards):
-    """The job files of every distinct layer job of the experiment (known once split)."""
-    plan = checkpoints.split_layers.get(name=wildcards.name).output.plan
-    return [ancient(f"{CACHE}/jobs/{key}.json") for key in plan_keys(plan)]
+    job = f"{CACHE}/jobs/{wildcards.key}.json"
+    if not os.path.exists(job):
+        return []
+    plan = f"{RESULTS}/{json.loads(open(job).read()).get('label')}/plan.json"
+    return ancient(plan) if os.path.exists(plan) else []
 
 
 def sweep_batch_file(wildcards):

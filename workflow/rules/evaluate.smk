@@ -3,9 +3,11 @@
 # then search each job: spatial mappings -> temporal mappings -> cost model -> best per criterion.
 # A mapping that does not fit or a layer no mapping fits gives a failure record (--record-failure):
 # the experiment becomes a failed row and check_experiments fails the run at the end.
-# split_layers writes the experiment's plan, which holds its layer jobs; layer_job copies one job
-# into the cache (<cache>/jobs/<key>.json), a content-addressed store shared by every experiment:
-# a job file is written once, from the plan of the first experiment that needs it, and stays.
+# split_layers writes the job files (<cache>/jobs/<key>.json) besides its declared plan: that
+# folder is a content-addressed store shared by every experiment (a job is written once, by the
+# first experiment that needs it, and never rewritten), so it cannot be one job's output
+# (Snakemake lets a file have one producing job, and deletes a directory output before rerunning
+# its job). The plan lists the keys; evaluate_layer reads the job (ancient) below that plan.
 
 
 checkpoint split_layers:
@@ -24,27 +26,16 @@ checkpoint split_layers:
     shell:
         step(
             "split --experiment {input.experiment:q} --workload {input.workload:q}"
-            " --accelerator {input.accelerator:q} --output {output.plan:q}"
-            " --record-failure --log {log:q}"
+            " --accelerator {input.accelerator:q} --cache {cache} --output {output.plan:q}"
+            " --record-failure --log {log:q}",
+            cache=CACHE,
         )
-
-
-rule layer_job:
-    input:
-        plan=layer_job_plan,
-    output:
-        f"{CACHE}/jobs/{{key}}.json",
-    log:
-        f"{CACHE}/logs/layer_job/{{key}}.log",
-    localrule: True
-    run:
-        write_plan_job(input.plan, wildcards.key, output[0])
-        write_text_atomic(log[0], f"{output[0]}: from {input.plan}\n")
 
 
 rule evaluate_layer:
     input:
         job=ancient(f"{CACHE}/jobs/{{key}}.json"),
+        plan=planning_experiment,
     output:
         result=f"{CACHE}/results/{{key}}.json",
     log:

@@ -23,8 +23,7 @@ rule sum:
 
 rule save:
     input:
-        results=f"{RESULTS}/{{name}}/results.json",
-        jobs=layer_jobs,  # the layers' accelerators
+        f"{RESULTS}/{{name}}/results.json",
     output:
         summary=f"{RESULTS}/{{name}}/summary.json",
         row=f"{RESULTS}/{{name}}/summary.csv",
@@ -49,7 +48,7 @@ rule save:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "save {input.results:q} --cache {cache} --output {params.folder:q}"
+            "save {input:q} --cache {cache} --output {params.folder:q}"
             " --float-format {float_format} --log {log:q}",
             cache=CACHE,
             float_format=OUTPUTS.get("float_format", "%.10g"),

@@ -1,8 +1,7 @@
 # Multi-core experiments (Stream), config key `stream_experiments`:
 #   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
-#   distinct (CN shape, core) cost-table keys, and the jobs of those not cached yet) ->
-#   stream_cost_job (copies one job into the cache) -> stream_cost (one job per key, content-cached
-#   in the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
+#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
+#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
 #   stream_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
@@ -50,19 +49,6 @@ checkpoint stream_plan_costs:
             " --cache {cache} --output {output:q} --log {log:q}",
             cache=CACHE,
         )
-
-
-rule stream_cost_job:
-    input:
-        plan=stream_cost_job_plan,
-    output:
-        f"{CACHE}/stream-cost/jobs/{{key}}.json",
-    log:
-        f"{CACHE}/logs/stream_cost_job/{{key}}.log",
-    localrule: True
-    run:
-        write_plan_job(input.plan, wildcards.key, output[0])
-        write_text_atomic(log[0], f"{output[0]}: from {input.plan}\n")
 
 
 rule stream_cost:

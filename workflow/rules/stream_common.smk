@@ -57,17 +57,6 @@ def stream_cost_entries(wildcards):
     return [f"{CACHE}/stream-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
 
 
-def stream_cost_job_plan(wildcards):
-    """The cost plan a cost job file is copied from (the job names its experiment)."""
-    return owner_plan(
-        f"{CACHE}/stream-cost/jobs/{wildcards.key}.json",
-        "experiment",
-        lambda name: f"{STREAM_RESULTS}/{name}/cost_plan.json",
-        lambda name: checkpoints.stream_plan_costs.get(sname=name).output[0],
-        STREAM,
-    )
-
-
 def _stream_picture(file, what):
     return report(
         f"{STREAM_RESULTS}/{{sname}}/plots/{file}",

@@ -225,7 +225,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    _write_tokens(args, found.fixed_schedule(), found.graph)
+    _write_tokens(args, found.fixed_schedule())
     add_notes(Path(args.output) / "summary.json", notes)
     chosen, fixed = found.chosen, found.fixed_schedule()
     print(
@@ -256,7 +256,7 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                             cost_lut_path=args.cost_lut_path,
                             operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
                             output=args.output, cwd=args.cwd, latency_model=args.latency_model)  # fmt: skip
-    _write_tokens(args, found.schedule, found.graph)
+    _write_tokens(args, found.schedule)
     add_notes(Path(args.output) / "summary.json", notes)
     if not args.quiet:
         for index, stack in enumerate(found.allocation.stacks):
@@ -300,7 +300,7 @@ def _check_clock(args: argparse.Namespace, command: str) -> None:
         )
 
 
-def _write_tokens(args: argparse.Namespace, result, graph) -> None:
+def _write_tokens(args: argparse.Namespace, result) -> None:
     """A searched allocation's per-token figures into its summary.json (a transformer step)."""
     from zigzag.multicore.topology import load_multicore_accelerator
     from zigzag.multicore.schedule.run import write_token_figures
@@ -311,13 +311,7 @@ def _write_tokens(args: argparse.Namespace, result, graph) -> None:
         if args.clock_ghz is not None
         else accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
     )
-    write_token_figures(
-        result,
-        args.workload,
-        args.output,
-        {i: info.cache_operands for i, info in graph.layers.items()},
-        clock,
-    )
+    write_token_figures(result, args.workload, args.output, clock)
 
 
 def _print_tokens(output: str) -> None:

@@ -337,8 +337,7 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
         raise InputError(
             job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table"
         ) from None
-    for name in ("label", "experiment"):
-        job.pop(name, None)
+    job.pop("label", None)
     layer_name = job.pop("layer_name", None)
     entry = evaluate_cost_job(job, layer_name=layer_name)
     write_json_atomic(out_file, entry.to_dict())
@@ -430,9 +429,9 @@ class CostTable:
         """The entries of several (node, core id) pairs (computed once per distinct key)."""
         return [self.entry(node, core_id) for node, core_id in pairs]
 
-    def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]], **extra) -> dict[str, dict]:
-        """key -> job file (with ``extra`` fields, outside the key) of every (node, core id) pair
-        not cached yet, for one step per job (``zigzag step stream-cost``), in order."""
+    def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]]) -> dict[str, dict]:
+        """key -> job file of every (node, core id) pair not cached yet, for one step per job
+        (``zigzag step stream-cost``), in order."""
         if self.cache is None:
             raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
         jobs = {}
@@ -447,7 +446,6 @@ class CostTable:
                     **self.job(node, core_id),
                     "label": f"CN on core {core_id}",
                     "layer_name": node.layer_name,
-                    **extra,
                 }
         return jobs
 

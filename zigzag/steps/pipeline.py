@@ -2,9 +2,9 @@
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
   decide the accelerator each layer is searched on (trimmed per layer with data locality); write
-  the experiment's ``plan.json`` (layer -> key, one *job* per distinct layer, inputs' SHA-256,
-  versions). The workflow's ``layer_job`` rule copies each job into the content-addressed cache
-  (:func:`write_plan_job`, ``zigzag.search.jobs``).
+  one *job* per distinct layer into the content-addressed cache (``zigzag.search.jobs``; the
+  workflow's checkpoint produces them), then the experiment's ``plan.json`` (layer -> key, inputs'
+  SHA-256, versions).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
 * :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
@@ -46,8 +46,8 @@ def split_layers(
     cache: str | Path | None,
     plan_path: str | Path,
 ) -> dict:
-    """Write the experiment's plan, which holds its layer jobs; returns the plan. With a ``cache``
-    folder (runs outside the workflow) the jobs not in it yet are also stored there."""
+    """Write the experiment's layer jobs not in ``cache`` yet (none without a cache), then its
+    plan; returns the plan."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
     if inherited is not None:  # parsing failed: pass its record on
@@ -94,31 +94,20 @@ def split_layers(
         "notes": workload_doc.get("notes", []) + ([note] if note else []),
         "layers": entries,
         "uncosted": uncosted,
-        "jobs": jobs,  # key -> job file, the label naming this experiment
     }
     if workload_doc.get("inference"):  # an LLM step: its per-token figures are computed by save
         plan["inference"] = workload_doc["inference"]
-    write_json_atomic(plan_path, plan)
-    if cache is not None:
+    if cache is not None:  # the jobs first: a plan on disk means its jobs are there
         for key, job in jobs.items():
             if not job_file(cache, key).exists():
                 write_json_atomic(job_file(cache, key), job)
+    write_json_atomic(plan_path, plan)
     return plan
 
 
 def job_file(cache: str | Path, key: str) -> Path:
     """Where the cache keeps layer job ``key``."""
     return Path(cache) / "jobs" / f"{key}.json"
-
-
-def write_plan_job(plan_path: str | Path, key: str, out_path: str | Path) -> None:
-    """Write job ``key`` of a plan (single-core or multi-core) as its job file."""
-    job = json.loads(Path(plan_path).read_text()).get("jobs", {}).get(key)
-    if job is None:
-        raise InputError(
-            str(plan_path), "jobs", f"holds no job {key}; delete the plan to plan again"
-        )
-    write_json_atomic(out_path, job)
 
 
 def plan_keys(plan_path: str | Path) -> list[str]:

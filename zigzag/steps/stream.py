@@ -192,8 +192,8 @@ def _table(exp: dict, cache: str | Path):
 
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Write ``output``: every cost-table key the experiment needs, and the jobs of the uncached
-    ones (the workflow's ``stream_cost_job`` rule copies each into the cache)."""
+    """Write ``output``: every cost-table key the experiment needs; the job files of the uncached
+    ones go into the cache (the workflow's checkpoint ``stream_plan_costs`` produces them)."""
     from zigzag.multicore.allocation.genes import allocation_genes
     from zigzag.multicore.cn_graph import load_cn_graph
     from zigzag.multicore.schedule.costs import node_key
@@ -213,15 +213,14 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
         table.key(node, core): core for node, core in reversed(keyed)
     }  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
-    new = table.planned_jobs(keyed, experiment=exp["name"])
+    new = table.plan(keyed)
     write_json_atomic(
         output,
         {
             "experiment": exp["name"],
             "keys": keys,
             "cores": [core_of[k] for k in keys],
-            "to_compute": list(new),
-            "jobs": new,
+            "to_compute": new,
         },
     )
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
@@ -255,12 +254,12 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
         collected_warnings() as notes
     ):  # the DRAM link's warning, if it moves more than it can carry
         result.write(output)
-    _token_figures(result, exp, hardware, graph, output)
+    _token_figures(result, exp, hardware, output)
     add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file) + notes)
     return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
 
 
-def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> None:
+def _token_figures(result, exp: dict, hardware, output: str | Path) -> None:
     """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
     with the experiment's ``clock_ghz``, else the accelerator file's)."""
     from zigzag.multicore.topology import load_multicore_accelerator
@@ -271,13 +270,7 @@ def _token_figures(result, exp: dict, hardware, graph, output: str | Path) -> No
         clock = exp["clock_ghz"]
     else:
         clock = accelerator_clock(hardware or load_multicore_accelerator(exp["accelerator"]))
-    write_token_figures(
-        result,
-        exp["workload"],
-        output,
-        {i: info.cache_operands for i, info in graph.layers.items()},
-        clock,
-    )
+    write_token_figures(result, exp["workload"], output, clock)
 
 
 def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
@@ -304,7 +297,7 @@ def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -
             latency_model=exp["latency_model"],
         )
         found.write(output)
-    _token_figures(found.fixed_schedule(), exp, found.accelerator, found.graph, output)
+    _token_figures(found.fixed_schedule(), exp, found.accelerator, output)
     add_notes(Path(output) / "summary.json", notes)
     chosen = found.as_run()
     return (
@@ -334,7 +327,7 @@ def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) ->
             output=output,
             latency_model=exp["latency_model"],
         )
-    _token_figures(found.schedule, exp, None, found.graph, output)
+    _token_figures(found.schedule, exp, None, output)
     add_notes(Path(output) / "summary.json", notes)
     stacks = found.allocation.stacks
     return (

@@ -196,14 +196,10 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
             )
         )
     tokens = None
-    if str(workload).endswith(
-        ".onnx"
-    ):  # a transformer step: its per-token figures (seconds from the clock)
+    if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures
         from zigzag.multicore.schedule.tokens import export_figures
 
-        tokens = export_figures(
-            result, workload, {i: info.cache_operands for i, info in graph.layers.items()}
-        )
+        tokens = export_figures(result, workload)
     return {
         **figures,
         **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens),

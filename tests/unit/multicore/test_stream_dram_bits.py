@@ -76,7 +76,7 @@ def test_traffic_tables_agree_and_stay_below_the_link(gpt2):
     traffic = gpt2.dram_traffic()
     by_layer = dram_traffic_by_layer(gpt2)
     assert sum(sum(v.values()) for v in by_layer.values()) == pytest.approx(traffic["traffic_bits"])
-    reads = dram_reads_by_role(gpt2, {})
+    reads = dram_reads_by_role(gpt2)
     assert sum(reads.values()) == pytest.approx(traffic["read_bits"])
     (link,) = dram_link_shares(gpt2).values()
     # bits moved fit (to rounding of word accesses) in what the 64-bit link carries in the step;

@@ -49,6 +49,10 @@ def _bytes(bits: float) -> str:
     return f"{value:.4g} GiB"
 
 
+#: the colours of what a memory holds (weights, KV cache, activations) in the memory-usage picture
+ROLE_COLORS = {"weights": "tab:orange", "kv_cache": "tab:purple", "activations": "tab:green"}
+
+
 def memory_usage_png(
     trace: ScheduleTrace,
     path: str | Path,
@@ -74,7 +78,16 @@ def memory_usage_png(
         t = np.append(mem.time, max(end, mem.time[-1] if len(mem.time) else 0))
         kib = np.append(mem.bits, mem.bits[-1] if len(mem.bits) else 0) / 8192
         ax.step(t, kib, where="post", color="tab:blue", lw=1)
-        ax.fill_between(t, kib, step="post", color="tab:blue", alpha=0.25)
+        if mem.role_bits:  # what the stored bits hold, stacked
+            rt = np.append(mem.role_time, max(end, mem.role_time[-1] if len(mem.role_time) else 0))
+            below = np.zeros(len(rt))
+            for role, color in ROLE_COLORS.items():
+                bits = mem.role_bits.get(role, np.zeros(0))
+                above = below + np.append(bits, bits[-1] if len(bits) else 0) / 8192
+                ax.fill_between(rt, below, above, step="post", color=color, alpha=0.45, lw=0)
+                below = above
+        else:
+            ax.fill_between(t, kib, step="post", color="tab:blue", alpha=0.25)
         ax.axhline(mem.capacity / 8192, color="tab:red", ls="--", lw=1)
         peak = int(np.argmax(mem.bits)) if len(mem.bits) else 0
         if len(mem.bits):
@@ -95,10 +108,15 @@ def memory_usage_png(
     axes[-1, 0].set_xlabel("time (cycles)")
     handles = [
         plt.Line2D([], [], color="tab:blue", label="stored"),
+        *(
+            plt.Rectangle((0, 0), 1, 1, color=color, alpha=0.45, label=role.replace("_", " "))
+            for role, color in ROLE_COLORS.items()
+            if any(m.role_bits for m in memories)
+        ),
         plt.Line2D([], [], color="tab:red", ls="--", label="capacity"),
         plt.Line2D([], [], color="black", marker="v", ls="", label="peak"),
     ]
-    fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=3)
+    fig.legend(handles=handles, loc="upper right", fontsize=8, ncol=len(handles))
     fig.suptitle(f"{trace.name}: top-memory usage over time", fontsize=10, x=0.01, ha="left")
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)

@@ -151,6 +151,16 @@ def problem_from_cn_graph(
         )
         for lay in graph.layer.tolist()
     )
+    caches = {
+        int(lay): tuple(
+            memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
+            for op in graph.layers[int(lay)].cache_operands
+        )
+        for lay in np.unique(graph.layer).tolist()
+    }
+    cache_constants = (
+        tuple(caches[lay] for lay in graph.layer.tolist()) if any(caches.values()) else ()
+    )
     edge_operand = np.where(
         graph.edge_operand == INTRA, -1, memop_of_column[np.maximum(graph.edge_operand, 0)]
     )
@@ -176,6 +186,7 @@ def problem_from_cn_graph(
         final_output=graph.produces_final_output.astype(bool),
         operand_tensor=operand_tensor,
         constants=constants,
+        cache_constants=cache_constants,
         tensor_size=graph.tensor_size.astype(np.int64),
         tensor_operand=tensor_operand,
         tensor_origin=origin,

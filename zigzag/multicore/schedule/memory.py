@@ -31,6 +31,7 @@ class MemoryState:
         self.where: list[list[int]] = [[] for _ in range(nt)]  # memories holding each tensor
         self.stored_since = [0.0] * (nt * nm)
         self.available_since = [0.0] * (nt * nm)
+        self.log: list[list[tuple[float, int, int]]] = [[] for _ in range(nm)]  # (t, tensor, ±bits)
 
     def add(self, mem: int, tensor: int, t_reserve: float, t_available: float) -> None:
         """Store ``tensor`` in ``mem``: space reserved from ``t_reserve``, readable from ``t_available``."""
@@ -43,6 +44,7 @@ class MemoryState:
         self.stored_since[i] = float(t_reserve)
         self.available_since[i] = float(t_available)
         size = self.size[tensor]
+        self.log[mem].append((float(t_reserve), tensor, size))
         if self.timeline[mem].shift_from(t_reserve, size, self.capacity[mem]):
             raise InputError(
                 None,
@@ -59,6 +61,7 @@ class MemoryState:
         del self.stored[mem][tensor]
         self.holds[i] = 0
         self.where[tensor].remove(mem)
+        self.log[mem].append((float(t), tensor, -self.size[tensor]))
         self.timeline[mem].shift_from(t, -self.size[tensor])
 
     def stored_at(self, mem: int, t: float) -> list[int]:

@@ -110,7 +110,9 @@ class ScheduleProblem:
       cost model's accesses of the DRAM level (None: not known, e.g. a problem from reference dumps);
     * ``final_output[n]``: the CN produces final outputs (``produces_final_output``);
     * ``operand_tensor[n, m]``: the CN's tensor in memory operand ``m`` (-1: none);
-    * ``constants[n]``: memory operands of its constant operands, in constant-operand order.
+    * ``constants[n]``: memory operands of its constant operands, in constant-operand order;
+    * ``cache_constants[n]``: those of them that are a KV cache (the past keys or values a decode
+      step reads where the cache lives); empty where none is (or no CN has one: ``()``).
 
     Per tensor ``t``: ``tensor_size`` (bits), ``tensor_operand`` (its own memory operand; ``O``
     marks an output tensor), ``tensor_origin`` (the first CN owning it), ``tensor_base_priority``
@@ -156,6 +158,7 @@ class ScheduleProblem:
     dram_bits: tuple[tuple[tuple[float, float], ...] | None, ...] | None = None
     latency_model: str = "zigzag"
     layer_names: dict[int, str] = field(default_factory=dict, compare=False)
+    cache_constants: tuple[tuple[int, ...], ...] = ()
 
     @property
     def nb_cns(self) -> int:
@@ -168,6 +171,21 @@ class ScheduleProblem:
     @property
     def nb_edges(self) -> int:
         return len(self.edge_src)
+
+    def data_role(self, cn: int, m: int) -> str:
+        """What CN ``cn``'s memory operand ``m`` holds: ``weights`` (a constant operand),
+        ``kv_cache`` (a constant that is a KV cache) or ``activations`` (everything else)."""
+        if m not in self.constants[cn]:
+            return "activations"
+        return "kv_cache" if self.cache_constants and m in self.cache_constants[cn] else "weights"
+
+    def tensor_role(self, tensor: int) -> str:
+        """:meth:`data_role` of a tensor's own operand at its first CN (an output is an
+        activation, whatever it feeds)."""
+        origin = int(self.tensor_origin[tensor])
+        if origin >= self.nb_cns:  # no CN owns it
+            return "activations"
+        return self.data_role(origin, int(self.tensor_operand[tensor]))
 
     def validated(self) -> "ScheduleProblem":
         """Check shapes and cross-references; return self or raise :class:`InputError`."""
@@ -192,6 +210,7 @@ class ScheduleProblem:
         if (
             len(self.too_large) != n
             or len(self.constants) != n
+            or len(self.cache_constants) not in (0, n)
             or self.operand_tensor.shape != (n, 3)
         ):
             raise InputError(

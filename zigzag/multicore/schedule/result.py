@@ -89,6 +89,8 @@ class ScheduleResult:
     transfers: tuple[Transfer, ...]
     link_events: tuple[tuple["LinkEvent", ...], ...]  # per link
     timelines: tuple[list[tuple[int, int]], ...]  # per top memory: (time, bits) points
+    # per top memory: (time, tensor, +bits stored / -bits freed), in the order they happened
+    memory_log: tuple[tuple[tuple[float, int, int], ...], ...] = ()
 
     @property
     def energy(self) -> float:

@@ -86,13 +86,7 @@ def run_stream(
     if output is not None:
         result.write(output)
         clock = clock_ghz if clock_ghz is not None else accelerator_clock(hardware)
-        write_token_figures(
-            result,
-            workload,
-            output,
-            {i: info.cache_operands for i, info in graph.layers.items()},
-            clock,
-        )
+        write_token_figures(result, workload, output, clock)
     return result
 
 
@@ -100,13 +94,12 @@ def write_token_figures(
     result: ScheduleResult,
     workload,
     output,
-    cache_operands: dict[int, dict[str, float]],
     clock_ghz: float | None = None,
 ) -> None:
     """``per_token`` in ``summary.json`` when the workload is a transformer export."""
     if not str(workload).endswith(".onnx"):
         return
-    figures = export_figures(result, workload, cache_operands, clock_ghz)
+    figures = export_figures(result, workload, clock_ghz)
     if figures is not None:
         path = Path(output) / "summary.json"
         write_json_atomic(path, {**json.loads(path.read_text()), "per_token": figures})

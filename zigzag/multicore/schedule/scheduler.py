@@ -544,6 +544,7 @@ class _Scheduler:
             transfers=tuple(self.transfers),
             link_events=tuple(tuple(ev) for ev in self.links.events),
             timelines=tuple(tl.points() for tl in self.mem.timeline),
+            memory_log=tuple(tuple(log) for log in self.mem.log),
         )
 
 

@@ -20,40 +20,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from zigzag.multicore.schedule.dram_links import dram_link_shares
-from zigzag.multicore.schedule.problem import memory_operand_index
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.traffic import streamed_dram_bits
-from zigzag.multicore.mapping import STREAM_MEMORY_OPERAND_LINKS
 
 
-def dram_reads_by_role(
-    result: ScheduleResult, cache_operands: dict[int, dict[str, float]]
-) -> dict[str, float]:
-    """Bits read from the off-chip memory, split into ``weights`` (constant operands), ``kv_cache``
-    (the past keys and values the layers reading a KV cache fetch) and ``activations`` (everything
-    else: inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM
-    for the operands they stream (the cost model's accesses of the DRAM level).
-    ``cache_operands``: layer id -> its cache operands (``LayerInfo.cache_operands``)."""
+def dram_reads_by_role(result: ScheduleResult) -> dict[str, float]:
+    """Bits read from the off-chip memory, split by what they hold
+    (:meth:`~zigzag.multicore.schedule.problem.ScheduleProblem.data_role`): ``weights``, ``kv_cache``
+    (the past keys and values a decode step reads where the cache lives) and ``activations``
+    (inputs, evicted data): tensors sent by the off-chip core, plus the bits CNs read from DRAM for
+    the operands they stream (the cost model's accesses of the DRAM level)."""
     p = result.problem
     reads = {"weights": 0.0, "kv_cache": 0.0, "activations": 0.0}
-    cache = {
-        layer: {memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op]) for op in ops}
-        for layer, ops in cache_operands.items()
-    }
-
-    def role(cn: int, m: int) -> str:
-        if m not in p.constants[cn]:
-            return "activations"
-        return "kv_cache" if m in cache.get(int(p.layer[cn]), ()) else "weights"
-
     for t in result.transfers:
         if t.sender == p.hardware.offchip_core:
-            # the tensor's own operand: an output read back (evicted) is an activation, whatever it feeds
-            own = int(p.tensor_operand[t.tensor])
-            reads[role(int(p.tensor_origin[t.tensor]), own)] += float(p.tensor_size[t.tensor])
+            reads[p.tensor_role(t.tensor)] += float(p.tensor_size[t.tensor])
     for n in range(p.nb_cns):
         for m, read, _ in streamed_dram_bits(p, n):
-            reads[role(n, m)] += read
+            reads[p.data_role(n, m)] += read
     return reads
 
 
@@ -128,20 +112,17 @@ def accelerator_clock(accelerator) -> float | None:
 
 
 def export_figures(
-    result: ScheduleResult,
-    workload: str | Path,
-    cache_operands: dict[int, dict[str, float]],
-    clock_ghz: float | None = None,
+    result: ScheduleResult, workload: str | Path, clock_ghz: float | None = None
 ) -> dict | None:
     """:func:`token_figures` of an ONNX export's step with its DRAM reads by role (None when the
-    workload is not a transformer); ``cache_operands`` as :func:`dram_reads_by_role` takes them."""
+    workload is not a transformer)."""
     from zigzag.io.onnx_operators import export_inference
     from zigzag.io.onnx_reading import load_model
 
     inference = export_inference(load_model(workload, str(workload)))
     if not inference.get("layers"):
         return None
-    reads = dram_reads_by_role(result, cache_operands)
+    reads = dram_reads_by_role(result)
     return token_figures(result, inference, clock_ghz) | {
         f"dram_read_bits_{k}": v for k, v in reads.items()
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +57,9 @@ class MemoryTrace:
     offchip: bool
     time: np.ndarray
     bits: np.ndarray
+    # what the stored bits hold over time: role -> bits at each time of ``role_time``
+    role_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    role_bits: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def peak(self) -> int:
@@ -108,7 +111,8 @@ def trace_of(result) -> dict:
             }
         )
     memories = []
-    for mem, timeline in zip(hw.memories, result.timelines):
+    logs = result.memory_log or (None,) * len(hw.memories)
+    for mem, timeline, log in zip(hw.memories, result.timelines, logs):
         memories.append(
             {
                 "label": mem.label,
@@ -117,6 +121,7 @@ def trace_of(result) -> dict:
                 "offchip": hw.offchip_core in mem.cores,
                 "time": [int(t) for t, _ in timeline],
                 "bits": [int(b) for _, b in timeline],
+                **(_usage_by_role(result.problem, log) if log is not None else {}),
             }
         )
     # pictures list cores and memories by core id (the scheduler's own order follows the core graph)
@@ -160,6 +165,24 @@ def trace_of(result) -> dict:
         "transfers": transfers,
         "memories": memories,
     }
+
+
+def _usage_by_role(problem, log) -> dict:
+    """A memory's stored bits over time split by what they hold (``problem.tensor_role``:
+    weights, kv_cache, activations): ``role_time`` and, per role, the bits at each of its times."""
+    roles = ("weights", "kv_cache", "activations")
+    level = dict.fromkeys(roles, 0)
+    times, series = [], {role: [] for role in roles}
+    for t, tensor, bits in sorted(log, key=lambda event: event[0]):  # stable: same-time order kept
+        level[problem.tensor_role(tensor)] += bits
+        if times and times[-1] == int(t):
+            for role in roles:
+                series[role][-1] = level[role]
+        else:
+            times.append(int(t))
+            for role in roles:
+                series[role].append(level[role])
+    return {"role_time": times, "role_bits": series}
 
 
 def write_trace(result, folder: str | Path) -> Path:
@@ -226,6 +249,8 @@ def _trace_of_data(data: dict) -> ScheduleTrace:
             m["offchip"],
             np.asarray(m["time"], dtype=float),
             np.asarray(m["bits"], dtype=np.int64),
+            np.asarray(m.get("role_time", []), dtype=float),
+            {role: np.asarray(b, dtype=np.int64) for role, b in m.get("role_bits", {}).items()},
         )
         for m in data["memories"]
     ]
