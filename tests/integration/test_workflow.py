@@ -127,8 +127,7 @@ def test_identical_layers_are_evaluated_once(workdir):
     assert {
         ("parse_workload", "split_layers"),
         ("parse_accelerator", "split_layers"),
-        ("split_layers", "layer_job"),
-        ("layer_job", "evaluate_layer"),
+        ("split_layers", "evaluate_layer"),
         ("evaluate_layer", "sum"),
         ("sum", "save"),
         ("save", "compare"),
