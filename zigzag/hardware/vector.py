@@ -24,31 +24,6 @@ from zigzag.mapping.entry import MappingEntry
 if TYPE_CHECKING:
     from zigzag.workload.layer import Layer
 
-#: the operation classes a vector unit may cost (a vector layer's ``vector_op`` is one of them)
-OPERATION_CLASSES = (
-    "add",
-    "sub",
-    "mul",
-    "max",
-    "neg",
-    "where",
-    "div",
-    "exp",
-    "tanh",
-    "erf",
-    "sqrt",
-    "rsqrt",
-    "sigmoid",
-    "sin",
-    "cos",
-    "pow",
-    "reduce_sum",
-    "reduce_max",
-    "reduce_mean",
-    "gather",
-    "copy",
-)
-
 #: the vector unit's one spatial dimension (its lanes), as named in its registers' served_dimensions
 LANE_DIMENSION = "D1"
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from zigzag.hardware.memory_costs.tables import INTERPOLATIONS
-from zigzag.hardware.vector import LANE_DIMENSION, OPERATION_CLASSES
+from zigzag.hardware.vector import LANE_DIMENSION
+from zigzag.workload.operators import VECTOR_OPS
 from zigzag.io.validation.schema import (
     UNROLLING_FORM,
     Field,
@@ -241,13 +242,12 @@ def _check_vector_unit(unit: dict, memories: dict) -> None:
     the lanes; the unit's memories hold every memory operand and carry the movements needed."""
     where = "vector_unit"
     for name in unit["operations"]:
-        if name not in OPERATION_CLASSES:
-            close = difflib.get_close_matches(name, OPERATION_CLASSES, n=1)
+        if name not in VECTOR_OPS:
+            close = difflib.get_close_matches(name, VECTOR_OPS, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise Invalid(
                 f"{where}.operations.{name}",
-                f"unknown operation class '{name}'{hint}; known classes: "
-                f"{', '.join(OPERATION_CLASSES)}",
+                f"unknown operation class '{name}'{hint}; known classes: {', '.join(VECTOR_OPS)}",
             )
     check_unique(unit["memories"], f"{where}.memories", "memory")
     order = list(memories)
