@@ -7,6 +7,7 @@ import sys
 from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.cacti_build import cache_root
 from zigzag.io.atomic import write_text_atomic
+from zigzag.io.yaml_files import load_yaml, with_strict_numbers
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
@@ -86,6 +87,10 @@ def spec_json(path, data):
 # The config is checked here, before the rules are built; a bad entry ends the run with its one-line
 # error alone (a WorkflowError would add Snakemake's file, line and stack lines to it).
 try:
+    # Snakemake reads config files as YAML 1.1 (a key given twice: the last one, silently); read them
+    # again strictly, so a duplicated key or a YAML 1.2 number is named as in every other input file
+    for config_file in workflow.configfiles:
+        config.update(with_strict_numbers(dict(config), load_yaml(config_file)))
     EXPERIMENTS = {
         e["name"]: e
         # configs that passed are remembered in the per-user cache, outside the working folder

@@ -33,13 +33,14 @@ def _assignment(text: str, flag: str) -> tuple[str, str]:
 
 
 def _list(text: str, flag: str, key: str):
-    import yaml
+    from zigzag.io.yaml_files import parse_yaml
 
     try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise InputError(flag, key, f"'{text}' is not a list; write e.g. [32KiB,64KiB]") from None
-    return value
+        return parse_yaml(text, flag)
+    except InputError as err:
+        raise InputError(
+            flag, key, f"'{text}' is not a list ({err.message}); write e.g. [32KiB,64KiB]"
+        ) from None
 
 
 def sweep_from_args(args: argparse.Namespace) -> dict:
