@@ -20,8 +20,16 @@ def test_a_key_given_twice_names_it_and_both_lines():
     with pytest.raises(InputError) as err:
         parse_yaml("a: 1\nb:\n  c: 2\n  c: 3\n", "f.yaml")
     assert str(err.value) == (
-        "f.yaml: line 4, column 3: key 'c' is given twice (lines 3 and 4); keep one of them"
+        "f.yaml: line 4, column 3: key 'c' is given twice with different values (lines 3 and 4); "
+        "keep the one you mean"
     )
+
+
+def test_a_key_repeated_with_the_same_value_is_warned(caplog):
+    """Stream's shipped tpu_like_quad_core_resnet18_fixed_split.yaml repeats a line."""
+    with caplog.at_level(logging.WARNING):
+        assert parse_yaml("a: [1, 2]\nb: 0\na: [1, 2]\n", "f.yaml") == {"a": [1, 2], "b": 0}
+    assert "f.yaml: line 3: 'a' is given twice (lines 1 and 3, the same value)" in caplog.text
 
 
 def test_merge_keys_are_not_duplicates():
@@ -32,7 +40,7 @@ def test_a_core_id_given_twice_is_refused(tmp_path):
     """The multi-core case of the issue: YAML kept the last core silently."""
     path = tmp_path / "mc.yaml"
     path.write_text("name: x\ncores:\n  0: a.yaml\n  1: b.yaml\n  0: c.yaml\n")
-    with pytest.raises(InputError, match=r"key '0' is given twice \(lines 3 and 5\)"):
+    with pytest.raises(InputError, match=r"key '0' is given twice with different values \(lines 3 and 5\)"):
         load_yaml(path)
 
 
@@ -92,5 +100,5 @@ def test_the_workflow_config_is_read_strictly(tmp_path):
         text=True,
     )
     assert run.returncode != 0
-    assert "key 'workload' is given twice (lines 3 and 4); keep one of them" in run.stderr
+    assert "key 'workload' is given twice with different values (lines 3 and 4)" in run.stderr
     assert "Traceback" not in run.stderr

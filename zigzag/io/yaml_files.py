@@ -2,10 +2,11 @@
 
 The reading is strict where YAML 1.1 (PyYAML) is lax or silent:
 
-* a key given twice in one mapping is an error naming the key and both lines (YAML keeps the last
-  one without a word). The one exception is ``ports`` in a ZigZag memory (:data:`REPEATABLE`):
-  the reference's own ``tpu_like.yaml`` gives it twice and ZigZag uses the second; that case is
-  one warning, and the second is used;
+* a key given twice in one mapping with different values is an error naming the key and both
+  lines (YAML keeps the last one without a word); given twice with the same value (Stream's
+  ``tpu_like_quad_core_resnet18_fixed_split.yaml`` does) it is one warning. The one exception is
+  ``ports`` in a ZigZag memory (:data:`REPEATABLE`): the reference's own ``tpu_like.yaml`` gives
+  it twice with different values and ZigZag uses the second; that case is one warning too;
 * numbers are read as YAML 1.2 and JSON write them (``1.95e3``, ``1e-5``: text in YAML 1.1), and a
   number too large for a float is an error saying so;
 * a tab in the indentation is named as such.
@@ -46,32 +47,37 @@ class _StrictLoader(_BASE_LOADER):
 
     def construct_mapping(self, node, deep=False):
         seen: dict = {}
-        for key_node, _ in node.value:
+        for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
                 continue
             key = (key_node.tag, key_node.value)
             line = key_node.start_mark.line + 1
             if key in seen:
-                if key_node.value in REPEATABLE:
-                    logger.warning(
-                        "%s: line %d: '%s' is given twice (lines %d and %d); the second is used, "
-                        "as ZigZag does",
-                        self.file,
-                        line,
-                        key_node.value,
-                        seen[key],
-                        line,
-                    )
-                else:
+                first_line, first_value = seen[key]
+                same = self._value(first_value) == self._value(value_node)
+                if not (same or key_node.value in REPEATABLE):
                     raise _StrictError(
                         None,
                         None,
-                        f"key '{key_node.value}' is given twice (lines {seen[key]} and {line}); "
-                        "keep one of them",
+                        f"key '{key_node.value}' is given twice with different values (lines "
+                        f"{first_line} and {line}); keep the one you mean",
                         key_node.start_mark,
                     )
-            seen[key] = line
+                logger.warning(
+                    "%s: line %d: '%s' is given twice (lines %d and %d%s); the second is used",
+                    self.file,
+                    line,
+                    key_node.value,
+                    first_line,
+                    line,
+                    ", the same value" if same else "",
+                )
+            seen[key] = (line, value_node)
         return super().construct_mapping(node, deep=deep)
+
+    def _value(self, node):
+        """The value a node stands for (only called for the nodes of a repeated key)."""
+        return self.construct_object(node, deep=True)
 
     def construct_yaml_float(self, node):
         value = super().construct_yaml_float(node)
