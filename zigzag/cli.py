@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from zigzag.command_options import (
+    ArgumentParser,
     WORKLOAD_OPTIONS,
     add_option,
     add_quiet,
@@ -142,7 +143,7 @@ def cmd_export_workload(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="zigzag",
         description="Analytical cost model and mapping search for DNN accelerators (ZigZag-compatible).",
     )

@@ -9,7 +9,9 @@ that they share these without importing one another.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
+import re
 import sys
 
 from zigzag.errors import InputError, MappingError
@@ -17,6 +19,44 @@ from zigzag.interrupts import INTERRUPTED, interrupted_line
 from zigzag.search.options import OPTIONS, Option, SearchOptions, resolve_options
 
 WORKLOAD_OPTIONS = [o.name for o in OPTIONS if o.scope == "workload"]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line, with the closest valid choice or flag
+    ("did you mean ...?") and where to read the rest, instead of the whole usage text."""
+
+    def error(self, message: str):
+        self.exit(
+            2,
+            f"{self.prog}: error: {message}{self._suggestion(message)}; see '{self.prog} --help'\n",
+        )
+
+    def _suggestion(self, message: str) -> str:
+        choice = re.search(r"invalid choice: '(.*?)' \(choose from (.*)\)", message)
+        if choice:
+            return _closest(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        unknown = re.search(r"unrecognized arguments: (\S+)", message)
+        if unknown:
+            return _closest(unknown.group(1).split("=")[0], sorted(_option_strings(self)))
+        return ""
+
+
+def _closest(given: str, valid: list[str]) -> str:
+    """`` (did you mean 'x'?)`` for the valid value nearest ``given``, or nothing."""
+    near = difflib.get_close_matches(given, valid, n=1, cutoff=0.6)
+    if not near:
+        near = [v for v in valid if v.lower() == given.lower()]
+    return f" (did you mean '{near[0]}'?)" if near else ""
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every flag of ``parser`` and of its sub-commands."""
+    flags = {s for s in parser._option_string_actions if s.startswith("--")}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                flags |= _option_strings(sub)
+    return flags
 
 
 def add_option(parser, option: Option) -> None:

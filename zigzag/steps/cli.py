@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from zigzag.command_options import run_command
+from zigzag.command_options import ArgumentParser, run_command
 from zigzag.notes import run_logged
 from zigzag.steps.logged import evaluate_logged
 
@@ -163,7 +163,7 @@ RECORD_HELP = (
 
 def main(argv: list[str]) -> int:
     """``zigzag step ARGV...`` with the step commands' parser only (the job client runs steps so)."""
-    parser = argparse.ArgumentParser(prog="zigzag")
+    parser = ArgumentParser(prog="zigzag")
     add_step_commands(parser.add_subparsers(dest="command", required=True))
     return run_command(parser, ["step", *argv])
 
