@@ -88,6 +88,14 @@ def layer_stacks(
                     "layer_stacks",
                     f"layer {duplicated[0]} is in two stacks; give each id once",
                 )
+            unknown = sorted(i for i in seen if i not in workload.nodes)
+            if unknown:
+                raise InputError(
+                    None,
+                    "layer_stacks",
+                    f"layer {unknown[0]} does not exist (the workload's ids run "
+                    f"{min(workload.nodes)}-{max(workload.nodes)}); give ids of its layers",
+                )
             stacks += [(i,) for i in workload.nodes if i not in seen]
         elif stack_cutoff is not None:
             stacks = [tuple(i for i in sorted(layers) if i <= stack_cutoff)]
