@@ -40,7 +40,9 @@ def test_a_core_id_given_twice_is_refused(tmp_path):
     """The multi-core case of the issue: YAML kept the last core silently."""
     path = tmp_path / "mc.yaml"
     path.write_text("name: x\ncores:\n  0: a.yaml\n  1: b.yaml\n  0: c.yaml\n")
-    with pytest.raises(InputError, match=r"key '0' is given twice with different values \(lines 3 and 5\)"):
+    with pytest.raises(
+        InputError, match=r"key '0' is given twice with different values \(lines 3 and 5\)"
+    ):
         load_yaml(path)
 
 
@@ -80,7 +82,11 @@ def test_a_tab_in_the_indentation_is_named(text):
 def test_snakemakes_config_gets_the_strict_numbers():
     loaded = {"a": "1.95e3", "b": ["1e3", "x"], "c": {"d": "word"}}
     strict = {"a": 1950.0, "b": [1000.0, "x"], "c": {"d": "word"}}
-    assert with_strict_numbers(loaded, strict) == {"a": 1950.0, "b": [1000.0, "x"], "c": {"d": "word"}}
+    assert with_strict_numbers(loaded, strict) == {
+        "a": 1950.0,
+        "b": [1000.0, "x"],
+        "c": {"d": "word"},
+    }
 
 
 @pytest.mark.slow

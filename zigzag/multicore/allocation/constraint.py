@@ -253,7 +253,11 @@ def allocate(
     layer_cores: dict[int, tuple[int, ...]] = {}
     for state in steady_states(graph):
         problem, ids = slot_problem(graph, accelerator, table, state, latency_model)
-        answer = solve_slots(problem, time_limit=time_limit, gap=gap)
+        try:
+            answer = solve_slots(problem, time_limit=time_limit, gap=gap)
+        except InputError as exc:
+            layers = sorted({int(graph.layer[cn]) for cn in state.cns})
+            raise InputError(exc.file, f"{exc.where} of the stack of layers {layers}", exc.message)
         stacks.append(StackAllocation(state, problem, answer, ids))
         for _, core, nid in answer.parts:
             lay = int(graph.layer[ids[nid]])

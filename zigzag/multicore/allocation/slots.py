@@ -103,6 +103,28 @@ def solve_slots(
     return SlotAllocation(model.parts(), objective, optimal, time.perf_counter() - started, status)
 
 
+def why_infeasible(problem: SlotProblem) -> str:
+    """What makes ``problem`` infeasible, with the node, core and bit counts involved."""
+    for node in problem.nodes:
+        cores = {c for (n, c, _) in problem.runtime if n == node}  # never empty (checked before)
+        bits = int(problem.weight_bits.get(node, 0))
+        if bits:
+            part = min(math.ceil(bits / k) for k in problem.splits(node))
+            largest = max(int(problem.capacity_bits[c]) for c in cores)
+            if part > largest:
+                return (
+                    f"the weights of node {node} ({bits} bits, at least {part} bits per core when "
+                    f"split) do not fit the weight memory of any of its cores {sorted(cores)} "
+                    f"(largest {largest} bits); give a larger weight memory or more cores"
+                )
+    total = sum(int(b) for b in problem.weight_bits.values())
+    capacity = sum(int(problem.capacity_bits[c]) for c in problem.cores)
+    return (
+        f"the stack's weights ({total} bits) cannot be divided among the cores' weight memories "
+        f"({capacity} bits in all); give a larger weight memory, more cores, or smaller stacks"
+    )
+
+
 class _SlotModel:
     """The CP-SAT model of a :class:`SlotProblem` and its last solution."""
 
@@ -271,17 +293,13 @@ class _SlotModel:
         if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE) and not required:
             return status, None
         if code not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-            raise InputError(
-                None,
-                "constraint-optimisation allocation",
-                f"the solver found no allocation ({status} after {solver.WallTime():.1f} s); "
-                + (
-                    "raise the time limit"
-                    if code == self.cp.UNKNOWN
-                    else "the weights do not fit the cores' weight memories or a node has no core: "
-                    "give more cores to the layers or a larger weight memory"
-                ),
-            )
+            if code == self.cp.UNKNOWN:
+                reason = (
+                    f"no allocation found within {solver.WallTime():.1f} s; raise the time limit"
+                )
+            else:
+                reason = why_infeasible(self.p)
+            raise InputError(None, "constraint-optimisation allocation", reason)
         self.solution = {key: solver.BooleanValue(var) for key, var in self.x.items()}
         return status, int(round(solver.Value(self.objective)))
 
