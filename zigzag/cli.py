@@ -12,6 +12,7 @@ from pathlib import Path
 
 from zigzag.command_options import (
     ArgumentParser,
+    at_least,
     WORKLOAD_OPTIONS,
     add_option,
     add_quiet,
@@ -178,11 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("prefill", "decode"),
         help="the step the workload is (default: from the workload, e.g. past K/V inputs = decode)",
     )
-    llm.add_argument("--batch", type=int, help="sequences per step (B)")
+    llm.add_argument("--batch", type=at_least(1), help="sequences per step (B)")
     llm.add_argument(
-        "--tokens", type=int, help="tokens per sequence in the step (prefill: S; decode: 1)"
+        "--tokens", type=at_least(1), help="tokens per sequence in the step (prefill: S; decode: 1)"
     )
-    llm.add_argument("--context", type=int, help="decode: tokens already in the KV cache (C)")
+    llm.add_argument(
+        "--context", type=at_least(0), help="decode: tokens already in the KV cache (C)"
+    )
     llm.add_argument(
         "--clock-ghz", type=float, help="clock frequency, for the per-token figures in seconds"
     )

@@ -41,6 +41,23 @@ class ArgumentParser(argparse.ArgumentParser):
         return ""
 
 
+def at_least(least: int):
+    """An argparse ``type``: a whole number of at least ``least`` (the error names the flag)."""
+
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number of at least {least}, got '{text}'"
+            )
+        return value
+
+    return whole_number
+
+
 def _closest(given: str, valid: list[str]) -> str:
     """`` (did you mean 'x'?)`` for the valid value nearest ``given``, or nothing."""
     near = difflib.get_close_matches(given, valid, n=1, cutoff=0.6)

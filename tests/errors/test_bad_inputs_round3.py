@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import REPO
 from zigzag.cli import main
+from zigzag.errors import InputError
+from zigzag.steps.experiments import expand_sweep
+from zigzag.workload.llm import precision_of
 
 STREAM_INPUTS = REPO / "inputs" / "stream"
 
@@ -25,3 +30,39 @@ def test_a_layer_stack_naming_a_layer_that_does_not_exist(tmp_path, capsys):
         "give ids of its layers"
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_name_pattern_that_collides_names_the_axis_it_leaves_out():
+    """It was blamed on 'name used twice' (experiment names must be unique)."""
+    sweep = {
+        "name": "{workload}",
+        "workload": ["a.onnx", "b.onnx"],
+        "accelerator": ["x.yaml", "y.yaml"],
+    }
+    with pytest.raises(InputError) as err:
+        expand_sweep(sweep, "sweeps[0]")
+    assert str(err.value) == (
+        "config: sweeps[0].name: the pattern '{workload}' names two points 'a' (they differ in "
+        "accelerator); add {accelerator} to it"
+    )
+
+
+def test_a_bad_batch_flag_names_the_flag(capsys):
+    """It named a placeholder '<workload>' and the LLM file's field llm.batch."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--workload", "w", "--accelerator", "a", "--mapping", "m", "--batch", "0"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        "zigzag run: error: argument --batch: must be a whole number of at least 1, got '0'; "
+        "see 'zigzag run --help'\n"
+    )
+
+
+@pytest.mark.parametrize("given, bits", [("int8", "8"), ("fp16", "16"), ("BF16", "16")])
+def test_a_precision_given_as_a_type_name_asks_for_its_bits(given, bits):
+    with pytest.raises(InputError) as err:
+        precision_of(given, "llama.llm.yaml", "llm.precision")
+    assert str(err.value) == (
+        f"llama.llm.yaml: llm.precision: is given as '{given}'; give its bits as a number, "
+        f"e.g. {bits}"
+    )

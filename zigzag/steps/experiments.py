@@ -133,7 +133,24 @@ def expand_sweep(sweep: dict, where: str) -> list[dict]:
                 "config", f"{where}.name", f"pattern names {exc} which the sweep does not set"
             ) from None
         specs.append(point)
+    _check_distinct_names(specs, axes, pattern, where)
     return specs
+
+
+def _check_distinct_names(specs: list[dict], axes: dict, pattern: str, where: str) -> None:
+    """Two points of a sweep named alike: the pattern leaves out an axis they differ in."""
+    first: dict[str, dict] = {}
+    for spec in specs:
+        other = first.setdefault(spec["name"], spec)
+        if other is spec:
+            continue
+        differ = [k for k in axes if other.get(k) != spec.get(k) and "{%s}" % k not in pattern]
+        raise InputError(
+            "config",
+            f"{where}.name",
+            f"the pattern '{pattern}' names two points '{spec['name']}' (they differ in "
+            f"{', '.join(differ)}); add " + ", ".join("{%s}" % k for k in differ) + " to it",
+        )
 
 
 def validate_config(

@@ -257,7 +257,9 @@ def allocate(
             answer = solve_slots(problem, time_limit=time_limit, gap=gap)
         except InputError as exc:
             layers = sorted({int(graph.layer[cn]) for cn in state.cns})
-            raise InputError(exc.file, f"{exc.where} of the stack of layers {layers}", exc.message)
+            raise InputError(
+                exc.file, f"{exc.where} of the stack of layers {layers}", exc.message
+            ) from None
         stacks.append(StackAllocation(state, problem, answer, ids))
         for _, core, nid in answer.parts:
             lay = int(graph.layer[ids[nid]])

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from zigzag.errors import InputError
@@ -51,6 +52,11 @@ def precision_of(value: Any, file: str | None = None, where: str = "precision") 
                     f"must be a whole number of bits of at least 1, got {bits!r}",
                 )
         return Precision(**value)
+    typed = re.fullmatch(r"[a-z]*?(\d+)", value.strip().lower()) if isinstance(value, str) else None
+    if typed:
+        raise InputError(
+            file, where, f"is given as '{value}'; give its bits as a number, e.g. {typed.group(1)}"
+        )
     raise InputError(
         file,
         where,
