@@ -8,7 +8,9 @@ from conftest import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.steps.experiments import expand_sweep
+from zigzag.io.llm_workloads import llm_layer_specs
 from zigzag.workload.llm import precision_of
+from zigzag.workload.llm.config import config_from_hf
 
 STREAM_INPUTS = REPO / "inputs" / "stream"
 
@@ -66,3 +68,24 @@ def test_a_precision_given_as_a_type_name_asks_for_its_bits(given, bits):
         f"llama.llm.yaml: llm.precision: is given as '{given}'; give its bits as a number, "
         f"e.g. {bits}"
     )
+
+
+def test_more_blocks_than_the_model_has_is_refused():
+    """llm.layers beyond the model's blocks was costed as a deeper model that does not exist."""
+    with pytest.raises(InputError, match=r"layers: 40 blocks, but .* has 32; give at most 32"):
+        llm_layer_specs("llama-3-8b", phase="decode", context=16, layers=40)
+
+
+def test_a_width_the_heads_do_not_divide_is_refused():
+    """Llama-type files had their head width rounded down (4001 / 32 -> 125)."""
+    data = {
+        "model_type": "llama",
+        "hidden_size": 4001,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 2,
+        "vocab_size": 100,
+        "intermediate_size": 100,
+    }
+    with pytest.raises(InputError, match="num_attention_heads: the width 4001 is not a multiple"):
+        config_from_hf(data, "f.json")
+    assert config_from_hf({**data, "head_dim": 128}, "f.json").head_dim == 128

@@ -146,6 +146,12 @@ def build_layer_specs(
             f"{cfg.name}; use at most {cfg.max_positions}",
         )
     if layers is not None:
+        if layers > cfg.layers:
+            raise InputError(
+                file,
+                at("layers"),
+                f"{layers} blocks, but {cfg.name} has {cfg.layers}; give at most {cfg.layers}",
+            )
         cfg = cfg.with_layers(layers)
     step = Step(
         batch=batch,

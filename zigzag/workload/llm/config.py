@@ -246,7 +246,9 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
     config = ModelConfig(
         name=str(name or data.get("name") or model_type), model_type=model_type, head=head, **values
     )
-    _check(config, file, keys)
+    _check(
+        config, file, keys, head_dim_given=data.get(keys.get("head_dim", (None,))[0]) is not None
+    )
     return config
 
 
@@ -300,7 +302,7 @@ def _head_of(data: dict, family: str) -> str:
     return "lm"
 
 
-def _check(config: ModelConfig, file: str | None, keys: dict) -> None:
+def _check(config: ModelConfig, file: str | None, keys: dict, *, head_dim_given: bool) -> None:
     hf = {field: key for field, (key, _) in keys.items()}
     if config.activation not in _ACTIVATIONS[config.family]:
         raise InputError(
@@ -317,7 +319,7 @@ def _check(config: ModelConfig, file: str | None, keys: dict) -> None:
             f"{config.heads} attention heads are not a multiple of "
             f"{config.kv_heads} key/value heads; give a divisor of {config.heads}",
         )
-    if "head_dim" not in hf and config.hidden % config.heads:
+    if not head_dim_given and config.hidden % config.heads:
         raise InputError(
             file,
             hf["heads"],
