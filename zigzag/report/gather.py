@@ -42,6 +42,18 @@ _NOT_MEMORY = {"energy_pJ", "mac_energy_pJ", "memory_energy_pJ"}
 _CORE = re.compile(r"util_(\w+)")
 
 
+def read_json(path: Path):
+    """A results JSON file; one cut or edited by hand is an InputError saying what to rerun."""
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            str(path),
+            f"line {exc.lineno}",
+            "is not valid JSON (cut while being written, or edited); rerun the step that writes it",
+        ) from None
+
+
 def folder_kind(folder: Path) -> str | None:
     """The kind of results folder (None: none of them)."""
     if (folder / "variants.csv").exists():
@@ -53,9 +65,20 @@ def folder_kind(folder: Path) -> str | None:
     return None
 
 
+def check_folder(folder: Path) -> None:
+    """An InputError unless ``folder`` is a folder."""
+    if not folder.exists():
+        raise InputError(str(folder), None, "does not exist; give a results folder (e.g. results)")
+    if not folder.is_dir():
+        raise InputError(
+            str(folder), None, f"is a file; give the results folder holding it ({folder.parent})"
+        )
+
+
 def gather(folder: str | Path) -> dict:
     """The report data of ``folder`` (InputError when it holds no results table)."""
     folder = Path(folder)
+    check_folder(folder)
     kind = folder_kind(folder)
     if kind is None:
         raise InputError(
@@ -140,7 +163,7 @@ def _layers(folder: Path) -> list[dict] | None:
     memories = [c for c in columns if c.endswith("_energy_pJ") and c not in _NOT_MEMORY]
     stalls = {}
     if (folder / "results.json").exists():
-        document = json.loads((folder / "results.json").read_text())
+        document = read_json(folder / "results.json")
         stalls = {
             entry["result"].get("layer_id"): entry["result"].get("port_stall_slack")
             for entry in document.get("layers", [])
@@ -161,7 +184,7 @@ def _sweep(folder: Path) -> dict:
     columns, rows = read_table(folder / "variants.csv")
     description = {}
     if (folder / "sweep.json").exists():
-        description = json.loads((folder / "sweep.json").read_text())
+        description = read_json(folder / "sweep.json")
     kind = description.get("kind") or ("multicore" if "mode" in columns else "single")
     search = (folder / "search.json").exists()
     described = describe_columns(columns, rows, description.get("parameters"))
@@ -197,7 +220,7 @@ def _sweep(folder: Path) -> dict:
     data["constraints"] = description.get("constraints") or []
     data["clock_ghz"] = description.get("clock_ghz")
     if search:
-        stats = json.loads((folder / "search.json").read_text())
+        stats = read_json(folder / "search.json")
         data["note"] = (
             f"guided search: {stats.get('evaluations')} of {stats.get('grid_size')} variants evaluated "
             f"in {stats.get('generations')} generations"

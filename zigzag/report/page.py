@@ -10,7 +10,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.plots.plotlyjs import PLOTLY_FILE, PLOTLY_PACKED, ensure_plotly, ensure_plotly_packed
-from zigzag.report.gather import folder_kind, gather
+from zigzag.report.gather import check_folder, folder_kind, gather
 
 REPORT_FILE = "report.html"
 #: the page's script, in order: data, formats, tabs and table; the plot views; why, and the start
@@ -68,6 +68,7 @@ def write_reports(root: str | Path) -> list[Path]:
     """A report for ``root`` and for each results folder below it (``stream/``,
     ``hardware_sweeps/<name>/``); the root's page links to the others. Returns the pages written."""
     root = Path(root)
+    check_folder(root)
     children = [
         p
         for p in [root / "stream", *sorted((root / "hardware_sweeps").glob("*"))]
@@ -92,7 +93,8 @@ def write_reports(root: str | Path) -> list[Path]:
             str(root),
             None,
             "no results here (no experiments.csv, variants.csv or multicore.csv, "
-            "in it or in stream/ or hardware_sweeps/*/); run the workflow first",
+            "in it or in stream/ or hardware_sweeps/*/); give the folder the workflow, "
+            "zigzag sweep --output or zigzag stream run --output wrote",
         )
     return pages
 

@@ -8,6 +8,7 @@ their unit from their name (``zigzag.plots.units``).
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
@@ -68,17 +69,33 @@ def cell(text: str):
 
 
 def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
-    """The header and typed rows of a CSV table."""
+    """The header and typed rows of a CSV table; a table cut while being written (a row with
+    fewer cells than the header, or no line break at the end) is an InputError."""
     path = Path(path)
     try:
-        with path.open(newline="") as handle:
-            reader = csv.DictReader(handle)
-            rows = [{k: cell(v or "") for k, v in row.items() if k is not None} for row in reader]
-            return list(reader.fieldnames or []), rows
+        text = path.read_text()
     except FileNotFoundError:
         raise InputError(
             str(path), None, "no such table; run the workflow (or the sweep) first"
         ) from None
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    header = records[0] if records else []
+    for number, record in enumerate(records[1:], start=2):
+        if len(record) != len(header):
+            raise InputError(
+                str(path),
+                f"line {number}",
+                f"has {len(record)} cells for {len(header)} columns: the table was cut or edited; "
+                "rerun the step that writes it",
+            )
+    if text and not text.endswith("\n"):
+        raise InputError(
+            str(path),
+            f"line {len(records)}",
+            "the table ends mid-line: it was cut while being written; rerun the step that writes it",
+        )
+    rows = [{k: cell(v) for k, v in zip(header, record)} for record in records[1:]]
+    return header, rows
 
 
 def objectives(columns: list[str], rows: list[dict]) -> dict[str, str]:

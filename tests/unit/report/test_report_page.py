@@ -509,6 +509,34 @@ def test_a_1000_row_sweep_report_stays_small(tmp_path):
     )  # the folder
 
 
+def test_a_cut_sweep_json_is_one_line(tmp_path):
+    folder = synthetic_sweep(tmp_path / "cut", variants=5)
+    text = (folder / "sweep.json").read_text()
+    (folder / "sweep.json").write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match=r"sweep.json: line \d+: is not valid JSON \(cut"):
+        write_report(folder)
+
+
+@pytest.mark.parametrize("cut", ["mid-row", "mid-line"])
+def test_a_table_cut_while_written_is_not_shown_as_whole(tmp_path, cut):
+    """A variants.csv cut mid-row was shown as if whole."""
+    folder = synthetic_sweep(tmp_path / "cut", variants=5)
+    text = (folder / "variants.csv").read_text()
+    last = text.rstrip("\n").rsplit("\n", 1)[1]
+    keep = text[: len(text) - len(last) // 2 - 1]
+    (folder / "variants.csv").write_text(keep if cut == "mid-line" else keep + "\n")
+    with pytest.raises(InputError, match="the table was cut"):
+        write_report(folder)
+
+
+def test_the_report_of_a_missing_folder_or_a_file(tmp_path):
+    with pytest.raises(InputError, match="does not exist; give a results folder"):
+        write_report(tmp_path / "nothere")
+    (tmp_path / "a.csv").write_text("x\n")
+    with pytest.raises(InputError, match="is a file; give the results folder holding it"):
+        write_report(tmp_path / "a.csv")
+
+
 # ---------------------------------------------------------------------------------------------
 # in a real browser
 # ---------------------------------------------------------------------------------------------
