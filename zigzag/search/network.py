@@ -161,7 +161,8 @@ def evaluate_network(
     options = options.resolved(inference is not None)
     plan = plan_network(workload.layers, accelerator, options, workload=workload)
     if inference is not None:
-        check_capacity(workload.layers, plan.accelerators, inference.to_dict())
+        step = dict(inference) if isinstance(inference, dict) else inference.to_dict()
+        check_capacity(workload.layers, plan.accelerators, step)
     if search is None:
 
         def search(layer, layer_accelerator):

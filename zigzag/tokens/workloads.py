@@ -18,7 +18,7 @@ from typing import Any
 from zigzag.errors import InputError
 
 #: the fields of an ``llm:`` section a sweep may vary (``precision.<role>`` too)
-LLM_FIELDS = ("phase", "tokens", "context", "batch", "layers", "precision")
+LLM_FIELDS = ("phase", "tokens", "context", "batch", "layers", "precision", "logits")
 PRECISION_ROLES = ("weights", "activations", "kv_cache")
 
 
