@@ -105,7 +105,7 @@ def check_capacity(layers, accelerators, inference: dict, *, source: str | None 
         model = inference.get("model") or "the model"
         raise CapacityError(
             source,
-            held.memory,
+            f"memories.{held.memory}.size",
             f"{model} ({inference['phase']}, batch {inference['batch']}, context "
             f"{inference['context']}) needs {format_bytes(held.needed_bytes)} in {held.memory} "
             f"(weights {format_bytes(held.weights_bytes)}, KV cache "
