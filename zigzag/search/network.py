@@ -162,7 +162,9 @@ def evaluate_network(
     plan = plan_network(workload.layers, accelerator, options, workload=workload)
     if inference is not None:
         step = dict(inference) if isinstance(inference, dict) else inference.to_dict()
-        check_capacity(workload.layers, plan.accelerators, step)
+        check_capacity(
+            workload.layers, plan.accelerators, step, source=f"accelerator '{accelerator.name}'"
+        )
     if search is None:
 
         def search(layer, layer_accelerator):

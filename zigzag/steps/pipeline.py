@@ -72,7 +72,12 @@ def split_layers(
         layers = parsed_layers(workload_doc)
         network = plan_network(layers, accelerator, options)
     if inference:  # the whole step must fit the memories holding it
-        check_capacity(layers, network.accelerators, inference, source=experiment["name"])
+        check_capacity(
+            layers,
+            network.accelerators,
+            inference,
+            source=f"experiment '{experiment['name']}': accelerator '{accelerator.name}'",
+        )
     entries, jobs = [], {}
     for layer, layer_accelerator in network.layers:
         job = layer_job(layer, layer_accelerator, options)
