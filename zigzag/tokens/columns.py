@@ -19,7 +19,10 @@ def precision_label(precision: dict | None) -> str | None:
 
 def bound_columns(figures) -> dict:
     """The bound, precision and fit columns of one step's :class:`~zigzag.tokens.TokenFigures`."""
-    columns: dict = {"precision": precision_label(figures.precision)}
+    columns: dict = {
+        "precision": precision_label(figures.precision),
+        "mac_energy_rule": figures.mac_energy,
+    }
     b = figures.bound
     columns.update(
         {

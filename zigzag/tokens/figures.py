@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from zigzag.cost.array import mac_bits
 from zigzag.errors import InputError
 from zigzag.search.capacity import Holding, step_holdings
 from zigzag.tokens.bound import StepBound, latency_model_of, memory_terms, read_bandwidth, step_bound
@@ -80,6 +81,8 @@ class TokenFigures:
     precision: dict | None = None
     #: what each outermost memory holds during the step (weights, KV cache, activations)
     holdings: tuple[Holding, ...] = ()
+    #: the rule the MAC energy followed (the accelerator's per-precision table, or unit_energy)
+    mac_energy: str | None = None
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -171,6 +174,7 @@ def per_token_figures(
         else None,
         precision=precision_of(layers),
         holdings=holdings,
+        mac_energy=mac_energy_rule(accelerator, layers),
     )
 
 
@@ -244,6 +248,22 @@ def precision_of(layers) -> dict[str, list[int]]:
     return {role: sorted(values) for role, values in sorted(bits.items())}
 
 
+def mac_energy_rule(accelerator, layers) -> str | None:
+    """Which MAC energy applied: ``unit_energy_per_precision`` at the bits the MAC layers ran at,
+    or ``unit_energy`` whatever the bits (None for an in-memory-computing array: its own model)."""
+    array = accelerator.operational_array
+    if array.is_imc:
+        return None
+    table = dict(getattr(array, "unit_energy_per_precision", ()) or ())
+    if not table:
+        return f"unit_energy {array.unit_energy:g} pJ per MAC at any precision"
+    used = sorted(
+        {mac_bits(layer) for layer in layers if getattr(layer, "vector_op", None) is None}
+    )
+    entries = ", ".join(f"{bits} bits: {table[bits]:g} pJ" for bits in used if bits in table)
+    return f"unit_energy_per_precision ({entries})"
+
+
 def precision_text(precision: dict[str, list[int]]) -> str:
     """``weights 8, activations 8, kv_cache 8 bits``."""
     names = {"weight": "weights", "activation": "activations", "kv_cache": "KV cache"}
@@ -269,6 +289,8 @@ def summary_lines(figures: TokenFigures) -> list[str]:
     if f.precision:
         model = f.bound.latency_model if f.bound is not None and f.bound.latency_model else "?"
         lines.append(f"  precision: {precision_text(f.precision)}; latency model: {model}")
+    if f.mac_energy:
+        lines.append(f"  MAC energy: {f.mac_energy}")
     if f.phase == "prefill":
         lines.append(f"  time to first token: {time(f.ttft_s, f.step_cycles)}")
     else:

@@ -294,3 +294,54 @@ def test_logits_varies_in_a_sweep(tmp_path):
     assert read_sweep(section).workload_axes == (("logits", ("last", "all")),)
     with pytest.raises(InputError, match=r"workload_vary.logits: .*'first'.*all, last"):
         read_sweep({**section, "workload_vary": {"logits": ["first"]}})
+
+
+def _eyeriss_with_table(entries):
+    document = yaml.safe_load(EYERISS.read_text())
+    document["operational_array"]["unit_energy_per_precision"] = entries
+    return accelerator_from_dict(validate_accelerator(copy.deepcopy(document), "eyeriss"))
+
+
+@pytest.mark.slow
+def test_the_mac_energy_follows_the_files_per_precision_table():
+    from zigzag.workload.operators import Precision
+
+    shape = {"batch": 1, "context": 8, "d": 32, "heads": 2, "kv_heads": 2, "ffn": 64}
+    table = [{"bits": 8, "unit_energy": 0.25}, {"bits": 16, "unit_energy": 1.0}]
+    runs = {}
+    for bits in (8, 16):
+        workload = block_workload(
+            load_mapping(str(EYERISS_MAPPING)), precision=Precision(bits, bits, bits), **shape
+        )
+        workload.inference = Inference(model="block", layers=1, **inference(**shape))
+        result = evaluate_network(
+            workload, _eyeriss_with_table(table), SearchOptions(lpf_limit=4), show_progress=False
+        )
+        runs[bits] = result
+        for layer, cost in result.layers:
+            assert cost.mac_energy == pytest.approx(layer.total_macs * (0.25 if bits == 8 else 1.0))
+    figures = per_token_figures(runs[16])
+    assert figures.mac_energy == "unit_energy_per_precision (16 bits: 1 pJ)"
+    assert "  MAC energy: unit_energy_per_precision (16 bits: 1 pJ)" in summary_lines(figures)
+    # without a table: unit_energy whatever the bits, as ZigZag (and said so)
+    plain = evaluate_network(
+        _llm_step(shape), _eyeriss(), SearchOptions(lpf_limit=4), show_progress=False
+    )
+    assert per_token_figures(plain).mac_energy == "unit_energy 0.842 pJ per MAC at any precision"
+
+
+def test_a_precision_the_table_lacks_is_one_line():
+    from zigzag.workload.operators import Precision
+
+    shape = {"batch": 1, "context": 8, "d": 32, "heads": 2, "kv_heads": 2, "ffn": 64}
+    workload = block_workload(
+        load_mapping(str(EYERISS_MAPPING)), precision=Precision(16, 16, 16), **shape
+    )
+    with pytest.raises(InputError) as error:
+        evaluate_network(
+            workload, _eyeriss_with_table([{"bits": 8, "unit_energy": 0.25}]), SearchOptions()
+        )
+    assert error.value.where == "operational_array.unit_energy_per_precision"
+    assert "no entry for 16-bit operands" in str(error.value) and "\n" not in str(error.value)
+    with pytest.raises(InputError, match=r"unit_energy_per_precision\[1\].bits: 8 bits are listed twice"):
+        _eyeriss_with_table([{"bits": 8, "unit_energy": 0.25}, {"bits": 8, "unit_energy": 1}])
