@@ -53,7 +53,8 @@ def array_cost(
     array = accelerator.operational_array
     if not isinstance(array, ImcArray):
         area, memories = _digital_areas(accelerator)
-        energy = array.energy_per_mac(mac_bits(layer)) if array.unit_energy_per_precision else None
+        table = getattr(array, "unit_energy_per_precision", ())  # a vector unit has none
+        energy = array.energy_per_mac(mac_bits(layer)) if table else None
         return ArrayCost(
             (array.unit_energy if energy is None else energy) * layer.total_macs,
             None,
