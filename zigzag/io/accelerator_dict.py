@@ -114,7 +114,8 @@ def _operational_array_to_dict(array: OperationalArray | ImcArray) -> dict:
     data = {**data, "unit_energy": array.unit_energy, "unit_area": array.unit_area, "is_imc": False}
     if array.unit_energy_per_precision:  # only when given: the job keys of other files stay
         data["unit_energy_per_precision"] = [
-            {"bits": bits, "unit_energy": energy} for bits, energy in array.unit_energy_per_precision
+            {"bits": bits, "unit_energy": energy}
+            for bits, energy in array.unit_energy_per_precision
         ]
     return data
 

@@ -21,7 +21,13 @@ from dataclasses import asdict, dataclass
 from zigzag.cost.array import mac_bits
 from zigzag.errors import InputError
 from zigzag.search.capacity import Holding, step_holdings
-from zigzag.tokens.bound import StepBound, latency_model_of, memory_terms, read_bandwidth, step_bound
+from zigzag.tokens.bound import (
+    StepBound,
+    latency_model_of,
+    memory_terms,
+    read_bandwidth,
+    step_bound,
+)
 from zigzag.tokens.metadata import OVERRIDABLE, _as_dict, read_inference
 from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_role
 
@@ -242,7 +248,9 @@ def precision_of(layers) -> dict[str, list[int]]:
         for operand in (*layer.inputs, layer.output):
             role = operand_role(layer, operand) or "activation"
             value = (
-                layer.final_output_precision if operand == layer.output else layer.precision[operand]
+                layer.final_output_precision
+                if operand == layer.output
+                else layer.precision[operand]
             )
             bits.setdefault(role, set()).add(int(value))
     return {role: sorted(values) for role, values in sorted(bits.items())}
@@ -267,9 +275,13 @@ def mac_energy_rule(accelerator, layers) -> str | None:
 def precision_text(precision: dict[str, list[int]]) -> str:
     """``weights 8, activations 8, kv_cache 8 bits``."""
     names = {"weight": "weights", "activation": "activations", "kv_cache": "KV cache"}
-    return ", ".join(
-        f"{names.get(role, role)} {'/'.join(map(str, bits))}" for role, bits in precision.items()
-    ) + " bits"
+    return (
+        ", ".join(
+            f"{names.get(role, role)} {'/'.join(map(str, bits))}"
+            for role, bits in precision.items()
+        )
+        + " bits"
+    )
 
 
 def summary_lines(figures: TokenFigures) -> list[str]:

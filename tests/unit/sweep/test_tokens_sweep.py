@@ -24,7 +24,16 @@ MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
 def llm_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.llm.yaml"
     path.write_text(
-        yaml.safe_dump({"llm": {"model": str(REPO / "tests" / "data" / "llm" / "llama_tiny.config.json"), "phase": "decode", "context": 64, "batch": 1}})
+        yaml.safe_dump(
+            {
+                "llm": {
+                    "model": str(REPO / "tests" / "data" / "llm" / "llama_tiny.config.json"),
+                    "phase": "decode",
+                    "context": 64,
+                    "batch": 1,
+                }
+            }
+        )
     )
     return path
 

@@ -61,9 +61,7 @@ def eyeriss_runs():
         ("default", SearchOptions(lpf_limit=4)),
         ("zigzag", SearchOptions(lpf_limit=4, latency_model="zigzag")),
     ):
-        result = evaluate_network(
-            _llm_step(EYERISS_CASE), _eyeriss(), options, show_progress=False
-        )
+        result = evaluate_network(_llm_step(EYERISS_CASE), _eyeriss(), options, show_progress=False)
         runs[name] = (result, per_token_figures(result, clock_ghz=1.0))
     return runs
 
@@ -181,7 +179,10 @@ def test_llama_3_8b_at_16_bits_does_not_fit_8_gib():
 
     document = {"llm": {"model": "llama-3-8b", "phase": "decode", "context": 4095, "precision": 16}}
     hardware = REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
-    with pytest.raises(CapacityError, match=r"accelerator 'flow_tpu_32x32_vector': memories.dram.size: llama-3-8b .* needs 14.49 GiB in dram \(weights 13.98 GiB.* holds 8 GiB"):
+    with pytest.raises(
+        CapacityError,
+        match=r"accelerator 'flow_tpu_32x32_vector': memories.dram.size: llama-3-8b .* needs 14.49 GiB in dram \(weights 13.98 GiB.* holds 8 GiB",
+    ):
         run(document, str(hardware), str(TPU_MAPPING), SearchOptions(lpf_limit=4))
 
 
@@ -228,9 +229,10 @@ def test_precision_and_latency_model_are_in_every_output(eyeriss_runs):
     assert figures.to_dict()["precision"] == figures.precision
     assert figures.to_dict()["bound"]["latency_model"] == "bandwidth_bound"
     assert bound_columns(figures)["precision"] == "a8 kv8 w8"
-    assert "precision: activations 8, KV cache 8, weights 8 bits; latency model: bandwidth_bound" in (
-        summary_lines(figures)
-    )[1]
+    assert (
+        "precision: activations 8, KV cache 8, weights 8 bits; latency model: bandwidth_bound"
+        in (summary_lines(figures))[1]
+    )
 
 
 def test_a_prefill_gives_both_bounds_and_the_binding_one():
@@ -241,7 +243,9 @@ def test_a_prefill_gives_both_bounds_and_the_binding_one():
     figures = per_token_figures(result, clock_ghz=1.0)
     bound = figures.bound
     assert bound.compute_cycles > 0 and bound.memory_cycles > 0
-    assert bound.binding == ("compute" if bound.compute_cycles >= bound.memory_cycles else bound.binding)
+    assert bound.binding == (
+        "compute" if bound.compute_cycles >= bound.memory_cycles else bound.binding
+    )
     lines = "\n".join(summary_lines(figures))
     assert "compute bound:" in lines and "memory bound:" in lines and "step bound:" in lines
     assert f"({bound.binding})" in lines
@@ -250,7 +254,11 @@ def test_a_prefill_gives_both_bounds_and_the_binding_one():
 @pytest.mark.parametrize(
     "section, field, fix",
     [
-        ({"model": "llama-3-8b", "phase": "decode", "context": 200000}, "llm.context", "at most 8191"),
+        (
+            {"model": "llama-3-8b", "phase": "decode", "context": 200000},
+            "llm.context",
+            "at most 8191",
+        ),
         ({"model": "llama-3-8b", "phase": "prefill", "tokens": 9000}, "llm.tokens", "at most 8192"),
         ({"model": "gpt2", "phase": "decode", "context": 2000}, "llm.context", "1024 learned"),
     ],
@@ -343,5 +351,7 @@ def test_a_precision_the_table_lacks_is_one_line():
         )
     assert error.value.where == "operational_array.unit_energy_per_precision"
     assert "no entry for 16-bit operands" in str(error.value) and "\n" not in str(error.value)
-    with pytest.raises(InputError, match=r"unit_energy_per_precision\[1\].bits: 8 bits are listed twice"):
+    with pytest.raises(
+        InputError, match=r"unit_energy_per_precision\[1\].bits: 8 bits are listed twice"
+    ):
         _eyeriss_with_table([{"bits": 8, "unit_energy": 0.25}, {"bits": 8, "unit_energy": 1}])

@@ -191,6 +191,8 @@ def test_a_decode_step_never_beats_the_offchip_bandwidth(name, bits, batch, cont
     assert bound.bytes == pytest.approx(figures.weights_bytes + figures.kv_cache_bytes)
     assert result.total.latency_total2 >= bound.bound_cycles
     assert bound.ratio >= 1
+    # and the whole bound: every memory port's bits and the compute (issue 45)
+    assert figures.bound.ratio >= 1
 
 
 def test_zigzags_latency_model_can_beat_the_bound():
