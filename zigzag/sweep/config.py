@@ -11,7 +11,6 @@ no single-core search options.
 from __future__ import annotations
 
 import difflib
-import itertools
 import logging
 import re
 from dataclasses import dataclass
@@ -19,12 +18,11 @@ from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.io.legacy_hardware import upgrade_accelerator
-from zigzag.io.llm_workloads import check_llm_step
 from zigzag.io.validation import validate_accelerator
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 from zigzag.sweep.multicore import multicore_spec
-from zigzag.tokens.workloads import check_field, is_llm_workload, llm_document
+from zigzag.tokens.workloads import check_field, check_points, is_llm_workload
 from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
@@ -274,25 +272,8 @@ def read_workload_axes(
                 f"{workload} is not generated from a model configuration "
                 "(an llm: section); workload_vary needs such workloads",
             )
-        _check_points(workload, axes, where)
+        check_points(workload, axes, where)
     return tuple(axes)
-
-
-def _check_points(workload: str, axes: list, where: str) -> None:
-    """Every workload point of ``axes`` on ``workload`` is a step its model can take (fields,
-    precision, positions), checked before any variant runs: a one-line error naming the axis."""
-    names = [name for name, _ in axes]
-    for values in itertools.product(*(v for _, v in axes)):
-        changes = dict(zip(names, values))
-        document = llm_document(workload, changes, source=f"{where}: workload_vary")
-        try:
-            check_llm_step(document, workload)
-        except InputError as exc:
-            field = str(exc.where or "").removeprefix("llm.")
-            axis = next((n for n in names if n.partition(".")[0] == field.partition(".")[0]), None)
-            place = f"workload_vary.{axis}" if axis else (exc.where or "workload_vary")
-            point = " ".join(f"{k}={v}" for k, v in changes.items())
-            raise InputError(where, place, f"at {point}: {exc.message}") from None
 
 
 def _parameters(spec: VariantSpec) -> tuple[str, ...]:
