@@ -355,3 +355,47 @@ def test_a_precision_the_table_lacks_is_one_line():
         InputError, match=r"unit_energy_per_precision\[1\].bits: 8 bits are listed twice"
     ):
         _eyeriss_with_table([{"bits": 8, "unit_energy": 0.25}, {"bits": 8, "unit_energy": 1}])
+
+
+@pytest.mark.slow
+def test_the_stage_api_resolves_the_latency_model_for_an_llm_step(tmp_path):
+    """WorkloadStage gives an LLM step the bandwidth-conserving model unless the pipeline names one."""
+    from zigzag.stages import (
+        AcceleratorParserStage,
+        CostModelStage,
+        MainStage,
+        MinimalLatencyStage,
+        SpatialMappingGeneratorStage,
+        SumStage,
+        TemporalMappingGeneratorStage,
+        WorkloadParserStage,
+        WorkloadStage,
+    )
+
+    path = tmp_path / "tiny.llm.yaml"
+    section = {"model": str(TINY_LLAMA), "phase": "decode", "context": 16, "layers": 1}
+    path.write_text(yaml.safe_dump({"llm": {**section, "operators": "zigzag"}}))
+
+    def models(**kwargs):
+        ((_, cmes),) = MainStage(
+            [
+                WorkloadParserStage,
+                AcceleratorParserStage,
+                SumStage,
+                WorkloadStage,
+                MinimalLatencyStage,
+                SpatialMappingGeneratorStage,
+                MinimalLatencyStage,
+                TemporalMappingGeneratorStage,
+                CostModelStage,
+            ],
+            workload=str(path),
+            accelerator=str(TPU),
+            mapping=str(TPU_MAPPING),
+            loma_lpf_limit=2,
+            **kwargs,
+        ).run()
+        return {result.latency_model for result, _ in cmes}
+
+    assert models() == {"bandwidth_bound"}
+    assert models(latency_model="zigzag") == {"zigzag"}
