@@ -376,6 +376,12 @@ def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
     (row,) = read_rows(tmp_path / "out" / "summary.csv")
     assert float(row["energy_per_token_J"]) == pytest.approx(figures["energy_per_token_J"])
     assert float(row["dram_bound_ratio"]) >= 1
+    # issue 45: the experiment's latency model resolved for the LLM step, its precision and bound
+    assert plan["experiment"]["options"]["latency_model"] == "bandwidth_bound"
+    assert figures["precision"] == {"activation": [8], "kv_cache": [8], "weight": [8]}
+    assert figures["bound"]["latency_model"] == "bandwidth_bound"
+    assert figures["bound"]["ratio"] >= 1 and row["bound_term"] == figures["bound"]["binding"]
+    assert row["precision"] == "a8 kv8 w8" and float(row["bound_ratio"]) >= 1
 
 
 def test_the_cost_model_pages_worked_example():
