@@ -1,4 +1,4 @@
-"""Whether a whole LLM step fits the memory that holds it (docs/models/per-token.md#capacity).
+"""Whether a whole LLM step fits the memory that holds it (docs/models/per-token.md#capacity-the-whole-step-must-fit).
 
 A layer whose operands do not fit a memory is refused by its mapping search; a step can fit layer by
 layer and still not as a whole. Its weights, its KV cache at the step's context and batch and the
