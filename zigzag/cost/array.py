@@ -41,6 +41,11 @@ def cycles_per_op(accelerator: Accelerator) -> float:
     return getattr(accelerator.operational_array, "cycles_per_op", DIGITAL_CYCLES_PER_OP)
 
 
+def mac_bits(layer: Layer) -> int:
+    """The precision a MAC of ``layer`` runs at: the widest of its inputs' bits."""
+    return max(int(layer.precision[op]) for op in layer.inputs)
+
+
 def array_cost(
     layer: Layer, accelerator: Accelerator, spatial_mapping_array: dict | None
 ) -> ArrayCost:
@@ -48,8 +53,16 @@ def array_cost(
     array = accelerator.operational_array
     if not isinstance(array, ImcArray):
         area, memories = _digital_areas(accelerator)
+        table = getattr(array, "unit_energy_per_precision", ())  # a vector unit has none
+        energy = array.energy_per_mac(mac_bits(layer)) if table else None
         return ArrayCost(
-            array.unit_energy * layer.total_macs, None, None, None, area, None, memories
+            (array.unit_energy if energy is None else energy) * layer.total_macs,
+            None,
+            None,
+            None,
+            area,
+            None,
+            memories,
         )
     if spatial_mapping_array is None:
         raise ValueError(

@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+from zigzag.errors import InputError
+
 DIRECTIONS = ("fh", "tl", "fl", "th")
 #: ZigZag's long names of the four directions, as used in its JSON output.
 DIRECTION_NAMES = {
@@ -118,8 +120,25 @@ class OperationalArray:
     dimensions: dict[str, int]
     unit_energy: float
     unit_area: float
+    #: ((operand bits, pJ per MAC), ...): the MAC energy per precision, when the file states it
+    unit_energy_per_precision: tuple[tuple[int, float], ...] = ()
 
     is_imc = False
+
+    def energy_per_mac(self, bits: int) -> float:
+        """pJ of one MAC whose widest input has ``bits`` bits: the file's per-precision entry, or
+        ``unit_energy`` whatever the bits when it gives no table (docs/models/cost-model.md#energy)."""
+        if not self.unit_energy_per_precision:
+            return self.unit_energy
+        table = dict(self.unit_energy_per_precision)
+        if bits not in table:
+            raise InputError(
+                None,
+                "operational_array.unit_energy_per_precision",
+                f"no entry for {bits}-bit operands (entries: {', '.join(map(str, sorted(table)))} "
+                f"bits); add {{bits: {bits}, unit_energy: <pJ per MAC>}}",
+            )
+        return table[bits]
 
     @property
     def total_units(self) -> int:

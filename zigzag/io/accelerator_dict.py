@@ -82,6 +82,9 @@ def _operational_array(array: dict, memories: dict[str, Memory]) -> OperationalA
             dimensions=dimensions,
             unit_energy=array.get("unit_energy"),
             unit_area=array.get("unit_area"),
+            unit_energy_per_precision=tuple(
+                (e["bits"], e["unit_energy"]) for e in array.get("unit_energy_per_precision") or ()
+            ),
         )
     activation, weight = array["input_precision"]
     cells = memories["cells"]
@@ -108,7 +111,13 @@ def _operational_array_to_dict(array: OperationalArray | ImcArray) -> dict:
             "bit_serial_precision": array.bit_serial_precision,
             "adc_resolution": array.adc_resolution,
         }
-    return {**data, "unit_energy": array.unit_energy, "unit_area": array.unit_area, "is_imc": False}
+    data = {**data, "unit_energy": array.unit_energy, "unit_area": array.unit_area, "is_imc": False}
+    if array.unit_energy_per_precision:  # only when given: the job keys of other files stay
+        data["unit_energy_per_precision"] = [
+            {"bits": bits, "unit_energy": energy}
+            for bits, energy in array.unit_energy_per_precision
+        ]
+    return data
 
 
 def _memory_to_dict(m: Memory) -> dict:

@@ -14,7 +14,7 @@ from zigzag.errors import InputError
 from zigzag.io.validation.schema import Field, check_value, run_check
 from zigzag.io.yaml_files import load_yaml
 from zigzag.workload.inference import PHASES
-from zigzag.workload.llm import OPERATOR_SETS, build_layer_specs
+from zigzag.workload.llm import OPERATOR_SETS, build_layer_specs, check_positions, precision_of
 from zigzag.workload.llm.config import CATALOGUE_FILE, ModelConfig, config_from_hf, describe
 
 # The workflow asks ``model_files`` at every start: the workload model is imported where it is used.
@@ -188,6 +188,18 @@ def llm_workload_specs(
     ):
         model = str(Path(base) / model)
     return llm_layer_specs(model, file=file, **section)
+
+
+def check_llm_step(document: Any, file: str | None) -> None:
+    """The checks of an ``llm:`` document that need no layers (its fields, the model's positions):
+    a one-line error naming the field, as building it would give, without building it."""
+    section = read_llm_section(document, file)
+    cfg = load_model_config(section["model"], file=file, where="llm.model")
+    precision_of(section.get("precision"), file, "llm.precision")
+    tokens = 1 if section["phase"] == "decode" else section.get("tokens")
+    if tokens is None:
+        raise InputError(file, "llm.tokens", "a prefill needs its sequence length; add tokens: <S>")
+    check_positions(cfg, section["context"], tokens, file, lambda key: f"llm.{key}")
 
 
 def model_files(workload: str | Path) -> list[str]:

@@ -330,6 +330,7 @@ def _print_tokens(output: str) -> None:
         f"{step} {tokens['step_cycles']:.10g} cycles{seconds}, {tokens['energy_per_token_pJ']:.6g} pJ per token; "
         f"DRAM link busy {tokens['dram_link_busy_share']:.0%} of the step, moving "
         f"{tokens['dram_link_demand']:.0%} of what it can carry"
+        + (f"; {tokens['bound_note']}" if tokens.get("bound_note") else "")
     )
 
 

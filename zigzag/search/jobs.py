@@ -78,9 +78,10 @@ KEYED_WHEN_SET = {"latency_model": "zigzag"}
 
 def layer_job(layer, accelerator, options) -> dict:
     """Everything that determines a layer's search result (nothing else)."""
+    given = {**options.to_dict(), "latency_model": options.cost_latency_model}
     values = {
         name: value
-        for name, value in options.to_dict().items()
+        for name, value in given.items()
         if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]
     }
     return {

@@ -48,6 +48,7 @@ def evaluate_spatial_mapping(
     if (
         shared is not None
         and options.temporal_mapping_search_engine != "salsa"
+        and options.cost_latency_model == "zigzag"  # the shared tables hold ZigZag's latency
         and batched.batched_enabled()
     ):
         try:
@@ -72,7 +73,7 @@ def evaluate_spatial_mapping(
                 access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
                 spatial_mapping_array=array_mapping,
                 show_progress=show_progress,
-                latency_model=options.latency_model,
+                latency_model=options.cost_latency_model,
             )
         except batched.BatchMismatch as exc:
             logger.warning("%s; using the scalar evaluation path", exc)

@@ -13,6 +13,7 @@ from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.notes import grouped_layer_warnings
+from zigzag.search.capacity import check_capacity
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 from zigzag.workload.layer import Layer
@@ -35,6 +36,8 @@ class NetworkResult:
     )  # vector layers no unit of the accelerator runs
     #: the workload's inference metadata (an LLM prefill or decode step), None for other workloads
     inference: object = None
+    #: the latency model the layers were costed with (None: not recorded)
+    latency_model: str | None = None
 
     @property
     def energy(self) -> float:
@@ -151,8 +154,17 @@ def evaluate_network(
     ``memo``: the searches of earlier calls with the same accelerator object and options (filled
     in), e.g. the points of a context-length sweep, whose steps share every layer but attention's.
     ``search(layer, accelerator)``: a layer's best result, :func:`search_layer` by default (a
-    sweep's reads and fills the shared result cache)."""
+    sweep's reads and fills the shared result cache). A latency model left ``auto`` is resolved
+    for the workload (``SearchOptions.resolved``); an LLM step must fit its memories
+    (``zigzag.tokens.capacity``)."""
+    inference = getattr(workload, "inference", None)
+    options = options.resolved(inference is not None)
     plan = plan_network(workload.layers, accelerator, options, workload=workload)
+    if inference is not None:
+        step = dict(inference) if isinstance(inference, dict) else inference.to_dict()
+        check_capacity(
+            workload.layers, plan.accelerators, step, source=f"accelerator '{accelerator.name}'"
+        )
     if search is None:
 
         def search(layer, layer_accelerator):
@@ -176,7 +188,7 @@ def evaluate_network(
                     layer,
                     layer_accelerator,
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
-                    latency_model=options.latency_model,
+                    latency_model=options.cost_latency_model,
                 )
             results.append((layer, result))
             if on_layer is not None:
@@ -188,5 +200,6 @@ def evaluate_network(
         sum_results([r for _, r in results]),
         plan.accelerators,
         list(plan.uncosted),
-        inference=getattr(workload, "inference", None),
+        inference=inference,
+        latency_model=options.latency_model,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from zigzag.errors import InputError
@@ -23,6 +23,8 @@ LATENCY_MODELS = (
     "zigzag",
     "bandwidth_bound",
 )  # as zigzag.cost.model.LATENCY_MODELS (not imported: a light module)
+#: the latency model by workload: bandwidth_bound for an LLM step, zigzag otherwise
+AUTO_LATENCY = "auto"
 
 
 @dataclass(frozen=True)
@@ -156,11 +158,12 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "latency_model",
         str,
-        "zigzag",
+        AUTO_LATENCY,
         "zigzag: ZigZag's latency (its on-loading estimate can credit a port with "
         "more bits than its bandwidth carries); bandwidth_bound: the same, but never "
-        "below the cycles every memory port needs for the bits crossing it",
-        choices=LATENCY_MODELS,
+        "below the cycles every memory port needs for the bits crossing it; auto: "
+        "bandwidth_bound for an LLM step (a workload with inference metadata), zigzag otherwise",
+        choices=(AUTO_LATENCY, *LATENCY_MODELS),
     ),
     Option("salsa_iteration_number", int, 1000, "SALSA: annealing iterations", minimum=1),
     Option("salsa_start_temperature", float, 0.05, "SALSA: initial annealing temperature", above=0),
@@ -240,11 +243,25 @@ class SearchOptions:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def cost_latency_model(self) -> str:
+        """The latency model the cost model applies: ``auto`` not resolved for a workload
+        (:meth:`resolved`) is ZigZag's."""
+        return "zigzag" if self.latency_model == AUTO_LATENCY else self.latency_model
+
+    def resolved(self, llm: bool) -> "SearchOptions":
+        """These options with ``auto`` resolved: ``bandwidth_bound`` for an LLM step (``llm``: the
+        workload has inference metadata, i.e. it is generated from a model configuration or an
+        ONNX export read with every operator), ``zigzag`` for anything else."""
+        if self.latency_model != AUTO_LATENCY:
+            return self
+        return replace(self, latency_model="bandwidth_bound" if llm else "zigzag")
+
     def model_options(self) -> dict:
         """The keyword options of the cost model (``zigzag.cost.model.evaluate``) these options set."""
         return {
             "access_same_data_considered_as_no_access": self.access_same_data_considered_as_no_access,
-            "latency_model": self.latency_model,
+            "latency_model": self.cost_latency_model,
         }
 
 

@@ -42,6 +42,7 @@ def batched_temporal_search(reduction: Stage, criterion: str) -> LayerCostResult
         return None
     layer, accelerator = kwargs["layer"], kwargs["accelerator"]
     flag = kwargs.get("access_same_data_considered_as_no_access", True)
+    latency = kwargs.get("latency_model", "zigzag")
     search = {
         "opt": criterion,
         "lpf_limit": kwargs.get("loma_lpf_limit"),
@@ -50,6 +51,7 @@ def batched_temporal_search(reduction: Stage, criterion: str) -> LayerCostResult
         ),
         "access_same_data_considered_as_no_access": flag,
         "spatial_mapping_array": kwargs.get("spatial_mapping_array"),
+        "latency_model": {"auto": "zigzag"}.get(latency, latency),
     }
     memo = _SEARCHED.setdefault(accelerator, {})
     key = json.dumps(
@@ -74,5 +76,9 @@ def batched_temporal_search(reduction: Stage, criterion: str) -> LayerCostResult
             return None
     result = dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name)
     return LayerCostResult.of(
-        result, layer, accelerator, access_same_data_considered_as_no_access=flag
+        result,
+        layer,
+        accelerator,
+        access_same_data_considered_as_no_access=flag,
+        latency_model=search["latency_model"],
     )

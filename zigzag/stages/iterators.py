@@ -6,7 +6,9 @@ import itertools
 import logging
 
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit, on_vector_unit
+from zigzag.search.capacity import check_capacity
 from zigzag.search.network import plan_network
+from zigzag.search.options import SearchOptions
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -28,11 +30,21 @@ class WorkloadStage(Stage):
         plan = plan_network(self.workload.layers, self.accelerator)
         if plan.note:
             logger.warning(plan.note)
+        inference = getattr(self.workload, "inference", None)
+        latency = SearchOptions(latency_model=self.kwargs.get("latency_model", "auto")).resolved(
+            inference is not None
+        )
+        if inference is not None:  # an LLM step: it must fit its memories as a whole
+            step = dict(inference) if isinstance(inference, dict) else inference.to_dict()
+            check_capacity(self.workload.layers, plan.accelerators, step)
         for layer, accelerator in plan.layers:
             logger.info("Processing %s...", layer.name)
             if compute_unit(layer, accelerator) == VECTOR_UNIT:
                 layer, accelerator = on_vector_unit(layer, accelerator)
-            for result, extra_info in self.substage(layer=layer, accelerator=accelerator).run():
+            child = self.substage(
+                layer=layer, accelerator=accelerator, latency_model=latency.latency_model
+            )
+            for result, extra_info in child.run():
                 yield result, (layer, extra_info)
 
 

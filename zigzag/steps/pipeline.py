@@ -28,6 +28,7 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.results import file_stem, summary
 from zigzag.io.validation import check_mapping_fits_accelerator
 from zigzag.mapping.entry import MappingEntry
+from zigzag.search.capacity import check_capacity
 from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.search.jobs import read_job_result
 from zigzag.search.network import NetworkResult
@@ -35,6 +36,7 @@ from zigzag.search.options import SearchOptions
 from zigzag.steps.failures import failure_in, read_failure
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 from zigzag.tokens import per_token_figures
+from zigzag.tokens.columns import bound_columns
 from zigzag.workload.workload import build_layer
 from zigzag.search.network import plan_network
 
@@ -58,12 +60,24 @@ def split_layers(
         workload_doc["mapping_entries"], accelerator_doc["data"], workload_doc["mapping"]["path"]
     )
     accelerator = accelerator_from_dict(accelerator_doc["data"])
-    options = SearchOptions(**experiment["options"])
+    inference = workload_doc.get("inference")
+    # a latency model left auto: bandwidth_bound for an LLM step (recorded in the plan's experiment)
+    options = SearchOptions(**experiment["options"]).resolved(bool(inference))
+    experiment = {**experiment, "options": options.to_dict()}
     if options.exploit_data_locality:  # the graph decides each layer's trimmed accelerator
         workload = parsed_workload(workload_doc)
-        network = plan_network(workload.layers, accelerator, options, workload=workload)
+        layers = workload.layers
+        network = plan_network(layers, accelerator, options, workload=workload)
     else:
-        network = plan_network(parsed_layers(workload_doc), accelerator, options)
+        layers = parsed_layers(workload_doc)
+        network = plan_network(layers, accelerator, options)
+    if inference:  # the whole step must fit the memories holding it
+        check_capacity(
+            layers,
+            network.accelerators,
+            inference,
+            source=f"experiment '{experiment['name']}': accelerator '{accelerator.name}'",
+        )
     entries, jobs = [], {}
     for layer, layer_accelerator in network.layers:
         job = layer_job(layer, layer_accelerator, options)
@@ -238,10 +252,12 @@ def save_experiment(
         area_unit,
         document["total"].get("uncosted_layers", []),
     )
-    per_token = _per_token(document, layers, results) if document.get("inference") else None
-    if per_token is not None:
+    figures = _per_token(document, layers, results) if document.get("inference") else None
+    per_token = None if figures is None else figures.to_dict()
+    if figures is not None:
         row.update({k: per_token[k] for k in tables.TOKEN_COLUMNS})
         row["dram_bound_ratio"] = per_token["dram"]["ratio"] if per_token["dram"] else None
+        row.update(bound_columns(figures))
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
     layer_rows = tables.layer_rows(rows)
     tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
@@ -269,7 +285,7 @@ def save_experiment(
     return summary
 
 
-def _per_token(document: dict, layers: list, results: list) -> dict:
+def _per_token(document: dict, layers: list, results: list):
     """The per-token figures of an LLM step's experiment (docs/models/per-token.md; in cycles: the
     workflow's experiments have no clock)."""
     pairs = [(layer, result) for (layer, _), result in zip(layers, results)]
@@ -279,8 +295,9 @@ def _per_token(document: dict, layers: list, results: list) -> dict:
         {layer.id: acc for layer, acc in layers},
         document["total"].get("uncosted_layers", []),
         inference=document["inference"],
+        latency_model=document["experiment"]["options"].get("latency_model"),
     )
-    return per_token_figures(network).to_dict()
+    return per_token_figures(network)
 
 
 def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) -> str:

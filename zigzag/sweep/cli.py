@@ -213,6 +213,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 if first is not None
                 else f", time per output token {row['tpot_s'] * 1e3:.4g} ms"
             ) + f", {row['energy_per_token_J']:.4g} J per token"
+        if row.get("bound_ratio") is not None:
+            figures += f", {row['bound_ratio']:.3f} x the {row['bound_term']} bound"
+            if row.get("bound_note"):
+                figures += f" ({row['bound_note']})"
         from zigzag.sweep.results import group_of
 
         print(f"{row['variant']:<40} {group_of(row):<20} {row['status']:<10} {figures}")

@@ -22,7 +22,7 @@ from zigzag.io.validation import validate_accelerator
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 from zigzag.sweep.multicore import multicore_spec
-from zigzag.tokens.workloads import check_field, is_llm_workload
+from zigzag.tokens.workloads import check_field, check_points, is_llm_workload
 from zigzag.variants import expressions
 from zigzag.variants.spec import SPEC_KEYS, VariantSpec, read_spec
 
@@ -182,7 +182,7 @@ def read_sweep(
     if kind == "multicore":
         return _read_multicore(section, name, where, base_document)
     known = set(SPEC_KEYS) | set(SWEEP_KEYS) | set(OPTION_BY_NAME)
-    misplaced = [k for k in section if k in MULTICORE_KEYS]
+    misplaced = [k for k in section if k in MULTICORE_KEYS and k not in OPTION_BY_NAME]
     if misplaced:
         raise InputError(
             where,
@@ -272,6 +272,7 @@ def read_workload_axes(
                 f"{workload} is not generated from a model configuration "
                 "(an llm: section); workload_vary needs such workloads",
             )
+        check_points(workload, axes, where)
     return tuple(axes)
 
 

@@ -25,6 +25,7 @@ from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workloa
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.batched.shared import cost_free_job
+from zigzag.search.capacity import CapacityError
 from zigzag.search.jobs import job_key, job_result_text, layer_job, read_job_result
 from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network
@@ -33,6 +34,7 @@ from zigzag.io import tables
 from zigzag.sweep.config import DEFAULT_LINKS
 from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
 from zigzag.tokens import per_token_figures
+from zigzag.tokens.columns import bound_columns
 from zigzag.tokens.workloads import llm_document
 from zigzag.variants import follow_hardware, without_spatial_mapping
 
@@ -119,6 +121,8 @@ def evaluate_point(
                     shared,
                 )
             )
+    except CapacityError as exc:  # the step does not fit the memory holding it
+        row = {"status": "invalid", "reason": " ".join(str(exc).split())}
     except (InputError, MappingError) as exc:
         row = {"status": "infeasible", "reason": " ".join(str(exc).split())}
     except Exception as exc:  # noqa: BLE001 - one broken point must not stop the sweep; it is reported
@@ -156,7 +160,7 @@ def _evaluate(
     if key not in parsed:
         entries = [MappingEntry.from_dict(e) for e in mapping]
         parsed[key] = load_point_workload(workload, changes, entries, sweep.workload_options)
-    options = SearchOptions(**sweep.options)
+    options = SearchOptions(**sweep.options).resolved(parsed[key].inference is not None)
     network = evaluate_network(
         parsed[key],
         accelerator_from_dict(accelerator_data),
@@ -201,6 +205,7 @@ def _token_columns(network) -> dict:
     }
     columns["step_cycles"] = figures.step_cycles
     columns["dram_bound_ratio"] = None if figures.dram is None else figures.dram.ratio
+    columns.update(bound_columns(figures))
     return columns
 
 

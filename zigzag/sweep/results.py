@@ -74,6 +74,10 @@ def complete_row(row: dict, clock_ghz: float | None) -> dict:
             None if row["phase"] == "prefill" or seconds is None else seconds / row["tokens"]
         )
         row["tokens_per_s"] = None if not seconds else row["batch"] * row["tokens"] / seconds
+        if row.get("bound_cycles") is not None:  # the physical bound in seconds too
+            row["bound_s"] = (
+                None if not seconds else seconds * row["bound_cycles"] / row["latency_cycles"]
+            )
     if row.get("utilization") is None:  # a multi-core point gives its mean core utilisation
         row["utilization"] = row.get("mac_utilization")
     return row

@@ -7,7 +7,7 @@ sum of its layers' latencies (cycles; seconds with the clock), its energy their 
 * time to first token (prefill) = the step's time; time per output token (decode) = the step's
   time / tokens per sequence (1);
 * tokens per second = B x tokens / the step's time; energy per token = energy / (B x tokens);
-* weights and KV-cache bytes from the operands' roles (``zigzag.tokens.footprint``); the cache
+* weights and KV-cache bytes from the operands' roles (``zigzag.workload.footprint``); the cache
   after the step holds B x (C + tokens) tokens;
 * the physical bound: every weight and KV-cache byte whose outermost memory is off chip is read
   from it once per step at least, so the step takes at least those bits / that memory's read
@@ -18,19 +18,30 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from zigzag.cost.array import mac_bits
 from zigzag.errors import InputError
-from zigzag.tokens.footprint import footprint, kv_bytes_per_token, operand_bytes, operand_role
+from zigzag.search.capacity import Holding, step_holdings
+from zigzag.tokens.bound import (
+    StepBound,
+    latency_model_of,
+    memory_terms,
+    read_bandwidth,
+    step_bound,
+)
 from zigzag.tokens.metadata import OVERRIDABLE, _as_dict, read_inference
+from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_role
 
 
 @dataclass(frozen=True)
 class MemoryFit:
-    """Whether the weights and the KV cache each fit one on-chip memory (all its instances)."""
+    """Whether the weights, the KV cache and the activations alive at once each fit one on-chip
+    memory (all its instances)."""
 
     memory: str
     capacity_bytes: float
     weights: bool
     kv_cache: bool | None
+    activations: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,14 @@ class TokenFigures:
     fits: tuple[MemoryFit, ...]
     dram: MemoryBound | None
     uncosted_layers: tuple[str, ...] = ()
+    #: the step's physical bound (memories, ports, compute), the term that binds, step / bound
+    bound: StepBound | None = None
+    #: bits per operand role (weight, activation, kv_cache)
+    precision: dict | None = None
+    #: what each outermost memory holds during the step (weights, KV cache, activations)
+    holdings: tuple[Holding, ...] = ()
+    #: the rule the MAC energy followed (the accelerator's per-precision table, or unit_energy)
+    mac_energy: str | None = None
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -77,17 +96,12 @@ class TokenFigures:
             f["memory"]: {k: v for k, v in f.items() if k != "memory"} for f in data["fits"]
         }
         data["uncosted_layers"] = list(self.uncosted_layers)
+        data["bound"] = None if self.bound is None else self.bound.to_dict()
+        data["holdings"] = {
+            h.memory: {**{k: v for k, v in asdict(h).items() if k != "memory"}, "fits": h.fits}
+            for h in self.holdings
+        }
         return data
-
-
-def read_bandwidth(memory) -> float:
-    """Bits per cycle a memory can read out: the sum of ``bandwidth_max`` over its ports that
-    carry a read (``tl`` or ``th``), for one instance."""
-    return float(
-        sum(
-            p.bandwidth_max for p in memory.ports if any(d in ("tl", "th") for _, d in p.allocation)
-        )
-    )
 
 
 def _seconds(cycles: float, clock_ghz: float | None) -> float | None:
@@ -137,6 +151,8 @@ def per_token_figures(
     per_token = kv_bytes_per_token(fp, metadata)
     kv_total = None if per_token is None else per_token * batch * (context + tokens)
     decode = metadata["phase"] == "decode"
+    holdings = step_holdings(layers, result.accelerators, metadata)
+    live = max((h.activations_bytes for h in holdings), default=0.0)
     return TokenFigures(
         model=metadata["model"],
         phase=metadata["phase"],
@@ -156,9 +172,15 @@ def per_token_figures(
         weights_bytes=fp.weights,
         kv_cache_bytes_per_token=per_token,
         kv_cache_bytes=kv_total,
-        fits=memory_fits(accelerator, fp.weights, kv_total),
+        fits=memory_fits(accelerator, fp.weights, kv_total, live),
         dram=offchip_bound(result, cycles, clock_ghz),
         uncosted_layers=tuple(getattr(result, "uncosted", ()) or ()),
+        bound=step_bound(result, cycles, clock_ghz, latency_model_of(result))
+        if result.layers
+        else None,
+        precision=precision_of(layers),
+        holdings=holdings,
+        mac_energy=mac_energy_rule(accelerator, layers),
     )
 
 
@@ -176,7 +198,9 @@ def outermost_memories(accelerator) -> set[str]:
     return {accelerator.top_memory(op).name for op in accelerator.memory_operands}
 
 
-def memory_fits(accelerator, weights: float, kv_cache: float | None) -> tuple[MemoryFit, ...]:
+def memory_fits(
+    accelerator, weights: float, kv_cache: float | None, activations: float | None = None
+) -> tuple[MemoryFit, ...]:
     """For every memory below the outermost ones, innermost first: does each footprint fit?"""
     top = outermost_memories(accelerator)
     fits = []
@@ -190,37 +214,74 @@ def memory_fits(accelerator, weights: float, kv_cache: float | None) -> tuple[Me
                 capacity,
                 weights <= capacity,
                 None if kv_cache is None else kv_cache <= capacity,
+                None if activations is None else activations <= capacity,
             )
         )
     return tuple(fits)
-
-
-def offchip_bytes(result) -> dict[str, float]:
-    """Bytes of weight and KV-cache inputs per outermost memory they are read from."""
-    read: dict[str, float] = {}
-    for layer, _ in result.layers:
-        accelerator = result.accelerators[layer.id]
-        for operand in layer.inputs:
-            if operand_role(layer, operand) in ("weight", "kv_cache"):
-                top = accelerator.top_memory(layer.memory_operand(operand)).name
-                read[top] = read.get(top, 0.0) + operand_bytes(layer, operand)
-    return read
 
 
 def offchip_bound(result, cycles: float, clock_ghz: float | None) -> MemoryBound | None:
     """The tightest bound among the outermost memories that hold weights or KV cache (None if none)."""
     accelerator = next(iter(result.accelerators.values()))
     bounds = []
-    for name, size in offchip_bytes(result).items():
-        memory = accelerator.memory[name]
+    for term in memory_terms(result):
+        memory = accelerator.memory[term.name]
         bandwidth = read_bandwidth(memory) * accelerator.unroll_count(memory)
-        if bandwidth <= 0 or size <= 0:
-            continue
-        bound = size * 8 / bandwidth
         bounds.append(
-            MemoryBound(name, bandwidth, size, bound, _seconds(bound, clock_ghz), cycles / bound)
+            MemoryBound(
+                term.name,
+                bandwidth,
+                term.cycles * bandwidth / 8,
+                term.cycles,
+                _seconds(term.cycles, clock_ghz),
+                cycles / term.cycles,
+            )
         )
     return max(bounds, key=lambda b: b.bound_cycles, default=None)
+
+
+def precision_of(layers) -> dict[str, list[int]]:
+    """The bits of each operand role over ``layers`` (``weight``, ``activation``, ``kv_cache``;
+    operands without a role count as activations)."""
+    bits: dict[str, set[int]] = {}
+    for layer in layers:
+        for operand in (*layer.inputs, layer.output):
+            role = operand_role(layer, operand) or "activation"
+            value = (
+                layer.final_output_precision
+                if operand == layer.output
+                else layer.precision[operand]
+            )
+            bits.setdefault(role, set()).add(int(value))
+    return {role: sorted(values) for role, values in sorted(bits.items())}
+
+
+def mac_energy_rule(accelerator, layers) -> str | None:
+    """Which MAC energy applied: ``unit_energy_per_precision`` at the bits the MAC layers ran at,
+    or ``unit_energy`` whatever the bits (None for an in-memory-computing array: its own model)."""
+    array = accelerator.operational_array
+    if array.is_imc:
+        return None
+    table = dict(getattr(array, "unit_energy_per_precision", ()) or ())
+    if not table:
+        return f"unit_energy {array.unit_energy:g} pJ per MAC at any precision"
+    used = sorted(
+        {mac_bits(layer) for layer in layers if getattr(layer, "vector_op", None) is None}
+    )
+    entries = ", ".join(f"{bits} bits: {table[bits]:g} pJ" for bits in used if bits in table)
+    return f"unit_energy_per_precision ({entries})"
+
+
+def precision_text(precision: dict[str, list[int]]) -> str:
+    """``weights 8, activations 8, kv_cache 8 bits``."""
+    names = {"weight": "weights", "activation": "activations", "kv_cache": "KV cache"}
+    return (
+        ", ".join(
+            f"{names.get(role, role)} {'/'.join(map(str, bits))}"
+            for role, bits in precision.items()
+        )
+        + " bits"
+    )
 
 
 def summary_lines(figures: TokenFigures) -> list[str]:
@@ -235,9 +296,13 @@ def summary_lines(figures: TokenFigures) -> list[str]:
 
     f = figures
     where = f"{f.model + ' ' if f.model else ''}{f.phase}, batch {f.batch}, tokens {f.tokens}, context {f.context}"
-    lines = [
-        f"per token ({where}; clock {f'{f.clock_ghz:g} GHz' if f.clock_ghz else 'unknown: give --clock-ghz'}):"
-    ]
+    clock = f"{f.clock_ghz:g} GHz" if f.clock_ghz else "unknown: give --clock-ghz"
+    lines = [f"per token ({where}; clock {clock}):"]
+    if f.precision:
+        model = f.bound.latency_model if f.bound is not None and f.bound.latency_model else "?"
+        lines.append(f"  precision: {precision_text(f.precision)}; latency model: {model}")
+    if f.mac_energy:
+        lines.append(f"  MAC energy: {f.mac_energy}")
     if f.phase == "prefill":
         lines.append(f"  time to first token: {time(f.ttft_s, f.step_cycles)}")
     else:
@@ -253,26 +318,40 @@ def summary_lines(figures: TokenFigures) -> list[str]:
             f"  KV cache: {_bytes(f.kv_cache_bytes_per_token)} per token, {_bytes(f.kv_cache_bytes)} "
             f"for {f.batch} x {f.context + f.tokens} tokens"
         )
-    for fit in f.fits:
-        kv = (
-            ""
-            if fit.kv_cache is None
-            else f", KV cache {'fits' if fit.kv_cache else 'does not fit'}"
-        )
+    for held in f.holdings:
         lines.append(
-            f"  {fit.memory} ({_bytes(fit.capacity_bytes)}): weights "
-            f"{'fit' if fit.weights else 'do not fit'}{kv}"
+            f"  {held.memory} ({_bytes(held.capacity_bytes)}) holds {_bytes(held.needed_bytes)}: "
+            f"weights {_bytes(held.weights_bytes)}, KV cache {_bytes(held.kv_cache_bytes)}, "
+            f"activations {_bytes(held.activations_bytes)}"
         )
+    for fit in f.fits:
+        parts = [f"weights {'fit' if fit.weights else 'do not fit'}"]
+        if fit.kv_cache is not None:
+            parts.append(f"KV cache {'fits' if fit.kv_cache else 'does not fit'}")
+        if fit.activations is not None:
+            parts.append(f"activations {'fit' if fit.activations else 'do not fit'}")
+        lines.append(f"  {fit.memory} ({_bytes(fit.capacity_bytes)}): {', '.join(parts)}")
     if f.dram is not None:
         d = f.dram
         lines.append(
             f"  {d.memory} bound: {_bytes(d.bytes)} of weights and KV cache at {d.read_bits_per_cycle:g} "
             f"bit/cycle >= {time(d.bound_s, d.bound_cycles)}; step / bound = {d.ratio:.4g}"
         )
-        if d.ratio < 1:
+    if f.bound is not None:
+        b = f.bound
+        lines.append(
+            f"  compute bound: {time(_seconds(b.compute_cycles, f.clock_ghz), b.compute_cycles)}; "
+            f"memory bound: {time(_seconds(b.memory_cycles, f.clock_ghz), b.memory_cycles)}"
+        )
+        lines.append(
+            f"  step bound: {time(b.seconds, b.cycles)}, {b.kind} bound ({b.binding}); "
+            f"step / bound = {b.ratio:.4g}"
+        )
+        if b.ratio < 1:
             lines.append(
-                f"  below the physical limit by {1 - d.ratio:.2%}: ZigZag's latency model hides part of the "
-                f"transfers from {d.memory}; latency_model bandwidth_bound does not (docs/models/per-token.md)"
+                f"  below the physical bound by {b.below:.2%}: latency model {b.latency_model} "
+                f"credits {b.binding} with more than it carries; latency_model bandwidth_bound "
+                "does not (docs/models/per-token.md)"
             )
     if f.uncosted_layers:
         lines.append(f"  not costed (no vector unit for them): {len(f.uncosted_layers)} layers")

@@ -11,6 +11,7 @@ relative to the file is made absolute first). ``precision: 4`` sets the precisio
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from zigzag.errors import InputError
 
 #: the fields of an ``llm:`` section a sweep may vary (``precision.<role>`` too)
-LLM_FIELDS = ("phase", "tokens", "context", "batch", "layers", "precision")
+LLM_FIELDS = ("phase", "tokens", "context", "batch", "layers", "precision", "logits")
 PRECISION_ROLES = ("weights", "activations", "kv_cache")
 
 
@@ -82,3 +83,22 @@ def llm_document(workload: str | Path | dict, changes: dict, *, source: str = "w
         else:
             section[head] = value
     return document
+
+
+def check_points(workload: str, axes: list, where: str) -> None:
+    """Every workload point of ``axes`` on ``workload`` is a step its model can take (fields,
+    precision, positions), checked before any variant runs: a one-line error naming the axis."""
+    from zigzag.io.llm_workloads import check_llm_step
+
+    names = [name for name, _ in axes]
+    for values in itertools.product(*(v for _, v in axes)):
+        changes = dict(zip(names, values))
+        document = llm_document(workload, changes, source=f"{where}: workload_vary")
+        try:
+            check_llm_step(document, workload)
+        except InputError as exc:
+            field = str(exc.where or "").removeprefix("llm.")
+            axis = next((n for n in names if n.partition(".")[0] == field.partition(".")[0]), None)
+            place = f"workload_vary.{axis}" if axis else (exc.where or "workload_vary")
+            point = " ".join(f"{k}={v}" for k, v in changes.items())
+            raise InputError(where, place, f"at {point}: {exc.message}") from None

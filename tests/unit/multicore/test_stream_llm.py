@@ -333,6 +333,11 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     # bound by the weights streamed from DRAM: the bits moved fill the link; Stream's reservations
     # (each streaming node's bandwidth need x its run time) are far above it
     assert 0.9 < tokens["dram_link_demand"] < 1.05 < tokens["dram_link_reserved"]
+    # the step against its DRAM link's bound, stated in the figures and the table (issue 45)
+    assert tokens["bound_term"] == "6 <-> Any" and tokens["latency_model"] == "zigzag"
+    assert tokens["bound_ratio"] == pytest.approx(1 / tokens["dram_link_demand"])
+    assert tokens["below_bound"] == pytest.approx(max(0.0, 1 - tokens["bound_ratio"]))
+    assert (tokens["bound_note"] is not None) == (tokens["below_bound"] > 0)
     prefill = token_figures(result, {"phase": "prefill", "batch": 2, "tokens": 64}, clock_ghz=1.0)
     assert prefill["ttft_s"] == result.latency * 1e-9 and prefill["tokens_per_s"] == pytest.approx(
         128 / prefill["ttft_s"]

@@ -196,5 +196,6 @@ def test_bad_option_value_is_one_line_error_in_api(given, message, tmp_path):
 def test_latency_model_choices_are_the_cost_models():
     from zigzag.cost.model import LATENCY_MODELS
 
-    assert OPTION_BY_NAME["latency_model"].choices == LATENCY_MODELS
-    assert OPTION_BY_NAME["latency_model"].default == LATENCY_MODELS[0] == "zigzag"
+    # auto chooses one of the cost model's latency models per workload (issue 45)
+    assert OPTION_BY_NAME["latency_model"].choices == ("auto", *LATENCY_MODELS)
+    assert OPTION_BY_NAME["latency_model"].default == "auto" and LATENCY_MODELS[0] == "zigzag"

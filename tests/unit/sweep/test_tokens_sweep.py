@@ -24,7 +24,16 @@ MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
 def llm_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.llm.yaml"
     path.write_text(
-        yaml.safe_dump({"llm": {"model": "tiny", "phase": "decode", "context": 64, "batch": 1}})
+        yaml.safe_dump(
+            {
+                "llm": {
+                    "model": str(REPO / "tests" / "data" / "llm" / "llama_tiny.config.json"),
+                    "phase": "decode",
+                    "context": 64,
+                    "batch": 1,
+                }
+            }
+        )
     )
     return path
 
@@ -120,6 +129,11 @@ def test_the_workflow_files_keep_the_workload_axes(llm_file):
         ({"seq_len": [1]}, "seq_len"),
         ({"context": 4096}, "workload_vary.context"),
         ({"precision.bias": [4]}, "precision.bias"),
+        # bad values are refused before any variant runs, naming the axis (issue 45)
+        ({"context": [64, 4096]}, "workload_vary.context"),
+        ({"logits": ["last", "first"]}, "workload_vary.logits"),
+        ({"precision": [8, 0]}, "workload_vary.precision"),
+        ({"batch": [0]}, "workload_vary.batch"),
     ],
 )
 def test_bad_workload_axes_are_one_line(llm_file, vary, where):
@@ -176,15 +190,15 @@ def test_the_command_line_varies_the_workload(llm_file):
             "--mapping",
             str(MAPPING),
             "--workload-vary",
-            "context=[1024,4096]",
+            "context=[1024,2047]",
             "--workload-vary",
             "precision.weights=[4,8]",
         ]
     )
     section = sweep_from_args(args)
-    assert section["workload_vary"] == {"context": [1024, 4096], "precision.weights": [4, 8]}
+    assert section["workload_vary"] == {"context": [1024, 2047], "precision.weights": [4, 8]}
     assert read_sweep(section).workload_axes == (
-        ("context", (1024, 4096)),
+        ("context", (1024, 2047)),
         ("precision.weights", (4, 8)),
     )
 

@@ -191,6 +191,8 @@ def test_a_decode_step_never_beats_the_offchip_bandwidth(name, bits, batch, cont
     assert bound.bytes == pytest.approx(figures.weights_bytes + figures.kv_cache_bytes)
     assert result.total.latency_total2 >= bound.bound_cycles
     assert bound.ratio >= 1
+    # and the whole bound: every memory port's bits and the compute (issue 45)
+    assert figures.bound.ratio >= 1
 
 
 def test_zigzags_latency_model_can_beat_the_bound():
@@ -374,6 +376,12 @@ def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
     (row,) = read_rows(tmp_path / "out" / "summary.csv")
     assert float(row["energy_per_token_J"]) == pytest.approx(figures["energy_per_token_J"])
     assert float(row["dram_bound_ratio"]) >= 1
+    # issue 45: the experiment's latency model resolved for the LLM step, its precision and bound
+    assert plan["experiment"]["options"]["latency_model"] == "bandwidth_bound"
+    assert figures["precision"] == {"activation": [8], "kv_cache": [8], "weight": [8]}
+    assert figures["bound"]["latency_model"] == "bandwidth_bound"
+    assert figures["bound"]["ratio"] >= 1 and row["bound_term"] == figures["bound"]["binding"]
+    assert row["precision"] == "a8 kv8 w8" and float(row["bound_ratio"]) >= 1
 
 
 def test_the_cost_model_pages_worked_example():

@@ -137,6 +137,21 @@ _OPERATIONAL_ARRAY = Field(
             item=Field("int", minimum=1, what="a bit width, e.g. 8"),
         ),
         "unit_energy": Field("float", minimum=0, what="energy of one MAC in pJ, e.g. 0.04"),
+        "unit_energy_per_precision": Field(
+            "list",
+            min_len=1,
+            what="the energy of one MAC per operand precision, e.g. [{bits: 8, unit_energy: 0.04}]",
+            item=Field(
+                "dict",
+                what="bits and unit_energy, e.g. {bits: 16, unit_energy: 0.16}",
+                keys={
+                    "bits": Field("int", required=True, minimum=1, what="operand bits, e.g. 8"),
+                    "unit_energy": Field(
+                        "float", required=True, minimum=0, what="pJ per MAC at these bits"
+                    ),
+                },
+            ),
+        ),
         "unit_area": Field("float", minimum=0, what="area of one multiplier, e.g. 1"),
         "imc_type": Field("str", nullable=True, default=None, choices=("analog", "digital")),
         "adc_resolution": Field(
@@ -332,6 +347,14 @@ def _check_plain_array(array: dict, where: str) -> None:
             raise Invalid(
                 f"{where}.{key}", f"is required for a non-IMC array; add {key}: <{meaning}>"
             )
+    seen = set()
+    for i, entry in enumerate(array.get("unit_energy_per_precision") or ()):
+        if entry["bits"] in seen:
+            raise Invalid(
+                f"{where}.unit_energy_per_precision[{i}].bits",
+                f"{entry['bits']} bits are listed twice; give one unit_energy per precision",
+            )
+        seen.add(entry["bits"])
 
 
 def _check_imc_array(array: dict, where: str) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zigzag.multicore.schedule.dram_links import dram_link_shares
+from zigzag.multicore.schedule.dram_links import dram_link_check, dram_link_shares
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.traffic import streamed_dram_bits
 
@@ -52,6 +52,7 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
     seconds = None if clock_ghz is None else cycles / (clock_ghz * 1e9)
     shares = dram_link_shares(result)
     return {
+        **bound_figures(result),
         "phase": phase,
         "batch": batch,
         "tokens": tokens,
@@ -74,6 +75,29 @@ def token_figures(result: ScheduleResult, inference: dict, clock_ghz: float | No
     }
 
 
+def bound_figures(result: ScheduleResult) -> dict:
+    """The step against the bound of its busiest DRAM link (the bits it moves over its bandwidth):
+    ``bound_ratio`` = step / that bound (1 / the link's demand), ``bound_term`` the link,
+    ``below_bound`` how far below (0 when not) and ``bound_note`` the sentence saying so."""
+    check = dram_link_check(result)
+    demand = check["dram_link_demand"]
+    ratio = 1 / demand if demand and demand > 0 else None
+    below = 0.0 if ratio is None else max(0.0, 1 - ratio)
+    model = check["latency_model"]
+    return {
+        "latency_model": model,
+        "bound_term": check["dram_link"],
+        "bound_ratio": ratio,
+        "below_bound": below,
+        "bound_note": (
+            f"{below:.1%} below the {check['dram_link']} bound (latency_model {model}; "
+            "bandwidth_bound honours it)"
+            if below > 0
+            else None
+        ),
+    }
+
+
 #: the per-token columns of a results table row (``ttft``: prefill; ``tpot``: decode; ``_s``: with a clock)
 TABLE_COLUMNS = (
     "phase",
@@ -91,6 +115,10 @@ TABLE_COLUMNS = (
     "dram_link_busy_share",
     "dram_link_demand",
     "dram_link_reserved",
+    "bound_term",
+    "bound_ratio",
+    "below_bound",
+    "bound_note",
 )
 
 

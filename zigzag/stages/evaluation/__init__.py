@@ -24,6 +24,7 @@ class CostModelStage(Stage):
         temporal_mapping,
         access_same_data_considered_as_no_access=True,
         spatial_mapping_array=None,
+        latency_model="zigzag",
         **kwargs,
     ):
         super().__init__(list_of_callables, **kwargs)
@@ -34,6 +35,8 @@ class CostModelStage(Stage):
         self.temporal_mapping = temporal_mapping
         self.access_same_data_considered_as_no_access = access_same_data_considered_as_no_access
         self.spatial_mapping_array = spatial_mapping_array
+        # WorkloadStage resolves auto for its workload; unresolved, auto is ZigZag's model
+        self.latency_model = "zigzag" if latency_model == "auto" else latency_model
 
     def is_leaf(self) -> bool:
         return True
@@ -47,11 +50,16 @@ class CostModelStage(Stage):
             self.temporal_mapping,
             access_same_data_considered_as_no_access=self.access_same_data_considered_as_no_access,
             spatial_mapping_array=self.spatial_mapping_array,
+            latency_model=self.latency_model,
         )
         flag = self.access_same_data_considered_as_no_access
         yield (
             LayerCostResult.of(
-                result, self.layer, self.accelerator, access_same_data_considered_as_no_access=flag
+                result,
+                self.layer,
+                self.accelerator,
+                access_same_data_considered_as_no_access=flag,
+                latency_model=self.latency_model,
             ),
             None,
         )

@@ -211,6 +211,7 @@ class SalsaStage(_TemporalMappingStage):
                     "salsa_start_temperature",
                     "salsa_opt_criterion",
                     "salsa_seed",
+                    "latency_model",
                 )
                 if name in kwargs
             },

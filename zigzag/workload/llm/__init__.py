@@ -25,6 +25,7 @@ __all__ = [
     "config_from_hf",
     "build_layer_specs",
     "precision_of",
+    "check_positions",
     "expert_loads",
     "attended_keys",
     "OPERATOR_SETS",
@@ -138,13 +139,7 @@ def build_layer_specs(
             raise InputError(
                 file, at(key), f"unallowed value {value!r}; use one of: {', '.join(allowed)}"
             )
-    if cfg.family in ("gpt2", "bert") and context + tokens > cfg.max_positions:
-        raise InputError(
-            file,
-            at("context" if context else "tokens"),
-            f"{context + tokens} positions exceed the {cfg.max_positions} learned positions of "
-            f"{cfg.name}; use at most {cfg.max_positions}",
-        )
+    check_positions(cfg, context, tokens, file, at)
     if layers is not None:
         if layers > cfg.layers:
             raise InputError(
@@ -166,6 +161,27 @@ def build_layer_specs(
         specs = _matrix_products_only(specs)
     return specs, Inference(
         model=cfg.name, phase=phase, batch=batch, tokens=tokens, context=context, layers=cfg.layers
+    )
+
+
+def check_positions(cfg: ModelConfig, context: int, tokens: int, file=None, at=str) -> None:
+    """A one-line error when ``context + tokens`` positions exceed what ``cfg`` attends: GPT-2's and
+    BERT's learned positions, or ``max_position_embeddings`` (stretched by ``rope_scaling``)."""
+    limit = cfg.position_limit or cfg.max_positions
+    if context + tokens <= limit:
+        return
+    if cfg.family in ("gpt2", "bert"):
+        what = "learned positions"
+    elif limit > cfg.max_positions:
+        what = "positions (max_position_embeddings stretched by rope_scaling)"
+    else:
+        what = "positions (max_position_embeddings; a rope_scaling entry stretches it)"
+    field = "context" if context else "tokens"
+    raise InputError(
+        file,
+        at(field),
+        f"{context + tokens} positions exceed the {limit} {what} of {cfg.name}; "
+        f"use a {field} of at most {limit - (tokens if context else 0)}",
     )
 
 

@@ -52,6 +52,8 @@ class ModelConfig:
     experts_per_token: int = 0
     rope_theta: float = 0.0
     sliding_window: int = 0  # attention span in tokens (0: the whole context)
+    #: positions the model can attend (``max_position_embeddings``, stretched by ``rope_scaling``)
+    position_limit: int = 0
 
     @property
     def family(self) -> str:
@@ -93,6 +95,7 @@ _LLAMA_KEYS = {
     "norm_eps": ("rms_norm_eps", 1e-6),
     "tie_embeddings": ("tie_word_embeddings", False),
     "rope_theta": ("rope_theta", 10000.0),
+    "position_limit": ("rope_scaling", None),
 }
 _KEYS: dict[str, dict[str, tuple[str, Any]]] = {
     "gpt2": {
@@ -284,11 +287,39 @@ def _complete(values: dict, model_type: str, data: dict, file: str | None) -> di
             raise InputError(
                 file, hf_key[field], f"must be a number, got {describe(values[field])}"
             )
+    values["position_limit"] = _position_limit(values, file)
     values["norm_eps"] = float(values["norm_eps"])
     values["rope_theta"] = float(values.get("rope_theta") or 0.0)
     for field in ("experts", "experts_per_token", "type_vocab"):
         values[field] = values.get(field) or 0
     return values
+
+
+def _position_limit(values: dict, file: str | None) -> int:
+    """The positions a model attends: ``max_position_embeddings``, or with ``rope_scaling``
+    (``{factor, original_max_position_embeddings}``) the larger of it and factor x the original
+    length (the configuration's own length when it gives no original)."""
+    scaling = values.get("position_limit")
+    positions = values["max_positions"]
+    if scaling is None:
+        return positions
+    factor = scaling.get("factor") if isinstance(scaling, dict) else None
+    original = scaling.get("original_max_position_embeddings", positions) if factor else None
+    if (
+        isinstance(factor, bool)
+        or not isinstance(factor, (int, float))
+        or factor < 1
+        or isinstance(original, bool)
+        or not isinstance(original, int)
+        or original < 1
+    ):
+        raise InputError(
+            file,
+            "rope_scaling",
+            f"must be a mapping with factor (a number of at least 1) and optionally "
+            f"original_max_position_embeddings, got {describe(scaling)}",
+        )
+    return max(positions, int(factor * original))
 
 
 def _head_of(data: dict, family: str) -> str:
