@@ -25,7 +25,6 @@ Options of the seed that no longer change anything are accepted and recorded in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import onnx
@@ -38,12 +37,12 @@ from zigzag.stages.stage import Stage, StageCallable
 from zigzag.multicore.allocation import AllocationSearch, build_allocation_problem, nsga2
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
 from zigzag.multicore.cost_table import CostTable
+from zigzag.multicore.evaluation import StreamCostModelEvaluation
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.order import scheduling_order
-from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
 from zigzag.multicore.workload import StreamWorkload, read_stream_workload
@@ -79,24 +78,6 @@ class MainStage(ZigZagMainStage):
     def __init__(self, list_of_callables, **kwargs):
         super().__init__(list_of_callables)
         self.kwargs = kwargs
-
-
-@dataclass(frozen=True)
-class StreamCostModelEvaluation(ScheduleResult):
-    """A schedule as Stream's stages return it (``latency``, ``energy``, per-CN ``start``/``end``,
-    transfers, link events, memory timelines), readable by ZigZag's reducing stages too."""
-
-    @property
-    def energy_total(self) -> float:
-        return self.energy
-
-    @property
-    def latency_total2(self) -> float:
-        return self.latency
-
-    @classmethod
-    def of(cls, result: ScheduleResult) -> "StreamCostModelEvaluation":
-        return cls(**{f.name: getattr(result, f.name) for f in fields(ScheduleResult)})
 
 
 class AcceleratorParserStage(Stage):
@@ -532,11 +513,11 @@ class InterCoreMappingStage(GeneticAlgorithmAllocationStage):
 
     def run(self):
         search = self.search()
-        for point in (
-            min(search.front, key=lambda p: (p.latency, p.energy)),
-            min(search.front, key=lambda p: (p.energy, p.latency)),
+        for point, label in (
+            (min(search.front, key=lambda p: (p.latency, p.energy)), ""),
+            (min(search.front, key=lambda p: (p.energy, p.latency)), "lowest_energy"),
         ):
-            yield StreamCostModelEvaluation.of(search.search_schedule(point)), search
+            yield StreamCostModelEvaluation.of(search.search_schedule(point), label), search
 
 
 class CustomSpatialMappingGeneratorStage(Stage):

@@ -1,6 +1,8 @@
 """Plain, read-only views of a schedule under the names Stream's objects use (CNs of the
 workload graph, the accelerator's memory and communication managers). Times in cycles, sizes in
-bits, energies in pJ; tensors are named by our tensor index."""
+bits, energies in pJ; tensors are named by our tensor index. The workload and memory views keep
+the schedule they were read from (``schedule``), so Stream's older calls that pass them to a
+picture function (``plot_memory_usage(scme.accelerator.memory_manager)``) can draw it."""
 
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ class ScheduledWorkload:
     node_list: tuple[ScheduledNode, ...]
     edge_list: tuple[tuple[int, int], ...]  # (producer index, consumer index)
     order: tuple[int, ...]  # a topological order of the indices
+    schedule: object = field(default=None, repr=False, compare=False)
     _pred: dict[int, list[int]] = field(init=False, repr=False, compare=False)
     _succ: dict[int, list[int]] = field(init=False, repr=False, compare=False)
 
@@ -77,6 +80,7 @@ class MemoryManagerView:
     top_instance_capacities: dict[str, int]
     cores_per_top_instance: dict[str, list[int]]
     offchip_core_id: int
+    schedule: object = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
