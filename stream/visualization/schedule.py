@@ -33,7 +33,9 @@ def plot_timeline_brokenaxes(scme, *args, **kwargs) -> None:
       percent_shown=(5, 5, 5), plot_data_transfer=False, fig_path="outputs/schedule_plot.png")``;
     * Stream's early 2023 form, ``plot_timeline_brokenaxes(scme.workload, scme.accelerator,
       draw_dependencies, ...)`` (same arguments after the accelerator)."""
-    if isinstance(scme, ScheduledWorkload):  # (workload, accelerator, ...): the accelerator is known
+    if isinstance(
+        scme, ScheduledWorkload
+    ):  # (workload, accelerator, ...): the accelerator is known
         args = args[1:]
         kwargs.pop("accelerator", None)
         scme = scme.schedule

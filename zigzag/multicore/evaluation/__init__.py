@@ -51,6 +51,8 @@ class StreamCostModelEvaluation(ScheduleResult):
     def __str__(self) -> str:
         return f"StreamCostModelEvaluation(latency={self.latency:.3e}, energy={self.energy:.3e})"
 
+    __repr__ = __str__
+
     # ----- what ZigZag's stages read --------------------------------------------------------
     @property
     def energy_total(self) -> float:
