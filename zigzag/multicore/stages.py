@@ -18,9 +18,10 @@ picks) and its lowest-energy point. ZigZag's stages can be mixed in (e.g. ``Mini
 a ``GeneralParameterIteratorStage``), and own stages follow the seed's recipe (subclass ``Stage``,
 build the child with ``self.substage(...)``, re-yield or reduce).
 
-Options of the seed that no longer change anything are accepted and recorded in the leaf's
-``search.options`` (``plot_*``: pictures are drawn from the returned result;
-``scheduler_candidate_selection``: the order is always Stream's "memory" rule, see docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
+The seed's options are recorded in the leaf's ``search.options``; ``plot_hof`` draws the hall of
+fame as Stream does (``plot_file_name``, ``plot_full_schedule``, ``plot_data_transfer``;
+:mod:`zigzag.multicore.evaluation.hall_of_fame`); ``scheduler_candidate_selection`` is always
+Stream's "memory" rule (docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from zigzag.multicore.allocation import AllocationSearch, build_allocation_probl
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.evaluation import StreamCostModelEvaluation
+from zigzag.multicore.evaluation.hall_of_fame import plot_hall_of_fame
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
@@ -429,6 +431,13 @@ class GeneticAlgorithmAllocationStage(Stage):
             stats,
         )
         search.options = {k: self.kwargs[k] for k in self.SEED_OPTIONS if k in self.kwargs}
+        if search.options.get("plot_hof"):
+            plot_hall_of_fame(
+                search,
+                search.options.get("plot_file_name"),
+                bool(search.options.get("plot_full_schedule")),
+                bool(search.options.get("plot_data_transfer")),
+            )
         return search
 
     def run(self):
