@@ -37,6 +37,7 @@ from zigzag.stages.stage import MainStage as ZigZagMainStage
 from zigzag.stages.stage import Stage, StageCallable
 from zigzag.multicore.allocation import AllocationSearch, build_allocation_problem, nsga2
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
+from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS, cn_limit
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.evaluation import StreamCostModelEvaluation
 from zigzag.multicore.evaluation.hall_of_fame import plot_hall_of_fame
@@ -183,7 +184,9 @@ class LayerSplittingStage(Stage):
 
 
 class _CNGraphStage(Stage):
-    """Builds the CN graph (``workload`` := :class:`CNGraph`, ``original_workload`` := the layers)."""
+    """Builds the CN graph (``workload`` := :class:`CNGraph`, ``original_workload`` := the layers);
+    ``max_cns`` (default :data:`~zigzag.multicore.cn_limit.DEFAULT_MAX_CNS`, ``None``: no limit)
+    bounds its CN count, checked before any CN is built."""
 
     def graph(
         self, workload: StreamWorkload, mode: str, stacks, seed: SeedTiling | None
@@ -198,9 +201,10 @@ class _CNGraphStage(Stage):
                 facts.weight_capacities,
             )
         stacks = [tuple(s) for s in stacks] if stacks else None
-        return build_cn_graph(
-            workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity
-        )
+        with cn_limit(self.kwargs.get("max_cns", DEFAULT_MAX_CNS)):
+            return build_cn_graph(
+                workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity
+            )
 
 
 class GenerateCNWorkloadHybridStage(_CNGraphStage):
