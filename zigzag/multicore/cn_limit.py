@@ -14,9 +14,12 @@ import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from zigzag.errors import InputError
-from zigzag.multicore.tiling import TiledLayer
+
+if TYPE_CHECKING:  # kept light: the command line's parser reads the defaults
+    from zigzag.multicore.tiling import TiledLayer
 
 logger = logging.getLogger(__name__)
 
