@@ -10,6 +10,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.multicore import api as _api
+from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS
 
 from stream.cost_model.cost_model import StreamCostModelEvaluation
 
@@ -33,13 +34,15 @@ def optimize_allocation_ga(
     *,
     seed: int = DEFAULT_SEED,
     workers: int = 1,
+    max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Search the core allocation of ``workload`` on ``hardware`` and return the lowest-latency schedule.
 
     As Stream: ``<output_path>/<experiment_id>/cost_lut.pickle`` holds the cost table and
     ``scme.pickle`` the result; with ``skip_if_exists`` an existing ``scme.pickle`` is returned
     without searching. Ours: the search is seeded (``seed``, default :data:`DEFAULT_SEED`), may use
-    ``workers`` processes, and the folder also gets the front and the chosen allocation.
+    ``workers`` processes, refuses more than ``max_cns`` computation nodes before building them
+    (``None``: no limit), and the folder also gets the front and the chosen allocation.
     """
     scme_path = Path(output_path) / experiment_id / "scme.pickle"
     if skip_if_exists and scme_path.exists():
@@ -59,6 +62,7 @@ def optimize_allocation_ga(
         output_path,
         seed=seed,
         workers=workers,
+        max_cns=max_cns,
     )
     scme = StreamCostModelEvaluation.of(result)
     with open(scme_path, "wb") as handle:
@@ -78,13 +82,15 @@ def optimize_allocation_co(
     *,
     time_limit: float = 600,
     gap: float = 1e-4,
+    max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Allocate ``workload``'s layers to cores by constraint optimisation and return the schedule.
 
     As Stream: ``<output_path>/<experiment_id>/`` holds ``cost_lut.pickle``, ``waco/`` (the
     steady states' slots and allocation) and ``scme.pickle`` (reused with ``skip_if_exists``);
     ``outputs/<experiment_id>/cost_lut_post_co.pickle`` the cost table after the allocation.
-    Ours: the open solver OR-Tools CP-SAT, ``time_limit`` seconds and ``gap`` per layer stack.
+    Ours: the open solver OR-Tools CP-SAT, ``time_limit`` seconds and ``gap`` per layer stack;
+    ``max_cns`` as in :func:`optimize_allocation_ga`.
     """
     scme_path = Path(output_path) / experiment_id / "scme.pickle"
     if skip_if_exists and scme_path.exists():
@@ -103,6 +109,7 @@ def optimize_allocation_co(
             output_path,
             time_limit=time_limit,
             gap=gap,
+            max_cns=max_cns,
         )
     )
     with open(scme_path, "wb") as handle:

@@ -7,8 +7,7 @@ from dataclasses import replace
 
 from zigzag.io.atomic import write_text_atomic
 from zigzag.multicore.plots.perfetto import trace_events
-
-from stream.visualization.selection import parent_made, schedule_trace
+from zigzag.multicore.plots.selection import parent_made, schedule_trace
 
 __all__ = ["convert_scme_to_perfetto_json"]
 

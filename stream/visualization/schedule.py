@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from zigzag.multicore.plots.gantt import gantt_html, gantt_png
-
-from stream.visualization.selection import parent_made, schedule_trace, time_window
+from zigzag.multicore.evaluation.views import ScheduledWorkload
+from zigzag.multicore.plots.gantt import gantt_html
+from zigzag.multicore.plots.selection import parent_made, schedule_png, schedule_trace
 
 __all__ = ["plot_timeline_brokenaxes", "visualize_timeline_plotly"]
 
@@ -24,7 +24,25 @@ def visualize_timeline_plotly(
     gantt_html(trace, parent_made(fig_path), show_dependencies=draw_dependencies)
 
 
-def plot_timeline_brokenaxes(
+def plot_timeline_brokenaxes(scme, *args, **kwargs) -> None:
+    """Draw the schedule as a static picture: one continuous time axis from the first section's
+    start to the last section's end, link rows if ``plot_data_transfer`` (``draw_dependencies``
+    is accepted; the static picture has no arrows, the HTML timeline does). Two call forms:
+
+    * ``plot_timeline_brokenaxes(scme, draw_dependencies=True, section_start_percent=(0, 50, 95),
+      percent_shown=(5, 5, 5), plot_data_transfer=False, fig_path="outputs/schedule_plot.png")``;
+    * Stream's early 2023 form, ``plot_timeline_brokenaxes(scme.workload, scme.accelerator,
+      draw_dependencies, ...)`` (same arguments after the accelerator)."""
+    if isinstance(
+        scme, ScheduledWorkload
+    ):  # (workload, accelerator, ...): the accelerator is known
+        args = args[1:]
+        kwargs.pop("accelerator", None)
+        scme = scme.schedule
+    _draw(scme, *args, **kwargs)
+
+
+def _draw(
     scme,
     draw_dependencies: bool = True,
     section_start_percent: tuple[int, ...] = (0, 50, 95),
@@ -32,8 +50,4 @@ def plot_timeline_brokenaxes(
     plot_data_transfer: bool = False,
     fig_path: str = "outputs/schedule_plot.png",
 ) -> None:
-    """Draw the schedule of ``scme`` as a static picture: one continuous time axis from the first
-    section's start to the last section's end, link rows if ``plot_data_transfer``.
-    ``draw_dependencies`` is accepted; the static picture has no arrows (the HTML timeline does)."""
-    window = time_window(scme, section_start_percent, percent_shown)
-    gantt_png(schedule_trace(scme, links=plot_data_transfer), parent_made(fig_path), window=window)
+    schedule_png(scme, section_start_percent, percent_shown, plot_data_transfer, fig_path)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS, cn_limit
 from zigzag.multicore.stages import (
     AcceleratorParserStage,
     ConstraintOptimizationAllocationStage,
@@ -82,6 +83,7 @@ def optimize_allocation_ga(
     seed: int = 0,
     workers: int = 1,
     latency_model: str = "zigzag",
+    max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Search the allocation of ``workload`` on ``hardware`` and return the chosen schedule.
 
@@ -90,29 +92,32 @@ def optimize_allocation_ga(
     ``skip_if_exists`` loads instead of searching again. Ours: the search is seeded (``seed``),
     may use several processes (``workers``), and also writes the whole front and the chosen
     allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there;
-    ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit).
+    ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit);
+    more than ``max_cns`` computation nodes are refused before any is built (``None``: no limit).
     """
     folder, saved = _saved_result(
         hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists
     )
     if saved is not None:
         return saved
-    answers = MainStage(
-        STAGES,
-        accelerator=hardware,
-        workload_path=workload,
-        mapping_path=mapping,
-        loma_lpf_limit=6,
-        nb_ga_generations=nb_ga_generations,
-        nb_ga_individuals=nb_ga_individuals,
-        mode=mode,
-        layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
-        cost_lut_path=str(folder / "cost_lut.pickle"),
-        operands_to_prefetch=[],
-        ga_seed=seed,
-        ga_workers=workers,
-        latency_model=latency_model,
-    ).run()
+    with cn_limit(max_cns):
+        answers = MainStage(
+            STAGES,
+            accelerator=hardware,
+            workload_path=workload,
+            mapping_path=mapping,
+            loma_lpf_limit=6,
+            nb_ga_generations=nb_ga_generations,
+            nb_ga_individuals=nb_ga_individuals,
+            mode=mode,
+            layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
+            cost_lut_path=str(folder / "cost_lut.pickle"),
+            operands_to_prefetch=[],
+            ga_seed=seed,
+            ga_workers=workers,
+            latency_model=latency_model,
+            max_cns=max_cns,
+        ).run()
     scme, search = answers[0]
     search.write(folder)
     with open(folder / "scme.pickle", "wb") as handle:
@@ -133,6 +138,7 @@ def optimize_allocation_co(
     time_limit: float = 600,
     gap: float = 1e-4,
     latency_model: str = "zigzag",
+    max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Allocate ``workload``'s layers by constraint optimisation (OR-Tools CP-SAT) and return the schedule.
 
@@ -142,7 +148,7 @@ def optimize_allocation_co(
     cost table of the split layers goes to ``outputs/<experiment_id>/cost_lut_post_co.pickle``
     (Stream's fixed place, relative to the working directory). Ours: ``time_limit`` seconds and
     ``gap`` relative optimality gap per layer stack; ``latency_model`` as in
-    :func:`optimize_allocation_ga` (for the schedule of the allocation found).
+    :func:`optimize_allocation_ga` (for the schedule of the allocation found), and so is ``max_cns``.
     """
     folder, saved = _saved_result(
         hardware, workload, mapping, mode, experiment_id, output_path, skip_if_exists
@@ -151,22 +157,24 @@ def optimize_allocation_co(
         return saved
     post = Path("outputs") / experiment_id / "cost_lut_post_co.pickle"
     post.parent.mkdir(parents=True, exist_ok=True)
-    answers = MainStage(
-        CO_STAGES,
-        accelerator=hardware,
-        workload_path=workload,
-        mapping_path=mapping,
-        loma_lpf_limit=6,
-        mode=mode,
-        layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
-        cost_lut_path=str(folder / "cost_lut.pickle"),
-        allocations_path=str(folder / "waco"),
-        cost_lut_post_co_path=str(post),
-        operands_to_prefetch=[],
-        co_time_limit=time_limit,
-        co_gap=gap,
-        latency_model=latency_model,
-    ).run()
+    with cn_limit(max_cns):
+        answers = MainStage(
+            CO_STAGES,
+            accelerator=hardware,
+            workload_path=workload,
+            mapping_path=mapping,
+            loma_lpf_limit=6,
+            mode=mode,
+            layer_stacks=[tuple(s) for s in layer_stacks] if layer_stacks else None,
+            cost_lut_path=str(folder / "cost_lut.pickle"),
+            allocations_path=str(folder / "waco"),
+            cost_lut_post_co_path=str(post),
+            operands_to_prefetch=[],
+            co_time_limit=time_limit,
+            co_gap=gap,
+            latency_model=latency_model,
+            max_cns=max_cns,
+        ).run()
     scme, _ = answers[0]
     with open(folder / "scme.pickle", "wb") as handle:
         pickle.dump(scme, handle)

@@ -87,7 +87,8 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     )
     nodes.add_argument("--no-picture", action="store_true", help="skip cn_graph.png")
     add_quiet(nodes)
-    nodes.set_defaults(func=cmd_nodes)
+    _add_max_cns(nodes)
+    nodes.set_defaults(func=_limited(cmd_nodes))
 
     run = commands.add_parser(
         "run",
@@ -101,7 +102,8 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         "--plots", action="store_true", help="also draw the run's pictures into OUTPUT/plots"
     )
     add_quiet(run)
-    run.set_defaults(func=cmd_run)
+    _add_max_cns(run)
+    run.set_defaults(func=_limited(cmd_run))
     add_plot_command(commands)
 
     search = commands.add_parser(
@@ -149,7 +151,33 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     )
     _add_cost_options(search)
     add_quiet(search)
-    search.set_defaults(func=cmd_search)
+    _add_max_cns(search)
+    search.set_defaults(func=_limited(cmd_search))
+
+
+def _add_max_cns(parser: argparse.ArgumentParser) -> None:
+    """``--max-cns``: the CN-count limit (docs/reference/multicore-mapping.md#how-many-computation-nodes)."""
+    from zigzag.multicore.cn_limit import CN_WARNING, DEFAULT_MAX_CNS
+
+    parser.add_argument(
+        "--max-cns",
+        type=int,
+        default=DEFAULT_MAX_CNS,
+        help=f"refuse a tiling that makes more computation nodes than this, before building them "
+        f"(default {DEFAULT_MAX_CNS}; above {CN_WARNING} a warning says how to coarsen it)",
+    )
+
+
+def _limited(command):
+    """``command`` run under its ``--max-cns`` limit."""
+
+    def run(args: argparse.Namespace) -> int:
+        from zigzag.multicore.cn_limit import cn_limit
+
+        with cn_limit(args.max_cns):
+            return command(args)
+
+    return run
 
 
 def cmd_run(args: argparse.Namespace) -> int:

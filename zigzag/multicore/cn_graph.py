@@ -24,7 +24,8 @@ from zigzag.notes import grouped_layer_warnings
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry
 from zigzag.multicore.edges import inter_layer_edges, intra_layer_edges
 from zigzag.multicore.nodes import INTRA, OPERANDS, LayerCNs, generate_cns
-from zigzag.multicore.tiling import SeedTiling, layer_stacks, tile_layer
+from zigzag.multicore.cn_limit import check_cn_count
+from zigzag.multicore.tiling import SeedTiling, TiledLayer, layer_stacks, tile_layer
 from zigzag.multicore.workload import StreamWorkload
 from zigzag.workload.layer import Layer
 from zigzag.workload.workload import build_layer
@@ -236,7 +237,8 @@ def build_cn_graph(
     stack_cutoff: int | None = None,
     stack_cutoffs: list[int] | None = None,
 ) -> CNGraph:
-    """Stacks -> tiling -> CNs -> edges (docs/models/multi-core.md#computation-nodes) for a parsed workload."""
+    """Stacks -> tiling -> CNs -> edges (docs/models/multi-core.md#computation-nodes) for a parsed
+    workload. The CN count is checked before any CN is built (:func:`check_cn_count`)."""
     final_stacks = layer_stacks(
         workload,
         mode,
@@ -251,14 +253,15 @@ def build_cn_graph(
             stack_of.setdefault(layer_id, index)
     graph = workload.graph()
     order = list(nx.topological_sort(graph))
-    cns: dict[int, LayerCNs] = {}
+    tiled: dict[int, TiledLayer] = {}
     with grouped_layer_warnings():
         for node_id in order:
             node = workload.nodes[node_id]
             if node_id not in stack_of or not hasattr(node, "layer"):
                 continue
-            size = len(final_stacks[stack_of[node_id]])
-            cns[node_id] = generate_cns(tile_layer(node, size, mode, seed))
+            tiled[node_id] = tile_layer(node, len(final_stacks[stack_of[node_id]]), mode, seed)
+        check_cn_count(tiled)
+        cns: dict[int, LayerCNs] = {node_id: generate_cns(t) for node_id, t in tiled.items()}
     blocks = [b for node_id in order if node_id in cns for b in intra_layer_edges(cns[node_id])]
     blocks += inter_layer_edges(workload, graph, order, cns)
     edges = np.concatenate(blocks) if blocks else np.zeros((0, 6), dtype=np.int64)

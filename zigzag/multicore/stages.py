@@ -18,14 +18,14 @@ picks) and its lowest-energy point. ZigZag's stages can be mixed in (e.g. ``Mini
 a ``GeneralParameterIteratorStage``), and own stages follow the seed's recipe (subclass ``Stage``,
 build the child with ``self.substage(...)``, re-yield or reduce).
 
-Options of the seed that no longer change anything are accepted and recorded in the leaf's
-``search.options`` (``plot_*``: pictures are drawn from the returned result;
-``scheduler_candidate_selection``: the order is always Stream's "memory" rule, see docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
+The seed's options are recorded in the leaf's ``search.options``; ``plot_hof`` draws the hall of
+fame as Stream does (``plot_file_name``, ``plot_full_schedule``, ``plot_data_transfer``;
+:mod:`zigzag.multicore.evaluation.hall_of_fame`); ``scheduler_candidate_selection`` is always
+Stream's "memory" rule (docs/tutorials/multi-core.md#8-streams-stage-api-and-one-call-api).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import onnx
@@ -37,13 +37,15 @@ from zigzag.stages.stage import MainStage as ZigZagMainStage
 from zigzag.stages.stage import Stage, StageCallable
 from zigzag.multicore.allocation import AllocationSearch, build_allocation_problem, nsga2
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
+from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS, cn_limit
 from zigzag.multicore.cost_table import CostTable
+from zigzag.multicore.evaluation import StreamCostModelEvaluation
+from zigzag.multicore.evaluation.hall_of_fame import plot_hall_of_fame
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.order import scheduling_order
-from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
 from zigzag.multicore.workload import StreamWorkload, read_stream_workload
@@ -79,24 +81,6 @@ class MainStage(ZigZagMainStage):
     def __init__(self, list_of_callables, **kwargs):
         super().__init__(list_of_callables)
         self.kwargs = kwargs
-
-
-@dataclass(frozen=True)
-class StreamCostModelEvaluation(ScheduleResult):
-    """A schedule as Stream's stages return it (``latency``, ``energy``, per-CN ``start``/``end``,
-    transfers, link events, memory timelines), readable by ZigZag's reducing stages too."""
-
-    @property
-    def energy_total(self) -> float:
-        return self.energy
-
-    @property
-    def latency_total2(self) -> float:
-        return self.latency
-
-    @classmethod
-    def of(cls, result: ScheduleResult) -> "StreamCostModelEvaluation":
-        return cls(**{f.name: getattr(result, f.name) for f in fields(ScheduleResult)})
 
 
 class AcceleratorParserStage(Stage):
@@ -200,7 +184,9 @@ class LayerSplittingStage(Stage):
 
 
 class _CNGraphStage(Stage):
-    """Builds the CN graph (``workload`` := :class:`CNGraph`, ``original_workload`` := the layers)."""
+    """Builds the CN graph (``workload`` := :class:`CNGraph`, ``original_workload`` := the layers);
+    ``max_cns`` (default :data:`~zigzag.multicore.cn_limit.DEFAULT_MAX_CNS`, ``None``: no limit)
+    bounds its CN count, checked before any CN is built."""
 
     def graph(
         self, workload: StreamWorkload, mode: str, stacks, seed: SeedTiling | None
@@ -215,9 +201,10 @@ class _CNGraphStage(Stage):
                 facts.weight_capacities,
             )
         stacks = [tuple(s) for s in stacks] if stacks else None
-        return build_cn_graph(
-            workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity
-        )
+        with cn_limit(self.kwargs.get("max_cns", DEFAULT_MAX_CNS)):
+            return build_cn_graph(
+                workload, mode, stacks, seed=seed, weight_capacity=facts.total_weight_capacity
+            )
 
 
 class GenerateCNWorkloadHybridStage(_CNGraphStage):
@@ -448,6 +435,13 @@ class GeneticAlgorithmAllocationStage(Stage):
             stats,
         )
         search.options = {k: self.kwargs[k] for k in self.SEED_OPTIONS if k in self.kwargs}
+        if search.options.get("plot_hof"):
+            plot_hall_of_fame(
+                search,
+                search.options.get("plot_file_name"),
+                bool(search.options.get("plot_full_schedule")),
+                bool(search.options.get("plot_data_transfer")),
+            )
         return search
 
     def run(self):
@@ -532,11 +526,11 @@ class InterCoreMappingStage(GeneticAlgorithmAllocationStage):
 
     def run(self):
         search = self.search()
-        for point in (
-            min(search.front, key=lambda p: (p.latency, p.energy)),
-            min(search.front, key=lambda p: (p.energy, p.latency)),
+        for point, label in (
+            (min(search.front, key=lambda p: (p.latency, p.energy)), ""),
+            (min(search.front, key=lambda p: (p.energy, p.latency)), "lowest_energy"),
         ):
-            yield StreamCostModelEvaluation.of(search.search_schedule(point)), search
+            yield StreamCostModelEvaluation.of(search.search_schedule(point), label), search
 
 
 class CustomSpatialMappingGeneratorStage(Stage):

@@ -3,6 +3,10 @@
 File names follow ZigZag: ``<dump_folder>/<layer name, '/' -> '_'>_complete.json`` /
 ``..._simple.json`` per layer result, ``overall_complete.json`` / ``overall_simple.json`` for a
 network sum, ``<dump_folder>/list_of_cmes.pickle`` for the per-layer results.
+
+Other results save through the same stages when they say how (e.g. Stream's schedule object in
+a Stream chain): a ``save_stem`` attribute (the file is ``<dump_folder>/<save_stem>_<suffix>.json``),
+``simple_dict()`` and ``complete_dict()``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ def result_file(dump_folder, result, suffix: str) -> Path:
         return Path(dump_folder) / f"overall_{suffix}.json"
     if isinstance(result, CostResult):
         return Path(dump_folder) / f"{file_stem(result.layer_name)}_{suffix}.json"
+    if isinstance(getattr(result, "save_stem", None), str):
+        return Path(dump_folder) / f"{result.save_stem}_{suffix}.json"
     raise NotImplementedError(
-        f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult"
+        f"cannot save a {type(result).__name__}: not a CostResult or CumulativeResult, "
+        "and it has no save_stem"
     )
 
 
@@ -63,7 +70,7 @@ class _ResultSaveStage(Stage):
                 write_json_atomic(path, data)
                 logger.info(
                     "Saved %s with energy %.3e and latency %.3e to %s",
-                    getattr(result, "layer_name", "network sum"),
+                    getattr(result, "layer_name", None) or path.stem,
                     result.energy_total,
                     result.latency_total2,
                     path,
@@ -88,6 +95,8 @@ class CompleteSaveStage(_ResultSaveStage):
     def json_data(self, result) -> dict:
         if isinstance(result, CumulativeResult):
             return cumulative_json(result)
+        if not isinstance(result, CostResult) and hasattr(result, "complete_dict"):
+            return result.complete_dict()
         if getattr(result, "layer", None) is None or getattr(result, "accelerator", None) is None:
             raise ValueError(
                 f"{type(self).__name__} needs results that hold their layer and accelerator "
@@ -107,10 +116,10 @@ class SimpleSaveStage(_ResultSaveStage):
 
 
 class PickleSaveStage(Stage):
-    """Passes everything through; once its child is exhausted, pickles the list of results held
-    in the last extra_info received (so it belongs above :class:`SumStage`, whose extra_info is
-    the list of per-layer pairs) to ``pickle_filename`` (default
-    ``<dump_folder>/list_of_cmes.pickle``)."""
+    """Passes everything through; once its child is exhausted, pickles a list of results to
+    ``pickle_filename`` (default ``<dump_folder>/list_of_cmes.pickle``): the per-layer results
+    held in the last extra_info received when it is a list of pairs (above :class:`SumStage`),
+    else every result received (e.g. Stream's schedule objects in a Stream chain)."""
 
     def __init__(self, list_of_callables, *, pickle_filename=None, **kwargs):
         super().__init__(list_of_callables, **kwargs)
@@ -126,20 +135,32 @@ class PickleSaveStage(Stage):
 
     def run(self):
         last_extra = None
-        received = False
+        received = []
         for result, extra_info in self.substage().run():
-            received, last_extra = True, extra_info
+            received.append(result)
+            last_extra = extra_info
             yield result, extra_info
         if not received:
             logger.warning(
                 "%s received nothing: %s not written", type(self).__name__, self.pickle_filename
             )
             return
-        results = [pair[0] for pair in last_extra]
+        results = _pair_results(last_extra)
+        if results is None:
+            results = received
         self.pickle_filename.parent.mkdir(parents=True, exist_ok=True)
         with open(self.pickle_filename, "wb") as handle:
             pickle.dump(results, handle, protocol=pickle.HIGHEST_PROTOCOL)
         logger.info("Saved %d results to %s", len(results), self.pickle_filename)
+
+
+def _pair_results(extra_info) -> list | None:
+    """The results of ``extra_info`` when it is a list of ``(result, extra_info)`` pairs."""
+    if isinstance(extra_info, (list, tuple)) and all(
+        isinstance(pair, tuple) and len(pair) == 2 for pair in extra_info
+    ):
+        return [pair[0] for pair in extra_info]
+    return None
 
 
 class DumpStage(Stage):

@@ -67,7 +67,8 @@ def seed_variables(tmp_path: Path) -> dict:
     }
 
 
-def test_seed_main_stage_example_runs_unchanged(tmp_path):
+def test_seed_main_stage_example_runs_unchanged(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # plot_hof draws the hall of fame into outputs/
     scope = {**globals(), **seed_variables(tmp_path)}
     exec(SEED_EXAMPLE, scope)
     scme = scope["scme"]

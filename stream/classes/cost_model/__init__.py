@@ -1,0 +1,1 @@
+"""Stream's 2023 ``stream.classes.cost_model``."""

@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/CostModelStage.py``."""
+
+from zigzag.stages import CostModelStage
+
+__all__ = ["CostModelStage"]

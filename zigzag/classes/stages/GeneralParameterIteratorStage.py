@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/GeneralParameterIteratorStage.py``."""
+
+from zigzag.stages import GeneralParameterIteratorStage
+
+__all__ = ["GeneralParameterIteratorStage"]

@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/LomaStage.py``."""
+
+from zigzag.stages import LomaStage
+
+__all__ = ["LomaStage"]

@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/ONNXModelParserStage.py``."""
+
+from zigzag.stages import ONNXModelParserStage
+
+__all__ = ["ONNXModelParserStage"]

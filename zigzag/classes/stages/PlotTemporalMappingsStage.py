@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/PlotTemporalMappingsStage.py``."""
+
+from zigzag.stages import PlotTemporalMappingsStage
+
+__all__ = ["PlotTemporalMappingsStage"]

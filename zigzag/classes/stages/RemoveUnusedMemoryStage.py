@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/RemoveUnusedMemoryStage.py``."""
+
+from zigzag.stages import RemoveUnusedMemoryStage
+
+__all__ = ["RemoveUnusedMemoryStage"]

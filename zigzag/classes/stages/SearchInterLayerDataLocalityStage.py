@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/SearchInterLayerDataLocalityStage.py``."""
+
+from zigzag.stages import SearchInterLayerDataLocalityStage
+
+__all__ = ["SearchInterLayerDataLocalityStage"]

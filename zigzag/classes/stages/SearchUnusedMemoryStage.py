@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/SearchUnusedMemoryStage.py``."""
+
+from zigzag.stages import SearchUnusedMemoryStage
+
+__all__ = ["SearchUnusedMemoryStage"]

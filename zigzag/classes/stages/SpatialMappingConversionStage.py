@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/SpatialMappingConversionStage.py``."""
+
+from zigzag.stages import SpatialMappingConversionStage
+
+__all__ = ["SpatialMappingConversionStage"]

@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/TemporalMappingGeneratorStage.py``."""
+
+from zigzag.stages import TemporalMappingGeneratorStage
+
+__all__ = ["TemporalMappingGeneratorStage"]

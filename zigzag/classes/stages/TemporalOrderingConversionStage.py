@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/TemporalOrderingConversionStage.py``."""
+
+from zigzag.stages import TemporalOrderingConversionStage
+
+__all__ = ["TemporalOrderingConversionStage"]

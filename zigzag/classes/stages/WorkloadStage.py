@@ -1,0 +1,5 @@
+"""ZigZag's seed-era ``zigzag/classes/stages/WorkloadStage.py``."""
+
+from zigzag.stages import WorkloadStage
+
+__all__ = ["WorkloadStage"]
