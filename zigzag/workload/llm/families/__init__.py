@@ -11,15 +11,23 @@ from __future__ import annotations
 
 from zigzag.workload.llm.config import ModelConfig
 from zigzag.workload.llm.families.attention import attended_keys
-from zigzag.workload.llm.families.mlp import expert_loads
+from zigzag.workload.llm.families.decoders import decoder
+from zigzag.workload.llm.families.mlp import distinct_experts, expert_loads, expert_slices
 from zigzag.workload.llm.families.net import Net, Step
 from zigzag.workload.llm.families.recipes import bert, gpt2, llama
 
-__all__ = ["Step", "attended_keys", "build_layers", "expert_loads"]
+__all__ = [
+    "Step",
+    "attended_keys",
+    "build_layers",
+    "distinct_experts",
+    "expert_loads",
+    "expert_slices",
+]
 
 
 def build_layers(cfg: ModelConfig, step: Step) -> list[dict]:
     """The layer dicts of one step of ``cfg`` (ids in processing order)."""
     net = Net(cfg, step)
-    {"gpt2": gpt2, "bert": bert, "llama": llama}[cfg.family](net)
+    {"gpt2": gpt2, "bert": bert, "llama": llama, "decoder": decoder}[cfg.family](net)
     return net.layers

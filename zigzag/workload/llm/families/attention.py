@@ -9,15 +9,27 @@ from zigzag.workload.llm.families.net import Net, Step
 
 
 def attention(
-    net: Net, name: str, q: int, k: int, v: int, *, rotary: tuple[int, int] | None = None
+    net: Net,
+    name: str,
+    q: int,
+    k: int,
+    v: int,
+    *,
+    rotary: tuple[int, int] | None = None,
+    span: tuple[str, int] | None = None,
+    rotary_dim: int | None = None,
+    v_dim: int | None = None,
 ) -> int:
     """Scaled dot-product attention of the step's tokens (sdpa as exported: q and k each scaled, the
     additive mask, softmax, P.V), with the KV-cache appends of a decode step and causal blocks in a
-    causal prefill. ``q``, ``k``, ``v``: the layers giving them; ``rotary``: (cos, sin) layers.
+    causal prefill. ``q``, ``k``, ``v``: the layers giving them; ``rotary``: (cos, sin) layers over the first
+    ``rotary_dim`` of each head (default all); ``span``: the block's attention span (default the model's);
+    ``v_dim``: a value head's width (default the head width); the model's ``attn_softcap`` caps the scores.
     Returns the last P.V layer."""
     cfg, step, p = net.cfg, net.step, net.step.precision
     heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
     groups = heads // kv
+    rd, vd = rotary_dim or hd, v_dim or hd
     if (
         rotary is not None
     ):  # the cos / sin tables are [1, 1, tokens, head_dim], broadcast as ONNX does
@@ -33,7 +45,7 @@ def attention(
                 q,
                 cos_source=rotary[0],
                 sin_source=rotary[1],
-                table_dims=ops.broadcast_dims((1, 1, t, hd), q_dims),
+                table_dims=ops.broadcast_dims((1, 1, t, rd), q_dims),
                 precision=p,
             )
         )
@@ -45,7 +57,7 @@ def attention(
                 k,
                 cos_source=rotary[0],
                 sin_source=rotary[1],
-                table_dims=ops.broadcast_dims((1, 1, t, hd), k_dims),
+                table_dims=ops.broadcast_dims((1, 1, t, rd), k_dims),
                 precision=p,
             )
         )
@@ -69,14 +81,14 @@ def attention(
                 precision=p,
             )
         )
-    keys = attended_keys(cfg, step)
+    keys = attended_keys(cfg, step, span)
     kv_role = "kv_cache" if cached else "activation"
     # sdpa scales q and k each by the fourth root of the head width; k over the kv heads (grouped-query form)
     q = net.elementwise(f"{name}/scale_q", "mul", {"B": b, "H": heads, "D": t, "K": hd}, q)
     k = net.elementwise(
         f"{name}/scale_k", "mul", {"B": b, "H": kv, "D": hd, "K": keys}, k, i_role=kv_role
     )
-    blocks = _blocks(cfg, step, keys)
+    blocks = _blocks(cfg, step, keys, span)
     suffix = (lambda i: f"/causal{i}") if len(blocks) > 1 else (lambda i: "")
     gqa = {"heads": kv, "groups": groups} if groups > 1 else {"heads": heads}
     scores = [
@@ -96,6 +108,11 @@ def attention(
         )
         for i, (r, n) in enumerate(blocks)
     ][-1]
+    if cfg.attn_softcap:  # c * tanh(s / c)
+        for i, (r, n) in enumerate(blocks):
+            dims = {"B": b, "H": heads, "D": r, "K": n}
+            for op in ("div", "tanh", "mul"):
+                scores = net.elementwise(f"{name}/softcap_{op}{suffix(i)}", op, dims, scores)
     masked = [
         net.elementwise(
             f"{name}/mask{suffix(i)}",
@@ -125,7 +142,7 @@ def attention(
                 f"{name}/MatMul_1{suffix(i)}",
                 rows=r,
                 reduction=n,
-                cols=hd,
+                cols=vd,
                 batch=b,
                 w_role=kv_role,
                 sources={"I": probs, "W": v},
@@ -137,16 +154,25 @@ def attention(
     ][-1]
 
 
-def attended_keys(cfg: ModelConfig, step: Step) -> int:
-    """Keys each new token attends at most: the cached and new tokens, within a sliding window if any."""
+def attended_keys(cfg: ModelConfig, step: Step, span: tuple[str, int] | None = None) -> int:
+    """Keys each new token attends at most: the cached and new tokens, within a sliding window if any;
+    with chunked attention, a decode step's token attends the keys of its chunk (a prefill's rows are
+    bounded by the chunk as by a window)."""
+    kind, size = span or (("sliding", cfg.sliding_window) if cfg.sliding_window else ("full", 0))
     keys = step.past + step.tokens
-    if cfg.sliding_window and step.past:
-        keys = min(keys, cfg.sliding_window)
+    if kind == "chunked" and step.tokens == 1:
+        return step.past % size + 1
+    if kind != "full" and size and step.past:
+        keys = min(keys, size)
     return keys
 
 
-def _blocks(cfg: ModelConfig, step: Step, keys: int) -> list[tuple[int, int]]:
+def _blocks(
+    cfg: ModelConfig, step: Step, keys: int, span: tuple[str, int] | None = None
+) -> list[tuple[int, int]]:
     """(query rows, keys) per causal block (one block when not a causal prefill)."""
     if not (cfg.causal and step.tokens > 1 and step.causal_blocks > 0):
         return [(step.tokens, keys)]
-    return ops.causal_split(step.tokens, step.causal_blocks, step.past, cfg.sliding_window or None)
+    kind, size = span or (("sliding", cfg.sliding_window) if cfg.sliding_window else ("full", 0))
+    window = size if kind != "full" and size else None
+    return ops.causal_split(step.tokens, step.causal_blocks, step.past, window)

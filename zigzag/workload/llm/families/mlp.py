@@ -26,20 +26,84 @@ def swiglu(net: Net, name: str, h: int) -> int:
     return net.linear(f"{name}/down_proj", both, cfg.intermediate, d, bias=cfg.mlp_bias)
 
 
+def activation(net: Net, name: str, dims: dict, source: int) -> int:
+    """The model's activation over ``dims``: SiLU, or GELU in its tanh or erf form."""
+    act, p = net.cfg.activation, net.step.precision
+    if act == "silu":
+        return net.add(ops.silu(net.next, name, dims, source, precision=p))
+    form = "erf" if act == "gelu" else "tanh"
+    return net.add(ops.gelu(net.next, name, dims, source, form=form, precision=p))
+
+
+def dense_mlp(net: Net, name: str, h: int, width: int) -> int:
+    """A gated MLP (gate and up, fused into one projection when the model does, the activation of the
+    gate times up, down) or a plain one (up, activation, down) of ``width`` over the step's tokens."""
+    cfg, d = net.cfg, net.cfg.hidden
+    out_rows = net.rows(width)
+
+    def project(suffix: str, source: int, reduction: int, cols: int) -> int:
+        return net.linear(f"{name}/{suffix}", source, reduction, cols, bias=cfg.mlp_bias)
+
+    if not cfg.gated_mlp:
+        up = project("up_proj", h, d, width)
+        return project("down_proj", activation(net, f"{name}/act_fn", out_rows, up), width, d)
+    if cfg.fused_gate_up:
+        both = project("gate_up_proj", h, d, 2 * width)
+        gate = up = both
+    else:
+        gate = project("gate_proj", h, d, width)
+        up = None
+    act = activation(net, f"{name}/act_fn", out_rows, gate)
+    if up is None:
+        up = project("up_proj", h, d, width)
+    keep = tuple(out_rows)
+    mixed = net.elementwise(f"{name}/Mul", "mul", out_rows, act, w_dims=keep, w_source=up)
+    return project("down_proj", mixed, width, d)
+
+
+def distinct_experts(experts: int, k: int, tokens: int, routing) -> float:
+    """Expected distinct experts ``tokens`` tokens choosing ``k`` of ``experts`` touch: ``uniform``
+    routing E(1 - (1 - k/E)^T); ``balanced`` min(E, T k); or shares of the load per expert p_e:
+    sum over e of 1 - (1 - min(1, k p_e))^T."""
+    if routing == "balanced":
+        return float(min(experts, tokens * k))
+    if routing == "uniform":
+        return experts * (1 - (1 - k / experts) ** tokens)
+    total = sum(routing)
+    return sum(1 - (1 - min(1.0, k * share / total)) ** tokens for share in routing)
+
+
+def expert_slices(cfg: ModelConfig, step: Step) -> list[tuple[int, int]]:
+    """(tokens, width) per distinct expert of one step: the expected distinct experts
+    (``distinct_experts``, the step's routing), each read once; the step's tokens x top-k assignments
+    spread as evenly as possible over them. A fractional expert count ends with a slice of an expert's
+    width (that fraction of its weights), whose rows are scaled so the MACs stay those of its tokens."""
+    width = cfg.expert_intermediate or cfg.intermediate
+    tokens = step.batch * step.tokens
+    assignments = tokens * cfg.experts_per_token
+    count = round(distinct_experts(cfg.experts, cfg.experts_per_token, tokens, step.routing), 9)
+    full = int(count)
+    part = round((count - full) * width)
+    slots = max(1, full + (1 if part else 0))
+    rows = [assignments // slots + (1 if e < assignments % slots else 0) for e in range(slots)]
+    slices = [(r, width) for r in rows]
+    if part:
+        slices[-1] = (max(1, round(rows[-1] * width / part)), part)
+    return slices
+
+
 def expert_loads(cfg: ModelConfig, step: Step) -> list[int]:
-    """Tokens per active expert in one step: the batch's tokens x top-k assignments spread as evenly as
-    possible over the experts (balanced routing); experts with no token are left out."""
-    assignments = step.batch * step.tokens * cfg.experts_per_token
-    active = min(cfg.experts, assignments)
-    return [assignments // active + (1 if e < assignments % active else 0) for e in range(active)]
+    """Tokens per distinct expert of one step (``expert_slices``' rows)."""
+    return [rows for rows, _ in expert_slices(cfg, step)]
 
 
 def experts(net: Net, name: str, h: int) -> int:
-    """Mixture of experts: the router (logits, softmax, top-k, its weights renormalised), then every active
-    expert's SwiGLU MLP over the tokens routed to it (gathered, weighted by their routing weight), and
-    the per-token sum of its top-k experts' outputs."""
+    """Mixture of experts: the router (logits, softmax or sigmoid scores, top-k, its weights
+    renormalised), then every distinct expert's gated MLP over the tokens routed to it (gathered,
+    weighted by their routing weight), the per-token sum of its top-k experts' outputs, and the shared
+    expert (if the model has one) over every token, added."""
     cfg, step, p = net.cfg, net.step, net.step.precision
-    d, inter, k = cfg.hidden, cfg.intermediate, cfg.experts_per_token
+    d, k = cfg.hidden, cfg.experts_per_token
     n = step.batch * step.tokens
     logits = net.add(
         ops.matmul(
@@ -52,10 +116,14 @@ def experts(net: Net, name: str, h: int) -> int:
             precision=p,
         )
     )
-    probs = net.add(
-        ops.softmax(
-            net.next, f"{name}/gate/Softmax", {"D": n, "K": cfg.experts}, logits, precision=p
+    probs = (
+        net.add(
+            ops.softmax(
+                net.next, f"{name}/gate/Softmax", {"D": n, "K": cfg.experts}, logits, precision=p
+            )
         )
+        if cfg.router == "softmax"
+        else net.elementwise(f"{name}/gate/Sigmoid", "sigmoid", {"D": n, "K": cfg.experts}, logits)
     )
     top = net.add(
         ops.top_k(
@@ -81,7 +149,7 @@ def experts(net: Net, name: str, h: int) -> int:
         f"{name}/gate/Div", "div", {"D": n, "K": k}, top, w_dims=("D",), w_source=total
     )
     outputs = []
-    for e, rows in enumerate(expert_loads(cfg, step)):
+    for e, (rows, inter) in enumerate(expert_slices(cfg, step)):
         ex = f"{name}/experts.{e}"
         tokens = net.add(
             ops.gather(
@@ -137,7 +205,7 @@ def experts(net: Net, name: str, h: int) -> int:
                 f"{ex}/Mul_1", "mul", {"D": rows, "K": d}, down, w_dims=("D",), w_source=weights
             )
         )
-    return net.add(
+    routed = net.add(
         ops.reduction(
             net.next,
             f"{name}/experts/ReduceSum",
@@ -146,4 +214,10 @@ def experts(net: Net, name: str, h: int) -> int:
             sources={"I": outputs[-1]},
             precision=p,
         )
+    )
+    if not cfg.shared_intermediate:
+        return routed
+    shared = dense_mlp(net, f"{name}/shared_experts", h, cfg.shared_intermediate)
+    return net.elementwise(
+        f"{name}/Add", "add", net.rows(d), routed, w_dims=("B", "D", "K"), w_source=shared
     )

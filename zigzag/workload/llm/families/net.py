@@ -20,6 +20,8 @@ class Step:
     precision: ops.Precision
     causal_blocks: int = 8
     logits: str = "all"
+    routing: str | tuple[float, ...] = "uniform"  # uniform | balanced | a load share per expert
+    mla: str = ""  # absorbed | naive ("": absorbed for a decode step, naive for a prefill)
 
 
 class Net:
@@ -107,13 +109,18 @@ class Net:
             )
         return out
 
-    def norm(self, name: str, source: int) -> int:
+    def norm(self, name: str, source: int, dims: dict | None = None, gain: bool = True) -> int:
+        """The model's norm over the last of ``dims`` (default: the hidden width of every token);
+        ``gain=False``: without its gain (an L2 norm)."""
         build = ops.layernorm if self.cfg.norm == "layernorm" else ops.rmsnorm
-        return self.add(
-            build(
-                self.next, name, self.rows(self.cfg.hidden), source, precision=self.step.precision
-            )
+        made = build(
+            self.next,
+            name,
+            dims or self.rows(self.cfg.hidden),
+            source,
+            precision=self.step.precision,
         )
+        return self.add(made if gain else made[:-1])
 
     def embedding(self, name: str, width: int, batch: int | None = None) -> int:
         dims = self.rows(width) | ({"B": batch} if batch is not None else {})

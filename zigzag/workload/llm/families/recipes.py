@@ -8,7 +8,7 @@ from zigzag.workload.llm.families.mlp import experts, swiglu
 from zigzag.workload.llm.families.net import Net
 
 
-def _lm_head(net: Net, source: int) -> None:
+def lm_head(net: Net, source: int) -> None:
     cfg, step = net.cfg, net.step
     if cfg.head != "lm":
         return
@@ -71,7 +71,7 @@ def gpt2(net: Net) -> None:
         x = net.elementwise(
             f"{name}/Add_1", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=down
         )
-    _lm_head(net, net.norm("ln_f", x))
+    lm_head(net, net.norm("ln_f", x))
 
 
 def bert(net: Net) -> None:
@@ -187,4 +187,4 @@ def llama(net: Net) -> None:
         x = net.elementwise(
             f"{name}/Add_1", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=mlp
         )
-    _lm_head(net, net.norm("norm", x))
+    lm_head(net, net.norm("norm", x))
