@@ -14,7 +14,7 @@ from zigzag.errors import InputError
 from zigzag.io.validation.schema import Field, check_value, run_check
 from zigzag.io.yaml_files import load_yaml
 from zigzag.workload.inference import PHASES
-from zigzag.workload.llm import OPERATOR_SETS, build_layer_specs
+from zigzag.workload.llm import MLA_FORMS, OPERATOR_SETS, build_layer_specs
 from zigzag.workload.llm.config import CATALOGUE_FILE, ModelConfig, config_from_hf, describe
 
 # The workflow asks ``model_files`` at every start: the workload model is imported where it is used.
@@ -133,6 +133,13 @@ def llm_section_schema():
             ),
             "logits": Field("str", choices=("all", "last"), default="all", what="all or last"),
             "operators": Field("str", choices=OPERATOR_SETS, default="all", what="all or zigzag"),
+            "mla": Field(
+                "str",
+                choices=MLA_FORMS,
+                nullable=True,
+                default=None,
+                what="absorbed or naive (multi-head latent attention)",
+            ),
         },
     )
 
@@ -157,8 +164,15 @@ def read_llm_section(data: Any, file: str | None) -> dict:
         if isinstance(section.get("model"), dict):
             inline = section["model"]
             section["model"] = "inline"
+        routing = section.pop(
+            "routing", "uniform"
+        )  # a name or a list of shares: checked when built
     checked = run_check(file, lambda s: check_value(s, llm_section_schema(), "llm"), section)
-    return checked | ({"model": inline} if inline is not None else {})
+    return (
+        checked
+        | ({"model": inline} if inline is not None else {})
+        | ({"routing": routing} if isinstance(section, dict) else {})
+    )
 
 
 def llm_workload_specs(

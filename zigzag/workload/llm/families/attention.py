@@ -34,8 +34,8 @@ def attention(
         rotary is not None
     ):  # the cos / sin tables are [1, 1, tokens, head_dim], broadcast as ONNX does
         q_dims, k_dims = (
-            {"B": b, "H": heads, "D": t, "K": hd},
-            {"B": b, "H": kv, "D": t, "K": hd},
+            {"B": b, "H": heads, "D": t, "K": rd},
+            {"B": b, "H": kv, "D": t, "K": rd},
         )
         q = net.add(
             ops.rotary(

@@ -3,7 +3,8 @@ from one latent per token (``kv_lora_rank``) plus a shared rotary key (``qk_rope
 the cache holds. Two forms: ``naive`` up-projects the whole latent cache to per-head keys and values at
 every step (as the reference code does); ``absorbed`` (the deployed decode kernel) folds the key
 up-projection into the query and the value up-projection into the output, so scores and values are
-computed over the latent cache directly, shared by every head."""
+computed over the latent cache directly, shared by every head. Either way the scores are the no-rope part
+(per head, or over the latent) plus the rotary part (the shared rotary key), summed."""
 
 from __future__ import annotations
 
@@ -32,29 +33,35 @@ def latent_attention(net: Net, name: str, h: int, layer: int, rotary: tuple[int,
         q = net.linear(f"{name}/q_proj", h, d, heads * (nope + rope), bias=False)
     kv = net.linear(f"{name}/kv_a_proj_with_mqa", h, d, latent + rope, bias=False)
     c = net.norm(f"{name}/kv_a_layernorm", kv, net.rows(latent))
+    ropes = {}
     for which, count, source in (("q", heads, q), ("k", 1, kv)):
         dims = {"B": b, "H": count, "D": t, "K": rope}
-        made = ops.rotary(
-            net.next,
-            f"{name}/rotary_{which}",
-            dims,
-            source,
-            cos_source=rotary[0],
-            sin_source=rotary[1],
-            table_dims=ops.broadcast_dims((1, 1, t, rope), dims),
-            precision=p,
-        )
-        net.add(made)
-    cached = step.past > 0
-    if cached:
-        c = net.add(
-            ops.cache_append(
+        ropes[which] = net.add(
+            ops.rotary(
                 net.next,
-                f"{name}/cache_latent",
-                {"B": b, "H": 1, "D": t, "K": latent + rope},
-                sources={"I": c},
+                f"{name}/rotary_{which}",
+                dims,
+                source,
+                cos_source=rotary[0],
+                sin_source=rotary[1],
+                table_dims=ops.broadcast_dims((1, 1, t, rope), dims),
                 precision=p,
             )
+        )
+    k_rope = ropes["k"]
+    cached = step.past > 0
+    if cached:  # the cache: the latent and the shared rotary key of every token
+        c, k_rope = (
+            net.add(
+                ops.cache_append(
+                    net.next,
+                    f"{name}/cache_{what}",
+                    {"B": b, "H": 1, "D": t, "K": width},
+                    sources={"I": source},
+                    precision=p,
+                )
+            )
+            for what, width, source in (("latent", latent, c), ("rope", rope, k_rope))
         )
     keys = attended_keys(cfg, step, cfg.span(layer))
     kv_role = "kv_cache" if cached else "activation"
@@ -76,7 +83,7 @@ def latent_attention(net: Net, name: str, h: int, layer: int, rotary: tuple[int,
         )
         k = v = c
         shared = {"heads": 1, "groups": heads, "w_role": kv_role}
-        qk_width, v_width = latent + rope, latent
+        qk_width, v_width = latent, latent
     else:  # every cached latent up-projected to per-head keys (no-rope part) and values
         up = ops.matmul(
             net.next,
@@ -92,23 +99,32 @@ def latent_attention(net: Net, name: str, h: int, layer: int, rotary: tuple[int,
         up["operand_precision"]["I"] = p.bits(kv_role)
         k = v = net.add(up)
         shared = {"heads": heads, "w_role": "activation"}
-        qk_width, v_width = nope + rope, vd
-    scores = net.add(
-        ops.matmul(
-            net.next,
-            f"{name}/MatMul",
-            rows=t,
-            reduction=qk_width,
-            cols=keys,
-            batch=b,
-            sources={"I": q, "W": k},
-            precision=p,
-            **shared,
+        qk_width, v_width = nope, vd
+    scores = [
+        net.add(
+            ops.matmul(
+                net.next,
+                f"{name}/MatMul{suffix}",
+                rows=t,
+                reduction=width,
+                cols=keys,
+                batch=b,
+                sources={"I": query, "W": key},
+                precision=p,
+                **args,
+            )
         )
-    )
+        for suffix, width, query, key, args in (
+            ("", qk_width, q, k, shared),
+            ("_rope", rope, ropes["q"], k_rope, {"heads": 1, "groups": heads, "w_role": kv_role}),
+        )
+    ]
     dims = {"B": b, "H": heads, "D": t, "K": keys}
+    both = net.elementwise(
+        f"{name}/scores_add", "add", dims, scores[0], w_dims=tuple(dims), w_source=scores[1]
+    )
     masked = net.elementwise(
-        f"{name}/mask", "add", dims, scores, w_dims=ops.broadcast_dims((b, 1, t, keys), dims)
+        f"{name}/mask", "add", dims, both, w_dims=ops.broadcast_dims((b, 1, t, keys), dims)
     )
     probs = net.add(ops.softmax(net.next, f"{name}/Softmax", dims, masked, precision=p))
     out = net.add(

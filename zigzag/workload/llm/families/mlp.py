@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from zigzag.workload import operators as ops
 from zigzag.workload.llm.config import ModelConfig
 from zigzag.workload.llm.families.net import Net, Step
@@ -75,21 +77,43 @@ def distinct_experts(experts: int, k: int, tokens: int, routing) -> float:
 
 def expert_slices(cfg: ModelConfig, step: Step) -> list[tuple[int, int]]:
     """(tokens, width) per distinct expert of one step: the expected distinct experts
-    (``distinct_experts``, the step's routing), each read once; the step's tokens x top-k assignments
-    spread as evenly as possible over them. A fractional expert count ends with a slice of an expert's
-    width (that fraction of its weights), whose rows are scaled so the MACs stay those of its tokens."""
+    (``distinct_experts``, the step's routing), each read once, sharing the step's tokens x top-k
+    assignments as evenly as possible. A fractional expert count ends with a slice of an expert's width
+    (that fraction of its weights) whose rows are chosen so the MACs stay as near as whole rows allow to
+    those of the assignments (exact at a whole count)."""
     width = cfg.expert_intermediate or cfg.intermediate
     tokens = step.batch * step.tokens
     assignments = tokens * cfg.experts_per_token
     count = round(distinct_experts(cfg.experts, cfg.experts_per_token, tokens, step.routing), 9)
-    full = int(count)
-    part = round((count - full) * width)
-    slots = max(1, full + (1 if part else 0))
-    rows = [assignments // slots + (1 if e < assignments % slots else 0) for e in range(slots)]
-    slices = [(r, width) for r in rows]
-    if part:
-        slices[-1] = (max(1, round(rows[-1] * width / part)), part)
-    return slices
+    full = max(1, int(count)) if count >= 1 else 0
+    part = round((count - full) * width) if count > full else 0
+    if part >= width:
+        full, part = full + 1, 0
+    if not part:
+        slots = max(1, full)
+        return [
+            (assignments // slots + (1 if e < assignments % slots else 0), width)
+            for e in range(slots)
+        ]
+    whole, rows = _split(assignments, full, width, part)
+    return [(whole // full + (1 if e < whole % full else 0), width) for e in range(full)] + [
+        (rows, part)
+    ]
+
+
+@lru_cache(maxsize=256)
+def _split(assignments: int, full: int, width: int, part: int) -> tuple[int, int]:
+    """(rows of the whole experts, rows of the slice of width ``part``) whose MACs come nearest to
+    ``assignments`` rows of ``width`` (of equal ones, the nearest to an even share per expert); every
+    expert has a row at least."""
+    even = assignments * full * width / (full * width + part)
+    best = None
+    for whole in range(full, assignments + 1):
+        rows = max(1, round((assignments - whole) * width / part))
+        key = (abs(whole * width + rows * part - assignments * width), abs(whole - even))
+        if best is None or key < best[0]:
+            best = (key, whole, rows)
+    return best[1], best[2]
 
 
 def expert_loads(cfg: ModelConfig, step: Step) -> list[int]:
