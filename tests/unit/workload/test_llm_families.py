@@ -256,3 +256,32 @@ def test_macs_scale_with_blocks():
     block = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 12288  # q, o; k, v (8 x 128); the MLP
     assert two - one == block + 2 * 32 * 128 * (CONTEXT + 1)
     assert math.isclose(one, block + 2 * 32 * 128 * (CONTEXT + 1) + 4096 * 151936)
+
+
+def test_an_llm_workload_takes_routing_and_the_latent_form():
+    from zigzag.io.llm_workloads import llm_workload_specs
+
+    document = {
+        "llm": {"model": "mixtral-8x7b", "phase": "decode", "context": 8, "batch": 8, "layers": 1}
+    }
+    uniform, _ = llm_workload_specs(document)
+    balanced, _ = llm_workload_specs({"llm": document["llm"] | {"routing": "balanced"}})
+    experts = lambda specs: len(
+        {s["name"].split("/")[2] for s in specs if "/experts." in s["name"]}
+    )  # noqa: E731
+    assert (experts(uniform), experts(balanced)) == (8, 8)  # 7 whole experts and a slice; 8 whole
+    assert step_figures(uniform).weight_bytes < step_figures(balanced).weight_bytes
+    naive, _ = llm_workload_specs(
+        {
+            "llm": {
+                "model": "deepseek-v3",
+                "phase": "decode",
+                "context": 8,
+                "layers": 1,
+                "mla": "naive",
+            }
+        }
+    )
+    assert any("kv_b_proj" in s["name"] for s in naive)
+    with pytest.raises(InputError, match="routing: must be one of uniform, balanced or a list of 8"):
+        llm_workload_specs({"llm": document["llm"] | {"routing": "skewed"}})
