@@ -68,7 +68,11 @@ def main() -> None:
 
     memo: dict = {}
     result = evaluate_network(
-        workload, accelerator, SearchOptions(lpf_limit=args.lpf_limit), show_progress=False, memo=memo
+        workload,
+        accelerator,
+        SearchOptions(lpf_limit=args.lpf_limit),
+        show_progress=False,
+        memo=memo,
     )
     t2, c2 = time.perf_counter(), time.process_time()
     print(

@@ -266,9 +266,10 @@ def test_an_llm_workload_takes_routing_and_the_latent_form():
     }
     uniform, _ = llm_workload_specs(document)
     balanced, _ = llm_workload_specs({"llm": document["llm"] | {"routing": "balanced"}})
-    experts = lambda specs: len(
-        {s["name"].split("/")[2] for s in specs if "/experts." in s["name"]}
-    )  # noqa: E731
+
+    def experts(specs):
+        return len({s["name"].split("/")[2] for s in specs if "/experts." in s["name"]})
+
     assert (experts(uniform), experts(balanced)) == (8, 8)  # 7 whole experts and a slice; 8 whole
     assert step_figures(uniform).weight_bytes < step_figures(balanced).weight_bytes
     naive, _ = llm_workload_specs(
@@ -283,5 +284,7 @@ def test_an_llm_workload_takes_routing_and_the_latent_form():
         }
     )
     assert any("kv_b_proj" in s["name"] for s in naive)
-    with pytest.raises(InputError, match="routing: must be one of uniform, balanced or a list of 8"):
+    with pytest.raises(
+        InputError, match="routing: must be one of uniform, balanced or a list of 8"
+    ):
         llm_workload_specs({"llm": document["llm"] | {"routing": "skewed"}})

@@ -76,8 +76,8 @@ def parameters(cfg: ModelConfig) -> int:
         mats = (3 if cfg.gated_mlp else 2) * d * width
         return mats + ((width * (2 if cfg.gated_mlp else 1) + d) if cfg.mlp_bias else 0)
 
-    norms = {"pre": 2, "sandwich": 4, "post": 2}[cfg.norm_placement]
-    norms = (cfg.parallel or norms) * norm if cfg.parallel else norms * norm
+    # a parallel block has its 1 or 2 input norms; otherwise 2 a block, 4 with pre- and post-norms
+    norms = (cfg.parallel or {"pre": 2, "sandwich": 4, "post": 2}[cfg.norm_placement]) * norm
     total = 0
     for layer in range(cfg.layers):
         total += attn + norms

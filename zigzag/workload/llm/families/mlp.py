@@ -85,7 +85,7 @@ def expert_slices(cfg: ModelConfig, step: Step) -> list[tuple[int, int]]:
     tokens = step.batch * step.tokens
     assignments = tokens * cfg.experts_per_token
     count = round(distinct_experts(cfg.experts, cfg.experts_per_token, tokens, step.routing), 9)
-    full = max(1, int(count)) if count >= 1 else 0
+    full = int(count)  # at least 1: T tokens of k experts touch k or more
     part = round((count - full) * width) if count > full else 0
     if part >= width:
         full, part = full + 1, 0
