@@ -224,7 +224,9 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
         data["model_type"] = model_type = NESTED_TEXT[model_type]
     if model_type not in _KEYS:
         got = "no model_type" if model_type is None else f"model_type {describe(model_type)}"
-        raise InputError(file, "model_type", f"{got}; supported model types: {', '.join(_KEYS)}")
+        raise InputError(
+            file, "model_type", f"{got}; supported model types: {', '.join([*_KEYS, *NESTED_TEXT])}"
+        )
     keys = _KEYS[model_type]
     if strict:
         known = (
