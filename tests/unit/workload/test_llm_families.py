@@ -285,6 +285,10 @@ def test_an_llm_workload_takes_routing_and_the_latent_form():
     )
     assert any("kv_b_proj" in s["name"] for s in naive)
     with pytest.raises(
-        InputError, match="routing: must be one of uniform, balanced or a list of 8"
+        InputError, match="llm.routing: unallowed value 'skewed'; use one of: uniform, balanced"
     ):
         llm_workload_specs({"llm": document["llm"] | {"routing": "skewed"}})
+    with pytest.raises(
+        InputError, match="routing: must be one of uniform, balanced or a list of 8 load shares"
+    ):
+        llm_workload_specs({"llm": document["llm"] | {"routing": [1, 2]}})
