@@ -14,7 +14,14 @@ from zigzag.errors import InputError
 from zigzag.io.validation.schema import Field, check_value, run_check
 from zigzag.io.yaml_files import load_yaml
 from zigzag.workload.inference import PHASES
-from zigzag.workload.llm import OPERATOR_SETS, build_layer_specs, check_positions, precision_of
+from zigzag.workload.llm import (
+    MLA_FORMS,
+    OPERATOR_SETS,
+    ROUTINGS,
+    build_layer_specs,
+    check_positions,
+    precision_of,
+)
 from zigzag.workload.llm.config import CATALOGUE_FILE, ModelConfig, config_from_hf, describe
 
 # The workflow asks ``model_files`` at every start: the workload model is imported where it is used.
@@ -133,6 +140,19 @@ def llm_section_schema():
             ),
             "logits": Field("str", choices=("all", "last"), default="all", what="all or last"),
             "operators": Field("str", choices=OPERATOR_SETS, default="all", what="all or zigzag"),
+            "routing": Field(
+                "str",
+                choices=ROUTINGS,
+                default="uniform",
+                what="uniform or balanced (or a list of load shares, one per expert)",
+            ),
+            "mla": Field(
+                "str",
+                choices=MLA_FORMS,
+                nullable=True,
+                default=None,
+                what="absorbed or naive (multi-head latent attention)",
+            ),
         },
     )
 
@@ -148,7 +168,7 @@ def read_llm_section(data: Any, file: str | None) -> dict:
             "an LLM workload has one top-level key, 'llm:'; move the others under it or remove them",
         )
     section = data["llm"]
-    inline = None
+    inline = shares = None
     if isinstance(section, dict):
         section = dict(section)
         if isinstance(section.get("precision"), int) and not isinstance(section["precision"], bool):
@@ -157,8 +177,14 @@ def read_llm_section(data: Any, file: str | None) -> dict:
         if isinstance(section.get("model"), dict):
             inline = section["model"]
             section["model"] = "inline"
+        if isinstance(section.get("routing"), list):  # load shares: checked when built
+            shares = section.pop("routing")
     checked = run_check(file, lambda s: check_value(s, llm_section_schema(), "llm"), section)
-    return checked | ({"model": inline} if inline is not None else {})
+    return (
+        checked
+        | ({"model": inline} if inline is not None else {})
+        | ({"routing": shares} if shares is not None else {})
+    )
 
 
 def llm_workload_specs(

@@ -184,15 +184,22 @@ def matmul(
     operator_type: str = "MatMul",
     roles: bool = True,
     bits: tuple[int, int, int] | None = None,
+    per_head_weight: bool = False,
 ) -> dict:
     """``O[b][h][g][d][k] += I[b][h][g][d][c] * W[..][c][k]``: loops ``C D K`` then ``B``, ``H``, ``G`` when
     given. A constant weight (``w_role="weight"``) is not indexed by the batch dims; a computed one (an
     activation or the KV cache) by ``B`` and ``H`` but not ``G``: with grouped-query attention ``H`` counts
     kv heads and ``G`` the query heads sharing one, so K and V are read once per group.
     ``bits`` = (weight, activation, partial-sum) bits overrides ``precision`` (ONNX precision attributes);
-    ``roles=False`` leaves the operand roles out (today's ZigZag-compatible import)."""
+    ``roles=False`` leaves the operand roles out (today's ZigZag-compatible import);
+    ``per_head_weight``: a constant weight of its own per head ``H`` (multi-head latent attention's
+    absorbed up-projections), indexed by ``H``."""
     outer = {d: s for d, s in (("B", batch), ("H", heads), ("G", groups)) if s is not None}
-    w_outer = "" if w_role == "weight" else _index(d for d in outer if d != "G")
+    w_outer = (
+        ("[h]" if per_head_weight and heads is not None else "")
+        if w_role == "weight"
+        else _index(d for d in outer if d != "G")
+    )
     equation = f"O{_index(outer)}[d][k]+=I{_index(outer)}[d][c]*W{w_outer}[c][k]"
     weight, act, partial = bits or (
         precision.bits(w_role),

@@ -429,7 +429,12 @@ def test_mixture_of_experts_counts_the_active_experts():
     prefill, _ = llm_layer_specs(cfg, phase="prefill", tokens=100, batch=3, layers=1)
     assert macs(prefill, expert) == 3 * 100 * 2 * 3 * cfg.hidden * cfg.intermediate
     assert expert_loads(cfg, Step(batch=3, tokens=100, past=0, precision=Precision())) == [75] * 8
-    assert expert_loads(cfg, Step(batch=1, tokens=3, past=0, precision=Precision())) == [1] * 6
+    balanced = Step(batch=1, tokens=3, past=0, precision=Precision(), routing="balanced")
+    assert expert_loads(cfg, balanced) == [1] * 6
+    # uniform routing (the default): 3 tokens touch 8 (1 - 0.75^3) = 4.625 experts on average: 4 whole
+    # ones and 5/8 of a fifth's width, its 3 rows as near the MACs of the 6 pairs as whole rows allow
+    uniform = Step(batch=1, tokens=3, past=0, precision=Precision())
+    assert expert_loads(cfg, uniform) == [1, 1, 1, 1, 3]
     router = [s for s in prefill if s["name"].endswith("gate/MatMul")]
     assert [dict(zip(r["loop_dims"], r["loop_sizes"])) for r in router] == [
         {"C": 4096, "D": 300, "K": 8}

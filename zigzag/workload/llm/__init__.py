@@ -14,7 +14,15 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.workload.inference import PHASES, Inference
 from zigzag.workload.llm.config import ModelConfig, config_from_hf
-from zigzag.workload.llm.families import Step, attended_keys, build_layers, expert_loads
+from zigzag.workload.llm.families import (
+    Step,
+    attended_keys,
+    build_layers,
+    distinct_experts,
+    expert_loads,
+    expert_slices,
+)
+from zigzag.workload.llm.figures import StepFigures, parameters, step_figures
 from zigzag.workload.operators import Precision
 
 __all__ = [
@@ -27,13 +35,24 @@ __all__ = [
     "precision_of",
     "check_positions",
     "expert_loads",
+    "expert_slices",
+    "distinct_experts",
     "attended_keys",
+    "StepFigures",
+    "step_figures",
+    "parameters",
+    "ROUTINGS",
+    "MLA_FORMS",
     "OPERATOR_SETS",
 ]
 
 #: ``all``: every operator as a layer; ``zigzag``: only the matrix products are layers, the rest carry
 #: dependencies (as an ONNX export read with the default ``operators="zigzag"``)
 OPERATOR_SETS = ("all", "zigzag")
+#: how a mixture of experts' tokens spread over its experts (or a list of load shares, one per expert)
+ROUTINGS = ("uniform", "balanced")
+#: forms of multi-head latent attention
+MLA_FORMS = ("absorbed", "naive")
 
 
 def precision_of(value: Any, file: str | None = None, where: str = "precision") -> Precision:
@@ -78,6 +97,8 @@ def build_layer_specs(
     causal_blocks: int | None = None,
     logits: str = "all",
     operators: str = "all",
+    routing: Any = "uniform",
+    mla: str | None = None,
     file: str | None = None,
 ) -> tuple[list[dict], Inference]:
     """The layer dicts (``read_onnx``'s form, ids in processing order) of one step of ``model`` (a
@@ -86,7 +107,10 @@ def build_layer_specs(
     or ``decode`` of one token after ``context``; ``layers``: transformer blocks (default: the model's);
     ``causal_blocks``: query-row blocks of a causal prefill (0: masked work counted in full; default 8, or 0
     with ``operators="zigzag"`` as the ZigZag-compatible import);
-    ``logits``: ``all`` positions or the ``last``; ``operators``: one of ``OPERATOR_SETS``."""
+    ``logits``: ``all`` positions or the ``last``; ``operators``: one of ``OPERATOR_SETS``; ``routing``: how
+    a mixture of experts' tokens spread (``ROUTINGS``, or a list of load shares, one per expert); ``mla``:
+    the form of multi-head latent attention (``MLA_FORMS``; default absorbed for a decode step, naive for a
+    prefill)."""
     at = (lambda key: f"llm.{key}") if file else (lambda key: key)  # noqa: E731 - the field as written
     cfg = (
         model if isinstance(model, ModelConfig) else config_from_hf(model, file, where=at("model"))
@@ -140,6 +164,11 @@ def build_layer_specs(
                 file, at(key), f"unallowed value {value!r}; use one of: {', '.join(allowed)}"
             )
     check_positions(cfg, context, tokens, file, at)
+    routing = _routing(routing, cfg, file, at("routing"))
+    if mla is not None and mla not in MLA_FORMS:
+        raise InputError(
+            file, at("mla"), f"unallowed value {mla!r}; use one of: {', '.join(MLA_FORMS)}"
+        )
     if layers is not None:
         if layers > cfg.layers:
             raise InputError(
@@ -155,6 +184,8 @@ def build_layer_specs(
         precision=precision_of(precision, file, at("precision")),
         causal_blocks=causal_blocks,
         logits=logits,
+        routing=routing,
+        mla=mla or "",
     )
     specs = build_layers(cfg, step)
     if operators == "zigzag":
@@ -182,6 +213,25 @@ def check_positions(cfg: ModelConfig, context: int, tokens: int, file=None, at=s
         at(field),
         f"{context + tokens} positions exceed the {limit} {what} of {cfg.name}; "
         f"use a {field} of at most {limit - (tokens if context else 0)}",
+    )
+
+
+def _routing(value: Any, cfg: ModelConfig, file: str | None, where: str):
+    """The routing as ``Step`` takes it: a name of ``ROUTINGS`` or a tuple of load shares."""
+    if value in ROUTINGS:
+        return value
+    if isinstance(value, (list, tuple)) and cfg.experts and len(value) == cfg.experts:
+        if (
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
+            and sum(value) > 0
+        ):
+            return tuple(float(v) for v in value)
+    experts = f"{cfg.experts} " if cfg.experts else ""
+    raise InputError(
+        file,
+        where,
+        f"must be one of {', '.join(ROUTINGS)} or a list of {experts}load shares (numbers of at "
+        f"least 0, one per expert), got {value!r}",
     )
 
 

@@ -12,16 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.workload.llm.keys import KEYS as _KEYS
+from zigzag.workload.llm.keys import MODEL_TYPES
+from zigzag.workload.llm.keys import EXTRA_KEYS, NESTED_TEXT
+from zigzag.workload.llm.keys import REQUIRED as _REQUIRED
+from zigzag.workload.llm.structure import structure, warn_unmodelled
 
-#: model_type -> family (the block structure)
-MODEL_TYPES = {
-    "gpt2": "gpt2",
-    "bert": "bert",
-    "llama": "llama",
-    "mistral": "llama",
-    "qwen2": "llama",
-    "mixtral": "llama",
-}
 HEADS = ("lm", "pooler", "none")
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
 
@@ -31,7 +27,7 @@ class ModelConfig:
     """The shape-determining choices of a transformer (names as in the docs' workload reference)."""
 
     name: str
-    model_type: str  # gpt2 | bert | llama | mistral | qwen2 | mixtral
+    model_type: str  # one of keys.MODEL_TYPES
     hidden: int
     layers: int
     heads: int
@@ -54,10 +50,50 @@ class ModelConfig:
     sliding_window: int = 0  # attention span in tokens (0: the whole context)
     #: positions the model can attend (``max_position_embeddings``, stretched by ``rope_scaling``)
     position_limit: int = 0
+    # ----- the block structure of the newer families (structure.py reads it from their keys)
+    expert_intermediate: int = 0  # a routed expert's width (0: intermediate)
+    shared_intermediate: int = 0  # the shared expert's width (0: none)
+    moe_layers: tuple[bool, ...] = ()  # per block: its MLP is the mixture (empty: every block's is)
+    router: str = "softmax"  # softmax | sigmoid (scores of the experts)
+    norm_kind: str = ""  # layernorm | rmsnorm ("": the family's)
+    norm_placement: str = "pre"  # pre | sandwich (pre- and post-norms) | post (post-norms only)
+    parallel: int = 0  # attention and MLP side by side from 1 or 2 norms (0: one after the other)
+    qk_norm: str = ""  # "" | head (per head) | full (over all heads' width)
+    fused_qkv: bool = False  # one Q/K/V projection
+    fused_gate_up: bool = False  # one gate/up projection
+    gated: bool = True  # gated MLP (gate, up, down) or plain (up, down)
+    rotary_fraction: float = 1.0  # share of a head's width rotated
+    rope_layers: tuple[bool, ...] = ()  # per block: rotary positions (empty: every block)
+    spans: tuple[tuple[str, int], ...] = ()  # per block: (full|sliding|chunked, tokens)
+    attn_softcap: float = 0.0  # scores capped by c * tanh(s / c) (0: none)
+    final_softcap: float = 0.0  # logits capped likewise
+    embed_scale: bool = False  # embeddings multiplied by sqrt(hidden)
+    q_lora_rank: int = 0  # multi-head latent attention (kv_lora_rank > 0): query compression
+    kv_lora_rank: int = 0  # the latent cached per token
+    qk_nope_dim: int = 0
+    qk_rope_dim: int = 0
+    v_head_dim: int = 0
 
     @property
     def family(self) -> str:
         return MODEL_TYPES[self.model_type]
+
+    @property
+    def mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    def is_moe(self, layer: int) -> bool:
+        """Whether block ``layer``'s MLP is the mixture of experts."""
+        return bool(self.experts) and (not self.moe_layers or self.moe_layers[layer])
+
+    def span(self, layer: int) -> tuple[str, int]:
+        """Block ``layer``'s attention span: ``("full", 0)``, ``("sliding", window)``, ``("chunked", size)``."""
+        if self.spans:
+            return self.spans[layer]
+        return ("sliding", self.sliding_window) if self.sliding_window else ("full", 0)
+
+    def rope_at(self, layer: int) -> bool:
+        return self.rotary and (not self.rope_layers or self.rope_layers[layer])
 
     @property
     def causal(self) -> bool:
@@ -65,81 +101,36 @@ class ModelConfig:
 
     @property
     def norm(self) -> str:
-        return "layernorm" if self.family in ("gpt2", "bert") else "rmsnorm"
+        return self.norm_kind or ("layernorm" if self.family in ("gpt2", "bert") else "rmsnorm")
 
     @property
     def rotary(self) -> bool:
-        return self.family == "llama"
+        return self.family == "llama" or (self.family == "decoder" and self.rope_theta > 0)
 
     @property
     def gated_mlp(self) -> bool:
-        return self.family == "llama"
+        return self.family == "llama" or (self.family == "decoder" and self.gated)
 
     def with_layers(self, layers: int) -> "ModelConfig":
-        return replace(self, layers=layers)
+        """The same model with ``layers`` blocks (per-block patterns cut, or repeated from the start)."""
+
+        def cut(values: tuple) -> tuple:
+            return tuple(values[i % len(values)] for i in range(layers)) if values else ()
+
+        return replace(
+            self,
+            layers=layers,
+            moe_layers=cut(self.moe_layers),
+            rope_layers=cut(self.rope_layers),
+            spans=cut(self.spans),
+        )
 
 
-# ----- Hugging Face keys per model type --------------------------------------------------------
-# our field -> (HF key, default or _REQUIRED); defaults are those of the transformers config classes
-_REQUIRED = object()
-_LLAMA_KEYS = {
-    "hidden": ("hidden_size", _REQUIRED),
-    "layers": ("num_hidden_layers", _REQUIRED),
-    "heads": ("num_attention_heads", _REQUIRED),
-    "kv_heads": ("num_key_value_heads", None),
-    "head_dim": ("head_dim", None),
-    "intermediate": ("intermediate_size", _REQUIRED),
-    "vocab": ("vocab_size", _REQUIRED),
-    "max_positions": ("max_position_embeddings", 2048),
-    "activation": ("hidden_act", "silu"),
-    "norm_eps": ("rms_norm_eps", 1e-6),
-    "tie_embeddings": ("tie_word_embeddings", False),
-    "rope_theta": ("rope_theta", 10000.0),
-    "position_limit": ("rope_scaling", None),
-}
-_KEYS: dict[str, dict[str, tuple[str, Any]]] = {
-    "gpt2": {
-        "hidden": ("n_embd", _REQUIRED),
-        "layers": ("n_layer", _REQUIRED),
-        "heads": ("n_head", _REQUIRED),
-        "intermediate": ("n_inner", None),
-        "vocab": ("vocab_size", _REQUIRED),
-        "max_positions": ("n_positions", 1024),
-        "activation": ("activation_function", "gelu_new"),
-        "norm_eps": ("layer_norm_epsilon", 1e-5),
-        "tie_embeddings": ("tie_word_embeddings", True),
-    },
-    "bert": {
-        "hidden": ("hidden_size", _REQUIRED),
-        "layers": ("num_hidden_layers", _REQUIRED),
-        "heads": ("num_attention_heads", _REQUIRED),
-        "intermediate": ("intermediate_size", _REQUIRED),
-        "vocab": ("vocab_size", _REQUIRED),
-        "max_positions": ("max_position_embeddings", 512),
-        "type_vocab": ("type_vocab_size", 2),
-        "activation": ("hidden_act", "gelu"),
-        "norm_eps": ("layer_norm_eps", 1e-12),
-        "tie_embeddings": ("tie_word_embeddings", True),
-    },
-    "llama": _LLAMA_KEYS
-    | {
-        "qkv_bias": ("attention_bias", False),
-        "out_bias": ("attention_bias", False),
-        "mlp_bias": ("mlp_bias", False),
-    },
-    "mistral": _LLAMA_KEYS | {"sliding_window": ("sliding_window", None)},
-    "qwen2": _LLAMA_KEYS | {"sliding_window": ("sliding_window", None)},
-    "mixtral": _LLAMA_KEYS
-    | {
-        "sliding_window": ("sliding_window", None),
-        "experts": ("num_local_experts", 8),
-        "experts_per_token": ("num_experts_per_tok", 2),
-    },
-}
 _ACTIVATIONS = {
     "gpt2": ("gelu_new", "gelu_pytorch_tanh", "gelu"),
     "bert": ("gelu",),
     "llama": ("silu",),
+    "decoder": ("silu", "gelu", "gelu_new", "gelu_pytorch_tanh"),
 }
 _INT_FIELDS = (
     "hidden",
@@ -154,7 +145,17 @@ _INT_FIELDS = (
     "experts",
     "experts_per_token",
     "sliding_window",
+    "expert_intermediate",
+    "shared_experts",
+    "moe_step",
+    "kv_lora_rank",
+    "qk_nope_dim",
+    "qk_rope_dim",
+    "v_head_dim",
+    "chunk",
+    "sliding_pattern",
 )
+_WHOLE_OR_ZERO = ("dense_first", "q_lora_rank")
 # keys a hand-written YAML configuration may give besides its model type's keys
 _OUR_KEYS = ("model_type", "name", "head", "architectures", "use_sliding_window")
 
@@ -210,12 +211,29 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
             "give a Hugging Face config.json or a YAML mapping with its keys",
         )
     model_type = data.get("model_type")
+    if model_type in NESTED_TEXT:
+        text = data.get("text_config")
+        if not isinstance(text, dict):
+            raise InputError(
+                file,
+                "text_config",
+                f"model_type {model_type} keeps its language model's keys in text_config; "
+                "add the text_config mapping",
+            )
+        outer = {k: v for k, v in data.items() if k in ("name", "head", "architectures")}
+        warn_unmodelled(model_type, data, file)
+        data = {k: v for k, v in text.items() if k != "model_type"} | outer
+        data["model_type"] = model_type = NESTED_TEXT[model_type]
     if model_type not in _KEYS:
         got = "no model_type" if model_type is None else f"model_type {describe(model_type)}"
-        raise InputError(file, "model_type", f"{got}; supported model types: {', '.join(_KEYS)}")
+        raise InputError(
+            file, "model_type", f"{got}; supported model types: {', '.join([*_KEYS, *NESTED_TEXT])}"
+        )
     keys = _KEYS[model_type]
     if strict:
-        known = {hf for hf, _ in keys.values()} | set(_OUR_KEYS)
+        known = (
+            {hf for hf, _ in keys.values()} | set(_OUR_KEYS) | set(EXTRA_KEYS.get(model_type, {}))
+        )
         for key in data:
             if key not in known:
                 raise InputError(
@@ -236,7 +254,9 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
             )
         values[field] = value
     family = MODEL_TYPES[model_type]
-    values = _complete(values, model_type, data, file)
+    values = structure(model_type, _complete(values, model_type, data, file), data, file)
+    if not strict:
+        warn_unmodelled(model_type, data, file)
     head = data.get("head") or _head_of(data, family)
     if head not in HEADS:
         raise InputError(
@@ -266,6 +286,14 @@ def _complete(values: dict, model_type: str, data: dict, file: str | None) -> di
             raise InputError(
                 file, hf_key[field], f"must be a whole number of at least 1, got {describe(value)}"
             )
+    for field in _WHOLE_OR_ZERO:
+        value = values.get(field)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 0
+        ):
+            raise InputError(
+                file, hf_key[field], f"must be a whole number of at least 0, got {describe(value)}"
+            )
     if values.get("heads"):
         values.setdefault("kv_heads", None)
         values["kv_heads"] = values["kv_heads"] or values["heads"]
@@ -290,8 +318,9 @@ def _complete(values: dict, model_type: str, data: dict, file: str | None) -> di
     values["position_limit"] = _position_limit(values, file)
     values["norm_eps"] = float(values["norm_eps"])
     values["rope_theta"] = float(values.get("rope_theta") or 0.0)
-    for field in ("experts", "experts_per_token", "type_vocab"):
-        values[field] = values.get(field) or 0
+    for field in ("experts", "experts_per_token", "type_vocab", "expert_intermediate"):
+        if field in values or field != "expert_intermediate":
+            values[field] = values.get(field) or 0
     return values
 
 
@@ -328,7 +357,7 @@ def _head_of(data: dict, family: str) -> str:
     names = " ".join(a for a in architectures if isinstance(a, str))
     if family == "bert":
         return "lm" if "MaskedLM" in names else "pooler"
-    if names and not any(tag in names for tag in ("CausalLM", "LMHead")):
+    if names and not any(tag in names for tag in ("CausalLM", "LMHead", "ConditionalGeneration")):
         return "none"
     return "lm"
 
