@@ -139,6 +139,8 @@ class _Reader:
         """A Gemm / MatMul: today's layer, with grouped-query loops and causal blocks where they apply."""
         proto = node.proto
         a, b = proto.input[0], proto.input[1]
+        if proto.op_type == "MatMul" and plan.is_constant(a) and not plan.is_constant(b):
+            return [self._weight_first(node, state)]
         computed = not plan.is_constant(b)
         w_role = plan.role(b) if computed else "weight"
         sources = _src(state, {"I": a, "W": b})
@@ -184,6 +186,24 @@ class _Reader:
                 )
             )
         return layers
+
+    def _weight_first(self, node, state: _State) -> dict:
+        """``W[r][c] @ X[b][c][n]`` (a weight on the left, e.g. Mamba's time-step projection) as the product
+        of the transposes, ``X^T[b][n][c] @ W^T[c][r]``: rows n, reduction c, columns r."""
+        proto = node.proto
+        out = self.model.shape(proto.output[0], node)
+        x = self.model.shape(proto.input[1], node)
+        return ops.matmul(
+            state.next_id,
+            node.name,
+            rows=out[-1],
+            reduction=x[-2],
+            cols=out[-2],
+            batch=(out[0] or 1) if len(out) == 3 else None,
+            sources=_src(state, {"I": proto.input[1]}),
+            operator_type=proto.op_type,
+            bits=precision_bits(self.model, node),
+        )
 
 
 def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> str | None:

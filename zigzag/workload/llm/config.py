@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.workload.llm.arch_config import ARCH_TYPES, arch_config
 
 #: model_type -> family (the block structure)
 MODEL_TYPES = {
@@ -207,9 +208,12 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
             "give a Hugging Face config.json or a YAML mapping with its keys",
         )
     model_type = data.get("model_type")
+    if model_type in ARCH_TYPES:
+        return arch_config(data, file, name, strict)
     if model_type not in _KEYS:
         got = "no model_type" if model_type is None else f"model_type {describe(model_type)}"
-        raise InputError(file, "model_type", f"{got}; supported model types: {', '.join(_KEYS)}")
+        supported = ", ".join((*_KEYS, *ARCH_TYPES))
+        raise InputError(file, "model_type", f"{got}; supported model types: {supported}")
     keys = _KEYS[model_type]
     if strict:
         known = {hf for hf, _ in keys.values()} | set(_OUR_KEYS)
