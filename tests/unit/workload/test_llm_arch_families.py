@@ -157,7 +157,9 @@ def test_mamba_export_equals_the_generated_layers(caplog):
 def test_t5_exports_equal_the_generated_layers():
     encoder = read_onnx(DATA / "t5_small_encoder.onnx", operators="all")
     prefill, _ = llm_layer_specs(DATA / "t5_small.config.json", phase="prefill", tokens=32)
-    cross_kv = 2 * 2 * 32 * 512 * 512  # 2 decoder layers x K, V: projected once, not in the encoder's export
+    cross_kv = (
+        2 * 2 * 32 * 512 * 512
+    )  # 2 decoder layers x K, V: projected once, not in the encoder's export
     assert kinds(prefill)["MatMul"] == kinds(encoder)["MatMul"] + cross_kv
     decode = read_onnx(DATA / "t5_small_decode.onnx", operators="all")
     config = json.loads((DATA / "t5_small.config.json").read_text()) | {"encoder_tokens": 32}
@@ -172,19 +174,58 @@ def test_t5_exports_equal_the_generated_layers():
 @pytest.mark.parametrize(
     "change, where, what",
     [
-        ({"model_type": "vit", "hidden_size": 768, "num_hidden_layers": 2, "num_attention_heads": 12,
-          "intermediate_size": 3072, "patch_size": 15}, "patch_size", "not a multiple"),
-        ({"model_type": "t5", "d_model": 512, "d_kv": 64, "d_ff": 2048, "num_heads": 8, "num_layers": 2,
-          "vocab_size": 100, "feed_forward_proj": "swish"}, "feed_forward_proj", "use one of"),
-        ({"model_type": "mamba", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100,
-          "time_step_rank": "big"}, "time_step_rank", "'auto'"),
-        ({"model_type": "mamba", "num_hidden_layers": 2, "vocab_size": 100}, "hidden_size", "missing"),
+        (
+            {
+                "model_type": "vit",
+                "hidden_size": 768,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 12,
+                "intermediate_size": 3072,
+                "patch_size": 15,
+            },
+            "patch_size",
+            "not a multiple",
+        ),
+        (
+            {
+                "model_type": "t5",
+                "d_model": 512,
+                "d_kv": 64,
+                "d_ff": 2048,
+                "num_heads": 8,
+                "num_layers": 2,
+                "vocab_size": 100,
+                "feed_forward_proj": "swish",
+            },
+            "feed_forward_proj",
+            "use one of",
+        ),
+        (
+            {
+                "model_type": "mamba",
+                "hidden_size": 64,
+                "num_hidden_layers": 2,
+                "vocab_size": 100,
+                "time_step_rank": "big",
+            },
+            "time_step_rank",
+            "'auto'",
+        ),
+        (
+            {"model_type": "mamba", "num_hidden_layers": 2, "vocab_size": 100},
+            "hidden_size",
+            "missing",
+        ),
     ],
 )
 def test_bad_configuration_is_one_line(change, where, what):
     with pytest.raises(InputError) as err:
         build_layer_specs(change, phase="prefill", tokens=4)
-    assert err.value.where == f"model.{where}" and what in str(err.value) and "\n" not in str(err.value)
+    assert (
+        err.value.where == f"model.{where}"
+        and what in str(err.value)
+        and "\n" not in str(err.value)
+    )
 
 
 def test_vit_steps_are_checked():

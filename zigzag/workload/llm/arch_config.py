@@ -183,7 +183,9 @@ def arch_config(data: dict, file: str | None, name: str | None, strict: bool) ->
         values[field] = value
     for field in _WHOLE:
         value = values.get(field)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
             raise InputError(
                 file,
                 keys[field][0],
@@ -235,4 +237,6 @@ def arch_config(data: dict, file: str | None, name: str | None, strict: bool) ->
                 f"the image size {values['image_size']} is not a multiple of the patch size "
                 f"{values['patch_size']}",
             )
-    return ArchConfig(name=str(name or data.get("name") or model_type), model_type=model_type, head=head, **values)
+    return ArchConfig(
+        name=str(name or data.get("name") or model_type), model_type=model_type, head=head, **values
+    )

@@ -71,14 +71,20 @@ def _feed_forward(net: _Net, name: str, x: int) -> int:
     h = net.norm(f"{name}/layer_norm", x)
     if cfg.gated:
         gate = net.linear(f"{name}/wi_0", h, d, f, bias=False)
-        act = net.add(ops.gelu(net.next, f"{name}/act", net.rows(f), gate, form="tanh", precision=p))
+        act = net.add(
+            ops.gelu(net.next, f"{name}/act", net.rows(f), gate, form="tanh", precision=p)
+        )
         up = net.linear(f"{name}/wi_1", h, d, f, bias=False)
-        act = net.elementwise(f"{name}/Mul", "mul", net.rows(f), act, w_dims=("B", "D", "K"), w_source=up)
+        act = net.elementwise(
+            f"{name}/Mul", "mul", net.rows(f), act, w_dims=("B", "D", "K"), w_source=up
+        )
     else:
         up = net.linear(f"{name}/wi", h, d, f, bias=False)
         act = net.elementwise(f"{name}/Relu", "max", net.rows(f), up)
     down = net.linear(f"{name}/wo", act, f, d, bias=False)
-    return net.elementwise(f"{name}/Add", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=down)
+    return net.elementwise(
+        f"{name}/Add", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=down
+    )
 
 
 def _encoder(net: _Net) -> None:
@@ -132,9 +138,7 @@ def _decoder_step(net: _Net) -> None:
             )
             for w, src in (("k", k), ("v", v))
         )
-        attn = _attention(
-            net, f"{name}/layer.0/SelfAttention", q, k, v, step.past + t, cached=True
-        )
+        attn = _attention(net, f"{name}/layer.0/SelfAttention", q, k, v, step.past + t, cached=True)
         out = net.linear(f"{name}/layer.0/SelfAttention/o", attn, inner, d, bias=False)
         x = net.elementwise(
             f"{name}/layer.0/Add", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=out

@@ -76,7 +76,11 @@ def mixer(net: _Net, name: str, h: int) -> int:
     if decode:  # the convolution state: the new input appended, then one dot of conv_kernel taps
         window = net.add(
             ops.cache_append(
-                net.next, f"{name}/conv_state", {"B": b, "D": di, "K": t}, sources={"I": proj}, precision=p
+                net.next,
+                f"{name}/conv_state",
+                {"B": b, "D": di, "K": t},
+                sources={"I": proj},
+                precision=p,
             )
         )
         taps = net.elementwise(
@@ -100,7 +104,12 @@ def mixer(net: _Net, name: str, h: int) -> int:
         )
         if cfg.conv_bias:
             conv = net.elementwise(
-                f"{name}/conv/Add", "add", {"B": b, "D": di, "K": t}, conv, w_dims=("D",), w_role="weight"
+                f"{name}/conv/Add",
+                "add",
+                {"B": b, "D": di, "K": t},
+                conv,
+                w_dims=("D",),
+                w_role="weight",
             )
     else:
         conv = net.add(
@@ -121,9 +130,7 @@ def mixer(net: _Net, name: str, h: int) -> int:
     grid = {"B": b, "H": di, "D": t, "K": n}  # per channel, token and state element
     da = net.elementwise(f"{name}/dA/Mul", "mul", grid, dt, w_dims=("H", "K"), w_role="weight")
     da = net.elementwise(f"{name}/dA/Exp", "exp", grid, da)
-    db = net.elementwise(
-        f"{name}/dB/Mul", "mul", grid, dt, w_dims=("B", "D", "K"), w_source=bcdt
-    )
+    db = net.elementwise(f"{name}/dB/Mul", "mul", grid, dt, w_dims=("B", "D", "K"), w_source=bcdt)
     dbx = net.elementwise(f"{name}/dBx/Mul", "mul", grid, db, w_dims=("B", "H", "D"), w_source=x)
     decay = net.elementwise(
         f"{name}/scan/Mul", "mul", grid, da, w_dims=("B", "H", "K"), w_role=state_role
@@ -168,8 +175,8 @@ def mamba_parameters(cfg: ArchConfig) -> int:
     d, di, n, r, k = cfg.hidden, cfg.inner, cfg.state, cfg.dt_rank, cfg.conv_kernel
     block = (
         d  # norm
-        + d * 2 * di * 1
-        + (2 * di * 1 if cfg.proj_bias else 0)
+        + d * 2 * di
+        + (2 * di if cfg.proj_bias else 0)
         + di * k
         + (di if cfg.conv_bias else 0)
         + di * (r + 2 * n)

@@ -71,7 +71,12 @@ def build_vit(cfg: ArchConfig, step: Step) -> list[dict]:
     if cfg.head == "classifier":
         first = net.add(
             ops.gather(
-                net.next, "Gather", {"D": b, "K": d}, table_role="activation", sources={"I": x}, precision=p
+                net.next,
+                "Gather",
+                {"D": b, "K": d},
+                table_role="activation",
+                sources={"I": x},
+                precision=p,
             )
         )
         net.add(
@@ -112,7 +117,11 @@ def unmasked_attention(net: _Net, name: str, q: int, k: int, v: int, keys: int) 
     )
     probs = net.add(
         ops.softmax(
-            net.next, f"{name}/Softmax", {"B": b, "H": heads, "D": t, "K": keys}, scores, precision=p
+            net.next,
+            f"{name}/Softmax",
+            {"B": b, "H": heads, "D": t, "K": keys},
+            scores,
+            precision=p,
         )
     )
     return net.add(
