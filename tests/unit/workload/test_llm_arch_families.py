@@ -70,6 +70,8 @@ def close(tool: float, hand: float) -> bool:
         # 1536 x 80, dt_proj 48 x 1536 + bias, A 1536 x 16, D 1536, out_proj 1536 x 768) + final norm
         ("mamba-130m", 129_135_360),
         ("mamba-2.8b", 2_768_345_600),
+        # AI21's 52B: 28 Mamba and 4 attention layers, 16 of 16-expert MoE and 16 dense MLPs, untied head
+        ("jamba-v0.1", 51_570_323_328),
         # the published counts of transformers' models
         ("t5-small", 60_506_624),
         ("t5-base", 222_903_552),
@@ -98,6 +100,36 @@ def test_mamba_decode_hand_count():
     assert role_bytes(specs, "kv_cache", written=True) == layers * di * (n + 1)
     longer, _ = llm_layer_specs("mamba-130m", phase="decode", context=100_000)
     assert role_bytes(longer, "kv_cache") == role_bytes(specs, "kv_cache")
+
+
+def test_jamba_decode_hand_count():
+    """Jamba-v0.1, one token after 1,000: layers 4, 12, 20, 28 attend (8 KV heads of 128, no positions),
+    the other 28 are Mamba mixers (inner 8192, state 16, dt rank 256); the odd layers' feed-forward is
+    16 experts (top 2) of 14336, the even layers' a dense SwiGLU of 14336."""
+    d, f, e, v, ctx = 4096, 14336, 16, 65536, 1000
+    kv, hd, di, n, r, k = 8, 128, 8192, 16, 256, 4
+    specs, _ = llm_layer_specs("jamba-v0.1", phase="decode", context=ctx)
+    attention = 2 * d * d + 2 * d * kv * hd + 2 * 32 * hd * (ctx + 1)
+    mamba = d * 2 * di + di * (r + 2 * n) + r * di + di * n + di * d
+    macs = 4 * attention + 28 * mamba + 16 * (d * e + 2 * 3 * d * f) + 16 * 3 * d * f + d * v
+    assert sum(kinds(specs).values()) == macs
+    # the KV cache of 4 layers (K read twice: sdpa scales it before Q.K^T, as the exports do) and the state of 28
+    assert role_bytes(specs, "kv_cache") == 4 * 3 * kv * hd * (ctx + 1) + 28 * di * (n + k)
+    # weights: all but the 14 experts per MoE layer no token is routed to, the embedding table but one row
+    cfg = load_catalogue()["jamba-v0.1"]
+    idle = 16 * 14 * 3 * d * f
+    assert close(role_bytes(specs, "weight"), parameters(cfg) - idle - v * d + d)
+
+
+def test_jamba_layer_kinds_follow_the_periods():
+    specs, _ = llm_layer_specs("jamba-v0.1", phase="prefill", tokens=8, layers=8)
+    names = {
+        s["name"].split("/")[0] + "/" + s["name"].split("/")[1] for s in specs if "/" in s["name"]
+    }
+    assert {b for b in names if b.endswith("self_attn")} == {"layers.4/self_attn"}
+    assert len({b for b in names if b.endswith("mamba")}) == 7
+    routed = {s["name"].split("/")[0] for s in specs if "/experts." in s["name"]}
+    assert routed == {"layers.1", "layers.3", "layers.5", "layers.7"}
 
 
 def test_t5_decode_hand_count():

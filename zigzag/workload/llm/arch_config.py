@@ -1,5 +1,6 @@
-"""Configurations of the families beyond attention decoders: Mamba (selective state space), T5
-(encoder-decoder) and ViT (vision encoder), from the keys of their Hugging Face ``config.json``.
+"""Configurations of the families beyond attention decoders: Mamba (selective state space), Jamba
+(attention and Mamba layers interleaved, a mixture of experts every other layer), T5 (encoder-decoder) and ViT
+(vision encoder), from the keys of their Hugging Face ``config.json``.
 
 ``config_from_hf`` (``config.py``) hands a mapping whose ``model_type`` is one of ``ARCH_TYPES`` to
 ``arch_config``; the layers are built by ``ssm``, ``encoder_decoder`` and ``vision``.
@@ -12,7 +13,7 @@ from typing import Any
 
 from zigzag.errors import InputError
 
-ARCH_TYPES = ("mamba", "t5", "vit")
+ARCH_TYPES = ("mamba", "jamba", "t5", "vit")
 _REQUIRED = object()
 
 
@@ -22,7 +23,9 @@ class ArchConfig:
 
     Mamba: ``inner`` (expand x hidden), ``state`` (N), ``conv_kernel``, ``dt_rank``; T5: ``heads`` of
     ``head_dim``, ``intermediate`` (d_ff), ``decoder_layers``, ``gated`` (v1.1's gated-GELU), ``buckets``;
-    ViT: ``image_size``, ``patch_size``, ``channels``, ``labels`` (classifier outputs, 0: none)."""
+    ViT: ``image_size``, ``patch_size``, ``channels``, ``labels`` (classifier outputs, 0: none); Jamba: Mamba's
+    fields, attention ``heads`` / ``kv_heads``, ``experts`` (top ``experts_per_token``) of ``intermediate``, and
+    which layers attend (``attn_period`` / ``attn_offset``) and route (``expert_period`` / ``expert_offset``)."""
 
     name: str
     model_type: str
@@ -33,6 +36,7 @@ class ArchConfig:
     tie_embeddings: bool = False
     head: str = "lm"
     heads: int = 0
+    kv_heads: int = 0
     head_dim: int = 0
     intermediate: int = 0
     activation: str = ""
@@ -51,10 +55,17 @@ class ArchConfig:
     patch_size: int = 0
     channels: int = 0
     labels: int = 0
+    experts: int = 0
+    experts_per_token: int = 0
+    attn_period: int = 0
+    attn_offset: int = 0
+    expert_period: int = 0
+    expert_offset: int = 0
 
     # what the shared attention builder and the step checks read
     sliding_window = 0
     max_positions = 1 << 62
+    mlp_bias = False
 
     @property
     def family(self) -> str:
@@ -63,10 +74,6 @@ class ArchConfig:
     @property
     def causal(self) -> bool:
         return self.model_type != "vit"
-
-    @property
-    def kv_heads(self) -> int:
-        return self.heads
 
     @property
     def norm(self) -> str:
@@ -98,6 +105,29 @@ _KEYS: dict[str, dict[str, tuple[str, Any]]] = {
         "activation": ("hidden_act", "silu"),
         "tie_embeddings": ("tie_word_embeddings", True),
     },
+    "jamba": {
+        "hidden": ("hidden_size", _REQUIRED),
+        "layers": ("num_hidden_layers", _REQUIRED),
+        "vocab": ("vocab_size", _REQUIRED),
+        "heads": ("num_attention_heads", _REQUIRED),
+        "kv_heads": ("num_key_value_heads", None),
+        "intermediate": ("intermediate_size", _REQUIRED),
+        "experts": ("num_experts", 16),
+        "experts_per_token": ("num_experts_per_tok", 2),
+        "attn_period": ("attn_layer_period", 8),
+        "attn_offset": ("attn_layer_offset", 4),
+        "expert_period": ("expert_layer_period", 2),
+        "expert_offset": ("expert_layer_offset", 1),
+        "state": ("mamba_d_state", 16),
+        "conv_kernel": ("mamba_d_conv", 4),
+        "expand": ("mamba_expand", 2),
+        "dt_rank": ("mamba_dt_rank", "auto"),
+        "proj_bias": ("mamba_proj_bias", False),
+        "conv_bias": ("mamba_conv_bias", True),
+        "norm_eps": ("rms_norm_eps", 1e-6),
+        "activation": ("hidden_act", "silu"),
+        "tie_embeddings": ("tie_word_embeddings", False),
+    },
     "t5": {
         "hidden": ("d_model", _REQUIRED),
         "layers": ("num_layers", _REQUIRED),
@@ -128,6 +158,7 @@ _KEYS: dict[str, dict[str, tuple[str, Any]]] = {
 }
 _ACTIVATIONS = {
     "mamba": ("silu",),
+    "jamba": ("silu",),
     "t5": ("relu", "gated-gelu", "gelu_new"),
     "vit": ("gelu",),
 }
@@ -140,7 +171,12 @@ _WHOLE = (
     "inner",
     "conv_kernel",
     "heads",
+    "kv_heads",
     "head_dim",
+    "experts",
+    "experts_per_token",
+    "attn_period",
+    "expert_period",
     "intermediate",
     "decoder_layers",
     "buckets",
@@ -205,24 +241,30 @@ def arch_config(data: dict, file: str | None, name: str | None, strict: bool) ->
     values["activation"] = activation
     values["norm_eps"] = float(values["norm_eps"])
     head = data.get("head", "lm")
-    if model_type == "mamba":
+    if model_type in ("mamba", "jamba"):
         expand = values.pop("expand")
-        values["inner"] = values["inner"] or expand * values["hidden"]
+        values["inner"] = values.get("inner") or expand * values["hidden"]
         rank = values["dt_rank"]
         values["dt_rank"] = -(-values["hidden"] // 16) if rank == "auto" else rank
         if isinstance(values["dt_rank"], bool) or not isinstance(values["dt_rank"], int):
             raise InputError(
-                file, "time_step_rank", f"must be a whole number or 'auto', got {rank!r}"
+                file, keys["dt_rank"][0], f"must be a whole number or 'auto', got {rank!r}"
             )
+    if model_type == "jamba":
+        values["kv_heads"] = values["kv_heads"] or values["heads"]
+        values["head_dim"] = values["hidden"] // values["heads"]
+        _check_jamba(values, file)
     elif model_type == "t5":
+        values["kv_heads"] = values["heads"]
         values["decoder_layers"] = values["decoder_layers"] or values["layers"]
         values["gated"] = activation.startswith("gated")
-    else:
+    elif model_type == "vit":
         labels = values["labels"]
         if labels is None:
             labels = len(data.get("id2label") or {}) or 2
         values["labels"] = labels
         values["head_dim"] = values["hidden"] // values["heads"]
+        values["kv_heads"] = values["heads"]
         head = data.get("head", "classifier" if labels else "none")
         if values["hidden"] % values["heads"]:
             raise InputError(
@@ -240,3 +282,30 @@ def arch_config(data: dict, file: str | None, name: str | None, strict: bool) ->
     return ArchConfig(
         name=str(name or data.get("name") or model_type), model_type=model_type, head=head, **values
     )
+
+
+def _check_jamba(values: dict, file: str | None) -> None:
+    if values["heads"] % values["kv_heads"]:
+        raise InputError(
+            file,
+            "num_key_value_heads",
+            f"{values['heads']} attention heads are not a multiple of {values['kv_heads']} key/value "
+            f"heads; give a divisor of {values['heads']}",
+        )
+    if not 1 <= values["experts_per_token"] <= values["experts"]:
+        raise InputError(
+            file,
+            "num_experts_per_tok",
+            f"{values['experts_per_token']} experts per token must be from 1 to the "
+            f"{values['experts']} experts",
+        )
+    for key, period, offset in (
+        ("attn_layer_offset", "attn_period", "attn_offset"),
+        ("expert_layer_offset", "expert_period", "expert_offset"),
+    ):
+        if not isinstance(values[offset], int) or not 0 <= values[offset] < values[period]:
+            raise InputError(
+                file,
+                key,
+                f"must be a whole number from 0 to {values[period] - 1}, got {values[offset]!r}",
+            )

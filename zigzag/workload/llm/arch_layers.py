@@ -7,11 +7,16 @@ from zigzag.errors import InputError
 from zigzag.workload.llm.arch_config import ArchConfig
 from zigzag.workload.llm.encoder_decoder import build_t5, t5_parameters
 from zigzag.workload.llm.families import Step
-from zigzag.workload.llm.ssm import build_mamba, mamba_parameters
+from zigzag.workload.llm.ssm import build_jamba, build_mamba, jamba_parameters, mamba_parameters
 from zigzag.workload.llm.vision import build_vit, vit_parameters
 
-BUILDERS = {"mamba": build_mamba, "t5": build_t5, "vit": build_vit}
-PARAMETERS = {"mamba": mamba_parameters, "t5": t5_parameters, "vit": vit_parameters}
+BUILDERS = {"mamba": build_mamba, "jamba": build_jamba, "t5": build_t5, "vit": build_vit}
+PARAMETERS = {
+    "mamba": mamba_parameters,
+    "jamba": jamba_parameters,
+    "t5": t5_parameters,
+    "vit": vit_parameters,
+}
 
 
 def build_arch_layers(cfg: ArchConfig, step: Step) -> list[dict]:

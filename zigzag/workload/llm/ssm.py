@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from zigzag.workload import operators as ops
 from zigzag.workload.llm.arch_config import ArchConfig
-from zigzag.workload.llm.families import Step, _lm_head, _Net
+from zigzag.workload.llm.families import Step, _experts, _lm_head, _Net, _swiglu
 
 CONV_EQUATION = "O[b][g][k][oy][ox]+=W[g][k][c][fy][fx]*I[b][g][c][iy][ix]"
 
@@ -64,6 +64,53 @@ def build_mamba(cfg: ArchConfig, step: Step) -> list[dict]:
         )
     _lm_head(net, net.norm("norm_f", x))
     return net.layers
+
+
+def build_jamba(cfg: ArchConfig, step: Step) -> list[dict]:
+    """The layer dicts of one step of a Jamba model: layer i attends when i % attn_period == attn_offset (grouped-
+    query attention without positions) and is a Mamba mixer otherwise; its feed-forward is a mixture of experts
+    when i % expert_period == expert_offset and a SwiGLU MLP otherwise."""
+    net = _Net(cfg, step)
+    d, kv_width = cfg.hidden, cfg.kv_heads * cfg.head_dim
+    x = net.embedding("embed_tokens", d)
+    for index in range(cfg.layers):
+        name = f"layers.{index}"
+        h = net.norm(f"{name}/input_layernorm", x)
+        if index % cfg.attn_period == cfg.attn_offset:
+            q = net.linear(f"{name}/self_attn/q_proj", h, d, cfg.heads * cfg.head_dim, bias=False)
+            k = net.linear(f"{name}/self_attn/k_proj", h, d, kv_width, bias=False)
+            v = net.linear(f"{name}/self_attn/v_proj", h, d, kv_width, bias=False)
+            out = net.attention(f"{name}/self_attn", q, k, v)
+            out = net.linear(
+                f"{name}/self_attn/o_proj", out, cfg.heads * cfg.head_dim, d, bias=False
+            )
+        else:
+            out = mixer(net, f"{name}/mamba", h)
+        x = net.elementwise(
+            f"{name}/Add", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=out
+        )
+        h = net.norm(f"{name}/pre_ff_layernorm", x)
+        routed = index % cfg.expert_period == cfg.expert_offset
+        ff = (_experts if routed else _swiglu)(net, f"{name}/feed_forward", h)
+        x = net.elementwise(
+            f"{name}/Add_1", "add", net.rows(d), x, w_dims=("B", "D", "K"), w_source=ff
+        )
+    _lm_head(net, net.norm("final_layernorm", x))
+    return net.layers
+
+
+def jamba_parameters(cfg: ArchConfig) -> int:
+    """Parameters of a Jamba model: Mamba or attention mixers, dense or expert feed-forwards."""
+    d, f = cfg.hidden, cfg.intermediate
+    attention = 2 * d * cfg.heads * cfg.head_dim + 2 * d * cfg.kv_heads * cfg.head_dim
+    mamba = _mixer_parameters(cfg) + cfg.dt_rank + 2 * cfg.state  # and its dt, B, C norms
+    total = cfg.vocab * d * (1 if cfg.tie_embeddings else 2) + d
+    for index in range(cfg.layers):
+        attends = index % cfg.attn_period == cfg.attn_offset
+        routed = index % cfg.expert_period == cfg.expert_offset
+        total += 2 * d + (attention if attends else mamba)
+        total += cfg.experts * (3 * d * f) + d * cfg.experts if routed else 3 * d * f
+    return total
 
 
 def mixer(net: _Net, name: str, h: int) -> int:
@@ -126,6 +173,13 @@ def mixer(net: _Net, name: str, h: int) -> int:
         )
     x = net.add(ops.silu(net.next, f"{name}/act", {"B": b, "D": di, "K": t}, conv, precision=p))
     bcdt = net.linear(f"{name}/x_proj", x, di, cfg.dt_rank + 2 * n, bias=False)
+    if cfg.family == "jamba":  # RMSNorms of dt, B and C
+        for part, width in (("dt", cfg.dt_rank), ("b", n), ("c", n)):
+            bcdt = net.add(
+                ops.rmsnorm(
+                    net.next, f"{name}/{part}_layernorm", net.rows(width), bcdt, precision=p
+                )
+            )
     dt = net.linear(f"{name}/dt_proj", bcdt, cfg.dt_rank, di, bias=True)
     grid = {"B": b, "H": di, "D": t, "K": n}  # per channel, token and state element
     da = net.elementwise(f"{name}/dA/Mul", "mul", grid, dt, w_dims=("H", "K"), w_role="weight")
@@ -170,12 +224,10 @@ def mixer(net: _Net, name: str, h: int) -> int:
     return net.linear(f"{name}/out_proj", y, di, cfg.hidden, bias=cfg.proj_bias)
 
 
-def mamba_parameters(cfg: ArchConfig) -> int:
-    """Parameters of a Mamba model (embedding shared with the head when tied)."""
+def _mixer_parameters(cfg: ArchConfig) -> int:
     d, di, n, r, k = cfg.hidden, cfg.inner, cfg.state, cfg.dt_rank, cfg.conv_kernel
-    block = (
-        d  # norm
-        + d * 2 * di
+    return (
+        d * 2 * di
         + (2 * di if cfg.proj_bias else 0)
         + di * k
         + (di if cfg.conv_bias else 0)
@@ -187,5 +239,10 @@ def mamba_parameters(cfg: ArchConfig) -> int:
         + di * d
         + (d if cfg.proj_bias else 0)
     )
+
+
+def mamba_parameters(cfg: ArchConfig) -> int:
+    """Parameters of a Mamba model (embedding shared with the head when tied)."""
+    d = cfg.hidden
     head = 0 if cfg.tie_embeddings else cfg.vocab * d
-    return cfg.vocab * d + cfg.layers * block + d + head
+    return cfg.vocab * d + cfg.layers * (d + _mixer_parameters(cfg)) + d + head
