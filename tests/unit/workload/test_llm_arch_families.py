@@ -268,5 +268,5 @@ def test_vit_steps_are_checked():
 
 
 def test_unknown_model_type_lists_the_new_families():
-    with pytest.raises(InputError, match="mamba, t5, vit"):
+    with pytest.raises(InputError, match="mamba, jamba, t5, vit"):
         build_layer_specs({"model_type": "rwkv"}, phase="prefill", tokens=4)
