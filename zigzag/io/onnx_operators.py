@@ -264,11 +264,29 @@ def _gather(model, plan: AttentionPlan, state: _State, node) -> str | None:
     table = node.proto.input[0]
     dims = plan.dims(node.proto.output[0], model.shape(node.proto.output[0], node))
     role = "weight" if plan.is_weight(table) else "activation"
+    if role == "weight" and len(plan.shape(table)) >= 3:
+        dims = _distinct_experts(plan, state, table, dims)
     spec = ops.gather(
         state.next_id, node.name, dims, table_role=role, sources=_src(state, {"I": table})
     )
     state.add([spec], node.proto.output)
     return None
+
+
+def _distinct_experts(plan: AttentionPlan, state: _State, table: str, dims: dict) -> dict:
+    """An export that gathers each (token, expert) pair's weights from a table of E experts (transformers'
+    batched experts) reads each distinct expert once: of P = T x k pairs (k from the block's router, its last
+    TopK), E (1 - (1 - k / E)^T) experts under uniform routing, rounded; the gather's first dim becomes that."""
+    experts = plan.shape(table)[0]
+    first = next(iter(dims))
+    pairs = dims[first]
+    router = next((s for s in reversed(state.layers) if s["operator_type"] == "TopK"), None)
+    if not experts or router is None:
+        return dims
+    k = dict(zip(router["loop_dims"], router["loop_sizes"]))["K"]
+    tokens = max(1, pairs // k)
+    distinct = experts * (1 - (1 - min(k, experts) / experts) ** tokens)
+    return dims | {first: max(1, min(pairs, round(distinct)))}
 
 
 def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:

@@ -186,6 +186,16 @@ def test_mamba_export_equals_the_generated_layers(caplog):
     assert "no operator model (Softplus)" in caplog.text  # named, not dropped silently
 
 
+def test_jamba_export_equals_the_generated_layers():
+    """A small Jamba (width 512, layer 1 attends and routes over 4 experts, layer 0 a Mamba mixer and a dense MLP):
+    its batched experts' products equal the generated experts' MACs."""
+    imported = read_onnx(DATA / "jamba_small_prefill.onnx", operators="all")
+    generated, _ = llm_layer_specs(DATA / "jamba_small.config.json", phase="prefill", tokens=16)
+    exp, gen = kinds(imported), kinds(generated)
+    assert exp["MatMul"] == gen["MatMul"] == 121_356_288
+    assert exp["Conv"] * 16 == gen["Conv"] * (16 + 4 - 1)
+
+
 def test_t5_exports_equal_the_generated_layers():
     encoder = read_onnx(DATA / "t5_small_encoder.onnx", operators="all")
     prefill, _ = llm_layer_specs(DATA / "t5_small.config.json", phase="prefill", tokens=32)
