@@ -282,6 +282,19 @@ def test_unknown_model_type_lists_the_new_families():
         build_layer_specs({"model_type": "rwkv"}, phase="prefill", tokens=4)
 
 
+def test_gathered_experts_are_read_once_each():
+    """Qwen3-MoE-style prefill (128 experts of 768, top 8, 16 tokens, 2 blocks): the export gathers the
+    weights of each of the 128 (token, expert) pairs; 128 (1 - (1 - 8/128)^16) = 82.4 distinct experts are read
+    (rounded to 82), once each."""
+    specs = read_onnx(DATA / "qwen3_moe_prefill.onnx", operators="all")
+    gathers = [s for s in specs if s["name"].endswith("experts/Gather")]
+    assert [dict(zip(s["loop_dims"], s["loop_sizes"]))["B"] for s in gathers] == [82, 82]
+    d, f, e, v = 2048, 768, 128, 151936
+    attention = 2 * d * 32 * 128 + 2 * d * 4 * 128 + 4 * 128 * 2  # q, o; k, v; q and k norms
+    hand = 2 * (82 * 3 * d * f + attention + d * e + 2 * d) + 16 * d + d + v * d
+    assert close(role_bytes(specs, "weight"), hand)  # 1,071 MiB; 1,485 MiB when every pair was read
+
+
 # ----- exports of dense and MoE decoders another branch generates ---------------------------------------
 def _generated_or_skip(config, **step):
     """The generated layers, or a skip naming the missing family (added by the dense/MoE families' work)."""
