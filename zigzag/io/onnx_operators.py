@@ -19,6 +19,7 @@ through the left-out nodes.
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -110,6 +111,7 @@ def convert(model, file: str | None, causal_blocks: int, causal: bool | None) ->
             state.left_out[reason] += 1
             _pass_through(plan, state, node)
     _report(file or "<onnx model>", state.left_out)
+    _note_cache_projections(file or "<onnx model>", state.layers)
     return state.layers
 
 
@@ -413,6 +415,44 @@ def _report(file: str, left_out: Counter) -> None:
             "s" * (count > 1),
             reason,
             _WHY.get(reason, ""),
+        )
+
+
+def _note_cache_projections(file: str, layers: list[dict]) -> None:
+    """One line when an export multiplies the whole cache by a weight every step (transformers' multi-head
+    latent attention up-projects its cached latent to keys and values at each decode step): costed as
+    exported, with what a kernel that folds the projection into the query and the output (the absorbed form)
+    would spend on it, the weight applied to the new tokens only."""
+    exported = deployed = count = 0
+    for layer in layers:
+        roles = layer.get("operand_roles") or {}
+        if layer.get("vector_op") is not None or roles.get("W") != "weight":
+            continue
+        source = (
+            layers[layer["operand_source"]["I"]]
+            if layer["operand_source"]["I"] != layer["id"]
+            else None
+        )
+        if source is None or source.get("vector_op") != "copy":
+            continue
+        if (source.get("operand_roles") or {}).get("O") != "kv_cache":
+            continue
+        sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
+        new = dict(zip(source["loop_dims"], source["loop_sizes"])).get("D", 1)
+        macs = math.prod(layer["loop_sizes"])
+        exported += macs
+        deployed += macs // sizes["D"] * min(new, sizes["D"])
+        count += 1
+    if count:
+        logger.warning(
+            "%s: %d layer%s project the whole KV cache through a weight every step (multi-head latent "
+            "attention's up-projection), costed as exported: %s MACs; a kernel folding it into the query and "
+            "the output (the absorbed form) applies it to the new tokens only: %s MACs",
+            file,
+            count,
+            "s" * (count > 1),
+            f"{exported:,}",
+            f"{deployed:,}",
         )
 
 
