@@ -235,6 +235,8 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         spec = ops.cache_append(state.next_id, node.name, dims, sources=_src(state, {"I": new}))
         state.add([spec], proto.output)
         return None
+    if op == "ScatterND":
+        return _scatter(model, plan, state, node)
     if op in DATA_MOVEMENT:
         return "data movement"
     if op == "Gather":
@@ -260,6 +262,20 @@ def _pass_through(plan: AttentionPlan, state: _State, node) -> None:
     if found:
         for tensor in node.proto.output:
             state.producer[tensor] = max(found)
+
+
+def _scatter(model, plan: AttentionPlan, state: _State, node) -> str | None:
+    """ScatterND writes its updates into a tensor: into a cache given as a graph input (a static cache's
+    update), a KV-cache append of the updates; otherwise a copy of the updates."""
+    data, updates = node.proto.input[0], node.proto.input[2]
+    dims = ops.vector_dims(model.shape(updates, node))
+    sources = _src(state, {"I": updates})
+    if data in plan.past:
+        spec = ops.cache_append(state.next_id, node.name, dims, sources=sources)
+    else:
+        spec = ops.elementwise(state.next_id, node.name, "copy", dims, sources=sources)
+    state.add([spec], node.proto.output)
+    return None
 
 
 def _gather(model, plan: AttentionPlan, state: _State, node) -> str | None:

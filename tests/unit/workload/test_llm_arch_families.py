@@ -318,3 +318,21 @@ def test_decoder_exports_equal_the_generated_layers(export, config, step):
     imported = read_onnx(DATA / export, operators="all")
     generated = _generated_or_skip(DATA / config, **step)
     assert kinds(generated) == kinds(imported)
+
+
+def test_scatter_into_a_cache_is_the_append():
+    """A static cache's update (ScatterND of the new token's K into the past K given as input) is the
+    KV-cache append; a ScatterND elsewhere copies its updates (DeepSeek's export assembles K that way)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    past = helper.make_tensor_value_info("past_k0", TensorProto.FLOAT, [1, 2, 4, 8])
+    new = helper.make_tensor_value_info("new_k", TensorProto.FLOAT, [1, 2, 1, 8])
+    out = helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, 2, 4, 8])
+    index = numpy_helper.from_array(np.array([[[[0, 0, 3], [0, 1, 3]]]], dtype=np.int64), "index")
+    node = helper.make_node("ScatterND", ["past_k0", "index", "new_k"], ["k"], name="update")
+    graph = helper.make_graph([node], "g", [past, new], [out], [index])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    (layer,) = [s for s in read_onnx(model, operators="all") if s["kind"] == "layer"]
+    assert layer["vector_op"] == "copy" and layer["operand_roles"]["O"] == "kv_cache"
+    assert dict(zip(layer["loop_dims"], layer["loop_sizes"])) == {"B": 1, "H": 2, "D": 1, "K": 8}
