@@ -1,8 +1,7 @@
 """Exports of Phi-3, Qwen3-MoE, DeepSeek-V3-style MLA and Jamba (random weights, 2 blocks), shapes only, TorchScript
 exporter opset 14. Usage: python make2.py OUTDIR [names...]"""
 
-import os
-import sys
+import os, sys
 import torch
 import transformers as tf
 from transformers.cache_utils import DynamicCache
@@ -98,7 +97,7 @@ if not WANT or "qwen3moe" in WANT:  # Qwen3-30B-A3B widths: 128 experts of 768, 
     both("qwen3_moe", cfg, tf.Qwen3MoeForCausalLM(cfg), 16, 15, 4, 128)
 
 if (
-    not WANT or "mla" in WANT
+    "mla" in WANT
 ):  # DeepSeek-V3's attention widths (latent 512, rope 64, heads 128), dense blocks, small vocab
     cfg = tf.DeepseekV3Config(
         hidden_size=7168,
@@ -114,17 +113,8 @@ if (
         num_hidden_layers=2,
         vocab_size=1000,
     )
-    both(
-        "deepseek_mla",
-        cfg,
-        tf.DeepseekV3ForCausalLM(cfg),
-        16,
-        15,
-        128,
-        192,
-        128,
-        phases=("decode",),
-    )
+    # transformers caches the latent: [B, 1, P, kv_lora_rank] and the rotary key [B, 1, P, qk_rope_head_dim]
+    both("deepseek_mla", cfg, tf.DeepseekV3ForCausalLM(cfg), 16, 15, 1, 512, 64, phases=("decode",))
 
 if (
     "jamba" in WANT
@@ -150,3 +140,32 @@ if (
         experts_implementation="batched_mm",
     )
     both("jamba_small", cfg, tf.JambaForCausalLM(cfg), 16, 15, 2, 64, phases=("prefill",))
+
+if (
+    "mla_small" in WANT
+):  # DeepSeek-V3's latent sizes (512 + 64, q rank 1536) with 8 heads of width 1024, a small cache
+    cfg = tf.DeepseekV3Config(
+        hidden_size=1024,
+        num_attention_heads=8,
+        num_key_value_heads=8,
+        q_lora_rank=1536,
+        kv_lora_rank=512,
+        qk_rope_head_dim=64,
+        qk_nope_head_dim=128,
+        v_head_dim=128,
+        intermediate_size=2048,
+        first_k_dense_replace=2,
+        num_hidden_layers=2,
+        vocab_size=1000,
+    )
+    both(
+        "deepseek_mla_small",
+        cfg,
+        tf.DeepseekV3ForCausalLM(cfg),
+        8,
+        7,
+        1,
+        512,
+        64,
+        phases=("decode",),
+    )

@@ -336,3 +336,15 @@ def test_scatter_into_a_cache_is_the_append():
     (layer,) = [s for s in read_onnx(model, operators="all") if s["kind"] == "layer"]
     assert layer["vector_op"] == "copy" and layer["operand_roles"]["O"] == "kv_cache"
     assert dict(zip(layer["loop_dims"], layer["loop_sizes"])) == {"B": 1, "H": 2, "D": 1, "K": 8}
+
+
+def test_an_export_that_up_projects_the_whole_cache_says_so(caplog):
+    """DeepSeek-V3-style attention as transformers exports it: each decode step multiplies the whole cached
+    latent (7 + 1 positions x 512) by kv_b_proj (512 x 8 heads x 256); costed as exported, and one line gives
+    the absorbed form's figure (the weight applied to the one new token)."""
+    specs = read_onnx(DATA / "deepseek_mla_small_decode.onnx", operators="all")
+    up = [s for s in specs if s["name"].endswith("kv_b_proj/MatMul")]
+    assert [math.prod(s["loop_sizes"]) for s in up] == [8 * 512 * 2048] * 2
+    lines = [r.getMessage() for r in caplog.records if "whole KV cache" in r.getMessage()]
+    assert len(lines) == 1
+    assert f"{2 * 8 * 512 * 2048:,} MACs" in lines[0] and f"{2 * 512 * 2048:,} MACs" in lines[0]
