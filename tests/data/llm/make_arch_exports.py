@@ -1,5 +1,5 @@
 """Exports of Mamba, T5, ViT (random weights, 2 blocks, real widths), shapes only, TorchScript exporter opset 14.
-Usage: python make.py OUTDIR [names...]"""
+Usage: python make_arch_exports.py OUTDIR [names...]"""
 
 import os
 import sys

@@ -1,7 +1,8 @@
 """Exports of Phi-3, Qwen3-MoE, DeepSeek-V3-style MLA and Jamba (random weights, 2 blocks), shapes only, TorchScript
-exporter opset 14. Usage: python make2.py OUTDIR [names...]"""
+exporter opset 14. Usage: python make_moe_exports.py OUTDIR [names...]"""
 
-import os, sys
+import os
+import sys
 import torch
 import transformers as tf
 from transformers.cache_utils import DynamicCache
