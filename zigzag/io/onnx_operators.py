@@ -19,7 +19,6 @@ through the left-out nodes.
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ import numpy as np
 from onnx import TensorProto
 
 from zigzag.io.onnx_attention import AttentionPlan, causal_split, plan_attention
+from zigzag.io.onnx_kernels import distinct_experts, note_cache_projections
 from zigzag.io.onnx_layers import _conv, _matmul_shapes, _Node, _pooling
 from zigzag.io.onnx_reading import precision_bits
 from zigzag.workload import operators as ops
@@ -111,7 +111,7 @@ def convert(model, file: str | None, causal_blocks: int, causal: bool | None) ->
             state.left_out[reason] += 1
             _pass_through(plan, state, node)
     _report(file or "<onnx model>", state.left_out)
-    _note_cache_projections(file or "<onnx model>", state.layers)
+    note_cache_projections(file or "<onnx model>", state.layers)
     return state.layers
 
 
@@ -283,28 +283,12 @@ def _gather(model, plan: AttentionPlan, state: _State, node) -> str | None:
     dims = plan.dims(node.proto.output[0], model.shape(node.proto.output[0], node))
     role = "weight" if plan.is_weight(table) else "activation"
     if role == "weight" and len(plan.shape(table)) >= 3:
-        dims = _distinct_experts(plan, state, table, dims)
+        dims = distinct_experts(plan.shape(table)[0], state.layers, dims)
     spec = ops.gather(
         state.next_id, node.name, dims, table_role=role, sources=_src(state, {"I": table})
     )
     state.add([spec], node.proto.output)
     return None
-
-
-def _distinct_experts(plan: AttentionPlan, state: _State, table: str, dims: dict) -> dict:
-    """An export that gathers each (token, expert) pair's weights from a table of E experts (transformers'
-    batched experts) reads each distinct expert once: of P = T x k pairs (k from the block's router, its last
-    TopK), E (1 - (1 - k / E)^T) experts under uniform routing, rounded; the gather's first dim becomes that."""
-    experts = plan.shape(table)[0]
-    first = next(iter(dims))
-    pairs = dims[first]
-    router = next((s for s in reversed(state.layers) if s["operator_type"] == "TopK"), None)
-    if not experts or router is None:
-        return dims
-    k = dict(zip(router["loop_dims"], router["loop_sizes"]))["K"]
-    tokens = max(1, pairs // k)
-    distinct = experts * (1 - (1 - min(k, experts) / experts) ** tokens)
-    return dims | {first: max(1, min(pairs, round(distinct)))}
 
 
 def _vector(model, plan: AttentionPlan, state: _State, node) -> str | None:
@@ -431,44 +415,6 @@ def _report(file: str, left_out: Counter) -> None:
             "s" * (count > 1),
             reason,
             _WHY.get(reason, ""),
-        )
-
-
-def _note_cache_projections(file: str, layers: list[dict]) -> None:
-    """One line when an export multiplies the whole cache by a weight every step (transformers' multi-head
-    latent attention up-projects its cached latent to keys and values at each decode step): costed as
-    exported, with what a kernel that folds the projection into the query and the output (the absorbed form)
-    would spend on it, the weight applied to the new tokens only."""
-    exported = deployed = count = 0
-    for layer in layers:
-        roles = layer.get("operand_roles") or {}
-        if layer.get("vector_op") is not None or roles.get("W") != "weight":
-            continue
-        source = (
-            layers[layer["operand_source"]["I"]]
-            if layer["operand_source"]["I"] != layer["id"]
-            else None
-        )
-        if source is None or source.get("vector_op") != "copy":
-            continue
-        if (source.get("operand_roles") or {}).get("O") != "kv_cache":
-            continue
-        sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
-        new = dict(zip(source["loop_dims"], source["loop_sizes"])).get("D", 1)
-        macs = math.prod(layer["loop_sizes"])
-        exported += macs
-        deployed += macs // sizes["D"] * min(new, sizes["D"])
-        count += 1
-    if count:
-        logger.warning(
-            "%s: %d layer%s project the whole KV cache through a weight every step (multi-head latent "
-            "attention's up-projection), costed as exported: %s MACs; a kernel folding it into the query and "
-            "the output (the absorbed form) applies it to the new tokens only: %s MACs",
-            file,
-            count,
-            "s" * (count > 1),
-            f"{exported:,}",
-            f"{deployed:,}",
         )
 
 
