@@ -117,8 +117,10 @@ def mixer(net: _Net, name: str, h: int) -> int:
     """One Mamba mixer over the step's tokens (``net.rows``); returns its output projection."""
     cfg, step, p = net.cfg, net.step, net.step.precision
     b, t, di, n = step.batch, step.tokens, cfg.inner, cfg.state
-    decode = step.past > 0
-    state_role = "kv_cache" if decode else "activation"
+    decode = (
+        step.past > 0 and t == 1
+    )  # a chunk after a context runs the convolution over its tokens
+    state_role = "kv_cache" if step.past > 0 else "activation"
     proj = net.linear(f"{name}/in_proj", h, cfg.hidden, 2 * di, bias=cfg.proj_bias)
     if decode:  # the convolution state: the new input appended, then one dot of conv_kernel taps
         window = net.add(
