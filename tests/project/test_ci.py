@@ -84,5 +84,7 @@ def test_no_test_skips_for_missing_files():
         "chromium is not installed (apt-get install -y chromium chromium-driver)",
         "the SLURM executor plugin is not installed (pip install -e '.[cluster]')",
         "hwcomponents-cacti is not installed (Python < 3.12)",
+        # until the dense / MoE families' branch is merged (then the skip and this line go)
+        "model_type not generated yet (phi3, qwen3_moe: the dense and MoE families' branch)",
     )
     assert skips and all(reason in allowed for _, reason in skips), skips

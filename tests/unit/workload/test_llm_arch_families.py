@@ -303,7 +303,9 @@ def _generated_or_skip(config, **step):
     except InputError as exc:
         if "supported model types" not in str(exc):
             raise
-        pytest.skip(f"{config.name}: its model_type is not generated yet ({exc})")
+        pytest.skip(
+            reason="model_type not generated yet (phi3, qwen3_moe: the dense and MoE families' branch)"
+        )
 
 
 @pytest.mark.parametrize(
