@@ -22,6 +22,7 @@ from zigzag.workload.llm import (
     check_positions,
     precision_of,
 )
+from zigzag.workload.llm.arch_config import ArchConfig
 from zigzag.workload.llm.config import CATALOGUE_FILE, ModelConfig, config_from_hf, describe
 
 # The workflow asks ``model_files`` at every start: the workload model is imported where it is used.
@@ -32,7 +33,7 @@ def load_model_config(source: Any, *, file: str | None = None, where: str = "mod
     """A model configuration from a catalogue name, a path to a ``config.json`` / YAML file, a mapping of
     Hugging Face keys, or a :class:`ModelConfig` (returned as is). ``file`` / ``where``: the file and the
     field the source was given in, named in errors about it."""
-    if isinstance(source, ModelConfig):
+    if isinstance(source, (ModelConfig, ArchConfig)):
         return source
     if isinstance(source, dict):
         return config_from_hf(source, file, strict=True, where=where)

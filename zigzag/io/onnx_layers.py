@@ -120,13 +120,15 @@ def _check_sizes(model: _Model, node: _Node, layer: dict) -> dict:
     return layer
 
 
-def _ints(model: _Model, node: _Node, name: str, default: list[int], minimum: int) -> list[int]:
-    """A list-of-INTs attribute with one entry per spatial axis (2), each at least ``minimum``."""
+def _ints(
+    model: _Model, node: _Node, name: str, default: list[int], minimum: int, axes: int = 2
+) -> list[int]:
+    """A list-of-INTs attribute with one entry per spatial axis (``axes``), each at least ``minimum``."""
     attr = next((a for a in node.proto.attribute if a.name == name), None)
     if attr is None:
         return list(default)
     values = list(attr.ints) if attr.type == AttributeProto.INTS else None
-    count = 4 if name == "pads" else 2
+    count = 2 * axes if name == "pads" else axes
     if values is None or len(values) != count or min(values) < minimum:
         raise model.error(
             node,
@@ -192,7 +194,8 @@ def _window(kernel, strides, dilations, pads, x: int, y: int) -> dict:
 
 
 def _conv(model: _Model, node: _Node) -> dict:
-    """Conv / QLinearConv (docs/reference/workload.md#onnx-models)."""
+    """Conv / QLinearConv (docs/reference/workload.md#onnx-models); a 1-D convolution (NCW, e.g. Mamba's
+    depthwise one over the tokens) is read as a 2-D one of height 1."""
     attrs = node.attrs()
     if "kernel_shape" not in attrs:
         raise model.error(
@@ -201,23 +204,26 @@ def _conv(model: _Model, node: _Node) -> dict:
     kernel = attrs["kernel_shape"]
     ia = _input_shape(model, node, 0)
     oa = _output_shape(model, node)
-    if not isinstance(kernel, list) or len(kernel) != 2 or len(ia) != 4 or len(oa) != 4:
+    axes = len(kernel) if isinstance(kernel, list) else 0
+    if axes not in (1, 2) or len(ia) != axes + 2 or len(oa) != axes + 2:
         raise model.error(
             node,
-            f"only 2-D convolutions on NCHW tensors are supported (kernel_shape {kernel}, "
-            f"input shape {ia}, output shape {oa})",
+            f"only 1-D and 2-D convolutions on NCW / NCHW tensors are supported (kernel_shape "
+            f"{kernel}, input shape {ia}, output shape {oa})",
         )
     if ia[0] != oa[0]:
         raise model.error(node, f"batch size of input {ia} and output {oa} differ")
     group = _int(model, node, "group", 1, range(1, max(ia[1], 1) + 1))
-    window = _window(
-        _ints(model, node, "kernel_shape", [], 1),
-        _ints(model, node, "strides", [1, 1], 1),
-        _ints(model, node, "dilations", [1, 1], 1),
-        _ints(model, node, "pads", [0, 0, 0, 0], 0),
-        model.x_axis,
-        model.y_axis,
-    )
+    kernel = _ints(model, node, "kernel_shape", [], 1, axes)
+    strides = _ints(model, node, "strides", [1] * axes, 1, axes)
+    dilations = _ints(model, node, "dilations", [1] * axes, 1, axes)
+    pads = _ints(model, node, "pads", [0] * 2 * axes, 0, axes)
+    if axes == 1:  # height 1: the one spatial axis is the width
+        ia, oa = ia[:2] + [1] + ia[2:], oa[:2] + [1] + oa[2:]
+        kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
+        pads = [0, pads[0], 0, pads[1]]
+    x_axis, y_axis = (model.x_axis, model.y_axis) if axes == 2 else (1, 0)
+    window = _window(kernel, strides, dilations, pads, x_axis, y_axis)
     weight, act, partial = precision_bits(model, node)
     return _layer(
         node,

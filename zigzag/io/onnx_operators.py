@@ -26,6 +26,7 @@ import numpy as np
 from onnx import TensorProto
 
 from zigzag.io.onnx_attention import AttentionPlan, causal_split, plan_attention
+from zigzag.io.onnx_kernels import distinct_experts, note_cache_projections
 from zigzag.io.onnx_layers import _conv, _matmul_shapes, _Node, _pooling
 from zigzag.io.onnx_reading import precision_bits
 from zigzag.workload import operators as ops
@@ -110,6 +111,7 @@ def convert(model, file: str | None, causal_blocks: int, causal: bool | None) ->
             state.left_out[reason] += 1
             _pass_through(plan, state, node)
     _report(file or "<onnx model>", state.left_out)
+    note_cache_projections(file or "<onnx model>", state.layers)
     return state.layers
 
 
@@ -139,6 +141,8 @@ class _Reader:
         """A Gemm / MatMul: today's layer, with grouped-query loops and causal blocks where they apply."""
         proto = node.proto
         a, b = proto.input[0], proto.input[1]
+        if proto.op_type == "MatMul" and plan.is_constant(a) and not plan.is_constant(b):
+            return [self._weight_first(node, state)]
         computed = not plan.is_constant(b)
         w_role = plan.role(b) if computed else "weight"
         sources = _src(state, {"I": a, "W": b})
@@ -185,6 +189,24 @@ class _Reader:
             )
         return layers
 
+    def _weight_first(self, node, state: _State) -> dict:
+        """``W[r][c] @ X[b][c][n]`` (a weight on the left, e.g. Mamba's time-step projection) as the product
+        of the transposes, ``X^T[b][n][c] @ W^T[c][r]``: rows n, reduction c, columns r."""
+        proto = node.proto
+        out = self.model.shape(proto.output[0], node)
+        x = self.model.shape(proto.input[1], node)
+        return ops.matmul(
+            state.next_id,
+            node.name,
+            rows=out[-1],
+            reduction=x[-2],
+            cols=out[-2],
+            batch=(out[0] or 1) if len(out) == 3 else None,
+            sources=_src(state, {"I": proto.input[1]}),
+            operator_type=proto.op_type,
+            bits=precision_bits(self.model, node),
+        )
+
 
 def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> str | None:
     """Adds the node's layers; returns why it has none (a left-out reason) or None."""
@@ -213,6 +235,8 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         spec = ops.cache_append(state.next_id, node.name, dims, sources=_src(state, {"I": new}))
         state.add([spec], proto.output)
         return None
+    if op == "ScatterND":
+        return _scatter(model, plan, state, node)
     if op in DATA_MOVEMENT:
         return "data movement"
     if op == "Gather":
@@ -240,10 +264,26 @@ def _pass_through(plan: AttentionPlan, state: _State, node) -> None:
             state.producer[tensor] = max(found)
 
 
+def _scatter(model, plan: AttentionPlan, state: _State, node) -> str | None:
+    """ScatterND writes its updates into a tensor: into a cache given as a graph input (a static cache's
+    update), a KV-cache append of the updates; otherwise a copy of the updates."""
+    data, updates = node.proto.input[0], node.proto.input[2]
+    dims = ops.vector_dims(model.shape(updates, node))
+    sources = _src(state, {"I": updates})
+    if data in plan.past:
+        spec = ops.cache_append(state.next_id, node.name, dims, sources=sources)
+    else:
+        spec = ops.elementwise(state.next_id, node.name, "copy", dims, sources=sources)
+    state.add([spec], node.proto.output)
+    return None
+
+
 def _gather(model, plan: AttentionPlan, state: _State, node) -> str | None:
     table = node.proto.input[0]
     dims = plan.dims(node.proto.output[0], model.shape(node.proto.output[0], node))
     role = "weight" if plan.is_weight(table) else "activation"
+    if role == "weight" and len(plan.shape(table)) >= 3:
+        dims = distinct_experts(plan.shape(table)[0], state.layers, dims)
     spec = ops.gather(
         state.next_id, node.name, dims, table_role=role, sources=_src(state, {"I": table})
     )

@@ -114,6 +114,8 @@ def push_through(
         for source, shape in zip(inputs, shapes):
             if source == came_from and not any(b is array for b in blocks):
                 blocks.append(array)
+            elif len(shape) == array.ndim and shape[axis] == 0:
+                continue  # an empty input (Phi-3's rotary joins the rotated half with a pass-through of 0)
             else:
                 blocks.append(np.full(tuple(shape), EMPTY, dtype=array.dtype))
         try:

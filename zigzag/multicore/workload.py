@@ -415,6 +415,14 @@ class _Parser:
     def window(self, proto, node_id, kernel_default=None):
         attrs = self.attrs(proto)
         kernel = list(attrs.get("kernel_shape", kernel_default or []))
+        if len(kernel) == 1 and proto.op_type == "Conv":  # 1-D: the width, height 1
+            pads = list(attrs.get("pads", [0, 0]))
+            attrs = attrs | {
+                "strides": [*attrs.get("strides", [1]), 1],
+                "dilations": [*attrs.get("dilations", [1]), 1],
+                "pads": [pads[0], 0, pads[1], 0],
+            }
+            kernel = [kernel[0], 1]
         if len(kernel) != 2:
             raise self.error(
                 proto, node_id, f"kernel_shape {kernel} is not 2-D; only 2-D windows are supported"
@@ -433,9 +441,13 @@ class _Parser:
     def conv(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
         oa = self.shape(proto, node_id, proto.output[0])
+        if len(ia) == 3 and len(oa) == 3:  # a 1-D convolution (NCW) as a 2-D one of height 1
+            ia, oa = [*ia[:2], 1, ia[2]], [*oa[:2], 1, oa[2]]
         if len(ia) != 4 or len(oa) != 4 or ia[0] != oa[0]:
             raise self.error(
-                proto, node_id, f"input {ia} / output {oa}: only 2-D convolutions on NCHW tensors"
+                proto,
+                node_id,
+                f"input {ia} / output {oa}: only 1-D and 2-D convolutions on NCW / NCHW tensors",
             )
         kernel, relations, padding, attrs = self.window(proto, node_id)
         group = attrs.get("group", 1)
@@ -516,6 +528,8 @@ class _Parser:
     def gemm(self, proto, node_id, preds) -> StreamLayer:
         ia = self.shape(proto, node_id, proto.input[0])
         oa = self.shape(proto, node_id, proto.output[0])
+        if proto.op_type == "MatMul" and len(ia) == 2 and len(oa) == 3 and len(preds) == 1:
+            return self._weight_first(proto, node_id, preds, ia, oa)
         if len(ia) != len(oa) or len(ia) not in (2, 3, 4) or ia[-2] != oa[-2]:
             raise self.error(
                 proto, node_id, f"input {ia} / output {oa}: need equal ranks 2-4 and equal rows"
@@ -544,6 +558,19 @@ class _Parser:
             loop_sizes={"C": ia[-1], "D": ia[-2], "K": oa[-1]} | batch,
             precision=self.precision(proto, node_id, preds),
             source=sources,
+        )
+
+    def _weight_first(self, proto, node_id, preds, ia, oa) -> StreamLayer:
+        """``W[k][c] @ X[b][c][d]`` (a weight on the left, e.g. Mamba's time-step projection)."""
+        return self.make_layer(
+            proto,
+            node_id,
+            proto.op_type,
+            "matmul",
+            equation="O[b][k][d]+=I[b][c][d]*W[k][c]",
+            loop_sizes={"C": ia[-1], "D": oa[-1], "K": ia[-2], "B": oa[0] or 1},
+            precision=self.precision(proto, node_id, preds),
+            source={"W": node_id, "I": preds[0]},
         )
 
     def simd(self, proto, node_id, preds) -> StreamLayer:

@@ -400,6 +400,18 @@ def test_error_missing_kernel_shape():
         read_onnx(conv_model())
 
 
+def test_1d_convolution_reads_as_height_1():
+    """A depthwise 1-D convolution (Mamba's, over 16 tokens, 4 taps, padded 3 each side) as 2-D of height 1."""
+    node = helper.make_node(
+        "Conv", ["x", "w"], ["y"], name="c1", kernel_shape=[4], pads=[3, 3], group=8
+    )
+    model = single_node_model(node, {"x": [1, 8, 16], "w": [8, 1, 4]}, {"y": [1, 8, 19]})
+    (layer,) = [n for n in read_onnx(model) if n["kind"] == "layer"]
+    sizes = dict(zip(layer["loop_dims"], layer["loop_sizes"]))
+    assert sizes == {"B": 1, "K": 1, "G": 8, "OX": 19, "OY": 1, "C": 1, "FX": 4, "FY": 1}
+    assert layer["padding"] == [[3, 3], [0, 0]] and layer["pr_loop_sizes"] == [16, 1]
+
+
 def test_error_3d_convolution():
     node = helper.make_node("Conv", ["x", "w"], ["y"], name="c3", kernel_shape=[3, 3, 3])
     model = single_node_model(
@@ -407,7 +419,8 @@ def test_error_3d_convolution():
     )
     with pytest.raises(
         InputError,
-        match=r"'c3' \(Conv\): only 2-D convolutions on NCHW tensors are supported \(kernel_shape \[3, 3, 3\]",
+        match=r"'c3' \(Conv\): only 1-D and 2-D convolutions on NCW / NCHW tensors are supported "
+        r"\(kernel_shape \[3, 3, 3\]",
     ):
         read_onnx(model)
 

@@ -136,7 +136,7 @@ def test_yaml_configuration_with_hugging_face_keys(tmp_path):
 @pytest.mark.parametrize(
     "content, where, what",
     [
-        ({"model_type": "t5"}, "model_type", "supported model types"),
+        ({"model_type": "rwkv"}, "model_type", "supported model types"),
         (
             {"model_type": "llama", "hidden_size": 64},
             "num_hidden_layers",

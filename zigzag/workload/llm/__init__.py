@@ -13,6 +13,7 @@ from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.workload.inference import PHASES, Inference
+from zigzag.workload.llm.arch_config import ArchConfig
 from zigzag.workload.llm.config import ModelConfig, config_from_hf
 from zigzag.workload.llm.families import (
     Step,
@@ -23,6 +24,7 @@ from zigzag.workload.llm.families import (
     expert_slices,
 )
 from zigzag.workload.llm.figures import StepFigures, parameters, step_figures
+from zigzag.workload.llm.arch_layers import arch_tokens, build_arch_layers
 from zigzag.workload.operators import Precision
 
 __all__ = [
@@ -113,8 +115,12 @@ def build_layer_specs(
     prefill)."""
     at = (lambda key: f"llm.{key}") if file else (lambda key: key)  # noqa: E731 - the field as written
     cfg = (
-        model if isinstance(model, ModelConfig) else config_from_hf(model, file, where=at("model"))
+        model
+        if isinstance(model, (ModelConfig, ArchConfig))
+        else config_from_hf(model, file, where=at("model"))
     )
+    if isinstance(cfg, ArchConfig):
+        tokens = arch_tokens(cfg, phase, tokens, file, at)
     if phase not in PHASES:
         raise InputError(
             file, at("phase"), f"unallowed value {phase!r}; use one of: {', '.join(PHASES)}"
@@ -187,7 +193,7 @@ def build_layer_specs(
         routing=routing,
         mla=mla or "",
     )
-    specs = build_layers(cfg, step)
+    specs = build_arch_layers(cfg, step) if isinstance(cfg, ArchConfig) else build_layers(cfg, step)
     if operators == "zigzag":
         specs = _matrix_products_only(specs)
     return specs, Inference(

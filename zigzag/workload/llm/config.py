@@ -17,6 +17,7 @@ from zigzag.workload.llm.keys import MODEL_TYPES
 from zigzag.workload.llm.keys import EXTRA_KEYS, NESTED_TEXT
 from zigzag.workload.llm.keys import REQUIRED as _REQUIRED
 from zigzag.workload.llm.structure import structure, warn_unmodelled
+from zigzag.workload.llm.arch_config import ARCH_TYPES, arch_config
 
 HEADS = ("lm", "pooler", "none")
 CATALOGUE_FILE = Path(__file__).with_name("catalogue.yaml")
@@ -224,11 +225,12 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
         warn_unmodelled(model_type, data, file)
         data = {k: v for k, v in text.items() if k != "model_type"} | outer
         data["model_type"] = model_type = NESTED_TEXT[model_type]
+    if model_type in ARCH_TYPES:
+        return arch_config(data, file, name, strict)
     if model_type not in _KEYS:
         got = "no model_type" if model_type is None else f"model_type {describe(model_type)}"
-        raise InputError(
-            file, "model_type", f"{got}; supported model types: {', '.join([*_KEYS, *NESTED_TEXT])}"
-        )
+        supported = ", ".join((*_KEYS, *NESTED_TEXT, *ARCH_TYPES))
+        raise InputError(file, "model_type", f"{got}; supported model types: {supported}")
     keys = _KEYS[model_type]
     if strict:
         known = (
