@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from zigzag.cost.array import accelerator_area_um2
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
@@ -706,3 +707,18 @@ def test_batched_and_scalar_searches_agree_on_vector_layers(make, monkeypatch):
     monkeypatch.setenv("ZIGZAG_EVAL", "scalar")
     scalar, _ = search_layer(make(), accelerator, SearchOptions(lpf_limit=4))
     assert batched.to_dict() == scalar.to_dict()
+
+
+def test_one_area_for_one_accelerator_whatever_runs_first():
+    """A vector layer reports the whole core's area (MAC array, lanes, every memory), as a MAC layer
+    does: a network starting with a vector layer (an LLM's embedding lookup with ``operators: all``) has
+    the area of the same network without it (issue 45: the MAC array was dropped, 18.43 for 32.16 mm²)."""
+    vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    options = SearchOptions(lpf_limit=4)
+    mac_only = evaluate_network(Workload([gemm_layer(0)]), vector, options)
+    vector_first = evaluate_network(Workload([exp_layer(0), gemm_layer(1)]), vector, options)
+    results = [result for _, result in vector_first.layers]
+    assert results[0].compute_unit == VECTOR_UNIT
+    assert {r.area_total for r in results} == {mac_only.total.area_total}
+    assert vector_first.total.area_total == mac_only.total.area_total
+    assert mac_only.total.area_total == pytest.approx(accelerator_area_um2(vector))

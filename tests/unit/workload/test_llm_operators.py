@@ -422,7 +422,8 @@ def test_matrix_products_cost_the_same_with_all_operators():
 )
 def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_heads):
     """transformers exports prefill with repeat_kv and decode with the queries folded onto the kv heads: both
-    give K/V products over the kv heads with a group loop, and the k scaling over the kv heads."""
+    give K/V products over the kv heads with a group loop; sdpa's key scale is folded into the query's (the
+    product reads the keys as appended, the query through its scale)."""
     for step in ("prefill", "decode"):
         layers = load(f"{model}_{step}", operators="all", causal_blocks=0)
         products = [n for n in layers if "G" in n["loop_dims"]]
@@ -434,8 +435,11 @@ def test_real_grouped_query_exports_prefill_and_decode_agree(model, heads, kv_he
             n["equation"].startswith("O[b][h][g][d][k]+=") and "W[b][h][c][k]" in n["equation"]
             for n in products
         )
-        scale_k = layers[products[0]["id"] - 1]  # sdpa scales K^T just before Q.K^T
-        assert scale_k["vector_op"] == "mul" and loops(scale_k)["H"] == kv_heads
+        by_id = {n["id"]: n for n in layers}
+        for product in products[::2]:  # the Q.K^T products
+            query, key = (by_id[product["operand_source"][op]] for op in ("I", "W"))
+            assert query["vector_op"] == "mul" and loops(query)["H"] == heads
+            assert key.get("vector_op") != "mul"
         default = [n for n in load(f"{model}_{step}") if n["kind"] == "layer"]
         assert macs(layers) == macs(default)
 

@@ -135,9 +135,9 @@ class _Net:
     def attention(
         self, name: str, q: int, k: int, v: int, *, rotary: tuple[int, int] | None = None
     ) -> int:
-        """Scaled dot-product attention of the step's tokens (sdpa as exported: q and k each scaled, the
-        additive mask, softmax, P.V), with the KV-cache appends of a decode step and causal blocks in a
-        causal prefill. ``q``, ``k``, ``v``: the layers giving them; ``rotary``: (cos, sin) layers.
+        """Scaled dot-product attention of the step's tokens (sdpa as exported, its key scale folded into the
+        query's; the additive mask, softmax, P.V), with the KV-cache appends of a decode step and causal blocks
+        in a causal prefill. ``q``, ``k``, ``v``: the layers giving them; ``rotary``: (cos, sin) layers.
         Returns the last P.V layer."""
         cfg, step, p = self.cfg, self.step, self.step.precision
         heads, kv, hd, b, t = cfg.heads, cfg.kv_heads, cfg.head_dim, step.batch, step.tokens
@@ -195,11 +195,9 @@ class _Net:
             )
         keys = attended_keys(cfg, step)
         kv_role = "kv_cache" if cached else "activation"
-        # sdpa scales q and k each by the fourth root of the head width; k over the kv heads (grouped-query form)
+        # sdpa scales q and k each by the fourth root of the head width; both scales are applied to the query
+        # (as deployed kernels do): scaling k would read and rewrite the whole cache every step
         q = self.elementwise(f"{name}/scale_q", "mul", {"B": b, "H": heads, "D": t, "K": hd}, q)
-        k = self.elementwise(
-            f"{name}/scale_k", "mul", {"B": b, "H": kv, "D": hd, "K": keys}, k, i_role=kv_role
-        )
         blocks = _blocks(cfg, step, keys)
         suffix = (lambda i: f"/causal{i}") if len(blocks) > 1 else (lambda i: "")
         gqa = {"heads": kv, "groups": groups} if groups > 1 else {"heads": heads}
