@@ -8,9 +8,14 @@ For one evaluated layer (its best mapping):
 * per memory: the bytes moved through its ports by this mapping (word accesses x port width, all
   operands and directions, all instances), the intensity ``ops / bytes`` and the memory's
   bandwidth (sum of its ports' ``bandwidth_max`` x instances); its roof is intensity x bandwidth;
-* ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory.
-  ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
-  mapping gets (below 1: stalls, under-used array, on/off-loading).
+* per memory port the latency model times (``port_stall_slack``): the cycles it is busy, the ideal
+  computation cycles plus its stall (or minus its slack); its roof is ops / those cycles. A port carrying
+  two transfers a cycle (a per-MAC register exchanging its partial sum with the MAC and with the memory
+  above it) halves the rate whatever the bandwidth of the memory as a whole;
+* ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory, and
+  ``bound_port`` that memory's port with the lowest roof (none when the model stalls none of its ports). A layer is thus labelled with what binds it
+  in the model. ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
+  mapping gets (below 1: under-used array, on/off-loading).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class RooflineRow:
     attainable: float
     bound: str
     memories: tuple[MemoryTraffic, ...]
+    bound_port: str = ""  # "<memory>.<port>": the bound memory's port the latency model stalls most
 
     def record(self) -> dict:
         """One flat table row (per memory: bytes, intensity, roof)."""
@@ -54,6 +60,7 @@ class RooflineRow:
             "achieved_ops_per_cycle": self.achieved,
             "attainable_ops_per_cycle": self.attainable,
             "bound": self.bound,
+            "bound_port": self.bound_port,
         }
         for m in self.memories:
             row[f"{m.memory}_bytes"] = m.bytes
@@ -107,8 +114,14 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
                 None if intensity is None else intensity * bandwidth,
             )
         )
-    roofs = [("compute", peak)] + [(m.memory, m.roof) for m in traffic if m.roof is not None]
-    bound, attainable = min(roofs, key=lambda r: r[1])
+    ports = [(port.rpartition(".")[0], roof, port) for port, roof in port_roofs(ops, result)]
+    roofs = [("compute", peak, "")] + ports  # on a tie the compute, then a port, names the bound
+    roofs += [(m.memory, m.roof, "") for m in traffic if m.roof is not None]
+    bound, attainable, port = min(roofs, key=lambda r: r[1])
+    # a memory's roof binding: name its port the model stalls most, if any
+    port = (
+        port or min((p for p in ports if p[0] == bound), key=lambda p: p[1], default=("", 0, ""))[2]
+    )
     latency = float(result.latency_total2)
     return RooflineRow(
         layer.id,
@@ -122,7 +135,19 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
         attainable,
         bound,
         tuple(traffic),
+        port,
     )
+
+
+def port_roofs(ops: float, result) -> list[tuple[str, float]]:
+    """("<memory>.<port>", ops per cycle) for each port the latency model stalls: ops over the cycles the
+    port is busy (the ideal computation cycles plus its stall). Ports with slack cannot bind."""
+    cycles = result.ideal_temporal_cycle
+    return [
+        (port, ops / (cycles + stall))
+        for port, stall in sorted((getattr(result, "port_stall_slack", None) or {}).items())
+        if stall > 0 and cycles + stall > 0
+    ]
 
 
 def roofline_rows(result) -> list[RooflineRow]:
