@@ -258,6 +258,9 @@ def test_results_split_between_the_units():
     table = layer_table(network.layers)
     assert list(table["compute_unit"]) == ["mac_array", "vector_unit", "vector_unit"]
     assert list(table["vector_op"])[1:] == ["exp", "reduce_sum"]
+    # each layer's operation count (MACs, the vector layers' operations), so the step's work adds up
+    assert list(table["ops"]) == [layer.total_macs for layer, _ in network.layers]
+    assert list(table["ops"])[1] == 64
     row = tables.experiment_row(
         {
             "name": "e",
