@@ -155,3 +155,16 @@ def roofline_rows(result) -> list[RooflineRow]:
     return [
         roofline_row(layer, cost, result.accelerators[layer.id]) for layer, cost in result.layers
     ]
+
+
+def binding_line(rows: list[RooflineRow]) -> str:
+    """What bounds the step's layers, by share of its latency: ``bound by: acc_reg.r_port_1 71 %, ...``
+    (a port when one binds, else the memory or ``compute``), largest first."""
+    total = sum(row.latency_cycles for row in rows)
+    shares: dict[str, float] = {}
+    for row in rows:
+        name = row.bound_port or row.bound
+        shares[name] = shares.get(name, 0.0) + row.latency_cycles
+    ranked = sorted(shares.items(), key=lambda item: -item[1])
+    parts = [f"{name} {cycles / total:.0%}" for name, cycles in ranked if total > 0]
+    return "layers bound by (share of the step): " + ", ".join(parts)

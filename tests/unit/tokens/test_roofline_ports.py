@@ -19,7 +19,7 @@ from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
-from zigzag.tokens.roofline import roofline_rows
+from zigzag.tokens.roofline import binding_line, roofline_rows
 from zigzag.workload.workload import Workload, build_layer
 from conftest import REPO
 
@@ -72,6 +72,8 @@ def test_a_prefill_product_reaches_half_the_peak_bound_by_the_partial_sum_regist
     assert (row.bound, row.bound_port) == ("acc_reg", "acc_reg.r_port_1")
     assert row.attainable == 512  # half the peak: the register's traffic over its two ports
     assert row.achieved <= row.attainable and row.achieved > 0.98 * row.attainable
+    # what a run prints under the per-token figures
+    assert binding_line([row]) == "layers bound by (share of the step): acc_reg.r_port_1 100%"
 
 
 def test_doubling_the_registers_ports_does_not_help():
