@@ -13,8 +13,8 @@ For one evaluated layer (its best mapping):
   two transfers a cycle (a per-MAC register exchanging its partial sum with the MAC and with the memory
   above it) halves the rate whatever the bandwidth of the memory as a whole;
 * ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory, and
-  ``bound_port`` that memory's port with the lowest roof (none when the model stalls none of its ports). A layer is thus labelled with what binds it
-  in the model. ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
+  ``bound_port`` that memory's port with the lowest roof (none when the model stalls none of its
+  ports). A layer is thus labelled with what binds it in the model. ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
   mapping gets (below 1: under-used array, on/off-loading).
 """
 
@@ -118,10 +118,9 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
     roofs = [("compute", peak, "")] + ports  # on a tie the compute, then a port, names the bound
     roofs += [(m.memory, m.roof, "") for m in traffic if m.roof is not None]
     bound, attainable, port = min(roofs, key=lambda r: r[1])
-    # a memory's roof binding: name its port the model stalls most, if any
-    port = (
-        port or min((p for p in ports if p[0] == bound), key=lambda p: p[1], default=("", 0, ""))[2]
-    )
+    if not port:  # a memory's roof binds: name its port the model stalls most, if any
+        stalled = sorted((roof, name) for memory, roof, name in ports if memory == bound)
+        port = stalled[0][1] if stalled else ""
     latency = float(result.latency_total2)
     return RooflineRow(
         layer.id,
@@ -158,8 +157,9 @@ def roofline_rows(result) -> list[RooflineRow]:
 
 
 def binding_line(rows: list[RooflineRow]) -> str:
-    """What bounds the step's layers, by share of its latency: ``bound by: acc_reg.r_port_1 71 %, ...``
-    (a port when one binds, else the memory or ``compute``), largest first."""
+    """What bounds the step's layers, by share of its latency, largest first (a port when the model
+    stalls one, else the memory or ``compute``): ``layers bound by (share of the step): acc_reg.r_port_1
+    97%, ...``."""
     total = sum(row.latency_cycles for row in rows)
     shares: dict[str, float] = {}
     for row in rows:
