@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from zigzag.hardware.accelerator import Accelerator, Memory
@@ -141,18 +142,19 @@ def on_chip_accelerators(
             and load <= _capacity(accelerator, memory)
         ):
             tops.setdefault(writer, {})[memory_operand] = memory
-    shared: dict[tuple, Accelerator] = {}
     result = {}
     for layer in layers:
         key = tuple(sorted(tops.get(layer.id, {}).items()))
-        if key and key not in shared:
-            shared[key] = _trimmed(accelerator, dict(key))
-        result[layer.id] = shared[key] if key else accelerator
+        result[layer.id] = _trimmed(accelerator, key) if key else accelerator
     return result, kept
 
 
-def _trimmed(accelerator: Accelerator, tops: dict[str, str]) -> Accelerator:
-    """``accelerator`` with each memory operand of ``tops`` removed from the memories above its top."""
+@lru_cache(maxsize=256)
+def _trimmed(accelerator: Accelerator, tops: tuple[tuple[str, str], ...]) -> Accelerator:
+    """``accelerator`` with each memory operand of ``tops`` ((memory operand, its top memory) pairs) removed
+    from the memories above its top; one object per pair list, so that layers trimmed alike, in this step
+    and in the next one evaluated (a context sweep), share their searches."""
+    tops = dict(tops)
     memories = []
     for memory in accelerator.memories:
         drop = {

@@ -648,13 +648,10 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     per_block = sum(1 for layer, _ in result.layers if layer.name.startswith("layers.0/"))
     assert len(result.layers) > 3 * per_block and len(memo) < per_block + 12
     for layer, cost in result.layers:
-        searched = memo[
-            json.dumps([layer.signature(), id(accelerator)], sort_keys=True, default=str)
-        ]
+        on = result.accelerators[layer.id]  # the core, or a copy keeping an operand on chip
+        searched = memo[json.dumps([layer.signature(), id(on)], sort_keys=True, default=str)]
         fresh = LayerCostResult.of(
-            dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name),
-            layer,
-            accelerator,
+            dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name), layer, on
         )
         assert cost == fresh and (cost.layer_id, cost.layer.name) == (layer.id, layer.name)
         assert (
