@@ -100,3 +100,19 @@ def test_the_label_names_the_port_that_binds_not_a_roof_the_layer_never_reaches(
     (row,) = roofline_rows(result)
     assert (row.bound, row.bound_port) == ("unified_buffer", "unified_buffer.r_port_1")
     assert row.achieved <= row.attainable and row.achieved > 0.98 * row.attainable
+
+
+def test_separate_ports_for_the_partial_sum_recover_the_peak():
+    """One port per direction (to the MAC, to the accumulators, from each): the array runs near its peak."""
+
+    def split(memories):
+        memories["acc_reg"]["ports"] = [
+            {"name": f"{kind[0]}_port_{i}", "type": kind, "bandwidth_min": 32, "bandwidth_max": 32}
+            | {"allocation": [f"O, {direction}"]}
+            for kind, directions in (("read", ("tl", "th")), ("write", ("fl", "fh")))
+            for i, direction in enumerate(directions, 1)
+        ]
+
+    result = evaluate_network(_product(), _tpu(split), SearchOptions(lpf_limit=6))
+    (row,) = roofline_rows(result)
+    assert row.latency_cycles == 67_587 and row.achieved > 0.96 * row.peak
