@@ -6,7 +6,7 @@ rotary embedding or the activation function, a softmax's steps feed each other. 
 operands carry roles (an LLM step: generated from a configuration, or an ONNX export imported with every
 operator), an activation passed from a layer to the layer processed right after it stays in the
 on-chip memory just below the top that both hold it in, when one of the two runs on the vector unit
-and it fits there (size x instances; together
+and it fits there (size x instances, one instance for a memory the vector unit shares; together
 with whatever else of the reading or writing layer lives there): the reader is searched without the
 memories above it for that operand, and the writer too when every reader reads it there. Weights, the
 KV cache, the step's first inputs and its outputs still come from and go to the top memory; so does an
@@ -49,7 +49,12 @@ def _hierarchy(layer: Layer, accelerator: Accelerator, operand: str) -> list[Mem
 
 
 def _capacity(accelerator: Accelerator, name: str) -> int:
+    """Bits ``name`` holds for a tensor: its size times its instances, or its size alone when the vector
+    unit shares it (the vector view sees one instance serving all lanes)."""
     memory = accelerator.memory[name]
+    unit = accelerator.vector_unit
+    if unit is not None and name in unit.memories:
+        return memory.size
     return memory.size * accelerator.unroll_count(memory)
 
 

@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+import yaml
 
 from zigzag.hardware.intermediates import kept_tensors, on_chip_accelerators
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit
+from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import build_workload, load_accelerator, load_mapping
 from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network, evaluated_layers
+from zigzag.io.validation import validate_accelerator
 from zigzag.search.options import SearchOptions
 from conftest import REPO, TESTS
 
@@ -79,3 +84,20 @@ def test_the_step_is_faster_and_reads_less_from_dram(step):
         assert results[reader].latency_total2 <= full.latency_total2
     saved = sum(full.latency_total2 - results[i].latency_total2 for i, full in before.items())
     assert saved > 0
+
+
+def test_a_memory_the_vector_unit_shares_holds_one_instance_of_the_tensor():
+    """On the Edge-TPU-like example with a vector unit reading its core SRAM (as the LLM tutorial builds
+    it), the vector view sees one 32 KiB instance: a Llama-3-8B decode step's scores (32 heads x 4,097
+    keys, 128 KiB) are read from DRAM, the norms' scalars stay."""
+    document = yaml.safe_load((REPO / "inputs/hardware/flow_edgetpu_4x4x8x8.yaml").read_text())
+    vector = yaml.safe_load(ACCELERATOR.read_text())["vector_unit"]
+    document["vector_unit"] = {**copy.deepcopy(vector), "memories": ["core_sram", "dram"]}
+    accelerator = accelerator_from_dict(validate_accelerator(document, "edgetpu_vector"))
+    entries = load_mapping(REPO / "inputs/mapping/flow_edgetpu_4x4x8x8.yaml")
+    workload = build_workload("llama-3-8b", entries, phase="decode", context=4096, layers=1)
+    kept = kept_tensors(evaluated_layers(workload.layers, accelerator), accelerator)
+    size = accelerator.memory["core_sram"].size
+    assert kept and all(k.memory == "core_sram" and k.bits <= size for k in kept)
+    names = {layer.id: layer.name for layer in workload.layers}
+    assert not any("mask" in names[k.reader] for k in kept)
