@@ -6,9 +6,10 @@ rotary embedding or the activation function, a softmax's steps feed each other. 
 operands carry roles (an LLM step: generated from a configuration, or an ONNX export imported with every
 operator), an activation passed from a layer to the layer processed right after it stays in the
 on-chip memory just below the top that both hold it in, when one of the two runs on the vector unit
-and it fits there (size x instances, one instance for a memory the vector unit shares; together
-with whatever else of the reading or writing layer lives there): the reader is searched without the
-memories above it for that operand, and the writer too when every reader reads it there. Weights, the
+and it fits there (size x instances, one instance for a memory the vector unit shares), whole with
+every other operand of the reading or writing layer that passes through that memory: the reader is
+searched without the memories above it for that operand, and the writer too when every reader reads
+it there. Weights, the
 KV cache, the step's first inputs and its outputs still come from and go to the top memory; so does an
 activation read later again (the residual stream), and one passed between two matrix products. This is
 ZigZag's inter-layer data locality (``zigzag.hardware.data_locality``) restricted to consecutive layers
@@ -56,6 +57,17 @@ def _capacity(accelerator: Accelerator, name: str) -> int:
     if unit is not None and name in unit.memories:
         return memory.size
     return memory.size * accelerator.unroll_count(memory)
+
+
+def _needs(layer: Layer, accelerator: Accelerator, memory: str) -> int:
+    """Bits of every operand of ``layer`` passing through ``memory``, whole: what it must hold when its
+    trimmed operands live there whole and the others pass through (a bound that leaves their tiles room)."""
+    bits = 0
+    for operand in layer.operands:
+        if memory in {m.name for m in _hierarchy(layer, accelerator, operand)}:
+            output = operand == layer.output
+            bits += _output_bits(layer) if output else layer.operand_size_bit(operand)
+    return bits
 
 
 def _output_bits(layer: Layer) -> int:
@@ -106,11 +118,9 @@ def _fitting(kept: list[KeptTensor], by_id: dict, accelerator: Accelerator) -> l
         on_chip = {k.operand for k in mine}
         linked = {layer.memory_operand(k.operand) for k in mine}
         shared = [op for op in layer.inputs if layer.memory_operand(op) in linked]
-        loads: dict[str, int] = {}
-        for k in mine:
-            loads[k.memory] = loads.get(k.memory, 0) + k.bits
+        memories = {k.memory for k in mine}
         if set(shared) <= on_chip and all(
-            bits <= _capacity(accelerator, m) for m, bits in loads.items()
+            _needs(layer, accelerator, m) <= _capacity(accelerator, m) for m in memories
         ):
             result.extend(mine)
     return result
@@ -138,13 +148,10 @@ def on_chip_accelerators(
         memory_operand = layer.memory_operand(layer.output)
         inputs_there = [op for op in layer.inputs if layer.memory_operand(op) == memory_operand]
         memory = mine[0].memory
-        load = _output_bits(layer) + sum(
-            k.bits for k in kept if k.reader == writer and k.memory == memory
-        )
         if (
             len(mine) == len(readers)
             and not inputs_there
-            and load <= _capacity(accelerator, memory)
+            and _needs(layer, accelerator, memory) <= _capacity(accelerator, memory)
         ):
             tops.setdefault(writer, {})[memory_operand] = memory
     result = {}
