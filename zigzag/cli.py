@@ -91,9 +91,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if figures is not None:
         from zigzag.tokens.figures import summary_lines
         from zigzag.tokens.outputs import write_roofline
+        from zigzag.tokens.roofline import binding_line, roofline_rows
 
         write_roofline(result, Path(args.output), plot_format=None if args.quiet_plots else "png")
         print("\n".join(summary_lines(figures)))
+        print("  " + binding_line(roofline_rows(result)))
     print(f"outputs written to {args.output}")
     return 0
 

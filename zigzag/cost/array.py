@@ -84,8 +84,12 @@ def array_cost(
 def _digital_areas(accelerator: Accelerator) -> tuple[float | None, dict[str, float]]:
     """Operational-array area and per-memory ``area x instances`` (ours; the reference's digital
     cost model reports no area, docs/models/cost-model.md#area). ``None`` for the array without ``unit_area``.
-    A vector unit adds its lanes (``unit_area`` each) and its registers (docs/models/operators.md)."""
+    A vector unit adds its lanes (``unit_area`` each) and its registers (docs/models/operators.md); a layer
+    run on the vector view reports the whole core's area, as a MAC layer does."""
     array = accelerator.operational_array
+    core = getattr(array, "core", None)
+    if core is not None:
+        return _digital_areas(core)
     array_area = None if array.unit_area is None else array.total_area
     memories = {m.name: (m.area or 0) * accelerator.unroll_count(m) for m in accelerator.memories}
     unit = accelerator.vector_unit

@@ -41,6 +41,8 @@ class VectorArray:
     unit_area: float | None
     cycles_per_op: float
     operation: str
+    #: the whole core the lanes belong to: its area is the area of a layer run on them (one area per core)
+    core: Accelerator | None = dataclasses.field(default=None, compare=False, repr=False)
 
     is_imc = False
 
@@ -113,6 +115,7 @@ def _vector_view(
         unit_area=unit.unit_area,
         cycles_per_op=float(cost.cycles),
         operation=operation,
+        core=accelerator,
     )
     return Accelerator(
         name=accelerator.name,

@@ -79,6 +79,7 @@ class AttentionPlan:
             str, int
         ] = {}  # causal node's first output -> sliding window (keys per query)
         self.blocks = causal_blocks
+        self._key_scales: frozenset[str] | None = None
         self._find_path()
         self._find_repeats()
         self._find_attention()
@@ -112,6 +113,12 @@ class AttentionPlan:
         """A constant of at most one element: an immediate of the operation, not an operand."""
         shape = self.shapes.get(tensor)
         return self.is_constant(tensor) and shape is not None and math.prod(shape) <= 1
+
+    def is_key_scale(self, proto) -> bool:
+        """A scaling of the keys folded into the query's (:func:`key_scales`)."""
+        if self._key_scales is None:
+            self._key_scales = key_scales(self.graph, self.is_scalar)
+        return bool(proto.output) and proto.output[0] in self._key_scales
 
     def on_path_tensor(self, tensor: str) -> bool:
         return tensor in self.path
@@ -452,6 +459,32 @@ class AttentionPlan:
                 layer["name"] = f"{layer['name']}/causal{index}"
                 layers.append(layer)
         return layers
+
+
+def key_scales(graph, is_scalar) -> frozenset[str]:
+    """Outputs of the scalar ``Mul``/``Div`` nodes that scale the keys of a Q.K^T product whose queries are
+    scaled too (sdpa's form, each by the fourth root of the head width). Scaling the keys is scaling the
+    scores, so the key scale is folded into the query's: a kernel never rewrites the cache to scale it
+    (docs/models/operators.md). ``is_scalar``: is a tensor a constant of at most one element."""
+    producer = {t: n for n in graph.node for t in n.output}
+
+    def scale_behind(tensor: str):
+        node = producer.get(tensor)
+        while node is not None and node.op_type in MOVES and node.input:
+            node = producer.get(node.input[0])
+        if node is None or node.op_type not in SCALING or len(node.input) != 2:
+            return None
+        if node.op_type == "Div" and not is_scalar(node.input[1]):
+            return None
+        return node if sum(not is_scalar(t) for t in node.input) == 1 else None
+
+    found = set()
+    for node in graph.node:
+        if node.op_type == "MatMul" and len(node.input) == 2:
+            query, key = scale_behind(node.input[0]), scale_behind(node.input[1])
+            if query is not None and key is not None and query is not key:
+                found.add(key.output[0])
+    return frozenset(found)
 
 
 class _Proxy:

@@ -241,6 +241,8 @@ def _convert_node(model, reader, plan: AttentionPlan, state: _State, node) -> st
         return "data movement"
     if op == "Gather":
         return _gather(model, plan, state, node)
+    if plan.is_key_scale(proto):
+        return "key scale"
     if op in BINARY or op in UNARY or op in REDUCE:
         return _vector(model, plan, state, node)
     if op in ("Softmax", "LayerNormalization", "Gelu"):
@@ -398,6 +400,7 @@ def _axes(model, node, rank: int) -> list[int]:
 _WHY = {
     "input preprocessing": " (computed from constants and integer inputs only, e.g. the attention mask; not per-token work)",
     "NaN guard": " (the exporter's Where(IsNaN(p), 0, p) after a softmax)",
+    "key scale": " (folded into the query's scale: scaling the keys would rewrite the KV cache)",
 }
 
 
@@ -406,7 +409,7 @@ def _report(file: str, left_out: Counter) -> None:
     for reason, count in sorted(left_out.items()):
         if reason == "constant":
             continue
-        level = logging.INFO if reason == "data movement" else logging.WARNING
+        level = logging.INFO if reason in ("data movement", "key scale") else logging.WARNING
         logger.log(
             level,
             "%s: %d node%s left out: %s%s",

@@ -24,7 +24,8 @@ def file_stem(layer_name: str) -> str:
 
 
 def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
-    """One row per layer: identity, chosen mapping and the main figures."""
+    """One row per layer: identity, chosen mapping, the main figures and ``ops`` (MACs, or a vector layer's
+    operations: its loop nest's points, so a step's work adds up)."""
     import pandas as pd  # here, not at the top: evaluating a network (``zigzag.api.run``) needs no pandas
 
     records = []
@@ -59,6 +60,7 @@ def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
                 "temporal_mapping_O": temporal_mapping_text(
                     result, next(iter(result.temporal_mapping_stationary))
                 ),
+                "ops": layer.total_macs if isinstance(layer, Layer) else layer.get("ops"),
             }
         )
     return pd.DataFrame.from_records(records)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from html import escape
 from pathlib import Path
 from typing import Callable, Iterable
@@ -217,6 +218,8 @@ def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
         row["spatial_mapping"] = spatial_mapping_text(result)
         output = next(iter(result.temporal_mapping_stationary))
         row["temporal_mapping_O"] = temporal_mapping_text(result, output)
+        sizes = (entry.get("spec") or {}).get("loop_sizes")
+        row["ops"] = math.prod(sizes) if sizes else None  # MACs, or a vector layer's operations
         rows.append(row)
     return rows
 

@@ -418,6 +418,7 @@ def bypassed_nodes(workload) -> list:
         if node_id in reached
         and getattr(node, "kind", None) == "dummy"
         and node.op_type not in NO_WORK_OPS
+        and not node.attrs.get("folded")
     ]
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from onnx import ModelProto, helper, numpy_helper, shape_inference
 
 from zigzag.errors import InputError
+from zigzag.io.onnx_attention import key_scales
 from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
@@ -234,6 +235,10 @@ class _Parser:
         self.caches: dict[
             int, tuple[int, int, int]
         ] = {}  # KV-cache append id -> vector_layers.cache_operands
+        self.key_scales: frozenset[str] | None = None
+        self.constant_tensors = {i.name for i in model.graph.initializer} | {
+            n.output[0] for n in model.graph.node if n.op_type == "Constant" and n.output
+        }
 
     def run(self) -> StreamWorkload:
         next_id = 0
@@ -269,6 +274,21 @@ class _Parser:
     def error(self, proto, node_id: int, message: str) -> InputError:
         return InputError(self.file, f"node {node_id} '{proto.name}' ({proto.op_type})", message)
 
+    def is_key_scale(self, proto) -> bool:
+        """Does ``proto`` scale the keys of an attention whose queries are scaled too? Its scale is then
+        the query's (``zigzag.io.onnx_attention.key_scales``): the cache is read once, by the product."""
+        if self.key_scales is None:
+            self.key_scales = key_scales(self.model.graph, self.is_scalar)
+        return bool(proto.output) and proto.output[0] in self.key_scales
+
+    def is_scalar(self, tensor: str) -> bool:
+        """A constant of at most one element (an initializer, a Constant's or a folded value)."""
+        shape = self.shapes.table.get(tensor)
+        if shape is None or math.prod(shape) > 1:
+            return False
+        self.shapes.complete()
+        return tensor in self.shapes.constants or tensor in self.constant_tensors
+
     def shape(self, proto, node_id: int, tensor: str) -> list[int]:
         try:
             shape = self.shapes.get(tensor)
@@ -301,6 +321,8 @@ class _Parser:
             made = layer_norm_layers(self, proto, node_id, preds)
             if made is not None:
                 return made
+        elif self.vector_classes and op in ("Mul", "Div") and self.is_key_scale(proto):
+            return [self.dummy(proto, node_id, preds, folded=True)]
         elif self.vector_classes and op != "Softmax":
             made = vector_layer(self, proto, node_id, preds)
             if made is not None:
@@ -717,11 +739,14 @@ class _Parser:
             else 0
         )
 
-    def dummy(self, proto, node_id, preds) -> PropagationNode:
+    def dummy(self, proto, node_id, preds, folded: bool = False) -> PropagationNode:
         """A node computing nothing on the floor; ``out_shape``: its output's shape when known (an
-        output shaped unlike its input, e.g. a reduction, depends on all of the input)."""
+        output shaped unlike its input, e.g. a reduction, depends on all of the input); ``folded``: its
+        work is done by another layer (a key scale folded into the query's)."""
         shape = self.shapes.table.get(proto.output[0]) if proto.output else None
         attrs = {"out_shape": tuple(shape)} if shape and all(d > 0 for d in shape) else {}
+        if folded:
+            attrs["folded"] = True
         return PropagationNode(node_id, proto.name, proto.op_type, "dummy", tuple(preds[:2]), attrs)
 
 

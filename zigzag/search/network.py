@@ -11,6 +11,7 @@ from typing import Callable, Iterable, Sequence
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.cost.result import CostResult, CumulativeResult, sum_results
 from zigzag.hardware.accelerator import Accelerator
+from zigzag.hardware.intermediates import on_chip_accelerators
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.notes import grouped_layer_warnings
 from zigzag.search.capacity import check_capacity
@@ -122,10 +123,12 @@ def plan_network(
 ) -> NetworkPlan:
     """The plan of every evaluation of a network (API, workflow, sweeps, Stage API): which of its
     ``layers`` (processing order) are searched (:func:`evaluated_layers`), on which accelerator
-    (:func:`layer_accelerators`; the ``workload``'s graph is needed with data locality), and which
-    are left uncosted (:func:`uncosted_layers`)."""
+    (:func:`layer_accelerators`; the ``workload``'s graph is needed with data locality; without it, an
+    LLM step's intermediates passed between consecutive layers stay on chip when they fit,
+    ``zigzag.hardware.intermediates``), and which are left uncosted (:func:`uncosted_layers`)."""
     if not options.exploit_data_locality:
         accelerators = {layer.id: accelerator for layer in layers}
+        accelerators |= on_chip_accelerators(evaluated_layers(layers, accelerator), accelerator)[0]
     elif workload is None:
         raise ValueError("plan_network: exploit_data_locality needs the workload's graph")
     else:

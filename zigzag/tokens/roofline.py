@@ -8,9 +8,14 @@ For one evaluated layer (its best mapping):
 * per memory: the bytes moved through its ports by this mapping (word accesses x port width, all
   operands and directions, all instances), the intensity ``ops / bytes`` and the memory's
   bandwidth (sum of its ports' ``bandwidth_max`` x instances); its roof is intensity x bandwidth;
-* ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory.
-  ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
-  mapping gets (below 1: stalls, under-used array, on/off-loading).
+* per memory port the latency model times (``port_stall_slack``): the cycles it is busy, the ideal
+  computation cycles plus its stall (or minus its slack); its roof is ops / those cycles. A port carrying
+  two transfers a cycle (a per-MAC register exchanging its partial sum with the MAC and with the memory
+  above it) halves the rate whatever the bandwidth of the memory as a whole;
+* ``attainable`` = the lowest roof (or the peak); ``bound`` names it: ``compute`` or the memory, and
+  ``bound_port`` that memory's port with the lowest roof (none when the model stalls none of its
+  ports). A layer is thus labelled with what binds it in the model. ``achieved`` = ops / the layer's latency; ``achieved / attainable`` says how close the
+  mapping gets (below 1: under-used array, on/off-loading).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ class RooflineRow:
     attainable: float
     bound: str
     memories: tuple[MemoryTraffic, ...]
+    bound_port: str = ""  # "<memory>.<port>": the bound memory's port the latency model stalls most
 
     def record(self) -> dict:
         """One flat table row (per memory: bytes, intensity, roof)."""
@@ -54,6 +60,7 @@ class RooflineRow:
             "achieved_ops_per_cycle": self.achieved,
             "attainable_ops_per_cycle": self.attainable,
             "bound": self.bound,
+            "bound_port": self.bound_port,
         }
         for m in self.memories:
             row[f"{m.memory}_bytes"] = m.bytes
@@ -107,8 +114,13 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
                 None if intensity is None else intensity * bandwidth,
             )
         )
-    roofs = [("compute", peak)] + [(m.memory, m.roof) for m in traffic if m.roof is not None]
-    bound, attainable = min(roofs, key=lambda r: r[1])
+    ports = [(port.rpartition(".")[0], roof, port) for port, roof in port_roofs(ops, result)]
+    roofs = [("compute", peak, "")] + ports  # on a tie the compute, then a port, names the bound
+    roofs += [(m.memory, m.roof, "") for m in traffic if m.roof is not None]
+    bound, attainable, port = min(roofs, key=lambda r: r[1])
+    if not port:  # a memory's roof binds: name its port the model stalls most, if any
+        stalled = sorted((roof, name) for memory, roof, name in ports if memory == bound)
+        port = stalled[0][1] if stalled else ""
     latency = float(result.latency_total2)
     return RooflineRow(
         layer.id,
@@ -122,7 +134,19 @@ def roofline_row(layer, result, accelerator) -> RooflineRow:
         attainable,
         bound,
         tuple(traffic),
+        port,
     )
+
+
+def port_roofs(ops: float, result) -> list[tuple[str, float]]:
+    """("<memory>.<port>", ops per cycle) for each port the latency model stalls: ops over the cycles the
+    port is busy (the ideal computation cycles plus its stall). Ports with slack cannot bind."""
+    cycles = result.ideal_temporal_cycle
+    return [
+        (port, ops / (cycles + stall))
+        for port, stall in sorted((getattr(result, "port_stall_slack", None) or {}).items())
+        if stall > 0 and cycles + stall > 0
+    ]
 
 
 def roofline_rows(result) -> list[RooflineRow]:
@@ -130,3 +154,17 @@ def roofline_rows(result) -> list[RooflineRow]:
     return [
         roofline_row(layer, cost, result.accelerators[layer.id]) for layer, cost in result.layers
     ]
+
+
+def binding_line(rows: list[RooflineRow]) -> str:
+    """What bounds the step's layers, by share of its latency, largest first (a port when the model
+    stalls one, else the memory or ``compute``): ``layers bound by (share of the step): acc_reg.r_port_1
+    97%, ...``."""
+    total = sum(row.latency_cycles for row in rows)
+    shares: dict[str, float] = {}
+    for row in rows:
+        name = row.bound_port or row.bound
+        shares[name] = shares.get(name, 0.0) + row.latency_cycles
+    ranked = sorted(shares.items(), key=lambda item: -item[1])
+    parts = [f"{name} {cycles / total:.0%}" for name, cycles in ranked if total > 0]
+    return "layers bound by (share of the step): " + ", ".join(parts)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from zigzag.cost.array import accelerator_area_um2
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
@@ -257,6 +258,9 @@ def test_results_split_between_the_units():
     table = layer_table(network.layers)
     assert list(table["compute_unit"]) == ["mac_array", "vector_unit", "vector_unit"]
     assert list(table["vector_op"])[1:] == ["exp", "reduce_sum"]
+    # each layer's operation count (MACs, the vector layers' operations), so the step's work adds up
+    assert list(table["ops"]) == [layer.total_macs for layer, _ in network.layers]
+    assert list(table["ops"])[1] == 64
     row = tables.experiment_row(
         {
             "name": "e",
@@ -533,13 +537,32 @@ def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
     assert any("56 vector layer(s) left uncosted" in note for note in summary_json["notes"])
     assert {r["compute_unit"] for r in tables.read_csv(plain / "layers.csv")} == {"mac_array"}
     assert float(row["energy_vector_unit_pJ"]) == 0
-    # the matrix products cost the same with and without the unit
-    mac = [
-        r["energy_pJ"]
+    # the matrix products cost the same with and without the unit, except those reading or writing a
+    # vector layer's operand in the unified buffer (docs/models/per-token.md#intermediates-kept-on-chip)
+    from zigzag.hardware.intermediates import on_chip_accelerators
+    from zigzag.io.loaders import load_inputs
+    from zigzag.search.network import evaluated_layers
+
+    workload, vector = load_inputs(
+        workflow_results.parent / "gqa.onnx",
+        HARDWARE / "flow_tpu_32x32_vector.yaml",
+        HARDWARE.parent / "mapping" / "flow_tpu_32x32.yaml",
+        operators="all",
+    )
+    trimmed = on_chip_accelerators(evaluated_layers(workload.layers, vector), vector)[0]
+    on_chip = {i for i, accelerator in trimmed.items() if accelerator is not vector}
+    mac = {
+        r["name"]: (r["energy_pJ"], int(r["id"]) in on_chip)
         for r in tables.read_csv(with_unit / "layers.csv")
         if r["compute_unit"] == "mac_array"
-    ]
-    assert mac == [r["energy_pJ"] for r in tables.read_csv(plain / "layers.csv")]
+    }
+    plain_mac = {r["name"]: r["energy_pJ"] for r in tables.read_csv(plain / "layers.csv")}
+    assert mac.keys() == plain_mac.keys() and any(reads for _, reads in mac.values())
+    for name, (energy, reads_on_chip) in mac.items():
+        if reads_on_chip:
+            assert float(energy) <= float(plain_mac[name])
+        else:
+            assert energy == plain_mac[name]
     experiments = tables.read_csv(workflow_results / "experiments.csv")
     assert [r["uncosted_layers"] for r in experiments] == ["0", "56"]
 
@@ -706,3 +729,18 @@ def test_batched_and_scalar_searches_agree_on_vector_layers(make, monkeypatch):
     monkeypatch.setenv("ZIGZAG_EVAL", "scalar")
     scalar, _ = search_layer(make(), accelerator, SearchOptions(lpf_limit=4))
     assert batched.to_dict() == scalar.to_dict()
+
+
+def test_one_area_for_one_accelerator_whatever_runs_first():
+    """A vector layer reports the whole core's area (MAC array, lanes, every memory), as a MAC layer
+    does: a network starting with a vector layer (an LLM's embedding lookup with ``operators: all``) has
+    the area of the same network without it (issue 45: the MAC array was dropped, 18.43 for 32.16 mm²)."""
+    vector = load_accelerator(HARDWARE / "flow_tpu_32x32_vector.yaml")
+    options = SearchOptions(lpf_limit=4)
+    mac_only = evaluate_network(Workload([gemm_layer(0)]), vector, options)
+    vector_first = evaluate_network(Workload([exp_layer(0), gemm_layer(1)]), vector, options)
+    results = [result for _, result in vector_first.layers]
+    assert results[0].compute_unit == VECTOR_UNIT
+    assert {r.area_total for r in results} == {mac_only.total.area_total}
+    assert vector_first.total.area_total == mac_only.total.area_total
+    assert mac_only.total.area_total == pytest.approx(accelerator_area_um2(vector))

@@ -111,3 +111,15 @@ def test_the_new_token_is_a_dependency_and_the_append_copies_only_it(kind):
             layer.sizes == {"B": 1, "H": 12, "D": 1, "K": 64} for layer in appends
         )
         assert not any(src in {layer.id for layer in appends} for src, _ in workload.edges)  # sinks
+
+
+@pytest.mark.parametrize("export", ["llama_tiny_decode", "gpt2_decode"])
+def test_the_keys_are_read_by_the_product_not_scaled_in_the_cache(export):
+    """sdpa scales the queries and the keys; on a vector core the key scale is folded into the query's
+    (scaling the keys would read and rewrite the whole cache every step): the layers reading the cache are
+    the attention products, and the key scale is a folded node (no core, no cost, not a bypass)."""
+    workload = _workload(export, "vector")
+    readers = [layer for layer in workload.layers if layer.cache_operands]
+    assert len(readers) == 4 and all(layer.op_type == "MatMul" for layer in readers)
+    folded = [node for node in workload.nodes.values() if getattr(node, "attrs", {}).get("folded")]
+    assert len(folded) == 2 and all(node.op_type == "Mul" for node in folded)

@@ -181,7 +181,7 @@ def test_llama_3_8b_at_16_bits_does_not_fit_8_gib():
     hardware = REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
     with pytest.raises(
         CapacityError,
-        match=r"accelerator 'flow_tpu_32x32_vector': memories.dram.size: llama-3-8b .* needs 14.49 GiB in dram \(weights 13.98 GiB.* holds 8 GiB",
+        match=r"accelerator 'flow_tpu_32x32_vector': memories.dram.size: llama-3-8b .* needs 14.48 GiB in dram \(weights 13.98 GiB.* holds 8 GiB",
     ):
         run(document, str(hardware), str(TPU_MAPPING), SearchOptions(lpf_limit=4))
 

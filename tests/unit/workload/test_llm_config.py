@@ -10,7 +10,7 @@ import math
 import pytest
 
 from zigzag.errors import InputError
-from zigzag.io.loaders import load_workload
+from zigzag.io.loaders import build_workload, load_workload
 from zigzag.io.onnx_import import read_onnx
 from zigzag.io.llm_workloads import (
     catalogue_sources,
@@ -20,6 +20,8 @@ from zigzag.io.llm_workloads import (
     load_catalogue,
     load_model_config,
 )
+from zigzag.mapping.entry import MappingEntry
+from zigzag.workload.footprint import footprint
 from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
 from conftest import REPO, TESTS
 
@@ -420,6 +422,34 @@ def test_llama_3_8b_decode_hand_count():
     assert (inference.tokens, inference.context, inference.layers) == (1, 4095, 32)
 
 
+@pytest.mark.slow
+def test_llama_3_8b_decode_reads_the_kv_cache_once():
+    """At batch 8 after 4,096 cached tokens the step's weight and KV-cache reads (what bounds it) are the
+    hand count: the weights once, the cache once (K by Q.K^T, V by P.V) over the 4,097 positions; no layer
+    scales the cached keys (issue 45: a scale_k layer read them a second time, 10.73 GB for 9.65 GB)."""
+    cfg = load_model_config("llama-3-8b")
+    workload = build_workload(
+        "llama-3-8b",
+        [
+            MappingEntry.from_dict(
+                {"name": "default", "memory_operand_links": {"O": "O", "W": "I2", "I": "I1"}}
+            )
+        ],
+        phase="decode",
+        context=4096,
+        batch=8,
+    )
+    d, kv, i, b = cfg.hidden, cfg.kv_heads * cfg.head_dim, cfg.intermediate, 8
+    block = 2 * d * d + 2 * d * kv + 3 * d * i + 2 * d  # projections, MLP, two RMSNorm scales
+    # + lm_head, final norm, the 8 embedding rows, the rotary angles' cos and sin (one position, 128 wide)
+    weights = 32 * block + d * cfg.vocab + d + b * d + 2 * cfg.head_dim
+    cache = 32 * 2 * b * kv * 4097  # K and V of 32 blocks, 8 bits each
+    fp = footprint(workload.layers)
+    assert (fp.weights, fp.kv_read) == (weights, cache)
+    assert fp.weights + fp.kv_read == 9_652_965_632  # 9.65 GB, not 10.73 GB
+    assert not any("scale_k" in layer.name for layer in workload.layers)
+
+
 def test_mixture_of_experts_counts_the_active_experts():
     cfg = load_model_config("mixtral-8x7b")
     decode, _ = llm_layer_specs(cfg, phase="decode", context=100, layers=1)
@@ -623,13 +653,10 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     per_block = sum(1 for layer, _ in result.layers if layer.name.startswith("layers.0/"))
     assert len(result.layers) > 3 * per_block and len(memo) < per_block + 12
     for layer, cost in result.layers:
-        searched = memo[
-            json.dumps([layer.signature(), id(accelerator)], sort_keys=True, default=str)
-        ]
+        on = result.accelerators[layer.id]  # the core, or a copy keeping an operand on chip
+        searched = memo[json.dumps([layer.signature(), id(on)], sort_keys=True, default=str)]
         fresh = LayerCostResult.of(
-            dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name),
-            layer,
-            accelerator,
+            dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name), layer, on
         )
         assert cost == fresh and (cost.layer_id, cost.layer.name) == (layer.id, layer.name)
         assert (

@@ -95,12 +95,11 @@ def build_vit(cfg: ArchConfig, step: Step) -> list[dict]:
 
 
 def unmasked_attention(net: Net, name: str, q: int, k: int, v: int, keys: int) -> int:
-    """Multi-head attention of every token over ``keys`` tokens without a mask (q and k each scaled, as sdpa
-    exports them): scores, softmax, P.V; returns the P.V layer."""
+    """Multi-head attention of every token over ``keys`` tokens without a mask (sdpa's key scale folded into the
+    query's, as the import does): scores, softmax, P.V; returns the P.V layer."""
     cfg, b, t, p = net.cfg, net.step.batch, net.step.tokens, net.step.precision
     heads, hd = cfg.heads, cfg.head_dim
     q = net.elementwise(f"{name}/scale_q", "mul", {"B": b, "H": heads, "D": t, "K": hd}, q)
-    k = net.elementwise(f"{name}/scale_k", "mul", {"B": b, "H": heads, "D": hd, "K": keys}, k)
     scores = net.add(
         ops.matmul(
             net.next,

@@ -20,8 +20,8 @@ def attention(
     rotary_dim: int | None = None,
     v_dim: int | None = None,
 ) -> int:
-    """Scaled dot-product attention of the step's tokens (sdpa as exported: q and k each scaled, the
-    additive mask, softmax, P.V), with the KV-cache appends of a decode step and causal blocks in a
+    """Scaled dot-product attention of the step's tokens (sdpa as exported, its key scale folded into the
+    query's; the additive mask, softmax, P.V), with the KV-cache appends of a decode step and causal blocks in a
     causal prefill. ``q``, ``k``, ``v``: the layers giving them; ``rotary``: (cos, sin) layers over the first
     ``rotary_dim`` of each head (default all); ``span``: the block's attention span (default the model's);
     ``v_dim``: a value head's width (default the head width); the model's ``attn_softcap`` caps the scores.
@@ -83,11 +83,9 @@ def attention(
         )
     keys = attended_keys(cfg, step, span)
     kv_role = "kv_cache" if cached else "activation"
-    # sdpa scales q and k each by the fourth root of the head width; k over the kv heads (grouped-query form)
+    # sdpa scales q and k each by the fourth root of the head width; both scales are applied to the query
+    # (as deployed kernels do): scaling k would read and rewrite the whole cache every step
     q = net.elementwise(f"{name}/scale_q", "mul", {"B": b, "H": heads, "D": t, "K": hd}, q)
-    k = net.elementwise(
-        f"{name}/scale_k", "mul", {"B": b, "H": kv, "D": hd, "K": keys}, k, i_role=kv_role
-    )
     blocks = _blocks(cfg, step, keys, span)
     suffix = (lambda i: f"/causal{i}") if len(blocks) > 1 else (lambda i: "")
     gqa = {"heads": kv, "groups": groups} if groups > 1 else {"heads": heads}
