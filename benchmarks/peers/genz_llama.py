@@ -38,18 +38,36 @@ def main() -> None:
     )
     model = "meta-llama/Llama-3.1-8B"  # GenZ's entry: the Llama-3-8B widths (32 blocks, GQA 8)
     decode = decode_moddeling(
-        model=model, batch_size=args.batch, input_tokens=args.context, output_tokens=1,
-        Bb=1, system_name=system, bits="int8",
+        model=model,
+        batch_size=args.batch,
+        input_tokens=args.context,
+        output_tokens=1,
+        Bb=1,
+        system_name=system,
+        bits="int8",
     )
     prefill = prefill_moddeling(
-        model=model, batch_size=args.batch, input_tokens=args.prompt, system_name=system, bits="int8"
+        model=model,
+        batch_size=args.batch,
+        input_tokens=args.prompt,
+        system_name=system,
+        bits="int8",
     )
+    # the prefill's time by operator (GenZ's own table): the block's operators count 32 times
+    # (between Repeat and End Repeat), the embeddings and the classifier once
+    terms = {
+        str(op["Layer Name"]): round(float(op["Latency (msec)"]), 3)
+        for _, op in prefill["model_df"].iterrows()
+        if float(op["Latency (msec)"]) > 0
+    }
     print(
         json.dumps(
             {
                 "tool": "GenZ",
                 "decode_ms": float(decode["Latency"]),
                 "prefill_ms": float(prefill["Latency"]),
+                "prefill_terms_ms": terms,
+                "blocks": 32,
                 "context": args.context,
                 "prompt": args.prompt,
                 "batch": args.batch,

@@ -90,7 +90,9 @@ def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
     try:
         with path.open(newline="") as handle:
             reader = csv.DictReader(handle)
-            rows = [{k: cell(v or "", k) for k, v in row.items() if k is not None} for row in reader]
+            rows = [
+                {k: cell(v or "", k) for k, v in row.items() if k is not None} for row in reader
+            ]
             return list(reader.fieldnames or []), rows
     except FileNotFoundError:
         raise InputError(

@@ -1,4 +1,4 @@
-"""The report page of an LLM sweep (issue 45): rows compared per workload point (batch 1 and 8),
+"""The report page of an LLM sweep: rows compared per workload point (batch 1 and 8),
 per-token objectives on every axis and in the ranking, the varied workload fields shown, units,
 the "why" view of every row, ids kept as text; checked in headless Chromium view by view."""
 
@@ -116,7 +116,8 @@ def _front_rows(folder: Path, group: str) -> set[int]:
     return {
         i
         for i, r in enumerate(rows)
-        if f"{r['workload']} {r['workload_point']}" == group and r["pareto_energy_latency"] == "True"
+        if f"{r['workload']} {r['workload_point']}" == group
+        and r["pareto_energy_latency"] == "True"
     }
 
 
@@ -143,12 +144,18 @@ def test_llm_sweep_report_in_chromium(llm_sweep, tmp_path):
         WebDriverWait(driver, 30).until(
             lambda d: d.find_elements("css selector", "#pareto-plot .main-svg")
         )
-        assert Select(driver.find_element("id", "pareto-x")).first_selected_option.get_attribute(
-            "value"
-        ) == "tpot_s"
-        assert Select(driver.find_element("id", "pareto-y")).first_selected_option.get_attribute(
-            "value"
-        ) == "energy_per_token_J"
+        assert (
+            Select(driver.find_element("id", "pareto-x")).first_selected_option.get_attribute(
+                "value"
+            )
+            == "tpot_s"
+        )
+        assert (
+            Select(driver.find_element("id", "pareto-y")).first_selected_option.get_attribute(
+                "value"
+            )
+            == "energy_per_token_J"
+        )
         for group in ("toy batch=1", "toy batch=8"):
             Select(driver.find_element("id", "pareto-group")).select_by_value(group)
             circled = driver.execute_script(
