@@ -123,7 +123,7 @@ function plotParallel() {
   const ck = $("parallel-colour").value, gk = $("parallel-group").value;
   const idx = [];
   for (let i = 0; i < N; i++) if (RAN(i) && (!gk || D.group[i] === gk) && Object.keys(OBJ).every(function (n) { return typeof R[OBJ[n]][i] === "number"; })) idx.push(i);
-  const dims = PARAMS.map(function (c) { return dimension(c, idx); });
+  const dims = PARAMS.concat(gk ? [] : POINT_COLS).map(function (c) { return dimension(c, idx); });
   if (!PARAMS.length) dims.push(dimension(COL[D.kind === "sweep" ? "variant" : "accelerator"] || COLS[0], idx));
   // seconds and J·s only when the clock differs between the rows (else they repeat cycles and pJ·cycles)
   const clocks = new Set(idx.map(function (i) { return R.clock_ghz ? R.clock_ghz[i] : null; }));
