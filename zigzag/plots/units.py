@@ -12,12 +12,14 @@ SUFFIX_UNITS = (
     ("_pJ_cycles", "pJ·cycles"),
     ("_Js", "J·s"),
     ("_pJ", "pJ"),
+    ("_J", "J"),
     ("_cycles", "cycles"),
     ("_mm2", "mm²"),
     ("_um2", "µm²"),
     ("_ns", "ns"),
     ("_s", "s"),
     ("_bits", "bits"),
+    ("_bytes", "bytes"),
     ("_ghz", "GHz"),
     ("_GHz", "GHz"),
 )
@@ -27,7 +29,11 @@ _SIZE_UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
 
 
 def split_unit(column: str) -> tuple[str, str]:
-    """A column's readable name and its unit: ``energy_pJ`` -> ("energy", "pJ")."""
+    """A column's readable name and its unit: ``energy_pJ`` -> ("energy", "pJ"); a rate
+    ``tokens_per_s`` -> ("tokens per second", "tokens/s")."""
+    if column.endswith("_per_s") and len(column) > len("_per_s"):
+        thing = column[: -len("_per_s")].replace("_", " ")
+        return f"{thing} per second", f"{thing}/s"
     for suffix, unit in SUFFIX_UNITS:
         if column.endswith(suffix) and len(column) > len(suffix):
             return column[: -len(suffix)].replace("_", " "), unit

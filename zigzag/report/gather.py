@@ -3,7 +3,9 @@
 * ``experiments``: the workflow's ``experiments.csv`` and, per experiment, ``<name>/layers.csv``
   (the "why" view) and the memory-hierarchy figure of its accelerator;
 * ``sweep`` (also a guided search or a multi-core sweep): ``variants.csv``, ``sweep.json`` (the
-  parameters as written, constraints, clock, target) and ``details/<variant id>.js``;
+  parameters as written, constraints, clock, target) and ``details/<variant id>.js``; its rows are
+  compared per workload point (an LLM sweep's phase, batch, context: ``workload_vary``) and mode,
+  as its ``pareto.csv`` does;
 * ``multicore``: ``multicore.csv`` and each run's folder (its Gantt chart and memory figures,
   linked from the page).
 
@@ -19,8 +21,8 @@ import re
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.report.tables import columnar, describe_columns, objectives, read_table
-from zigzag.sweep.results import constraint_limits
+from zigzag.report.tables import MAXIMISED, columnar, describe_columns, objectives, read_table
+from zigzag.sweep.results import constraint_limits, group_of
 
 KINDS = ("experiments", "sweep", "multicore")
 #: the layers.csv columns of the per-layer "why" view (memory energies are found by name)
@@ -111,6 +113,8 @@ def _base(
         "group": group,
         "design": design,
         "objectives": objectives(columns, rows),
+        "maximise": [name for name in MAXIMISED if name in objectives(columns, rows)],
+        "groupWorkload": {g: str(r.get("workload")) for g, r in zip(group, rows)},
         "limits": list(limits),
         "target": target,
         "ranking": {},
@@ -188,9 +192,7 @@ def _sweep(folder: Path) -> dict:
     kind = description.get("kind") or ("multicore" if "mode" in columns else "single")
     search = (folder / "search.json").exists()
     described = describe_columns(columns, rows, description.get("parameters"))
-    group = [
-        f"{r['workload']} ({r['mode']})" if r.get("mode") else str(r.get("workload")) for r in rows
-    ]
+    group = [group_of(r) for r in rows]
     what = (
         "guided search"
         if search

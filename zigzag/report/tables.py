@@ -37,6 +37,19 @@ OBJECTIVES = {
     "area": ("area_mm2", "cores_area", "area_um2"),
     "seconds": ("latency_s",),
     "J·s": ("edp_Js",),
+    # an LLM step's figures per token (zigzag.tokens)
+    "time per token": ("tpot_s", "tpot_cycles"),
+    "time to first token": ("ttft_s", "ttft_cycles"),
+    "energy per token": ("energy_per_token_J", "energy_per_token_pJ"),
+    "tokens/s": ("tokens_per_s",),
+}
+#: objectives where more is better (every other one is minimised)
+MAXIMISED = ("tokens/s",)
+#: readable names of columns whose names are abbreviations
+NAMES = {
+    "tpot": "time per output token",
+    "ttft": "time to first token",
+    "dram_bound_ratio": "step / DRAM bound",
 }
 #: columns shown by default besides identity, status, parameters and objectives
 SHOWN = (
@@ -46,13 +59,17 @@ SHOWN = (
     "layers",
     "cores",
     "dram_traffic_bits",
+    "dram_bound_ratio",
 )
 
 
-def cell(text: str):
-    """A CSV cell as a number, a boolean, None (empty) or text."""
+def cell(text: str, key: str = ""):
+    """A CSV cell as a number, a boolean, None (empty) or text; the cells of the identity columns
+    stay text (a variant id ``2638490507e3`` is not a number)."""
     if text == "":
         return None
+    if key in IDENTITY or key in HIDDEN_IDENTITY or key == "workload_point":
+        return text
     if text in ("True", "False"):
         return text == "True"
     try:
@@ -78,7 +95,7 @@ def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
         raise InputError(
             str(path), None, "no such table; run the workflow (or the sweep) first"
         ) from None
-    records = list(csv.reader(io.StringIO(text, newline="")))
+    records = [r for r in csv.reader(io.StringIO(text, newline="")) if r]
     header = records[0] if records else []
     for number, record in enumerate(records[1:], start=2):
         if len(record) != len(header):
@@ -94,7 +111,7 @@ def read_table(path: str | Path) -> tuple[list[str], list[dict]]:
             f"line {len(records)}",
             "the table ends mid-line: it was cut while being written; rerun the step that writes it",
         )
-    rows = [{k: cell(v) for k, v in zip(header, record)} for record in records[1:]]
+    rows = [{k: cell(v, k) for k, v in zip(header, record)} for record in records[1:]]
     return header, rows
 
 
@@ -109,20 +126,34 @@ def objectives(columns: list[str], rows: list[dict]) -> dict[str, str]:
     return found
 
 
+def point_fields(rows: list[dict]) -> list[str]:
+    """The workload fields a sweep varies (``workload_vary``), read from its rows' points
+    (``workload_point``: ``context=4096 batch=8``)."""
+    fields = {}
+    for row in rows:
+        for part in str(row.get("workload_point") or "").split():
+            fields.setdefault(part.split("=", 1)[0], None)
+    return list(fields)
+
+
 def describe_columns(
     columns: list[str],
     rows: list[dict],
     parameters: list[dict] | None = None,
     units: dict[str, str] | None = None,
 ) -> list[dict]:
-    """Each column's key, readable name, unit, role (id, status, param, objective, front,
+    """Each column's key, readable name, unit, role (id, point, status, param, objective, front,
     metric, option), format and whether it is shown by default. ``parameters``: a sweep's
-    parameters (``sweep.json``); ``units``: units the table cannot say (e.g. the cores' area unit)."""
+    parameters (``sweep.json``); ``units``: units the table cannot say (e.g. the cores' area unit).
+    The fields of a workload point (``point``) are shown, the point's label is not (it repeats them)."""
     parameters = {p["name"]: p for p in parameters or []}
     chosen = set(objectives(columns, rows).values())
+    varied = point_fields(rows)
     described = []
     for key in columns:
         name, unit = split_unit(key)
+        stem = key[: -len(unit) - 1] if unit and key.endswith("_" + unit) else key
+        name = NAMES.get(stem, NAMES.get(key, name))
         unit = (units or {}).get(key, unit)
         values = [r.get(key) for r in rows if r.get(key) is not None]
         numeric = bool(values) and all(
@@ -147,6 +178,10 @@ def describe_columns(
                     unit="as written",
                     labels={str(v): labels.get(str(v)) or size_label(v) for v in values},
                 )
+        elif key in varied:
+            entry.update(role="point", name=key)
+        elif key == "workload_point":
+            entry.update(role="id", name="workload point", shown=not varied)
         elif key in IDENTITY:
             entry.update(role="id", name=key)
         elif key in HIDDEN_IDENTITY:

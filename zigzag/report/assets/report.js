@@ -8,6 +8,13 @@ const STATUS = R.status || new Array(N).fill("ok");
 const REASON = R.reason || new Array(N).fill("");
 const RAN = function (i) { return STATUS[i] === "ok" || STATUS[i] === "out"; };
 const OBJ = D.objectives;  // name -> column
+const MAXCOL = {};  // the columns where more is better (tokens/s); every other objective is minimised
+(D.maximise || []).forEach(function (n) { if (OBJ[n]) MAXCOL[OBJ[n]] = true; });
+function sense(key) { return MAXCOL[key] ? -1 : 1; }
+// a sweep over workload fields (an LLM's batch, context, phase) compares rows per workload point
+const POINT_COLS = COLS.filter(function (c) { return c.role === "point"; });
+const POINTS = POINT_COLS.length > 0;
+const GROUP_WORD = POINTS ? "workload point" : "workload";
 const PARAMS = COLS.filter(function (c) { return c.role === "param" && c.shown; });
 const state = { sort: null, desc: false, filters: {}, text: "", status: "", allColumns: false, limit: 250,
                 selected: null, details: {} };

@@ -1,11 +1,13 @@
 // The Pareto view, the parallel coordinates and the ranking across workloads.
 // ---- Pareto --------------------------------------------------------------------------------
-function front2d(idx, xs, ys) {
+// the rows on the front of two columns, each minimised (sx, sy = 1) or maximised (-1)
+function front2d(idx, xs, ys, sx, sy) {
+  sx = sx || 1; sy = sy || 1;
   const pts = idx.filter(function (i) { return typeof xs[i] === "number" && typeof ys[i] === "number"; })
-    .sort(function (a, b) { return xs[a] - xs[b] || ys[a] - ys[b]; });
+    .sort(function (a, b) { return sx * (xs[a] - xs[b]) || sy * (ys[a] - ys[b]); });
   const out = [];
   let best = Infinity;
-  pts.forEach(function (i) { if (ys[i] < best) { out.push(i); best = ys[i]; } });
+  pts.forEach(function (i) { if (sy * ys[i] < best) { out.push(i); best = sy * ys[i]; } });
   return out;
 }
 function colourOptions() {
@@ -23,18 +25,19 @@ function drawPareto() {
   }
   const opts = names.map(function (n) { return [OBJ[n], objLabel(n)]; });
   const controls = el("div", { class: "controls" });
-  const x = select("pareto-x", opts, OBJ.latency || OBJ[names[0]]);
-  const y = select("pareto-y", opts, OBJ.energy || OBJ[names[1]]);
+  // an LLM step's rows: per token by default (time per output token or to first token, energy per token)
+  const x = select("pareto-x", opts, OBJ["time per token"] || OBJ["time to first token"] || OBJ.latency || OBJ[names[0]]);
+  const y = select("pareto-y", opts, OBJ["energy per token"] || OBJ.energy || OBJ[names[1]]);
   const colours = colourOptions();
   const c = select("pareto-colour", colours, OBJ.area || colours[0][0]);
   const gs = groups();
-  const g = select("pareto-group", [["", "all workloads"]].concat(gs.map(function (s) { return [s, s]; })), gs.length > 1 ? gs[0] : "");
+  const g = select("pareto-group", [["", "all " + GROUP_WORD + "s"]].concat(gs.map(function (s) { return [s, s]; })), gs.length > 1 ? gs[0] : "");
   const log = el("input", { type: "checkbox", id: "pareto-log" });
-  [labelled("x", x), labelled("y", y), labelled("colour", c), labelled("workload", g), labelled("log axes", log)]
+  [labelled("x", x), labelled("y", y), labelled("colour", c), labelled(GROUP_WORD, g), labelled("log axes", log)]
     .forEach(function (e) { controls.appendChild(e); });
   view.appendChild(controls);
   view.appendChild(el("div", { id: "pareto-plot", class: "plot" }));
-  view.appendChild(el("p", { class: "note" }, "Red: the front over the two axes (per workload); grey crosses: " +
+  view.appendChild(el("p", { class: "note" }, "Red: the front over the two axes (per " + GROUP_WORD + "; tokens/s maximised, every other axis minimised); grey crosses: " +
     "excluded by a constraint (hover for the reason); dashed: the constraints' limits. Click a point for its breakdown."));
   [x, y, c, g, log].forEach(function (e) { e.addEventListener("change", plotPareto); });
   plotPareto();
@@ -58,7 +61,7 @@ function plotPareto() {
   const byGroup = {};
   ok.forEach(function (i) { (byGroup[D.group[i]] = byGroup[D.group[i]] || []).push(i); });
   Object.keys(byGroup).forEach(function (name, k) {
-    const f = front2d(byGroup[name], xs, ys);
+    const f = front2d(byGroup[name], xs, ys, sense(xk), sense(yk));
     traces.push({ type: "scatter", mode: "lines+markers", name: "front " + name, legendgroup: "front", showlegend: k === 0 || !!gk,
       x: f.map(function (i) { return xs[i]; }), y: f.map(function (i) { return ys[i]; }), text: hover(f), customdata: f,
       hovertemplate: "%{text}<extra>on the front</extra>",
@@ -106,9 +109,9 @@ function drawParallel() {
   const names = Object.keys(OBJ);
   const c = select("parallel-colour", names.map(function (n) { return [OBJ[n], objLabel(n)]; }), OBJ.energy || OBJ[names[0]]);
   const gs = groups();
-  const g = select("parallel-group", [["", "all workloads"]].concat(gs.map(function (s) { return [s, s]; })), gs.length > 1 ? gs[0] : "");
+  const g = select("parallel-group", [["", "all " + GROUP_WORD + "s"]].concat(gs.map(function (s) { return [s, s]; })), gs.length > 1 ? gs[0] : "");
   controls.appendChild(labelled("colour", c));
-  controls.appendChild(labelled("workload", g));
+  controls.appendChild(labelled(GROUP_WORD, g));
   view.appendChild(controls);
   view.appendChild(el("div", { id: "parallel-plot", class: "plot" }));
   view.appendChild(el("p", { class: "note" }, "Drag along an axis to keep a range (brush); drag the axis titles to reorder. " +
@@ -120,7 +123,7 @@ function plotParallel() {
   const ck = $("parallel-colour").value, gk = $("parallel-group").value;
   const idx = [];
   for (let i = 0; i < N; i++) if (RAN(i) && (!gk || D.group[i] === gk) && Object.keys(OBJ).every(function (n) { return typeof R[OBJ[n]][i] === "number"; })) idx.push(i);
-  const dims = PARAMS.map(function (c) { return dimension(c, idx); });
+  const dims = PARAMS.concat(gk ? [] : POINT_COLS).map(function (c) { return dimension(c, idx); });
   if (!PARAMS.length) dims.push(dimension(COL[D.kind === "sweep" ? "variant" : "accelerator"] || COLS[0], idx));
   // seconds and J·s only when the clock differs between the rows (else they repeat cycles and pJ·cycles)
   const clocks = new Set(idx.map(function (i) { return R.clock_ghz ? R.clock_ghz[i] : null; }));
@@ -141,30 +144,37 @@ function drawRanking() {
   const names = Object.keys(OBJ);
   const controls = el("div", { class: "controls" });
   const wanted = ((D.ranking && D.ranking.objective) || "energy").toLowerCase();
-  const named = names.filter(function (n) { return n.toLowerCase() === wanted; })[0];
+  // an LLM step's rows are ranked per token: energy per token, time per output token or to first token
+  const perToken = { energy: ["energy per token"], latency: ["time per token", "time to first token"] }[wanted] || [];
+  const named = perToken.filter(function (n) { return OBJ[n]; })[0] || names.filter(function (n) { return n.toLowerCase() === wanted; })[0];
   const o = select("rank-objective", names.map(function (n) { return [OBJ[n], objLabel(n)]; }), OBJ[named] || OBJ[names[0]]);
   const m = select("rank-method", [["geomean", "geometric mean"], ["sum", "sum"]], (D.ranking && D.ranking.method) || "geomean");
+  const over = select("rank-group", [["", "all " + GROUP_WORD + "s, aggregated"]].concat(gs.map(function (s) { return [s, s + " only"]; })), "");
   controls.appendChild(labelled("objective", o));
+  controls.appendChild(labelled("over", over));
   controls.appendChild(labelled("aggregate", m));
   const weights = (D.ranking && D.ranking.weights) || {};
   gs.forEach(function (g, k) {
     const w = el("input", { type: "number", step: "any", min: "0", class: "rank-weight", id: "rank-weight-" + k, "data-group": g });
-    w.value = weights[g] !== undefined ? weights[g] : (weights[g.split(" (")[0]] !== undefined ? weights[g.split(" (")[0]] : 1);
+    const workload = (D.groupWorkload || {})[g] || g.split(" (")[0];
+    w.value = weights[g] !== undefined ? weights[g] : (weights[workload] !== undefined ? weights[workload] : 1);
     w.style.width = "5em";
     controls.appendChild(labelled("weight " + g, w));
     w.addEventListener("input", fillRanking);
   });
-  [o, m].forEach(function (e) { e.addEventListener("change", fillRanking); });
+  [o, m, over].forEach(function (e) { e.addEventListener("change", fillRanking); });
   view.appendChild(controls);
-  view.appendChild(el("p", { class: "note" }, "Each design's best kept result per workload, aggregated over the workloads " +
-    "(weighted sum, or weighted geometric mean); a design excluded or not run on a workload is not ranked."));
+  view.appendChild(el("p", { class: "note" }, "Each design's best kept result per " + GROUP_WORD + ", on one " + GROUP_WORD +
+    " or aggregated over them (weighted sum, or weighted geometric mean); a design excluded or not run on one is not ranked." +
+    (Object.keys(MAXCOL).length ? " Tokens/s ranks the largest first, every other objective the smallest." : "")));
   const wrap = el("div", { class: "tablewrap" });
   wrap.appendChild(el("table", { class: "grid", id: "ranking-table" }));
   view.appendChild(wrap);
   fillRanking();
 }
 function fillRanking() {
-  const key = $("rank-objective").value, method = $("rank-method").value, gs = groups();
+  const key = $("rank-objective").value, method = $("rank-method").value, only = $("rank-group").value;
+  const gs = only ? [only] : groups(), sign = sense(key);
   const weight = {};
   document.querySelectorAll(".rank-weight").forEach(function (w) { weight[w.getAttribute("data-group")] = parseFloat(w.value) || 0; });
   const best = {};  // design -> group -> row
@@ -172,14 +182,15 @@ function fillRanking() {
   for (let i = 0; i < N; i++) {
     const d = D.design[i];
     best[d] = best[d] || {};
+    if (gs.indexOf(D.group[i]) < 0) continue;
     if (STATUS[i] !== "ok" || typeof R[key][i] !== "number") { missing[d] = missing[d] || (D.group[i] + ": " + STATUS[i]); continue; }
     const cur = best[d][D.group[i]];
-    if (cur === undefined || R[key][i] < R[key][cur]) best[d][D.group[i]] = i;
+    if (cur === undefined || sign * R[key][i] < sign * R[key][cur]) best[d][D.group[i]] = i;
   }
   const ranks = {};
   gs.forEach(function (g) {
     const list = Object.keys(best).filter(function (d) { return best[d][g] !== undefined; })
-      .sort(function (a, b) { return R[key][best[a][g]] - R[key][best[b][g]]; });
+      .sort(function (a, b) { return sign * (R[key][best[a][g]] - R[key][best[b][g]]); });
     list.forEach(function (d, k) { ranks[d + "\u0000" + g] = k + 1; });
   });
   const ranked = [], unranked = [];
@@ -192,7 +203,7 @@ function fillRanking() {
     });
     ranked.push([d, method === "sum" ? total : Math.exp(total / (wsum || 1))]);
   });
-  ranked.sort(function (a, b) { return a[1] - b[1]; });
+  ranked.sort(function (a, b) { return sign * (a[1] - b[1]); });
   const c = COL[key];
   let html = "<thead><tr><th>rank</th><th class='text'>design</th><th>" + esc((method === "sum" ? "sum of " : "geometric mean of ") + head(c)) +
     "</th>" + gs.map(function (g) { return "<th>" + esc(g) + " " + esc(head(c)) + "</th><th>rank on " + esc(g) + "</th>"; }).join("") + "</tr></thead><tbody>";
