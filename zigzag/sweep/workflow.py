@@ -18,7 +18,8 @@ import math
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_json_atomic, write_text_if_changed
+from zigzag.io.atomic import write_text_if_changed
+from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
 from zigzag.sweep.runner import collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
@@ -258,7 +259,7 @@ def evaluate_point_file(
         for v in data["variants"]
     ]
     rows = evaluate_points(sweep, variants, cache)
-    write_json_atomic(output, {"rows": rows})
+    write_sealed(output, {"rows": rows})
     return rows
 
 
@@ -273,5 +274,5 @@ def collect_points(
     """The sweep's job: tables and figures of all its variants' rows."""
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)
-    rows = [row for path in point_results for row in json.loads(Path(path).read_text())["rows"]]
+    rows = [row for path in point_results for row in read_step_file(path)["rows"]]
     return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)
