@@ -7,6 +7,7 @@ import sys
 from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.cacti_build import cache_root
 from zigzag.io.atomic import write_text_atomic
+from zigzag.io.destinations import check_output_folder
 from zigzag.io.sealed import remove_damaged
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
@@ -97,6 +98,10 @@ def spec_json(path, data):
 # The config is checked here, before the rules are built; a bad entry ends the run with its one-line
 # error alone (a WorkflowError would add Snakemake's file, line and stack lines to it).
 try:
+    # the results and the cache must be writable: said now in one line, before any job runs
+    if workflow.is_main_process and not is_dry_run(sys.argv[1:]):
+        check_output_folder(RESULTS, "results")
+        check_output_folder(CACHE, "cache")
     EXPERIMENTS = {
         e["name"]: e
         # configs that passed are remembered in the per-user cache, outside the working folder

@@ -180,6 +180,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.command_options import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
+    from zigzag.io.destinations import check_output_folder
     from zigzag.sweep.api import run_sweep
 
     section = _with_search_flags(sweep_from_args(args), args)
@@ -195,6 +196,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
     except InputError as exc:
         raise exc if args.config else _as_flag(exc) from None
+    check_output_folder(args.output)  # before any variant is evaluated
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
     counts = {}
     for row in rows:
