@@ -21,6 +21,7 @@ from zigzag.steps.experiments import (
     workload_id,
 )
 from zigzag.steps.job_runner import prepare_job_environment
+from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import is_dry_run, sealed_files
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
@@ -102,6 +103,11 @@ try:
     if workflow.is_main_process and not is_dry_run(sys.argv[1:]):
         check_output_folder(RESULTS, "results")
         check_output_folder(CACHE, "cache")
+        # one run per folder: a second one is refused naming the first (zigzag/steps/folder_runs.py)
+        if not {"--unlock", "--nolock"} & set(sys.argv):
+            LOCK_NOTE = check_single_run()
+            if LOCK_NOTE:
+                print(LOCK_NOTE, file=sys.stderr)
     EXPERIMENTS = {
         e["name"]: e
         # configs that passed are remembered in the per-user cache, outside the working folder
