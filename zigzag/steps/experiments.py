@@ -16,7 +16,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
-from zigzag.io.tables import FIGURES, IDENTITY
+from zigzag.io.tables import FIGURES, IDENTITY, input_id
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.steps.config_keys import check_unknown_keys
 
@@ -234,10 +234,6 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
     return experiments
 
 
-def _input_id(stem: str, *parts) -> str:
-    """A readable, file-name-safe id: the file stem and a short hash of what makes it distinct."""
-    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8]
-    return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
 
 
 #: What a parsed workload depends on (the last two only with the operator model on).
@@ -252,7 +248,7 @@ def workload_id(experiment: dict) -> str:
         if experiment.get("operators", "zigzag") != "zigzag"
         else []
     )
-    return _input_id(
+    return input_id(
         f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
         experiment["workload"],
         experiment["mapping"],
@@ -263,7 +259,7 @@ def workload_id(experiment: dict) -> str:
 
 def accelerator_id(experiment: dict) -> str:
     """Id of the experiment's parsed accelerator: one per accelerator file."""
-    return _input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
+    return input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
 
 
 def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:

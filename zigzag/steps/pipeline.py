@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from pathlib import Path
 
 from zigzag import __version__
@@ -298,8 +299,10 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     out_dir = Path(out_dir)
     summaries, layers, levels = [], [], []
     for folder in map(Path, experiment_dirs):
-        row = tables.read_csv(folder / "summary.csv")[0]
-        summaries.append(row)
+        summaries.append(tables.read_csv(folder / "summary.csv")[0])
+    for line in tables.distinct_accelerator_names(summaries):
+        logging.getLogger(__name__).warning(line)
+    for folder, row in zip(map(Path, experiment_dirs), summaries):
         if row.get("status", "ok") != "ok":  # did not run: no layer tables
             continue
         ident = {key: row[key] for key in tables.IDENTITY}
