@@ -186,7 +186,10 @@ def _config_message(error) -> str:
         missing = error.message.split("'")[1]
         return f"'{missing}' is missing; add {missing}: ..."
     if error.validator == "type":
-        return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
+        kind = error.validator_value
+        kind = " or ".join(kind) if isinstance(kind, list) else str(kind)
+        article = "an" if kind[:1] in "aeiou" else "a"
+        return f"{value!r} is not of type {kind}; give {article} {kind}"
     if error.validator == "pattern":
         return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
     if error.validator == "anyOf" and not error.absolute_path:

@@ -21,7 +21,7 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
-from zigzag.sweep.runner import collect, evaluate_points, variants_of
+from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
 from zigzag.variants.spec import Parameter
 
@@ -58,7 +58,10 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
                 f"'{name}' is used twice; name each sweep once",
             )
         # a guided search evaluates the variants it chooses, in its own job: the grid is not expanded
-        sweeps[sweep.name] = (sweep, None if sweep.search is not None else variants_of(sweep))
+        variants = None if sweep.search is not None else variants_of(sweep)
+        if variants is not None:  # a value of vary that cannot work alone: said before any job
+            check_varied_values(sweep, variants, f"config: hardware_sweeps[{i}]")
+        sweeps[sweep.name] = (sweep, variants)
     return sweeps
 
 
