@@ -28,7 +28,7 @@ from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_json_atomic, write_json_once, write_text_atomic
 from zigzag.io.results import file_stem, summary
 from zigzag.io.sealed import read_step_file, write_sealed
-from zigzag.io.validation import check_mapping_fits_accelerator
+from zigzag.io.validation import check_mapping_fits_accelerator, oversized_unrollings
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.search.network import NetworkResult
@@ -59,6 +59,13 @@ def split_layers(
     check_mapping_fits_accelerator(
         workload_doc["mapping_entries"], accelerator_doc["data"], workload_doc["mapping"]["path"]
     )
+    # unrollings larger than the array are cut down (as in ZigZag): said once, kept as notes
+    cut_down = [
+        f"{workload_doc['mapping']['path']}: {note}"
+        for note in oversized_unrollings(workload_doc["mapping_entries"], accelerator_doc["data"])
+    ]
+    for note in cut_down:
+        logging.getLogger(__name__).warning(note)
     accelerator = accelerator_from_dict(accelerator_doc["data"])
     options = SearchOptions(**experiment["options"])
     if options.exploit_data_locality:  # the graph decides each layer's trimmed accelerator
@@ -93,7 +100,7 @@ def split_layers(
         },
         "package_version": __version__,
         "model_version": MODEL_VERSION,
-        "notes": workload_doc.get("notes", []) + ([note] if note else []),
+        "notes": workload_doc.get("notes", []) + cut_down + ([note] if note else []),
         "layers": entries,
         "uncosted": uncosted,
     }
