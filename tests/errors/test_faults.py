@@ -4,7 +4,6 @@ entries, two Snakemake runs, kill and rerun) are in tests/integration/test_workf
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import subprocess
@@ -15,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, REPO
+from faults import DATA_SEALED, damage
+from faults import read_only_folder_fixture  # noqa: F401 (a fixture)
 from zigzag.errors import InputError
 from zigzag.io.destinations import check_output_folder, save_or_keep
 from zigzag.io.sealed import DamagedFile, read_sealed, remove_damaged, sealed_text
@@ -22,25 +23,6 @@ from zigzag.io.tables import distinct_accelerator_names
 from zigzag.io.validation import oversized_unrollings
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import is_dry_run
-
-DATA_SEALED = {"result": {"energy_total": 12.5, "memory_names": ["a", "b"]}, "stats": {"n": 3}}
-
-
-def damage(path: Path, how: str) -> None:
-    """Damage a sealed file as a crash, a full disk or a hand edit would."""
-    text = path.read_text()
-    if how == "truncated":
-        path.write_text(text[: len(text) // 2])
-    elif how == "empty":
-        path.write_text("")
-    elif how == "garbage":
-        path.write_bytes(os.urandom(64))
-    elif how == "altered":  # still valid JSON, one energy x 1000
-        data = json.loads(text)
-        data["result"]["energy_total"] *= 1000
-        path.write_text(json.dumps(data))
-    elif how == "other key":
-        path.write_text(sealed_text(DATA_SEALED, "0123"))
 
 
 @pytest.mark.parametrize("how", ["truncated", "empty", "garbage", "altered", "other key"])
@@ -86,24 +68,6 @@ def test_an_output_that_is_a_file_or_under_a_file_is_refused(tmp_path):
         check_output_folder(file / "sub" / "deeper")
     assert check_output_folder(tmp_path / "new" / "folder") == tmp_path / "new" / "folder"
     assert not (tmp_path / "new").exists()  # checking makes nothing
-
-
-@pytest.fixture
-def read_only_folder(tmp_path):
-    """A folder nobody can write in, root included: a read-only tmpfs (CI runs as root, where a
-    chmod does not stop writes); /sys (where root cannot create files) when mounting is refused."""
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        yield Path("/sys")
-        return
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], capture_output=True)
 
 
 def test_a_read_only_output_is_refused_before_any_work(read_only_folder):

@@ -53,8 +53,8 @@ def write_yaml(path: Path, data) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
+@pytest.fixture(name="workdir")
+def workdir_fixture(tmp_path: Path) -> Path:
     """Inputs (two accelerator files, one workload, one mapping) and a two-experiment config."""
     inputs = tmp_path / "inputs"
     inputs.mkdir()
