@@ -19,6 +19,7 @@ from faults import damage
 from faults import read_only_folder_fixture  # noqa: F401 (a fixture)
 from test_workflow import SNAKEFILE, jobs, snakemake, summary
 from test_workflow import workdir_fixture  # noqa: F401 (a fixture)
+from zigzag.io.sealed import is_sound
 from zigzag.steps.pipeline import sum_experiment
 
 pytestmark = pytest.mark.slow
@@ -38,8 +39,13 @@ def test_damaged_cache_entries_are_recomputed_never_used(workdir):
     for path in [*damaged.values(), workdir / "results" / "on_b" / "plan.json"]:
         lines = [line for line in output.splitlines() if str(path.relative_to(workdir)) in line]
         assert any(line.startswith("warning:") and "damaged" in line for line in lines), output
-    assert jobs(output, "evaluate_layer") == len(damaged)
     assert "Traceback" not in output
+    assert not any(path.exists() for path in damaged.values())  # removed, never used
+    assert {name: summary(workdir, name) for name in NAMES} == before
+    # a step that needs them again gets them computed again, exactly those
+    output = snakemake(workdir, "--forcerun", "sum")
+    assert jobs(output, "evaluate_layer") == len(damaged) and jobs(output, "split_layers") == 1
+    assert all(is_sound(path, path.stem) for path in damaged.values())
     assert {name: summary(workdir, name) for name in NAMES} == before
 
 

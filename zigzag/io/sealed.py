@@ -86,8 +86,8 @@ def is_sound(path: str | Path, key: str | None = None) -> bool:
 
 
 def damage_warning(error: DamagedFile, what: str = "recomputed and replaced") -> str:
-    """The one line that reports a damaged file and what is done about it."""
-    return f"warning: {error.path} is damaged ({error.reason}); not used, {what}"
+    """The one line (for a logger's warning) that reports a damaged file and what is done."""
+    return f"{error.path} is damaged ({error.reason}); not used, {what}"
 
 
 def read_step_file(path: str | Path) -> dict:
@@ -118,7 +118,6 @@ def remove_damaged(files, *, dry_run: bool = False) -> list[str]:
                     Path(path).unlink(missing_ok=True)
                 except OSError:  # a read-only results folder: said by the check that follows
                     pass
-            lines.append(
-                damage_warning(exc, "computed again" + (" by a real run" if dry_run else ""))
-            )
+            what = "computed again" + (" by a real run" if dry_run else "")
+            lines.append(f"warning: {damage_warning(exc, what)}")
     return lines
