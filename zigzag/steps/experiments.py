@@ -237,8 +237,6 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
     return experiments
 
 
-
-
 #: What a parsed workload depends on (the last two only with the operator model on).
 WORKLOAD_KEYS = ("workload", "mapping", "evaluate_all_operators", "operators", "causal_blocks")
 
