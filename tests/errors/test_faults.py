@@ -4,6 +4,7 @@ entries, two Snakemake runs, kill and rerun) are in tests/integration/test_workf
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -45,6 +46,11 @@ def test_damaged_files_are_reported_and_removed_but_not_on_a_dry_run(tmp_path):
     assert len(lines) == 1 and str(bad) in lines[0] and bad.exists()
     lines = remove_damaged(files)
     assert len(lines) == 1 and not bad.exists() and good.exists()
+    olds = [tmp_path / f"old{i}.json" for i in range(3)]  # an older version's files: no checksum
+    for path in olds:
+        path.write_text(json.dumps({"result": {}}))
+    lines = remove_damaged([(path, None) for path in olds])
+    assert len(lines) == 1 and lines[0].startswith("note: 3 ") and not olds[0].exists()
 
 
 def test_a_damaged_cost_table_entry_is_recomputed(tmp_path, caplog):

@@ -25,10 +25,12 @@ _TRAILER = f',"{FIELD}":"'
 class DamagedFile(Exception):
     """A sealed file that must not be used: ``path`` and the ``reason`` (one line)."""
 
-    def __init__(self, path, reason: str):
+    def __init__(self, path, reason: str, *, legacy: bool = False):
         super().__init__(f"{path}: {reason}")
         self.path = str(path)
         self.reason = reason
+        #: a whole JSON object without a checksum: written by a version before sealed files
+        self.legacy = legacy
 
 
 def sealed_text(data: dict, key: str | None = None) -> str:
@@ -49,7 +51,11 @@ def unseal(text: str, path, key: str | None = None) -> dict:
         raise DamagedFile(path, "empty")
     at = text.rfind(_TRAILER)
     if at < 0 or not text.rstrip().endswith('"}'):
-        raise DamagedFile(path, "incomplete (cut short, garbage, or written without a checksum)")
+        raise DamagedFile(
+            path,
+            "incomplete (cut short, garbage, or written without a checksum)",
+            legacy=_is_json_object(text),
+        )
     body, digest = text[:at], text[at + len(_TRAILER) :].rstrip()[:-2]
     if hashlib.sha256(body.encode()).hexdigest() != digest:
         raise DamagedFile(path, "its content does not match its checksum (altered or damaged)")
@@ -60,6 +66,13 @@ def unseal(text: str, path, key: str | None = None) -> dict:
     if key is not None and data.get("key") != key:
         raise DamagedFile(path, f"computed for key {data.get('key')!r}, not for {key!r}")
     return data
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def read_sealed(path: str | Path, key: str | None = None) -> dict:
@@ -106,18 +119,26 @@ def remove_damaged(files, *, dry_run: bool = False) -> list[str]:
     """One warning line per damaged file of ``files`` ((path, the key it must hold or None) of
     sealed files that exist), and the file removed so that the workflow computes it again (kept
     on a dry run); the lines."""
-    lines = []
+    lines, legacy = [], 0
     for path, key in files:
         try:
             read_sealed(path, key)
         except FileNotFoundError:
             continue
         except DamagedFile as exc:
+            legacy += exc.legacy
             if not dry_run:
                 try:
                     Path(path).unlink(missing_ok=True)
                 except OSError:  # a read-only results folder: said by the check that follows
                     pass
-            what = "computed again" + (" by a real run" if dry_run else "")
-            lines.append(f"warning: {damage_warning(exc, what)}")
+            if not exc.legacy:
+                what = "computed again" + (" by a real run" if dry_run else "")
+                lines.append(f"warning: {damage_warning(exc, what)}")
+    if legacy:  # files of an older version: one line for all of them
+        verb = "would be removed" if dry_run else "removed"
+        lines.append(
+            f"note: {legacy} cached or intermediate files written by an older version (no "
+            f"checksum) {verb}; they are computed again when needed"
+        )
     return lines
