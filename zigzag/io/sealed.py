@@ -54,7 +54,7 @@ def unseal(text: str, path, key: str | None = None) -> dict:
         raise DamagedFile(
             path,
             "incomplete (cut short, garbage, or written without a checksum)",
-            legacy=_is_json_object(text),
+            legacy=_is_legacy(text),
         )
     body, digest = text[:at], text[at + len(_TRAILER) :].rstrip()[:-2]
     if hashlib.sha256(body.encode()).hexdigest() != digest:
@@ -68,11 +68,14 @@ def unseal(text: str, path, key: str | None = None) -> dict:
     return data
 
 
-def _is_json_object(text: str) -> bool:
+def _is_legacy(text: str) -> bool:
+    """Whether ``text`` is a JSON object without a checksum field (an older version's file; one
+    with the field, rewritten by hand, is damaged)."""
     try:
-        return isinstance(json.loads(text), dict)
+        data = json.loads(text)
     except ValueError:
         return False
+    return isinstance(data, dict) and FIELD not in data
 
 
 def read_sealed(path: str | Path, key: str | None = None) -> dict:
