@@ -26,9 +26,11 @@ from zigzag.search.options import OPTION_BY_NAME, resolve_options
 
 def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.api import run
+    from zigzag.io.destinations import check_output_folder, save_or_keep
     from zigzag.io.results import layer_table, save_network_outputs
     from zigzag.notes import collected_warnings
 
+    check_output_folder(args.output)  # before the search, which a bad destination would waste
     options, workload_options = options_from_args(args)
     overrides = {
         k: getattr(args, k)
@@ -54,7 +56,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     figures = _token_figures(result, overrides, args)
     extra = {} if figures is None else {"per_token": figures.to_dict()}
-    save_network_outputs(result, Path(args.output), notes=notes, extra=extra)
+    save_or_keep(
+        lambda folder: save_network_outputs(result, folder, notes=notes, extra=extra), args.output
+    )
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
@@ -222,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from zigzag.report.cli import add_report_command
     from zigzag.steps.cli import add_step_commands
+    from zigzag.steps.prune import add_cache_command
     from zigzag.multicore.cli import add_stream_commands
     from zigzag.sweep.cli import add_sweep_command
 
@@ -229,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_command(sub)
     add_step_commands(sub)
     add_stream_commands(sub)
+    add_cache_command(sub)
     return parser
 
 

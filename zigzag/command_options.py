@@ -139,6 +139,12 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     except (InputError, MappingError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file the command could not read or write: one line, no traceback
+        print(
+            f"error: {exc.filename or ''}: {exc.strerror or exc}".replace("error: : ", "error: "),
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print(interrupted_line(args), file=sys.stderr)
         return INTERRUPTED

@@ -8,6 +8,8 @@ from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.cacti_build import cache_root
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.yaml_files import load_yaml, with_strict_numbers
+from zigzag.io.destinations import check_output_folder
+from zigzag.io.sealed import remove_damaged
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
@@ -20,6 +22,8 @@ from zigzag.steps.experiments import (
     workload_id,
 )
 from zigzag.steps.job_runner import prepare_job_environment
+from zigzag.steps.folder_runs import check_single_run
+from zigzag.steps.integrity import is_dry_run, sealed_files
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
@@ -68,6 +72,15 @@ CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"
 OUTPUTS = config.get("outputs", {})
 
+# Damaged files (zigzag/io/sealed.py: cut short, emptied, garbage, altered) among the cached layer
+# results and the intermediate files later steps read are reported, one warning line each, and
+# removed before the DAG is built, so this run computes them again (a dry run only reports them).
+if workflow.is_main_process:
+    for line in remove_damaged(
+        sealed_files(RESULTS, CACHE), dry_run=is_dry_run(sys.argv[1:])
+    ):
+        print(line, file=sys.stderr)
+
 # The files the jobs read that the config alone determines (each experiment's resolved spec, a
 # hardware sweep's batches of points, settings and search): path -> content. Nothing is written
 # while the Snakefile loads (a dry run changes nothing); the rule write_spec (rules/parse.smk)
@@ -91,6 +104,15 @@ try:
     # again strictly, so a duplicated key or a YAML 1.2 number is named as in every other input file
     for config_file in workflow.configfiles:
         config.update(with_strict_numbers(dict(config), load_yaml(config_file)))
+    # the results and the cache must be writable: said now in one line, before any job runs
+    if workflow.is_main_process and not is_dry_run(sys.argv[1:]):
+        check_output_folder(RESULTS, "results")
+        check_output_folder(CACHE, "cache")
+        # one run per folder: a second one is refused naming the first (zigzag/steps/folder_runs.py)
+        if not {"--unlock", "--nolock"} & set(sys.argv):
+            LOCK_NOTE = check_single_run()
+            if LOCK_NOTE:
+                print(LOCK_NOTE, file=sys.stderr)
     EXPERIMENTS = {
         e["name"]: e
         # configs that passed are remembered in the per-user cache, outside the working folder
@@ -161,18 +183,6 @@ def layer_results(wildcards):
     """The cached results of every distinct layer job of the experiment (known once split)."""
     plan = checkpoints.split_layers.get(name=wildcards.name).output.plan
     return [f"{CACHE}/results/{key}.json" for key in plan_keys(plan)]
-
-
-def planning_experiment(wildcards):
-    """The plan of the experiment that first asked for this layer job (its label), so the job
-    hangs below split_layers in the DAG, also when that experiment has left the config and its
-    plan is still there; ancient: a plan rewritten later never reruns the job.
-    """
-    job = f"{CACHE}/jobs/{wildcards.key}.json"
-    if not os.path.exists(job):
-        return []
-    plan = f"{RESULTS}/{json.loads(open(job).read()).get('label')}/plan.json"
-    return ancient(plan) if os.path.exists(plan) else []
 
 
 def sweep_batch_file(wildcards):

@@ -7,7 +7,10 @@
 # folder is a content-addressed store shared by every experiment (a job is written once, by the
 # first experiment that needs it, and never rewritten), so it cannot be one job's output
 # (Snakemake lets a file have one producing job, and deletes a directory output before rerunning
-# its job). The plan lists the keys; evaluate_layer reads the job (ancient) below that plan.
+# its job). The plan lists the keys; evaluate_layer reads the job (ancient) and nothing else: it
+# is asked for only through a finished split (layer_results), and its input set never depends on
+# which experiment wrote the job first (an input naming that experiment's plan made unchanged
+# layers rerun when two experiments raced to write a shared job, "Set of input files has changed").
 
 
 checkpoint split_layers:
@@ -35,7 +38,6 @@ checkpoint split_layers:
 rule evaluate_layer:
     input:
         job=ancient(f"{CACHE}/jobs/{{key}}.json"),
-        plan=planning_experiment,
     output:
         result=f"{CACHE}/results/{{key}}.json",
     log:

@@ -49,3 +49,27 @@ def write_text_if_changed(path: str | Path, text: str) -> str:
     if not path.exists() or path.read_text() != text:
         write_text_atomic(path, text)
     return str(path)
+
+
+def write_json_once(path: str | Path, data) -> bool:
+    """Create ``path`` with ``data`` unless it exists (atomically: of two processes writing the
+    same content-addressed file at once, the first one's file stays); whether this call wrote it."""
+    path = Path(path)
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_COUNTER)}.tmp")
+    try:
+        tmp.write_text(json.dumps(data, indent=2) + "\n")
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the last writer's file stays
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True

@@ -13,8 +13,10 @@ there and name it in ``LAYER_FIGURES`` and/or ``NETWORK_FIGURES``. Written with 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
+import re
 from html import escape
 from pathlib import Path
 from typing import Callable, Iterable
@@ -130,6 +132,39 @@ def memory_energy(result) -> dict[str, float]:
             memory = names[level] if level < len(names) else f"L{level}"
             per_memory[memory] = per_memory.get(memory, 0.0) + float(energy)
     return per_memory
+
+
+def input_id(stem: str, *parts) -> str:
+    """A readable, file-name-safe id of an input: its file stem and a short hash of what makes it
+    distinct (the workflow's parsed files and per-accelerator folders are named by it)."""
+    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8]
+    return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
+
+
+def distinct_accelerator_names(rows: list[dict]) -> list[str]:
+    """Make the ``accelerator`` column tell designs apart: an accelerator is its file, not the
+    ``name:`` inside it, so a name used by several files becomes ``name (file)`` in ``rows`` (the
+    file's stem, or its path where stems repeat too). Returns one warning line per such name."""
+    files: dict[str, list[str]] = {}
+    for row in rows:
+        file = row.get("accelerator_file")
+        if file is not None and file not in files.setdefault(str(row.get("accelerator")), []):
+            files[str(row.get("accelerator"))].append(file)
+    warnings = []
+    for name, paths in files.items():
+        if len(paths) < 2:
+            continue
+        stems = [Path(p).stem for p in paths]
+        shown = dict(zip(paths, stems if len(set(stems)) == len(stems) else paths))
+        for row in rows:
+            if str(row.get("accelerator")) == name and row.get("accelerator_file") in shown:
+                row["accelerator"] = f"{name} ({shown[row['accelerator_file']]})"
+        warnings.append(
+            f"accelerator name '{name}' is used by {len(paths)} files ({', '.join(paths)}); "
+            f"they are kept apart as {', '.join(repr(f'{name} ({v})') for v in shown.values())}"
+            "; give each design its own name"
+        )
+    return warnings
 
 
 def identity(experiment: dict, accelerator_name: str) -> dict:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.destinations import check_output_folder
 from zigzag.notes import add_notes, collected_warnings
 from zigzag.multicore.plots.cli import add_plot_command, plot_after_run
 
@@ -181,6 +182,7 @@ def _limited(command):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    check_output_folder(args.output)  # before any work
     from zigzag.multicore.schedule.run import run_stream
     from zigzag.multicore.tiling import parse_layer_stacks
 
@@ -207,6 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    check_output_folder(args.output)  # before any work
     from zigzag.multicore.allocation import search_allocation
     from zigzag.multicore.allocation.nsga import print_generation
     from zigzag.multicore.tiling import parse_layer_stacks
@@ -468,6 +471,7 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
+    check_output_folder(args.output)  # before any work
     from zigzag.io.atomic import atomic_target
     from zigzag.multicore.cn_graph import save_cn_graph
     from zigzag.multicore.export import MAX_DRAWN_CNS, cn_table, draw_cn_graph

@@ -21,6 +21,7 @@ shared by identical CNs, cores, experiments and allocations, and an input change
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
@@ -29,8 +30,9 @@ from zigzag.cost.model import analyse
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator, Memory
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import write_json_atomic, write_json_once
 from zigzag.io.loaders import accelerator_from_dict
+from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, write_sealed
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.jobs import job_key, layer_from_job, layer_job, model_version
 from zigzag.search.layer_search import search_layer
@@ -303,6 +305,9 @@ def evaluate_cost_job(
     )
 
 
+_LOG = logging.getLogger(__name__)
+
+
 # ----- the cache -------------------------------------------------------------------------------
 
 
@@ -325,8 +330,26 @@ def write_job(
         extra = {
             name: value for name, value in (("label", label), ("layer_name", layer_name)) if value
         }
-        write_json_atomic(path, {**job, **extra})
+        write_json_once(path, {**job, **extra})
     return key
+
+
+def read_entry(cache: str | Path, key: str) -> CostEntry | None:
+    """The cached entry ``key``, checked (:mod:`zigzag.io.sealed`); None when there is none or it
+    is damaged (reported in one warning naming it: the caller computes it again and replaces it)."""
+    try:
+        data = read_sealed(entry_path(cache, key), key)
+    except FileNotFoundError:
+        return None
+    except DamagedFile as exc:
+        _LOG.warning(damage_warning(exc))
+        return None
+    return CostEntry.from_dict(data)
+
+
+def write_entry(path: str | Path, entry: CostEntry) -> None:
+    """Write ``entry`` sealed with its key."""
+    write_sealed(path, entry.to_dict(), entry.key)
 
 
 def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
@@ -340,7 +363,7 @@ def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
     job.pop("label", None)
     layer_name = job.pop("layer_name", None)
     entry = evaluate_cost_job(job, layer_name=layer_name)
-    write_json_atomic(out_file, entry.to_dict())
+    write_entry(out_file, entry)
     return entry
 
 
@@ -356,14 +379,13 @@ def cost_of(
     read from ``cache`` when there, else computed (and stored there when a cache is given)."""
     job = cost_job(node, core, options, dram)
     key = job_key(job)
-    if cache is not None:
-        path = entry_path(cache, key)
-        if path.exists():
-            return CostEntry.from_dict(json.loads(path.read_text()))
+    cached = None if cache is None else read_entry(cache, key)
+    if cached is not None:
+        return cached
     entry = evaluate_cost_job(job, key, node.layer_name)
     if cache is not None:
         write_job(cache, job)
-        write_json_atomic(entry_path(cache, key), entry.to_dict())
+        write_entry(entry_path(cache, key), entry)
     return entry
 
 
@@ -470,14 +492,15 @@ class CostTable:
             ) from None
 
     def _load_or_compute(self, node: NodeKey, core_id: int, key: str) -> CostEntry:
-        if self.cache is not None and entry_path(self.cache, key).exists():
-            return CostEntry.from_dict(json.loads(entry_path(self.cache, key).read_text()))
+        cached = None if self.cache is None else read_entry(self.cache, key)
+        if cached is not None:
+            return cached
         job = self.job(node, core_id)
         entry = evaluate_cost_job(job, key, node.layer_name)
         self.computed += 1
         if self.cache is not None:
             write_job(self.cache, job)
-            write_json_atomic(entry_path(self.cache, key), entry.to_dict())
+            write_entry(entry_path(self.cache, key), entry)
         return entry
 
     def save(self, path: str | Path | None = None) -> Path:

@@ -4,11 +4,15 @@ the workflow's last rule)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from zigzag.io.destinations import check_output_folder
     from zigzag.report import write_reports
 
+    if Path(args.folder).is_dir():  # a missing folder or a file: write_reports says what to do
+        check_output_folder(args.folder, "DIR")
     pages = write_reports(args.folder)
     if not args.quiet:
         for page in pages:

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.io.tables import input_id
 from zigzag.report.tables import MAXIMISED, columnar, describe_columns, objectives, read_table
 from zigzag.sweep.results import constraint_limits, group_of
 
@@ -138,25 +139,42 @@ def _experiments(folder: Path) -> dict:
         design=[str(r.get("accelerator")) for r in rows],
         target="mapping search: " + ", ".join(targets) if targets else "",
     )
-    hierarchies = {}
-    for figure in sorted((folder / "accelerators").glob("*/memory_hierarchy.*")):
-        hierarchies.setdefault(
-            figure.parent.name.rsplit("-", 1)[0], figure.relative_to(folder).as_posix()
-        )
     for row in rows:
         name = str(row["experiment"])
         detail = {
             "layers": _layers(folder / name),
-            "hierarchyImage": hierarchies.get(row.get("accelerator")),
+            "hierarchyImage": _hierarchy_image(folder, row),
             "links": [
                 {"text": f, "href": f"{name}/{f}"}
-                for f in ("layers.csv", "plots/layers.png")
-                if (folder / name / f).exists()
+                for f in ("layers.csv", _figure(folder / name, "plots/layers"))
+                if f and (folder / name / f).exists()
             ],
         }
         data["details"][name] = {str(row.get("workload")): detail}
     data["detailKey"] = "experiment"
     return data
+
+
+#: the formats the figures are written in (the config's ``plot_format``)
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def _figure(folder: Path, stem: str) -> str | None:
+    """``stem.<format>`` under ``folder`` as last written (a figure left from an earlier run in
+    another format is not linked); None when there is none."""
+    figures = [folder / f"{stem}.{f}" for f in FIGURE_FORMATS if (folder / f"{stem}.{f}").exists()]
+    if not figures:
+        return None
+    return max(figures, key=lambda f: f.stat().st_mtime_ns).relative_to(folder).as_posix()
+
+
+def _hierarchy_image(folder: Path, row: dict) -> str | None:
+    """The memory-hierarchy figure of the row's accelerator file (its folder is named by the
+    file, as the workflow's parsed accelerator: two files with one ``name:`` stay apart)."""
+    file = row.get("accelerator_file")
+    if file is None:
+        return None
+    return _figure(folder, f"accelerators/{input_id(Path(str(file)).stem, file)}/memory_hierarchy")
 
 
 def _layers(folder: Path) -> list[dict] | None:
@@ -231,7 +249,11 @@ def _sweep(folder: Path) -> dict:
         {"text": p.name, "href": p.relative_to(folder).as_posix()}
         for p in [
             *(folder / n for n in ("variants.csv", "pareto.csv", "best.csv", "search_front.csv")),
-            *sorted((folder / "plots").glob("*.png")),
+            *(
+                folder / _figure(folder, f"plots/{stem}")
+                for stem in sorted({f.stem for f in (folder / "plots").glob("*.*")})
+                if _figure(folder, f"plots/{stem}")
+            ),
         ]
         if p.exists()
     ]
@@ -259,7 +281,12 @@ def _multicore(folder: Path) -> dict:
         detail = {
             **_schedule_terms(columns, row),
             "images": [
-                f"{name}/plots/{f}" for f in ("memory.png", "energy.png") if (plots / f).exists()
+                f"{name}/{f}"
+                for f in (
+                    _figure(folder / name, "plots/memory"),
+                    _figure(folder / name, "plots/energy"),
+                )
+                if f
             ],
             "gantt": f"{name}/plots/gantt.html" if (plots / "gantt.html").exists() else None,
             "links": [

@@ -17,6 +17,7 @@ import json
 import os
 
 from zigzag.io.accelerator_dict import accelerator_to_dict
+from zigzag.io.sealed import read_sealed, sealed_text
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload.workload import build_layer
 
@@ -117,25 +118,23 @@ def layer_from_job(job: dict):
     return build_layer({**signature, "id": 0, "name": name, "operand_source": {}}, [entry])
 
 
-def job_result_text(result, stats) -> str:
-    """The text of a job's result file, ``{"result": the CostResult's fields, "stats": the
-    search's}``: compact JSON (the C encoder; an indented dump takes the pure-Python one, ~10x
-    slower), whose tuples are written as lists, so it reads back as ``to_dict()``'s."""
+def job_result_text(result, stats, key: str) -> str:
+    """The text of job ``key``'s result file, ``{"key": key, "result": the CostResult's fields,
+    "stats": the search's, "sha256": ...}``, sealed (:mod:`zigzag.io.sealed`): compact JSON (the C
+    encoder; an indented dump takes the pure-Python one, ~10x slower), whose tuples are written as
+    lists, so it reads back as ``to_dict()``'s."""
     fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
-    return (
-        json.dumps({"result": fields, "stats": dataclasses.asdict(stats)}, separators=(",", ":"))
-        + "\n"
-    )
+    return sealed_text({"result": fields, "stats": dataclasses.asdict(stats)}, key)
 
 
-def read_job_result(path):
-    """The CostResult of a job's result file; a MappingError with its reason when the file
-    records that no mapping fits (``zigzag/steps/failures.py``)."""
+def read_job_result(path, key: str | None = None):
+    """The CostResult of a job's result file, checked (a DamagedFile when it is damaged or was
+    computed for another key than ``key``); a MappingError with its reason when the file records
+    that no mapping fits (``zigzag/steps/failures.py``)."""
     from zigzag.cost.result import CostResult
     from zigzag.errors import MappingError
 
-    with open(path) as file:
-        data = json.load(file)
+    data = read_sealed(path, key)
     if "failed" in data:
         raise MappingError(data["failed"]["reason"])
     return CostResult.from_dict(data["result"])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
-from zigzag.io.tables import FIGURES, IDENTITY
+from zigzag.io.tables import FIGURES, IDENTITY, input_id
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.steps.config_keys import check_unknown_keys
 
@@ -203,7 +203,10 @@ def _config_message(error) -> str:
         missing = error.message.split("'")[1]
         return f"'{missing}' is missing; add {missing}: ..."
     if error.validator == "type":
-        return f"{value!r} is not of type {error.validator_value}; give a {error.validator_value}"
+        kind = error.validator_value
+        kind = " or ".join(kind) if isinstance(kind, list) else str(kind)
+        article = "an" if kind[:1] in "aeiou" else "a"
+        return f"{value!r} is not of type {kind}; give {article} {kind}"
     if error.validator == "pattern":
         return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
     if error.validator == "anyOf" and not error.absolute_path:
@@ -251,12 +254,6 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
     return experiments
 
 
-def _input_id(stem: str, *parts) -> str:
-    """A readable, file-name-safe id: the file stem and a short hash of what makes it distinct."""
-    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8]
-    return f"{re.sub(r'[^A-Za-z0-9_.+@-]', '_', stem)}-{digest}"
-
-
 #: What a parsed workload depends on (the last two only with the operator model on).
 WORKLOAD_KEYS = ("workload", "mapping", "evaluate_all_operators", "operators", "causal_blocks")
 
@@ -269,7 +266,7 @@ def workload_id(experiment: dict) -> str:
         if experiment.get("operators", "zigzag") != "zigzag"
         else []
     )
-    return _input_id(
+    return input_id(
         f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
         experiment["workload"],
         experiment["mapping"],
@@ -280,7 +277,7 @@ def workload_id(experiment: dict) -> str:
 
 def accelerator_id(experiment: dict) -> str:
     """Id of the experiment's parsed accelerator: one per accelerator file."""
-    return _input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
+    return input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
 
 
 def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:

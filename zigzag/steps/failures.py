@@ -11,19 +11,19 @@ experiment. Without the flag a step fails as before (exit status 1, no output).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.io.tables import read_csv
+from zigzag.steps.job_runner import failure_record
 
 FAILED = "failed"
 
 
 def failure(step: str, reason: str) -> dict:
     """The record of a step that could not do its work."""
-    return {FAILED: {"step": step, "reason": " ".join(str(reason).split())}}
+    return failure_record(step, reason)
 
 
 def failure_in(document) -> dict | None:
@@ -33,12 +33,12 @@ def failure_in(document) -> dict | None:
 
 def read_failure(path: str | Path) -> dict | None:
     """The failure record of a JSON output file (None if it holds a result)."""
-    return failure_in(json.loads(Path(path).read_text()))
+    return failure_in(read_step_file(path))
 
 
 def write_failure(path: str | Path, step: str, reason: str, **context) -> None:
     """Write a step's failure record (plus ``context``, e.g. the experiment) to its output."""
-    write_json_atomic(path, {**context, **failure(step, reason)})
+    write_sealed(path, {**context, **failure(step, reason)})
 
 
 def failed_rows(rows: list[dict]) -> list[dict]:

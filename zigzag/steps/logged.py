@@ -12,7 +12,9 @@ from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.notes import run_logged
-from zigzag.steps.failures import write_failure
+from zigzag.io.atomic import write_text_atomic
+from zigzag.io.sealed import sealed_text
+from zigzag.steps.failures import failure
 from zigzag.steps.job_runner import evaluate_job
 
 
@@ -28,8 +30,8 @@ def evaluate_logged(job: str, output: str, log: str | None, *, record_failure: b
             raise type(exc)(*_relabelled(exc, label)) from None
         return f"{label}: energy {best.energy_total:.10g} pJ, latency {best.latency_total2:.10g} cycles"
 
-    def record(reason: str) -> None:
-        write_failure(output, "evaluate", reason)
+    def record(reason: str) -> None:  # sealed with the job's key, as a result would be
+        write_text_atomic(output, sealed_text(failure("evaluate", reason), Path(job).stem))
 
     return run_logged(log, action, record if record_failure else None)
 

@@ -14,10 +14,9 @@ Bad input stops here with the one-line error of the loaders, before any layer jo
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.mapping.entry import MappingEntry
 from zigzag.notes import collected_warnings
 from zigzag.workload.inference import Inference
@@ -92,7 +91,7 @@ def parse_workload(
         parsed.inference is not None
     ):  # an LLM step (docs/reference/workload.md#llm-workloads-from-a-model-configuration)
         document["inference"] = parsed.inference.to_dict()
-    write_json_atomic(out_path, document)
+    write_sealed(out_path, document)
     return document
 
 
@@ -102,13 +101,13 @@ def parse_accelerator(accelerator: str, out_path: str | Path) -> dict:
 
     data = read_accelerator(accelerator)
     document = {"format": PARSED_FORMAT, "accelerator": _source(accelerator), "data": data}
-    write_json_atomic(out_path, document)
+    write_sealed(out_path, document)
     return document
 
 
 def read_parsed(path: str | Path) -> dict:
-    """A file written by :func:`parse_workload` or :func:`parse_accelerator`."""
-    return json.loads(Path(path).read_text())
+    """A file written by :func:`parse_workload` or :func:`parse_accelerator`, checked."""
+    return read_step_file(path)
 
 
 def parsed_layers(document: dict) -> list:

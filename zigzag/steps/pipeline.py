@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from pathlib import Path
 
 from zigzag import __version__
@@ -24,16 +25,17 @@ from zigzag.cost.result import CostResult, sum_results
 from zigzag.errors import InputError
 from zigzag.io import tables
 from zigzag.io.accelerator_dict import accelerator_from_dict
-from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.io.atomic import write_json_atomic, write_json_once, write_text_atomic
 from zigzag.io.results import file_stem, summary
-from zigzag.io.validation import check_mapping_fits_accelerator
+from zigzag.io.sealed import read_step_file, write_sealed
+from zigzag.io.validation import check_mapping_fits_accelerator, oversized_unrollings
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.capacity import check_capacity
 from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
-from zigzag.search.jobs import read_job_result
 from zigzag.search.network import NetworkResult
 from zigzag.search.options import SearchOptions
-from zigzag.steps.failures import failure_in, read_failure
+from zigzag.steps.failures import failure_in
+from zigzag.steps.job_runner import read_or_recompute
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.columns import bound_columns
@@ -54,11 +56,18 @@ def split_layers(
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
     if inherited is not None:  # parsing failed: pass its record on
         plan = {"experiment": experiment, "failed": inherited}
-        write_json_atomic(plan_path, plan)
+        write_sealed(plan_path, plan)
         return plan
     check_mapping_fits_accelerator(
         workload_doc["mapping_entries"], accelerator_doc["data"], workload_doc["mapping"]["path"]
     )
+    # unrollings larger than the array are cut down (as in ZigZag): said once, kept as notes
+    cut_down = [
+        f"{workload_doc['mapping']['path']}: {note}"
+        for note in oversized_unrollings(workload_doc["mapping_entries"], accelerator_doc["data"])
+    ]
+    for note in cut_down:
+        logging.getLogger(__name__).warning(note)
     accelerator = accelerator_from_dict(accelerator_doc["data"])
     inference = workload_doc.get("inference")
     # a latency model left auto: bandwidth_bound for an LLM step (recorded in the plan's experiment)
@@ -105,7 +114,7 @@ def split_layers(
         },
         "package_version": __version__,
         "model_version": MODEL_VERSION,
-        "notes": workload_doc.get("notes", []) + ([note] if note else []),
+        "notes": workload_doc.get("notes", []) + cut_down + ([note] if note else []),
         "layers": entries,
         "uncosted": uncosted,
     }
@@ -113,9 +122,8 @@ def split_layers(
         plan["inference"] = workload_doc["inference"]
     if cache is not None:  # the jobs first: a plan on disk means its jobs are there
         for key, job in jobs.items():
-            if not job_file(cache, key).exists():
-                write_json_atomic(job_file(cache, key), job)
-    write_json_atomic(plan_path, plan)
+            write_json_once(job_file(cache, key), job)
+    write_sealed(plan_path, plan)
     return plan
 
 
@@ -124,9 +132,14 @@ def job_file(cache: str | Path, key: str) -> Path:
     return Path(cache) / "jobs" / f"{key}.json"
 
 
+def layer_result_file(cache: str | Path, key: str) -> Path:
+    """Where the cache keeps the result of layer job ``key``."""
+    return Path(cache) / "results" / f"{key}.json"
+
+
 def plan_keys(plan_path: str | Path) -> list[str]:
     """The distinct job keys of a plan, in layer order."""
-    plan = json.loads(Path(plan_path).read_text())
+    plan = read_step_file(plan_path)
     return list(dict.fromkeys(layer["key"] for layer in plan.get("layers", [])))
 
 
@@ -143,7 +156,8 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
     for entry in plan["layers"]:
         key = entry["key"]
         if key not in loaded:
-            loaded[key] = read_job_result(cache / "results" / f"{key}.json")
+            data = read_or_recompute(job_file(cache, key), layer_result_file(cache, key))
+            loaded[key] = CostResult.from_dict(data["result"])
         result = dataclasses.replace(
             loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names
         )
@@ -154,11 +168,14 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
 def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Path) -> dict:
     """Gather the experiment's layer results and their network sum into ``results.json``; an
     experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
-    plan = json.loads(Path(plan_path).read_text())
+    plan = read_step_file(plan_path)
     failed = plan.get("failed") or next(
         filter(
             None,
-            (read_failure(Path(cache) / "results" / f"{key}.json") for key in plan_keys(plan_path)),
+            (
+                failure_in(read_or_recompute(job_file(cache, key), layer_result_file(cache, key)))
+                for key in plan_keys(plan_path)
+            ),
         ),
         None,
     )
@@ -168,7 +185,7 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
             "failed": failed,
             "total": {"experiment": plan["experiment"]["name"], "failed": failed},
         }
-        write_json_atomic(out_path, document)
+        write_sealed(out_path, document)
         return document["total"]
     rows = load_plan_results(plan, cache)
     total = sum_results([result for _, result in rows])
@@ -183,14 +200,14 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     }
     if plan.get("inference"):
         document["inference"] = plan["inference"]
-    write_json_atomic(out_path, document)
+    write_sealed(out_path, document)
     return document["total"]
 
 
 def read_results(path: str | Path) -> tuple[dict, list]:
     """A ``results.json`` and its (layer entry, CostResult) pairs."""
     try:
-        document = json.loads(Path(path).read_text())
+        document = read_step_file(path)
     except FileNotFoundError:
         raise InputError(
             str(path), "", "file not found (run the experiment's sum step first)"
@@ -306,8 +323,10 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     out_dir = Path(out_dir)
     summaries, layers, levels = [], [], []
     for folder in map(Path, experiment_dirs):
-        row = tables.read_csv(folder / "summary.csv")[0]
-        summaries.append(row)
+        summaries.append(tables.read_csv(folder / "summary.csv")[0])
+    for line in tables.distinct_accelerator_names(summaries):
+        logging.getLogger(__name__).warning(line)
+    for folder, row in zip(map(Path, experiment_dirs), summaries):
         if row.get("status", "ok") != "ok":  # did not run: no layer tables
             continue
         ident = {key: row[key] for key in tables.IDENTITY}

@@ -181,7 +181,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.command_options import options_from_args
     from zigzag.search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
+    from zigzag.io.destinations import check_output_folder
     from zigzag.sweep.api import run_sweep
+    from zigzag.sweep.runner import check_varied_values, variants_of
 
     section = _with_search_flags(sweep_from_args(args), args)
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
@@ -196,6 +198,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         sweep = read_sweep({**section, **options}, args.config or "zigzag sweep")
     except InputError as exc:
         raise exc if args.config else _as_flag(exc) from None
+    check_output_folder(args.output)  # before any variant is evaluated
+    if sweep.search is None:
+        check_varied_values(sweep, variants_of(sweep), args.config or "zigzag sweep")
     rows = run_sweep(sweep, args.output, cache=args.cache, plot_format=args.plot_format)
     counts = {}
     for row in rows:

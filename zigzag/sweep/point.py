@@ -21,6 +21,7 @@ from zigzag.errors import InputError, MappingError
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.legacy_hardware import upgrade_accelerator
+from zigzag.io.sealed import DamagedFile, damage_warning
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
@@ -218,12 +219,24 @@ def _layer_result(layer, accelerator, options, cache: Path, shared):
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
         return result
-    if path.exists():
-        result = read_job_result(path)
-    else:
+    result = _cached_result(path, key)
+    if result is None:
         share = None if shared is None else (shared, job_key(cost_free_job(job)))
         result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
-        write_text_atomic(path, job_result_text(result, stats))
+        write_text_atomic(path, job_result_text(result, stats, key))
     if shared is not None:
         shared.keep_result(key, result)
     return result
+
+
+def _cached_result(path: Path, key: str):
+    """The cached result of job ``key`` (a MappingError when it records that no mapping fits);
+    None when there is none, or when it is damaged: reported in one warning naming it, then
+    computed again and replaced by the caller."""
+    try:
+        return read_job_result(path, key)
+    except FileNotFoundError:
+        return None
+    except DamagedFile as exc:
+        logger.warning(damage_warning(exc))
+        return None

@@ -31,6 +31,29 @@ def variants_of(sweep: Sweep) -> list[Variant]:
     return expand(sweep.spec, normalise=accelerator_identity)
 
 
+def check_varied_values(sweep: Sweep, variants: list[Variant], where: str) -> None:
+    """A one-line InputError (``where``: the sweep's place in the config) for a value given under
+    ``vary`` or ``zip`` that the accelerator validator refuses by itself (a size written as a word,
+    a negative count, ...): a mistake in the config, said before any job, not a variant's row.
+    Variants that are invalid only as a combination stay rows with status ``invalid``."""
+    varied = {p.path: p.name for axis in sweep.spec.axes for p in axis if p.path}
+    for variant in variants:
+        if not variant.problem:
+            continue
+        for path, name in varied.items():
+            prefix = f"{variant.name}: {path}: "
+            if variant.problem.startswith(prefix):
+                value = variant.parameters.get(name)
+                problem = variant.problem[len(prefix) :]
+                if is_size_path(path) and isinstance(value, str):
+                    problem = (
+                        "not a size; give bits as a number, or a size with its unit, e.g. 2MiB"
+                    )
+                raise InputError(
+                    where, f"vary.{name}", f"the value {value!r} cannot be used: {problem}"
+                )
+
+
 def clock_of(sweep: Sweep, variant: Variant) -> float | None:
     """The sweep's ``clock_ghz`` for a variant (a number or an expression over its parameters); a
     multi-core sweep without one takes the clock the variant's accelerator file declares, if any."""

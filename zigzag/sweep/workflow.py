@@ -18,9 +18,10 @@ import math
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_json_atomic, write_text_if_changed
+from zigzag.io.atomic import write_text_if_changed
+from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
-from zigzag.sweep.runner import collect, evaluate_points, variants_of
+from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
 from zigzag.variants.spec import Parameter
 
@@ -57,7 +58,10 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
                 f"'{name}' is used twice; name each sweep once",
             )
         # a guided search evaluates the variants it chooses, in its own job: the grid is not expanded
-        sweeps[sweep.name] = (sweep, None if sweep.search is not None else variants_of(sweep))
+        variants = None if sweep.search is not None else variants_of(sweep)
+        if variants is not None:  # a value of vary that cannot work alone: said before any job
+            check_varied_values(sweep, variants, f"config: hardware_sweeps[{i}]")
+        sweeps[sweep.name] = (sweep, variants)
     return sweeps
 
 
@@ -258,7 +262,7 @@ def evaluate_point_file(
         for v in data["variants"]
     ]
     rows = evaluate_points(sweep, variants, cache)
-    write_json_atomic(output, {"rows": rows})
+    write_sealed(output, {"rows": rows})
     return rows
 
 
@@ -273,5 +277,5 @@ def collect_points(
     """The sweep's job: tables and figures of all its variants' rows."""
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)
-    rows = [row for path in point_results for row in json.loads(Path(path).read_text())["rows"]]
+    rows = [row for path in point_results for row in read_step_file(path)["rows"]]
     return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)

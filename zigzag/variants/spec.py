@@ -162,6 +162,12 @@ def _load_base(base: Any, source: str) -> dict:
         raise InputError(
             source, "base", f"{base!r} is not a file path; give the accelerator YAML to vary"
         )
+    if not Path(base).is_file():  # said where the config names it
+        raise InputError(
+            source,
+            "base",
+            f"{base} does not exist; check the path (relative paths start at the working directory)",
+        )
     document = load_yaml(base)
     if not isinstance(document, dict):
         raise InputError(

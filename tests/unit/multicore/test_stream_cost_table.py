@@ -11,6 +11,7 @@ import pytest
 from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts
 from zigzag.cli import main
 from zigzag.errors import InputError
+from zigzag.io.sealed import write_sealed
 from zigzag.search.options import SearchOptions
 from zigzag.multicore.cost_table import (
     CostEntry,
@@ -191,12 +192,16 @@ def test_cache_files_are_reused_and_keyed_by_content(tmp_path, dram):
     first = cost_of(node, cores[1], dram=dram, cache=tmp_path)
     key = first.key
     assert job_path(tmp_path, key).exists() and entry_path(tmp_path, key).exists()
-    # a second call reads the entry file (a marker put into it shows it was not recomputed)
+    # a second call reads the entry file (a marker put into it, sealed as the cache writes its
+    # entries, shows it was not recomputed)
     data = json.loads(entry_path(tmp_path, key).read_text())
-    data["evaluations"] = -1
-    entry_path(tmp_path, key).write_text(json.dumps(data))
+    data.pop("sha256")
+    write_sealed(entry_path(tmp_path, key), {**data, "evaluations": -1}, key)
     again = cost_of(node, cores[1], dram=dram, cache=tmp_path)
     assert again.evaluations == -1 and again == first
+    # an entry edited by hand fails its checksum: it is computed again, never used
+    entry_path(tmp_path, key).write_text(json.dumps({**data, "evaluations": -2}))
+    assert cost_of(node, cores[1], dram=dram, cache=tmp_path).evaluations != -2
     # identical cores share one entry; the core's name does not matter
     renamed = dataclasses.replace(cores[1], name="another_tpu")
     assert cost_of(node, renamed, dram=dram, cache=tmp_path).key == key

@@ -12,6 +12,7 @@ from conftest import DATA, REPO
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_inputs
 from zigzag.io.yaml_files import load_yaml
+from zigzag.io.sealed import DamagedFile, sealed_text
 from zigzag.search.jobs import job_result_text, read_job_result
 from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network, plan_network
@@ -110,10 +111,12 @@ def test_job_result_file_round_trip_and_failure_record(api_results, tmp_path):
     )
     result, stats = search_layer(layer, accelerator, SearchOptions(**OPTIONS), show_progress=False)
     path = tmp_path / "result.json"
-    path.write_text(job_result_text(result, stats))
-    assert read_job_result(path) == result
+    path.write_text(job_result_text(result, stats, "k1"))
+    assert read_job_result(path, "k1") == result
+    with pytest.raises(DamagedFile, match="computed for key 'k1', not for 'k2'"):
+        read_job_result(path, "k2")
     path.write_text(
-        json.dumps({"failed": {"step": "evaluate_layer", "reason": "no spatial mapping fits"}})
+        sealed_text({"failed": {"step": "evaluate_layer", "reason": "no spatial mapping fits"}})
     )
     with pytest.raises(MappingError, match="no spatial mapping fits"):
         read_job_result(path)

@@ -70,7 +70,11 @@ small schema language of ``schema``.
 from __future__ import annotations
 
 from zigzag.io.validation.accelerator import validate_accelerator
-from zigzag.io.validation.mapping import check_mapping_fits_accelerator, validate_mapping
+from zigzag.io.validation.mapping import (
+    check_mapping_fits_accelerator,
+    oversized_unrollings,
+    validate_mapping,
+)
 from zigzag.io.validation.workload import validate_workload
 
 __all__ = [
@@ -78,4 +82,5 @@ __all__ = [
     "validate_workload",
     "validate_mapping",
     "check_mapping_fits_accelerator",
+    "oversized_unrollings",
 ]

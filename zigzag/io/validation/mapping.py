@@ -150,3 +150,26 @@ def check_mapping_fits_accelerator(
                     f"memory operand '{memory_operand}' is not stored by any memory of accelerator "
                     f"'{name}' (stored: {', '.join(stored)}); link {layer_operand} to one of those",
                 )
+
+
+def oversized_unrollings(mapping: list[dict], accelerator: dict) -> list[str]:
+    """One note per spatial unrolling factor larger than its array dimension (``K, 32`` on a
+    16-wide ``D1``): as in ZigZag, such a factor is cut down to the dimension's size; the note
+    says so (docs/reference/mapping.md)."""
+    array = accelerator["operational_array"]
+    sizes = dict(zip(array["dimensions"], array["sizes"]))
+    notes = []
+    for i, entry in enumerate(mapping):
+        for oa_dim, unrollings in (entry.get("spatial_mapping") or {}).items():
+            for item in unrollings if isinstance(unrollings, list) else [unrollings]:
+                parts = item.split(",") if isinstance(item, str) else list(item)
+                if len(parts) != 2 or oa_dim not in sizes:
+                    continue
+                dim, factor = str(parts[0]).strip(), str(parts[1]).strip()
+                if factor.isdigit() and int(factor) > sizes[oa_dim]:
+                    notes.append(
+                        f"{_entry_label(i, entry)}.spatial_mapping.{oa_dim}: {dim} {factor} is "
+                        f"larger than {oa_dim} ({sizes[oa_dim]} wide); cut down to "
+                        f"{dim} {sizes[oa_dim]}, as ZigZag does"
+                    )
+    return notes

@@ -1,0 +1,244 @@
+"""Faults a real machine produces (issue 48): damaged cache entries, output destinations that are
+files or read-only, a second run in a folder. The workflow-level cases (a rerun over damaged
+entries, two Snakemake runs, kill and rerun) are in tests/integration/test_workflow_faults.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, REPO
+from faults import DATA_SEALED, damage
+from faults import read_only_folder_fixture  # noqa: F401 (a fixture)
+from zigzag.errors import InputError
+from zigzag.io.destinations import check_output_folder, save_or_keep
+from zigzag.io.sealed import DamagedFile, read_sealed, remove_damaged, sealed_text
+from zigzag.io.tables import distinct_accelerator_names
+from zigzag.io.validation import oversized_unrollings
+from zigzag.steps.folder_runs import check_single_run
+from zigzag.steps.integrity import is_dry_run
+
+
+@pytest.mark.parametrize("how", ["truncated", "empty", "garbage", "altered", "other key"])
+def test_a_damaged_sealed_file_is_never_used(tmp_path, how):
+    path = tmp_path / "abcd.json"
+    path.write_text(sealed_text(DATA_SEALED, "abcd"))
+    assert read_sealed(path, "abcd")["result"] == DATA_SEALED["result"]
+    damage(path, how)
+    with pytest.raises(DamagedFile) as caught:
+        read_sealed(path, "abcd")
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_damaged_files_are_reported_and_removed_but_not_on_a_dry_run(tmp_path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(sealed_text({"a": 1}))
+    bad.write_text(sealed_text({"a": 1})[:-5])
+    files = [(good, None), (bad, None), (tmp_path / "missing.json", None)]
+    lines = remove_damaged(files, dry_run=True)
+    assert len(lines) == 1 and str(bad) in lines[0] and bad.exists()
+    lines = remove_damaged(files)
+    assert len(lines) == 1 and not bad.exists() and good.exists()
+    olds = [tmp_path / f"old{i}.json" for i in range(3)]  # an older version's files: no checksum
+    for path in olds:
+        path.write_text(json.dumps({"result": {}}))
+    lines = remove_damaged([(path, None) for path in olds])
+    assert len(lines) == 1 and lines[0].startswith("note: 3 ") and not olds[0].exists()
+
+
+def test_a_damaged_cost_table_entry_is_recomputed(tmp_path, caplog):
+    from zigzag.multicore import cost_table
+
+    entry_file = cost_table.entry_path(tmp_path, "feed")
+    entry_file.parent.mkdir(parents=True)
+    entry_file.write_text("{not json")
+    with caplog.at_level(logging.WARNING):
+        assert cost_table.read_entry(tmp_path, "feed") is None
+    assert [r.getMessage() for r in caplog.records if "feed.json" in r.getMessage()]
+    assert cost_table.read_entry(tmp_path, "absent") is None
+
+
+def test_an_output_that_is_a_file_or_under_a_file_is_refused(tmp_path):
+    file = tmp_path / "taken"
+    file.write_text("x")
+    with pytest.raises(InputError, match="is a file, not a folder"):
+        check_output_folder(file)
+    with pytest.raises(InputError, match="taken is a file, so no folder can be made under it"):
+        check_output_folder(file / "sub" / "deeper")
+    assert check_output_folder(tmp_path / "new" / "folder") == tmp_path / "new" / "folder"
+    assert not (tmp_path / "new").exists()  # checking makes nothing
+
+
+def test_a_read_only_output_is_refused_before_any_work(read_only_folder):
+    with pytest.raises(InputError) as caught:
+        check_output_folder(read_only_folder / "out")
+    assert "cannot write in" in str(caught.value) and str(read_only_folder) in str(caught.value)
+
+
+def test_zigzag_run_refuses_a_read_only_output_before_the_search(read_only_folder):
+    start = time.perf_counter()
+    completed = subprocess.run(
+        [sys.executable, "-m", "zigzag", "run", "--workload", str(DATA / "workflow" / "small_convs.yaml"),
+         "--accelerator", str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
+         "--mapping", str(REPO / "inputs/mapping/flow_tpu_32x32.yaml"),
+         "--output", str(read_only_folder / "out"), "--quiet"],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    lines = completed.stderr.strip().splitlines()
+    assert completed.returncode == 2 and len(lines) == 1, completed.stderr
+    assert lines[0].startswith("error: ") and "cannot write in" in lines[0]
+    assert "total energy" not in completed.stdout and time.perf_counter() - start < 60
+
+
+def test_results_are_kept_when_the_write_fails_after_the_work(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = []
+
+    def save(folder: Path) -> None:
+        calls.append(folder)
+        if len(calls) == 1:
+            raise OSError(30, "Read-only file system", str(folder / "summary.json"))
+        folder.mkdir(parents=True)
+        (folder / "summary.json").write_text("{}")
+
+    with pytest.raises(InputError) as caught:
+        save_or_keep(save, tmp_path / "out")
+    kept = calls[1]
+    assert (kept / "summary.json").exists() and str(kept) in str(caught.value)
+    assert "read-only file system" in str(caught.value)
+
+
+def _second_run(folder: Path) -> str:
+    """What the check of a run started now in ``folder`` says (its error, or its note)."""
+    code = (
+        "from zigzag.errors import InputError\n"
+        "from zigzag.steps.folder_runs import check_single_run\n"
+        "try:\n    print(check_single_run('.'))\n"
+        "except InputError as exc:\n    print('error:', exc)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_a_second_run_in_a_folder_names_the_first_one(tmp_path):
+    script = tmp_path / "snakemake.py"  # stands for a Snakemake run working in the folder
+    script.write_text("import time\ntime.sleep(120)\n")
+    other = subprocess.Popen([sys.executable, str(script), "--cores", "1"], cwd=tmp_path)
+    try:
+        time.sleep(0.5)
+        message = _second_run(tmp_path)
+        assert message.startswith("error:") and f"process {other.pid}" in message
+        assert "do not use --unlock" in message
+        assert check_single_run(tmp_path) is None  # a run started earlier does not give way
+    finally:
+        other.kill()
+        other.wait()
+    assert _second_run(tmp_path).strip() == "None"
+    (tmp_path / ".snakemake" / "locks").mkdir(parents=True)
+    (tmp_path / ".snakemake" / "locks" / "0.input.lock").write_text("x")
+    assert "--unlock" in _second_run(tmp_path)  # no run alive: unlocking is safe
+
+
+@pytest.mark.parametrize(
+    "arguments, dry",
+    [(["-n"], True), (["--cores", "2", "-np"], True), (["--dry-run"], True), (["--cores", "2"], False),
+     (["--configfile", "x.yaml", "-p"], False)],
+)  # fmt: skip
+def test_dry_runs_are_recognised(arguments, dry):
+    assert is_dry_run(arguments) is dry
+
+
+def test_two_accelerator_files_with_one_name_are_kept_apart():
+    rows = [
+        {"experiment": "e1", "accelerator": "tpu", "accelerator_file": "a/tpu_a.yaml"},
+        {"experiment": "e2", "accelerator": "tpu", "accelerator_file": "a/tpu_b.yaml"},
+        {"experiment": "e3", "accelerator": "tpu", "accelerator_file": "a/tpu_a.yaml"},
+        {"experiment": "e4", "accelerator": "edge", "accelerator_file": "a/edge.yaml"},
+    ]
+    warnings = distinct_accelerator_names(rows)
+    assert [r["accelerator"] for r in rows] == ["tpu (tpu_a)", "tpu (tpu_b)", "tpu (tpu_a)", "edge"]
+    assert len(warnings) == 1 and "a/tpu_a.yaml, a/tpu_b.yaml" in warnings[0]
+    same_stem = [
+        {"accelerator": "x", "accelerator_file": "one/acc.yaml"},
+        {"accelerator": "x", "accelerator_file": "two/acc.yaml"},
+    ]
+    distinct_accelerator_names(same_stem)
+    assert [r["accelerator"] for r in same_stem] == ["x (one/acc.yaml)", "x (two/acc.yaml)"]
+
+
+def test_an_unrolling_larger_than_the_array_is_said():
+    accelerator = {"operational_array": {"dimensions": ["D1", "D2"], "sizes": [16, 32]}}
+    mapping = [{"name": "default", "spatial_mapping": {"D1": ["K, 32"], "D2": ["C, 32"]}}]
+    notes = oversized_unrollings(mapping, accelerator)
+    assert notes == [
+        "mapping entry 'default'.spatial_mapping.D1: K 32 is larger than D1 (16 wide); "
+        "cut down to K 16, as ZigZag does"
+    ]
+
+
+def test_a_sweep_value_that_cannot_work_fails_with_the_config(tmp_path):
+    from zigzag.sweep.workflow import resolve_hardware_sweeps
+
+    section = {
+        "name": "ub",
+        "base": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
+        "workloads": [str(DATA / "workflow" / "small_convs.yaml")],
+        "mapping": str(REPO / "inputs/mapping/flow_tpu_array.yaml"),
+        "vary": {"memories.unified_buffer.size": ["2MiB", "big"]},
+    }
+    with pytest.raises(InputError) as caught:
+        resolve_hardware_sweeps({"hardware_sweeps": [section]})
+    message = str(caught.value)
+    assert "hardware_sweeps[0]" in message and "'big'" in message and "2MiB" in message
+    assert "quotes" not in message
+    with pytest.raises(
+        InputError, match=r"hardware_sweeps\[0\].*base: .*nothere.yaml does not exist"
+    ):
+        resolve_hardware_sweeps({"hardware_sweeps": [{**section, "base": "nothere.yaml"}]})
+
+
+def test_the_report_links_the_figure_written_last(tmp_path):
+    from zigzag.report.gather import _figure
+
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    assert _figure(tmp_path, "plots/layers") is None
+    (plots / "layers.png").write_text("old")
+    os.utime(plots / "layers.png", (1, 1))
+    (plots / "layers.svg").write_text("<svg/>")
+    assert _figure(tmp_path, "plots/layers") == "plots/layers.svg"
+
+
+def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
+    from zigzag.steps.prune import unreferenced
+
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / "results" / ".cache"
+    for key in ("aaaa", "bbbb"):
+        for folder in ("jobs", "results"):
+            (cache / folder).mkdir(parents=True, exist_ok=True)
+            (cache / folder / f"{key}.json").write_text("{}")
+    (tmp_path / "results" / "e1").mkdir()
+    (tmp_path / "results" / "e1" / "plan.json").write_text(
+        sealed_text({"layers": [{"key": "aaaa"}]})
+    )
+    config = {
+        "experiments": [
+            {
+                "name": "e1",
+                "workload": str(DATA / "workflow" / "small_convs.yaml"),
+                "accelerator": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
+                "mapping": str(REPO / "inputs/mapping/flow_tpu_32x32.yaml"),
+            }
+        ]
+    }
+    stale = {p.resolve().relative_to(cache).as_posix() for p in unreferenced(config)}
+    assert stale == {"jobs/bbbb.json", "results/bbbb.json"}

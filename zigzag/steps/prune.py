@@ -1,0 +1,113 @@
+"""``zigzag cache prune --configfile CONFIG [--dry-run]``: remove the cache entries no experiment of
+a workflow config refers to (docs/reference/results.md#pruning-the-cache).
+
+An entry is referred to when a plan of one of the config's experiments lists its key (the layer
+jobs of ``results/<name>/plan.json``, the cost entries of ``results/stream/<name>/cost_plan.json``).
+Layer results that have no job file were written by hardware sweeps, which record no plan: they
+are kept while the config has ``hardware_sweeps`` and removed otherwise. Run the workflow first,
+so that the plans are those of the config as it is now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from zigzag.errors import InputError
+from zigzag.io.sealed import DamagedFile, read_sealed
+
+#: (folder under the cache, its files' suffix): what one layer job or one cost entry leaves
+LAYER_FILES = (
+    ("jobs", ".json"),
+    ("results", ".json"),
+    ("logs", ".log"),
+    ("benchmarks/evaluate_layer", ".tsv"),
+)
+COST_FILES = (
+    ("stream-cost/jobs", ".json"),
+    ("stream-cost/entries", ".json"),
+    ("logs/stream-cost", ".log"),
+    ("benchmarks/stream_cost", ".tsv"),
+)
+
+
+def _plan_keys(path: Path) -> set[str]:
+    """The layer-job keys of an experiment's plan (none when it is missing or damaged)."""
+    try:
+        return {layer["key"] for layer in read_sealed(path).get("layers", [])}
+    except (OSError, DamagedFile):
+        return set()
+
+
+def _cost_keys(path: Path) -> set[str]:
+    """The cost-entry keys of a multi-core experiment's cost plan (none when it is unreadable)."""
+    try:
+        return set(json.loads(path.read_text()).get("keys", []))
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def unreferenced(config: dict) -> list[Path]:
+    """The cache files of ``config``'s cache folder that none of its experiments refers to."""
+    from zigzag.steps.experiments import expand_experiments
+    from zigzag.steps.stream import resolve_stream_experiments
+
+    results = Path(config.get("results", "results"))
+    cache = Path(config.get("cache", results / ".cache"))
+    layer_keys: set[str] = set()
+    for experiment in expand_experiments(config):
+        layer_keys |= _plan_keys(results / experiment["name"] / "plan.json")
+    cost_keys: set[str] = set()
+    for name in resolve_stream_experiments(config):
+        cost_keys |= _cost_keys(results / "stream" / name / "cost_plan.json")
+    keep_unplanned = bool(config.get("hardware_sweeps"))
+    jobs = {p.stem for p in (cache / "jobs").glob("*.json")}
+    stale = []
+    for files, kept in ((LAYER_FILES, layer_keys), (COST_FILES, cost_keys)):
+        for folder, suffix in files:
+            for path in sorted((cache / folder).glob(f"*{suffix}")):
+                key = path.name[: -len(suffix)]
+                if key in kept or not all(c in "0123456789abcdef" for c in key):
+                    continue
+                if files is LAYER_FILES and keep_unplanned and key not in jobs:
+                    continue  # a hardware sweep's result
+                stale.append(path)
+    return stale
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from zigzag.io.yaml_files import load_yaml
+
+    config = load_yaml(args.configfile)
+    if not isinstance(config, dict):
+        raise InputError(args.configfile, None, "not a workflow config (a mapping of keys)")
+    stale = unreferenced(config)
+    size = sum(p.stat().st_size for p in stale)
+    for path in stale:
+        if args.dry_run:
+            print(path)
+        else:
+            path.unlink(missing_ok=True)
+    verb = "would remove" if args.dry_run else "removed"
+    print(
+        f"{verb} {len(stale)} cache files ({size / 1e6:.1f} MB) no experiment of {args.configfile} refers to"
+    )
+    return 0
+
+
+def add_cache_command(sub) -> None:
+    """The ``zigzag cache`` command (``prune``)."""
+    cache = sub.add_parser("cache", help="manage the workflow's content-keyed cache")
+    actions = cache.add_subparsers(dest="action", required=True)
+    prune = actions.add_parser(
+        "prune",
+        help="remove the cache entries no experiment of a config refers to",
+        description="Remove the layer results and cost-table entries (with their job, log and "
+        "benchmark files) that no plan of the config's experiments lists. Run the workflow first.",
+    )
+    prune.add_argument("--configfile", required=True, help="the workflow config (e.g. config.yaml)")
+    prune.add_argument(
+        "--dry-run", "-n", action="store_true", help="list the files, remove nothing"
+    )
+    prune.set_defaults(func=cmd_prune)
