@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 COMPAT = DATA / "stream_compat"

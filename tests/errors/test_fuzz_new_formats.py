@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, REPO
-from test_fuzz_inputs import EXAMPLES, FUZZ, VALUES, mutate
+from support import DATA, REPO
+from support.fuzz import EXAMPLES, FUZZ, VALUES, mutate
 from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
 from zigzag.sweep import read_sweep, variants_of

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import yaml
 
-from conftest import REFERENCE_DATA, REPO
-from test_bad_inputs import SMALL, TPU, TPU_MAPPING, warnings_of
-from test_report import _gemm_experiment, run_steps
+from support import REFERENCE_DATA, REPO
+from support.bad_inputs import SMALL, TPU, TPU_MAPPING, warnings_of
+from support.steps import gemm_experiment, run_steps
 from zigzag.api import run
 from zigzag.io.loaders import load_inputs
 from zigzag.notes import grouped_layer_warnings, warn_for_layer
@@ -100,7 +100,7 @@ def test_the_command_line_prints_the_warning_and_keeps_it_in_the_notes(tmp_path)
 
 
 def test_the_workflow_keeps_the_warning_in_the_results_notes_and_the_log(tmp_path):
-    experiment = _gemm_experiment("gemm", "gemm_l1")
+    experiment = gemm_experiment("gemm", "gemm_l1")
     experiment["mapping"] = with_entry(experiment["mapping"], "gemm_layr", tmp_path)
     results = run_steps({"experiments": [experiment]}, tmp_path / "results")
     notes = json.loads((results / "gemm" / "summary.json").read_text())["notes"]

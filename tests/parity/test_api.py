@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import EXPECTED_TOTALS, reference_input, rel_close
+from support import EXPECTED_TOTALS, reference_input, rel_close
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.errors import InputError
 
@@ -149,7 +149,7 @@ def test_help_explains_every_option():
 @pytest.mark.parametrize("model", ["resnet18.onnx", "transformer_block.onnx"])
 @pytest.mark.parametrize("all_operators", [False, True])
 def test_export_workload_round_trip(model, all_operators, tmp_path):
-    from conftest import REPO
+    from support import REPO
     from zigzag.io.loaders import load_workload
 
     source = str(REPO / "inputs" / "workload" / model)

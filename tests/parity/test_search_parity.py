@@ -10,7 +10,7 @@ import functools
 import pytest
 import yaml
 
-from conftest import ORACLE, oracle, oracle_input_path, rel_close
+from support import ORACLE, oracle, oracle_input_path, rel_close
 from zigzag.api import run
 from zigzag.errors import InputError
 from zigzag.cost.model import evaluate

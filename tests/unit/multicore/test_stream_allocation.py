@@ -15,7 +15,7 @@ from zigzag.multicore.allocation import dominated_share, nsga2, search_allocatio
 from zigzag.multicore.allocation.front import distinct_points, parse_allocation, read_front
 from zigzag.multicore.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
 from zigzag.multicore.schedule.run import run_stream
-from conftest import TESTS
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"

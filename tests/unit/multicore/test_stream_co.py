@@ -17,7 +17,7 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.multicore.allocation.slots import SlotProblem, solve_slots
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data"
 CO = DATA / "co"

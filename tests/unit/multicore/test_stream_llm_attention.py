@@ -16,7 +16,7 @@ from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"

@@ -13,7 +13,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import main
 from zigzag.cost.array import accelerator_area_um2
 from zigzag.errors import InputError

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
 from zigzag import plots
 from zigzag.cost.result import CumulativeResult, sum_results
 from zigzag.plots.memory import _layered_layout

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from conftest import REFERENCE
+from support import REFERENCE
 from zigzag.search import batched
 from zigzag.search.batched import latency as batched_latency
 from zigzag.search.batched.memory_levels import BatchLevelAssigner

@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import DATA, reference_input
+from support import DATA, reference_input
 from zigzag.api import get_hardware_performance_zigzag, run
 from zigzag.errors import InputError
 from zigzag.hardware.data_locality import plan_data_locality, trimmed_accelerator

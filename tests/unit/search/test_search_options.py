@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import reference_input
+from support import reference_input
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
 from zigzag.mapping.spatial import convert

@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
 from zigzag.multicore.topology import load_multicore_accelerator

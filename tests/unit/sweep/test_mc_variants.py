@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.multicore.schedule.run import run_stream

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.api import run
 from zigzag.cli import main
 from zigzag.errors import InputError

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.sweep import read_sweep, run_sweep, search_sweep

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
-from llm_steps import block_workload
+from support import REPO
+from support.llm_steps import block_workload
 from zigzag.errors import InputError
 from zigzag.sweep import read_sweep, run_sweep, search_sweep
 from zigzag.sweep.workflow import settings, sweep_from_settings

@@ -21,7 +21,7 @@ from zigzag.io.llm_workloads import (
     load_model_config,
 )
 from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
 MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from zigzag.multicore.cost_table import NodeKey
 
-STREAM_DATA = Path(__file__).resolve().parent / "data" / "reference" / "stream"
+STREAM_DATA = Path(__file__).resolve().parents[1] / "data" / "reference" / "stream"
 
 _EQUATIONS = {
     "conv": "O[b][g][k][oy][ox]+=W[k][c][fy][fx]*I[b][g][c][iy][ix]",
