@@ -1,5 +1,5 @@
 """Test support shared by every test folder: where the repository, the test data, the reference
-inputs and the oracle data live, and small helpers (docs/contributing/development.md#test-helpers).
+inputs and the oracle data live, and small helpers (docs/contributing/development.md#where-the-tests-live).
 
 The submodules hold the larger helpers: ``support.workflow`` (Snakemake runs), ``support.steps``
 (the workflow's steps as functions), ``support.browser`` (the report in headless Chromium),
@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-TESTS = REPO / "tests"
+TESTS = Path(__file__).resolve().parent.parent
+REPO = TESTS.parent
 DATA = TESTS / "data"
 REFERENCE_DATA = DATA / "reference"  # verbatim copy of the references' data (see its PROVENANCE.md)
 REFERENCE = REFERENCE_DATA / "zigzag"
