@@ -642,6 +642,7 @@ def test_dimension_of_other_layers_only_stays_a_warning(tmp_path, caplog):
 # ---- the command line: one line, exit status 2, no traceback -----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [relu_softmax, lstm])
 def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path):
     path = model(tmp_path / "m.onnx")
@@ -672,6 +673,7 @@ def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gone.onnx", "gone.yaml"])
 def test_command_line_reports_a_missing_workload_in_one_line(name, tmp_path):
     path = str(tmp_path / name)

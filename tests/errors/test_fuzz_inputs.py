@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import onnx
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,6 +67,7 @@ WORKLOAD = load_yaml(SMALL)
 MAPPING = load_yaml(TPU_MAPPING)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data())
 def test_fuzzed_hardware(data):

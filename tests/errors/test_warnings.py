@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from support import REFERENCE_DATA, REPO
@@ -71,6 +72,7 @@ def test_a_multi_core_entry_naming_no_layer_warns(tmp_path, caplog):
     ]
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_the_warning_and_keeps_it_in_the_notes(tmp_path):
     mapping = with_entry(TPU_MAPPING, "cnv_a", tmp_path)
     done = subprocess.run(
@@ -157,6 +159,7 @@ def test_grouped_warnings_count_repeats_and_name_a_few_layers(caplog):
     ]
 
 
+@pytest.mark.slow
 def test_multi_core_warnings_name_the_layer(tmp_path):
     done = subprocess.run(
         [

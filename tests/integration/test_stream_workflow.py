@@ -167,6 +167,7 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     assert "Multi-core (Stream)" in html
 
 
+@pytest.mark.slow
 def test_stream_experiment_schema_errors_are_one_line(tmp_path):
     (tmp_path / "config.yaml").write_text(
         yaml.safe_dump(

@@ -544,6 +544,7 @@ def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
     assert [r["uncosted_layers"] for r in experiments] == ["0", "56"]
 
 
+@pytest.mark.slow
 def test_cli_prints_the_split_and_the_uncosted_layers(tmp_path, capsys):
     import onnx
     from support.llm_graphs import gqa_attention

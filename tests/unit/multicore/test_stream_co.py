@@ -212,6 +212,7 @@ def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
         assert stack.answer.objective == pytest.approx(record["objective"], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(
     reference_folder, tmp_path, monkeypatch
 ):

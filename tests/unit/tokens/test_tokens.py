@@ -223,6 +223,7 @@ def test_the_bandwidth_bound_latency_model_keeps_the_eyeriss_like_step_above_the
         )
 
 
+@pytest.mark.slow
 def test_zigzag_run_prints_and_writes_the_figures(tmp_path, capsys):
     from support.llm_steps import block_specs
 

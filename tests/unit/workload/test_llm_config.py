@@ -532,6 +532,7 @@ TINY = (
 VECTOR_HW = REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
 
 
+@pytest.mark.slow
 def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):
     from zigzag.cli import main
 
