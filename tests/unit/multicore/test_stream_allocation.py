@@ -276,9 +276,7 @@ def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "mode, generations", [("lbl", 8), ("fused", 1)]
-)
+@pytest.mark.parametrize("mode, generations", [("lbl", 8), ("fused", 1)])
 def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(
     resnet_problem, mode, generations
 ):
