@@ -141,6 +141,7 @@ def _chromium() -> str | None:
     )
 
 
+@pytest.mark.slow
 def test_gantt_html_renders_in_a_real_browser(run, tmp_path):
     binary = _chromium()
     if binary is None:

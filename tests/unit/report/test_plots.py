@@ -148,6 +148,7 @@ def test_latency_breakdown_png(network, tmp_path):
     assert_readable_image(plots.plot_latency_breakdown(network, tmp_path / "latency.png"))
 
 
+@pytest.mark.slow
 def test_breakdowns_of_many_layers_stay_readable(network, tmp_path):
     many = [
         dataclasses.replace(network[i % len(network)], layer_name=f"layer_{i}") for i in range(90)

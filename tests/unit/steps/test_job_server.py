@@ -119,6 +119,7 @@ def test_the_switch_and_slurm():
     assert warm_enabled({"SLURM_JOB_ID": "12", "ZIGZAG_FLOW_WARM": "1"})
 
 
+@pytest.mark.slow
 def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
     """Same exit status, standard output and error, output files and log, job by job: a search,
     a bad job (one-line error), wrong arguments (usage) and a figure."""

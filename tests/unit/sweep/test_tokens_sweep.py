@@ -97,6 +97,7 @@ def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
         assert (tmp_path / "out" / "plots" / f"{name}.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_guided_search_sums_over_the_workload_points(tmp_path, llm_file, generated):
     result = search_sweep(
         _sweep(llm_file, search={"population": 4, "generations": 1, "workers": 1}),
