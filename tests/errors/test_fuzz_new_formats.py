@@ -14,6 +14,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,6 +111,7 @@ def check_sweep(section: dict) -> None:
         assert "cannot be used" not in row["reason"], (constraint.text, row["reason"])
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=max(10, EXAMPLES // 4))
 @given(st.data())
 def test_fuzzed_sweep_config(data):

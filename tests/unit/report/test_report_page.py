@@ -281,6 +281,7 @@ def test_multicore_sweep_data(multicore_sweep):
     )  # from the row's own columns, whatever they are
 
 
+@pytest.mark.slow
 def test_guided_search_report(tmp_path):
     """A guided search's folder: its evaluated variants, the search's note, its front's table linked."""
     out = tmp_path / "search"

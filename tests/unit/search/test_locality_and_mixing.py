@@ -123,6 +123,7 @@ OPTION_SETS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTION_SETS)
 def test_options_through_api_cli_and_stages(options, tmp_path):
     expected = run(*small_inputs(), SearchOptions(**options), show_progress=False)

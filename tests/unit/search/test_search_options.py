@@ -128,6 +128,7 @@ def test_salsa_survives_moves_that_do_not_fit(tmp_path, monkeypatch):
     assert 0 < stats.evaluations < 301
 
 
+@pytest.mark.slow
 def test_nothing_fits_is_a_mapping_error(tmp_path):
     hardware = yaml.safe_load(open(reference_input("hardware", "tpu_like.yaml")))
     hardware["memories"]["dram"]["size"] = 100_000

@@ -337,6 +337,7 @@ def planned(output: str) -> set[str]:
     return set(re.findall(r"results/([^/\s]+)/plan\.json", output))
 
 
+@pytest.mark.slow
 def test_configfile_replaces_the_default_config(tmp_path):
     (tmp_path / "inputs").mkdir()
     for kind, name in (

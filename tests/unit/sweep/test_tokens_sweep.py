@@ -67,6 +67,7 @@ def _sweep(llm_file, **more):
     }
 
 
+@pytest.mark.slow
 def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
     rows = run_sweep(_sweep(llm_file), tmp_path / "out")
     assert len(rows) == 8 and {r["status"] for r in rows} == {"ok"}
