@@ -38,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts  # noqa: E402
+from support.stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts  # noqa: E402
 
 from zigzag.multicore.cost_table import CostTable  # noqa: E402
 from zigzag.multicore.topology import load_multicore_accelerator  # noqa: E402

@@ -37,7 +37,7 @@ from zigzag.multicore.schedule import I1, I2, O, ScheduleProblem, schedule, sche
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-from stream_reference_dump import hardware_from_files, problem_from_dump  # noqa: E402  (tests/ is not a package)
+from support.stream_reference_dump import hardware_from_files, problem_from_dump  # noqa: E402  (tests/ is not a package)
 
 REF = REPO / "tests" / "data" / "reference" / "stream"
 

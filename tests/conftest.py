@@ -1,36 +1,40 @@
-"""Shared test fixtures: where the reference inputs and the oracle data live."""
+"""Fixtures shared by every test folder; the helpers that are not fixtures are in tests/support/."""
 
 from __future__ import annotations
 
-import json
+import fcntl
+import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-TESTS = REPO / "tests"
-DATA = TESTS / "data"
-REFERENCE_DATA = DATA / "reference"  # verbatim copy of the references' data (see its PROVENANCE.md)
-REFERENCE = REFERENCE_DATA / "zigzag"
-EXPECTED_TOTALS = REFERENCE_DATA / "expected.yaml"
-ORACLE = DATA / "oracle"
+import pytest
+
+from support.workflow import WorkflowRun, small_workflow_folder, snakemake
 
 
-def reference_input(kind: str, name: str) -> str:
-    """Path of a reference input shipped in the repository, e.g. reference_input("hardware", "tpu_like.yaml")."""
-    path = REFERENCE / kind / name
-    assert path.exists(), f"{path} is missing from the repository"
-    return str(path)
+def _once(tmp_path_factory, name: str, build) -> Path:
+    """``build(folder)`` run once per test session, also under pytest-xdist: the workers share
+    pytest's temporary root, and the first to take the lock builds while the others wait."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / f"{name}.built").exists():
+            build(folder)
+            (root / f"{name}.built").touch()
+    return folder
 
 
-def oracle(case: str) -> dict:
-    """A reference oracle case made by tools/make_oracle.py."""
-    return json.loads((ORACLE / f"{case}.json").read_text())
+@pytest.fixture(scope="session")
+def small_workflow(tmp_path_factory) -> WorkflowRun:
+    """The workflow run once on a small config (support.workflow.small_workflow_folder: three
+    experiments of four convolutions on two accelerator files), shared by every test that reads
+    its results. Read it only; a test that edits and reruns works on ``small_workflow.copy_to``."""
 
+    def build(folder: Path) -> None:
+        small_workflow_folder(folder)
+        (folder.parent / "small_workflow.log").write_text(snakemake(folder))
 
-def oracle_input_path(case: dict, kind: str) -> str:
-    """The input file an oracle case used (reference input or our test data)."""
-    base = REFERENCE if case["case"]["sources"][kind] == "reference" else DATA
-    return str(base / case["case"][kind])
-
-
-def rel_close(a: float, b: float, rel: float) -> bool:
-    return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
+    folder = _once(tmp_path_factory, "small_workflow", build)
+    return WorkflowRun(folder, (folder.parent / "small_workflow.log").read_text())

@@ -15,7 +15,7 @@ import json
 import pickle
 
 import pytest
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"

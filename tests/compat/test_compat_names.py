@@ -11,7 +11,7 @@ import pickle
 import pytest
 
 from zigzag.api import get_hardware_performance_zigzag
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"

@@ -13,7 +13,7 @@ import pytest
 
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.plots import loop_nest_text
-from conftest import REPO
+from support import REPO
 
 ROOT = REPO
 ORACLE = json.loads((ROOT / "tests" / "data" / "compat" / "printed_mappings.json").read_text())

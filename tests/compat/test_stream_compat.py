@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 COMPAT = DATA / "stream_compat"
@@ -164,6 +164,7 @@ def small_folder(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_script_using_every_import_runs(small_folder):
     """A user script with every import, on the small reference case (fused and, through the
     stage chain, lbl): the reference's latency and energy, and every file written."""
@@ -255,6 +256,7 @@ def test_skip_if_exists_reuses_the_saved_schedule(small_scme, small_folder):
         optimize_allocation_ga(**args, skip_if_exists=True)
 
 
+@pytest.mark.slow
 def test_pictures_take_streams_arguments(small_scme, tmp_path):
     from stream.visualization.memory_usage import plot_memory_usage
     from stream.visualization.perfetto import convert_scme_to_perfetto_json

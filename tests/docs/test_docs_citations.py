@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
-from conftest import REPO
+from support import REPO
 
 _SPEC = importlib.util.spec_from_file_location("cite_docs", REPO / "tools" / "cite_docs.py")
 cite_docs = importlib.util.module_from_spec(_SPEC)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from support import REPO
 
 RUNNABLE = ("bash", "python")
 _FENCE = re.compile(r"^```(\w*)\s*$")

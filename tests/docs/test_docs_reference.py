@@ -29,7 +29,7 @@ from zigzag.io.validation.mapping import _MAPPING_ENTRY
 from zigzag.io.validation.schema import Field
 from zigzag.io.validation.workload import _LAYER
 from zigzag.multicore import mapping as stream_mapping
-from conftest import REPO
+from support import REPO
 
 REFERENCE = REPO / "docs" / "reference"
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"

@@ -7,19 +7,24 @@ tests/unit/search/test_options_table.py; test_at_least_fifty_distinct_bad_inputs
 
 from __future__ import annotations
 
-import logging
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
-import onnx
 import pytest
 import yaml
 from onnx import TensorProto, helper
 
-import test_options_table
-import test_validation
-from conftest import DATA, reference_input
+from support import TESTS, reference_input
+from support.bad_inputs import (
+    SMALL,
+    TPU,
+    TPU_MAPPING,
+    onnx_file,
+    relu_softmax,
+    warnings_of,
+)
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
 from zigzag.search.layer_search import search_layer
@@ -27,36 +32,8 @@ from zigzag.search.options import SearchOptions
 from zigzag.steps.experiments import check_input_files, expand_experiments
 from zigzag.steps.stream import resolve_stream_experiments
 
-SMALL = DATA / "workflow" / "small_convs.yaml"  # four convolutions
-TPU = reference_input("hardware", "tpu_like.yaml")
-TPU_MAPPING = reference_input("mapping", "tpu_like.yaml")
-
 
 # ---- building inputs -------------------------------------------------------------------------
-
-
-def tensor(name, shape):
-    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
-
-
-def onnx_file(path: Path, nodes, inputs: dict, outputs: dict, initializers=()) -> str:
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [tensor(n, s) for n, s in inputs.items()],
-        [tensor(n, s) for n, s in outputs.items()],
-        list(initializers),
-    )
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
-    return str(path)
-
-
-def relu_softmax(path: Path) -> str:
-    nodes = [
-        helper.make_node("Relu", ["x"], ["r"], name="relu"),
-        helper.make_node("Softmax", ["r"], ["y"], name="softmax"),
-    ]
-    return onnx_file(path, nodes, {"x": [1, 16]}, {"y": [1, 16]})
 
 
 def lstm(path: Path) -> str:
@@ -573,18 +550,25 @@ def test_bad_input_gives_one_line(provoke, file, where, needles, error, tmp_path
         assert needle in text, (needle, text)
 
 
+def case_count(path: Path, name: str) -> int:
+    """How many cases the list ``name`` of a test module holds (read, not imported: test modules
+    import no other test module)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", None) == name for t in node.targets
+        ):
+            return len(node.value.elts)
+    raise AssertionError(f"{path.name} has no list {name}")
+
+
 def test_at_least_fifty_distinct_bad_inputs():
-    ids = [p.id for p in test_validation.BAD_INPUTS] + [p.id for p in CASES]
-    ids += [f"option-{i}" for i, _ in enumerate(test_options_table.BAD_OPTIONS)]
-    assert len(set(ids)) == len(ids)
-    assert len(ids) >= 50, len(ids)
+    assert len({p.id for p in CASES}) == len(CASES)  # test_validation checks its own ids
+    count = len(CASES) + case_count(TESTS / "unit" / "io" / "test_validation.py", "BAD_INPUTS")
+    count += case_count(TESTS / "unit" / "search" / "test_options_table.py", "BAD_OPTIONS")
+    assert count >= 50, count
 
 
 # ---- warnings: one line each, naming what was left out or looks wrong --------------------------
-
-
-def warnings_of(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
 
 
 def size_warnings(caplog) -> list[str]:
@@ -658,6 +642,7 @@ def test_dimension_of_other_layers_only_stays_a_warning(tmp_path, caplog):
 # ---- the command line: one line, exit status 2, no traceback -----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [relu_softmax, lstm])
 def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path):
     path = model(tmp_path / "m.onnx")
@@ -688,6 +673,7 @@ def test_command_line_reports_a_model_without_layers_in_one_line(model, tmp_path
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gone.onnx", "gone.yaml"])
 def test_command_line_reports_a_missing_workload_in_one_line(name, tmp_path):
     path = str(tmp_path / name)

@@ -11,7 +11,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator

@@ -14,11 +14,12 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, REPO
-from test_fuzz_inputs import EXAMPLES, FUZZ, VALUES, mutate
+from support import DATA, REPO
+from support.fuzz import EXAMPLES, FUZZ, VALUES, mutate
 from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
 from zigzag.sweep import read_sweep, variants_of
@@ -110,6 +111,7 @@ def check_sweep(section: dict) -> None:
         assert "cannot be used" not in row["reason"], (constraint.text, row["reason"])
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=max(10, EXAMPLES // 4))
 @given(st.data())
 def test_fuzzed_sweep_config(data):

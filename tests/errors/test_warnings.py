@@ -9,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from conftest import REFERENCE_DATA, REPO
-from test_bad_inputs import SMALL, TPU, TPU_MAPPING, warnings_of
-from test_report import _gemm_experiment, run_steps
+from support import REFERENCE_DATA, REPO
+from support.bad_inputs import SMALL, TPU, TPU_MAPPING, warnings_of
+from support.steps import gemm_experiment, run_steps
 from zigzag.api import run
 from zigzag.io.loaders import load_inputs
 from zigzag.notes import grouped_layer_warnings, warn_for_layer
@@ -71,6 +72,7 @@ def test_a_multi_core_entry_naming_no_layer_warns(tmp_path, caplog):
     ]
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_the_warning_and_keeps_it_in_the_notes(tmp_path):
     mapping = with_entry(TPU_MAPPING, "cnv_a", tmp_path)
     done = subprocess.run(
@@ -100,7 +102,7 @@ def test_the_command_line_prints_the_warning_and_keeps_it_in_the_notes(tmp_path)
 
 
 def test_the_workflow_keeps_the_warning_in_the_results_notes_and_the_log(tmp_path):
-    experiment = _gemm_experiment("gemm", "gemm_l1")
+    experiment = gemm_experiment("gemm", "gemm_l1")
     experiment["mapping"] = with_entry(experiment["mapping"], "gemm_layr", tmp_path)
     results = run_steps({"experiments": [experiment]}, tmp_path / "results")
     notes = json.loads((results / "gemm" / "summary.json").read_text())["notes"]
@@ -157,6 +159,7 @@ def test_grouped_warnings_count_repeats_and_name_a_few_layers(caplog):
     ]
 
 
+@pytest.mark.slow
 def test_multi_core_warnings_name_the_layer(tmp_path):
     done = subprocess.run(
         [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import build_parser, main
 from zigzag.command_options import QUIET_HELP
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 
 #: runs `zigzag ARGS...` with a layer search that, from its second call on, touches MARK and sleeps
 _RUNNER = """

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
-from test_workflow import jobs, snakemake, write_yaml
+from support import REPO
+from support.workflow import jobs, snakemake, write_yaml
 
 pytestmark = pytest.mark.slow
 

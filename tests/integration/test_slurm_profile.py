@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
+from support.workflow import run_snakemake
 from zigzag.steps.experiments import expand_experiments
 
 pytestmark = pytest.mark.slow
@@ -32,17 +33,7 @@ PROFILE = REPO / "profiles" / "slurm"
 
 
 def snakemake(workdir: Path, *args: str) -> str:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        *args,
-    ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    completed = run_snakemake(workdir, *args, cores=None, timeout=600)
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output[-4000:]
     return output
@@ -114,7 +105,7 @@ def test_each_experiment_is_one_batch_of_its_layer_jobs_and_their_sum(dry_run):
 
 def test_hardware_sweep_dry_run_submits_one_job_per_batch(tmp_path):
     """A hardware sweep through the profile: one SLURM job per batch of variants, then its tables."""
-    from conftest import DATA
+    from support import DATA
 
     (tmp_path / "inputs").symlink_to(REPO / "inputs")
     shutil.copy(DATA / "workflow" / "small_convs.yaml", tmp_path / "small.yaml")

@@ -7,12 +7,12 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from support import REPO
+from support.workflow import run_snakemake
 
 SMALL = REPO / "tests" / "data" / "reference" / "stream" / "small"
 CORES = REPO / "inputs" / "stream" / "hardware" / "cores"
@@ -86,19 +86,8 @@ def project(tmp_path_factory):
 
 
 def snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(root),
-        "--configfile",
-        str(root / "config.yaml"),
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+    config = str(root / "config.yaml")
+    return run_snakemake(root, "--configfile", config, *args, cores=None, timeout=600)
 
 
 @pytest.mark.slow
@@ -178,6 +167,7 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     assert "Multi-core (Stream)" in html
 
 
+@pytest.mark.slow
 def test_stream_experiment_schema_errors_are_one_line(tmp_path):
     (tmp_path / "config.yaml").write_text(
         yaml.safe_dump(

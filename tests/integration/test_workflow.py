@@ -1,6 +1,7 @@
 """The Snakemake workflow: cache, incremental reruns, failure isolation, restart, lint.
 
-Each test runs snakemake on a small config in a temporary directory and counts the jobs it ran.
+Each test runs snakemake on a small config in a temporary directory and counts the jobs it ran;
+the tests that edit a finished run start from a copy of the shared one (fixture small_workflow).
 """
 
 from __future__ import annotations
@@ -18,85 +19,27 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, REPO, reference_input
-
-pytestmark = pytest.mark.slow
-
-SNAKEFILE = REPO / "Snakefile"
+from support.workflow import SNAKEFILE, jobs, small_workflow_folder, snakemake, write_yaml
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> str:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "-s",
-        str(SNAKEFILE),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        *args,
-    ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=900)
-    output = completed.stdout + completed.stderr
-    if check:
-        assert completed.returncode == 0, output[-4000:]
-    return output
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The small config and its inputs (support.workflow.small_workflow_folder), not yet run."""
+    return small_workflow_folder(tmp_path)
 
 
-def jobs(output: str, rule: str) -> int:
-    return len(re.findall(rf"^\s*(?:local)?(?:rule|checkpoint) {rule}:", output, re.MULTILINE))
-
-
-def write_yaml(path: Path, data) -> None:
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-
-
-@pytest.fixture(name="workdir")
-def workdir_fixture(tmp_path: Path) -> Path:
-    """Inputs (two accelerator files, one workload, one mapping) and a two-experiment config."""
-    inputs = tmp_path / "inputs"
-    inputs.mkdir()
-    shutil.copy(reference_input("hardware", "tpu_like.yaml"), inputs / "tpu_a.yaml")
-    hardware_b = yaml.safe_load(Path(reference_input("hardware", "tpu_like.yaml")).read_text())
-    write_yaml(inputs / "tpu_b.yaml", {**hardware_b, "name": "tpu_b"})
-    shutil.copy(reference_input("mapping", "tpu_like.yaml"), inputs / "mapping.yaml")
-    shutil.copy(DATA / "workflow" / "small_convs.yaml", inputs / "small.yaml")
-    write_yaml(
-        tmp_path / "config.yaml",
-        {
-            "experiments": [
-                {
-                    "name": "on_a",
-                    "workload": "inputs/small.yaml",
-                    "accelerator": "inputs/tpu_a.yaml",
-                    "mapping": "inputs/mapping.yaml",
-                },
-                {
-                    "name": "on_b",
-                    "workload": "inputs/small.yaml",
-                    "accelerator": "inputs/tpu_b.yaml",
-                    "mapping": "inputs/mapping.yaml",
-                },
-                {
-                    "name": "on_a_again",
-                    "workload": "inputs/small.yaml",
-                    "accelerator": "inputs/tpu_a.yaml",
-                    "mapping": "inputs/mapping.yaml",
-                },
-            ],
-        },
-    )
-    return tmp_path
+@pytest.fixture
+def finished(small_workflow, tmp_path: Path) -> Path:
+    """A copy of the shared finished run of that config, to edit and run again."""
+    return small_workflow.copy_to(tmp_path / "run")
 
 
 def summary(workdir: Path, name: str) -> dict:
     return json.loads((workdir / "results" / name / "summary.json").read_text())
 
 
-def test_identical_layers_are_evaluated_once(workdir):
-    output = snakemake(workdir)
+def test_identical_layers_are_evaluated_once(small_workflow):
+    output, workdir = small_workflow.output, small_workflow.folder
     # 4 layers, two of the same shape -> 3 jobs per accelerator file; on_a_again reuses on_a's.
     assert jobs(output, "evaluate_layer") == 6
     assert jobs(output, "parse_workload") == 1  # one workload + mapping pair, shared
@@ -117,9 +60,13 @@ def test_identical_layers_are_evaluated_once(workdir):
     experiment = json.loads((workdir / "results" / "on_a" / "experiment.json").read_text())
     assert experiment["inputs"]["workload"]["sha256"] and experiment["package_version"]
     assert "on_b" in (workdir / "results" / "experiments.csv").read_text()
-    assert jobs(snakemake(workdir), "evaluate_layer") == 0
+
+
+@pytest.mark.slow
+def test_a_finished_run_runs_nothing_again_and_its_rule_graph_reads_like_zigzags_stages(finished):
+    assert jobs(snakemake(finished), "evaluate_layer") == 0
     # the rule graph reads like ZigZag's stage list
-    graph = snakemake(workdir, "--rulegraph")
+    graph = snakemake(finished, "--rulegraph")
     names = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', graph, re.MULTILINE))
     edges = {
         (names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", graph, re.MULTILINE)
@@ -140,6 +87,7 @@ def test_identical_layers_are_evaluated_once(workdir):
     } <= edges
 
 
+@pytest.mark.slow
 def test_editing_one_layer_reruns_only_that_layer(workdir):
     snakemake(workdir)
     layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
@@ -153,8 +101,9 @@ def test_editing_one_layer_reruns_only_that_layer(workdir):
     assert jobs(output, "split_layers") == 3
 
 
-def test_editing_an_accelerator_reruns_only_its_experiments(workdir):
-    snakemake(workdir)
+@pytest.mark.slow
+def test_editing_an_accelerator_reruns_only_its_experiments(finished):
+    workdir = finished
     summary_a = (workdir / "results" / "on_a" / "summary.json").stat().st_mtime_ns
     hardware = yaml.safe_load((workdir / "inputs" / "tpu_b.yaml").read_text())
     hardware["memories"]["dram"]["r_cost"] = 800
@@ -168,8 +117,9 @@ def test_editing_an_accelerator_reruns_only_its_experiments(workdir):
     assert summary(workdir, "on_b")["energy"] > summary(workdir, "on_a")["energy"]
 
 
-def test_output_only_option_reruns_no_evaluation(workdir):
-    snakemake(workdir)
+@pytest.mark.slow
+def test_output_only_option_reruns_no_evaluation(finished):
+    workdir = finished
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["outputs"] = {"float_format": "%.3f"}
     write_yaml(workdir / "config.yaml", config)
@@ -182,8 +132,9 @@ def test_output_only_option_reruns_no_evaluation(workdir):
     assert re.search(r",\d+\.\d{3},", row)
 
 
-def test_editing_an_experiment_option_reruns_only_that_experiment(workdir):
-    snakemake(workdir)
+@pytest.mark.slow
+def test_editing_an_experiment_option_reruns_only_that_experiment(finished):
+    workdir = finished
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["experiments"][1]["opt"] = "energy"
     write_yaml(workdir / "config.yaml", config)
@@ -196,6 +147,7 @@ def test_editing_an_experiment_option_reruns_only_that_experiment(workdir):
     assert spec["options"]["opt"] == "energy"
 
 
+@pytest.mark.slow
 def test_unmappable_layer_fails_alone(workdir):
     layers = yaml.safe_load((workdir / "inputs" / "small.yaml").read_text())
     big = {
@@ -261,6 +213,7 @@ def is_temporary(path: Path) -> bool:
     return re.fullmatch(r"\..+\.\d+\.\d+\.tmp(\.\w+)?", path.name) is not None
 
 
+@pytest.mark.slow
 def test_restart_after_kill_completes(workdir, tmp_path_factory):
     assert any(interrupt_mid_run(workdir) for _ in range(3)), (
         "three runs all finished before the kill"
@@ -294,6 +247,7 @@ def _folder_state(folder: Path) -> dict[str, tuple[int, bytes]]:
     return state
 
 
+@pytest.mark.slow
 def test_dry_run_changes_nothing_in_the_folder(workdir):
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     sweep = {
@@ -310,11 +264,13 @@ def test_dry_run_changes_nothing_in_the_folder(workdir):
     assert _folder_state(workdir) == before
 
 
+@pytest.mark.slow
 def test_lint_is_clean(workdir):
     output = snakemake(workdir, "--lint")
     assert "Congratulations, your workflow is in a good condition!" in output
 
 
+@pytest.mark.slow
 def test_bad_config_is_reported_in_one_line(workdir):
     config = yaml.safe_load((workdir / "config.yaml").read_text())
     config["experiments"][1]["opt"] = "speed"

@@ -3,36 +3,21 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import DATA, REPO, reference_input
-from test_bad_inputs import relu_softmax
+from support import DATA, REPO, reference_input
+from support.bad_inputs import relu_softmax
+from support.workflow import run_snakemake
 
 pytestmark = pytest.mark.slow
 
 
 def snakemake(workdir: Path) -> str:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-s",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    """The output of a run that must fail."""
+    completed = run_snakemake(workdir)
     assert completed.returncode != 0
     return completed.stdout + completed.stderr
 

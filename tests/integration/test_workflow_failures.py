@@ -4,36 +4,16 @@ experiments.csv with its status and reason, and the run fails at its end, naming
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import DATA, REPO, reference_input
+from support import DATA, reference_input
+from support.workflow import run_snakemake
 
 pytestmark = pytest.mark.slow
-
-
-def snakemake(workdir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "-s",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 @pytest.fixture
@@ -86,7 +66,7 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def test_failed_experiments_are_rows_and_the_run_fails_naming_them(workdir):
-    run = snakemake(workdir)
+    run = run_snakemake(workdir)
     output = run.stdout + run.stderr
     assert run.returncode != 0
     assert "Error in rule check_experiments:" in output and "Traceback" not in output
@@ -118,6 +98,6 @@ def test_failed_experiments_are_rows_and_the_run_fails_naming_them(workdir):
     assert list(pd.read_csv(results / "pareto.csv")["experiment"]) == ["fine"]
     assert (results / "too_small" / "plots" / "layers.png").exists()
     # a second run computes nothing again and fails the same way
-    again = snakemake(workdir)
+    again = run_snakemake(workdir)
     assert again.returncode != 0 and "rule evaluate_layer:" not in again.stdout + again.stderr
     assert "2 of 3 experiments failed" in again.stdout + again.stderr

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, REPO, reference_input
-from test_workflow import jobs, snakemake, write_yaml
+from support import DATA, REPO, reference_input
+from support.workflow import jobs, snakemake, write_yaml
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import EXPECTED_TOTALS, reference_input, rel_close
+from support import EXPECTED_TOTALS, reference_input, rel_close
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.errors import InputError
 
@@ -101,6 +101,7 @@ def test_bad_option_is_one_line_error(tmp_path):
         )
 
 
+@pytest.mark.slow
 def test_command_line_reports_bad_input_in_one_line(tmp_path):
     completed = subprocess.run(
         [
@@ -146,10 +147,11 @@ def test_help_explains_every_option():
         assert flag in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["resnet18.onnx", "transformer_block.onnx"])
 @pytest.mark.parametrize("all_operators", [False, True])
 def test_export_workload_round_trip(model, all_operators, tmp_path):
-    from conftest import REPO
+    from support import REPO
     from zigzag.io.loaders import load_workload
 
     source = str(REPO / "inputs" / "workload" / model)

@@ -11,7 +11,7 @@ import yaml
 
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.utils import open_yaml
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 INPUTS = DATA / "reference" / "zigzag"

@@ -10,7 +10,7 @@ import functools
 import pytest
 import yaml
 
-from conftest import ORACLE, oracle, oracle_input_path, rel_close
+from support import ORACLE, oracle, oracle_input_path, rel_close
 from zigzag.api import run
 from zigzag.errors import InputError
 from zigzag.cost.model import evaluate
@@ -119,7 +119,20 @@ def test_network_totals_and_per_layer_picks(name):
         assert as_lists(got.temporal_mapping) == expected["temporal_mapping"], expected["name"]
 
 
-@pytest.mark.parametrize("name", cases("candidates"))
+# the two cases with the most candidates (about 4 s of CPU each) run in the slow tier
+HEAVY_CANDIDATES = {
+    "resnet18_L2__tpu_like__default_no_sm",
+    "resnet18_L2__tpu_like__default_no_sm__opt_energy",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.slow) if name in HEAVY_CANDIDATES else name
+        for name in cases("candidates")
+    ],
+)
 def test_every_candidate_in_reference_order(name):
     """Same spatial candidates, same temporal mappings in the same order, same costs."""
     case = oracle(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from conftest import REPO
+from support import REPO
 
 TESTS = REPO / "tests"
 

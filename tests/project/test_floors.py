@@ -13,7 +13,7 @@ from pathlib import Path
 import grimp
 import networkx as nx
 
-from conftest import REPO
+from support import REPO
 
 CONTRACTS = {
     c["id"]: c

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from support import REPO
 
 
 def test_snakemake_files_are_formatted():

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, ORACLE, REFERENCE, REFERENCE_DATA
+from support import DATA, ORACLE, REFERENCE, REFERENCE_DATA
 from zigzag.cost.model import analyse, evaluate, reduce_balanced
 from zigzag.cost.model.latency import PortActivity, updating_window_union
 from zigzag.cost.model.quantities import merge_down

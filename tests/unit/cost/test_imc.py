@@ -30,7 +30,7 @@ from zigzag.mapping.spatial import convert
 from zigzag.plots import energy_components
 from zigzag.search.network import evaluated_layers
 from zigzag.workload.workload import build_layer
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 REFERENCE = DATA / "reference" / "zigzag"

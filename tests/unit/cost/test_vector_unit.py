@@ -27,7 +27,7 @@ from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
 from zigzag.io import tables
 from zigzag.workload.workload import Workload, build_layer
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "vector"
 TINY = DATA / "tiny_vector.yaml"  # 4 lanes; one SRAM: r_cost 10, w_cost 12 pJ per 64-bit access
@@ -431,7 +431,7 @@ def workflow_results(tmp_path_factory):
     the workflow (parse, split, per-layer jobs, sum, save, compare) on the TPU-like example with and
     without its vector unit."""
     import onnx
-    from llm_graphs import gqa_attention
+    from support.llm_graphs import gqa_attention
 
     folder = tmp_path_factory.mktemp("vector_workflow")
     onnx.save(gqa_attention("packed", seq=8), folder / "gqa.onnx")
@@ -567,9 +567,10 @@ def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
     assert [r["uncosted_layers"] for r in experiments] == ["0", "56"]
 
 
+@pytest.mark.slow
 def test_cli_prints_the_split_and_the_uncosted_layers(tmp_path, capsys):
     import onnx
-    from llm_graphs import gqa_attention
+    from support.llm_graphs import gqa_attention
     from zigzag.cli import main
 
     onnx.save(gqa_attention("packed", seq=8, heads=4), tmp_path / "gqa.onnx")

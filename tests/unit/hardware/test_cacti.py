@@ -22,7 +22,7 @@ from zigzag.hardware.memory_costs import extraction
 from zigzag.hardware.memory_costs.cacti import CactiRequest, request_for_memory
 from zigzag.hardware.memory_costs.cacti_build import CactiUnavailable, package_sources
 from zigzag.io.loaders import load_accelerator, read_accelerator
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "cacti"
 ROOT = REPO
@@ -166,7 +166,7 @@ def test_memory_levels_table_and_plot_mark_cacti_figures(tmp_path):
 def test_workflow_steps_give_the_reference_totals_and_mark_the_sources(tmp_path):
     import csv
 
-    from test_report import run_steps
+    from support.steps import run_steps
 
     case = "eyeriss_cacti__resnet18_convs_b__latency"
     oracle = ORACLE[case]

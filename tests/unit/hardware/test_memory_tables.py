@@ -11,7 +11,7 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator, read_accelerator
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data" / "cacti"
 TABLE = DATA / "memory_table.csv"

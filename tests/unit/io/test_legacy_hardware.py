@@ -10,7 +10,7 @@ from zigzag.api import get_hardware_performance_zigzag
 from zigzag.errors import InputError
 from zigzag.io.legacy_hardware import is_legacy_memory, legacy_ports_of, upgrade_accelerator
 from zigzag.io.loaders import load_accelerator, read_accelerator
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data"
 OLD_TPU = DATA / "legacy" / "tpu_like_3_8_0.yaml"

@@ -19,7 +19,7 @@ import pytest
 import yaml
 from onnx import TensorProto, helper
 
-from conftest import REFERENCE, REPO
+from support import REFERENCE, REPO
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import dependency_edges, read_onnx, without_dummies
 from zigzag.io.workload_export import layers_to_yaml

@@ -19,7 +19,7 @@ from zigzag.io.onnx_import import read_onnx
 from zigzag.io.onnx_shapes import ShapeLookup, is_static
 from zigzag.multicore.mapping import parse_stream_mapping
 from zigzag.multicore.workload import read_stream_workload
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data" / "workloads"
 SHUFFLENET = DATA / "shufflenet_v2_x0_5.onnx"

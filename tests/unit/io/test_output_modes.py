@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from conftest import reference_input
-from test_stream_nodes import CASES, build
+from support import reference_input
+from support.cn_graphs import REFERENCE_CASES, build_reference_graph
 from zigzag.io.atomic import write_json_atomic
 from zigzag.io.loaders import load_accelerator
 from zigzag.plots import plot_memory_hierarchy
@@ -42,5 +42,8 @@ def test_figures_honour_the_umask(umask, tmp_path):
 
 
 def test_the_cn_graph_honours_the_umask(umask, tmp_path):
-    save_cn_graph(build(CASES[sorted(CASES)[0]]), tmp_path / "cn_graph.npz")
+    save_cn_graph(
+        build_reference_graph(REFERENCE_CASES[sorted(REFERENCE_CASES)[0]]),
+        tmp_path / "cn_graph.npz",
+    )
     assert mode(tmp_path / "cn_graph.npz") == 0o666 & ~umask

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REFERENCE
+from support import REFERENCE
 from zigzag.errors import InputError
 from zigzag.io.validation import (
     check_mapping_fits_accelerator,

@@ -10,7 +10,7 @@ from zigzag.mapping.reference_order import (
     reference_set_order,
     reference_set_pop,
 )
-from conftest import TESTS
+from support import TESTS
 
 ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 

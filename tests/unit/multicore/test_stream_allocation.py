@@ -15,7 +15,7 @@ from zigzag.multicore.allocation import dominated_share, nsga2, search_allocatio
 from zigzag.multicore.allocation.front import distinct_points, parse_allocation, read_front
 from zigzag.multicore.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
 from zigzag.multicore.schedule.run import run_stream
-from conftest import TESTS
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 QUAD = REF / "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
@@ -140,6 +140,7 @@ def test_dominated_share():
     assert dominated_share([(1, 5)], [(1, 5)]) == 0.0
 
 
+@pytest.mark.slow
 def test_cli_search_writes_front_and_chosen_point(flexible, cache, tmp_path):
     out = tmp_path / "out"
     command = [
@@ -274,9 +275,8 @@ def test_heuristic_allocations_are_blocks_along_linked_cores(resnet_problem):
     assert balanced_blocks([1, 1, 2, 4], 2) == [0, 0, 0, 1]
 
 
-@pytest.mark.parametrize(
-    "mode, generations", [("lbl", 8), pytest.param("fused", 1, marks=pytest.mark.slow)]
-)
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, generations", [("lbl", 8), ("fused", 1)])
 def test_search_evaluates_its_budget_and_is_deterministic_on_resnet(
     resnet_problem, mode, generations
 ):

@@ -19,7 +19,7 @@ from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.multicore.schedule.dram_links import DEMAND_LIMIT, dram_link_shares
 from zigzag.multicore.schedule.traffic import streamed_dram_bits
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"

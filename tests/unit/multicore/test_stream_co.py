@@ -17,7 +17,7 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.multicore.allocation.slots import SlotProblem, solve_slots
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data"
 CO = DATA / "co"
@@ -225,6 +225,7 @@ def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
         assert stack.answer.objective == pytest.approx(record["objective"], rel=1e-6)
 
 
+@pytest.mark.slow
 def test_cli_writes_an_allocation_that_runs_to_the_same_schedule(
     reference_folder, tmp_path, monkeypatch
 ):

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts
+from support.stream_reference import STREAM_DATA, load_dump, node_key, node_keys, onnx_facts
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.io.sealed import write_sealed

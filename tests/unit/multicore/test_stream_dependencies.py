@@ -19,13 +19,13 @@ import onnx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_graphs import gqa_attention
-from test_stream_examples_and_edge_cases import PlainMaps
+from support.llm_graphs import gqa_attention
+from support.cn_graphs import PlainMaps
 
 from zigzag.multicore import edges as edges_module
 from zigzag.multicore import propagation
 from zigzag.multicore.inputs import cn_graph_from_files
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 LLM = TESTS / "data" / "stream_llm"

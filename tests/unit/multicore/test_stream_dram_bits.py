@@ -14,7 +14,7 @@ from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.dram_links import dram_link_shares
 from zigzag.multicore.schedule.tokens import dram_reads_by_role
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"

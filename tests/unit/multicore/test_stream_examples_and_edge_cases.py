@@ -19,7 +19,6 @@ from onnx import TensorProto, helper
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.multicore import edges as edges_module
-from zigzag.multicore import propagation
 from zigzag.multicore.allocation.front import distinct_points, front_csv
 from zigzag.multicore.allocation.genes import Gene
 from zigzag.multicore.allocation.nsga import FrontPoint
@@ -32,7 +31,8 @@ from zigzag.multicore.plots.gantt import Rows
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.trace import load_trace
 from zigzag.multicore.workload import StreamLayer, read_stream_workload
-from conftest import REPO
+from support import REPO
+from support.cn_graphs import PlainMaps
 
 ROOT = REPO
 INPUTS = ROOT / "inputs" / "stream"
@@ -423,45 +423,6 @@ def test_propagation_paths_equal_the_filtered_simple_paths_in_order(dense_worklo
                 )
                 checked += bool(expected)
     assert checked >= 15  # each conv reaches every later conv through one Concat
-
-
-def element_read_pairs(maps, producer, consumer, operand, held):
-    """The plain definition of a pair's dependencies: every (position, CN) of the consumer's
-    coverage holding a producer element, joined with every final-output CN of the producer
-    covering that element (distinct pairs, rows sorted)."""
-    elements, readers, _ = maps.coverage(consumer, operand, False)
-    found = held[elements]
-    keep = found != propagation.EMPTY
-    found, readers = found[keep], readers[keep]
-    p_elem, p_cn, _ = maps.coverage(producer, producer.tiled.layer.layer.output, True)
-    order = np.argsort(p_elem, kind="stable")
-    p_elem, p_cn = p_elem[order], p_cn[order]
-    first = np.searchsorted(p_elem, found, "left")
-    count = np.searchsorted(p_elem, found, "right") - first
-    at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
-    keys = np.unique(p_cn[at].astype(np.int64) * consumer.count + np.repeat(readers, count))
-    return np.stack([keys // consumer.count, keys % consumer.count], axis=1)
-
-
-class _Forgetful(dict):
-    """A memo that keeps nothing: every pair is joined again."""
-
-    def __setitem__(self, key, value):
-        pass
-
-
-class PlainMaps(propagation.ElementMaps):
-    """The element maps with the plain definitions: element-by-element joins, coverage counts from
-    :func:`propagation.coverage`, no memo of joined pairs."""
-
-    def __init__(self):
-        super().__init__()
-        self.joined = _Forgetful()
-
-    def new_outputs(self, cns):
-        return self.coverage(cns, cns.tiled.layer.layer.output, True)[2]
-
-    read_pairs = element_read_pairs
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])

@@ -11,7 +11,7 @@ import yaml
 from zigzag.errors import InputError
 from zigzag.multicore.hardware import ANY
 from zigzag.multicore.topology import load_multicore_accelerator
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data"
 STREAM = DATA / "reference" / "stream"

@@ -18,7 +18,7 @@ from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.nodes import OPERANDS
 from zigzag.multicore.tiling import SeedTiling, parse_layer_stacks
 from zigzag.multicore.workload import read_stream_workload
-from conftest import TESTS
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 SMALL = (

@@ -19,7 +19,7 @@ from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO
+from support import REPO
 
 DATA = REPO / "tests/data/stream_llm"
 HARDWARE = {

@@ -19,7 +19,7 @@ from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"

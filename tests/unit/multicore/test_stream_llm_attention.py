@@ -16,7 +16,7 @@ from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 ROOT = REPO
 DATA = TESTS / "data" / "stream_llm"
@@ -68,6 +68,7 @@ def _score_traffic(result, scores) -> float:
     )
 
 
+@pytest.mark.slow
 def test_a_fused_attention_stack_keeps_its_scores_on_chip(cache):
     """GPT-2 prefill (12 heads x 128 x 128 scores, 1.5 Mbit a block): layer by layer the scores
     leave the 1 Mbit vector core (evicted, read back); fused as one stack Q.K^T .. P.V they stay."""

@@ -12,7 +12,7 @@ import pytest
 from zigzag.multicore.plots.charts import memory_usage_png
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.trace import load_trace, trace_from_result
-from conftest import REPO
+from support import REPO
 
 HARDWARE = REPO / "inputs/stream/hardware"
 MAPPING = REPO / "inputs/stream/mapping"

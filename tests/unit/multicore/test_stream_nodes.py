@@ -7,36 +7,25 @@ import json
 
 import numpy as np
 import pytest
-import yaml
 
 from zigzag.multicore.cn_graph import CNGraph, load_cn_graph, save_cn_graph
 from zigzag.multicore.inputs import cn_graph_from_files
 from zigzag.multicore.nodes import INTRA, OPERANDS
 from zigzag.multicore.tiling import parse_layer_stacks
-from conftest import TESTS
+from support import TESTS
+from support.cn_graphs import REF, REFERENCE_CASES, build_reference_graph
 
-REF = TESTS / "data" / "reference" / "stream"
 FUSED_ORACLE = TESTS / "data" / "stream" / "fused_resnet18_cn_graph.json.gz"
-CASES = {case["case"]: case for case in yaml.safe_load((REF / "expected.yaml").read_text())}
 
 
-def build(case: dict) -> CNGraph:
-    inputs, options = case["inputs"], case["options"]
-    stacks = [tuple(s) for s in options["layer_stacks"]] if options.get("layer_stacks") else None
-    return cn_graph_from_files(
-        REF / inputs["hardware"],
-        REF / inputs["workload"],
-        REF / inputs["mapping"],
-        options["mode"],
-        stacks,
-        cwd=str(REF),
-    )
-
-
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=sorted(REFERENCE_CASES))
 def case(request):
-    expected = CASES[request.param]
-    return expected, json.loads((REF / expected["dump"]).read_text()), build(expected)
+    expected = REFERENCE_CASES[request.param]
+    return (
+        expected,
+        json.loads((REF / expected["dump"]).read_text()),
+        build_reference_graph(expected),
+    )
 
 
 def edge_dict(graph: CNGraph) -> dict:
@@ -158,7 +147,7 @@ def test_saved_graph_loads_back_equal(case, tmp_path):
 
 def test_cn_layer_is_the_single_core_view_of_one_cn():
     """small_fused layer 1 row CN: ZigZag sizes I 3 072 / O 4 096 bits (docs/models/multi-core.md#computation-nodes) on a span of one row."""
-    graph = build(CASES["small_fused"])
+    graph = build_reference_graph(REFERENCE_CASES["small_fused"])
     layer = graph.cn_layer(1)
     assert layer.loop_sizes["OY"] == 1 and layer.loop_sizes["K"] == 32
     assert layer.operand_size_bit("I") == 3072 and layer.operand_size_bit("O") == 4096
@@ -168,7 +157,7 @@ def test_cn_layer_is_the_single_core_view_of_one_cn():
 
 def test_shared_tensors_and_base_priorities():
     """Row CNs of a fused conv share one weight tensor, reused by all 8 rows (docs/models/multi-core.md#computation-nodes)."""
-    graph = build(CASES["small_fused"])
+    graph = build_reference_graph(REFERENCE_CASES["small_fused"])
     w = OPERANDS.index("W")
     rows = np.flatnonzero(graph.layer == 1)
     assert len(set(graph.tensor_id[rows, w].tolist())) == 1
@@ -178,7 +167,7 @@ def test_shared_tensors_and_base_priorities():
 
 
 def test_node_order_is_streams_insertion_order():
-    graph = build(CASES["small_fused"])
+    graph = build_reference_graph(REFERENCE_CASES["small_fused"])
     order = np.argsort(graph.node_order)
     first = [(int(graph.layer[i]), int(graph.sub_id[i])) for i in order[:10]]
     assert first == [(0, t) for t in range(8)] + [(1, 0), (1, 1)]

@@ -20,7 +20,7 @@ from zigzag.multicore.plots.charts import ENERGY_GROUPS, energy_groups, pareto_f
 from zigzag.multicore.plots.gantt import Rows, dependency_segments, gantt_figure, link_event_kinds
 from zigzag.multicore.plots.perfetto import trace_events
 from zigzag.multicore.schedule.trace import load_trace
-from conftest import TESTS
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 SMALL = TESTS / "data" / "stream" / "small_schedule_reference.json"
@@ -141,6 +141,7 @@ def _chromium() -> str | None:
     )
 
 
+@pytest.mark.slow
 def test_gantt_html_renders_in_a_real_browser(run, tmp_path):
     binary = _chromium()
     if binary is None:

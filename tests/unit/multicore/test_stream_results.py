@@ -23,7 +23,7 @@ from zigzag.multicore.results import (
     summarize_run,
 )
 from zigzag.multicore.schedule.run import run_stream
-from conftest import REPO
+from support import REPO
 
 ROOT = REPO
 INPUTS = ROOT / "inputs" / "stream"

@@ -16,8 +16,8 @@ from zigzag.multicore.schedule import MEMORY_OPERANDS, schedule, scheduling_orde
 from zigzag.multicore.schedule.links import LinkState, intersect
 from zigzag.multicore.schedule.memory import Timeline
 from zigzag.multicore.schedule.problem import Link
-from stream_reference_dump import problem_from_dump
-from conftest import TESTS
+from support.stream_reference_dump import problem_from_dump
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 CASES = ["small_lbl", "small_fused", "lbl"]

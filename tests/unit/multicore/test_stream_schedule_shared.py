@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from zigzag.multicore.schedule import schedule
-from stream_reference_dump import problem_from_dump
-from conftest import TESTS
+from support.stream_reference_dump import problem_from_dump
+from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
 

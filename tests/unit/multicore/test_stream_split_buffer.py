@@ -13,7 +13,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import main
 from zigzag.cost.array import accelerator_area_um2
 from zigzag.errors import InputError
@@ -106,7 +106,7 @@ def test_the_split_buffer_core_area_is_what_zigzag_run_gives(tmp_path, capsys):
     assert single == pytest.approx(by_hand)
 
 
-@pytest.mark.parametrize("mode", ["lbl", "fused"])
+@pytest.mark.parametrize("mode", ["lbl", pytest.param("fused", marks=pytest.mark.slow)])
 def test_a_split_buffer_mesh_runs_with_the_role_mapping(tmp_path, capsys, mode):
     """`zigzag stream run` on the 2 x 2 split-buffer mesh with Add/Relu on the mesh cores
     (the mapping names cores by role)."""

@@ -12,7 +12,7 @@ from zigzag.stages import GeneralParameterIteratorStage, MinimalLatencyStage
 from zigzag.multicore.api import optimize_allocation_ga
 from zigzag.multicore.stages import *  # noqa: F403 - the seed's import style
 from zigzag.multicore.stages import MainStage, Stage, StreamCostModelEvaluation
-from conftest import REPO
+from support import REPO
 
 INPUTS = REPO / "inputs" / "stream"
 

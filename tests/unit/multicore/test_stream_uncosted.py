@@ -13,7 +13,7 @@ from onnx import TensorProto, helper
 from zigzag.errors import InputError
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO
+from support import REPO
 
 MAPPING = REPO / "inputs/stream/mapping/llm_vector_quad_core.yaml"
 VECTOR = {5: frozenset({"add", "mul", "div", "copy", "reduce_mean", "reduce_max", "sqrt", "pow"})}

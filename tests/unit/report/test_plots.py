@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
 from zigzag import plots
 from zigzag.cost.result import CumulativeResult, sum_results
 from zigzag.plots.memory import _layered_layout
@@ -148,6 +148,7 @@ def test_latency_breakdown_png(network, tmp_path):
     assert_readable_image(plots.plot_latency_breakdown(network, tmp_path / "latency.png"))
 
 
+@pytest.mark.slow
 def test_breakdowns_of_many_layers_stay_readable(network, tmp_path):
     many = [
         dataclasses.replace(network[i % len(network)], layer_name=f"layer_{i}") for i in range(90)

@@ -17,22 +17,12 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
+from support.steps import gemm_experiment, run_steps
 from zigzag.errors import InputError
 
 EXPERIMENT_FILES = ("layers.{fmt}", "loop_nests.txt")
 _reference = reference_input
-
-
-def _gemm_experiment(name: str, accelerator: str, **options) -> dict:
-    return {
-        "name": name,
-        "workload": _reference("workload", "gemm_layer.yaml"),
-        "accelerator": _reference("hardware", f"{accelerator}.yaml"),
-        "mapping": _reference("mapping", f"{accelerator}.yaml"),
-        "lpf_limit": 3,
-        **options,
-    }
 
 
 def _assert_image(data: bytes) -> None:
@@ -42,48 +32,13 @@ def _assert_image(data: bytes) -> None:
     assert 0.01 < np.any(pixels < 245, axis=2).mean() < 0.95
 
 
-def run_steps(config: dict, results: Path) -> Path:
-    """Every step of the workflow, as functions, in rule order (no Snakemake)."""
-    from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
-    from zigzag.steps.job_runner import evaluate_job
-    from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.pipeline import (
-        compare_experiments,
-        plan_keys,
-        save_experiment,
-        split_layers,
-        sum_experiment,
-    )
-
-    cache = results / ".cache"
-    folders = []
-    for experiment in expand_experiments(config):
-        workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
-        accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
-        parse_workload(experiment["workload"], experiment["mapping"], workload)
-        parse_accelerator(experiment["accelerator"], accelerator)
-        folder = results / experiment["name"]
-        split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
-        for key in plan_keys(folder / "plan.json"):
-            evaluate_job(
-                cache / "jobs" / f"{key}.json",
-                cache / "results" / f"{key}.json",
-                show_progress=False,
-            )
-        sum_experiment(folder / "plan.json", cache, folder / "results.json")
-        save_experiment(folder / "results.json", cache, folder)
-        folders.append(folder)
-    compare_experiments(folders, results)
-    return results
-
-
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory):
     """Two gemm experiments run through every step (parse ... compare)."""
     config = {
         "experiments": [
-            _gemm_experiment("gemm_l1", "gemm_l1"),
-            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+            gemm_experiment("gemm_l1", "gemm_l1"),
+            gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
         ]
     }
     return run_steps(config, tmp_path_factory.mktemp("collected") / "results")
@@ -273,8 +228,8 @@ def workflow_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("workflow")
     config = {
         "experiments": [
-            _gemm_experiment("gemm_l1", "gemm_l1"),
-            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+            gemm_experiment("gemm_l1", "gemm_l1"),
+            gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
         ],
         "outputs": {"plot_format": "png"},
     }
@@ -416,7 +371,7 @@ def test_html_report_renders_in_chromium(workflow_run, tmp_path):
 def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
     """Data locality searches each layer on a trimmed copy of the accelerator ('<name>-removing-nouse-mem'
     in ZigZag's per-layer JSON); the tables and the results read by the plots keep the user's name."""
-    config = {"experiments": [_gemm_experiment("local", "gemm_l1_l3", exploit_data_locality=True)]}
+    config = {"experiments": [gemm_experiment("local", "gemm_l1_l3", exploit_data_locality=True)]}
     results = run_steps(config, tmp_path / "results")
     layer_json = next((results / "local" / "layers").glob("*.json")).read_text()
     assert (
@@ -438,7 +393,7 @@ def test_tables_name_the_users_accelerator_with_data_locality(tmp_path):
 def test_the_workflow_writes_the_report_page_last(workflow_run, tmp_path):
     """The workflow's last rule writes results/report.html beside one packed plotly.js; in Chromium
     every view of it draws without a console error."""
-    from test_report_page import browser, check_views, open_report
+    from support.browser import browser, check_views, open_report
 
     page = workflow_run / "results" / "report.html"
     assert '<script id="plotly-script" src="plotly.gz.js" async></script>' in page.read_text()

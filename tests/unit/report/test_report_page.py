@@ -14,11 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from conftest import DATA, REPO
+from support import DATA, REPO
+from support.browser import browser, check_views, console_errors, open_report
 from zigzag.errors import InputError
 from zigzag.report import write_report, write_reports
 from zigzag.report.gather import gather
@@ -29,7 +28,6 @@ MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_array.yaml"
 WORKLOAD = DATA / "workflow" / "small_convs.yaml"
 STREAM_REF = DATA / "reference" / "stream"
 STREAM_SMALL = DATA / "stream" / "small_schedule_reference.json"
-VIEWS = ("table", "pareto", "parallel", "ranking", "why")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -40,13 +38,13 @@ VIEWS = ("table", "pareto", "parallel", "ranking", "why")
 @pytest.fixture(scope="module")
 def experiments(tmp_path_factory):
     """Two gemm experiments through every workflow step, with their memory-hierarchy figures."""
-    from test_report import _gemm_experiment, run_steps
+    from support.steps import gemm_experiment, run_steps
     from zigzag.steps.report import plot_accelerator
 
     config = {
         "experiments": [
-            _gemm_experiment("gemm_l1", "gemm_l1"),
-            _gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
+            gemm_experiment("gemm_l1", "gemm_l1"),
+            gemm_experiment("gemm_l1_l3", "gemm_l1_l3", opt="energy"),
         ]
     }
     results = run_steps(config, tmp_path_factory.mktemp("experiments") / "results")
@@ -283,6 +281,7 @@ def test_multicore_sweep_data(multicore_sweep):
     )  # from the row's own columns, whatever they are
 
 
+@pytest.mark.slow
 def test_guided_search_report(tmp_path):
     """A guided search's folder: its evaluated variants, the search's note, its front's table linked."""
     out = tmp_path / "search"
@@ -542,79 +541,6 @@ def test_the_report_of_a_missing_folder_or_a_file(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
-def browser(tmp_path: Path):
-    """Selenium driving the system's headless chromium through its chromedriver (no download)."""
-    chromium = next(
-        (
-            shutil.which(n)
-            for n in ("chromium", "chromium-browser", "google-chrome")
-            if shutil.which(n)
-        ),
-        None,
-    )
-    driver_path = shutil.which("chromedriver")
-    if chromium is None or driver_path is None:
-        pytest.skip("chromium is not installed (apt-get install -y chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--enable-unsafe-swiftshader",
-        "--window-size=1400,1000",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        f"--user-data-dir={tmp_path}",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(driver_path), options=options)
-
-
-def _console_errors(driver) -> list[str]:
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-
-
-def _assert_screenshot(png: bytes) -> None:
-    with Image.open(io.BytesIO(png)) as image:
-        pixels = np.asarray(image.convert("RGB"))
-    assert pixels.shape[0] > 300 and pixels.shape[1] > 300
-    assert 0.01 < np.any(pixels < 235, axis=2).mean() < 0.95  # something drawn, not all ink
-
-
-def open_report(driver, page: Path):
-    """Load a report page and wait for its table."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    driver.get(page.resolve().as_uri())
-    WebDriverWait(driver, 30).until(
-        lambda d: d.find_elements("css selector", "#results-table tbody tr")
-    )
-
-
-def check_views(driver, shots: Path, name: str) -> None:
-    """Every view opens without error and draws something."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    for view in VIEWS:
-        driver.find_element("id", f"tab-{view}").click()
-        section = driver.find_element("id", f"view-{view}")
-        if view in ("pareto", "parallel"):
-            WebDriverWait(driver, 30).until(
-                lambda d, section=section: section.find_elements("css selector", ".main-svg")
-            )
-        png = driver.get_screenshot_as_png()
-        (shots / f"{name}_{view}.png").write_bytes(png)
-        _assert_screenshot(png)
-    assert not _console_errors(driver)
-
-
 def _table_values(driver, key: str) -> list[str]:
     index = [
         th.get_attribute("data-key")
@@ -635,7 +561,7 @@ def test_sweep_report_in_chromium(sweep, tmp_path):
     driver = browser(tmp_path / "profile")
     try:
         open_report(driver, sweep / "report.html")
-        assert not _console_errors(driver)
+        assert not console_errors(driver)
         # sorting: by energy, then reversed
         header = driver.find_element("css selector", "#results-table th[data-key=energy_pJ]")
         header.click()
@@ -735,7 +661,7 @@ def test_experiments_and_multicore_reports_in_chromium(
         link = driver.find_element("id", "why-gantt")
         link.click()
         WebDriverWait(driver, 30).until(lambda d: d.find_elements("css selector", ".main-svg"))
-        assert not _console_errors(driver)
+        assert not console_errors(driver)
         open_report(driver, multicore_sweep / "report.html")
         check_views(driver, tmp_path, "multicore_sweep")
         assert driver.find_elements("css selector", "#why-terms .main-svg")

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from conftest import REFERENCE
+from support import REFERENCE
 from zigzag.search import batched
 from zigzag.search.batched import latency as batched_latency
 from zigzag.search.batched.memory_levels import BatchLevelAssigner
@@ -383,6 +383,7 @@ def check_case(layer, accelerator, options, max_orderings: int = 1000) -> int:
 PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), phases=PHASES)
 @given(cases())
 def test_batched_agrees_with_scalar(case):
@@ -485,6 +486,7 @@ def test_reduce_balanced_matches_scalar():
         assert [float(g[0]) for g in got] == [float(e) for e in expected]
 
 
+@pytest.mark.slow
 def test_network_layers_identical_with_both_paths(monkeypatch):
     """resnet18 layers on tpu_like / ascend_like: same winner, same figures, same count."""
     from zigzag.io.loaders import load_inputs
@@ -512,6 +514,7 @@ def test_network_layers_identical_with_both_paths(monkeypatch):
                 assert got == ref, (hw, layer.name, opt)
 
 
+@pytest.mark.slow
 def test_large_lpf_limit_chunks():
     """Many orderings in several chunks: same winner as one big chunk and as the scalar loop."""
     from zigzag.io.loaders import load_inputs

@@ -12,7 +12,7 @@ from zigzag.io.loaders import load_inputs
 from zigzag.mapping import spatial
 from zigzag.search.loma import layer_temporal_loops, ordering_factors
 from zigzag.search.spatial_generator import generate_spatial_mappings
-from conftest import REPO
+from support import REPO
 
 INPUTS = REPO / "inputs"
 

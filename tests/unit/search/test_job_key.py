@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from conftest import DATA, REPO, reference_input
+from support import DATA, REPO, reference_input
 
 
 def _job():

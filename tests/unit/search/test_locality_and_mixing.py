@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import DATA, reference_input
+from support import DATA, reference_input
 from zigzag.api import get_hardware_performance_zigzag, run
 from zigzag.errors import InputError
 from zigzag.hardware.data_locality import plan_data_locality, trimmed_accelerator
@@ -123,6 +123,7 @@ OPTION_SETS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", OPTION_SETS)
 def test_options_through_api_cli_and_stages(options, tmp_path):
     expected = run(*small_inputs(), SearchOptions(**options), show_progress=False)

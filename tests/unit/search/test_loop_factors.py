@@ -15,7 +15,7 @@ from zigzag.search.loop_factors import (
     prime_factors,
     temporal_loop_sizes,
 )
-from conftest import TESTS
+from support import TESTS
 
 ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 

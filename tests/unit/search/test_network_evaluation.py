@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_inputs
 from zigzag.io.yaml_files import load_yaml

@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
 from zigzag import api
 from zigzag.cli import build_parser
 from zigzag.command_options import options_from_args

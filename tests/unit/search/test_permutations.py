@@ -15,7 +15,7 @@ from zigzag.search.permutations import (
     ordering_constraints,
     satisfies,
 )
-from conftest import TESTS
+from support import TESTS
 
 ORACLE = json.loads((TESTS / "data" / "loma_oracle.json").read_text())
 LAYER2_TEMPORAL = {"K": 2, "C": 2, "OY": 56, "OX": 56, "FY": 3, "FX": 3}

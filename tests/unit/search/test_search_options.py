@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import reference_input
+from support import reference_input
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
 from zigzag.mapping.spatial import convert
@@ -128,6 +128,7 @@ def test_salsa_survives_moves_that_do_not_fit(tmp_path, monkeypatch):
     assert 0 < stats.evaluations < 301
 
 
+@pytest.mark.slow
 def test_nothing_fits_is_a_mapping_error(tmp_path):
     hardware = yaml.safe_load(open(reference_input("hardware", "tpu_like.yaml")))
     hardware["memories"]["dram"]["size"] = 100_000

@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.search.batched.shared import SharedCandidates, cost_free_job
 from zigzag.cost.result import CostResult
 from zigzag.io.accelerator_dict import accelerator_from_dict

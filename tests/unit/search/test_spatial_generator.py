@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import TESTS, REFERENCE as REF
+from support import TESTS, REFERENCE as REF
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import accelerator_from_dict, load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import reference_input
+from support import reference_input
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.stages import *  # noqa: F403 - the API under test is the package namespace
 from zigzag.stages import Stage

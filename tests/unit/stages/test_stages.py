@@ -12,7 +12,7 @@ import onnx
 import pytest
 import yaml
 
-from conftest import EXPECTED_TOTALS, REPO, TESTS, reference_input
+from support import EXPECTED_TOTALS, REPO, TESTS, reference_input
 from zigzag.api import get_hardware_performance_zigzag
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult, sum_results

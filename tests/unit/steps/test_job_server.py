@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, REPO, reference_input
-from test_report import _gemm_experiment, run_steps
+from support import DATA, REPO, reference_input
+from support.steps import gemm_experiment, run_steps
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """One gemm experiment through every step: parsed inputs and layer jobs to run again."""
     return run_steps(
-        {"experiments": [_gemm_experiment("l1", "gemm_l1")]},
+        {"experiments": [gemm_experiment("l1", "gemm_l1")]},
         tmp_path_factory.mktemp("steps") / "results",
     )
 
@@ -119,6 +119,7 @@ def test_the_switch_and_slurm():
     assert warm_enabled({"SLURM_JOB_ID": "12", "ZIGZAG_FLOW_WARM": "1"})
 
 
+@pytest.mark.slow
 def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
     """Same exit status, standard output and error, output files and log, job by job: a search,
     a bad job (one-line error), wrong arguments (usage) and a figure."""

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
 from zigzag.errors import InputError
-from test_report import _gemm_experiment, run_steps
+from support.steps import gemm_experiment, run_steps
 
 SNAKEFILE = REPO / "Snakefile"
 
@@ -24,9 +24,9 @@ def results(tmp_path_factory):
     """Two accelerators x two options on one workload, through every step."""
     config = {
         "experiments": [
-            _gemm_experiment("l1_latency", "gemm_l1"),
-            _gemm_experiment("l1_l3_latency", "gemm_l1_l3"),
-            _gemm_experiment("l1_l3_energy", "gemm_l1_l3", opt="energy"),
+            gemm_experiment("l1_latency", "gemm_l1"),
+            gemm_experiment("l1_l3_latency", "gemm_l1_l3"),
+            gemm_experiment("l1_l3_energy", "gemm_l1_l3", opt="energy"),
         ]
     }
     return run_steps(config, tmp_path_factory.mktemp("steps") / "results")
@@ -114,7 +114,7 @@ def test_split_checks_the_mapping_against_the_accelerator(tmp_path):
     experiment = expand_experiments(
         {
             "experiments": [
-                {**_gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml")}
+                {**gemm_experiment("x", "gemm_l1"), "mapping": str(tmp_path / "bad_mapping.yaml")}
             ]
         }
     )[0]
@@ -337,6 +337,7 @@ def planned(output: str) -> set[str]:
     return set(re.findall(r"results/([^/\s]+)/plan\.json", output))
 
 
+@pytest.mark.slow
 def test_configfile_replaces_the_default_config(tmp_path):
     (tmp_path / "inputs").mkdir()
     for kind, name in (
@@ -410,7 +411,7 @@ def test_split_with_record_failure_writes_a_record_passed_on_to_the_row(tmp_path
         {
             "experiments": [
                 {
-                    **_gemm_experiment("x", "gemm_l1"),
+                    **gemm_experiment("x", "gemm_l1"),
                     "mapping": str(tmp_path / "bad_mapping.yaml"),
                     "parameters": {"array": "32x32"},
                 }
@@ -498,5 +499,5 @@ def test_named_parameters_are_checked_and_follow_sweep_patterns():
         match=r"experiments\[0\]\.parameters\.lpf_limit: is a column of experiments\.csv",
     ):
         expand_experiments(
-            {"experiments": [{**_gemm_experiment("x", "gemm_l1"), "parameters": {"lpf_limit": 1}}]}
+            {"experiments": [{**gemm_experiment("x", "gemm_l1"), "parameters": {"lpf_limit": 1}}]}
         )

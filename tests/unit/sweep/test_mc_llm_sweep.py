@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
 from zigzag.multicore.topology import load_multicore_accelerator
@@ -48,6 +48,7 @@ def cache(tmp_path_factory):
     return tmp_path_factory.mktemp("mc-llm-cache")
 
 
+@pytest.mark.slow
 def test_sweep_rows_carry_per_token_figures_and_their_front(tmp_path, cache):
     """GPT-2 decode (one token) on meshes of the LLM base: the time per output token is the step in
     cycles, and in seconds from the clock the accelerator file declares (1 GHz; the sweep gives
@@ -88,6 +89,7 @@ def test_sweep_rows_carry_per_token_figures_and_their_front(tmp_path, cache):
     } <= set(written)
 
 
+@pytest.mark.slow
 def test_a_sweep_clock_overrides_the_file_and_a_prefill_has_a_time_to_first_token(tmp_path, cache):
     prefill = REPO / "tests" / "data" / "stream_llm" / "gpt2_prefill_mask.onnx"
     rows = run_sweep(

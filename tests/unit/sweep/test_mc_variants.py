@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.multicore.schedule.run import run_stream
@@ -49,6 +49,7 @@ def sweep(**changes) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_variants_equal_the_same_accelerators_written_as_files(tmp_path):
     rows = run_sweep(
         sweep(
@@ -83,6 +84,7 @@ def test_variants_equal_the_same_accelerators_written_as_files(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_a_mesh_with_a_simd_core_written_as_files(tmp_path):
     base = REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_2x2.yaml"
     rows = run_sweep(
@@ -103,6 +105,7 @@ def test_a_mesh_with_a_simd_core_written_as_files(tmp_path):
         assert (row["latency_cycles"], row["energy_pJ"]) == (float(result.latency), result.energy)
 
 
+@pytest.mark.slow
 def test_a_core_file_field_is_a_path_and_mixes_of_core_types(tmp_path):
     spec = sweep(
         params={"dram_bw": "offchip_core.memories.dram.r_bw"},
@@ -200,6 +203,7 @@ def test_one_core_of_a_role_is_counted_round_its_cores():
     assert followed[5]["core_allocation"] == [3, 1]
 
 
+@pytest.mark.slow
 def test_variants_that_cannot_run_are_rows_and_the_rest_goes_on(tmp_path):
     spec = sweep(
         fragments={"pooling": {"with": {}, "without": {"remove": ["mesh.pooling_core"]}}},
@@ -238,6 +242,7 @@ def test_allocation_search_when_the_mapping_leaves_choices(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_cost_entries_are_shared_between_variants(tmp_path):
     cache = tmp_path / "cache"
     run_sweep(sweep(vary={"bandwidth": [16]}), tmp_path / "a", cache=cache)
@@ -284,6 +289,7 @@ def test_multicore_keys_in_a_single_core_sweep():
         )
 
 
+@pytest.mark.slow
 def test_cli_multicore_sweep(tmp_path, capsys):
     status = main(
         [

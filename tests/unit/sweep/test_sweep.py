@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.api import run
 from zigzag.cli import main
 from zigzag.errors import InputError
@@ -46,6 +46,7 @@ def array_mapping(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_variants_equal_the_same_accelerators_written_by_hand(tmp_path, array_mapping):
     rows = run_sweep(
         {
@@ -150,6 +151,7 @@ def test_constraints_clock_and_fronts(tmp_path):
     assert small["pareto"] and not large["pareto"]
 
 
+@pytest.mark.slow
 def test_new_variants_reuse_the_cache(tmp_path):
     sweep = {
         "base": str(BASE),
@@ -323,6 +325,7 @@ def _cacti_base(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_area_of_cacti_memories_is_in_the_units_of_the_file(tmp_path):
     """CACTI's areas (mm2) are converted before they are added to the file's areas: a file without
     area_unit is read in um2, like one stating it, and a file stating mm2 gives the same total."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.cli import main
 from zigzag.sweep.config import read_constraints
 from zigzag.sweep.cli import nothing_ok_line

@@ -8,7 +8,7 @@ import itertools
 
 import pytest
 
-from conftest import DATA, REPO
+from support import DATA, REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.sweep import read_sweep, run_sweep, search_sweep
@@ -70,6 +70,7 @@ def test_variant_at_each_position_is_the_grid_variant():
     )
 
 
+@pytest.mark.slow
 def test_search_is_seeded_and_the_same_with_two_workers(tmp_path):
     budget = {"population": 4, "generations": 2, "seed": 7}
     cache = tmp_path / "cache"
@@ -82,6 +83,7 @@ def test_search_is_seeded_and_the_same_with_two_workers(tmp_path):
     ).read_text()
 
 
+@pytest.mark.slow
 def test_front_table_and_figure(tmp_path):
     rows = run_sweep(
         {**SWEEP, "search": {"population": 4, "generations": 1, "workers": 1}},
@@ -113,6 +115,7 @@ def test_front_table_and_figure(tmp_path):
     assert (tmp_path / "out" / "plots" / "search_front.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_search_that_exhausts_a_small_grid_reaches_its_hypervolume(tmp_path):
     cache = tmp_path / "cache"
     grid = run_sweep(SWEEP, tmp_path / "grid", cache=cache)
@@ -142,6 +145,7 @@ def test_search_budget_errors_are_one_line():
         read_sweep({**SWEEP, "search": {"budget": 3}})
 
 
+@pytest.mark.slow
 def test_cli_search(tmp_path, capsys):
     status = main(
         [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
-from llm_steps import block_workload
+from support import REPO
+from support.llm_steps import block_workload
 from zigzag.errors import InputError
 from zigzag.sweep import read_sweep, run_sweep, search_sweep
 from zigzag.sweep.workflow import settings, sweep_from_settings
@@ -76,6 +76,7 @@ def _sweep(llm_file, **more):
     }
 
 
+@pytest.mark.slow
 def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
     rows = run_sweep(_sweep(llm_file), tmp_path / "out")
     assert len(rows) == 8 and {r["status"] for r in rows} == {"ok"}
@@ -106,6 +107,7 @@ def test_every_variant_runs_every_workload_point(tmp_path, llm_file, generated):
         assert (tmp_path / "out" / "plots" / f"{name}.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_guided_search_sums_over_the_workload_points(tmp_path, llm_file, generated):
     result = search_sweep(
         _sweep(llm_file, search={"population": 4, "generations": 1, "workers": 1}),

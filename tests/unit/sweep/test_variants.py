@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import REPO
+from support import REPO
 from zigzag.errors import InputError
 from zigzag.variants import expand, follow_hardware, read_spec
 from zigzag.variants import documents, expressions

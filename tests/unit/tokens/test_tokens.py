@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llm_steps import block_workload, inference
+from support.llm_steps import block_workload, inference
 from zigzag.errors import InputError
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_accelerator, load_mapping
@@ -225,8 +225,9 @@ def test_the_bandwidth_bound_latency_model_keeps_the_eyeriss_like_step_above_the
         )
 
 
+@pytest.mark.slow
 def test_zigzag_run_prints_and_writes_the_figures(tmp_path, capsys):
-    from llm_steps import block_specs
+    from support.llm_steps import block_specs
 
     from zigzag.cli import main
 

@@ -23,7 +23,7 @@ from zigzag.io.llm_workloads import (
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload.footprint import footprint
 from zigzag.workload.llm import Precision, Step, build_layer_specs, expert_loads
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
 MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
@@ -567,6 +567,7 @@ TINY = (
 VECTOR_HW = REPO / "inputs" / "hardware" / "flow_tpu_32x32_vector.yaml"
 
 
+@pytest.mark.slow
 def test_zigzag_run_takes_an_llm_workload(tmp_path, capsys):
     from zigzag.cli import main
 

@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from llm_graphs import gqa_attention
+from support.llm_graphs import gqa_attention
 from zigzag.errors import InputError
 from zigzag.io.onnx_attention import causal_split
 from zigzag.io.onnx_import import read_onnx
@@ -19,7 +19,7 @@ from zigzag.io.onnx_operators import export_inference
 from zigzag.mapping.entry import MappingEntry
 from zigzag.workload import operators as ops
 from zigzag.workload.workload import build_layer
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
 #: MACs of every Gemm/MatMul by hand from the configurations (tests/data/llm/README.md).

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from support import DATA
 from zigzag.multicore.cost_table import NodeKey
 
-STREAM_DATA = Path(__file__).resolve().parent / "data" / "reference" / "stream"
+STREAM_DATA = DATA / "reference" / "stream"
 
 _EQUATIONS = {
     "conv": "O[b][g][k][oy][ox]+=W[k][c][fy][fx]*I[b][g][c][iy][ix]",
