@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from support.faults import read_only_folder_fixture  # noqa: F401 (a fixture: read_only_folder)
 from support.workflow import WorkflowRun, small_workflow_folder, snakemake
 
 

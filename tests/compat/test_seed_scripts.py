@@ -14,7 +14,7 @@ import pytest
 
 from zigzag.classes.stages import *  # the seed scripts' imports, in their order
 from stream.classes.stages import *
-from conftest import DATA, REPO
+from support import DATA, REPO
 
 SEEDS = DATA / "seeds"
 ZIGZAG_INPUTS = DATA / "reference" / "zigzag"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from support import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.steps.experiments import expand_sweep

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, REPO
-from faults import DATA_SEALED, damage
-from faults import read_only_folder_fixture  # noqa: F401 (a fixture)
+from support import DATA, REPO
+from support.faults import DATA_SEALED, damage
 from zigzag.errors import InputError
 from zigzag.io.destinations import check_output_folder, save_or_keep
 from zigzag.io.sealed import DamagedFile, read_sealed, remove_damaged, sealed_text

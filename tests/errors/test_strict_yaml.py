@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, reference_input
+from support import REPO, reference_input
 from zigzag.errors import InputError
 from zigzag.io.loaders import read_accelerator
 from zigzag.io.yaml_files import load_yaml, parse_yaml, with_strict_numbers

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from support.workflow import SNAKEFILE, jobs, small_workflow_folder, snakemake, write_yaml
+from support.workflow import SNAKEFILE, jobs, small_workflow_folder, snakemake, summary, write_yaml
 
 
 @pytest.fixture
@@ -32,10 +32,6 @@ def workdir(tmp_path: Path) -> Path:
 def finished(small_workflow, tmp_path: Path) -> Path:
     """A copy of the shared finished run of that config, to edit and run again."""
     return small_workflow.copy_to(tmp_path / "run")
-
-
-def summary(workdir: Path, name: str) -> dict:
-    return json.loads((workdir / "results" / name / "summary.json").read_text())
 
 
 def test_identical_layers_are_evaluated_once(small_workflow):

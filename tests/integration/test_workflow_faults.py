@@ -15,16 +15,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from faults import damage
-from faults import read_only_folder_fixture  # noqa: F401 (a fixture)
-from test_workflow import SNAKEFILE, jobs, snakemake, summary
-from test_workflow import workdir_fixture  # noqa: F401 (a fixture)
+from support.faults import damage
+from support.workflow import SNAKEFILE, jobs, small_workflow_folder, snakemake, summary
 from zigzag.io.sealed import is_sound
 from zigzag.steps.pipeline import sum_experiment
 
 pytestmark = pytest.mark.slow
 
 NAMES = ("on_a", "on_b", "on_a_again")
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """The small config and its inputs (support.workflow.small_workflow_folder), not yet run."""
+    return small_workflow_folder(tmp_path)
 
 
 def test_damaged_cache_entries_are_recomputed_never_used(workdir):

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+import json
 from pathlib import Path
 
 import yaml
@@ -82,3 +83,8 @@ class WorkflowRun:
         that a test may edit and run again."""
         shutil.copytree(self.folder, folder, symlinks=True)
         return folder
+
+
+def summary(workdir: Path, name: str) -> dict:
+    """An experiment's summary.json in a finished run's folder."""
+    return json.loads((workdir / "results" / name / "summary.json").read_text())

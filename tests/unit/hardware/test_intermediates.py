@@ -16,7 +16,7 @@ from zigzag.search.layer_search import search_layer
 from zigzag.search.network import evaluate_network, evaluated_layers
 from zigzag.io.validation import validate_accelerator
 from zigzag.search.options import SearchOptions
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 CONFIG = TESTS / "data/llm/llama_mqa.config.json"  # hidden 256, 8 heads, 1 kv head, vocab 1000
 ACCELERATOR = REPO / "inputs/hardware/flow_tpu_32x32_vector.yaml"

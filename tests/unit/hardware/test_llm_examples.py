@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO
+from support import REPO
 from zigzag.io.loaders import load_accelerator, load_mapping
 from zigzag.multicore.topology import load_multicore_accelerator
 

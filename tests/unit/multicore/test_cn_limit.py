@@ -20,7 +20,7 @@ from zigzag.multicore.stages import (
     StreamONNXModelParserStage,
 )
 from zigzag.multicore.tiling import SeedTiling
-from conftest import REPO
+from support import REPO
 
 INPUTS = REPO / "inputs" / "stream"
 HARDWARE = str(INPUTS / "hardware" / "dual_testing_core.yaml")

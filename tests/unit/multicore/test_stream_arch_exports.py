@@ -14,7 +14,7 @@ from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.workload import read_stream_workload
-from conftest import REPO, TESTS
+from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
 HARDWARE = REPO / "inputs" / "stream" / "hardware" / "tpu_like_quad_core.yaml"

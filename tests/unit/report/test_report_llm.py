@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
-from test_report_page import browser, check_views, open_report, _console_errors
+from support import REPO
+from support.browser import browser, check_views, console_errors, open_report
 from zigzag.report import write_reports
 from zigzag.report.gather import gather
 from zigzag.report.tables import read_table
@@ -132,7 +132,7 @@ def test_llm_sweep_report_in_chromium(llm_sweep, tmp_path):
     driver = browser(tmp_path / "profile")
     try:
         open_report(driver, llm_sweep / "report.html")
-        assert not _console_errors(driver)
+        assert not console_errors(driver)
         headers = [
             th.text
             for th in driver.find_elements("css selector", "#results-table thead tr:first-child th")
@@ -189,6 +189,6 @@ def test_llm_sweep_report_in_chromium(llm_sweep, tmp_path):
             )
             assert "bound by" in driver.find_element("id", "why-bounds").text
         (shots / "llm_why_last.png").write_bytes(driver.get_screenshot_as_png())
-        assert not _console_errors(driver)
+        assert not console_errors(driver)
     finally:
         driver.quit()

@@ -10,8 +10,8 @@ import json
 import pytest
 import yaml
 
-from conftest import REPO
-from llm_steps import block_workload, inference
+from support import REPO
+from support.llm_steps import block_workload, inference
 from zigzag.errors import InputError
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_mapping

@@ -21,7 +21,7 @@ from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions
 from zigzag.tokens.roofline import binding_line, roofline_rows
 from zigzag.workload.workload import Workload, build_layer
-from conftest import REPO
+from support import REPO
 
 pytestmark = pytest.mark.slow  # each searches a layer (about 3 s)
 

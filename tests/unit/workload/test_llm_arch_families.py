@@ -17,7 +17,7 @@ from zigzag.io.llm_workloads import catalogue_sources, llm_layer_specs, load_cat
 from zigzag.io.onnx_import import read_onnx
 from zigzag.workload.llm import build_layer_specs
 from zigzag.workload.llm.arch_layers import parameters
-from conftest import TESTS
+from support import TESTS
 
 DATA = TESTS / "data" / "llm"
 

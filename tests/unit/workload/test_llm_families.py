@@ -19,7 +19,7 @@ from zigzag.workload.llm import (
     step_figures,
 )
 from zigzag.workload.llm.config import config_from_hf
-from conftest import TESTS
+from support import TESTS
 
 FAMILIES = TESTS / "data" / "llm" / "families"
 CONTEXT = 4096
