@@ -12,9 +12,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from zigzag.errors import InputError
+from zigzag.workload.llm.keys import REQUIRED as _REQUIRED
+from zigzag.workload.llm.keys import read_keys
 
 ARCH_TYPES = ("mamba", "jamba", "t5", "vit")
-_REQUIRED = object()
 
 
 @dataclass(frozen=True)
@@ -205,26 +206,7 @@ def arch_config(data: dict, file: str | None, name: str | None, strict: bool) ->
     """An :class:`ArchConfig` from a ``config.json`` mapping whose ``model_type`` is in ``ARCH_TYPES``."""
     model_type = data["model_type"]
     keys = _KEYS[model_type]
-    if strict:
-        for key in data:
-            if key not in known_keys(model_type):
-                raise InputError(
-                    file,
-                    str(key),
-                    f"unknown key for model_type {model_type}; known keys: "
-                    f"{', '.join(sorted(known_keys(model_type)))}",
-                )
-    values: dict[str, Any] = {}
-    for field, (hf_key, default) in keys.items():
-        value = data.get(hf_key, None if default is _REQUIRED else default)
-        if value is None and default is _REQUIRED:
-            raise InputError(
-                file,
-                hf_key,
-                f"required key is missing for model_type {model_type}; "
-                f'add "{hf_key}" with the model\'s value',
-            )
-        values[field] = value
+    values = read_keys(data, keys, known_keys(model_type), model_type, file, strict)
     for field in _WHOLE:
         value = values.get(field)
         if value is not None and (

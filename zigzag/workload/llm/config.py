@@ -15,7 +15,7 @@ from zigzag.errors import InputError
 from zigzag.workload.llm.keys import KEYS as _KEYS
 from zigzag.workload.llm.keys import MODEL_TYPES
 from zigzag.workload.llm.keys import EXTRA_KEYS, NESTED_TEXT
-from zigzag.workload.llm.keys import REQUIRED as _REQUIRED
+from zigzag.workload.llm.keys import read_keys
 from zigzag.workload.llm.structure import structure, warn_unmodelled
 from zigzag.workload.llm.arch_config import ARCH_TYPES, arch_config
 
@@ -232,29 +232,8 @@ def _config_from_hf(data: Any, file: str | None, name: str | None, strict: bool)
         supported = ", ".join((*_KEYS, *NESTED_TEXT, *ARCH_TYPES))
         raise InputError(file, "model_type", f"{got}; supported model types: {supported}")
     keys = _KEYS[model_type]
-    if strict:
-        known = (
-            {hf for hf, _ in keys.values()} | set(_OUR_KEYS) | set(EXTRA_KEYS.get(model_type, {}))
-        )
-        for key in data:
-            if key not in known:
-                raise InputError(
-                    file,
-                    str(key),
-                    f"unknown key for model_type {model_type}; "
-                    f"known keys: {', '.join(sorted(known))}",
-                )
-    values: dict[str, Any] = {}
-    for field, (hf_key, default) in keys.items():
-        value = data.get(hf_key, None if default is _REQUIRED else default)
-        if value is None and default is _REQUIRED:
-            raise InputError(
-                file,
-                hf_key,
-                f"required key is missing for model_type {model_type}; "
-                f'add "{hf_key}" with the model\'s value',
-            )
-        values[field] = value
+    known = {hf for hf, _ in keys.values()} | set(_OUR_KEYS) | set(EXTRA_KEYS.get(model_type, {}))
+    values = read_keys(data, keys, known, model_type, file, strict)
     family = MODEL_TYPES[model_type]
     values = structure(model_type, _complete(values, model_type, data, file), data, file)
     if not strict:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from zigzag.errors import InputError
+
 REQUIRED = object()
 
 #: model_type -> family (the recipe that builds its blocks)
@@ -244,3 +246,31 @@ SIGNATURES = {
     "multi_query": ("falcon",),
     "partial_rotary_factor": ("phi3",),
 }
+
+
+def read_keys(
+    data: dict, keys: dict, known: set, model_type: str, file: str | None, strict: bool
+) -> dict[str, Any]:
+    """Our fields from a configuration's keys (``keys``: field -> (key, default or REQUIRED)); with
+    ``strict``, a key outside ``known`` is an error naming it and the known ones."""
+    if strict:
+        for key in data:
+            if key not in known:
+                raise InputError(
+                    file,
+                    str(key),
+                    f"unknown key for model_type {model_type}; "
+                    f"known keys: {', '.join(sorted(known))}",
+                )
+    values: dict[str, Any] = {}
+    for field, (hf_key, default) in keys.items():
+        value = data.get(hf_key, None if default is REQUIRED else default)
+        if value is None and default is REQUIRED:
+            raise InputError(
+                file,
+                hf_key,
+                f"required key is missing for model_type {model_type}; "
+                f'add "{hf_key}" with the model\'s value',
+            )
+        values[field] = value
+    return values
