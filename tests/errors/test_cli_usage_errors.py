@@ -18,7 +18,7 @@ from zigzag.cli import main
         (
             ["rn"],
             "zigzag: error: argument command: invalid choice: 'rn' (choose from 'run', "
-            "'export-workload', 'sweep', 'report', 'step', 'stream') (did you mean 'run'?); "
+            "'export-workload', 'sweep', 'report', 'step', 'stream', 'cache') (did you mean 'run'?); "
             "see 'zigzag --help'",
         ),
         (

@@ -51,7 +51,7 @@ def test_every_command_takes_the_common_options():
         given = flags(parser)
         assert "--quiet" in given and given["--quiet"].help == QUIET_HELP, name
         # the report is written into the results folder it reads (one page per folder), not elsewhere
-        assert ("--output" in given) == (name != "report"), name
+        assert ("--output" in given) == (name not in ("report", "cache prune")), name
         assert ("--seed" in given) == (name in RANDOM), name
         assert ("--workers" in given) == (name in PARALLEL), name
 
@@ -66,31 +66,44 @@ def test_seed_means_the_commands_random_search():
 
 
 def test_quiet_sweep_prints_only_the_summary(tmp_path, capsys):
-    status = main(
-        [
-            "sweep",
-            "--base",
-            str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
-            "--vary",
-            "memories.unified_buffer.size=[-8]",
-            "--workload",
-            str(REPO / "tests" / "data" / "workflow" / "small_convs.yaml"),
-            "--mapping",
-            str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"),
-            "--output",
-            str(tmp_path / "out"),
-            "--quiet",
-        ]
-    )
+    def sweep(size: str) -> int:
+        return main(
+            [
+                "sweep",
+                "--base",
+                str(REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"),
+                "--vary",
+                f"memories.unified_buffer.size=[{size}]",
+                "--workload",
+                str(REPO / "tests" / "data" / "workflow" / "small_convs.yaml"),
+                "--mapping",
+                str(REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"),
+                "--output",
+                str(tmp_path / "out"),
+                "--quiet",
+            ]
+        )
+
+    assert sweep("8") == 1  # a buffer of 8 bits: valid, but no mapping fits
     out, err = capsys.readouterr()
-    assert status == 1
     assert out.strip().splitlines() == [
-        f"1 rows (1 invalid); tables and figures written to {tmp_path / 'out'}"
+        f"1 rows (1 infeasible); tables and figures written to {tmp_path / 'out'}"
     ]
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(
+            "error: sweep: no variant is ok (1 infeasible of 1 rows); e.g. flow_tpu_32x32-size8 on "
+            "small_convs: no loop ordering of layer conv_a fits"
+        )
+    )
+    # a value the accelerator file cannot take is refused before any variant runs
+    assert sweep("-8") == 2
+    out, err = capsys.readouterr()
+    assert out == ""
     assert err.strip().splitlines() == [
-        "error: sweep: no variant is ok (1 invalid of 1 rows); e.g. flow_tpu_32x32-size-8 on small_convs: "
-        "flow_tpu_32x32-size-8: memories.unified_buffer.size: must be positive, got -8; give capacity in bits, "
-        "a whole number"
+        "error: zigzag sweep: vary.memories.unified_buffer.size: the value -8 cannot be used: must "
+        "be positive, got -8; give capacity in bits, a whole number"
     ]
 
 

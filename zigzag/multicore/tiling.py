@@ -60,6 +60,15 @@ def parse_layer_stacks(text: str) -> list[tuple[int, ...]]:
     return stacks
 
 
+def _ids_text(ids: list[int]) -> str:
+    """``[7, 8, 9]`` -> ``layers 7-9``; ``[4]`` -> ``layer 4``; ``[2, 5]`` -> ``layers 2, 5``."""
+    if len(ids) == 1:
+        return f"layer {ids[0]}"
+    if ids == list(range(ids[0], ids[-1] + 1)):
+        return f"layers {ids[0]}-{ids[-1]}"
+    return "layers " + ", ".join(map(str, ids))
+
+
 def layer_stacks(
     workload: StreamWorkload,
     mode: str,
@@ -89,12 +98,12 @@ def layer_stacks(
                     f"layer {duplicated[0]} is in two stacks; give each id once",
                 )
             unknown = sorted(i for i in seen if i not in workload.nodes)
-            if unknown:
-                raise InputError(
-                    None,
-                    "layer_stacks",
-                    f"layer {unknown[0]} does not exist (the workload's ids run "
-                    f"{min(workload.nodes)}-{max(workload.nodes)}); give ids of its layers",
+            if unknown:  # Stream ignores them (its own scripts give ranges past the last layer)
+                logger.warning(
+                    "layer_stacks: %s not in the workload (its ids run %d-%d); ignored",
+                    _ids_text(unknown),
+                    min(workload.nodes),
+                    max(workload.nodes),
                 )
             stacks += [(i,) for i in workload.nodes if i not in seen]
         elif stack_cutoff is not None:

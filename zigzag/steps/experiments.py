@@ -144,7 +144,23 @@ def _check_distinct_names(specs: list[dict], axes: dict, pattern: str, where: st
         other = first.setdefault(spec["name"], spec)
         if other is spec:
             continue
-        differ = [k for k in axes if other.get(k) != spec.get(k) and "{%s}" % k not in pattern]
+        differing = [k for k in axes if other.get(k) != spec.get(k)]
+        differ = [k for k in differing if "{%s}" % k not in pattern]
+        if not differing:
+            raise InputError(
+                "config",
+                f"{where}",
+                f"gives the point '{spec['name']}' twice (a value listed twice); name each value once",
+            )
+        if not differ:
+            key = differing[0]
+            raise InputError(
+                "config",
+                f"{where}.name",
+                f"the pattern '{pattern}' names two points '{spec['name']}': their {key} differ "
+                f"({other[key]}, {spec[key]}) but read alike in a name (a file by its stem); "
+                "rename one of the files",
+            )
         raise InputError(
             "config",
             f"{where}.name",

@@ -86,7 +86,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
     size = sum(p.stat().st_size for p in stale)
     for path in stale:
         if args.dry_run:
-            print(path)
+            if not args.quiet:
+                print(path)
         else:
             path.unlink(missing_ok=True)
     verb = "would remove" if args.dry_run else "removed"
@@ -110,4 +111,7 @@ def add_cache_command(sub) -> None:
     prune.add_argument(
         "--dry-run", "-n", action="store_true", help="list the files, remove nothing"
     )
+    from zigzag.command_options import add_quiet
+
+    add_quiet(prune)
     prune.set_defaults(func=cmd_prune)

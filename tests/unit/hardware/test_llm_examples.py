@@ -17,8 +17,8 @@ MIB_BITS = 8 * 2**20
 @pytest.mark.parametrize(
     "name, macs, onchip_mib, dram_gbs, clock_ghz, dram_gib",
     [
-        ("llm_tpu_v5e_like", 4 * 128 * 128, 48, 819, 1.5, 16),
-        ("llm_edge_npu_lpddr5x", 128 * 128, 8, 8533e6 * 64 / 8 / 1e9, 1.0, 16),
+        ("flow_llm_tpu_v5e", 4 * 128 * 128, 48, 819, 1.5, 16),
+        ("flow_llm_edge_npu_lpddr5x", 128 * 128, 8, 8533e6 * 64 / 8 / 1e9, 1.0, 16),
     ],
 )
 def test_single_core_examples(name, macs, onchip_mib, dram_gbs, clock_ghz, dram_gib):
