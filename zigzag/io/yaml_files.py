@@ -6,7 +6,8 @@ The reading is strict where YAML 1.1 (PyYAML) is lax or silent:
   lines (YAML keeps the last one without a word); given twice with the same value (Stream's
   ``tpu_like_quad_core_resnet18_fixed_split.yaml`` does) it is one warning. The one exception is
   ``ports`` in a ZigZag memory (:data:`REPEATABLE`): the reference's own ``tpu_like.yaml`` gives
-  it twice with different values and ZigZag uses the second; that case is one warning too;
+  it twice with different values and ZigZag uses the second; so do we, with an info-level note
+  (logged, not printed at every run of that file);
 * numbers are read as YAML 1.2 and JSON write them (``1.95e3``, ``1e-5``: text in YAML 1.1), and a
   number too large for a float is an error saying so;
 * a tab in the indentation is named as such.
@@ -63,7 +64,8 @@ class _StrictLoader(_BASE_LOADER):
                         f"{first_line} and {line}); keep the one you mean",
                         key_node.start_mark,
                     )
-                logger.warning(
+                # ZigZag's own tpu_like.yaml repeats a memory's ports: noted, not warned at every run
+                (logger.info if key_node.value in REPEATABLE and not same else logger.warning)(
                     "%s: line %d: '%s' is given twice (lines %d and %d%s); the second is used",
                     self.file,
                     line,

@@ -21,7 +21,9 @@ from support import REPO, TESTS
 CONFIG = TESTS / "data/llm/llama_mqa.config.json"  # hidden 256, 8 heads, 1 kv head, vocab 1000
 ACCELERATOR = REPO / "inputs/hardware/flow_tpu_32x32_vector.yaml"
 MAPPING = REPO / "inputs/mapping/flow_tpu_32x32.yaml"
-OPTIONS = SearchOptions(lpf_limit=3, nb_spatial_mappings_generated=1)
+OPTIONS = SearchOptions(
+    lpf_limit=3, nb_spatial_mappings_generated=1, latency_model="bandwidth_bound"
+)
 
 
 @pytest.fixture(scope="module")
