@@ -75,9 +75,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--latency-model",
-        default="zigzag",
-        choices=("zigzag", "bandwidth_bound"),
-        help="the Llama runs' latency model (run_stream's; default zigzag)",
+        default="auto",
+        choices=("auto", "zigzag", "bandwidth_bound"),
+        help="the Llama runs' latency model (run_stream's; default auto: bandwidth_bound for an LLM)",
     )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
@@ -115,7 +115,7 @@ def main() -> None:
 
 
 def llama(
-    layers: int, prefill_tokens: int, mode: str | None = None, latency_model: str = "zigzag"
+    layers: int, prefill_tokens: int, mode: str | None = None, latency_model: str = "auto"
 ) -> None:
     """The Llama-3-8B-shaped decode step (lbl) or, with ``prefill_tokens``, its prefill (fused) on the
     4 x 4 mesh with a large DRAM, cold cost cache; ``mode`` overrides the mode, ``latency_model`` is
@@ -170,7 +170,7 @@ def llama(
         f"{result.problem.nb_cns:6d} CNs latency {result.latency:14,.0f}  energy {result.energy:.4g} pJ  "
         f"{step} {tokens.get('step_cycles', 0):,.0f} cycles  {tokens.get('energy_per_token_pJ', 0):.4g} pJ/token  "
         f"DRAM link busy {tokens.get('dram_link_busy_share', 0):.0%} demand {tokens.get('dram_link_demand', 0):.2f} "
-        f"[{latency_model}]"
+        f"[{result.problem.latency_model}]"
     )
 
 

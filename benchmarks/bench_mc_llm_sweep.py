@@ -3,7 +3,7 @@
 
 Usage:  python benchmarks/bench_mc_llm_sweep.py [--layers N] [--mesh 2x2 4x4 ...] [--dram-bw 256 ...]
                                                 [--sram 1MiB 4MiB ...] [--output DIR]
-                                                [--latency-model bandwidth_bound]
+                                                [--latency-model zigzag]
 
 Runs the sweep of config/sweep_mc_llm.yaml (the base tpu_like_mesh_llm.yaml, mapping
 llm_mesh_roles.yaml) on a Llama-3-8B-shaped decode step of N decoder blocks (4,096 cached tokens,
@@ -78,9 +78,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--latency-model",
-        default="zigzag",
-        choices=("zigzag", "bandwidth_bound"),
-        help="the sweep's latency_model (default zigzag: Stream's link model)",
+        default="auto",
+        choices=("auto", "zigzag", "bandwidth_bound"),
+        help="the sweep's latency_model (default auto: bandwidth_bound for an LLM step; zigzag: "
+        "Stream's link model)",
     )
     args = parser.parse_args()
     logging.disable(logging.WARNING)

@@ -82,7 +82,7 @@ def optimize_allocation_ga(
     *,
     seed: int = 0,
     workers: int = 1,
-    latency_model: str = "zigzag",
+    latency_model: str = "auto",
     max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Search the allocation of ``workload`` on ``hardware`` and return the chosen schedule.
@@ -92,7 +92,8 @@ def optimize_allocation_ga(
     ``skip_if_exists`` loads instead of searching again. Ours: the search is seeded (``seed``),
     may use several processes (``workers``), and also writes the whole front and the chosen
     allocation (``front.csv``, ``allocation.yaml``, ``summary.json``, ``schedule.csv``) there;
-    ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit);
+    ``latency_model`` is ``run_stream``'s (``bandwidth_bound``: the DRAM link's width is a hard limit;
+    ``auto``, the default: that for an LLM step, Stream's ``zigzag`` otherwise);
     more than ``max_cns`` computation nodes are refused before any is built (``None``: no limit).
     """
     folder, saved = _saved_result(
@@ -137,7 +138,7 @@ def optimize_allocation_co(
     *,
     time_limit: float = 600,
     gap: float = 1e-4,
-    latency_model: str = "zigzag",
+    latency_model: str = "auto",
     max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:
     """Allocate ``workload``'s layers by constraint optimisation (OR-Tools CP-SAT) and return the schedule.

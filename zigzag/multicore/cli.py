@@ -463,10 +463,11 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--latency-model",
-        default="zigzag",
-        choices=("zigzag", "bandwidth_bound"),
-        help="zigzag: Stream's link model (default); bandwidth_bound: a CN streaming operands from "
-        "DRAM lasts at least its DRAM bits over the link bandwidth it gets",
+        default="auto",
+        choices=("auto", "zigzag", "bandwidth_bound"),
+        help="auto (default): bandwidth_bound for an LLM step, zigzag otherwise; zigzag: Stream's "
+        "link model; bandwidth_bound: a CN streaming operands from DRAM lasts at least its DRAM "
+        "bits over the link bandwidth it gets",
     )
 
 

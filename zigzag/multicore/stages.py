@@ -46,6 +46,7 @@ from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.schedule.order import scheduling_order
+from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
 from zigzag.multicore.workload import StreamWorkload, read_stream_workload
@@ -129,6 +130,9 @@ class ONNXModelParserStage(Stage):
             mapping_path=self.mapping_path,
             accelerator=self.accelerator,
             workload=workload,
+            latency_model=resolve_latency_model(
+                self.kwargs.get("latency_model", AUTO_LATENCY), self.workload_path
+            ),  # auto: bandwidth_bound for an LLM step, Stream's zigzag otherwise
         ).run()
 
 
@@ -514,7 +518,9 @@ class ConstraintOptimizationAllocationStage(Stage):
             operands_to_prefetch=self.prefetch,
             output=self.allocations_path,
             cwd=self.cwd,
-            latency_model=self.kwargs.get("latency_model", "zigzag"),
+            latency_model=resolve_latency_model(
+                self.kwargs.get("latency_model", AUTO_LATENCY), self.workload_path
+            ),
         )
         yield StreamCostModelEvaluation.of(search.schedule), search
 

@@ -35,9 +35,9 @@ DEFAULTS = {
     "prefetch": [],
     "search": None,
     "clock_ns": None,
-    "latency_model": "zigzag",
+    "latency_model": "auto",  # bandwidth_bound for an LLM step, zigzag otherwise
 }
-LATENCY_MODELS = ("zigzag", "bandwidth_bound")
+LATENCY_MODELS = ("auto", "zigzag", "bandwidth_bound")
 SEARCH_DEFAULTS = {
     "method": "ga",
     "individuals": 16,
@@ -236,6 +236,7 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
     from zigzag.multicore.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.multicore.schedule.adapter import problem_from_cn_graph
     from zigzag.multicore.schedule.costs import cn_costs
+    from zigzag.multicore.schedule.tokens import resolve_latency_model
 
     graph = load_cn_graph(graph_file)
     hardware, table = _table(exp, cache)
@@ -247,7 +248,7 @@ def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str |
             costs,
             prefetch=tuple(exp["prefetch"]),
             name=exp["name"],
-            latency_model=exp["latency_model"],
+            latency_model=resolve_latency_model(exp["latency_model"], exp["workload"]),
         )
     )
     with (

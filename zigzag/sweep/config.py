@@ -424,10 +424,12 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         except InputError as exc:
             raise InputError(where, "layer_stacks", exc.message) from None
     search = _allocation_search(section.get("allocation_search"), where)
-    latency_model = section.get("latency_model", "zigzag")
-    if latency_model not in ("zigzag", "bandwidth_bound"):
+    latency_model = section.get(
+        "latency_model", "auto"
+    )  # per workload: see multicore/schedule/tokens.py
+    if latency_model not in ("auto", "zigzag", "bandwidth_bound"):
         raise InputError(
-            where, "latency_model", f"{latency_model!r} is not zigzag or bandwidth_bound"
+            where, "latency_model", f"{latency_model!r} is not auto, zigzag or bandwidth_bound"
         )
     clock = _clock(section, where)
     constraints = read_constraints(

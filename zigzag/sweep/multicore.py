@@ -133,6 +133,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     from zigzag.multicore.inputs import cn_graph_from_files
     from zigzag.multicore.schedule.adapter import problem_from_cn_graph
     from zigzag.multicore.schedule.costs import cn_costs
+    from zigzag.multicore.schedule.tokens import resolve_latency_model
     from zigzag.multicore.tiling import parse_layer_stacks
 
     accelerator = variant_accelerator(sweep, variant)
@@ -140,7 +141,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
     stacks = parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None
     graph = cn_graph_from_files(accelerator, workload, mapping, mode, stacks)
     figures: dict[str, Any] = {"allocation": "fixed"}
-    latency_model = sweep.options.get("latency_model", "zigzag")
+    latency_model = resolve_latency_model(sweep.options.get("latency_model", "auto"), workload)
     if len(graph) and graph.core.min() < 0 and sweep.allocation_search["method"] == "co":
         from zigzag.multicore.allocation.optimize import optimize_co
 

@@ -1,6 +1,7 @@
-"""The multi-core ``latency_model``: Stream's link model by default (a schedule whose DRAM link moves
-more bits than it can carry is flagged, not changed), ``bandwidth_bound`` on request (streaming CNs
-last at least their DRAM bits over the link bandwidth they get, so no link carries more than its width)."""
+"""The multi-core ``latency_model``: Stream's link model for a CNN (a schedule whose DRAM link moves
+more bits than it can carry is flagged, not changed) and on request, ``bandwidth_bound`` for an LLM
+step (the default ``auto``) and on request (streaming CNs last at least their DRAM bits over the
+link bandwidth they get, so no link carries more than its width)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,18 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def problems(cache):
-    """Scheduling problems of two LLM exports (decode lbl, prefill fused) and a CNN."""
-    gpt2 = run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache).problem
+    """Scheduling problems of two LLM exports (decode lbl, prefill fused) and a CNN, under Stream's
+    link model (named: the default for an LLM step is bandwidth_bound)."""
+    gpt2 = run_stream(
+        QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, latency_model="zigzag"
+    ).problem
     prefill = run_stream(
-        QUAD[0], DATA / "llama_tiny_prefill.onnx", QUAD[1], "fused", cache=cache
+        QUAD[0],
+        DATA / "llama_tiny_prefill.onnx",
+        QUAD[1],
+        "fused",
+        cache=cache,
+        latency_model="zigzag",
     ).problem
     cnn = run_stream(CNN[0], CNN[1], CNN[2], "lbl", cache=cache, cwd=str(REF)).problem
     return {"gpt2_decode": gpt2, "llama_tiny_prefill": prefill, "small_3conv": cnn}
@@ -262,7 +271,7 @@ def test_config_and_sweeps_refuse_an_unknown_latency_model(tmp_path):
         "mode": "lbl",
     }
     assert (
-        resolve_stream_experiments({"stream_experiments": [spec]})["x"]["latency_model"] == "zigzag"
+        resolve_stream_experiments({"stream_experiments": [spec]})["x"]["latency_model"] == "auto"
     )
     chosen = resolve_stream_experiments(
         {"stream_experiments": [spec | {"latency_model": "bandwidth_bound"}]}
@@ -285,6 +294,8 @@ def test_config_and_sweeps_refuse_an_unknown_latency_model(tmp_path):
     assert read_sweep(section | {"latency_model": "bandwidth_bound"}, "config.yaml").options == {
         "latency_model": "bandwidth_bound"
     }
+    del section["latency_model"]
+    assert read_sweep(section, "config.yaml").options == {"latency_model": "auto"}
 
 
 def test_the_stage_api_takes_the_option(cache):
@@ -318,8 +329,8 @@ def test_the_stage_api_takes_the_option(cache):
         nb_ga_generations=0,
         cost_cache=cache,
     )
-    plain, _ = MainStage(chain, **kwargs).run()[0]
-    bound, search = MainStage(chain, **kwargs, latency_model="bandwidth_bound").run()[0]
+    plain, _ = MainStage(chain, **kwargs, latency_model="zigzag").run()[0]
+    bound, search = MainStage(chain, **kwargs).run()[0]  # auto: bandwidth_bound for an LLM step
     assert search.problem.base.latency_model == "bandwidth_bound"
     assert plain.dram_link_check()["dram_link_overcommitted"]
     assert (

@@ -316,8 +316,14 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
     from zigzag.multicore.schedule.dram_links import dram_link_shares
     from zigzag.multicore.schedule.tokens import token_figures
 
-    result = run_stream(
-        QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path
+    result = run_stream(  # Stream's link model, named: its reservations are what this checks
+        QUAD[0],
+        DATA / "gpt2_decode.onnx",
+        QUAD[1],
+        "lbl",
+        cache=cache,
+        output=tmp_path,
+        latency_model="zigzag",
     )
     tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
     assert (tokens["phase"], tokens["batch"], tokens["tokens"], tokens["context"]) == (
@@ -370,6 +376,29 @@ def test_per_token_figures_with_the_dram_link_busy_share(cache, tmp_path):
         and "time per output token" in done.stdout
         and "DRAM link busy" in done.stdout
     )
+
+
+def test_llm_default_honours_the_dram_link_bound(tmp_path, cache):
+    """Issue 45: with default options a multi-core LLM decode step takes ``bandwidth_bound``
+    (``auto``), so its time per token is never below its busiest DRAM link's bound; Stream's
+    model stays selectable and still reports the step below it (the CNN default is unchanged)."""
+    import json
+
+    run_stream(QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, output=tmp_path)
+    tokens = json.loads((tmp_path / "summary.json").read_text())["per_token"]
+    assert tokens["latency_model"] == "bandwidth_bound"
+    assert tokens["bound_ratio"] >= 1 and tokens["below_bound"] == 0
+    assert tokens["bound_note"] is None
+    stream = run_stream(
+        QUAD[0], DATA / "gpt2_decode.onnx", QUAD[1], "lbl", cache=cache, latency_model="zigzag"
+    )
+    assert stream.latency < tokens["tpot_cycles"]
+    from zigzag.multicore.schedule.tokens import resolve_latency_model
+
+    assert resolve_latency_model("auto", DATA / "gpt2_decode.onnx") == "bandwidth_bound"
+    assert resolve_latency_model("zigzag", DATA / "gpt2_decode.onnx") == "zigzag"
+    cnn = TESTS / "data" / "co" / "inputs" / "toy_residual.onnx"  # not an LLM step
+    assert resolve_latency_model("auto", cnn) == "zigzag"
 
 
 @pytest.mark.parametrize("mode", ["lbl", "fused"])

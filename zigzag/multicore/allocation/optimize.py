@@ -29,6 +29,7 @@ from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.mapping import StreamMapping, load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 
 
 @dataclass
@@ -107,7 +108,7 @@ def optimize_co(
     operands_to_prefetch: Sequence[str] = (),
     output: str | Path | None = None,
     cwd: str | None = None,
-    latency_model: str = "zigzag",
+    latency_model: str = AUTO_LATENCY,
 ) -> ConstraintSearch:
     """Allocate ``workload``'s layers to cores by constraint optimisation and schedule the result.
 
@@ -116,6 +117,7 @@ def optimize_co(
     solve early.
     """
     begin = time.perf_counter()
+    latency_model = resolve_latency_model(latency_model, workload)
     parsed = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     hardware, graph, table, _ = allocation_inputs(
@@ -168,11 +170,12 @@ def allocate_and_schedule(
     output: str | Path | None = None,
     cwd: str | None = None,
     began: float | None = None,
-    latency_model: str = "zigzag",
+    latency_model: str = AUTO_LATENCY,
 ) -> ConstraintSearch:
     """The allocation of an already built CN graph (costed by ``table``) and the schedule of it
     as a fixed mapping (its split layers costed anew, ``post_cost_lut_path`` saving that table)."""
     begin = time.perf_counter() if began is None else began
+    latency_model = resolve_latency_model(latency_model, workload)
     allocation = allocate(
         graph, hardware, table, time_limit=time_limit, gap=gap, latency_model=latency_model
     )

@@ -39,6 +39,7 @@ from zigzag.multicore.schedule.adapter import problem_from_cn_graph
 from zigzag.multicore.schedule.costs import cn_costs
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.scheduler import schedule
+from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 from zigzag.multicore.topology import load_multicore_accelerator
 
 CHOICES = ("latency", "energy", "edp")
@@ -165,10 +166,12 @@ def allocation_inputs(
     cost_lut_path=None,
     operands_to_prefetch: Sequence[str] = (),
     cwd: str | None = None,
-    latency_model: str = "zigzag",
+    latency_model: str = AUTO_LATENCY,
 ) -> tuple[MultiCoreAccelerator, CNGraph, CostTable, AllocationProblem]:
     """What an allocation method starts from: the accelerator, the CN graph, the cost table filled
-    for every candidate core of the layers to allocate (saved to ``cost_lut_path``), the problem."""
+    for every candidate core of the layers to allocate (saved to ``cost_lut_path``), the problem
+    (``latency_model`` ``auto``: resolved for ``workload``, as in :func:`run_stream`)."""
+    latency_model = resolve_latency_model(latency_model, workload)
     hardware = (
         accelerator
         if isinstance(accelerator, MultiCoreAccelerator)
@@ -214,7 +217,7 @@ def search_allocation(
     output: str | Path | None = None,
     cwd: str | None = None,
     progress: Callable[[int, list[FrontPoint]], None] | None = None,
-    latency_model: str = "zigzag",
+    latency_model: str = AUTO_LATENCY,
 ) -> AllocationSearch:
     """Search the layer-to-core allocation of ``workload`` (NSGA-II on (energy, latency)).
 
@@ -222,7 +225,8 @@ def search_allocation(
     (layer, group); with none, the fixed allocation is evaluated once. ``seed`` makes the
     front reproducible whatever ``workers`` (processes evaluating schedules). ``latency_model``:
     ``bandwidth_bound`` stretches streaming CNs to their DRAM bits over the link (:func:`run_stream`),
-    in the search's fitness and in the figures it reports.
+    in the search's fitness and in the figures it reports (``auto``, the default: ``bandwidth_bound``
+    for an LLM step, ``zigzag`` otherwise).
     """
     if choose not in CHOICES:
         raise InputError(None, "choose", f"'{choose}' is not one of {', '.join(CHOICES)}")

@@ -18,7 +18,7 @@ from zigzag.multicore.schedule.costs import cn_costs
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.multicore.schedule.tokens import export_figures
-from zigzag.multicore.schedule.tokens import accelerator_clock
+from zigzag.multicore.schedule.tokens import AUTO_LATENCY, accelerator_clock, resolve_latency_model
 from zigzag.multicore.topology import load_multicore_accelerator
 
 
@@ -36,7 +36,7 @@ def run_stream(
     output: str | Path | None = None,
     cwd: str | None = None,
     clock_ghz: float | None = None,
-    latency_model: str = "zigzag",
+    latency_model: str = AUTO_LATENCY,
 ) -> ScheduleResult:
     """Schedule ``workload`` on the multi-core ``accelerator`` as Stream does (fixed allocations).
 
@@ -47,8 +47,9 @@ def run_stream(
     given already built (a :class:`MultiCoreAccelerator`, a parsed :class:`StreamMapping`).
     ``clock_ghz``: the clock of a transformer step's per-token figures in seconds (default: the
     accelerator file's ``clock_ghz``, else cycles only). ``latency_model``: ``zigzag`` (Stream's
-    link model, the default) or ``bandwidth_bound`` (a CN streaming operands from DRAM lasts at
-    least its DRAM bits over the link bandwidth it is granted; docs/models/multi-core.md).
+    link model), ``bandwidth_bound`` (a CN streaming operands from DRAM lasts at least its DRAM
+    bits over the link bandwidth it is granted) or ``auto`` (the default: ``bandwidth_bound`` for
+    an LLM step, ``zigzag`` otherwise; docs/models/multi-core.md).
     """
     hardware = (
         accelerator
@@ -80,7 +81,7 @@ def run_stream(
             costs,
             prefetch=tuple(operands_to_prefetch),
             name=Path(str(workload)).stem,
-            latency_model=latency_model,
+            latency_model=resolve_latency_model(latency_model, workload),
         )
     )
     if output is not None:

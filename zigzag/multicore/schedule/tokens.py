@@ -154,3 +154,30 @@ def export_figures(
     return token_figures(result, inference, clock_ghz) | {
         f"dram_read_bits_{k}": v for k, v in reads.items()
     }
+
+
+#: the default latency model of the multi-core floor: resolved per workload by
+#: :func:`resolve_latency_model`
+AUTO_LATENCY = "auto"
+
+
+def is_llm_export(workload) -> bool:
+    """Whether ``workload`` (an ONNX file or ``onnx.ModelProto``) is one LLM step: an export whose
+    attention softmaxes make it a transformer (the workloads with per-token figures)."""
+    from onnx import ModelProto
+
+    from zigzag.io.onnx_operators import export_inference
+    from zigzag.io.onnx_reading import load_model
+
+    if not isinstance(workload, ModelProto) and not str(workload).endswith(".onnx"):
+        return False
+    return bool(export_inference(load_model(workload, str(workload))).get("layers"))
+
+
+def resolve_latency_model(latency_model: str, workload) -> str:
+    """``latency_model`` with ``auto`` resolved for ``workload``: ``bandwidth_bound`` for an LLM
+    step (:func:`is_llm_export`), so that its time never falls below the DRAM link's bound,
+    ``zigzag`` (Stream's link model) for anything else; other values unchanged."""
+    if latency_model != AUTO_LATENCY:
+        return latency_model
+    return "bandwidth_bound" if is_llm_export(workload) else "zigzag"
