@@ -112,9 +112,11 @@ def _fitting(kept: list[KeptTensor], by_id: dict, accelerator: Accelerator) -> l
     """``kept`` without the tensors of a reader whose on-chip operands together overflow the memory, or
     share a memory operand with an operand that is not on chip (both would leave the top memory)."""
     result = []
-    for reader in dict.fromkeys(k.reader for k in kept):
+    by_reader: dict[int, list[KeptTensor]] = {}
+    for k in kept:
+        by_reader.setdefault(k.reader, []).append(k)
+    for reader, mine in by_reader.items():
         layer = by_id[reader]
-        mine = [k for k in kept if k.reader == reader]
         on_chip = {k.operand for k in mine}
         linked = {layer.memory_operand(k.operand) for k in mine}
         shared = [op for op in layer.inputs if layer.memory_operand(op) in linked]
@@ -137,19 +139,20 @@ def on_chip_accelerators(
     for k in kept:
         reader = by_id[k.reader]
         tops.setdefault(k.reader, {})[reader.memory_operand(k.operand)] = k.memory
-    for writer in dict.fromkeys(k.writer for k in kept):
+    readers: dict[int, set[int]] = {}  # layer id -> the layers reading its output
+    for other in layers:
+        for source in other.input_operand_source.values():
+            readers.setdefault(source, set()).add(other.id)
+    by_writer: dict[int, list[KeptTensor]] = {}
+    for k in kept:
+        by_writer.setdefault(k.writer, []).append(k)
+    for writer, mine in by_writer.items():
         layer = by_id[writer]
-        readers = [
-            other
-            for other in layers
-            if writer in other.input_operand_source.values() and other.id != writer
-        ]
-        mine = [k for k in kept if k.writer == writer]
         memory_operand = layer.memory_operand(layer.output)
         inputs_there = [op for op in layer.inputs if layer.memory_operand(op) == memory_operand]
         memory = mine[0].memory
         if (
-            len(mine) == len(readers)
+            len(mine) == len(readers.get(writer, set()) - {writer})
             and not inputs_there
             and _needs(layer, accelerator, memory) <= _capacity(accelerator, memory)
         ):
