@@ -20,7 +20,8 @@ def gemm_experiment(name: str, accelerator: str, **options) -> dict:
 
 
 def run_steps(config: dict, results: Path) -> Path:
-    """Every step of the workflow, as functions, in rule order (no Snakemake)."""
+    """Every step of the workflow, as functions, in rule order, as the Snakefile's rules call them
+    (no Snakemake)."""
     from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
     from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
@@ -37,7 +38,13 @@ def run_steps(config: dict, results: Path) -> Path:
     for experiment in expand_experiments(config):
         workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
         accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
-        parse_workload(experiment["workload"], experiment["mapping"], workload)
+        parse_workload(
+            experiment["workload"],
+            experiment["mapping"],
+            workload,
+            operators=experiment["operators"],
+            causal_blocks=experiment["causal_blocks"],
+        )
         parse_accelerator(experiment["accelerator"], accelerator)
         folder = results / experiment["name"]
         split_layers(experiment, workload, accelerator, cache, folder / "plan.json")

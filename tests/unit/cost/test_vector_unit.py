@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -28,6 +27,7 @@ from zigzag.search.options import SearchOptions
 from zigzag.io import tables
 from zigzag.workload.workload import Workload, build_layer
 from support import REPO, TESTS
+from support.steps import run_steps
 
 DATA = TESTS / "data" / "vector"
 TINY = DATA / "tiny_vector.yaml"  # 4 lanes; one SRAM: r_cost 10, w_cost 12 pJ per 64-bit access
@@ -447,47 +447,6 @@ def workflow_results(tmp_path_factory):
         for name in ("flow_tpu_32x32_vector", "flow_tpu_32x32")
     ]
     return run_steps({"experiments": experiments}, folder / "results")
-
-
-def run_steps(config: dict, results: Path) -> Path:
-    """Every step of the workflow, as functions, in rule order (as the Snakefile's rules call them)."""
-    from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
-    from zigzag.steps.job_runner import evaluate_job
-    from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.pipeline import (
-        compare_experiments,
-        plan_keys,
-        save_experiment,
-        split_layers,
-        sum_experiment,
-    )
-
-    cache = results / ".cache"
-    folders = []
-    for experiment in expand_experiments(config):
-        workload = cache / "parsed" / "workloads" / f"{workload_id(experiment)}.json"
-        accelerator = cache / "parsed" / "accelerators" / f"{accelerator_id(experiment)}.json"
-        parse_workload(
-            experiment["workload"],
-            experiment["mapping"],
-            workload,
-            operators=experiment["operators"],
-            causal_blocks=experiment["causal_blocks"],
-        )
-        parse_accelerator(experiment["accelerator"], accelerator)
-        folder = results / experiment["name"]
-        split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
-        for key in plan_keys(folder / "plan.json"):
-            evaluate_job(
-                cache / "jobs" / f"{key}.json",
-                cache / "results" / f"{key}.json",
-                show_progress=False,
-            )
-        sum_experiment(folder / "plan.json", cache, folder / "results.json")
-        save_experiment(folder / "results.json", cache, folder)
-        folders.append(folder)
-    compare_experiments(folders, results)
-    return results
 
 
 def test_workflow_splits_results_by_unit(workflow_results):
