@@ -15,7 +15,7 @@ from zigzag.api import run
 from zigzag.errors import InputError
 from zigzag.cost.model import evaluate
 from zigzag.io.loaders import load_inputs
-from zigzag.mapping.spatial import convert
+from zigzag.search.spatial_mapping import convert
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.options import SearchOptions
 from zigzag.search.spatial_generator import generate_spatial_mappings

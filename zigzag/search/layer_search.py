@@ -14,7 +14,7 @@ from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
-from zigzag.mapping import spatial as spatial_mapping
+from zigzag.search import spatial_mapping
 from zigzag.search import batched
 from zigzag.search.batched.shared import build_table, score_table
 from zigzag.search.loma import temporal_mappings

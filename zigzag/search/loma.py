@@ -13,7 +13,7 @@ from typing import Iterator
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import LevelMapping, flat_unrollings
+from zigzag.search.spatial_mapping import LevelMapping, flat_unrollings
 from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner, TemporalMapping
 from zigzag.search.loop_factors import loop_prime_factors, nb_orderings, temporal_loop_sizes
 from zigzag.search.permutations import multiset_permutations, ordering_constraints, satisfies

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from zigzag.hardware.accelerator import Accelerator, Memory
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
 Loop = tuple[str, float]

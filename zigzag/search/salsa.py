@@ -15,7 +15,7 @@ import numpy as np
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import ArrayMapping, LevelMapping
+from zigzag.search.spatial_mapping import ArrayMapping, LevelMapping
 from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
 from zigzag.search.loma import layer_temporal_loops, no_fit_error
 from zigzag.search.loop_factors import loop_prime_factors

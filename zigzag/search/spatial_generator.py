@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator, Memory
-from zigzag.mapping.spatial import ArrayMapping, utilization
+from zigzag.search.spatial_mapping import ArrayMapping, utilization
 from zigzag.notes import warn_for_layer
 from zigzag.mapping.reference_order import reference_set_order, reference_set_pop
 from zigzag.workload.layer import Layer

@@ -34,7 +34,7 @@ from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
-from zigzag.mapping.spatial import convert
+from zigzag.search.spatial_mapping import convert
 from zigzag.search.layer_search import search_layer
 from zigzag.search.loma import layer_temporal_loops, ordering_factors, temporal_mappings
 from zigzag.search.loop_factors import nb_orderings

@@ -9,7 +9,7 @@ from zigzag.search.batched import memory_levels as batched_levels
 from zigzag.search.batched.memory_levels import BatchLevelAssigner
 from zigzag.search.batched.candidates import LoopTable, chunks
 from zigzag.io.loaders import load_inputs
-from zigzag.mapping import spatial
+from zigzag.search import spatial_mapping as spatial
 from zigzag.search.loma import layer_temporal_loops, ordering_factors
 from zigzag.search.spatial_generator import generate_spatial_mappings
 from support import REPO

@@ -8,7 +8,7 @@ import yaml
 from support import reference_input
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
-from zigzag.mapping.spatial import convert
+from zigzag.search.spatial_mapping import convert
 from zigzag.search.layer_search import search_layer
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.options import SearchOptions

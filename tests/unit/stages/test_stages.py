@@ -21,7 +21,7 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.data_locality import accelerators_with_data_locality, plan_data_locality
 from zigzag.io.loaders import load_inputs, load_workload
 from zigzag.cost.json_forms import complete_json
-from zigzag.mapping.spatial import convert
+from zigzag.search.spatial_mapping import convert
 from zigzag.search.loma import temporal_mappings
 from zigzag.search.network import evaluate_network
 from zigzag.search.options import SearchOptions

@@ -10,7 +10,7 @@ import numpy as np
 
 from zigzag.search.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.search.memory_levels import MemoryLevelAssigner
 from zigzag.workload.layer import Layer
 

@@ -20,7 +20,7 @@ from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
 from zigzag.cost.model.setup import Operand, layer_setup
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
 

@@ -71,7 +71,7 @@ class CandidateTable:
     """Every allocated candidate of one layer on one spatial mapping, cost-free."""
 
     loops: LoopTable
-    fractional: dict  # the spatial mapping per memory level (zigzag.mapping.spatial.convert)
+    fractional: dict  # the spatial mapping per memory level (zigzag.search.spatial_mapping.convert)
     integer: dict
     chunks: tuple[_Chunk, ...]
     memories: tuple[str, ...]  # the memory of each (operand, level) of the accesses

@@ -4,7 +4,7 @@ Keyword arguments passed down to the cost model:
 
 * ``spatial_mapping_array``: the array form ``{OA dim: {layer dim: factor}}``;
 * ``spatial_mapping`` / ``spatial_mapping_int``: its fractional / integer per-level forms
-  (``zigzag.mapping.spatial``);
+  (``zigzag.search.spatial_mapping``);
 * ``temporal_mapping``: ``{layer operand: [[(dim, size), ...] per memory level]}``.
 """
 
@@ -14,7 +14,7 @@ import logging
 import math
 
 from zigzag.errors import InputError
-from zigzag.mapping import spatial
+from zigzag.search import spatial_mapping as spatial
 from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
 from zigzag.search.loma import layer_temporal_loops, temporal_mappings
 from zigzag.search.options import SearchOptions
