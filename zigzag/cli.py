@@ -27,7 +27,10 @@ from zigzag.search.options import OPTION_BY_NAME, resolve_options
 def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.api import run
     from zigzag.io.destinations import check_output_folder, save_or_keep
-    from zigzag.io.results import layer_table, save_network_outputs
+    import pandas as pd
+
+    from zigzag.io.results import save_network_outputs
+    from zigzag.io.tables import layer_rows
     from zigzag.notes import collected_warnings
 
     check_output_folder(args.output)  # before the search, which a bad destination would waste
@@ -62,7 +65,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     total = result.total
     split = total.vector_unit_energy or total.vector_unit_latency or result.uncosted
     columns = ["name", "energy_pJ", "latency_cycles", "mac_utilization", "spatial_mapping"]
-    table = layer_table(result.layers)[columns + (["compute_unit"] if split else [])]
+    table = pd.DataFrame.from_records(layer_rows(result.layers))
+    table = table[columns + (["compute_unit"] if split else [])]
     print(
         table.to_string(
             index=False,

@@ -1,69 +1,25 @@
-"""Result files: ZigZag's complete / simple JSON and pickle, plus a per-layer table.
+"""A single-core run's folder: ``summary.json`` and ``layers.csv`` (written by :func:`write_run_folder`
+for ``zigzag run``, the API and the workflow's save step alike), plus ZigZag's files.
 
-File names follow ZigZag: ``<layer name, '/' -> '_'>_complete.json`` per layer,
-``overall_simple.json`` for the network and ``list_of_cmes.pickle`` (the per-layer results).
+ZigZag's file names: ``<layer name, '/' -> '_'>_complete.json`` per layer, ``overall_simple.json``
+for the network and ``list_of_cmes.pickle`` (the per-layer results).
 """
 
 from __future__ import annotations
 
 import pickle
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Iterable
 
-from zigzag.cost.result import CostResult, CumulativeResult
-from zigzag.cost.json_forms import complete_json, spatial_mapping_text, temporal_mapping_text
+from zigzag.cost.json_forms import complete_json
+from zigzag.cost.result import CumulativeResult
 from zigzag.io.atomic import atomic_target, write_json_atomic
+from zigzag.io.tables import layer_rows, write_csv
 from zigzag.workload.layer import Layer
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def file_stem(layer_name: str) -> str:
     return layer_name.replace("/", "_")
-
-
-def layer_table(rows: list[tuple[dict | Layer, CostResult]]) -> pd.DataFrame:
-    """One row per layer: identity, chosen mapping, the main figures and ``ops`` (MACs, or a vector layer's
-    operations: its loop nest's points, so a step's work adds up)."""
-    import pandas as pd  # here, not at the top: evaluating a network (``zigzag.api.run``) needs no pandas
-
-    records = []
-    for layer, result in rows:
-        info = (
-            layer
-            if isinstance(layer, dict)
-            else {"id": layer.id, "name": layer.name, "operator_type": layer.operator_type}
-        )
-        records.append(
-            {
-                "id": info["id"],
-                "name": info["name"],
-                "operator_type": info["operator_type"],
-                "energy_pJ": result.energy_total,
-                "mac_energy_pJ": result.mac_energy,
-                "memory_energy_pJ": result.mem_energy,
-                "latency_cycles": result.latency_total2,
-                "ideal_cycles": result.ideal_cycle,
-                "computation_cycles": result.latency_total0,
-                "onloading_cycles": result.data_onloading_cycle,
-                "offloading_cycles": result.data_offloading_cycle,
-                "stall_cycles": result.stall_slack_comb,
-                "spatial_utilization": result.mac_spatial_utilization,
-                "mac_utilization": result.mac_utilization2,
-                "area": result.area_total,
-                "tclk_ns": result.tclk,
-                "latency_ns": result.latency_ns,
-                "compute_unit": result.compute_unit,
-                "vector_op": result.vector_op,
-                "spatial_mapping": spatial_mapping_text(result),
-                "temporal_mapping_O": temporal_mapping_text(
-                    result, next(iter(result.temporal_mapping_stationary))
-                ),
-                "ops": layer.total_macs if isinstance(layer, Layer) else layer.get("ops"),
-            }
-        )
-    return pd.DataFrame.from_records(records)
 
 
 def summary(
@@ -93,6 +49,24 @@ def summary(
     }
 
 
+def write_run_folder(
+    folder: str | Path,
+    layers: Iterable[tuple[dict | Layer, object]],
+    summary_fields: dict,
+    *,
+    notes: list[str] | None = None,
+    float_format: str = "%.10g",
+) -> list[dict]:
+    """The files every single-core run folder has: ``summary.json`` (``summary_fields``, then
+    ``notes``: the warnings about the run's inputs) and ``layers.csv`` (:func:`layer_rows` of
+    ``layers``, numbers in ``float_format``). Returns the layer rows."""
+    folder = Path(folder)
+    rows = layer_rows(layers)
+    write_csv(folder / "layers.csv", rows, float_format=float_format)
+    write_json_atomic(folder / "summary.json", {**summary_fields, "notes": notes or []})
+    return rows
+
+
 def save_network_outputs(
     result,
     folder: Path,
@@ -101,9 +75,9 @@ def save_network_outputs(
     notes: list[str] | None = None,
     extra: dict | None = None,
 ) -> None:
-    """The files ZigZag's API writes (complete JSON per layer, overall_simple.json, pickle), plus
-    ``layers.csv`` and ``summary.json`` (with ``notes``: the warnings about the run's inputs, and
-    ``extra``: more summary fields, e.g. an LLM step's ``inference`` and ``per_token`` figures)."""
+    """The run folder of ``zigzag run`` and the API: :func:`write_run_folder` (``extra``: more
+    summary fields, e.g. an LLM step's ``per_token`` figures) and the files ZigZag's API writes
+    (complete JSON per layer, overall_simple.json, pickle)."""
     folder = Path(folder)
     for layer, cost in result.layers:
         accelerator = result.accelerators[layer.id]
@@ -115,16 +89,12 @@ def save_network_outputs(
         folder / "overall_simple.json", {"energy": result.energy, "latency": result.latency}
     )
     uncosted = getattr(result, "uncosted", [])
-    write_json_atomic(
-        folder / "summary.json",
-        {
-            **summary(result.total, len(result.layers), uncosted),
-            **(extra or {}),
-            "notes": notes or [],
-        },
+    write_run_folder(
+        folder,
+        result.layers,
+        {**summary(result.total, len(result.layers), uncosted), **(extra or {})},
+        notes=notes,
     )
-    with atomic_target(folder / "layers.csv") as tmp:
-        layer_table(result.layers).to_csv(tmp, index=False)
     pickle_path = Path(pickle_filename) if pickle_filename else folder / "list_of_cmes.pickle"
     with atomic_target(pickle_path) as tmp, open(tmp, "wb") as handle:
         pickle.dump([cost for _, cost in result.layers], handle, protocol=pickle.HIGHEST_PROTOCOL)

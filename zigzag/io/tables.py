@@ -2,7 +2,8 @@
 
 * wide, one row per experiment: ``experiments.csv`` (what was run, network totals, EDP, area,
   energy per memory);
-* wide, one row per layer: ``layers.csv`` (figures, energy per memory, chosen mapping);
+* wide, one row per layer: ``layers.csv`` (figures, energy per memory, area, chosen mapping; the
+  one table of every single-core run folder, ``zigzag run``, the API and the workflow alike);
 * long, one row per experiment x layer x operand x memory level: ``memory_levels.csv``
   (energy, word accesses per direction, utilisation).
 
@@ -23,6 +24,7 @@ from typing import Callable, Iterable
 
 from zigzag.cost.json_forms import spatial_mapping_text, temporal_mapping_text
 from zigzag.io.atomic import write_text_atomic
+from zigzag.workload.layer import Layer
 
 #: every figure column: name (with its unit) -> its value in a layer or network result
 FIGURES: dict[str, Callable] = {
@@ -241,20 +243,33 @@ def _summed_memory_energy(layers: list) -> dict[str, float]:
     return total
 
 
-def layer_rows(entries: Iterable[tuple[dict, object]]) -> list[dict]:
-    """``layers.csv`` rows: ``entries`` are (plan layer entry with id/name/operator_type, result)."""
+def layer_rows(entries: Iterable[tuple[dict | Layer, object]]) -> list[dict]:
+    """The rows of every single-core ``layers.csv`` (docs/reference/results.md): ``entries`` are
+    (layer, result) pairs, the layer a :class:`Layer` or a plan entry (id, name, operator_type and
+    its ``spec``). Columns: identity, ``LAYER_FIGURES``, ``<memory>_energy_pJ`` per memory,
+    ``area`` (the accelerator's, in its file's unit), the chosen mapping and ``ops``."""
     rows = []
-    for entry, result in entries:
-        row = {"id": entry["id"], "name": entry["name"], "operator_type": entry["operator_type"]}
+    for layer, result in entries:
+        if isinstance(layer, Layer):
+            row = {"id": layer.id, "name": layer.name, "operator_type": layer.operator_type}
+            ops = layer.total_macs
+        else:
+            row = {
+                "id": layer["id"],
+                "name": layer["name"],
+                "operator_type": layer["operator_type"],
+            }
+            sizes = (layer.get("spec") or {}).get("loop_sizes")
+            ops = math.prod(sizes) if sizes else None
         row.update({column: value(result) for column, value in LAYER_FIGURES})
         row.update(
             {f"{memory}_energy_pJ": energy for memory, energy in memory_energy(result).items()}
         )
+        row["area"] = result.area_total
         row["spatial_mapping"] = spatial_mapping_text(result)
         output = next(iter(result.temporal_mapping_stationary))
         row["temporal_mapping_O"] = temporal_mapping_text(result, output)
-        sizes = (entry.get("spec") or {}).get("loop_sizes")
-        row["ops"] = math.prod(sizes) if sizes else None  # MACs, or a vector layer's operations
+        row["ops"] = ops  # MACs, or a vector layer's operations: a step's work adds up
         rows.append(row)
     return rows
 

@@ -26,7 +26,7 @@ from zigzag.errors import InputError
 from zigzag.io import tables
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_json_atomic, write_json_once, write_text_atomic
-from zigzag.io.results import file_stem, summary
+from zigzag.io.results import file_stem, summary, write_run_folder
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.io.validation import check_mapping_fits_accelerator, oversized_unrollings
 from zigzag.mapping.entry import MappingEntry
@@ -276,8 +276,15 @@ def save_experiment(
         row["dram_bound_ratio"] = per_token["dram"]["ratio"] if per_token["dram"] else None
         row.update(bound_columns(figures))
     tables.write_csv(out_dir / "summary.csv", [row], float_format=float_format)
-    layer_rows = tables.layer_rows(rows)
-    tables.write_csv(out_dir / "layers.csv", layer_rows, float_format=float_format)
+    summary = {
+        **document["total"],
+        "edp": row["edp_pJ_cycles"],
+        "area": row["area_um2"],
+        **({"inference": document["inference"], "per_token": per_token} if per_token else {}),
+    }
+    layer_rows = write_run_folder(
+        out_dir, rows, summary, notes=document.get("notes", []), float_format=float_format
+    )
     write_text_atomic(
         out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers")
     )
@@ -287,19 +294,11 @@ def save_experiment(
         tables.memory_level_rows(ident, rows, accelerators),
         float_format=float_format,
     )
-    summary = {
-        **document["total"],
-        "edp": row["edp_pJ_cycles"],
-        "area": row["area_um2"],
-        **({"inference": document["inference"], "per_token": per_token} if per_token else {}),
-        "notes": document.get("notes", []),
-    }
-    write_json_atomic(out_dir / "summary.json", summary)
     reproducible = {
         key: document[key] for key in ("experiment", "inputs", "package_version", "model_version")
     }
     write_json_atomic(out_dir / "experiment.json", reproducible)
-    return summary
+    return {**summary, "notes": document.get("notes", [])}
 
 
 def _per_token(document: dict, layers: list, results: list):

@@ -17,7 +17,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict
 from zigzag.io.loaders import load_accelerator
-from zigzag.io.results import file_stem, layer_table, summary
+from zigzag.io.results import file_stem, summary
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.jobs import job_key, layer_from_job, layer_job
@@ -255,12 +255,12 @@ def test_results_split_between_the_units():
     assert by_name["exp"].mac_energy == 64 * 6.0
     assert by_name["exp"].ideal_cycle == 64 // 32 * 4
     # tables, summary, JSON
-    table = layer_table(network.layers)
-    assert list(table["compute_unit"]) == ["mac_array", "vector_unit", "vector_unit"]
-    assert list(table["vector_op"])[1:] == ["exp", "reduce_sum"]
+    table = tables.layer_rows(network.layers)
+    assert [r["compute_unit"] for r in table] == ["mac_array", "vector_unit", "vector_unit"]
+    assert [r["vector_op"] for r in table][1:] == ["exp", "reduce_sum"]
     # each layer's operation count (MACs, the vector layers' operations), so the step's work adds up
-    assert list(table["ops"]) == [layer.total_macs for layer, _ in network.layers]
-    assert list(table["ops"])[1] == 64
+    assert [r["ops"] for r in table] == [layer.total_macs for layer, _ in network.layers]
+    assert table[1]["ops"] == 64
     row = tables.experiment_row(
         {
             "name": "e",
@@ -278,11 +278,12 @@ def test_results_split_between_the_units():
     assert (
         row["latency_mac_array_cycles"] == total.mac_array_latency and row["uncosted_layers"] == 0
     )
-    layer_rows = tables.layer_rows(
-        ({"id": l.id, "name": l.name, "operator_type": l.operator_type}, r)
+    # a plan entry (the workflow's) gives the same row as the layer itself
+    entries = [
+        ({"id": l.id, "name": l.name, "operator_type": l.operator_type, "spec": l.to_spec()}, r)
         for l, r in network.layers
-    )
-    assert [r["compute_unit"] for r in layer_rows] == ["mac_array", "vector_unit", "vector_unit"]
+    ]
+    assert tables.layer_rows(entries) == table
     document = summary(total, 3, [])
     assert document["vector_unit_latency"] == total.vector_unit_latency
     for _, result in network.layers:

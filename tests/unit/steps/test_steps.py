@@ -260,7 +260,7 @@ def test_experiments_table(results):
 def test_layer_tables(results):
     layers = read_csv(results / "l1_l3_latency" / "layers.csv")
     assert list(layers.columns[:4]) == ["id", "name", "operator_type", "energy_pJ"]
-    assert not any("area" in c for c in layers.columns)
+    assert "area" in layers.columns and not layers["area"].isna().any()
     memory = layers[["reg_O_energy_pJ", "l1_energy_pJ", "l3_energy_pJ"]].sum(axis=1)
     assert (abs(memory - layers["memory_energy_pJ"]) <= 1e-9 * layers["memory_energy_pJ"]).all()
     combined = read_csv(results / "layers.csv")
@@ -268,6 +268,30 @@ def test_layer_tables(results):
     assert len(combined) == 3 * len(layers)
     mine = combined[combined["experiment"] == "l1_l3_latency"].reset_index(drop=True)
     assert list(mine["energy_pJ"]) == list(layers["energy_pJ"])
+
+
+def test_the_api_writes_the_workflows_layer_table(results, tmp_path):
+    """One layers.csv: ``zigzag run`` and the API write the table the workflow's save step writes,
+    column for column and number for number, and the same summary figures."""
+    from zigzag.api import run
+    from zigzag.io.results import save_network_outputs
+    from zigzag.search.options import SearchOptions
+
+    experiment = gemm_experiment("l1_l3_latency", "gemm_l1_l3")
+    network = run(
+        experiment["workload"],
+        experiment["accelerator"],
+        experiment["mapping"],
+        SearchOptions(lpf_limit=experiment["lpf_limit"], opt="latency"),
+        show_progress=False,
+    )
+    save_network_outputs(network, tmp_path)
+    folder = results / "l1_l3_latency"
+    assert (tmp_path / "layers.csv").read_text() == (folder / "layers.csv").read_text()
+    mine, theirs = (json.loads((f / "summary.json").read_text()) for f in (tmp_path, folder))
+    assert {k: mine[k] for k in ("energy", "latency", "layers")} == {
+        k: theirs[k] for k in ("energy", "latency", "layers")
+    }
 
 
 def test_long_memory_table(results):
