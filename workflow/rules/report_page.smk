@@ -1,7 +1,8 @@
 # The run's last rules: the interactive HTML report of every results folder (docs/getting-started.md):
 # results/report.html for the experiments, results/stream/report.html for the multi-core
 # experiments and results/hardware_sweeps/<name>/report.html per hardware sweep, each beside one
-# copy of plotly.js. Every table and figure is written first; the page works offline.
+# copy of plotly.js. Every table and figure is written first; the page works offline. Then
+# check_experiments, which fails the run naming the experiments that did not run.
 
 REPORT_INPUTS = (
     ([f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [])
@@ -59,3 +60,26 @@ rule report_page:
         "../envs/zigzag.yaml"
     shell:
         step("report {results} --log {log:q}", results=RESULTS)
+
+
+rule check_experiments:
+    """The run's last job: fails, naming them, when experiments did not run (their rows in
+    experiments.csv have status failed and the reason); every table, figure and the HTML report
+    (report_page above) are written first.
+    """
+    input:
+        experiments=f"{RESULTS}/experiments.csv",
+        figures=PLOT_TARGETS,
+        report=f"{RESULTS}/report.html",
+    output:
+        f"{CACHE}/status/experiments.ok",
+    log:
+        f"{RESULTS}/logs/check_experiments.log",
+    benchmark:
+        f"{CACHE}/benchmarks/check_experiments/all.tsv"
+    conda:
+        "../envs/zigzag.yaml"
+    shell:
+        step(
+            "check-experiments {input.experiments:q} --output {output:q} --log {log:q}"
+        )

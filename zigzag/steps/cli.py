@@ -120,7 +120,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_plot_experiment(args: argparse.Namespace) -> int:
-    from zigzag.steps.report import plot_experiment
+    from zigzag.steps.plots import plot_experiment
 
     def action():
         written = plot_experiment(args.results, args.output, args.format)
@@ -130,7 +130,7 @@ def cmd_plot_experiment(args: argparse.Namespace) -> int:
 
 
 def cmd_plot_accelerator(args: argparse.Namespace) -> int:
-    from zigzag.steps.report import plot_accelerator
+    from zigzag.steps.plots import plot_accelerator
 
     return run_logged(args.log, lambda: f"wrote {plot_accelerator(args.accelerator, args.output)}")
 
@@ -150,7 +150,7 @@ def cmd_check_experiments(args: argparse.Namespace) -> int:
 
 
 def cmd_plot_comparison(args: argparse.Namespace) -> int:
-    from zigzag.steps.report import plot_comparison
+    from zigzag.steps.plots import plot_comparison
 
     return run_logged(args.log, lambda: plot_comparison(args.experiments, args.output, args.pareto))
 
@@ -249,7 +249,7 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("experiment_dirs", nargs="+", help="experiment folders (as written by save)")
     sub.add_argument("--output", required=True, help="folder for the cross-experiment tables")
 
-    from zigzag.steps.report import PLOT_FORMATS
+    from zigzag.steps.plots import PLOT_FORMATS
 
     sub = command(
         "check-experiments",

@@ -1,4 +1,4 @@
-"""Reporting steps (zigzag.steps.report), their commands, and the Snakemake HTML report."""
+"""Plotting steps (zigzag.steps.plots), their commands, and the Snakemake HTML report."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def collected(tmp_path_factory):
 
 @pytest.mark.parametrize("fmt", ["png", "svg"])
 def test_plot_experiment(collected, tmp_path, fmt):
-    from zigzag.steps.report import plot_experiment
+    from zigzag.steps.plots import plot_experiment
 
     written = plot_experiment(collected / "gemm_l1_l3" / "results.json", tmp_path / "plots", fmt)
     assert sorted(p.name for p in written.values()) == sorted(
@@ -75,7 +75,7 @@ def test_plot_experiment(collected, tmp_path, fmt):
 
 
 def test_plot_accelerator_from_parsed_json_and_yaml(collected, tmp_path):
-    from zigzag.steps.report import plot_accelerator
+    from zigzag.steps.plots import plot_accelerator
 
     parsed = sorted((collected / ".cache" / "parsed" / "accelerators").glob("gemm_l1-*.json"))
     assert len(parsed) == 1
@@ -86,7 +86,7 @@ def test_plot_accelerator_from_parsed_json_and_yaml(collected, tmp_path):
 
 
 def test_plot_experiment_errors(collected, tmp_path):
-    from zigzag.steps.report import plot_experiment
+    from zigzag.steps.plots import plot_experiment
 
     with pytest.raises(InputError, match="not one of png, svg, pdf"):
         plot_experiment(collected / "gemm_l1" / "results.json", tmp_path, "bmp")
@@ -95,7 +95,7 @@ def test_plot_experiment_errors(collected, tmp_path):
 
 
 def test_plot_comparison(collected, tmp_path):
-    from zigzag.steps.report import plot_comparison
+    from zigzag.steps.plots import plot_comparison
 
     message = plot_comparison(
         collected / "experiments.csv", tmp_path / "comparison.png", tmp_path / "pareto.csv"
@@ -111,7 +111,7 @@ def test_plot_comparison(collected, tmp_path):
 
 
 def test_plot_comparison_default_pareto_path_and_errors(collected, tmp_path):
-    from zigzag.steps.report import plot_comparison
+    from zigzag.steps.plots import plot_comparison
 
     table = tmp_path / "experiments.csv"
     shutil.copy(collected / "experiments.csv", table)

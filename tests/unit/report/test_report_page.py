@@ -39,7 +39,7 @@ STREAM_SMALL = DATA / "stream" / "small_schedule_reference.json"
 def experiments(tmp_path_factory):
     """Two gemm experiments through every workflow step, with their memory-hierarchy figures."""
     from support.steps import gemm_experiment, run_steps
-    from zigzag.steps.report import plot_accelerator
+    from zigzag.steps.plots import plot_accelerator
 
     config = {
         "experiments": [

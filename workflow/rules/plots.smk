@@ -1,6 +1,8 @@
-# Figures and the HTML report: per experiment its layers' energy and latency and
-# their loop nests; per accelerator its memory hierarchy; across experiments energy vs latency
-# with a Pareto front per workload. (The tables' HTML views come from `save` and `compare`.)
+# The plot rules (plot_*): per experiment its layers' energy and latency and their loop nests;
+# per accelerator its memory hierarchy; across experiments energy vs latency with a Pareto front
+# per workload. (The tables' HTML views come from `save` and `compare`, the interactive report
+# page from rules/report_page.smk; `snakemake --report` gathers the figures with the captions of
+# workflow/report/.)
 #   snakemake --cores N                      (also draws the figures)
 #   snakemake --report report.html          (self-contained HTML report)
 
@@ -114,27 +116,4 @@ rule plot_comparison:
         step(
             "plot-comparison {input:q} --output {output.plot:q} --pareto {output.pareto:q}"
             " --log {log:q}"
-        )
-
-
-rule check_experiments:
-    """The run's last job: fails, naming them, when experiments did not run (their rows in
-    experiments.csv have status failed and the reason); every table, figure and the HTML report
-    (rules/report_page.smk) are written first.
-    """
-    input:
-        experiments=f"{RESULTS}/experiments.csv",
-        figures=PLOT_TARGETS,
-        report=f"{RESULTS}/report.html",
-    output:
-        f"{CACHE}/status/experiments.ok",
-    log:
-        f"{RESULTS}/logs/check_experiments.log",
-    benchmark:
-        f"{CACHE}/benchmarks/check_experiments/all.tsv"
-    conda:
-        "../envs/zigzag.yaml"
-    shell:
-        step(
-            "check-experiments {input.experiments:q} --output {output:q} --log {log:q}"
         )
