@@ -52,6 +52,30 @@ def test_damaged_files_are_reported_and_removed_but_not_on_a_dry_run(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("note: 3 ") and not olds[0].exists()
 
 
+@pytest.mark.parametrize("how", ["truncated", "empty", "garbage", "altered", "other key"])
+def test_files_found_sound_are_checked_again_once_written_to(tmp_path, monkeypatch, how):
+    """The Snakefile's check reads a sealed file only when it changed since it was found sound; any
+    damage, even one that puts the modification time back, is still found and removed."""
+    from zigzag.steps import integrity
+
+    results, cache = tmp_path / "results", tmp_path / "results" / ".cache"
+    entries = [cache / "results" / f"{key}.json" for key in ("abcd", "beef")]
+    entries[0].parent.mkdir(parents=True)
+    for path in entries:
+        path.write_text(sealed_text(DATA_SEALED, path.stem))
+    checked = []
+    sound = integrity.is_sound
+    monkeypatch.setattr(integrity, "is_sound", lambda p, k: checked.append(p.name) or sound(p, k))
+    assert integrity.check_sealed_files(results, cache, dry_run=True) == []
+    assert integrity.check_sealed_files(results, cache) == [] and len(checked) == 4
+    assert integrity.check_sealed_files(results, cache) == [] and len(checked) == 4  # none read
+    times = entries[0].stat()
+    damage(entries[0], how)
+    os.utime(entries[0], ns=(times.st_atime_ns, times.st_mtime_ns))
+    (line,) = integrity.check_sealed_files(results, cache)
+    assert checked[4:] == ["abcd.json"] and str(entries[0]) in line and not entries[0].exists()
+
+
 def test_a_damaged_cost_table_entry_is_recomputed(tmp_path, caplog):
     from zigzag.multicore import cost_table
 

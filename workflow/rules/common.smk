@@ -9,7 +9,6 @@ from zigzag.hardware.memory_costs.cacti_build import cache_root
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.yaml_files import load_yaml, with_strict_numbers
 from zigzag.io.destinations import check_output_folder
-from zigzag.io.sealed import remove_damaged
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
@@ -23,7 +22,7 @@ from zigzag.steps.experiments import (
 )
 from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.folder_runs import check_single_run
-from zigzag.steps.integrity import is_dry_run, sealed_files
+from zigzag.steps.integrity import check_sealed_files, is_dry_run
 from zigzag.steps.pipeline import plan_keys
 from zigzag.steps.stream import resolve_stream_experiments
 from zigzag.sweep.workflow import (
@@ -75,11 +74,17 @@ OUTPUTS = config.get("outputs", {})
 # Damaged files (zigzag/io/sealed.py: cut short, emptied, garbage, altered) among the cached layer
 # results and the intermediate files later steps read are reported, one warning line each, and
 # removed before the DAG is built, so this run computes them again (a dry run only reports them).
+# Files found sound are recorded and checked again only once written to (zigzag/steps/integrity.py);
+# those a run writes are checked and recorded when it ends.
 if workflow.is_main_process:
-    for line in remove_damaged(
-        sealed_files(RESULTS, CACHE), dry_run=is_dry_run(sys.argv[1:])
-    ):
+    for line in check_sealed_files(RESULTS, CACHE, dry_run=is_dry_run(sys.argv[1:])):
         print(line, file=sys.stderr)
+
+
+onsuccess:
+    if not is_dry_run(sys.argv[1:]):
+        check_sealed_files(RESULTS, CACHE, remove=False)
+
 
 # The files the jobs read that the config alone determines (each experiment's resolved spec, a
 # hardware sweep's batches of points, settings and search): path -> content. Nothing is written

@@ -17,42 +17,33 @@ display.
 * :func:`loop_nest_text` - ZigZag's "Loop ordering for <layer>" text (print_mapping format)
 """
 
-from __future__ import annotations
+import importlib
 
-from zigzag.plots.breakdowns import (
-    LATENCY_COMPONENTS,
-    energy_components,
-    latency_components,
-    plot_energy_and_latency,
-    plot_energy_breakdown,
-    plot_latency_breakdown,
-    plot_layer_breakdowns,
-    plot_temporal_mapping_breakdowns,
-)
-from zigzag.plots.common import PJ
-from zigzag.plots.comparison import (
-    pareto_front,
-    pareto_fronts,
-    plot_experiments_comparison,
-    plot_pareto_per_workload,
-)
-from zigzag.plots.loop_nest import loop_nest_text
-from zigzag.plots.memory import plot_memory_hierarchy
+#: the package's API and the module defining each name: loaded on first use, so that importing one
+#: light module of the package (``units``, ``plotlyjs``: the Snakefile's load, the multi-core steps)
+#: does not import matplotlib
+_API = {
+    "LATENCY_COMPONENTS": "breakdowns",
+    "energy_components": "breakdowns",
+    "latency_components": "breakdowns",
+    "plot_energy_and_latency": "breakdowns",
+    "plot_energy_breakdown": "breakdowns",
+    "plot_latency_breakdown": "breakdowns",
+    "plot_layer_breakdowns": "breakdowns",
+    "plot_temporal_mapping_breakdowns": "breakdowns",
+    "PJ": "common",
+    "pareto_front": "comparison",
+    "pareto_fronts": "comparison",
+    "plot_experiments_comparison": "comparison",
+    "plot_pareto_per_workload": "comparison",
+    "loop_nest_text": "loop_nest",
+    "plot_memory_hierarchy": "memory",
+}
 
-__all__ = [
-    "LATENCY_COMPONENTS",
-    "PJ",
-    "energy_components",
-    "latency_components",
-    "loop_nest_text",
-    "pareto_front",
-    "pareto_fronts",
-    "plot_energy_and_latency",
-    "plot_energy_breakdown",
-    "plot_experiments_comparison",
-    "plot_latency_breakdown",
-    "plot_layer_breakdowns",
-    "plot_memory_hierarchy",
-    "plot_pareto_per_workload",
-    "plot_temporal_mapping_breakdowns",
-]
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    if name not in _API:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
