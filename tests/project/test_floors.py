@@ -99,3 +99,32 @@ def test_command_line_help_imports_no_heavy_library():
         in ("pandas", "onnx", "networkx", "yaml", "plotly", "ortools", "tqdm", "moocore", "deap")
     )
     assert not heavy, heavy
+
+
+def test_the_snakefiles_load_imports_no_figure_library():
+    """Every run of the workflow, a no-change rerun included, loads the Snakefile: the modules its
+    rules import there (``workflow/rules/*.smk``) import no matplotlib, pandas or plotly."""
+    modules = sorted(
+        {
+            match
+            for path in (REPO / "workflow" / "rules").glob("*.smk")
+            for match in re.findall(
+                r"^(?:from|import) (zigzag[\w.]*)", path.read_text(), re.MULTILINE
+            )
+        }
+    )
+    assert len(modules) > 5, modules
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import sys, {', '.join(modules)}; "
+            "print(' '.join(m for m in ('matplotlib', 'pandas', 'plotly') if m in sys.modules))",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == [], run.stdout
