@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from zigzag.config.keys import check_unknown_keys
-from zigzag.config.models import EXPERIMENT_SECTIONS, WorkflowConfig
+from zigzag.config.models import EXPERIMENT_SECTIONS, MULTICORE_ALIAS, WorkflowConfig
 from zigzag.errors import InputError
 
 #: the JSON schema generated from the models (zigzag/config/schema.py writes it)
@@ -34,6 +34,12 @@ def load_config(config: dict | WorkflowConfig, file: str = "config") -> Workflow
     if not isinstance(config, dict):
         raise InputError(file, None, f"{config!r} is not a mapping of config keys")
     check_unknown_keys(config, json.loads(SCHEMA_FILE.read_text()), file)
+    if MULTICORE_ALIAS in config and "multicore_experiments" in config:
+        raise InputError(
+            file,
+            MULTICORE_ALIAS,
+            f"give multicore_experiments only ({MULTICORE_ALIAS} is its older name)",
+        )
     try:
         typed = WorkflowConfig.model_validate(config)
     except ValidationError as exc:
@@ -128,9 +134,9 @@ def _message(error: dict, path: tuple) -> str:
         return f"{value!r} is not of type {wanted}; give {article} {wanted}"
     if kind == "string_pattern_mismatch":
         return f"{value!r} does not match {ctx['pattern']}; use letters, digits and _ . + - only"
+    if kind == "string_too_short":
+        return f"{value!r} is empty; give a text"
     if kind == "too_short":
-        if isinstance(value, str):
-            return f"{value!r} is empty; give a text"
         return "the list is empty; give at least one entry"
     if kind == "greater_than_equal":
         return f"{value!r} is less than the minimum of {ctx['ge']}"

@@ -13,6 +13,10 @@ from pydantic import Field, StrictInt, StrictStr
 
 from zigzag.config.base import Name, Section, number, whole
 from zigzag.config.options import Options
+from zigzag.multicore.pipeline.spec import CHOICES, MODES, SEARCH_METHODS, search_defaults
+
+#: an allocation search section's defaults, from the one place (the multi-core run description)
+SEARCH = search_defaults()
 
 #: the fields of an ``llm:`` workload section a sweep may vary (``workload_vary``)
 WORKLOAD_FIELDS = (
@@ -49,17 +53,20 @@ class Fragment(Section):
 
 
 class MulticoreAllocationSearch(Section):
-    """A multi-core sweep's allocation search budget (a mapping that leaves cores to choose)."""
+    """A multi-core sweep's allocation search budget (a mapping that leaves cores to choose);
+    same defaults as a multi-core experiment's ``search``."""
 
-    method: Literal["ga", "co"] = Field(
-        "ga", description="ga: genetic search; co: constraint optimisation"
+    method: Literal[tuple(SEARCH_METHODS)] = Field(
+        SEARCH["method"], description="ga: genetic search; co: constraint optimisation"
     )
-    time_limit: number(gt=0) = Field(600, description="co: seconds per layer stack's solve")
-    gap: number(gt=0, lt=1) = Field(1e-4, description="co: relative optimality gap")
-    individuals: whole(ge=2) = 16
-    generations: whole(ge=0) = 8
-    seed: whole() = 0
-    choose: Literal["latency", "energy", "edp"] = "latency"
+    time_limit: number(gt=0) = Field(
+        SEARCH["time_limit"], description="co: seconds per layer stack's solve"
+    )
+    gap: number(gt=0, lt=1) = Field(SEARCH["gap"], description="co: relative optimality gap")
+    individuals: whole(ge=2) = SEARCH["individuals"]
+    generations: whole(ge=0) = SEARCH["generations"]
+    seed: whole() = SEARCH["seed"]
+    choose: Literal[CHOICES] = SEARCH["choose"]
 
 
 class Ranking(Section):
@@ -98,7 +105,7 @@ class HardwareSweep(Options):
         "file, each variant scheduled",
     )
     base: StrictStr = Field(description="accelerator YAML the variants start from")
-    modes: Annotated[list[Literal["lbl", "fused"]], Field(min_length=1)] = Field(
+    modes: Annotated[list[Literal[MODES]], Field(min_length=1)] = Field(
         ["lbl"],
         description="multicore: the scheduling modes, one row per variant, workload and mode",
     )

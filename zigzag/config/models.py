@@ -4,7 +4,8 @@ A field whose default is None may be left out but not written as ``null`` (as in
 where its type is not nullable).
 
 :class:`WorkflowConfig` is the whole file: search-option ``defaults``, single-core
-``experiments`` and grid ``sweeps``, multi-core ``stream_experiments``, ``hardware_sweeps``
+``experiments`` and grid ``sweeps``, ``multicore_experiments`` (or ``stream_experiments``, its
+older name), ``hardware_sweeps``
 (:mod:`zigzag.config.hardware_sweeps`) and ``outputs``. The JSON schema of the file is generated
 from these classes (:mod:`zigzag.config.schema`); docs/reference/workflow-config.md documents them.
 """
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import Field, StrictBool, StrictStr
+from pydantic import AliasChoices, Field, StrictBool, StrictStr
 
 from zigzag.config.base import Name, Section, number, whole
 from zigzag.config.hardware_sweeps import HardwareSweep
 from zigzag.config.options import Options, SweepOptions
+from zigzag.config.hardware_sweeps import SEARCH
+from zigzag.multicore.pipeline.spec import CHOICES, LATENCY_MODELS, MODES, SEARCH_METHODS
 
 #: one file, or a non-empty list of files (a sweep's axis)
 FileOrList = Union[StrictStr, Annotated[list[StrictStr], Field(min_length=1)]]
@@ -58,19 +61,22 @@ class GridSweep(SweepOptions):
 
 
 class AllocationSearch(Section):
-    """How a multi-core experiment searches the cores its mapping leaves open."""
+    """How a multi-core experiment searches the cores its mapping leaves open; the defaults are
+    those of the multi-core run description (:func:`zigzag.multicore.pipeline.search_defaults`)."""
 
-    method: Literal["ga", "co"] = Field(
-        "ga",
+    method: Literal[tuple(SEARCH_METHODS)] = Field(
+        SEARCH["method"],
         description="ga: genetic search (NSGA-II front); co: constraint optimisation "
         "(Stream's optimize_allocation_co)",
     )
-    individuals: whole(ge=2) = 16
-    generations: whole(ge=1) = 8
-    seed: whole() = 0
-    choose: Literal["latency", "energy", "edp"] = "latency"
-    time_limit: number(gt=0) = Field(600, description="co: seconds per layer stack's solve")
-    gap: number(ge=0, lt=1) = Field(1e-4, description="co: relative optimality gap")
+    individuals: whole(ge=2) = SEARCH["individuals"]
+    generations: whole(ge=1) = SEARCH["generations"]
+    seed: whole() = SEARCH["seed"]
+    choose: Literal[CHOICES] = SEARCH["choose"]
+    time_limit: number(gt=0) = Field(
+        SEARCH["time_limit"], description="co: seconds per layer stack's solve"
+    )
+    gap: number(ge=0, lt=1) = Field(SEARCH["gap"], description="co: relative optimality gap")
 
 
 class MulticoreExperiment(Section):
@@ -80,7 +86,7 @@ class MulticoreExperiment(Section):
     accelerator: StrictStr = Field(description="multi-core accelerator YAML (Stream format)")
     workload: StrictStr = Field(description="ONNX model")
     mapping: StrictStr = Field(description="multi-core mapping YAML (one fixed core per layer)")
-    mode: Literal["lbl", "fused"]
+    mode: Literal[MODES]
     layer_stacks: StrictStr = Field(
         None,
         description="fused stacks of layer ids, e.g. '0-10;11-21' "
@@ -100,7 +106,7 @@ class MulticoreExperiment(Section):
         description="older spelling: a clock period in ns, read as clock_ghz = 1 / clock_ns "
         "with a warning",
     )
-    latency_model: Literal["auto", "zigzag", "bandwidth_bound"] = Field(
+    latency_model: Literal[LATENCY_MODELS] = Field(
         "auto",
         description="auto: bandwidth_bound for an LLM step, zigzag otherwise; zigzag: Stream's "
         "link model; bandwidth_bound: a node streaming from DRAM lasts at least its DRAM bits "
@@ -120,8 +126,16 @@ class Outputs(Section):
     plot_format: Literal["png", "svg", "pdf"] = Field("png", description="format of the figures")
 
 
+#: the older name of ``multicore_experiments``, still read
+MULTICORE_ALIAS = "stream_experiments"
 #: the sections of which a config needs at least one
-EXPERIMENT_SECTIONS = ("experiments", "sweeps", "stream_experiments", "hardware_sweeps")
+EXPERIMENT_SECTIONS = (
+    "experiments",
+    "sweeps",
+    "multicore_experiments",
+    MULTICORE_ALIAS,
+    "hardware_sweeps",
+)
 
 
 class WorkflowConfig(Section):
@@ -140,9 +154,11 @@ class WorkflowConfig(Section):
         default_factory=list,
         description="every combination of the list-valued entries becomes an experiment",
     )
-    stream_experiments: list[MulticoreExperiment] = Field(
+    multicore_experiments: list[MulticoreExperiment] = Field(
         default_factory=list,
-        description="multi-core experiments, scheduled layer by layer (lbl) or fused",
+        validation_alias=AliasChoices("multicore_experiments", MULTICORE_ALIAS),
+        description="multi-core experiments, scheduled layer by layer (lbl) or fused "
+        f"(older name: {MULTICORE_ALIAS})",
     )
     hardware_sweeps: list[HardwareSweep] = Field(
         default_factory=list,
@@ -150,3 +166,8 @@ class WorkflowConfig(Section):
         "(docs/reference/sweeps.md)",
     )
     outputs: Outputs = Field(default_factory=Outputs)
+
+    @property
+    def multicore_section(self) -> str:
+        """The name the config gave its multi-core experiments (for messages)."""
+        return MULTICORE_ALIAS if MULTICORE_ALIAS in self._order else "multicore_experiments"

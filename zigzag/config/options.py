@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, create_model
 
-from zigzag.config.base import Section, whole
+from zigzag.config.base import Section, number, whole
 from zigzag.search.options import OPTIONS, Option
 
 
@@ -25,6 +25,8 @@ def _field(option: Option) -> tuple[Any, Any]:
         kind: Any = Literal[option.choices]
     elif option.type is int:
         kind = whole(**bounds)
+    elif option.type is float:
+        kind = number(**bounds)
     else:
         kind = Annotated[option.type, Field(**bounds)]
     return kind, Field(option.default, description=option.help)

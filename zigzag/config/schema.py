@@ -12,13 +12,18 @@ from __future__ import annotations
 import json
 
 from zigzag.config.check import SCHEMA_FILE
-from zigzag.config.models import EXPERIMENT_SECTIONS, WorkflowConfig
+from zigzag.config.models import EXPERIMENT_SECTIONS, MULTICORE_ALIAS, WorkflowConfig
 
 
 def config_schema() -> dict:
     """The JSON schema (draft 2020-12) of :class:`WorkflowConfig`: every section closed (an
     unknown key is an error), and at least one of the experiment sections required."""
     schema = _untitled(WorkflowConfig.model_json_schema())
+    properties = schema["properties"]
+    properties[MULTICORE_ALIAS] = {
+        **properties["multicore_experiments"],
+        "description": "the older name of multicore_experiments",
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "zigzag-flow workflow config",

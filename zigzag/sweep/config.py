@@ -19,6 +19,7 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import validate_accelerator
+from zigzag.multicore.pipeline.spec import search_defaults
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 from zigzag.sweep.multicore import multicore_spec
@@ -45,15 +46,7 @@ KINDS = ("single", "multicore")
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search", "latency_model")
 MODES = ("lbl", "fused")
 #: the allocation search of a multi-core sweep: key -> default (a mapping that leaves choices)
-ALLOCATION_SEARCH = {
-    "method": "ga",
-    "individuals": 16,
-    "generations": 8,
-    "seed": 0,
-    "choose": "latency",
-    "time_limit": 600,
-    "gap": 1e-4,
-}
+ALLOCATION_SEARCH = search_defaults()
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
