@@ -121,9 +121,18 @@ def _choices(error: dict) -> list[str]:
     return re.findall(r"'([^']*)'", error["ctx"]["expected"])
 
 
+#: field -> the message of a value out of range, where a field's unit says more
+_OUT_OF_RANGE = {
+    "clock_ns": "{value!r} is not a clock period in ns; give a number > 0",
+    "clock_ghz": "{value!r} is not a clock frequency in GHz; give a number > 0",
+}
+
+
 def _message(error: dict, path: tuple) -> str:
     """What is wrong with one value and how to fix it, in a line (JSON-schema wording)."""
     kind, value, ctx = error["type"], error["input"], error.get("ctx") or {}
+    if kind == "greater_than" and path and path[-1] in _OUT_OF_RANGE:
+        return _OUT_OF_RANGE[path[-1]].format(value=value)
     if kind == "literal_error":
         return f"{value!r} is not one of {', '.join(_choices(error))}"
     if kind == "missing":
