@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictStr
 
 from zigzag.config.base import Name, Section, number, whole
 from zigzag.config.options import Options
@@ -87,9 +87,7 @@ class GuidedSearch(Section):
         description="guided: models of feasibility and objectives choose each batch; "
         "nsga2: a genetic search",
     )
-    population: whole(ge=4) = Field(
-        16, description="candidates kept and children per generation"
-    )
+    population: whole(ge=4) = Field(16, description="candidates kept and children per generation")
     generations: whole(ge=1) = 8
     seed: whole() = 0
     workers: whole(ge=1) = Field(2, description="processes evaluating candidates")

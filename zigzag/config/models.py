@@ -122,7 +122,9 @@ class MulticoreExperiment(Section):
 class Outputs(Section):
     """Options that only change how results are written (never trigger a re-evaluation)."""
 
-    float_format: StrictStr = Field("%.10g", description="printf-style format of floats in layers.csv")
+    float_format: StrictStr = Field(
+        "%.10g", description="printf-style format of floats in layers.csv"
+    )
     plot_format: Literal["png", "svg", "pdf"] = Field("png", description="format of the figures")
 
 

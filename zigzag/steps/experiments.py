@@ -176,6 +176,7 @@ def expand_experiments(config: dict | WorkflowConfig) -> list[dict]:
     # read here, not at import: the jobs import this module and never read a config
     from zigzag.config import load_config
     from zigzag.config.check import NO_EXPERIMENT
+
     config = load_config(config)
     defaults = config.defaults.given()
     experiments = [

@@ -33,11 +33,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+
 def resolve_stream_experiments(config: dict | WorkflowConfig) -> dict[str, dict]:
     """The config's multi-core experiments (read once by :func:`zigzag.config.load_config` when
     a dict) with every default filled in, by name: each as its jobs read it from its spec file."""
     # read here, not at import: the jobs import this module and never read a config
     from zigzag.config import load_config
+
     config = load_config(config)
     out: dict[str, dict] = {}
     for i, entry in enumerate(config.multicore_experiments):

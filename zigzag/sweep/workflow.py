@@ -48,7 +48,9 @@ _SETTINGS = (
 AUTO_BATCHES = 48
 
 
-def resolve_hardware_sweeps(config: dict | WorkflowConfig) -> dict[str, tuple[Sweep, list[Variant]]]:
+def resolve_hardware_sweeps(
+    config: dict | WorkflowConfig,
+) -> dict[str, tuple[Sweep, list[Variant]]]:
     """The config's hardware sweeps (read by :func:`zigzag.config.load_config` when a dict),
     checked and expanded: name -> (sweep, its variants)."""
     from zigzag.config import load_config
