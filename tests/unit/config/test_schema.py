@@ -81,7 +81,7 @@ def test_both_names_of_the_multicore_section_are_refused():
         (
             {"stream_experiments": [{**MULTICORE, "clock_ghz": 0}]},
             "stream_experiments[0].clock_ghz",
-            "0 is less than or equal to the minimum of 0",
+            "0 is not a clock frequency in GHz; give a number > 0",
         ),
         (
             {"stream_experiments": [{**MULTICORE, "lpf_limit": 2.5}]},
