@@ -18,6 +18,7 @@ from pydantic import (
     PrivateAttr,
     StrictFloat,
     StrictInt,
+    StrictStr,
     WithJsonSchema,
     model_validator,
 )
@@ -26,6 +27,8 @@ from pydantic_core import PydanticCustomError
 #: a plain folder name: experiment and sweep names (their results folders)
 NAME_PATTERN = r"^[A-Za-z0-9_.+-]+$"
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+#: one file, or a non-empty list of files
+FileOrList = Union[StrictStr, Annotated[list[StrictStr], Field(min_length=1)]]
 
 
 def _integral(value: float) -> float:

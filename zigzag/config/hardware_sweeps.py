@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Field, StrictStr
 
-from zigzag.config.base import Name, Section, number, whole
+from zigzag.config.base import FileOrList, Name, Section, number, whole
 from zigzag.config.options import Options
 from zigzag.multicore.pipeline.spec import CHOICES, MODES, SEARCH_METHODS, search_defaults
 
@@ -140,7 +140,7 @@ class HardwareSweep(Options):
         None,
         description="variant names, e.g. 'tpu{D1}x{D2}-ub{ub}' (default: base name and parameters)",
     )
-    workloads: Union[StrictStr, Annotated[list[StrictStr], Field(min_length=1)]]
+    workloads: FileOrList
     mapping: StrictStr = Field(
         None,
         description="mapping YAML; unrolling sizes may be expressions such as 'K, D1' "

@@ -12,18 +12,16 @@ from these classes (:mod:`zigzag.config.schema`); docs/reference/workflow-config
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Literal, Union
 
 from pydantic import AliasChoices, Field, StrictBool, StrictStr
 
-from zigzag.config.base import Name, Section, number, whole
+from zigzag.config.base import FileOrList, Name, Section, number, whole
 from zigzag.config.hardware_sweeps import HardwareSweep
 from zigzag.config.options import Options, SweepOptions
 from zigzag.config.hardware_sweeps import SEARCH
 from zigzag.multicore.pipeline.spec import CHOICES, LATENCY_MODELS, MODES, SEARCH_METHODS
 
-#: one file, or a non-empty list of files (a sweep's axis)
-FileOrList = Union[StrictStr, Annotated[list[StrictStr], Field(min_length=1)]]
 #: a named parameter's value (a column of experiments.csv)
 Scalar = Union[StrictBool, number(), StrictStr]
 
