@@ -20,10 +20,10 @@ from zigzag.errors import InputError
 
 #: the JSON schema generated from the models (zigzag/config/schema.py writes it)
 SCHEMA_FILE = Path(__file__).with_name("config.schema.json")
+#: the sections named when none is given (``stream_experiments`` is the older name of one of them)
 NO_EXPERIMENT = (
     "no experiment defined; add an entry under "
-    + ", ".join(f"'{s}'" for s in EXPERIMENT_SECTIONS[:-1])
-    + f" or '{EXPERIMENT_SECTIONS[-1]}'"
+    "'experiments', 'sweeps', 'multicore_experiments' or 'hardware_sweeps'"
 )
 
 
@@ -38,7 +38,8 @@ def load_config(config: dict | WorkflowConfig, file: str = "config") -> Workflow
         raise InputError(
             file,
             MULTICORE_ALIAS,
-            f"give multicore_experiments only ({MULTICORE_ALIAS} is its older name)",
+            "give the multi-core experiments under multicore_experiments only "
+            f"({MULTICORE_ALIAS} is its older name)",
         )
     try:
         typed = WorkflowConfig.model_validate(config)

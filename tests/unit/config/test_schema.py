@@ -65,7 +65,7 @@ def test_multicore_experiments_under_either_name(key):
 
 
 def test_both_names_of_the_multicore_section_are_refused():
-    with pytest.raises(InputError, match="give multicore_experiments only"):
+    with pytest.raises(InputError, match="under multicore_experiments only"):
         load_config({"multicore_experiments": [MULTICORE], "stream_experiments": [MULTICORE]})
 
 
