@@ -15,8 +15,9 @@ if not workflow.config_settings.configfiles:
     configfile: "config.yaml"
 
 
-# common.smk checks the config against workflow/schemas/config.schema.yaml and resolves the
-# experiments; a problem stops the run with one line naming the entry and the fix.
+# common.smk reads the config once into its typed models (zigzag/config; the JSON schema
+# zigzag/config/config.schema.json is generated from them) and resolves the experiments; a
+# problem stops the run with one line naming the entry and the fix.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"

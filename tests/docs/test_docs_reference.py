@@ -4,7 +4,8 @@ Every field a validator accepts has a row in a reference table, and every row na
 validator accepts. The accepted fields are read from the validators' own schemas: the `Field`
 trees of the accelerator (both memory formats), workload and mapping validators, the key lists of
 the multi-core accelerator reader and of the multi-core mapping reader, and the workflow config's
-JSON schema. A field is written as a dotted path: `memories.<name>.ports[].allocation`, with
+JSON schema, generated from its models (zigzag/config): every field of the models (config.yaml's
+keys, its sweeps' and hardware sweeps' keys) has a row, and every documented config key is a field. A field is written as a dotted path: `memories.<name>.ports[].allocation`, with
 `<...>` for a name the user chooses and `[]` for the items of a list (`[].id` is the `id` of every
 layer of a workload file).
 
@@ -30,9 +31,10 @@ from zigzag.io.validation.schema import Field
 from zigzag.io.validation.workload import _LAYER
 from zigzag.multicore import mapping as stream_mapping
 from support import REPO
+from zigzag.config import load_config
+from zigzag.config.schema import config_schema
 
 REFERENCE = REPO / "docs" / "reference"
-CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def join(prefix: str, key: str) -> str:
@@ -83,6 +85,27 @@ def json_schema_paths(node: dict, prefix: str, defs: dict) -> set[str]:
     return paths
 
 
+def json_schema_defaults(node: dict, prefix: str, defs: dict) -> dict[str, object]:
+    """Path -> default of every field of a JSON-schema node that has one (as json_schema_paths)."""
+    found: dict[str, object] = {}
+    if "$ref" in node:
+        target = {"$defs": defs}
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        found |= json_schema_defaults(target, prefix, defs)
+    for combined in ("allOf", "anyOf", "oneOf"):
+        for sub in node.get(combined, []):
+            found |= json_schema_defaults(sub, prefix, defs)
+    for key, sub in node.get("properties", {}).items():
+        path = join(prefix, key)
+        if sub.get("default") is not None:
+            found[path] = sub["default"]
+        found |= json_schema_defaults(sub, path, defs)
+    if isinstance(node.get("items"), dict):
+        found |= json_schema_defaults(node["items"], f"{prefix}[]", defs)
+    return found
+
+
 def multicore_accelerator_paths() -> set[str]:
     """The multi-core accelerator file: Stream's format with `cores`, the mesh shorthand, the `graph` format."""
     paths = set(stream_hardware._TOP_KEYS) | set(stream_hardware._GRAPH_TOP_KEYS)
@@ -104,7 +127,7 @@ def multicore_mapping_paths() -> set[str]:
 
 def accepted_paths() -> set[str]:
     """The union of the fields every input format accepts."""
-    schema = yaml.safe_load(CONFIG_SCHEMA.read_text())
+    schema = config_schema()  # generated from the config's models (zigzag/config)
     return (
         field_paths(_ACCELERATOR, "")
         | field_paths(_LEGACY_MEMORY, "memories.<name>")
@@ -120,8 +143,15 @@ def accepted_paths() -> set[str]:
 _PLACEHOLDER = re.compile(r"<[^>]*>")
 
 
+#: config sections read under an older name too: the alias's fields are those of the section
+ALIASES = {"stream_experiments[]": "multicore_experiments[]"}
+
+
 def normalise(path: str) -> str:
-    """Any `<...>` placeholder stands for any user-chosen name."""
+    """Any `<...>` placeholder stands for any user-chosen name; an alias's fields are its section's."""
+    for alias, section in ALIASES.items():
+        if path.startswith(alias):
+            path = section + path.removeprefix(alias)
     return _PLACEHOLDER.sub("<>", path)
 
 
@@ -129,8 +159,9 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
-def reference_rows() -> dict[str, list[str]]:
-    """Documented path -> the pages documenting it, from every reference table of docs/reference/."""
+def reference_rows(cell: int | None = None) -> dict[str, list[str]]:
+    """Documented path -> the pages documenting it (or, with ``cell``, the text of that column of
+    its rows), from every reference table of docs/reference/."""
     rows: dict[str, list[str]] = {}
     for page in sorted(REFERENCE.glob("*.md")):
         lines = page.read_text().splitlines()
@@ -152,7 +183,8 @@ def reference_rows() -> dict[str, list[str]]:
                 assert match, (
                     f"{page.name}: reference row {line!r} does not start with a `dotted.path`"
                 )
-                rows.setdefault(match.group(1), []).append(page.name)
+                value = page.name if cell is None else _cells(line)[cell]
+                rows.setdefault(match.group(1), []).append(value)
     return rows
 
 
@@ -176,6 +208,27 @@ def test_every_documented_field_is_accepted():
     assert not unknown, f"documented fields that no validator accepts: {unknown}"
 
 
+def test_documented_config_defaults_are_the_models():
+    """A default written as one value (`6`, `latency`, `[lbl]`) in a config table is the model's."""
+    schema = config_schema()
+    defaults = json_schema_defaults(schema, "", schema["$defs"])
+    wrong = []
+    for path, cells in reference_rows(cell=2).items():
+        model = defaults.get(path)
+        for text in cells:
+            match = re.fullmatch(r"`([^`]+)`", text)
+            if model is None or match is None:
+                continue
+            try:
+                written = yaml.safe_load(match.group(1))
+            except yaml.YAMLError:  # `%.10g`: text
+                written = match.group(1)
+            if written != model and not (isinstance(model, float) and written == float(model)):
+                wrong.append(f"{path}: documented {text}, the models say {model!r}")
+    assert not wrong, wrong
+    assert len(defaults) > 60
+
+
 def yaml_examples() -> list[tuple[str, object]]:
     """(page:line, loaded document) of every ```yaml block of the reference pages."""
     examples = []
@@ -188,7 +241,7 @@ def yaml_examples() -> list[tuple[str, object]]:
 
 def test_yaml_examples_of_the_reference_are_valid():
     """Each example passes the validator of its format (multi-core top files name core files; skipped)."""
-    schema = yaml.safe_load(CONFIG_SCHEMA.read_text())
+    schema = config_schema()
     checked = 0
     for where, document in yaml_examples():
         if isinstance(document, dict) and "memories" in document:
@@ -196,9 +249,10 @@ def test_yaml_examples_of_the_reference_are_valid():
         elif isinstance(document, dict) and "llm" in document:
             read_llm_section(document, where)
         elif isinstance(document, dict) and (
-            {"experiments", "sweeps", "stream_experiments"} & set(document)
+            {"experiments", "sweeps", "multicore_experiments", "stream_experiments"} & set(document)
         ):
             jsonschema.validate(document, schema)
+            load_config(document, where)
         elif isinstance(document, list) and document and "equation" in document[0]:
             validate_workload(document, where)
         elif (

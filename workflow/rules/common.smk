@@ -4,8 +4,8 @@ import re
 import shlex
 import sys
 
+from zigzag.config import load_config
 from zigzag.errors import InputError
-from zigzag.hardware.memory_costs.cacti_build import cache_root
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.yaml_files import load_yaml, with_strict_numbers
 from zigzag.io.destinations import check_output_folder
@@ -69,7 +69,6 @@ def step(arguments, **constants):
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"
-OUTPUTS = config.get("outputs", {})
 
 # Damaged files (zigzag/io/sealed.py: cut short, emptied, garbage, altered) among the cached layer
 # results and the intermediate files later steps read are reported, one warning line each, and
@@ -118,16 +117,17 @@ try:
             LOCK_NOTE = check_single_run()
             if LOCK_NOTE:
                 print(LOCK_NOTE, file=sys.stderr)
-    EXPERIMENTS = {
-        e["name"]: e
-        # configs that passed are remembered in the per-user cache, outside the working folder
-        for e in expand_experiments(config, passed_dir=cache_root() / "checked-configs")
-    }
+    # the config read once into typed sections (zigzag/config): every check of its shape, types
+    # and defaults is made here; the resolvers below take the typed sections
+    CONFIG = load_config(config)
+    # how results are written: float_format, plot_format (with their defaults)
+    OUTPUTS = CONFIG.outputs
+    EXPERIMENTS = {e["name"]: e for e in expand_experiments(CONFIG)}
     check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/stream.smk)
-    STREAM = resolve_stream_experiments(config)
+    STREAM = resolve_stream_experiments(CONFIG)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
-    HW_SWEEPS = resolve_hardware_sweeps(config)
+    HW_SWEEPS = resolve_hardware_sweeps(CONFIG)
     EXPERIMENT_NAMES = list(EXPERIMENTS)
     WORKLOADS, ACCELERATORS = distinct_inputs(list(EXPERIMENTS.values()))
     EXPERIMENT_SPECS = {
@@ -142,11 +142,11 @@ try:
         if variants is not None
     }
     # hardware sweeps run as a guided search (their `search` key): one job each
-    HW_SEARCH_FILES = write_search_files(config, f"{CACHE}/sweeps", write=spec_json)
+    HW_SEARCH_FILES = write_search_files(CONFIG, f"{CACHE}/sweeps", write=spec_json)
     HW_BASES = {
-        section["name"]: section["base"]
-        for section in config.get("hardware_sweeps") or []
-        if section.get("name") in HW_SEARCH_FILES
+        sweep.name: sweep.base
+        for sweep in CONFIG.hardware_sweeps
+        if sweep.name in HW_SEARCH_FILES
     }
     HW_SETTINGS = {
         name: write_sweep_settings(sweep, f"{CACHE}/sweeps", write=spec_json)

@@ -83,7 +83,7 @@ rule sweep_collect:
             "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
             " --format {format} --float-format {float_format} --log {log:q}",
             format=PLOT_FORMAT,
-            float_format=OUTPUTS.get("float_format", "%.10g"),
+            float_format=OUTPUTS.float_format,
         )
 
 
@@ -139,7 +139,7 @@ rule sweep_search:
             " --format {format} --float-format {float_format} --log {log:q}",
             cache=CACHE,
             format=PLOT_FORMAT,
-            float_format=OUTPUTS.get("float_format", "%.10g"),
+            float_format=OUTPUTS.float_format,
         )
 
 

@@ -6,7 +6,7 @@
 #   snakemake --cores N                      (also draws the figures)
 #   snakemake --report report.html          (self-contained HTML report)
 
-PLOT_FORMAT = OUTPUTS.get("plot_format", "png")
+PLOT_FORMAT = OUTPUTS.plot_format
 
 
 report: "../report/workflow.rst"

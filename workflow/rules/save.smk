@@ -51,7 +51,7 @@ rule save:
             "save {input:q} --cache {cache} --output {params.folder:q}"
             " --float-format {float_format} --log {log:q}",
             cache=CACHE,
-            float_format=OUTPUTS.get("float_format", "%.10g"),
+            float_format=OUTPUTS.float_format,
         )
 
 

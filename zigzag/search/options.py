@@ -1,4 +1,4 @@
-"""Every option of a run, in one table: the command line, the config schema and the API use it.
+"""Every option of a run, in one table: the command line, the config models and the API use it.
 
 Names and meanings are those of ZigZag's API (``get_hardware_performance_zigzag``); ``salsa_seed``
 and ``evaluate_all_operators`` are ours. :data:`OPTIONS` is the table; :class:`SearchOptions`
@@ -64,23 +64,8 @@ class Option:
             )
         return value
 
-    def json_schema(self) -> dict:
-        """This option as a JSON-schema property (as in workflow/schemas/config.schema.yaml)."""
-        schema: dict[str, Any] = {"type": _JSON_TYPES[self.type]}
-        if self.choices:
-            schema["enum"] = list(self.choices)
-        if self.minimum is not None:
-            schema["minimum"] = self.minimum
-        if self.above is not None:
-            schema["exclusiveMinimum"] = self.above
-        schema["description"] = (
-            f"{self.help} (default {_yaml(self.default)})"  # no 'default' key: Snakemake
-        )
-        return schema  # would fill every default into the user's config
-
 
 _TYPE_WORDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
-_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
 def _is_type(value: Any, kind: type) -> bool:
@@ -283,20 +268,3 @@ def resolve_options(given: dict) -> tuple[SearchOptions, dict]:
     search = {k: v for k, v in values.items() if OPTION_BY_NAME[k].scope == "search"}
     workload = {o.name: values.get(o.name, o.default) for o in OPTIONS if o.scope == "workload"}
     return SearchOptions(**search), workload
-
-
-def options_json_schema() -> dict:
-    """The ``$defs.options`` block of the workflow config's JSON schema."""
-    return {
-        "type": "object",
-        "properties": {option.name: option.json_schema() for option in OPTIONS},
-    }
-
-
-def sweep_options_json_schema() -> dict:
-    """The ``$defs.sweep_options`` block: the option names a sweep may set (a value or a list of
-    values, each checked by :func:`resolve_options` once the sweep is expanded)."""
-    return {
-        "type": "object",
-        "properties": {option.name: {} for option in OPTIONS},
-    }

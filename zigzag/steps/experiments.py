@@ -1,6 +1,7 @@
 """Experiments from a workflow config: explicit ones and sweep grids (GeneralParameterIterator's role).
 
-A resolved experiment is a plain dict::
+The config is read once into typed sections (:mod:`zigzag.config`); a resolved experiment is
+what its jobs read from its spec file, a plain JSON dict::
 
     {"name": ..., "workload": path, "accelerator": path, "mapping": path,
      "evaluate_all_operators": bool, "options": {every SearchOptions field}}
@@ -8,21 +9,21 @@ A resolved experiment is a plain dict::
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.tables import FIGURES, IDENTITY, input_id
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
-from zigzag.steps.config_keys import check_unknown_keys
+
+if TYPE_CHECKING:
+    from zigzag.config import WorkflowConfig
 
 FILE_KEYS = ("workload", "accelerator", "mapping")
-#: the workflow config's JSON schema (Snakefile validates against it too)
-CONFIG_SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def check_experiment_name(name, where: str) -> None:
@@ -169,84 +170,23 @@ def _check_distinct_names(specs: list[dict], axes: dict, pattern: str, where: st
         )
 
 
-def validate_config(
-    config: dict, schema_path: str | Path = CONFIG_SCHEMA, *, passed_dir: str | Path | None = None
-) -> None:
-    """Check a workflow config against its JSON schema; the first problem as a one-line InputError.
-    Unknown keys come first, named by their place and the closest known key (see
-    :mod:`zigzag.steps.config_keys`).
+def expand_experiments(config: dict | WorkflowConfig) -> list[dict]:
+    """All resolved single-core experiments of a workflow config (read once by
+    :func:`zigzag.config.load_config` when a dict), names unique."""
+    # read here, not at import: the jobs import this module and never read a config
+    from zigzag.config import load_config
+    from zigzag.config.check import NO_EXPERIMENT
 
-    ``passed_dir``: a folder remembering the configs that passed (a file named by a hash of the
-    config and the schema), so an unchanged config is not checked again at every ``snakemake``
-    start (importing jsonschema alone takes 60 ms)."""
-    schema_text = Path(schema_path).read_text()
-    key = hashlib.sha256(
-        f"{json.dumps(config, sort_keys=True, default=str)}\0{schema_text}".encode()
-    ).hexdigest()[:32]
-    stamp = Path(passed_dir) / key if passed_dir is not None else None
-    if stamp is not None and stamp.exists():
-        return
-    from zigzag.io.yaml_files import load_yaml
-
-    schema = load_yaml(schema_path)
-    check_unknown_keys(config, schema)
-    import jsonschema
-
-    errors = jsonschema.Draft202012Validator(schema).iter_errors(config)
-    error = jsonschema.exceptions.best_match(errors)
-    if error is not None:
-        raise InputError(
-            "config", _config_path(error.absolute_path) or "top level", _config_message(error)
-        )
-    if stamp is not None:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
-
-
-def _config_path(path) -> str:
-    text = ""
-    for key in path:
-        text += f"[{key}]" if isinstance(key, int) else f".{key}" if text else str(key)
-    return text
-
-
-def _config_message(error) -> str:
-    """What is wrong with one config value and how to fix it, in a line."""
-    value = error.instance
-    if error.validator == "enum":
-        return f"{value!r} is not one of {', '.join(map(str, error.validator_value))}"
-    if error.validator == "required":
-        missing = error.message.split("'")[1]
-        return f"'{missing}' is missing; add {missing}: ..."
-    if error.validator == "type":
-        kind = error.validator_value
-        kind = " or ".join(kind) if isinstance(kind, list) else str(kind)
-        article = "an" if kind[:1] in "aeiou" else "a"
-        return f"{value!r} is not of type {kind}; give {article} {kind}"
-    if error.validator == "pattern":
-        return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
-    if error.validator == "anyOf" and not error.absolute_path:
-        return "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'"
-    if error.validator == "minItems":
-        return "the list is empty; give at least one entry"
-    if error.validator == "oneOf":
-        return f"{value!r} is neither a file path nor a non-empty list of file paths; give one of those"
-    return " ".join(error.message.split())
-
-
-def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) -> list[dict]:
-    """All resolved experiments of a workflow config (checked against its schema, see
-    :func:`validate_config` for ``passed_dir``), names unique."""
-    validate_config(config, passed_dir=passed_dir)
-    defaults = config.get("defaults") or {}
+    config = load_config(config)
+    defaults = config.defaults.given()
     experiments = [
-        resolve_experiment(spec, defaults, f"experiments[{i}]")
-        for i, spec in enumerate(config.get("experiments") or [])
+        resolve_experiment(spec.given(), defaults, f"experiments[{i}]")
+        for i, spec in enumerate(config.experiments)
     ]
-    for i, sweep in enumerate(config.get("sweeps") or []):
+    for i, sweep in enumerate(config.sweeps):
         experiments += [
             resolve_experiment(spec, defaults, f"sweeps[{i}] ({spec['name']})")
-            for spec in expand_sweep(sweep, f"sweeps[{i}]")
+            for spec in expand_sweep(sweep.given(), f"sweeps[{i}]")
         ]
     seen = set()
     for exp in experiments:
@@ -257,16 +197,8 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
                 "name used twice; experiment names must be unique",
             )
         seen.add(exp["name"])
-    if (
-        not experiments
-        and not config.get("stream_experiments")
-        and not config.get("hardware_sweeps")
-    ):
-        raise InputError(
-            "config",
-            "experiments",
-            "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'",
-        )
+    if not experiments and not config.multicore_experiments and not config.hardware_sweeps:
+        raise InputError("config", "experiments", NO_EXPERIMENT)
     return experiments
 
 

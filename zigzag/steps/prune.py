@@ -50,18 +50,20 @@ def _cost_keys(path: Path) -> set[str]:
 
 def unreferenced(config: dict) -> list[Path]:
     """The cache files of ``config``'s cache folder that none of its experiments refers to."""
+    from zigzag.config import load_config
     from zigzag.steps.experiments import expand_experiments
     from zigzag.steps.stream import resolve_stream_experiments
 
-    results = Path(config.get("results", "results"))
-    cache = Path(config.get("cache", results / ".cache"))
+    config = load_config(config)  # read once, the typed sections handed on
+    results = Path(config.results)
+    cache = Path(config.cache if config.cache is not None else results / ".cache")
     layer_keys: set[str] = set()
     for experiment in expand_experiments(config):
         layer_keys |= _plan_keys(results / experiment["name"] / "plan.json")
     cost_keys: set[str] = set()
     for name in resolve_stream_experiments(config):
         cost_keys |= _cost_keys(results / "stream" / name / "cost_plan.json")
-    keep_unplanned = bool(config.get("hardware_sweeps"))
+    keep_unplanned = bool(config.hardware_sweeps)
     jobs = {p.stem for p in (cache / "jobs").glob("*.json")}
     stale = []
     for files, kept in ((LAYER_FILES, layer_keys), (COST_FILES, cost_keys)):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
@@ -24,6 +25,9 @@ from zigzag.sweep.config import Constraint, Sweep, read_sweep
 from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
 from zigzag.variants.spec import Parameter
+
+if TYPE_CHECKING:  # the config is read in the functions: the jobs import this module too
+    from zigzag.config import WorkflowConfig
 
 #: the fields of a Sweep a variant's job and the collect job need (the spec itself is not needed)
 _SETTINGS = (
@@ -44,13 +48,19 @@ _SETTINGS = (
 AUTO_BATCHES = 48
 
 
-def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant]]]:
-    """The config's hardware sweeps, checked and expanded: name -> (sweep, its variants)."""
+def resolve_hardware_sweeps(
+    config: dict | WorkflowConfig,
+) -> dict[str, tuple[Sweep, list[Variant]]]:
+    """The config's hardware sweeps (read by :func:`zigzag.config.load_config` when a dict),
+    checked and expanded: name -> (sweep, its variants)."""
+    from zigzag.config import load_config
+
+    config = load_config(config)
     sweeps = {}
-    defaults = config.get("defaults") or {}
-    for i, section in enumerate(config.get("hardware_sweeps") or []):
-        name = section.get("name") if isinstance(section, dict) else None
-        sweep = read_sweep(section, f"config: hardware_sweeps[{i}]", defaults=defaults)
+    defaults = config.defaults.given()
+    for i, entry in enumerate(config.hardware_sweeps):
+        name = entry.name
+        sweep = read_sweep(entry.given(), f"config: hardware_sweeps[{i}]", defaults=defaults)
         if name in sweeps:
             raise InputError(
                 "config",
@@ -65,20 +75,25 @@ def resolve_hardware_sweeps(config: dict) -> dict[str, tuple[Sweep, list[Variant
     return sweeps
 
 
-def write_search_files(config: dict, folder: str | Path, write=None) -> dict[str, str]:
+def write_search_files(
+    config: dict | WorkflowConfig, folder: str | Path, write=None
+) -> dict[str, str]:
     """For each hardware sweep with ``search``, the file its search job reads (its config entry
-    and the config's defaults), ``<folder>/<name>.search.json``; returns name -> path.
-    ``write(path, data)`` writes a file (default: :func:`write_if_changed`)."""
+    and the config's defaults, as written), ``<folder>/<name>.search.json``; returns name ->
+    path. ``write(path, data)`` writes a file (default: :func:`write_if_changed`)."""
+    from zigzag.config import load_config
+
+    config = load_config(config)
     write = write or write_if_changed
     files = {}
-    for i, section in enumerate(config.get("hardware_sweeps") or []):
-        if isinstance(section, dict) and section.get("search") is not None:
+    for i, entry in enumerate(config.hardware_sweeps):
+        if entry.search is not None:
             data = {
-                "section": section,
-                "defaults": config.get("defaults") or {},
+                "section": entry.given(),
+                "defaults": config.defaults.given(),
                 "source": f"config: hardware_sweeps[{i}]",
             }
-            files[section["name"]] = write(Path(folder) / f"{section['name']}.search.json", data)
+            files[entry.name] = write(Path(folder) / f"{entry.name}.search.json", data)
     return files
 
 

@@ -1,11 +1,11 @@
-"""Unknown keys of a workflow config are found from its schema alone (zigzag/steps/config_keys.py)."""
+"""Unknown keys of a workflow config are found from its schema alone (zigzag/config/keys.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from zigzag.errors import InputError
-from zigzag.steps.config_keys import check_unknown_keys, unknown_keys
+from zigzag.config.keys import check_unknown_keys, unknown_keys
 
 SCHEMA = {
     "type": "object",
