@@ -36,6 +36,11 @@ DERIVED = {
     "memories.accumulators.ports[0].bandwidth_max": "D1 * 16",
     "memories.accumulators.ports[1].bandwidth_max": "D1 * 16",
 }
+ACC_DERIVED = {
+    "memories.accumulators.r_cost": "10 * (acc / 8KiB) ** 0.5 * D1 * 16 / 64",
+    "memories.accumulators.w_cost": "10 * (acc / 8KiB) ** 0.5 * D1 * 16 / 64",
+    "memories.accumulators.area": "0.7 * acc + 2000 * D1 * 16",
+}
 INPUT_RF = {
     "size": 512,
     "r_cost": 0.5,
@@ -71,6 +76,7 @@ def _section(
     workloads,
     lpf_limit: int = 4,
     granularity: bool = True,
+    accumulators=None,
     **extra,
 ) -> dict:
     derived = (
@@ -78,13 +84,18 @@ def _section(
         if granularity
         else {k: v for k, v in DERIVED.items() if "bandwidth_min" not in k}
     )
+    params, vary = dict(PARAMS), {"ub": buffers, "bw": bandwidths}
+    if accumulators:  # the accumulator SRAM's size as one more axis, its costs scaled as the buffer's
+        params["acc"] = "memories.accumulators.size"
+        vary["acc"] = accumulators
+        derived.update(ACC_DERIVED)
     return {
         "name": name,
         "base": str(REPO / "inputs/hardware/flow_tpu_32x32.yaml"),
         "lpf_limit": lpf_limit,
-        "params": dict(PARAMS),
+        "params": params,
         "zip": [{"D1": [s[0] for s in shapes], "D2": [s[1] for s in shapes]}],
-        "vary": {"ub": buffers, "bw": bandwidths},
+        "vary": vary,
         "derive": derived,
         "workloads": [str(WORKLOADS / w) for w in workloads],
         "mapping": str(REPO / "inputs/mapping/flow_tpu_array.yaml"),
@@ -141,5 +152,56 @@ SPACES = {
             ["alexnet.onnx", "mobilenetv2.onnx"],
         ),
         {"population": 6, "generations": 4},
+    ),
+    # ----- added to check the search on spaces unlike the ones it was built on -----
+    "transformer192": (
+        _section(
+            "transformer192",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8), (64, 64)],
+            ["32KiB", "64KiB", "96KiB", "128KiB", "256KiB", "512KiB", "1MiB", "2MiB"],
+            [64, 128, 256, 512],
+            ["transformer_block.onnx"],
+        ),
+        {"population": 6, "generations": 5},
+    ),
+    "depthwise192": (
+        _section(
+            "depthwise192",
+            [(4, 64), (8, 32), (16, 16), (32, 8), (64, 4), (32, 32)],
+            ["256KiB", "512KiB", "2MiB", "8MiB"],
+            [256],
+            ["mobilenetv2.onnx"],
+            accumulators=["8KiB", "32KiB", "128KiB", "512KiB"],
+            fragments={
+                "input_rf": {
+                    "no_rf": {},
+                    "with_rf": {
+                        "add": [{"path": "memories.i_rf", "value": INPUT_RF, "before": "w_reg"}]
+                    },
+                }
+            },
+        ),
+        {"population": 7, "generations": 4},
+    ),
+    "infeasible160": (
+        _section(
+            "infeasible160",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
+            ["32KiB", "64KiB", "96KiB", "128KiB", "192KiB", "256KiB", "1MiB", "4MiB"],
+            [32, 64, 256, 1024],
+            ["resnet18.onnx"],
+            granularity=False,
+        ),
+        {"population": 8, "generations": 3},
+    ),
+    "small_budget80": (
+        _section(
+            "small_budget80",
+            [(8, 64), (16, 32), (32, 16), (64, 8)],
+            ["128KiB", "256KiB", "512KiB", "1MiB", "4MiB"],
+            [64, 128, 512, 2048],
+            ["transformer_block.onnx", "resnet18.onnx"],
+        ),
+        {"population": 4, "generations": 3},
     ),
 }
