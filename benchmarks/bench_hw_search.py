@@ -82,9 +82,10 @@ def grid_rows(name: str, section: dict, positions: list, workers: int, store: Pa
         kept = json.loads(path.read_text())
         return {tuple(p): rows for p, rows in kept}, None
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp, ProcessPoolExecutor(
-        workers, initializer=_init, initargs=(section,)
-    ) as pool:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ProcessPoolExecutor(workers, initializer=_init, initargs=(section,)) as pool,
+    ):
         jobs = [(p, str(Path(tmp) / "cache")) for p in positions]
         rows = dict(zip(positions, pool.map(_evaluate, jobs, chunksize=1)))
     seconds = time.perf_counter() - started
@@ -175,7 +176,9 @@ def main() -> None:
                 )
             print(f"  {method} per seed: " + ", ".join(f"{100 * s:.1f}" for s in shares))
             summary.append((name, method, shares, max(spent)))
-    print("\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid")
+    print(
+        "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
+    )
     for name, method, shares, spent in summary:
         print(
             f"  {name:>18} {method:>7}: min {100 * min(shares):.1f} %, "

@@ -85,7 +85,9 @@ def _section(
         else {k: v for k, v in DERIVED.items() if "bandwidth_min" not in k}
     )
     params, vary = dict(PARAMS), {"ub": buffers, "bw": bandwidths}
-    if accumulators:  # the accumulator SRAM's size as one more axis, its costs scaled as the buffer's
+    if (
+        accumulators
+    ):  # the accumulator SRAM's size as one more axis, its costs scaled as the buffer's
         params["acc"] = "memories.accumulators.size"
         vary["acc"] = accumulators
         derived.update(ACC_DERIVED)
