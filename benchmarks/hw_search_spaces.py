@@ -9,7 +9,19 @@
 * ``structural180``: an input register file present or absent (a memory level, a fragment) x 5 array
   shapes x 6 buffer sizes x 3 bandwidths on ResNet-18;
 * ``two_workloads150``: 5 array shapes x 6 buffer sizes x 5 bandwidths, each variant on AlexNet and
-  MobileNetV2 at once (objectives summed over both).
+  MobileNetV2 at once (objectives summed over both);
+
+added to check the search on spaces unlike the ones it was built on (not tuned on them):
+
+* ``transformer192``: 6 array shapes x 8 buffer sizes (32 KiB ... 2 MiB) x 4 bandwidths on a
+  transformer block (its attention MatMuls need large buffers: half the grid cannot run);
+* ``depthwise192``: an input register file present or absent x 6 shapes (4x64 ... 64x4, 32x32) x
+  4 buffer sizes x 4 accumulator sizes (8 ... 512 KiB) on MobileNetV2 (depthwise layers leave most
+  of a wide array idle): five axes, two of them structural, one of size 1;
+* ``infeasible160``: 5 shapes x 8 buffer sizes (32 KiB ... 4 MiB) x 4 bandwidths (32 ... 1024 bit)
+  on ResNet-18: 115 of the 160 variants cannot run (buffers below 256 KiB, 32-bit ports);
+* ``small_budget80``: 4 shapes x 5 buffer sizes x 4 bandwidths on a transformer block and ResNet-18
+  at once, with 16 evaluations (batches of 4).
 
 Each space has the search budget used in the benchmark (population x (generations + 1) <= 20 % of it).
 """
