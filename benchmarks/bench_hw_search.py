@@ -94,6 +94,46 @@ def grid_rows(name: str, section: dict, positions: list, workers: int, store: Pa
     return rows, seconds
 
 
+def _subgrid_check(label: str, rows: dict, seeds: list, index: int) -> float:
+    """The guided search (``guided_search`` on the stored objectives) on a random sub-grid of a
+    grid: each axis keeps two thirds or more of its values, chosen with ``random.Random(index)``;
+    batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid. Prints and returns the worst seed."""
+    import math
+    import random
+
+    from zigzag.sweep.guided import INFEASIBLE, guided_search
+    from zigzag.sweep.hypervolume import hypervolume, normalised
+    from zigzag.sweep.search import objectives
+
+    values = {p: tuple(min(v, INFEASIBLE) for v in objectives(r)) for p, r in rows.items()}
+    sizes = [max(p[a] for p in values) + 1 for a in range(len(next(iter(values))))]
+    rng = random.Random(index)
+    keep = [sorted(rng.sample(range(n), rng.randint(max(1, (2 * n + 2) // 3), n))) for n in sizes]
+    sub = {
+        q: values[tuple(k[i] for k, i in zip(keep, q))]
+        for q in itertools.product(*(range(len(k)) for k in keep))
+    }
+    shape = tuple(len(k) for k in keep)
+    batch = min(rng.choice([4, 5, 6, 8]), math.prod(shape) // 10)  # two batches or more
+    budget = math.prod(shape) // 5 // batch * batch
+    ok = [v for v in sub.values() if v[0] < INFEASIBLE]
+    lower = [min(v[i] for v in ok) for i in range(3)]
+    upper = [max(v[i] for v in ok) for i in range(3)]
+    reference = (1.1, 1.1, 1.1)
+    whole = hypervolume(normalised(ok, lower, upper), reference)
+    shares = []
+    for seed in seeds:
+        found = guided_search(shape, lambda ps: [sub[p] for p in ps], budget, batch, seed)
+        mine = [v for v in found.values() if v[0] < INFEASIBLE]
+        shares.append(hypervolume(normalised(mine, lower, upper), reference) / whole)
+    print(
+        f"  sub-grid {label} {shape} ({len(sub) - len(ok)} of {len(sub)} cannot run), "
+        f"{budget} evaluations in batches of {batch}: "
+        + ", ".join(f"{100 * s:.1f}" for s in shares)
+    )
+    return min(shares)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -112,6 +152,12 @@ def main() -> None:
         help="folder keeping the evaluated grids between runs",
     )
     parser.add_argument("--fresh", action="store_true", help="evaluate the grids again")
+    parser.add_argument(
+        "--subgrids",
+        type=int,
+        default=0,
+        help="also search this many random sub-grids of each grid (a held-out check, guided only)",
+    )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
 
@@ -123,7 +169,7 @@ def main() -> None:
     from zigzag.variants import axis_sizes
 
     print(f"machine: {os.cpu_count()} cores; {_uptime()}")
-    summary = []
+    summary, held = [], []
     evaluate_position = searching.evaluate_position
     for name in args.spaces:
         section, budget = SPACES[name]
@@ -176,6 +222,8 @@ def main() -> None:
                 )
             print(f"  {method} per seed: " + ", ".join(f"{100 * s:.1f}" for s in shares))
             summary.append((name, method, shares, max(spent)))
+        for index in range(args.subgrids):
+            held.append(_subgrid_check(f"{name}/{index}", rows, args.seeds, index))
     print(
         "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
     )
@@ -194,6 +242,12 @@ def main() -> None:
         for n, s, e in guided:
             if min(s) < TARGET_SHARE or e > TARGET_BUDGET:
                 print(f"  missed on {n}: min {100 * min(s):.1f} %, evaluations {100 * e:.1f} %")
+    if held:
+        print(
+            f"sub-grids (held-out check): worst seed {100 * min(held):.1f} %, mean of the worst "
+            f"seeds {100 * sum(held) / len(held):.1f} %, {sum(h < TARGET_SHARE for h in held)} "
+            f"of {len(held)} with a seed under {100 * TARGET_SHARE:.0f} %"
+        )
     print(f"machine now: {_uptime()}")
 
 
