@@ -24,8 +24,8 @@ they know least). The search switches between model-guided picks and picks next 
 the models can be trusted: after a batch in which a share ``s`` of the picks could not run, that
 share of the next batch's model picks is taken next to the front, and the last batch, whose
 results no model will use, is taken there whole (an exploitation pass: fronts of hardware grids
-are connected, so that is where the missing front points are). Every random choice comes from ``random.Random(seed)``, so a seed gives the same
-positions whatever evaluates them.
+are connected, so that is where the missing front points are). Every random choice comes from
+``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
 from __future__ import annotations
@@ -49,9 +49,8 @@ RIDGE = 0.3
 LOGISTIC_RIDGE = 0.03
 DESIGNS = 64  # space-filling draws for the first batch
 RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
-MIN_FEASIBLE = (
-    0.5  # positions less likely than this to run are picked only when nothing else is left
-)
+#: positions less likely than this to run are picked only when nothing else is left
+MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 
 
