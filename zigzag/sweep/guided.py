@@ -5,9 +5,11 @@ axis, the most spread of several seeded draws). After each batch it fits, on wha
 
 * a *feasibility* estimate, the geometric mean of three: the share of feasible points among the
   nearest evaluated positions (inverse-distance weights over the axes scaled to [0, 1]), a logistic
-  regression on the axis values, and the lowest share of runnable variants among a position's axis
-  values (one value too small is enough to fail), so a region that failed (buffers too small, a
-  bandwidth below a port's granularity) is not visited again;
+  regression on the axis values, and a conjunctive model (the product over the axes of the chance
+  that the position's value is fine: one value too small is enough to fail) whose failures are
+  blamed on the values most likely to cause them, so a region that failed (buffers too small, a
+  bandwidth below a port's granularity) is not visited again, while a value that was only tried
+  beside failing ones is not condemned with them;
 * an *objective model* per objective: a ridge regression of the logarithm of the objective on
   one indicator per axis value (each axis' effect, multiplicative in the objective), corrected by
   the mean residual of the nearest feasible evaluated positions (what the axes do together);
@@ -17,8 +19,13 @@ and picks the next batch among the positions not evaluated yet: by expected gain
 the range seen, times the feasibility estimate), one at a time, each pick added to the front as if
 its prediction were true so that the batch spreads along the front; one position per batch is
 instead the feasible-looking position farthest from everything evaluated (the models learn where
-they know least). Every random choice comes from ``random.Random(seed)``, so a seed gives the same
-positions whatever evaluates them.
+they know least). The search switches between model-guided picks and picks next to the front found
+(positions one value away on one axis from a front position, ranked by the same score) by how far
+the models can be trusted: after a batch in which a share ``s`` of the picks could not run, that
+share of the next batch's model picks is taken next to the front, and the last batch, whose
+results no model will use, is taken there whole (an exploitation pass: fronts of hardware grids
+are connected, so that is where the missing front points are). Every random choice comes from
+``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
 from __future__ import annotations
@@ -42,8 +49,9 @@ RIDGE = 0.3
 LOGISTIC_RIDGE = 0.03
 DESIGNS = 64  # space-filling draws for the first batch
 RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
+#: positions less likely than this to run are picked only when nothing else is left
 MIN_FEASIBLE = 0.5
-REFINE = 0  # the last batch, and this many before it, look only next to the front found  # positions less likely than this to run are picked only when nothing else is left
+EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 
 
 def _grid_size(sizes: Sequence[int]) -> int:
@@ -128,19 +136,36 @@ class _Models:
             return nearest
         logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
         return np.cbrt(
-            nearest * logistic * self._weakest_value(positions)
+            nearest * logistic * self._conjunctive(positions)
         )  # each model's doubt weighs
 
-    def _weakest_value(self, positions: np.ndarray) -> np.ndarray:
-        """The lowest share of runnable variants among the axis values of each position (one value
-        too small is enough to fail), each share with half a success and half a failure added."""
-        seen = np.rint(self.coords * self.scale).astype(int)
-        share = np.ones(len(positions))
-        for axis, n in enumerate(self.sizes):
-            runs = np.bincount(seen[:, axis], weights=self.feasible.astype(float), minlength=n)
-            tried = np.bincount(seen[:, axis], minlength=n)
-            share = np.minimum(share, ((runs + 0.5) / (tried + 1.0))[positions[:, axis]])
-        return share
+    def _conjunctive(self, positions: np.ndarray) -> np.ndarray:
+        """Probability to run as the product over the axes of the chance that the position's value
+        of that axis is fine ("one value too small is enough to fail"), fitted by expectation-
+        maximisation: a failure is blamed on each of its values in proportion to how suspect the
+        value is, so a value tried only beside values that fail is not condemned by them."""
+        if not hasattr(self, "_ok"):
+            seen = np.rint(self.coords * self.scale).astype(int)
+            failed = seen[~self.feasible]
+            ok = [np.full(n, 0.5) for n in self.sizes]
+            runs = [
+                np.bincount(seen[self.feasible][:, a], minlength=n)
+                for a, n in enumerate(self.sizes)
+            ]
+            for _ in range(EM_STEPS):
+                chance = np.stack([ok[a][failed[:, a]] for a in range(len(self.sizes))], axis=1)
+                total = np.prod(chance, axis=1)
+                blame_free = []  # P(value fine | the position failed), per failure and axis
+                for a in range(len(self.sizes)):
+                    others = total / np.maximum(chance[:, a], 1e-12)
+                    blame_free.append(chance[:, a] * (1 - others) / np.maximum(1 - total, 1e-12))
+                ok = [  # half a run and half a failure added to each value (Jeffreys' prior)
+                    (runs[a] + np.bincount(failed[:, a], weights=blame_free[a], minlength=n) + 0.5)
+                    / (runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0)
+                    for a, n in enumerate(self.sizes)
+                ]
+            self._ok = ok
+        return np.prod([self._ok[a][positions[:, a]] for a in range(len(self.sizes))], axis=0)
 
     def _logistic(self) -> np.ndarray:
         if not hasattr(self, "_coef"):
@@ -212,15 +237,17 @@ def guided_search(
             seen[position] = tuple(float(v) for v in values)
 
     run(initial_design(sizes, min(batch, budget), rng))
+    trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
         count = min(batch, budget - len(seen))
         left = budget - len(seen) - count  # evaluations after this batch
-        picks = _next_batch(
-            sizes, seen, count, rng, explore=left > 0, refine=left <= REFINE * batch
-        )
+        # the last batch next to the front whole; before it, as many as the models' misses
+        local = count if left == 0 else round((1.0 - trust) * (count - 1))
+        picks = _next_batch(sizes, seen, count, rng, explore=left > 0, local=local)
         if not picks:
             break
         run(picks)
+        trust = sum(seen[p][0] < INFEASIBLE for p in picks) / len(picks)
     return seen
 
 
@@ -244,17 +271,21 @@ def _next_batch(
     rng: random.Random,
     *,
     explore: bool = True,
-    refine: bool = False,
+    local: int = 0,
 ) -> list[tuple[int, ...]]:
-    """The next ``count`` positions: by expected hypervolume gain, plus (unless it is the last
-    batch, whose results no model will use) the feasible-looking position farthest from all."""
+    """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
+    among the neighbours of the front found (all of them when ``local`` is ``count``), plus
+    (unless it is the last batch, whose results no model will use) the feasible-looking position
+    farthest from all."""
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng)
-    if refine:  # the last batches: refine around the front found (neighbours of its positions)
-        near = _front_neighbours(sizes, positions, values, seen)
-        if len(near) >= count:
-            pool = near
+    near = np.zeros(len(pool), dtype=bool)
+    if local:  # picks next to the front found (one value away on one axis from a front position)
+        neighbours = {tuple(p) for p in _front_neighbours(sizes, positions, values, seen)}
+        if local >= count and len(neighbours) >= count:
+            pool = np.array(sorted(neighbours), dtype=int).reshape(-1, len(sizes))
+        near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
     models = _Models(sizes, positions, values)
@@ -273,6 +304,8 @@ def _next_batch(
             feasible < MIN_FEASIBLE
         )
         score[picks] = -np.inf
+        if len(picks) < local and near[score > -np.inf].any():
+            score[~near] = -np.inf
         if explore is not None:
             score[explore] = -np.inf
         best = int(np.argmax(score))
