@@ -338,15 +338,24 @@ class BatchCostModel:
         lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return energy, lat, exact & exact_lat
 
-    def _parts(self, ids, cuts, latency):
-        """Word accesses, exactness flags and the data movement (fractional, integer) of the candidates."""
+    def _parts(self, ids, cuts, latency, moved=None):
+        """Word accesses, exactness flags and the data movement (fractional, integer) of the
+        candidates; ``moved``: their :meth:`movements`, when known."""
+        n = ids.shape[0]
+        movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
+        exact = ~zero_extent
+        return self._accesses(movement, n, exact), exact, movement, movement_int
+
+    def movements(self, ids, cuts, latency=True):
+        """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
+        the fractional and (with ``latency``) the integer spatial mapping, and where an extent of
+        0 makes them inexact; reads no memory's size, bandwidth or cost."""
         n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
         lsize = self.loops.size_of[ids]
         prefix = prefix_products(lsize)
         ctx = (n, length, rows, lsize, prefix)
-        exact = np.ones(n, dtype=bool)
         self._zero_extent = np.zeros(n, dtype=bool)
 
         temporal, movement, movement_int = {}, {}, {}
@@ -373,16 +382,18 @@ class BatchCostModel:
                 )
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
-        exact &= ~self._zero_extent
-        return self._accesses(movement, n, exact), exact, movement, movement_int
+        return movement, movement_int, self._zero_extent
 
-    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray]):
+    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None):
         """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
         ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
-        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does."""
+        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does.
+        ``moved``: the candidates' :meth:`movements` (with ``latency``), when known."""
         n = ids.shape[0]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            accesses, exact, movement, movement_int = self._parts(ids, cuts, True)
+            if moved is None:
+                moved = self.movements(ids, cuts, True)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
             lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return accesses, lat, exact & exact_lat
 

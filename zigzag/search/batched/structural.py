@@ -1,0 +1,156 @@
+"""Allocated candidates shared by hardware variants whose memories differ in size, bandwidth or cost.
+
+Cutting a loop ordering into memory levels (:class:`~zigzag.search.batched.memory_levels.BatchLevelAssigner`)
+reads the layer, the spatial mapping, which memories hold which operands, and each memory's size --
+never a bandwidth or a cost. And it reads a size only in comparisons ``bits <= size``. So a
+variant of the same *structure* (the accelerator without its memories' sizes, bandwidths and costs)
+can take another variant's allocation of a candidate as it is whenever its own sizes fall in the
+interval where every comparison that candidate made comes out the same
+(:meth:`~zigzag.search.batched.memory_levels.BatchLevelAssigner.assign_bounded` records it); only
+the candidates outside are allocated again. The data each kept candidate moves (its footprints,
+transfers and windows, before any bandwidth) depends on its cuts and the structure alone: when
+every candidate of a chunk is taken as it is, that is taken too. The figures are then computed
+under the variant's own bandwidths, sizes and costs as the unshared search does, so the result is
+the same bits (tests/unit/search/test_structural_sharing.py).
+
+Used by hardware sweeps through :class:`~zigzag.search.batched.shared.SharedCandidates`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from zigzag.search.batched.candidates import constraint_mask, ordering_chunks
+
+#: what the structure of an accelerator leaves out of its memories and their ports
+SIZE_FIELDS = ("size",)
+PORT_FIELDS = ("bandwidth_min", "bandwidth_max")
+
+
+def structure_free_job(job: dict, cost_fields: tuple[str, ...]) -> dict:
+    """A layer job (``zigzag.search.jobs.layer_job``) without its accelerator's name and its
+    memories' sizes, bandwidths and ``cost_fields``: the key of what such variants share."""
+    accelerator = job["accelerator"]
+    drop = set(cost_fields) | set(SIZE_FIELDS)
+    memories = {
+        name: {
+            **{k: v for k, v in memory.items() if k not in drop},
+            "ports": [
+                {k: v for k, v in port.items() if k not in PORT_FIELDS}
+                for port in memory.get("ports", [])
+            ],
+        }
+        for name, memory in accelerator["memories"].items()
+    }
+    rest = {k: v for k, v in accelerator.items() if k != "name"}
+    return {**job, "accelerator": {**rest, "memories": memories}}
+
+
+@dataclass
+class _Allocated:
+    """One chunk of orderings (those the user constraints allow) as first allocated."""
+
+    ids: np.ndarray
+    alive: np.ndarray
+    cuts: dict
+    bounds: dict  # memory name -> (low, high) sizes keeping each candidate's outcome
+    movement: object = field(default=None)  # the model's data movement of the alive candidates
+
+    def nbytes(self) -> int:
+        arrays = [self.ids, self.alive, *self.cuts.values()]
+        arrays += [a for pair in self.bounds.values() for a in pair]
+        return sum(a.nbytes for a in arrays) + _nbytes(self.movement)
+
+
+def _nbytes(value) -> int:
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value)
+    return 0
+
+
+class Allocations:
+    """Allocation tables by structure key, least recently used dropped beyond ``budget`` bytes."""
+
+    def __init__(self, budget: int = 128 * 2**20):
+        self.budget = budget
+        self.tables: OrderedDict = OrderedDict()
+        self.nbytes = 0
+        self.reallocated = 0  # candidates allocated again (their sizes left the interval)
+        self.reused = 0  # candidates taken as they were
+
+    def chunks(self, key, loops, assigner, constraints, chunk: int):
+        """``zigzag.search.batched.assigned_chunks`` (without ``seen``), through the table of
+        ``key``: yields ``(ids, cuts, entry)`` of the allocated candidates of each chunk, with
+        ``entry`` the chunk's record (its ``movement`` is the model's data movement of exactly
+        these candidates when not None; see :meth:`keep_movement`)."""
+        table = self.tables.get(key)
+        if table is None:
+            yield from self._build(key, loops, assigner, constraints, chunk)
+            return
+        self.tables.move_to_end(key)
+        sizes = {memory.name: float(memory.size) for memory, _ in assigner.reference.nodes}
+        for entry in table:
+            same = np.ones(len(entry.ids), dtype=bool)
+            for name, (low, high) in entry.bounds.items():
+                size = sizes.get(name)
+                if size is None:
+                    same[:] = False
+                    break
+                same &= (low <= size) & (size < high)
+            if same.all():
+                self.reused += len(entry.ids)
+                keep = np.nonzero(entry.alive)[0]
+                if keep.size:
+                    yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                continue
+            again = np.nonzero(~same)[0]
+            self.reused += len(entry.ids) - again.size
+            self.reallocated += again.size
+            alive, cuts = entry.alive.copy(), {op: c.copy() for op, c in entry.cuts.items()}
+            alive[again], fresh = assigner.assign(entry.ids[again])
+            for op, c in fresh.items():
+                cuts[op][again] = c
+            keep = np.nonzero(alive)[0]
+            if keep.size:
+                yield entry.ids[keep], {op: c[keep] for op, c in cuts.items()}, None
+
+    def _build(self, key, loops, assigner, constraints, chunk):
+        table = []
+        for ids in ordering_chunks(loops, chunk):
+            if constraints:
+                ids = ids[constraint_mask(ids, loops, constraints)]
+            if not len(ids):
+                continue
+            alive, cuts, bounds = assigner.assign_bounded(ids)
+            entry = _Allocated(ids, alive, cuts, bounds)
+            table.append(entry)
+            keep = np.nonzero(alive)[0]
+            if keep.size:
+                yield ids[keep], {op: c[keep] for op, c in cuts.items()}, entry
+        size = sum(entry.nbytes() for entry in table)
+        if size <= self.budget:
+            self.tables[key] = table
+            self.nbytes += size
+            self._trim()
+
+    def keep_movement(self, key, entry, movement) -> None:
+        """Keep the model's data movement of ``entry``'s allocated candidates (the table's size
+        grows by it, within the budget)."""
+        table = self.tables.get(key, ())
+        if entry is None or entry.movement is not None or not any(e is entry for e in table):
+            return
+        entry.movement = movement
+        self.nbytes += _nbytes(movement)
+        self._trim()
+
+    def _trim(self) -> None:
+        while self.nbytes > self.budget and self.tables:
+            _, table = self.tables.popitem(last=False)
+            self.nbytes -= sum(entry.nbytes() for entry in table)
