@@ -24,6 +24,7 @@ import argparse
 import copy
 import logging
 import os
+import random
 import sys
 import tempfile
 import time
@@ -35,6 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 BASE_HARDWARE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 BASE_MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
 MIB_BITS = 8 * 2**20
+#: issue 43's target: 1,000 variants x (ResNet-18 + MobileNetV2) in at most this many seconds on 2 cores
+TARGET_SECONDS = 60
 
 
 def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
@@ -69,6 +72,30 @@ def write_variants(
     return variants
 
 
+def figures(result) -> list[str]:
+    """Every layer's result and the total of a network evaluation, as text (floats exactly)."""
+    return [repr(r) for _, r in result.layers] + [repr(result.total)]
+
+
+def shared_search(options, network):
+    """A layer search through one cache of candidates kept across the variants, as a sweep's batch
+    job does (``zigzag.sweep.point``): variants of one structure take each other's allocations."""
+    from zigzag.search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
+    from zigzag.search.batched.structural import structure_free_job
+    from zigzag.search.jobs import job_key, layer_job
+
+    tables = SharedCandidates()
+
+    def search(layer, accelerator):
+        job = layer_job(layer, accelerator, options)
+        keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
+        return network.search_layer(
+            layer, accelerator, options, show_progress=False, shared=(tables, *keys)
+        )[0]
+
+    return search
+
+
 def timed(function, *args, **kwargs):
     """``function(*args, **kwargs)``, its CPU seconds and its wall seconds."""
     cpu, wall = time.process_time(), time.perf_counter()
@@ -86,6 +113,15 @@ def main() -> None:
     )
     parser.add_argument("--networks", nargs="+", default=["resnet18", "mobilenetv2"])
     parser.add_argument("--lpf-limit", type=int, default=6)
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        help="share candidates across the variants as a sweep's batch job does "
+        "(zigzag.search.batched.shared and .structural), and check a seeded sample of them "
+        "against the unshared path",
+    )
+    parser.add_argument("--check", type=int, default=2, help="variants checked with --share")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
 
@@ -108,6 +144,8 @@ def main() -> None:
 
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
+    search = shared_search(options, network) if args.share else None
+    kept = {}  # (variant, network) -> the result's figures, for the check of --share
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
     print(
         f"lpf_limit {args.lpf_limit}; imports {import_cpu:.2f} CPU s; load before {load_before[0]:.2f}"
@@ -127,8 +165,14 @@ def main() -> None:
                     load_inputs, workload_file, hardware_file, mapping_file
                 )
                 result, search_cpu, search_wall = timed(
-                    network.evaluate_network, workload, accelerator, options, show_progress=False
+                    network.evaluate_network,
+                    workload,
+                    accelerator,
+                    options,
+                    show_progress=False,
+                    search=search,
                 )
+                kept[name, workload_name] = figures(result)
                 searches = counts["searches"] - before["searches"]
                 evaluations = counts["evaluations"] - before["evaluations"]
                 print(
@@ -142,6 +186,21 @@ def main() -> None:
                 totals["runs"] += 1
                 totals["searches"] += searches
                 totals["evaluations"] += evaluations
+        checked = None
+        if args.share:  # a seeded sample evaluated again through the unshared path
+            sample = random.Random(args.seed).sample(sorted(kept), min(args.check, len(kept)))
+            files = {
+                name: (h, m) for name, h, m in write_variants(Path(tmp), args.arrays, args.buffers)
+            }
+            checked = all(
+                figures(
+                    network.evaluate_network(
+                        *load_inputs(workloads[w], *files[name]), options, show_progress=False
+                    )
+                )
+                == kept[name, w]
+                for name, w in sample
+            )
     onnx_cpu = sum(timed(read_onnx, path, file=str(path))[1] for path in workloads.values()) / len(
         workloads
     )
@@ -160,6 +219,18 @@ def main() -> None:
         f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
         f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)"
     )
+    projected = per_evaluation * 2000 / 2
+    print(
+        f"target: 1,000 variants x 2 networks in <= {TARGET_SECONDS} CPU s on 2 cores: "
+        f"{'met' if projected <= TARGET_SECONDS else 'not met'} ({projected:.0f} s"
+        + (", candidates shared across the variants" if args.share else ", nothing shared")
+        + ")"
+    )
+    if checked is not None:
+        print(
+            f"{min(args.check, runs)} (variant, network) pairs (seed {args.seed}) evaluated again "
+            f"unshared: {'identical' if checked else 'DIFFERENT'} (every layer's result)"
+        )
     print(
         f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
         "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
