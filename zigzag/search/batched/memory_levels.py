@@ -330,11 +330,11 @@ class BatchLevelAssigner:
         bits = np.broadcast_to((count if count is not None else 1.0) * precision, (steps + 1, n))
         fits = bits <= size
         alive &= fits[0]
-        feasible = fits[0].astype(np.int64)
-        ok = fits[0]
-        for i in range(steps):
-            ok = ok & valid[i] & fits[i + 1]
-            feasible += ok
+        # the takes that fit, counting from the first, while there is a loop to take
+        chain = np.empty((steps + 1, n), dtype=bool)
+        chain[0] = fits[0]
+        np.logical_and(valid, fits[1:], out=chain[1:])
+        feasible = np.logical_and.accumulate(chain, axis=0).sum(axis=0, dtype=np.int64)
         if (
             entered is not None
         ):  # the takes compared: the feasible ones, and the first that did not fit

@@ -407,8 +407,9 @@ class BatchCostModel:
 
     def _accesses(self, movement, n, exact):
         """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
-        clears ``exact`` where a figure leaves the exact range."""
-        accesses = []
+        clears ``exact`` where a figure leaves the exact range. The flows that move data are
+        computed together as rows of one array (the same float operations, row by row)."""
+        accesses, rows = [], []  # rows: (access dict, direction, flow, bw_min, bw_max, instances)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -417,22 +418,30 @@ class BatchCostModel:
                 acc = {}
                 for d in DIRECTIONS:
                     flow = flows[d]
+                    acc[d] = 0.0
                     if flow.idle:  # no accesses, as the arrays below would find
-                        acc[d] = 0.0
                         continue
                     bw_min, bw_max = lv.bw_min[d], lv.bw_max[d]
-                    moving = (flow.amount != 0) & (flow.precision != 0)
                     if bw_min is None and bw_max is None:
                         exact &= ~(flow.amount != 0)  # the scalar model raises there
-                        acc[d] = 0.0
                         continue
-                    data = flow.amount * flow.precision
-                    exact &= data < EXACT
-                    value = np.ceil(data / bw_min) * (bw_min / bw_max) * flow.count * instances
-                    value = np.where(moving, np.trunc(value), 0.0)
-                    exact &= value < EXACT
-                    acc[d] = value
+                    rows.append((acc, d, flow, bw_min, bw_max, instances))
                 accesses.append(acc)
+        if not rows:
+            return accesses
+        amount, precision, count = (np.empty((len(rows), n)) for _ in range(3))
+        for i, (_, _, flow, *_) in enumerate(rows):
+            amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
+        bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
+        ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
+        instances = np.array([[row[5]] for row in rows], dtype=np.float64)
+        moving = (amount != 0) & (precision != 0)
+        data = amount * precision
+        value = np.ceil(data / bw_min) * ratio * count * instances
+        value = np.where(moving, np.trunc(value), 0.0)
+        exact &= ((data < EXACT) & (value < EXACT)).all(axis=0)
+        for (acc, d, *_), figures in zip(rows, value):
+            acc[d] = figures
         return accesses
 
 
