@@ -51,7 +51,8 @@ def variant(ub_kib: int, acc_kib: int, bandwidth: int, cost: float = 1567.67):
 VARIANTS = [
     (1024, 512, 512),
     (1024, 512, 128),  # bandwidth only: every allocation taken as it is
-    (8, 512, 512),  # a small buffer: some candidates allocated again
+    (8, 512, 512),  # a small buffer: some candidates leave their bounds, all allocated again
+    (8, 512, 256),  # that allocation taken whole
     (1024, 4, 512),  # small accumulators: most allocated again
     (3072, 16, 256),
     (1024, 512, 512, 200.0),  # costs only: the cost-free table re-scored
@@ -74,8 +75,9 @@ def test_shared_structure_gives_the_unshared_results():
             assert together.to_dict() == alone.to_dict()
     allocations = shared.allocations
     assert allocations.reused > 0 and allocations.reallocated > 0
-    kept = [entry for table in allocations.tables.values() for entry in table]
+    kept = [entry for tables in allocations.tables.values() for t in tables for entry in t]
     assert any(entry.movement is not None for entry in kept)
+    assert any(len(tables) > 1 for tables in allocations.tables.values())  # other sizes kept too
     assert shared.reused > 0  # the costs-only variant
 
 

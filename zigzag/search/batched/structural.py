@@ -76,52 +76,39 @@ def _nbytes(value) -> int:
 
 
 class Allocations:
-    """Allocation tables by structure key, least recently used dropped beyond ``budget`` bytes."""
+    """Allocation tables by structure key, least recently used dropped beyond ``budget`` bytes.
+    A key keeps up to ``alternatives`` tables (the last built): a variant whose sizes leave some
+    candidate's bounds in every one of them allocates all its candidates again (allocating a
+    few costs about as much as allocating all: the arrays' length hardly matters) and keeps the
+    result beside the others, so the variants that share its sizes take it whole."""
 
-    def __init__(self, budget: int = 128 * 2**20):
+    def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8):
         self.budget = budget
-        self.tables: OrderedDict = OrderedDict()
+        self.alternatives = alternatives
+        self.tables: OrderedDict = OrderedDict()  # key -> list of tables (lists of chunks)
         self.nbytes = 0
-        self.reallocated = 0  # candidates allocated again (their sizes left the interval)
+        self.reallocated = 0  # candidates allocated again (their sizes left the bounds)
         self.reused = 0  # candidates taken as they were
 
     def chunks(self, key, loops, assigner, constraints, chunk: int):
-        """``zigzag.search.batched.assigned_chunks`` (without ``seen``), through the table of
+        """``zigzag.search.batched.assigned_chunks`` (without ``seen``), through the tables of
         ``key``: yields ``(ids, cuts, entry)`` of the allocated candidates of each chunk, with
         ``entry`` the chunk's record (its ``movement`` is the model's data movement of exactly
         these candidates when not None; see :meth:`keep_movement`)."""
-        table = self.tables.get(key)
-        if table is None:
-            yield from self._build(key, loops, assigner, constraints, chunk)
-            return
-        self.tables.move_to_end(key)
+        tables = self.tables.get(key, [])
         sizes = {memory.name: float(memory.size) for memory, _ in assigner.reference.nodes}
-        for entry in table:
-            same = np.ones(len(entry.ids), dtype=bool)
-            for name, (low, high) in entry.bounds.items():
-                size = sizes.get(name)
-                if size is None:
-                    same[:] = False
-                    break
-                same &= (low <= size) & (size < high)
-            if same.all():
-                self.reused += len(entry.ids)
-                keep = np.nonzero(entry.alive)[0]
-                if keep.size:
-                    yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
-                continue
-            again = np.nonzero(~same)[0]
-            self.reused += len(entry.ids) - again.size
-            self.reallocated += again.size
-            alive, cuts = entry.alive.copy(), {op: c.copy() for op, c in entry.cuts.items()}
-            alive[again], fresh = assigner.assign(entry.ids[again])
-            for op, c in fresh.items():
-                cuts[op][again] = c
-            keep = np.nonzero(alive)[0]
-            if keep.size:
-                yield entry.ids[keep], {op: c[keep] for op, c in cuts.items()}, None
+        for table in tables:
+            if all(_inside(entry, sizes) for entry in table):
+                self.tables.move_to_end(key)
+                for entry in table:
+                    self.reused += len(entry.ids)
+                    keep = np.nonzero(entry.alive)[0]
+                    if keep.size:
+                        yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                return
+        yield from self._build(key, loops, assigner, constraints, chunk, again=bool(tables))
 
-    def _build(self, key, loops, assigner, constraints, chunk):
+    def _build(self, key, loops, assigner, constraints, chunk, again):
         table = []
         for ids in ordering_chunks(loops, chunk):
             if constraints:
@@ -129,6 +116,8 @@ class Allocations:
             if not len(ids):
                 continue
             alive, cuts, bounds = assigner.assign_bounded(ids)
+            if again:
+                self.reallocated += len(ids)
             entry = _Allocated(ids, alive, cuts, bounds)
             table.append(entry)
             keep = np.nonzero(alive)[0]
@@ -136,15 +125,19 @@ class Allocations:
                 yield ids[keep], {op: c[keep] for op, c in cuts.items()}, entry
         size = sum(entry.nbytes() for entry in table)
         if size <= self.budget:
-            self.tables[key] = table
+            tables = self.tables.setdefault(key, [])
+            tables.append(table)
             self.nbytes += size
+            if len(tables) > self.alternatives:
+                self.nbytes -= sum(entry.nbytes() for entry in tables.pop(0))
+            self.tables.move_to_end(key)
             self._trim()
 
     def keep_movement(self, key, entry, movement) -> None:
         """Keep the model's data movement of ``entry``'s allocated candidates (the table's size
         grows by it, within the budget)."""
-        table = self.tables.get(key, ())
-        if entry is None or entry.movement is not None or not any(e is entry for e in table):
+        kept = (e for table in self.tables.get(key, ()) for e in table)
+        if entry is None or entry.movement is not None or not any(e is entry for e in kept):
             return
         entry.movement = movement
         self.nbytes += _nbytes(movement)
@@ -152,5 +145,14 @@ class Allocations:
 
     def _trim(self) -> None:
         while self.nbytes > self.budget and self.tables:
-            _, table = self.tables.popitem(last=False)
-            self.nbytes -= sum(entry.nbytes() for entry in table)
+            _, tables = self.tables.popitem(last=False)
+            self.nbytes -= sum(entry.nbytes() for table in tables for entry in table)
+
+
+def _inside(entry: _Allocated, sizes: dict) -> bool:
+    """Whether ``sizes`` (memory name -> size) lie inside every candidate's bounds of ``entry``."""
+    for name, (low, high) in entry.bounds.items():
+        size = sizes.get(name)
+        if size is None or not bool(np.all((low <= size) & (size < high))):
+            return False
+    return True
