@@ -2,6 +2,7 @@
 """Cost of one whole-network evaluation on a fresh accelerator, as a hardware sweep pays it.
 
 Usage:  python benchmarks/bench_network_eval.py [--arrays 16 32 64] [--buffers 1 3] [--lpf-limit 6]
+        python benchmarks/bench_network_eval.py --arrays 32 --buffers 1 3 --bandwidths 128 256 512 1024 --share
 
 Variants of ``inputs/hardware/flow_tpu_32x32.yaml`` (array edge × unified-buffer size in MiB, the
 mapping's unrolling following the array edge) are written as YAML files into a temporary folder;
@@ -14,6 +15,12 @@ evaluated temporal mappings; then the mean seconds per network evaluation, layer
 second, the load of the ONNX file alone (what a sweep reads once per network, not per variant),
 and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2;
 and, for comparison, from the wall time measured at the machine's present load).
+``--bandwidths`` adds an axis (the unified buffer's port bandwidths). ``--share`` evaluates the
+variants as a hardware sweep's batch job does, through one cache of candidates kept across them
+(``zigzag.search.batched.shared``, ``.structural``: variants differing in memory sizes and
+bandwidths take each other's allocations), then evaluates a seeded sample of them (``--check``,
+``--seed``) again through the unshared path and says whether every layer's result is identical.
+The last lines say whether issue 43's target (1,000 variants in 60 s on 2 cores) is met.
 CPU time (``time.process_time``) is the measure, since the machine is shared; wall time and the
 machine load (``os.getloadavg``) are printed beside it.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import logging
 import os
 import random
@@ -40,13 +48,21 @@ MIB_BITS = 8 * 2**20
 TARGET_SECONDS = 60
 
 
-def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
+def variant_documents(
+    edge: int, buffer_mib: float, bandwidth: int | None = None
+) -> tuple[dict, list]:
     """The accelerator and mapping documents of one variant: an ``edge`` × ``edge`` array and a
-    unified buffer of ``buffer_mib`` MiB; the mapping unrolls ``edge`` wherever the base unrolls 32."""
+    unified buffer of ``buffer_mib`` MiB (and ``bandwidth`` bits per cycle on its ports, when
+    given); the mapping unrolls ``edge`` wherever the base unrolls 32."""
     hardware = yaml.safe_load(BASE_HARDWARE.read_text())
-    hardware["name"] = f"tpu_{edge}x{edge}_ub{buffer_mib:g}m"
+    hardware["name"] = f"tpu_{edge}x{edge}_ub{buffer_mib:g}m" + (
+        f"_bw{bandwidth}" if bandwidth else ""
+    )
     hardware["operational_array"]["sizes"] = [edge, edge]
     hardware["memories"]["unified_buffer"]["size"] = int(buffer_mib * MIB_BITS)
+    if bandwidth:
+        for port in hardware["memories"]["unified_buffer"]["ports"]:
+            port["bandwidth_max"] = bandwidth
     mapping = copy.deepcopy(yaml.safe_load(BASE_MAPPING.read_text()))
     for entry in mapping:
         for dimension, unrollings in entry["spatial_mapping"].items():
@@ -57,18 +73,17 @@ def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
 
 
 def write_variants(
-    folder: Path, arrays: list[int], buffers: list[float]
+    folder: Path, arrays: list[int], buffers: list[float], bandwidths=(None,)
 ) -> list[tuple[str, Path, Path]]:
     """Write every variant's two files into ``folder``; returns (name, accelerator, mapping)."""
     variants = []
-    for edge in arrays:
-        for buffer_mib in buffers:
-            hardware, mapping = variant_documents(edge, buffer_mib)
-            hardware_file = folder / f"{hardware['name']}.yaml"
-            mapping_file = folder / f"{hardware['name']}_mapping.yaml"
-            hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
-            mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
-            variants.append((hardware["name"], hardware_file, mapping_file))
+    for edge, buffer_mib, bandwidth in itertools.product(arrays, buffers, bandwidths):
+        hardware, mapping = variant_documents(edge, buffer_mib, bandwidth)
+        hardware_file = folder / f"{hardware['name']}.yaml"
+        mapping_file = folder / f"{hardware['name']}_mapping.yaml"
+        hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
+        mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
+        variants.append((hardware["name"], hardware_file, mapping_file))
     return variants
 
 
@@ -110,6 +125,13 @@ def main() -> None:
     parser.add_argument("--arrays", type=int, nargs="+", default=[16, 32, 64], help="array edges")
     parser.add_argument(
         "--buffers", type=float, nargs="+", default=[1, 3], help="unified buffer sizes, MiB"
+    )
+    parser.add_argument(
+        "--bandwidths",
+        type=int,
+        nargs="+",
+        default=[None],
+        help="unified-buffer port bandwidths, bits per cycle (default: the base file's)",
     )
     parser.add_argument("--networks", nargs="+", default=["resnet18", "mobilenetv2"])
     parser.add_argument("--lpf-limit", type=int, default=6)
@@ -157,7 +179,7 @@ def main() -> None:
     totals = {"load": 0.0, "search": 0.0, "wall": 0.0, "runs": 0, "searches": 0, "evaluations": 0}
     with tempfile.TemporaryDirectory(prefix="zz_bench_eval_") as tmp:
         for name, hardware_file, mapping_file in write_variants(
-            Path(tmp), args.arrays, args.buffers
+            Path(tmp), args.arrays, args.buffers, args.bandwidths
         ):
             for workload_name, workload_file in workloads.items():
                 before = dict(counts)
@@ -190,7 +212,10 @@ def main() -> None:
         if args.share:  # a seeded sample evaluated again through the unshared path
             sample = random.Random(args.seed).sample(sorted(kept), min(args.check, len(kept)))
             files = {
-                name: (h, m) for name, h, m in write_variants(Path(tmp), args.arrays, args.buffers)
+                name: (h, m)
+                for name, h, m in write_variants(
+                    Path(tmp), args.arrays, args.buffers, args.bandwidths
+                )
             }
             checked = all(
                 figures(

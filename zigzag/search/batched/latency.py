@@ -72,10 +72,9 @@ def batch_latency(model, movement, movement_int, n):
     latency = np.zeros(n)
     if n == 0:
         return latency, exact
-    packed = np.zeros(n, dtype=np.int64)
     if codes.shape[1] <= 39:  # base-3 digits fit an int64
-        for i in range(codes.shape[1]):
-            packed = packed * 3 + codes[:, i]
+        digits = 3 ** np.arange(codes.shape[1] - 1, -1, -1, dtype=np.int64)
+        packed = codes.astype(np.int64) @ digits
         keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
         signatures = codes[first]
     else:
@@ -119,8 +118,10 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
     setup = model.setup
     m = n if isinstance(sel, slice) else len(sel)
 
+    codes = dict(zip(model.duties, signature.tolist()))
+
     def code(op, level, d):
-        return int(signature[model.duty_index[(op, level, d)]])
+        return codes[op, level, d]
 
     def pick(arr):
         return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))

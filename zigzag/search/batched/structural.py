@@ -58,11 +58,15 @@ class _Allocated:
     cuts: dict
     bounds: dict  # memory name -> (low, high) sizes keeping each candidate's outcome
     movement: object = field(default=None)  # the model's data movement of the alive candidates
+    size: int = 0  # bytes of its arrays
 
-    def nbytes(self) -> int:
+    def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
         arrays += [a for pair in self.bounds.values() for a in pair]
-        return sum(a.nbytes for a in arrays) + _nbytes(self.movement)
+        self.size = sum(a.nbytes for a in arrays)
+
+    def nbytes(self) -> int:
+        return self.size
 
 
 def _nbytes(value) -> int:
@@ -140,7 +144,9 @@ class Allocations:
         if entry is None or entry.movement is not None or not any(e is entry for e in kept):
             return
         entry.movement = movement
-        self.nbytes += _nbytes(movement)
+        grown = _nbytes(movement)
+        entry.size += grown
+        self.nbytes += grown
         self._trim()
 
     def _trim(self) -> None:
