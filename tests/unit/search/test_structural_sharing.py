@@ -78,6 +78,7 @@ def test_shared_structure_gives_the_unshared_results():
     kept = [entry for tables in allocations.tables.values() for t in tables for entry in t]
     assert any(entry.movement is not None for entry in kept)
     assert any(len(tables) > 1 for tables in allocations.tables.values())  # other sizes kept too
+    assert 0 < allocations.nbytes == sum(entry.nbytes() for entry in kept) <= allocations.budget
     assert shared.reused > 0  # the costs-only variant
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from zigzag.search.batched.candidates import constraint_mask, ordering_chunks
+from zigzag.search.batched.model import movement_nbytes
 
 #: what the structure of an accelerator leaves out of its memories and their ports
 SIZE_FIELDS = ("size",)
@@ -67,16 +68,6 @@ class _Allocated:
 
     def nbytes(self) -> int:
         return self.size
-
-
-def _nbytes(value) -> int:
-    if isinstance(value, np.ndarray):
-        return value.nbytes
-    if isinstance(value, dict):
-        return sum(_nbytes(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(_nbytes(v) for v in value)
-    return 0
 
 
 class Allocations:
@@ -144,7 +135,7 @@ class Allocations:
         if entry is None or entry.movement is not None or not any(e is entry for e in kept):
             return
         entry.movement = movement
-        grown = _nbytes(movement)
+        grown = movement_nbytes(movement)
         entry.size += grown
         self.nbytes += grown
         self._trim()
