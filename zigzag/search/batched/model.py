@@ -445,16 +445,16 @@ class BatchCostModel:
         return accesses
 
 
-def movement_nbytes(moved) -> int:
-    """Bytes of the arrays of :meth:`BatchCostModel.movements`' result (each array once)."""
+def movement_arrays(moved) -> list[np.ndarray]:
+    """The arrays of :meth:`BatchCostModel.movements`' result, each once."""
     movement, movement_int, zero_extent = moved
-    arrays = {id(zero_extent): zero_extent.nbytes}
+    arrays = {id(zero_extent): zero_extent}
     for per_op in (movement, movement_int):
         for m in per_op.values():
             values = [*m.D, *m.bits, *m.eff_bits, *(m.psum or ())]
             values += [v for flows in m.flows for flow in flows.values() for v in flow[:-1]]
-            arrays.update((id(v), v.nbytes) for v in values if isinstance(v, np.ndarray))
-    return sum(arrays.values())
+            arrays.update((id(v), v) for v in values if isinstance(v, np.ndarray))
+    return list(arrays.values())
 
 
 def access_energy(

@@ -169,7 +169,7 @@ def build_table(
     else:
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
-    kept, count = [], 0
+    kept, count, moves = [], 0, []
     for ids, cuts, entry in source:
         count += len(ids)
         if model is None:
@@ -186,9 +186,11 @@ def build_table(
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
-            allocations[0].keep_movement(allocations[1], entry, moved)
+            moves.append((entry, moved))
         accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+    for entry, moved in moves:  # once the allocation table is complete (and kept)
+        allocations[0].keep_movement(allocations[1], entry, moved)
     memories = tuple(model.level_memories()) if model is not None else ()
     return CandidateTable(
         loops,

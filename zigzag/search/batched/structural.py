@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from zigzag.search.batched.candidates import constraint_mask, ordering_chunks
-from zigzag.search.batched.model import movement_nbytes
+from zigzag.search.batched.model import movement_arrays
 
 #: what the structure of an accelerator leaves out of its memories and their ports
 SIZE_FIELDS = ("size",)
@@ -135,7 +135,10 @@ class Allocations:
         if entry is None or entry.movement is not None or not any(e is entry for e in kept):
             return
         entry.movement = movement
-        grown = movement_nbytes(movement)
+        arrays = movement_arrays(movement)
+        for array in arrays:  # read by the variants to come: never written again
+            array.setflags(write=False)
+        grown = sum(array.nbytes for array in arrays)
         entry.size += grown
         self.nbytes += grown
         self._trim()
