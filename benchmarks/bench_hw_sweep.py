@@ -9,6 +9,7 @@ variants differing only in those costs share their mapping candidates
 Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
         python benchmarks/bench_hw_sweep.py --grid 10000                  # the whole 10k grid (idle machine)
         python benchmarks/bench_hw_sweep.py --grid 10000 --variants 200 --in-process   # CPU s, shared vs not
+        python benchmarks/bench_hw_sweep.py --variants 20 --start 600 --in-process     # one batch job's variants
         python benchmarks/bench_hw_sweep.py --variants 16 --workloads inputs/workload/resnet18.onnx \
             --batch-size 4 --write-config config/sweep_slurm_slice.yaml
         python benchmarks/bench_hw_sweep.py --grid 10000 --write-config config/sweep_10k.yaml
@@ -284,6 +285,13 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the slice's draw")
     parser.add_argument(
+        "--start",
+        type=int,
+        default=None,
+        help="take --variants consecutive variants of the grid from this index instead of a "
+        "seeded draw (e.g. one batch job's: with --in-process, what it shares)",
+    )
+    parser.add_argument(
         "--workloads", nargs="+", default=WORKLOADS, help="workload files (default: both)"
     )
     parser.add_argument(
@@ -305,7 +313,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     full = grid(args.grid)
-    points = draw(args.grid, args.variants, args.seed)
+    points = (
+        draw(args.grid, args.variants, args.seed)
+        if args.start is None
+        else full[args.start : args.start + (args.variants or len(full))]
+    )
     batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
     if batch_size == "auto" and args.grid == 10000:
         # whole groups of cost settings per job (they share candidates only within a job), at most 50 jobs

@@ -2,6 +2,7 @@
 """Cost of one whole-network evaluation on a fresh accelerator, as a hardware sweep pays it.
 
 Usage:  python benchmarks/bench_network_eval.py [--arrays 16 32 64] [--buffers 1 3] [--lpf-limit 6]
+        python benchmarks/bench_network_eval.py --arrays 32 --buffers 1 3 --bandwidths 128 256 512 1024 --share
 
 Variants of ``inputs/hardware/flow_tpu_32x32.yaml`` (array edge × unified-buffer size in MiB, the
 mapping's unrolling following the array edge) are written as YAML files into a temporary folder;
@@ -14,6 +15,12 @@ evaluated temporal mappings; then the mean seconds per network evaluation, layer
 second, the load of the ONNX file alone (what a sweep reads once per network, not per variant),
 and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2;
 and, for comparison, from the wall time measured at the machine's present load).
+``--bandwidths`` adds an axis (the unified buffer's port bandwidths). ``--share`` evaluates the
+variants as a hardware sweep's batch job does, through one cache of candidates kept across them
+(``zigzag.search.batched.shared``, ``.structural``: variants differing in memory sizes and
+bandwidths take each other's allocations), then evaluates a seeded sample of them (``--check``,
+``--seed``) again through the unshared path and says whether every layer's result is identical.
+The last lines say whether issue 43's target (1,000 variants in 60 s on 2 cores) is met.
 CPU time (``time.process_time``) is the measure, since the machine is shared; wall time and the
 machine load (``os.getloadavg``) are printed beside it.
 """
@@ -22,8 +29,10 @@ from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import logging
 import os
+import random
 import sys
 import tempfile
 import time
@@ -35,15 +44,25 @@ REPO = Path(__file__).resolve().parents[1]
 BASE_HARDWARE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 BASE_MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml"
 MIB_BITS = 8 * 2**20
+#: issue 43's target: 1,000 variants x (ResNet-18 + MobileNetV2) in at most this many seconds on 2 cores
+TARGET_SECONDS = 60
 
 
-def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
+def variant_documents(
+    edge: int, buffer_mib: float, bandwidth: int | None = None
+) -> tuple[dict, list]:
     """The accelerator and mapping documents of one variant: an ``edge`` × ``edge`` array and a
-    unified buffer of ``buffer_mib`` MiB; the mapping unrolls ``edge`` wherever the base unrolls 32."""
+    unified buffer of ``buffer_mib`` MiB (and ``bandwidth`` bits per cycle on its ports, when
+    given); the mapping unrolls ``edge`` wherever the base unrolls 32."""
     hardware = yaml.safe_load(BASE_HARDWARE.read_text())
-    hardware["name"] = f"tpu_{edge}x{edge}_ub{buffer_mib:g}m"
+    hardware["name"] = f"tpu_{edge}x{edge}_ub{buffer_mib:g}m" + (
+        f"_bw{bandwidth}" if bandwidth else ""
+    )
     hardware["operational_array"]["sizes"] = [edge, edge]
     hardware["memories"]["unified_buffer"]["size"] = int(buffer_mib * MIB_BITS)
+    if bandwidth:
+        for port in hardware["memories"]["unified_buffer"]["ports"]:
+            port["bandwidth_max"] = bandwidth
     mapping = copy.deepcopy(yaml.safe_load(BASE_MAPPING.read_text()))
     for entry in mapping:
         for dimension, unrollings in entry["spatial_mapping"].items():
@@ -54,19 +73,42 @@ def variant_documents(edge: int, buffer_mib: float) -> tuple[dict, list]:
 
 
 def write_variants(
-    folder: Path, arrays: list[int], buffers: list[float]
+    folder: Path, arrays: list[int], buffers: list[float], bandwidths=(None,)
 ) -> list[tuple[str, Path, Path]]:
     """Write every variant's two files into ``folder``; returns (name, accelerator, mapping)."""
     variants = []
-    for edge in arrays:
-        for buffer_mib in buffers:
-            hardware, mapping = variant_documents(edge, buffer_mib)
-            hardware_file = folder / f"{hardware['name']}.yaml"
-            mapping_file = folder / f"{hardware['name']}_mapping.yaml"
-            hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
-            mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
-            variants.append((hardware["name"], hardware_file, mapping_file))
+    for edge, buffer_mib, bandwidth in itertools.product(arrays, buffers, bandwidths):
+        hardware, mapping = variant_documents(edge, buffer_mib, bandwidth)
+        hardware_file = folder / f"{hardware['name']}.yaml"
+        mapping_file = folder / f"{hardware['name']}_mapping.yaml"
+        hardware_file.write_text(yaml.safe_dump(hardware, sort_keys=False))
+        mapping_file.write_text(yaml.safe_dump(mapping, sort_keys=False))
+        variants.append((hardware["name"], hardware_file, mapping_file))
     return variants
+
+
+def figures(result) -> list[str]:
+    """Every layer's result and the total of a network evaluation, as text (floats exactly)."""
+    return [repr(r) for _, r in result.layers] + [repr(result.total)]
+
+
+def shared_search(options, network):
+    """A layer search through one cache of candidates kept across the variants, as a sweep's batch
+    job does (``zigzag.sweep.point``): variants of one structure take each other's allocations."""
+    from zigzag.search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
+    from zigzag.search.batched.structural import structure_free_job
+    from zigzag.search.jobs import job_key, layer_job
+
+    tables = SharedCandidates()
+
+    def search(layer, accelerator):
+        job = layer_job(layer, accelerator, options)
+        keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
+        return network.search_layer(
+            layer, accelerator, options, show_progress=False, shared=(tables, *keys)
+        )[0]
+
+    return search
 
 
 def timed(function, *args, **kwargs):
@@ -84,8 +126,24 @@ def main() -> None:
     parser.add_argument(
         "--buffers", type=float, nargs="+", default=[1, 3], help="unified buffer sizes, MiB"
     )
+    parser.add_argument(
+        "--bandwidths",
+        type=int,
+        nargs="+",
+        default=[None],
+        help="unified-buffer port bandwidths, bits per cycle (default: the base file's)",
+    )
     parser.add_argument("--networks", nargs="+", default=["resnet18", "mobilenetv2"])
     parser.add_argument("--lpf-limit", type=int, default=6)
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        help="share candidates across the variants as a sweep's batch job does "
+        "(zigzag.search.batched.shared and .structural), and check a seeded sample of them "
+        "against the unshared path",
+    )
+    parser.add_argument("--check", type=int, default=2, help="variants checked with --share")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
 
@@ -108,6 +166,8 @@ def main() -> None:
 
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
+    search = shared_search(options, network) if args.share else None
+    kept = {}  # (variant, network) -> the result's figures, for the check of --share
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
     print(
         f"lpf_limit {args.lpf_limit}; imports {import_cpu:.2f} CPU s; load before {load_before[0]:.2f}"
@@ -119,7 +179,7 @@ def main() -> None:
     totals = {"load": 0.0, "search": 0.0, "wall": 0.0, "runs": 0, "searches": 0, "evaluations": 0}
     with tempfile.TemporaryDirectory(prefix="zz_bench_eval_") as tmp:
         for name, hardware_file, mapping_file in write_variants(
-            Path(tmp), args.arrays, args.buffers
+            Path(tmp), args.arrays, args.buffers, args.bandwidths
         ):
             for workload_name, workload_file in workloads.items():
                 before = dict(counts)
@@ -127,8 +187,14 @@ def main() -> None:
                     load_inputs, workload_file, hardware_file, mapping_file
                 )
                 result, search_cpu, search_wall = timed(
-                    network.evaluate_network, workload, accelerator, options, show_progress=False
+                    network.evaluate_network,
+                    workload,
+                    accelerator,
+                    options,
+                    show_progress=False,
+                    search=search,
                 )
+                kept[name, workload_name] = figures(result)
                 searches = counts["searches"] - before["searches"]
                 evaluations = counts["evaluations"] - before["evaluations"]
                 print(
@@ -142,6 +208,24 @@ def main() -> None:
                 totals["runs"] += 1
                 totals["searches"] += searches
                 totals["evaluations"] += evaluations
+        checked = None
+        if args.share:  # a seeded sample evaluated again through the unshared path
+            sample = random.Random(args.seed).sample(sorted(kept), min(args.check, len(kept)))
+            files = {
+                name: (h, m)
+                for name, h, m in write_variants(
+                    Path(tmp), args.arrays, args.buffers, args.bandwidths
+                )
+            }
+            checked = all(
+                figures(
+                    network.evaluate_network(
+                        *load_inputs(workloads[w], *files[name]), options, show_progress=False
+                    )
+                )
+                == kept[name, w]
+                for name, w in sample
+            )
     onnx_cpu = sum(timed(read_onnx, path, file=str(path))[1] for path in workloads.values()) / len(
         workloads
     )
@@ -160,6 +244,18 @@ def main() -> None:
         f"({per_evaluation * 2000 / 2 / 60:.1f} min; search only {totals['search'] / runs * 1000:.0f} s; "
         f"from the wall time at this machine load: {totals['wall'] / runs * 1000 / 60:.1f} min)"
     )
+    projected = per_evaluation * 2000 / 2
+    print(
+        f"target: 1,000 variants x 2 networks in <= {TARGET_SECONDS} CPU s on 2 cores: "
+        f"{'met' if projected <= TARGET_SECONDS else 'not met'} ({projected:.0f} s"
+        + (", candidates shared across the variants" if args.share else ", nothing shared")
+        + ")"
+    )
+    if checked is not None:
+        print(
+            f"{min(args.check, runs)} (variant, network) pairs (seed {args.seed}) evaluated again "
+            f"unshared: {'identical' if checked else 'DIFFERENT'} (every layer's result)"
+        )
     print(
         f"machine load (1, 5, 15 min): before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
         "after {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())

@@ -44,7 +44,9 @@ def evaluate_spatial_mapping(
 ) -> tuple[CostResult, int]:
     """Best result over the temporal mappings of one spatial mapping, and how many were evaluated.
     ``shared``: ``(SharedCandidates, key)`` to re-score the candidates another variant with the
-    same cost-free key allocated (``zigzag.search.batched.shared``; same result)."""
+    same cost-free key allocated (``zigzag.search.batched.shared``; same result), or
+    ``(SharedCandidates, key, structure key)`` to also take, on a new table, the allocations of
+    variants of the same structure (``zigzag.search.batched.structural``; same result)."""
     if (
         shared is not None
         and options.temporal_mapping_search_engine != "salsa"
@@ -106,7 +108,8 @@ def evaluate_spatial_mapping(
 def _shared_search(layer, accelerator, array_mapping, options, shared):
     """The batched search through a shared candidate table (the spatial mapping converted once per
     table: the conversion reads the array, the served dimensions and the layer, never a cost)."""
-    tables, key = shared
+    tables, key = shared[:2]
+    structure = shared[2] if len(shared) > 2 else None
     settings = dict(
         lpf_limit=options.lpf_limit,
         even=options.temporal_mapping_type == "even",
@@ -116,7 +119,10 @@ def _shared_search(layer, accelerator, array_mapping, options, shared):
 
     def build():
         fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
-        return build_table(layer, accelerator, fractional, integer, **settings)
+        allocations = None if structure is None else (tables.allocations, structure)
+        return build_table(
+            layer, accelerator, fractional, integer, allocations=allocations, **settings
+        )
 
     table = tables.table(key, build)
     return score_table(
@@ -135,7 +141,9 @@ def search_layer(
     """The best evaluation of ``layer`` on ``accelerator`` under ``options``: on the MAC array, or
     for a vector layer on the accelerator's vector unit (docs/models/operators.md). ``shared``:
     ``(SharedCandidates, key)``, the key naming the layer job without its memory costs
-    (``zigzag.search.batched.shared.cost_free_job``), to share candidates across such variants."""
+    (``zigzag.search.batched.shared.cost_free_job``), to share candidates across such variants;
+    a third item, the key of the job without its memories' sizes and bandwidths either
+    (``zigzag.search.batched.structural.structure_free_job``), shares allocations too."""
     unit = compute_unit(layer, accelerator)
     if unit == UNCOSTED:
         raise InputError(
@@ -173,7 +181,9 @@ def _search(
             options,
             show_progress=show_progress,
             # the spatial mapping itself in the key: a table is one spatial mapping's candidates
-            shared=None if shared is None else (shared[0], (shared[1], repr(array_mapping))),
+            shared=None
+            if shared is None
+            else (shared[0], *((key, repr(array_mapping)) for key in shared[1:])),
         )
         evaluations += count
         best = keep_best(best, result, options.opt)

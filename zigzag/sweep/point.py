@@ -25,7 +25,8 @@ from zigzag.io.sealed import DamagedFile, damage_warning
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.batched.shared import cost_free_job
+from zigzag.search.batched.shared import COST_FIELDS, cost_free_job
+from zigzag.search.batched.structural import structure_free_job
 from zigzag.search.capacity import CapacityError
 from zigzag.search.jobs import job_key, job_result_text, layer_job, read_job_result
 from zigzag.search.layer_search import search_layer
@@ -221,7 +222,15 @@ def _layer_result(layer, accelerator, options, cache: Path, shared):
         return result
     result = _cached_result(path, key)
     if result is None:
-        share = None if shared is None else (shared, job_key(cost_free_job(job)))
+        share = (
+            None
+            if shared is None
+            else (
+                shared,
+                job_key(cost_free_job(job)),
+                job_key(structure_free_job(job, COST_FIELDS)),
+            )
+        )
         result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
         write_text_atomic(path, job_result_text(result, stats, key))
     if shared is not None:

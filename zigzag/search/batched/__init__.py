@@ -67,8 +67,8 @@ from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.search.batched.candidates import (
     LoopTable,
     Unsupported,
-    chunks,
     constraint_mask,
+    ordering_chunks,
     temporal_mapping_of,
 )
 from zigzag.search.batched.memory_levels import BatchLevelAssigner
@@ -100,7 +100,7 @@ def assigned_chunks(
     """The orderings of ``loops`` in chunks of ``chunk``: those ``constraints`` allow and the
     assigner can place, with their memory cuts; ``seen(drawn, allowed)`` is told every chunk's
     counts before and after the constraints."""
-    for ids in chunks(loops.orderings(), loops.length, chunk):
+    for ids in ordering_chunks(loops, chunk):
         drawn = len(ids)
         if constraints:
             ids = ids[constraint_mask(ids, loops, constraints)]

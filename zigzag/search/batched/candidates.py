@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import OrderedDict
 from typing import Iterator
 
 import numpy as np
@@ -62,6 +63,36 @@ def temporal_mapping_of(
             start = end
         result[op] = levels
     return result
+
+
+#: bytes of ordering tables kept by :func:`ordering_chunks` (the last ones used), and the most
+#: rows one table may have
+ORDERINGS_BUDGET = 64 * 2**20
+ORDERINGS_MAX_ROWS = 2**17
+_ORDERINGS: OrderedDict = OrderedDict()
+
+
+def ordering_chunks(loops: LoopTable, size: int) -> Iterator[np.ndarray]:
+    """``chunks(loops.orderings(), loops.length, size)``, kept for the next LOMA run with the same
+    multiset of loop numbers: the Williams sequence depends on nothing else, so layers and hardware
+    variants whose temporal loops differ only in their sizes and dims read one table (read-only
+    arrays; a run of more than ``ORDERINGS_MAX_ROWS`` orderings is generated as it goes)."""
+    key = (tuple(sorted(loops.number[f] for f in loops.factors)), size)
+    kept = _ORDERINGS.get(key)
+    if kept is None:
+        if loops.count() > ORDERINGS_MAX_ROWS:
+            yield from chunks(loops.orderings(), loops.length, size)
+            return
+        kept = tuple(chunks(loops.orderings(), loops.length, size))
+        for block in kept:
+            block.setflags(write=False)
+        _ORDERINGS[key] = kept
+        total = sum(b.nbytes for table in _ORDERINGS.values() for b in table)
+        while total > ORDERINGS_BUDGET and len(_ORDERINGS) > 1:
+            total -= sum(b.nbytes for b in _ORDERINGS.popitem(last=False)[1])
+    else:
+        _ORDERINGS.move_to_end(key)
+    yield from kept
 
 
 def chunks(iterator, length: int, size: int) -> Iterator[np.ndarray]:

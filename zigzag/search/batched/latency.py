@@ -67,14 +67,14 @@ def batch_latency(model, movement, movement_int, n):
     codes = np.zeros((n, max(len(model.duties), 1)), dtype=np.int8)
     for i, (op, level, d) in enumerate(model.duties):
         count = movement_int[op].flows[level][d].count
-        codes[:, i] = np.where(count == 0, 0, np.where(count == 1, 1, 2))
+        # counts are whole (floor divisions), inf or NaN: fmin maps 0, 1 to themselves, the rest to 2
+        codes[:, i] = np.fmin(count, 2.0)
     latency = np.zeros(n)
     if n == 0:
         return latency, exact
-    packed = np.zeros(n, dtype=np.int64)
     if codes.shape[1] <= 39:  # base-3 digits fit an int64
-        for i in range(codes.shape[1]):
-            packed = packed * 3 + codes[:, i]
+        digits = 3 ** np.arange(codes.shape[1] - 1, -1, -1, dtype=np.int64)
+        packed = codes.astype(np.int64) @ digits
         keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
         signatures = codes[first]
     else:
@@ -118,8 +118,10 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
     setup = model.setup
     m = n if isinstance(sel, slice) else len(sel)
 
+    codes = dict(zip(model.duties, signature.tolist()))
+
     def code(op, level, d):
-        return int(signature[model.duty_index[(op, level, d)]])
+        return codes[op, level, d]
 
     def pick(arr):
         return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
@@ -244,7 +246,51 @@ def _marked_slots(pattern: tuple, horizon: int) -> int:
 
 
 def reduce_balanced(cycles: list, minima: list, surplus) -> list:
-    """Vectorised ``zigzag.cost.model.reduce_balanced`` (same steps, same float operations)."""
+    """Vectorised ``zigzag.cost.model.reduce_balanced`` (same steps, same float operations);
+    one and two transfers, by far the most common, without sorting."""
+    if len(cycles) == 1:
+        return [_reduce_one(cycles[0], minima[0], surplus)]
+    if len(cycles) == 2:
+        return _reduce_two(cycles, minima, surplus)
+    return _reduce_many(cycles, minima, surplus)
+
+
+def _reduce_one(current, minimum, surplus):
+    """:func:`reduce_balanced` of one transfer: ``current`` less its distance to ``minimum``, or
+    less the surplus when that is smaller (``x * 1`` and ``x / 1`` are ``x`` exactly)."""
+    current = np.asarray(current, dtype=np.float64)
+    active = surplus > 0
+    surplus = np.where(active, surplus, 0.0)
+    step = current - minimum
+    step = np.where(surplus < step, surplus, step)
+    return np.where(active, current - step, current)
+
+
+def _reduce_two(cycles, minima, surplus):
+    """:func:`reduce_balanced` of two transfers: the larger first (the first of equal ones, and a
+    NaN last, as the stable sort orders them), then both by the second's share."""
+    a, b = (np.asarray(c, dtype=np.float64) for c in cycles)
+    swap = (b > a) | (np.isnan(a) & ~np.isnan(b))  # the second transfer is visited first
+    first, second = np.where(swap, b, a), np.where(swap, a, b)
+    low_first = np.where(swap, minima[1], minima[0])
+    low_second = np.where(swap, minima[0], minima[1])
+    active = surplus > 0
+    surplus = np.where(active, surplus, 0.0)
+    step = first - low_first
+    stop = surplus < step
+    step = np.where(stop, surplus, step)
+    first = np.where(active, first - step, first)
+    surplus = np.where(active & ~stop, surplus - step, surplus)
+    active = active & ~stop
+    step = second - low_second
+    capacity = step * 2
+    step = np.where(surplus < capacity, surplus / 2, step)
+    first = np.where(active, first - step, first)
+    second = np.where(active, second - step, second)
+    return [np.where(swap, second, first), np.where(swap, first, second)]
+
+
+def _reduce_many(cycles: list, minima: list, surplus) -> list:
     m = len(cycles)
     n = len(cycles[0])
     current = np.stack(cycles).astype(np.float64)  # (m, n)

@@ -70,6 +70,7 @@ class BatchLevelAssigner:
         even: bool = False,
     ):
         self.reference = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
+        self._bounds = None  # per memory (low, high) size bounds while assign_bounded runs
         self.layer = layer
         self.spatial = spatial
         self.loops = loops
@@ -133,8 +134,35 @@ class BatchLevelAssigner:
     def assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """``(assigned, cuts)``: which orderings could be assigned, and per layer operand the
         end position of each of its memory levels (array ``candidates x levels``)."""
+        self._bounds = None
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return self._assign(ids)
+
+    def assign_bounded(self, ids: np.ndarray):
+        """:meth:`assign`, and per memory the sizes for which every candidate's outcome stays the
+        same: ``{memory name: (low, high)}`` arrays over the candidates, such that a memory of
+        size ``s`` with ``low <= s < high`` (for every memory) gives each candidate the same
+        ``assigned`` flag and cuts. The assigner reads a memory's size only in comparisons
+        ``bits <= size`` (a take fits, the operands' takes fit together): ``low`` is the largest
+        bits compared that fit, ``high`` the smallest that did not (a candidate's comparisons
+        after it failed are not counted: it stays failed)."""
+        self._bounds = {}
+        try:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                alive, cuts = self._assign(ids)
+            return alive, cuts, self._bounds
+        finally:
+            self._bounds = None
+
+    def _bound(self, memory, entered, fitted, failed) -> None:
+        """Narrow ``memory``'s bounds of the candidates alive when it was ``entered`` by the
+        bits that ``fitted`` (arrays, -inf where none) and that ``failed`` (+inf where none)."""
+        if self._bounds is None:
+            return
+        n = len(entered)
+        low, high = self._bounds.setdefault(memory.name, (np.full(n, -np.inf), np.full(n, np.inf)))
+        np.maximum(low, np.where(entered, fitted, -np.inf), out=low)
+        np.minimum(high, np.where(entered, failed, np.inf), out=high)
 
     def _assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n, length = ids.shape
@@ -172,10 +200,11 @@ class BatchLevelAssigner:
     def _assign_at(self, memory, states, operands, alive, ctx) -> None:
         n, length, rows = ctx[:3]
         is_top = [self.reference.top[m] is memory for m in operands]
-        slices = [self._feasible_slices(memory, s, alive, ctx) for s in states]
+        entered = alive.copy() if self._bounds is not None else None
+        slices = [self._feasible_slices(memory, s, alive, ctx, entered) for s in states]
         # slices[j] = (bits per take, running dim sizes per take, number of feasible takes,
         #              whether the scalar assigner's bits are ints)
-        best_take = self._best_takes(memory, states, slices, is_top, alive, ctx)
+        best_take = self._best_takes(memory, states, slices, is_top, alive, ctx, entered)
         for j, (state, top) in enumerate(zip(states, is_top)):
             take = best_take[j]
             sizes = slices[j][1]
@@ -189,7 +218,7 @@ class BatchLevelAssigner:
                 alive &= state.pos >= length
             state.level += 1
 
-    def _best_takes(self, memory, states, slices, is_top, alive, ctx) -> list[np.ndarray]:
+    def _best_takes(self, memory, states, slices, is_top, alive, ctx, entered) -> list[np.ndarray]:
         """Per operand, the take of every candidate: a top memory takes all it can, the others
         the combination of lowest summed cost (the last of equal costs), as
         ``MemoryLevelAssigner._best_combination`` scans them; combinations in blocks of arrays."""
@@ -230,6 +259,15 @@ class BatchLevelAssigner:
             total = python_sum(bit_terms) if bit_terms else np.zeros(n)
             cost = python_sum(cost_terms) if cost_terms else 0.0
             over = np.broadcast_to(total > size, valid.shape)
+            if entered is not None:  # the combinations this candidate compared with the size
+                compared = valid & entered
+                totals = np.broadcast_to(total, valid.shape)
+                self._bound(
+                    memory,
+                    entered,
+                    np.where(compared & ~over, totals, -np.inf).max(axis=0),
+                    np.where(compared & over, totals, np.inf).min(axis=0),
+                )
             if first == 0:
                 alive &= ~over[0]  # the combination taking the least does not fit
             valid &= alive & ~over
@@ -247,7 +285,7 @@ class BatchLevelAssigner:
             takes[j] = combos[best_combo, f]
         return [np.where(has_best, take, 0) for take in takes]
 
-    def _feasible_slices(self, memory, state: _AllocState, alive, ctx):
+    def _feasible_slices(self, memory, state: _AllocState, alive, ctx, entered=None):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
         unassigned loops (array ``takes x candidates``), the running size of each tracked dim
         after each take (same shape), how many takes fit, counting from the first, and whether
@@ -292,11 +330,28 @@ class BatchLevelAssigner:
         bits = np.broadcast_to((count if count is not None else 1.0) * precision, (steps + 1, n))
         fits = bits <= size
         alive &= fits[0]
-        feasible = fits[0].astype(np.int64)
-        ok = fits[0]
-        for i in range(steps):
-            ok = ok & valid[i] & fits[i + 1]
-            feasible += ok
+        # the takes that fit, counting from the first, while there is a loop to take
+        chain = np.empty((steps + 1, n), dtype=bool)
+        chain[0] = fits[0]
+        np.logical_and(valid, fits[1:], out=chain[1:])
+        feasible = np.logical_and.accumulate(chain, axis=0).sum(axis=0, dtype=np.int64)
+        if (
+            entered is not None
+        ):  # the takes compared: the feasible ones, and the first that did not fit
+            takes = np.arange(steps + 1)[:, None]
+            stop = np.minimum(feasible, steps)
+            # the run of feasible takes ended on a take that exists and did not fit
+            ended = (feasible <= steps) & (
+                (feasible == 0) | valid[np.clip(feasible - 1, 0, steps - 1), rows]
+                if steps
+                else feasible == 0
+            )
+            self._bound(
+                memory,
+                entered,
+                np.where(takes < feasible, bits, -np.inf).max(axis=0),
+                np.where(ended, bits[stop, rows], np.inf),
+            )
         return bits, sizes, feasible, self._bits_are_int(state, precisions)
 
     def _cuts_agree_all(self, states, top_take, free, combinations, ctx) -> np.ndarray:

@@ -338,15 +338,24 @@ class BatchCostModel:
         lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return energy, lat, exact & exact_lat
 
-    def _parts(self, ids, cuts, latency):
-        """Word accesses, exactness flags and the data movement (fractional, integer) of the candidates."""
+    def _parts(self, ids, cuts, latency, moved=None):
+        """Word accesses, exactness flags and the data movement (fractional, integer) of the
+        candidates; ``moved``: their :meth:`movements`, when known."""
+        n = ids.shape[0]
+        movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
+        exact = ~zero_extent
+        return self._accesses(movement, n, exact), exact, movement, movement_int
+
+    def movements(self, ids, cuts, latency=True):
+        """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
+        the fractional and (with ``latency``) the integer spatial mapping, and where an extent of
+        0 makes them inexact; reads no memory's size, bandwidth or cost."""
         n, length = ids.shape
         rows = np.arange(n)
         ldim = self.loops.dim_of[ids]
         lsize = self.loops.size_of[ids]
         prefix = prefix_products(lsize)
         ctx = (n, length, rows, lsize, prefix)
-        exact = np.ones(n, dtype=bool)
         self._zero_extent = np.zeros(n, dtype=bool)
 
         temporal, movement, movement_int = {}, {}, {}
@@ -373,16 +382,18 @@ class BatchCostModel:
                 )
                 movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
-        exact &= ~self._zero_extent
-        return self._accesses(movement, n, exact), exact, movement, movement_int
+        return movement, movement_int, self._zero_extent
 
-    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray]):
+    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None):
         """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
         ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
-        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does."""
+        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does.
+        ``moved``: the candidates' :meth:`movements` (with ``latency``), when known."""
         n = ids.shape[0]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            accesses, exact, movement, movement_int = self._parts(ids, cuts, True)
+            if moved is None:
+                moved = self.movements(ids, cuts, True)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
             lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return accesses, lat, exact & exact_lat
 
@@ -396,8 +407,9 @@ class BatchCostModel:
 
     def _accesses(self, movement, n, exact):
         """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
-        clears ``exact`` where a figure leaves the exact range."""
-        accesses = []
+        clears ``exact`` where a figure leaves the exact range. The flows that move data are
+        computed together as rows of one array (the same float operations, row by row)."""
+        accesses, rows = [], []  # rows: (access dict, direction, flow, bw_min, bw_max, instances)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -406,23 +418,43 @@ class BatchCostModel:
                 acc = {}
                 for d in DIRECTIONS:
                     flow = flows[d]
+                    acc[d] = 0.0
                     if flow.idle:  # no accesses, as the arrays below would find
-                        acc[d] = 0.0
                         continue
                     bw_min, bw_max = lv.bw_min[d], lv.bw_max[d]
-                    moving = (flow.amount != 0) & (flow.precision != 0)
                     if bw_min is None and bw_max is None:
                         exact &= ~(flow.amount != 0)  # the scalar model raises there
-                        acc[d] = 0.0
                         continue
-                    data = flow.amount * flow.precision
-                    exact &= data < EXACT
-                    value = np.ceil(data / bw_min) * (bw_min / bw_max) * flow.count * instances
-                    value = np.where(moving, np.trunc(value), 0.0)
-                    exact &= value < EXACT
-                    acc[d] = value
+                    rows.append((acc, d, flow, bw_min, bw_max, instances))
                 accesses.append(acc)
+        if not rows:
+            return accesses
+        amount, precision, count = (np.empty((len(rows), n)) for _ in range(3))
+        for i, (_, _, flow, *_) in enumerate(rows):
+            amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
+        bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
+        ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
+        instances = np.array([[row[5]] for row in rows], dtype=np.float64)
+        moving = (amount != 0) & (precision != 0)
+        data = amount * precision
+        value = np.ceil(data / bw_min) * ratio * count * instances
+        value = np.where(moving, np.trunc(value), 0.0)
+        exact &= ((data < EXACT) & (value < EXACT)).all(axis=0)
+        for (acc, d, *_), figures in zip(rows, value):
+            acc[d] = figures
         return accesses
+
+
+def movement_arrays(moved) -> list[np.ndarray]:
+    """The arrays of :meth:`BatchCostModel.movements`' result, each once."""
+    movement, movement_int, zero_extent = moved
+    arrays = {id(zero_extent): zero_extent}
+    for per_op in (movement, movement_int):
+        for m in per_op.values():
+            values = [*m.D, *m.bits, *m.eff_bits, *(m.psum or ())]
+            values += [v for flows in m.flows for flow in flows.values() for v in flow[:-1]]
+            arrays.update((id(v), v) for v in values if isinstance(v, np.ndarray))
+    return list(arrays.values())
 
 
 def access_energy(

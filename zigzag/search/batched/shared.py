@@ -40,6 +40,7 @@ from zigzag.search.batched import (
 )
 from zigzag.search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.search.batched.model import BatchCostModel, access_energy
+from zigzag.search.batched.structural import Allocations
 from zigzag.search.loma import no_fit_error
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
@@ -96,6 +97,8 @@ class SharedCandidates:
         self.nbytes = 0
         self.built = 0
         self.reused = 0
+        #: allocated candidates shared by variants of one structure (sizes, bandwidths apart)
+        self.allocations = Allocations()
 
     def table(self, key, build):
         """The table kept under ``key``, else ``build()``'s (kept if it fits)."""
@@ -150,15 +153,24 @@ def build_table(
     access_same_data_considered_as_no_access,
     spatial_mapping_array,
     chunk: int = DEFAULT_CHUNK,
+    allocations=None,
 ) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
-    search would (the caller then takes the unshared path)."""
+    search would (the caller then takes the unshared path). ``allocations``: ``(Allocations,
+    structure key)`` to take the allocated candidates of variants of the same structure
+    (``zigzag.search.batched.structural``; same table)."""
     constraints, loops, assigner = candidate_loops(
         layer, accelerator, fractional, lpf_limit=lpf_limit, even=even
     )
+    if allocations is None:
+        source = (
+            (ids, cuts, None) for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk)
+        )
+    else:
+        source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
-    kept, count = [], 0
-    for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk):
+    kept, count, moves = [], 0, []
+    for ids, cuts, entry in source:
         count += len(ids)
         if model is None:
             model = BatchCostModel(
@@ -170,8 +182,15 @@ def build_table(
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
                 spatial_mapping_array=spatial_mapping_array,
             )
-        accesses, latency, exact = model.evaluate_accesses(ids, cuts)
+        moved = None if entry is None else entry.movement
+        if entry is not None and moved is None:  # kept for the next variant of this structure
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                moved = model.movements(ids, cuts, True)
+            moves.append((entry, moved))
+        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+    for entry, moved in moves:  # once the allocation table is complete (and kept)
+        allocations[0].keep_movement(allocations[1], entry, moved)
     memories = tuple(model.level_memories()) if model is not None else ()
     return CandidateTable(
         loops,
