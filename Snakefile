@@ -22,7 +22,7 @@ include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/save.smk"
 include: "workflow/rules/report.smk"
-include: "workflow/rules/stream.smk"
+include: "workflow/rules/multicore.smk"
 include: "workflow/rules/hardware_sweep.smk"
 include: "workflow/rules/report_page.smk"
 

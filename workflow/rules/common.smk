@@ -25,7 +25,7 @@ from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import is_dry_run, sealed_files
 from zigzag.steps.pipeline import plan_keys
-from zigzag.steps.stream import resolve_stream_experiments
+from zigzag.steps.multicore import resolve_stream_experiments
 from zigzag.sweep.workflow import (
     json_text,
     resolve_hardware_sweeps,
@@ -119,7 +119,7 @@ try:
         for e in expand_experiments(config, passed_dir=cache_root() / "checked-configs")
     }
     check_input_files(list(EXPERIMENTS.values()))
-    # multi-core experiments (rules/stream.smk)
+    # multi-core experiments (rules/multicore.smk)
     STREAM = resolve_stream_experiments(config)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
     HW_SWEEPS = resolve_hardware_sweeps(config)

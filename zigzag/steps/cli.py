@@ -289,7 +289,7 @@ def add_step_commands(subparsers) -> None:
         "(default: pareto.csv beside the experiments table)",
     )
 
-    from zigzag.steps.stream import register as register_stream_steps
+    from zigzag.steps.multicore import register as register_stream_steps
 
     register_stream_steps(command)
 

@@ -51,7 +51,7 @@ def _cost_keys(path: Path) -> set[str]:
 def unreferenced(config: dict) -> list[Path]:
     """The cache files of ``config``'s cache folder that none of its experiments refers to."""
     from zigzag.steps.experiments import expand_experiments
-    from zigzag.steps.stream import resolve_stream_experiments
+    from zigzag.steps.multicore import resolve_stream_experiments
 
     results = Path(config.get("results", "results"))
     cache = Path(config.get("cache", results / ".cache"))

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zigzag.errors import InputError
-from zigzag.steps.stream import resolve_stream_experiments
+from zigzag.steps.multicore import resolve_stream_experiments
 from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.multicore.schedule.dram_links import DEMAND_LIMIT, dram_link_shares

@@ -335,7 +335,7 @@ def test_empty_layer_stacks_is_a_one_line_error(command, tmp_path, capsys):
 
 
 def test_empty_layer_stacks_in_a_workflow_experiment_is_an_error():
-    from zigzag.steps.stream import _stacks
+    from zigzag.steps.multicore import _stacks
 
     with pytest.raises(InputError, match="layer-stacks"):
         _stacks({"layer_stacks": ""})

@@ -12,7 +12,7 @@ import pytest
 
 from zigzag.errors import InputError
 from zigzag.steps.experiments import write_experiment_spec
-from zigzag.steps.stream import resolve_stream_experiments, results
+from zigzag.steps.multicore import resolve_stream_experiments, results
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.plots.results import metrics_png, pareto_png
 from zigzag.multicore.results import (

@@ -83,7 +83,7 @@ def sweep(tmp_path_factory):
 def multicore(tmp_path_factory):
     """A small multi-core run (two cores) with its pictures and the multi-core table."""
     from zigzag.steps.experiments import write_experiment_spec
-    from zigzag.steps.stream import resolve_stream_experiments, results
+    from zigzag.steps.multicore import resolve_stream_experiments, results
     from zigzag.multicore.plots import plot_run
     from zigzag.multicore.pipeline import run_stream
 

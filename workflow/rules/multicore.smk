@@ -7,7 +7,7 @@
 # the schedules and pictures of the experiments using it.
 
 
-include: "stream_common.smk"
+include: "multicore_common.smk"
 
 
 rule stream_split:

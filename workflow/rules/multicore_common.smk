@@ -1,6 +1,6 @@
-# Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
+# Multi-core (Stream) experiments: names, targets and input functions of rules/multicore.smk.
 from zigzag.multicore.pipeline import allocation_of
-from zigzag.steps.stream import core_files, cost_plan_keys
+from zigzag.steps.multicore import core_files, cost_plan_keys
 
 STREAM_RESULTS = f"{RESULTS}/stream"
 # the experiments by allocation method (fixed, ga, co): which files their run folder holds
