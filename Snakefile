@@ -40,6 +40,6 @@ rule all:
             if EXPERIMENT_NAMES
             else []
         ),
-        STREAM_TARGETS,
+        MULTICORE_TARGETS,
         HW_TARGETS,
         [f"{RESULTS}/report.html"] if REPORT_INPUTS else [],

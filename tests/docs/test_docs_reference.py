@@ -196,7 +196,7 @@ def test_yaml_examples_of_the_reference_are_valid():
         elif isinstance(document, dict) and "llm" in document:
             read_llm_section(document, where)
         elif isinstance(document, dict) and (
-            {"experiments", "sweeps", "stream_experiments"} & set(document)
+            {"experiments", "sweeps", "multicore_experiments", "stream_experiments"} & set(document)
         ):
             jsonschema.validate(document, schema)
         elif isinstance(document, list) and document and "equation" in document[0]:

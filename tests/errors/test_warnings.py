@@ -196,12 +196,12 @@ def test_multi_core_warnings_name_the_layer(tmp_path):
 
 
 def test_multi_core_results_keep_the_warning_in_their_notes(tmp_path):
-    from zigzag.steps.multicore import resolve_stream_experiments, run, split
+    from zigzag.steps.multicore import resolve_multicore_experiments, run, split
 
     mapping = with_entry(
         STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path
     )
-    (exp,) = resolve_stream_experiments(
+    (exp,) = resolve_multicore_experiments(
         {
             "stream_experiments": [
                 {

@@ -25,7 +25,7 @@ from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import is_dry_run, sealed_files
 from zigzag.steps.pipeline import plan_keys
-from zigzag.steps.multicore import resolve_stream_experiments
+from zigzag.steps.multicore import resolve_multicore_experiments
 from zigzag.sweep.workflow import (
     json_text,
     resolve_hardware_sweeps,
@@ -120,7 +120,7 @@ try:
     }
     check_input_files(list(EXPERIMENTS.values()))
     # multi-core experiments (rules/multicore.smk)
-    STREAM = resolve_stream_experiments(config)
+    MULTICORE = resolve_multicore_experiments(config)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
     HW_SWEEPS = resolve_hardware_sweeps(config)
     EXPERIMENT_NAMES = list(EXPERIMENTS)
@@ -147,11 +147,11 @@ try:
         name: write_sweep_settings(sweep, f"{CACHE}/sweeps", write=spec_json)
         for name, (sweep, _) in HW_SWEEPS.items()
     }
-    STREAM_SPECS = {
+    MULTICORE_SPECS = {
         name: spec_text(
-            f"{CACHE}/experiments/stream/{name}.json", experiment_spec_text(experiment)
+            f"{CACHE}/experiments/multicore/{name}.json", experiment_spec_text(experiment)
         )
-        for name, experiment in STREAM.items()
+        for name, experiment in MULTICORE.items()
     }
 except InputError as exc:
     print(f"error: {exc}", file=sys.stderr)

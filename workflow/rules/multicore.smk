@@ -1,8 +1,8 @@
-# Multi-core experiments (Stream), config key `stream_experiments`:
-#   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
-#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
-#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
-#   stream_results gathers every run into the multi-core results table and its figures.
+# Multi-core experiments, config key `multicore_experiments` (alias `stream_experiments`):
+#   multicore_split (hardware + workload + mapping -> CN graph) -> multicore_plan_costs (checkpoint: the
+#   distinct (CN shape, core) cost-table keys) -> multicore_cost (one job per key, content-cached in
+#   the shared cache, so identical cores and experiments share them) -> multicore_schedule -> pictures;
+#   multicore_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
 
@@ -10,138 +10,138 @@
 include: "multicore_common.smk"
 
 
-rule stream_split:
+rule multicore_split:
     input:
-        experiment=stream_experiment_spec,
-        hardware=stream_hardware_files,
-        workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
-        mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
+        experiment=multicore_experiment_spec,
+        hardware=multicore_hardware_files,
+        workload=lambda wildcards: MULTICORE[wildcards.sname]["workload"],
+        mapping=lambda wildcards: MULTICORE[wildcards.sname]["mapping"],
     output:
-        f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
+        f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/split.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/split.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_split/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_split/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "stream-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
+            "multicore-split --experiment {input.experiment:q} --output {output:q} --log {log:q}"
         )
 
 
-checkpoint stream_plan_costs:
+checkpoint multicore_plan_costs:
     input:
-        experiment=stream_experiment_spec,
-        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
-        hardware=stream_hardware_files,
+        experiment=multicore_experiment_spec,
+        graph=f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
+        hardware=multicore_hardware_files,
     output:
-        f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
+        f"{MULTICORE_RESULTS}/{{sname}}/cost_plan.json",
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/plan_costs.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/plan_costs.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_plan_costs/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_plan_costs/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "stream-plan --experiment {input.experiment:q} --graph {input.graph:q}"
+            "multicore-plan --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {cache} --output {output:q} --log {log:q}",
             cache=CACHE,
         )
 
 
-rule stream_cost:
+rule multicore_cost:
     input:
-        ancient(f"{CACHE}/stream-cost/jobs/{{key}}.json"),
+        ancient(f"{CACHE}/multicore-cost/jobs/{{key}}.json"),
     output:
-        f"{CACHE}/stream-cost/entries/{{key}}.json",
+        f"{CACHE}/multicore-cost/entries/{{key}}.json",
     log:
-        f"{CACHE}/logs/stream-cost/{{key}}.log",
+        f"{CACHE}/logs/multicore-cost/{{key}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_cost/{{key}}.tsv"
+        f"{CACHE}/benchmarks/multicore_cost/{{key}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
-        step("stream-cost {input:q} --output {output:q} --log {log:q}")
+        step("multicore-cost {input:q} --output {output:q} --log {log:q}")
 
 
-rule stream_schedule:
+rule multicore_schedule:
     input:
-        experiment=stream_experiment_spec,
-        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
-        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
-        entries=stream_cost_entries,
+        experiment=multicore_experiment_spec,
+        graph=f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
+        plan=f"{MULTICORE_RESULTS}/{{sname}}/cost_plan.json",
+        entries=multicore_cost_entries,
     output:
-        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
-        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
-        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
+        summary=f"{MULTICORE_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{MULTICORE_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json",
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/schedule.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/schedule.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_schedule/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_schedule/{{sname}}.tsv"
     wildcard_constraints:
-        sname="|".join(STREAM_FIXED) or "no_fixed_experiment",
+        sname="|".join(MULTICORE_FIXED) or "no_fixed_experiment",
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
+            "multicore-run --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {cache} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
 
 
-rule stream_plots:
+rule multicore_plots:
     input:
-        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
-        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
-        plotly_js=f"{STREAM_RESULTS}/plotly.min.js",
+        summary=f"{MULTICORE_RESULTS}/{{sname}}/summary.json",
+        trace=f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json",
+        plotly_js=f"{MULTICORE_RESULTS}/plotly.min.js",
     output:
-        # loads the stream folder's shared plotly.min.js, so it stays out of `snakemake --report`
+        # loads the multicore folder's shared plotly.min.js, so it stays out of `snakemake --report`
         # (whose pages embed each file alone); the folder's report.html links to it
-        html=f"{STREAM_RESULTS}/{{sname}}/plots/gantt.html",
-        gantt=_stream_picture(f"gantt.{PLOT_FORMAT}", "gantt"),
-        memory=_stream_picture(f"memory.{PLOT_FORMAT}", "memory"),
-        perfetto=_stream_picture("perfetto.json", "perfetto"),
-        energy=_stream_picture(f"energy.{PLOT_FORMAT}", "energy"),
+        html=f"{MULTICORE_RESULTS}/{{sname}}/plots/gantt.html",
+        gantt=_multicore_picture(f"gantt.{PLOT_FORMAT}", "gantt"),
+        memory=_multicore_picture(f"memory.{PLOT_FORMAT}", "memory"),
+        perfetto=_multicore_picture("perfetto.json", "perfetto"),
+        energy=_multicore_picture(f"energy.{PLOT_FORMAT}", "energy"),
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/plots.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/plots.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_plots/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_plots/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards, input: os.path.dirname(input.summary),
     shell:
         step(
-            "stream-plot {params.folder:q} --output {params.folder:q}/plots"
+            "multicore-plot {params.folder:q} --output {params.folder:q}/plots"
             " --format {format} --name {wildcards.sname:q} --no-pareto"
             " --plotly-js {input.plotly_js:q} --log {log:q}",
             format=PLOT_FORMAT,
         )
 
 
-rule stream_search:
+rule multicore_search:
     input:
-        experiment=stream_experiment_spec,
-        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
-        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
-        entries=stream_cost_entries,
+        experiment=multicore_experiment_spec,
+        graph=f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
+        plan=f"{MULTICORE_RESULTS}/{{sname}}/cost_plan.json",
+        entries=multicore_cost_entries,
     output:
-        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
-        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
-        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
-        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
-        allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
+        summary=f"{MULTICORE_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{MULTICORE_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json",
+        front=f"{MULTICORE_RESULTS}/{{sname}}/front.csv",
+        allocation=f"{MULTICORE_RESULTS}/{{sname}}/allocation.yaml",
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/search.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/search.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_search/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_search/{{sname}}.tsv"
     wildcard_constraints:
-        sname="|".join(STREAM_SEARCHED) or "no_searched_experiment",
+        sname="|".join(MULTICORE_SEARCHED) or "no_searched_experiment",
     conda:
         "../envs/zigzag.yaml"
     threads: os.cpu_count() or 1  # scaled down to --cores
@@ -149,94 +149,94 @@ rule stream_search:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
+            "multicore-run --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {cache} --workers {threads} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
 
 
-rule stream_co:
+rule multicore_co:
     input:
-        experiment=stream_experiment_spec,
-        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
-        plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
-        entries=stream_cost_entries,
+        experiment=multicore_experiment_spec,
+        graph=f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
+        plan=f"{MULTICORE_RESULTS}/{{sname}}/cost_plan.json",
+        entries=multicore_cost_entries,
     output:
-        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
-        schedule=f"{STREAM_RESULTS}/{{sname}}/schedule.csv",
-        trace=f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json",
-        slots=f"{STREAM_RESULTS}/{{sname}}/co_slots.csv",
-        allocation=f"{STREAM_RESULTS}/{{sname}}/allocation.yaml",
+        summary=f"{MULTICORE_RESULTS}/{{sname}}/summary.json",
+        schedule=f"{MULTICORE_RESULTS}/{{sname}}/schedule.csv",
+        trace=f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json",
+        slots=f"{MULTICORE_RESULTS}/{{sname}}/co_slots.csv",
+        allocation=f"{MULTICORE_RESULTS}/{{sname}}/allocation.yaml",
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/co.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/co.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_co/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_co/{{sname}}.tsv"
     wildcard_constraints:
-        sname="|".join(STREAM_CO) or "no_co_experiment",
+        sname="|".join(MULTICORE_CO) or "no_co_experiment",
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
+            "multicore-run --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {cache} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
 
 
-rule stream_pareto:
+rule multicore_pareto:
     input:
-        front=f"{STREAM_RESULTS}/{{sname}}/front.csv",
-        summary=f"{STREAM_RESULTS}/{{sname}}/summary.json",
+        front=f"{MULTICORE_RESULTS}/{{sname}}/front.csv",
+        summary=f"{MULTICORE_RESULTS}/{{sname}}/summary.json",
     output:
-        _stream_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
+        _multicore_picture(f"pareto.{PLOT_FORMAT}", "pareto"),
     log:
-        f"{STREAM_RESULTS}/{{sname}}/logs/pareto.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/pareto.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_pareto/{{sname}}.tsv"
+        f"{CACHE}/benchmarks/multicore_pareto/{{sname}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
         folder=lambda wildcards, input: os.path.dirname(input.front),
     shell:
         step(
-            "stream-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
+            "multicore-pareto {params.folder:q} --output {output:q} --name {wildcards.sname:q}"
             " --log {log:q}"
         )
 
 
-rule stream_results:
+rule multicore_results:
     input:
-        specs=[STREAM_SPECS[name] for name in STREAM],
-        summaries=expand(f"{STREAM_RESULTS}/{{sname}}/summary.json", sname=list(STREAM)),
+        specs=[MULTICORE_SPECS[name] for name in MULTICORE],
+        summaries=expand(f"{MULTICORE_RESULTS}/{{sname}}/summary.json", sname=list(MULTICORE)),
         traces=expand(
-            f"{STREAM_RESULTS}/{{sname}}/schedule_trace.json", sname=list(STREAM)
+            f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json", sname=list(MULTICORE)
         ),
     output:
-        table=f"{STREAM_RESULTS}/multicore.csv",
+        table=f"{MULTICORE_RESULTS}/multicore.csv",
         html=report(
-            f"{STREAM_RESULTS}/multicore.html",
+            f"{MULTICORE_RESULTS}/multicore.html",
             caption="../report/stream_results_table.rst",
             category="Multi-core (Stream)",
             labels={"figure": "results table of all multi-core experiments"},
         ),
         pareto=report(
-            f"{STREAM_RESULTS}/multicore_pareto.{PLOT_FORMAT}",
+            f"{MULTICORE_RESULTS}/multicore_pareto.{PLOT_FORMAT}",
             caption="../report/stream_results_pareto.rst",
             category="Multi-core (Stream)",
             labels={"figure": "energy vs latency per workload, Pareto fronts"},
         ),
         metrics=report(
-            f"{STREAM_RESULTS}/multicore_metrics.{PLOT_FORMAT}",
+            f"{MULTICORE_RESULTS}/multicore_metrics.{PLOT_FORMAT}",
             caption="../report/stream_results_metrics.rst",
             category="Multi-core (Stream)",
             labels={"figure": "every metric of every multi-core experiment"},
         ),
     log:
-        f"{STREAM_RESULTS}/logs/results.log",
+        f"{MULTICORE_RESULTS}/logs/results.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_results/all.tsv"
+        f"{CACHE}/benchmarks/multicore_results/all.tsv"
     conda:
         "../envs/zigzag.yaml"
     params:
@@ -246,6 +246,6 @@ rule stream_results:
         ],
     shell:
         step(
-            "stream-results {params.runs:q} --table {output.table:q} --html {output.html:q}"
+            "multicore-results {params.runs:q} --table {output.table:q} --html {output.html:q}"
             " --pareto {output.pareto:q} --metrics {output.metrics:q} --log {log:q}"
         )

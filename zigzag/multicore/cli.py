@@ -1,9 +1,9 @@
-"""``zigzag stream ...``: the multi-core (Stream) commands.
+"""``zigzag multicore ...`` (alias ``zigzag stream ...``): the multi-core commands.
 
-``zigzag stream nodes`` builds the computation-node graph of a workload on a multi-core
+``zigzag multicore nodes`` builds the computation-node graph of a workload on a multi-core
 accelerator and writes it as ``cn_graph.npz`` (for the next steps), ``cn_graph.csv`` (one row
-per CN) and ``cn_graph.png`` (small graphs). ``zigzag stream run`` also costs and schedules the
-CNs and writes ``summary.json`` and ``schedule.csv``. ``zigzag stream search`` searches the
+per CN) and ``cn_graph.png`` (small graphs). ``zigzag multicore run`` also costs and schedules the
+CNs and writes ``summary.json`` and ``schedule.csv``. ``zigzag multicore search`` searches the
 allocation of flexible layers to cores and writes the Pareto front (``front.csv``), the chosen
 allocation as a fixed mapping (``allocation.yaml``) and its ``summary.json``/``schedule.csv``.
 """
@@ -28,16 +28,18 @@ from zigzag.multicore.pipeline.spec import (
 from zigzag.multicore.plots.cli import add_plot_command, plot_after_run
 
 
-def add_stream_commands(sub: argparse._SubParsersAction) -> None:
-    """Register the ``stream`` command group on the top-level parser."""
+def add_multicore_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the ``multicore`` command group (alias ``stream``) on the top-level parser."""
     from zigzag.command_options import add_quiet
 
-    stream = sub.add_parser(
-        "stream",
-        help="multi-core accelerators (Stream): computation nodes, scheduling",
-        description="Multi-core (Stream) commands.",
+    group = sub.add_parser(
+        "multicore",
+        aliases=["stream"],
+        help="multi-core accelerators (Stream): computation nodes, scheduling, allocation "
+        "(alias: zigzag stream)",
+        description="Multi-core commands (Stream's model); `zigzag stream ...` is the same.",
     )
-    commands = stream.add_subparsers(dest="stream_command", required=True)
+    commands = group.add_subparsers(dest="multicore_command", required=True)
     nodes = commands.add_parser(
         "nodes",
         help="split a workload into computation nodes (CNs) and their dependencies",

@@ -226,7 +226,7 @@ def _config_message(error) -> str:
     if error.validator == "pattern":
         return f"{value!r} does not match {error.validator_value}; use letters, digits and _ . + - only"
     if error.validator == "anyOf" and not error.absolute_path:
-        return "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'"
+        return "no experiment defined; add an entry under 'experiments', 'sweeps', 'multicore_experiments' or 'hardware_sweeps'"
     if error.validator == "minItems":
         return "the list is empty; give at least one entry"
     if error.validator == "oneOf":
@@ -259,13 +259,14 @@ def expand_experiments(config: dict, *, passed_dir: str | Path | None = None) ->
         seen.add(exp["name"])
     if (
         not experiments
-        and not config.get("stream_experiments")
+        and not config.get("multicore_experiments")
+        and not config.get("stream_experiments")  # its alias
         and not config.get("hardware_sweeps")
     ):
         raise InputError(
             "config",
             "experiments",
-            "no experiment defined; add an entry under 'experiments', 'sweeps', 'stream_experiments' or 'hardware_sweeps'",
+            "no experiment defined; add an entry under 'experiments', 'sweeps', 'multicore_experiments' or 'hardware_sweeps'",
         )
     return experiments
 

@@ -1,10 +1,11 @@
-"""The workflow's multi-core (Stream) steps: split into CNs, plan the cost table, schedule, pictures.
+"""The workflow's multi-core steps: split into CNs, plan the cost table, run, pictures.
 
-A multi-core experiment (config ``stream_experiments``) runs as:
-``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
+A multi-core experiment (config ``multicore_experiments``, or its alias ``stream_experiments``)
+runs as:
+``multicore-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``multicore-plan`` (the
 distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
-``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
-trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
+``multicore-cost`` job per key (shared by all experiments) → ``multicore-run`` (allocation,
+schedule, trace) → ``multicore-plot`` (pictures); ``multicore-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
 """
 
@@ -46,12 +47,31 @@ DEFAULTS = {
 SEARCH_DEFAULTS = search_defaults()
 
 
-def resolve_stream_experiments(config: dict) -> dict[str, dict]:
-    """The config's ``stream_experiments`` checked, with defaults filled in, by name."""
+#: the config key of the multi-core experiments, and its older spelling (kept as an alias)
+CONFIG_KEY, CONFIG_ALIAS = "multicore_experiments", "stream_experiments"
+
+
+def multicore_section(config: dict) -> tuple[str, list]:
+    """The config's multi-core experiments and the key they are under (``multicore_experiments``,
+    or its alias ``stream_experiments``; not both)."""
+    if config.get(CONFIG_KEY) is not None and config.get(CONFIG_ALIAS) is not None:
+        raise InputError(
+            "config",
+            CONFIG_ALIAS,
+            f"give the multi-core experiments under {CONFIG_KEY} only ({CONFIG_ALIAS} is its older name)",
+        )
+    key = CONFIG_ALIAS if config.get(CONFIG_ALIAS) is not None else CONFIG_KEY
+    return key, config.get(key) or []
+
+
+def resolve_multicore_experiments(config: dict) -> dict[str, dict]:
+    """The config's ``multicore_experiments`` (or ``stream_experiments``) checked, with defaults
+    filled in, by name."""
     out: dict[str, dict] = {}
     fields = {"name", "accelerator", "workload", "mapping", "mode", "clock_ghz", *DEFAULTS}
-    for i, spec in enumerate(config.get("stream_experiments") or []):
-        where = f"stream_experiments[{i}]"
+    key, section = multicore_section(config)
+    for i, spec in enumerate(section):
+        where = f"{key}[{i}]"
         if not isinstance(spec, dict):
             raise InputError(
                 "config", where, "must be a mapping with name, accelerator, workload, mapping, mode"
@@ -185,7 +205,7 @@ def split(exp: dict, output: str | Path) -> str:
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Write ``output``: every cost-table key the experiment needs; the job files of the uncached
-    ones go into the cache (the workflow's checkpoint ``stream_plan_costs`` produces them)."""
+    ones go into the cache (the workflow's checkpoint ``multicore_plan_costs`` produces them)."""
     from zigzag.multicore.allocation.genes import allocation_genes
     from zigzag.multicore.cn_graph import load_cn_graph
     from zigzag.multicore.pipeline.prepared import cost_table, load_accelerator
@@ -284,7 +304,7 @@ def results(
     return f"{len(rows)} multi-core runs, {front} on their workload's front (latency, energy, area)"
 
 
-# ----- commands (``zigzag step stream-...``) -----------------------------------------------------
+# ----- commands (``zigzag step multicore-...``) -----------------------------------------------------
 
 
 def _experiment(args) -> dict:
@@ -292,7 +312,7 @@ def _experiment(args) -> dict:
 
 
 def register(command) -> None:
-    """Add the stream steps through ``command(name, func, help)`` of ``zigzag step``."""
+    """Add the multi-core steps through ``command(name, func, help)`` of ``zigzag step``."""
 
     def cmd_split(args):
         return run_logged(args.log, lambda: split(_experiment(args), args.output))
@@ -338,12 +358,12 @@ def register(command) -> None:
         )
 
     sub = command(
-        "stream-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)"
+        "multicore-split", cmd_split, "multi-core: hardware + workload + mapping -> CN graph (.npz)"
     )
-    sub.add_argument("--experiment", required=True, help="the stream experiment (JSON file)")
+    sub.add_argument("--experiment", required=True, help="the multi-core experiment (JSON file)")
     sub.add_argument("--output", required=True, help="cn_graph.npz to write")
     sub = command(
-        "stream-plan",
+        "multicore-plan",
         cmd_plan,
         "multi-core: the cost-table keys of an experiment, jobs of the uncached",
     )
@@ -352,7 +372,7 @@ def register(command) -> None:
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")
     sub.add_argument("--output", required=True, help="cost_plan.json to write")
     sub = command(
-        "stream-run",
+        "multicore-run",
         cmd_run,
         "multi-core: allocate (fixed, genetic search or constraint optimisation) and schedule "
         "the CN graph with the cached cost entries",
@@ -369,7 +389,7 @@ def register(command) -> None:
         help="run folder (summary.json, schedule.csv, schedule_trace.json; a search's front.csv "
         "and allocation.yaml, a constraint optimisation's allocation.yaml and co_slots.csv)",
     )
-    sub = command("stream-plot", cmd_plot, "multi-core: the pictures of a run folder")
+    sub = command("multicore-plot", cmd_plot, "multi-core: the pictures of a run folder")
     sub.add_argument("run", help="run folder")
     sub.add_argument("--output", required=True, help="folder for the pictures")
     sub.add_argument("--format", default="png", choices=("png", "svg", "pdf"))
@@ -380,12 +400,12 @@ def register(command) -> None:
     sub.add_argument(
         "--plotly-js", help="the shared plotly.min.js the Gantt page loads (default: beside it)"
     )
-    sub = command("stream-pareto", cmd_pareto, "multi-core: the Pareto front of a search folder")
+    sub = command("multicore-pareto", cmd_pareto, "multi-core: the Pareto front of a search folder")
     sub.add_argument("run", help="search folder (front.csv, summary.json)")
     sub.add_argument("--output", required=True, help="figure to write")
     sub.add_argument("--name", default=None, help="experiment name for the title")
     sub = command(
-        "stream-results",
+        "multicore-results",
         cmd_results,
         "multi-core: the results table, Pareto fronts and figures of runs",
     )
@@ -403,7 +423,7 @@ __all__ = [
     "cost_plan_keys",
     "plan",
     "register",
-    "resolve_stream_experiments",
+    "resolve_multicore_experiments",
     "results",
     "run",
     "split",
