@@ -42,11 +42,6 @@ class Prepared:
     latency_model: str
     problem: ScheduleProblem | AllocationProblem
 
-    @property
-    def flexible(self) -> bool:
-        """Whether some layers may still go to several cores."""
-        return has_open_cores(self.graph)
-
 
 def has_open_cores(graph: CNGraph) -> bool:
     """Whether the graph leaves some CNs' core open (layers with several candidate cores)."""
