@@ -149,7 +149,8 @@ try:
     }
     MULTICORE_SPECS = {
         name: spec_text(
-            f"{CACHE}/experiments/multicore/{name}.json", experiment_spec_text(experiment)
+            f"{CACHE}/experiments/multicore/{name}.json",
+            experiment_spec_text(experiment),
         )
         for name, experiment in MULTICORE.items()
     }

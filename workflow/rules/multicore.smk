@@ -209,7 +209,9 @@ rule multicore_pareto:
 rule multicore_results:
     input:
         specs=[MULTICORE_SPECS[name] for name in MULTICORE],
-        summaries=expand(f"{MULTICORE_RESULTS}/{{sname}}/summary.json", sname=list(MULTICORE)),
+        summaries=expand(
+            f"{MULTICORE_RESULTS}/{{sname}}/summary.json", sname=list(MULTICORE)
+        ),
         traces=expand(
             f"{MULTICORE_RESULTS}/{{sname}}/schedule_trace.json", sname=list(MULTICORE)
         ),

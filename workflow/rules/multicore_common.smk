@@ -33,7 +33,8 @@ MULTICORE_TARGETS = (
         else []
     )
     + expand(
-        f"{MULTICORE_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}", sname=MULTICORE_SEARCHED
+        f"{MULTICORE_RESULTS}/{{sname}}/plots/pareto.{PLOT_FORMAT}",
+        sname=MULTICORE_SEARCHED,
     )
 )
 
@@ -53,7 +54,9 @@ def multicore_hardware_files(wildcards):
 def multicore_cost_entries(wildcards):
     """Every cost-table entry the experiment needs (known once its plan is written)."""
     plan = checkpoints.multicore_plan_costs.get(sname=wildcards.sname).output[0]
-    return [f"{CACHE}/multicore-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
+    return [
+        f"{CACHE}/multicore-cost/entries/{key}.json" for key in cost_plan_keys(plan)
+    ]
 
 
 def _multicore_picture(file, what):
