@@ -1,6 +1,7 @@
 """The multi-core run description: its defaults, the config section it reads, its checks."""
 
 import pytest
+import yaml
 
 from zigzag.errors import InputError
 from zigzag.multicore.pipeline import (
@@ -12,6 +13,7 @@ from zigzag.multicore.pipeline import (
     allocation_of,
     search_defaults,
 )
+from support import REPO
 
 
 def test_search_defaults_hold_both_methods_options():
@@ -56,3 +58,14 @@ def test_bad_values_are_input_errors(make, where):
     with pytest.raises(InputError) as info:
         make()
     assert info.value.where == where
+
+
+def test_the_config_schema_states_the_same_search_defaults():
+    """Until the schema is generated from typed models, its defaults are checked against the spec."""
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    sections = (
+        schema["properties"]["multicore_experiments"]["items"]["properties"]["search"],
+        schema["properties"]["hardware_sweeps"]["items"]["properties"]["allocation_search"],
+    )
+    for section in sections:
+        assert {k: v["default"] for k, v in section["properties"].items()} == search_defaults()

@@ -363,7 +363,7 @@ def test_workflow_runs_a_constraint_optimisation_experiment(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    run = tmp_path / "results" / "stream" / "small-co"
+    run = tmp_path / "results" / "multicore" / "small-co"
     summary = json.loads((run / "summary.json").read_text())
     assert (
         summary["search"]["method"] == "co" and summary["search"]["stacks"][0]["objective"] == 1340
