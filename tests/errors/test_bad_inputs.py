@@ -532,7 +532,7 @@ CASES = [
         "config",
         "top level",
         "no experiment defined",
-        "'stream_experiments' or 'hardware_sweeps'",
+        "'multicore_experiments' or 'hardware_sweeps'",
     ),
 ]
 
