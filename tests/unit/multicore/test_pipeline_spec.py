@@ -64,7 +64,7 @@ def test_the_config_schema_states_the_same_search_defaults():
     """Until the schema is generated from typed models, its defaults are checked against the spec."""
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     sections = (
-        schema["properties"]["multicore_experiments"]["items"]["properties"]["search"],
+        schema["$defs"]["multicore_experiments"]["items"]["properties"]["search"],
         schema["properties"]["hardware_sweeps"]["items"]["properties"]["allocation_search"],
     )
     for section in sections:
