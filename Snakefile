@@ -23,7 +23,7 @@ include: "workflow/rules/parse.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/save.smk"
 include: "workflow/rules/plots.smk"
-include: "workflow/rules/stream.smk"
+include: "workflow/rules/multicore.smk"
 include: "workflow/rules/hardware_sweep.smk"
 include: "workflow/rules/report_page.smk"
 
@@ -41,6 +41,6 @@ rule all:
             if EXPERIMENT_NAMES
             else []
         ),
-        STREAM_TARGETS,
+        MULTICORE_TARGETS,
         HW_TARGETS,
         [f"{RESULTS}/report.html"] if REPORT_INPUTS else [],

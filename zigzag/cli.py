@@ -231,13 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
     from zigzag.report.cli import add_report_command
     from zigzag.steps.cli import add_step_commands
     from zigzag.steps.prune import add_cache_command
-    from zigzag.multicore.cli import add_stream_commands
+    from zigzag.multicore.cli import add_multicore_commands
     from zigzag.sweep.cli import add_sweep_command
 
     add_sweep_command(sub)
     add_report_command(sub)
     add_step_commands(sub)
-    add_stream_commands(sub)
+    add_multicore_commands(sub)
     add_cache_command(sub)
     return parser
 

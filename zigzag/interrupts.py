@@ -20,7 +20,7 @@ def ignore_interrupts() -> None:
 
 def interrupted_line(args) -> str:
     """The one line ``zigzag`` prints when Ctrl-C stops the command ``args`` describes."""
-    command = " ".join(c for c in (args.command, getattr(args, "stream_command", None)) if c)
+    command = " ".join(c for c in (args.command, getattr(args, "multicore_command", None)) if c)
     output = getattr(args, "output", None)
     kept = "no file was left half-written"
     if command == "sweep":
@@ -29,7 +29,7 @@ def interrupted_line(args) -> str:
             f"interrupted: zigzag sweep stopped; {kept}, and the layer results computed so far are kept in "
             f"{cache}: run the same command again to continue from them"
         )
-    if command in ("stream run", "stream search"):
+    if command in ("multicore run", "multicore search", "stream run", "stream search"):
         cache = args.cache or f"{output}/.cache"
         return (
             f"interrupted: zigzag {command} stopped; {kept}, and the cost-table entries computed so far are "

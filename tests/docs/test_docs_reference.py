@@ -135,7 +135,11 @@ def accepted_paths() -> set[str]:
         | field_paths(_MAPPING_ENTRY, "[]")
         | multicore_accelerator_paths()
         | multicore_mapping_paths()
-        | json_schema_paths(schema, "", schema.get("$defs", {}))
+        | {
+            path  # the alias's fields are those of multicore_experiments (its one row says so)
+            for path in json_schema_paths(schema, "", schema.get("$defs", {}))
+            if not path.startswith("stream_experiments[]")
+        }
         | field_paths(llm_section_schema(), "llm")
     )
 

@@ -30,7 +30,7 @@ from zigzag.io.loaders import load_inputs
 from zigzag.search.layer_search import search_layer
 from zigzag.search.options import SearchOptions
 from zigzag.steps.experiments import check_input_files, expand_experiments
-from zigzag.steps.stream import resolve_stream_experiments
+from zigzag.steps.multicore import resolve_multicore_experiments
 
 
 # ---- building inputs -------------------------------------------------------------------------
@@ -479,7 +479,7 @@ CASES = [
     ),
     case(
         "config-stream-name-dot-dot",
-        lambda t: resolve_stream_experiments(
+        lambda t: resolve_multicore_experiments(
             {
                 "stream_experiments": [
                     {

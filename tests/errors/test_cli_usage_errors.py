@@ -18,13 +18,13 @@ from zigzag.cli import main
         (
             ["rn"],
             "zigzag: error: argument command: invalid choice: 'rn' (choose from 'run', "
-            "'export-workload', 'sweep', 'report', 'step', 'stream', 'cache') (did you mean 'run'?); "
-            "see 'zigzag --help'",
+            "'export-workload', 'sweep', 'report', 'step', 'multicore', 'stream', 'cache') "
+            "(did you mean 'run'?); see 'zigzag --help'",
         ),
         (
-            ["stream", "run", "--mode", "fusd"],
-            "zigzag stream run: error: argument --mode: invalid choice: 'fusd' (choose from "
-            "'lbl', 'fused') (did you mean 'fused'?); see 'zigzag stream run --help'",
+            ["stream", "run", "--mode", "fusd"],  # the alias names the command it stands for
+            "zigzag multicore run: error: argument --mode: invalid choice: 'fusd' (choose from "
+            "'lbl', 'fused') (did you mean 'fused'?); see 'zigzag multicore run --help'",
         ),
     ],
 )

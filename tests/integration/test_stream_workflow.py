@@ -94,7 +94,7 @@ def snakemake(root: Path, *args: str) -> subprocess.CompletedProcess:
 def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     first = snakemake(project, "--cores", "2")
     assert first.returncode == 0, first.stderr[-4000:]
-    results = project / "results" / "stream"
+    results = project / "results" / "multicore"
     for name in ("net-fused", "net-search"):
         summary = json.loads((results / name / "summary.json").read_text())
         assert summary["latency"] > 0 and summary["nb_cns"] >= 3
@@ -113,7 +113,7 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
         and len(front) >= 2
     )
     assert (results / "net-search" / "plots" / "pareto.png").stat().st_size > 0
-    search_job = first.stderr[first.stderr.index("rule stream_search:") :]
+    search_job = first.stderr[first.stderr.index("rule multicore_search:") :]
     assert re.search(
         r"^\s+threads: 2$", search_job[: search_job.index("\n\n")], flags=re.M
     )  # --workers {threads}
@@ -123,7 +123,9 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     }
     counts = job_counts(first.stderr)
     distinct = {k for p in plans.values() for k in p["keys"]}
-    assert counts["stream_cost"] == len(distinct)  # one job per distinct (CN shape, core), shared
+    assert counts["multicore_cost"] == len(
+        distinct
+    )  # one job per distinct (CN shape, core), shared
 
     again = snakemake(project, "--cores", "2")
     assert again.returncode == 0 and "Nothing to be done" in again.stderr + again.stdout
@@ -142,16 +144,16 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     counts = job_counts(edited.stderr)
     new_plans = {n: json.loads((results / n / "cost_plan.json").read_text()) for n in plans}
     on_core_1 = {k for p in new_plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 1}
-    assert on_core_1 and counts["stream_cost"] == len(
+    assert on_core_1 and counts["multicore_cost"] == len(
         on_core_1
     )  # only core 1's cost jobs ran again
     assert {k for p in new_plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0} == {
         k for p in plans.values() for k, c in zip(p["keys"], p["cores"]) if c == 0
     }
     assert (
-        counts["stream_schedule"] == 1
-        and counts["stream_search"] == 1
-        and counts["stream_plots"] == 2
+        counts["multicore_schedule"] == 1
+        and counts["multicore_search"] == 1
+        and counts["multicore_plots"] == 2
     )
     assert "split_layers" not in counts and "evaluate_layer" not in counts
 
@@ -160,10 +162,10 @@ def test_stream_experiments_run_and_rerun_only_the_edited_core(project):
     html = (project / "report.html").read_text()
     for name in ("net-fused", "net-search"):
         for picture in ("gantt.html", "gantt.png", "memory.png", "energy.png", "perfetto.json"):
-            assert f"results/stream/{name}/plots/{picture}" in html, (name, picture)
-    assert "results/stream/net-search/plots/pareto.png" in html
+            assert f"results/multicore/{name}/plots/{picture}" in html, (name, picture)
+    assert "results/multicore/net-search/plots/pareto.png" in html
     for figure in ("multicore.html", "multicore_pareto.png", "multicore_metrics.png"):
-        assert f"results/stream/{figure}" in html, figure
+        assert f"results/multicore/{figure}" in html, figure
     assert "Multi-core (Stream)" in html
 
 

@@ -120,20 +120,20 @@ def test_every_file_a_job_writes_is_declared(tmp_path):
         },
     )
     output = snakemake(tmp_path)
-    assert jobs(output, "evaluate_layer") == 3 and jobs(output, "stream_cost") > 0
+    assert jobs(output, "evaluate_layer") == 3 and jobs(output, "multicore_cost") > 0
     assert jobs(output, "plotly_script") == 3  # one per report folder: results, stream, the sweep's
     left = undeclared(tmp_path)
     # the exceptions, in the content-addressed cache shared by every experiment and run: the job
-    # files the checkpoints write (split_layers: jobs/, stream_plan_costs: stream-cost/jobs/; a
+    # files the checkpoints write (split_layers: jobs/, multicore_plan_costs: multicore-cost/jobs/; a
     # job is written once, by the first experiment needing it, so it cannot be one job's output),
     # and the layer results a sweep's batch job keeps (their keys are known only inside the job)
     allowed = (
         "results/.cache/jobs/",
-        "results/.cache/stream-cost/jobs/",
+        "results/.cache/multicore-cost/jobs/",
         "results/.cache/results/",
     )
     assert left and all(name.startswith(allowed) for name in left), left
-    assert any(name.startswith("results/.cache/stream-cost/jobs/") for name in left)
+    assert any(name.startswith("results/.cache/multicore-cost/jobs/") for name in left)
     assert "Nothing to be done" in snakemake(tmp_path, "-n")
 
 

@@ -24,7 +24,7 @@ from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import check_sealed_files, is_dry_run
 from zigzag.steps.pipeline import plan_keys
-from zigzag.steps.stream import resolve_stream_experiments
+from zigzag.steps.multicore import resolve_multicore_experiments
 from zigzag.sweep.workflow import (
     json_text,
     resolve_hardware_sweeps,
@@ -124,8 +124,8 @@ try:
     OUTPUTS = CONFIG.outputs
     EXPERIMENTS = {e["name"]: e for e in expand_experiments(CONFIG)}
     check_input_files(list(EXPERIMENTS.values()))
-    # multi-core experiments (rules/stream.smk)
-    STREAM = resolve_stream_experiments(CONFIG)
+    # multi-core experiments (rules/multicore.smk)
+    MULTICORE = resolve_multicore_experiments(CONFIG)
     # hardware sweeps (rules/hardware_sweep.smk): name -> (sweep, its variants)
     HW_SWEEPS = resolve_hardware_sweeps(CONFIG)
     EXPERIMENT_NAMES = list(EXPERIMENTS)
@@ -152,11 +152,12 @@ try:
         name: write_sweep_settings(sweep, f"{CACHE}/sweeps", write=spec_json)
         for name, (sweep, _) in HW_SWEEPS.items()
     }
-    STREAM_SPECS = {
+    MULTICORE_SPECS = {
         name: spec_text(
-            f"{CACHE}/experiments/stream/{name}.json", experiment_spec_text(experiment)
+            f"{CACHE}/experiments/multicore/{name}.json",
+            experiment_spec_text(experiment),
         )
-        for name, experiment in STREAM.items()
+        for name, experiment in MULTICORE.items()
     }
 except InputError as exc:
     print(f"error: {exc}", file=sys.stderr)

@@ -1,12 +1,12 @@
 # The run's last rules: the interactive HTML report of every results folder (docs/getting-started.md):
-# results/report.html for the experiments, results/stream/report.html for the multi-core
+# results/report.html for the experiments, results/multicore/report.html for the multi-core
 # experiments and results/hardware_sweeps/<name>/report.html per hardware sweep, each beside one
 # copy of plotly.js. Every table and figure is written first; the page works offline. Then
 # check_experiments, which fails the run naming the experiments that did not run.
 
 REPORT_INPUTS = (
     ([f"{RESULTS}/experiments.csv", *PLOT_TARGETS] if EXPERIMENT_NAMES else [])
-    + list(STREAM_TARGETS)
+    + list(MULTICORE_TARGETS)
     + list(HW_TARGETS)
 )
 
@@ -15,12 +15,12 @@ REPORT_INPUTS = (
 #: the multi-core folder, whose Gantt pages load it too
 PLOTLY_SCRIPTS = (
     ([f"{RESULTS}/plotly.gz.js"] if EXPERIMENT_NAMES else [])
-    + ([f"{STREAM_RESULTS}/plotly.min.js"] if STREAM else [])
+    + ([f"{MULTICORE_RESULTS}/plotly.min.js"] if MULTICORE else [])
     + [f"{HW_RESULTS}/{name}/plotly.gz.js" for name in HW_SWEEPS]
 )
 REPORT_PAGES = (
     [f"{RESULTS}/report.html"]
-    + ([f"{STREAM_RESULTS}/report.html"] if STREAM else [])
+    + ([f"{MULTICORE_RESULTS}/report.html"] if MULTICORE else [])
     + [f"{HW_RESULTS}/{name}/report.html" for name in HW_SWEEPS]
 )
 

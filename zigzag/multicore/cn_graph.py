@@ -425,7 +425,7 @@ def load_cn_graph(path: str | Path) -> CNGraph:
             arrays = {name: data[name] for name in CNGraph.ARRAYS}
     except (OSError, KeyError, ValueError) as exc:
         raise InputError(
-            path, None, f"not a CN graph file ({exc}); make it with 'zigzag stream nodes'"
+            path, None, f"not a CN graph file ({exc}); make it with 'zigzag multicore nodes'"
         ) from None
     if meta.get("format") != FORMAT:
         raise InputError(

@@ -12,7 +12,7 @@ memories streamed from an off-chip DRAM level (docs/models/multi-core.md#cost-ta
 An entry is identified by the hash of its *job*: the single-core layer job (layer signature, the
 core with its DRAM level, options, model version, see :mod:`zigzag.search.jobs`) plus the
 streamed operands. Entries live in the content-addressed cache as
-``<cache>/stream-cost/jobs/<key>.json`` and ``<cache>/stream-cost/entries/<key>.json``, so they are
+``<cache>/multicore-cost/jobs/<key>.json`` and ``<cache>/multicore-cost/entries/<key>.json``, so they are
 shared by identical CNs, cores, experiments and allocations, and an input change gives a new key
 (never a stale entry). :class:`CostTable` also reads and writes all its entries as one file
 (Stream's ``cost_lut_path``).
@@ -312,11 +312,11 @@ _LOG = logging.getLogger(__name__)
 
 
 def job_path(cache: str | Path, key: str) -> Path:
-    return Path(cache) / "stream-cost" / "jobs" / f"{key}.json"
+    return Path(cache) / "multicore-cost" / "jobs" / f"{key}.json"
 
 
 def entry_path(cache: str | Path, key: str) -> Path:
-    return Path(cache) / "stream-cost" / "entries" / f"{key}.json"
+    return Path(cache) / "multicore-cost" / "entries" / f"{key}.json"
 
 
 def write_job(
@@ -353,7 +353,7 @@ def write_entry(path: str | Path, entry: CostEntry) -> None:
 
 
 def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
-    """The single-entry step: read a job file, write its entry (``zigzag step stream-cost``)."""
+    """The single-entry step: read a job file, write its entry (``zigzag step multicore-cost``)."""
     try:
         job = json.loads(Path(job_file).read_text())
     except (OSError, json.JSONDecodeError) as exc:
@@ -453,7 +453,7 @@ class CostTable:
 
     def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]]) -> dict[str, dict]:
         """key -> job file of every (node, core id) pair not cached yet, for one step per job
-        (``zigzag step stream-cost``), in order."""
+        (``zigzag step multicore-cost``), in order."""
         if self.cache is None:
             raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
         jobs = {}

@@ -232,7 +232,7 @@ def _core_allocation(
             file,
             where,
             f"{value!r} names core roles, which are read from the multi-core accelerator; "
-            "load this mapping with its accelerator (zigzag stream run/search, the workflow and sweeps "
+            "load this mapping with its accelerator (zigzag multicore run/search, the workflow and sweeps "
             "do) or write core ids, e.g. [0, 1]",
         )
     if not isinstance(value, list) or not value or not all(_is_int(c) and c >= 0 for c in value):

@@ -2,7 +2,7 @@
 (experiment or variant) x workload, and Pareto fronts per workload over latency, energy and area.
 
 A :class:`RunSummary` is read from a run folder (``summary.json`` and ``schedule_trace.json`` of
-``zigzag stream run``/``search`` or the workflow) and the accelerator file it ran on, or made from
+``zigzag multicore run``/``search`` or the workflow) and the accelerator file it ran on, or made from
 a schedule in memory (a sweep's point); both give the same figures.
 :func:`multicore_rows` turns summaries into table rows, with optional parameter columns per row
 (what a hardware sweep varied); :func:`mark_pareto` flags each workload's front. The columns are
@@ -173,7 +173,7 @@ def summarize_run(
             folder / "summary.json",
             missing[0],
             "missing: the run was written by an older version; "
-            "schedule it again (zigzag stream run, or delete the folder and rerun the workflow)",
+            "schedule it again (zigzag multicore run, or delete the folder and rerun the workflow)",
         )
     dram = {column.removeprefix("dram_"): summary[column] for column in DRAM_COLUMNS}
     return _summary(

@@ -1,7 +1,7 @@
 """Core roles of a multi-core accelerator file, and mappings written against them.
 
 A multi-core mapping may name cores by role instead of by id, so that one mapping serves every
-core count and is read the same by ``zigzag stream run``, ``search``, the workflow and sweeps
+core count and is read the same by ``zigzag multicore run``, ``search``, the workflow and sweeps
 (docs/reference/multicore-mapping.md)::
 
     - name: Conv

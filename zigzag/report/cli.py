@@ -33,7 +33,7 @@ def add_report_command(sub) -> None:
     report.add_argument(
         "folder",
         metavar="DIR",
-        help="results folder (e.g. results, results/stream, "
+        help="results folder (e.g. results, results/multicore, "
         "results/hardware_sweeps/NAME or a zigzag sweep --output)",
     )
     from zigzag.command_options import add_quiet

@@ -71,7 +71,7 @@ def write_reports(root: str | Path) -> list[Path]:
     check_folder(root)
     children = [
         p
-        for p in [root / "stream", *sorted((root / "hardware_sweeps").glob("*"))]
+        for p in [root / "multicore", *sorted((root / "hardware_sweeps").glob("*"))]
         if p.is_dir() and folder_kind(p)
     ]
     pages = [write_report(child) for child in children]
@@ -94,7 +94,7 @@ def write_reports(root: str | Path) -> list[Path]:
             None,
             "no results here (no experiments.csv, variants.csv or multicore.csv, "
             "in it or in stream/ or hardware_sweeps/*/); give the folder the workflow, "
-            "zigzag sweep --output or zigzag stream run --output wrote",
+            "zigzag sweep --output or zigzag multicore run --output wrote",
         )
     return pages
 

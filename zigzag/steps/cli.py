@@ -75,7 +75,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return evaluate_logged(args.job, args.output, args.log, record_failure=args.record_failure)
 
 
-def cmd_stream_cost(args: argparse.Namespace) -> int:
+def cmd_multicore_cost(args: argparse.Namespace) -> int:
     from zigzag.multicore.cost_table import evaluate_job_file
 
     def action():
@@ -221,13 +221,13 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
     sub = command(
-        "stream-cost",
-        cmd_stream_cost,
+        "multicore-cost",
+        cmd_multicore_cost,
         "Stream cost table: search one (CN, core) job and write its cost entry",
     )
-    sub.add_argument("job", help="job file (<cache>/stream-cost/jobs/<key>.json)")
+    sub.add_argument("job", help="job file (<cache>/multicore-cost/jobs/<key>.json)")
     sub.add_argument(
-        "--output", required=True, help="entry file (<cache>/stream-cost/entries/<key>.json)"
+        "--output", required=True, help="entry file (<cache>/multicore-cost/entries/<key>.json)"
     )
 
     sub = command(
@@ -289,9 +289,9 @@ def add_step_commands(subparsers) -> None:
         "(default: pareto.csv beside the experiments table)",
     )
 
-    from zigzag.steps.stream import register as register_stream_steps
+    from zigzag.steps.multicore import register as register_multicore_steps
 
-    register_stream_steps(command)
+    register_multicore_steps(command)
 
     from zigzag.sweep.cli import register_steps as register_sweep_steps
 

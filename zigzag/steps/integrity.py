@@ -26,7 +26,7 @@ RECORD = Path("status") / "sound_files.json"
 _IN_RESULTS = ("*/plan.json", "*/results.json", "hardware_sweeps/*/points/*.json")
 _IN_CACHE = (
     ("results/*.json", True),
-    ("stream-cost/entries/*.json", True),
+    ("multicore-cost/entries/*.json", True),
     ("parsed/*/*.json", False),
 )
 

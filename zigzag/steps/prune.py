@@ -2,7 +2,7 @@
 a workflow config refers to (docs/reference/results.md#pruning-the-cache).
 
 An entry is referred to when a plan of one of the config's experiments lists its key (the layer
-jobs of ``results/<name>/plan.json``, the cost entries of ``results/stream/<name>/cost_plan.json``).
+jobs of ``results/<name>/plan.json``, the cost entries of ``results/multicore/<name>/cost_plan.json``).
 Layer results that have no job file were written by hardware sweeps, which record no plan: they
 are kept while the config has ``hardware_sweeps`` and removed otherwise. Run the workflow first,
 so that the plans are those of the config as it is now.
@@ -25,10 +25,10 @@ LAYER_FILES = (
     ("benchmarks/evaluate_layer", ".tsv"),
 )
 COST_FILES = (
-    ("stream-cost/jobs", ".json"),
-    ("stream-cost/entries", ".json"),
-    ("logs/stream-cost", ".log"),
-    ("benchmarks/stream_cost", ".tsv"),
+    ("multicore-cost/jobs", ".json"),
+    ("multicore-cost/entries", ".json"),
+    ("logs/multicore-cost", ".log"),
+    ("benchmarks/multicore_cost", ".tsv"),
 )
 
 
@@ -52,7 +52,7 @@ def unreferenced(config: dict) -> list[Path]:
     """The cache files of ``config``'s cache folder that none of its experiments refers to."""
     from zigzag.config import load_config
     from zigzag.steps.experiments import expand_experiments
-    from zigzag.steps.stream import resolve_stream_experiments
+    from zigzag.steps.multicore import resolve_multicore_experiments
 
     config = load_config(config)  # read once, the typed sections handed on
     results = Path(config.results)
@@ -61,8 +61,8 @@ def unreferenced(config: dict) -> list[Path]:
     for experiment in expand_experiments(config):
         layer_keys |= _plan_keys(results / experiment["name"] / "plan.json")
     cost_keys: set[str] = set()
-    for name in resolve_stream_experiments(config):
-        cost_keys |= _cost_keys(results / "stream" / name / "cost_plan.json")
+    for name in resolve_multicore_experiments(config):
+        cost_keys |= _cost_keys(results / "multicore" / name / "cost_plan.json")
     keep_unplanned = bool(config.hardware_sweeps)
     jobs = {p.stem for p in (cache / "jobs").glob("*.json")}
     stale = []

@@ -12,7 +12,7 @@ import pytest
 
 from zigzag.errors import InputError
 from zigzag.steps.experiments import write_experiment_spec
-from zigzag.steps.stream import resolve_stream_experiments, results
+from zigzag.steps.multicore import resolve_multicore_experiments, results
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.plots.results import metrics_png, pareto_png
 from zigzag.multicore.results import (
@@ -22,7 +22,7 @@ from zigzag.multicore.results import (
     multicore_rows,
     summarize_run,
 )
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from support import REPO
 
 ROOT = REPO
@@ -170,7 +170,7 @@ def test_the_workflow_step_writes_table_html_and_figures(runs, tmp_path):
     }
     specs = {
         n: write_experiment_spec(tmp_path / "specs", e)
-        for n, e in resolve_stream_experiments(config).items()
+        for n, e in resolve_multicore_experiments(config).items()
     }
     out = {k: tmp_path / f"multicore{k}" for k in (".csv", ".html", "_pareto.png", "_metrics.png")}
     message = results(
@@ -208,7 +208,7 @@ def test_a_bad_clock_is_a_one_line_config_error():
         ]
     }
     with pytest.raises(InputError, match="stream_experiments\\[0\\].clock_ghz"):
-        resolve_stream_experiments(config)
+        resolve_multicore_experiments(config)
 
 
 def test_the_clock_is_clock_ghz_and_the_older_clock_ns_is_read_with_a_warning(caplog):
@@ -221,21 +221,23 @@ def test_the_clock_is_clock_ghz_and_the_older_clock_ns_is_read_with_a_warning(ca
         "mode": "lbl",
     }
     assert (
-        resolve_stream_experiments({"stream_experiments": [{**base, "clock_ghz": 2}]})["x"][
+        resolve_multicore_experiments({"stream_experiments": [{**base, "clock_ghz": 2}]})["x"][
             "clock_ghz"
         ]
         == 2
     )
     with caplog.at_level("WARNING"):
-        exp = resolve_stream_experiments({"stream_experiments": [{**base, "clock_ns": 1.25}]})["x"]
+        exp = resolve_multicore_experiments({"stream_experiments": [{**base, "clock_ns": 1.25}]})[
+            "x"
+        ]
     assert exp["clock_ghz"] == pytest.approx(0.8) and "clock_ns" not in exp
     assert "clock_ns is read as clock_ghz" in caplog.text
     with pytest.raises(InputError, match="clock_ns.*give clock_ghz only"):
-        resolve_stream_experiments(
+        resolve_multicore_experiments(
             {"stream_experiments": [{**base, "clock_ns": 1, "clock_ghz": 1}]}
         )
     with pytest.raises(InputError, match="clock_ns.*not a clock period"):
-        resolve_stream_experiments({"stream_experiments": [{**base, "clock_ns": -1}]})
+        resolve_multicore_experiments({"stream_experiments": [{**base, "clock_ns": -1}]})
 
 
 def test_a_summary_without_the_dram_columns_is_not_read_as_zero(runs, tmp_path):

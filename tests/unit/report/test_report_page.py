@@ -83,11 +83,11 @@ def sweep(tmp_path_factory):
 def multicore(tmp_path_factory):
     """A small multi-core run (two cores) with its pictures and the multi-core table."""
     from zigzag.steps.experiments import write_experiment_spec
-    from zigzag.steps.stream import resolve_stream_experiments, results
+    from zigzag.steps.multicore import resolve_multicore_experiments, results
     from zigzag.multicore.plots import plot_run
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
-    root = tmp_path_factory.mktemp("multicore") / "stream"
+    root = tmp_path_factory.mktemp("multicore") / "multicore"
     case = next(
         c
         for c in json.loads(STREAM_SMALL.read_text())["cases"]
@@ -120,7 +120,7 @@ def multicore(tmp_path_factory):
             }
         ]
     }
-    spec = write_experiment_spec(root / "specs", resolve_stream_experiments(config)["small"])
+    spec = write_experiment_spec(root / "specs", resolve_multicore_experiments(config)["small"])
     results(
         [f"{spec}={root / 'small'}"],
         root / "multicore.csv",

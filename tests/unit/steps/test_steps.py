@@ -413,7 +413,7 @@ def test_example_accelerators_are_not_named_like_the_references():
         )
     default = yaml.safe_load((REPO / "config.yaml").read_text())
     default.pop(
-        "stream_experiments", None
+        "multicore_experiments", None
     )  # multi-core examples are Stream's own files, under Stream's names
     config = yaml.safe_dump(default) + (REPO / "config" / "sweep_large.yaml").read_text()
     assert "_like" not in config

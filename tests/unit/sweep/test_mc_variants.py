@@ -21,7 +21,7 @@ import yaml
 from support import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.multicore import variant_accelerator, with_integer_core_ids
 from zigzag.variants import Variant
@@ -246,7 +246,7 @@ def test_allocation_search_when_the_mapping_leaves_choices(tmp_path):
 def test_cost_entries_are_shared_between_variants(tmp_path):
     cache = tmp_path / "cache"
     run_sweep(sweep(vary={"bandwidth": [16]}), tmp_path / "a", cache=cache)
-    entries = set((cache / "stream-cost").rglob("*.json"))
+    entries = set((cache / "multicore-cost").rglob("*.json"))
     rows = run_sweep(
         sweep(vary={"bandwidth": [16, 64, 128], "unit_energy_cost": [0, 1]}),
         tmp_path / "b",
@@ -254,7 +254,7 @@ def test_cost_entries_are_shared_between_variants(tmp_path):
     )
     assert [r["status"] for r in rows] == ["ok"] * 6
     assert (
-        set((cache / "stream-cost").rglob("*.json")) == entries
+        set((cache / "multicore-cost").rglob("*.json")) == entries
     )  # the links changed, no CN cost did
 
 

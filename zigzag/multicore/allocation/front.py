@@ -7,7 +7,7 @@ allocations reached that point), ``allocation`` (the first of them, as space-sep
 ``layer_id:group=core`` pairs in gene order).
 The fixed mapping keeps every entry of the searched mapping file and adds one entry per
 allocated layer, by node name, with ``core_allocation`` = the core of each group and
-``core_allocation_is_fixed: true``: ``zigzag stream run`` (or Stream) runs it unchanged.
+``core_allocation_is_fixed: true``: ``zigzag multicore run`` (or Stream) runs it unchanged.
 """
 
 from __future__ import annotations
@@ -150,6 +150,8 @@ def write_fixed_mapping(
 ) -> Path:
     """Write the allocation ``cores`` as a fixed Stream mapping YAML at ``path``."""
     data = fixed_mapping(mapping_path, graph, genes, cores, accelerator)
-    header = f"# fixed allocation found by `zigzag stream search` from {Path(mapping_path).name}\n"
+    header = (
+        f"# fixed allocation found by `zigzag multicore search` from {Path(mapping_path).name}\n"
+    )
     write_text_atomic(path, header + yaml.safe_dump(data, sort_keys=False))
     return Path(path)

@@ -5,7 +5,7 @@
 * :mod:`.perfetto`: the schedule as a Chrome trace-event JSON for ui.perfetto.dev.
 
 :func:`plot_run` draws all that applies to one run folder (``schedule_trace.json`` and
-``summary.json`` from ``zigzag stream run``/``search``, ``front.csv`` from a search).
+``summary.json`` from ``zigzag multicore run``/``search``, ``front.csv`` from a search).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def read_summary(path: str | Path) -> dict:
         return json.loads(path.read_text())
     except FileNotFoundError:
         raise InputError(
-            path, None, "no run summary here; run 'zigzag stream run --output DIR' first"
+            path, None, "no run summary here; run 'zigzag multicore run --output DIR' first"
         ) from None
     except json.JSONDecodeError as exc:
         raise InputError(path, None, f"not valid JSON ({exc.msg})") from None

@@ -170,7 +170,7 @@ def read_front(path: str | Path) -> list[dict]:
             rows = list(csv.DictReader(handle))
     except FileNotFoundError:
         raise InputError(
-            path, None, "no such front file; run 'zigzag stream search' first"
+            path, None, "no such front file; run 'zigzag multicore search' first"
         ) from None
     if not rows or not {"energy", "latency"} <= set(rows[0]):
         raise InputError(

@@ -1,4 +1,4 @@
-"""``zigzag stream plot --run DIR``: the pictures of a run folder."""
+"""``zigzag multicore plot --run DIR``: the pictures of a run folder."""
 
 from __future__ import annotations
 
@@ -7,18 +7,18 @@ from pathlib import Path
 
 
 def add_plot_command(commands: argparse._SubParsersAction) -> None:
-    """Register ``zigzag stream plot``."""
+    """Register ``zigzag multicore plot``."""
     from zigzag.command_options import add_quiet
 
     plot = commands.add_parser(
         "plot",
         help="draw the pictures of a run folder (Gantt HTML/PNG, memory, energy, front, perfetto trace)",
-        description="Draw the pictures of the output folder of 'zigzag stream run' or 'zigzag stream search': "
+        description="Draw the pictures of the output folder of 'zigzag multicore run' or 'zigzag multicore search': "
         "gantt.html (interactive, works offline), gantt.png, memory.png, energy.png, perfetto.json "
         "(open in ui.perfetto.dev) and, for a search, pareto.png.",
     )
     plot.add_argument(
-        "--run", required=True, help="output folder of 'zigzag stream run' or 'search'"
+        "--run", required=True, help="output folder of 'zigzag multicore run' or 'search'"
     )
     plot.add_argument("--output", default=None, help="where the pictures go (default RUN/plots)")
     plot.add_argument(
@@ -40,7 +40,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def plot_after_run(output: str | Path) -> None:
-    """``zigzag stream run --plots``: draw the run's pictures into OUTPUT/plots."""
+    """``zigzag multicore run --plots``: draw the run's pictures into OUTPUT/plots."""
     from zigzag.multicore.plots import plot_run
 
     written = plot_run(output)

@@ -201,17 +201,17 @@ def load_trace(path: str | Path) -> ScheduleTrace:
         raise InputError(
             path,
             None,
-            "no schedule trace here; run 'zigzag stream run --output DIR' (or search) first",
+            "no schedule trace here; run 'zigzag multicore run --output DIR' (or search) first",
         )
     try:
         data = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise InputError(
-            path, None, f"not valid JSON ({exc.msg}); write it again with 'zigzag stream run'"
+            path, None, f"not valid JSON ({exc.msg}); write it again with 'zigzag multicore run'"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(
-            path, "format", f"expected {FORMAT!r}; write it again with 'zigzag stream run'"
+            path, "format", f"expected {FORMAT!r}; write it again with 'zigzag multicore run'"
         )
     return _trace_of_data(data)
 
