@@ -14,7 +14,7 @@ import csv
 import io
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -24,12 +24,15 @@ from zigzag.multicore.allocation.constraint import CoAllocation, allocate, co_ma
 from zigzag.multicore.allocation.search import allocation_inputs
 from zigzag.multicore.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT
 from zigzag.multicore.cn_graph import CNGraph
+from zigzag.multicore.automap import write_mapping
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
+from zigzag.multicore.inputs import mapping_for
 from zigzag.multicore.mapping import StreamMapping, load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.run import run_stream
 from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
+from zigzag.multicore.topology import load_multicore_accelerator
 
 
 @dataclass
@@ -96,7 +99,7 @@ class ConstraintSearch:
 def optimize_co(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,
@@ -118,7 +121,16 @@ def optimize_co(
     """
     begin = time.perf_counter()
     latency_model = resolve_latency_model(latency_model, workload)
-    parsed = mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping)
+    if not isinstance(accelerator, MultiCoreAccelerator):
+        accelerator = load_multicore_accelerator(accelerator, cwd)
+    if mapping is None:
+        parsed = mapping_for(accelerator, workload)
+        if output is not None:
+            write_mapping(parsed, Path(output) / "automatic_mapping.yaml")
+    elif isinstance(mapping, StreamMapping):
+        parsed = mapping
+    else:
+        parsed = load_stream_mapping(mapping, accelerator)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     hardware, graph, table, _ = allocation_inputs(
         accelerator,
@@ -181,7 +193,7 @@ def allocate_and_schedule(
     )
     mapping_path = str(mapping.file or "mapping")
     entries = co_mapping(mapping, graph, allocation.layer_cores)
-    fixed = parse_stream_mapping(entries, mapping_path)
+    fixed = replace(parse_stream_mapping(entries, mapping_path), fused_groups=mapping.fused_groups)
     stacks = [tuple(s) for s in layer_stacks] if layer_stacks else None
     result = run_stream(
         hardware,

@@ -1,0 +1,130 @@
+"""Stream 2.x dict mapping files and the automatic mapping (zigzag.multicore.stream2_mapping, automap)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+from support import DATA
+
+from zigzag.errors import InputError
+from zigzag.multicore.automap import automatic_mapping, capable_cores, write_mapping
+from zigzag.multicore.inputs import layer_stacks_of, load_cn_graph_inputs, mapping_for
+from zigzag.multicore.mapping import load_stream_mapping
+from zigzag.multicore.topology import load_multicore_accelerator
+
+STREAM2 = DATA / "stream2"
+QUAD = STREAM2 / "hardware" / "tpu_like_quad_core.yaml"
+CNN = STREAM2 / "small_cnn.onnx"
+CHOSEN = STREAM2 / "mapping" / "small_cnn_tpu_like_quad_core.yaml"
+
+
+@pytest.fixture(scope="module")
+def quad():
+    return load_multicore_accelerator(QUAD)
+
+
+def _layers(accelerator, mapping):
+    _, workload, _ = load_cn_graph_inputs(accelerator, CNN, mapping)
+    return workload, {layer.name: layer for layer in workload.layers}
+
+
+def test_generic_dims_resolve_per_layer(quad):
+    workload, layers = _layers(quad, CHOSEN)
+    assert layers["conv0"].mapping.inter_core_tiling == (("OY", 4),)  # Conv D2: oy
+    assert layers["conv0"].mapping.core_allocation == (0, 1, 2, 3)
+    assert layers["conv0"].mapping.core_allocation_is_fixed  # split 4 over 4 cores
+    assert layers["fc"].mapping.inter_core_tiling == (("K", 2), ("C", 2))  # Gemm (m, k, n)
+    assert layers["relu0"].mapping.core_allocation == (5,)
+    # fused groups' tile sizes: pool0 OY (16) in tiles of 1 -> 16 computation nodes along OY
+    assert layers["pool0"].mapping.intra_core_tiling == (("OY", 16),)
+    assert layer_stacks_of(workload) == [(0, 1, 2), (3, 4, 5, 6, 8)]
+
+
+def test_shipped_op_type_mapping_reads(quad):
+    # Stream's own dict mapping for this accelerator (op-type entries, fused groups of op types)
+    _, layers = _layers(quad, STREAM2 / "mapping" / "tpu_like_quad_core.yaml")
+    assert layers["conv1"].mapping.inter_core_tiling == (("K", 4),)  # Conv D6: k
+    assert layers["relu1"].mapping.inter_core_tiling == (("K", 4),)  # 4-D element-wise D3
+    assert layers["pool0"].mapping.core_allocation == (4,)
+    mapping = load_stream_mapping(STREAM2 / "mapping" / "resnet18_tpu_quad_core.yaml", quad)
+    assert len(mapping.fused_groups) == 11
+    assert mapping.entries["default"].core_allocation == (0, 1, 2, 3)
+
+
+def _write(tmp_path, data):
+    path = tmp_path / "mapping.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_unknown_dimension_names_layer_and_dimension(quad, tmp_path):
+    path = _write(
+        tmp_path,
+        {
+            "layers": [
+                {
+                    "name": "fc",
+                    "core_allocation": [[0]],
+                    "inter_core_tiling": [[{"dim": "D5", "split": 2}]],
+                }
+            ]
+        },
+    )
+    with pytest.raises(InputError, match=r"layer 'fc'.*dimension D5 does not exist") as error:
+        _layers(quad, path)
+    assert "\n" not in str(error.value)
+
+
+def test_typo_gets_did_you_mean(quad, tmp_path):
+    path = _write(tmp_path, {"layers": [{"name": "Conv", "core_alocation": [[0]]}]})
+    with pytest.raises(InputError, match="did you mean 'core_allocation'"):
+        load_stream_mapping(path, quad)
+    path = _write(tmp_path, {"fused_group": []})
+    with pytest.raises(InputError, match="did you mean 'fused_groups'"):
+        load_stream_mapping(path, quad)
+
+
+def test_core_that_is_not_compute_is_refused(quad, tmp_path):
+    path = _write(tmp_path, {"layers": [{"name": "Conv", "core_allocation": [[6]]}]})
+    with pytest.raises(InputError, match="core 6 is not a compute core"):
+        load_stream_mapping(path, quad)
+
+
+@pytest.mark.slow
+def test_scheduled_with_the_release_mapping(quad):
+    from zigzag.multicore.schedule.run import run_stream
+
+    result = run_stream(quad, CNN, CHOSEN, "lbl")
+    assert result.latency > 0 and result.energy > 0
+
+
+def test_automatic_mapping_follows_operator_types(quad):
+    assert capable_cores(quad, "MaxPool") == (4,)
+    assert capable_cores(quad, "Add") == (5,)
+    assert capable_cores(quad, "Conv") == (0, 1, 2, 3)
+    mapping = mapping_for(quad, CNN)
+    assert mapping.entries["Relu"].core_allocation == (5,)
+    assert mapping.entries["Gemm"].core_allocation == (0, 1, 2, 3)
+
+
+def test_automatic_mapping_written_and_read_back(quad, tmp_path):
+    _, workload, _ = load_cn_graph_inputs(quad, CNN, None)
+    mapping = automatic_mapping(quad, workload)
+    path = write_mapping(mapping, tmp_path / "auto.yaml")
+    again = load_stream_mapping(path, quad)
+    assert {n: e.core_allocation for n, e in again.entries.items()} == {
+        n: e.core_allocation for n, e in mapping.entries.items()
+    }
+
+
+def test_no_core_runs_the_operator(tmp_path):
+    shutil.copytree(STREAM2 / "hardware", tmp_path / "hw")
+    vpu = tmp_path / "hw" / "cores" / "tpu_v7_vpu.yaml"
+    core = yaml.safe_load(vpu.read_text())
+    core["operator_types"] = [t for t in core["operator_types"] if "Pool" not in t]
+    vpu.write_text(yaml.safe_dump(core, sort_keys=False))
+    accelerator = load_multicore_accelerator(tmp_path / "hw" / "tpu_v7_ironwood.yaml")
+    with pytest.raises(InputError, match="no core runs MaxPool"):
+        mapping_for(accelerator, CNN)
