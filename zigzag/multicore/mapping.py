@@ -25,7 +25,7 @@ from zigzag.errors import InputError
 from zigzag.multicore.roles import follow_cores
 from zigzag.multicore.stream2_mapping import is_dict_mapping, parse_dict_mapping
 
-TILING_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+|all|\*)$")
+TILING_PATTERN = re.compile(r"^([A-Z]+|D[0-9]+), ([0-9]+|all|\*)$")  # D<n>: Stream 2.x
 SPATIAL_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+)$")
 HINT_PATTERN = re.compile(r"^[A-Z]+$")
 OA_DIMS = ("D1", "D2", "D3", "D4")

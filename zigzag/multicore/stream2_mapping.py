@@ -68,11 +68,16 @@ def generic_order(op_type: str, sizes: dict[str, int]) -> tuple[str, ...] | None
     return None
 
 
+def is_generic(entry) -> bool:
+    """Whether an entry names Stream 2.x loops (D0..Dn) or tile sizes."""
+    return bool(entry.tile_sizes) or any(
+        GENERIC.match(str(d)) for d, _ in entry.inter_core_tiling + entry.intra_core_tiling
+    )
+
+
 def resolve_generic_dims(entry, op_type: str, sizes: dict[str, int], file, where: str):
     """``entry`` with its D0..Dn loops named as the layer's and its tile sizes as factors."""
-    if not entry.tile_sizes and not any(
-        GENERIC.match(d) for d, _ in entry.inter_core_tiling + entry.intra_core_tiling
-    ):
+    if not is_generic(entry):
         return entry
 
     def name(dim: str) -> str:

@@ -128,3 +128,18 @@ def test_no_core_runs_the_operator(tmp_path):
     accelerator = load_multicore_accelerator(tmp_path / "hw" / "tpu_v7_ironwood.yaml")
     with pytest.raises(InputError, match="no core runs MaxPool"):
         mapping_for(accelerator, CNN)
+
+
+@pytest.mark.slow
+def test_stream2_entry_points(tmp_path):
+    from stream.api import SolveOptions, evaluate_mapping, select_mapping
+
+    options = SolveOptions(time_limit_s=30)
+    automatic = evaluate_mapping(str(QUAD), str(CNN), str(tmp_path / "auto"), None, options)
+    assert automatic.cycles == automatic.context.schedule.latency > 0
+    assert (tmp_path / "auto" / "automatic_mapping.yaml").exists()
+    assert (tmp_path / "auto" / "allocation.yaml").exists()
+    shipped = str(STREAM2 / "mapping" / "tpu_like_quad_core.yaml")
+    best = select_mapping(str(QUAD), str(CNN), str(tmp_path / "sel"), [shipped], options)
+    assert best.mapping == shipped and best.energy > 0
+    assert (tmp_path / "sel" / "candidate_0" / "summary.json").exists()
