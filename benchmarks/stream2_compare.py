@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -35,7 +36,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-HARDWARE = REPO / "tests" / "data" / "stream2" / "hardware"
+HARDWARE = REPO / "tests" / "data" / "stream2" / "hardware"  # absolute: the release runs elsewhere
 WORKLOAD = REPO / "tests" / "data" / "stream2" / "small_cnn.onnx"
 
 RELEASE_TIMEOUT = 1200  # seconds per accelerator
@@ -97,12 +98,16 @@ def make_workload(path: Path) -> None:
 
 def run_release(python: str, hardware: Path, out: Path) -> dict:
     try:
+        # from a folder of its own, so that the release, not our ``stream`` package, is imported
+        out.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            [python, "-c", RELEASE_RUNNER, str(hardware), str(WORKLOAD), str(out)],
+            [python, "-c", RELEASE_RUNNER, str(hardware), str(WORKLOAD), str(out.resolve())],
             capture_output=True,
             text=True,
             check=False,
             timeout=RELEASE_TIMEOUT,
+            cwd=out,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         )
     except subprocess.TimeoutExpired:
         return {"error": f"not finished in {RELEASE_TIMEOUT} s"}

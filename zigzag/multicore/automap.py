@@ -2,12 +2,13 @@
 
 The rule, per layer of the workload:
 
-* **cores**: the cores dedicated to its operator if there are any: those whose file lists it in
-  ``operator_types`` (Stream 2.x) and, in a late-2024 file, the cores made from a ``pooling``
-  (``simd``) core file for pooling (element-wise) layers; else the cores that run any operator
-  (2.x cores listing no ``operator_types``, late-2024 cores other than pooling/SIMD ones).
-  Memory-only cores (2.x ``zigzag.memory``), cores with an empty array and the off-chip core run
-  nothing. The allocation search chooses among the cores found.
+* **cores**: the compute cores that can run it: a core whose file lists ``operator_types``
+  (Stream 2.x) runs those ONNX operators, a core listing none runs any operator, except that in a
+  late-2024 file the cores made from a ``pooling`` (``simd``) core file run only pooling
+  (element-wise) layers; memory-only cores (2.x ``zigzag.memory``), cores with an empty array and
+  the off-chip core run nothing. ``zigzag.multicore.allocation.automatic`` then drops the cores
+  whose array the cost model cannot map the layer on. The allocation search chooses among the
+  rest.
 * **split** (inter-core tiling): none; each layer is one group, placed on one core.
 * **stacks**: none in layer-by-layer mode; in fused mode each layer is its own stack (the run's
   ``layer_stacks`` override that), cut along the layer type's usual dimension (``FUSION_DIM``).
@@ -61,24 +62,24 @@ def general_cores(accelerator: MultiCoreAccelerator) -> tuple[int, ...]:
 
 
 def capable_cores(accelerator: MultiCoreAccelerator, op_type: str) -> tuple[int, ...]:
-    """The cores that run a layer of ONNX type ``op_type``: those dedicated to it (listing it in
-    ``operator_types``, or a late-2024 pooling / SIMD core for a pooling / element-wise layer) if
-    any, else the cores that run any operator."""
-    dedicated, general = [], []
+    """The cores that may run a layer of ONNX type ``op_type``: those listing it in
+    ``operator_types``, a late-2024 pooling / SIMD core for a pooling / element-wise layer, and
+    the cores that run any operator."""
+    found = []
     for core in accelerator.compute_cores:
         if not _runs_anything(core):
             continue
         kind = _auxiliary(core)
         if core.operator_types is not None:
             if op_type in core.operator_types:
-                dedicated.append(core.id)
-        elif (kind == "pooling" and op_type in POOLING_OPS) or (
-            kind == "simd" and op_type in ELEMENTWISE_OPS
+                found.append(core.id)
+        elif (
+            kind is None
+            or (kind == "pooling" and op_type in POOLING_OPS)
+            or (kind == "simd" and op_type in ELEMENTWISE_OPS)
         ):
-            dedicated.append(core.id)
-        elif kind is None:
-            general.append(core.id)
-    return tuple(dedicated or general)
+            found.append(core.id)
+    return tuple(found)
 
 
 def automatic_mapping(accelerator: MultiCoreAccelerator, workload) -> StreamMapping:
@@ -117,3 +118,13 @@ def write_mapping(mapping: StreamMapping, path: str | Path) -> Path:
     )
     path.write_text(header + body)
     return path
+
+
+def default_mode(mapping: str | Path | None, accelerator=None) -> str:
+    """The run mode when none is given: ``fused`` for a Stream 2.x mapping with ``fused_groups``,
+    else ``lbl`` (the automatic mapping has no stacks)."""
+    if mapping is None:
+        return "lbl"
+    from zigzag.multicore.mapping import load_stream_mapping
+
+    return "fused" if load_stream_mapping(mapping, accelerator).fused_groups else "lbl"

@@ -183,6 +183,11 @@ def _limited(command):
 
 def cmd_run(args: argparse.Namespace) -> int:
     check_output_folder(args.output)  # before any work
+    if _automatic(args):  # no mapping: the allocation is the constraint optimisation's
+        from zigzag.multicore.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT
+
+        args.time_limit, args.gap = DEFAULT_TIME_LIMIT, DEFAULT_GAP
+        return _search_co(args, stacks=None)
     from zigzag.multicore.schedule.run import run_stream
     from zigzag.multicore.tiling import parse_layer_stacks
 
@@ -215,6 +220,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from zigzag.multicore.tiling import parse_layer_stacks
 
     _check_clock(args, "zigzag stream search")
+    _automatic(args)
     if args.method == "co":
         return _search_co(
             args,
@@ -413,6 +419,22 @@ def _splits(text: str | None) -> dict[str, int] | None:
     return splits
 
 
+def _automatic(args: argparse.Namespace) -> bool:
+    """Without ``--mapping``: write the automatic mapping into the output folder and use it
+    (docs/reference/multicore-mapping.md#automatic-mapping); without ``--mode``: the default mode.
+    True when the mapping is the automatic one."""
+    from zigzag.multicore.automap import default_mode, write_automatic_mapping
+
+    automatic = args.mapping is None
+    if automatic:
+        args.mapping = str(
+            write_automatic_mapping(args.accelerator, args.workload, args.output, args.cwd)
+        )
+    if args.mode is None:
+        args.mode = default_mode(None if automatic else args.mapping, args.accelerator)
+    return automatic
+
+
 def _cache(args: argparse.Namespace) -> Path:
     """The cost-entry cache folder: ``--cache``, or ``.cache`` inside the output folder."""
     return Path(args.output) / ".cache" if args.cache is None else Path(args.cache)
@@ -424,9 +446,18 @@ def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
         "--accelerator", required=True, help="multi-core accelerator YAML (Stream format)"
     )
     parser.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
-    parser.add_argument("--mapping", required=True, help=mapping_help)
     parser.add_argument(
-        "--mode", required=True, choices=("lbl", "fused"), help="layer by layer, or fused stacks"
+        "--mapping",
+        default=None,
+        help=f"{mapping_help}, either format (Stream 2.x's too); omitted: the automatic mapping, "
+        "written to OUTPUT/automatic_mapping.yaml and allocated by constraint optimisation",
+    )
+    parser.add_argument(
+        "--mode",
+        default=None,
+        choices=("lbl", "fused"),
+        help="layer by layer, or fused stacks (default: fused for a Stream 2.x mapping with "
+        "fused_groups, else lbl)",
     )
     parser.add_argument(
         "--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)"

@@ -143,3 +143,40 @@ def test_stream2_entry_points(tmp_path):
     best = select_mapping(str(QUAD), str(CNN), str(tmp_path / "sel"), [shipped], options)
     assert best.mapping == shipped and best.energy > 0
     assert (tmp_path / "sel" / "candidate_0" / "summary.json").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.name for p in (STREAM2 / "hardware").glob("*.yaml")))
+def test_every_shipped_accelerator_runs_without_mapping(name, tmp_path):
+    from zigzag.multicore.allocation.optimize import optimize_co
+
+    search = optimize_co(
+        STREAM2 / "hardware" / name, CNN, None, "lbl", time_limit=5, output=tmp_path
+    )
+    assert search.schedule.latency > 0 and search.schedule.energy > 0
+    written = load_stream_mapping(tmp_path / "automatic_mapping.yaml", STREAM2 / "hardware" / name)
+    assert "Conv" in written.entries
+
+
+@pytest.mark.slow
+def test_command_line_without_mapping(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "zigzag", "stream", "run", "--accelerator", str(QUAD)]
+    done = subprocess.run(
+        [*command, "--workload", str(CNN), "--output", str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "constraint optimisation: latency" in done.stdout
+    rerun = subprocess.run(
+        [*command, "--workload", str(CNN), "--mapping", str(out / "allocation.yaml"),
+         "--output", str(tmp_path / "again")],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert rerun.returncode == 0, rerun.stderr
+    first = yaml.safe_load((out / "summary.json").read_text())
+    again = yaml.safe_load((tmp_path / "again" / "summary.json").read_text())
+    assert again["latency"] == first["latency"]

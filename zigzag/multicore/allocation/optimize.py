@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
+from zigzag.multicore.allocation.automatic import checked_automatic_mapping
 from zigzag.multicore.allocation.constraint import CoAllocation, allocate, co_mapping, parts_table
 from zigzag.multicore.allocation.search import allocation_inputs
 from zigzag.multicore.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT
@@ -27,7 +28,6 @@ from zigzag.multicore.cn_graph import CNGraph
 from zigzag.multicore.automap import write_mapping
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
-from zigzag.multicore.inputs import mapping_for
 from zigzag.multicore.mapping import StreamMapping, load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.schedule.result import ScheduleResult
 from zigzag.multicore.schedule.run import run_stream
@@ -124,7 +124,7 @@ def optimize_co(
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     if mapping is None:
-        parsed = mapping_for(accelerator, workload)
+        parsed = checked_automatic_mapping(accelerator, workload, lpf_limit=lpf_limit, cache=cache)
         if output is not None:
             write_mapping(parsed, Path(output) / "automatic_mapping.yaml")
     elif isinstance(mapping, StreamMapping):
