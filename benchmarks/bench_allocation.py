@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from zigzag.multicore.allocation import dominated_share, nsga2
-from zigzag.multicore.allocation.search import search_allocation
+from zigzag.multicore.pipeline import search_allocation
 
 REPO = Path(__file__).resolve().parents[1]
 REF = REPO / "tests" / "data" / "reference" / "stream"

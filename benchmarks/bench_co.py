@@ -116,11 +116,10 @@ def choices(cores: tuple[int, ...], rule: str) -> list[tuple[int, ...]]:
 def exhaustive(cache: Path) -> None:
     from zigzag.search.options import SearchOptions
     from zigzag.multicore.allocation.constraint import co_mapping
-    from zigzag.multicore.allocation.optimize import optimize_co
     from zigzag.multicore.topology import load_multicore_accelerator
     from zigzag.multicore.inputs import cn_graph_from_files
     from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import optimize_co, run_stream
 
     del SearchOptions
     print(
@@ -171,9 +170,7 @@ def exhaustive(cache: Path) -> None:
 
 
 def resnet18(cache: Path) -> None:
-    from zigzag.multicore.allocation import search_allocation
-    from zigzag.multicore.allocation.optimize import optimize_co
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import optimize_co, run_stream, search_allocation
 
     hw = "stream/inputs/examples/hardware/tpu_like_quad_core.yaml"
     workload = "stream/inputs/examples/workload/resnet18.onnx"
@@ -184,11 +181,11 @@ def resnet18(cache: Path) -> None:
         begin = time.perf_counter()
         co = optimize_co(hw, workload, flexible, mode, stacks, cache=cache)
         total = time.perf_counter() - begin
-        solver = co.allocation.solver_seconds
-        statuses = sorted({s.answer.status for s in co.allocation.stacks})
+        solver = co.allocated.allocation.solver_seconds
+        statuses = sorted({s.answer.status for s in co.allocated.allocation.stacks})
         print(
             f"\n{mode}: constraint optimisation: latency {co.schedule.latency:.10g} cycles, energy "
-            f"{co.schedule.energy:.6g} pJ; solver {solver:.1f} s over {len(co.allocation.stacks)} stacks "
+            f"{co.schedule.energy:.6g} pJ; solver {solver:.1f} s over {len(co.allocated.allocation.stacks)} stacks "
             f"({', '.join(statuses)}), {total:.1f} s in all (cost table, solve, schedule)"
         )
         begin = time.perf_counter()

@@ -81,7 +81,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     print(f"load before: {load()}")
     for case in args.cases:
@@ -122,7 +122,7 @@ def llama(
     run_stream's (``bandwidth_bound``: streaming CNs last their DRAM bits over the link)."""
     import sys
 
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     sys.path.insert(0, str(REPO / "benchmarks"))
     from llama_onnx import llama_decode, llama_prefill

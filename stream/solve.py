@@ -52,8 +52,9 @@ class SolveOptions:
 @dataclass(frozen=True)
 class MappingEstimate:
     """A priced mapping: ``mapping`` as given (None: the automatic one); ``group_cycles`` one latency
-    for the whole run (our schedule is one, not one per fused group); ``context`` our
-    ``ConstraintSearch`` (its ``schedule`` has latency, energy and every figure)."""
+    for the whole run (our schedule is one, not one per fused group); ``context`` our finished run
+    (``zigzag.multicore.pipeline.Scheduled``: its ``schedule`` has latency, energy and every figure,
+    ``allocated`` the constraint optimisation's answer, ``mapping`` the mapping used)."""
 
     mapping: str | None
     group_cycles: tuple[float, ...]
@@ -79,7 +80,7 @@ def evaluate_mapping(
 ) -> MappingEstimate:
     """Allocate ``workload`` on ``hardware`` under ``mapping`` (None: the automatic mapping) and
     price it: fused along the mapping's fused groups if it has any, else layer by layer."""
-    from zigzag.multicore.allocation.optimize import optimize_co
+    from zigzag.multicore.pipeline.calls import optimize_co
     from zigzag.multicore.mapping import load_stream_mapping
     from zigzag.multicore.topology import load_multicore_accelerator
 
@@ -88,7 +89,7 @@ def evaluate_mapping(
     parsed = None if mapping is None else load_stream_mapping(mapping, accelerator)
     mode = "fused" if parsed is not None and parsed.fused_groups else "lbl"
     output = Path(output_path) if options.artifacts else None
-    search = optimize_co(
+    run = optimize_co(
         accelerator,
         str(workload),
         parsed,
@@ -96,9 +97,7 @@ def evaluate_mapping(
         time_limit=options.time_limit_s,
         output=output,
     )
-    if output is not None:
-        search.write(output)
-    return MappingEstimate(mapping, (float(search.schedule.latency),), 0.0, search)
+    return MappingEstimate(mapping, (float(run.schedule.latency),), 0.0, run)
 
 
 def select_mapping(

@@ -196,7 +196,7 @@ def test_multi_core_warnings_name_the_layer(tmp_path):
 
 
 def test_multi_core_results_keep_the_warning_in_their_notes(tmp_path):
-    from zigzag.steps.stream import resolve_stream_experiments, schedule, split
+    from zigzag.steps.stream import resolve_stream_experiments, run, split
 
     mapping = with_entry(
         STREAM / "mapping" / "tpu_like_quad_core_resnet18_fixed_split.yaml", "/conv1/Cnv", tmp_path
@@ -215,7 +215,7 @@ def test_multi_core_results_keep_the_warning_in_their_notes(tmp_path):
         }
     ).values()
     split(exp, tmp_path / "graph.npz")
-    schedule(exp, tmp_path / "graph.npz", tmp_path / "cache", tmp_path / "run")
+    run(exp, tmp_path / "graph.npz", tmp_path / "cache", tmp_path / "run")
     notes = json.loads((tmp_path / "run" / "summary.json").read_text())["notes"]
     assert [n for n in notes if "mapping entry" in n] == [
         f"{mapping}: mapping entry '/conv1/Cnv' names no layer and no operator type of the workload, so it is not "

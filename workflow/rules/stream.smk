@@ -88,7 +88,7 @@ rule stream_schedule:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-schedule --experiment {input.experiment:q} --graph {input.graph:q}"
+            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
             " --cache {cache} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
@@ -127,6 +127,7 @@ rule stream_plots:
 rule stream_search:
     input:
         experiment=stream_experiment_spec,
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
     output:
@@ -148,8 +149,8 @@ rule stream_search:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-search --experiment {input.experiment:q} --cache {cache}"
-            " --workers {threads} --output {params.folder:q} --log {log:q}",
+            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
+            " --cache {cache} --workers {threads} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
 
@@ -157,6 +158,7 @@ rule stream_search:
 rule stream_co:
     input:
         experiment=stream_experiment_spec,
+        graph=f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
         plan=f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
         entries=stream_cost_entries,
     output:
@@ -177,8 +179,8 @@ rule stream_co:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "stream-co --experiment {input.experiment:q} --cache {cache}"
-            " --output {params.folder:q} --log {log:q}",
+            "stream-run --experiment {input.experiment:q} --graph {input.graph:q}"
+            " --cache {cache} --output {params.folder:q} --log {log:q}",
             cache=CACHE,
         )
 

@@ -1,14 +1,13 @@
 # Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
+from zigzag.multicore.pipeline import allocation_of
 from zigzag.steps.stream import core_files, cost_plan_keys
 
 STREAM_RESULTS = f"{RESULTS}/stream"
-STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
-STREAM_SEARCHED = [
-    n for n, e in STREAM.items() if e["search"] and e["search"]["method"] == "ga"
-]
-STREAM_CO = [
-    n for n, e in STREAM.items() if e["search"] and e["search"]["method"] == "co"
-]
+# the experiments by allocation method (fixed, ga, co): which files their run folder holds
+STREAM_METHOD = {n: allocation_of(e["search"]).method for n, e in STREAM.items()}
+STREAM_FIXED = [n for n, method in STREAM_METHOD.items() if method == "fixed"]
+STREAM_SEARCHED = [n for n, method in STREAM_METHOD.items() if method == "ga"]
+STREAM_CO = [n for n, method in STREAM_METHOD.items() if method == "co"]
 STREAM_PICTURES = [
     "gantt.html",
     f"gantt.{PLOT_FORMAT}",

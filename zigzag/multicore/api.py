@@ -10,6 +10,14 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS, cn_limit
+from zigzag.multicore.pipeline.folder import write_run
+from zigzag.multicore.pipeline.scheduled import Scheduled
+from zigzag.multicore.pipeline.spec import (
+    MODES,
+    ConstraintOptimisation,
+    GeneticSearch,
+    MulticoreRun,
+)
 from zigzag.multicore.stages import (
     AcceleratorParserStage,
     ConstraintOptimizationAllocationStage,
@@ -45,7 +53,7 @@ def _check_inputs(hardware: str, workload: str, mapping: str, mode: str) -> None
     for field, path in (("hardware", hardware), ("workload", workload), ("mapping", mapping)):
         if not os.path.exists(path):
             raise InputError(path, field, "file not found; give an existing file")
-    if mode not in ("lbl", "fused"):
+    if mode not in MODES:
         raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
 
 
@@ -120,7 +128,9 @@ def optimize_allocation_ga(
             max_cns=max_cns,
         ).run()
     scme, search = answers[0]
-    search.write(folder)
+    run = MulticoreRun(hardware, workload, mapping, mode, GeneticSearch(nb_ga_individuals, nb_ga_generations, seed),
+                       layer_stacks=layer_stacks, latency_model=latency_model)  # fmt: skip
+    write_run(folder, Scheduled(run, search.accelerator, search, search.fixed_schedule()))
     with open(folder / "scme.pickle", "wb") as handle:
         pickle.dump(scme, handle)
     return scme
@@ -136,8 +146,8 @@ def optimize_allocation_co(
     output_path: str,
     skip_if_exists: bool = False,
     *,
-    time_limit: float = 600,
-    gap: float = 1e-4,
+    time_limit: float = ConstraintOptimisation.time_limit,
+    gap: float = ConstraintOptimisation.gap,
     latency_model: str = "auto",
     max_cns: int | None = DEFAULT_MAX_CNS,
 ) -> StreamCostModelEvaluation:

@@ -18,7 +18,13 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.destinations import check_output_folder
-from zigzag.notes import add_notes, collected_warnings
+from zigzag.multicore.pipeline.spec import (
+    CHOICES,
+    LATENCY_MODELS,
+    MODES,
+    STREAM_GENETIC_SEARCH,
+    ConstraintOptimisation,
+)
 from zigzag.multicore.plots.cli import add_plot_command, plot_after_run
 
 
@@ -53,7 +59,7 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
     nodes.add_argument(
         "--mode",
         required=True,
-        choices=("lbl", "fused"),
+        choices=MODES,
         help="lbl: layer by layer; fused: layers of a stack are cut into rows and interleaved",
     )
     nodes.add_argument(
@@ -124,30 +130,44 @@ def add_stream_commands(sub: argparse._SubParsersAction) -> None:
         choices=("ga", "co"),
         help="ga: genetic search of the Pareto front (default); co: constraint optimisation",
     )
+    co, ga = ConstraintOptimisation(), STREAM_GENETIC_SEARCH
     search.add_argument(
         "--time-limit",
         type=float,
-        default=600.0,
-        help="co: seconds per layer stack's solve (default 600, as Stream)",
+        default=float(co.time_limit),
+        help=f"co: seconds per layer stack's solve (default {co.time_limit:g}, as Stream)",
     )
     search.add_argument(
         "--gap",
         type=float,
-        default=1e-4,
-        help="co: relative optimality gap at which a solve stops (default 1e-4)",
+        default=co.gap,
+        help=f"co: relative optimality gap at which a solve stops (default {co.gap:g})",
     )
-    search.add_argument("--individuals", type=int, default=32, help="population size (default 32)")
-    search.add_argument("--generations", type=int, default=100, help="generations (default 100)")
     search.add_argument(
-        "--seed", type=int, default=0, help="random seed (same seed, same front; default 0)"
+        "--individuals",
+        type=int,
+        default=ga.individuals,
+        help=f"population size (default {ga.individuals}, as Stream)",
+    )
+    search.add_argument(
+        "--generations",
+        type=int,
+        default=ga.generations,
+        help=f"generations (default {ga.generations}, as Stream)",
+    )
+    search.add_argument(
+        "--seed",
+        type=int,
+        default=ga.seed,
+        help=f"random seed (same seed, same front; default {ga.seed})",
     )
     search.add_argument(
         "--workers", type=int, default=1, help="processes evaluating schedules (default 1)"
     )
     search.add_argument(
         "--choose",
-        default="latency",
-        choices=("latency", "energy", "edp"),
+        default=ga.choose,
+        choices=CHOICES,
         help="which front point to save as allocation.yaml (default: lowest latency, as Stream)",
     )
     _add_cost_options(search)
@@ -181,27 +201,48 @@ def _limited(command):
     return run
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    check_output_folder(args.output)  # before any work
-    if _automatic(args):  # no mapping: the allocation is the constraint optimisation's
-        from zigzag.multicore.allocation.slots import DEFAULT_GAP, DEFAULT_TIME_LIMIT
-
-        args.time_limit, args.gap = DEFAULT_TIME_LIMIT, DEFAULT_GAP
-        return _search_co(args, stacks=None)
-    from zigzag.multicore.schedule.run import run_stream
+def _run(args: argparse.Namespace, allocation, command: str):
+    """The run the command's arguments describe."""
+    from zigzag.multicore.pipeline import MulticoreRun
     from zigzag.multicore.tiling import parse_layer_stacks
 
-    _check_clock(args, "zigzag stream run")
+    if args.clock_ghz is not None and not args.clock_ghz > 0:
+        raise InputError(
+            command,
+            "--clock-ghz",
+            f"{args.clock_ghz} is not a clock frequency in GHz; give a number > 0, e.g. 1",
+        )
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    if args.mode is None:
+        from zigzag.multicore.automap import default_mode
+
+        args.mode = default_mode(args.mapping, args.accelerator)
+    return MulticoreRun(args.accelerator, args.workload, args.mapping, args.mode, allocation,
+                        layer_stacks=stacks, latency_model=args.latency_model, clock_ghz=args.clock_ghz,
+                        lpf_limit=args.lpf_limit,
+                        prefetch=tuple(op.strip() for op in args.prefetch.split(",") if op.strip()),
+                        cwd=args.cwd)  # fmt: skip
+
+
+def _execute(args: argparse.Namespace, run, **options):
+    """The run through the pipeline, its folder written to ``--output`` with its notes."""
+    from zigzag.multicore.pipeline import run_multicore
+
+    return run_multicore(run, cache=_cache(args), cost_lut_path=args.cost_lut_path,
+                         output=args.output, notes=[], **options)  # fmt: skip
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    check_output_folder(args.output)  # before any work
+    from zigzag.multicore.pipeline import FixedAllocation
+
+    if args.mapping is None:  # the automatic mapping: the constraint optimisation allocates it
+        from zigzag.multicore.pipeline import ConstraintOptimisation
+
+        return _search_co(args, _run(args, ConstraintOptimisation(), "zigzag multicore run"))
+    run = _run(args, FixedAllocation(), "zigzag multicore run")
     begin = time.perf_counter()
-    with collected_warnings() as notes:
-        result = run_stream(args.accelerator, args.workload, args.mapping, args.mode, stacks, lpf_limit=args.lpf_limit,
-                            cache=_cache(args), cost_lut_path=args.cost_lut_path,
-                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd, clock_ghz=args.clock_ghz,
-                            latency_model=args.latency_model)  # fmt: skip
-    add_notes(Path(args.output) / "summary.json", notes)
-    summary = result.summary()
+    summary = _execute(args, run).schedule.summary()
     print(
         f"{summary['nb_cns']} CNs, {summary['nb_edges']} edges: latency {summary['latency']} cycles, "
         f"energy {summary['energy']:.6g} pJ{_demand(summary)} ({time.perf_counter() - begin:.1f} s)"
@@ -215,24 +256,23 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     check_output_folder(args.output)  # before any work
-    from zigzag.multicore.allocation import search_allocation
-    from zigzag.multicore.allocation.nsga import print_generation
-    from zigzag.multicore.tiling import parse_layer_stacks
+    from zigzag.multicore.pipeline import ConstraintOptimisation, GeneticSearch
 
-    _check_clock(args, "zigzag stream search")
-    _automatic(args)
     if args.method == "co":
-        return _search_co(
-            args,
-            stacks=None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks),
+        run = _run(
+            args, ConstraintOptimisation(args.time_limit, args.gap), "zigzag multicore search"
         )
+        return _search_co(args, run)
     if args.individuals < 2 or args.generations < 0 or args.workers < 1:
         raise InputError(
             None,
             "--individuals/--generations/--workers",
             "need at least 2 individuals, 0 or more generations and 1 or more workers",
         )
-    stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    method = GeneticSearch(args.individuals, args.generations, args.seed, args.choose)
+    run = _run(args, method, "zigzag multicore search")
+    from zigzag.multicore.allocation.nsga import print_generation
+
     bar = None
     if (
         not args.quiet and sys.stderr.isatty()
@@ -250,21 +290,12 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     begin = time.perf_counter()
     try:
-        with collected_warnings() as notes:
-            found = search_allocation(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                                      individuals=args.individuals, generations=args.generations, seed=args.seed,
-                                      workers=args.workers, choose=args.choose, lpf_limit=args.lpf_limit,
-                                      cache=_cache(args), cost_lut_path=args.cost_lut_path,
-                                      operands_to_prefetch=[op.strip() for op in args.prefetch.split(",")
-                                                            if op.strip()],
-                                      output=args.output, cwd=args.cwd, progress=progress,
-                                      latency_model=args.latency_model)  # fmt: skip
+        done = _execute(args, run, workers=args.workers, progress=progress)
     finally:
         if bar is not None:
             bar.close()
-    _write_tokens(args, found.fixed_schedule())
-    add_notes(Path(args.output) / "summary.json", notes)
-    chosen, fixed = found.chosen, found.fixed_schedule()
+    found, fixed = done.allocated, done.schedule
+    chosen = found.chosen
     print(
         f"{len(found.genes)} genes, {found.stats.evaluations} schedules in {found.stats.seconds:.1f} s; "
         f"front of {found.front_size} distinct points from {len(found.front)} allocations "
@@ -272,7 +303,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     )
     print(
         f"chosen ({args.choose}): latency {fixed.latency:.10g} cycles, energy {fixed.energy:.6g} pJ"
-        f"{_demand(fixed.summary())} (what `zigzag stream run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
+        f"{_demand(fixed.summary())} (what `zigzag multicore run` of allocation.yaml gives; the search's fitness with Stream's genetic-"
         f"allocation runtimes: latency {chosen.latency:.10g}, energy {chosen.energy:.6g} pJ)"
     )
     _print_tokens(args.output)
@@ -283,18 +314,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _search_co(args: argparse.Namespace, stacks) -> int:
-    from zigzag.multicore.allocation.optimize import optimize_co
-
+def _search_co(args: argparse.Namespace, run) -> int:
     begin = time.perf_counter()
-    with collected_warnings() as notes:
-        found = optimize_co(args.accelerator, args.workload, args.mapping, args.mode, stacks,
-                            time_limit=args.time_limit, gap=args.gap, lpf_limit=args.lpf_limit, cache=_cache(args),
-                            cost_lut_path=args.cost_lut_path,
-                            operands_to_prefetch=[op.strip() for op in args.prefetch.split(",") if op.strip()],
-                            output=args.output, cwd=args.cwd, latency_model=args.latency_model)  # fmt: skip
-    _write_tokens(args, found.schedule)
-    add_notes(Path(args.output) / "summary.json", notes)
+    done = _execute(args, run)
+    found, result = done.allocated, done.schedule
     if not args.quiet:
         for index, stack in enumerate(found.allocation.stacks):
             print(
@@ -303,8 +326,8 @@ def _search_co(args: argparse.Namespace, stacks) -> int:
                 f"{stack.answer.objective} cycles ({stack.answer.status.lower()}, {stack.answer.seconds:.2f} s)"
             )
     print(
-        f"constraint optimisation: latency {found.schedule.latency:.10g} cycles, energy "
-        f"{found.schedule.energy:.6g} pJ{_demand(found.schedule.summary())} "
+        f"constraint optimisation: latency {result.latency:.10g} cycles, energy "
+        f"{result.energy:.6g} pJ{_demand(result.summary())} "
         f"({time.perf_counter() - begin:.1f} s in all)"
     )
     _print_tokens(args.output)
@@ -326,29 +349,6 @@ def _demand(summary: dict) -> str:
         else ""
     )
     return f", DRAM link demand {demand:.3f}{flag} [{summary.get('latency_model', 'zigzag')}]"
-
-
-def _check_clock(args: argparse.Namespace, command: str) -> None:
-    if args.clock_ghz is not None and not args.clock_ghz > 0:
-        raise InputError(
-            command,
-            "--clock-ghz",
-            f"{args.clock_ghz} is not a clock frequency in GHz; give a number > 0, e.g. 1",
-        )
-
-
-def _write_tokens(args: argparse.Namespace, result) -> None:
-    """A searched allocation's per-token figures into its summary.json (a transformer step)."""
-    from zigzag.multicore.topology import load_multicore_accelerator
-    from zigzag.multicore.schedule.run import write_token_figures
-    from zigzag.multicore.schedule.tokens import accelerator_clock
-
-    clock = (
-        args.clock_ghz
-        if args.clock_ghz is not None
-        else accelerator_clock(load_multicore_accelerator(args.accelerator, args.cwd))
-    )
-    write_token_figures(result, args.workload, args.output, clock)
 
 
 def _print_tokens(output: str) -> None:
@@ -419,22 +419,6 @@ def _splits(text: str | None) -> dict[str, int] | None:
     return splits
 
 
-def _automatic(args: argparse.Namespace) -> bool:
-    """Without ``--mapping``: write the automatic mapping into the output folder and use it
-    (docs/reference/multicore-mapping.md#automatic-mapping); without ``--mode``: the default mode.
-    True when the mapping is the automatic one."""
-    from zigzag.multicore.automap import default_mode, write_automatic_mapping
-
-    automatic = args.mapping is None
-    if automatic:
-        args.mapping = str(
-            write_automatic_mapping(args.accelerator, args.workload, args.output, args.cwd)
-        )
-    if args.mode is None:
-        args.mode = default_mode(None if automatic else args.mapping, args.accelerator)
-    return automatic
-
-
 def _cache(args: argparse.Namespace) -> Path:
     """The cost-entry cache folder: ``--cache``, or ``.cache`` inside the output folder."""
     return Path(args.output) / ".cache" if args.cache is None else Path(args.cache)
@@ -449,13 +433,13 @@ def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
     parser.add_argument(
         "--mapping",
         default=None,
-        help=f"{mapping_help}, either format (Stream 2.x's too); omitted: the automatic mapping, "
-        "written to OUTPUT/automatic_mapping.yaml and allocated by constraint optimisation",
+        help=f"{mapping_help}, either format (Stream 2.x's too); omitted: the automatic mapping "
+        "(written to OUTPUT/automatic_mapping.yaml), allocated by constraint optimisation in run",
     )
     parser.add_argument(
         "--mode",
         default=None,
-        choices=("lbl", "fused"),
+        choices=MODES,
         help="layer by layer, or fused stacks (default: fused for a Stream 2.x mapping with "
         "fused_groups, else lbl)",
     )
@@ -495,7 +479,7 @@ def _add_cost_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--latency-model",
         default="auto",
-        choices=("auto", "zigzag", "bandwidth_bound"),
+        choices=LATENCY_MODELS,
         help="auto (default): bandwidth_bound for an LLM step, zigzag otherwise; zigzag: Stream's "
         "link model; bandwidth_bound: a CN streaming operands from DRAM lasts at least its DRAM "
         "bits over the link bandwidth it gets",
@@ -507,22 +491,17 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     from zigzag.io.atomic import atomic_target
     from zigzag.multicore.cn_graph import save_cn_graph
     from zigzag.multicore.export import MAX_DRAWN_CNS, cn_table, draw_cn_graph
-    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.pipeline import MulticoreRun
+    from zigzag.multicore.pipeline.prepared import build_graph
     from zigzag.multicore.tiling import parse_layer_stacks
 
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
     begin = time.perf_counter()
-    graph = cn_graph_from_files(
-        args.accelerator,
-        args.workload,
-        args.mapping,
-        args.mode,
-        stacks,
-        seed=_seed(args.seed_options),
-        cwd=args.cwd,
-        layer_splits=_splits(args.split_layers),
-        split_W_fraction=args.split_W_fraction,
-    )
+    run = MulticoreRun(args.accelerator, args.workload, args.mapping, args.mode, layer_stacks=stacks,
+                       cwd=args.cwd, seed_tiling=_seed(args.seed_options),
+                       layer_splits=_splits(args.split_layers) or (),
+                       split_W_fraction=args.split_W_fraction)  # fmt: skip
+    graph = build_graph(run)
     seconds = time.perf_counter() - begin
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)

@@ -31,20 +31,27 @@ from pathlib import Path
 import onnx
 
 from zigzag.errors import InputError
-from zigzag.search.options import SearchOptions
 from zigzag.stages import SpatialMappingGeneratorStage
 from zigzag.stages.stage import MainStage as ZigZagMainStage
 from zigzag.stages.stage import Stage, StageCallable
-from zigzag.multicore.allocation import AllocationSearch, build_allocation_problem, nsga2
+from zigzag.multicore.allocation import AllocationSearch, build_allocation_problem
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
 from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS, cn_limit
-from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.evaluation import StreamCostModelEvaluation
 from zigzag.multicore.evaluation.hall_of_fame import plot_hall_of_fame
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
-from zigzag.multicore.mapping import load_stream_mapping
+from zigzag.multicore.pipeline.folder import write_run
+from zigzag.multicore.pipeline.prepared import Prepared, cost_table, load_mapping
+from zigzag.multicore.pipeline.scheduled import constraint_optimisation, genetic_search, schedule
+from zigzag.multicore.pipeline.spec import (
+    MODES,
+    STREAM_GENETIC_SEARCH,
+    ConstraintOptimisation,
+    GeneticSearch,
+    MulticoreRun,
+)
 from zigzag.multicore.schedule.order import scheduling_order
 from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 from zigzag.multicore.splitting import split_layers, weight_split_factors
@@ -122,7 +129,7 @@ class ONNXModelParserStage(Stage):
         facts = HardwareFacts.of(self.accelerator)
         workload = read_stream_workload(
             self.workload_path,
-            load_stream_mapping(self.mapping_path, self.accelerator),
+            load_mapping(self.mapping_path, self.accelerator, self.workload_path),
             facts.dataflows,
         )
         yield from self.substage(
@@ -251,7 +258,7 @@ class LayerStacksGenerationStage(Stage):
 
     def __init__(self, list_of_callables, *, mode, layer_stacks=None, **kwargs):
         super().__init__(list_of_callables, **kwargs)
-        if mode not in ("lbl", "fused"):
+        if mode not in MODES:
             raise InputError(None, "mode", f"'{mode}' is not lbl or fused")
         self.mode, self.stacks = mode, layer_stacks
 
@@ -321,12 +328,7 @@ class ZigZagCoreMappingEstimationStage(Stage):
         )
 
     def run(self):
-        table = CostTable.for_accelerator(
-            self.accelerator,
-            options=SearchOptions(opt="latency", lpf_limit=self.lpf),
-            cache=self.cache,
-            lut_path=self.path,
-        )
+        table = cost_table(self.accelerator, self.lpf, self.cache, self.path)
         problem = build_allocation_problem(
             self.workload,
             self.accelerator,
@@ -397,9 +399,9 @@ class GeneticAlgorithmAllocationStage(Stage):
         accelerator,
         cost_lut,
         allocation_problem,
-        nb_ga_individuals=32,
-        nb_ga_generations=100,
-        ga_seed=0,
+        nb_ga_individuals=STREAM_GENETIC_SEARCH.individuals,
+        nb_ga_generations=STREAM_GENETIC_SEARCH.generations,
+        ga_seed=STREAM_GENETIC_SEARCH.seed,
         ga_workers=1,
         mapping_path=None,
         **kwargs,
@@ -426,18 +428,16 @@ class GeneticAlgorithmAllocationStage(Stage):
         return True
 
     def search(self) -> AllocationSearch:
-        front, stats = nsga2(
-            self.problem, self.individuals, self.generations, seed=self.seed, workers=self.workers
-        )
-        search = AllocationSearch(
-            self.graph,
+        prepared = Prepared(
             self.accelerator,
+            None,
+            self.graph,
             self.table,
+            self.kwargs.get("latency_model", "zigzag"),
             self.problem,
-            str(self.mapping_path),
-            front,
-            stats,
         )
+        method = GeneticSearch(self.individuals, self.generations, self.seed)
+        search = genetic_search(prepared, method, str(self.mapping_path), workers=self.workers)
         search.options = {k: self.kwargs[k] for k in self.SEED_OPTIONS if k in self.kwargs}
         if search.options.get("plot_hof"):
             plot_hall_of_fame(
@@ -472,8 +472,8 @@ class ConstraintOptimizationAllocationStage(Stage):
         mapping_path,
         mode="fused",
         layer_stacks=None,
-        co_time_limit=600,
-        co_gap=1e-4,
+        co_time_limit=ConstraintOptimisation.time_limit,
+        co_gap=ConstraintOptimisation.gap,
         allocations_path=None,
         cost_lut_post_co_path=None,
         loma_lpf_limit=6,
@@ -499,30 +499,31 @@ class ConstraintOptimizationAllocationStage(Stage):
         return True
 
     def run(self):
-        from zigzag.multicore.allocation.optimize import allocate_and_schedule
-
-        mapping = load_stream_mapping(self.mapping_path)
-        search = allocate_and_schedule(
-            self.graph,
-            self.accelerator,
-            self.table,
-            self.workload_path,
-            mapping,
-            self.mode,
-            self.stacks,
-            time_limit=self.time_limit,
-            gap=self.gap,
-            lpf_limit=self.lpf,
-            cache=self.cache,
-            post_cost_lut_path=self.post_path,
-            operands_to_prefetch=self.prefetch,
-            output=self.allocations_path,
-            cwd=self.cwd,
-            latency_model=resolve_latency_model(
-                self.kwargs.get("latency_model", AUTO_LATENCY), self.workload_path
-            ),
+        latency_model = resolve_latency_model(
+            self.kwargs.get("latency_model", AUTO_LATENCY), self.workload_path
         )
-        yield StreamCostModelEvaluation.of(search.schedule), search
+        run = MulticoreRun(
+            self.accelerator,
+            self.workload_path,
+            self.mapping_path,
+            self.mode,
+            ConstraintOptimisation(self.time_limit, self.gap),
+            layer_stacks=self.stacks,
+            latency_model=latency_model,
+            lpf_limit=self.lpf,
+            prefetch=self.prefetch,
+            cwd=self.cwd,
+        )
+        mapping = load_mapping(self.mapping_path, self.accelerator, self.workload_path)
+        problem = self.kwargs.get("allocation_problem")
+        prepared = Prepared(
+            self.accelerator, mapping, self.graph, self.table, latency_model, problem
+        )
+        found = constraint_optimisation(prepared, run.allocation)
+        done = schedule(prepared, found, run, cache=self.cache, cost_lut_path=self.post_path)
+        if self.allocations_path is not None:
+            write_run(self.allocations_path, done)
+        yield StreamCostModelEvaluation.of(done.schedule), found
 
 
 class InterCoreMappingStage(GeneticAlgorithmAllocationStage):

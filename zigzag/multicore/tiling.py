@@ -28,7 +28,6 @@ from zigzag.multicore.mapping import Tiling
 from zigzag.multicore.workload import FUSION_DIM, StreamLayer, StreamWorkload
 
 logger = logging.getLogger(__name__)
-MODES = ("lbl", "fused")
 GROUP_DIMS = ("K", "G")
 
 

@@ -19,35 +19,31 @@ import numpy as np
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.tables import csv_text, html_table
-from zigzag.notes import add_notes, collected_warnings, run_logged
-from zigzag.search.options import SearchOptions
+from zigzag.notes import collected_warnings, run_logged
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
+from zigzag.multicore.pipeline.spec import (
+    LATENCY_MODELS,
+    MODES,
+    SEARCH_METHODS,
+    MulticoreRun,
+    allocation_of,
+    search_defaults,
+)
 from zigzag.multicore.plots import plot_front, plot_run
 from zigzag.multicore.plots.results import metrics_png, pareto_png
 from zigzag.multicore.results import mark_pareto, multicore_rows, summarize_run, table_columns
-from zigzag.multicore.schedule.scheduler import schedule as run_schedule
 
 logger = logging.getLogger(__name__)
 
 DEFAULTS = {
     "layer_stacks": None,
-    "lpf_limit": 6,
+    "lpf_limit": MulticoreRun.lpf_limit,
     "prefetch": [],
     "search": None,
     "clock_ns": None,
-    "latency_model": "auto",  # bandwidth_bound for an LLM step, zigzag otherwise
+    "latency_model": MulticoreRun.latency_model,  # auto: bandwidth_bound for an LLM step
 }
-LATENCY_MODELS = ("auto", "zigzag", "bandwidth_bound")
-SEARCH_DEFAULTS = {
-    "method": "ga",
-    "individuals": 16,
-    "generations": 8,
-    "seed": 0,
-    "choose": "latency",
-    "time_limit": 600,
-    "gap": 1e-4,
-}
-SEARCH_METHODS = ("ga", "co")
+SEARCH_DEFAULTS = search_defaults()
 
 
 def resolve_stream_experiments(config: dict) -> dict[str, dict]:
@@ -70,9 +66,9 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
                 f"{where}.{unknown[0]}",
                 f"unknown field; use one of {', '.join(sorted(fields))}",
             )
-        if spec["mode"] not in ("lbl", "fused"):
+        if spec["mode"] not in MODES:
             raise InputError(
-                "config", f"{where}.mode", f"'{spec['mode']}' is not one of lbl, fused"
+                "config", f"{where}.mode", f"'{spec['mode']}' is not one of {', '.join(MODES)}"
             )
         check_experiment_name(spec["name"], where)
         exp = {**DEFAULTS, **spec}
@@ -161,15 +157,22 @@ def _stacks(exp: dict):
     return None if exp.get("layer_stacks") is None else parse_layer_stacks(exp["layer_stacks"])
 
 
+def experiment_run(exp: dict):
+    """The :class:`~zigzag.multicore.pipeline.MulticoreRun` a checked experiment describes."""
+    return MulticoreRun(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"],
+                        allocation_of(exp["search"]), layer_stacks=_stacks(exp),
+                        latency_model=exp["latency_model"], clock_ghz=exp.get("clock_ghz"),
+                        lpf_limit=exp["lpf_limit"], prefetch=tuple(exp["prefetch"]),
+                        name=exp["name"])  # fmt: skip
+
+
 def split(exp: dict, output: str | Path) -> str:
     from zigzag.multicore.cn_graph import save_cn_graph
-    from zigzag.multicore.inputs import cn_graph_from_files
+    from zigzag.multicore.pipeline.prepared import build_graph, has_open_cores
 
     with collected_warnings() as notes:
-        graph = cn_graph_from_files(
-            exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"], _stacks(exp)
-        )
-    if len(graph) and graph.core.min() < 0 and not exp.get("search"):
+        graph = build_graph(experiment_run(exp))
+    if has_open_cores(graph) and not exp.get("search"):
         raise InputError(
             exp["mapping"],
             "core_allocation",
@@ -180,26 +183,17 @@ def split(exp: dict, output: str | Path) -> str:
     return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
 
 
-def _table(exp: dict, cache: str | Path):
-    from zigzag.multicore.cost_table import CostTable
-    from zigzag.multicore.topology import load_multicore_accelerator
-
-    hardware = load_multicore_accelerator(exp["accelerator"])
-    table = CostTable.for_accelerator(
-        hardware, options=SearchOptions(opt="latency", lpf_limit=exp["lpf_limit"]), cache=cache
-    )
-    return hardware, table
-
-
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
     """Write ``output``: every cost-table key the experiment needs; the job files of the uncached
     ones go into the cache (the workflow's checkpoint ``stream_plan_costs`` produces them)."""
     from zigzag.multicore.allocation.genes import allocation_genes
     from zigzag.multicore.cn_graph import load_cn_graph
+    from zigzag.multicore.pipeline.prepared import cost_table, load_accelerator
     from zigzag.multicore.schedule.costs import node_key
 
     graph = load_cn_graph(graph_file)
-    hardware, table = _table(exp, cache)
+    hardware = load_accelerator(experiment_run(exp))
+    table = cost_table(hardware, exp["lpf_limit"], cache)
     rep = graph.cost_node()
     pairs = {(int(rep[cn]), int(graph.core[cn])) for cn in np.flatnonzero(graph.core >= 0).tolist()}
     for gene in allocation_genes(
@@ -230,111 +224,31 @@ def cost_plan_keys(path: str | Path) -> list[str]:
     return json.loads(Path(path).read_text())["keys"]
 
 
-def schedule(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Schedule the experiment's CN graph with the cached cost entries; write the run folder
-    (its summary.json with the notes saved with the graph)."""
+def run(
+    exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path, workers: int = 1
+) -> str:
+    """Run the experiment (its CN graph saved by :func:`split`, its costs cached) through the
+    multi-core pipeline, whatever its allocation; write the run folder (its summary.json with the
+    notes saved with the graph and those of the run)."""
     from zigzag.multicore.cn_graph import cn_graph_notes, load_cn_graph
-    from zigzag.multicore.schedule.adapter import problem_from_cn_graph
-    from zigzag.multicore.schedule.costs import cn_costs
-    from zigzag.multicore.schedule.tokens import resolve_latency_model
+    from zigzag.multicore.pipeline import run_multicore
 
-    graph = load_cn_graph(graph_file)
-    hardware, table = _table(exp, cache)
-    costs = cn_costs(graph, table)
-    result = run_schedule(
-        problem_from_cn_graph(
-            graph,
-            hardware,
-            costs,
-            prefetch=tuple(exp["prefetch"]),
-            name=exp["name"],
-            latency_model=resolve_latency_model(exp["latency_model"], exp["workload"]),
+    done = run_multicore(experiment_run(exp), cache=cache, graph=load_cn_graph(graph_file),
+                         workers=workers, output=output,
+                         notes=cn_graph_notes(graph_file))  # fmt: skip
+    found, result = done.allocated, done.schedule
+    figures = f"latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ"
+    if found is None:
+        return f"{exp['name']}: {figures}"
+    if done.run.allocation.method == "ga":
+        return (
+            f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} "
+            f"allocations); chosen ({found.choose}) {figures}"
         )
-    )
-    with (
-        collected_warnings() as notes
-    ):  # the DRAM link's warning, if it moves more than it can carry
-        result.write(output)
-    _token_figures(result, exp, hardware, output)
-    add_notes(Path(output) / "summary.json", cn_graph_notes(graph_file) + notes)
-    return f"{exp['name']}: latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ ({table.computed} entries computed here)"
-
-
-def _token_figures(result, exp: dict, hardware, output: str | Path) -> None:
-    """``per_token`` in the run's summary.json when the workload is a transformer step (seconds
-    with the experiment's ``clock_ghz``, else the accelerator file's)."""
-    from zigzag.multicore.topology import load_multicore_accelerator
-    from zigzag.multicore.schedule.run import write_token_figures
-    from zigzag.multicore.schedule.tokens import accelerator_clock
-
-    if exp.get("clock_ghz") is not None:
-        clock = exp["clock_ghz"]
-    else:
-        clock = accelerator_clock(hardware or load_multicore_accelerator(exp["accelerator"]))
-    write_token_figures(result, exp["workload"], output, clock)
-
-
-def search(exp: dict, cache: str | Path, output: str | Path, workers: int = 1) -> str:
-    """Search the experiment's allocation (NSGA-II) with the cached cost entries; write the run folder
-    (``front.csv``, ``allocation.yaml`` and the chosen point's summary, schedule and trace)."""
-    from zigzag.multicore.allocation.search import search_allocation
-
-    opts = exp["search"]
-    with collected_warnings() as notes:
-        found = search_allocation(
-            exp["accelerator"],
-            exp["workload"],
-            exp["mapping"],
-            exp["mode"],
-            _stacks(exp),
-            individuals=opts["individuals"],
-            generations=opts["generations"],
-            seed=opts["seed"],
-            workers=workers,
-            choose=opts["choose"],
-            lpf_limit=exp["lpf_limit"],
-            cache=cache,
-            operands_to_prefetch=exp["prefetch"],
-            latency_model=exp["latency_model"],
-        )
-        found.write(output)
-    _token_figures(found.fixed_schedule(), exp, found.accelerator, output)
-    add_notes(Path(output) / "summary.json", notes)
-    chosen = found.as_run()
-    return (
-        f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} allocations); "
-        f"chosen ({opts['choose']}) latency {chosen.latency:.10g} cycles, energy {chosen.energy:.6g} pJ"
-    )
-
-
-def constraint_optimisation(exp: dict, cache: str | Path, output: str | Path) -> str:
-    """Allocate the experiment's layers by constraint optimisation (cached cost entries) and schedule
-    the allocation; write the run folder (``allocation.yaml``, ``co_slots.csv``, summary, schedule, trace)."""
-    from zigzag.multicore.allocation.optimize import optimize_co
-
-    opts = exp["search"]
-    with collected_warnings() as notes:
-        found = optimize_co(
-            exp["accelerator"],
-            exp["workload"],
-            exp["mapping"],
-            exp["mode"],
-            _stacks(exp),
-            time_limit=opts["time_limit"],
-            gap=opts["gap"],
-            lpf_limit=exp["lpf_limit"],
-            cache=cache,
-            operands_to_prefetch=exp["prefetch"],
-            output=output,
-            latency_model=exp["latency_model"],
-        )
-    _token_figures(found.schedule, exp, None, output)
-    add_notes(Path(output) / "summary.json", notes)
     stacks = found.allocation.stacks
     return (
         f"{exp['name']}: constraint optimisation of {len(stacks)} steady states "
-        f"({sum(s.answer.optimal for s in stacks)} optimal); latency {found.schedule.latency:.10g} cycles, "
-        f"energy {found.schedule.energy:.6g} pJ"
+        f"({sum(s.answer.optimal for s in stacks)} optimal); {figures}"
     )
 
 
@@ -388,19 +302,10 @@ def register(command) -> None:
             args.log, lambda: plan(_experiment(args), args.graph, args.cache, args.output)
         )
 
-    def cmd_schedule(args):
+    def cmd_run(args):
         return run_logged(
-            args.log, lambda: schedule(_experiment(args), args.graph, args.cache, args.output)
-        )
-
-    def cmd_search(args):
-        return run_logged(
-            args.log, lambda: search(_experiment(args), args.cache, args.output, args.workers)
-        )
-
-    def cmd_co(args):
-        return run_logged(
-            args.log, lambda: constraint_optimisation(_experiment(args), args.cache, args.output)
+            args.log,
+            lambda: run(_experiment(args), args.graph, args.cache, args.output, args.workers),
         )
 
     def cmd_plot(args):
@@ -447,42 +352,22 @@ def register(command) -> None:
     sub.add_argument("--cache", required=True, help="content-addressed cache folder")
     sub.add_argument("--output", required=True, help="cost_plan.json to write")
     sub = command(
-        "stream-schedule",
-        cmd_schedule,
-        "multi-core: schedule the CN graph with the cached cost entries",
+        "stream-run",
+        cmd_run,
+        "multi-core: allocate (fixed, genetic search or constraint optimisation) and schedule "
+        "the CN graph with the cached cost entries",
     )
     sub.add_argument("--experiment", required=True)
     sub.add_argument("--graph", required=True, help="cn_graph.npz")
     sub.add_argument("--cache", required=True)
     sub.add_argument(
-        "--output",
-        required=True,
-        help="run folder (summary.json, schedule.csv, schedule_trace.json)",
+        "--workers", type=int, default=1, help="worker processes for a genetic search's fitness"
     )
-    sub = command(
-        "stream-search",
-        cmd_search,
-        "multi-core: search the allocation (NSGA-II) with the cached entries",
-    )
-    sub.add_argument("--experiment", required=True)
-    sub.add_argument("--cache", required=True)
-    sub.add_argument(
-        "--workers", type=int, default=1, help="worker processes for the fitness evaluations"
-    )
-    sub.add_argument(
-        "--output", required=True, help="run folder (front.csv, allocation.yaml, summary.json, ...)"
-    )
-    sub = command(
-        "stream-co",
-        cmd_co,
-        "multi-core: allocate by constraint optimisation with the cached entries",
-    )
-    sub.add_argument("--experiment", required=True)
-    sub.add_argument("--cache", required=True)
     sub.add_argument(
         "--output",
         required=True,
-        help="run folder (allocation.yaml, co_slots.csv, summary.json, ...)",
+        help="run folder (summary.json, schedule.csv, schedule_trace.json; a search's front.csv "
+        "and allocation.yaml, a constraint optimisation's allocation.yaml and co_slots.csv)",
     )
     sub = command("stream-plot", cmd_plot, "multi-core: the pictures of a run folder")
     sub.add_argument("run", help="run folder")
@@ -520,7 +405,6 @@ __all__ = [
     "register",
     "resolve_stream_experiments",
     "results",
-    "schedule",
-    "search",
+    "run",
     "split",
 ]

@@ -19,6 +19,8 @@ from typing import Any
 from zigzag.errors import InputError
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import validate_accelerator
+from zigzag.multicore.pipeline.spec import CHOICES, MODES, search_defaults
+from zigzag.multicore.pipeline.spec import SEARCH_METHODS as ALLOCATION_METHODS
 from zigzag.search.options import OPTION_BY_NAME, resolve_options
 from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 from zigzag.sweep.multicore import multicore_spec
@@ -43,17 +45,8 @@ SWEEP_KEYS = (
 KINDS = ("single", "multicore")
 #: keys of a multi-core sweep only
 MULTICORE_KEYS = ("modes", "layer_stacks", "allocation_search", "latency_model")
-MODES = ("lbl", "fused")
-#: the allocation search of a multi-core sweep: key -> default (a mapping that leaves choices)
-ALLOCATION_SEARCH = {
-    "method": "ga",
-    "individuals": 16,
-    "generations": 8,
-    "seed": 0,
-    "choose": "latency",
-    "time_limit": 600,
-    "gap": 1e-4,
-}
+#: the allocation search of a multi-core sweep (a mapping that leaves choices): key -> default
+ALLOCATION_SEARCH = search_defaults()
 SPATIAL_MAPPING_MODES = ("given", "generate")
 #: memory operand links of the mapping used when the spatial mapping is generated and no mapping is given
 DEFAULT_LINKS = {"O": "O", "W": "I2", "I": "I1"}
@@ -473,12 +466,12 @@ def _allocation_search(value: Any, where: str) -> dict:
                 f"unknown key; use {', '.join(ALLOCATION_SEARCH)}",
             )
         if key == "choose":
-            if given not in ("latency", "energy", "edp"):
+            if given not in CHOICES:
                 raise InputError(
                     where, "allocation_search.choose", f"{given!r} is not latency, energy or edp"
                 )
         elif key == "method":
-            if given not in ("ga", "co"):
+            if given not in ALLOCATION_METHODS:
                 raise InputError(
                     where,
                     "allocation_search.method",

@@ -5,24 +5,24 @@ The variants come from the same engine as single-core ones (``zigzag.variants``)
 particular here: the base's core files that a varied path goes into are read into it
 (``zigzag.variants.multicore``), a variant is checked by the multi-core loader, its mapping
 follows the core count (roles such as ``compute`` or ``mesh``), and a point is a schedule: the
-mapping's fixed allocation, or the seeded allocation search when the mapping leaves choices.
-Cost-table entries live in the shared, content-keyed cache, so a (CN shape, core) costed for
-one variant is read, not searched, by every other (see docs/reference/sweeps.md).
+mapping's fixed allocation, or the sweep's allocation method when the mapping leaves choices,
+run through the multi-core pipeline (``zigzag.multicore.pipeline``). Cost-table entries live in
+the shared, content-keyed cache, so a (CN shape, core) costed for one variant is read, not
+searched, by every other (see docs/reference/sweeps.md).
 """
 
 from __future__ import annotations
 
 import copy
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
-from zigzag.search.options import SearchOptions
 from zigzag.multicore.results import run_figures, run_summary
 from zigzag.multicore.roles import follow_cores
-from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.variants import read_spec
 from zigzag.variants.multicore import read_core_files
 
@@ -126,76 +126,39 @@ def variant_mapping(sweep, variant):
 
 
 def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Path) -> dict:
-    """The figures of one schedule of a variant: fixed allocation, or the allocation search's
-    chosen point when the mapping leaves cores to choose."""
-    from zigzag.multicore.allocation import search_allocation
-    from zigzag.multicore.cost_table import CostTable
-    from zigzag.multicore.inputs import cn_graph_from_files
-    from zigzag.multicore.schedule.adapter import problem_from_cn_graph
-    from zigzag.multicore.schedule.costs import cn_costs
-    from zigzag.multicore.schedule.tokens import resolve_latency_model
+    """The figures of one schedule of a variant: fixed allocation, or the sweep's allocation
+    method (``allocation_search``) when the mapping leaves cores to choose."""
+    from zigzag.multicore.pipeline import MulticoreRun, allocation_of
+    from zigzag.multicore.pipeline.calls import run_multicore
+    from zigzag.multicore.pipeline.prepared import build_graph, has_open_cores
     from zigzag.multicore.tiling import parse_layer_stacks
 
-    accelerator = variant_accelerator(sweep, variant)
-    mapping = variant_mapping(sweep, variant)
-    stacks = parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None
-    graph = cn_graph_from_files(accelerator, workload, mapping, mode, stacks)
+    run = MulticoreRun(
+        variant_accelerator(sweep, variant),
+        workload,
+        variant_mapping(sweep, variant),
+        mode,
+        layer_stacks=parse_layer_stacks(sweep.layer_stacks) if sweep.layer_stacks else None,
+        latency_model=sweep.options.get("latency_model", "auto"),
+    )
+    graph = build_graph(run)
+    if has_open_cores(graph):
+        run = replace(run, allocation=allocation_of(sweep.allocation_search))
+    done = run_multicore(run, cache=cache, graph=graph)
+    found, result = done.allocated, done.schedule
+    method = run.allocation.method
     figures: dict[str, Any] = {"allocation": "fixed"}
-    latency_model = resolve_latency_model(sweep.options.get("latency_model", "auto"), workload)
-    if len(graph) and graph.core.min() < 0 and sweep.allocation_search["method"] == "co":
-        from zigzag.multicore.allocation.optimize import optimize_co
-
-        budget = sweep.allocation_search
-        found = optimize_co(
-            accelerator,
-            workload,
-            mapping,
-            mode,
-            stacks,
-            time_limit=budget["time_limit"],
-            gap=budget["gap"],
-            cache=cache,
-            latency_model=latency_model,
-        )
-        result = found.schedule
-        figures = {
-            "allocation": "constraint optimisation",
-            "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks),
-        }
-    elif len(graph) and graph.core.min() < 0:
-        budget = sweep.allocation_search
-        found = search_allocation(
-            accelerator,
-            workload,
-            mapping,
-            mode,
-            stacks,
-            individuals=budget["individuals"],
-            generations=budget["generations"],
-            seed=budget["seed"],
-            choose=budget["choose"],
-            cache=cache,
-            latency_model=latency_model,
-        )
-        result = found.fixed_schedule()
+    if method == "ga":
         figures = {
             "allocation": "searched",
             "search_front_points": len(found.front),
             "search_schedules": found.stats.evaluations,
         }
-    else:
-        table = CostTable.for_accelerator(
-            accelerator, options=SearchOptions(opt="latency"), cache=cache
-        )
-        result = schedule(
-            problem_from_cn_graph(
-                graph,
-                accelerator,
-                cn_costs(graph, table),
-                name=Path(workload).stem,
-                latency_model=latency_model,
-            )
-        )
+    elif method == "co":
+        figures = {
+            "allocation": "constraint optimisation",
+            "co_optimal_stacks": sum(s.answer.optimal for s in found.allocation.stacks),
+        }
     tokens = None
     if str(workload).endswith(".onnx"):  # a transformer step: its per-token figures
         from zigzag.multicore.schedule.tokens import export_figures
@@ -203,7 +166,9 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
         tokens = export_figures(result, workload)
     return {
         **figures,
-        **schedule_figures(result, accelerator, with_integer_core_ids(variant.document), tokens),
+        **schedule_figures(
+            result, done.accelerator, with_integer_core_ids(variant.document), tokens
+        ),
     }
 
 

@@ -11,10 +11,11 @@ import pytest
 import yaml
 
 from zigzag.errors import InputError
-from zigzag.multicore.allocation import dominated_share, nsga2, search_allocation
+from zigzag.multicore.allocation import dominated_share, nsga2
+from zigzag.multicore.pipeline import MulticoreRun, Scheduled, search_allocation, write_run
 from zigzag.multicore.allocation.front import distinct_points, parse_allocation, read_front
 from zigzag.multicore.allocation.heuristics import balanced_blocks, linked_walk, seed_allocations
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"
@@ -78,8 +79,10 @@ def test_same_seed_same_front_with_one_or_two_workers(small_search):
     assert one == again == two
 
 
-def test_fixed_mapping_round_trip(small_search, tmp_path):
-    files = small_search.write(tmp_path)
+def test_fixed_mapping_round_trip(small_search, flexible, tmp_path):
+    run = MulticoreRun(QUAD, SMALL, flexible, "fused", cwd=str(REF))
+    done = Scheduled(run, small_search.accelerator, small_search, small_search.fixed_schedule())
+    files = write_run(tmp_path, done)
     saved = yaml.safe_load(files["allocation.yaml"].read_text())
     fixed = {e["name"]: e["core_allocation"] for e in saved if e.get("core_allocation_is_fixed")}
     assert fixed == {f"/conv{i}/Conv": [c] for i, c in enumerate(small_search.chosen.cores)}

@@ -12,7 +12,7 @@ import pytest
 
 from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.workload import read_stream_workload
 from support import REPO, TESTS
 

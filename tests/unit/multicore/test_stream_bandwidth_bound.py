@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from zigzag.errors import InputError
 from zigzag.steps.stream import resolve_stream_experiments
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.scheduler import schedule
 from zigzag.multicore.schedule.dram_links import DEMAND_LIMIT, dram_link_shares
 from zigzag.multicore.schedule.traffic import streamed_dram_bits
@@ -229,7 +229,7 @@ def test_run_stream_and_the_cli_take_the_option(cache, tmp_path, capsys):
 
 
 def test_the_allocation_search_evaluates_and_reports_with_the_option(tmp_path, cache):
-    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.pipeline import search_allocation
 
     flexible = tmp_path / "flexible.yaml"
     flexible.write_text("- name: default\n  core_allocation: [0, 1, 2, 3]\n")

@@ -17,10 +17,12 @@ import yaml
 
 from zigzag.errors import InputError
 from zigzag.multicore.allocation.slots import SlotProblem, solve_slots
+from zigzag.multicore.pipeline import ConstraintOptimisation
 from support import REPO, TESTS
 
 DATA = TESTS / "data"
 CO = DATA / "co"
+GAP = ConstraintOptimisation().gap  # the run description's default
 STREAM_REF = DATA / "reference" / "stream"
 ORACLE = sorted((CO / "oracle").glob("*.json"))
 
@@ -108,16 +110,16 @@ def test_slot_model_reaches_the_enumerated_optimum(seed):
     best = enumerate_best(problem)
     if best is None:
         with pytest.raises(InputError, match="constraint-optimisation allocation: "):
-            solve_slots(problem, time_limit=30)
+            solve_slots(problem, time_limit=30, gap=GAP)
         return
-    answer = solve_slots(problem, time_limit=30)
+    answer = solve_slots(problem, time_limit=30, gap=GAP)
     assert answer.optimal and answer.objective == best
 
 
 def test_infeasible_weights_are_one_line_with_what_to_change():
     problem = SlotProblem((1, 2), (0,), {(1, 0, 1): 5, (2, 0, 1): 5}, {1: 100, 2: 100}, {0: 50})
     with pytest.raises(InputError) as caught:
-        solve_slots(problem, time_limit=10)
+        solve_slots(problem, time_limit=10, gap=GAP)
     assert str(caught.value) == (
         "constraint-optimisation allocation: the weights of node 1 (100 bits, at least 100 bits "
         "per core when split) do not fit the weight memory of any of its cores [0] (largest 50 "
@@ -128,7 +130,7 @@ def test_infeasible_weights_are_one_line_with_what_to_change():
 def test_infeasible_in_all_but_not_alone_names_the_totals():
     problem = SlotProblem((1, 2), (0,), {(1, 0, 1): 5, (2, 0, 1): 5}, {1: 40, 2: 40}, {0: 50})
     with pytest.raises(InputError) as caught:
-        solve_slots(problem, time_limit=10)
+        solve_slots(problem, time_limit=10, gap=GAP)
     assert "the stack's weights (80 bits) cannot be divided among the cores' weight memories " in (
         str(caught.value)
     )
@@ -138,14 +140,14 @@ def test_infeasible_in_all_but_not_alone_names_the_totals():
 def test_bad_solver_options_are_one_line():
     problem = SlotProblem((1,), (0,), {(1, 0, 1): 5}, {}, {0: 50})
     with pytest.raises(InputError, match="time_limit"):
-        solve_slots(problem, time_limit=0)
+        solve_slots(problem, time_limit=0, gap=GAP)
     with pytest.raises(InputError, match="gap"):
-        solve_slots(problem, gap=1.5)
+        solve_slots(problem, time_limit=10, gap=1.5)
 
 
 def test_same_answer_on_every_run():
     problem = random_problem(random.Random(7))
-    answers = {solve_slots(problem, time_limit=30).parts for _ in range(3)}
+    answers = {solve_slots(problem, time_limit=30, gap=GAP).parts for _ in range(3)}
     assert len(answers) == 1
 
 
@@ -173,7 +175,7 @@ def _recorded_problem(record: dict) -> SlotProblem:
 def test_reference_models_solve_to_the_reference_objective(oracle):
     """The reference's own model inputs (recorded from Stream + Gurobi), solved by ours."""
     for record in json.loads(oracle.read_text())["stacks"]:
-        answer = solve_slots(_recorded_problem(record), time_limit=60)
+        answer = solve_slots(_recorded_problem(record), time_limit=60, gap=GAP)
         assert answer.objective == pytest.approx(record["objective"], rel=1e-6)
 
 
@@ -212,7 +214,7 @@ def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
     graph = cn_graph_from_files(hardware, case["workload"], case["mapping"], case["mode"], stacks)
     table = CostTable.for_accelerator(hardware, options=SearchOptions(opt="latency", lpf_limit=6))
     build_allocation_problem(graph, hardware, table)
-    ours = allocate(graph, hardware, table, time_limit=60)
+    ours = allocate(graph, hardware, table, time_limit=60, gap=GAP)
     assert len(ours.stacks) == len(ref["stacks"])
     for stack, record in zip(ours.stacks, ref["stacks"]):
         expected = _recorded_problem(record)

@@ -10,7 +10,7 @@ import pytest
 
 from zigzag.hardware.accelerator import Memory, Port
 from zigzag.multicore.offchip import streamed_bits
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.dram_links import dram_link_shares
 from zigzag.multicore.schedule.tokens import dram_reads_by_role
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer, streamed_dram_bits

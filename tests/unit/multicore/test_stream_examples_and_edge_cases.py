@@ -22,13 +22,13 @@ from zigzag.multicore import edges as edges_module
 from zigzag.multicore.allocation.front import distinct_points, front_csv
 from zigzag.multicore.allocation.genes import Gene
 from zigzag.multicore.allocation.nsga import FrontPoint
-from zigzag.multicore.allocation.search import search_allocation
+from zigzag.multicore.pipeline import search_allocation
 from zigzag.multicore.cn_graph import build_cn_graph
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.mapping import parse_stream_mapping
 from zigzag.multicore.plots.charts import read_front
 from zigzag.multicore.plots.gantt import Rows
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.trace import load_trace
 from zigzag.multicore.workload import StreamLayer, read_stream_workload
 from support import REPO

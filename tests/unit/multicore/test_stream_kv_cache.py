@@ -16,7 +16,7 @@ import pytest
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.inputs import HardwareFacts
 from zigzag.multicore.mapping import load_stream_mapping
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
 from zigzag.multicore.workload import read_stream_workload
 from support import REPO

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 from zigzag.errors import InputError
 from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.workload import read_stream_workload
 from support import REPO, TESTS
 
@@ -277,7 +277,7 @@ def test_search_figures_of_an_llm_are_what_running_its_allocation_gives(cache, t
     figures equal `run` of the written allocation."""
     import json
 
-    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.pipeline import search_allocation
 
     flexible = tmp_path / "flexible.yaml"
     flexible.write_text(

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from zigzag.multicore.plots.charts import memory_usage_png
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.trace import load_trace, trace_from_result
 from support import REPO
 

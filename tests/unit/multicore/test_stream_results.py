@@ -22,7 +22,7 @@ from zigzag.multicore.results import (
     multicore_rows,
     summarize_run,
 )
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from support import REPO
 
 ROOT = REPO

@@ -316,7 +316,7 @@ def test_small_cases_with_k_split_and_prefetch_equal_the_reference(ref):
 @pytest.mark.parametrize("name", CASES)
 def test_run_stream_from_files_equals_the_reference(name, tmp_path):
     """The whole chain from the three input files: CN graph, cost table (our ZigZag), schedule."""
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     expected = EXPECTED[name]
     inputs, options = expected["inputs"], expected["options"]
@@ -351,7 +351,7 @@ def test_run_stream_from_files_equals_the_reference(name, tmp_path):
 @pytest.mark.parametrize("ref", json.loads(SMALL.read_text())["cases"], ids=lambda c: c["case"])
 def test_run_stream_k_split_and_prefetch(ref, tmp_path):
     """The whole chain on the further reference runs (K split over two cores, prefetched weights)."""
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     inputs = ref["inputs"]
     result = run_stream(
@@ -410,7 +410,7 @@ def test_command_line_run(tmp_path):
 
 
 def test_run_stream_needs_fixed_cores(tmp_path):
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     mapping = REF / "stream" / "inputs" / "examples" / "mapping" / "tpu_like_quad_core.yaml"
     with pytest.raises(InputError, match="one fixed core per layer"):
@@ -429,7 +429,7 @@ def test_run_stream_fused_resnet18_from_files(tmp_path):
     """Fused ResNet-18 from the three files (CN graph, 61 cost entries from scratch, schedule)."""
     import gzip
 
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     ref = json.loads(gzip.open(FUSED, "rt").read())
     inputs = ref["inputs"]

@@ -21,7 +21,7 @@ from zigzag.io.loaders import load_accelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.results import multicore_rows, summarize_run
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.trace import load_trace
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.variants.expansion import value_label

@@ -86,7 +86,7 @@ def test_seed_main_stage_example_runs_unchanged(tmp_path, monkeypatch):
 
 
 def test_late_2024_chain_matches_the_search_function(tmp_path):
-    from zigzag.multicore.allocation import search_allocation
+    from zigzag.multicore.pipeline import search_allocation
 
     kwargs = dict(
         accelerator=str(INPUTS / "hardware" / "dual_testing_core.yaml"),

@@ -85,7 +85,7 @@ def multicore(tmp_path_factory):
     from zigzag.steps.experiments import write_experiment_spec
     from zigzag.steps.stream import resolve_stream_experiments, results
     from zigzag.multicore.plots import plot_run
-    from zigzag.multicore.schedule.run import run_stream
+    from zigzag.multicore.pipeline import run_stream
 
     root = tmp_path_factory.mktemp("multicore") / "stream"
     case = next(

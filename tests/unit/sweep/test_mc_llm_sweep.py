@@ -18,7 +18,7 @@ from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.results import multicore_rows, summarize_run
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.results import front
 
@@ -245,7 +245,7 @@ def test_the_llama_decode_sweep_on_two_blocks(tmp_path, cache):
 def test_the_workflow_schedule_step_writes_per_token_seconds(tmp_path, cache):
     """The workflow's steps (split, then schedule with the cached costs) write ``per_token`` into the
     run's summary.json, in seconds with the experiment's clock; the table reads it from there."""
-    from zigzag.steps.stream import resolve_stream_experiments, schedule, split
+    from zigzag.steps.stream import resolve_stream_experiments, run, split
 
     quad = HARDWARE / "tpu_like_quad_core.yaml"
     mapping = REPO / "inputs" / "stream" / "mapping" / "llm_quad_core.yaml"
@@ -263,7 +263,7 @@ def test_the_workflow_schedule_step_writes_per_token_seconds(tmp_path, cache):
     }
     exp = resolve_stream_experiments(config)["gpt2"]
     split(exp, tmp_path / "graph.npz")
-    schedule(exp, tmp_path / "graph.npz", cache, tmp_path / "run")
+    run(exp, tmp_path / "graph.npz", cache, tmp_path / "run")
     tokens = json.loads((tmp_path / "run" / "summary.json").read_text())["per_token"]
     assert tokens["clock_ghz"] == 0.5 and tokens["tpot_s"] == pytest.approx(
         tokens["tpot_cycles"] / 0.5e9

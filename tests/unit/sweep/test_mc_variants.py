@@ -21,7 +21,7 @@ import yaml
 from support import REPO
 from zigzag.cli import main
 from zigzag.errors import InputError
-from zigzag.multicore.schedule.run import run_stream
+from zigzag.multicore.pipeline import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
 from zigzag.sweep.multicore import variant_accelerator, with_integer_core_ids
 from zigzag.variants import Variant

@@ -4,7 +4,8 @@
 * :mod:`.heuristics`: the search's starting allocations (blocks of layers along linked cores);
 * :mod:`.nsga`: the NSGA-II search (DEAP selection and Pareto front, own seeded variation);
 * :mod:`.front`: front.csv and the chosen allocation as a fixed mapping file;
-* :mod:`.search`: :func:`search_allocation`, from the three input files to the saved outputs.
+* :mod:`.search`: :class:`AllocationSearch`, a finished search (front, chosen point, its schedule);
+* :mod:`.optimize`: :class:`ConstraintSearch`, a finished constraint-optimisation allocation.
 """
 
 from zigzag.multicore.allocation.genes import (
@@ -14,7 +15,7 @@ from zigzag.multicore.allocation.genes import (
     build_allocation_problem,
 )
 from zigzag.multicore.allocation.nsga import FrontPoint, SearchStats, nsga2
-from zigzag.multicore.allocation.search import AllocationSearch, dominated_share, search_allocation
+from zigzag.multicore.allocation.search import AllocationSearch, dominated_share
 
 __all__ = [
     "AllocationProblem",
@@ -26,5 +27,4 @@ __all__ = [
     "build_allocation_problem",
     "dominated_share",
     "nsga2",
-    "search_allocation",
 ]

@@ -27,8 +27,6 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.multicore.allocation.slots import (
-    DEFAULT_GAP,
-    DEFAULT_TIME_LIMIT,
     SlotAllocation,
     SlotProblem,
     solve_slots,
@@ -244,8 +242,8 @@ def allocate(
     accelerator: MultiCoreAccelerator,
     table: CostTable,
     *,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    gap: float = DEFAULT_GAP,
+    time_limit: float,
+    gap: float,
     latency_model: str = "zigzag",
 ) -> CoAllocation:
     """Solve every stack's steady state and give each of their layers its cores (``latency_model``:

@@ -24,10 +24,6 @@ from dataclasses import dataclass, field
 
 from zigzag.errors import InputError
 
-#: the solver's defaults: 600 s time limit (as Stream's), relative optimality gap 1e-4
-#: (what bounds Gurobi's answer in Stream: its default MIP gap)
-DEFAULT_TIME_LIMIT = 600.0
-DEFAULT_GAP = 1e-4
 #: the tie-break's budget in CP-SAT's deterministic time units (the same answer on any machine)
 TIE_BREAK_WORK = 5.0
 
@@ -76,12 +72,13 @@ class SlotAllocation:
 def solve_slots(
     problem: SlotProblem,
     *,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    gap: float = DEFAULT_GAP,
+    time_limit: float,
+    gap: float,
     tie_break: bool = True,
     seed: int = 0,
 ) -> SlotAllocation:
-    """Allocate one steady state: the slot model at its optimum (within ``gap``, ``time_limit``).
+    """Allocate one steady state: the slot model at its optimum (within ``gap``, ``time_limit``;
+    their defaults are the run description's, :class:`zigzag.multicore.pipeline.ConstraintOptimisation`).
 
     With ``tie_break``, a second solve keeps the best objective and picks, among the allocations
     reaching it, the one of least estimated energy (each node's energy on its cores, split
