@@ -15,7 +15,7 @@ rule stream_split:
         experiment=stream_experiment_spec,
         hardware=stream_hardware_files,
         workload=lambda wildcards: STREAM[wildcards.sname]["workload"],
-        mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"],
+        mapping=lambda wildcards: STREAM[wildcards.sname]["mapping"] or [],  # none: automatic
     output:
         f"{STREAM_RESULTS}/{{sname}}/cn_graph.npz",
     log:

@@ -56,9 +56,12 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
             raise InputError(
                 "config", where, "must be a mapping with name, accelerator, workload, mapping, mode"
             )
-        for field in ("name", "accelerator", "workload", "mapping", "mode"):
+        for field in ("name", "accelerator", "workload"):
             if not isinstance(spec.get(field), str):
                 raise InputError("config", f"{where}.{field}", "missing (or not a string); add it")
+        for field in ("mapping", "mode"):  # optional: the automatic mapping, the default mode
+            if spec.get(field) is not None and not isinstance(spec[field], str):
+                raise InputError("config", f"{where}.{field}", "not a string; give a file name")
         unknown = sorted(set(spec) - fields)
         if unknown:
             raise InputError(
@@ -66,12 +69,14 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
                 f"{where}.{unknown[0]}",
                 f"unknown field; use one of {', '.join(sorted(fields))}",
             )
-        if spec["mode"] not in MODES:
+        if spec.get("mode") is not None and spec["mode"] not in MODES:
             raise InputError(
                 "config", f"{where}.mode", f"'{spec['mode']}' is not one of {', '.join(MODES)}"
             )
         check_experiment_name(spec["name"], where)
-        exp = {**DEFAULTS, **spec}
+        exp = {**DEFAULTS, "mapping": None, **spec}
+        if exp["mapping"] is None and exp["search"] is None:  # the automatic mapping is allocated
+            exp["search"] = {"method": "co"}  # by constraint optimisation, as Stream 2.x does
         if exp["search"] is not None:
             if not isinstance(exp["search"], dict) or set(exp["search"]) - set(SEARCH_DEFAULTS):
                 raise InputError(
@@ -107,10 +112,14 @@ def resolve_stream_experiments(config: dict) -> dict[str, dict]:
                 "config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique"
             )
         for field in ("accelerator", "workload", "mapping"):
-            if not Path(exp[field]).exists():
+            if exp[field] is not None and not Path(exp[field]).exists():
                 raise InputError(
                     "config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path"
                 )
+        if exp.get("mode") is None:
+            from zigzag.multicore.automap import default_mode
+
+            exp["mode"] = default_mode(exp["mapping"], exp["accelerator"])
         out[exp["name"]] = exp
     return out
 
@@ -269,7 +278,7 @@ def results(
                 exp["accelerator"],
                 experiment=exp["name"],
                 workload=exp["workload"],
-                mapping=exp["mapping"],
+                mapping=exp["mapping"] or "automatic",
                 mode=exp["mode"],
                 clock_ghz=exp.get("clock_ghz"),
             )

@@ -214,3 +214,31 @@ def test_command_line_without_mapping(tmp_path):
     first = yaml.safe_load((out / "summary.json").read_text())
     again = yaml.safe_load((tmp_path / "again" / "summary.json").read_text())
     assert again["latency"] == first["latency"]
+
+
+@pytest.mark.slow
+def test_workflow_experiment_without_mapping(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from support import REPO
+
+    shutil.copytree(STREAM2, tmp_path / "stream2")
+    experiment = {
+        "name": "s2-auto",
+        "accelerator": "stream2/hardware/tpu_like_quad_core.yaml",
+        "workload": "stream2/small_cnn.onnx",
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"stream_experiments": [experiment]}))
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+         "--configfile", str(tmp_path / "config.yaml"), "--cores", "2"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = tmp_path / "results" / "stream" / "s2-auto"
+    assert json.loads((run / "summary.json").read_text())["search"]["method"] == "co"
+    assert (run / "automatic_mapping.yaml").exists() and (run / "allocation.yaml").exists()
