@@ -242,3 +242,19 @@ def test_workflow_experiment_without_mapping(tmp_path):
     run = tmp_path / "results" / "stream" / "s2-auto"
     assert json.loads((run / "summary.json").read_text())["search"]["method"] == "co"
     assert (run / "automatic_mapping.yaml").exists() and (run / "allocation.yaml").exists()
+
+
+@pytest.mark.slow
+def test_multicore_sweep_without_mapping(tmp_path):
+    from support import REPO
+
+    from zigzag.sweep import run_sweep
+
+    spec = {
+        "kind": "multicore",
+        "base": str(REPO / "inputs" / "stream" / "hardware" / "tpu_like_mesh_pooling.yaml"),
+        "params": {"rows": "mesh.rows"},
+        "workloads": [str(REPO / "inputs" / "stream" / "workload" / "small_3conv.onnx")],
+    }
+    rows = run_sweep(spec, tmp_path / "out", cache=tmp_path / "cache")
+    assert rows[0]["status"] == "ok" and rows[0]["allocation"] == "constraint optimisation"
