@@ -258,3 +258,24 @@ def test_multicore_sweep_without_mapping(tmp_path):
     }
     rows = run_sweep(spec, tmp_path / "out", cache=tmp_path / "cache")
     assert rows[0]["status"] == "ok" and rows[0]["allocation"] == "constraint optimisation"
+
+
+@pytest.mark.slow
+def test_stage_api_without_mapping(tmp_path):
+    from zigzag.multicore.api import CO_STAGES
+    from zigzag.multicore.stages import MainStage
+
+    answers = MainStage(
+        CO_STAGES,
+        accelerator=str(QUAD),
+        workload_path=str(CNN),
+        mapping_path=None,
+        loma_lpf_limit=6,
+        mode="lbl",
+        layer_stacks=None,
+        cost_lut_path=str(tmp_path / "lut.pickle"),
+        operands_to_prefetch=[],
+        latency_model="auto",
+        max_cns=None,
+    ).run()
+    assert answers[0][0].latency > 0
