@@ -14,6 +14,9 @@ mapping file:
 * **ours (release's mapping)**: the mapping the release chose (its ``group_<i>/mapping.yaml``
   files, merged) read as a Stream 2.x mapping file, scheduled by us layer by layer with the
   release's allocation.
+* each of ours twice: at our default precision (8-bit operands, 16-bit partial sums) and with
+  every operand at 32 bits (our ``weight_size``/``act_size``/``output_size`` node attributes): the
+  release takes the tensors' element type, float32 in this workload.
 
 Prints a markdown table (latency and energy side by side with the ratio ours / release) and writes
 ``<out>/stream2_compare.json``. Run from the repository root::
@@ -143,7 +146,24 @@ def release_mapping(out: Path) -> Path | None:
     return merged
 
 
-def run_ours(hardware: Path, out: Path, mapping: Path | None, lbl: bool) -> dict:
+def with_precision(source: Path, target: Path, bits: int) -> Path:
+    """``source`` with every node's operands at ``bits`` (our precision attributes ``weight_size``,
+    ``act_size``, ``output_size``; the release reads the tensors' element type, float32 here)."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(source))
+    for node in model.graph.node:
+        for name in ("weight_size", "act_size", "output_size"):
+            node.attribute.append(helper.make_attribute(name, bits))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(target))
+    return target
+
+
+def run_ours(
+    hardware: Path, out: Path, mapping: Path | None, lbl: bool, workload: Path = WORKLOAD
+) -> dict:
     from stream.api import SolveOptions, evaluate_mapping
     from zigzag.multicore.pipeline.calls import optimize_co
 
@@ -183,27 +203,37 @@ def _ratio(ours, release) -> str:
     return f"{ours / release:.2f}"
 
 
+COLUMNS = (
+    ("ours_auto", "ours (auto, 8-bit)"),
+    ("ours_auto_32bit", "ours (auto, 32-bit)"),
+    ("ours_release_mapping", "ours (release's mapping, 8-bit)"),
+    ("ours_release_mapping_32bit", "ours (release's mapping, 32-bit)"),
+)
+
+
 def table(rows: list[dict]) -> str:
-    head = (
-        "| accelerator | release cycles | ours (auto) cycles | ratio | ours (release's mapping) cycles | ratio "
-        "| release energy (pJ) | ours (auto) energy (pJ) | ratio |\n|---|---|---|---|---|---|---|---|---|\n"
-    )
-    lines = []
-    for row in rows:
-        rel, auto, same = row["release"], row["ours_auto"], row["ours_release_mapping"]
-        lines.append(
-            f"| {row['hardware']} | {_cell(rel.get('cycles'))} | {_cell(auto.get('cycles'))} "
-            f"| {_ratio(auto.get('cycles'), rel.get('cycles'))} | {_cell(same.get('cycles'))} "
-            f"| {_ratio(same.get('cycles'), rel.get('cycles'))} | {_cell(rel.get('energy_pj'))} "
-            f"| {_cell(auto.get('energy_pj'))} | {_ratio(auto.get('energy_pj'), rel.get('energy_pj'))} |"
+    """Two markdown tables (cycles, energy): the release, then each of ours with its ratio."""
+    out = []
+    for figure, unit in (("cycles", "cycles"), ("energy_pj", "energy (pJ)")):
+        head = f"| accelerator | release {unit} | " + " | ".join(
+            f"{name} | ratio" for _, name in COLUMNS
         )
+        out.append(head + " |\n|" + "---|" * (2 + 2 * len(COLUMNS)))
+        for row in rows:
+            release = row["release"].get(figure)
+            cells = [row["hardware"], _cell(release)]
+            for key, _ in COLUMNS:
+                ours = row.get(key, {}).get(figure)
+                cells += [_cell(ours), _ratio(ours, release)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
     errors = [
         f"- {row['hardware']} ({side}): {row[side]['error']}"
         for row in rows
-        for side in ("release", "ours_auto", "ours_release_mapping")
-        if "error" in row[side]
+        for side in ("release", *(k for k, _ in COLUMNS))
+        if "error" in row.get(side, {})
     ]
-    return head + "\n".join(lines) + ("\n\n" + "\n".join(errors) if errors else "")
+    return "\n".join(out) + ("\n" + "\n".join(errors) if errors else "")
 
 
 def main() -> None:
@@ -232,11 +262,23 @@ def main() -> None:
             "release": run_release(args.release_python, hardware, folder / "release"),
         }
         row["ours_auto"] = run_ours(hardware, folder / "ours_auto", None, lbl=True)
+        wide = with_precision(WORKLOAD, out / "small_cnn_32bit.onnx", 32)
+        row["ours_auto_32bit"] = run_ours(
+            hardware, folder / "ours_auto_32bit", None, lbl=True, workload=wide
+        )
         chosen = release_mapping(folder / "release")
+        missing = {"error": "the release wrote no mapping"}
         row["ours_release_mapping"] = (
             run_ours(hardware, folder / "ours_release_mapping", chosen, lbl=True)
-            if chosen is not None
-            else {"error": "the release wrote no mapping"}
+            if chosen
+            else missing
+        )
+        row["ours_release_mapping_32bit"] = (
+            run_ours(
+                hardware, folder / "ours_release_mapping_32bit", chosen, lbl=True, workload=wide
+            )
+            if chosen
+            else missing
         )
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
