@@ -14,7 +14,8 @@ import onnx
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.multicore.automap import automatic_mapping, general_cores
+from zigzag.multicore.automap import automatic_mapping
+from zigzag.multicore.core_kinds import general_cores
 from zigzag.multicore.mapping import MappingEntry, StreamMapping, load_stream_mapping
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling

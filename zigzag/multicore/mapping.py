@@ -128,17 +128,27 @@ def load_stream_mapping(path: str | Path, accelerator=None) -> StreamMapping:
     file = str(path)
     data = load_yaml(path)
     if is_dict_mapping(data):
-        return complete_dict_mapping(parse_dict_mapping(data, file), accelerator)
+        return complete_dict_mapping(_dict_mapping(data, file), accelerator)
     document = accelerator_document(accelerator)
     if document is not None:
         data = follow_cores(data, document, file=file)
     return parse_stream_mapping(data, file)
 
 
+def _dict_mapping(data: dict, file: str | None) -> StreamMapping:
+    """A Stream 2.x mapping's entries and fused groups (``zigzag.multicore.stream2_mapping``)."""
+    entries, groups = parse_dict_mapping(data, file)
+    return StreamMapping(
+        {name: MappingEntry(**fields) for name, fields in entries.items()},
+        file,
+        fused_groups=groups,
+    )
+
+
 def complete_dict_mapping(mapping: StreamMapping, accelerator) -> StreamMapping:
     """A Stream 2.x mapping with core ids as ours and a ``default`` entry: the cores that run any
     operator (``zigzag.multicore.automap``), which the entries naming no cores also take."""
-    from zigzag.multicore.automap import general_cores
+    from zigzag.multicore.core_kinds import general_cores
     from zigzag.multicore.hardware import MultiCoreAccelerator
 
     if not isinstance(accelerator, MultiCoreAccelerator):
@@ -194,7 +204,7 @@ def parse_stream_mapping(data: object, file: str | None = None, accelerator=None
     """Validate already-loaded mapping data (a list of dicts, or Stream 2.x's mapping, which needs
     its ``accelerator``)."""
     if is_dict_mapping(data):
-        return complete_dict_mapping(parse_dict_mapping(data, file), accelerator)
+        return complete_dict_mapping(_dict_mapping(data, file), accelerator)
     if not isinstance(data, list) or not data:
         raise InputError(
             file,

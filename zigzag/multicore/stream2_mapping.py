@@ -117,19 +117,17 @@ def resolve_generic_dims(entry, op_type: str, sizes: dict[str, int], file, where
     )
 
 
-def parse_dict_mapping(data: dict, file: str | None):
-    """Entries and fused groups of a 2.x mapping (``StreamMapping`` without a default entry yet)."""
-    from zigzag.multicore.mapping import MappingEntry, StreamMapping
-
+def parse_dict_mapping(data: dict, file: str | None) -> tuple[dict[str, dict], tuple]:
+    """The entries (by name, as ``MappingEntry`` fields) and fused groups of a 2.x mapping."""
     _known(data, TOP_KEYS, file, "")
     unused = [key for key in ("runtime_args",) if key in data]
     layers = data.get("layers", [])
     if not isinstance(layers, list):
         raise InputError(file, "layers", "must be a list of entries (- name: Conv ...)")
-    entries: dict[str, MappingEntry] = {}
+    entries: dict[str, dict] = {}
     for index, item in enumerate(layers):
         entry, kernel = _layer(item, file, f"layers[{index}]")
-        entries[entry.name] = entry
+        entries[entry["name"]] = entry
         if kernel and "kernel" not in unused:
             unused.append("kernel")
     groups = []
@@ -148,15 +146,15 @@ def parse_dict_mapping(data: dict, file: str | None):
         groups.append(tuple(members))
         for i, tiling in enumerate(item.get("intra_core_tiling", []) or []):
             layer, dim, tile = _tile(tiling, file, f"{where}.intra_core_tiling[{i}]")
-            entry = entries.get(layer) or MappingEntry(name=layer, core_allocation=())
-            entries[layer] = replace(entry, tile_sizes=(*entry.tile_sizes, (dim, tile)))
+            entry = entries.setdefault(layer, {"name": layer, "core_allocation": ()})
+            entry["tile_sizes"] = (*entry.get("tile_sizes", ()), (dim, tile))
     if unused:
         logger.warning(
             "%s: %s not used (our model has no AIE kernels or runtime arguments)",
             file or "<mapping>",
             ", ".join(unused),
         )
-    return StreamMapping(entries, file, fused_groups=tuple(groups))
+    return entries, tuple(groups)
 
 
 def _known(item: dict, keys: tuple[str, ...], file, prefix: str) -> None:
@@ -171,9 +169,7 @@ def _known(item: dict, keys: tuple[str, ...], file, prefix: str) -> None:
             )
 
 
-def _layer(item: object, file, where: str):
-    from zigzag.multicore.mapping import MappingEntry
-
+def _layer(item: object, file, where: str) -> tuple[dict, bool]:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise InputError(
             file, where, "each entry is a mapping with a name (a node name or op type)"
@@ -200,15 +196,15 @@ def _layer(item: object, file, where: str):
         for i, t in enumerate(item.get("intra_core_tiling", []) or [])
     )
     splits = math.prod(f for _, f in inter)
-    entry = MappingEntry(
-        name=item["name"],
-        core_allocation=cores,
+    entry = {
+        "name": item["name"],
+        "core_allocation": cores,
         # one core per group: the cores listed, in order, take the groups of the split
-        core_allocation_is_fixed=groups is not None or len(cores) == 1 or splits == len(cores),
-        inter_core_tiling=inter,
-        intra_core_tiling=intra,
-        group_allocation=groups,
-    )
+        "core_allocation_is_fixed": groups is not None or len(cores) == 1 or splits == len(cores),
+        "inter_core_tiling": inter,
+        "intra_core_tiling": intra,
+        "group_allocation": groups,
+    }
     return entry, "kernel" in item
 
 

@@ -9,7 +9,8 @@ import yaml
 from support import DATA
 
 from zigzag.errors import InputError
-from zigzag.multicore.automap import automatic_mapping, capable_cores, write_mapping
+from zigzag.multicore.automap import automatic_mapping, write_mapping
+from zigzag.multicore.core_kinds import capable_cores
 from zigzag.multicore.inputs import layer_stacks_of, load_cn_graph_inputs, mapping_for
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.topology import load_multicore_accelerator
