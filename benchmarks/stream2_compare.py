@@ -14,9 +14,6 @@ mapping file:
 * **ours (release's mapping)**: the mapping the release chose (its ``group_<i>/mapping.yaml``
   files, merged) read as a Stream 2.x mapping file, scheduled by us layer by layer with the
   release's allocation.
-* each of ours twice: at our default precision (8-bit operands, 16-bit partial sums) and with
-  every operand at 32 bits (our ``weight_size``/``act_size``/``output_size`` node attributes): the
-  release takes the tensors' element type, float32 in this workload.
 
 Prints a markdown table (latency and energy side by side with the ratio ours / release) and writes
 ``<out>/stream2_compare.json``. Run from the repository root::
@@ -146,21 +143,6 @@ def release_mapping(out: Path) -> Path | None:
     return merged
 
 
-def with_precision(source: Path, target: Path, bits: int) -> Path:
-    """``source`` with every node's operands at ``bits`` (our precision attributes ``weight_size``,
-    ``act_size``, ``output_size``; the release reads the tensors' element type, float32 here)."""
-    import onnx
-    from onnx import helper
-
-    model = onnx.load(str(source))
-    for node in model.graph.node:
-        for name in ("weight_size", "act_size", "output_size"):
-            node.attribute.append(helper.make_attribute(name, bits))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(target))
-    return target
-
-
 def run_ours(
     hardware: Path, out: Path, mapping: Path | None, lbl: bool, workload: Path = WORKLOAD
 ) -> dict:
@@ -204,10 +186,8 @@ def _ratio(ours, release) -> str:
 
 
 COLUMNS = (
-    ("ours_auto", "ours (auto, 8-bit)"),
-    ("ours_auto_32bit", "ours (auto, 32-bit)"),
-    ("ours_release_mapping", "ours (release's mapping, 8-bit)"),
-    ("ours_release_mapping_32bit", "ours (release's mapping, 32-bit)"),
+    ("ours_auto", "ours (auto)"),
+    ("ours_release_mapping", "ours (release's mapping)"),
 )
 
 
@@ -262,21 +242,10 @@ def main() -> None:
             "release": run_release(args.release_python, hardware, folder / "release"),
         }
         row["ours_auto"] = run_ours(hardware, folder / "ours_auto", None, lbl=True)
-        wide = with_precision(WORKLOAD, out / "small_cnn_32bit.onnx", 32)
-        row["ours_auto_32bit"] = run_ours(
-            hardware, folder / "ours_auto_32bit", None, lbl=True, workload=wide
-        )
         chosen = release_mapping(folder / "release")
         missing = {"error": "the release wrote no mapping"}
         row["ours_release_mapping"] = (
             run_ours(hardware, folder / "ours_release_mapping", chosen, lbl=True)
-            if chosen
-            else missing
-        )
-        row["ours_release_mapping_32bit"] = (
-            run_ours(
-                hardware, folder / "ours_release_mapping_32bit", chosen, lbl=True, workload=wide
-            )
             if chosen
             else missing
         )
