@@ -1,5 +1,7 @@
 """Stream's one-call API: ``optimize_allocation_ga`` (our seeded genetic allocation search) and
-``optimize_allocation_co`` (Stream's constraint-optimisation allocation, solved with OR-Tools CP-SAT)."""
+``optimize_allocation_co`` (Stream's constraint-optimisation allocation, solved with OR-Tools CP-SAT),
+the late-2024 names; and Stream 2.x's ``evaluate_mapping``, ``select_mapping``, ``SolveOptions`` and
+``MappingEstimate`` (``stream.solve``)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,20 @@ from zigzag.multicore import api as _api
 from zigzag.multicore.cn_limit import DEFAULT_MAX_CNS
 
 from stream.cost_model.cost_model import StreamCostModelEvaluation
+from stream.solve import MappingEstimate, SolveOptions, evaluate_mapping, select_mapping
 
 #: the allocation search's seed when none is given (Stream's search is unseeded)
 DEFAULT_SEED = 0
 
-__all__ = ["DEFAULT_SEED", "optimize_allocation_co", "optimize_allocation_ga"]
+__all__ = [
+    "DEFAULT_SEED",
+    "MappingEstimate",
+    "SolveOptions",
+    "evaluate_mapping",
+    "optimize_allocation_co",
+    "optimize_allocation_ga",
+    "select_mapping",
+]
 
 
 def optimize_allocation_ga(

@@ -15,7 +15,7 @@ rule multicore_split:
         experiment=multicore_experiment_spec,
         hardware=multicore_hardware_files,
         workload=lambda wildcards: MULTICORE[wildcards.sname]["workload"],
-        mapping=lambda wildcards: MULTICORE[wildcards.sname]["mapping"],
+        mapping=lambda wildcards: MULTICORE[wildcards.sname]["mapping"] or [],  # none: automatic
     output:
         f"{MULTICORE_RESULTS}/{{sname}}/cn_graph.npz",
     log:

@@ -81,10 +81,18 @@ class MulticoreExperiment(Section):
     """One multi-core experiment: accelerator, ONNX workload, mapping and scheduling mode."""
 
     name: Name
-    accelerator: StrictStr = Field(description="multi-core accelerator YAML (Stream format)")
+    accelerator: StrictStr = Field(
+        description="multi-core accelerator YAML (Stream format, late-2024 or 2.x)"
+    )
     workload: StrictStr = Field(description="ONNX model")
-    mapping: StrictStr = Field(description="multi-core mapping YAML (one fixed core per layer)")
-    mode: Literal[MODES]
+    mapping: StrictStr = Field(
+        None,
+        description="Stream mapping YAML, either format (default: the automatic mapping, "
+        "allocated by constraint optimisation unless search says otherwise)",
+    )
+    mode: Literal[MODES] = Field(
+        None, description="default: fused for a Stream 2.x mapping with fused_groups, else lbl"
+    )
     layer_stacks: StrictStr = Field(
         None,
         description="fused stacks of layer ids, e.g. '0-10;11-21' "

@@ -44,6 +44,7 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.memory_costs import resolve_memory_costs
+from zigzag.io.stream2_hardware import is_stream2_hardware, strip_core_extras, translate_stream2
 from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.validation.schema import (
@@ -144,8 +145,42 @@ class _Reader:
         self.cwd = cwd
         self.loaded: dict[tuple[Path | int, bool], dict] = {}
         self.mesh: dict = {}
+        self.stream2: dict | None = (
+            None  # what only a Stream 2.x file has (zigzag.io.stream2_hardware)
+        )
+        self.extras: dict[Any, dict] = {}  # 2.x core keys, by loaded-core key
 
     def read(self, data: Any) -> dict[str, Any]:
+        if is_stream2_hardware(data):
+            data, self.stream2 = translate_stream2(data, self._raw_core)
+            self.stream2["cores"] = {}
+        document = self._read(data)
+        if self.stream2 is not None:
+            document["stream2"] = self.stream2
+        return document
+
+    def _raw_core(self, reference: Any, where: str) -> Any:
+        """The raw document a 2.x core reference names (None if not found: reported later)."""
+        if isinstance(reference, dict):
+            return reference
+        path = resolve_core_file(str(reference), self.path, self.cwd)
+        return load_yaml(path) if path is not None else None
+
+    def _load(self, raw: Any, file: str, offchip: bool, key: Any, where: str) -> dict[str, Any]:
+        """A core document validated; a 2.x core's own keys set aside first (kept by `where`)."""
+        if self.stream2 is None:
+            return _load_core_document(raw, file, offchip)
+        data, extras = strip_core_extras(raw, file)
+        memory_only = extras["type"] == "memory"
+        loaded = _load_core_document(data, file, offchip or memory_only)
+        self.extras[key] = extras
+        return loaded
+
+    def _record(self, key: Any, where: str) -> None:
+        if self.stream2 is not None and where.startswith("cores."):
+            self.stream2["cores"][where.split(".", 1)[1]] = self.extras.get(key, {})
+
+    def _read(self, data: Any) -> dict[str, Any]:
         expect_top(data, "dict", "a mapping with name, cores, bandwidth and core_connectivity")
         if "graph" in data:
             return self._read_graph_format(data)
@@ -189,7 +224,7 @@ class _Reader:
         _connectivity(
             wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing
         )
-        _check_shared_memories(sharing, cores)
+        _check_shared_memories(sharing, cores, capacity_only=self.stream2 is not None)
         document = _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
         for key in ("link_area", "router_area"):
             document[key] = _area(data.get(key, 0), key)
@@ -369,13 +404,14 @@ class _Reader:
             key = (id(name), offchip)  # one document given for several cores (a mesh) is read once
             if key not in self.loaded:
                 try:
-                    self.loaded[key] = _load_core_document(name, file, offchip)
+                    self.loaded[key] = self._load(name, file, offchip, key, where)
                 except InputError as error:
                     raise InputError(
                         str(self.path),
                         f"{where}.{error.where}" if error.where else where,
                         error.message,
                     ) from None
+            self._record(key, where)
             return dict(self.loaded[key], file=file)
         path = resolve_core_file(name, self.path, self.cwd)
         if path is None:
@@ -388,13 +424,14 @@ class _Reader:
         key = (path.resolve(), offchip)
         if key not in self.loaded:
             try:
-                self.loaded[key] = _load_core(path, offchip)
+                self.loaded[key] = self._load(load_yaml(path), str(path), offchip, key, where)
             except InputError as error:
                 raise InputError(
                     error.file,
                     error.where,
                     f"{error.message} (core file of {where} in {self.path})",
                 ) from None
+        self._record(key, where)
         return dict(self.loaded[key], file=str(path))
 
 
@@ -438,11 +475,6 @@ def _stream_rule(names: list[str], base: Path) -> Path | None:
             if "hardware" in root and candidate in files:
                 return Path(root) / candidate
     return None
-
-
-def _load_core(path: Path, offchip: bool) -> dict[str, Any]:
-    """A core file validated and normalised (either memory format), with its 3.8.0 port widths."""
-    return _load_core_document(load_yaml(path), str(path), offchip)
 
 
 def _load_core_document(raw: Any, file: str, offchip: bool) -> dict[str, Any]:
@@ -689,12 +721,15 @@ def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:
     return groups
 
 
-def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) -> None:
-    """Cores of one sharing group must have identical top memories (they are one instance)."""
+def _check_shared_memories(
+    sharing: list[tuple[int, ...]], cores: list[dict], capacity_only: bool = False
+) -> None:
+    """Cores of one sharing group must have identical top memories (they are one instance); with
+    `capacity_only` (Stream 2.x's rule) equal top-memory names and capacities suffice."""
     for i, group in enumerate(sharing):
-        first = _top_memories(cores[group[0]])
+        first = _top_memories(cores[group[0]], capacity_only)
         for other in group[1:]:
-            mine = _top_memories(cores[other])
+            mine = _top_memories(cores[other], capacity_only)
             if mine != first:
                 ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
                 detail = (
@@ -709,9 +744,11 @@ def _check_shared_memories(sharing: list[tuple[int, ...]], cores: list[dict]) ->
                 )
 
 
-def _top_memories(core: dict) -> list[tuple[str, Any]]:
+def _top_memories(core: dict, capacity_only: bool = False) -> list[tuple[str, Any]]:
     accelerator: Accelerator = accelerator_from_dict(core["accelerator"])
     lower = {low for low, _ in accelerator.memory_edges}
+    if capacity_only:
+        return [(m.name, m.size) for m in accelerator.memories if m.name not in lower]
     return [
         (m.name, (core["accelerator"]["memories"][m.name], core["memory_ports"].get(m.name)))
         for m in accelerator.memories

@@ -215,6 +215,10 @@ def _run(args: argparse.Namespace, allocation, command: str):
             f"{args.clock_ghz} is not a clock frequency in GHz; give a number > 0, e.g. 1",
         )
     stacks = None if args.layer_stacks is None else parse_layer_stacks(args.layer_stacks)
+    if args.mode is None:
+        from zigzag.multicore.automap import default_mode
+
+        args.mode = default_mode(args.mapping, args.accelerator)
     return MulticoreRun(args.accelerator, args.workload, args.mapping, args.mode, allocation,
                         layer_stacks=stacks, latency_model=args.latency_model, clock_ghz=args.clock_ghz,
                         lpf_limit=args.lpf_limit,
@@ -234,6 +238,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_output_folder(args.output)  # before any work
     from zigzag.multicore.pipeline import FixedAllocation
 
+    if args.mapping is None:  # the automatic mapping: the constraint optimisation allocates it
+        from zigzag.multicore.pipeline import ConstraintOptimisation
+
+        return _search_co(args, _run(args, ConstraintOptimisation(), "zigzag multicore run"))
     run = _run(args, FixedAllocation(), "zigzag multicore run")
     begin = time.perf_counter()
     summary = _execute(args, run).schedule.summary()
@@ -424,9 +432,18 @@ def _add_inputs(parser: argparse.ArgumentParser, mapping_help: str) -> None:
         "--accelerator", required=True, help="multi-core accelerator YAML (Stream format)"
     )
     parser.add_argument("--workload", required=True, help="ONNX model (only shapes are read)")
-    parser.add_argument("--mapping", required=True, help=mapping_help)
     parser.add_argument(
-        "--mode", required=True, choices=MODES, help="layer by layer, or fused stacks"
+        "--mapping",
+        default=None,
+        help=f"{mapping_help}, either format (Stream 2.x's too); omitted: the automatic mapping "
+        "(written to OUTPUT/automatic_mapping.yaml), allocated by constraint optimisation in run",
+    )
+    parser.add_argument(
+        "--mode",
+        default=None,
+        choices=MODES,
+        help="layer by layer, or fused stacks (default: fused for a Stream 2.x mapping with "
+        "fused_groups, else lbl)",
     )
     parser.add_argument(
         "--layer-stacks", default=None, help="fused mode: e.g. '0-10;11-21' (other layers alone)"

@@ -68,6 +68,13 @@ class Core:
     is_offchip: bool = False
     #: 3.8.0 widths and port counts per memory name (derived for current-format memories)
     memory_ports: dict[str, LegacyPorts] = field(default_factory=dict)
+    #: a Stream 2.x sharing group's top memories, taken from its first compute core (2.x only
+    #: requires equal capacities, so the members' own figures may differ)
+    shared_top_memories: tuple["TopMemory", ...] | None = None
+    #: ONNX operator types the core runs (Stream 2.x `operator_types`), None for any
+    operator_types: tuple[str, ...] | None = None
+    #: Stream 2.x core type: compute, offchip or memory (a memory-only core runs nothing)
+    kind: str = "compute"
 
     @property
     def name(self) -> str:
@@ -87,6 +94,8 @@ class Core:
     @cached_property
     def top_memories(self) -> tuple[TopMemory, ...]:
         """Memories with nothing above them, in the order listed in the core file."""
+        if self.shared_top_memories is not None:
+            return self.shared_top_memories
         lower = {low for low, _ in self.accelerator.memory_edges}
         return tuple(self._top(m) for m in self.accelerator.memories if m.name not in lower)
 
@@ -133,6 +142,16 @@ class MultiCoreAccelerator:
 
     def core(self, core_id: int) -> Core:
         return self.cores[core_id]
+
+    @property
+    def coordinates(self) -> dict[int, tuple[int, int]]:
+        """Stream 2.x `core_coordinates` by our core id (empty for a late-2024 file)."""
+        given = self.document.get("stream2", {}).get("coordinates", {})
+        return {int(core): tuple(xy) for core, xy in given.items()}
+
+    def hops(self, sender: int, receiver: int) -> int:
+        """Links a transfer crosses (0 for the same core)."""
+        return len(self.path(sender, receiver)) - 1
 
     @property
     def compute_cores(self) -> tuple[Core, ...]:

@@ -14,7 +14,9 @@ import onnx
 from zigzag.multicore.cn_graph import CNGraph, build_cn_graph
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.multicore.mapping import StreamMapping, load_stream_mapping
+from zigzag.multicore.automap import automatic_mapping
+from zigzag.multicore.core_kinds import general_cores
+from zigzag.multicore.mapping import MappingEntry, StreamMapping, load_stream_mapping
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
 from zigzag.multicore.workload import StreamWorkload, read_stream_workload
@@ -53,14 +55,15 @@ class HardwareFacts:
 def load_cn_graph_inputs(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     cwd: str | None = None,
     *,
     layer_splits: dict[str, int] | None = None,
     split_W_fraction: float | None = None,
 ) -> tuple[MultiCoreAccelerator, StreamWorkload, HardwareFacts]:
-    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping (a file or a
-    parsed :class:`StreamMapping`) and workload.
+    """Parse the hardware (core files found from ``cwd`` as Stream does), mapping (a file, a
+    parsed :class:`StreamMapping`, or None for the automatic mapping of ``zigzag.multicore.automap``)
+    and workload.
 
     ``layer_splits`` ({node name: n}) and ``split_W_fraction`` (automatic factors, see
     ``zigzag.multicore.splitting``) split Conv/Gemm layers along K in the graph before anything else.
@@ -68,9 +71,12 @@ def load_cn_graph_inputs(
     if not isinstance(accelerator, MultiCoreAccelerator):
         accelerator = load_multicore_accelerator(accelerator, cwd)
     facts = HardwareFacts.of(accelerator)
-    stream_mapping = (
-        mapping if isinstance(mapping, StreamMapping) else load_stream_mapping(mapping, accelerator)
-    )
+    if mapping is None:
+        stream_mapping = mapping_for(accelerator, workload, facts)
+    elif isinstance(mapping, StreamMapping):
+        stream_mapping = mapping
+    else:
+        stream_mapping = load_stream_mapping(mapping, accelerator)
     parsed = read_stream_workload(
         workload,
         stream_mapping,
@@ -97,10 +103,57 @@ def load_cn_graph_inputs(
     return accelerator, parsed, facts
 
 
+def mapping_for(
+    accelerator: MultiCoreAccelerator, workload: str | Path, facts: HardwareFacts | None = None
+) -> StreamMapping:
+    """The automatic mapping of ``workload`` on ``accelerator`` (its layers read once to know
+    their operator types)."""
+    facts = facts or HardwareFacts.of(accelerator)
+    probe = StreamMapping(
+        {"default": MappingEntry("default", core_allocation=general_cores(accelerator))}
+    )
+    parsed = read_stream_workload(
+        workload,
+        probe,
+        facts.dataflows,
+        check_entries=False,
+        vector_classes=facts.vector_classes,
+        vector_memory_bits=facts.vector_memory_bits,
+    )
+    return automatic_mapping(accelerator, parsed)
+
+
+def layer_stacks_of(workload: StreamWorkload) -> list[tuple[int, ...]] | None:
+    """The layer stacks of a Stream 2.x mapping's ``fused_groups``, as layer ids (None without).
+
+    Groups are matched in order along the workload: a group takes the layers, from the first not
+    yet taken, whose node name or op type it lists, until a layer it does not list; layers no group
+    takes stand alone."""
+    if not workload.fused_groups:
+        return None
+    layers = sorted(workload.layers, key=lambda layer: layer.id)
+    stacks, position = [], 0
+    for group in workload.fused_groups:
+        names = set(group)
+        while position < len(layers) and not _listed(layers[position], names):
+            position += 1
+        stack = []
+        while position < len(layers) and _listed(layers[position], names):
+            stack.append(layers[position].id)
+            position += 1
+        if stack:
+            stacks.append(tuple(stack))
+    return stacks
+
+
+def _listed(layer, names: set[str]) -> bool:
+    return layer.name in names or layer.op_type in names
+
+
 def cn_graph_from_files(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     mode: str,
     layer_stacks: list[tuple[int, ...]] | None = None,
     *,
@@ -126,6 +179,8 @@ def cn_graph_from_files(
             seed.split_W_percentage,
             facts.weight_capacities,
         )
+    if layer_stacks is None and mode == "fused":
+        layer_stacks = layer_stacks_of(parsed)
     return build_cn_graph(
         parsed, mode, layer_stacks, seed=seed, weight_capacity=facts.total_weight_capacity
     )

@@ -23,8 +23,9 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.multicore.roles import follow_cores
+from zigzag.multicore.stream2_mapping import is_dict_mapping, parse_dict_mapping
 
-TILING_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+|all|\*)$")
+TILING_PATTERN = re.compile(r"^([A-Z]+|D[0-9]+), ([0-9]+|all|\*)$")  # D<n>: Stream 2.x
 SPATIAL_PATTERN = re.compile(r"^([A-Z]+), ([0-9]+)$")
 HINT_PATTERN = re.compile(r"^[A-Z]+$")
 OA_DIMS = ("D1", "D2", "D3", "D4")
@@ -59,6 +60,8 @@ class MappingEntry:
     memory_operand_links: dict[str, str] = field(
         default_factory=lambda: dict(STREAM_MEMORY_OPERAND_LINKS)
     )
+    #: Stream 2.x fused-group tile sizes (dim, size), made factors per layer (``stream2_mapping``)
+    tile_sizes: tuple[tuple[str, int], ...] = ()
 
     def core_of_group(self, group: int) -> int:
         """Core of the CNs of ``group`` when the allocation is fixed (Stream: list index = group id)."""
@@ -97,12 +100,16 @@ class StreamMapping:
 
     entries: dict[str, MappingEntry]
     file: str | None = None
+    #: Stream 2.x ``fused_groups``: the node names or op types of each layer stack, None otherwise
+    fused_groups: tuple[tuple[str, ...], ...] | None = None
 
     def entry_for(self, node_name: str, op_type: str) -> MappingEntry:
         """Entry of a node: by name, else by ONNX op type, else ``default``; empty tilings from ``default``."""
         default = self.entries["default"]
         entry = self.entries.get(node_name) or self.entries.get(op_type) or default
         changes = {}
+        if not entry.core_allocation:
+            changes["core_allocation"] = default.core_allocation
         if not entry.intra_core_tiling:
             changes["intra_core_tiling"] = default.intra_core_tiling
         if not entry.inter_core_tiling:
@@ -120,10 +127,64 @@ def load_stream_mapping(path: str | Path, accelerator=None) -> StreamMapping:
 
     file = str(path)
     data = load_yaml(path)
+    if is_dict_mapping(data):
+        return complete_dict_mapping(_dict_mapping(data, file), accelerator)
     document = accelerator_document(accelerator)
     if document is not None:
         data = follow_cores(data, document, file=file)
     return parse_stream_mapping(data, file)
+
+
+def _dict_mapping(data: dict, file: str | None) -> StreamMapping:
+    """A Stream 2.x mapping's entries and fused groups (``zigzag.multicore.stream2_mapping``)."""
+    entries, groups = parse_dict_mapping(data, file)
+    return StreamMapping(
+        {name: MappingEntry(**fields) for name, fields in entries.items()},
+        file,
+        fused_groups=groups,
+    )
+
+
+def complete_dict_mapping(mapping: StreamMapping, accelerator) -> StreamMapping:
+    """A Stream 2.x mapping with core ids as ours and a ``default`` entry: the cores that run any
+    operator (``zigzag.multicore.automap``), which the entries naming no cores also take."""
+    from zigzag.multicore.core_kinds import general_cores
+    from zigzag.multicore.hardware import MultiCoreAccelerator
+
+    if not isinstance(accelerator, MultiCoreAccelerator):
+        if accelerator is None:
+            raise InputError(
+                mapping.file,
+                None,
+                "a Stream 2.x mapping (layers: / fused_groups:) is read with its accelerator; "
+                "give the accelerator too",
+            )
+        from zigzag.multicore.topology import load_multicore_accelerator
+
+        accelerator = load_multicore_accelerator(getattr(accelerator, "file", accelerator))
+    ids = {
+        int(k): v for k, v in accelerator.document.get("stream2", {}).get("core_ids", {}).items()
+    }
+    compute = {c.id for c in accelerator.compute_cores}
+    entries = {}
+    for name, entry in mapping.entries.items():
+        cores = tuple(ids.get(c, c) for c in entry.core_allocation)
+        for core in cores:
+            if core not in compute:
+                raise InputError(
+                    mapping.file,
+                    f"layers '{name}'.core_allocation",
+                    f"core {core} is not a compute core of {accelerator.name} "
+                    f"({', '.join(map(str, sorted(compute)))}); use one of them",
+                )
+        groups = entry.group_allocation
+        if groups is not None:
+            groups = tuple(tuple(ids.get(c, c) for c in g) for g in groups)
+        entries[name] = replace(entry, core_allocation=cores, group_allocation=groups)
+    entries.setdefault(
+        "default", MappingEntry("default", core_allocation=general_cores(accelerator))
+    )
+    return replace(mapping, entries=entries)
 
 
 def accelerator_document(accelerator) -> dict | None:
@@ -139,8 +200,11 @@ def accelerator_document(accelerator) -> dict | None:
     return document if isinstance(document, dict) else None
 
 
-def parse_stream_mapping(data: object, file: str | None = None) -> StreamMapping:
-    """Validate already-loaded mapping data (a list of dicts)."""
+def parse_stream_mapping(data: object, file: str | None = None, accelerator=None) -> StreamMapping:
+    """Validate already-loaded mapping data (a list of dicts, or Stream 2.x's mapping, which needs
+    its ``accelerator``)."""
+    if is_dict_mapping(data):
+        return complete_dict_mapping(_dict_mapping(data, file), accelerator)
     if not isinstance(data, list) or not data:
         raise InputError(
             file,

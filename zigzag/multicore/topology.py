@@ -21,6 +21,7 @@ shared read link (`DRAM -> Any`, read width). Links no edge uses any more are dr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,13 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
     """The accelerator described by a normalised document (see the module docstring)."""
     sharing = tuple(tuple(group) for group in document.get("core_memory_sharing", ()))
     group_of = {core: group[0] for group in reversed(sharing) for core in group}
-    cores = [_core(i, spec, group_of.get(i, i)) for i, spec in enumerate(document["cores"])]
+    extras = document.get("stream2", {}).get("cores", {})
+    cores = [
+        _core(i, spec, group_of.get(i, i), extras=extras.get(str(i), {}))
+        for i, spec in enumerate(document["cores"])
+    ]
+    if "stream2" in document:
+        _share_top_memories(cores, sharing)
     offchip_id = None
     if document.get("offchip_core"):
         offchip_id = len(cores)
@@ -69,7 +76,19 @@ def build_multicore(document: dict[str, Any], file: str = "") -> MultiCoreAccele
     )
 
 
-def _core(core_id: int, spec: dict, memory_group: int, offchip: bool = False) -> Core:
+def _share_top_memories(cores: list[Core], sharing) -> None:
+    """Stream 2.x: every member of a sharing group takes its first compute core's top memories."""
+    for group in sharing:
+        owner = next((c for c in group if cores[c].kind == "compute"), group[0])
+        tops = cores[owner].top_memories
+        for member in group:
+            if member != owner:
+                cores[member] = replace(cores[member], shared_top_memories=tops)
+
+
+def _core(
+    core_id: int, spec: dict, memory_group: int, offchip: bool = False, extras: dict | None = None
+) -> Core:
     accelerator = accelerator_from_dict(spec["accelerator"])
     given = spec.get("memory_ports", {})
     ports = {
@@ -83,6 +102,10 @@ def _core(core_id: int, spec: dict, memory_group: int, offchip: bool = False) ->
         memory_group=memory_group,
         is_offchip=offchip,
         memory_ports=ports,
+        operator_types=tuple(extras["operator_types"])
+        if extras and extras.get("operator_types") is not None
+        else None,
+        kind="offchip" if offchip else (extras or {}).get("type") or "compute",
     )
 
 

@@ -40,6 +40,7 @@ from zigzag.multicore.vector_layers import (
     placed_entry,
     vector_layer,
 )
+from zigzag.multicore.stream2_mapping import resolve_generic_dims
 from zigzag.workload.layer import DimRelation, Layer, parse_equation
 
 logger = logging.getLogger(__name__)
@@ -139,6 +140,9 @@ class StreamWorkload:
     nodes: dict[int, Node]
     edges: tuple[tuple[int, int], ...]
     file: str | None = None
+    #: the Stream 2.x mapping's fused groups (``StreamMapping.fused_groups``), made stacks by
+    #: ``zigzag.multicore.inputs.layer_stacks_of``
+    fused_groups: tuple[tuple[str, ...], ...] | None = None
 
     @property
     def layers(self) -> list[StreamLayer]:
@@ -268,7 +272,9 @@ class _Parser:
                 node = self.nodes.get(next_id - 1)
                 if isinstance(node, PropagationNode) and node.kind == "onnx":
                     self.output_index[tensor] = (node.id, index)
-        return StreamWorkload(self.nodes, tuple(self.edges), self.file)
+        return StreamWorkload(
+            self.nodes, tuple(self.edges), self.file, fused_groups=self.mapping.fused_groups
+        )
 
     # ----- helpers ---------------------------------------------------------------------------
     def error(self, proto, node_id: int, message: str) -> InputError:
@@ -388,6 +394,9 @@ class _Parser:
         # allocation search writes one per layer)
         entry = self.mapping.entry_for(
             name if name in self.mapping.entries else proto.name, proto.op_type
+        )
+        entry = resolve_generic_dims(
+            entry, proto.op_type, loop_sizes, self.mapping.file, f"layer '{name}'"
         )
         if vector_op is not None:
             entry = placed_entry(self, proto, node_id, entry, vector_op, loop_sizes)

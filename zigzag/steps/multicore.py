@@ -49,16 +49,24 @@ def resolve_multicore_experiments(config: dict | WorkflowConfig) -> dict[str, di
         where = f"{config.multicore_section}[{i}]"
         check_experiment_name(entry.name, where)
         exp = entry.model_dump()
+        if exp["mapping"] is None and exp["search"] is None:  # the automatic mapping is allocated
+            exp["search"] = {"method": "co"}  # by constraint optimisation, as Stream 2.x does
+        if exp["search"] is not None:
+            exp["search"] = {**search_defaults(), **exp["search"]}
         exp["clock_ghz"] = _clock_ghz(exp, where)
         if exp["name"] in out:
             raise InputError(
                 "config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique"
             )
         for field in ("accelerator", "workload", "mapping"):
-            if not Path(exp[field]).exists():
+            if exp[field] is not None and not Path(exp[field]).exists():
                 raise InputError(
                     "config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path"
                 )
+        if exp.get("mode") is None:
+            from zigzag.multicore.automap import default_mode
+
+            exp["mode"] = default_mode(exp["mapping"], exp["accelerator"])
         out[exp["name"]] = exp
     return out
 
@@ -211,7 +219,7 @@ def results(
                 exp["accelerator"],
                 experiment=exp["name"],
                 workload=exp["workload"],
-                mapping=exp["mapping"],
+                mapping=exp["mapping"] or "automatic",
                 mode=exp["mode"],
                 clock_ghz=exp.get("clock_ghz"),
             )

@@ -398,8 +398,8 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         raise InputError(where, str(unknown[0]), f"{why}; remove it")
     spec = multicore_spec(section, where, base_document)
     workloads = _workloads(section, where, "ONNX")
-    if not isinstance(section.get("mapping"), str):
-        raise InputError(where, "mapping", "missing; give the multi-core (Stream) mapping file")
+    if section.get("mapping") is not None and not isinstance(section["mapping"], str):
+        raise InputError(where, "mapping", "not a file name; give the multi-core mapping file")
     modes = section.get("modes", ["lbl"])
     modes = [modes] if isinstance(modes, str) else modes
     if not isinstance(modes, list) or not modes or any(m not in MODES for m in modes):
@@ -416,7 +416,10 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
             parse_layer_stacks(stacks)
         except InputError as exc:
             raise InputError(where, "layer_stacks", exc.message) from None
-    search = _allocation_search(section.get("allocation_search"), where)
+    given = section.get("allocation_search")
+    if given is None and section.get("mapping") is None:  # the automatic mapping: Stream 2.x's
+        given = {"method": "co"}  # allocation, constraint optimisation
+    search = _allocation_search(given, where)
     latency_model = section.get(
         "latency_model", "auto"
     )  # per workload: see multicore/schedule/tokens.py
@@ -432,7 +435,7 @@ def _read_multicore(section: dict, name: str, where: str, base_document: dict | 
         name,
         spec,
         tuple(workloads),
-        section["mapping"],
+        section.get("mapping"),
         "given",
         constraints,
         clock,

@@ -115,7 +115,10 @@ def variant_accelerator(sweep, variant):
 
 
 def variant_mapping(sweep, variant):
-    """The variant's parsed Stream mapping: core roles and tiling expressions resolved."""
+    """The variant's parsed Stream mapping: core roles and tiling expressions resolved (None
+    without a mapping: the pipeline's automatic one)."""
+    if sweep.mapping is None:
+        return None
     from zigzag.io.yaml_files import load_yaml
     from zigzag.multicore.mapping import parse_stream_mapping
 
@@ -220,6 +223,8 @@ def write_multicore_files(sweep, variant, folder: str | Path) -> Path:
     write_text_atomic(path, yaml.safe_dump(document, sort_keys=False))
     from zigzag.io.yaml_files import load_yaml
 
+    if sweep.mapping is None:  # the automatic mapping: nothing to write
+        return path
     mapping = follow_cores(
         load_yaml(sweep.mapping), with_integer_core_ids(variant.document), file=sweep.mapping
     )

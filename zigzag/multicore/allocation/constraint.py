@@ -36,6 +36,7 @@ from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.mapping import StreamMapping
 from zigzag.multicore.nodes import OPERANDS
+from zigzag.multicore.stream2_mapping import is_generic
 from zigzag.multicore.schedule.adapter import CNCost, hardware_for_schedule
 from zigzag.multicore.schedule.costs import node_key
 
@@ -272,7 +273,17 @@ def co_mapping(
     entries = dict(mapping.entries)
     for lay, info in sorted(graph.layers.items()):
         entry = mapping.entry_for(info.name, info.op_type)
+        fixed_2x = is_generic(entry) and info.core_allocation_is_fixed
+        if is_generic(entry):  # Stream 2.x loops (D0..Dn, tile sizes): the layer's resolved ones
+            entry = replace(
+                entry,
+                intra_core_tiling=tuple(map(tuple, info.intra_core_tiling)),
+                inter_core_tiling=tuple(map(tuple, info.inter_core_tiling)),
+                tile_sizes=(),
+            )
         cores = layer_cores.get(lay, tuple(info.core_allocation))
+        if fixed_2x:  # a 2.x split over its listed cores stays there (the steady state may not
+            cores = tuple(info.core_allocation)  # show every group)
         inter = tuple((d, len(cores) if f == "*" else f) for d, f in entry.inter_core_tiling)
         if len(inter) > 1 and any(f == "*" for _, f in entry.inter_core_tiling):
             raise InputError(
@@ -285,7 +296,7 @@ def co_mapping(
             name=info.name,
             core_allocation=tuple(cores),
             core_allocation_is_fixed=True,
-            group_allocation=None,
+            group_allocation=entry.group_allocation if fixed_2x else None,
             inter_core_tiling=inter,
         )
     ordered = [entries["default"]] + [e for name, e in entries.items() if name != "default"]

@@ -17,6 +17,7 @@ from zigzag.multicore.pipeline.folder import write_run
 from zigzag.multicore.pipeline.prepared import prepare
 from zigzag.multicore.pipeline.spec import (
     ConstraintOptimisation,
+    FixedAllocation,
     GeneticSearch,
     MulticoreRun,
     STREAM_GENETIC_SEARCH,
@@ -68,7 +69,7 @@ def _run(accelerator, workload, mapping, mode, layer_stacks, **fields) -> Multic
 def run_stream(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,
@@ -91,18 +92,20 @@ def run_stream(
     file's ``clock_ghz``, else cycles only). ``latency_model``: ``zigzag`` (Stream's link model),
     ``bandwidth_bound`` (a CN streaming operands from DRAM lasts at least its DRAM bits over the
     link bandwidth it is granted) or ``auto`` (the default: ``bandwidth_bound`` for an LLM step,
-    ``zigzag`` otherwise; docs/models/multi-core.md).
+    ``zigzag`` otherwise; docs/models/multi-core.md). ``mapping`` None: the automatic mapping,
+    allocated by constraint optimisation (docs/reference/multicore-mapping.md#automatic-mapping).
     """
+    allocation = ConstraintOptimisation() if mapping is None else FixedAllocation()
     run = _run(accelerator, workload, mapping, mode, layer_stacks, latency_model=latency_model,
                clock_ghz=clock_ghz, lpf_limit=lpf_limit, prefetch=tuple(operands_to_prefetch),
-               cwd=cwd)  # fmt: skip
+               cwd=cwd, allocation=allocation)  # fmt: skip
     return run_multicore(run, cache=cache, cost_lut_path=cost_lut_path, output=output).schedule
 
 
 def search_allocation(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,
@@ -139,7 +142,7 @@ def search_allocation(
 def optimize_co(
     accelerator: str | Path | MultiCoreAccelerator,
     workload: str | Path,
-    mapping: str | Path | StreamMapping,
+    mapping: str | Path | StreamMapping | None,
     mode: str,
     layer_stacks: Sequence[Sequence[int]] | None = None,
     *,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.multicore.allocation.front import front_csv, write_fixed_mapping
+from zigzag.multicore.automap import write_mapping
 from zigzag.multicore.allocation.search import AllocationSearch
 from zigzag.multicore.pipeline.scheduled import Scheduled
 from zigzag.multicore.schedule.tokens import accelerator_clock, export_figures
@@ -30,12 +31,17 @@ def write_run(
     out.mkdir(parents=True, exist_ok=True)
     found, result = scheduled.allocated, scheduled.schedule
     names = ["summary.json", "schedule.csv"]
+    automatic = None
+    if scheduled.run.mapping is None and scheduled.mapping is not None:
+        # the automatic mapping, to edit and rerun (docs/reference/multicore-mapping.md#automatic-mapping)
+        automatic = write_mapping(scheduled.mapping, out / "automatic_mapping.yaml")
+        names.insert(0, "automatic_mapping.yaml")
     with collected_warnings() as written:
         if isinstance(found, AllocationSearch):
             write_text_atomic(out / "front.csv", front_csv(found.genes, found.front, found.figures))
             write_fixed_mapping(
                 out / "allocation.yaml",
-                found.mapping_path,
+                automatic or found.mapping_path,
                 found.graph,
                 found.genes,
                 found.chosen.cores,

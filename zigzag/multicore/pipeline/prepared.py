@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zigzag.errors import InputError
+from zigzag.multicore.allocation.automatic import checked_automatic_mapping
 from zigzag.multicore.allocation.genes import AllocationProblem, build_allocation_problem
 from zigzag.multicore.cn_graph import CNGraph
 from zigzag.multicore.cost_table import CostTable
@@ -59,16 +60,18 @@ def load_mapping(
     mapping: str | Path | StreamMapping | None,
     accelerator: MultiCoreAccelerator,
     workload: str | Path,
+    *,
+    lpf_limit: int = 6,
+    cache: str | Path | None = None,
 ) -> StreamMapping:
     """The one place a run's mapping is read: a parsed mapping as given, a Stream mapping file
-    with its core roles resolved against ``accelerator``; ``None`` asks for an automatic mapping
-    of ``workload``."""
+    (either format) with its core roles resolved against ``accelerator``; ``None``: the automatic
+    mapping of ``workload`` (``zigzag.multicore.allocation.automatic``; ``lpf_limit`` and ``cache``
+    for its check against the cost model)."""
     if isinstance(mapping, StreamMapping):
         return mapping
     if mapping is None:
-        raise InputError(
-            str(workload), "mapping", "no automatic mapping yet; give a Stream mapping file"
-        )
+        return checked_automatic_mapping(accelerator, workload, lpf_limit=lpf_limit, cache=cache)
     return load_stream_mapping(mapping, accelerator)
 
 
@@ -143,7 +146,9 @@ def prepare(
     accelerator = load_accelerator(run)
     mapping = None  # a given graph was built with it: read again only where the allocation needs it
     if graph is None or isinstance(run.allocation, ConstraintOptimisation):
-        mapping = load_mapping(run.mapping, accelerator, run.workload)
+        mapping = load_mapping(
+            run.mapping, accelerator, run.workload, lpf_limit=run.lpf_limit, cache=cache
+        )
     graph = build_graph(run, accelerator, mapping) if graph is None else graph
     fixed = isinstance(run.allocation, FixedAllocation)
     if fixed and has_open_cores(graph):

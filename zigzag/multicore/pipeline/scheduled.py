@@ -21,6 +21,7 @@ from zigzag.multicore.allocation.nsga import FrontPoint, nsga2
 from zigzag.multicore.allocation.optimize import ConstraintSearch
 from zigzag.multicore.allocation.search import AllocationSearch
 from zigzag.multicore.hardware import MultiCoreAccelerator
+from zigzag.multicore.mapping import StreamMapping
 from zigzag.multicore.pipeline.prepared import Prepared, prepare
 from zigzag.multicore.pipeline.spec import (
     ConstraintOptimisation,
@@ -43,6 +44,8 @@ class Scheduled:
     accelerator: MultiCoreAccelerator
     allocated: Allocated
     schedule: ScheduleResult
+    #: the mapping the run used (the automatic one when ``run.mapping`` is None), if read
+    mapping: StreamMapping | None = None
 
 
 def allocate(
@@ -134,9 +137,10 @@ def schedule(
         fixed = replace(
             run,
             accelerator=prepared.accelerator,
-            mapping=allocated.fixed_mapping(),
+            # a Stream 2.x mapping's fused groups stay the stacks of the fixed run
+            mapping=replace(allocated.fixed_mapping(), fused_groups=prepared.mapping.fused_groups),
             allocation=FixedAllocation(),
         )
         again = prepare(fixed, cache=cache, cost_lut_path=cost_lut_path)
         result = run_scheduler(again.problem)
-    return Scheduled(run, prepared.accelerator, allocated, result)
+    return Scheduled(run, prepared.accelerator, allocated, result, prepared.mapping)
