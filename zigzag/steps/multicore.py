@@ -23,10 +23,7 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.tables import csv_text, html_table
 from zigzag.notes import collected_warnings, run_logged
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
-from zigzag.multicore.pipeline.spec import (
-    MulticoreRun,
-    allocation_of,
-)
+from zigzag.multicore.pipeline.spec import MulticoreRun, allocation_of, search_defaults
 from zigzag.multicore.plots import plot_front, plot_run
 from zigzag.multicore.plots.results import metrics_png, pareto_png
 from zigzag.multicore.results import mark_pareto, multicore_rows, summarize_run, table_columns
