@@ -28,6 +28,7 @@ EXPORTS = [
     "phi3_mini_prefill",
     "phi3_mini_decode",
     "qwen3_moe_prefill",
+    "qwen3_moe_decode",
 ]
 
 

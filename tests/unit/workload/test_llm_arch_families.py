@@ -304,6 +304,7 @@ def test_gathered_experts_are_read_once_each():
         ("phi3_mini_prefill.onnx", "phi3_mini.config.json", {"phase": "prefill", "tokens": 32}),
         ("phi3_mini_decode.onnx", "phi3_mini.config.json", {"phase": "decode", "context": 31}),
         ("qwen3_moe_prefill.onnx", "qwen3_moe.config.json", {"phase": "prefill", "tokens": 16}),
+        ("qwen3_moe_decode.onnx", "qwen3_moe.config.json", {"phase": "decode", "context": 15}),
     ],
 )
 def test_decoder_exports_equal_the_generated_layers(export, config, step):
