@@ -341,10 +341,15 @@ def summary_lines(figures: TokenFigures) -> list[str]:
             + (f"state {_bytes(held.state_bytes)}, " if held.state_bytes else "")
             + f"activations {_bytes(held.activations_bytes)}"
         )
+    held = (
+        "state"
+        if f.kv_cache_bytes is None
+        else "KV cache" + " and state" * (f.state_bytes is not None)
+    )
     for fit in f.fits:
         parts = [f"weights {'fit' if fit.weights else 'do not fit'}"]
         if fit.kv_cache is not None:
-            parts.append(f"KV cache {'fits' if fit.kv_cache else 'does not fit'}")
+            parts.append(f"{held} {'fits' if fit.kv_cache else 'does not fit'}")
         if fit.activations is not None:
             parts.append(f"activations {'fit' if fit.activations else 'do not fit'}")
         lines.append(f"  {fit.memory} ({_bytes(fit.capacity_bytes)}): {', '.join(parts)}")
