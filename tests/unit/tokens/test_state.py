@@ -1,5 +1,5 @@
 """A state-space model's decode step updates its recurrent state in place: the per-token figures report the
-state at its fixed size, never as KV-cache growth (docs/models/per-token.md#state-space-models)."""
+state at its fixed size, never as KV-cache growth (docs/models/per-token.md#the-figures)."""
 
 from __future__ import annotations
 
