@@ -18,10 +18,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def latency_s(m: int, mf: int, block: bool) -> dict[str, float]:
+def latency_s(m: int, mf: int, block: bool, jobs: int = 1) -> dict[str, float]:
     """Each einsum's latency in seconds, each mapped on its own (mapping the block's einsums
-    jointly, fusion included, took more than 25 minutes on a loaded 2-core machine)."""
+    jointly, fusion included, took more than 25 minutes on a loaded 2-core machine), by ``jobs``
+    mapper processes (the 2,048-token q projection at load ~20 on 2 cores: 294 s of wall time with
+    AccelForge's default pool of worker processes, 116 s with one; the same mapping)."""
     import accelforge as af
+
+    af.set_n_parallel_jobs(jobs)
 
     def spec():
         made = af.Spec.from_yaml(
@@ -45,13 +49,14 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--prompt", type=int, default=2048)
     parser.add_argument("--skip-prefill", action="store_true")
+    parser.add_argument("--jobs", type=int, default=1, help="AccelForge's mapper processes")
     args = parser.parse_args()
     os.chdir(tempfile.mkdtemp())  # AccelForge writes mapping.svg to the working folder
     result = {"tool": "AccelForge", "context": args.context, "prompt": args.prompt, "batch": 1}
     for phase, m, mf in (("decode", 1, args.context + 1), ("prefill", args.prompt, args.prompt)):
         if phase == "prefill" and args.skip_prefill:
             continue
-        block, head = latency_s(m, mf, True), latency_s(m, 1, False)
+        block, head = latency_s(m, mf, True, args.jobs), latency_s(m, 1, False, args.jobs)
         result[f"{phase}_ms"] = 1e3 * (32 * sum(block.values()) + sum(head.values()))
         result[f"{phase}_terms_ms"] = {
             **{name: round(32e3 * t, 3) for name, t in block.items()},

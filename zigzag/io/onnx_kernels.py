@@ -10,19 +10,24 @@ import math
 logger = logging.getLogger("zigzag.io.onnx_operators")
 
 
+def gathered_experts(experts: int, k: int, pairs: int) -> int:
+    """Distinct experts an export that gathers each (token, expert) pair's weights from a table of ``experts``
+    (transformers' batched experts) reads, each once: of ``pairs`` = T x ``k`` pairs, E (1 - (1 - k / E)^T)
+    under uniform routing, rounded (at least 1, at most ``pairs``). The rule of both floors' ONNX imports."""
+    tokens = max(1, pairs // max(1, k))
+    distinct = experts * (1 - (1 - min(k, experts) / experts) ** tokens)
+    return max(1, min(pairs, round(distinct)))
+
+
 def distinct_experts(experts: int, layers: list[dict], dims: dict) -> dict:
-    """An export that gathers each (token, expert) pair's weights from a table of E experts (transformers'
-    batched experts) reads each distinct expert once: of P = T x k pairs (k from the block's router, its last
-    TopK), E (1 - (1 - k / E)^T) experts under uniform routing, rounded; the gather's first dim becomes that."""
+    """The gather's dims with its first (the pairs) cut to the distinct experts read (:func:`gathered_experts`,
+    k from the block's router, its last TopK)."""
     first = next(iter(dims))
-    pairs = dims[first]
     router = next((s for s in reversed(layers) if s["operator_type"] == "TopK"), None)
     if not experts or router is None:
         return dims
     k = dict(zip(router["loop_dims"], router["loop_sizes"]))["K"]
-    tokens = max(1, pairs // k)
-    distinct = experts * (1 - (1 - min(k, experts) / experts) ** tokens)
-    return dims | {first: max(1, min(pairs, round(distinct)))}
+    return dims | {first: gathered_experts(experts, k, dims[first])}
 
 
 def note_cache_projections(file: str, layers: list[dict]) -> None:

@@ -122,6 +122,7 @@ TOKEN_COLUMNS = (
     "weights_bytes",
     "kv_cache_bytes_per_token",
     "kv_cache_bytes",
+    "state_bytes",
 )
 
 

@@ -315,6 +315,26 @@ def cache_operands(
     return tuple(found)
 
 
+def expert_operands(nodes: dict, gathers: dict[int, float], layer) -> tuple[tuple, ...]:
+    """(operand, share, "", 0, 0) of ``layer``'s operands whose data comes, through data-moving nodes only,
+    from a Gather of expert weights per (token, expert) pair (``gathers``: Gather node id -> the distinct
+    experts over the pairs, ``zigzag.io.onnx_kernels.gathered_experts``): fetched where the weights live,
+    each distinct expert once (the share of the operand's elements), as the single-core import reads them."""
+    found = []
+    for op, source in layer.input_operand_source.items():
+        node, seen = nodes.get(source), 0
+        while node is not None and getattr(node, "kind", None) in _EXPERT_PATH and seen < 16:
+            if node.id in gathers:
+                found.append((op, gathers[node.id], "", 0, 0))
+                break
+            node, seen = (nodes.get(node.sources[0]) if node.sources else None), seen + 1
+    return tuple(found)
+
+
+#: nodes gathered expert weights pass through on their way to the product reading them
+_EXPERT_PATH = ("gather", "transpose", "reshape", "flatten", "onnx", "dummy")
+
+
 def placed_entry(parser, proto, node_id: int, entry, vector_op: str, loops: dict[str, int]):
     """The mapping entry of a vector layer: the default entry moves it, whole, to the first core
     whose vector unit runs ``vector_op``; an explicit entry must name only such cores."""

@@ -22,6 +22,7 @@ from onnx import ModelProto, helper, numpy_helper, shape_inference
 
 from zigzag.errors import InputError
 from zigzag.io.onnx_attention import key_scales
+from zigzag.io.onnx_kernels import gathered_experts
 from zigzag.io.onnx_reading import load_model as _load, precision_bits as _precisions
 from zigzag.io.onnx_shapes import ShapeLookup
 from zigzag.mapping.entry import MappingEntry as CoreMappingEntry, unmatched_entry_warnings
@@ -33,6 +34,7 @@ from zigzag.multicore.vector_layers import (
     bypassed_operators,
     cache_append,
     cache_operands,
+    expert_operands,
     layer_norm_layers,
     moving_node,
     refuse_bypass,
@@ -89,6 +91,8 @@ class StreamLayer:
     data its source produces (the new token); share = the past cache's elements over the operand's
     (below 1: the appended tokens, and grouped-query heads that share one cached head); the
     operand's first ``past tokens`` along ``token dim`` are the cache (``vector_layers.cache_operands``).
+    An operand of expert weights gathered per (token, expert) pair is read the same way: from where the
+    weights live, share = the distinct experts over the pairs, no token dim (``vector_layers.expert_operands``).
     """
 
     id: int
@@ -239,7 +243,12 @@ class _Parser:
         self.caches: dict[
             int, tuple[int, int, int]
         ] = {}  # KV-cache append id -> vector_layers.cache_operands
+        self.expert_gathers: dict[
+            int, float
+        ] = {}  # Gather of expert weights -> distinct over pairs
+        self.router_k: int | None = None  # k of the latest TopK (a mixture of experts' router)
         self.key_scales: frozenset[str] | None = None
+        self.weight_shapes = {i.name: tuple(i.dims) for i in model.graph.initializer}
         self.constant_tensors = {i.name for i in model.graph.initializer} | {
             n.output[0] for n in model.graph.node if n.op_type == "Constant" and n.output
         }
@@ -256,6 +265,9 @@ class _Parser:
                     node = replace(
                         node, cache_operands=cache_operands(self.nodes, self.caches, node)
                     )
+                if self.expert_gathers and isinstance(node, StreamLayer):
+                    found = expert_operands(self.nodes, self.expert_gathers, node)
+                    node = replace(node, cache_operands=node.cache_operands + found)
                 self.nodes[node.id] = node
                 for src in node.sources:
                     if src not in self.nodes:
@@ -317,6 +329,8 @@ class _Parser:
 
     def parse(self, proto, node_id: int, preds: list[int]) -> list[Node]:
         op = proto.op_type
+        if op in ("TopK", "Gather"):
+            self.note_experts(proto, node_id)
         if op == "Concat":
             made = cache_append(self, proto, node_id, preds)
             if made is not None:
@@ -363,6 +377,22 @@ class _Parser:
                 "LpNormalization is not supported by Stream; remove it from the model",
             )
         return [self.dummy(proto, node_id, preds)]
+
+    def note_experts(self, proto, node_id: int) -> None:
+        """A router's k (TopK), and a Gather of expert weights per (token, expert) pair from a table of E
+        experts (a weight of rank 3 or more): each distinct expert is read once, the single-core import's
+        rule (``zigzag.io.onnx_kernels.gathered_experts``)."""
+        if proto.op_type == "TopK":
+            shape = self.shapes.table.get(proto.output[0]) if proto.output else None
+            self.router_k = shape[-1] if shape and shape[-1] > 0 else self.router_k
+            return
+        table = self.weight_shapes.get(proto.input[0])
+        indices = self.shapes.table.get(proto.input[1]) if len(proto.input) > 1 else None
+        if self.router_k is None or not table or len(table) < 3 or not indices:
+            return
+        pairs = math.prod(indices)
+        if pairs > 0:
+            self.expert_gathers[node_id] = gathered_experts(table[0], self.router_k, pairs) / pairs
 
     def make_layer(
         self,

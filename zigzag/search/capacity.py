@@ -7,7 +7,8 @@ examples) for the whole step:
 
 * weights: every weight input, once;
 * KV cache: the bytes one token adds (the appends' outputs) times batch x (context + tokens), or,
-  without appends, the cache attention reads;
+  without appends, the cache attention reads; a state-space model's recurrent state (role ``state``) is
+  held beside it at its fixed size (what the step reads of it), whatever the context;
 * activations: the largest sum, over one layer, of its activation inputs and output (what is alive
   while that layer runs).
 
@@ -20,7 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from zigzag.errors import InputError
-from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_bytes, operand_role
+from zigzag.workload.footprint import (
+    footprint,
+    kv_bytes_per_token,
+    operand_bytes,
+    operand_role,
+    state_bytes,
+)
 
 
 class CapacityError(InputError):
@@ -36,10 +43,12 @@ class Holding:
     weights_bytes: float
     kv_cache_bytes: float
     activations_bytes: float
+    #: a state-space model's recurrent state (fixed size, updated in place)
+    state_bytes: float = 0.0
 
     @property
     def needed_bytes(self) -> float:
-        return self.weights_bytes + self.kv_cache_bytes + self.activations_bytes
+        return self.weights_bytes + self.kv_cache_bytes + self.activations_bytes + self.state_bytes
 
     @property
     def fits(self) -> bool:
@@ -55,6 +64,7 @@ def step_holdings(layers, accelerators, inference: dict) -> tuple[Holding, ...]:
     ``accelerators``: layer id -> accelerator; ``inference``: batch, tokens, context."""
     weights: dict[str, float] = {}
     kv_memory: str | None = None
+    state_memory: str | None = None
     live: dict[str, float] = {}
     for layer in layers:
         accelerator = accelerators[layer.id]
@@ -66,16 +76,22 @@ def step_holdings(layers, accelerators, inference: dict) -> tuple[Holding, ...]:
                 weights[name] = weights.get(name, 0.0) + operand_bytes(layer, operand)
             elif role == "kv_cache":
                 kv_memory = kv_memory or name
+            elif role == "state":
+                state_memory = state_memory or name
             else:
                 alive[name] = alive.get(name, 0.0) + operand_bytes(layer, operand)
         for name, size in alive.items():
             live[name] = max(live.get(name, 0.0), size)
-    per_token = kv_bytes_per_token(footprint(layers), inference)
+    fp = footprint(layers)
+    per_token = kv_bytes_per_token(fp, inference)
+    state = state_bytes(fp) or 0.0
     kv_total = 0.0
     if per_token is not None and kv_memory is not None:
         kv_total = per_token * inference["batch"] * (inference["context"] + inference["tokens"])
     accelerator = next(iter(accelerators.values()))
-    names = [m.name for m in accelerator.memories if m.name in {*weights, *live, kv_memory}]
+    names = [
+        m.name for m in accelerator.memories if m.name in {*weights, *live, kv_memory, state_memory}
+    ]
     return tuple(
         Holding(
             name,
@@ -83,6 +99,7 @@ def step_holdings(layers, accelerators, inference: dict) -> tuple[Holding, ...]:
             weights.get(name, 0.0),
             kv_total if name == kv_memory else 0.0,
             live.get(name, 0.0),
+            state if name == state_memory else 0.0,
         )
         for name in names
     )
@@ -109,8 +126,9 @@ def check_capacity(layers, accelerators, inference: dict, *, source: str | None 
             f"{model} ({inference['phase']}, batch {inference['batch']}, context "
             f"{inference['context']}) needs {format_bytes(held.needed_bytes)} in {held.memory} "
             f"(weights {format_bytes(held.weights_bytes)}, KV cache "
-            f"{format_bytes(held.kv_cache_bytes)}, activations "
-            f"{format_bytes(held.activations_bytes)}) but {held.memory} holds "
+            f"{format_bytes(held.kv_cache_bytes)}, "
+            + (f"state {format_bytes(held.state_bytes)}, " if held.state_bytes else "")
+            + f"activations {format_bytes(held.activations_bytes)}) but {held.memory} holds "
             f"{format_bytes(held.capacity_bytes)}; use fewer bits (llm.precision), fewer layers, "
             f"a smaller batch or context, or a larger {held.memory}",
         )

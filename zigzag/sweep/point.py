@@ -203,6 +203,7 @@ def _token_columns(network) -> dict:
             "weights_bytes",
             "kv_cache_bytes_per_token",
             "kv_cache_bytes",
+            "state_bytes",
         )
     }
     columns["step_cycles"] = figures.step_cycles

@@ -102,7 +102,7 @@ def offchip_bytes(result) -> dict[str, float]:
     for layer, _ in result.layers:
         accelerator = result.accelerators[layer.id]
         for operand in layer.inputs:
-            if operand_role(layer, operand) in ("weight", "kv_cache"):
+            if operand_role(layer, operand) in ("weight", "kv_cache", "state"):
                 top = accelerator.top_memory(layer.memory_operand(operand)).name
                 read[top] = read.get(top, 0.0) + operand_bytes(layer, operand)
     return read

@@ -4,7 +4,7 @@ binding term, step / bound, how far below it) and what fits each memory (docs/re
 
 from __future__ import annotations
 
-_SHORT = {"weight": "w", "activation": "a", "kv_cache": "kv"}
+_SHORT = {"weight": "w", "activation": "a", "kv_cache": "kv", "state": "s"}
 _PARTS = (("weights", "weights"), ("kv_cache", "KV cache"), ("activations", "activations"))
 
 

@@ -8,7 +8,8 @@ sum of its layers' latencies (cycles; seconds with the clock), its energy their 
   time / tokens per sequence (1);
 * tokens per second = B x tokens / the step's time; energy per token = energy / (B x tokens);
 * weights and KV-cache bytes from the operands' roles (``zigzag.workload.footprint``); the cache
-  after the step holds B x (C + tokens) tokens;
+  after the step holds B x (C + tokens) tokens; a state-space model's state (role ``state``) is updated in
+  place: its bytes are the state's, whatever the context, never cache growth;
 * the physical bound: every weight and KV-cache byte whose outermost memory is off chip is read
   from it once per step at least, so the step takes at least those bits / that memory's read
   bandwidth (the sum of its read ports' ``bandwidth_max``); ``ratio`` = step / bound >= 1.
@@ -29,7 +30,7 @@ from zigzag.tokens.bound import (
     step_bound,
 )
 from zigzag.tokens.metadata import OVERRIDABLE, _as_dict, read_inference
-from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_role
+from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_role, state_bytes
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class TokenFigures:
     holdings: tuple[Holding, ...] = ()
     #: the rule the MAC energy followed (the accelerator's per-precision table, or unit_energy)
     mac_energy: str | None = None
+    #: a state-space model's recurrent state (all layers and sequences), updated in place: it does not grow
+    state_bytes: float | None = None
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -150,6 +153,8 @@ def per_token_figures(
     fp = footprint(layers)
     per_token = kv_bytes_per_token(fp, metadata)
     kv_total = None if per_token is None else per_token * batch * (context + tokens)
+    state = state_bytes(fp)
+    held = None if kv_total is None and state is None else (kv_total or 0.0) + (state or 0.0)
     decode = metadata["phase"] == "decode"
     holdings = step_holdings(layers, result.accelerators, metadata)
     live = max((h.activations_bytes for h in holdings), default=0.0)
@@ -172,7 +177,7 @@ def per_token_figures(
         weights_bytes=fp.weights,
         kv_cache_bytes_per_token=per_token,
         kv_cache_bytes=kv_total,
-        fits=memory_fits(accelerator, fp.weights, kv_total, live),
+        fits=memory_fits(accelerator, fp.weights, held, live),
         dram=offchip_bound(result, cycles, clock_ghz),
         uncosted_layers=tuple(getattr(result, "uncosted", ()) or ()),
         bound=step_bound(result, cycles, clock_ghz, latency_model_of(result))
@@ -181,6 +186,7 @@ def per_token_figures(
         precision=precision_of(layers),
         holdings=holdings,
         mac_energy=mac_energy_rule(accelerator, layers),
+        state_bytes=state,
     )
 
 
@@ -274,7 +280,12 @@ def mac_energy_rule(accelerator, layers) -> str | None:
 
 def precision_text(precision: dict[str, list[int]]) -> str:
     """``weights 8, activations 8, kv_cache 8 bits``."""
-    names = {"weight": "weights", "activation": "activations", "kv_cache": "KV cache"}
+    names = {
+        "weight": "weights",
+        "activation": "activations",
+        "kv_cache": "KV cache",
+        "state": "state",
+    }
     return (
         ", ".join(
             f"{names.get(role, role)} {'/'.join(map(str, bits))}"
@@ -318,16 +329,27 @@ def summary_lines(figures: TokenFigures) -> list[str]:
             f"  KV cache: {_bytes(f.kv_cache_bytes_per_token)} per token, {_bytes(f.kv_cache_bytes)} "
             f"for {f.batch} x {f.context + f.tokens} tokens"
         )
+    if f.state_bytes is not None:
+        lines.append(
+            f"  state: {_bytes(f.state_bytes)} for {f.batch} sequence{'s' * (f.batch > 1)}, updated in "
+            "place (the same at any context)"
+        )
     for held in f.holdings:
         lines.append(
             f"  {held.memory} ({_bytes(held.capacity_bytes)}) holds {_bytes(held.needed_bytes)}: "
             f"weights {_bytes(held.weights_bytes)}, KV cache {_bytes(held.kv_cache_bytes)}, "
-            f"activations {_bytes(held.activations_bytes)}"
+            + (f"state {_bytes(held.state_bytes)}, " if held.state_bytes else "")
+            + f"activations {_bytes(held.activations_bytes)}"
         )
+    held = (
+        "state"
+        if f.kv_cache_bytes is None
+        else "KV cache" + " and state" * (f.state_bytes is not None)
+    )
     for fit in f.fits:
         parts = [f"weights {'fit' if fit.weights else 'do not fit'}"]
         if fit.kv_cache is not None:
-            parts.append(f"KV cache {'fits' if fit.kv_cache else 'does not fit'}")
+            parts.append(f"{held} {'fits' if fit.kv_cache else 'does not fit'}")
         if fit.activations is not None:
             parts.append(f"activations {'fit' if fit.activations else 'do not fit'}")
         lines.append(f"  {fit.memory} ({_bytes(fit.capacity_bytes)}): {', '.join(parts)}")

@@ -1,7 +1,8 @@
-"""Bytes of weights and of the KV cache in a workload's layers, from their operands' roles.
+"""Bytes of weights, of the KV cache and of a recurrent state in a workload's layers, from their operands' roles.
 
-A layer may name each operand's role (``Layer.operand_roles``: ``weight``, ``activation`` or
-``kv_cache``; layers made from a model configuration or an LLM export do). A layer without roles
+A layer may name each operand's role (``Layer.operand_roles``: ``weight``, ``activation``, ``kv_cache`` or
+``state``; layers made from a model configuration or an LLM export do). A KV cache grows by the tokens each step
+appends; a state (a state-space model's) is updated in place and keeps its size. A layer without roles
 counts its operand ``W`` as weights when no other layer produces it (an ONNX initializer, or
 ``operand_source`` pointing at the layer itself in a workload file), and has no KV cache.
 """
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 
 
 def operand_role(layer, operand: str) -> str | None:
-    """``weight``, ``activation``, ``kv_cache`` or None (unknown) for one operand of ``layer``."""
+    """``weight``, ``activation``, ``kv_cache``, ``state`` or None (unknown) for one operand of ``layer``."""
     roles = getattr(layer, "operand_roles", None)
     if roles:
         return roles.get(operand)
@@ -31,16 +32,19 @@ def operand_bytes(layer, operand: str) -> float:
 
 @dataclass(frozen=True)
 class Footprint:
-    """Weights read, KV cache read and KV cache written by a list of layers, in bytes."""
+    """Weights read, KV cache read and written, and state read and written by a list of layers, in bytes."""
 
     weights: float
     kv_read: float
     kv_written: float
+    state_read: float = 0.0
+    state_written: float = 0.0
 
 
 def footprint(layers) -> Footprint:
-    """Sum over ``layers``: weight inputs, kv_cache inputs (reads), kv_cache outputs (appends)."""
-    weights = kv_read = kv_written = 0.0
+    """Sum over ``layers``: weight inputs, kv_cache inputs (reads) and outputs (appends), state inputs and
+    outputs (in-place updates)."""
+    weights = kv_read = kv_written = state_read = state_written = 0.0
     for layer in layers:
         for operand in layer.inputs:
             role = operand_role(layer, operand)
@@ -48,9 +52,14 @@ def footprint(layers) -> Footprint:
                 weights += operand_bytes(layer, operand)
             elif role == "kv_cache":
                 kv_read += operand_bytes(layer, operand)
-        if operand_role(layer, layer.output) == "kv_cache":
+            elif role == "state":
+                state_read += operand_bytes(layer, operand)
+        out = operand_role(layer, layer.output)
+        if out == "kv_cache":
             kv_written += operand_bytes(layer, layer.output)
-    return Footprint(weights, kv_read, kv_written)
+        elif out == "state":
+            state_written += operand_bytes(layer, layer.output)
+    return Footprint(weights, kv_read, kv_written, state_read, state_written)
 
 
 def kv_bytes_per_token(fp: Footprint, inference: dict) -> float | None:
@@ -62,3 +71,9 @@ def kv_bytes_per_token(fp: Footprint, inference: dict) -> float | None:
     if fp.kv_read > 0:
         return fp.kv_read / (inference["batch"] * (inference["context"] + inference["tokens"]))
     return None
+
+
+def state_bytes(fp: Footprint) -> float | None:
+    """Bytes of the recurrent state a step holds (all layers, all sequences): what it reads of it, each
+    state read once per step whatever the context; None when no operand is a state."""
+    return fp.state_read if fp.state_read > 0 or fp.state_written > 0 else None

@@ -45,8 +45,9 @@ VECTOR_OPS = (
     "gather",
     "copy",
 )
-#: What an operand holds, for per-token figures (weight bytes, KV-cache bytes).
-ROLES = ("weight", "activation", "kv_cache")
+#: What an operand holds, for per-token figures (weight bytes, KV-cache bytes): ``state`` is a state-space
+#: model's recurrent state, held and read like a KV cache but updated in place (its size does not grow).
+ROLES = ("weight", "activation", "kv_cache", "state")
 #: Loop dims of a vector layer by the rank of its output.
 VECTOR_DIMS = {
     1: ("K",),
@@ -69,9 +70,13 @@ class Precision:
     kv_cache: int = 8
 
     def bits(self, role: str) -> int:
-        return {"weight": self.weights, "activation": self.activations, "kv_cache": self.kv_cache}[
-            role
-        ]
+        """A recurrent state is stored at the KV cache's bits."""
+        return {
+            "weight": self.weights,
+            "activation": self.activations,
+            "kv_cache": self.kv_cache,
+            "state": self.kv_cache,
+        }[role]
 
 
 DEFAULT_PRECISION = Precision()

@@ -28,6 +28,7 @@ EXPORTS = [
     "phi3_mini_prefill",
     "phi3_mini_decode",
     "qwen3_moe_prefill",
+    "qwen3_moe_decode",
 ]
 
 
@@ -56,3 +57,40 @@ def test_moe_prefill_with_gathered_experts_schedules_on_the_floor():
     """The Qwen3-MoE prefill export, whose expert products take weights gathered per (token, expert) pair."""
     result = run_stream(HARDWARE, DATA / "qwen3_moe_prefill.onnx", MAPPING, "lbl")
     assert result.latency > 0 and result.energy > 0
+
+
+def test_gathered_experts_are_fetched_once_each():
+    """The Qwen3-MoE prefill gathers the weights of its 16 x 8 = 128 (token, expert) pairs; as on the
+    single-core floor, 128 (1 - (1 - 8/128)^16) = 82.4 -> 82 distinct experts are read, once each: the
+    gathered operand of each expert product is fetched where the weights live, share 82 / 128."""
+    workload = read_stream_workload(DATA / "qwen3_moe_prefill.onnx", load_stream_mapping(MAPPING))
+    products = [layer for layer in workload.layers if "/mlp/experts/MatMul" in layer.name]
+    assert len(products) == 4
+    assert {layer.cache_operands for layer in products} == {(("I", 82 / 128, "", 0, 0),)}
+
+
+@pytest.mark.slow
+def test_gathered_experts_dram_bits_are_the_distinct_experts():
+    """Hand count: the up/gate product of a block reads 82 experts x 1,536 x 2,048 weights of 8 bits from
+    DRAM (all 128 pairs' 3,221,225,472 bits before)."""
+    from zigzag.multicore.schedule.problem import memory_operand_index
+    from zigzag.multicore.schedule.traffic import streamed_dram_bits
+
+    result = run_stream(HARDWARE, DATA / "qwen3_moe_prefill.onnx", MAPPING, "lbl")
+    p = result.problem
+    layer = next(
+        layer.id
+        for layer in read_stream_workload(
+            DATA / "qwen3_moe_prefill.onnx", load_stream_mapping(MAPPING)
+        ).layers
+        if layer.name == "/m/model/layers.0/mlp/experts/MatMul"
+    )
+    i1 = memory_operand_index("I1")
+    read = sum(
+        bits
+        for n in range(p.nb_cns)
+        if int(p.layer[n]) == layer
+        for m, bits, _ in streamed_dram_bits(p, n)
+        if m == i1
+    )
+    assert read == pytest.approx(82 * 1536 * 2048 * 8, rel=1e-6)

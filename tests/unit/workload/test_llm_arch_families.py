@@ -96,11 +96,12 @@ def test_mamba_decode_hand_count():
     # every weight once, the embedding table as the head (tied) plus the one row the token looks up
     assert close(role_bytes(specs, "weight"), parameters(cfg) + d)
     # no KV cache: per layer the recurrent state (inner x state) and the convolution window are read ...
-    assert role_bytes(specs, "kv_cache") == layers * di * (n + k)
-    # ... and the state and the new convolution input written, whatever the context
-    assert role_bytes(specs, "kv_cache", written=True) == layers * di * (n + 1)
+    assert role_bytes(specs, "kv_cache") == 0
+    assert role_bytes(specs, "state") == layers * di * (n + k)
+    # ... and the state and the new convolution input written in place, whatever the context
+    assert role_bytes(specs, "state", written=True) == layers * di * (n + 1)
     longer, _ = llm_layer_specs("mamba-130m", phase="decode", context=100_000)
-    assert role_bytes(longer, "kv_cache") == role_bytes(specs, "kv_cache")
+    assert role_bytes(longer, "state") == role_bytes(specs, "state")
 
 
 def test_jamba_decode_hand_count():
@@ -115,7 +116,8 @@ def test_jamba_decode_hand_count():
     macs = 4 * attention + 28 * mamba + 16 * (d * e + 2 * 3 * d * f) + 16 * 3 * d * f + d * v
     assert sum(kinds(specs).values()) == macs
     # the KV cache of 4 layers (K and V, each read once) and the state of 28
-    assert role_bytes(specs, "kv_cache") == 4 * 2 * kv * hd * (ctx + 1) + 28 * di * (n + k)
+    assert role_bytes(specs, "kv_cache") == 4 * 2 * kv * hd * (ctx + 1)
+    assert role_bytes(specs, "state") == 28 * di * (n + k)
     # weights: all but the 14 experts per MoE layer no token is routed to, the embedding table but one row
     cfg = load_catalogue()["jamba-v0.1"]
     idle = 16 * 14 * 3 * d * f
@@ -304,6 +306,7 @@ def test_gathered_experts_are_read_once_each():
         ("phi3_mini_prefill.onnx", "phi3_mini.config.json", {"phase": "prefill", "tokens": 32}),
         ("phi3_mini_decode.onnx", "phi3_mini.config.json", {"phase": "decode", "context": 31}),
         ("qwen3_moe_prefill.onnx", "qwen3_moe.config.json", {"phase": "prefill", "tokens": 16}),
+        ("qwen3_moe_decode.onnx", "qwen3_moe.config.json", {"phase": "decode", "context": 15}),
     ],
 )
 def test_decoder_exports_equal_the_generated_layers(export, config, step):

@@ -53,6 +53,7 @@ Not copied from anywhere: this is a vectorised restatement of our own scalar mod
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.search.batched.candidates import (
+    FiguresTooLarge,
     LoopTable,
     Unsupported,
     constraint_mask,
@@ -73,6 +75,7 @@ from zigzag.search.batched.candidates import (
 )
 from zigzag.search.batched.memory_levels import BatchLevelAssigner
 from zigzag.search.batched.model import BatchCostModel
+from zigzag.search.batched.ranked import rank_then_rescore
 from zigzag.search.loma import (
     complete_user_ordering,
     layer_temporal_loops,
@@ -238,20 +241,32 @@ def search_temporal_mappings(
 
     best = None  # (energy, latency, row, cuts-dict)
     count = 0
-    for ids, cuts in assigned_chunks(loops, assigner, constraints, chunk, seen):
+    pending = assigned_chunks(loops, assigner, constraints, chunk, seen)
+    for ids, cuts in pending:
         count += len(ids)
         stats.evaluated += len(ids)
         if model is None:
-            model = BatchCostModel(
-                layer,
-                accelerator,
-                fractional,
-                integer,
-                loops,
+            settings = dict(
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
                 spatial_mapping_array=spatial_mapping_array,
                 latency_model=latency_model,
             )
+            try:
+                model = BatchCostModel(layer, accelerator, fractional, integer, loops, **settings)
+            except FiguresTooLarge:  # rank with the batched model, decide with the scalar one
+                result, count = rank_then_rescore(
+                    layer,
+                    accelerator,
+                    fractional,
+                    integer,
+                    opt=opt,
+                    candidates=itertools.chain([(ids, cuts)], pending),
+                    loops=loops,
+                    **settings,
+                )
+                if progress is not None:
+                    progress.close()
+                return result, count
 
         if opt == "energy":
             energy, _, exact = model.evaluate(ids, cuts, latency=False)

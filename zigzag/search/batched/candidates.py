@@ -21,6 +21,11 @@ class Unsupported(Exception):
     """The batched path does not cover this layer / mapping; use the scalar path."""
 
 
+class FiguresTooLarge(Unsupported):
+    """The cost model's integer figures may leave float64's exact range: the batched figures can only rank
+    the candidates (``zigzag.search.batched.ranked``), the scalar model decides."""
+
+
 class LoopTable:
     """The distinct loop factors ``(dim, size)`` of a LOMA run, numbered in sorted order.
 

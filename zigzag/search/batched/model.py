@@ -10,6 +10,7 @@ import numpy as np
 from zigzag.cost.array import array_cost
 from zigzag.search.batched.candidates import (
     EXACT,
+    FiguresTooLarge,
     LoopTable,
     Unsupported,
     prefix_products,
@@ -94,7 +95,10 @@ class BatchCostModel:
         access_same_data_considered_as_no_access: bool = True,
         spatial_mapping_array: dict | None = None,
         latency_model: str = "zigzag",
+        approximate: bool = False,
     ):
+        """``approximate``: build even when the figures may leave the exact range (they then only rank
+        the candidates, ``zigzag.search.batched.ranked``); else :class:`FiguresTooLarge` is raised."""
         self.layer = layer
         self.accelerator = accelerator
         self.loops = loops
@@ -138,8 +142,8 @@ class BatchCostModel:
             biggest = max(biggest, layer.operand_size_elem(op))
         prec = max(list(layer.precision.values()) + [1])
         units = max(max(q.unit_count) for q in self.spatial.values())
-        if float(biggest) * prec * units * 64 >= EXACT:
-            raise Unsupported("figures too large for exact float64 integers")
+        if float(biggest) * prec * units * 64 >= EXACT and not approximate:
+            raise FiguresTooLarge("figures too large for exact float64 integers")
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: _OperandInfo, ids, cuts, ctx):

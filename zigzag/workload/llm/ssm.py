@@ -7,7 +7,7 @@ convolution of x over the tokens (``conv_kernel`` taps), SiLU, the selective pro
 gate (y * SiLU(z)) and the output projection, as transformers' reference path computes them (its
 ``Softplus`` of dt has no operation class: the ONNX import names it). A decode step reads and writes the
 recurrent state (``state`` x ``inner`` per layer) and the convolution state (the last ``conv_kernel``
-inputs) instead of a KV cache: both are operands of role ``kv_cache``.
+inputs) instead of a KV cache: both are operands of role ``state`` (held and read like a cache, updated in place).
 """
 
 from __future__ import annotations
@@ -123,14 +123,16 @@ def mixer(net: Net, name: str, h: int) -> int:
     decode = (
         step.past > 0 and t == 1
     )  # a chunk after a context runs the convolution over its tokens
-    state_role = "kv_cache" if step.past > 0 else "activation"
+    state_role = "state" if step.past > 0 else "activation"
     proj = net.linear(f"{name}/in_proj", h, cfg.hidden, 2 * di, bias=cfg.proj_bias)
     if decode:  # the convolution state: the new input appended, then one dot of conv_kernel taps
-        window = net.add(
-            ops.cache_append(
+        window = net.add(  # the window shifts in place: a state update, not a cache append
+            ops.elementwise(
                 net.next,
                 f"{name}/conv_state",
+                "copy",
                 {"B": b, "D": di, "K": t},
+                roles={"O": "state"},
                 sources={"I": proj},
                 precision=p,
             )
@@ -142,7 +144,7 @@ def mixer(net: Net, name: str, h: int) -> int:
             window,
             w_dims=("D", "K"),
             w_role="weight",
-            i_role="kv_cache",
+            i_role="state",
         )
         conv = net.add(
             ops.reduction(
