@@ -59,7 +59,7 @@ def test_ranked_search_gives_the_scalar_result(q_proj, monkeypatch, opt, latency
 
 def test_the_exact_model_still_refuses_those_figures(q_proj):
     """Without ``approximate`` the batched model refuses the layer (the scalar loop's old hand-over)."""
-    from zigzag.mapping.spatial import convert
+    from zigzag.search.spatial_mapping import convert
     from zigzag.search.batched.candidates import LoopTable
     from zigzag.search.batched.model import BatchCostModel
     from zigzag.search.loma import layer_temporal_loops, ordering_factors

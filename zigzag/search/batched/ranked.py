@@ -17,7 +17,7 @@ import numpy as np
 from zigzag.cost.model import evaluate
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import Accelerator
-from zigzag.mapping.spatial import LevelMapping
+from zigzag.search.spatial_mapping import LevelMapping
 from zigzag.search.batched.candidates import Unsupported, temporal_mapping_of
 from zigzag.search.batched.model import BatchCostModel
 from zigzag.search.reduce import keep_best
