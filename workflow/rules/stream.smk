@@ -1,7 +1,8 @@
 # Multi-core experiments (Stream), config key `stream_experiments`:
 #   stream_split (hardware + workload + mapping -> CN graph) -> stream_plan_costs (checkpoint: the
-#   distinct (CN shape, core) cost-table keys) -> stream_cost (one job per key, content-cached in
-#   the shared cache, so identical cores and experiments share them) -> stream_schedule -> pictures;
+#   distinct (CN shape, core) cost-table keys, the jobs of those not cached yet, in chunks) ->
+#   stream_costs (one job per chunk, entries content-cached in the shared cache, so identical
+#   cores and experiments share them) -> stream_schedule -> pictures;
 #   stream_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
@@ -51,19 +52,25 @@ checkpoint stream_plan_costs:
         )
 
 
-rule stream_cost:
+rule stream_costs:
     input:
-        ancient(f"{CACHE}/stream-cost/jobs/{{key}}.json"),
+        f"{STREAM_RESULTS}/{{sname}}/cost_plan.json",
     output:
-        f"{CACHE}/stream-cost/entries/{{key}}.json",
+        f"{CACHE}/stream-cost/chunks/{{sname}}/{{chunk}}.json",
     log:
-        f"{CACHE}/logs/stream-cost/{{key}}.log",
+        f"{STREAM_RESULTS}/{{sname}}/logs/costs/{{chunk}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/stream_cost/{{key}}.tsv"
+        f"{CACHE}/benchmarks/stream_costs/{{sname}}/{{chunk}}.tsv"
+    wildcard_constraints:
+        chunk=r"\d+of\d+",
     conda:
         "../envs/zigzag.yaml"
     shell:
-        step("stream-cost {input:q} --output {output:q} --log {log:q}")
+        step(
+            "stream-costs {input:q} --chunk {wildcards.chunk} --cache {cache}"
+            " --output {output:q} --log {log:q}",
+            cache=CACHE,
+        )
 
 
 rule stream_schedule:

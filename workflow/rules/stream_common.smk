@@ -1,5 +1,6 @@
 # Multi-core (Stream) experiments: names, targets and input functions of rules/stream.smk.
-from zigzag.steps.stream import core_files, cost_plan_keys
+from zigzag.steps.chunks import chunk_names
+from zigzag.steps.stream import core_files
 
 STREAM_RESULTS = f"{RESULTS}/stream"
 STREAM_FIXED = [n for n, e in STREAM.items() if not e["search"]]
@@ -52,9 +53,12 @@ def stream_hardware_files(wildcards):
 
 
 def stream_cost_entries(wildcards):
-    """Every cost-table entry the experiment needs (known once its plan is written)."""
+    """The records of the stream_costs jobs computing the entries the experiment needs that were
+    not cached when it was planned (their number is known once its plan is written)."""
     plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
-    return [f"{CACHE}/stream-cost/entries/{key}.json" for key in cost_plan_keys(plan)]
+    with open(plan) as handle:
+        chunks = json.load(handle).get("chunks", 0)
+    return [f"{CACHE}/stream-cost/chunks/{wildcards.sname}/{c}.json" for c in chunk_names(chunks)]
 
 
 def _stream_picture(file, what):

@@ -1,7 +1,7 @@
 """The workflow's files that carry their own integrity (:mod:`zigzag.io.sealed`), checked when
 the Snakefile loads: cached layer results and cost-table entries (content-keyed, shared by every
 experiment), and the intermediate files a later step reads (parsed inputs, plans, an experiment's
-results, a hardware sweep's batches of points). A damaged one is removed so that the run computes
+layer jobs and the records of its chunks, its results, a hardware sweep's batches of points). A damaged one is removed so that the run computes
 it again (``workflow/rules/common.smk``)."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ _IN_CACHE = (
     ("results/*.json", True),
     ("stream-cost/entries/*.json", True),
     ("parsed/*/*.json", False),
+    ("layer-jobs/*.json", False),
+    ("chunks/*/*.json", False),
 )
 
 

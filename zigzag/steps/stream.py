@@ -2,8 +2,8 @@
 
 A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
-distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
-``stream-cost`` job per key (shared by all experiments) → ``stream-schedule`` (summary, schedule,
+distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → ``stream-costs``
+jobs, each computing a chunk of them into the cache (:mod:`zigzag.steps.chunks`) → ``stream-schedule`` (summary, schedule,
 trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
 """
@@ -21,6 +21,7 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.tables import csv_text, html_table
 from zigzag.notes import add_notes, collected_warnings, run_logged
 from zigzag.search.options import SearchOptions
+from zigzag.steps.chunks import planned_chunks
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
 from zigzag.multicore.plots import plot_front, plot_run
 from zigzag.multicore.plots.results import metrics_png, pareto_png
@@ -192,8 +193,8 @@ def _table(exp: dict, cache: str | Path):
 
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Write ``output``: every cost-table key the experiment needs; the job files of the uncached
-    ones go into the cache (the workflow's checkpoint ``stream_plan_costs`` produces them)."""
+    """Write ``output``: every cost-table key the experiment needs, and the jobs of those not
+    cached yet with the chunks that compute them (``stream-costs``)."""
     from zigzag.multicore.allocation.genes import allocation_genes
     from zigzag.multicore.cn_graph import load_cn_graph
     from zigzag.multicore.schedule.costs import node_key
@@ -213,7 +214,8 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
         table.key(node, core): core for node, core in reversed(keyed)
     }  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
-    new = table.plan(keyed)
+    jobs = table.planned_jobs(keyed)
+    new = list(jobs)
     write_json_atomic(
         output,
         {
@@ -221,6 +223,8 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
             "keys": keys,
             "cores": [core_of[k] for k in keys],
             "to_compute": new,
+            "chunks": planned_chunks(len(new)),
+            "jobs": jobs,
         },
     )
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
