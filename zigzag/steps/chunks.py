@@ -57,7 +57,12 @@ def evaluate_cost_chunk(plan_path, cache, chunk: str, output) -> str:
     from zigzag.io.atomic import write_json_atomic
     from zigzag.multicore.cost_table import entry_path, evaluate_cost_job, read_entry, write_entry
 
-    plan = json.loads(Path(plan_path).read_text())
+    try:
+        plan = json.loads(Path(plan_path).read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(
+            str(plan_path), None, f"cannot read the cost plan ({exc}); plan the costs again"
+        ) from None
     keys = chunk_keys(plan.get("to_compute", []), chunk)
     computed = []
     for key in keys:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import sys
 from pathlib import Path
 
 from zigzag import __version__
@@ -146,7 +147,9 @@ def evaluate_chunk(
     plan_path: str | Path, cache: str | Path, chunk: str, output: str | Path
 ) -> dict:
     """Search chunk ``chunk`` (``"{i}of{n}"``) of the plan's keys not stored yet into the result
-    store; write ``output`` (the chunk's keys, those searched here); returns its content."""
+    store; write ``output`` (the chunk's keys, those searched here, those no mapping fits);
+    returns its content. A layer no mapping fits is stored as a failure record and said in one
+    ``error:`` line naming the experiment; the step itself succeeds."""
     plan = read_step_file(plan_path)
     keys = chunk_keys(plan.get("to_compute", []), chunk)
     jobs = read_jobs(cache, plan["experiment"]["name"]) if keys else {}
@@ -158,6 +161,10 @@ def evaluate_chunk(
             searched.append(key)
         if failure_in(data):
             failed.append(key)
+            if now:  # said once, where it was found, as the error line of a failed step
+                print(
+                    f"error: {jobs[key].get('label')}: {data['failed']['reason']}", file=sys.stderr
+                )
     document = {"keys": keys, "searched": searched, "failed": failed}
     write_sealed(output, document)
     return document
