@@ -80,7 +80,6 @@ def main() -> None:
         print(f"before: {uptime()}")
         wall, cpu, status = run(workdir, args.cores, config, env)
         cpu += server_cpu(Path(servers) / "s")
-        jobs = len(re.findall(r"^\[.*\]\nlocalrule|^(?:local)?(?:rule|checkpoint) ", (workdir / "snakemake.log").read_text(), re.M))
         print(f"after:  {uptime()}")
         print(f"full run, --cores {args.cores}: {wall:.1f} s wall, {cpu:.1f} s CPU, exit {status}")
         if status:

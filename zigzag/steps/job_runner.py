@@ -1,19 +1,14 @@
-"""Layer jobs as the workflow's ``evaluate_layer`` rule runs them: a job file (its format and key
-are :mod:`zigzag.search.jobs`) in, the best result out."""
+"""The environment of the workflow's job processes (set once, when the Snakefile loads)."""
 
 from __future__ import annotations
 
 import compileall
-import logging
 import sys
 from pathlib import Path
 
 
-_LOG = logging.getLogger(__name__)
-
-
 def prepare_job_environment(environ) -> None:
-    """Settings that make the many short job processes start faster (called by the Snakefile).
+    """Settings that make the job processes start faster (called by the Snakefile).
 
     * one BLAS/OpenMP thread per job: jobs run in parallel already, and numpy imports faster;
     * the package's bytecode is compiled once, also where ``PYTHONDONTWRITEBYTECODE`` is set
