@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -80,7 +82,16 @@ def main() -> None:
         print(f"before: {uptime()}")
         wall, cpu, status = run(workdir, args.cores, config, env)
         cpu += server_cpu(Path(servers) / "s")
+        config_data = yaml.safe_load(Path(config or workdir / "config.yaml").read_text())
+        benchmarks = workdir / config_data.get("results", "results") / ".cache" / "benchmarks"
+        by_rule: dict[str, int] = {}
+        for path in benchmarks.rglob("*.tsv"):
+            rule = path.relative_to(benchmarks).parts[0]
+            by_rule[rule] = by_rule.get(rule, 0) + 1
         print(f"after:  {uptime()}")
+        print(
+            f"jobs (with a benchmark file): {sum(by_rule.values())} {dict(sorted(by_rule.items()))}"
+        )
         print(f"full run, --cores {args.cores}: {wall:.1f} s wall, {cpu:.1f} s CPU, exit {status}")
         if status:
             print((workdir / "snakemake.log").read_text()[-3000:])

@@ -43,9 +43,10 @@ os.environ["PATH"] = os.pathsep.join(
 prepare_job_environment(os.environ)
 # The planning steps split an experiment's layer searches into as many chunks as this run has
 # cores (zigzag/steps/chunks.py); a plan keeps its chunks when a later run has other --cores.
+# (No --cores, e.g. a cluster executor with --jobs: one chunk each.)
 try:
     os.environ["ZIGZAG_FLOW_CORES"] = str(workflow.cores)
-except WorkflowError:  # no --cores (e.g. a cluster executor with --jobs): one chunk each
+except WorkflowError:
     os.environ["ZIGZAG_FLOW_CORES"] = "1"
 # Jobs start the job client without the site module (`python -S`, half the start-up time; see
 # zigzag/steps/client.py). Its path comes from the environment, so the rules' commands, which

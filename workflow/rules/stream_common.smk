@@ -58,7 +58,10 @@ def stream_cost_entries(wildcards):
     plan = checkpoints.stream_plan_costs.get(sname=wildcards.sname).output[0]
     with open(plan) as handle:
         chunks = json.load(handle).get("chunks", 0)
-    return [f"{CACHE}/stream-cost/chunks/{wildcards.sname}/{c}.json" for c in chunk_names(chunks)]
+    return [
+        f"{CACHE}/stream-cost/chunks/{wildcards.sname}/{c}.json"
+        for c in chunk_names(chunks)
+    ]
 
 
 def _stream_picture(file, what):
