@@ -90,6 +90,15 @@ def _start(workdir: Path) -> subprocess.Popen:
 
 
 def test_a_second_run_is_refused_and_unlock_is_advised_only_when_none_is_alive(workdir):
+    # enough work for the first run to still hold the folder while a second one starts (its
+    # layer searches run in a few chunk jobs: the three experiments alone can end too soon)
+    config = yaml.safe_load((workdir / "config.yaml").read_text())
+    config["experiments"] += [
+        {**experiment, "name": f"{experiment['name']}_{opt}", "opt": opt}
+        for experiment in config["experiments"]
+        for opt in ("energy", "EDP")
+    ]
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
     first = _start(workdir)
     try:
         locks = workdir / ".snakemake" / "locks"
