@@ -3,9 +3,10 @@
 A multi-core experiment (config ``stream_experiments``) runs as:
 ``stream-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``stream-plan`` (the
 distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → ``stream-costs``
-jobs, each computing a chunk of them into the cache (:mod:`zigzag.steps.chunks`) → ``stream-schedule`` (summary, schedule,
-trace) → ``stream-plot`` (pictures); ``stream-results`` gathers every run into the multi-core
-results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
+jobs, each computing a chunk of them into the cache (:mod:`zigzag.steps.chunks`) →
+``stream-schedule`` (summary, schedule, trace) → ``stream-plot`` (pictures); ``stream-results``
+gathers every run into the multi-core results table, its Pareto fronts and figures (see
+docs/reference/multicore-results.md).
 """
 
 from __future__ import annotations
