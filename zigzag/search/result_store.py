@@ -81,10 +81,11 @@ class ResultStore:
                     return result
         return _result_of(data)
 
-    def evaluate(self, key: str, job: dict) -> tuple[dict, bool]:
+    def evaluate(self, key: str, job: dict, label: str | None = None) -> tuple[dict, bool]:
         """The data of job ``key`` (a job as :func:`zigzag.search.jobs.layer_job` writes it) and
         whether it was searched now (False: it was stored already). A layer that cannot be
-        searched (no mapping fits, a bad job) is stored as a failure record."""
+        searched (no mapping fits, a bad job) is stored as a failure record, its reason naming
+        ``label`` (the experiment that planned it)."""
         data = self.read(key)
         if data is not None:
             return data, False
@@ -104,7 +105,7 @@ class ResultStore:
                     key=key,
                 )
             except (InputError, MappingError) as exc:
-                self._write_failure(key, "evaluate", str(exc))
+                self._write_failure(key, "evaluate", _labelled(exc, label))
         return self.read(key), True
 
     def _write_failure(self, key: str, step: str, reason: str) -> None:
@@ -144,3 +145,12 @@ def _result_of(data: dict):
     if "failed" in data:
         raise MappingError(data["failed"]["reason"])
     return CostResult.from_dict(data["result"])
+
+
+def _labelled(exc: Exception, label: str | None) -> str:
+    """An error's one line, naming ``label`` where the error names no place of its own."""
+    if label is None:
+        return str(exc)
+    if isinstance(exc, InputError):
+        return str(InputError(exc.file, exc.where or label, exc.message))
+    return f"{label}: {exc}"

@@ -58,8 +58,10 @@ def split_layers(
     without a cache), then its plan; returns the plan."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
-    if inherited is not None:  # parsing failed: pass its record on
+    if inherited is not None:  # parsing failed: pass its record on (and plan no jobs)
         plan = {"experiment": experiment, "failed": inherited}
+        if cache is not None:
+            write_sealed(jobs_path or jobs_file(cache, experiment["name"]), {"jobs": {}})
         write_sealed(plan_path, plan)
         return plan
     check_mapping_fits_accelerator(
@@ -156,15 +158,13 @@ def evaluate_chunk(
     store = ResultStore(Path(cache))
     searched, failed = [], []
     for key in keys:
-        data, now = store.evaluate(key, jobs[key])
+        data, now = store.evaluate(key, jobs[key], jobs[key].get("label"))
         if now:
             searched.append(key)
         if failure_in(data):
             failed.append(key)
             if now:  # said once, where it was found, as the error line of a failed step
-                print(
-                    f"error: {jobs[key].get('label')}: {data['failed']['reason']}", file=sys.stderr
-                )
+                print(f"error: {data['failed']['reason']}", file=sys.stderr)
     document = {"keys": keys, "searched": searched, "failed": failed}
     write_sealed(output, document)
     return document
@@ -178,7 +178,7 @@ def stored_result(store: ResultStore, key: str, job: dict) -> dict:
         logging.getLogger(__name__).warning(
             "%s is missing or damaged; computed again from its job", store.path(key)
         )
-        data, _ = store.evaluate(key, job)
+        data, _ = store.evaluate(key, job, job.get("label"))
     return data
 
 
