@@ -125,7 +125,9 @@ def run_part(
         rows = list(csv.DictReader(handle))
     ok = [r for r in rows if r["status"] == "ok"]
     schedules = sum(int(float(r.get("search_schedules") or 0)) + 1 for r in ok)
-    entries = len(list((workdir / "results" / ".cache" / "stream-cost" / "entries").glob("*.json")))
+    entries = len(
+        list((workdir / "results" / ".cache" / "multicore-cost" / "entries").glob("*.json"))
+    )
     variants = len({r["variant"] for r in rows})
     print(
         f"{part:>7} {variants:>8} {len(ok):>7} {schedules:>9} {entries:>11} {wall:>8.1f} "

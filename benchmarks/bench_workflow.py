@@ -1,8 +1,8 @@
 """Time the workflow on a config: full runs with --cores 2 and --cores 1, a no-change rerun, the
-time spent per rule, the fixed cost of one layer job (warm, through the job server, and cold, in
-a process of its own), the plot job per experiment, 60 of the layer jobs without Snakemake in one
-stream and in two (what a second core can give them here), and the machine's load with every
-figure.
+time spent per rule, the fixed cost of a job (the rules' command on a chunk with nothing to
+search: the client, the step reading the plan and writing its record), warm (through the job
+server) and cold (in a process of its own), the plot job per experiment, and the machine's load
+with every figure.
 
 Usage:  python benchmarks/bench_workflow.py [--configfile benchmarks/config_single_core.yaml]
                                             [--skip-cores1] [--repeat-job 20] [--no-server]
@@ -10,12 +10,9 @@ Usage:  python benchmarks/bench_workflow.py [--configfile benchmarks/config_sing
 Each full run starts from an empty copy of the inputs in a temporary directory, so nothing is
 cached between runs, and with no job server running (a private server folder per run, so the
 server's start is part of the run's time). ``--no-server`` runs every job in its own process
-(``ZIGZAG_FLOW_WARM=0``), as before the job server. Per-rule times come from the rules'
-``benchmark:`` files (wall time of each job as Snakemake sees it, shell and client start
-included). The fixed cost of a layer job is the wall time of the rule's command (``python -S
-.../zigzag/steps/client.py evaluate JOB --output RESULT --log LOG``) on a job whose layer has every loop
-size set to 1, so its search is trivial: process start, imports, reading the job, the trivial
-search (printed apart, from the job's log), writing the result.
+(``ZIGZAG_FLOW_WARM=0``). Per-rule times come from the rules' ``benchmark:`` files (wall time of
+each job as Snakemake sees it, client start included). For the CPU seconds of a whole run, the
+server's included, see ``benchmarks/bench_run_cpu.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +22,6 @@ import csv
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import statistics
@@ -59,6 +55,7 @@ def fresh_copy(config: Path, parent: Path, name: str) -> Path:
 
 
 def job_env(server_dir: Path, warm: bool) -> dict:
+    """The jobs' environment: as the workflow sets it, with a private job server folder."""
     return {
         **os.environ,
         **THREADS,
@@ -107,11 +104,10 @@ def timed_run(
 def rule_times(workdir: Path) -> dict[str, list[float]]:
     """Wall seconds of every job, by rule, from the benchmark files (<cache>/benchmarks/<rule>/)."""
     times: dict[str, list[float]] = defaultdict(list)
-    for path in (results_dir(workdir) / ".cache" / "benchmarks").glob("*/*.tsv"):
+    for path in (results_dir(workdir) / ".cache" / "benchmarks").rglob("*.tsv"):
+        rule = path.relative_to(results_dir(workdir) / ".cache" / "benchmarks").parts[0]
         with open(path) as handle:
-            times[path.parent.name] += [
-                float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")
-            ]
+            times[rule] += [float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")]
     return times
 
 
@@ -122,44 +118,16 @@ def results_dir(workdir: Path) -> Path:
     return workdir / config.get("results", "results")
 
 
-def trivial_job(workdir: Path) -> Path:
-    """A copy of one of the run's layer jobs whose layer has every loop size set to 1."""
-    job = json.loads(
-        sorted((results_dir(workdir) / ".cache" / "jobs").glob("*.json"))[0].read_text()
-    )
-    job["layer"]["loop_sizes"] = [1] * len(job["layer"]["loop_sizes"])
-    for key in ("pr_loop_sizes", "padding", "pr_loop_dims"):
-        job["layer"][key] = None
-    job["layer"]["dimension_relations"] = []
-    path = workdir / "trivial_job.json"
-    path.write_text(json.dumps(job))
-    return path
-
-
-def layer_command(job: Path, output: Path, log: str | Path) -> list[str]:
-    """The layer rule's command (as workflow/rules/common.smk writes it) for one job."""
-    return [
-        sys.executable,
-        "-S",
-        client.__file__,
-        "evaluate",
-        str(job),
-        "--output",
-        str(output),
-        "--log",
-        str(log),
-    ]
-
-
-def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
-    """Wall seconds (median, best) of the layer rule's command on a trivial job, and the median
-    time the job itself reports (the trivial search and writing the result, from its log)."""
-    job, log = trivial_job(workdir), workdir / "trivial.log"
-    command = layer_command(job, workdir / "trivial_result.json", log)
+def job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
+    """Wall seconds (median, best) of the rules' command on a chunk of a finished plan (its
+    layers are all stored: the step reads the plan and writes its record), and the median time
+    the step itself reports in its log."""
+    plan = next(results_dir(workdir).glob("*/plan.json"))
+    log = workdir / "trivial.log"
+    command = [sys.executable, "-S", client.__file__, "evaluate-layers", str(plan)]
+    command += ["--chunk", "1of1", "--cache", str(results_dir(workdir) / ".cache")]
+    command += ["--output", str(workdir / "trivial.json"), "--log", str(log)]
     walls, inside = [], []
-    subprocess.run(
-        command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )  # warm up
     for _ in range(repeat):
         started = time.perf_counter()
         subprocess.run(
@@ -172,34 +140,6 @@ def layer_job_cost(workdir: Path, env: dict, repeat: int) -> dict[str, float]:
         "best": min(walls),
         "inside": statistics.median(inside),
     }
-
-
-def job_streams(workdir: Path, env: dict, count: int = 60) -> tuple[int, float, float]:
-    """Up to ``count`` of the run's layer jobs through the rule's command, without Snakemake: how
-    many, and the wall seconds one after another, then as two parallel streams of half each.
-    Their ratio is what a second core can give these jobs on this machine, the ceiling of the
-    workflow's speed-up."""
-    cache = results_dir(workdir) / ".cache"
-    jobs = sorted((cache / "jobs").glob("*.json"))[:count]
-    out = workdir / "streams"
-    out.mkdir(exist_ok=True)
-
-    def stream(part: list[Path]) -> subprocess.Popen:
-        commands = " && ".join(
-            shlex.join(layer_command(job, out / job.name, os.devnull)) for job in part
-        )
-        return subprocess.Popen(
-            commands, shell=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-
-    stream(jobs[:4]).wait()  # the server is started and warm
-    timings = []
-    for parts in ([jobs], [jobs[::2], jobs[1::2]]):
-        started = time.perf_counter()
-        for process in [stream(part) for part in parts]:
-            process.wait()
-        timings.append(time.perf_counter() - started)
-    return len(jobs), timings[0], timings[1]
 
 
 def bare_python(repeat: int) -> float:
@@ -226,7 +166,7 @@ def main() -> None:
     parser.add_argument(
         "--skip-cores1", action="store_true", help="only the --cores 2 run and the rerun"
     )
-    parser.add_argument("--repeat-job", type=int, default=20, help="runs of the trivial layer job")
+    parser.add_argument("--repeat-job", type=int, default=20, help="runs of the trivial job")
     parser.add_argument(
         "--no-server", action="store_true", help="every job in its own process (no job server)"
     )
@@ -240,9 +180,7 @@ def main() -> None:
         f"machine:                {os.cpu_count()} cores, load average at start {os.getloadavg()}"
     )
     started = time.perf_counter()
-    sum(
-        range(10**7)
-    )  # the machine's speed now: shared machines vary by 10 % or more from hour to hour
+    sum(range(10**7))  # the machine's speed now: shared machines vary by 10 % or more
     print(f"calibration:            sum(range(10**7)) takes {time.perf_counter() - started:.3f} s")
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -258,10 +196,9 @@ def main() -> None:
                 t1, load1 = timed_run(one, 1, job_env(servers / "cores1", warm))
             times = rule_times(two)
             load_job = load()
-            warm_job = layer_job_cost(two, job_env(servers / "job", True), args.repeat_job)
-            cold_job = layer_job_cost(two, job_env(servers / "job", False), args.repeat_job)
+            warm_cost = job_cost(two, job_env(servers / "job", True), args.repeat_job)
+            cold_cost = job_cost(two, job_env(servers / "job", False), args.repeat_job)
             bare = bare_python(args.repeat_job)
-            streams = job_streams(two, job_env(servers / "job", True))
             load_job += f" -> {load()}"
             experiments = len(summaries(two))
             jobs = sum(len(v) for v in times.values())
@@ -270,7 +207,8 @@ def main() -> None:
             for folder in servers.iterdir():
                 stop_servers(folder)
     print(f"experiments:            {experiments}")
-    print(f"jobs (all rules):       {jobs}   layer jobs: {len(times.get('evaluate_layer', []))}")
+    chunks = len(times.get("evaluate_layers", []))
+    print(f"jobs (all rules):       {jobs}   layer-search chunks: {chunks}")
     print(f"full run, --cores 2:    {t2:8.1f} s   (load {load2[0]:.2f} -> {load2[1]:.2f})")
     if not args.skip_cores1:
         print(f"full run, --cores 1:    {t1:8.1f} s   (load {load1[0]:.2f} -> {load1[1]:.2f})")
@@ -280,18 +218,13 @@ def main() -> None:
     )
     if same is not None:
         print(f"same results 1 vs 2:    {same}")
-    jobs_timed, one_stream, two_streams = streams
     print(
-        f"{jobs_timed} layer jobs without Snakemake: {one_stream:.1f} s in one stream, {two_streams:.1f} s in two: "
-        f"{one_stream / two_streams:.2f} x, the ceiling of the 2-core speed-up on this machine"
+        f"a job's fixed cost ({load_job}; the rules' command, nothing to search, {args.repeat_job} runs):"
     )
-    print(
-        f"layer job fixed cost ({load_job}; the rule's command on a trivial job, {args.repeat_job} runs):"
-    )
-    for name, cost in (("warm (job server)", warm_job), ("cold (own process)", cold_job)):
+    for name, cost in (("warm (job server)", warm_cost), ("cold (own process)", cold_cost)):
         print(
             f"  {name:<19} {cost['median']:.3f} s median wall, {cost['best']:.3f} s best "
-            f"(of which the job itself: {cost['inside']:.3f} s)"
+            f"(of which the step itself: {cost['inside']:.3f} s)"
         )
     print(f"  python -c pass      {bare:.3f} s median wall")
     plots = times.get("plot_experiment", [])

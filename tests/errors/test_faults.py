@@ -246,9 +246,9 @@ def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cache = tmp_path / "results" / ".cache"
     for key in ("aaaa", "bbbb"):
-        for folder in ("jobs", "results"):
+        for folder, suffix in (("locks", ".lock"), ("results", ".json")):
             (cache / folder).mkdir(parents=True, exist_ok=True)
-            (cache / folder / f"{key}.json").write_text("{}")
+            (cache / folder / f"{key}{suffix}").write_text("{}")
     (tmp_path / "results" / "e1").mkdir()
     (tmp_path / "results" / "e1" / "plan.json").write_text(
         sealed_text({"layers": [{"key": "aaaa"}]})
@@ -264,4 +264,4 @@ def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
         ]
     }
     stale = {p.resolve().relative_to(cache).as_posix() for p in unreferenced(config)}
-    assert stale == {"jobs/bbbb.json", "results/bbbb.json"}
+    assert stale == {"locks/bbbb.lock", "results/bbbb.json"}

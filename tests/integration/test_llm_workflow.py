@@ -61,7 +61,7 @@ def test_llm_workload_in_the_workflow(tmp_path: Path):
 
     (tmp_path / "tiny.json").write_text(json.dumps(MODEL | {"intermediate_size": 256}))
     output = snakemake(tmp_path)
-    assert jobs(output, "parse_workload") == 1 and jobs(output, "evaluate_layer") > 0
+    assert jobs(output, "parse_workload") == 1 and jobs(output, "evaluate_layers") > 0
     assert (
         json.loads((tmp_path / "results" / "tiny" / "summary.json").read_text())["energy"]
         > summary["energy"]

@@ -99,5 +99,5 @@ def test_failed_experiments_are_rows_and_the_run_fails_naming_them(workdir):
     assert (results / "too_small" / "plots" / "layers.png").exists()
     # a second run computes nothing again and fails the same way
     again = run_snakemake(workdir)
-    assert again.returncode != 0 and "rule evaluate_layer:" not in again.stdout + again.stderr
+    assert again.returncode != 0 and "rule evaluate_layers:" not in again.stdout + again.stderr
     assert "2 of 3 experiments failed" in again.stdout + again.stderr

@@ -1,17 +1,18 @@
 """The workflow's manners: every file a job writes is one Snakemake knows (an output, a log or a
-benchmark of some job), and the content-addressed job files stay with the experiment that first
-needed them, so adding or removing experiments reruns nothing that is done."""
+benchmark of some job) but the content-addressed result stores, and layers stored by one
+experiment are not searched again for another, so adding or removing experiments reruns nothing
+that is done."""
 
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from support import DATA, REPO, reference_input
-from support.workflow import jobs, snakemake, write_yaml
+from support.workflow import jobs, snakemake, stored, write_yaml
 
 pytestmark = pytest.mark.slow
 
@@ -120,39 +121,38 @@ def test_every_file_a_job_writes_is_declared(tmp_path):
         },
     )
     output = snakemake(tmp_path)
-    assert jobs(output, "evaluate_layer") == 3 and jobs(output, "multicore_cost") > 0
+    assert jobs(output, "evaluate_layers") >= 1 and jobs(output, "multicore_costs") >= 1
     assert jobs(output, "plotly_script") == 3  # one per report folder: results, stream, the sweep's
     left = undeclared(tmp_path)
-    # the exceptions, in the content-addressed cache shared by every experiment and run: the job
-    # files the checkpoints write (split_layers: jobs/, multicore_plan_costs: multicore-cost/jobs/; a
-    # job is written once, by the first experiment needing it, so it cannot be one job's output),
-    # and the layer results a sweep's batch job keeps (their keys are known only inside the job)
+    # the exceptions: the result stores (layer results, multi-core cost entries) and their locks,
+    # content-addressed and shared by every experiment, sweep and run; their keys are known only
+    # inside the jobs that search them (a chunk of a plan, a sweep's batch), and a file is written
+    # once, by the first job needing it, so it cannot be one job's output. No job file is left
+    # outside the graph: an experiment's jobs are its split's output, a cost plan holds its own.
     allowed = (
-        "results/.cache/jobs/",
-        "results/.cache/multicore-cost/jobs/",
         "results/.cache/results/",
+        "results/.cache/locks/",
+        "results/.cache/multicore-cost/entries/",
     )
     assert left and all(name.startswith(allowed) for name in left), left
-    assert any(name.startswith("results/.cache/multicore-cost/jobs/") for name in left)
     assert "Nothing to be done" in snakemake(tmp_path, "-n")
 
 
-def test_job_files_stay_with_the_first_experiment_that_needed_them(tmp_path):
+def test_an_experiment_with_stored_layers_searches_nothing(tmp_path):
     single = _single_core_inputs(tmp_path)
     write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "first", **single}]})
     output = snakemake(tmp_path)
-    assert jobs(output, "evaluate_layer") == 3
-    assert all(name.startswith("results/.cache/jobs/") for name in undeclared(tmp_path))
-    # a second experiment with the same layers: its plan lists the same jobs; nothing reruns
+    assert stored(tmp_path) == 3 and jobs(output, "evaluate_layers") == 1
+    # a second experiment with the same layers: its plan has nothing to search; nothing reruns
     write_yaml(
         tmp_path / "config.yaml",
         {"experiments": [{"name": "first", **single}, {"name": "second", **single}]},
     )
+    start = time.time_ns()
     output = snakemake(tmp_path)
-    assert jobs(output, "split_layers") == 1 and jobs(output, "evaluate_layer") == 0
-    # the experiment that wrote the job files is gone from the config: they stay, nothing reruns
+    assert jobs(output, "split_layers") == 1 and jobs(output, "evaluate_layers") == 0
+    assert stored(tmp_path, start) == 0
+    # the first experiment is gone from the config: the second keeps its results, nothing reruns
     write_yaml(tmp_path / "config.yaml", {"experiments": [{"name": "second", **single}]})
     output = snakemake(tmp_path)
-    assert jobs(output, "evaluate_layer") == 0
-    job_files = sorted((tmp_path / "results" / ".cache" / "jobs").glob("*.json"))
-    assert [yaml.safe_load(job.read_text())["label"] for job in job_files] == ["first"] * 3
+    assert jobs(output, "evaluate_layers") == 0 and jobs(output, "sum") == 0

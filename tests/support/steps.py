@@ -23,11 +23,11 @@ def run_steps(config: dict, results: Path) -> Path:
     """Every step of the workflow, as functions, in rule order, as the Snakefile's rules call them
     (no Snakemake)."""
     from zigzag.steps.experiments import accelerator_id, expand_experiments, workload_id
-    from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
     from zigzag.steps.pipeline import (
         compare_experiments,
-        plan_keys,
+        evaluate_chunk,
+        plan_chunks,
         save_experiment,
         split_layers,
         sum_experiment,
@@ -48,12 +48,8 @@ def run_steps(config: dict, results: Path) -> Path:
         parse_accelerator(experiment["accelerator"], accelerator)
         folder = results / experiment["name"]
         split_layers(experiment, workload, accelerator, cache, folder / "plan.json")
-        for key in plan_keys(folder / "plan.json"):
-            evaluate_job(
-                cache / "jobs" / f"{key}.json",
-                cache / "results" / f"{key}.json",
-                show_progress=False,
-            )
+        for chunk in plan_chunks(folder / "plan.json"):
+            evaluate_chunk(folder / "plan.json", cache, chunk, cache / "chunks" / f"{chunk}.json")
         sum_experiment(folder / "plan.json", cache, folder / "results.json")
         save_experiment(folder / "results.json", cache, folder)
         folders.append(folder)

@@ -41,6 +41,14 @@ def jobs(output: str, rule: str) -> int:
     return len(re.findall(rf"^\s*(?:local)?(?:rule|checkpoint) {rule}:", output, re.MULTILINE))
 
 
+def stored(folder: Path, since: int = 0, store: str = "results") -> int:
+    """How many files of a run folder's result store (``results``: layer searches;
+    ``multicore-cost/entries``: multi-core cost entries) were written at ``since`` (ns) or later:
+    the searches a run made (the jobs run them in chunks, so jobs do not count them)."""
+    files = (folder / "results" / ".cache" / store).glob("*.json")
+    return sum(path.stat().st_mtime_ns >= since for path in files)
+
+
 def write_yaml(path: Path, data) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
 

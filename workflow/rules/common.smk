@@ -12,6 +12,7 @@ from zigzag.io.destinations import check_output_folder
 from zigzag.io.memory_costs import memory_tables
 from zigzag.io.llm_workloads import model_files as llm_model_files
 import zigzag.steps.client
+from snakemake.exceptions import WorkflowError
 from zigzag.steps.experiments import (
     accelerator_id,
     check_input_files,
@@ -23,7 +24,7 @@ from zigzag.steps.experiments import (
 from zigzag.steps.job_runner import prepare_job_environment
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import check_sealed_files, is_dry_run
-from zigzag.steps.pipeline import plan_keys
+from zigzag.steps.pipeline import plan_chunks
 from zigzag.steps.multicore import resolve_multicore_experiments
 from zigzag.sweep.workflow import (
     json_text,
@@ -39,6 +40,13 @@ os.environ["PATH"] = os.pathsep.join(
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 prepare_job_environment(os.environ)
+# The planning steps split an experiment's layer searches into as many chunks as this run has
+# cores (zigzag/steps/chunks.py); a plan keeps its chunks when a later run has other --cores.
+# (No --cores, e.g. a cluster executor with --jobs: one chunk each.)
+try:
+    os.environ["ZIGZAG_FLOW_CORES"] = str(workflow.cores)
+except WorkflowError:
+    os.environ["ZIGZAG_FLOW_CORES"] = "1"
 # Jobs start the job client without the site module (`python -S`, half the start-up time; see
 # zigzag/steps/client.py). Its path comes from the environment, so the rules' commands, which
 # Snakemake compares to decide what to rerun, stay the same wherever the checkout is.
@@ -49,6 +57,7 @@ JOB_CLIENT = 'python -S "$ZIGZAG_FLOW_CLIENT"'
 envvars:
     "PATH",
     "ZIGZAG_FLOW_CLIENT",
+    "ZIGZAG_FLOW_CORES",
 
 
 def step(arguments, **constants):
@@ -185,10 +194,10 @@ def parsed_accelerator(wildcards):
     return f"{PARSED}/accelerators/{accelerator_id(EXPERIMENTS[wildcards.name])}.json"
 
 
-def layer_results(wildcards):
-    """The cached results of every distinct layer job of the experiment (known once split)."""
+def layer_chunks(wildcards):
+    """The records of the experiment's evaluate_layers jobs (their number is known once split)."""
     plan = checkpoints.split_layers.get(name=wildcards.name).output.plan
-    return [f"{CACHE}/results/{key}.json" for key in plan_keys(plan)]
+    return [f"{CACHE}/chunks/{wildcards.name}/{c}.json" for c in plan_chunks(plan)]
 
 
 def sweep_batch_file(wildcards):

@@ -1,16 +1,14 @@
-# ZigZag's WorkloadStage and the per-layer stages below it: split an experiment into one job
-# per distinct layer (content-keyed: identical layers, across experiments too, share one job),
-# then search each job: spatial mappings -> temporal mappings -> cost model -> best per criterion.
-# A mapping that does not fit or a layer no mapping fits gives a failure record (--record-failure):
-# the experiment becomes a failed row and check_experiments fails the run at the end.
-# split_layers writes the job files (<cache>/jobs/<key>.json) besides its declared plan: that
-# folder is a content-addressed store shared by every experiment (a job is written once, by the
-# first experiment that needs it, and never rewritten), so it cannot be one job's output
-# (Snakemake lets a file have one producing job, and deletes a directory output before rerunning
-# its job). The plan lists the keys; evaluate_layer reads the job (ancient) and nothing else: it
-# is asked for only through a finished split (layer_results), and its input set never depends on
-# which experiment wrote the job first (an input naming that experiment's plan made unchanged
-# layers rerun when two experiments raced to write a shared job, "Set of input files has changed").
+# ZigZag's WorkloadStage and the per-layer stages below it: split an experiment into its distinct
+# layers (content-keyed: identical layers, across experiments too, are searched once), then search
+# them: spatial mappings -> temporal mappings -> cost model -> best per criterion.
+# split_layers (a checkpoint) writes the experiment's jobs (<cache>/layer-jobs/<name>.json) and its
+# plan: the layers not in the result store yet, in chunks (zigzag/steps/chunks.py: as many as the
+# run's --cores, at least 8 layers each). One evaluate_layers job per chunk searches its layers
+# into the result store (<cache>/results/<key>.json, zigzag/search/result_store.py: shared with
+# hardware sweeps; a layer two jobs need at once is searched by one while the other waits), so a
+# job's start-up is paid per chunk, and the chunks of an experiment run in parallel.
+# A layer no mapping fits gives a failure record: the experiment becomes a failed row and
+# check_experiments fails the run at the end.
 
 
 checkpoint split_layers:
@@ -20,6 +18,7 @@ checkpoint split_layers:
         accelerator=parsed_accelerator,
     output:
         plan=f"{RESULTS}/{{name}}/plan.json",
+        jobs=f"{CACHE}/layer-jobs/{{name}}.json",
     log:
         f"{RESULTS}/{{name}}/logs/split_layers.log",
     benchmark:
@@ -35,18 +34,23 @@ checkpoint split_layers:
         )
 
 
-rule evaluate_layer:
+rule evaluate_layers:
     input:
-        job=ancient(f"{CACHE}/jobs/{{key}}.json"),
+        plan=f"{RESULTS}/{{name}}/plan.json",
+        jobs=f"{CACHE}/layer-jobs/{{name}}.json",
     output:
-        result=f"{CACHE}/results/{{key}}.json",
+        f"{CACHE}/chunks/{{name}}/{{chunk}}.json",
     log:
-        f"{CACHE}/logs/{{key}}.log",
+        f"{RESULTS}/{{name}}/logs/evaluate_layers/{{chunk}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/evaluate_layer/{{key}}.tsv"
+        f"{CACHE}/benchmarks/evaluate_layers/{{name}}/{{chunk}}.tsv"
+    wildcard_constraints:
+        chunk=r"\d+of\d+",
     conda:
         "../envs/zigzag.yaml"
     shell:
         step(
-            "evaluate {input.job:q} --output {output.result:q} --record-failure --log {log:q}"
+            "evaluate-layers {input.plan:q} --chunk {wildcards.chunk} --cache {cache}"
+            " --output {output:q} --log {log:q}",
+            cache=CACHE,
         )

@@ -1,7 +1,8 @@
 # Multi-core experiments, config key `multicore_experiments` (alias `stream_experiments`):
 #   multicore_split (hardware + workload + mapping -> CN graph) -> multicore_plan_costs (checkpoint: the
-#   distinct (CN shape, core) cost-table keys) -> multicore_cost (one job per key, content-cached in
-#   the shared cache, so identical cores and experiments share them) -> multicore_schedule -> pictures;
+#   distinct (CN shape, core) cost-table keys, the jobs of those not cached yet, in chunks) ->
+#   multicore_costs (one job per chunk, entries content-cached in the shared cache, so identical
+#   cores and experiments share them) -> multicore_schedule -> pictures;
 #   multicore_results gathers every run into the multi-core results table and its figures.
 # Editing one core file changes only the keys of that core: only its cost jobs run again, then
 # the schedules and pictures of the experiments using it.
@@ -51,19 +52,25 @@ checkpoint multicore_plan_costs:
         )
 
 
-rule multicore_cost:
+rule multicore_costs:
     input:
-        ancient(f"{CACHE}/multicore-cost/jobs/{{key}}.json"),
+        f"{MULTICORE_RESULTS}/{{sname}}/cost_plan.json",
     output:
-        f"{CACHE}/multicore-cost/entries/{{key}}.json",
+        f"{CACHE}/multicore-cost/chunks/{{sname}}/{{chunk}}.json",
     log:
-        f"{CACHE}/logs/multicore-cost/{{key}}.log",
+        f"{MULTICORE_RESULTS}/{{sname}}/logs/costs/{{chunk}}.log",
     benchmark:
-        f"{CACHE}/benchmarks/multicore_cost/{{key}}.tsv"
+        f"{CACHE}/benchmarks/multicore_costs/{{sname}}/{{chunk}}.tsv"
+    wildcard_constraints:
+        chunk=r"\d+of\d+",
     conda:
         "../envs/zigzag.yaml"
     shell:
-        step("multicore-cost {input:q} --output {output:q} --log {log:q}")
+        step(
+            "multicore-costs {input:q} --chunk {wildcards.chunk} --cache {cache}"
+            " --output {output:q} --log {log:q}",
+            cache=CACHE,
+        )
 
 
 rule multicore_schedule:

@@ -1,6 +1,7 @@
 # Multi-core experiments: names, targets and input functions of rules/multicore.smk.
 from zigzag.multicore.pipeline import allocation_of
-from zigzag.steps.multicore import core_files, cost_plan_keys
+from zigzag.steps.chunks import chunk_names
+from zigzag.steps.multicore import core_files
 
 MULTICORE_RESULTS = f"{RESULTS}/multicore"
 # the experiments by allocation method (fixed, ga, co): which files their run folder holds
@@ -52,10 +53,15 @@ def multicore_hardware_files(wildcards):
 
 
 def multicore_cost_entries(wildcards):
-    """Every cost-table entry the experiment needs (known once its plan is written)."""
+    """The records of the multicore_costs jobs computing the entries the experiment needs that
+    were not cached when it was planned (their number is known once its plan is written).
+    """
     plan = checkpoints.multicore_plan_costs.get(sname=wildcards.sname).output[0]
+    with open(plan) as handle:
+        chunks = json.load(handle).get("chunks", 0)
     return [
-        f"{CACHE}/multicore-cost/entries/{key}.json" for key in cost_plan_keys(plan)
+        f"{CACHE}/multicore-cost/chunks/{wildcards.sname}/{c}.json"
+        for c in chunk_names(chunks)
     ]
 
 

@@ -5,7 +5,8 @@
 rule sum:
     input:
         plan=f"{RESULTS}/{{name}}/plan.json",
-        results=layer_results,
+        jobs=f"{CACHE}/layer-jobs/{{name}}.json",
+        chunks=layer_chunks,
     output:
         f"{RESULTS}/{{name}}/results.json",
     log:
@@ -23,7 +24,8 @@ rule sum:
 
 rule save:
     input:
-        f"{RESULTS}/{{name}}/results.json",
+        results=f"{RESULTS}/{{name}}/results.json",
+        jobs=f"{CACHE}/layer-jobs/{{name}}.json",
     output:
         summary=f"{RESULTS}/{{name}}/summary.json",
         row=f"{RESULTS}/{{name}}/summary.csv",
@@ -48,7 +50,7 @@ rule save:
         folder=lambda wildcards, output: os.path.dirname(output.summary),
     shell:
         step(
-            "save {input:q} --cache {cache} --output {params.folder:q}"
+            "save {input.results:q} --cache {cache} --output {params.folder:q}"
             " --float-format {float_format} --log {log:q}",
             cache=CACHE,
             float_format=OUTPUTS.float_format,

@@ -352,21 +352,6 @@ def write_entry(path: str | Path, entry: CostEntry) -> None:
     write_sealed(path, entry.to_dict(), entry.key)
 
 
-def evaluate_job_file(job_file: str | Path, out_file: str | Path) -> CostEntry:
-    """The single-entry step: read a job file, write its entry (``zigzag step multicore-cost``)."""
-    try:
-        job = json.loads(Path(job_file).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(
-            job_file, None, f"cannot read the cost job ({exc}); re-plan the cost table"
-        ) from None
-    job.pop("label", None)
-    layer_name = job.pop("layer_name", None)
-    entry = evaluate_cost_job(job, layer_name=layer_name)
-    write_entry(out_file, entry)
-    return entry
-
-
 def cost_of(
     node: NodeKey,
     core: "Accelerator | Core",
@@ -452,8 +437,8 @@ class CostTable:
         return [self.entry(node, core_id) for node, core_id in pairs]
 
     def planned_jobs(self, pairs: Iterable[tuple[NodeKey, int]]) -> dict[str, dict]:
-        """key -> job file of every (node, core id) pair not cached yet, for one step per job
-        (``zigzag step multicore-cost``), in order."""
+        """key -> job of every (node, core id) pair not cached yet, in order (the workflow's cost
+        plan holds them; its ``multicore-costs`` steps compute them)."""
         if self.cache is None:
             raise InputError(None, "cache", "planning cost-table jobs needs a cache folder")
         jobs = {}
@@ -470,15 +455,6 @@ class CostTable:
                     "layer_name": node.layer_name,
                 }
         return jobs
-
-    def plan(self, pairs: Iterable[tuple[NodeKey, int]]) -> list[str]:
-        """Store the job file of every (node, core id) pair not cached yet in the cache; returns
-        their distinct keys, in order."""
-        jobs = self.planned_jobs(pairs)
-        for key, job in jobs.items():
-            if not job_path(self.cache, key).exists():
-                write_json_atomic(job_path(self.cache, key), job)
-        return list(jobs)
 
     def _core(self, core_id: int) -> Accelerator:
         try:

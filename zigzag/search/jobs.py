@@ -31,7 +31,6 @@ MODEL_SOURCES = (
     "mapping",
     "io/accelerator_dict.py",
     "io/results.py",
-    "steps/job_runner.py",
 )
 
 

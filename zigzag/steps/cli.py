@@ -2,19 +2,15 @@
 
 Each step writes its outputs atomically. A bad input or an unmappable layer ends the step with
 one line on standard error and in ``--log``, and exit status 1, so Snakemake (``--keep-going``)
-finishes the other jobs. The layer job has a faster entry point of its own,
-``python -m zigzag.steps.evaluate`` (same arguments as ``zigzag step evaluate``).
+finishes the other jobs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 from zigzag.command_options import ArgumentParser, run_command
 from zigzag.notes import run_logged
-from zigzag.steps.logged import evaluate_logged
 
 
 def _recorder(args: argparse.Namespace, step: str, **context):
@@ -55,7 +51,7 @@ def cmd_parse_accelerator(args: argparse.Namespace) -> int:
 
 def cmd_split(args: argparse.Namespace) -> int:
     from zigzag.steps.experiments import read_experiment_spec
-    from zigzag.steps.pipeline import split_layers
+    from zigzag.steps.pipeline import jobs_file, split_layers
 
     experiment = read_experiment_spec(args.experiment)
 
@@ -65,28 +61,43 @@ def cmd_split(args: argparse.Namespace) -> int:
             return f"{experiment['name']}: not run, {plan['failed']['step']} failed: {plan['failed']['reason']}"
         keys = {layer["key"] for layer in plan["layers"]}
         return (
-            f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs"
+            f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs, "
+            f"{len(plan.get('to_compute', []))} to search in {plan.get('chunks', 0)} chunks"
         )
 
-    return run_logged(args.log, action, _recorder(args, "split_layers", experiment=experiment))
+    record = _recorder(args, "split_layers", experiment=experiment)
+    if record is not None and args.cache:  # a failed split plans no jobs: its jobs file is empty
+
+        def record_failure(reason: str, first=record) -> None:
+            from zigzag.io.sealed import write_sealed
+
+            first(reason)
+            write_sealed(jobs_file(args.cache, experiment["name"]), {"jobs": {}})
+
+        record = record_failure
+    return run_logged(args.log, action, record)
 
 
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    return evaluate_logged(args.job, args.output, args.log, record_failure=args.record_failure)
-
-
-def cmd_multicore_cost(args: argparse.Namespace) -> int:
-    from zigzag.multicore.cost_table import evaluate_job_file
+def cmd_evaluate_layers(args: argparse.Namespace) -> int:
+    from zigzag.steps.pipeline import evaluate_chunk
 
     def action():
-        entry = evaluate_job_file(args.job, args.output)
-        label = json.loads(Path(args.job).read_text()).get("label", args.job)
+        done = evaluate_chunk(args.plan, args.cache, args.chunk, args.output)
+        failed = f", {len(done['failed'])} fit no mapping" if done["failed"] else ""
         return (
-            f"{label}: latency {entry.latency:.10g} cycles, on-chip {entry.onchip_energy:.10g} pJ, "
-            f"off-chip {entry.offchip_energy:.10g} pJ, streamed {list(entry.too_large_operands)}"
+            f"{args.plan} chunk {args.chunk}: {len(done['keys'])} layers, "
+            f"{len(done['searched'])} searched here{failed}"
         )
 
     return run_logged(args.log, action)
+
+
+def cmd_multicore_costs(args: argparse.Namespace) -> int:
+    from zigzag.steps.chunks import evaluate_cost_chunk
+
+    return run_logged(
+        args.log, lambda: evaluate_cost_chunk(args.plan, args.cache, args.chunk, args.output)
+    )
 
 
 def cmd_sum(args: argparse.Namespace) -> int:
@@ -209,26 +220,31 @@ def add_step_commands(subparsers) -> None:
     sub.add_argument("--accelerator", required=True, help="parsed accelerator JSON")
     sub.add_argument(
         "--cache",
-        help="also store the jobs in this content-addressed cache folder (the workflow "
-        "copies them out of the plan instead)",
+        help="the cache: its result store tells which layers are still to search, and the "
+        "experiment's jobs go to <cache>/layer-jobs/<name>.json",
     )
     sub.add_argument("--output", required=True, help="plan.json to write")
     sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
 
-    sub = command("evaluate", cmd_evaluate, "search one layer job and write its best result")
-    sub.add_argument("job", help="job file (<cache>/jobs/<key>.json)")
-    sub.add_argument("--output", required=True, help="result file (<cache>/results/<key>.json)")
-    sub.add_argument("--record-failure", action="store_true", help=RECORD_HELP)
+    sub = command(
+        "evaluate-layers",
+        cmd_evaluate_layers,
+        "search one chunk of a plan's layers into the cache's result store",
+    )
+    sub.add_argument("plan", help="the experiment's plan.json")
+    sub.add_argument("--chunk", required=True, help="the chunk, <i>of<n> (the plan's chunks)")
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--output", required=True, help="the chunk's record (JSON) to write")
 
     sub = command(
-        "multicore-cost",
-        cmd_multicore_cost,
-        "Stream cost table: search one (CN, core) job and write its cost entry",
+        "multicore-costs",
+        cmd_multicore_costs,
+        "multi-core cost table: compute one chunk of a cost plan's entries into the cache",
     )
-    sub.add_argument("job", help="job file (<cache>/multicore-cost/jobs/<key>.json)")
-    sub.add_argument(
-        "--output", required=True, help="entry file (<cache>/multicore-cost/entries/<key>.json)"
-    )
+    sub.add_argument("plan", help="the experiment's cost_plan.json")
+    sub.add_argument("--chunk", required=True, help="the chunk, <i>of<n> (the plan's chunks)")
+    sub.add_argument("--cache", required=True)
+    sub.add_argument("--output", required=True, help="the chunk's record (JSON) to write")
 
     sub = command(
         "sum", cmd_sum, "gather an experiment's layer results and network totals (results.json)"

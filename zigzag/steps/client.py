@@ -5,7 +5,7 @@ costs more than the client); the site module is loaded only if the step runs in 
 ``python -m zigzag.steps.client STEP ARGS...`` does the same, with a slower start.
 
 Every rule of the workflow runs its step through this command (``STEP`` is a ``zigzag step``
-sub-command, e.g. ``evaluate JOB --output RESULT --log LOG``). Starting Python and importing
+sub-command, e.g. ``sum PLAN --cache CACHE --output RESULTS --log LOG``). Starting Python and importing
 numpy, pandas or matplotlib costs far more than most steps, so the step is handed to a per-user
 job server (:mod:`zigzag.steps.server`) that has imported them once and forks one child per job.
 The client sends its arguments, working folder, umask and environment, and its standard input,
@@ -70,10 +70,6 @@ def run_step(argv: list[str]) -> int:
         import site
 
         site.main()
-    if argv and argv[0] == "evaluate":  # the layer job: its own entry point imports the least
-        from zigzag.steps.evaluate import main as evaluate
-
-        return evaluate(argv[1:])
     from zigzag.steps.cli import main as step
 
     return step(argv)

@@ -1,8 +1,8 @@
 """The workflow's files that carry their own integrity (:mod:`zigzag.io.sealed`), checked when
 the Snakefile loads: cached layer results and cost-table entries (content-keyed, shared by every
 experiment), and the intermediate files a later step reads (parsed inputs, plans, an experiment's
-results, a hardware sweep's batches of points). A damaged one is removed so that the run computes
-it again (``workflow/rules/common.smk``).
+results, a hardware sweep's batches of points, an experiment's layer jobs and the records of its
+chunks). A damaged one is removed so that the run computes it again (``workflow/rules/common.smk``).
 
 A file found sound is recorded with its size, modification and change times and inode
 (``<cache>/status/sound_files.json``), and checked again only when one of them differs: a rerun
@@ -28,6 +28,8 @@ _IN_CACHE = (
     ("results/*.json", True),
     ("multicore-cost/entries/*.json", True),
     ("parsed/*/*.json", False),
+    ("layer-jobs/*.json", False),
+    ("chunks/*/*.json", False),
 )
 
 

@@ -3,8 +3,8 @@
 A multi-core experiment (config ``multicore_experiments``, or its alias ``stream_experiments``)
 runs as:
 ``multicore-split`` (hardware + workload + mapping → ``cn_graph.npz``) → ``multicore-plan`` (the
-distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → one
-``multicore-cost`` job per key (shared by all experiments) → ``multicore-run`` (allocation,
+distinct (CN shape, core) cost-table keys; the jobs of those not cached yet) → ``multicore-costs``
+jobs, each computing a chunk of them into the cache (:mod:`zigzag.steps.chunks`) → ``multicore-run`` (allocation,
 schedule, trace) → ``multicore-plot`` (pictures); ``multicore-results`` gathers every run into the multi-core
 results table, its Pareto fronts and figures (see docs/reference/multicore-results.md).
 """
@@ -22,6 +22,7 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.tables import csv_text, html_table
 from zigzag.notes import collected_warnings, run_logged
+from zigzag.steps.chunks import planned_chunks
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
 from zigzag.multicore.pipeline.spec import MulticoreRun, allocation_of, search_defaults
 from zigzag.multicore.plots import plot_front, plot_run
@@ -131,8 +132,8 @@ def split(exp: dict, output: str | Path) -> str:
 
 
 def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
-    """Write ``output``: every cost-table key the experiment needs; the job files of the uncached
-    ones go into the cache (the workflow's checkpoint ``multicore_plan_costs`` produces them)."""
+    """Write ``output``: every cost-table key the experiment needs, and the jobs of those not
+    cached yet with the chunks that compute them (``multicore-costs``)."""
     from zigzag.multicore.allocation.genes import allocation_genes
     from zigzag.multicore.cn_graph import load_cn_graph
     from zigzag.multicore.pipeline.prepared import cost_table, load_accelerator
@@ -154,7 +155,8 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
         table.key(node, core): core for node, core in reversed(keyed)
     }  # first core using each key
     keys = list(dict.fromkeys(table.key(node, core) for node, core in keyed))
-    new = table.plan(keyed)
+    jobs = table.planned_jobs(keyed)
+    new = list(jobs)
     write_json_atomic(
         output,
         {
@@ -162,6 +164,8 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
             "keys": keys,
             "cores": [core_of[k] for k in keys],
             "to_compute": new,
+            "chunks": planned_chunks(len(new)),
+            "jobs": jobs,
         },
     )
     return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"

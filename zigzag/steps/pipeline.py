@@ -2,9 +2,11 @@
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
   decide the accelerator each layer is searched on (trimmed per layer with data locality); write
-  one *job* per distinct layer into the content-addressed cache (``zigzag.search.jobs``; the
-  workflow's checkpoint produces them), then the experiment's ``plan.json`` (layer -> key, inputs'
+  the experiment's *jobs* (one per distinct layer, ``zigzag.search.jobs``) and its ``plan.json``
+  (layer -> key, the keys not in the result store yet and the chunks sharing them, inputs'
   SHA-256, versions).
+* :func:`evaluate_chunk`: one chunk of those keys searched into the result store
+  (:mod:`zigzag.search.result_store`; chunks: :mod:`zigzag.steps.chunks`).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
 * :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
@@ -15,8 +17,8 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
+import sys
 from pathlib import Path
 
 from zigzag import __version__
@@ -25,7 +27,7 @@ from zigzag.cost.result import CostResult, sum_results
 from zigzag.errors import InputError
 from zigzag.io import tables
 from zigzag.io.accelerator_dict import accelerator_from_dict
-from zigzag.io.atomic import write_json_atomic, write_json_once, write_text_atomic
+from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.results import file_stem, summary, write_run_folder
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.io.validation import check_mapping_fits_accelerator, oversized_unrollings
@@ -34,8 +36,9 @@ from zigzag.search.capacity import check_capacity
 from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.search.network import NetworkResult
 from zigzag.search.options import SearchOptions
+from zigzag.search.result_store import ResultStore
+from zigzag.steps.chunks import chunk_keys, chunk_names, planned_chunks
 from zigzag.steps.failures import failure_in
-from zigzag.steps.job_runner import read_or_recompute
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.columns import bound_columns
@@ -49,13 +52,16 @@ def split_layers(
     accelerator_file: str | Path,
     cache: str | Path | None,
     plan_path: str | Path,
+    jobs_path: str | Path | None = None,
 ) -> dict:
-    """Write the experiment's layer jobs not in ``cache`` yet (none without a cache), then its
-    plan; returns the plan."""
+    """Write the experiment's layer jobs (to ``jobs_path``, default :func:`jobs_file`; none
+    without a cache), then its plan; returns the plan."""
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
-    if inherited is not None:  # parsing failed: pass its record on
+    if inherited is not None:  # parsing failed: pass its record on (and plan no jobs)
         plan = {"experiment": experiment, "failed": inherited}
+        if cache is not None:
+            write_sealed(jobs_path or jobs_file(cache, experiment["name"]), {"jobs": {}})
         write_sealed(plan_path, plan)
         return plan
     check_mapping_fits_accelerator(
@@ -121,20 +127,59 @@ def split_layers(
     if workload_doc.get("inference"):  # an LLM step: its per-token figures are computed by save
         plan["inference"] = workload_doc["inference"]
     if cache is not None:  # the jobs first: a plan on disk means its jobs are there
-        for key, job in jobs.items():
-            write_json_once(job_file(cache, key), job)
+        store = ResultStore(Path(cache))
+        plan["to_compute"] = [key for key in jobs if store.read(key) is None]
+        plan["chunks"] = planned_chunks(len(plan["to_compute"]))
+        write_sealed(jobs_path or jobs_file(cache, experiment["name"]), {"jobs": jobs})
     write_sealed(plan_path, plan)
     return plan
 
 
-def job_file(cache: str | Path, key: str) -> Path:
-    """Where the cache keeps layer job ``key``."""
-    return Path(cache) / "jobs" / f"{key}.json"
+def jobs_file(cache: str | Path, name: str) -> Path:
+    """Where the cache keeps the layer jobs of experiment ``name`` (key -> job)."""
+    return Path(cache) / "layer-jobs" / f"{name}.json"
 
 
-def layer_result_file(cache: str | Path, key: str) -> Path:
-    """Where the cache keeps the result of layer job ``key``."""
-    return Path(cache) / "results" / f"{key}.json"
+def read_jobs(cache: str | Path, name: str) -> dict[str, dict]:
+    """The layer jobs of experiment ``name`` (key -> job)."""
+    return read_step_file(jobs_file(cache, name))["jobs"]
+
+
+def evaluate_chunk(
+    plan_path: str | Path, cache: str | Path, chunk: str, output: str | Path
+) -> dict:
+    """Search chunk ``chunk`` (``"{i}of{n}"``) of the plan's keys not stored yet into the result
+    store; write ``output`` (the chunk's keys, those searched here, those no mapping fits);
+    returns its content. A layer no mapping fits is stored as a failure record and said in one
+    ``error:`` line naming the experiment; the step itself succeeds."""
+    plan = read_step_file(plan_path)
+    keys = chunk_keys(plan.get("to_compute", []), chunk)
+    jobs = read_jobs(cache, plan["experiment"]["name"]) if keys else {}
+    store = ResultStore(Path(cache))
+    searched, failed = [], []
+    for key in keys:
+        data, now = store.evaluate(key, jobs[key], jobs[key].get("label"))
+        if now:
+            searched.append(key)
+        if failure_in(data):
+            failed.append(key)
+            if now:  # said once, where it was found, as the error line of a failed step
+                print(f"error: {data['failed']['reason']}", file=sys.stderr)
+    document = {"keys": keys, "searched": searched, "failed": failed}
+    write_sealed(output, document)
+    return document
+
+
+def stored_result(store: ResultStore, key: str, job: dict) -> dict:
+    """The checked data of a layer's stored result; one that is missing or damaged is said in
+    one warning naming it, never used, and computed again from its job."""
+    data = store.read(key)
+    if data is None:
+        logging.getLogger(__name__).warning(
+            "%s is missing or damaged; computed again from its job", store.path(key)
+        )
+        data, _ = store.evaluate(key, job, job.get("label"))
+    return data
 
 
 def plan_keys(plan_path: str | Path) -> list[str]:
@@ -146,7 +191,8 @@ def plan_keys(plan_path: str | Path) -> list[str]:
 def load_plan_results(plan: dict, cache: str | Path) -> list:
     """(plan layer entry, its result with the layer's own id and name and the user's accelerator
     name) in processing order."""
-    cache = Path(cache)
+    store = ResultStore(Path(cache))
+    jobs = read_jobs(cache, plan["experiment"]["name"])
     user_accelerator = plan["inputs"]["accelerator"].get(
         "name"
     )  # absent from plans of older versions
@@ -156,7 +202,7 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
     for entry in plan["layers"]:
         key = entry["key"]
         if key not in loaded:
-            data = read_or_recompute(job_file(cache, key), layer_result_file(cache, key))
+            data = stored_result(store, key, jobs[key])
             loaded[key] = CostResult.from_dict(data["result"])
         result = dataclasses.replace(
             loaded[key], layer_id=entry["id"], layer_name=entry["name"], **names
@@ -169,16 +215,12 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     """Gather the experiment's layer results and their network sum into ``results.json``; an
     experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
     plan = read_step_file(plan_path)
-    failed = plan.get("failed") or next(
-        filter(
-            None,
-            (
-                failure_in(read_or_recompute(job_file(cache, key), layer_result_file(cache, key)))
-                for key in plan_keys(plan_path)
-            ),
-        ),
-        None,
-    )
+    failed = plan.get("failed")
+    if failed is None:
+        store, jobs = ResultStore(Path(cache)), read_jobs(cache, plan["experiment"]["name"])
+        failed = next(
+            filter(None, (failure_in(stored_result(store, k, jobs[k])) for k in jobs)), None
+        )
     if failed is not None:
         document = {
             "experiment": plan["experiment"],
@@ -249,10 +291,10 @@ def save_experiment(
     if "failed" in document:
         return save_failed_experiment(document, out_dir)
     accelerators, layers = {}, []
+    jobs = read_jobs(cache, experiment["name"]) if rows else {}
     for entry, result in rows:
         if entry["key"] not in accelerators:
-            job = json.loads(job_file(cache, entry["key"]).read_text())
-            accelerators[entry["key"]] = accelerator_from_dict(job["accelerator"])
+            accelerators[entry["key"]] = accelerator_from_dict(jobs[entry["key"]]["accelerator"])
         layer = build_layer(entry["spec"], [MappingEntry.from_dict(entry["spec"]["mapping"])])
         layers.append((layer, accelerators[entry["key"]]))
         details = complete_json(result, layer, accelerators[entry["key"]])
@@ -337,3 +379,8 @@ def compare_experiments(experiment_dirs: list[str | Path], out_dir: str | Path) 
     tables.write_csv(out_dir / "memory_levels.csv", tables.concatenated(levels))
     failed = sum(row.get("status", "ok") != "ok" for row in summaries)
     return f"{len(summaries)} experiments compared" + (f" ({failed} did not run)" if failed else "")
+
+
+def plan_chunks(plan_path: str | Path) -> list[str]:
+    """The names of a plan's chunks (``1of2``, ...; none when every layer is stored already)."""
+    return chunk_names(read_step_file(plan_path).get("chunks", 0))

@@ -3,9 +3,8 @@ a workflow config refers to (docs/reference/results.md#pruning-the-cache).
 
 An entry is referred to when a plan of one of the config's experiments lists its key (the layer
 jobs of ``results/<name>/plan.json``, the cost entries of ``results/multicore/<name>/cost_plan.json``).
-Layer results that have no job file were written by hardware sweeps, which record no plan: they
-are kept while the config has ``hardware_sweeps`` and removed otherwise. Run the workflow first,
-so that the plans are those of the config as it is now.
+Hardware sweeps record no plan: while the config has ``hardware_sweeps``, no layer result is
+removed. Run the workflow first, so that the plans are those of the config as it is now.
 """
 
 from __future__ import annotations
@@ -16,19 +15,15 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.sealed import DamagedFile, read_sealed
+from zigzag.search.result_store import STORE_FILES
 
-#: (folder under the cache, its files' suffix): what one layer job or one cost entry leaves
-LAYER_FILES = (
-    ("jobs", ".json"),
-    ("results", ".json"),
-    ("logs", ".log"),
-    ("benchmarks/evaluate_layer", ".tsv"),
-)
+#: (folder under the cache, its files' suffix): what one layer result or one cost entry leaves
+LAYER_FILES = STORE_FILES
 COST_FILES = (
     ("multicore-cost/jobs", ".json"),
     ("multicore-cost/entries", ".json"),
     ("logs/multicore-cost", ".log"),
-    ("benchmarks/multicore_cost", ".tsv"),
+    ("benchmarks/multicore_costs", ".tsv"),
 )
 
 
@@ -63,17 +58,16 @@ def unreferenced(config: dict) -> list[Path]:
     cost_keys: set[str] = set()
     for name in resolve_multicore_experiments(config):
         cost_keys |= _cost_keys(results / "multicore" / name / "cost_plan.json")
-    keep_unplanned = bool(config.hardware_sweeps)
-    jobs = {p.stem for p in (cache / "jobs").glob("*.json")}
     stale = []
-    for files, kept in ((LAYER_FILES, layer_keys), (COST_FILES, cost_keys)):
+    groups = [(COST_FILES, cost_keys)]
+    if not config.hardware_sweeps:  # a sweep's results are listed by no plan
+        groups.append((LAYER_FILES, layer_keys))
+    for files, kept in groups:
         for folder, suffix in files:
             for path in sorted((cache / folder).glob(f"*{suffix}")):
                 key = path.name[: -len(suffix)]
                 if key in kept or not all(c in "0123456789abcdef" for c in key):
                     continue
-                if files is LAYER_FILES and keep_unplanned and key not in jobs:
-                    continue  # a hardware sweep's result
                 stale.append(path)
     return stale
 
@@ -106,8 +100,9 @@ def add_cache_command(sub) -> None:
     prune = actions.add_parser(
         "prune",
         help="remove the cache entries no experiment of a config refers to",
-        description="Remove the layer results and cost-table entries (with their job, log and "
-        "benchmark files) that no plan of the config's experiments lists. Run the workflow first.",
+        description="Remove the layer results and cost-table entries (with their lock, job, log "
+        "and benchmark files) that no plan of the config's experiments lists (no layer result "
+        "while the config has hardware_sweeps). Run the workflow first.",
     )
     prune.add_argument("--configfile", required=True, help="the workflow config (e.g. config.yaml)")
     prune.add_argument(

@@ -19,18 +19,14 @@ from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.io.accelerator_dict import accelerator_from_dict
-from zigzag.io.atomic import write_text_atomic
 from zigzag.io.legacy_hardware import upgrade_accelerator
-from zigzag.io.sealed import DamagedFile, damage_warning
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.batched.shared import COST_FIELDS, cost_free_job
-from zigzag.search.batched.structural import structure_free_job
 from zigzag.search.capacity import CapacityError
-from zigzag.search.jobs import job_key, job_result_text, layer_job, read_job_result
-from zigzag.search.layer_search import search_layer
+from zigzag.search.jobs import job_key, layer_job
 from zigzag.search.network import evaluate_network
+from zigzag.search.result_store import ResultStore
 from zigzag.search.options import SearchOptions
 from zigzag.io import tables
 from zigzag.sweep.config import DEFAULT_LINKS
@@ -213,40 +209,14 @@ def _token_columns(network) -> dict:
 
 
 def _layer_result(layer, accelerator, options, cache: Path, shared):
-    """The layer's best result through the shared cache: this batch's (``shared``), the cached
-    file of its job, or a search whose result is written there."""
+    """The layer's best result through this batch's memory (``shared``), else the result store
+    (read, or searched once and stored)."""
     job = layer_job(layer, accelerator, options)
     key = job_key(job)
-    path = cache / "results" / f"{key}.json"
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
         return result
-    result = _cached_result(path, key)
-    if result is None:
-        share = (
-            None
-            if shared is None
-            else (
-                shared,
-                job_key(cost_free_job(job)),
-                job_key(structure_free_job(job, COST_FIELDS)),
-            )
-        )
-        result, stats = search_layer(layer, accelerator, options, show_progress=False, shared=share)
-        write_text_atomic(path, job_result_text(result, stats, key))
+    result = ResultStore(cache).best(job, layer, accelerator, options, shared=shared, key=key)
     if shared is not None:
         shared.keep_result(key, result)
     return result
-
-
-def _cached_result(path: Path, key: str):
-    """The cached result of job ``key`` (a MappingError when it records that no mapping fits);
-    None when there is none, or when it is damaged: reported in one warning naming it, then
-    computed again and replaced by the caller."""
-    try:
-        return read_job_result(path, key)
-    except FileNotFoundError:
-        return None
-    except DamagedFile as exc:
-        logger.warning(damage_warning(exc))
-        return None

@@ -12,6 +12,7 @@ from support.stream_reference import STREAM_DATA, load_dump, node_key, node_keys
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.io.sealed import write_sealed
+from zigzag.search.jobs import job_key
 from zigzag.search.options import SearchOptions
 from zigzag.multicore.cost_table import (
     CostEntry,
@@ -23,7 +24,6 @@ from zigzag.multicore.cost_table import (
     job_path,
     offchip_memory,
     read_lut,
-    write_job,
 )
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.offchip import stored_bits, too_large_operands
@@ -241,41 +241,68 @@ def test_table_file_round_trip(tmp_path, dram):
     assert other.computed == 1
 
 
-def test_single_entry_step(tmp_path, dram):
+def _cost_plan(tmp_path, jobs: dict) -> str:
+    """A cost plan as the workflow's stream-plan step writes it, of ``jobs`` (key -> job)."""
+    from zigzag.steps.chunks import planned_chunks
+
+    plan = tmp_path / "cost_plan.json"
+    chunks = planned_chunks(len(jobs), {"ZIGZAG_FLOW_CORES": "2"})
+    plan.write_text(
+        json.dumps({"experiment": "x", "to_compute": list(jobs), "chunks": chunks, "jobs": jobs})
+    )
+    return str(plan)
+
+
+def _costs_step(plan: str, chunk: str, cache, output) -> int:
+    return main(
+        [
+            "step",
+            "multicore-costs",
+            plan,
+            "--chunk",
+            chunk,
+            "--cache",
+            str(cache),
+            "--output",
+            str(output),
+        ]
+    )
+
+
+def test_a_chunk_step_computes_its_entries_into_the_cache(tmp_path, dram):
     cores = _cores("small_lbl")
     expected, node = node_keys("small_lbl")[1]
     job = cost_job(node, cores[expected["core"]], SearchOptions(), dram)
-    key = write_job(tmp_path, job, label="conv1 on core 1")
-    out = entry_path(tmp_path, key)
-    assert main(["step", "stream-cost", str(job_path(tmp_path, key)), "--output", str(out)]) == 0
-    entry = CostEntry.from_dict(json.loads(out.read_text()))
+    key = job_key(job)
+    plan = _cost_plan(
+        tmp_path, {key: {**job, "label": "conv1 on core 1", "layer_name": node.layer_name}}
+    )
+    assert _costs_step(plan, "1of1", tmp_path, tmp_path / "chunk.json") == 0
+    entry = CostEntry.from_dict(json.loads(entry_path(tmp_path, key).read_text()))
     assert entry == cost_of(node, cores[expected["core"]], dram=dram) and entry.key == key
     _check_entry(entry, expected)
+    assert json.loads((tmp_path / "chunk.json").read_text()) == {"keys": [key], "computed": [key]}
+    # run again: read from the cache, nothing computed
+    assert _costs_step(plan, "1of1", tmp_path, tmp_path / "chunk.json") == 0
+    assert json.loads((tmp_path / "chunk.json").read_text())["computed"] == []
 
 
-def test_planned_jobs_run_as_steps_fill_the_table(tmp_path):
+def test_planned_jobs_run_in_chunks_fill_the_table(tmp_path):
     accelerator = _accelerator("small_fused")
     pairs = [(node, e["core"]) for e, node in node_keys("small_fused")]
-    keys = CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs)
-    assert len(keys) == 3
-    for key in keys:
-        assert (
-            main(
-                [
-                    "step",
-                    "stream-cost",
-                    str(job_path(tmp_path, key)),
-                    "--output",
-                    str(entry_path(tmp_path, key)),
-                ]
-            )
-            == 0
-        )
+    jobs = CostTable.for_accelerator(accelerator, cache=tmp_path).planned_jobs(pairs)
+    assert len(jobs) == 3
+    plan = _cost_plan(tmp_path, jobs)
+    computed = []
+    for chunk in ("1of2", "2of2"):  # two chunks share the keys
+        assert _costs_step(plan, chunk, tmp_path, tmp_path / f"{chunk}.json") == 0
+        computed.append(json.loads((tmp_path / f"{chunk}.json").read_text())["computed"])
+    assert [len(keys) for keys in computed] == [2, 1] and sorted(sum(computed, [])) == sorted(jobs)
     table = CostTable.for_accelerator(accelerator, cache=tmp_path)
     assert [e.key for e in table.fill(pairs)] == [
         table.key(n, c) for n, c in pairs
     ] and table.computed == 0
-    assert CostTable.for_accelerator(accelerator, cache=tmp_path).plan(pairs) == []
+    assert CostTable.for_accelerator(accelerator, cache=tmp_path).planned_jobs(pairs) == {}
 
 
 def test_bad_uses_are_one_line_errors(tmp_path, dram, capsys):
@@ -292,18 +319,7 @@ def test_bad_uses_are_one_line_errors(tmp_path, dram, capsys):
     bad.write_text("{}")
     with pytest.raises(InputError, match="not a cost table"):
         CostTable(cores, lut_path=bad)
-    assert (
-        main(
-            [
-                "step",
-                "stream-cost",
-                str(tmp_path / "missing.json"),
-                "--output",
-                str(tmp_path / "x.json"),
-            ]
-        )
-        == 1
-    )
+    assert _costs_step(str(tmp_path / "missing.json"), "1of1", tmp_path, tmp_path / "x.json") == 1
     assert capsys.readouterr().err.count("\n") == 1
 
 

@@ -65,9 +65,8 @@ def test_search_is_called_once_per_distinct_layer(api_results):
 
 
 def test_api_sweep_and_workflow_steps_give_the_same_layers(api_results, tmp_path):
-    from zigzag.steps.job_runner import evaluate_job
     from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.pipeline import load_plan_results, plan_keys, split_layers
+    from zigzag.steps.pipeline import evaluate_chunk, load_plan_results, plan_chunks, split_layers
     from zigzag.sweep import run_sweep
 
     expected = figures(r for _, r in api_results.layers)
@@ -78,10 +77,8 @@ def test_api_sweep_and_workflow_steps_give_the_same_layers(api_results, tmp_path
     plan = split_layers(
         experiment, tmp_path / "w.json", tmp_path / "a.json", cache, tmp_path / "plan.json"
     )
-    for key in plan_keys(tmp_path / "plan.json"):
-        evaluate_job(
-            cache / "jobs" / f"{key}.json", cache / "results" / f"{key}.json", show_progress=False
-        )
+    for chunk in plan_chunks(tmp_path / "plan.json"):
+        evaluate_chunk(tmp_path / "plan.json", cache, chunk, tmp_path / f"{chunk}.json")
     assert figures(r for _, r in load_plan_results(plan, cache)) == expected
     # a sweep whose one variant is the accelerator itself: the same layers and totals
     dram = load_yaml(ACCELERATOR)["memories"]["dram"]["r_cost"]

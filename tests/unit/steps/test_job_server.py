@@ -25,7 +25,7 @@ from support.steps import gemm_experiment, run_steps
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    """One gemm experiment through every step: parsed inputs and layer jobs to run again."""
+    """One gemm experiment through every step: parsed inputs, a plan and its jobs to run again."""
     return run_steps(
         {"experiments": [gemm_experiment("l1", "gemm_l1")]},
         tmp_path_factory.mktemp("steps") / "results",
@@ -86,8 +86,16 @@ def log_without_time(path: Path) -> list[str]:
     ]
 
 
-def first_job(results: Path) -> Path:
-    return sorted((results / ".cache" / "jobs").glob("*.json"))[0]
+def chunk(results: Path, output, *log, cache=None) -> list:
+    """The layer-search step on the experiment's one chunk (its layers all stored in ``results``'
+    cache already, unless ``cache`` is another one)."""
+    plan, cache = results / "l1" / "plan.json", cache or results / ".cache"
+    return ["evaluate-layers", plan, "--chunk", "1of1", "--cache", cache, "--output", output, *log]
+
+
+def stored_record(results: Path) -> dict:
+    keys = json.loads((results / "l1" / "plan.json").read_text())["to_compute"]
+    return {"keys": keys, "searched": [], "failed": []}
 
 
 def test_fingerprint_follows_the_code(tmp_path):
@@ -121,31 +129,18 @@ def test_the_switch_and_slurm():
 
 @pytest.mark.slow
 def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
-    """Same exit status, standard output and error, output files and log, job by job: a search,
-    a bad job (one-line error), wrong arguments (usage) and a figure."""
-    job = json.loads(first_job(results).read_text())
-    for memory in job["accelerator"]["memories"].values():
-        memory["size"] = 8  # nothing fits
-    (tmp_path / "bad_job.json").write_text(json.dumps(job))
+    """Same exit status, standard output and error, output files and log, job by job: a chunk of
+    layer searches, a bad chunk (one-line error), wrong arguments (usage) and a figure."""
     accelerator = sorted((results / ".cache" / "parsed" / "accelerators").glob("*.json"))[0]
+    for mode in ("cold", "warm"):  # an empty result store each, with the experiment's jobs
+        jobs = tmp_path / "search" / f"{mode}_cache" / "layer-jobs"
+        jobs.mkdir(parents=True)
+        shutil.copy(results / ".cache" / "layer-jobs" / "l1.json", jobs)
+    search = chunk(results, "{out}/chunk.json", "--log", "{out}/job.log", cache="{out}_cache")
     cases = {
-        "search": [
-            "evaluate",
-            first_job(results),
-            "--output",
-            "{out}/result.json",
-            "--log",
-            "{out}/job.log",
-        ],
-        "bad job": [
-            "evaluate",
-            tmp_path / "bad_job.json",
-            "--output",
-            "{out}/r.json",
-            "--log",
-            "{out}/job.log",
-        ],
-        "layer job usage": ["evaluate", "job.json", "--bogus"],
+        "search": search,
+        "bad chunk": [*search[:3], "3of2", *search[4:]],
+        "layer job usage": ["evaluate-layers", "plan.json", "--bogus"],
         "step usage": ["sum", "--output", "x.json"],
         "missing file": [
             "plot-comparison",
@@ -190,13 +185,13 @@ def test_warm_and_cold_steps_agree(results, warm_env, tmp_path):
         cases
     )  # every warm run went through the server
 
-    bad = client(*(str(a).format(out=tmp_path) for a in cases["bad job"]), env=warm_env)
+    bad = client(*(str(a).format(out=tmp_path) for a in cases["bad chunk"]), env=warm_env)
     (line,) = bad.stderr.splitlines()
-    assert bad.returncode == 1 and line.startswith("error: ") and "fits the memories" in line
+    assert bad.returncode == 1 and line.startswith("error: ") and "is not a chunk" in line
     assert log_without_time(tmp_path / "job.log") == [line]
 
 
-def wait_started(env: dict, seen: int, step: str = "evaluate") -> int:
+def wait_started(env: dict, seen: int, step: str = "evaluate-layers") -> int:
     """The pid of the next job the server starts (after the first ``seen`` starts)."""
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -217,12 +212,12 @@ def gone(pid: int, timeout: float = 10) -> bool:
 
 
 def test_signals_reach_the_job_and_a_vanished_client_kills_it(results, warm_env, tmp_path):
-    fifo = tmp_path / "job.json"
+    fifo = tmp_path / "plan.json"
     os.mkfifo(fifo)  # the job blocks opening it: a job that runs until it is stopped
-    argv = ("evaluate", fifo, "--output", tmp_path / "r.json")
+    argv = ("evaluate-layers", fifo, "--chunk", "1of1", "--cache", tmp_path, "--output", "r.json")
 
     def blocked_job():
-        seen = len(re.findall(r"job \d+ evaluate: started", server_log(warm_env)))
+        seen = len(re.findall(r"job \d+ evaluate-layers: started", server_log(warm_env)))
         process = client(*argv, env=warm_env, popen=True)
         return process, wait_started(warm_env, seen)
 
@@ -247,14 +242,9 @@ def test_signals_reach_the_job_and_a_vanished_client_kills_it(results, warm_env,
     process, pid = blocked_job()
     os.kill(pid, signal.SIGKILL)
     assert process.wait(timeout=30) == -signal.SIGKILL
-    done = client("evaluate", first_job(results), "--output", tmp_path / "ok.json", env=warm_env)
+    done = client(*chunk(results, tmp_path / "ok.json"), env=warm_env)
     assert done.returncode == 0, done.stderr
-    assert (
-        json.loads((tmp_path / "ok.json").read_text())["result"]
-        == json.loads((results / ".cache" / "results" / first_job(results).name).read_text())[
-            "result"
-        ]
-    )
+    assert json.loads((tmp_path / "ok.json").read_text())["keys"] == stored_record(results)["keys"]
 
 
 def test_concurrent_clients_start_one_server_that_stops_when_idle(results, tmp_path):
@@ -266,27 +256,21 @@ def test_concurrent_clients_start_one_server_that_stops_when_idle(results, tmp_p
         "ZIGZAG_FLOW_IDLE": "2",
     }
     try:
-        job = first_job(results)
         processes = [
             client(
-                "evaluate",
-                job,
-                "--output",
-                tmp_path / f"r{i}.json",
-                "--log",
-                tmp_path / f"{i}.log",
+                *chunk(results, tmp_path / f"r{i}.json", "--log", tmp_path / f"{i}.log"),
                 env=env,
                 popen=True,
             )
             for i in range(6)
         ]
         assert [p.wait(timeout=180) for p in processes] == [0] * 6
-        expected = json.loads((results / ".cache" / "results" / job.name).read_text())
         for i in range(6):
-            assert json.loads((tmp_path / f"r{i}.json").read_text()) == expected
+            record = json.loads((tmp_path / f"r{i}.json").read_text())
+            assert {k: record[k] for k in ("keys", "searched", "failed")} == stored_record(results)
         log = server_log(env)
         assert len(list(folder.glob("*.sock"))) == 1 and log.count("] starting") == 1
-        assert log.count("evaluate: started") == 6
+        assert log.count("evaluate-layers: started") == 6
         deadline = time.time() + 30
         while list(folder.glob("*.sock")) and time.time() < deadline:
             time.sleep(0.1)
@@ -301,7 +285,7 @@ def test_without_a_safe_server_folder_the_job_runs_in_the_client(results, tmp_pa
     folder.mkdir(mode=0o755)
     folder.chmod(0o755)  # readable by others: its sockets are not trusted
     env = {**os.environ, "ZIGZAG_FLOW_DIR": str(folder), "ZIGZAG_FLOW_WARM": "1"}
-    done = client("evaluate", first_job(results), "--output", tmp_path / "r.json", env=env)
+    done = client(*chunk(results, tmp_path / "r.json"), env=env)
     assert done.returncode == 0 and (tmp_path / "r.json").exists()
     assert not list(folder.iterdir())
     assert stat.S_IMODE(folder.stat().st_mode) == 0o755
@@ -366,6 +350,6 @@ def test_workflow_results_are_the_same_with_and_without_the_server(tmp_path):
             }
         assert outputs["warm"] == outputs["cold"]
         assert len(outputs["warm"]) > 20
-        assert server_log({"ZIGZAG_FLOW_DIR": str(folder)}).count("evaluate: started") == 3
+        assert server_log({"ZIGZAG_FLOW_DIR": str(folder)}).count("evaluate-layers: started") == 1
     finally:
         stop_servers(folder)

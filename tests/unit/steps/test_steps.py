@@ -1,4 +1,4 @@
-"""The workflow's steps one by one: parse rules, layer jobs and their cheap entry point, tables,
+"""The workflow's steps one by one: parse rules, layer searches in chunks, tables,
 the stand-alone config file, and the example accelerators' names."""
 
 from __future__ import annotations
@@ -138,79 +138,53 @@ def test_split_checks_the_mapping_against_the_accelerator(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# the layer job's entry point
+# the layer searches, in chunks
 # ---------------------------------------------------------------------------------------------
 
-HEAVY = ("pandas", "matplotlib", "onnx", "networkx", "yaml", "tqdm")
+
+def test_chunks_share_the_keys_round_robin():
+    from zigzag.steps.chunks import chunk_keys, chunk_names, planned_chunks
+
+    keys = list("abcdefg")
+    assert chunk_names(3) == ["1of3", "2of3", "3of3"] and chunk_names(0) == []
+    assert [chunk_keys(keys, name) for name in chunk_names(3)] == [
+        ["a", "d", "g"],
+        ["b", "e"],
+        ["c", "f"],
+    ]
+    assert planned_chunks(0, {"ZIGZAG_FLOW_CORES": "4"}) == 0
+    assert planned_chunks(20, {"ZIGZAG_FLOW_CORES": "4"}) == 3  # at least 8 keys a chunk
+    assert planned_chunks(100, {"ZIGZAG_FLOW_CORES": "4"}) == 4
+    assert planned_chunks(100, {}) == 1
+    with pytest.raises(InputError, match="'3of2' is not a chunk; give it as <i>of<n>"):
+        chunk_keys(keys, "3of2")
 
 
-def test_layer_job_entry_point_imports_nothing_heavy(results, tmp_path):
-    job = sorted((results / ".cache" / "jobs").glob("*.json"))[0]
-    cached = json.loads((results / ".cache" / "results" / job.name).read_text())
-    out = tmp_path / "result.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-X",
-            "importtime",
-            "-m",
-            "zigzag.steps.evaluate",
-            str(job),
-            "--output",
-            str(out),
-            "--log",
-            str(tmp_path / "job.log"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    imported = {
-        line.rsplit("|", 1)[1].strip()
-        for line in run.stderr.splitlines()
-        if line.startswith("import time:")
-    }
-    assert "zigzag.search.layer_search" in imported
-    heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
-    assert not heavy, heavy
-    assert json.loads(out.read_text())["result"] == cached["result"]
-    # the outcome is the log's last line, after the time taken
-    assert re.fullmatch(
-        r"\[\d+\.\d{3} s\]\nl1\S*: energy \S+ pJ, latency \S+ cycles\n",
-        (tmp_path / "job.log").read_text(),
-    )
+def test_a_chunk_searches_only_what_the_store_lacks_and_records_what_fits_nowhere(
+    results, tmp_path
+):
+    from zigzag.io.sealed import read_step_file, write_sealed
+    from zigzag.search.result_store import ResultStore
+    from zigzag.steps.pipeline import evaluate_chunk, read_jobs
 
-
-def test_layer_job_entry_point_usage_and_errors(results, tmp_path):
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "zigzag.steps.evaluate", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    usage = run()
-    assert usage.returncode == 2 and "usage:" in usage.stderr
-    assert run("job.json", "--bogus", "x").returncode == 2
-    job = json.loads(sorted((results / ".cache" / "jobs").glob("*.json"))[0].read_text())
+    cache, plan = results / ".cache", results / "l1_latency" / "plan.json"
+    # planned before anything was stored: every layer; run again, it reads them all from the store
+    again = evaluate_chunk(plan, cache, "1of1", tmp_path / "again.json")
+    assert again["keys"] == read_step_file(plan)["to_compute"] and again["searched"] == []
+    assert read_step_file(tmp_path / "again.json") == again
+    # a layer no mapping fits: a failure record in the store, and the step succeeds
+    job = next(iter(read_jobs(cache, "l1_latency").values()))
     for memory in job["accelerator"]["memories"].values():
-        memory["size"] = 8  # nothing fits
-    (tmp_path / "job.json").write_text(json.dumps(job))
-    failed = run(
-        str(tmp_path / "job.json"),
-        "--output",
-        str(tmp_path / "r.json"),
-        "--log",
-        str(tmp_path / "log"),
+        memory["size"] = 8
+    other = tmp_path / "cache"
+    write_sealed(other / "layer-jobs" / "l1_latency.json", {"jobs": {"tiny": job}})
+    write_sealed(
+        tmp_path / "plan.json", {**read_step_file(plan), "to_compute": ["tiny"], "chunks": 1}
     )
-    assert failed.returncode == 1 and "Traceback" not in failed.stderr
-    (line,) = failed.stderr.strip().splitlines()
-    assert line.startswith(f"error: {job['label']}: ") and "fits the memories" in line
-    assert (tmp_path / "log").read_text().splitlines()[-1] == line and not (
-        tmp_path / "r.json"
-    ).exists()
+    done = evaluate_chunk(tmp_path / "plan.json", other, "1of1", tmp_path / "c.json")
+    assert done == {"keys": ["tiny"], "searched": ["tiny"], "failed": ["tiny"]}
+    record = ResultStore(other).read("tiny")["failed"]
+    assert record["step"] == "evaluate" and "fits the memories" in record["reason"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -315,12 +315,12 @@ def test_an_export_says_which_step_it_is():
 
 
 def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
-    """parse -> split -> evaluate every job -> sum -> save, as the workflow's rules run them: the
-    experiment's summary.json and summary.csv carry the step's per-token figures."""
-    from zigzag.steps.evaluate import main as evaluate
+    """parse -> split -> evaluate every chunk -> sum -> save, as the workflow's rules run them:
+    the experiment's summary.json and summary.csv carry the step's per-token figures."""
+    from zigzag.steps.cli import main as step
     from zigzag.steps.experiments import expand_experiments
     from zigzag.steps.parse import parse_accelerator, parse_workload
-    from zigzag.steps.pipeline import save_experiment, split_layers, sum_experiment
+    from zigzag.steps.pipeline import plan_chunks, save_experiment, split_layers, sum_experiment
     from zigzag.io.tables import read_csv as read_rows
 
     workload = tmp_path / "tiny.llm.yaml"
@@ -356,17 +356,10 @@ def test_the_workflow_steps_give_an_llm_experiment_its_figures(tmp_path):
     plan = split_layers(
         experiment, tmp_path / "w.json", tmp_path / "a.json", cache, tmp_path / "plan.json"
     )
-    for key in {entry["key"] for entry in plan["layers"]}:
-        assert (
-            evaluate(
-                [
-                    str(cache / "jobs" / f"{key}.json"),
-                    "--output",
-                    str(cache / "results" / f"{key}.json"),
-                ]
-            )
-            == 0
-        )
+    assert plan["chunks"] >= 1
+    for chunk in plan_chunks(tmp_path / "plan.json"):
+        command = ["evaluate-layers", str(tmp_path / "plan.json"), "--chunk", chunk]
+        assert step([*command, "--cache", str(cache), "--output", str(tmp_path / chunk)]) == 0
     sum_experiment(tmp_path / "plan.json", cache, tmp_path / "results.json")
     summary = save_experiment(tmp_path / "results.json", cache, tmp_path / "out")
     figures = summary["per_token"]
