@@ -435,13 +435,6 @@ CASES = [
         "fragments.ub.small.remove",
         "1 is not a list",
     ),
-    case(
-        "multicore-mapping-missing",
-        multicore_sweep(mapping=None),
-        "config.yaml (mesh)",
-        "mapping",
-        "give the multi-core (Stream) mapping file",
-    ),
     # expressions (derive, clock_ghz), evaluated per variant
     case(
         "expression-divides-by-zero",

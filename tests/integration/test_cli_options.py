@@ -11,8 +11,8 @@ from zigzag.cli import build_parser, main
 from zigzag.command_options import QUIET_HELP
 
 #: commands whose work draws random numbers / can run in several processes
-RANDOM = {"run", "sweep", "stream search"}
-PARALLEL = {"sweep", "stream search"}
+RANDOM = {"run", "sweep", "multicore search", "stream search"}
+PARALLEL = {"sweep", "multicore search", "stream search"}
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:
@@ -42,10 +42,10 @@ def test_every_command_takes_the_common_options():
         "run",
         "export-workload",
         "sweep",
-        "stream nodes",
-        "stream run",
-        "stream search",
-        "stream plot",
+        "multicore nodes",
+        "multicore run",
+        "multicore search",
+        "multicore plot",
     } <= set(found)
     for name, parser in found.items():
         given = flags(parser)

@@ -81,11 +81,9 @@ def test_one_writer_for_every_allocation_and_its_mapping_reruns_to_its_figures(
     )
 
 
-def test_a_fixed_run_of_a_flexible_mapping_and_an_automatic_mapping_are_one_line_errors(cache):
+def test_a_fixed_run_of_a_flexible_mapping_is_a_one_line_error(cache):
     with pytest.raises(InputError, match="core_allocation: some layers may go to several cores"):
         prepare(fused(FLEXIBLE), cache=cache)
-    with pytest.raises(InputError, match="mapping: no automatic mapping yet"):
-        prepare(fused(None), cache=cache)
 
 
 def test_the_config_key_and_its_alias(tmp_path):

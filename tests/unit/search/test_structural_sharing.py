@@ -12,7 +12,7 @@ from support import DATA, REPO
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
-from zigzag.mapping import spatial as spatial_mapping
+from zigzag.search import spatial_mapping
 from zigzag.mapping.entry import MappingEntry
 from zigzag.search.batched import candidate_loops
 from zigzag.search.batched.candidates import constraint_mask, ordering_chunks
