@@ -114,7 +114,7 @@ def choices(cores: tuple[int, ...], rule: str) -> list[tuple[int, ...]]:
 
 
 def exhaustive(cache: Path) -> None:
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.multicore.allocation.constraint import co_mapping
     from zigzag.multicore.topology import load_multicore_accelerator
     from zigzag.multicore.inputs import cn_graph_from_files

@@ -12,7 +12,7 @@ small budget). Each grid is evaluated whole (in ``--workers`` processes), or rea
 where an earlier run stored it (keyed by a hash of the space's definition and the files it reads;
 ``--fresh`` evaluates again), then searched once per seed and method with the space's budget,
 ``population x (generations + 1)`` evaluations (at most 20 % of the grid), through
-``zigzag.sweep.search.search`` reading the grid's rows. Printed per space, method and seed:
+``zigzag.sweep.hardware_search.search`` reading the grid's rows. Printed per space, method and seed:
 evaluations (share of the grid), infeasible ones among them, the front size, and the hypervolume
 of the search's front as a share of the grid front's (the searches read the grid's evaluated
 rows, so their seconds are the search's own work). Objectives are scaled to [0, 1] between the
@@ -53,7 +53,7 @@ def _init(section: dict) -> None:
 
 
 def _evaluate(job: tuple) -> list[dict]:
-    from zigzag.sweep.search import evaluate_position
+    from zigzag.sweep.hardware_search import evaluate_position
 
     position, cache = job
     return evaluate_position(_SWEEP, position, cache, {})
@@ -103,7 +103,7 @@ def _subgrid_check(label: str, rows: dict, seeds: list, index: int) -> float:
 
     from zigzag.sweep.guided import INFEASIBLE, guided_search
     from zigzag.sweep.hypervolume import hypervolume, normalised
-    from zigzag.sweep.search import objectives
+    from zigzag.sweep.hardware_search import objectives
 
     values = {p: tuple(min(v, INFEASIBLE) for v in objectives(r)) for p, r in rows.items()}
     sizes = [max(p[a] for p in values) + 1 for a in range(len(next(iter(values))))]
@@ -161,11 +161,11 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.WARNING)
 
-    import zigzag.sweep.search as searching
+    import zigzag.sweep.hardware_search as searching
     from zigzag.sweep import read_sweep
     from zigzag.sweep.config import read_budget
     from zigzag.sweep.hypervolume import hypervolume, normalised
-    from zigzag.sweep.search import WORST, objectives
+    from zigzag.sweep.hardware_search import WORST, objectives
     from zigzag.variants import axis_sizes
 
     print(f"machine: {os.cpu_count()} cores; {_uptime()}")

@@ -4,7 +4,7 @@ ResNet-18 and MobileNetV2 at lpf_limit 6, run by ``snakemake --cores 2`` from sc
 (``--grid 10000``) the 10,000-variant grid: the same 1,000 x 10 memory-cost settings (5 DRAM
 energies per access x 2 weight-register energies per access), whose
 variants differing only in those costs share their mapping candidates
-(zigzag/search/batched/shared.py).
+(zigzag/mapping_search/batched/shared.py).
 
 Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
         python benchmarks/bench_hw_sweep.py --grid 10000                  # the whole 10k grid (idle machine)

@@ -53,8 +53,8 @@ def main() -> None:
 
     wall, cpu = time.perf_counter(), time.process_time()
     from zigzag.io.loaders import load_accelerator, load_mapping
-    from zigzag.search.network import evaluate_network
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.network import evaluate_network
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.io.loaders import build_workload
 
     accelerator = load_accelerator(args.hardware)

@@ -49,8 +49,8 @@ def main() -> None:
 
     from zigzag.io.llm_workloads import llm_layer_specs
     from zigzag.io.loaders import load_accelerator, load_mapping, workload_from_specs
-    from zigzag.search.network import evaluate_network
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.network import evaluate_network
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.tokens import per_token_figures
     from zigzag.workload.llm import step_figures
 

@@ -17,7 +17,7 @@ and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seco
 and, for comparison, from the wall time measured at the machine's present load).
 ``--bandwidths`` adds an axis (the unified buffer's port bandwidths). ``--share`` evaluates the
 variants as a hardware sweep's batch job does, through one cache of candidates kept across them
-(``zigzag.search.batched.shared``, ``.structural``: variants differing in memory sizes and
+(``zigzag.mapping_search.batched.shared``, ``.structural``: variants differing in memory sizes and
 bandwidths take each other's allocations), then evaluates a seeded sample of them (``--check``,
 ``--seed``) again through the unshared path and says whether every layer's result is identical.
 The last lines say whether issue 43's target (1,000 variants in 60 s on 2 cores) is met.
@@ -95,9 +95,9 @@ def figures(result) -> list[str]:
 def shared_search(options, network):
     """A layer search through one cache of candidates kept across the variants, as a sweep's batch
     job does (``zigzag.sweep.point``): variants of one structure take each other's allocations."""
-    from zigzag.search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-    from zigzag.search.batched.structural import structure_free_job
-    from zigzag.search.jobs import job_key, layer_job
+    from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
+    from zigzag.mapping_search.batched.structural import structure_free_job
+    from zigzag.mapping_search.jobs import job_key, layer_job
 
     tables = SharedCandidates()
 
@@ -139,7 +139,7 @@ def main() -> None:
         "--share",
         action="store_true",
         help="share candidates across the variants as a sweep's batch job does "
-        "(zigzag.search.batched.shared and .structural), and check a seeded sample of them "
+        "(zigzag.mapping_search.batched.shared and .structural), and check a seeded sample of them "
         "against the unshared path",
     )
     parser.add_argument("--check", type=int, default=2, help="variants checked with --share")
@@ -149,10 +149,10 @@ def main() -> None:
 
     load_before = os.getloadavg()
     import_cpu = time.process_time()
-    import zigzag.search.network as network
+    import zigzag.mapping_search.network as network
     from zigzag.io.loaders import load_inputs
     from zigzag.io.onnx_import import read_onnx
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
 
     import_cpu = time.process_time() - import_cpu
     counts = {"searches": 0, "evaluations": 0}

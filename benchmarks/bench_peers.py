@@ -33,7 +33,7 @@ CLOCK_GHZ = 1.0
 def ours(phase: str, context: int, prompt: int) -> dict:
     """zigzag-flow's step on the device: its time and, per kind of layer, its cycles and ideal cycles."""
     from zigzag.api import run
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.tokens import per_token_figures
     from zigzag.tokens.workloads import llm_document
 

@@ -53,7 +53,7 @@ if spec.get("tracemalloc"):
     import tracemalloc
     tracemalloc.start()
 t0 = time.perf_counter()
-import zigzag.search.network as network
+import zigzag.mapping_search.network as network
 from zigzag.api import get_hardware_performance_zigzag
 counts = {"evaluations": 0, "layer_searches": 0}
 search_layer = network.search_layer
@@ -164,11 +164,11 @@ def per_layer(case: dict, repeat: int) -> list[dict]:
     import logging
 
     logging.disable(logging.CRITICAL)
-    from zigzag.search import batched
+    from zigzag.mapping_search import batched
     from zigzag.io.loaders import load_inputs
-    from zigzag.search.layer_search import search_layer
-    from zigzag.search.network import evaluated_layers, layer_accelerators
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.layer_search import search_layer
+    from zigzag.mapping_search.network import evaluated_layers, layer_accelerators
+    from zigzag.mapping_search.options import SearchOptions
 
     workload, accelerator = load_inputs(case["workload"], case["accelerator"], case["mapping"])
     options = dict(case["options"])

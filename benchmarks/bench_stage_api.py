@@ -8,7 +8,7 @@ Two cases, both from the README's "Writing your own stage":
   the same inputs and options;
 * ``memory-sweep``: the README's ``MemorySizeSweepStage`` pipeline (three sizes of
   ``unified_buffer``, ``MinimalEnergyStage``) against the API's engine
-  (``zigzag.search.network.evaluate_network``) run on the same three resized accelerators.
+  (``zigzag.mapping_search.network.evaluate_network``) run on the same three resized accelerators.
 
 Each side runs once to warm up, then ``--repeat`` times alternately; the lowest CPU time
 (``time.process_time``, this process only) is printed, with the machine load before and after.
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 from zigzag.api import get_hardware_performance_zigzag  # noqa: E402
 from zigzag.io.loaders import load_inputs  # noqa: E402
-from zigzag.search.network import evaluate_network  # noqa: E402
-from zigzag.search.options import SearchOptions  # noqa: E402
+from zigzag.mapping_search.network import evaluate_network  # noqa: E402
+from zigzag.mapping_search.options import SearchOptions  # noqa: E402
 from zigzag.stages import *  # noqa: E402,F403
 from zigzag.stages import Stage  # noqa: E402
 

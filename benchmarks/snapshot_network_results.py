@@ -64,7 +64,7 @@ def main() -> None:
     from zigzag.api import run
     from zigzag.errors import InputError, MappingError
     from zigzag.cost.json_forms import complete_json, cumulative_json
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="zz_snapshot_") as tmp:

@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 
 from zigzag.io.loaders import load_inputs
-from zigzag.io.results import save_network_outputs
+from zigzag.io.run_files import save_network_outputs
 from zigzag.notes import collected_warnings
-from zigzag.search.network import NetworkResult, evaluate_network
-from zigzag.search.options import SearchOptions, resolve_options
+from zigzag.mapping_search.network import NetworkResult, evaluate_network
+from zigzag.mapping_search.options import SearchOptions, resolve_options
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def get_hardware_performance_zigzag(
     ``(energy, latency, tclk in ns, area in mm², cmes)`` with the clock period and area of the
     first evaluated layer. (An in-memory-computing accelerator is costed with the IMC model
     whatever this flag says.) ``options`` takes any other option of the option table
-    (``zigzag.search.options.OPTIONS``, also listed by ``zigzag run --help``), e.g.
+    (``zigzag.mapping_search.options.OPTIONS``, also listed by ``zigzag run --help``), e.g.
     ``evaluate_all_operators=True`` (ONNX pooling / element-wise operators as layers),
     ``operators="all"`` (every ONNX operator as layers of the operator model),
     ``salsa_seed``, ``access_same_data_considered_as_no_access``.

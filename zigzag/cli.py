@@ -21,7 +21,7 @@ from zigzag.command_options import (
     run_command,
 )
 from zigzag.errors import InputError
-from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.mapping_search.options import OPTION_BY_NAME, resolve_options
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -29,7 +29,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from zigzag.io.destinations import check_output_folder, save_or_keep
     import pandas as pd
 
-    from zigzag.io.results import save_network_outputs
+    from zigzag.io.run_files import save_network_outputs
     from zigzag.io.tables import layer_rows
     from zigzag.notes import collected_warnings
 

@@ -16,7 +16,7 @@ import sys
 
 from zigzag.errors import InputError, MappingError
 from zigzag.interrupts import INTERRUPTED, interrupted_line
-from zigzag.search.options import OPTIONS, Option, SearchOptions, resolve_options
+from zigzag.mapping_search.options import OPTIONS, Option, SearchOptions, resolve_options
 
 WORKLOAD_OPTIONS = [o.name for o in OPTIONS if o.scope == "workload"]
 
@@ -99,7 +99,7 @@ def add_option(parser, option: Option) -> None:
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
-    """Every option of the option table (zigzag.search.options.OPTIONS) as a command-line flag."""
+    """Every option of the option table (zigzag.mapping_search.options.OPTIONS) as a command-line flag."""
     group = parser.add_argument_group(
         "options (names as in get_hardware_performance_zigzag and the config)"
     )

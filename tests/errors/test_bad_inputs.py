@@ -2,7 +2,7 @@
 naming the file, the field and the fix; and the warnings that name what was left out or looks wrong.
 
 The per-file schema and rule cases are in tests/unit/io/test_validation.py, the option values in
-tests/unit/search/test_options_table.py; test_at_least_fifty_distinct_bad_inputs counts all of them.
+tests/unit/mapping_search/test_options_table.py; test_at_least_fifty_distinct_bad_inputs counts all of them.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from support.bad_inputs import (
 )
 from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs
-from zigzag.search.layer_search import search_layer
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.steps.experiments import check_input_files, expand_experiments
 from zigzag.steps.multicore import resolve_multicore_experiments
 

@@ -25,9 +25,9 @@ from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import load_inputs, load_mapping, load_workload
 from zigzag.io.onnx_import import read_onnx
 from zigzag.io.yaml_files import load_yaml
-from zigzag.search.layer_search import search_layer
-from zigzag.search.options import SearchOptions
-from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 
 SMALL = DATA / "workflow" / "small_convs.yaml"
 TPU = reference_input("hardware", "tpu_like.yaml")

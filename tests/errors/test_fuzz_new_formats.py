@@ -24,7 +24,7 @@ from zigzag.errors import InputError
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
 from zigzag.sweep import read_sweep, variants_of
 from zigzag.sweep.config import read_constraints
-from zigzag.sweep.results import check_constraints
+from zigzag.sweep.tables import check_constraints
 from zigzag.variants import expressions
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="zigzag-fuzz-new-"))

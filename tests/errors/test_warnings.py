@@ -18,7 +18,7 @@ from support.steps import gemm_experiment, run_steps
 from zigzag.api import run
 from zigzag.io.loaders import load_inputs
 from zigzag.notes import grouped_layer_warnings, warn_for_layer
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.multicore.inputs import load_cn_graph_inputs
 
 STREAM = REFERENCE_DATA / "stream" / "stream" / "inputs" / "examples"

@@ -20,7 +20,7 @@ from support import DATA, REPO
 #: runs `zigzag ARGS...` with a layer search that, from its second call on, touches MARK and sleeps
 _RUNNER = """
 import sys, time, pathlib
-import zigzag.search.layer_search as layer_search, zigzag.search.network as network
+import zigzag.mapping_search.layer_search as layer_search, zigzag.mapping_search.network as network
 mark, real, calls = pathlib.Path(sys.argv[1]), layer_search.search_layer, []
 def search_layer(*args, **kwargs):
     calls.append(1)

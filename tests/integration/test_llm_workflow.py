@@ -26,7 +26,7 @@ MODEL = {
 
 def test_llm_workload_in_the_workflow(tmp_path: Path):
     from zigzag.api import run
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
 
     (tmp_path / "tiny.json").write_text(json.dumps(MODEL))
     (tmp_path / "tiny_decode.llm.yaml").write_text(

@@ -15,10 +15,10 @@ from zigzag.api import run
 from zigzag.errors import InputError
 from zigzag.cost.model import evaluate
 from zigzag.io.loaders import load_inputs
-from zigzag.search.spatial_mapping import convert
-from zigzag.search.loma import temporal_mappings
-from zigzag.search.options import SearchOptions
-from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search.spatial_mapping import convert
+from zigzag.mapping_search.loma import temporal_mappings
+from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 
 REL = 1e-9
 

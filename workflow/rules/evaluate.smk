@@ -4,7 +4,7 @@
 # split_layers (a checkpoint) writes the experiment's jobs (<cache>/layer-jobs/<name>.json) and its
 # plan: the layers not in the result store yet, in chunks (zigzag/steps/chunks.py: as many as the
 # run's --cores, at least 8 layers each). One evaluate_layers job per chunk searches its layers
-# into the result store (<cache>/results/<key>.json, zigzag/search/result_store.py: shared with
+# into the result store (<cache>/results/<key>.json, zigzag/mapping_search/result_store.py: shared with
 # hardware sweeps; a layer two jobs need at once is searched by one while the other waits), so a
 # job's start-up is paid per chunk, and the chunks of an experiment run in parallel.
 # A layer no mapping fits gives a failure record: the experiment becomes a failed row and

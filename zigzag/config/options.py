@@ -1,7 +1,7 @@
 """The search options of the config (``defaults``, an experiment, a hardware sweep), made from the
-option table (:data:`zigzag.search.options.OPTIONS`): one field per row, with its type, choices,
+option table (:data:`zigzag.mapping_search.options.OPTIONS`): one field per row, with its type, choices,
 bounds, default and meaning. A grid sweep (``sweeps``) may give any option a list of values; those
-are checked once the grid is expanded (:func:`zigzag.search.options.resolve_options`).
+are checked once the grid is expanded (:func:`zigzag.mapping_search.options.resolve_options`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, create_model
 
 from zigzag.config.base import Section, number, whole
-from zigzag.search.options import OPTIONS, Option
+from zigzag.mapping_search.options import OPTIONS, Option
 
 
 def _field(option: Option) -> tuple[Any, Any]:

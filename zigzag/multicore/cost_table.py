@@ -10,7 +10,7 @@ memories streamed from an off-chip DRAM level (docs/models/multi-core.md#cost-ta
   memory and the search options.
 
 An entry is identified by the hash of its *job*: the single-core layer job (layer signature, the
-core with its DRAM level, options, model version, see :mod:`zigzag.search.jobs`) plus the
+core with its DRAM level, options, model version, see :mod:`zigzag.mapping_search.jobs`) plus the
 streamed operands. Entries live in the content-addressed cache as
 ``<cache>/multicore-cost/jobs/<key>.json`` and ``<cache>/multicore-cost/entries/<key>.json``, so they are
 shared by identical CNs, cores, experiments and allocations, and an input change gives a new key
@@ -34,9 +34,9 @@ from zigzag.io.atomic import write_json_atomic, write_json_once
 from zigzag.io.loaders import accelerator_from_dict
 from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, write_sealed
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.jobs import job_key, layer_from_job, layer_job, model_version
-from zigzag.search.layer_search import search_layer
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.jobs import job_key, layer_from_job, layer_job, model_version
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.multicore.offchip import (
     FOUR_WAY,
     offchip_bandwidth,

@@ -23,7 +23,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.tables import input_id
 from zigzag.report.tables import MAXIMISED, columnar, describe_columns, objectives, read_table
-from zigzag.sweep.results import constraint_limits, group_of
+from zigzag.sweep.tables import constraint_limits, group_of
 
 KINDS = ("experiments", "sweep", "multicore")
 #: the layers.csv columns of the per-layer "why" view (memory energies are found by name)

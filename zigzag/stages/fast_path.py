@@ -4,7 +4,7 @@ CostModelStage]``.
 Such a reduction (``MinimalLatencyStage`` & co. without ``reduce_minimal_keep_others``) yields only
 the best evaluation of its child, and no stage of the user's sits between it and the cost model,
 so nobody can see the individual evaluations: the same search is then run the way the API runs it
-(``zigzag.search.batched``, bit-identical figures and the same first-of-equals choice) and the
+(``zigzag.mapping_search.batched``, bit-identical figures and the same first-of-equals choice) and the
 reduction yields the same result. Any other pipeline, a subclass of either stage, a missing kwarg
 or a case the batched search does not cover runs stage by stage as before.
 """
@@ -16,7 +16,7 @@ import json
 import logging
 import weakref
 
-from zigzag.search import batched
+from zigzag.mapping_search import batched
 from zigzag.cost.layer_result import LayerCostResult
 from zigzag.stages.evaluation import CostModelStage
 from zigzag.stages.mapping import TemporalMappingGeneratorStage, is_even_mapping_type

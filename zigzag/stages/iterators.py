@@ -6,9 +6,9 @@ import itertools
 import logging
 
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit, on_vector_unit
-from zigzag.search.capacity import check_capacity
-from zigzag.search.network import plan_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.capacity import check_capacity
+from zigzag.mapping_search.network import plan_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from zigzag.cost.result import sum_results
-from zigzag.search.reduce import keep_best
+from zigzag.mapping_search.reduce import keep_best
 from zigzag.stages.fast_path import batched_temporal_search
 from zigzag.stages.stage import Stage
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from zigzag.cost.result import CostResult, CumulativeResult
 from zigzag.io.atomic import write_json_atomic
 from zigzag.cost.json_forms import complete_json, cumulative_json
-from zigzag.io.results import file_stem
+from zigzag.io.run_files import file_stem
 from zigzag.stages.stage import Stage, missing_kwarg_error
 
 logger = logging.getLogger(__name__)

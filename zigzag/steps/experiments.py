@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.tables import FIGURES, IDENTITY, input_id
-from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.mapping_search.options import OPTION_BY_NAME, resolve_options
 
 if TYPE_CHECKING:
     from zigzag.config import WorkflowConfig

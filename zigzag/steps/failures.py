@@ -16,7 +16,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.io.tables import read_csv
-from zigzag.search.result_store import failure_record
+from zigzag.mapping_search.result_store import failure_record
 
 FAILED = "failed"
 

@@ -26,8 +26,8 @@ from zigzag.steps.chunks import planned_chunks
 from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
 from zigzag.multicore.pipeline.spec import MulticoreRun, allocation_of, search_defaults
 from zigzag.multicore.plots import plot_front, plot_run
-from zigzag.multicore.plots.results import metrics_png, pareto_png
-from zigzag.multicore.results import mark_pareto, multicore_rows, summarize_run, table_columns
+from zigzag.multicore.plots.summary_figures import metrics_png, pareto_png
+from zigzag.multicore.summaries import mark_pareto, multicore_rows, summarize_run, table_columns
 
 if TYPE_CHECKING:
     from zigzag.config import WorkflowConfig

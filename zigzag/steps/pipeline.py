@@ -2,11 +2,11 @@
 
 * :func:`split_layers` (ZigZag's WorkloadStage): from the parsed workload and accelerator,
   decide the accelerator each layer is searched on (trimmed per layer with data locality); write
-  the experiment's *jobs* (one per distinct layer, ``zigzag.search.jobs``) and its ``plan.json``
+  the experiment's *jobs* (one per distinct layer, ``zigzag.mapping_search.jobs``) and its ``plan.json``
   (layer -> key, the keys not in the result store yet and the chunks sharing them, inputs'
   SHA-256, versions).
 * :func:`evaluate_chunk`: one chunk of those keys searched into the result store
-  (:mod:`zigzag.search.result_store`; chunks: :mod:`zigzag.steps.chunks`).
+  (:mod:`zigzag.mapping_search.result_store`; chunks: :mod:`zigzag.steps.chunks`).
 * :func:`sum_experiment` (SumStage): the cached per-layer results in processing order and the
   network totals, in one ``results.json``.
 * :func:`save_experiment` (the save stages): ``summary.json``, the tables, per-layer JSON and
@@ -28,22 +28,22 @@ from zigzag.errors import InputError
 from zigzag.io import tables
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.atomic import write_json_atomic, write_text_atomic
-from zigzag.io.results import file_stem, summary, write_run_folder
+from zigzag.io.run_files import file_stem, summary, write_run_folder
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.io.validation import check_mapping_fits_accelerator, oversized_unrollings
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.capacity import check_capacity
-from zigzag.search.jobs import MODEL_VERSION, job_key, layer_job
-from zigzag.search.network import NetworkResult
-from zigzag.search.options import SearchOptions
-from zigzag.search.result_store import ResultStore
+from zigzag.mapping_search.capacity import check_capacity
+from zigzag.mapping_search.jobs import MODEL_VERSION, job_key, layer_job
+from zigzag.mapping_search.network import NetworkResult
+from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.result_store import ResultStore
 from zigzag.steps.chunks import chunk_keys, chunk_names, planned_chunks
 from zigzag.steps.failures import failure_in
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.columns import bound_columns
 from zigzag.workload.workload import build_layer
-from zigzag.search.network import plan_network
+from zigzag.mapping_search.network import plan_network
 
 
 def split_layers(

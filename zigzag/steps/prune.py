@@ -15,7 +15,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.sealed import DamagedFile, read_sealed
-from zigzag.search.result_store import STORE_FILES
+from zigzag.mapping_search.result_store import STORE_FILES
 
 #: (folder under the cache, its files' suffix): what one layer result or one cost entry leaves
 LAYER_FILES = STORE_FILES

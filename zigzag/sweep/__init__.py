@@ -11,7 +11,7 @@ and figures (see docs/reference/sweeps.md).
 import importlib
 
 #: the package's API and the module defining each name: loaded on first use, so that importing one
-#: module of the package (``zigzag --help`` and the report read ``zigzag.sweep.results``) does not
+#: module of the package (``zigzag --help`` and the report read ``zigzag.sweep.tables``) does not
 #: load the whole sweep machinery
 _API = {
     "Sweep": "config",

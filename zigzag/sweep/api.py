@@ -7,7 +7,7 @@ from pathlib import Path
 
 from zigzag.sweep.config import SearchBudget, Sweep, read_budget, read_sweep
 from zigzag.sweep.runner import collect, evaluate_points, variants_of, write_variant_documents
-from zigzag.sweep.search import search, write_search
+from zigzag.sweep.hardware_search import search, write_search
 
 
 def run_sweep(
@@ -50,11 +50,11 @@ def search_sweep(
     float_format: str = "%.10g",
     progress=None,
 ):
-    """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/search.py) over
+    """Run a guided search (NSGA-II over energy, latency and area; see zigzag/sweep/hardware_search.py) over
     a sweep's grid instead of every variant, write its tables and figures (those of
     :func:`run_sweep` over the variants it evaluated, plus ``search_front.csv``,
     ``plots/search_front.<fmt>`` and ``search.json``) and return its
-    :class:`~zigzag.sweep.search.SearchResult`. ``budget``: a SearchBudget or a dict
+    :class:`~zigzag.sweep.hardware_search.SearchResult`. ``budget``: a SearchBudget or a dict
     (population, generations, seed, workers), default the sweep's ``search``."""
     if not isinstance(sweep, Sweep):
         sweep = read_sweep({"name": "sweep", **sweep}, "sweep", defaults=defaults)

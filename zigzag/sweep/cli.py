@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from zigzag.errors import InputError
-from zigzag.sweep.results import check_constraints
+from zigzag.sweep.tables import check_constraints
 
 
 def _assignment(text: str, flag: str) -> tuple[str, str]:
@@ -179,7 +179,7 @@ def _config_entry(path: str, name: str | None) -> dict:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from zigzag.command_options import options_from_args
-    from zigzag.search.options import OPTIONS
+    from zigzag.mapping_search.options import OPTIONS
     from zigzag.sweep.config import read_sweep
     from zigzag.io.destinations import check_output_folder
     from zigzag.sweep.api import run_sweep
@@ -222,7 +222,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             figures += f", {row['bound_ratio']:.3f} x the {row['bound_term']} bound"
             if row.get("bound_note"):
                 figures += f" ({row['bound_note']})"
-        from zigzag.sweep.results import group_of
+        from zigzag.sweep.tables import group_of
 
         print(f"{row['variant']:<40} {group_of(row):<20} {row['status']:<10} {figures}")
     print(

@@ -21,7 +21,7 @@ from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.validation import validate_accelerator
 from zigzag.multicore.pipeline.spec import CHOICES, MODES, search_defaults
 from zigzag.multicore.pipeline.spec import SEARCH_METHODS as ALLOCATION_METHODS
-from zigzag.search.options import OPTION_BY_NAME, resolve_options
+from zigzag.mapping_search.options import OPTION_BY_NAME, resolve_options
 from zigzag.sweep.constraints import ConstraintProblem, check_constraint
 from zigzag.sweep.multicore import multicore_spec
 from zigzag.tokens.workloads import check_field, check_points, is_llm_workload
@@ -63,7 +63,7 @@ class Constraint:
     in_seconds: bool
 
 
-#: the keys of ``search:`` in a hardware sweep (a guided search, zigzag/sweep/search.py)
+#: the keys of ``search:`` in a hardware sweep (a guided search, zigzag/sweep/hardware_search.py)
 SEARCH_KEYS = ("method", "population", "generations", "seed", "workers")
 SEARCH_METHODS = ("guided", "nsga2")
 
@@ -130,7 +130,7 @@ class Sweep:
     workload_options: dict
     #: variants per workflow job, or "auto" (see zigzag/sweep/workflow.py)
     batch_size: int | str = "auto"
-    #: a guided search's budget instead of the whole grid (see zigzag/sweep/search.py)
+    #: a guided search's budget instead of the whole grid (see zigzag/sweep/hardware_search.py)
     search: SearchBudget | None = None
     kind: str = "single"
     base: str | None = None

@@ -17,7 +17,7 @@ from pathlib import Path
 from zigzag.io.atomic import write_json_atomic, write_text_if_changed
 from zigzag.io.tables import memory_energy
 from zigzag.plots.units import is_size_path
-from zigzag.sweep.results import group_of
+from zigzag.sweep.tables import group_of
 from zigzag.variants.expansion import resolve_value, value_label
 
 #: the key of a row's per-layer figures (never a table column)

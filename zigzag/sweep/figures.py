@@ -9,7 +9,7 @@ import numpy as np
 
 from zigzag.plots.common import _new_figure, _save
 from zigzag.plots.units import axis_label, size_unit
-from zigzag.sweep.results import PROJECTIONS, constraint_limits, front, group_of
+from zigzag.sweep.tables import PROJECTIONS, constraint_limits, front, group_of
 
 #: metrics drawn against each parameter: column -> axis label
 METRICS = {

@@ -21,7 +21,7 @@ from typing import Any
 
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
-from zigzag.multicore.results import run_figures, run_summary
+from zigzag.multicore.summaries import run_figures, run_summary
 from zigzag.multicore.roles import follow_cores
 from zigzag.variants import read_spec
 from zigzag.variants.multicore import read_core_files
@@ -177,7 +177,7 @@ def evaluate_multicore(sweep, variant, workload: str, mode: str, cache: str | Pa
 
 def schedule_figures(result, accelerator, document: dict, tokens: dict | None = None) -> dict:
     """A schedule's row figures, defined once for sweeps and the workflow's table
-    (``zigzag.multicore.results``): latency, energy and its terms, area, utilisation of the compute
+    (``zigzag.multicore.summaries``): latency, energy and its terms, area, utilisation of the compute
     cores and per core, DRAM traffic and the number of CNs; ``utilization`` is the compute cores';
     with ``tokens`` (a transformer step's figures), the per-token columns."""
 

@@ -1,6 +1,6 @@
 """One point of a sweep: a variant on a workload, searched layer by layer through the shared cache.
 
-Each distinct layer is a content-keyed job (``zigzag.search.jobs``): its result is read from
+Each distinct layer is a content-keyed job (``zigzag.mapping_search.jobs``): its result is read from
 ``<cache>/results/<key>.json`` when some earlier experiment, sweep or run computed it, and
 written there otherwise, so variants, experiments and reruns share every layer result.
 
@@ -23,11 +23,11 @@ from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.capacity import CapacityError
-from zigzag.search.jobs import job_key, layer_job
-from zigzag.search.network import evaluate_network
-from zigzag.search.result_store import ResultStore
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.capacity import CapacityError
+from zigzag.mapping_search.jobs import job_key, layer_job
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.result_store import ResultStore
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.io import tables
 from zigzag.sweep.config import DEFAULT_LINKS
 from zigzag.sweep.describe import DETAIL_KEY, hierarchy_of, layer_detail
@@ -97,7 +97,7 @@ def evaluate_point(
     ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
-    :class:`~zigzag.search.batched.shared.SharedCandidates` kept by the caller, so variants that
+    :class:`~zigzag.mapping_search.batched.shared.SharedCandidates` kept by the caller, so variants that
     differ only in memory costs re-score one another's mapping candidates (same rows)."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:

@@ -12,8 +12,8 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.plots.units import is_size_path
-from zigzag.search.batched.shared import SharedCandidates
-from zigzag.sweep import results
+from zigzag.mapping_search.batched.shared import SharedCandidates
+from zigzag.sweep import tables
 from zigzag.sweep.config import Sweep, accelerator_identity
 from zigzag.sweep.describe import figure_parameters, split_details, write_description
 from zigzag.sweep.multicore import multicore_identity, write_multicore_files
@@ -122,7 +122,7 @@ def point_row(
     row.update(figures)
     if variant.aliases:
         row["same_as"] = " ".join(variant.aliases)
-    return results.complete_row(row, clock_of(sweep, variant) if row["status"] == "ok" else None)
+    return tables.complete_row(row, clock_of(sweep, variant) if row["status"] == "ok" else None)
 
 
 def _stem(workload: str) -> str:
@@ -146,7 +146,7 @@ def evaluate_points(
 ) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
-    (zigzag/search/batched/shared.py: the rows are the same without it, bit for bit)."""
+    (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit)."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
     rows = []
@@ -189,10 +189,10 @@ def collect(
     rows, details = split_details(rows)
     if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
         rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
-    rows = [results.check_constraints(row, sweep.constraints) for row in rows]
-    rows = results.mark_fronts(rows)
+    rows = [tables.check_constraints(row, sweep.constraints) for row in rows]
+    rows = tables.mark_fronts(rows)
     output = Path(output)
-    results.write_tables(rows, output, float_format=float_format)
+    tables.write_tables(rows, output, float_format=float_format)
     write_description(sweep, details, output)
     write_figures(sweep, rows, output / "plots", plot_format)
     return rows

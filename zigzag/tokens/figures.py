@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 
 from zigzag.cost.array import mac_bits
 from zigzag.errors import InputError
-from zigzag.search.capacity import Holding, step_holdings
+from zigzag.mapping_search.capacity import Holding, step_holdings
 from zigzag.tokens.bound import (
     StepBound,
     latency_model_of,

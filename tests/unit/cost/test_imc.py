@@ -26,9 +26,9 @@ from zigzag.io.loaders import load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.spatial_mapping import convert
+from zigzag.mapping_search.spatial_mapping import convert
 from zigzag.plots import energy_components
-from zigzag.search.network import evaluated_layers
+from zigzag.mapping_search.network import evaluated_layers
 from zigzag.workload.workload import build_layer
 from support import TESTS
 

@@ -17,13 +17,13 @@ from zigzag.errors import InputError
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.io.accelerator_dict import accelerator_from_dict, accelerator_to_dict
 from zigzag.io.loaders import load_accelerator
-from zigzag.io.results import file_stem, summary
+from zigzag.io.run_files import file_stem, summary
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.jobs import job_key, layer_from_job, layer_job
-from zigzag.search.layer_search import search_layer
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.jobs import job_key, layer_from_job, layer_job
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.io import tables
 from zigzag.workload.workload import Workload, build_layer
 from support import REPO, TESTS
@@ -501,7 +501,7 @@ def test_workflow_names_uncosted_layers_without_a_vector_unit(workflow_results):
     # vector layer's operand in the unified buffer (docs/models/per-token.md#intermediates-kept-on-chip)
     from zigzag.hardware.intermediates import on_chip_accelerators
     from zigzag.io.loaders import load_inputs
-    from zigzag.search.network import evaluated_layers
+    from zigzag.mapping_search.network import evaluated_layers
 
     workload, vector = load_inputs(
         workflow_results.parent / "gqa.onnx",

@@ -133,7 +133,7 @@ def test_memory_levels_table_and_plot_mark_cacti_figures(tmp_path):
     from zigzag.cost.result import CostResult
     from zigzag.plots import plot_memory_hierarchy
     from zigzag.plots.memory import cost_text
-    from zigzag.search.options import resolve_options
+    from zigzag.mapping_search.options import resolve_options
     from zigzag.io import tables
 
     oracle = ORACLE["eyeriss_cacti__resnet18_convs_b__latency"]

@@ -12,10 +12,10 @@ from zigzag.hardware.intermediates import kept_tensors, on_chip_accelerators
 from zigzag.hardware.vector import VECTOR_UNIT, compute_unit
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import build_workload, load_accelerator, load_mapping
-from zigzag.search.layer_search import search_layer
-from zigzag.search.network import evaluate_network, evaluated_layers
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.network import evaluate_network, evaluated_layers
 from zigzag.io.validation import validate_accelerator
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.options import SearchOptions
 from support import REPO, TESTS
 
 CONFIG = TESTS / "data/llm/llama_mqa.config.json"  # hidden 256, 8 heads, 1 kv head, vocab 1000

@@ -196,7 +196,7 @@ def test_all_operators_name_each_element_wise_layer_by_its_operator():
 
 
 def test_all_operators_help_says_what_the_option_adds():
-    from zigzag.search.options import OPTION_BY_NAME
+    from zigzag.mapping_search.options import OPTION_BY_NAME
 
     text = OPTION_BY_NAME["evaluate_all_operators"].help
     assert "batched" not in text

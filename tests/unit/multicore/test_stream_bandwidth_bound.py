@@ -345,7 +345,7 @@ def test_the_stage_api_takes_the_option(cache):
 
 
 def test_the_constraint_optimisation_models_streaming_nodes_as_the_scheduler_runs_them(cache):
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.multicore.allocation.constraint import slot_problem, steady_states
     from zigzag.multicore.cost_table import CostTable
     from zigzag.multicore.topology import load_multicore_accelerator

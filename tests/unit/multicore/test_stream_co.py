@@ -199,7 +199,7 @@ def reference_folder(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("oracle", ORACLE, ids=[p.stem for p in ORACLE])
 def test_our_models_equal_the_references(oracle, reference_folder, monkeypatch):
     """From the same files, our steady states have the reference's model inputs and optimum."""
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.multicore.allocation.constraint import allocate
     from zigzag.multicore.allocation.genes import build_allocation_problem
     from zigzag.multicore.cost_table import CostTable

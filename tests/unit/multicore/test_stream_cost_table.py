@@ -12,8 +12,8 @@ from support.stream_reference import STREAM_DATA, load_dump, node_key, node_keys
 from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.io.sealed import write_sealed
-from zigzag.search.jobs import job_key
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.jobs import job_key
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.multicore.cost_table import (
     CostEntry,
     CostTable,

@@ -14,8 +14,8 @@ from zigzag.errors import InputError
 from zigzag.steps.experiments import write_experiment_spec
 from zigzag.steps.multicore import resolve_multicore_experiments, results
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.multicore.plots.results import metrics_png, pareto_png
-from zigzag.multicore.results import (
+from zigzag.multicore.plots.summary_figures import metrics_png, pareto_png
+from zigzag.multicore.summaries import (
     ENERGY_TERMS,
     core_area,
     mark_pareto,

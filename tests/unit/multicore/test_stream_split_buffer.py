@@ -20,7 +20,7 @@ from zigzag.errors import InputError
 from zigzag.io.loaders import load_accelerator
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.mapping import load_stream_mapping
-from zigzag.multicore.results import multicore_rows, summarize_run
+from zigzag.multicore.summaries import multicore_rows, summarize_run
 from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.trace import load_trace
 from zigzag.sweep import read_sweep, run_sweep, variants_of

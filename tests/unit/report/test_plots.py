@@ -47,8 +47,8 @@ def assert_readable_image(path: Path, *, min_width: int = 400, min_height: int =
 def gemm_results():
     """Best results of the gemm layer on the two gemm accelerators (each found in < 1 s)."""
     from zigzag.io.loaders import load_inputs
-    from zigzag.search.layer_search import search_layer
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.layer_search import search_layer
+    from zigzag.mapping_search.options import SearchOptions
 
     results = []
     for accelerator in ("gemm_l1", "gemm_l1_l3"):

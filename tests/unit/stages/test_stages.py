@@ -21,11 +21,11 @@ from zigzag.hardware.accelerator import Accelerator
 from zigzag.hardware.data_locality import accelerators_with_data_locality, plan_data_locality
 from zigzag.io.loaders import load_inputs, load_workload
 from zigzag.cost.json_forms import complete_json
-from zigzag.search.spatial_mapping import convert
-from zigzag.search.loma import temporal_mappings
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
-from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search.spatial_mapping import convert
+from zigzag.mapping_search.loma import temporal_mappings
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 from zigzag.stages import *  # noqa: F403 - the API under test is the package namespace
 from zigzag.stages import LayerCostResult, Stage
 from zigzag.workload.workload import Workload

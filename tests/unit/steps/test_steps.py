@@ -164,7 +164,7 @@ def test_a_chunk_searches_only_what_the_store_lacks_and_records_what_fits_nowher
     results, tmp_path
 ):
     from zigzag.io.sealed import read_step_file, write_sealed
-    from zigzag.search.result_store import ResultStore
+    from zigzag.mapping_search.result_store import ResultStore
     from zigzag.steps.pipeline import evaluate_chunk, read_jobs
 
     cache, plan = results / ".cache", results / "l1_latency" / "plan.json"
@@ -248,8 +248,8 @@ def test_the_api_writes_the_workflows_layer_table(results, tmp_path):
     """One layers.csv: ``zigzag run`` and the API write the table the workflow's save step writes,
     column for column and number for number, and the same summary figures."""
     from zigzag.api import run
-    from zigzag.io.results import save_network_outputs
-    from zigzag.search.options import SearchOptions
+    from zigzag.io.run_files import save_network_outputs
+    from zigzag.mapping_search.options import SearchOptions
 
     experiment = gemm_experiment("l1_l3_latency", "gemm_l1_l3")
     network = run(

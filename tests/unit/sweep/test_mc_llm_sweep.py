@@ -17,10 +17,10 @@ from support import REPO
 from zigzag.errors import InputError
 from zigzag.io.yaml_files import load_yaml
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.multicore.results import multicore_rows, summarize_run
+from zigzag.multicore.summaries import multicore_rows, summarize_run
 from zigzag.multicore.pipeline import run_stream
 from zigzag.sweep import read_sweep, run_sweep, variants_of
-from zigzag.sweep.results import front
+from zigzag.sweep.tables import front
 
 HARDWARE = REPO / "inputs" / "stream" / "hardware"
 BASE = HARDWARE / "tpu_like_mesh_llm.yaml"

@@ -1,4 +1,4 @@
-"""The guided search over a hardware sweep (zigzag.sweep.search): seeded, the same front with one
+"""The guided search over a hardware sweep (zigzag.sweep.hardware_search): seeded, the same front with one
 worker or two, its front table and figure, budgets, and the hypervolume it is judged by."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from zigzag.cli import main
 from zigzag.errors import InputError
 from zigzag.sweep import read_sweep, run_sweep, search_sweep
 from zigzag.sweep.hypervolume import hypervolume
-from zigzag.sweep.search import objectives
+from zigzag.sweep.hardware_search import objectives
 
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_array.yaml"

@@ -16,9 +16,9 @@ from zigzag.errors import InputError
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_mapping
 from zigzag.io.validation import validate_accelerator
-from zigzag.search.capacity import CapacityError
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.capacity import CapacityError
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.sweep import read_sweep
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.columns import bound_columns
@@ -120,7 +120,7 @@ def test_auto_is_bandwidth_bound_for_llm_steps_only():
     assert SearchOptions().resolved(llm=False).latency_model == "zigzag"
     assert SearchOptions(latency_model="zigzag").resolved(llm=True).latency_model == "zigzag"
     # unresolved, auto is ZigZag's model: the job keys (and cached results) of other workloads stay
-    from zigzag.search.jobs import layer_job
+    from zigzag.mapping_search.jobs import layer_job
 
     layer = next(iter(_llm_step(EYERISS_CASE).layers))
     accelerator = _eyeriss()

@@ -17,8 +17,8 @@ import yaml
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.tokens.roofline import binding_line, roofline_rows
 from zigzag.workload.workload import Workload, build_layer
 from support import REPO

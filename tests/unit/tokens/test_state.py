@@ -7,8 +7,8 @@ import pytest
 
 from support import REPO
 from zigzag.io.loaders import build_workload, load_accelerator, load_mapping
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.figures import summary_lines
 from zigzag.workload.footprint import footprint, kv_bytes_per_token, state_bytes

@@ -17,8 +17,8 @@ from zigzag.errors import InputError
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_accelerator, load_mapping
 from zigzag.io.validation import validate_accelerator
-from zigzag.search.network import evaluate_network
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.network import evaluate_network
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.tokens import per_token_figures, read_inference, roofline_rows
 
 HARDWARE = "inputs/hardware/{}.yaml"

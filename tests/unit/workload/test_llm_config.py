@@ -631,8 +631,8 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
 
     from zigzag.cost.layer_result import LayerCostResult
     from zigzag.io.loaders import load_accelerator, load_mapping
-    from zigzag.search.network import evaluate_network
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.network import evaluate_network
+    from zigzag.mapping_search.options import SearchOptions
     from zigzag.io.loaders import build_workload
 
     accelerator = load_accelerator(VECTOR_HW)

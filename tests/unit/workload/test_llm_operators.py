@@ -396,7 +396,7 @@ def test_matrix_products_cost_the_same_with_all_operators():
     docs/models/per-token.md#intermediates-kept-on-chip); the vector layers add the vector unit's share."""
 
     from zigzag.api import run
-    from zigzag.search.options import SearchOptions
+    from zigzag.mapping_search.options import SearchOptions
 
     root = REPO
     inputs = (

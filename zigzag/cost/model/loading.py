@@ -131,7 +131,7 @@ def onloading_cycles(
 ) -> tuple[float, OnloadingParts]:
     """Initial data loading before computation (docs/models/cost-model.md#latency).
 
-    With cycles given as arrays (one entry per candidate, :mod:`zigzag.search.batched`),
+    With cycles given as arrays (one entry per candidate, :mod:`zigzag.mapping_search.batched`),
     ``maximum`` and ``minimum`` are ``np.maximum`` and ``np.minimum``.
     """
     inputs = setup.layer.inputs

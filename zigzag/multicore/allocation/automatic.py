@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.automap import write_mapping

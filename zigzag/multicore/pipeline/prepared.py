@@ -26,7 +26,7 @@ from zigzag.multicore.schedule.costs import cn_costs
 from zigzag.multicore.schedule.problem import ScheduleProblem
 from zigzag.multicore.schedule.tokens import resolve_latency_model
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.search.options import SearchOptions
+from zigzag.mapping_search.options import SearchOptions
 
 
 @dataclass(frozen=True)

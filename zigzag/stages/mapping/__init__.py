@@ -4,7 +4,7 @@ Keyword arguments passed down to the cost model:
 
 * ``spatial_mapping_array``: the array form ``{OA dim: {layer dim: factor}}``;
 * ``spatial_mapping`` / ``spatial_mapping_int``: its fractional / integer per-level forms
-  (``zigzag.search.spatial_mapping``);
+  (``zigzag.mapping_search.spatial_mapping``);
 * ``temporal_mapping``: ``{layer operand: [[(dim, size), ...] per memory level]}``.
 """
 
@@ -14,12 +14,12 @@ import logging
 import math
 
 from zigzag.errors import InputError
-from zigzag.search import spatial_mapping as spatial
-from zigzag.search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
-from zigzag.search.loma import layer_temporal_loops, temporal_mappings
-from zigzag.search.options import SearchOptions
-from zigzag.search.salsa import salsa_search
-from zigzag.search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search import spatial_mapping as spatial
+from zigzag.mapping_search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
+from zigzag.mapping_search.loma import layer_temporal_loops, temporal_mappings
+from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.salsa import salsa_search
+from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)

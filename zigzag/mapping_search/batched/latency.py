@@ -1,0 +1,314 @@
+"""Batched latency: stalls, slack, on- and off-loading of many candidates (docs/models/cost-model.md#latency), as
+:mod:`zigzag.cost.model.latency` and :mod:`zigzag.cost.model.loading` compute them for one.
+
+Candidates are grouped by which port duties move data once, repeatedly or not at all; each
+group then follows the scalar steps with arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zigzag.mapping_search.batched.candidates import EXACT, Unsupported
+from zigzag.cost.model.latency import PortActivity, marked_slots
+from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
+
+
+def batch_latency(model, movement, movement_int, n):
+    """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)."""
+    setup = model.setup
+    exact = np.ones(n, dtype=bool)
+    # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
+    eff = {}
+    for op, info in model.ops.items():
+        eff[op] = [
+            movement[op].eff_bits[k + 1] / float(lv.size)
+            for k, lv in enumerate(info.operand.levels)
+        ]
+    eff_sh = {op: list(v) for op, v in eff.items()}
+    for members in setup.sharing_groups:
+        e = None
+        for op, k in members:
+            e = eff[op][k] if e is None else e + eff[op][k]
+        for op, k in members:
+            eff_sh[op][k] = e
+    # docs/models/cost-model.md#latency double buffering (with the reference's in-place update)
+    db = {}
+    for op, info in model.ops.items():
+        flags = [np.zeros(n, dtype=bool)]
+        for k, lv in enumerate(info.operand.levels):
+            rule1 = eff_sh[op][k] <= 0.5
+            rule2 = ~rule1 & (eff[op][k] <= 1 - eff_sh[op][k])
+            flags.append(rule1 | rule2)
+            if lv.sharing is not None:
+                for m_op, m_k in lv.sharing:
+                    eff_sh[m_op][m_k] = np.where(
+                        rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k]
+                    )
+        db[op] = flags
+    # docs/models/cost-model.md#latency real and allowed cycles (integer variant)
+    real, allowed = {}, {}
+    for op, level, d in model.duties:
+        lv = model.ops[op].operand.levels[level]
+        flow = movement_int[op].flows[level][d]
+        bw = lv.bw_max[d]
+        if bw:
+            data = flow.amount * flow.precision
+            exact &= data < EXACT
+            real[op, level, d] = np.ceil(data / bw)
+        else:
+            real[op, level, d] = np.zeros(n)
+        buffered = db[op][level + 1] if d in ("th", "fh") else db[op][level]
+        allowed[op, level, d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
+
+    # structure signature per candidate: per duty 0 = no traffic, 1 = once, 2 = repeated
+    codes = np.zeros((n, max(len(model.duties), 1)), dtype=np.int8)
+    for i, (op, level, d) in enumerate(model.duties):
+        count = movement_int[op].flows[level][d].count
+        # counts are whole (floor divisions), inf or NaN: fmin maps 0, 1 to themselves, the rest to 2
+        codes[:, i] = np.fmin(count, 2.0)
+    latency = np.zeros(n)
+    if n == 0:
+        return latency, exact
+    if codes.shape[1] <= 39:  # base-3 digits fit an int64
+        digits = 3 ** np.arange(codes.shape[1] - 1, -1, -1, dtype=np.int64)
+        packed = codes.astype(np.int64) @ digits
+        keys, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        signatures = codes[first]
+    else:
+        signatures, inverse = np.unique(codes, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    for g, signature in enumerate(signatures):
+        sel = np.nonzero(inverse == g)[0] if len(signatures) > 1 else slice(None)
+        try:
+            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
+        except Unsupported:
+            exact[sel] = False
+            continue
+        latency[sel] = lat_g
+        exact[sel] &= exact_g
+    if model.latency_model == "bandwidth_bound":
+        bound, exact_bound = _port_bound(model, movement, n)
+        latency = np.where(bound > latency, latency + (bound - latency), latency)
+        exact &= exact_bound
+    return latency, exact
+
+
+def _port_bound(model, movement, n):
+    """``zigzag.cost.model.loading.port_bound_cycles`` for every candidate (same float operations)."""
+    bound = np.zeros(n)
+    exact = np.ones(n, dtype=bool)
+    for port in model.setup.ports:
+        if not port.bw_max:
+            continue
+        bits = np.zeros(n)
+        for duty in port.duties:
+            flow = movement[duty.layer_op].flows[duty.level][duty.direction]
+            bits = bits + flow.count * flow.amount * flow.precision
+        exact &= bits < EXACT
+        bound = np.maximum(bound, np.ceil(bits / port.bw_max))
+    return bound, exact
+
+
+def _group_latency(model, signature, sel, n, movement_int, real, allowed):
+    """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency).
+    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it."""
+    setup = model.setup
+    m = n if isinstance(sel, slice) else len(sel)
+
+    codes = dict(zip(model.duties, signature.tolist()))
+
+    def code(op, level, d):
+        return codes[op, level, d]
+
+    def pick(arr):
+        return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
+
+    # docs/models/cost-model.md#latency stall / slack per port
+    exact = np.ones(m, dtype=bool)
+    ss_comb = np.zeros(m)
+    for port in setup.ports:
+        acts = []
+        for duty in port.duties:
+            op, level, d = duty.layer_op, duty.level, duty.direction
+            if code(op, level, d) == 0:
+                continue
+            flow = movement_int[op].flows[level][d]
+            acts.append(
+                (
+                    pick(real[op, level, d]),
+                    pick(allowed[op, level, d]),
+                    np.ceil(pick(flow.period) * model.cpo),
+                    pick(flow.count),
+                )
+            )
+        if not acts:
+            continue
+        if len(acts) == 1:
+            r, a, _, cnt = acts[0]
+            ss = (r - a) * (cnt - 1)
+        else:
+            union = _window_union(acts, m)
+            positive = np.zeros(m)
+            negative = np.zeros(m)
+            windows = np.zeros(m)
+            for r, a, _, cnt in acts:
+                s = (r - a) * (cnt - 1)
+                positive = positive + np.where(s > 0, s, 0.0)
+                negative = negative + np.where(s > 0, 0.0, s)
+                windows = windows + a * (cnt - 1)
+            ss = positive + np.maximum(0.0, negative + windows - union)
+            exact &= (positive < EXACT) & (-negative < EXACT) & (windows < EXACT) & (union < EXACT)
+        exact &= np.abs(ss) < EXACT
+        ss_comb = np.maximum(ss_comb, ss)
+
+    # docs/models/cost-model.md#latency per-port loading records
+    total = float(model.total_cycle)
+    tcc = math.ceil(total * model.cpo) + ss_comb
+    loading = {op: {} for op in model.layer.inputs}
+    offloading = {model.layer.output: {}}
+
+    for port in setup.ports:
+        shared = port.shared_by_two_inputs
+        once = []
+        bw_req = 0.0
+        for duty in port.loading_duties:
+            op, level, d = duty.layer_op, duty.level, duty.direction
+            c = code(op, level, d)
+            if c == 0:
+                continue
+            cycles = pick(real[op, level, d])
+            if c == 1:
+                once.append((duty, cycles))
+            else:
+                bw_req = bw_req + np.ceil(
+                    pick(movement_int[op].flows[level][d].bw_aver) / model.cpo
+                )
+                record_transfer(loading, offloading, duty, cycles, shared)
+        if once:
+            totals = [cyc for _, cyc in once]
+            minima = [
+                np.ceil(pick(movement_int[d.layer_op].bits[1]) / port.bw_max) for d, _ in once
+            ]
+            surplus = ((port.bw_max - bw_req) / port.bw_max) * tcc
+            remaining = reduce_balanced(totals, minima, surplus)
+            for (duty, _), cyc in zip(once, remaining):
+                record_transfer(loading, offloading, duty, cyc, shared)
+
+    # docs/models/cost-model.md#latency on-/off-loading
+    try:
+        onload, _ = onloading_cycles(setup, loading, maximum=np.maximum, minimum=np.minimum)
+        offload, _ = offloading_cycles(setup, offloading, maximum=np.maximum)
+    except KeyError:
+        raise Unsupported("loading table without an expected entry") from None
+
+    latency0 = total * model.cpo + ss_comb
+    latency1 = latency0 + onload
+    latency2 = latency1 + offload
+    return latency2, exact & (np.abs(latency2) < EXACT)
+
+
+def _window_union(acts, m):
+    """Vectorised ``updating_window_union``; the rare timeline case goes through the scalar
+    helper candidate by candidate."""
+    union = np.zeros(m)
+    found = np.zeros(m, dtype=bool)
+    for _r, a, period, cnt in acts:
+        hit = ~found & (period == a)
+        union = np.where(hit, period * cnt, union)
+        found |= hit
+    rest = np.nonzero(~found)[0]
+    if rest.size:
+        periods = np.stack([act[2] for act in acts])
+        longest = np.argmax(periods, axis=0)  # first of equal periods
+        for i in rest:
+            pattern = tuple((int(act[2][i]), int(act[1][i])) for act in acts)
+            j = int(longest[i])
+            union[i] = _marked_slots(pattern, int(acts[j][2][i])) * acts[j][3][i]
+    return union
+
+
+_SLOTS_CACHE: dict = {}
+
+
+def _marked_slots(pattern: tuple, horizon: int) -> int:
+    key = (pattern, horizon)
+    value = _SLOTS_CACHE.get(key)
+    if value is None:
+        acts = [PortActivity("", 0, "", 0, allowed, period, 0) for period, allowed in pattern]
+        value = marked_slots(acts, horizon)
+        if len(_SLOTS_CACHE) > 100_000:
+            _SLOTS_CACHE.clear()
+        _SLOTS_CACHE[key] = value
+    return value
+
+
+def reduce_balanced(cycles: list, minima: list, surplus) -> list:
+    """Vectorised ``zigzag.cost.model.reduce_balanced`` (same steps, same float operations);
+    one and two transfers, by far the most common, without sorting."""
+    if len(cycles) == 1:
+        return [_reduce_one(cycles[0], minima[0], surplus)]
+    if len(cycles) == 2:
+        return _reduce_two(cycles, minima, surplus)
+    return _reduce_many(cycles, minima, surplus)
+
+
+def _reduce_one(current, minimum, surplus):
+    """:func:`reduce_balanced` of one transfer: ``current`` less its distance to ``minimum``, or
+    less the surplus when that is smaller (``x * 1`` and ``x / 1`` are ``x`` exactly)."""
+    current = np.asarray(current, dtype=np.float64)
+    active = surplus > 0
+    surplus = np.where(active, surplus, 0.0)
+    step = current - minimum
+    step = np.where(surplus < step, surplus, step)
+    return np.where(active, current - step, current)
+
+
+def _reduce_two(cycles, minima, surplus):
+    """:func:`reduce_balanced` of two transfers: the larger first (the first of equal ones, and a
+    NaN last, as the stable sort orders them), then both by the second's share."""
+    a, b = (np.asarray(c, dtype=np.float64) for c in cycles)
+    swap = (b > a) | (np.isnan(a) & ~np.isnan(b))  # the second transfer is visited first
+    first, second = np.where(swap, b, a), np.where(swap, a, b)
+    low_first = np.where(swap, minima[1], minima[0])
+    low_second = np.where(swap, minima[0], minima[1])
+    active = surplus > 0
+    surplus = np.where(active, surplus, 0.0)
+    step = first - low_first
+    stop = surplus < step
+    step = np.where(stop, surplus, step)
+    first = np.where(active, first - step, first)
+    surplus = np.where(active & ~stop, surplus - step, surplus)
+    active = active & ~stop
+    step = second - low_second
+    capacity = step * 2
+    step = np.where(surplus < capacity, surplus / 2, step)
+    first = np.where(active, first - step, first)
+    second = np.where(active, second - step, second)
+    return [np.where(swap, second, first), np.where(swap, first, second)]
+
+
+def _reduce_many(cycles: list, minima: list, surplus) -> list:
+    m = len(cycles)
+    n = len(cycles[0])
+    current = np.stack(cycles).astype(np.float64)  # (m, n)
+    mins = np.stack(minima).astype(np.float64)
+    # the scalar takes max(0, surplus) and returns untouched when it is <= 0
+    active = surplus > 0
+    surplus = np.where(active, surplus, 0.0)
+    order = np.argsort(-current, axis=0, kind="stable")  # largest first, stable on ties
+    cols = np.arange(n)
+    for i in range(m):
+        j = order[i]
+        step = current[j, cols] - mins[j, cols]
+        capacity = step * (i + 1)
+        stop = surplus < capacity
+        step = np.where(stop, surplus / (i + 1), step)
+        for prev in range(i + 1):
+            rows = order[prev]
+            current[rows, cols] = np.where(active, current[rows, cols] - step, current[rows, cols])
+        surplus = np.where(active & ~stop, surplus - capacity, surplus)
+        active = active & ~stop
+    return [current[i] for i in range(m)]

@@ -1,0 +1,499 @@
+"""Batched cost model: ``energy_total`` and ``latency_total2`` of many temporal mappings of one
+spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/cost-model.md#spatial-mapping)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from zigzag.cost.array import array_cost
+from zigzag.mapping_search.batched.candidates import (
+    EXACT,
+    FiguresTooLarge,
+    LoopTable,
+    Unsupported,
+    prefix_products,
+    unique_count,
+)
+from zigzag.mapping_search.batched.latency import batch_latency
+from zigzag.cost.model import LATENCY_MODELS
+from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
+from zigzag.cost.model.setup import Operand, layer_setup
+from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
+from zigzag.mapping_search.spatial_mapping import LevelMapping
+from zigzag.workload.layer import Layer
+
+
+class _Flow(NamedTuple):
+    """One direction of one memory level for all candidates (cost model ``Flow``)."""
+
+    period: np.ndarray
+    count: np.ndarray
+    amount: np.ndarray
+    precision: np.ndarray
+    bw_aver: np.ndarray
+    window: np.ndarray
+    idle: bool = False  # no candidate moves data here (all figures zero)
+
+    def masked(self, keep: np.ndarray) -> "_Flow":
+        return _Flow(*(np.where(keep, value, 0.0) for value in self[:-1]))
+
+
+def _no_flow(n: int) -> _Flow:
+    z = np.zeros(n)
+    return _Flow(z, z, z, z, z, z, idle=True)
+
+
+class _Movement(NamedTuple):
+    """Per-operand quantities of one spatial variant (``OperandMovement``)."""
+
+    D: list
+    bits: list
+    eff_bits: list
+    flows: list  # per memory level: direction -> _Flow
+    psum: list | None
+
+
+class _OperandInfo:
+    """Static data of one layer operand for the batched model (masks over loop numbers and over
+    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops)."""
+
+    def __init__(self, operand: Operand, loops: LoopTable):
+        self.operand = operand
+        self.name = operand.name
+        self.n = operand.n
+        self.r_of_loop = np.array([d in operand.relevant for d, _ in loops.distinct], dtype=bool)
+        self.ir_of_loop = np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool)
+        self.keep = operand.relevant | operand.irrelevant
+        self.relations = operand.pr_relations
+        self.relevant_code = np.array(
+            [d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool
+        )
+        self.keep_code = np.array([d in self.keep for d in loops.dims] + [False], dtype=bool)
+        self._codes = loops.dim_number
+
+    def code_of(self, dim: str) -> int:
+        return self._codes.get(dim, -1)
+
+
+class BatchCostModel:
+    """``energy_total`` and ``latency_total2`` of many temporal mappings of one spatial mapping.
+
+    Follows :func:`zigzag.cost.model.analyse` step by step; see the module docstring for why
+    the figures are bit-identical.
+    """
+
+    def __init__(
+        self,
+        layer: Layer,
+        accelerator: Accelerator,
+        fractional: LevelMapping,
+        integer: LevelMapping,
+        loops: LoopTable,
+        *,
+        access_same_data_considered_as_no_access: bool = True,
+        spatial_mapping_array: dict | None = None,
+        latency_model: str = "zigzag",
+        approximate: bool = False,
+    ):
+        """``approximate``: build even when the figures may leave the exact range (they then only rank
+        the candidates, ``zigzag.mapping_search.batched.ranked``); else :class:`FiguresTooLarge` is raised."""
+        self.layer = layer
+        self.accelerator = accelerator
+        self.loops = loops
+        self.flag = access_same_data_considered_as_no_access
+        if latency_model not in LATENCY_MODELS:
+            raise ValueError(
+                f"unknown latency model '{latency_model}'; one of {', '.join(LATENCY_MODELS)}"
+            )
+        self.latency_model = latency_model
+        setup = layer_setup(layer, accelerator)
+        self.setup = setup
+        frac = normalise_levels(fractional)
+        integ = normalise_levels(integer)
+        frac_key = tuple((op, frac[op]) for op in setup.operands)
+        int_key = tuple((op, integ[op]) for op in setup.operands)
+        self.spatial = spatial_analysis(setup, frac_key)
+        self.same_variant = frac_key == int_key
+        self.spatial_int = self.spatial if self.same_variant else spatial_analysis(setup, int_key)
+        self.ops = {op: _OperandInfo(o, loops) for op, o in setup.operands.items()}
+        out = setup.operands[layer.output]
+        if out.pr_relations:
+            raise Unsupported("partially relevant output operand")
+        # the array's energy does not depend on the temporal mapping (an IMC array's depends on
+        # the spatial mapping only, docs/models/imc.md#array-energy-per-layer)
+        self.mac_energy = array_cost(layer, accelerator, spatial_mapping_array).mac_energy
+        self.cpo = setup.cycles_per_op
+        self.total_cycle = loops.total
+        self.pr_sizes = setup.pr_sizes
+        # every port duty (for the per-candidate structure signature), in a fixed order
+        self.duties = []
+        self.duty_index = {}
+        for port in setup.ports:
+            for duty in port.duties:
+                key = (duty.layer_op, duty.level, duty.direction)
+                if key not in self.duty_index:
+                    self.duty_index[key] = len(self.duties)
+                    self.duties.append(key)
+        # static exactness bound: integer-valued quantities stay below 2**53
+        biggest = max(layer.total_macs, loops.total)
+        for op in setup.operands:
+            biggest = max(biggest, layer.operand_size_elem(op))
+        prec = max(list(layer.precision.values()) + [1])
+        units = max(max(q.unit_count) for q in self.spatial.values())
+        if float(biggest) * prec * units * 64 >= EXACT and not approximate:
+            raise FiguresTooLarge("figures too large for exact float64 integers")
+
+    # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
+    def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
+        n, length, rows, lsize, prefix = ctx
+        irm = info.ir_of_loop[ids]
+        rm = info.r_of_loop[ids]
+        # next non-ir position at or after p (length if none)
+        nxt = np.empty((n, length + 1), dtype=np.int64)
+        nxt[:, length] = length
+        positions = np.arange(length)
+        for p in range(length - 1, -1, -1):
+            nxt[:, p] = np.where(irm[:, p], nxt[:, p + 1], positions[p])
+        ends = []
+        for k in range(info.n - 1):
+            ends.append(nxt[rows, cuts[:, k]])
+        ends.append(np.full(n, length, dtype=np.int64))
+        starts = [np.zeros(n, dtype=np.int64)] + ends[:-1]
+        cabl = [prefix[rows, e] for e in ends]
+        mac_st = prefix[rows, nxt[:, 0]]
+
+        def run_start(mask):
+            rs = np.empty((n, length + 1), dtype=np.int64)
+            rs[:, 0] = 0
+            for p in range(length):
+                rs[:, p + 1] = np.where(mask[:, p], rs[:, p], p + 1)
+            return rs
+
+        top_r, top_ir = [1.0], [1.0]
+        rs_r, rs_ir = run_start(rm), run_start(irm)
+        for k in range(info.n):
+            e, s = ends[k], starts[k]
+            q = np.maximum(rs_r[rows, e], s)
+            top_r.append(prefix[rows, e] / prefix[rows, q])
+            q = np.maximum(rs_ir[rows, e], s)
+            top_ir.append(prefix[rows, e] / prefix[rows, q])
+        return starts, ends, cabl, mac_st, top_r, top_ir, irm, rm
+
+    # ----- docs/models/cost-model.md#data-held-per-level footprints --------------------------------------------------------------------
+    def _footprints(self, info, spatial_levels, starts, ends, rm, ctx, ldim):
+        n, length, rows, lsize, prefix = ctx
+        operand = info.operand
+        relevant = operand.relevant_dec
+        D = [np.ones(n)]
+        if not info.relations:
+            pr = prefix_products(np.where(rm, lsize, 1.0))
+            cumulative = None
+            for k in range(info.n):
+                per_level = pr[rows, ends[k]] / pr[rows, starts[k]]
+                for dim, factor in spatial_levels[k]:
+                    if dim in relevant:
+                        per_level = per_level * factor
+                cumulative = per_level if cumulative is None else cumulative * per_level
+                D.append(np.rint(cumulative))
+            return D
+        return self._pr_footprints(info, spatial_levels, starts, ends, ctx, ldim)
+
+    def _pr_footprints(self, info, spatial_levels, starts, ends, ctx, ldim):
+        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping) replayed for all candidates
+        at once, loop by loop in the scalar model's order, so that every float operation (the
+        ``X_R`` factors are quotients) happens in the same sequence."""
+        n, length, rows, lsize, prefix = ctx
+        relevant = info.operand.relevant_dec
+        rels = info.relations
+        # decoupling state per relation: [cumulative size of dim_a, of dim_b, previous extent,
+        # previous reuse]
+        state = [[np.ones(n), np.ones(n), np.ones(n), np.ones(n)] for _ in rels]
+        D = [np.ones(n)]
+        cumulative = None
+        zero = np.zeros(n, dtype=bool)  # an extent of 0: the scalar model divides by zero there
+        for k in range(info.n):
+            per_level = np.ones(n)
+            # the temporal loops of stationary level k: positions starts[k] .. ends[k] - 1
+            for p in range(int(starts[k].min()), int(ends[k].max())):
+                active = (starts[k] <= p) & (p < ends[k])
+                if not active.any():
+                    continue
+                codes, size = ldim[:, p], lsize[:, p]
+                per_level = np.where(
+                    active & info.relevant_code[codes], per_level * size, per_level
+                )
+                decoupled = active & ~info.keep_code[codes]
+                for st, rel in zip(state, rels):
+                    is_a = codes == info.code_of(rel.dim_a)
+                    hit = decoupled & (is_a | (codes == info.code_of(rel.dim_b)))
+                    if hit.any():
+                        factor = _pr_step(st, rel, hit, is_a, size, self.pr_sizes[rel.data_dim])
+                        per_level = np.where(hit, per_level * factor, per_level)
+                        zero |= hit & (st[2] == 0)
+            # then the spatial unrollings of level k (the same for every candidate)
+            for dim, factor in spatial_levels[k]:
+                matched = False
+                if dim not in info.keep:
+                    for st, rel in zip(state, rels):
+                        if dim in (rel.dim_a, rel.dim_b):
+                            matched = True
+                            everywhere = np.ones(n, dtype=bool)
+                            x_r = _pr_step(
+                                st,
+                                rel,
+                                everywhere,
+                                np.full(n, dim == rel.dim_a),
+                                factor,
+                                self.pr_sizes[rel.data_dim],
+                            )
+                            per_level = per_level * x_r
+                            zero |= st[2] == 0
+                if not matched and dim in relevant:
+                    per_level = per_level * factor
+            cumulative = per_level if cumulative is None else cumulative * per_level
+            D.append(np.rint(cumulative))
+        self._zero_extent |= zero
+        return D
+
+    # ----- docs/models/cost-model.md#data-held-per-level psum flags of the (non-pr) output --------------------------------------------
+    def _psum(self, info, spatial_levels, starts, ends, irm, lsize, rows):
+        n = len(rows)
+        irrelevant = info.operand.irrelevant_dec
+        counts = np.zeros((n, irm.shape[1] + 1))
+        np.cumsum(irm & (lsize > 1), axis=1, out=counts[:, 1:])
+        has_ir = [np.full(n, any(d in irrelevant and f > 1 for d, f in spatial_levels[0]))]
+        for k in range(info.n):
+            temporal = counts[rows, ends[k]] > counts[rows, starts[k]]
+            spatial_part = any(d in irrelevant and f > 1 for d, f in spatial_levels[k + 1])
+            has_ir.append(temporal | spatial_part)
+        psum = []
+        for k in range(info.n):
+            flag = np.zeros(n, dtype=bool)
+            for a in range(k + 1, info.n + 1):
+                flag = flag | has_ir[a]
+            psum.append(flag)
+        psum.append(np.zeros(n, dtype=bool))
+        return psum
+
+    # ----- docs/models/cost-model.md#data-held-per-level data movement per operand and variant -----------------------------------------
+    def _movement(self, info, temporal, spatial_q, psum, D) -> _Movement:
+        starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = temporal
+        operand = info.operand
+        n_lv = info.n
+        total = float(self.total_cycle)
+        boost = spatial_q.boost
+        if operand.is_output:
+            p_o, p_of = float(operand.precision), float(operand.final_precision)
+            prec = [np.where(psum[a], p_o, p_of) for a in range(n_lv + 1)]
+            c = [1.0] + cabl
+        else:
+            prec = [float(operand.precision)] * (n_lv + 1)
+            c = [mac_st if self.flag else 1.0] + cabl
+        bits = [D[a] * prec[a] for a in range(n_lv + 1)]
+        eff_bits = [np.floor_divide(bits[a], top_r[a]) for a in range(n_lv + 1)]
+        low = [bits[a] / c[a] for a in range(n_lv + 1)]
+        high = [low[a] * boost[a] for a in range(n_lv + 1)]
+        flows = []
+        nrows = len(ends[0])
+        for k in range(n_lv):
+            s_low, s_high = top_ir[k], top_ir[k + 1]
+            t_low, t_high = c[k], c[k + 1]
+            n_low, n_high = np.floor_divide(total, t_low), np.floor_divide(total, t_high)
+            w_low = np.trunc(np.divide(t_low, s_low))
+            w_high = np.trunc(np.divide(t_high, s_high))
+            if operand.is_output:
+                amount_low = np.trunc(D[k] * boost[k])
+                bw_low = np.trunc(high[k])
+                bw_high = np.trunc(low[k + 1])
+                fl = _Flow(t_low, n_low, amount_low, np.where(psum[k], p_o, p_of), bw_low, w_low)
+                tl = fl.masked(psum[k])
+                th = _Flow(
+                    t_high, n_high, D[k + 1], np.where(psum[k + 1], p_o, p_of), bw_high, w_high
+                )
+                fh = th.masked(psum[k + 1])
+            else:
+                p = float(operand.precision)
+                tl = _Flow(t_low, n_low, D[k] * boost[k], p, np.trunc(high[k]), w_low)
+                fh = _Flow(t_high, n_high, D[k + 1], p, np.trunc(low[k + 1]), w_high)
+                fl = th = _no_flow(nrows)
+            if k == n_lv - 1:
+                fh = th = _no_flow(nrows)
+            flows.append({"fh": fh, "tl": tl, "fl": fl, "th": th})
+        return _Movement(D, bits, eff_bits, flows, psum)
+
+    # ----- full evaluation --------------------------------------------------------------------
+    def evaluate(self, ids: np.ndarray, cuts: dict[str, np.ndarray], *, latency: bool = True):
+        """``(energy_total, latency_total2, exact)`` arrays; ``exact`` is False for the
+        candidates whose figures must come from the scalar model instead."""
+        n, length = ids.shape
+        if n == 0:
+            return np.zeros(0), (np.zeros(0) if latency else None), np.ones(0, dtype=bool)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return self._evaluate(ids, cuts, latency)
+
+    def _evaluate(self, ids, cuts, latency):
+        n = ids.shape[0]
+        accesses, exact, movement, movement_int = self._parts(ids, cuts, latency)
+        energy, exact = access_energy(accesses, self.level_costs(), self.mac_energy, n, exact)
+        if not latency:
+            return energy, None, exact
+        lat, exact_lat = batch_latency(self, movement, movement_int, n)
+        return energy, lat, exact & exact_lat
+
+    def _parts(self, ids, cuts, latency, moved=None):
+        """Word accesses, exactness flags and the data movement (fractional, integer) of the
+        candidates; ``moved``: their :meth:`movements`, when known."""
+        n = ids.shape[0]
+        movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
+        exact = ~zero_extent
+        return self._accesses(movement, n, exact), exact, movement, movement_int
+
+    def movements(self, ids, cuts, latency=True):
+        """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
+        the fractional and (with ``latency``) the integer spatial mapping, and where an extent of
+        0 makes them inexact; reads no memory's size, bandwidth or cost."""
+        n, length = ids.shape
+        rows = np.arange(n)
+        ldim = self.loops.dim_of[ids]
+        lsize = self.loops.size_of[ids]
+        prefix = prefix_products(lsize)
+        ctx = (n, length, rows, lsize, prefix)
+        self._zero_extent = np.zeros(n, dtype=bool)
+
+        temporal, movement, movement_int = {}, {}, {}
+        out = self.layer.output
+        for op, info in self.ops.items():
+            tq = self._temporal(info, ids, cuts[op], ctx)
+            temporal[op] = tq
+            starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = tq
+            sq = self.spatial[op]
+            D = self._footprints(info, sq.levels, starts, ends, rm, ctx, ldim)
+            psum = (
+                self._psum(info, sq.levels, starts, ends, irm, lsize, rows) if op == out else None
+            )
+            movement[op] = self._movement(info, tq, sq, psum, D)
+            if self.same_variant:
+                movement_int[op] = movement[op]
+            elif latency:
+                sq_int = self.spatial_int[op]
+                D_int = self._footprints(info, sq_int.levels, starts, ends, rm, ctx, ldim)
+                psum_int = (
+                    self._psum(info, sq_int.levels, starts, ends, irm, lsize, rows)
+                    if op == out
+                    else None
+                )
+                movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
+
+        return movement, movement_int, self._zero_extent
+
+    def evaluate_accesses(self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None):
+        """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
+        ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
+        ``energy_total`` for any costs, with the float operations :meth:`evaluate` does.
+        ``moved``: the candidates' :meth:`movements` (with ``latency``), when known."""
+        n = ids.shape[0]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if moved is None:
+                moved = self.movements(ids, cuts, True)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
+            lat, exact_lat = batch_latency(self, movement, movement_int, n)
+        return accesses, lat, exact & exact_lat
+
+    def level_costs(self) -> list[tuple]:
+        """``(r_cost, w_cost)`` of every (operand, level) in the order of :meth:`_accesses`."""
+        return [(lv.r_cost, lv.w_cost) for info in self.ops.values() for lv in info.operand.levels]
+
+    def level_memories(self) -> list[str]:
+        """The memory of every (operand, level), in the order of :meth:`level_costs`."""
+        return [lv.memory.name for info in self.ops.values() for lv in info.operand.levels]
+
+    def _accesses(self, movement, n, exact):
+        """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
+        clears ``exact`` where a figure leaves the exact range. The flows that move data are
+        computed together as rows of one array (the same float operations, row by row)."""
+        accesses, rows = [], []  # rows: (access dict, direction, flow, bw_min, bw_max, instances)
+        for op, info in self.ops.items():
+            sq = self.spatial[op]
+            for k, lv in enumerate(info.operand.levels):
+                instances = float(sq.unit_count[k + 1])
+                flows = movement[op].flows[k]
+                acc = {}
+                for d in DIRECTIONS:
+                    flow = flows[d]
+                    acc[d] = 0.0
+                    if flow.idle:  # no accesses, as the arrays below would find
+                        continue
+                    bw_min, bw_max = lv.bw_min[d], lv.bw_max[d]
+                    if bw_min is None and bw_max is None:
+                        exact &= ~(flow.amount != 0)  # the scalar model raises there
+                        continue
+                    rows.append((acc, d, flow, bw_min, bw_max, instances))
+                accesses.append(acc)
+        if not rows:
+            return accesses
+        amount, precision, count = (np.empty((len(rows), n)) for _ in range(3))
+        for i, (_, _, flow, *_) in enumerate(rows):
+            amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
+        bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
+        ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
+        instances = np.array([[row[5]] for row in rows], dtype=np.float64)
+        moving = (amount != 0) & (precision != 0)
+        data = amount * precision
+        value = np.ceil(data / bw_min) * ratio * count * instances
+        value = np.where(moving, np.trunc(value), 0.0)
+        exact &= ((data < EXACT) & (value < EXACT)).all(axis=0)
+        for (acc, d, *_), figures in zip(rows, value):
+            acc[d] = figures
+        return accesses
+
+
+def movement_arrays(moved) -> list[np.ndarray]:
+    """The arrays of :meth:`BatchCostModel.movements`' result, each once."""
+    movement, movement_int, zero_extent = moved
+    arrays = {id(zero_extent): zero_extent}
+    for per_op in (movement, movement_int):
+        for m in per_op.values():
+            values = [*m.D, *m.bits, *m.eff_bits, *(m.psum or ())]
+            values += [v for flows in m.flows for flow in flows.values() for v in flow[:-1]]
+            arrays.update((id(v), v) for v in values if isinstance(v, np.ndarray))
+    return list(arrays.values())
+
+
+def access_energy(
+    accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
+):
+    """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
+    and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
+    ``exact`` narrowed where integer costs leave the exact range; the same float operations in
+    the same order whoever calls it, so equal inputs give bit-identical energies."""
+    energy = np.zeros(n)
+    integer_costs = False
+    for acc, (r_cost, w_cost) in zip(accesses, costs):
+        e_th = acc["th"] * r_cost
+        e_fh = acc["fh"] * w_cost
+        e_tl = acc["tl"] * r_cost
+        e_fl = acc["fl"] * w_cost
+        if not (isinstance(r_cost, float) and isinstance(w_cost, float)):
+            integer_costs = True
+        energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
+    if integer_costs:
+        # the scalar model sums Python ints exactly: stay where float64 does too
+        exact = exact & (energy < EXACT)
+    return energy + mac_energy, exact
+
+
+def _pr_step(st, rel, hit, is_a, size, pr_size):
+    """One pr loop of the decoupling walk where ``hit``: grows the cumulative size of its dim,
+    updates the state ``[cum_a, cum_b, previous extent, previous reuse]`` and returns the
+    ``X_R`` factor ``extent / previous extent`` (meaningful where ``hit``)."""
+    cum_a = np.where(hit & is_a, st[0] * size, st[0])
+    cum_b = np.where(hit & ~is_a, st[1] * size, st[1])
+    extent = np.minimum(float(pr_size), unique_count(rel, np.trunc(cum_a), np.trunc(cum_b)))
+    reuse = (cum_a * cum_b) / extent
+    factor = extent / st[2]
+    st[0], st[1] = cum_a, cum_b
+    st[2] = np.where(hit, extent, st[2])
+    st[3] = np.where(hit, reuse, st[3])
+    return factor

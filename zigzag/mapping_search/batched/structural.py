@@ -1,0 +1,158 @@
+"""Allocated candidates shared by hardware variants whose memories differ in size, bandwidth or cost.
+
+Cutting a loop ordering into memory levels (:class:`~zigzag.mapping_search.batched.memory_levels.BatchLevelAssigner`)
+reads the layer, the spatial mapping, which memories hold which operands, and each memory's size --
+never a bandwidth or a cost. And it reads a size only in comparisons ``bits <= size``. So a
+variant of the same *structure* (the accelerator without its memories' sizes, bandwidths and costs)
+can take another variant's allocation of a candidate as it is whenever its own sizes fall in the
+interval where every comparison that candidate made comes out the same
+(:meth:`~zigzag.mapping_search.batched.memory_levels.BatchLevelAssigner.assign_bounded` records it); only
+the candidates outside are allocated again. The data each kept candidate moves (its footprints,
+transfers and windows, before any bandwidth) depends on its cuts and the structure alone: when
+every candidate of a chunk is taken as it is, that is taken too. The figures are then computed
+under the variant's own bandwidths, sizes and costs as the unshared search does, so the result is
+the same bits (tests/unit/mapping_search/test_structural_sharing.py).
+
+Used by hardware sweeps through :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
+from zigzag.mapping_search.batched.model import movement_arrays
+
+#: what the structure of an accelerator leaves out of its memories and their ports
+SIZE_FIELDS = ("size",)
+PORT_FIELDS = ("bandwidth_min", "bandwidth_max")
+
+
+def structure_free_job(job: dict, cost_fields: tuple[str, ...]) -> dict:
+    """A layer job (``zigzag.mapping_search.jobs.layer_job``) without its accelerator's name and its
+    memories' sizes, bandwidths and ``cost_fields``: the key of what such variants share."""
+    accelerator = job["accelerator"]
+    drop = set(cost_fields) | set(SIZE_FIELDS)
+    memories = {
+        name: {
+            **{k: v for k, v in memory.items() if k not in drop},
+            "ports": [
+                {k: v for k, v in port.items() if k not in PORT_FIELDS}
+                for port in memory.get("ports", [])
+            ],
+        }
+        for name, memory in accelerator["memories"].items()
+    }
+    rest = {k: v for k, v in accelerator.items() if k != "name"}
+    return {**job, "accelerator": {**rest, "memories": memories}}
+
+
+@dataclass
+class _Allocated:
+    """One chunk of orderings (those the user constraints allow) as first allocated."""
+
+    ids: np.ndarray
+    alive: np.ndarray
+    cuts: dict
+    bounds: dict  # memory name -> (low, high) sizes keeping each candidate's outcome
+    movement: object = field(default=None)  # the model's data movement of the alive candidates
+    size: int = 0  # bytes of its arrays
+
+    def __post_init__(self):
+        arrays = [self.ids, self.alive, *self.cuts.values()]
+        arrays += [a for pair in self.bounds.values() for a in pair]
+        self.size = sum(a.nbytes for a in arrays)
+
+    def nbytes(self) -> int:
+        return self.size
+
+
+class Allocations:
+    """Allocation tables by structure key, least recently used dropped beyond ``budget`` bytes.
+    A key keeps up to ``alternatives`` tables (the last built): a variant whose sizes leave some
+    candidate's bounds in every one of them allocates all its candidates again (allocating a
+    few costs about as much as allocating all: the arrays' length hardly matters) and keeps the
+    result beside the others, so the variants that share its sizes take it whole."""
+
+    def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8):
+        self.budget = budget
+        self.alternatives = alternatives
+        self.tables: OrderedDict = OrderedDict()  # key -> list of tables (lists of chunks)
+        self.nbytes = 0
+        self.reallocated = 0  # candidates allocated again (their sizes left the bounds)
+        self.reused = 0  # candidates taken as they were
+
+    def chunks(self, key, loops, assigner, constraints, chunk: int):
+        """``zigzag.mapping_search.batched.assigned_chunks`` (without ``seen``), through the tables of
+        ``key``: yields ``(ids, cuts, entry)`` of the allocated candidates of each chunk, with
+        ``entry`` the chunk's record (its ``movement`` is the model's data movement of exactly
+        these candidates when not None; see :meth:`keep_movement`)."""
+        tables = self.tables.get(key, [])
+        sizes = {memory.name: float(memory.size) for memory, _ in assigner.reference.nodes}
+        for table in tables:
+            if all(_inside(entry, sizes) for entry in table):
+                self.tables.move_to_end(key)
+                for entry in table:
+                    self.reused += len(entry.ids)
+                    keep = np.nonzero(entry.alive)[0]
+                    if keep.size:
+                        yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                return
+        yield from self._build(key, loops, assigner, constraints, chunk, again=bool(tables))
+
+    def _build(self, key, loops, assigner, constraints, chunk, again):
+        table = []
+        for ids in ordering_chunks(loops, chunk):
+            if constraints:
+                ids = ids[constraint_mask(ids, loops, constraints)]
+            if not len(ids):
+                continue
+            alive, cuts, bounds = assigner.assign_bounded(ids)
+            if again:
+                self.reallocated += len(ids)
+            entry = _Allocated(ids, alive, cuts, bounds)
+            table.append(entry)
+            keep = np.nonzero(alive)[0]
+            if keep.size:
+                yield ids[keep], {op: c[keep] for op, c in cuts.items()}, entry
+        size = sum(entry.nbytes() for entry in table)
+        if size <= self.budget:
+            tables = self.tables.setdefault(key, [])
+            tables.append(table)
+            self.nbytes += size
+            if len(tables) > self.alternatives:
+                self.nbytes -= sum(entry.nbytes() for entry in tables.pop(0))
+            self.tables.move_to_end(key)
+            self._trim()
+
+    def keep_movement(self, key, entry, movement) -> None:
+        """Keep the model's data movement of ``entry``'s allocated candidates (the table's size
+        grows by it, within the budget)."""
+        kept = (e for table in self.tables.get(key, ()) for e in table)
+        if entry is None or entry.movement is not None or not any(e is entry for e in kept):
+            return
+        entry.movement = movement
+        arrays = movement_arrays(movement)
+        for array in arrays:  # read by the variants to come: never written again
+            array.setflags(write=False)
+        grown = sum(array.nbytes for array in arrays)
+        entry.size += grown
+        self.nbytes += grown
+        self._trim()
+
+    def _trim(self) -> None:
+        while self.nbytes > self.budget and self.tables:
+            _, tables = self.tables.popitem(last=False)
+            self.nbytes -= sum(entry.nbytes() for table in tables for entry in table)
+
+
+def _inside(entry: _Allocated, sizes: dict) -> bool:
+    """Whether ``sizes`` (memory name -> size) lie inside every candidate's bounds of ``entry``."""
+    for name, (low, high) in entry.bounds.items():
+        size = sizes.get(name)
+        if size is None or not bool(np.all((low <= size) & (size < high))):
+            return False
+    return True

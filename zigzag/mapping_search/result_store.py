@@ -1,0 +1,161 @@
+"""The result store: the best result of every layer search, kept by its job's content key
+(:mod:`zigzag.mapping_search.jobs`) in ``<cache>/results/<key>.json``, sealed (:mod:`zigzag.io.sealed`).
+
+One store per cache folder, shared by the workflow's experiments, hardware sweeps (their batch
+jobs, ``zigzag sweep``, the Python API) and everything else that passes a cache: this module is
+the only one that reads or writes it. A result is computed once: a process that needs a key not
+stored yet takes the key's lock (``<cache>/locks/<key>.lock``, released when the process ends,
+however it ends), looks again, and only then searches; another process needing the same key
+meanwhile waits for it and reads its result. A layer no mapping fits is stored as a failure
+record (``{"failed": {"step", "reason"}}``), so it is not searched again either. A damaged file
+is reported in one warning naming it, never used, and replaced.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from zigzag.errors import InputError, MappingError
+from zigzag.io.atomic import write_text_atomic
+from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text
+from zigzag.mapping_search.jobs import job_key, job_result_text, layer_from_job
+
+_LOG = logging.getLogger(__name__)
+
+#: (folder under the cache, its files' suffix) of what one stored result leaves
+STORE_FILES = (("results", ".json"), ("locks", ".lock"))
+
+
+def failure_record(step: str, reason: str) -> dict:
+    """The record of a step that could not do its work (``zigzag/steps/failures.py``)."""
+    return {"failed": {"step": step, "reason": " ".join(str(reason).split())}}
+
+
+@dataclass(frozen=True)
+class ResultStore:
+    """The layer results of one cache folder."""
+
+    cache: Path
+
+    def path(self, key: str) -> Path:
+        """Where the result of job ``key`` is kept."""
+        return Path(self.cache) / "results" / f"{key}.json"
+
+    def read(self, key: str) -> dict | None:
+        """The checked data of ``key``'s file (its result or its failure record); None when there
+        is none, or when it is damaged (said in one warning: the caller computes it again)."""
+        try:
+            return read_sealed(self.path(key), key)
+        except FileNotFoundError:
+            return None
+        except DamagedFile as exc:
+            _LOG.warning(damage_warning(exc))
+            return None
+
+    def best(self, job: dict, layer, accelerator, options, *, shared=None, key=None):
+        """The best result of ``job`` (its ``layer`` on ``accelerator`` with ``options``): read, or
+        searched once and stored. A MappingError when no mapping fits (a stored failure record
+        raises it too)."""
+        from zigzag.mapping_search.layer_search import search_layer
+
+        key = key or job_key(job)
+        data = self.read(key)
+        if data is None:
+            with self._lock(key):
+                data = self.read(key)
+                if data is None:
+                    share = None
+                    if shared is not None:
+                        from zigzag.mapping_search.batched.shared import COST_FIELDS, cost_free_job
+                        from zigzag.mapping_search.batched.structural import structure_free_job
+
+                        share = (
+                            shared,
+                            job_key(cost_free_job(job)),
+                            job_key(structure_free_job(job, COST_FIELDS)),
+                        )
+                    result, stats = search_layer(
+                        layer, accelerator, options, show_progress=False, shared=share
+                    )
+                    write_text_atomic(self.path(key), job_result_text(result, stats, key))
+                    return result
+        return _result_of(data)
+
+    def evaluate(self, key: str, job: dict, label: str | None = None) -> tuple[dict, bool]:
+        """The data of job ``key`` (a job as :func:`zigzag.mapping_search.jobs.layer_job` writes it) and
+        whether it was searched now (False: it was stored already). A layer that cannot be
+        searched (no mapping fits, a bad job) is stored as a failure record, its reason naming
+        ``label`` (the experiment that planned it)."""
+        data = self.read(key)
+        if data is not None:
+            return data, False
+        from zigzag.io.accelerator_dict import accelerator_from_dict
+        from zigzag.mapping_search.options import SearchOptions
+
+        with self._lock(key):
+            data = self.read(key)
+            if data is not None:
+                return data, False
+            try:
+                self.best(
+                    job,
+                    layer_from_job(job),
+                    accelerator_from_dict(job["accelerator"]),
+                    SearchOptions(**job["options"]),
+                    key=key,
+                )
+            except (InputError, MappingError) as exc:
+                self._write_failure(key, "evaluate", _labelled(exc, label))
+        return self.read(key), True
+
+    def _write_failure(self, key: str, step: str, reason: str) -> None:
+        write_text_atomic(self.path(key), sealed_text(failure_record(step, reason), key))
+
+    @contextmanager
+    def _lock(self, key: str):
+        """Hold ``key``'s lock (re-entrant within a process: a second take is a no-op)."""
+        if key in _HELD:
+            yield
+            return
+        folder = Path(self.cache) / "locks"
+        if folder not in _FOLDERS:
+            folder.mkdir(parents=True, exist_ok=True)
+            _FOLDERS.add(folder)
+        fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        _HELD.add(key)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks: at worst two jobs search the same layer
+                pass
+            yield
+        finally:
+            _HELD.discard(key)
+            os.close(fd)
+
+
+_HELD: set[str] = set()  # the keys whose lock this process holds
+_FOLDERS: set[Path] = set()  # lock folders made by this process
+
+
+def _result_of(data: dict):
+    """The CostResult of a stored file's data; a MappingError with its reason for a failure record."""
+    from zigzag.cost.result import CostResult
+
+    if "failed" in data:
+        raise MappingError(data["failed"]["reason"])
+    return CostResult.from_dict(data["result"])
+
+
+def _labelled(exc: Exception, label: str | None) -> str:
+    """An error's one line, naming ``label`` where the error names no place of its own."""
+    if label is None:
+        return str(exc)
+    if isinstance(exc, InputError):
+        return str(InputError(exc.file, exc.where or label, exc.message))
+    return f"{label}: {exc}"
