@@ -564,7 +564,7 @@ def case_count(path: Path, name: str) -> int:
 def test_at_least_fifty_distinct_bad_inputs():
     assert len({p.id for p in CASES}) == len(CASES)  # test_validation checks its own ids
     count = len(CASES) + case_count(TESTS / "unit" / "io" / "test_validation.py", "BAD_INPUTS")
-    count += case_count(TESTS / "unit" / "search" / "test_options_table.py", "BAD_OPTIONS")
+    count += case_count(TESTS / "unit" / "mapping_search" / "test_options_table.py", "BAD_OPTIONS")
     assert count >= 50, count
 
 
