@@ -133,8 +133,11 @@ def test_every_file_a_job_writes_is_declared(tmp_path):
         "results/.cache/results/",
         "results/.cache/locks/",
         "results/.cache/multicore-cost/entries/",
+        # the record of the sealed files found sound, kept by the Snakefile's load and at the end
+        # of a successful run (zigzag/steps/integrity.py), never by a job
+        "results/.cache/status/sound_files.json",
     )
-    assert left and all(name.startswith(allowed) for name in left), left
+    assert left and [name for name in left if not name.startswith(allowed)] == []
     assert "Nothing to be done" in snakemake(tmp_path, "-n")
 
 

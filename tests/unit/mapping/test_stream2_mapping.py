@@ -240,7 +240,7 @@ def test_workflow_experiment_without_mapping(tmp_path):
         timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    run = tmp_path / "results" / "stream" / "s2-auto"
+    run = tmp_path / "results" / "multicore" / "s2-auto"
     assert json.loads((run / "summary.json").read_text())["search"]["method"] == "co"
     assert (run / "automatic_mapping.yaml").exists() and (run / "allocation.yaml").exists()
 
