@@ -28,6 +28,22 @@ def load() -> str:
     return Path("/proc/loadavg").read_text().strip()
 
 
+def with_dram_size(hardware: str, gib: int) -> str:
+    """``hardware``, or a copy of it beside it in a temporary folder whose ``dram`` holds ``gib`` GiB."""
+    if not gib:
+        return hardware
+    import tempfile
+
+    import yaml
+
+    spec = yaml.safe_load(Path(hardware).read_text())
+    spec["memories"]["dram"]["size"] = gib * 8 * 2**30  # bits
+    copy = Path(tempfile.mkdtemp()) / Path(hardware).name
+    copy.write_text(yaml.safe_dump(spec, sort_keys=False))
+    print(f"accelerator: {Path(hardware).name} with a {gib} GiB dram")
+    return str(copy)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -39,6 +55,13 @@ def main() -> None:
     parser.add_argument(
         "--config",
         default=str(REPO / "tests" / "data" / "llm" / "families" / "deepseek_v3.config.json"),
+    )
+    parser.add_argument(
+        "--dram-gib",
+        type=int,
+        default=64,
+        help="the DRAM size given to the accelerator (GiB; 0 keeps the file's): the example's 8 GiB "
+        "cannot hold the step's 34 GiB of weights, which the capacity check refuses",
     )
     parser.add_argument("--lpf-limit", type=int, default=6)
     parser.add_argument("--context", type=int, default=4096)
@@ -54,7 +77,7 @@ def main() -> None:
     from zigzag.tokens import per_token_figures
     from zigzag.workload.llm import step_figures
 
-    accelerator = load_accelerator(args.hardware)
+    accelerator = load_accelerator(with_dram_size(args.hardware, args.dram_gib))
     entries = load_mapping(args.mapping)
     print(f"imports and inputs: {time.perf_counter() - WALL:.2f} s wall")
 
