@@ -17,7 +17,7 @@ display.
 * :func:`loop_nest_text` - ZigZag's "Loop ordering for <layer>" text (print_mapping format)
 """
 
-import importlib
+from zigzag.lazy import lazy_api
 
 #: the package's API and the module defining each name: loaded on first use, so that importing one
 #: light module of the package (``units``, ``plotlyjs``: the Snakefile's load, the multi-core steps)
@@ -42,8 +42,4 @@ _API = {
 
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name not in _API:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
+__getattr__ = lazy_api(__name__, _API)

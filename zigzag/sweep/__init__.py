@@ -8,7 +8,7 @@ and figures (see docs/reference/sweeps.md).
                       "mapping": "inputs/mapping/flow_tpu_32x32.yaml"}, "results/my_sweep")
 """
 
-import importlib
+from zigzag.lazy import lazy_api
 
 #: the package's API and the module defining each name: loaded on first use, so that importing one
 #: module of the package (``zigzag --help`` and the report read ``zigzag.sweep.tables``) does not
@@ -23,8 +23,4 @@ _API = {
 
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str):
-    if name not in _API:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
+__getattr__ = lazy_api(__name__, _API)

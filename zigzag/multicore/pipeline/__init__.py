@@ -14,7 +14,7 @@ The steps are imported on first use (``from zigzag.multicore.pipeline import pre
 importing the description stays light.
 """
 
-from importlib import import_module
+from zigzag.lazy import lazy_api
 
 from zigzag.multicore.pipeline.spec import (
     CHOICES,
@@ -43,11 +43,7 @@ _STEPS = {
     "optimize_co": "calls",
 }
 
-
-def __getattr__(name: str):
-    if name in _STEPS:
-        return getattr(import_module(f"zigzag.multicore.pipeline.{_STEPS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_api(__name__, _STEPS)
 
 
 __all__ = [
