@@ -48,9 +48,7 @@ def resolve_multicore_experiments(config: dict | WorkflowConfig) -> dict[str, di
         check_experiment_name(entry.name, where)
         exp = entry.model_dump()
         if exp["mapping"] is None and exp["search"] is None:  # the automatic mapping is allocated
-            exp["search"] = {"method": "co"}  # by constraint optimisation, as Stream 2.x does
-        if exp["search"] is not None:
-            exp["search"] = {**search_defaults(), **exp["search"]}
+            exp["search"] = {**search_defaults(), "method": "co"}  # by CO, as Stream 2.x does
         exp["clock_ghz"] = _clock_ghz(exp, where)
         if exp["name"] in out:
             raise InputError(
