@@ -22,6 +22,7 @@ import jsonschema
 import yaml
 
 from zigzag.io import stream_hardware
+from zigzag.io.stream_connectivity import CONNECTION_KEYS
 from zigzag.io.legacy_hardware import _LEGACY_MEMORY
 from zigzag.io.llm_workloads import llm_section_schema, read_llm_section
 from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
@@ -113,7 +114,7 @@ def multicore_accelerator_paths() -> set[str]:
     paths |= field_paths(stream_hardware._MESH, "mesh") | field_paths(
         stream_hardware._GRAPH, "graph"
     )
-    paths |= {f"core_connectivity[].{key}" for key in stream_hardware._CONNECTION_KEYS}
+    paths |= {f"core_connectivity[].{key}" for key in CONNECTION_KEYS}
     return paths
 
 

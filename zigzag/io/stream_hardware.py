@@ -24,7 +24,8 @@ is expected, the core's document itself (a mapping) may be given instead (hardwa
 the cores they vary that way, see docs/reference/sweeps.md).
 
 Each core file is a single-core ZigZag accelerator (either memory format) with optional
-`dataflows`. Where core files are found: see :func:`resolve_core_file`.
+`dataflows`. Where core files are found and how each is checked: :mod:`zigzag.io.stream_cores`; the
+`core_connectivity` and `core_memory_sharing` entries: :mod:`zigzag.io.stream_connectivity`.
 
 :func:`read_multicore` returns the normalised document that
 `zigzag.multicore.topology.build_multicore` turns into a model; every problem is a one-line
@@ -34,19 +35,21 @@ Each core file is a single-core ZigZag accelerator (either memory format) with o
 from __future__ import annotations
 
 import math
-import os
-import re
 from pathlib import Path
 from typing import Any
 
 from zigzag.errors import InputError
-from zigzag.hardware.accelerator import Accelerator
-from zigzag.io.legacy_hardware import upgrade_accelerator
-from zigzag.io.loaders import accelerator_from_dict
-from zigzag.io.memory_costs import resolve_memory_costs
 from zigzag.io.stream2_hardware import is_stream2_hardware, strip_core_extras, translate_stream2
+from zigzag.io.stream_connectivity import (
+    check_shared_memories,
+    link_bandwidth,
+    link_energy,
+    missing_field,
+    read_connectivity,
+    read_sharing,
+)
+from zigzag.io.stream_cores import load_core_document, resolve_core_file
 from zigzag.io.stream_links import Wiring, add_bus_topology, add_mesh
-from zigzag.io.validation import validate_accelerator
 from zigzag.io.validation.schema import (
     Field,
     Invalid,
@@ -57,7 +60,7 @@ from zigzag.io.validation.schema import (
 )
 from zigzag.io.yaml_files import load_yaml
 
-__all__ = ["read_multicore", "read_multicore_document", "resolve_core_file"]
+__all__ = ["read_multicore", "read_multicore_document"]
 
 _TOP_KEYS = (
     "name",
@@ -107,8 +110,6 @@ _GRAPH = Field(
         "offchip_core_id": _CORE_ROLE,
     },
 )
-_CONNECTION_KEYS = {"type": None, "cores": None, "bandwidth": None, "unit_energy_cost": None}
-_IDS = re.compile(r"\s*\d+\s*(,\s*\d+\s*)+")
 
 
 def read_multicore(path: str | Path, cwd: str | Path | None = None) -> dict[str, Any]:
@@ -169,10 +170,10 @@ class _Reader:
     def _load(self, raw: Any, file: str, offchip: bool, key: Any, where: str) -> dict[str, Any]:
         """A core document validated; a 2.x core's own keys set aside first (kept by `where`)."""
         if self.stream2 is None:
-            return _load_core_document(raw, file, offchip)
+            return load_core_document(raw, file, offchip)
         data, extras = strip_core_extras(raw, file)
         memory_only = extras["type"] == "memory"
-        loaded = _load_core_document(data, file, offchip or memory_only)
+        loaded = load_core_document(data, file, offchip or memory_only)
         self.extras[key] = extras
         return loaded
 
@@ -190,14 +191,16 @@ class _Reader:
         name = (
             check_value(data.get("name"), Field("str", what="the accelerator name"), "name")
             if "name" in data
-            else _missing("name", "a name for the accelerator")
+            else missing_field("name", "a name for the accelerator")
         )
         bandwidth = (
-            _bandwidth(data["bandwidth"], "bandwidth")
+            link_bandwidth(data["bandwidth"], "bandwidth")
             if "bandwidth" in data
-            else _missing("bandwidth", "the bandwidth of a core-to-core link in bits per cycle")
+            else missing_field(
+                "bandwidth", "the bandwidth of a core-to-core link in bits per cycle"
+            )
         )
-        energy = _energy(data.get("unit_energy_cost", 0), "unit_energy_cost")
+        energy = link_energy(data.get("unit_energy_cost", 0), "unit_energy_cost")
         files, pooling, simd = self._core_files(data)
         cores = [self._core(file, where) for where, file in files]
         offchip = None
@@ -205,7 +208,7 @@ class _Reader:
             offchip = self._core(
                 _core_reference(data["offchip_core"], "offchip_core"), "offchip_core", offchip=True
             )
-        sharing = _sharing(data.get("core_memory_sharing", []), len(cores))
+        sharing = read_sharing(data.get("core_memory_sharing", []), len(cores))
         wiring = Wiring({core: g[0] for g in reversed(sharing) for core in g})
         if "mesh" in data:
             mesh = self.mesh
@@ -220,11 +223,13 @@ class _Reader:
                 simd,
             )
         elif "core_connectivity" not in data:
-            _missing("core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []")
-        _connectivity(
+            missing_field(
+                "core_connectivity", "the list of linked core pairs, e.g. ['0, 1'], or []"
+            )
+        read_connectivity(
             wiring, data.get("core_connectivity", []), len(cores), bandwidth, energy, sharing
         )
-        _check_shared_memories(sharing, cores, capacity_only=self.stream2 is not None)
+        check_shared_memories(sharing, cores, capacity_only=self.stream2 is not None)
         document = _document(name, bandwidth, energy, cores, offchip, wiring, sharing)
         for key in ("link_area", "router_area"):
             document[key] = _area(data.get(key, 0), key)
@@ -244,10 +249,12 @@ class _Reader:
         name = (
             check_value(data.get("name"), Field("str", what="the accelerator name"), "name")
             if "name" in data
-            else _missing("name", "a name for the accelerator")
+            else missing_field("name", "a name for the accelerator")
         )
         files = (
-            data.get("cores") if "cores" in data else _missing("cores", "the list of core files")
+            data.get("cores")
+            if "cores" in data
+            else missing_field("cores", "the list of core files")
         )
         files = check_value(
             files,
@@ -260,8 +267,8 @@ class _Reader:
             "cores",
         )
         graph = check_value(data["graph"], _GRAPH, "graph")
-        bandwidth = _bandwidth(graph["bandwidth"], "graph.bandwidth")
-        energy = _energy(graph["unit_energy_cost"], "graph.unit_energy_cost")
+        bandwidth = link_bandwidth(graph["bandwidth"], "graph.bandwidth")
+        energy = link_energy(graph["unit_energy_cost"], "graph.unit_energy_cost")
         special = {}
         for role in ("pooling_core_id", "simd_core_id", "offchip_core_id"):
             index = graph[role]
@@ -289,7 +296,7 @@ class _Reader:
         if graph["type"] == "2d_mesh":
             rows, cols = graph.get("nb_rows"), graph.get("nb_cols")
             if rows is None or cols is None:
-                _missing(
+                missing_field(
                     "graph.nb_rows" if rows is None else "graph.nb_cols", "the size of the mesh"
                 )
             if rows * cols != len(regular):
@@ -372,7 +379,7 @@ class _Reader:
                 )
             return files, pooling, simd
         if "cores" not in data:
-            _missing("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
+            missing_field("cores", "the core files by id, e.g. {0: tpu_like.yaml}, or a mesh")
         cores = data["cores"]
         if not isinstance(cores, dict) or not cores:
             got = "nothing" if cores == {} else describe(cores)
@@ -435,130 +442,6 @@ class _Reader:
         return dict(self.loaded[key], file=str(path))
 
 
-def resolve_core_file(
-    name: str, top_file: str | Path, cwd: str | Path | None = None
-) -> Path | None:
-    """Where a core file named in `top_file` is, or None.
-
-    Tried in this order, first hit wins: (1) relative to the top file's folder, then its `cores/`
-    subfolder; (2) Stream's own rule from the working directory: a name with a `/` as a path
-    relative to it, a bare name searched (in sorted order) in the folders under `stream/inputs/`
-    whose path contains `hardware`; (3) Stream's rule from each folder above the top file. An
-    absolute path is used as given. A name without `.yaml`/`.yml` also matches `<name>.yaml`.
-    """
-    names = [name] if name.endswith((".yaml", ".yml")) else [name, f"{name}.yaml"]
-    if Path(name).is_absolute():
-        return next((Path(n) for n in names if Path(n).is_file()), None)
-    top_dir = Path(top_file).parent
-    for folder in (top_dir, top_dir / "cores"):
-        for candidate in names:
-            if (folder / candidate).is_file():
-                return folder / candidate
-    for base in (Path(cwd) if cwd is not None else Path.cwd(), *top_dir.parents):
-        found = _stream_rule(names, base)
-        if found is not None:
-            return found
-    return None
-
-
-def _stream_rule(names: list[str], base: Path) -> Path | None:
-    for candidate in names:
-        if "/" in candidate:
-            if (base / candidate).is_file():
-                return base / candidate
-            continue
-        inputs = base / "stream" / "inputs"
-        if not inputs.is_dir():
-            continue
-        for root, dirs, files in os.walk(inputs):
-            dirs.sort()
-            if "hardware" in root and candidate in files:
-                return Path(root) / candidate
-    return None
-
-
-def _load_core_document(raw: Any, file: str, offchip: bool) -> dict[str, Any]:
-    """A core document (named ``file`` in messages) validated and normalised."""
-    data, widths = upgrade_accelerator(raw, file)
-    array = data.get("operational_array") if isinstance(data, dict) else None
-    if offchip and isinstance(array, dict):
-        # The off-chip core computes nothing: only its array's dimensions matter (its memories serve
-        # them); zero sizes, zero precisions and missing MAC figures are accepted.
-        sizes = array.get("sizes")
-        plain = isinstance(sizes, list) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in sizes
-        )
-        stand_in = {
-            "dimensions": array.get("dimensions"),
-            "unit_energy": 0,
-            "unit_area": 0,
-            "sizes": [max(v, 1) for v in sizes] if plain else sizes,
-        }
-        document = validate_accelerator(dict(data, operational_array=stand_in), file)
-        document["operational_array"]["sizes"] = list(sizes)
-    else:
-        document = validate_accelerator(data, file)
-    document = resolve_memory_costs(document, file)
-    _check_dataflows(document, file)
-    if not offchip:
-        _check_no_offchip_memory(document, file)
-    accelerator = accelerator_from_dict(document)
-    if offchip and not accelerator.hierarchy("O"):
-        raise InputError(
-            file,
-            "memories",
-            "the off-chip core has no memory holding O (its DRAM); "
-            "add O to the operands of its memory",
-        )
-    return {"accelerator": document, "memory_ports": {name: vars(w) for name, w in widths.items()}}
-
-
-#: memory names that say off-chip (DRAM, DDR, HBM, "offchip"), as whole words of the name
-_OFFCHIP_NAME = re.compile(
-    r"(?<![a-z])(dram|lpddr\d*|ddr\d*|hbm\d*|off_?chip)(?![a-z])", re.IGNORECASE
-)
-
-
-def _check_no_offchip_memory(document: dict, file: str) -> None:
-    """Refuse a compute core holding an off-chip memory: it would become that core's on-chip top
-    memory (Stream takes it so, silently); DRAM belongs in the accelerator's `offchip_core` file."""
-    for name in document["memories"]:
-        if _OFFCHIP_NAME.search(name):
-            raise InputError(
-                file,
-                f"memories.{name}",
-                "an off-chip memory inside a compute core would be its "
-                "on-chip top memory; remove it here and describe DRAM in the multi-core file's "
-                "offchip_core file",
-            )
-
-
-def _check_dataflows(document: dict, file: str) -> None:
-    dims = document["operational_array"]["dimensions"]
-    for dim in document.get("dataflows") or {}:
-        if dim not in dims:
-            raise InputError(
-                file,
-                f"dataflows.{dim}",
-                f"the operational array has no dimension {dim} "
-                f"(it has {', '.join(dims)}); remove it or rename it",
-            )
-
-
-def _missing(where: str, what: str):
-    key = where.rsplit(".", 1)[-1]
-    raise Invalid(where, f"required field '{key}' is missing; add {key}: <{what}>")
-
-
-def _bandwidth(value: Any, where: str) -> float:
-    number = check_value(value, Field("float", what="a bandwidth in bits per cycle"), where)
-    if math.isnan(number) or number <= 0:
-        raise Invalid(
-            where, f"must be a positive number of bits per cycle, got {value}; give e.g. 32"
-        )
-    return number
-
-
 def _area(value: Any, where: str) -> float:
     number = check_value(value, Field("float", what="an area in um2"), where)
     if math.isnan(number) or number < 0:
@@ -571,50 +454,6 @@ def _clock(value: Any) -> float:
     if math.isnan(number) or number <= 0:
         raise Invalid("clock_ghz", f"must be a positive frequency in GHz, got {value}; give e.g. 1")
     return number
-
-
-def _energy(value: Any, where: str) -> float:
-    number = check_value(value, Field("float", what="an energy per active cycle"), where)
-    if math.isnan(number) or number < 0:
-        raise Invalid(
-            where, f"must be zero or more, got {value}; give the energy per active cycle, e.g. 0"
-        )
-    return number
-
-
-def _core_ids(entry: Any, where: str, count: int, kind: str) -> list[int]:
-    """The core ids of a connectivity or sharing entry ('0, 1' or [0, 1])."""
-    if isinstance(entry, str):
-        if not _IDS.fullmatch(entry):
-            raise Invalid(
-                where,
-                f"'{entry}' is not a list of core ids; write them separated by commas, e.g. '0, 1'",
-            )
-        ids = [int(part) for part in entry.split(",")]
-    elif isinstance(entry, list):
-        for i, core in enumerate(entry):
-            check_value(core, Field("int", minimum=0, what="a core id"), f"{where}[{i}]")
-        ids = list(entry)
-    else:
-        raise Invalid(where, f"must be core ids like '0, 1' or [0, 1], got {describe(entry)}")
-    if len(ids) < 2:
-        raise Invalid(
-            where, f"names {len(ids)} core; a {kind} joins at least two cores, e.g. '0, 1'"
-        )
-    for core in ids:
-        if core >= count:
-            note = (
-                "; the off-chip core is joined to every core automatically"
-                if kind != "memory-sharing group"
-                else ""
-            )
-            raise Invalid(
-                where,
-                f"core {core} does not exist (core ids are 0..{count - 1}{note}); use an existing id",
-            )
-    if len(set(ids)) != len(ids):
-        raise Invalid(where, f"names a core twice ({entry}); list each core once")
-    return ids
 
 
 def _document(
@@ -636,121 +475,3 @@ def _document(
         "edges": wiring.edges,
         "core_memory_sharing": [list(g) for g in sharing],
     }
-
-
-def _connectivity(
-    wiring: Wiring,
-    entries: Any,
-    count: int,
-    bandwidth: float,
-    energy: float,
-    sharing: list[tuple[int, ...]],
-) -> None:
-    if not isinstance(entries, list):
-        raise Invalid(
-            "core_connectivity",
-            f"must be a list, got {describe(entries)}; "
-            "write one '- a, b' line per linked pair, or []",
-        )
-    for i, entry in enumerate(entries):
-        where = f"core_connectivity[{i}]"
-        kind, width, cost = "link", bandwidth, energy
-        if isinstance(entry, dict):
-            for key in entry:
-                if key not in _CONNECTION_KEYS:
-                    raise Invalid(f"{where}.{key}", unknown_field(key, _CONNECTION_KEYS))
-            kind = check_value(
-                entry.get("type", "link"), Field("str", choices=("link", "bus")), f"{where}.type"
-            )
-            if "cores" not in entry:
-                _missing(f"{where}.cores", "the core ids, e.g. [0, 1]")
-            ids = _core_ids(entry["cores"], f"{where}.cores", count, kind)
-            width = (
-                _bandwidth(entry["bandwidth"], f"{where}.bandwidth")
-                if "bandwidth" in entry
-                else bandwidth
-            )
-            cost = (
-                _energy(entry["unit_energy_cost"], f"{where}.unit_energy_cost")
-                if "unit_energy_cost" in entry
-                else energy
-            )
-        else:
-            ids = _core_ids(entry, where, count, "link")
-        if kind == "link" and len(ids) != 2:
-            raise Invalid(
-                where,
-                f"a link joins exactly two cores but {len(ids)} are named; write a shared "
-                f"bus as {{type: bus, cores: {ids}}} or one pair per line",
-            )
-        for group in sharing:
-            both = [c for c in ids if c in group]
-            if len(both) >= 2:
-                raise Invalid(
-                    where,
-                    f"links cores {both[0]} and {both[1]}, which share memory "
-                    "(core_memory_sharing); remove this link: shared memory needs none",
-                )
-        if kind == "bus":
-            wiring.bus(ids, width, cost)
-        else:
-            wiring.pair(*ids, width, cost)
-
-
-def _sharing(entries: Any, count: int) -> list[tuple[int, ...]]:
-    if not isinstance(entries, list):
-        raise Invalid(
-            "core_memory_sharing",
-            f"must be a list, got {describe(entries)}; "
-            "write one '- a, b' line per group of cores sharing their top memories",
-        )
-    groups: list[tuple[int, ...]] = []
-    seen: dict[int, int] = {}
-    for i, entry in enumerate(entries):
-        where = f"core_memory_sharing[{i}]"
-        ids = _core_ids(entry, where, count, "memory-sharing group")
-        for core in ids:
-            if core in seen:
-                raise Invalid(
-                    where,
-                    f"core {core} is already in core_memory_sharing[{seen[core]}]; "
-                    "merge the two groups into one",
-                )
-            seen[core] = i
-        groups.append(tuple(ids))
-    return groups
-
-
-def _check_shared_memories(
-    sharing: list[tuple[int, ...]], cores: list[dict], capacity_only: bool = False
-) -> None:
-    """Cores of one sharing group must have identical top memories (they are one instance); with
-    `capacity_only` (Stream 2.x's rule) equal top-memory names and capacities suffice."""
-    for i, group in enumerate(sharing):
-        first = _top_memories(cores[group[0]], capacity_only)
-        for other in group[1:]:
-            mine = _top_memories(cores[other], capacity_only)
-            if mine != first:
-                ours, theirs = ([name for name, _ in tops] for tops in (first, mine))
-                detail = (
-                    f"top memories {', '.join(ours)} vs {', '.join(theirs)}"
-                    if ours != theirs
-                    else "the same top memory names but different sizes, costs or ports"
-                )
-                raise Invalid(
-                    f"core_memory_sharing[{i}]",
-                    f"cores {group[0]} and {other} share memory but have "
-                    f"{detail}; make their top memories identical (names included) in both core files",
-                )
-
-
-def _top_memories(core: dict, capacity_only: bool = False) -> list[tuple[str, Any]]:
-    accelerator: Accelerator = accelerator_from_dict(core["accelerator"])
-    lower = {low for low, _ in accelerator.memory_edges}
-    if capacity_only:
-        return [(m.name, m.size) for m in accelerator.memories if m.name not in lower]
-    return [
-        (m.name, (core["accelerator"]["memories"][m.name], core["memory_ports"].get(m.name)))
-        for m in accelerator.memories
-        if m.name not in lower
-    ]

@@ -193,7 +193,7 @@ def write_multicore_files(sweep, variant, folder: str | Path) -> Path:
     there) and ``<name>.mapping.yaml`` (the mapping with its roles resolved)."""
     import yaml
 
-    from zigzag.io.stream_hardware import resolve_core_file
+    from zigzag.io.stream_cores import resolve_core_file
 
     folder = Path(folder)
     document = copy.deepcopy(with_integer_core_ids(variant.document))

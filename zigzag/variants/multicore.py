@@ -23,7 +23,7 @@ from zigzag.variants import documents
 def read_core_files(document: dict, home: str | Path, paths) -> dict:
     """A copy of ``document`` where every core file that one of ``paths`` goes into is replaced
     by its content (found as the multi-core loader finds it, from the file ``home``)."""
-    from zigzag.io.stream_hardware import resolve_core_file
+    from zigzag.io.stream_cores import resolve_core_file
     from zigzag.io.yaml_files import load_yaml
 
     result = copy.deepcopy(document)
