@@ -26,7 +26,7 @@ from zigzag.io.stream_connectivity import CONNECTION_KEYS
 from zigzag.io.legacy_hardware import _LEGACY_MEMORY
 from zigzag.io.llm_workloads import llm_section_schema, read_llm_section
 from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
-from zigzag.io.validation.accelerator import _ACCELERATOR
+from zigzag.io.validation.accelerator_fields import ACCELERATOR
 from zigzag.io.validation.mapping import _MAPPING_ENTRY
 from zigzag.io.validation.schema import Field
 from zigzag.io.validation.workload import _LAYER
@@ -130,7 +130,7 @@ def accepted_paths() -> set[str]:
     """The union of the fields every input format accepts."""
     schema = config_schema()  # generated from the config's models (zigzag/config)
     return (
-        field_paths(_ACCELERATOR, "")
+        field_paths(ACCELERATOR, "")
         | field_paths(_LEGACY_MEMORY, "memories.<name>")
         | field_paths(_LAYER, "[]")
         | field_paths(_MAPPING_ENTRY, "[]")
@@ -307,7 +307,7 @@ def reference_types() -> dict[str, list[str]]:
 def test_the_reference_states_every_lower_bound():
     """A number field with a lower bound (no negative cost, area or size) says so in every row documenting it."""
     minima = (
-        field_minima(_ACCELERATOR, "")
+        field_minima(ACCELERATOR, "")
         | field_minima(_LEGACY_MEMORY, "memories.<name>")
         | field_minima(stream_hardware._MESH, "mesh")
         | field_minima(stream_hardware._GRAPH, "graph")

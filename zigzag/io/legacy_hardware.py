@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zigzag.io.validation.accelerator import MEMORY
+from zigzag.io.validation.accelerator_fields import MEMORY
 from zigzag.io.validation.schema import Field, Invalid, check_value, run_check
 
 __all__ = ["LegacyPorts", "is_legacy_memory", "upgrade_accelerator", "legacy_ports_of"]

@@ -17,7 +17,7 @@ from zigzag.hardware.memory_costs.cacti import CactiInputProblem, request_for_me
 from zigzag.hardware.memory_costs.cacti_build import INSTALL_HINT, CactiUnavailable
 from zigzag.hardware.memory_costs.extraction import CactiRunFailed, extract
 from zigzag.hardware.memory_costs.tables import PortCounts, TableProblem, look_up, read_memory_table
-from zigzag.io.validation.accelerator import MEMORY_TYPES
+from zigzag.io.validation.memories import MEMORY_TYPES
 
 logger = logging.getLogger(__name__)
 

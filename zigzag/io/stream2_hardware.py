@@ -115,9 +115,9 @@ def strip_core_extras(raw: Any, file: str) -> tuple[Any, dict[str, Any]]:
         kind = core_type(raw, "")
     except Invalid as problem:
         raise InputError(file, problem.where.lstrip("."), problem.message) from None
-    from zigzag.io.validation.accelerator import _ACCELERATOR
+    from zigzag.io.validation.accelerator_fields import ACCELERATOR
 
-    known = list(_ACCELERATOR.keys or ())
+    known = list(ACCELERATOR.keys or ())
     for key in raw:
         if key not in known and key not in CORE_KEYS:
             close = difflib.get_close_matches(str(key), CORE_KEYS, n=1)
