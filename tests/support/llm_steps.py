@@ -1,5 +1,5 @@
 """Small LLM steps built for the per-token tests: one Llama-style block (grouped-query attention,
-SwiGLU MLP), prefill or decode, made with the canonical constructors (zigzag/workload/operators.py).
+SwiGLU MLP), prefill or decode, made with the canonical constructors (zigzag/workload/operators/).
 
 The matrix products and the two KV-cache appends are written (norms, softmax and the other vector
 layers are left out: the tests are about products, caches and weights); attention reads the K and
