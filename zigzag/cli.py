@@ -231,7 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     from zigzag.report.cli import add_report_command
     from zigzag.steps.cli import add_step_commands
     from zigzag.steps.prune import add_cache_command
-    from zigzag.multicore.cli import add_multicore_commands
+    from zigzag.multicore.cli.parser import add_multicore_commands
     from zigzag.sweep.cli import add_sweep_command
 
     add_sweep_command(sub)
