@@ -22,9 +22,9 @@ import jsonschema
 import yaml
 
 from zigzag.io import stream_hardware
-from zigzag.io.stream_connectivity import CONNECTION_KEYS
 from zigzag.io.legacy_hardware import _LEGACY_MEMORY
 from zigzag.io.llm_workloads import llm_section_schema, read_llm_section
+from zigzag.io.stream_connectivity import CONNECTION_KEYS
 from zigzag.io.validation import validate_accelerator, validate_mapping, validate_workload
 from zigzag.io.validation.accelerator_fields import ACCELERATOR
 from zigzag.io.validation.mapping import _MAPPING_ENTRY
