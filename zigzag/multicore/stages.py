@@ -56,7 +56,8 @@ from zigzag.multicore.schedule.order import scheduling_order
 from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
-from zigzag.multicore.workload import StreamWorkload, read_stream_workload
+from zigzag.multicore.workload import StreamWorkload
+from zigzag.multicore.workload_onnx import read_stream_workload
 
 __all__ = [
     "AcceleratorParserStage",

@@ -13,7 +13,7 @@ import pytest
 from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.pipeline import run_stream
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
