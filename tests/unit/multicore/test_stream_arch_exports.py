@@ -94,3 +94,9 @@ def test_gathered_experts_dram_bits_are_the_distinct_experts():
         if m == i1
     )
     assert read == pytest.approx(82 * 1536 * 2048 * 8, rel=1e-6)
+    # expert weights, not a KV cache (a prefill has none): the DRAM-read split counts them as weights,
+    # each block's up/gate and down products' distinct experts
+    from zigzag.multicore.schedule.tokens import dram_reads_by_role
+
+    reads = dram_reads_by_role(result)
+    assert reads["kv_cache"] == 0 and reads["weights"] > 2 * (read + read / 2)  # up/gate, down

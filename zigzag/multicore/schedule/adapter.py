@@ -154,10 +154,11 @@ def problem_from_cn_graph(
         )
         for lay in graph.layer.tolist()
     )
-    caches = {
+    caches = {  # KV caches only: gathered expert weights are weights
         int(lay): tuple(
             memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
             for op in graph.layers[int(lay)].cache_operands
+            if op not in graph.layers[int(lay)].gathered_operands
         )
         for lay in np.unique(graph.layer).tolist()
     }
