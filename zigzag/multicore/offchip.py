@@ -231,7 +231,5 @@ def cache_read_share(cost, cache_operands: Mapping[str, float]):
     if cost.dram_read_energy:
         energy = tuple(e * f for f, e in zip(factors, cost.dram_read_energy))
         changes["dram_read_energy"] = energy
-        changes["offchip_energy"] = (
-            cost.offchip_energy - sum(cost.dram_read_energy) + sum(energy)
-        )
+        changes["offchip_energy"] = cost.offchip_energy - sum(cost.dram_read_energy) + sum(energy)
     return dataclasses.replace(cost, **changes)

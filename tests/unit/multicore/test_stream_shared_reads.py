@@ -74,8 +74,14 @@ def _shared_products(tmp_path, workload, mapping):
 @pytest.mark.parametrize(
     "workload, one_core",
     [
-        (TESTS / "data" / "llm" / "qwen3_moe_prefill.onnx", False),  # gathered experts, 82 of 128 pairs
-        (TESTS / "data" / "stream_llm" / "llama3_8b_decode_2layers.onnx", True),  # 4,096 past of 4,097
+        (
+            TESTS / "data" / "llm" / "qwen3_moe_prefill.onnx",
+            False,
+        ),  # gathered experts, 82 of 128 pairs
+        (
+            TESTS / "data" / "stream_llm" / "llama3_8b_decode_2layers.onnx",
+            True,
+        ),  # 4,096 past of 4,097
     ],
 )
 def test_shared_reads_cost_their_share_of_the_energy(tmp_path, workload, one_core):

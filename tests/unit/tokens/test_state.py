@@ -113,5 +113,7 @@ def test_a_mamba_step_too_large_names_its_state_not_a_kv_cache():
     accelerator = load_accelerator(HARDWARE)
     inference = {"model": "mamba-130m", "phase": "decode", **_inference(workload)}
     with pytest.raises(CapacityError) as err:
-        check_capacity(workload.layers, dict.fromkeys((l.id for l in workload.layers), accelerator), inference)
+        check_capacity(
+            workload.layers, dict.fromkeys((l.id for l in workload.layers), accelerator), inference
+        )
     assert "state " in str(err.value) and "KV cache" not in str(err.value)
