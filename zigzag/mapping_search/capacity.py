@@ -125,8 +125,12 @@ def check_capacity(layers, accelerators, inference: dict, *, source: str | None 
             f"memories.{held.memory}.size",
             f"{model} ({inference['phase']}, batch {inference['batch']}, context "
             f"{inference['context']}) needs {format_bytes(held.needed_bytes)} in {held.memory} "
-            f"(weights {format_bytes(held.weights_bytes)}, KV cache "
-            f"{format_bytes(held.kv_cache_bytes)}, "
+            f"(weights {format_bytes(held.weights_bytes)}, "
+            + (  # a state-space step without a KV cache names its state only
+                f"KV cache {format_bytes(held.kv_cache_bytes)}, "
+                if held.kv_cache_bytes or not held.state_bytes
+                else ""
+            )
             + (f"state {format_bytes(held.state_bytes)}, " if held.state_bytes else "")
             + f"activations {format_bytes(held.activations_bytes)}) but {held.memory} holds "
             f"{format_bytes(held.capacity_bytes)}; use fewer bits (llm.precision), fewer layers, "

@@ -44,7 +44,9 @@ class LayerInfo:
     ``cn_layer_spec`` the workload-YAML form of one CN as a single-core layer.
     ``constant_operands`` are the operands fetched from where constants live: the layer's own, then
     its ``cache_operands`` (operand -> share of its elements that are a decode step's past KV cache,
-    read from where the cache lives; the rest, the new token, comes from the operand's source).
+    read from where the cache lives; the rest, the new token, comes from the operand's source);
+    ``gathered_operands``: those of them that are expert weights gathered per (token, expert) pair, not a
+    KV cache (their share: the distinct experts; they are weights in the DRAM-read split).
     """
 
     id: int
@@ -68,6 +70,7 @@ class LayerInfo:
     zigzag_operand_bits: dict[str, int]
     cn_layer_spec: dict
     cache_operands: dict[str, float] = field(default_factory=dict)
+    gathered_operands: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -77,6 +80,7 @@ class LayerInfo:
         data = dict(data)
         for key in ("dims", "constant_operands", "core_allocation"):
             data[key] = tuple(data[key])
+        data["gathered_operands"] = tuple(data.get("gathered_operands", ()))
         for key in ("intra_core_tiling", "inter_core_tiling", "outer_loops"):
             data[key] = tuple(tuple(x) for x in data[key])
         data["operand_dims"] = {k: tuple(v) for k, v in data["operand_dims"].items()}
@@ -392,6 +396,7 @@ def _layer_info(c: LayerCNs, stack: int) -> LayerInfo:
         zigzag_operand_bits={op: c.cn_layer.operand_size_bit(op) for op in layer.operand_dims},
         cn_layer_spec=spec,
         cache_operands={entry[0]: entry[1] for entry in slayer.cache_operands},
+        gathered_operands=tuple(entry[0] for entry in slayer.cache_operands if not entry[2]),
     )
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from zigzag.errors import InputError
 from zigzag.multicore.nodes import INTRA, OPERANDS, LayerCNs
 from zigzag.multicore.propagation import ElementMaps, complex_pair_edges
-from zigzag.multicore.workload import PropagationNode, StreamLayer, StreamWorkload
+from zigzag.multicore.vector_layers import PropagationNode
+from zigzag.multicore.workload import StreamLayer, StreamWorkload
 
 _BLOCK = 1 << 22  # booleans per overlap block (producer chunk x consumers x dims)
 

@@ -19,7 +19,8 @@ from zigzag.multicore.core_kinds import general_cores
 from zigzag.multicore.mapping import MappingEntry, StreamMapping, load_stream_mapping
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.tiling import SeedTiling
-from zigzag.multicore.workload import StreamWorkload, read_stream_workload
+from zigzag.multicore.workload import StreamWorkload
+from zigzag.multicore.workload_onnx import read_stream_workload
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ off-chip memory. This module holds the three pieces of that rule (docs/models/mu
   bandwidth borrowed from computation). The scheduler reserves it on the DRAM link while the node
   runs; it is a rate, not the bits moved;
 * :func:`streamed_bits`: the bits a node actually reads from and writes to DRAM for those operands
-  (the cost model's accesses of the DRAM level).
+  (the cost model's accesses of the DRAM level), :func:`streamed_read_energy` the energy of the reads;
+* :func:`cache_read_share`: both scaled to the share of an operand read from where it lives (a KV
+  cache's past tokens, gathered experts' distinct weights), the one place a share changes a cost.
 """
 
 from __future__ import annotations
@@ -199,16 +201,35 @@ def streamed_bits(
     return tuple(out)
 
 
+def streamed_read_energy(result, operands: tuple[str, ...]) -> tuple[float, ...]:
+    """The energy of the DRAM reads (to the level below and to the level above) of each streamed
+    memory operand of ``operands`` (in that order): its top level's read energy in ``result``
+    (a ``CostResult`` whose core got the DRAM level on top), a part of the entry's off-chip energy."""
+    out = []
+    for m in operands:
+        top = result.mem_energy_breakdown_further[_LAYER_OPERAND[m]][-1]
+        out.append(float(top["tl"] + top["th"]))
+    return tuple(out)
+
+
 def cache_read_share(cost, cache_operands: Mapping[str, float]):
-    """``cost`` (a ``CNCost``) with the DRAM reads of its streamed KV-cache operands scaled to the
-    past cache's share of the operand (``LayerInfo.cache_operands``): the cost model streams the
-    whole operand, appended token and repeated grouped-query heads included, but only the past
-    cache is read from where it lives."""
+    """``cost`` (a ``CNCost``) with the DRAM reads of its streamed shared operands scaled to their
+    share (``LayerInfo.cache_operands``): the bits read (``dram_bits``) and their energy (the
+    operand's part of ``offchip_energy``; writes unchanged). The cost model streams the whole
+    operand, but only the past cache of a KV-cache operand (appended token and repeated
+    grouped-query heads excluded), or the distinct experts of gathered expert weights, are read
+    from where they live. The one place a share changes a CN's cost."""
     share = {STREAM_MEMORY_OPERAND_LINKS[op]: value for op, value in cache_operands.items()}
-    if not share or not cost.dram_bits or not share.keys() & set(cost.too_large):
+    if not share or not share.keys() & set(cost.too_large):
         return cost
-    bits = tuple(
-        (read * share.get(m, 1.0), write)
-        for m, (read, write) in zip(cost.too_large, cost.dram_bits)
-    )
-    return dataclasses.replace(cost, dram_bits=bits)
+    factors = [share.get(m, 1.0) for m in cost.too_large]
+    changes = {}
+    if cost.dram_bits:
+        changes["dram_bits"] = tuple(
+            (read * f, write) for f, (read, write) in zip(factors, cost.dram_bits)
+        )
+    if cost.dram_read_energy:
+        energy = tuple(e * f for f, e in zip(factors, cost.dram_read_energy))
+        changes["dram_read_energy"] = energy
+        changes["offchip_energy"] = cost.offchip_energy - sum(cost.dram_read_energy) + sum(energy)
+    return dataclasses.replace(cost, **changes)

@@ -16,7 +16,7 @@ import numpy as np
 
 from zigzag.errors import InputError
 from zigzag.multicore.nodes import OPERANDS, LayerCNs
-from zigzag.multicore.workload import PropagationNode
+from zigzag.multicore.vector_layers import PropagationNode
 
 EMPTY = -1
 

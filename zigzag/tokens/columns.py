@@ -5,7 +5,12 @@ binding term, step / bound, how far below it) and what fits each memory (docs/re
 from __future__ import annotations
 
 _SHORT = {"weight": "w", "activation": "a", "kv_cache": "kv", "state": "s"}
-_PARTS = (("weights", "weights"), ("kv_cache", "KV cache"), ("activations", "activations"))
+_PARTS = (
+    ("weights", "weights"),
+    ("kv_cache", "KV cache"),
+    ("state", "state"),
+    ("activations", "activations"),
+)
 
 
 def precision_label(precision: dict | None) -> str | None:

@@ -35,14 +35,15 @@ from zigzag.workload.footprint import footprint, kv_bytes_per_token, operand_rol
 
 @dataclass(frozen=True)
 class MemoryFit:
-    """Whether the weights, the KV cache and the activations alive at once each fit one on-chip
-    memory (all its instances)."""
+    """Whether the weights, the KV cache, the activations alive at once and a state-space model's state
+    each fit one on-chip memory (all its instances); None: the step has none of it."""
 
     memory: str
     capacity_bytes: float
     weights: bool
     kv_cache: bool | None
     activations: bool | None = None
+    state: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,6 @@ def per_token_figures(
     per_token = kv_bytes_per_token(fp, metadata)
     kv_total = None if per_token is None else per_token * batch * (context + tokens)
     state = state_bytes(fp)
-    held = None if kv_total is None and state is None else (kv_total or 0.0) + (state or 0.0)
     decode = metadata["phase"] == "decode"
     holdings = step_holdings(layers, result.accelerators, metadata)
     live = max((h.activations_bytes for h in holdings), default=0.0)
@@ -177,7 +177,7 @@ def per_token_figures(
         weights_bytes=fp.weights,
         kv_cache_bytes_per_token=per_token,
         kv_cache_bytes=kv_total,
-        fits=memory_fits(accelerator, fp.weights, held, live),
+        fits=memory_fits(accelerator, fp.weights, kv_total, live, state),
         dram=offchip_bound(result, cycles, clock_ghz),
         uncosted_layers=tuple(getattr(result, "uncosted", ()) or ()),
         bound=step_bound(result, cycles, clock_ghz, latency_model_of(result))
@@ -205,9 +205,14 @@ def outermost_memories(accelerator) -> set[str]:
 
 
 def memory_fits(
-    accelerator, weights: float, kv_cache: float | None, activations: float | None = None
+    accelerator,
+    weights: float,
+    kv_cache: float | None,
+    activations: float | None = None,
+    state: float | None = None,
 ) -> tuple[MemoryFit, ...]:
-    """For every memory below the outermost ones, innermost first: does each footprint fit?"""
+    """For every memory below the outermost ones, innermost first: does each footprint fit (each
+    on its own: the KV cache and the state are separate figures)?"""
     top = outermost_memories(accelerator)
     fits = []
     for memory in accelerator.memories:
@@ -221,6 +226,7 @@ def memory_fits(
                 weights <= capacity,
                 None if kv_cache is None else kv_cache <= capacity,
                 None if activations is None else activations <= capacity,
+                None if state is None else state <= capacity,
             )
         )
     return tuple(fits)
@@ -295,6 +301,13 @@ def precision_text(precision: dict[str, list[int]]) -> str:
     )
 
 
+def _read_once(f: TokenFigures) -> str:
+    """What the memory bound reads once: the weights, and the KV cache and the state the step has."""
+    parts = ["weights"] + ["KV cache"] * (f.kv_cache_bytes is not None)
+    parts += ["state"] * (f.state_bytes is not None)
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
 def summary_lines(figures: TokenFigures) -> list[str]:
     """The figures as printed by ``zigzag run``."""
 
@@ -337,26 +350,28 @@ def summary_lines(figures: TokenFigures) -> list[str]:
     for held in f.holdings:
         lines.append(
             f"  {held.memory} ({_bytes(held.capacity_bytes)}) holds {_bytes(held.needed_bytes)}: "
-            f"weights {_bytes(held.weights_bytes)}, KV cache {_bytes(held.kv_cache_bytes)}, "
+            f"weights {_bytes(held.weights_bytes)}, "
+            + (
+                f"KV cache {_bytes(held.kv_cache_bytes)}, "
+                if f.kv_cache_bytes is not None or held.kv_cache_bytes
+                else ""
+            )
             + (f"state {_bytes(held.state_bytes)}, " if held.state_bytes else "")
             + f"activations {_bytes(held.activations_bytes)}"
         )
-    held = (
-        "state"
-        if f.kv_cache_bytes is None
-        else "KV cache" + " and state" * (f.state_bytes is not None)
-    )
     for fit in f.fits:
         parts = [f"weights {'fit' if fit.weights else 'do not fit'}"]
         if fit.kv_cache is not None:
-            parts.append(f"{held} {'fits' if fit.kv_cache else 'does not fit'}")
+            parts.append(f"KV cache {'fits' if fit.kv_cache else 'does not fit'}")
+        if fit.state is not None:
+            parts.append(f"state {'fits' if fit.state else 'does not fit'}")
         if fit.activations is not None:
             parts.append(f"activations {'fit' if fit.activations else 'do not fit'}")
         lines.append(f"  {fit.memory} ({_bytes(fit.capacity_bytes)}): {', '.join(parts)}")
     if f.dram is not None:
         d = f.dram
         lines.append(
-            f"  {d.memory} bound: {_bytes(d.bytes)} of weights and KV cache at {d.read_bits_per_cycle:g} "
+            f"  {d.memory} bound: {_bytes(d.bytes)} of {_read_once(f)} at {d.read_bits_per_cycle:g} "
             f"bit/cycle >= {time(d.bound_s, d.bound_cycles)}; step / bound = {d.ratio:.4g}"
         )
     if f.bound is not None:

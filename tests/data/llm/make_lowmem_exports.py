@@ -16,32 +16,8 @@ import torch
 import transformers as tf
 from onnx import numpy_helper
 
-from transformers.cache_utils import DynamicCache
-
-torch.manual_seed(0)
-
-
-class Prefill(torch.nn.Module):  # as make_moe_exports.py
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-
-    def forward(self, ids, mask):
-        return self.m(input_ids=ids, attention_mask=mask, use_cache=False).logits
-
-
-class Decode(torch.nn.Module):  # as make_moe_exports.py: the cache as inputs past_k<i>/past_v<i>
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-
-    def forward(self, ids, mask, *past):
-        cache = DynamicCache(config=self.m.config)
-        for i in range(len(past) // 2):
-            cache.update(past[2 * i], past[2 * i + 1], i)
-        return self.m(
-            input_ids=ids, attention_mask=mask, past_key_values=cache, use_cache=True
-        ).logits
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_recipe import Decode, Prefill, decode_inputs, qwen3_moe_config  # noqa: E402
 
 
 def cheap_parameters(model):
@@ -130,28 +106,17 @@ def export(name, module, args, input_names, out):
     to_initializers(path, {k: p.detach().numpy() for k, p in named.items()})
 
 
-def main():
-    out, want = sys.argv[1], set(sys.argv[2:]) or {"prefill", "decode"}
-    cfg = tf.Qwen3MoeConfig(
-        hidden_size=2048,
-        num_attention_heads=32,
-        num_key_value_heads=4,
-        head_dim=128,
-        moe_intermediate_size=768,
-        intermediate_size=6144,
-        num_experts=128,
-        num_experts_per_tok=8,
-        num_hidden_layers=2,
-        vocab_size=151936,
-        experts_implementation="batched_mm",
-    )
+def main(out, want):
+    """The Qwen3-MoE exports named in ``want`` (``prefill``, ``decode``; both when empty) into ``out``."""
+    torch.manual_seed(0)
+    want = want or {"prefill", "decode"}
+    cfg = qwen3_moe_config()
     model = build(cfg)
     with open(os.path.join(out, "qwen3_moe_lowmem.config.json"), "w") as f:
         f.write(cfg.to_json_string())
-    V = cfg.vocab_size
     if "prefill" in want:
         S = 16
-        ids = torch.randint(0, V, (1, S))
+        ids = torch.randint(0, cfg.vocab_size, (1, S))
         export(
             "qwen3_moe_lowmem_prefill",
             Prefill(model),
@@ -160,19 +125,9 @@ def main():
             out,
         )
     if "decode" in want:
-        P = 15
-        past, names = [], []
-        for i in range(cfg.num_hidden_layers):
-            past += [torch.randn(1, 4, P, 128), torch.randn(1, 4, P, 128)]
-            names += [f"past_k{i}", f"past_v{i}"]
-        export(
-            "qwen3_moe_decode",
-            Decode(model),
-            (torch.randint(0, V, (1, 1)), torch.ones(1, P + 1, dtype=torch.long), *past),
-            ["input_ids", "attention_mask", *names],
-            out,
-        )
+        args, names = decode_inputs(cfg, 15, 4, 128)
+        export("qwen3_moe_decode", Decode(model), args, names, out)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1], set(sys.argv[2:]))

@@ -18,7 +18,7 @@ from zigzag.errors import InputError
 from zigzag.io.onnx_import import read_onnx
 from zigzag.io.onnx_shapes import ShapeLookup, is_static
 from zigzag.multicore.mapping import parse_stream_mapping
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import TESTS
 
 DATA = TESTS / "data" / "workloads"

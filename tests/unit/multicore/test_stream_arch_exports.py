@@ -13,7 +13,7 @@ import pytest
 from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.pipeline import run_stream
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO, TESTS
 
 DATA = TESTS / "data" / "llm"
@@ -94,3 +94,9 @@ def test_gathered_experts_dram_bits_are_the_distinct_experts():
         if m == i1
     )
     assert read == pytest.approx(82 * 1536 * 2048 * 8, rel=1e-6)
+    # expert weights, not a KV cache (a prefill has none): the DRAM-read split counts them as weights,
+    # each block's up/gate and down products' distinct experts
+    from zigzag.multicore.schedule.tokens import dram_reads_by_role
+
+    reads = dram_reads_by_role(result)
+    assert reads["kv_cache"] == 0 and reads["weights"] > 2 * (read + read / 2)  # up/gate, down

@@ -30,7 +30,8 @@ from zigzag.multicore.plots.charts import read_front
 from zigzag.multicore.plots.gantt import Rows
 from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.trace import load_trace
-from zigzag.multicore.workload import StreamLayer, read_stream_workload
+from zigzag.multicore.workload import StreamLayer
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO
 from support.cn_graphs import PlainMaps
 

@@ -17,7 +17,7 @@ from zigzag.multicore.inputs import cn_graph_from_files, load_cn_graph_inputs
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.nodes import OPERANDS
 from zigzag.multicore.tiling import SeedTiling, parse_layer_stacks
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import TESTS
 
 REF = TESTS / "data" / "reference" / "stream"

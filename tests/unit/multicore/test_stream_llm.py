@@ -18,7 +18,7 @@ from zigzag.errors import InputError
 from zigzag.io.onnx_import import read_onnx
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.pipeline import run_stream
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO, TESTS
 
 ROOT = REPO

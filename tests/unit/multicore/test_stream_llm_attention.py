@@ -15,7 +15,7 @@ from zigzag.multicore.inputs import HardwareFacts
 from zigzag.multicore.mapping import load_stream_mapping
 from zigzag.multicore.pipeline import run_stream
 from zigzag.multicore.schedule.traffic import dram_traffic_by_layer
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO, TESTS
 
 ROOT = REPO

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper
 
 from zigzag.errors import InputError
 from zigzag.multicore.mapping import load_stream_mapping
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from support import REPO
 
 MAPPING = REPO / "inputs/stream/mapping/llm_vector_quad_core.yaml"

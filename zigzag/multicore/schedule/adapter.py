@@ -19,7 +19,7 @@ from zigzag.errors import InputError
 from zigzag.multicore.cn_graph import CNGraph
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.nodes import INTRA, OPERANDS
-from zigzag.multicore.offchip import streamed_bits
+from zigzag.multicore.offchip import streamed_bits, streamed_read_energy
 from zigzag.multicore.schedule.order import scheduling_order
 from zigzag.multicore.schedule.problem import (
     Link,
@@ -85,6 +85,8 @@ class CNCost:
     bw_from_offchip: float = 0.0  # rd_out_to_low
     #: (bits read from, bits written to) DRAM per operand of ``too_large`` (None: not known)
     dram_bits: tuple[tuple[float, float], ...] | None = None
+    #: energy of the DRAM reads of each operand of ``too_large``, part of ``offchip_energy``
+    dram_read_energy: tuple[float, ...] = ()
 
     @classmethod
     def of_entry(cls, entry, runtime: float | None = None, dram=None) -> "CNCost":
@@ -103,6 +105,7 @@ class CNCost:
             bw.get("wr_in_by_low", 0),
             bw.get("rd_out_to_low", 0),
             bits if too_large else (),
+            streamed_read_energy(entry.result, too_large),
         )
 
 
@@ -151,10 +154,11 @@ def problem_from_cn_graph(
         )
         for lay in graph.layer.tolist()
     )
-    caches = {
+    caches = {  # KV caches only: gathered expert weights are weights
         int(lay): tuple(
             memory_operand_index(STREAM_MEMORY_OPERAND_LINKS[op])
             for op in graph.layers[int(lay)].cache_operands
+            if op not in graph.layers[int(lay)].gathered_operands
         )
         for lay in np.unique(graph.layer).tolist()
     }

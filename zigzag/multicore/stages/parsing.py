@@ -14,7 +14,7 @@ from zigzag.multicore.pipeline.prepared import load_mapping
 from zigzag.multicore.schedule.tokens import AUTO_LATENCY, resolve_latency_model
 from zigzag.multicore.splitting import split_layers, weight_split_factors
 from zigzag.multicore.topology import load_multicore_accelerator
-from zigzag.multicore.workload import read_stream_workload
+from zigzag.multicore.workload_onnx import read_stream_workload
 from zigzag.stages.stage import MainStage as ZigZagMainStage
 from zigzag.stages.stage import Stage
 
