@@ -378,6 +378,19 @@ def test_seed_mode_4_splits_weights_that_do_not_fit():
         SeedTiling(cn_define_mode=5)
 
 
+def test_seed_with_capacities_fills_only_a_mode_4_seed_without_them():
+    """The cores' weight memories complete a mode-4 seed; given capacities and other modes stay."""
+    cores = {0: 32768, 1: 65536}
+    bare = SeedTiling(cn_define_mode=4, split_W_percentage=0.5)
+    filled = bare.with_capacities(cores)
+    assert filled.weight_capacities == cores and bare.weight_capacities == {}
+    assert (filled.cn_define_mode, filled.split_W_percentage) == (4, 0.5)
+    given = SeedTiling(cn_define_mode=4, split_W_percentage=0.5, weight_capacities={0: 8})
+    assert given.with_capacities(cores) is given
+    mode_1 = SeedTiling(cn_define_mode=1)
+    assert mode_1.with_capacities(cores) is mode_1
+
+
 def test_seed_mode_4_on_resnet18():
     """Half of the 16.8 Mbit TPU weight memory: the 4.7-18.9 Mbit layer-4 convs are cut into K groups
     placed on their fixed per-group cores."""
