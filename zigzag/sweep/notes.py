@@ -50,22 +50,27 @@ class SweepNotes:
         with held_warnings(
             lambda n, line: _input_note(n, line) or _unrolling_note(n, line)
         ) as held:
-            yield
-        self.points += 1
-        unrollings = [line for name, line in held if _unrolling_note(name, line)]
-        self.inputs.extend(
-            line for name, line in held if _input_note(name, line) and line not in self.inputs
-        )
-        if unrollings:
-            self.fitted += 1
-            self.example = self.example or f"{variant}: {unrollings[0]}"
+            try:
+                yield
+            finally:
+                self.points += 1
+                self._add_inputs(line for name, line in held if _input_note(name, line))
+                unrollings = [line for name, line in held if _unrolling_note(name, line)]
+                if unrollings:
+                    self.fitted += 1
+                    self.example = self.example or f"{variant}: {unrollings[0]}"
 
     def merge(self, other: SweepNotes) -> None:
         """Add the notes of ``other`` (another batch of the same sweep)."""
-        self.inputs.extend(line for line in other.inputs if line not in self.inputs)
+        self._add_inputs(other.inputs)
         self.points += other.points
         self.fitted += other.fitted
         self.example = self.example or other.example
+
+    def _add_inputs(self, lines) -> None:
+        for line in lines:
+            if line not in self.inputs:
+                self.inputs.append(line)
 
     def to_dict(self) -> dict:
         return {

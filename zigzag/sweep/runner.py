@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from pathlib import Path
@@ -160,31 +161,29 @@ def evaluate_points(
     shared = SharedCandidates() if share else None
     held = SweepNotes() if notes is None else notes
     rows = []
-    for variant in variants:
-        for workload in sweep.workloads:
-            for changes in workload_points(sweep):
-                for mode in sweep.modes or (None,):
-                    with held.point(variant.name):
-                        row = point_row(
-                            sweep,
-                            variant,
-                            workload,
-                            cache,
-                            workloads=parsed,
-                            mode=mode,
-                            changes=changes,
-                            shared=shared,
-                        )
-                    rows.append(row)
-                    logger.info(
-                        "%s on %s %s: %s",
-                        variant.name,
-                        workload,
-                        point_label(changes),
-                        rows[-1]["status"],
-                    )
-    if notes is None:
-        held.tell()
+    try:
+        points = itertools.product(
+            variants, sweep.workloads, workload_points(sweep), sweep.modes or (None,)
+        )
+        for variant, workload, changes, mode in points:  # the last one varies fastest
+            with held.point(variant.name):
+                row = point_row(
+                    sweep,
+                    variant,
+                    workload,
+                    cache,
+                    workloads=parsed,
+                    mode=mode,
+                    changes=changes,
+                    shared=shared,
+                )
+            rows.append(row)
+            logger.info(
+                "%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"]
+            )
+    finally:  # told even when a point stops the sweep
+        if notes is None:
+            held.tell()
     return rows
 
 
