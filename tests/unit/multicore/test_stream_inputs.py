@@ -16,6 +16,7 @@ from zigzag.multicore.cn_graph import build_cn_graph
 from zigzag.multicore.inputs import cn_graph_from_files, load_cn_graph_inputs
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.nodes import OPERANDS
+from zigzag.multicore.stages import GenerateCNWorkloadHybridStage, Stage
 from zigzag.multicore.tiling import SeedTiling, parse_layer_stacks
 from zigzag.multicore.workload import read_stream_workload
 from support import TESTS
@@ -410,6 +411,20 @@ def test_seed_mode_4_on_resnet18():
     assert split == {35: (("K", 2),), 37: (("K", 4),), 41: (("K", 4),), 43: (("K", 4),)}
     rows = np.flatnonzero(graph.layer == 37)
     assert graph.core[rows].tolist() == [2, 1, 2, 2] and len(graph) == 48 + 1 + 3 * 3
+    # the seed's Stage API fills the capacities the same way
+    accelerator, workload, _ = load_cn_graph_inputs(QUAD, RESNET, RESNET_MAPPING, str(REF))
+    stage = GenerateCNWorkloadHybridStage(
+        [Stage],
+        workload=workload,
+        accelerator=accelerator,
+        cn_define_mode=4,
+        hint_loops=[],
+        split_W_percentage=0.5,
+    )
+    staged = stage.graph(workload, "lbl", None, stage.seed)
+    assert {i: info.inter_core_tiling for i, info in staged.layers.items()} == {
+        i: info.inter_core_tiling for i, info in graph.layers.items()
+    }
 
 
 def test_layer_splitting_makes_k_pieces_joined_by_a_concat():
