@@ -6,6 +6,8 @@
 * :func:`collected_warnings` keeps the warning lines logged under ``zigzag`` during a block,
   for the results' ``notes`` (:func:`add_notes`) and the step logs (see
   docs/reference/errors-and-warnings.md).
+* :func:`held_warnings` keeps chosen warnings off the console during a block (the step logs still
+  get them), for a caller that tells them once in its own words (a hardware sweep's notes).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -81,6 +83,55 @@ def collected_warnings(logger_name: str = "zigzag") -> Iterator[list[str]]:
         yield collector.lines
     finally:
         logger.removeHandler(collector)
+
+
+class _Hold(logging.Filter):
+    """Passes every record but the ``zigzag`` warnings ``match(logger name, line)`` selects; a
+    handler with this filter keeps them (``kept``), the console's handlers skip them."""
+
+    def __init__(self, match: Callable[[str, str], bool]) -> None:
+        super().__init__()
+        self.match = match
+
+    def selects(self, record: logging.LogRecord) -> bool:
+        return (
+            record.levelno >= logging.WARNING
+            and record.name.startswith("zigzag.")
+            and self.match(record.name, record.getMessage())
+        )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not self.selects(record)
+
+
+class _Keeper(logging.Handler):
+    def __init__(self, hold: _Hold) -> None:
+        super().__init__(logging.WARNING)
+        self.hold = hold
+        self.kept: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.hold.selects(record):
+            self.kept.append((record.name, record.getMessage()))
+
+
+@contextmanager
+def held_warnings(match: Callable[[str, str], bool]) -> Iterator[list[tuple[str, str]]]:
+    """During the block, the warnings under ``zigzag`` for which ``match(logger name, line)`` holds
+    are not shown by the root logger's handlers (the console); :func:`collected_warnings` (the
+    step logs) still gets them. The block gets the list of the held ``(logger name, line)``."""
+    hold = _Hold(match)
+    keeper = _Keeper(hold)
+    handlers = list(logging.getLogger().handlers)
+    for handler in handlers:
+        handler.addFilter(hold)
+    logging.getLogger("zigzag").addHandler(keeper)
+    try:
+        yield keeper.kept
+    finally:
+        logging.getLogger("zigzag").removeHandler(keeper)
+        for handler in handlers:
+            handler.removeFilter(hold)
 
 
 def add_notes(summary_path: str | Path, notes: list[str]) -> None:

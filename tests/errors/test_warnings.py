@@ -17,7 +17,7 @@ from support.bad_inputs import SMALL, TPU, TPU_MAPPING, warnings_of
 from support.steps import gemm_experiment, run_steps
 from zigzag.api import run
 from zigzag.io.loaders import load_inputs
-from zigzag.notes import grouped_layer_warnings, warn_for_layer
+from zigzag.notes import collected_warnings, grouped_layer_warnings, held_warnings, warn_for_layer
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.multicore.inputs import load_cn_graph_inputs
 
@@ -220,4 +220,22 @@ def test_multi_core_results_keep_the_warning_in_their_notes(tmp_path):
     assert [n for n in notes if "mapping entry" in n] == [
         f"{mapping}: mapping entry '/conv1/Cnv' names no layer and no operator type of the workload, so it is not "
         "used; closest layer names: '/conv1/Conv'"
+    ]
+
+
+def test_held_warnings_leave_the_console_but_not_the_step_log(caplog):
+    """caplog's handler stands for the console (a root handler); collected_warnings is the step log."""
+    caplog.set_level(logging.WARNING)
+    reader = logging.getLogger("zigzag.io.example")
+    with collected_warnings() as log:
+        with held_warnings(lambda name, line: "skipped" in line) as held:
+            reader.warning("net.onnx: 1 node skipped")
+            reader.warning("net.onnx: sizes differ")
+        reader.warning("net.onnx: 2 nodes skipped")
+    assert held == [("zigzag.io.example", "net.onnx: 1 node skipped")]
+    assert warnings_of(caplog) == ["net.onnx: sizes differ", "net.onnx: 2 nodes skipped"]
+    assert log == [
+        "net.onnx: 1 node skipped",
+        "net.onnx: sizes differ",
+        "net.onnx: 2 nodes skipped",
     ]

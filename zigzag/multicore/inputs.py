@@ -172,14 +172,8 @@ def cn_graph_from_files(
         layer_splits=layer_splits,
         split_W_fraction=split_W_fraction,
     )
-    if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
-        seed = SeedTiling(
-            seed.cn_define_mode,
-            seed.hint_loops,
-            seed.layer_cutoffs,
-            seed.split_W_percentage,
-            facts.weight_capacities,
-        )
+    if seed is not None:
+        seed = seed.with_capacities(facts.weight_capacities)
     if layer_stacks is None and mode == "fused":
         layer_stacks = layer_stacks_of(parsed)
     return build_cn_graph(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from zigzag.errors import InputError
 from zigzag.notes import warn_for_layer
@@ -181,6 +181,13 @@ class SeedTiling:
             raise InputError(
                 None, "split_W_percentage", "mode 4 needs a split_W_percentage > 0 (e.g. 0.5)"
             )
+
+    def with_capacities(self, weight_capacities: dict[int, int]) -> SeedTiling:
+        """These options with ``weight_capacities`` (core id -> bits) filled in when mode 4 needs
+        them and none were given; otherwise these options unchanged."""
+        if self.cn_define_mode != 4 or self.weight_capacities:
+            return self
+        return replace(self, weight_capacities=dict(weight_capacities))
 
     def hints_for(self, layer: StreamLayer) -> list:
         if self.cn_define_mode != 3:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from pathlib import Path
@@ -17,6 +18,7 @@ from zigzag.sweep import tables
 from zigzag.sweep.config import Sweep, accelerator_identity
 from zigzag.sweep.describe import figure_parameters, split_details, write_description
 from zigzag.sweep.multicore import multicore_identity, write_multicore_files
+from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import evaluate_point, point_label, workload_points
 from zigzag.variants import Variant, expand, expressions
 
@@ -142,37 +144,46 @@ def _cell(value):
 
 
 def evaluate_points(
-    sweep: Sweep, variants: list[Variant], cache: str | Path, *, share: bool = True
+    sweep: Sweep,
+    variants: list[Variant],
+    cache: str | Path,
+    *,
+    share: bool = True,
+    notes: SweepNotes | None = None,
 ) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
-    (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit)."""
+    (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit).
+
+    The points' input notes and unrolling reductions are held (:mod:`zigzag.sweep.notes`) in
+    ``notes``, or, without ``notes``, told once at the end."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
+    held = SweepNotes() if notes is None else notes
     rows = []
-    for variant in variants:
-        for workload in sweep.workloads:
-            for changes in workload_points(sweep):
-                for mode in sweep.modes or (None,):
-                    rows.append(
-                        point_row(
-                            sweep,
-                            variant,
-                            workload,
-                            cache,
-                            workloads=parsed,
-                            mode=mode,
-                            changes=changes,
-                            shared=shared,
-                        )
-                    )
-                    logger.info(
-                        "%s on %s %s: %s",
-                        variant.name,
-                        workload,
-                        point_label(changes),
-                        rows[-1]["status"],
-                    )
+    try:
+        points = itertools.product(
+            variants, sweep.workloads, workload_points(sweep), sweep.modes or (None,)
+        )
+        for variant, workload, changes, mode in points:  # the last one varies fastest
+            with held.point(variant.name):
+                row = point_row(
+                    sweep,
+                    variant,
+                    workload,
+                    cache,
+                    workloads=parsed,
+                    mode=mode,
+                    changes=changes,
+                    shared=shared,
+                )
+            rows.append(row)
+            logger.info(
+                "%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"]
+            )
+    finally:  # told even when a point stops the sweep
+        if notes is None:
+            held.tell()
     return rows
 
 

@@ -22,6 +22,7 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
+from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
 from zigzag.variants.spec import Parameter
@@ -276,8 +277,9 @@ def evaluate_point_file(
         )
         for v in data["variants"]
     ]
-    rows = evaluate_points(sweep, variants, cache)
-    write_sealed(output, {"rows": rows})
+    notes = SweepNotes()  # told once per sweep, by its collect job
+    rows = evaluate_points(sweep, variants, cache, notes=notes)
+    write_sealed(output, {"rows": rows, "notes": notes.to_dict()})
     return rows
 
 
@@ -289,8 +291,15 @@ def collect_points(
     plot_format: str = "png",
     float_format: str = "%.10g",
 ) -> list[dict]:
-    """The sweep's job: tables and figures of all its variants' rows."""
+    """The sweep's job: tables and figures of all its variants' rows; the notes its batch jobs held
+    (their input notes, their unrolling reductions), told once."""
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)
-    rows = [row for path in point_results for row in read_step_file(path)["rows"]]
+    batches = [read_step_file(path) for path in point_results]
+    rows = [row for batch in batches for row in batch["rows"]]
+    notes = SweepNotes()
+    for batch in batches:
+        if "notes" in batch:  # (a batch written before notes were kept has none)
+            notes.merge(SweepNotes.from_dict(batch["notes"]))
+    notes.tell(f"the batch jobs' logs, {Path(output) / 'logs'}")
     return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)

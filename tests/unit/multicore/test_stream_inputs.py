@@ -16,6 +16,7 @@ from zigzag.multicore.cn_graph import build_cn_graph
 from zigzag.multicore.inputs import cn_graph_from_files, load_cn_graph_inputs
 from zigzag.multicore.mapping import load_stream_mapping, parse_stream_mapping
 from zigzag.multicore.nodes import OPERANDS
+from zigzag.multicore.stages import GenerateCNWorkloadHybridStage, Stage
 from zigzag.multicore.tiling import SeedTiling, parse_layer_stacks
 from zigzag.multicore.workload_onnx import read_stream_workload
 from support import TESTS
@@ -378,6 +379,19 @@ def test_seed_mode_4_splits_weights_that_do_not_fit():
         SeedTiling(cn_define_mode=5)
 
 
+def test_seed_with_capacities_fills_only_a_mode_4_seed_without_them():
+    """The cores' weight memories complete a mode-4 seed; given capacities and other modes stay."""
+    cores = {0: 32768, 1: 65536}
+    bare = SeedTiling(cn_define_mode=4, split_W_percentage=0.5)
+    filled = bare.with_capacities(cores)
+    assert filled.weight_capacities == cores and bare.weight_capacities == {}
+    assert (filled.cn_define_mode, filled.split_W_percentage) == (4, 0.5)
+    given = SeedTiling(cn_define_mode=4, split_W_percentage=0.5, weight_capacities={0: 8})
+    assert given.with_capacities(cores) is given
+    mode_1 = SeedTiling(cn_define_mode=1)
+    assert mode_1.with_capacities(cores) is mode_1
+
+
 def test_seed_mode_4_on_resnet18():
     """Half of the 16.8 Mbit TPU weight memory: the 4.7-18.9 Mbit layer-4 convs are cut into K groups
     placed on their fixed per-group cores."""
@@ -397,6 +411,20 @@ def test_seed_mode_4_on_resnet18():
     assert split == {35: (("K", 2),), 37: (("K", 4),), 41: (("K", 4),), 43: (("K", 4),)}
     rows = np.flatnonzero(graph.layer == 37)
     assert graph.core[rows].tolist() == [2, 1, 2, 2] and len(graph) == 48 + 1 + 3 * 3
+    # the seed's Stage API fills the capacities the same way
+    accelerator, workload, _ = load_cn_graph_inputs(QUAD, RESNET, RESNET_MAPPING, str(REF))
+    stage = GenerateCNWorkloadHybridStage(
+        [Stage],
+        workload=workload,
+        accelerator=accelerator,
+        cn_define_mode=4,
+        hint_loops=[],
+        split_W_percentage=0.5,
+    )
+    staged = stage.graph(workload, "lbl", None, stage.seed)
+    assert {i: info.inter_core_tiling for i, info in staged.layers.items()} == {
+        i: info.inter_core_tiling for i, info in graph.layers.items()
+    }
 
 
 def test_layer_splitting_makes_k_pieces_joined_by_a_concat():

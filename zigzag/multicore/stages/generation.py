@@ -31,14 +31,8 @@ class _CNGraphStage(Stage):
         self, workload: StreamWorkload, mode: str, stacks, seed: SeedTiling | None
     ) -> CNGraph:
         facts = HardwareFacts.of(self.kwargs["accelerator"])
-        if seed is not None and seed.cn_define_mode == 4 and not seed.weight_capacities:
-            seed = SeedTiling(
-                seed.cn_define_mode,
-                seed.hint_loops,
-                seed.layer_cutoffs,
-                seed.split_W_percentage,
-                facts.weight_capacities,
-            )
+        if seed is not None:
+            seed = seed.with_capacities(facts.weight_capacities)
         stacks = [tuple(s) for s in stacks] if stacks else None
         with cn_limit(self.kwargs.get("max_cns", DEFAULT_MAX_CNS)):
             return build_cn_graph(
