@@ -161,6 +161,16 @@ class CNGraph:
         self.need_x, self.need_m = x.tolist(), m.tolist()
         self.need_idx = (x * len(p.hardware.memories) + mems).tolist()
         self.need_get: list[itemgetter | None] = [None] * n
+        self._need_cn, self._need_tensor, self._users = cn, x, None
+
+    def users(self, x: int) -> list[int]:
+        """The CNs that need tensor ``x`` on their core (an index made when first asked)."""
+        if self._users is None:
+            by = np.argsort(self._need_tensor, kind="stable")
+            ptr = _csr(self._need_tensor[by], [], int(self._need_tensor.max(initial=-1)) + 1)[0]
+            self._users = (ptr.tolist(), self._need_cn[by].tolist())
+        ptr, cns = self._users
+        return cns[ptr[x] : ptr[x + 1]] if x + 1 < len(ptr) else []
 
     def _prepare_priorities(self, p: ScheduleProblem, s: _Structure) -> None:
         """Initial per tensor and memory count of CNs still needing it there (Stream's instance

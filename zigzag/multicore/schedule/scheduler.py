@@ -403,6 +403,7 @@ class _Scheduler:
         outputs = p.operand_tensor[:, O].tolist()
         sink = g.sink
         transfer = self.transfer
+        pending: dict[int, int] = {}  # tensors kept past their count: CNs still needing them
         for _ in range(p.nb_cns):
             if not heap:
                 raise InputError(
@@ -472,11 +473,22 @@ class _Scheduler:
             for i in need_idx[lo:hi]:
                 prio[i] -= 1
             freed = []
+            if pending:
+                for x in keep:
+                    if x in pending:
+                        pending[x] -= 1
+                        if not pending[x]:
+                            del pending[x]
+                            freed.append(x)
             for x in keep:
                 left = total[x] - 1
                 total[x] = left
                 if not left:
-                    freed.append(x)
+                    waiting_users = self.unscheduled_users(x)
+                    if waiting_users:
+                        pending[x] = waiting_users
+                    else:
+                        freed.append(x)
             if freed:
                 self.free(freed, end)
             # 7. final outputs to DRAM
@@ -497,6 +509,16 @@ class _Scheduler:
                         heap, (r if r >= 0 else self._rank(rank, s), s, float(ready_at[s]))
                     )
         return self.result()
+
+    def unscheduled_users(self, x: int) -> int:
+        """How many CNs not scheduled yet need ``x`` on their core.
+
+        Stream frees a tensor when its priorities, the reuse counts, reach zero. A count can fall
+        short of the CNs sharing the tensor (a tiling whose outer loops give several CNs the same
+        input ranges, e.g. sliding windows along OX and FX); freeing it then would leave those
+        CNs without it, so it is freed once the last of them has run instead."""
+        end_at = self.end_at
+        return sum(1 for c in self.g.users(x) if end_at[c] == -math.inf)
 
     def _rank(self, rank: list[int], n: int) -> int:
         r = rank[n]
