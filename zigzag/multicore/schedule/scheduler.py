@@ -483,10 +483,10 @@ class _Scheduler:
             for x in keep:
                 left = total[x] - 1
                 total[x] = left
-                if not left:
-                    waiting_users = self.unscheduled_users(x)
-                    if waiting_users:
-                        pending[x] = waiting_users
+                if not left:  # Stream frees it now; unless a count fell short (CNGraph.waiting)
+                    needs_left = g.waiting(x, self.end_at)
+                    if needs_left:
+                        pending[x] = needs_left
                     else:
                         freed.append(x)
             if freed:
@@ -509,16 +509,6 @@ class _Scheduler:
                         heap, (r if r >= 0 else self._rank(rank, s), s, float(ready_at[s]))
                     )
         return self.result()
-
-    def unscheduled_users(self, x: int) -> int:
-        """How many CNs not scheduled yet need ``x`` on their core.
-
-        Stream frees a tensor when its priorities, the reuse counts, reach zero. A count can fall
-        short of the CNs sharing the tensor (a tiling whose outer loops give several CNs the same
-        input ranges, e.g. sliding windows along OX and FX); freeing it then would leave those
-        CNs without it, so it is freed once the last of them has run instead."""
-        end_at = self.end_at
-        return sum(1 for c in self.g.users(x) if end_at[c] == -math.inf)
 
     def _rank(self, rank: list[int], n: int) -> int:
         r = rank[n]
