@@ -282,6 +282,7 @@ def tile_layer(
     else:
         intra_given, inter_given = layer.mapping.intra_core_tiling, layer.mapping.inter_core_tiling
     intra = []
+    defaulted = False
     for dim, factor in intra_given:
         if dim not in sizes:
             warn_for_layer(
@@ -314,6 +315,7 @@ def tile_layer(
         if dim not in sizes:  # e.g. a vector layer without rows: its first loop
             dim = next(iter(sizes))
         intra = [(dim, sizes[dim])]
+        defaulted = True
     if stack_size == 1 and seed is None:
         intra = []
     inter = []
@@ -339,4 +341,61 @@ def tile_layer(
             raise InputError(
                 None, where, "no G or K loop > 1 to split across cores; give an inter_core_tiling"
             )
+    intra = _fit_to_inter(layer, sizes, intra, inter, warn=not defaulted)
     return TiledLayer(layer, sizes, tuple(intra), tuple(inter))
+
+
+def _fit_to_inter(
+    layer: StreamLayer, sizes: dict[str, int], intra: list, inter: list, warn: bool
+) -> list:
+    """Lower an intra-core factor that, with an inter-core split of the same dim, would cut the
+    dim into more pieces than it has (CNs of size 0, which Stream's tiling makes silently): the
+    factor becomes ``ceil(size / split)``, one unit per CN within each core's part, the size
+    rounded up to a multiple of the split if needed. Sizes are updated in place. Tilings that
+    still cut a dim into more pieces than it has are refused."""
+    where = f"layer {layer.id} '{layer.name}' tiling"
+
+    def pieces(loops: list, dim: str) -> int:
+        return math.prod(f for d, f in loops if d == dim and isinstance(f, int))
+
+    for dim in dict.fromkeys(d for d, _ in inter):
+        if pieces(inter, dim) > sizes[dim]:
+            raise InputError(
+                None,
+                where,
+                f"the inter-core tiling cuts {dim} ({sizes[dim]}) into {pieces(inter, dim)} "
+                f"parts; give factors whose product is at most {sizes[dim]}",
+            )
+    fitted = []
+    for dim, factor in intra:
+        split = pieces(inter, dim)
+        alone = sum(d == dim for d, _ in intra) == 1
+        if alone and split > 1 and factor * split > sizes[dim]:
+            base = layer.sizes[dim]
+            lowered = -(-base // split)
+            if warn:
+                warn_for_layer(
+                    logger,
+                    layer.name,
+                    f"intra-core tiling ({dim}, {factor}) lowered to ({dim}, {lowered}): "
+                    f"the inter-core tiling already cuts {dim} {split} ways",
+                )
+            if lowered * split != base:
+                warn_for_layer(
+                    logger,
+                    layer.name,
+                    f"{dim} rounded up from {base} to {lowered * split} to split it "
+                    f"{split} x {lowered} ways",
+                )
+            sizes[dim], factor = lowered * split, lowered
+        fitted.append((dim, factor))
+    for dim in dict.fromkeys(d for d, _ in fitted):
+        if pieces(fitted + inter, dim) > sizes[dim]:
+            raise InputError(
+                None,
+                where,
+                f"the intra- and inter-core tilings cut {dim} ({sizes[dim]}) into "
+                f"{pieces(fitted + inter, dim)} parts; give factors whose product is at most "
+                f"{sizes[dim]}",
+            )
+    return fitted

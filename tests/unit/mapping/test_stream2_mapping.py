@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 import yaml
 from support import DATA
@@ -99,6 +100,19 @@ def test_scheduled_with_the_release_mapping(quad):
 
     result = run_stream(quad, CNN, CHOSEN, "lbl")
     assert result.latency > 0 and result.energy > 0
+
+
+@pytest.mark.slow
+def test_release_mapping_fused_splits_a_conv_across_cores(quad, tmp_path):
+    """conv0's rows split over cores 0-3 inside its fused group (issue 44: was "CN 1: tensor 2
+    is stored nowhere", the fused rows and the split cutting 32 rows 128 ways)."""
+    from zigzag.multicore.pipeline import run_stream
+
+    result = run_stream(quad, CNN, CHOSEN, "fused", cache=tmp_path)
+    p = result.problem
+    conv0 = p.layer == 0
+    assert conv0.sum() == 32 and set(p.core[conv0].tolist()) == {0, 1, 2, 3}
+    assert np.isfinite(result.end).all() and result.latency > 0 and result.energy > 0
 
 
 def test_automatic_mapping_follows_operator_types(quad):

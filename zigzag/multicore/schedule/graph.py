@@ -9,6 +9,7 @@ Per tensor and top memory facts are flat lists indexed ``tensor * nb_memories + 
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from operator import itemgetter
 
@@ -161,6 +162,23 @@ class CNGraph:
         self.need_x, self.need_m = x.tolist(), m.tolist()
         self.need_idx = (x * len(p.hardware.memories) + mems).tolist()
         self.need_get: list[itemgetter | None] = [None] * n
+        self._need_cn, self._need_tensor, self._users = cn, x, None
+
+    def waiting(self, x: int, end_at: list[float]) -> int:
+        """How many needs of tensor ``x`` CNs not scheduled yet (``end_at`` -inf) still have.
+
+        Stream frees a tensor once its priorities (reuse counts) reach zero. A count can fall
+        short of the CNs sharing the tensor: outer loops along OX and FX (or OY and FY) give
+        several CNs the same input ranges, hence one tensor, while the count only follows the
+        irrelevant loops. The scheduler then keeps the tensor until these needs are met. (The
+        index of each tensor's needing CNs is made when first asked.)"""
+        if self._users is None:
+            by = np.argsort(self._need_tensor, kind="stable")
+            ptr = _csr(self._need_tensor[by], [], int(self._need_tensor.max(initial=-1)) + 1)[0]
+            self._users = (ptr.tolist(), self._need_cn[by].tolist())
+        ptr, cns = self._users
+        users = cns[ptr[x] : ptr[x + 1]] if x + 1 < len(ptr) else []
+        return sum(1 for c in users if end_at[c] == -math.inf)
 
     def _prepare_priorities(self, p: ScheduleProblem, s: _Structure) -> None:
         """Initial per tensor and memory count of CNs still needing it there (Stream's instance

@@ -403,6 +403,7 @@ class _Scheduler:
         outputs = p.operand_tensor[:, O].tolist()
         sink = g.sink
         transfer = self.transfer
+        pending: dict[int, int] = {}  # tensors kept past their count: CNs still needing them
         for _ in range(p.nb_cns):
             if not heap:
                 raise InputError(
@@ -472,11 +473,22 @@ class _Scheduler:
             for i in need_idx[lo:hi]:
                 prio[i] -= 1
             freed = []
+            if pending:
+                for x in keep:
+                    if x in pending:
+                        pending[x] -= 1
+                        if not pending[x]:
+                            del pending[x]
+                            freed.append(x)
             for x in keep:
                 left = total[x] - 1
                 total[x] = left
-                if not left:
-                    freed.append(x)
+                if not left:  # Stream frees it now; unless a count fell short (CNGraph.waiting)
+                    needs_left = g.waiting(x, self.end_at)
+                    if needs_left:
+                        pending[x] = needs_left
+                    else:
+                        freed.append(x)
             if freed:
                 self.free(freed, end)
             # 7. final outputs to DRAM
