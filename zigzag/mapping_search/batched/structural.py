@@ -84,6 +84,19 @@ class Allocations:
         self.nbytes = 0
         self.reallocated = 0  # candidates allocated again (their sizes left the bounds)
         self.reused = 0  # candidates taken as they were
+        #: structure key -> what its variants share besides allocations (:meth:`memo`)
+        self._memos: OrderedDict = OrderedDict()
+
+    def memo(self, key, size: int = 1024) -> dict:
+        """What the variants of structure ``key`` share besides allocations (the last ``size``
+        keys kept): the spatial mapping's level forms and the loop table (they read the array,
+        the memories' links and the layer, never a size), and the no-fit diagnoses by memory
+        sizes (``zigzag.mapping_search.loma.no_fit_diagnosis``: sizes, never bandwidths)."""
+        found = self._memos.setdefault(key, {})
+        self._memos.move_to_end(key)
+        if len(self._memos) > size:
+            self._memos.popitem(last=False)
+        return found
 
     def chunks(self, key, loops, assigner, constraints, chunk: int):
         """``zigzag.mapping_search.batched.assigned_chunks`` (without ``seen``), through the tables of
