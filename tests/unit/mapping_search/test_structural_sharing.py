@@ -144,3 +144,31 @@ def test_structure_key_leaves_out_sizes_bandwidths_costs_and_name_only():
     job = json.loads(json.dumps(layer_job(layer, variant(1024, 512, 512), options)))
     job["accelerator"]["operational_array"]["sizes"] = [16, 64]
     assert job_key(structure_free_job(job, COST_FIELDS)) != key
+
+
+def test_no_fit_is_diagnosed_once_per_structure_and_sizes():
+    """Variants of one structure and the same sizes (bandwidths apart) where nothing fits take one
+    diagnosis (it reads sizes only): the error the unshared path gives, word for word."""
+    from zigzag.errors import MappingError
+
+    options = SearchOptions(lpf_limit=4)
+    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    shared = SharedCandidates()
+    for bandwidth in (512, 256):
+        accelerator = variant(1, 512, bandwidth)
+        job = layer_job(layer, accelerator, options)
+        keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
+        errors = []
+        for share in (None, (shared, *keys)):
+            try:
+                search_layer(layer, accelerator, options, show_progress=False, shared=share)
+            except MappingError as exc:
+                errors.append(str(exc))
+        assert len(errors) == 2 and errors[0] == errors[1]
+    diagnoses = [
+        key
+        for memo in shared.allocations._memos.values()
+        for key in memo
+        if isinstance(key, tuple) and key[0] == "no_fit"
+    ]
+    assert len(diagnoses) == 1
