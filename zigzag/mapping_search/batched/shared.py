@@ -175,7 +175,7 @@ def build_table(
     else:
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
-    kept, count, moves = [], 0, []
+    kept, count, moves, entries = [], 0, [], []
     for ids, cuts, entry in source:
         count += len(ids)
         if model is None:
@@ -193,10 +193,15 @@ def build_table(
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
-        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved)
+        memo = None if entry is None else entry.latency
+        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved, memo)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+        if entry is not None:
+            entries.append(entry)
     for entry, moved in moves:  # once the allocation table is complete (and kept)
         allocations[0].keep_movement(allocations[1], entry, moved)
+    for entry in entries:  # what the latency kept for the next variants counts in the budget
+        allocations[0].count_latency(allocations[1], entry)
     memories = tuple(model.level_memories()) if model is not None else ()
     return CandidateTable(
         loops,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
+from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import movement_arrays
 
 #: what the structure of an accelerator leaves out of its memories and their ports
@@ -59,7 +60,9 @@ class _Allocated:
     cuts: dict
     bounds: dict  # memory name -> (low, high) sizes keeping each candidate's outcome
     movement: object = field(default=None)  # the model's data movement of the alive candidates
+    latency: LatencyMemo = field(default_factory=LatencyMemo)  # what the latency reads of it
     size: int = 0  # bytes of its arrays
+    counted: int = 0  # bytes of ``latency`` counted in ``size``
 
     def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
@@ -152,6 +155,17 @@ class Allocations:
         for array in arrays:  # read by the variants to come: never written again
             array.setflags(write=False)
         grown = sum(array.nbytes for array in arrays)
+        entry.size += grown
+        self.nbytes += grown
+        self._trim()
+
+    def count_latency(self, key, entry) -> None:
+        """Count what ``entry``'s latency memo kept since last counted (when the entry is kept)."""
+        grown = entry.latency.nbytes - entry.counted
+        kept = (e for table in self.tables.get(key, ()) for e in table)
+        if not grown or not any(e is entry for e in kept):
+            return
+        entry.counted += grown
         entry.size += grown
         self.nbytes += grown
         self._trim()
