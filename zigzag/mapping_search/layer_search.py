@@ -118,8 +118,11 @@ def _shared_search(layer, accelerator, array_mapping, options, shared):
     )
 
     def build():
-        fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
         allocations = None if structure is None else (tables.allocations, structure)
+        memo = {} if structure is None else tables.allocations.memo(structure)
+        if "spatial" not in memo:  # the conversion reads no size, bandwidth or cost either
+            memo["spatial"] = spatial_mapping.convert(array_mapping, layer, accelerator)
+        fractional, integer = memo["spatial"]
         return build_table(
             layer, accelerator, fractional, integer, allocations=allocations, **settings
         )

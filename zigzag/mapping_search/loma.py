@@ -125,6 +125,24 @@ def no_fit_error(
 ) -> MappingError:
     """Why no loop ordering fits: the memory and operand most orderings (of a sample) overflow,
     with the bits they need and the bits the memory holds."""
+    least = no_fit_diagnosis(
+        layer, accelerator, spatial, even=even, lpf_limit=lpf_limit, sample=sample
+    )
+    return no_fit_message(layer, accelerator.name, least)
+
+
+def no_fit_diagnosis(
+    layer: Layer,
+    accelerator: Accelerator,
+    spatial: LevelMapping,
+    *,
+    even: bool,
+    lpf_limit: int | None,
+    sample: int = 2000,
+) -> LevelAssignmentFailed | None:
+    """The overflow :func:`no_fit_error` names (None: no sampled ordering meets the constraints).
+    It reads the accelerator's structure and memory sizes only, never its name, bandwidths or
+    costs (``zigzag.mapping_search.batched.structural`` keeps it per structure and sizes)."""
     assigner = MemoryLevelAssigner(layer, accelerator, spatial, even=even)
     constraints, factors = ordering_factors(layer, layer_temporal_loops(layer, spatial), lpf_limit)
     failures: dict[tuple[str, str], list[LevelAssignmentFailed]] = {}
@@ -135,14 +153,22 @@ def no_fit_error(
             assigner.assign(list(ordering))
         except LevelAssignmentFailed as exc:
             failures.setdefault((exc.memory, exc.operands), []).append(exc)
-    start = f"no loop ordering of layer {layer.name} fits the memories of {accelerator.name}"
     if not failures:
+        return None
+    common = max(failures.values(), key=len)
+    return min(common, key=lambda exc: exc.needed)
+
+
+def no_fit_message(
+    layer: Layer, accelerator_name: str, least: LevelAssignmentFailed | None
+) -> MappingError:
+    """The error of :func:`no_fit_error` from its diagnosis (:func:`no_fit_diagnosis`)."""
+    start = f"no loop ordering of layer {layer.name} fits the memories of {accelerator_name}"
+    if least is None:
         return MappingError(
             f"{start}: no ordering meets the temporal_ordering of mapping entry '{layer.mapping.name}'; "
             "relax or remove that temporal_ordering"
         )
-    common = max(failures.values(), key=len)
-    least = min(common, key=lambda exc: exc.needed)
     need = f"{least.needed:.0f} bits"
     fix = (
         f"it is the top memory of {least.operands}, which must hold all of it: make it at least {need}"

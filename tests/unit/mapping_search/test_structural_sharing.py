@@ -77,6 +77,9 @@ def test_shared_structure_gives_the_unshared_results():
     assert allocations.reused > 0 and allocations.reallocated > 0
     kept = [entry for tables in allocations.tables.values() for t in tables for entry in t]
     assert any(entry.movement is not None for entry in kept)
+    # the latency's bandwidth-free parts kept for the variants to come, counted in the budget
+    assert any(entry.latency.nbytes > 0 for entry in kept)
+    assert all(entry.counted == entry.latency.nbytes for entry in kept)
     assert any(len(tables) > 1 for tables in allocations.tables.values())  # other sizes kept too
     assert 0 < allocations.nbytes == sum(entry.nbytes() for entry in kept) <= allocations.budget
     assert shared.reused > 0  # the costs-only variant
@@ -144,3 +147,55 @@ def test_structure_key_leaves_out_sizes_bandwidths_costs_and_name_only():
     job = json.loads(json.dumps(layer_job(layer, variant(1024, 512, 512), options)))
     job["accelerator"]["operational_array"]["sizes"] = [16, 64]
     assert job_key(structure_free_job(job, COST_FIELDS)) != key
+
+
+def test_no_fit_is_diagnosed_once_per_structure_and_sizes():
+    """Variants of one structure and the same sizes (bandwidths apart) where nothing fits take one
+    diagnosis (it reads sizes only): the error the unshared path gives, word for word."""
+    from zigzag.errors import MappingError
+
+    options = SearchOptions(lpf_limit=4)
+    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    shared = SharedCandidates()
+    for bandwidth in (512, 256):
+        accelerator = variant(1, 512, bandwidth)
+        job = layer_job(layer, accelerator, options)
+        keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
+        errors = []
+        for share in (None, (shared, *keys)):
+            try:
+                search_layer(layer, accelerator, options, show_progress=False, shared=share)
+            except MappingError as exc:
+                errors.append(str(exc))
+        assert len(errors) == 2 and errors[0] == errors[1]
+    diagnoses = [
+        key
+        for memo in shared.allocations._memos.values()
+        for key in memo
+        if isinstance(key, tuple) and key[0] == "no_fit"
+    ]
+    assert len(diagnoses) == 1
+
+
+def test_latency_memo_gives_the_same_bits():
+    """The latency through a memo filled by a variant of other bandwidths (or other sizes) is the
+    latency computed without it, bit for bit."""
+    from zigzag.mapping_search.batched.latency import LatencyMemo
+    from zigzag.mapping_search.batched.model import BatchCostModel
+
+    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    base = variant(1024, 512, 512)
+    array_mapping = generate_spatial_mappings(layer, base, nb_mappings=1)[0]
+    fractional, integer = spatial_mapping.convert(array_mapping, layer, base)
+    _, loops, assigner = candidate_loops(layer, base, fractional, lpf_limit=4, even=False)
+    ids = next(ordering_chunks(loops, 8192))
+    alive, cuts = assigner.assign(ids)
+    ids, cuts = ids[alive], {op: c[alive] for op, c in cuts.items()}
+    memo = LatencyMemo()
+    for spec in ((1024, 512, 512), (1024, 512, 128), (3072, 16, 256), (1024, 512, 128)):
+        model = BatchCostModel(layer, variant(*spec), fractional, integer, loops)
+        moved = model.movements(ids, cuts, True)
+        alone = model.evaluate_accesses(ids, cuts, moved)
+        together = model.evaluate_accesses(ids, cuts, moved, memo)
+        assert np.array_equal(alone[1], together[1]) and np.array_equal(alone[2], together[2])
+    assert memo.nbytes > 0 and len(memo.values) == 3  # the grouping, the allowed cycles of 2 sizes

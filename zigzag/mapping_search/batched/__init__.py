@@ -167,14 +167,22 @@ class BatchStats:
     scalar_fallbacks: int = 0  # candidates evaluated with the scalar model instead
 
 
-def candidate_loops(layer, accelerator, fractional, *, lpf_limit, even):
+def candidate_loops(layer, accelerator, fractional, *, lpf_limit, even, memo=None):
     """The ordering constraints, loop table and memory-level assigner of one spatial mapping's
-    temporal candidates; raises :class:`Unsupported` where the batched path cannot be used."""
-    temporal = layer_temporal_loops(layer, fractional)
-    if complete_user_ordering(layer, temporal) is not None:
-        raise Unsupported("complete user temporal ordering: a single candidate")
-    constraints, factors = ordering_factors(layer, temporal, lpf_limit)
-    loops = LoopTable(factors)
+    temporal candidates; raises :class:`Unsupported` where the batched path cannot be used.
+    ``memo``: a dict kept by the caller for variants of one structure
+    (``zigzag.mapping_search.batched.structural``), where the constraints and the loop table,
+    which read the layer and the spatial mapping only, are kept."""
+    ordering = None if memo is None else memo.get("loops")
+    if ordering is None:
+        temporal = layer_temporal_loops(layer, fractional)
+        if complete_user_ordering(layer, temporal) is not None:
+            raise Unsupported("complete user temporal ordering: a single candidate")
+        constraints, factors = ordering_factors(layer, temporal, lpf_limit)
+        ordering = constraints, LoopTable(factors)
+        if memo is not None:
+            memo["loops"] = ordering
+    constraints, loops = ordering
     assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
     if not assigner.exact:
         raise Unsupported("assigner costs too large for exact float64 integers")

@@ -16,10 +16,84 @@ from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 
 
-def batch_latency(model, movement, movement_int, n):
-    """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency)."""
-    setup = model.setup
+class LatencyMemo:
+    """What the latency of one set of candidates reads besides the bandwidths, kept for the
+    variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
+    the grouping of the candidates by structure signature (it reads the data movement only) and,
+    per memory sizes, the allowed cycles of every port duty (through the double buffering).
+    Values are computed by the same float operations as without it: the same bits."""
+
+    def __init__(self):
+        self.values: dict = {}
+        self.nbytes = 0
+
+    def get(self, key, make):
+        """The value kept under ``key``, else ``make()``'s (kept)."""
+        value = self.values.get(key)
+        if value is None:
+            value = self.values[key] = make()
+            self.nbytes += _frozen(value)
+        return value
+
+
+def _kept(memo, key, make, *args):
+    """``make(*args)``, through ``memo`` when there is one."""
+    return make(*args) if memo is None else memo.get(key, lambda: make(*args))
+
+
+def _frozen(value) -> int:
+    """Make the arrays of ``value`` read-only (read by the variants to come); their bytes."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+        return value.nbytes
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return sum(_frozen(v) for v in value)
+    return 0
+
+
+def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None):
+    """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency).
+    ``memo``: what variants of one structure moving the same data share (:class:`LatencyMemo`)."""
     exact = np.ones(n, dtype=bool)
+    sizes = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
+    allowed = _kept(memo, ("allowed", model.cpo, sizes), _allowed, model, movement, movement_int, n)
+    # docs/models/cost-model.md#latency real cycles (integer variant)
+    real = {}
+    for op, level, d in model.duties:
+        lv = model.ops[op].operand.levels[level]
+        flow = movement_int[op].flows[level][d]
+        bw = lv.bw_max[d]
+        if bw:
+            data = flow.amount * flow.precision
+            exact &= data < EXACT
+            real[op, level, d] = np.ceil(data / bw)
+        else:
+            real[op, level, d] = np.zeros(n)
+    latency = np.zeros(n)
+    if n == 0:
+        return latency, exact
+    signatures, groups = _kept(memo, "groups", _signature_groups, model, movement_int, n)
+    for signature, sel in zip(signatures, groups):
+        try:
+            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
+        except Unsupported:
+            exact[sel] = False
+            continue
+        latency[sel] = lat_g
+        exact[sel] &= exact_g
+    if model.latency_model == "bandwidth_bound":
+        bound, exact_bound = _port_bound(model, movement, n)
+        latency = np.where(bound > latency, latency + (bound - latency), latency)
+        exact &= exact_bound
+    return latency, exact
+
+
+def _allowed(model, movement, movement_int, n):
+    """The allowed cycles of every port duty (through the double buffering of every operand and
+    level): they read the memory sizes and the data movement, no bandwidth."""
+    setup = model.setup
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}
     for op, info in model.ops.items():
@@ -48,30 +122,25 @@ def batch_latency(model, movement, movement_int, n):
                         rule2, eff_sh[m_op][m_k] + eff[op][k], eff_sh[m_op][m_k]
                     )
         db[op] = flags
-    # docs/models/cost-model.md#latency real and allowed cycles (integer variant)
-    real, allowed = {}, {}
+    # docs/models/cost-model.md#latency allowed cycles (integer variant)
+    allowed = {}
     for op, level, d in model.duties:
-        lv = model.ops[op].operand.levels[level]
         flow = movement_int[op].flows[level][d]
-        bw = lv.bw_max[d]
-        if bw:
-            data = flow.amount * flow.precision
-            exact &= data < EXACT
-            real[op, level, d] = np.ceil(data / bw)
-        else:
-            real[op, level, d] = np.zeros(n)
         buffered = db[op][level + 1] if d in ("th", "fh") else db[op][level]
         allowed[op, level, d] = np.ceil(np.where(buffered, flow.period, flow.window) * model.cpo)
+    return allowed
 
-    # structure signature per candidate: per duty 0 = no traffic, 1 = once, 2 = repeated
+
+def _signature_groups(model, movement_int, n):
+    """The candidates' structure signatures (per duty 0 = no traffic, 1 = once, 2 = repeated) and,
+    per signature, its candidates' indices (a slice of all when there is one signature)."""
     codes = np.zeros((n, max(len(model.duties), 1)), dtype=np.int8)
     for i, (op, level, d) in enumerate(model.duties):
         count = movement_int[op].flows[level][d].count
         # counts are whole (floor divisions), inf or NaN: fmin maps 0, 1 to themselves, the rest to 2
         codes[:, i] = np.fmin(count, 2.0)
-    latency = np.zeros(n)
     if n == 0:
-        return latency, exact
+        return codes[:0], []
     if codes.shape[1] <= 39:  # base-3 digits fit an int64
         digits = 3 ** np.arange(codes.shape[1] - 1, -1, -1, dtype=np.int64)
         packed = codes.astype(np.int64) @ digits
@@ -80,20 +149,9 @@ def batch_latency(model, movement, movement_int, n):
     else:
         signatures, inverse = np.unique(codes, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
-    for g, signature in enumerate(signatures):
-        sel = np.nonzero(inverse == g)[0] if len(signatures) > 1 else slice(None)
-        try:
-            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
-        except Unsupported:
-            exact[sel] = False
-            continue
-        latency[sel] = lat_g
-        exact[sel] &= exact_g
-    if model.latency_model == "bandwidth_bound":
-        bound, exact_bound = _port_bound(model, movement, n)
-        latency = np.where(bound > latency, latency + (bound - latency), latency)
-        exact &= exact_bound
-    return latency, exact
+    if len(signatures) == 1:
+        return signatures, [slice(None)]
+    return signatures, [np.nonzero(inverse == g)[0] for g in range(len(signatures))]
 
 
 def _port_bound(model, movement, n):

@@ -41,7 +41,7 @@ from zigzag.mapping_search.batched import (
 from zigzag.mapping_search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
 from zigzag.mapping_search.batched.structural import Allocations
-from zigzag.mapping_search.loma import no_fit_error
+from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
 COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")
@@ -84,6 +84,9 @@ class CandidateTable:
     winners: dict = field(default_factory=dict, compare=False)
     #: layer name -> why no candidate fits (a table without candidates)
     no_fit: dict = field(default_factory=dict, compare=False)
+    #: ("no_fit", memory sizes...) -> the no-fit diagnosis, in the memo of the table's structure
+    #: (``zigzag.mapping_search.batched.structural.Allocations.memo``) or the table's own
+    diagnoses: dict = field(default_factory=dict, compare=False)
 
 
 class SharedCandidates:
@@ -161,8 +164,9 @@ def build_table(
     search would (the caller then takes the unshared path). ``allocations``: ``(Allocations,
     structure key)`` to take the allocated candidates of variants of the same structure
     (``zigzag.mapping_search.batched.structural``; same table)."""
+    memo = None if allocations is None else allocations[0].memo(allocations[1])
     constraints, loops, assigner = candidate_loops(
-        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even
+        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even, memo=memo
     )
     if allocations is None:
         source = (
@@ -171,7 +175,7 @@ def build_table(
     else:
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
-    kept, count, moves = [], 0, []
+    kept, count, moves, entries = [], 0, [], []
     for ids, cuts, entry in source:
         count += len(ids)
         if model is None:
@@ -189,10 +193,15 @@ def build_table(
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
-        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved)
+        memo = None if entry is None else entry.latency
+        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved, memo)
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+        if entry is not None:
+            entries.append(entry)
     for entry, moved in moves:  # once the allocation table is complete (and kept)
         allocations[0].keep_movement(allocations[1], entry, moved)
+    for entry in entries:  # what the latency kept for the next variants counts in the budget
+        allocations[0].count_latency(allocations[1], entry)
     memories = tuple(model.level_memories()) if model is not None else ()
     return CandidateTable(
         loops,
@@ -202,6 +211,7 @@ def build_table(
         memories,
         model.mac_energy if model is not None else 0.0,
         count,
+        diagnoses={} if allocations is None else allocations[0].memo(allocations[1]),
     )
 
 
@@ -260,8 +270,14 @@ def score_table(
             best = candidate
     if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
         if layer.name not in table.no_fit:
+            # nor bandwidths: diagnosed once per structure and sizes, named per accelerator
+            sizes = ("no_fit", *sorted((m.name, m.size) for m in accelerator.memories))
+            if sizes not in table.diagnoses:
+                table.diagnoses[sizes] = no_fit_diagnosis(
+                    layer, accelerator, fractional, even=even, lpf_limit=lpf_limit
+                )
             table.no_fit[layer.name] = str(
-                no_fit_error(layer, accelerator, fractional, even=even, lpf_limit=lpf_limit)
+                no_fit_message(layer, accelerator.name, table.diagnoses[sizes])
             )
         raise MappingError(table.no_fit[layer.name])
     known = table.winners.get(best[4])

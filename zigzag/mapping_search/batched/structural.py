@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
+from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import movement_arrays
 
 #: what the structure of an accelerator leaves out of its memories and their ports
@@ -59,7 +60,9 @@ class _Allocated:
     cuts: dict
     bounds: dict  # memory name -> (low, high) sizes keeping each candidate's outcome
     movement: object = field(default=None)  # the model's data movement of the alive candidates
+    latency: LatencyMemo = field(default_factory=LatencyMemo)  # what the latency reads of it
     size: int = 0  # bytes of its arrays
+    counted: int = 0  # bytes of ``latency`` counted in ``size``
 
     def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
@@ -84,6 +87,19 @@ class Allocations:
         self.nbytes = 0
         self.reallocated = 0  # candidates allocated again (their sizes left the bounds)
         self.reused = 0  # candidates taken as they were
+        #: structure key -> what its variants share besides allocations (:meth:`memo`)
+        self._memos: OrderedDict = OrderedDict()
+
+    def memo(self, key, size: int = 1024) -> dict:
+        """What the variants of structure ``key`` share besides allocations (the last ``size``
+        keys kept): the spatial mapping's level forms and the loop table (they read the array,
+        the memories' links and the layer, never a size), and the no-fit diagnoses by memory
+        sizes (``zigzag.mapping_search.loma.no_fit_diagnosis``: sizes, never bandwidths)."""
+        found = self._memos.setdefault(key, {})
+        self._memos.move_to_end(key)
+        if len(self._memos) > size:
+            self._memos.popitem(last=False)
+        return found
 
     def chunks(self, key, loops, assigner, constraints, chunk: int):
         """``zigzag.mapping_search.batched.assigned_chunks`` (without ``seen``), through the tables of
@@ -139,6 +155,17 @@ class Allocations:
         for array in arrays:  # read by the variants to come: never written again
             array.setflags(write=False)
         grown = sum(array.nbytes for array in arrays)
+        entry.size += grown
+        self.nbytes += grown
+        self._trim()
+
+    def count_latency(self, key, entry) -> None:
+        """Count what ``entry``'s latency memo kept since last counted (when the entry is kept)."""
+        grown = entry.latency.nbytes - entry.counted
+        kept = (e for table in self.tables.get(key, ()) for e in table)
+        if not grown or not any(e is entry for e in kept):
+            return
+        entry.counted += grown
         entry.size += grown
         self.nbytes += grown
         self._trim()
