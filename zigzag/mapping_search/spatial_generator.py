@@ -386,6 +386,27 @@ def _overflows(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) ->
     return innermost_overflow(mapping, layer, accelerator) is not None
 
 
+def _none_can_fit(layer: Layer, accelerator: Accelerator) -> bool:
+    """Whether some innermost memory is too small for its operands' least share under any
+    unrolling (one element each: no factor goes below 1), so that walking the ranking is vain. The
+    output's least precision is that of final outputs only if the array dims its memory serves
+    can hold all of the output-irrelevant loops; else that of partial sums."""
+    oa_sizes = accelerator.operational_array.dimensions
+    ir_size = math.prod(
+        s for d, s in layer.loop_sizes.items() if d in layer.irrelevant[layer.output] and s > 1
+    )
+    least: dict[str, float] = {}
+    for operand, mem_operand in layer.memory_operand_links.items():
+        memory = accelerator.hierarchy(mem_operand)[0]
+        precision = layer.precision[operand]
+        if operand == layer.output:
+            served = math.prod(oa_sizes.get(oa, 1) for oa in memory.served_dimensions)
+            if ir_size <= served:
+                precision = min(precision, layer.final_output_precision)
+        least[memory.name] = least.get(memory.name, 0) + precision
+    return any(bits > accelerator.memory[name].size for name, bits in least.items())
+
+
 # ----- steps 3 and 4 together ------------------------------------------------------------------
 def generate_spatial_mappings(
     layer: Layer, accelerator: Accelerator, *, nb_mappings: int = 3, enable_mixing: bool = False
@@ -409,7 +430,7 @@ def fitting_spatial_mappings(
     if len(ranked) == 1:
         return best
     overflowing = [m for m in best if _overflows(m, layer, accelerator)]
-    if not overflowing:
+    if not overflowing or _none_can_fit(layer, accelerator):
         return best
     limited = (limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked)
     chosen = list(
