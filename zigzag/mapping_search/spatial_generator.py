@@ -397,6 +397,8 @@ def _none_can_fit(layer: Layer, accelerator: Accelerator) -> bool:
     )
     least: dict[str, float] = {}
     for operand, mem_operand in layer.memory_operand_links.items():
+        if not accelerator.hierarchy(mem_operand):
+            continue
         memory = accelerator.hierarchy(mem_operand)[0]
         precision = layer.precision[operand]
         if operand == layer.output:

@@ -142,7 +142,9 @@ def test_cores_that_cannot_map_a_layer_are_dropped(tmp_path):
     accelerator = load_multicore_accelerator(tmp_path / "hw" / meta.name)
     with pytest.raises(InputError, match="layer 'conv0': no core can map this Conv layer") as error:
         checked_automatic_mapping(accelerator, CNN)
-    assert "operand O needs at least 16 bits in memory rf_2B, which holds 8 bits" in str(error.value)
+    assert "operand O needs at least 16 bits in memory rf_2B, which holds 8 bits" in str(
+        error.value
+    )
 
 
 def test_automatic_mapping_written_and_read_back(quad, tmp_path):

@@ -288,7 +288,9 @@ def test_overflowing_candidates_give_way_to_smaller_unrollings():
     # the four best (C 2 x K 2, ...) keep 4 weights even after the capacity limit (equal old
     # factors share the new value, the reference's quirk): no loop ordering could fit them
     for mapping, _ in ranked[:4]:
-        failure = innermost_overflow(limit_to_capacity(mapping, layer, accelerator), layer, accelerator)
+        failure = innermost_overflow(
+            limit_to_capacity(mapping, layer, accelerator), layer, accelerator
+        )
         assert str(failure) == "W needs 32 bits of rf_128B, which holds 16 bits"
     reference = generate_spatial_mappings(layer, accelerator)
     assert reference == [limit_to_capacity(m, layer, accelerator) for m, _ in ranked[:3]]
