@@ -12,6 +12,7 @@ set, or that saw deletions, may be laid out differently.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import pickle
 from collections.abc import Iterable, Iterator
@@ -72,7 +73,13 @@ def reference_set_order(names: Iterable[str], kind: Kind) -> list[str]:
 
     Names are hashed as given (the reference upper-cases LayerDim names; pass stored names).
     """
-    return [item.name for item in {_StandIn(name, kind) for name in names}]
+    return list(_set_order(tuple(names), kind))
+
+
+@functools.lru_cache(maxsize=4096)
+def _set_order(names: tuple[str, ...], kind: Kind) -> tuple[str, ...]:
+    """The searches ask for the same few small sets again and again: their order, hashed once."""
+    return tuple(item.name for item in {_StandIn(name, kind) for name in names})
 
 
 def reference_set_pop(names: Iterable[str], kind: Kind) -> str:

@@ -21,7 +21,7 @@ from zigzag.mapping_search.loma import temporal_mappings
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.reduce import keep_best
 from zigzag.mapping_search.salsa import salsa_search
-from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search.spatial_generator import fitting_spatial_mappings
 from zigzag.workload.layer import Layer
 
 logger = logging.getLogger(__name__)
@@ -168,7 +168,7 @@ def _search(
     show_progress: bool | None,
     shared,
 ) -> tuple[CostResult, LayerSearchStats]:
-    candidates = generate_spatial_mappings(
+    candidates = fitting_spatial_mappings(
         layer,
         accelerator,
         nb_mappings=options.nb_spatial_mappings_generated,

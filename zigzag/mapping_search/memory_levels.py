@@ -75,6 +75,28 @@ class MemoryLevelAssigner:
                 self._assign_at(memory, [states[m] for m in operands], operands)
         return {s.layer_operand: s.levels for s in states.values()}
 
+    def spatial_overflow(self, loops: list[Loop]) -> LevelAssignmentFailed | None:
+        """The failure every ordering of ``loops`` meets at an operand's innermost memory because
+        the spatial unrolling alone overflows it (with no temporal loop yet), or None. Orderings
+        only add to what a memory holds, so such a spatial mapping can never be assigned."""
+        states = {m: self._initial_state(m, loops) for m in self.memory_operands}
+        placed: set[str] = set()
+        for memory, operands in self.nodes:
+            first = [m for m in operands if m not in placed]
+            placed.update(operands)
+            needed = 0.0
+            for mem_operand in first:
+                state = states[mem_operand]
+                bits = self.layer.footprint(state.layer_operand, state.assigned_sizes)
+                bits *= self._precision_at(state)
+                if bits > memory.size:
+                    return self._overflow(memory, state, bits)
+                needed += bits
+            if needed > memory.size:
+                together = " and ".join(states[m].layer_operand for m in first) + " together"
+                return LevelAssignmentFailed(memory.name, together, needed, memory.size)
+        return None
+
     def _initial_state(self, mem_operand: str, ordering: list[Loop]) -> _OperandState:
         op = self.layer.layer_operand_of[mem_operand]
         sizes: dict[str, float] = {}

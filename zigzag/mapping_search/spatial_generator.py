@@ -8,7 +8,8 @@ docs/models/mapping-search.md#spatial-mappings. In short:
 3. array dims the template leaves open are filled with every combination of single-dim (and,
    optionally, mixed) unrollings taken from the hints; valid candidates are ranked by a
    utilisation/diversity indicator;
-4. the best ones are shrunk to fit the capacity of the innermost memories.
+4. the best ones are shrunk to fit the capacity of the innermost memories; one that still
+   overflows an innermost memory gives way to the next candidates in the ranking.
 
 Ties follow the reference's ``set`` iteration order, reproduced by
 :mod:`zigzag.mapping.reference_order`. Nothing here mutates the layer or the accelerator.
@@ -23,7 +24,15 @@ from collections.abc import Iterator
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.accelerator import Accelerator, Memory
-from zigzag.mapping_search.spatial_mapping import ArrayMapping, utilization
+from zigzag.mapping_search.loop_factors import temporal_loop_sizes
+from zigzag.mapping_search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
+from zigzag.mapping_search.spatial_mapping import (
+    ArrayMapping,
+    adjust_factors,
+    distribute_over_levels,
+    flat_unrollings,
+    utilization,
+)
 from zigzag.notes import warn_for_layer
 from zigzag.mapping.reference_order import reference_set_order, reference_set_pop
 from zigzag.workload.layer import Layer
@@ -356,10 +365,85 @@ def _shrink_largest(factors: list[int], limit: float) -> list[int]:
     return result
 
 
+def innermost_overflow(
+    mapping: ArrayMapping, layer: Layer, accelerator: Accelerator
+) -> LevelAssignmentFailed | None:
+    """Why no loop ordering can fit ``mapping``: an operand's innermost memory overflowed by the
+    unrolling alone (what the search would find ordering by ordering), or None if it fits."""
+    oa_sizes = accelerator.operational_array.dimensions
+    levels = distribute_over_levels(
+        adjust_factors(mapping, layer, oa_sizes, integer=False), layer, accelerator
+    )
+    temporal = temporal_loop_sizes(layer.loop_sizes, flat_unrollings(levels, layer))
+    loops = list(temporal.items()) or [(layer.loop_dims[0], 1)]
+    return MemoryLevelAssigner(layer, accelerator, levels).spatial_overflow(loops)
+
+
+def _overflows(mapping: ArrayMapping, layer: Layer, accelerator: Accelerator) -> bool:
+    """An innermost memory overflowed, or holding less than one element (a factor cut to 0)."""
+    if any(f < 1 for unrolling in mapping.values() for f in unrolling.values()):
+        return True
+    return innermost_overflow(mapping, layer, accelerator) is not None
+
+
+def _none_can_fit(layer: Layer, accelerator: Accelerator) -> bool:
+    """Whether some innermost memory is too small for its operands' least share under any
+    unrolling (one element each: no factor goes below 1), so that walking the ranking is vain. The
+    output's least precision is that of final outputs only if the array dims its memory serves
+    can hold all of the output-irrelevant loops; else that of partial sums."""
+    oa_sizes = accelerator.operational_array.dimensions
+    ir_size = math.prod(
+        s for d, s in layer.loop_sizes.items() if d in layer.irrelevant[layer.output] and s > 1
+    )
+    least: dict[str, float] = {}
+    for operand, mem_operand in layer.memory_operand_links.items():
+        if not accelerator.hierarchy(mem_operand):
+            continue
+        memory = accelerator.hierarchy(mem_operand)[0]
+        precision = layer.precision[operand]
+        if operand == layer.output:
+            served = math.prod(oa_sizes.get(oa, 1) for oa in memory.served_dimensions)
+            if ir_size <= served:
+                precision = min(precision, layer.final_output_precision)
+        least[memory.name] = least.get(memory.name, 0) + precision
+    return any(bits > accelerator.memory[name].size for name, bits in least.items())
+
+
 # ----- steps 3 and 4 together ------------------------------------------------------------------
 def generate_spatial_mappings(
     layer: Layer, accelerator: Accelerator, *, nb_mappings: int = 3, enable_mixing: bool = False
 ) -> list[ArrayMapping]:
-    """The ``nb_mappings`` best spatial mappings, fitted to memory capacity (one if fully given)."""
+    """The ``nb_mappings`` best spatial mappings, fitted to memory capacity (one if fully given):
+    the reference's list, some of which may still overflow an innermost memory."""
     ranked = spatial_mapping_candidates(layer, accelerator, enable_mixing=enable_mixing)
     return [limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked[:nb_mappings]]
+
+
+def fitting_spatial_mappings(
+    layer: Layer, accelerator: Accelerator, *, nb_mappings: int = 3, enable_mixing: bool = False
+) -> list[ArrayMapping]:
+    """What the searches evaluate: :func:`generate_spatial_mappings`'s list when all of it fits the
+    innermost memories; else the ``nb_mappings`` best candidates that do (smaller unrollings, in
+    the ranking's order), where the reference gives up on the layer. A fully given mapping is
+    kept, and so is the list when no candidate fits, for the search to say which memory is too
+    small (docs/models/mapping-search.md#spatial-mappings)."""
+    ranked = spatial_mapping_candidates(layer, accelerator, enable_mixing=enable_mixing)
+    best = [limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked[:nb_mappings]]
+    if len(ranked) == 1:
+        return best
+    overflowing = [m for m in best if _overflows(m, layer, accelerator)]
+    if not overflowing or _none_can_fit(layer, accelerator):
+        return best
+    limited = (limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked)
+    chosen = list(
+        itertools.islice((m for m in limited if not _overflows(m, layer, accelerator)), nb_mappings)
+    )
+    if not chosen:
+        return best
+    warn_for_layer(
+        logger,
+        layer.name,
+        f"{len(overflowing)} of the {len(best)} best spatial mappings overflow an innermost "
+        "memory; the next fitting ones in the ranking taken instead",
+    )
+    return chosen

@@ -19,9 +19,14 @@ from zigzag.errors import InputError, MappingError
 from zigzag.io.loaders import accelerator_from_dict, load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
+from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import (
     effective_hints,
+    fitting_spatial_mappings,
     generate_spatial_mappings,
+    innermost_overflow,
+    limit_to_capacity,
     maximal_unrollings,
     spatial_mapping_candidates,
 )
@@ -266,6 +271,49 @@ def test_capacity_limit_shares_new_factor_between_equal_old_factors():
     layer = _layer(2, MAPPINGS / "spatial_capacity_tpu.yaml")
     result = generate_spatial_mappings(layer, _patched("tpu_like", SMALL_OUTPUT_RF))
     assert [_pairs(m) for m in result] == [sm(D1="K 3", D2="OX 3")]
+
+
+# A weight register shared by the whole array (served D1 and D2) holding two 8-bit weights, fed
+# 16 bits at a time: each array dim may unroll a weight dim twice, but not both together.
+SHARED_WEIGHT_RF = {
+    "memories.rf_128B.size": 16,
+    "memories.rf_128B.served_dimensions": ["D1", "D2"],
+    **{f"memories.rf_128B.ports.{i}.bandwidth_{m}": 16 for i in (0, 1) for m in ("min", "max")},
+}
+
+
+def test_overflowing_candidates_give_way_to_smaller_unrollings():
+    layer, accelerator = _layer(30), _patched("tpu_like", SHARED_WEIGHT_RF)  # K 1000, C 512, 1x1
+    ranked = spatial_mapping_candidates(layer, accelerator)
+    # the four best (C 2 x K 2, ...) keep 4 weights even after the capacity limit (equal old
+    # factors share the new value, the reference's quirk): no loop ordering could fit them
+    for mapping, _ in ranked[:4]:
+        failure = innermost_overflow(
+            limit_to_capacity(mapping, layer, accelerator), layer, accelerator
+        )
+        assert str(failure) == "W needs 32 bits of rf_128B, which holds 16 bits"
+    reference = generate_spatial_mappings(layer, accelerator)
+    assert reference == [limit_to_capacity(m, layer, accelerator) for m, _ in ranked[:3]]
+    result = fitting_spatial_mappings(layer, accelerator)
+    assert [_pairs(m) for m in result] == [
+        sm(D1="FY 1", D2="C 2"),
+        sm(D1="FY 1", D2="K 2"),
+        sm(D1="FX 1", D2="C 2"),
+    ]  # the next ones in the ranking (indicator 2.0), in its order
+    assert all(innermost_overflow(m, layer, accelerator) is None for m in result)
+    best, stats = search_layer(layer, accelerator, SearchOptions(lpf_limit=4))
+    assert stats.spatial_mappings == 3 and best.latency > 0
+
+
+def test_nothing_fitting_keeps_the_best_for_the_search_to_report():
+    # an output register of 8 bits cannot hold one 16-bit partial sum, whatever the unrolling
+    accelerator = _patched("tpu_like", {"memories.rf_2B.size": 8})
+    layer = _layer(30)
+    ranked = spatial_mapping_candidates(layer, accelerator)
+    assert fitting_spatial_mappings(layer, accelerator) == [m for m, _ in ranked[:3]]
+    message = "operand O needs at least 16 bits in memory rf_2B, which holds 8 bits"
+    with pytest.raises(MappingError, match=message):
+        search_layer(layer, accelerator, SearchOptions(lpf_limit=4))
 
 
 # ----- errors ------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from zigzag.mapping_search.memory_levels import LevelAssignmentFailed, MemoryLev
 from zigzag.mapping_search.loma import layer_temporal_loops, temporal_mappings
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.salsa import salsa_search
-from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
+from zigzag.mapping_search.spatial_generator import fitting_spatial_mappings
 from zigzag.stages.stage import Stage
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class SpatialMappingGeneratorStage(Stage):
         self.nb_mappings = nb_mappings_generated
 
     def run(self):
-        mappings = generate_spatial_mappings(
+        mappings = fitting_spatial_mappings(
             self.layer,
             self.accelerator,
             nb_mappings=self.nb_mappings,
