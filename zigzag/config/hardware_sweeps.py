@@ -1,18 +1,24 @@
 """A ``hardware_sweeps`` entry of the workflow config: variants of one base accelerator.
 
-The fields' types and defaults; what they mean together (expressions, paths into the accelerator,
-constraints, workload points) is checked by :func:`zigzag.sweep.config.read_sweep`, which the
-command line and the API use as well. docs/reference/sweeps.md documents every field.
+The fields' types and defaults, and the checks of the entry alone: the keys its ``kind`` allows,
+a mapping or a generated spatial mapping, one clock spelling, expressions that parse. The
+workflow, the command line and the API all read a sweep into this model
+(:func:`zigzag.sweep.config.read_sweep`), which then checks what needs the files (paths into the
+base accelerator, constraints over its parameters, workload points). docs/reference/sweeps.md
+documents every field.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, StrictStr
+from pydantic import Field, StrictStr, field_validator, model_validator
 
-from zigzag.config.base import FileOrList, Name, Section, number, whole
+from zigzag.config.base import FileOrList, Name, Section, number, problem, said, whole
 from zigzag.config.options import Options
+from zigzag.errors import InputError
+from zigzag.mapping_search.options import OPTIONS
+from zigzag.variants import expressions
 from zigzag.multicore.pipeline.spec import CHOICES, MODES, SEARCH_METHODS, search_defaults
 
 #: an allocation search section's defaults, from the one place (the multi-core run description)
@@ -31,7 +37,18 @@ WORKLOAD_FIELDS = (
     "precision.kv_cache",
     "logits",
 )
-Values = Annotated[list[Any], Field(min_length=1)]
+#: keys of a multi-core sweep only
+MULTICORE_ONLY = ("modes", "layer_stacks", "allocation_search")
+#: keys of a single-core sweep only: its search options (but the latency model), and these
+SINGLE_ONLY = ("spatial_mapping", "search", "workload_vary")
+Values = Annotated[
+    list[Any],
+    Field(min_length=1),
+    said(
+        "{value!r} is not a list; write the values as a list, e.g. [32KiB, 64KiB]",
+        when=lambda value: not isinstance(value, list),
+    ),
+]
 
 
 class FragmentAddition(Section):
@@ -103,11 +120,17 @@ class HardwareSweep(Options):
         "file, each variant scheduled",
     )
     base: StrictStr = Field(description="accelerator YAML the variants start from")
-    modes: Annotated[list[Literal[MODES]], Field(min_length=1)] = Field(
+    modes: Annotated[
+        list[Literal[MODES]],
+        Field(min_length=1),
+        said("{value!r} is not a list of lbl and fused; e.g. [lbl, fused]"),
+    ] = Field(
         ["lbl"],
         description="multicore: the scheduling modes, one row per variant, workload and mode",
     )
-    layer_stacks: Annotated[str, Field(min_length=1)] = Field(
+    layer_stacks: Annotated[
+        str, Field(min_length=1), said("give stacks of layer ids such as '0-10;11-21'")
+    ] = Field(
         None, description="multicore, fused mode: stacks of layer ids, e.g. '0-10;11-21'"
     )
     allocation_search: MulticoreAllocationSearch = Field(
@@ -154,12 +177,15 @@ class HardwareSweep(Options):
         None,
         description="clock frequency in GHz (a number or an expression over parameters)",
     )
-    clock_ns: Union[number(), StrictStr] = Field(
+    clock_ns: Union[number(gt=0), StrictStr] = Field(
         None,
         description="older spelling: a clock period in ns, read as clock_ghz = 1 / clock_ns "
         "with a warning",
     )
-    batch_size: Union[whole(ge=1), Literal["auto"]] = Field(
+    batch_size: Annotated[
+        Union[whole(ge=1), Literal["auto"]],
+        said("{value!r} is neither a positive whole number nor 'auto'"),
+    ] = Field(
         "auto", description="variants per workflow job; auto: at most 48 jobs per sweep"
     )
     workload_vary: dict[Literal[WORKLOAD_FIELDS], Values] = Field(
@@ -176,3 +202,43 @@ class HardwareSweep(Options):
     search: GuidedSearch = Field(
         None, description="a guided search (over energy, latency and area) instead of every variant"
     )
+
+    @field_validator("clock_ghz", "clock_ns")
+    @classmethod
+    def _parses(cls, value):
+        if isinstance(value, str):
+            try:
+                expressions.parse(value)
+            except expressions.ExpressionError as exc:
+                raise problem(str(exc)) from None
+        return value
+
+    @field_validator("layer_stacks")
+    @classmethod
+    def _stacks(cls, value: str) -> str:
+        from zigzag.multicore.tiling import parse_layer_stacks
+
+        try:
+            parse_layer_stacks(value)
+        except InputError as exc:
+            raise problem(exc.message) from None
+        return value
+
+    @model_validator(mode="after")
+    def _fits_kind(self) -> "HardwareSweep":
+        given = [key for key in type(self).model_fields if key in self.model_fields_set]
+        if self.kind == "multicore":
+            options = {o.name for o in OPTIONS if o.name != "latency_model"}
+            for key in (key for key in given if key in options or key in SINGLE_ONLY):
+                what = "a single-core option" if key in options else "a key of single-core sweeps"
+                raise problem(f"{what}, not used by multi-core sweeps; remove it", key)
+        else:
+            for key in (key for key in given if key in MULTICORE_ONLY):
+                raise problem(
+                    "is a key of multi-core sweeps only; add 'kind: multicore' or remove it", key
+                )
+            if self.mapping is None and self.spatial_mapping == "given":
+                raise problem("missing; give a mapping file, or spatial_mapping: generate", "mapping")
+        if self.clock_ns is not None and self.clock_ghz is not None:
+            raise problem("give clock_ghz only (clock_ns is its older spelling)", "clock_ns")
+        return self
