@@ -85,7 +85,6 @@ class Section(BaseModel):
         return {key: values[key] for key in self._order if key in values}
 
 
-
 def problem(message: str, field: str | None = None) -> PydanticCustomError:
     """A failed check of a value, said as ``message`` (what is wrong and how to fix it); from a
     section's own check, ``field`` names the field it is about (:func:`zigzag.config.check.explain`

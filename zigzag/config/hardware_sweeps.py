@@ -51,6 +51,17 @@ Values = Annotated[
 ]
 
 
+def _entries(kind: Any) -> Any:
+    """A mapping of parameters or paths to ``kind`` (vary, derive, params)."""
+    return Annotated[
+        dict[str, kind],
+        said(
+            "{value!r} is not a mapping; write '<parameter or path>: ...' entries",
+            when=lambda value: not isinstance(value, dict),
+        ),
+    ]
+
+
 class FragmentAddition(Section):
     """A key or list entry a fragment adds."""
 
@@ -130,19 +141,17 @@ class HardwareSweep(Options):
     )
     layer_stacks: Annotated[
         str, Field(min_length=1), said("give stacks of layer ids such as '0-10;11-21'")
-    ] = Field(
-        None, description="multicore, fused mode: stacks of layer ids, e.g. '0-10;11-21'"
-    )
+    ] = Field(None, description="multicore, fused mode: stacks of layer ids, e.g. '0-10;11-21'")
     allocation_search: MulticoreAllocationSearch = Field(
         None,
         description="multicore: the budget of the allocation search run when the mapping "
         "leaves cores to choose",
     )
-    params: dict[str, StrictStr] = Field(
+    params: _entries(StrictStr) = Field(
         default_factory=dict,
         description="short names for paths, e.g. {D1: 'operational_array.sizes[0]'}",
     )
-    vary: dict[str, Values] = Field(
+    vary: _entries(Values) = Field(
         default_factory=dict,
         description="parameter or path -> list of values; every combination is a variant",
     )
@@ -150,7 +159,7 @@ class HardwareSweep(Options):
         default_factory=list,
         description="groups of parameters varied in step (lists of the same length)",
     )
-    derive: dict[str, Union[StrictStr, number()]] = Field(
+    derive: _entries(Union[StrictStr, number()]) = Field(
         default_factory=dict,
         description="parameter or path -> arithmetic expression over parameters and paths, "
         "e.g. 'D1 * 8'",
@@ -159,20 +168,29 @@ class HardwareSweep(Options):
         default_factory=dict,
         description="group -> option -> edits (remove, add, set); each group is one more axis",
     )
-    name_format: StrictStr = Field(
+    name_format: Annotated[
+        StrictStr, said("{value!r} is not a text; give a text such as 'tpu{{D1}}x{{D2}}-ub{{ub}}'")
+    ] = Field(
         None,
         description="variant names, e.g. 'tpu{D1}x{D2}-ub{ub}' (default: base name and parameters)",
     )
-    workloads: FileOrList
+    workloads: Annotated[
+        FileOrList,
+        said("{value!r} is not a workload file or a list of them; give a list of workload files"),
+    ]
     mapping: StrictStr = Field(
         None,
         description="mapping YAML; unrolling sizes may be expressions such as 'K, D1' "
         "(multicore: a multi-core mapping, cores may be roles)",
     )
     spatial_mapping: Literal["given", "generate"] = "given"
-    constraints: list[StrictStr] = Field(
-        default_factory=list, description="e.g. 'area <= 5 mm2', 'latency <= 2 ms'"
-    )
+    constraints: Annotated[
+        list[StrictStr],
+        said(
+            "{value!r} is not a list; write e.g. ['area <= 5 mm2']",
+            when=lambda value: not isinstance(value, list),
+        ),
+    ] = Field(default_factory=list, description="e.g. 'area <= 5 mm2', 'latency <= 2 ms'")
     clock_ghz: Union[number(), StrictStr] = Field(
         None,
         description="clock frequency in GHz (a number or an expression over parameters)",
@@ -185,9 +203,7 @@ class HardwareSweep(Options):
     batch_size: Annotated[
         Union[whole(ge=1), Literal["auto"]],
         said("{value!r} is neither a positive whole number nor 'auto'"),
-    ] = Field(
-        "auto", description="variants per workflow job; auto: at most 48 jobs per sweep"
-    )
+    ] = Field("auto", description="variants per workflow job; auto: at most 48 jobs per sweep")
     workload_vary: dict[Literal[WORKLOAD_FIELDS], Values] = Field(
         default_factory=dict,
         description="LLM workload fields varied beside the hardware (workloads generated from "
@@ -238,7 +254,9 @@ class HardwareSweep(Options):
                     "is a key of multi-core sweeps only; add 'kind: multicore' or remove it", key
                 )
             if self.mapping is None and self.spatial_mapping == "given":
-                raise problem("missing; give a mapping file, or spatial_mapping: generate", "mapping")
+                raise problem(
+                    "missing; give a mapping file, or spatial_mapping: generate", "mapping"
+                )
         if self.clock_ns is not None and self.clock_ghz is not None:
             raise problem("give clock_ghz only (clock_ns is its older spelling)", "clock_ns")
         return self

@@ -309,7 +309,7 @@ def add_step_commands(subparsers) -> None:
 
     register_multicore_steps(command)
 
-    from zigzag.sweep.cli import register_steps as register_sweep_steps
+    from zigzag.sweep.steps import register_steps as register_sweep_steps
 
     register_sweep_steps(command)
 

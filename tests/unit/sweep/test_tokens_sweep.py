@@ -180,7 +180,7 @@ def test_an_llm_document_with_changes(tmp_path):
 
 def test_the_command_line_varies_the_workload(llm_file):
     from zigzag.cli import build_parser
-    from zigzag.sweep.cli import sweep_from_args
+    from zigzag.sweep.flags import sweep_from_args
 
     args = build_parser().parse_args(
         [
