@@ -1,7 +1,8 @@
 """Experiments from a workflow config: explicit ones and sweep grids (GeneralParameterIterator's role).
 
 The config is read once into typed sections (:mod:`zigzag.config`); a resolved experiment is
-what its jobs read from its spec file, a plain JSON dict::
+the JSON its spec file holds (the wire format to its jobs, which read it into a frozen
+:class:`zigzag.steps.specs.ExperimentSpec`)::
 
     {"name": ..., "workload": path, "accelerator": path, "mapping": path,
      "evaluate_all_operators": bool, "options": {every SearchOptions field}}
@@ -253,15 +254,3 @@ def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     return write_text_if_changed(
         Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment)
     )
-
-
-def read_experiment_spec(path: str | Path) -> dict:
-    """The resolved experiment written by :func:`write_experiment_spec`."""
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputError(
-            path, None, "experiment file not found (it is written by the Snakefile)"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None
