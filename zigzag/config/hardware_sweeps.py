@@ -210,7 +210,14 @@ class HardwareSweep(Options):
         "a model configuration only), each with a list of values; every combination is "
         "evaluated on every variant",
     )
-    ranking: Ranking = Field(
+    ranking: Annotated[
+        Ranking,
+        said(
+            "{value!r} is not a mapping; write e.g. "
+            "{{method: geomean, weights: {{resnet18: 2}}}}",
+            when=lambda value: not isinstance(value, dict),
+        ),
+    ] = Field(
         None,
         description="how the HTML report ranks the variants across the workloads "
         "(default: geometric mean of energy, equal weights)",
