@@ -213,8 +213,7 @@ class HardwareSweep(Options):
     ranking: Annotated[
         Ranking,
         said(
-            "{value!r} is not a mapping; write e.g. "
-            "{{method: geomean, weights: {{resnet18: 2}}}}",
+            "{value!r} is not a mapping; write e.g. {{method: geomean, weights: {{resnet18: 2}}}}",
             when=lambda value: not isinstance(value, dict),
         ),
     ] = Field(
