@@ -251,13 +251,15 @@ class HardwareSweep(Options):
         given = [key for key in type(self).model_fields if key in self.model_fields_set]
         if self.kind == "multicore":
             options = {o.name for o in OPTIONS if o.name != "latency_model"}
-            for key in (key for key in given if key in options or key in SINGLE_ONLY):
-                what = "a single-core option" if key in options else "a key of single-core sweeps"
-                raise problem(f"{what}, not used by multi-core sweeps; remove it", key)
+            extra = next((k for k in given if k in options or k in SINGLE_ONLY), None)
+            if extra is not None:
+                what = "a single-core option" if extra in options else "a key of single-core sweeps"
+                raise problem(f"{what}, not used by multi-core sweeps; remove it", extra)
         else:
-            for key in (key for key in given if key in MULTICORE_ONLY):
+            extra = next((k for k in given if k in MULTICORE_ONLY), None)
+            if extra is not None:
                 raise problem(
-                    "is a key of multi-core sweeps only; add 'kind: multicore' or remove it", key
+                    "is a key of multi-core sweeps only; add 'kind: multicore' or remove it", extra
                 )
             if self.mapping is None and self.spatial_mapping == "given":
                 raise problem(
