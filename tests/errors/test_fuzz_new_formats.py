@@ -196,7 +196,7 @@ _CONSTRAINTS = [
 )
 def test_fuzzed_sweep_flags(kinds, data):
     from zigzag.cli import build_parser
-    from zigzag.sweep.cli import sweep_from_args
+    from zigzag.sweep.flags import sweep_from_args
 
     argv = ["sweep", "--base", str(BASE), "--workload", str(WORKLOAD), "--mapping", str(MAPPING)]
     for kind in kinds:

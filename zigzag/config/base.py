@@ -19,7 +19,9 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationError,
     WithJsonSchema,
+    WrapValidator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -81,3 +83,25 @@ class Section(BaseModel):
         """The keys the user wrote, in their order, with their checked values (sections as dicts)."""
         values = self.model_dump(exclude_unset=True)
         return {key: values[key] for key in self._order if key in values}
+
+
+def problem(message: str, field: str | None = None) -> PydanticCustomError:
+    """A failed check of a value, said as ``message`` (what is wrong and how to fix it); from a
+    section's own check, ``field`` names the field it is about (:func:`zigzag.config.check.explain`
+    places the message there)."""
+    return PydanticCustomError("problem", "{message}", {"message": message, "field": field})
+
+
+def said(message: str, when=None) -> WrapValidator:
+    """A field's own message (``{value!r}``: the value) for a value its type refuses (and for
+    which ``when(value)`` holds, if given), where the field's meaning says more than its type."""
+
+    def check(value, handler):
+        try:
+            return handler(value)
+        except ValidationError:
+            if when is not None and not when(value):
+                raise
+            raise problem(message.format(value=value)) from None
+
+    return WrapValidator(check)

@@ -7,6 +7,7 @@ schema, :mod:`zigzag.config.keys`); then the models' checks, each pydantic error
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from zigzag.config.base import Section
 from zigzag.config.keys import check_unknown_keys
 from zigzag.config.models import EXPERIMENT_SECTIONS, MULTICORE_ALIAS, WorkflowConfig
 from zigzag.errors import InputError
@@ -51,6 +53,24 @@ def load_config(config: dict | WorkflowConfig, file: str = "config") -> Workflow
     return typed
 
 
+def load_section(model: type[Section], data: Any, file: str) -> Section:
+    """``data`` read into one section of the config (e.g. a hardware sweep given on the command
+    line), with the same checks and one-line errors as :func:`load_config`."""
+    if not isinstance(data, dict):
+        raise InputError(file, None, f"{data!r} is not a mapping of {model.__name__} keys")
+    check_unknown_keys(data, _schema(model), file)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        where, message = explain(exc.errors(), data)
+        raise InputError(file, where or None, message) from None
+
+
+@functools.cache
+def _schema(model: type[Section]) -> dict:
+    return model.model_json_schema()
+
+
 #: pydantic's error types and the JSON-schema type they ask for
 _TYPES = {
     "string_type": "string",
@@ -78,6 +98,8 @@ def explain(errors: list[dict], config: Any) -> tuple[str, str]:
             first = fitting[0]
         else:
             return _text(path), _no_kind(first["input"], together)
+    if first["type"] == "problem" and first["ctx"]["field"]:
+        path += (first["ctx"]["field"],)
     return _text(path if first["type"] != "missing" else path[:-1]), _message(first, path)
 
 

@@ -50,29 +50,30 @@ def cmd_parse_accelerator(args: argparse.Namespace) -> int:
 
 
 def cmd_split(args: argparse.Namespace) -> int:
-    from zigzag.steps.experiments import read_experiment_spec
     from zigzag.steps.pipeline import jobs_file, split_layers
+    from zigzag.steps.specs import read_experiment
 
-    experiment = read_experiment_spec(args.experiment)
+    experiment = read_experiment(args.experiment)
+    name = experiment.name
 
     def action():
         plan = split_layers(experiment, args.workload, args.accelerator, args.cache, args.output)
         if "failed" in plan:
-            return f"{experiment['name']}: not run, {plan['failed']['step']} failed: {plan['failed']['reason']}"
+            return f"{name}: not run, {plan['failed']['step']} failed: {plan['failed']['reason']}"
         keys = {layer["key"] for layer in plan["layers"]}
         return (
-            f"{experiment['name']}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs, "
+            f"{name}: {len(plan['layers'])} layers, {len(keys)} distinct layer jobs, "
             f"{len(plan.get('to_compute', []))} to search in {plan.get('chunks', 0)} chunks"
         )
 
-    record = _recorder(args, "split_layers", experiment=experiment)
+    record = _recorder(args, "split_layers", experiment=experiment.to_dict())
     if record is not None and args.cache:  # a failed split plans no jobs: its jobs file is empty
 
         def record_failure(reason: str, first=record) -> None:
             from zigzag.io.sealed import write_sealed
 
             first(reason)
-            write_sealed(jobs_file(args.cache, experiment["name"]), {"jobs": {}})
+            write_sealed(jobs_file(args.cache, name), {"jobs": {}})
 
         record = record_failure
     return run_logged(args.log, action, record)
@@ -309,7 +310,7 @@ def add_step_commands(subparsers) -> None:
 
     register_multicore_steps(command)
 
-    from zigzag.sweep.cli import register_steps as register_sweep_steps
+    from zigzag.sweep.steps import register_steps as register_sweep_steps
 
     register_sweep_steps(command)
 

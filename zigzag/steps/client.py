@@ -131,14 +131,19 @@ def server_dir(environ=os.environ) -> str | None:
     return folder
 
 
-def server_paths(folder: str, key: str) -> dict[str, str]:
-    base = os.path.join(folder, key)
-    return {
-        "socket": f"{base}.sock",
-        "lock": f"{base}.lock",
-        "log": f"{base}.log",
-        "failed": f"{base}.failed",
-    }
+class ServerFiles:
+    """The files of one job server (its folder and fingerprint ``key``): the socket, the lock of
+    its start, its log and the marker of a failed start. (A plain class: the client imports
+    nothing it can do without, see above.)"""
+
+    __slots__ = ("socket", "lock", "log", "failed")
+
+    def __init__(self, folder: str, key: str):
+        base = os.path.join(folder, key)
+        self.socket = f"{base}.sock"
+        self.lock = f"{base}.lock"
+        self.log = f"{base}.log"
+        self.failed = f"{base}.failed"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,8 +166,8 @@ def run_warm(argv: list[str]) -> int | None:
     folder = server_dir()
     if folder is None:
         return None
-    paths = server_paths(folder, fingerprint())
-    if len(paths["socket"]) > MAX_SOCKET_PATH:
+    paths = ServerFiles(folder, fingerprint())
+    if len(paths.socket) > MAX_SOCKET_PATH:
         return None
     previous = {sig: _signal.signal(sig, _forward) for sig in FORWARDED_SIGNALS}
     # A signal that comes just before the client blocks reading the server's reply would run its
@@ -216,21 +221,21 @@ def kill_group(pid: int, sig: int) -> None:
         pass
 
 
-def _connect(paths: dict[str, str]) -> _socket.socket | None:
+def _connect(paths: ServerFiles) -> _socket.socket | None:
     """A connection to the running server, starting it first if there is none. (Clients that come
     while it starts wait for it: running their jobs themselves meanwhile was measured to cost more
     CPU time, in imports, than the wait.)"""
-    connection = _try_connect(paths["socket"])
+    connection = _try_connect(paths.socket)
     if connection is not None:
         return connection
-    if _recently_failed(paths["failed"]):
+    if _recently_failed(paths.failed):
         return None
     import fcntl
 
-    with open(paths["lock"], "a") as lock:
+    with open(paths.lock, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one client starts the server, the others wait here
-        connection = _try_connect(paths["socket"])
-        if connection is None and not _recently_failed(paths["failed"]):
+        connection = _try_connect(paths.socket)
+        if connection is None and not _recently_failed(paths.failed):
             connection = _start_server(paths)
     return connection
 
@@ -252,13 +257,13 @@ def _recently_failed(marker: str) -> bool:
         return False
 
 
-def _start_server(paths: dict[str, str]) -> _socket.socket | None:
+def _start_server(paths: ServerFiles) -> _socket.socket | None:
     """Start a detached server (new session, own log) and connect once it accepts."""
     import subprocess
 
-    with open(paths["log"], "w") as log:
+    with open(paths.log, "w") as log:
         server = subprocess.Popen(
-            [sys.executable, "-m", "zigzag.steps.server", paths["socket"], package_dir()],
+            [sys.executable, "-m", "zigzag.steps.server", paths.socket, package_dir()],
             cwd=os.path.dirname(package_dir()),
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -268,13 +273,13 @@ def _start_server(paths: dict[str, str]) -> _socket.socket | None:
         )
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
-        connection = _try_connect(paths["socket"])
+        connection = _try_connect(paths.socket)
         if connection is not None:
             return connection
         if server.poll() is not None:
-            with open(paths["failed"], "w") as marker:
+            with open(paths.failed, "w") as marker:
                 marker.write(
-                    f"the job server exited with status {server.returncode}; see {paths['log']}\n"
+                    f"the job server exited with status {server.returncode}; see {paths.log}\n"
                 )
             return None
         time.sleep(0.01)

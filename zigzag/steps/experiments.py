@@ -1,7 +1,8 @@
 """Experiments from a workflow config: explicit ones and sweep grids (GeneralParameterIterator's role).
 
 The config is read once into typed sections (:mod:`zigzag.config`); a resolved experiment is
-what its jobs read from its spec file, a plain JSON dict::
+the JSON its spec file holds (the wire format to its jobs, which read it into a frozen
+:class:`zigzag.steps.specs.ExperimentSpec`)::
 
     {"name": ..., "workload": path, "accelerator": path, "mapping": path,
      "evaluate_all_operators": bool, "options": {every SearchOptions field}}
@@ -19,6 +20,7 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.tables import FIGURES, IDENTITY, input_id
 from zigzag.mapping_search.options import OPTION_BY_NAME, resolve_options
+from zigzag.steps.specs import ExperimentSpec
 
 if TYPE_CHECKING:
     from zigzag.config import WorkflowConfig
@@ -40,13 +42,14 @@ def check_experiment_name(name, where: str) -> None:
 
 def check_input_files(experiments: list[dict]) -> None:
     """Every experiment's workload, accelerator and mapping file exists (checked before any job)."""
-    for experiment in experiments:
+    for spec in map(ExperimentSpec.of, experiments):
         for key in FILE_KEYS:
-            if not Path(experiment[key]).exists():
+            path = getattr(spec, key)
+            if not Path(path).exists():
                 raise InputError(
                     "config",
-                    f"experiment '{experiment['name']}'.{key}",
-                    f"file {experiment[key]} does not exist; fix the path",
+                    f"experiment '{spec.name}'.{key}",
+                    f"file {path} does not exist; fix the path",
                 )
 
 
@@ -206,26 +209,29 @@ def expand_experiments(config: dict | WorkflowConfig) -> list[dict]:
 WORKLOAD_KEYS = ("workload", "mapping", "evaluate_all_operators", "operators", "causal_blocks")
 
 
-def workload_id(experiment: dict) -> str:
+def workload_id(experiment: ExperimentSpec | dict) -> str:
     """Id of the experiment's parsed workload: one per (workload, mapping, workload options); the
     operator model's options count only when it is on, so ZigZag-mode ids stay as they were."""
+    spec = ExperimentSpec.of(experiment)
+    read = spec.workload_options
     model = (
-        [experiment["operators"], experiment["causal_blocks"]]
-        if experiment.get("operators", "zigzag") != "zigzag"
+        [read["operators"], read["causal_blocks"]]
+        if read.get("operators", "zigzag") != "zigzag"
         else []
     )
     return input_id(
-        f"{Path(experiment['workload']).stem}@{Path(experiment['mapping']).stem}",
-        experiment["workload"],
-        experiment["mapping"],
-        experiment["evaluate_all_operators"],
+        f"{Path(spec.workload).stem}@{Path(spec.mapping).stem}",
+        spec.workload,
+        spec.mapping,
+        read["evaluate_all_operators"],
         *model,
     )
 
 
-def accelerator_id(experiment: dict) -> str:
+def accelerator_id(experiment: ExperimentSpec | dict) -> str:
     """Id of the experiment's parsed accelerator: one per accelerator file."""
-    return input_id(Path(experiment["accelerator"]).stem, experiment["accelerator"])
+    accelerator = ExperimentSpec.of(experiment).accelerator
+    return input_id(Path(accelerator).stem, accelerator)
 
 
 def distinct_inputs(experiments: list[dict]) -> tuple[dict[str, dict], dict[str, str]]:
@@ -253,15 +259,3 @@ def write_experiment_spec(folder: str | Path, experiment: dict) -> str:
     return write_text_if_changed(
         Path(folder) / f"{experiment['name']}.json", experiment_spec_text(experiment)
     )
-
-
-def read_experiment_spec(path: str | Path) -> dict:
-    """The resolved experiment written by :func:`write_experiment_spec`."""
-    try:
-        return json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise InputError(
-            path, None, "experiment file not found (it is written by the Snakefile)"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"line {exc.lineno}", f"not valid JSON ({exc.msg})") from None

@@ -23,7 +23,8 @@ from zigzag.io.atomic import write_json_atomic, write_text_atomic
 from zigzag.io.tables import csv_text, html_table
 from zigzag.notes import collected_warnings, run_logged
 from zigzag.steps.chunks import planned_chunks
-from zigzag.steps.experiments import check_experiment_name, read_experiment_spec
+from zigzag.steps.experiments import check_experiment_name
+from zigzag.steps.specs import MulticoreSpec, read_multicore
 from zigzag.multicore.pipeline.spec import MulticoreRun, allocation_of, search_defaults
 from zigzag.multicore.plots import plot_front, plot_run
 from zigzag.multicore.plots.summary_figures import metrics_png, pareto_png
@@ -31,6 +32,7 @@ from zigzag.multicore.summaries import mark_pareto, multicore_rows, summarize_ru
 
 if TYPE_CHECKING:
     from zigzag.config import WorkflowConfig
+    from zigzag.config.models import MulticoreExperiment
 
 logger = logging.getLogger(__name__)
 
@@ -46,31 +48,37 @@ def resolve_multicore_experiments(config: dict | WorkflowConfig) -> dict[str, di
     for i, entry in enumerate(config.multicore_experiments):
         where = f"{config.multicore_section}[{i}]"
         check_experiment_name(entry.name, where)
-        exp = entry.model_dump()
-        if exp["mapping"] is None and exp["search"] is None:  # the automatic mapping is allocated
-            exp["search"] = {**search_defaults(), "method": "co"}  # by CO, as Stream 2.x does
-        exp["clock_ghz"] = _clock_ghz(exp, where)
-        if exp["name"] in out:
+        if entry.name in out:
             raise InputError(
-                "config", f"{where}.name", f"'{exp['name']}' used twice; names must be unique"
+                "config", f"{where}.name", f"'{entry.name}' used twice; names must be unique"
             )
         for field in ("accelerator", "workload", "mapping"):
-            if exp[field] is not None and not Path(exp[field]).exists():
+            path = getattr(entry, field)
+            if path is not None and not Path(path).exists():
                 raise InputError(
-                    "config", f"{where}.{field}", f"file {exp[field]} does not exist; fix the path"
+                    "config", f"{where}.{field}", f"file {path} does not exist; fix the path"
                 )
-        if exp.get("mode") is None:
+        search = None if entry.search is None else entry.search.model_dump()
+        if entry.mapping is None and search is None:  # the automatic mapping is allocated
+            search = {**search_defaults(), "method": "co"}  # by CO, as Stream 2.x does
+        mode = entry.mode
+        if mode is None:
             from zigzag.multicore.automap import default_mode
 
-            exp["mode"] = default_mode(exp["mapping"], exp["accelerator"])
-        out[exp["name"]] = exp
+            mode = default_mode(entry.mapping, entry.accelerator)
+        out[entry.name] = {
+            **entry.model_dump(exclude={"clock_ns"}),
+            "search": search,
+            "clock_ghz": _clock_ghz(entry, where),
+            "mode": mode,
+        }
     return out
 
 
-def _clock_ghz(exp: dict, where: str) -> float | None:
+def _clock_ghz(entry: MulticoreExperiment, where: str) -> float | None:
     """The experiment's clock: ``clock_ghz`` (the name hardware sweeps use too), or the older
-    ``clock_ns`` (a period) read as 1 / ``clock_ns`` with a warning; ``clock_ns`` is dropped."""
-    period, clock = exp.pop("clock_ns"), exp.get("clock_ghz")
+    ``clock_ns`` (a period) read as 1 / ``clock_ns`` with a warning."""
+    period, clock = entry.clock_ns, entry.clock_ghz
     if clock is not None:
         if period is not None:
             raise InputError(
@@ -97,39 +105,44 @@ def core_files(accelerator: str | Path) -> list[str]:
     return [str(accelerator)] + sorted({c.file for c in hardware.cores if c.file})
 
 
-def _stacks(exp: dict):
+def _stacks(layer_stacks: str | None):
     from zigzag.multicore.tiling import parse_layer_stacks
 
-    return None if exp.get("layer_stacks") is None else parse_layer_stacks(exp["layer_stacks"])
+    return None if layer_stacks is None else parse_layer_stacks(layer_stacks)
 
 
-def experiment_run(exp: dict):
+def experiment_run(exp: MulticoreSpec | dict):
     """The :class:`~zigzag.multicore.pipeline.MulticoreRun` a checked experiment describes."""
-    return MulticoreRun(exp["accelerator"], exp["workload"], exp["mapping"], exp["mode"],
-                        allocation_of(exp["search"]), layer_stacks=_stacks(exp),
-                        latency_model=exp["latency_model"], clock_ghz=exp.get("clock_ghz"),
-                        lpf_limit=exp["lpf_limit"], prefetch=tuple(exp["prefetch"]),
-                        name=exp["name"])  # fmt: skip
+    exp = MulticoreSpec.of(exp)
+    search = None if exp.search is None else dict(exp.search)
+    return MulticoreRun(exp.accelerator, exp.workload, exp.mapping, exp.mode,
+                        allocation_of(search), layer_stacks=_stacks(exp.layer_stacks),
+                        latency_model=exp.latency_model, clock_ghz=exp.clock_ghz,
+                        lpf_limit=exp.lpf_limit, prefetch=exp.prefetch,
+                        name=exp.name)  # fmt: skip
 
 
-def split(exp: dict, output: str | Path) -> str:
+def split(exp: MulticoreSpec | dict, output: str | Path) -> str:
     from zigzag.multicore.cn_graph import save_cn_graph
     from zigzag.multicore.pipeline.prepared import build_graph, has_open_cores
 
+    exp = MulticoreSpec.of(exp)
     with collected_warnings() as notes:
         graph = build_graph(experiment_run(exp))
-    if has_open_cores(graph) and not exp.get("search"):
+    if has_open_cores(graph) and not exp.search:
         raise InputError(
-            exp["mapping"],
+            exp.mapping,
             "core_allocation",
             "some layers may go to several cores; add 'search:' "
             "to the experiment to search their allocation, or fix one core per layer",
         )
     save_cn_graph(graph, output, notes)
-    return f"{exp['name']}: {len(graph)} CNs, {graph.nb_edges} edges"
+    return f"{exp.name}: {len(graph)} CNs, {graph.nb_edges} edges"
 
 
-def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path) -> str:
+def plan(
+    exp: MulticoreSpec | dict, graph_file: str | Path, cache: str | Path, output: str | Path
+) -> str:
     """Write ``output``: every cost-table key the experiment needs, and the jobs of those not
     cached yet with the chunks that compute them (``multicore-costs``)."""
     from zigzag.multicore.allocation.genes import allocation_genes
@@ -137,9 +150,10 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     from zigzag.multicore.pipeline.prepared import cost_table, load_accelerator
     from zigzag.multicore.schedule.costs import node_key
 
+    exp = MulticoreSpec.of(exp)
     graph = load_cn_graph(graph_file)
     hardware = load_accelerator(experiment_run(exp))
-    table = cost_table(hardware, exp["lpf_limit"], cache)
+    table = cost_table(hardware, exp.lpf_limit, cache)
     rep = graph.cost_node()
     pairs = {(int(rep[cn]), int(graph.core[cn])) for cn in np.flatnonzero(graph.core >= 0).tolist()}
     for gene in allocation_genes(
@@ -158,7 +172,7 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
     write_json_atomic(
         output,
         {
-            "experiment": exp["name"],
+            "experiment": exp.name,
             "keys": keys,
             "cores": [core_of[k] for k in keys],
             "to_compute": new,
@@ -166,7 +180,7 @@ def plan(exp: dict, graph_file: str | Path, cache: str | Path, output: str | Pat
             "jobs": jobs,
         },
     )
-    return f"{exp['name']}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
+    return f"{exp.name}: {len(keys)} distinct (CN, core) cost entries, {len(new)} not cached yet"
 
 
 def cost_plan_keys(path: str | Path) -> list[str]:
@@ -174,7 +188,11 @@ def cost_plan_keys(path: str | Path) -> list[str]:
 
 
 def run(
-    exp: dict, graph_file: str | Path, cache: str | Path, output: str | Path, workers: int = 1
+    exp: MulticoreSpec | dict,
+    graph_file: str | Path,
+    cache: str | Path,
+    output: str | Path,
+    workers: int = 1,
 ) -> str:
     """Run the experiment (its CN graph saved by :func:`split`, its costs cached) through the
     multi-core pipeline, whatever its allocation; write the run folder (its summary.json with the
@@ -182,21 +200,22 @@ def run(
     from zigzag.multicore.cn_graph import cn_graph_notes, load_cn_graph
     from zigzag.multicore.pipeline import run_multicore
 
+    exp = MulticoreSpec.of(exp)
     done = run_multicore(experiment_run(exp), cache=cache, graph=load_cn_graph(graph_file),
                          workers=workers, output=output,
                          notes=cn_graph_notes(graph_file))  # fmt: skip
     found, result = done.allocated, done.schedule
     figures = f"latency {result.latency:.10g} cycles, energy {result.energy:.6g} pJ"
     if found is None:
-        return f"{exp['name']}: {figures}"
+        return f"{exp.name}: {figures}"
     if done.run.allocation.method == "ga":
         return (
-            f"{exp['name']}: front of {found.front_size} distinct points ({len(found.front)} "
+            f"{exp.name}: front of {found.front_size} distinct points ({len(found.front)} "
             f"allocations); chosen ({found.choose}) {figures}"
         )
     stacks = found.allocation.stacks
     return (
-        f"{exp['name']}: constraint optimisation of {len(stacks)} steady states "
+        f"{exp.name}: constraint optimisation of {len(stacks)} steady states "
         f"({sum(s.answer.optimal for s in stacks)} optimal); {figures}"
     )
 
@@ -211,16 +230,16 @@ def results(
         spec, _, folder = item.partition("=")
         if not folder:
             raise InputError(None, "runs", f"'{item}' is not EXPERIMENT_SPEC=RUN_FOLDER")
-        exp = read_experiment_spec(spec)
+        exp = read_multicore(spec)
         summaries.append(
             summarize_run(
                 folder,
-                exp["accelerator"],
-                experiment=exp["name"],
-                workload=exp["workload"],
-                mapping=exp["mapping"] or "automatic",
-                mode=exp["mode"],
-                clock_ghz=exp.get("clock_ghz"),
+                exp.accelerator,
+                experiment=exp.name,
+                workload=exp.workload,
+                mapping=exp.mapping or "automatic",
+                mode=exp.mode,
+                clock_ghz=exp.clock_ghz,
             )
         )
     rows = mark_pareto(multicore_rows(summaries))
@@ -236,8 +255,8 @@ def results(
 # ----- commands (``zigzag step multicore-...``) -----------------------------------------------------
 
 
-def _experiment(args) -> dict:
-    return read_experiment_spec(args.experiment)
+def _experiment(args) -> MulticoreSpec:
+    return read_multicore(args.experiment)
 
 
 def register(command) -> None:

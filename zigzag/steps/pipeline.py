@@ -35,11 +35,11 @@ from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.capacity import check_capacity
 from zigzag.mapping_search.jobs import MODEL_VERSION, job_key, layer_job
 from zigzag.mapping_search.network import NetworkResult
-from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.result_store import ResultStore
 from zigzag.steps.chunks import chunk_keys, chunk_names, planned_chunks
 from zigzag.steps.failures import failure_in
 from zigzag.steps.parse import parsed_layers, parsed_workload, read_parsed
+from zigzag.steps.specs import ExperimentSpec, experiment_of
 from zigzag.tokens import per_token_figures
 from zigzag.tokens.columns import bound_columns
 from zigzag.workload.workload import build_layer
@@ -47,7 +47,7 @@ from zigzag.mapping_search.network import plan_network
 
 
 def split_layers(
-    experiment: dict,
+    experiment: ExperimentSpec | dict,
     workload_file: str | Path,
     accelerator_file: str | Path,
     cache: str | Path | None,
@@ -56,12 +56,13 @@ def split_layers(
 ) -> dict:
     """Write the experiment's layer jobs (to ``jobs_path``, default :func:`jobs_file`; none
     without a cache), then its plan; returns the plan."""
+    experiment = ExperimentSpec.of(experiment)
     workload_doc, accelerator_doc = read_parsed(workload_file), read_parsed(accelerator_file)
     inherited = failure_in(workload_doc) or failure_in(accelerator_doc)
     if inherited is not None:  # parsing failed: pass its record on (and plan no jobs)
-        plan = {"experiment": experiment, "failed": inherited}
+        plan = {"experiment": experiment.to_dict(), "failed": inherited}
         if cache is not None:
-            write_sealed(jobs_path or jobs_file(cache, experiment["name"]), {"jobs": {}})
+            write_sealed(jobs_path or jobs_file(cache, experiment.name), {"jobs": {}})
         write_sealed(plan_path, plan)
         return plan
     check_mapping_fits_accelerator(
@@ -77,8 +78,8 @@ def split_layers(
     accelerator = accelerator_from_dict(accelerator_doc["data"])
     inference = workload_doc.get("inference")
     # a latency model left auto: bandwidth_bound for an LLM step (recorded in the plan's experiment)
-    options = SearchOptions(**experiment["options"]).resolved(bool(inference))
-    experiment = {**experiment, "options": options.to_dict()}
+    options = experiment.options.resolved(bool(inference))
+    experiment = dataclasses.replace(experiment, options=options)
     if options.exploit_data_locality:  # the graph decides each layer's trimmed accelerator
         workload = parsed_workload(workload_doc)
         layers = workload.layers
@@ -91,13 +92,13 @@ def split_layers(
             layers,
             network.accelerators,
             inference,
-            source=f"experiment '{experiment['name']}': accelerator '{accelerator.name}'",
+            source=f"experiment '{experiment.name}': accelerator '{accelerator.name}'",
         )
     entries, jobs = [], {}
     for layer, layer_accelerator in network.layers:
         job = layer_job(layer, layer_accelerator, options)
         key = job_key(job)
-        jobs.setdefault(key, {**job, "label": experiment["name"], "layer_name": layer.name})
+        jobs.setdefault(key, {**job, "label": experiment.name, "layer_name": layer.name})
         entries.append(
             {
                 "id": layer.id,
@@ -110,7 +111,7 @@ def split_layers(
     note = network.note
     uncosted = list(network.uncosted)
     plan = {
-        "experiment": experiment,
+        "experiment": experiment.to_dict(),
         # the user's accelerator name: with data locality each layer's job holds a trimmed copy
         # named '<name>-removing-nouse-mem' (as ZigZag names it), which the tables do not show
         "inputs": {
@@ -130,7 +131,7 @@ def split_layers(
         store = ResultStore(Path(cache))
         plan["to_compute"] = [key for key in jobs if store.read(key) is None]
         plan["chunks"] = planned_chunks(len(plan["to_compute"]))
-        write_sealed(jobs_path or jobs_file(cache, experiment["name"]), {"jobs": jobs})
+        write_sealed(jobs_path or jobs_file(cache, experiment.name), {"jobs": jobs})
     write_sealed(plan_path, plan)
     return plan
 
@@ -154,7 +155,7 @@ def evaluate_chunk(
     ``error:`` line naming the experiment; the step itself succeeds."""
     plan = read_step_file(plan_path)
     keys = chunk_keys(plan.get("to_compute", []), chunk)
-    jobs = read_jobs(cache, plan["experiment"]["name"]) if keys else {}
+    jobs = read_jobs(cache, experiment_of(plan).name) if keys else {}
     store = ResultStore(Path(cache))
     searched, failed = [], []
     for key in keys:
@@ -192,7 +193,7 @@ def load_plan_results(plan: dict, cache: str | Path) -> list:
     """(plan layer entry, its result with the layer's own id and name and the user's accelerator
     name) in processing order."""
     store = ResultStore(Path(cache))
-    jobs = read_jobs(cache, plan["experiment"]["name"])
+    jobs = read_jobs(cache, experiment_of(plan).name)
     user_accelerator = plan["inputs"]["accelerator"].get(
         "name"
     )  # absent from plans of older versions
@@ -215,9 +216,10 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     """Gather the experiment's layer results and their network sum into ``results.json``; an
     experiment whose parsing, split or a layer failed gets the (first) failure record instead."""
     plan = read_step_file(plan_path)
+    name = experiment_of(plan).name
     failed = plan.get("failed")
     if failed is None:
-        store, jobs = ResultStore(Path(cache)), read_jobs(cache, plan["experiment"]["name"])
+        store, jobs = ResultStore(Path(cache)), read_jobs(cache, name)
         failed = next(
             filter(None, (failure_in(stored_result(store, k, jobs[k])) for k in jobs)), None
         )
@@ -225,7 +227,7 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
         document = {
             "experiment": plan["experiment"],
             "failed": failed,
-            "total": {"experiment": plan["experiment"]["name"], "failed": failed},
+            "total": {"experiment": name, "failed": failed},
         }
         write_sealed(out_path, document)
         return document["total"]
@@ -234,7 +236,7 @@ def sum_experiment(plan_path: str | Path, cache: str | Path, out_path: str | Pat
     document = {
         **{key: plan[key] for key in ("experiment", "inputs", "package_version", "model_version")},
         "total": {
-            "experiment": plan["experiment"]["name"],
+            "experiment": name,
             **summary(total, len(rows), plan.get("uncosted", [])),
         },
         "notes": plan.get("notes", []),
@@ -262,14 +264,16 @@ def read_results(path: str | Path) -> tuple[dict, list]:
 def save_failed_experiment(document: dict, out_dir: Path) -> dict:
     """The outputs of ``save`` for an experiment that did not run: its row (status ``failed``,
     the reason), empty layer tables, and its summary and experiment files with the failure."""
-    experiment = document["experiment"]
+    experiment = document["experiment"]  # its JSON form, as the tables read it
     row = tables.failed_experiment_row(experiment, document["failed"])
     tables.write_csv(out_dir / "summary.csv", [row])
     for name in ("layers.csv", "memory_levels.csv"):
         write_text_atomic(out_dir / name, "")
     write_text_atomic(
         out_dir / "layers.html",
-        tables.html_table([], f"{experiment['name']}: not run ({document['failed']['reason']})"),
+        tables.html_table(
+            [], f"{experiment_of(document).name}: not run ({document['failed']['reason']})"
+        ),
     )
     (out_dir / "layers").mkdir(parents=True, exist_ok=True)
     summary = document["total"]
@@ -287,11 +291,11 @@ def save_experiment(
     layers/<layer>.json and experiment.json from ``results.json``; returns the summary."""
     out_dir = Path(out_dir)
     document, rows = read_results(results_path)
-    experiment = document["experiment"]
     if "failed" in document:
         return save_failed_experiment(document, out_dir)
+    experiment = experiment_of(document)
     accelerators, layers = {}, []
-    jobs = read_jobs(cache, experiment["name"]) if rows else {}
+    jobs = read_jobs(cache, experiment.name) if rows else {}
     for entry, result in rows:
         if entry["key"] not in accelerators:
             accelerators[entry["key"]] = accelerator_from_dict(jobs[entry["key"]]["accelerator"])
@@ -305,7 +309,7 @@ def save_experiment(
     results = [result for _, result in rows]
     area_unit = next((a.area_unit for a in accelerators.values()), None)
     row = tables.experiment_row(
-        experiment,
+        document["experiment"],
         results,
         sum_results(results),
         area_unit,
@@ -328,9 +332,9 @@ def save_experiment(
         out_dir, rows, summary, notes=document.get("notes", []), float_format=float_format
     )
     write_text_atomic(
-        out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment['name']}: layers")
+        out_dir / "layers.html", tables.html_table(layer_rows, f"{experiment.name}: layers")
     )
-    ident = tables.identity(experiment, row["accelerator"])
+    ident = tables.identity(document["experiment"], row["accelerator"])
     tables.write_csv(
         out_dir / "memory_levels.csv",
         tables.memory_level_rows(ident, rows, accelerators),
@@ -353,7 +357,7 @@ def _per_token(document: dict, layers: list, results: list):
         {layer.id: acc for layer, acc in layers},
         document["total"].get("uncosted_layers", []),
         inference=document["inference"],
-        latency_model=document["experiment"]["options"].get("latency_model"),
+        latency_model=experiment_of(document).options.latency_model,
     )
     return per_token_figures(network)
 

@@ -19,6 +19,7 @@ from zigzag.io.atomic import write_text_atomic
 from zigzag.plots.loop_nest import loop_nest_text
 from zigzag.steps.parse import read_parsed
 from zigzag.steps.pipeline import read_results
+from zigzag.steps.specs import experiment_of
 
 #: plot formats the report steps accept (matplotlib writes them without extra packages)
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -45,6 +46,7 @@ def plot_experiment(
     fmt = _check_format(plot_format)
     out_dir = Path(out_dir)
     document, rows = read_results(results_json)
+    name = experiment_of(document).name
     outputs = {
         kind: out_dir / pattern.format(fmt=fmt) for kind, pattern in EXPERIMENT_PLOTS.items()
     }
@@ -52,13 +54,12 @@ def plot_experiment(
         from zigzag.plots.common import plot_message
 
         reason = f"{document['failed']['step']}: {document['failed']['reason']}"
-        plot_message(outputs["layers"], f"{document['experiment']['name']}: not run", reason)
+        plot_message(outputs["layers"], f"{name}: not run", reason)
         write_text_atomic(outputs["loop_nests"], f"not run: {reason}\n")
         return outputs
     if not rows:
         raise InputError(str(results_json), "layers", "no layer results to draw")
     results = [result for _, result in rows]
-    name = document["experiment"]["name"]
     plot_layer_breakdowns(
         results,
         outputs["layers"],

@@ -61,7 +61,7 @@ def resolve_hardware_sweeps(
     defaults = config.defaults.given()
     for i, entry in enumerate(config.hardware_sweeps):
         name = entry.name
-        sweep = read_sweep(entry.given(), f"config: hardware_sweeps[{i}]", defaults=defaults)
+        sweep = read_sweep(entry, f"config: hardware_sweeps[{i}]", defaults=defaults)
         if name in sweeps:
             raise InputError(
                 "config",

@@ -91,12 +91,12 @@ def test_both_names_of_the_multicore_section_are_refused():
         (
             {"hardware_sweeps": [{"name": "h", "base": "b", "workloads": "w", "batch_size": 0}]},
             "hardware_sweeps[0].batch_size",
-            "0 is less than the minimum of 1",
+            "0 is neither a positive whole number nor 'auto'",
         ),
         (
             {"hardware_sweeps": [{"name": "h", "base": "b", "workloads": "w", "layer_stacks": ""}]},
             "hardware_sweeps[0].layer_stacks",
-            "'' is empty",
+            "give stacks of layer ids such as '0-10;11-21'",
         ),
         (
             {"experiments": [{"name": "a", "workload": "w", "accelerator": "a", "mapping": None}]},

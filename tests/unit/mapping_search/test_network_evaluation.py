@@ -72,7 +72,13 @@ def test_api_sweep_and_workflow_steps_give_the_same_layers(api_results, tmp_path
     expected = figures(r for _, r in api_results.layers)
     parse_workload(str(WORKLOAD), str(MAPPING), tmp_path / "w.json")
     parse_accelerator(str(ACCELERATOR), tmp_path / "a.json")
-    experiment = {"name": "x", "options": SearchOptions(**OPTIONS).to_dict()}
+    experiment = {
+        "name": "x",
+        "workload": str(WORKLOAD),
+        "accelerator": str(ACCELERATOR),
+        "mapping": str(MAPPING),
+        "options": SearchOptions(**OPTIONS).to_dict(),
+    }
     cache = tmp_path / "cache"
     plan = split_layers(
         experiment, tmp_path / "w.json", tmp_path / "a.json", cache, tmp_path / "plan.json"

@@ -339,8 +339,8 @@ def test_empty_layer_stacks_in_a_workflow_experiment_is_an_error():
     from zigzag.steps.multicore import _stacks
 
     with pytest.raises(InputError, match="layer-stacks"):
-        _stacks({"layer_stacks": ""})
-    assert _stacks({"layer_stacks": None}) is None
+        _stacks("")
+    assert _stacks(None) is None
 
 
 # ----- CN graph of a Concat-heavy network --------------------------------------------------------

@@ -263,7 +263,11 @@ def test_cost_entries_are_shared_between_variants(tmp_path):
     [
         ({"lpf_limit": 6}, "lpf_limit", "single-core option"),
         ({"modes": ["both"]}, "modes", "is not a list of lbl and fused"),
-        ({"allocation_search": {"individuals": 1}}, "allocation_search.individuals", "at least 2"),
+        (
+            {"allocation_search": {"individuals": 1}},
+            "allocation_search.individuals",
+            "less than the minimum of 2",
+        ),
         ({"layer_stacks": ""}, "layer_stacks", "give stacks"),
         ({"vary": {"mesh.colls": [1]}}, "vary.mesh.colls", "did you mean 'mesh.cols'"),
     ],

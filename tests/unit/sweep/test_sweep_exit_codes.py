@@ -10,7 +10,7 @@ import pytest
 from support import DATA, REPO
 from zigzag.cli import main
 from zigzag.sweep.config import read_constraints
-from zigzag.sweep.cli import nothing_ok_line
+from zigzag.sweep.steps import nothing_ok_line
 
 CONSTRAINTS = read_constraints(["area <= 2 mm2", "energy <= 5 pJ"], "test")
 

@@ -128,9 +128,9 @@ def test_the_workflow_files_keep_the_workload_axes(llm_file):
 @pytest.mark.parametrize(
     "vary, where",
     [
-        ({"seq_len": [1]}, "seq_len"),
+        ({"seq_len": [1]}, "workload_vary.seq_len"),
         ({"context": 4096}, "workload_vary.context"),
-        ({"precision.bias": [4]}, "precision.bias"),
+        ({"precision.bias": [4]}, "workload_vary.precision.bias"),
         # bad values are refused before any variant runs, naming the axis (issue 45)
         ({"context": [64, 4096]}, "workload_vary.context"),
         ({"logits": ["last", "first"]}, "workload_vary.logits"),
@@ -180,7 +180,7 @@ def test_an_llm_document_with_changes(tmp_path):
 
 def test_the_command_line_varies_the_workload(llm_file):
     from zigzag.cli import build_parser
-    from zigzag.sweep.cli import sweep_from_args
+    from zigzag.sweep.flags import sweep_from_args
 
     args = build_parser().parse_args(
         [

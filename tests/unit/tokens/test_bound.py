@@ -86,7 +86,7 @@ def test_a_single_core_sweep_takes_a_latency_model(model):
 @pytest.mark.slow
 def test_the_sweep_command_line_takes_a_latency_model():
     from zigzag.cli import build_parser
-    from zigzag.sweep.cli import sweep_from_args
+    from zigzag.sweep.flags import sweep_from_args
 
     args = build_parser().parse_args(
         ["sweep", "--base", str(TPU), "--workload", "w.onnx", "--mapping", str(TPU_MAPPING)]
