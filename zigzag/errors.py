@@ -34,3 +34,8 @@ def missing_file(path) -> InputError:
 
 class MappingError(RuntimeError):
     """No valid mapping exists for a layer on an accelerator (e.g. memories too small)."""
+
+
+class MemoryTooSmall(InputError, MappingError):
+    """A memory smaller than one element of an operand a layer stores in it: bad input (reported
+    as one line) and, to the multi-core mapping, a core that cannot map that layer."""

@@ -22,7 +22,7 @@ import logging
 import math
 from collections.abc import Iterator
 
-from zigzag.errors import InputError, MappingError
+from zigzag.errors import InputError, MappingError, MemoryTooSmall
 from zigzag.hardware.accelerator import Accelerator, Memory
 from zigzag.mapping_search.loop_factors import temporal_loop_sizes
 from zigzag.mapping_search.memory_levels import LevelAssignmentFailed, MemoryLevelAssigner
@@ -409,6 +409,31 @@ def _none_can_fit(layer: Layer, accelerator: Accelerator) -> bool:
     return any(bits > accelerator.memory[name].size for name, bits in least.items())
 
 
+def _refuse_zero_factors(
+    mappings: list[ArrayMapping], layer: Layer, accelerator: Accelerator
+) -> list[ArrayMapping]:
+    """``mappings``, unless the capacity step cut a factor to 0 (an innermost memory holding less
+    than one element of an operand unrolled on the array dims it serves): then one line naming
+    that memory, where the search would divide by the 0."""
+    for mapping in mappings:
+        for memory, operand in _inner_memory_operands(layer, accelerator):
+            bits = layer.precision[operand]
+            if memory.size >= bits:
+                continue
+            if any(
+                f < 1 and dim not in layer.irrelevant[operand]
+                for oa in memory.served_dimensions
+                for dim, f in mapping.get(oa, {}).items()
+            ):
+                raise MemoryTooSmall(
+                    f"accelerator '{accelerator.name}'",
+                    f"memories.{memory.name}.size",
+                    f"memory '{memory.name}' holds {memory.size} bits, less than one {bits}-bit "
+                    f"{operand} element of layer '{layer.name}'; make it at least {bits} bits",
+                )
+    return mappings
+
+
 # ----- steps 3 and 4 together ------------------------------------------------------------------
 def generate_spatial_mappings(
     layer: Layer, accelerator: Accelerator, *, nb_mappings: int = 3, enable_mixing: bool = False
@@ -426,20 +451,21 @@ def fitting_spatial_mappings(
     innermost memories; else the ``nb_mappings`` best candidates that do (smaller unrollings, in
     the ranking's order), where the reference gives up on the layer. A fully given mapping is
     kept, and so is the list when no candidate fits, for the search to say which memory is too
-    small (docs/models/mapping-search.md#spatial-mappings)."""
+    small; a factor cut to 0 on the way is one line naming the memory
+    (docs/models/mapping-search.md#spatial-mappings)."""
     ranked = spatial_mapping_candidates(layer, accelerator, enable_mixing=enable_mixing)
     best = [limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked[:nb_mappings]]
     if len(ranked) == 1:
-        return best
+        return _refuse_zero_factors(best, layer, accelerator)
     overflowing = [m for m in best if _overflows(m, layer, accelerator)]
     if not overflowing or _none_can_fit(layer, accelerator):
-        return best
+        return _refuse_zero_factors(best, layer, accelerator)
     limited = (limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked)
     chosen = list(
         itertools.islice((m for m in limited if not _overflows(m, layer, accelerator)), nb_mappings)
     )
     if not chosen:
-        return best
+        return _refuse_zero_factors(best, layer, accelerator)
     warn_for_layer(
         logger,
         layer.name,
