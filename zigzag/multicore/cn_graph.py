@@ -295,10 +295,13 @@ def _assemble(cns, edges, stacks, stack_of, mode) -> CNGraph:
     )
     inter = table[:, 3] != INTRA
     real_preds = np.bincount(dst_all[inter], minlength=total)
-    # Node order = first appearance in the edge list (u before v); CNs without edges are dropped.
+    # Node order = first appearance in the edge list (u before v), then the CNs without any edge
+    # (a one-CN layer with no neighbouring layer) in id order: Stream drops those, which would
+    # leave their layer out of the schedule and its totals.
     appearance = np.stack([src_all, dst_all], axis=1).reshape(-1)
     seen, first = np.unique(appearance, return_index=True)
-    keep = seen[np.argsort(first)]
+    isolated = np.setdiff1d(np.arange(total), seen)
+    keep = np.concatenate([seen[np.argsort(first)], isolated]).astype(np.int64)
     node_order = np.full(total, -1, dtype=np.int64)
     node_order[keep] = np.arange(len(keep))
     # One edge per CN pair: position of the first, data of the last (networkx semantics).
