@@ -21,15 +21,16 @@ small, so the models learn from more than one batch. After each batch it fits, o
 
 and picks the next batch among the positions not evaluated yet: by expected gain of hypervolume
 (the predicted point's hypervolume improvement over the current front, objectives scaled linearly
-to the range seen as a front's hypervolume is judged, times the feasibility estimate), one at a time, each pick added to the front as if
-its prediction were true so that the batch spreads along the front; one position per batch is
-instead the feasible-looking position farthest from everything evaluated (the models learn where
-they know least). The search switches between model-guided picks and picks next to the front found
-(positions one value away on one axis from a front position, ranked by the same score) by how far
-the models can be trusted: after a batch in which a share ``s`` of the picks could not run, that
-share of the next batch's model picks is taken next to the front, and the last batch, whose
-results no model will use, is taken there whole (an exploitation pass: fronts of hardware grids
-are connected, so that is where the missing front points are). Every random choice comes from
+to the range seen, as a front's hypervolume is judged, times the feasibility estimate), one at a
+time, each pick added to the front as if its prediction were true so that the batch spreads along
+the front; one position per batch is instead the feasible-looking position farthest from
+everything evaluated (the models learn where they know least). The search switches between
+model-guided picks and picks next to the front found (positions one value away on one axis from a
+front position, ranked by the same score) by how far the models can be trusted: after a batch in
+which a share ``s`` of the picks could not run, that share of the next batch's model picks is
+taken next to the front, and the last batch, whose results no model will use, is taken there
+whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
+front points are). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
@@ -208,7 +209,7 @@ class _Models:
         return self._coef
 
     def predict(self, positions: np.ndarray) -> np.ndarray:
-        """Predicted objectives, scaled to [0, 1] over the feasible points seen (see :meth:`scaled`)."""
+        """Predicted objectives, scaled as :meth:`scaled` scales those seen."""
         base = self._features(positions) @ self.weights
         index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
         weight = 1.0 / (distance + 0.05)

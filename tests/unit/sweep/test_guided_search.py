@@ -179,7 +179,9 @@ def test_a_small_budget_is_spent_in_several_rounds():
 
     found = guided_search(SIZES, evaluate, 16, 8, seed=5)
     assert len(found) == 16 and batches == [6, 3, 3, 3, 1]
-    assert list(guided_search(SIZES, lambda ps: [synthetic(p) for p in ps], 16, 8, 5)) == list(found)
+    assert list(guided_search(SIZES, lambda ps: [synthetic(p) for p in ps], 16, 8, 5)) == list(
+        found
+    )
 
 
 def test_the_exploitation_pass_proposes_only_unevaluated_grid_neighbours_of_the_front():
