@@ -2,6 +2,7 @@
 
 Usage:  python benchmarks/bench_hw_search.py [--spaces infeasible168 alexnet200 ...] [--seeds 0 1 ... 9]
                                              [--methods guided nsga2] [--workers 2] [--grids DIR]
+                                             [--subgrids N] [--subgrid-draw D]
 
 The spaces (benchmarks/hw_search_spaces.py) are sweeps of the TPU-like example of different shapes:
 the AlexNet space the first search was tuned on, one with a large infeasible region (buffers too small
