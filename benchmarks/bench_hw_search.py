@@ -2,6 +2,7 @@
 
 Usage:  python benchmarks/bench_hw_search.py [--spaces infeasible168 alexnet200 ...] [--seeds 0 1 ... 9]
                                              [--methods guided nsga2] [--workers 2] [--grids DIR]
+                                             [--subgrids N] [--subgrid-draw D]
 
 The spaces (benchmarks/hw_search_spaces.py) are sweeps of the TPU-like example of different shapes:
 the AlexNet space the first search was tuned on, one with a large infeasible region (buffers too small
@@ -94,9 +95,10 @@ def grid_rows(name: str, section: dict, positions: list, workers: int, store: Pa
     return rows, seconds
 
 
-def _subgrid_check(label: str, rows: dict, seeds: list, index: int) -> float:
+def _subgrid_check(label: str, rows: dict, seeds: list, index: int, draw: int = 0) -> float:
     """The guided search (``guided_search`` on the stored objectives) on a random sub-grid of a
-    grid: each axis keeps two thirds or more of its values, chosen with ``random.Random(index)``;
+    grid: each axis keeps two thirds or more of its values, chosen with ``random.Random(index)``
+    (draw 0) or ``random.Random(f"{draw}/{index}")`` (another draw of sub-grids);
     batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid. Prints and returns the worst seed."""
     import math
     import random
@@ -107,7 +109,7 @@ def _subgrid_check(label: str, rows: dict, seeds: list, index: int) -> float:
 
     values = {p: tuple(min(v, INFEASIBLE) for v in objectives(r)) for p, r in rows.items()}
     sizes = [max(p[a] for p in values) + 1 for a in range(len(next(iter(values))))]
-    rng = random.Random(index)
+    rng = random.Random(index if draw == 0 else f"{draw}/{index}")
     keep = [sorted(rng.sample(range(n), rng.randint(max(1, (2 * n + 2) // 3), n))) for n in sizes]
     sub = {
         q: values[tuple(k[i] for k, i in zip(keep, q))]
@@ -157,6 +159,12 @@ def main() -> None:
         type=int,
         default=0,
         help="also search this many random sub-grids of each grid (a held-out check, guided only)",
+    )
+    parser.add_argument(
+        "--subgrid-draw",
+        type=int,
+        default=0,
+        help="which draw of random sub-grids (0: the first; another number: a fresh set)",
     )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
@@ -223,7 +231,8 @@ def main() -> None:
             print(f"  {method} per seed: " + ", ".join(f"{100 * s:.1f}" for s in shares))
             summary.append((name, method, shares, max(spent)))
         for index in range(args.subgrids):
-            held.append(_subgrid_check(f"{name}/{index}", rows, args.seeds, index))
+            label = f"{name}/{args.subgrid_draw}/{index}"
+            held.append(_subgrid_check(label, rows, args.seeds, index, args.subgrid_draw))
     print(
         "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
     )

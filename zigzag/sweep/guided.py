@@ -1,7 +1,10 @@
 """A surrogate-guided multi-objective search over a grid of positions (one index per axis).
 
-The search spends its budget in batches. The first batch is space-filling (a stratified design per
-axis, the most spread of several seeded draws). After each batch it fits, on what it has seen:
+The search spends its budget in batches. The first holds a share of the budget (see
+:func:`batch_sizes`) and is space-filling: a stratified design in which every axis' values run
+evenly from its first to its last (both extremes of every axis are always tried), the most spread
+of several seeded draws. The rest is spent in several rounds, smaller batches when the budget is
+small, so the models learn from more than one batch. After each batch it fits, on what it has seen:
 
 * a *feasibility* estimate, the geometric mean of three: the share of feasible points among the
   nearest evaluated positions (inverse-distance weights over the axes scaled to [0, 1]), a logistic
@@ -10,21 +13,24 @@ axis, the most spread of several seeded draws). After each batch it fits, on wha
   blamed on the values most likely to cause them, so a region that failed (buffers too small, a
   bandwidth below a port's granularity) is not visited again, while a value that was only tried
   beside failing ones is not condemned with them;
-* an *objective model* per objective: a ridge regression of the logarithm of the objective on
-  one indicator per axis value (each axis' effect, multiplicative in the objective), corrected by
-  the mean residual of the nearest feasible evaluated positions (what the axes do together);
+* an *objective model* per objective: a regression of the logarithm of the objective on one
+  indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
+  neighbouring values of an axis to similar effects (a value not seen yet takes its neighbours'),
+  corrected by the mean residual of the nearest feasible evaluated positions (what the axes do
+  together);
 
 and picks the next batch among the positions not evaluated yet: by expected gain of hypervolume
-(the predicted point's hypervolume improvement over the current front, in log objectives scaled to
-the range seen, times the feasibility estimate), one at a time, each pick added to the front as if
-its prediction were true so that the batch spreads along the front; one position per batch is
-instead the feasible-looking position farthest from everything evaluated (the models learn where
-they know least). The search switches between model-guided picks and picks next to the front found
-(positions one value away on one axis from a front position, ranked by the same score) by how far
-the models can be trusted: after a batch in which a share ``s`` of the picks could not run, that
-share of the next batch's model picks is taken next to the front, and the last batch, whose
-results no model will use, is taken there whole (an exploitation pass: fronts of hardware grids
-are connected, so that is where the missing front points are). Every random choice comes from
+(the predicted point's hypervolume improvement over the current front, objectives scaled linearly
+to the range seen, as a front's hypervolume is judged, times the feasibility estimate), one at a
+time, each pick added to the front as if its prediction were true so that the batch spreads along
+the front; one position per batch is instead the feasible-looking position farthest from
+everything evaluated (the models learn where they know least). The search switches between
+model-guided picks and picks next to the front found (positions one value away on one axis from a
+front position, ranked by the same score) by how far the models can be trusted: after a batch in
+which a share ``s`` of the picks could not run, that share of the next batch's model picks is
+taken next to the front, and the last batch, whose results no model will use, is taken there
+whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
+front points are). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
@@ -45,7 +51,14 @@ INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
 NEIGHBOURS = 5
-RIDGE = 0.3
+#: the objective model's prior: neighbouring values of an axis have similar effects (a penalty on
+#: their difference, so a value not seen yet takes its neighbours' effect), plus a weak shrinkage
+SMOOTHING = 1.0
+RIDGE = 0.01
+#: share of the budget spent on the space-filling first batch (at least one more than the axes)
+INITIAL_SHARE = 0.4
+#: model rounds at least after the first batch: a small budget is spent in smaller batches
+ROUNDS = 4
 LOGISTIC_RIDGE = 0.03
 DESIGNS = 64  # space-filling draws for the first batch
 RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
@@ -59,10 +72,14 @@ def _grid_size(sizes: Sequence[int]) -> int:
 
 
 def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """``count`` positions, each axis' values spread evenly over them (a Latin-hypercube-like draw)."""
+    """``count`` positions, each axis' values spread evenly over them from its first value to its
+    last (a Latin-hypercube-like draw that always holds both extremes of every axis)."""
     columns = []
     for n in sizes:
-        cells = [min(n - 1, int((i + rng.random()) * n / count)) for i in range(count)]
+        if count > 1:
+            cells = [round(i * (n - 1) / (count - 1)) for i in range(count)]
+        else:
+            cells = [rng.randrange(n)]
         rng.shuffle(cells)
         columns.append(cells)
     return [tuple(col[i] for col in columns) for i in range(count)]
@@ -102,13 +119,24 @@ class _Models:
         self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
         self.upper = logs.max(axis=0) if len(logs) else np.ones(values.shape[1])
-        self.span = np.where(self.upper > self.lower, self.upper - self.lower, 1.0)
         features = self._features(np.array(positions)[self.feasible]) if len(logs) else None
         if features is not None:
-            gram = features.T @ features + RIDGE * np.eye(features.shape[1])
+            gram = features.T @ features + self._prior(features.shape[1])
             self.weights = np.linalg.solve(gram, features.T @ logs)
             self.residual = logs - features @ self.weights
         self.feasible_coords = self.coords[self.feasible]
+
+    def _prior(self, width: int) -> np.ndarray:
+        """The objective model's penalty: the squared difference of the effects of neighbouring
+        values of each axis (a value seen on no runnable position gets its neighbours' effect),
+        plus a weak ridge."""
+        differences = np.zeros((sum(n - 1 for n in self.sizes), width))
+        row = 0
+        for offset, n in zip(self.offsets, self.sizes):
+            for i in range(n - 1):
+                differences[row, offset + i], differences[row, offset + i + 1] = 1.0, -1.0
+                row += 1
+        return SMOOTHING * differences.T @ differences + RIDGE * np.eye(width)
 
     def _features(self, positions: np.ndarray) -> np.ndarray:
         onehot = np.zeros((len(positions), sum(self.sizes) + 1))
@@ -181,17 +209,23 @@ class _Models:
         return self._coef
 
     def predict(self, positions: np.ndarray) -> np.ndarray:
-        """Predicted objectives, as logs scaled to [0, 1] over the feasible points seen."""
+        """Predicted objectives, scaled as :meth:`scaled` scales those seen."""
         base = self._features(positions) @ self.weights
         index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
         weight = 1.0 / (distance + 0.05)
         correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[
             :, None
         ]
-        return (base + correction - self.lower) / self.span
+        return self._linear(base + correction)
 
     def scaled(self, values: np.ndarray) -> np.ndarray:
-        return (np.log(np.maximum(values, 1e-300)) - self.lower) / self.span
+        """Objectives scaled linearly to [0, 1] between the best and worst runnable values seen:
+        the scale on which a front's hypervolume is judged, so the gains are the same measure."""
+        return self._linear(np.log(np.maximum(values, 1e-300)))
+
+    def _linear(self, logs: np.ndarray) -> np.ndarray:
+        low, high = np.exp(self.lower), np.exp(self.upper)
+        return (np.exp(logs) - low) / np.where(high > low, high - low, 1.0)
 
 
 def _front(points: np.ndarray) -> np.ndarray:
@@ -236,10 +270,11 @@ def guided_search(
         for position, values in zip(positions, evaluate(positions)):
             seen[position] = tuple(float(v) for v in values)
 
-    run(initial_design(sizes, min(batch, budget), rng))
+    first, step = batch_sizes(len(sizes), budget, batch)
+    run(initial_design(sizes, first, rng))
     trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
-        count = min(batch, budget - len(seen))
+        count = min(step, budget - len(seen))
         left = budget - len(seen) - count  # evaluations after this batch
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
@@ -249,6 +284,16 @@ def guided_search(
         run(picks)
         trust = sum(seen[p][0] < INFEASIBLE for p in picks) / len(picks)
     return seen
+
+
+def batch_sizes(axes: int, budget: int, batch: int) -> tuple[int, int]:
+    """The first batch's size and the later batches' (each at most ``batch``): the first holds
+    :data:`INITIAL_SHARE` of the budget and at least one more position than there are ``axes``, so
+    every axis' effect can be estimated; the rest is spent in :data:`ROUNDS` batches or more, so
+    that the models learn from several rounds even when the budget is a few batches."""
+    first = min(batch, budget, max(axes + 1, round(INITIAL_SHARE * budget)))
+    rest = budget - first
+    return first, max(1, min(batch, -(-rest // ROUNDS)))
 
 
 def _candidates(sizes: Sequence[int], seen: dict, rng: random.Random) -> np.ndarray:

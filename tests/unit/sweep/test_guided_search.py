@@ -149,4 +149,55 @@ def test_picks_move_next_to_the_front_when_the_models_miss():
     ran = [p for p in before if before[p][0] < INFEASIBLE]
     near = _front_neighbours(SIZES, list(before), np.array([before[p] for p in before]), before)
     near = {tuple(p) for p in near}
-    assert ran and sum(p in near for p in third) >= 5  # (1 - 0 runs of 6) x (6 - 1) picks
+    # batches of 6, then 5 (four rounds for the 18 left): (1 - 0 runs of 5) x (5 - 1) picks
+    assert ran and len(third) == 5 and sum(p in near for p in third) >= 4
+
+
+@pytest.mark.parametrize("sizes", [(8, 5, 3), (2, 6, 1, 4, 6), (7, 3, 5)])
+@pytest.mark.parametrize("count", [2, 3, 5, 9])
+def test_initial_design_holds_both_extremes_of_every_axis(sizes, count):
+    import random
+
+    design = initial_design(sizes, count, random.Random(count))
+    for axis, n in enumerate(sizes):
+        assert {0, n - 1} <= {p[axis] for p in design}
+    assert initial_design(sizes, count, random.Random(count)) == design  # seeded
+
+
+def test_a_small_budget_is_spent_in_several_rounds():
+    from zigzag.sweep.guided import batch_sizes
+
+    assert batch_sizes(3, 30, 6) == (6, 6)  # a budget of five batches keeps its batches
+    assert batch_sizes(3, 8, 4) == (4, 1)  # 4 left: four rounds of one
+    assert batch_sizes(3, 16, 8) == (6, 3)  # 40 % first, 10 left in four rounds of 3 or fewer
+    assert batch_sizes(5, 10, 8) == (6, 1)  # one more than the axes first
+    batches = []
+
+    def evaluate(positions):
+        batches.append(len(positions))
+        return [synthetic(p) for p in positions]
+
+    found = guided_search(SIZES, evaluate, 16, 8, seed=5)
+    assert len(found) == 16 and batches == [6, 3, 3, 3, 1]
+    assert list(guided_search(SIZES, lambda ps: [synthetic(p) for p in ps], 16, 8, 5)) == list(
+        found
+    )
+
+
+def test_the_exploitation_pass_proposes_only_unevaluated_grid_neighbours_of_the_front():
+    import random
+
+    import numpy as np
+
+    from zigzag.sweep.guided import _front_neighbours, _next_batch
+
+    grid = {p: synthetic(p) for p in itertools.product(*(range(n) for n in SIZES))}
+    for seed in range(3):
+        seen = {p: grid[p] for p in random.Random(seed).sample(sorted(grid), 12)}
+        positions = list(seen)
+        values = np.array([seen[p] for p in positions])
+        near = {tuple(p) for p in _front_neighbours(SIZES, positions, values, seen)}
+        assert near and not near & set(seen)
+        assert all(0 <= v < n for p in near for v, n in zip(p, SIZES))
+        picks = _next_batch(SIZES, seen, 3, random.Random(seed), explore=False, local=3)
+        assert len(set(picks)) == 3 and set(picks) <= near
