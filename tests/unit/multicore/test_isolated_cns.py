@@ -1,7 +1,8 @@
 """A computation node with no edge (a one-layer network, untiled) is scheduled and costed.
 
-Stream drops CNs without edges from its CN graph (spec/stream.md Q17), which leaves a one-layer
-network at 0 cycles and 0 pJ: a silent wrong answer. Ours keeps them after the connected ones."""
+Stream builds its CN graph from the edge list, so CNs without edges are dropped, which leaves a
+one-layer network at 0 cycles and 0 pJ: a silent wrong answer. Ours keeps them after the connected
+ones."""
 
 from __future__ import annotations
 
