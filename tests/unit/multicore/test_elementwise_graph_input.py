@@ -1,7 +1,7 @@
 """An element-wise node whose inputs are all graph inputs (a Relu on the network's input) has no produced
-input to stream through the cores. Stream's parser refuses it (its operand sources need one or two
-producing nodes; spec/stream.md 3.1, 3.6), and so does ours, in one line saying what to do; the same
-Relu after the first layer is a layer (docs/models/multi-core.md#onnx-workloads)."""
+input to stream through the cores. Late-2024 Stream's parser refuses it (its operand sources need one or
+two producing nodes), and so does ours, in one line saying what to do; the same Relu after the first
+layer is a layer (docs/models/multi-core.md#onnx-workloads)."""
 
 from __future__ import annotations
 
