@@ -186,7 +186,15 @@ def simd_layer(parser, proto, node_id, preds) -> StreamLayer:
             node_id,
             f"input {ia} / output {oa}: element-wise ops need equal shapes of rank 1-4",
         )
-    if len(preds) not in (1, 2):
+    if not preds:  # Stream's parser refuses it as well (docs/models/multi-core.md#onnx-workloads)
+        raise parser.error(
+            proto,
+            node_id,
+            "reads only graph inputs and initializers; an element-wise layer needs an input produced "
+            "by another node: remove the node or move it after the first layer "
+            "(`zigzag run` leaves it uncosted)",
+        )
+    if len(preds) > 2:
         raise parser.error(
             proto, node_id, f"{len(preds)} produced inputs; element-wise ops take 1 or 2"
         )

@@ -197,7 +197,7 @@ def test_bad_workloads_are_one_line(tmp_path):
         ),
         (
             tiny_model(tmp_path, "Relu", shape=(1, 4, 8, 8)),
-            "0 produced inputs; element-wise ops take 1 or 2",
+            "reads only graph inputs and initializers; an element-wise layer needs an input produced",
         ),
     ]
     (tmp_path / "text.onnx").write_text("not a model")

@@ -36,6 +36,7 @@ from zigzag.multicore.cost_table import CostTable
 from zigzag.multicore.hardware import MultiCoreAccelerator
 from zigzag.multicore.mapping import StreamMapping
 from zigzag.multicore.nodes import OPERANDS
+from zigzag.multicore.offchip import cache_read_share
 from zigzag.multicore.stream2_mapping import is_generic
 from zigzag.multicore.schedule.adapter import CNCost, hardware_for_schedule
 from zigzag.multicore.schedule.costs import node_key
@@ -162,7 +163,10 @@ def slot_problem(
             entry = table.entry(key, core)
             total = entry.result.latency_total1
             if links is not None:
-                total = max(total, _streamed_cycles(entry, table, links[core]))
+                cost = cache_read_share(
+                    CNCost.of_entry(entry, dram=table.dram), info.cache_operands
+                )
+                total = max(total, _streamed_cycles(cost, links[core]))
             loops = _tiling_loop_size(entry, dims)
             energy[nid, core] = entry.energy_total
             for k in range(1, len(cores) + 1):
@@ -223,9 +227,10 @@ def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float
     return out
 
 
-def _streamed_cycles(entry, table: CostTable, links: list[tuple[float, bool, bool]]) -> float:
-    """The cycles a cost-table entry's streamed DRAM bits need on its busiest link to the DRAM."""
-    bits = CNCost.of_entry(entry, dram=table.dram).dram_bits or ()
+def _streamed_cycles(cost: CNCost, links: list[tuple[float, bool, bool]]) -> float:
+    """The cycles a CN's streamed DRAM bits (``cost.dram_bits``, shares applied) need on its busiest
+    link to the DRAM."""
+    bits = cost.dram_bits or ()
     read, write = sum(r for r, _ in bits), sum(w for _, w in bits)
     return (
         max(
