@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 #: The version of the Stream-specific part of an entry (too-large test, DRAM level, split, off-chip
-#: bandwidth): a hash of the modules computing it, as the single-core model's version inside the job.
+#: bandwidth): a hash of this package and offchip.py, as the single-core model's version inside the job.
 STREAM_COST_VERSION = model_version(sources=("multicore/cost_table", "multicore/offchip.py"))
 
 
