@@ -6,7 +6,8 @@ from pathlib import Path
 
 from zigzag.cost.result import CostResult
 from zigzag.errors import InputError
-from zigzag.multicore.cost_table import CostEntry, NodeKey, read_lut, read_lut_pairs
+from zigzag.multicore.cost_table import CostEntry, NodeKey
+from zigzag.multicore.cost_table.lut import read_lut, read_lut_pairs
 
 __all__ = ["CostModelEvaluationLUT"]
 

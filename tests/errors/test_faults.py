@@ -77,15 +77,15 @@ def test_files_found_sound_are_checked_again_once_written_to(tmp_path, monkeypat
 
 
 def test_a_damaged_cost_table_entry_is_recomputed(tmp_path, caplog):
-    from zigzag.multicore import cost_table
+    from zigzag.multicore.cost_table import cache
 
-    entry_file = cost_table.entry_path(tmp_path, "feed")
+    entry_file = cache.entry_path(tmp_path, "feed")
     entry_file.parent.mkdir(parents=True)
     entry_file.write_text("{not json")
     with caplog.at_level(logging.WARNING):
-        assert cost_table.read_entry(tmp_path, "feed") is None
+        assert cache.read_entry(tmp_path, "feed") is None
     assert [r.getMessage() for r in caplog.records if "feed.json" in r.getMessage()]
-    assert cost_table.read_entry(tmp_path, "absent") is None
+    assert cache.read_entry(tmp_path, "absent") is None
 
 
 def test_an_output_that_is_a_file_or_under_a_file_is_refused(tmp_path):

@@ -5,6 +5,7 @@ comes from the search and names the layer."""
 
 from __future__ import annotations
 
+import logging
 import shutil
 
 import pytest
@@ -17,6 +18,7 @@ from zigzag.errors import InputError, MappingError, MemoryTooSmall
 from zigzag.io.loaders import load_inputs
 from zigzag.mapping_search.layer_search import search_layer
 from zigzag.mapping_search.options import SearchOptions
+from zigzag.mapping_search.spatial_generator import limit_to_capacity
 
 LINE = (
     "accelerator 'tpu_like': memories.rf_128B.size: memory 'rf_128B' holds 4 bits, less than one "
@@ -24,12 +26,12 @@ LINE = (
 )
 
 
-def tiny_weight_register(tmp_path) -> str:
-    """tpu_like with its weight register cut to 4 bits and serving D1, where the mapping
+def tiny_weight_register(tmp_path, bits: int = 4) -> str:
+    """tpu_like with its weight register cut to ``bits`` bits and serving D1, where the mapping
     unrolls K (a weight dim) 32 times."""
     data = yaml.safe_load(open(TPU).read())
-    data["memories"]["rf_128B"].update(size=4, served_dimensions=["D1"])
-    path = tmp_path / "tiny.yaml"
+    data["memories"]["rf_128B"].update(size=bits, served_dimensions=["D1"])
+    path = tmp_path / f"tiny_{bits}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return str(path)
 
@@ -44,17 +46,38 @@ def test_the_search_names_the_memory_and_the_layer(tmp_path):
     assert isinstance(info.value, MappingError) and isinstance(info.value, MemoryTooSmall)
 
 
-def test_zigzag_run_prints_one_line(tmp_path, capsys):
+def test_zigzag_run_prints_one_line(tmp_path, capsys, caplog):
+    """The error line, and before it no warning of a spatial unrolling "limited to 0" (the error
+    says why): the run is not quiet, so that its warnings are logged."""
     status = main(
         [
             "run", "--workload", str(SMALL), "--accelerator", tiny_weight_register(tmp_path),
-            "--mapping", TPU_MAPPING, "--output", str(tmp_path / "out"), "--quiet",
+            "--mapping", TPU_MAPPING, "--output", str(tmp_path / "out"),
         ]
     )  # fmt: skip
     err = capsys.readouterr().err
     assert status == 2
     assert f"error: {LINE}\n" in err
     assert "Traceback" not in err
+    warnings = caplog.text + err
+    assert (
+        "spatial unrolling K 32 on D1 reduced to 1" in warnings
+    )  # the search's warnings are there
+    assert "spatial unrolling limited to" not in warnings
+
+
+def test_a_register_of_two_elements_still_warns_of_its_limit(tmp_path, caplog):
+    """16 bits hold two 8-bit weights: K 32 on D1 is cut to 2 and the warning says so."""
+    layers, accelerator = load_inputs(str(SMALL), tiny_weight_register(tmp_path, 16), TPU_MAPPING)
+    layer = layers.layers[0]
+    with caplog.at_level(logging.WARNING):
+        limited = limit_to_capacity({"D1": {"K": 32}, "D2": {"C": 1}}, layer, accelerator)
+    assert limited["D1"]["K"] == 2
+    assert [
+        r.getMessage()
+        for r in caplog.records
+        if r.getMessage().endswith("spatial unrolling limited to 2 by the capacity of rf_128B")
+    ]
 
 
 @pytest.mark.slow

@@ -344,11 +344,12 @@ def _limit_to_memory_capacity(
     ]
     if not relevant or capacity >= math.prod(f for _, f in relevant):
         return
-    warn_for_layer(
-        logger,
-        layer.name,
-        f"spatial unrolling limited to {int(capacity)} by the capacity of {memory.name}",
-    )
+    if capacity >= 1:  # below one element the search stops with MemoryTooSmall, which says why
+        warn_for_layer(
+            logger,
+            layer.name,
+            f"spatial unrolling limited to {int(capacity)} by the capacity of {memory.name}",
+        )
     dims = reference_set_order([dim for dim, _ in relevant], "layer_dim")
     old = [mapping[oa][dim] for dim in dims for oa in served if dim in mapping[oa]]
     # Keyed by the old factor: equal old factors share the last new value (reference quirk).

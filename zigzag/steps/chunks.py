@@ -55,7 +55,8 @@ def evaluate_cost_chunk(plan_path, cache, chunk: str, output) -> str:
     from pathlib import Path
 
     from zigzag.io.atomic import write_json_atomic
-    from zigzag.multicore.cost_table import entry_path, evaluate_cost_job, read_entry, write_entry
+    from zigzag.multicore.cost_table.cache import entry_path, read_entry, write_entry
+    from zigzag.multicore.cost_table.jobs import evaluate_cost_job
 
     try:
         plan = json.loads(Path(plan_path).read_text())

@@ -164,14 +164,18 @@ def test_a_change_to_the_multicore_entry_code_changes_its_version(tmp_path):
     import shutil
 
     from zigzag.mapping_search import jobs
-    from zigzag.multicore import cost_table
+    from zigzag.multicore.cost_table.jobs import STREAM_COST_VERSION
 
-    sources = ("multicore/cost_table.py", "multicore/offchip.py")
+    sources = ("multicore/cost_table", "multicore/offchip.py")
     package = REPO / "zigzag"
-    for source in sources:
-        (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(package / source, tmp_path / source)
-    assert jobs.model_version(tmp_path, sources) == cost_table.STREAM_COST_VERSION
+    (tmp_path / "multicore").mkdir()
+    shutil.copytree(package / sources[0], tmp_path / sources[0])
+    shutil.copy(package / sources[1], tmp_path / sources[1])
+    assert jobs.model_version(tmp_path, sources) == STREAM_COST_VERSION
     offchip = tmp_path / "multicore" / "offchip.py"
     offchip.write_text(offchip.read_text() + "\n")
-    assert jobs.model_version(tmp_path, sources) != cost_table.STREAM_COST_VERSION
+    assert jobs.model_version(tmp_path, sources) != STREAM_COST_VERSION
+    offchip.write_text(offchip.read_text()[:-1])
+    table = tmp_path / "multicore" / "cost_table" / "table.py"
+    table.write_text(table.read_text() + "\n")
+    assert jobs.model_version(tmp_path, sources) != STREAM_COST_VERSION

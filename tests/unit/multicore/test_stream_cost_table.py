@@ -14,17 +14,10 @@ from zigzag.errors import InputError
 from zigzag.io.sealed import write_sealed
 from zigzag.mapping_search.jobs import job_key
 from zigzag.mapping_search.options import SearchOptions
-from zigzag.multicore.cost_table import (
-    CostEntry,
-    CostTable,
-    NodeKey,
-    cost_job,
-    cost_of,
-    entry_path,
-    job_path,
-    offchip_memory,
-    read_lut,
-)
+from zigzag.multicore.cost_table import CostEntry, CostTable, NodeKey, cost_of, offchip_memory
+from zigzag.multicore.cost_table.cache import entry_path, job_path
+from zigzag.multicore.cost_table.jobs import cost_job
+from zigzag.multicore.cost_table.lut import read_lut
 from zigzag.multicore.topology import load_multicore_accelerator
 from zigzag.multicore.offchip import stored_bits, too_large_operands
 
