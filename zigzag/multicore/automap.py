@@ -9,7 +9,8 @@ The rule, per layer of the workload:
   the off-chip core run nothing. ``zigzag.multicore.allocation.automatic`` then drops the cores
   whose array the cost model cannot map the layer on. The allocation search chooses among the
   rest.
-* **split** (inter-core tiling): none; each layer is one group, placed on one core.
+* **split** (inter-core tiling): none written; the tiling's default dim (``tiling.default_split_dim``)
+  is the one the constraint optimisation may split a layer along.
 * **stacks**: none in layer-by-layer mode; in fused mode each layer is its own stack (the run's
   ``layer_stacks`` override that), cut along the layer type's usual dimension (``FUSION_DIM``).
 

@@ -154,8 +154,10 @@ def _groups(tiled: TiledLayer, dims, start, stop) -> np.ndarray:
     """Group id per CN (docs/models/multi-core.md#computation-nodes): CNs with equal inter-core-tiled ranges (mod the intra split) share one."""
     slayer = tiled.layer
     count = len(start)
-    if tiled.inter_is_wildcard or (
-        not slayer.constant_operands and len(slayer.mapping.core_allocation) == 1
+    if (
+        tiled.inter_is_wildcard
+        or not tiled.inter_core_tiling
+        or (not slayer.constant_operands and len(slayer.mapping.core_allocation) == 1)
     ):
         return np.zeros(count, dtype=np.int64)
     columns = []

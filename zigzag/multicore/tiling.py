@@ -333,16 +333,28 @@ def tile_layer(
             factor = sizes[dim]
         inter.append((dim, factor))
     if not inter:
-        if sizes.get("G", 1) > 1:
-            inter = [("G", "*")]
-        elif sizes.get("K", 1) > 1:
-            inter = [("K", "*")]
-        else:
-            raise InputError(
-                None, where, "no G or K loop > 1 to split across cores; give an inter_core_tiling"
+        dim = default_split_dim(layer, sizes)
+        if dim is None:
+            warn_for_layer(
+                logger,
+                layer.name,
+                "no output loop > 1 to split across cores: kept whole on one core",
             )
+        else:
+            inter = [(dim, "*")]
     intra = _fit_to_inter(layer, sizes, intra, inter, warn=not defaulted)
     return TiledLayer(layer, sizes, tuple(intra), tuple(inter))
+
+
+def default_split_dim(layer: StreamLayer, sizes: dict[str, int]) -> str | None:
+    """The dim a layer without an inter-core tiling is split along (``*``): G, else K (Stream's
+    rule), else its largest other output loop > 1 (e.g. D of a batched MatMul whose weight-like
+    operand comes first, such as gathered experts); None if every output loop is 1."""
+    for dim in ("G", "K"):
+        if sizes.get(dim, 1) > 1:
+            return dim
+    outputs = [d for d in layer.operand_dims.get("O", ()) if sizes.get(d, 1) > 1]
+    return max(outputs, key=lambda d: sizes[d], default=None)
 
 
 def _fit_to_inter(

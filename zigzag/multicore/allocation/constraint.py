@@ -286,6 +286,8 @@ def co_mapping(
                 inter_core_tiling=tuple(map(tuple, info.inter_core_tiling)),
                 tile_sizes=(),
             )
+        if not entry.inter_core_tiling:  # the split the tiling defaulted to (e.g. [K, *])
+            entry = replace(entry, inter_core_tiling=tuple(map(tuple, info.inter_core_tiling)))
         cores = layer_cores.get(lay, tuple(info.core_allocation))
         if fixed_2x:  # a 2.x split over its listed cores stays there (the steady state may not
             cores = tuple(info.core_allocation)  # show every group)
