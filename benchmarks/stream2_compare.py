@@ -19,7 +19,13 @@ Prints a markdown table (latency and energy side by side with the ratio ours / r
 ``<out>/stream2_compare.json``. Run from the repository root::
 
     python benchmarks/stream2_compare.py --release-python /work/venvs/stream2/bin/python --out results/stream2-compare
+    python benchmarks/stream2_compare.py --ours-only --out results/stream2-compare
     python benchmarks/stream2_compare.py --make-workload tests/data/stream2/small_cnn.onnx
+
+``--ours-only`` runs only **ours (auto)**: the release is never started (its figures, and so the
+ratios, come from ``<out>/<accelerator>/release/result.json`` where an earlier run left one, else
+"-"), and **ours (release's mapping)** is skipped (that mapping gives every layer its own
+``inter_core_tiling``, so only the automatic side depends on our allocation's defaulted splits).
 """
 
 from __future__ import annotations
@@ -105,6 +111,12 @@ def run_release(python: str, hardware: Path, out: Path) -> dict:
     if "error" not in result:
         saved.write_text(json.dumps(result))
     return result
+
+
+def saved_release(out: Path) -> dict:
+    """The release's figures an earlier run kept in ``out/result.json``, else none."""
+    saved = out / "result.json"
+    return json.loads(saved.read_text()) if saved.exists() else {}
 
 
 def _release(python: str, hardware: Path, out: Path) -> dict:
@@ -224,12 +236,17 @@ def main() -> None:
     parser.add_argument("--out", default="results/stream2-compare")
     parser.add_argument("--only", nargs="*", help="accelerator file names (default: all shipped)")
     parser.add_argument("--make-workload", type=Path, help="write the small CNN there and stop")
+    parser.add_argument(
+        "--ours-only",
+        action="store_true",
+        help="run only ours (auto); the release's figures from <out>/<accelerator>/release/result.json",
+    )
     args = parser.parse_args()
     if args.make_workload:
         make_workload(args.make_workload)
         return
-    if not args.release_python:
-        parser.error("--release-python is required")
+    if not args.release_python and not args.ours_only:
+        parser.error("--release-python is required (or --ours-only)")
     logging.basicConfig(level=logging.ERROR)
     out = Path(args.out)
     rows = []
@@ -237,6 +254,12 @@ def main() -> None:
         if args.only and hardware.name not in args.only:
             continue
         folder = out / hardware.stem
+        if args.ours_only:
+            row = {"hardware": hardware.name, "release": saved_release(folder / "release")}
+            row["ours_auto"] = run_ours(hardware, folder / "ours_auto", None, lbl=True)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            continue
         row = {
             "hardware": hardware.name,
             "release": run_release(args.release_python, hardware, folder / "release"),
