@@ -17,7 +17,7 @@ small, so the models learn from more than one batch. After each batch it fits, o
   around it, and a value between failing ones inherits their doubt;
 * an *objective model* per objective: a regression of the logarithm of the objective on one
   indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
-  neighbouring values of an axis to similar effects (a value not seen yet takes its neighbours'),
+  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours'),
   corrected by the mean residual of the nearest feasible evaluated positions (what the axes do
   together);
 
@@ -54,8 +54,8 @@ INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
 NEIGHBOURS = 5
-#: the objective model's prior: neighbouring values of an axis have similar effects (a penalty on
-#: their difference, so a value not seen yet takes its neighbours' effect), plus a weak shrinkage
+#: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
+#: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
@@ -130,14 +130,18 @@ class _Models:
         self.feasible_coords = self.coords[self.feasible]
 
     def _prior(self, width: int) -> np.ndarray:
-        """The objective model's penalty: the squared difference of the effects of neighbouring
-        values of each axis (a value seen on no runnable position gets its neighbours' effect),
-        plus a weak ridge."""
-        differences = np.zeros((sum(n - 1 for n in self.sizes), width))
+        """The objective model's penalty: the squared second difference of the effects of each axis'
+        successive values (a trend: a value seen on no runnable position continues the trend of
+        the values around it, the far end of an axis included) and, at a quarter of its weight, the
+        squared first difference (neighbouring values have similar effects), plus a weak ridge."""
+        differences = np.zeros((sum(max(2 * n - 3, 0) for n in self.sizes), width))
         row = 0
         for offset, n in zip(self.offsets, self.sizes):
             for i in range(n - 1):
-                differences[row, offset + i], differences[row, offset + i + 1] = 1.0, -1.0
+                differences[row, offset + i : offset + i + 2] = (0.5, -0.5)
+                row += 1
+            for i in range(n - 2):
+                differences[row, offset + i : offset + i + 3] = (1.0, -2.0, 1.0)
                 row += 1
         return SMOOTHING * differences.T @ differences + RIDGE * np.eye(width)
 

@@ -240,3 +240,20 @@ def test_a_likely_failure_with_a_gain_ranks_above_a_dominated_position():
     feasible = np.array([0.3, 1.0, 0.3, 0.9])
     score = _score(gains, feasible)
     assert list(np.argsort(-score)) == [3, 0, 1, 2]
+
+
+def test_a_value_never_seen_continues_the_trend_of_its_axis():
+    """Every objective halves with each step of axis 2 on the values seen (0, 1, 2); its last value
+    (3) was never seen on a runnable position: the objective model continues the trend there (a
+    lower prediction than at value 2), rather than copying its neighbour's effect."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _Models
+
+    def halving(p):
+        return tuple(float(2.0 ** (p[0] - p[2] + k)) for k in range(3))
+
+    positions = [(a, b, c) for a in range(0, 6, 2) for b in (0, 2, 4) for c in range(3)]
+    models = _Models(SIZES, positions, np.array([halving(p) for p in positions]))
+    at_2, at_3 = models.predict(np.array([(2, 2, 2), (2, 2, 3)]))
+    assert np.all(at_3 < at_2)
