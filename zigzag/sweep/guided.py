@@ -12,16 +12,19 @@ small, so the models learn from more than one batch. After each batch it fits, o
   that the position's value is fine: one value too small is enough to fail) whose failures are
   blamed on the values most likely to cause them, so a region that failed (buffers too small, a
   bandwidth below a port's granularity) is not visited again, while a value that was only tried
-  beside failing ones is not condemned with them;
+  beside failing ones is not condemned with them: each value's prior is its neighbours' chance on
+  the axis, so a value seen only in failures another axis explains keeps the chance of the values
+  around it, and a value between failing ones inherits their doubt;
 * an *objective model* per objective: a regression of the logarithm of the objective on one
   indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
-  neighbouring values of an axis to similar effects (a value not seen yet takes its neighbours'),
+  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours'),
   corrected by the mean residual of the nearest feasible evaluated positions (what the axes do
   together);
 
 and picks the next batch among the positions not evaluated yet: by expected gain of hypervolume
 (the predicted point's hypervolume improvement over the current front, objectives scaled linearly
-to the range seen, as a front's hypervolume is judged, times the feasibility estimate), one at a
+to the range seen, as a front's hypervolume is judged, times the feasibility estimate; any
+position with a gain ranks above those predicted dominated, however doubtful it is), one at a
 time, each pick added to the front as if its prediction were true so that the batch spreads along
 the front; one position per batch is instead the feasible-looking position farthest from
 everything evaluated (the models learn where they know least). The search switches between
@@ -51,8 +54,8 @@ INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
 NEIGHBOURS = 5
-#: the objective model's prior: neighbouring values of an axis have similar effects (a penalty on
-#: their difference, so a value not seen yet takes its neighbours' effect), plus a weak shrinkage
+#: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
+#: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
@@ -127,14 +130,18 @@ class _Models:
         self.feasible_coords = self.coords[self.feasible]
 
     def _prior(self, width: int) -> np.ndarray:
-        """The objective model's penalty: the squared difference of the effects of neighbouring
-        values of each axis (a value seen on no runnable position gets its neighbours' effect),
-        plus a weak ridge."""
-        differences = np.zeros((sum(n - 1 for n in self.sizes), width))
+        """The objective model's penalty: the squared second difference of the effects of each axis'
+        successive values (a trend: a value seen on no runnable position continues the trend of
+        the values around it, the far end of an axis included) and, at a quarter of its weight, the
+        squared first difference (neighbouring values have similar effects), plus a weak ridge."""
+        differences = np.zeros((sum(max(2 * n - 3, 0) for n in self.sizes), width))
         row = 0
         for offset, n in zip(self.offsets, self.sizes):
             for i in range(n - 1):
-                differences[row, offset + i], differences[row, offset + i + 1] = 1.0, -1.0
+                differences[row, offset + i : offset + i + 2] = (0.5, -0.5)
+                row += 1
+            for i in range(n - 2):
+                differences[row, offset + i : offset + i + 3] = (1.0, -2.0, 1.0)
                 row += 1
         return SMOOTHING * differences.T @ differences + RIDGE * np.eye(width)
 
@@ -187,8 +194,12 @@ class _Models:
                 for a in range(len(self.sizes)):
                     others = total / np.maximum(chance[:, a], 1e-12)
                     blame_free.append(chance[:, a] * (1 - others) / np.maximum(1 - total, 1e-12))
-                ok = [  # half a run and half a failure added to each value (Jeffreys' prior)
-                    (runs[a] + np.bincount(failed[:, a], weights=blame_free[a], minlength=n) + 0.5)
+                ok = [  # one pseudo-observation at the neighbouring values' chance (the prior)
+                    (
+                        runs[a]
+                        + np.bincount(failed[:, a], weights=blame_free[a], minlength=n)
+                        + _neighbour_mean(ok[a])
+                    )
                     / (runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0)
                     for a, n in enumerate(self.sizes)
                 ]
@@ -226,6 +237,15 @@ class _Models:
     def _linear(self, logs: np.ndarray) -> np.ndarray:
         low, high = np.exp(self.lower), np.exp(self.upper)
         return (np.exp(logs) - low) / np.where(high > low, high - low, 1.0)
+
+
+def _neighbour_mean(chances: np.ndarray) -> np.ndarray:
+    """Each value's prior chance to be fine: the mean of its neighbours' on the axis (an axis of
+    one value keeps its own)."""
+    if len(chances) < 2:
+        return chances
+    padded = np.concatenate([chances[1:2], chances, chances[-2:-1]])
+    return (padded[:-2] + padded[2:]) / 2
 
 
 def _front(points: np.ndarray) -> np.ndarray:
@@ -344,10 +364,7 @@ def _next_batch(
     explore = _farthest(models, pool, feasible, 1, index=True)[0] if explore and count > 1 else None
     while len(picks) < count - (explore is not None):
         gains = _gains(predicted, front, reference)
-        # a gain counts as much as the position is likely to run; a likely failure ranks last
-        score = np.where(gains > 0, feasible**RISK * gains, gains) - 10.0 * (
-            feasible < MIN_FEASIBLE
-        )
+        score = _score(gains, feasible)
         score[picks] = -np.inf
         if len(picks) < local and near[score > -np.inf].any():
             score[~near] = -np.inf
@@ -360,6 +377,13 @@ def _next_batch(
     if explore is not None:
         picks.append(explore)
     return [tuple(int(v) for v in pool[i]) for i in picks]
+
+
+def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
+    """A pick's rank: a gain counts as much as the position is likely to run (to the power
+    :data:`RISK`); any position with a gain ranks above those predicted dominated (which can add
+    nothing to the front), among which a likely failure ranks last."""
+    return np.where(gains > 0, feasible**RISK * gains, gains - 10.0 * (feasible < MIN_FEASIBLE))
 
 
 def _front_neighbours(

@@ -201,3 +201,59 @@ def test_the_exploitation_pass_proposes_only_unevaluated_grid_neighbours_of_the_
         assert all(0 <= v < n for p in near for v, n in zip(p, SIZES))
         picks = _next_batch(SIZES, seen, 3, random.Random(seed), explore=False, local=3)
         assert len(set(picks)) == 3 and set(picks) <= near
+
+
+def test_the_feasibility_prior_of_a_value_is_its_neighbours():
+    """A value's prior chance to run is the mean of its neighbours' on the axis (an end value takes
+    its one neighbour's), so a value seen only in failures explained by another axis keeps the
+    chance of the values around it, and a value between two failing ones inherits their doubt."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _neighbour_mean
+
+    assert np.allclose(_neighbour_mean(np.array([0.2, 0.4, 1.0, 0.6])), [0.4, 0.6, 0.5, 1.0])
+    assert np.allclose(_neighbour_mean(np.array([0.3])), [0.3])
+
+
+def test_a_value_seen_only_in_explained_failures_keeps_its_neighbours_chance():
+    """Bandwidth 3 (axis 2) was tried once, with buffer 0, which fails beside every other value:
+    its failure is the buffer's, so bandwidth 3 keeps about the chance of bandwidths 1 and 2, which
+    run; buffer 1, never tried, sits between buffer 0 (fails) and buffer 2 (runs) and is doubtful."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _Models
+
+    positions = [(0, 1, 3), (0, 0, 1), (0, 2, 2), (2, 0, 1), (3, 2, 2), (4, 1, 1), (5, 3, 2)]
+    models = _Models(SIZES, positions, np.array([synthetic(p) for p in positions]))
+    bandwidth_3, buffer_1 = models._conjunctive(np.array([(4, 1, 3), (1, 1, 1)]))
+    assert bandwidth_3 > 0.75 and buffer_1 < 0.75 * bandwidth_3
+
+
+def test_a_likely_failure_with_a_gain_ranks_above_a_dominated_position():
+    """A position predicted to extend the front but unlikely to run still ranks above one predicted
+    dominated, whatever its chance; among dominated ones a likely failure ranks last."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _score
+
+    gains = np.array([0.2, -0.01, -0.01, 0.2])
+    feasible = np.array([0.3, 1.0, 0.3, 0.9])
+    score = _score(gains, feasible)
+    assert list(np.argsort(-score)) == [3, 0, 1, 2]
+
+
+def test_a_value_never_seen_continues_the_trend_of_its_axis():
+    """Every objective halves with each step of axis 2 on the values seen (0, 1, 2); its last value
+    (3) was never seen on a runnable position: the objective model continues the trend there (a
+    lower prediction than at value 2), rather than copying its neighbour's effect."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _Models
+
+    def halving(p):
+        return tuple(float(2.0 ** (p[0] - p[2] + k)) for k in range(3))
+
+    positions = [(a, b, c) for a in range(0, 6, 2) for b in (0, 2, 4) for c in range(3)]
+    models = _Models(SIZES, positions, np.array([halving(p) for p in positions]))
+    at_2, at_3 = models.predict(np.array([(2, 2, 2), (2, 2, 3)]))
+    assert np.all(at_3 < at_2)
