@@ -458,19 +458,22 @@ def fitting_spatial_mappings(
     best = [limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked[:nb_mappings]]
     if len(ranked) == 1:
         return _refuse_zero_factors(best, layer, accelerator)
-    overflowing = [m for m in best if _overflows(m, layer, accelerator)]
-    if not overflowing or _none_can_fit(layer, accelerator):
+    fitting = [m for m in best if not _overflows(m, layer, accelerator)]
+    if len(fitting) == len(best) or _none_can_fit(layer, accelerator):
         return _refuse_zero_factors(best, layer, accelerator)
-    limited = (limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked)
-    chosen = list(
-        itertools.islice((m for m in limited if not _overflows(m, layer, accelerator)), nb_mappings)
+    # the rest of the ranking, each limited once; the best ones were limited and checked above
+    rest = (limit_to_capacity(mapping, layer, accelerator) for mapping, _ in ranked[len(best) :])
+    chosen = fitting + list(
+        itertools.islice(
+            (m for m in rest if not _overflows(m, layer, accelerator)), nb_mappings - len(fitting)
+        )
     )
     if not chosen:
         return _refuse_zero_factors(best, layer, accelerator)
     warn_for_layer(
         logger,
         layer.name,
-        f"{len(overflowing)} of the {len(best)} best spatial mappings overflow an innermost "
+        f"{len(best) - len(fitting)} of the {len(best)} best spatial mappings overflow an innermost "
         "memory; the next fitting ones in the ranking taken instead",
     )
     return chosen
