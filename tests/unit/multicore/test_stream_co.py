@@ -398,3 +398,31 @@ def test_multicore_sweep_may_allocate_by_constraint_optimisation(tmp_path):
     with pytest.raises(InputError) as error:
         read_sweep({"name": "s", **spec, "allocation_search": {"method": "milp"}}, "config")
     assert error.value.where == "allocation_search.method" and "\n" not in str(error.value)
+
+
+@pytest.mark.slow
+def test_a_fixed_numeric_split_keeps_its_cores(reference_folder, tmp_path, monkeypatch):
+    """A layer whose mapping fixes its cores and a numeric split (``[K, 2]`` over cores 0 and 1)
+    keeps them: the solver places each group on its listed core, the written allocation lists
+    them again, and its schedule is the plain run's (before, the solver could put a layer on one
+    core, and the allocation it wrote then listed one core for two groups and was refused)."""
+    from zigzag.multicore.api import CO_STAGES, STAGES
+    from zigzag.multicore.stages import MainStage
+
+    monkeypatch.chdir(reference_folder)
+    mapping = tmp_path / "fixed_split.yaml"
+    mapping.write_text(
+        "- name: default\n  core_allocation: [0, 1]\n  core_allocation_is_fixed: true\n"
+        "  intra_core_tiling:\n    - OY, all\n  inter_core_tiling:\n    - K, 2\n"
+    )
+    files = dict(
+        accelerator="small/dual_testing_core_offchip_v2.yaml",
+        workload_path="small/small_3conv.onnx",
+        mapping_path=str(mapping),
+    )
+    ((scme, search),) = MainStage(CO_STAGES, **files, mode="lbl", loma_lpf_limit=6).run()
+    assert set(search.allocation.layer_cores.values()) == {(0, 1)}
+    for stack in search.allocation.stacks:
+        assert all(k == 1 for (_, _, k) in stack.problem.runtime)  # nothing left to split
+    ((plain, _),) = MainStage(STAGES, **files, mode="lbl", loma_lpf_limit=6).run()
+    assert (scme.latency, scme.energy) == (plain.latency, plain.energy)

@@ -154,10 +154,16 @@ def slot_problem(
     energy: dict[tuple[int, int], float] = {}
     weight_bits: dict[int, int] = {}
     groups: dict[int, list[int]] = {}
+    free_layers = {int(graph.layer[cn]) for cn in ids.values()}  # not pinned to their cores
     for nid, cn in sorted(ids.items()):
         info = graph.layers[int(graph.layer[cn])]
         key = node_key(graph, int(rep[cn]))
-        valid = [c for c in dict.fromkeys(info.core_allocation) if c in cores]
+        pinned = _pinned(info) and int(graph.core[cn]) in cores
+        valid = (
+            [int(graph.core[cn])]
+            if pinned
+            else [c for c in dict.fromkeys(info.core_allocation) if c in cores]
+        )
         dims = [d for d, _ in info.inter_core_tiling]
         for core in valid:
             entry = table.entry(key, core)
@@ -170,9 +176,11 @@ def slot_problem(
             loops = _tiling_loop_size(entry, dims)
             energy[nid, core] = entry.energy_total
             for k in range(1, len(cores) + 1):
-                if loops % k == 0 and k <= len(valid):
+                if loops % k == 0 and k <= len(valid):  # a pinned CN: valid is its one core
                     runtime[nid, core, k] = int(total / min(loops, k))
         group = groups.setdefault(int(graph.layer[cn]), [])
+        if pinned:
+            free_layers.discard(int(graph.layer[cn]))
         bits = (
             int(graph.tensor_bits[cn, OPERANDS.index("W")]) if "W" in info.constant_operands else 0
         )
@@ -204,11 +212,17 @@ def slot_problem(
         weight_bits,
         capacity,
         dependencies,
-        tuple(tuple(g) for _, g in sorted(groups.items())),
+        tuple(tuple(g) for lay, g in sorted(groups.items()) if lay in free_layers),
         state.iterations,
         energy,
     )
     return problem, ids
+
+
+def _pinned(info) -> bool:
+    """Whether a layer's CNs keep the cores its mapping fixes: a fixed allocation with a numeric
+    inter-core split (``[K, 4]`` over four listed cores), which leaves the solver nothing to split."""
+    return info.core_allocation_is_fixed and not any(f == "*" for _, f in info.inter_core_tiling)
 
 
 def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float, bool, bool]]]:
@@ -267,7 +281,9 @@ def allocate(
         stacks.append(StackAllocation(state, problem, answer, ids))
         for _, core, nid in answer.parts:
             lay = int(graph.layer[ids[nid]])
-            layer_cores[lay] = tuple(sorted(set(layer_cores.get(lay, ())) | {core}))
+            # a pinned layer's steady state may show only some of its groups: all its cores
+            on = graph.layers[lay].core_allocation if _pinned(graph.layers[lay]) else (core,)
+            layer_cores[lay] = tuple(sorted(set(layer_cores.get(lay, ())) | set(on)))
     return CoAllocation(tuple(stacks), layer_cores)
 
 
@@ -289,6 +305,8 @@ def co_mapping(
         if not entry.inter_core_tiling:  # the split the tiling defaulted to (e.g. [K, *])
             entry = replace(entry, inter_core_tiling=tuple(map(tuple, info.inter_core_tiling)))
         cores = layer_cores.get(lay, tuple(info.core_allocation))
+        if _pinned(info):  # its groups stay on the cores the mapping lists, one per group
+            cores = tuple(info.core_allocation)
         if fixed_2x:  # a 2.x split over its listed cores stays there (the steady state may not
             cores = tuple(info.core_allocation)  # show every group)
         inter = tuple((d, len(cores) if f == "*" else f) for d, f in entry.inter_core_tiling)
