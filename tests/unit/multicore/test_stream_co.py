@@ -426,3 +426,21 @@ def test_a_fixed_numeric_split_keeps_its_cores(reference_folder, tmp_path, monke
         assert all(k == 1 for (_, _, k) in stack.problem.runtime)  # nothing left to split
     ((plain, _),) = MainStage(STAGES, **files, mode="lbl", loma_lpf_limit=6).run()
     assert (scme.latency, scme.energy) == (plain.latency, plain.energy)
+
+
+def test_parts_on_a_shared_dram_link_queue_there():
+    """Two CNs streaming 30 cycles each over one DRAM link both cores use: in one slot or two, on one
+    core or split over both, the repetition takes at least the 60 cycles the link is busy (without the
+    link, both run at once in 10 cycles)."""
+    runtime = {(n, c, k): 10 // k for n in (1, 2) for c in (0, 1) for k in (1, 2)}
+    plain = SlotProblem((1, 2), (0, 1), runtime, {}, {0: 1, 1: 1})
+    linked = SlotProblem(
+        (1, 2),
+        (0, 1),
+        runtime,
+        {},
+        {0: 1, 1: 1},
+        link_cycles={(n, c, k): {7: 30 // k} for n in (1, 2) for c in (0, 1) for k in (1, 2)},
+    )
+    assert solve_slots(plain, time_limit=10, gap=0).objective == 10
+    assert solve_slots(linked, time_limit=10, gap=0).objective == 60

@@ -40,6 +40,7 @@ from zigzag.multicore.offchip import cache_read_share
 from zigzag.multicore.stream2_mapping import is_generic
 from zigzag.multicore.schedule.adapter import CNCost, hardware_for_schedule
 from zigzag.multicore.schedule.costs import node_key
+from zigzag.multicore.schedule.streaming import granted_rate
 
 #: capacity given to every core when a steady state has a single CN (no weight limit then)
 UNLIMITED_BITS = 10**11
@@ -150,7 +151,9 @@ def slot_problem(
     rep = graph.cost_node()
     ids = {node_id(graph, cn, scale): cn for cn in state.cns}
     links = _dram_links(accelerator) if latency_model == "bandwidth_bound" else None
+    shared = _shared_links(links) if links is not None else set()
     runtime: dict[tuple[int, int, int], int] = {}
+    link_cycles: dict[tuple[int, int, int], dict[int, int]] = {}
     energy: dict[tuple[int, int], float] = {}
     weight_bits: dict[int, int] = {}
     groups: dict[int, list[int]] = {}
@@ -168,16 +171,22 @@ def slot_problem(
         for core in valid:
             entry = table.entry(key, core)
             total = entry.result.latency_total1
+            on_links = {}
             if links is not None:
                 cost = cache_read_share(
                     CNCost.of_entry(entry, dram=table.dram), info.cache_operands
                 )
+                on_links = _link_occupancy(cost, links[core], total)
                 total = max(total, _streamed_cycles(cost, links[core]))
             loops = _tiling_loop_size(entry, dims)
             energy[nid, core] = entry.energy_total
             for k in range(1, len(cores) + 1):
                 if loops % k == 0 and k <= len(valid):  # a pinned CN: valid is its one core
-                    runtime[nid, core, k] = int(total / min(loops, k))
+                    parts = min(loops, k)
+                    runtime[nid, core, k] = int(total / parts)
+                    busy = {lk: int(c / parts) for lk, c in on_links.items() if lk in shared}
+                    if any(busy.values()):
+                        link_cycles[nid, core, k] = busy
         group = groups.setdefault(int(graph.layer[cn]), [])
         if pinned:
             free_layers.discard(int(graph.layer[cn]))
@@ -215,6 +224,7 @@ def slot_problem(
         tuple(tuple(g) for lay, g in sorted(groups.items()) if lay in free_layers),
         state.iterations,
         energy,
+        link_cycles,
     )
     return problem, ids
 
@@ -225,8 +235,11 @@ def _pinned(info) -> bool:
     return info.core_allocation_is_fixed and not any(f == "*" for _, f in info.inter_core_tiling)
 
 
-def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float, bool, bool]]]:
-    """Per core: (bandwidth, carries reads, carries writes) of each link between it and the DRAM."""
+def _dram_links(
+    accelerator: MultiCoreAccelerator,
+) -> dict[int, list[tuple[int, float, bool, bool]]]:
+    """Per core: (link, bandwidth, carries reads, carries writes) of each link between it and the
+    DRAM."""
     hw = hardware_for_schedule(accelerator)
     out = {}
     for core in hw.cores:
@@ -235,13 +248,22 @@ def _dram_links(accelerator: MultiCoreAccelerator) -> dict[int, list[tuple[float
             hw.routes.get((core, hw.offchip_core), ()),
         )
         out[core] = [
-            (hw.links[lk].bandwidth, lk in reads, lk in writes)
+            (lk, hw.links[lk].bandwidth, lk in reads, lk in writes)
             for lk in dict.fromkeys(reads + writes)
         ]
     return out
 
 
-def _streamed_cycles(cost: CNCost, links: list[tuple[float, bool, bool]]) -> float:
+def _shared_links(links: dict[int, list[tuple[int, float, bool, bool]]]) -> set[int]:
+    """The DRAM links on the way of more than one core: parts on those cores in one slot queue there."""
+    users: dict[int, int] = {}
+    for core_links in links.values():
+        for lk, *_ in core_links:
+            users[lk] = users.get(lk, 0) + 1
+    return {lk for lk, count in users.items() if count > 1}
+
+
+def _streamed_cycles(cost: CNCost, links: list[tuple[int, float, bool, bool]]) -> float:
     """The cycles a CN's streamed DRAM bits (``cost.dram_bits``, shares applied) need on its busiest
     link to the DRAM."""
     bits = cost.dram_bits or ()
@@ -249,11 +271,34 @@ def _streamed_cycles(cost: CNCost, links: list[tuple[float, bool, bool]]) -> flo
     return (
         max(
             (read * carries_read + write * carries_write) / bandwidth
-            for bandwidth, carries_read, carries_write in links
+            for _, bandwidth, carries_read, carries_write in links
         )
         if bits and links
         else 0.0
     )
+
+
+def _link_occupancy(
+    cost: CNCost, links: list[tuple[int, float, bool, bool]], runtime: float
+) -> dict[int, float]:
+    """Per link to the DRAM, the cycles of its whole width a streaming CN holds, as the scheduler
+    reserves it (:func:`zigzag.multicore.schedule.streaming.granted_rate`): the CN lasts its run
+    time (or its bits over the link, when longer) at the rate it is granted, a share of the width."""
+    bits = cost.dram_bits or ()
+    if not bits:
+        return {}
+    reads = any(m != "O" for m in cost.too_large)
+    writes = "O" in cost.too_large
+    read, write = sum(r for r, _ in bits), sum(w for _, w in bits)
+    held = {}
+    for lk, bandwidth, carries_read, carries_write in links:
+        on_read, on_write = carries_read and reads, carries_write and writes
+        need = cost.bw_from_offchip * on_read + cost.bw_to_offchip * on_write
+        moved = read * on_read + write * on_write
+        rate = granted_rate(need, moved, runtime, bandwidth)
+        if rate > 0:
+            held[lk] = max(runtime, moved / bandwidth) * rate / bandwidth
+    return held
 
 
 def allocate(

@@ -36,7 +36,9 @@ class SlotProblem:
     only for allowed combinations; ``weight_bits[node]``: the weights the node's layer keeps on a
     core (counted on one CN per layer, zero on the others); ``capacity_bits[core]``: the core's
     weight memory; ``dependencies``: ``(producer, consumer)`` node pairs; ``groups``: the nodes of
-    one layer (same cores); ``energy[(node, core)]``: the node's energy on the core (tie-break).
+    one layer (same cores); ``energy[(node, core)]``: the node's energy on the core (tie-break);
+    ``link_cycles[(node, core, k)]``: per DRAM link that several cores share, the cycles one of the
+    ``k`` parts keeps it busy (a slot lasts at least the sum over the parts it runs on the link).
     """
 
     nodes: tuple[int, ...]
@@ -48,6 +50,7 @@ class SlotProblem:
     groups: tuple[tuple[int, ...], ...] = ()
     iterations: int = 1
     energy: Mapping[tuple[int, int], float] = field(default_factory=dict)
+    link_cycles: Mapping[tuple[int, int, int], Mapping[int, int]] = field(default_factory=dict)
 
     def splits(self, node: int) -> tuple[int, ...]:
         """The part counts allowed for ``node`` (on at least one core)."""
@@ -207,7 +210,9 @@ class _SlotModel:
     def _latency(self, nodes, cores, slots) -> None:
         """Slot lengths, the repetition's latency and the overlap of consecutive repetitions."""
         p, m = self.p, self.m
-        horizon = max(p.runtime.values())  # longest part: bounds a slot's length
+        busiest = max((c for v in p.link_cycles.values() for c in v.values()), default=0)
+        # a slot's length: at most its longest part, or every core's part queued on one link
+        horizon = max(max(p.runtime.values()), busiest * len(cores))
         span = horizon * len(nodes)  # bounds a repetition's latency
         runtime_on = {}
         for n in nodes:
@@ -216,6 +221,7 @@ class _SlotModel:
                     p.runtime.get((n, c, k), 0) * self.split[n, k] for k in p.splits(n)
                 )
         busy = {}
+        idle_at = {}
         length = {}
         for s in slots:
             per_core = []
@@ -228,9 +234,15 @@ class _SlotModel:
                 m.Add(busy[c, s] == 0).OnlyEnforceIf(idle)
                 m.Add(busy[c, s] >= 1).OnlyEnforceIf(idle.Not())
                 m.Add(t == 0).OnlyEnforceIf(idle)
+                idle_at[c, s] = idle
                 per_core.append(t)
             length[s] = m.NewIntVar(0, horizon, f"len_{s}")
-            m.AddMaxEquality(length[s], per_core)
+            if p.link_cycles:  # at least its longest part and its link loads (the minimum is taken:
+                for t in per_core:  # a longer slot only lengthens the objective)
+                    m.Add(length[s] >= t)
+            else:
+                m.AddMaxEquality(length[s], per_core)
+        self._shared_links(nodes, cores, slots, length, idle_at, horizon)
         latency = sum(length[s] for s in slots)
         # idle time of each core before its first part and after its last part
         idle_totals = []
@@ -268,6 +280,30 @@ class _SlotModel:
         self.objective = n_it * latency - (n_it - 1) * overlap
         m.Minimize(self.objective)
 
+    def _shared_links(self, nodes, cores, slots, length, idle_at, horizon) -> None:
+        """A slot lasts at least the cycles its parts keep each shared DRAM link busy, summed."""
+        p, m = self.p, self.m
+        links = sorted({lk for v in p.link_cycles.values() for lk in v})
+        for lk in links:
+            users = sorted({c for (_, c, _), v in p.link_cycles.items() if lk in v})
+            on_link = {
+                (n, c): sum(
+                    p.link_cycles.get((n, c, k), {}).get(lk, 0) * self.split[n, k]
+                    for k in p.splits(n)
+                )
+                for n in nodes
+                for c in users
+            }
+            for s in slots:
+                loads = []
+                for c in users:
+                    load = m.NewIntVar(0, horizon, f"link_{lk}_{c}_{s}")
+                    for n in nodes:
+                        m.Add(load == on_link[n, c]).OnlyEnforceIf(self.x[c, s, n])
+                    m.Add(load == 0).OnlyEnforceIf(idle_at[c, s])
+                    loads.append(load)
+                m.Add(length[s] >= sum(loads))
+
     def solve(
         self,
         time_limit: float,
@@ -304,8 +340,11 @@ class _SlotModel:
         self.m.Add(self.objective <= value)
 
     def minimise_energy(self) -> None:
-        """Second objective: the estimated energy of the allocation (node energy / parts, per core)."""
+        """Second objective: the estimated energy of the allocation (node energy / parts, per core),
+        then the fewest parts. Energies are counted in units of 1 / lcm(splits) so a node's parts
+        add up to its energy exactly: a split ties with no split unless it changes the energy."""
         p, m = self.p, self.m
+        unit = math.lcm(*(k for n in p.nodes for k in p.splits(n)))
         terms = []
         for n in p.nodes:
             for c in p.cores:
@@ -314,8 +353,10 @@ class _SlotModel:
                 for k in p.splits(n):
                     both = m.NewBoolVar(f"e_{c}_{n}_{k}")
                     m.Add(both >= self.split[n, k] + self.on[c, n] - 1)
-                    terms.append(int(round(p.energy[n, c] / k)) * both)
-        m.Minimize(sum(terms))
+                    terms.append(int(round(p.energy[n, c])) * (unit // k) * both)
+        parts = [k * self.split[n, k] for n in p.nodes for k in p.splits(n)]
+        most = sum(max(p.splits(n)) for n in p.nodes)
+        m.Minimize(sum(terms) * (most + 1) + sum(parts))
 
     def parts(self) -> tuple[tuple[int, int, int], ...]:
         assert self.solution is not None
@@ -329,6 +370,13 @@ def _interchangeable_pairs(p: SlotProblem) -> list[tuple[int, int]]:
         return (
             tuple(sorted((n, k, v) for (n, c, k), v in p.runtime.items() if c == core)),
             tuple(sorted((n, v) for (n, c), v in p.energy.items() if c == core)),
+            tuple(
+                sorted(
+                    (n, k, tuple(sorted(v.items())))
+                    for (n, c, k), v in p.link_cycles.items()
+                    if c == core
+                )
+            ),
             p.capacity_bits[core],
         )
 

@@ -17,7 +17,7 @@ def reserve_dram_links(
 
     Stream's model reserves the mapping's bandwidth need for ``duration`` (the need may exceed
     the link's width). With the ``bandwidth_bound`` latency model the reservation is at most the
-    link's width and the CN lasts at least its DRAM bits over it (:func:`_granted`)."""
+    link's width and the CN lasts at least its DRAM bits over it (:func:`granted_rate`)."""
     p = state.p
     too_large = p.too_large[n]
     if not too_large:
@@ -43,7 +43,7 @@ def reserve_dram_links(
     bound = p.latency_model == "bandwidth_bound"
     if bound:
         bandwidth = state.links.bandwidth
-        granted = {lk: _granted(need[lk], bits[lk], duration, bandwidth[lk]) for lk in need}
+        granted = {lk: granted_rate(need[lk], bits[lk], duration, bandwidth[lk]) for lk in need}
         for lk, rate in granted.items():
             moved = bits[lk] if not math.isnan(bits[lk]) else need[lk] * duration
             if rate > 0 and moved > rate * duration * (1 + 1e-9):
@@ -64,7 +64,7 @@ def reserve_dram_links(
     return start, duration
 
 
-def _granted(need: float, bits: float, runtime: float, bandwidth: float) -> float:
+def granted_rate(need: float, bits: float, runtime: float, bandwidth: float) -> float:
     """The DRAM-link bandwidth a streaming CN gets under ``bandwidth_bound``: what it needs to move
     its bits in its run time (or its mapping's need, if higher), at most the link's width. Bits
     not known (NaN): the mapping's need for the run time stands for them."""
