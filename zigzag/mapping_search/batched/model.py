@@ -389,19 +389,21 @@ class BatchCostModel:
         return movement, movement_int, self._zero_extent
 
     def evaluate_accesses(
-        self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None, memo=None
+        self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None, memo=None, siblings=()
     ):
         """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
         ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
         ``energy_total`` for any costs, with the float operations :meth:`evaluate` does.
         ``moved``: the candidates' :meth:`movements` (with ``latency``), when known; ``memo``:
-        the :class:`~zigzag.mapping_search.batched.latency.LatencyMemo` of that movement."""
+        the :class:`~zigzag.mapping_search.batched.latency.LatencyMemo` of that movement, and
+        ``siblings`` the bandwidth sets whose latencies to keep there for the variants to come
+        (:func:`~zigzag.mapping_search.batched.latency.batch_latency`)."""
         n = ids.shape[0]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if moved is None:
                 moved = self.movements(ids, cuts, True)
             accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
-            lat, exact_lat = batch_latency(self, movement, movement_int, n, memo)
+            lat, exact_lat = batch_latency(self, movement, movement_int, n, memo, siblings)
         return accesses, lat, exact & exact_lat
 
     def level_costs(self) -> list[tuple]:

@@ -1,0 +1,135 @@
+"""Bandwidth siblings: variants of one structure with the same memory sizes, apart in their ports'
+bandwidths (and their costs).
+
+Such variants move the same data: the same allocations, footprints and transfers, the same
+double buffering (it reads sizes). Only what a bandwidth enters differs: the word accesses
+(``ceil(data / bw_min) x bw_min / bw_max``), the cycles of each transfer (``ceil(data / bw_max)``)
+and what the ports' bandwidths decide in on- and off-loading. Two things follow:
+
+* the batched latency of the candidates is computed for several bandwidth sets in one pass
+  (:func:`zigzag.mapping_search.batched.latency.batch_latency`), for the sets a batch job said it
+  will evaluate (:class:`Siblings`, a hint: a latency is only read under exactly the bandwidths
+  and sizes it was computed with, so a wrong hint costs time, never a figure);
+* a candidate that won on one sibling is re-evaluated on another from the scalar model's
+  bandwidth-free intermediates (:func:`with_bandwidths`), by the scalar model's own functions.
+
+Used by :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from numbers import Real
+
+from zigzag.cost.array import array_cost
+from zigzag.cost.model import CostDetail
+from zigzag.cost.model.latency import stall_slack, transfer_cycles
+from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, port_loading
+from zigzag.cost.model.movement import memory_energy, memory_word_access
+from zigzag.cost.model.setup import layer_setup
+from zigzag.cost.result import CostResult
+
+
+def memory_sizes(accelerator) -> tuple:
+    """``((memory, size), ...)`` of an accelerator, by memory name."""
+    return tuple(sorted((memory.name, memory.size) for memory in accelerator.memories))
+
+
+def document_ports(document) -> tuple[tuple, dict] | None:
+    """The memory sizes (as :func:`memory_sizes`) and ``{(memory, port name): bandwidth_max}`` of an
+    accelerator document in the current port form; None for anything else (nothing is checked
+    here: the variant's own evaluation does that)."""
+    memories = document.get("memories") if isinstance(document, dict) else None
+    if not isinstance(memories, dict):
+        return None
+    sizes, ports = [], {}
+    for name, memory in memories.items():
+        size = memory.get("size") if isinstance(memory, dict) else None
+        listed = memory.get("ports") if isinstance(memory, dict) else None
+        if not _number(size) or not isinstance(listed, list):
+            return None
+        sizes.append((name, size))
+        for port in listed:
+            bandwidth = port.get("bandwidth_max") if isinstance(port, dict) else None
+            if not _number(bandwidth):
+                return None
+            ports[name, port.get("name")] = bandwidth
+    return tuple(sorted(sizes)), ports
+
+
+def _number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+class Siblings:
+    """The port bandwidths of the variants a batch job is to evaluate, by memory sizes (each
+    distinct set once, in the order told)."""
+
+    def __init__(self):
+        self.by_sizes: dict[tuple, list[dict]] = {}
+
+    def expect(self, documents) -> None:
+        """Take note of the accelerator documents of the variants to come (those not in the
+        current port form are left out)."""
+        for document in documents:
+            found = document_ports(document)
+            if found is None:
+                continue
+            group = self.by_sizes.setdefault(found[0], [])
+            if found[1] not in group:
+                group.append(found[1])
+
+    def of(self, accelerator) -> list[dict]:
+        """The port bandwidths told for variants with ``accelerator``'s memory sizes."""
+        return self.by_sizes.get(memory_sizes(accelerator), [])
+
+
+def with_bandwidths(detail: CostDetail, layer, accelerator, spatial_mapping_array) -> CostResult:
+    """``detail``'s result (the scalar model's :func:`~zigzag.cost.model.analyse`, on a variant of
+    ``accelerator``'s structure and memory sizes, with the same spatial and temporal mapping)
+    under ``accelerator``: the word accesses, energies, array figures and latency recomputed by
+    the scalar model's functions from the intermediates that read no bandwidth and no cost (the
+    data movement, the double buffering, the total cycles); every other figure is the same."""
+    setup = layer_setup(layer, accelerator)
+    accesses = memory_word_access(setup, detail.movement, detail.spatial)
+    mem_energy, breakdown, further = memory_energy(setup, accesses)
+    array = array_cost(layer, accelerator, spatial_mapping_array)
+    real, allowed = transfer_cycles(setup, detail.movement_int, detail.double_buffer)
+    ss_comb, ports = stall_slack(setup, detail.movement_int, real, allowed)
+    loading, offloading, _, _ = port_loading(
+        setup, detail.movement_int, real, ss_comb, detail.total_cycle
+    )
+    onload, _ = onloading_cycles(setup, loading)
+    offload, _ = offloading_cycles(setup, offloading)
+    known = detail.result
+    latency0 = known.ideal_temporal_cycle + ss_comb
+    latency1 = latency0 + onload
+    latency2 = latency1 + offload
+    return dataclasses.replace(
+        known,
+        layer_id=layer.id,
+        layer_name=layer.name,
+        accelerator_name=accelerator.name,
+        energy_total=mem_energy + array.mac_energy,
+        mac_energy=array.mac_energy,
+        mem_energy=mem_energy,
+        mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
+        mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
+        memory_word_access={op: tuple(v) for op, v in accesses.items()},
+        latency_total0=latency0,
+        latency_total1=latency1,
+        latency_total2=latency2,
+        data_onloading_cycle=onload,
+        data_offloading_cycle=offload,
+        stall_slack_comb=ss_comb,
+        mac_utilization0=known.ideal_cycle / latency0,
+        mac_utilization1=known.ideal_cycle / latency1,
+        mac_utilization2=known.ideal_cycle / latency2,
+        area_operational_array=array.area,
+        area_memories=dict(array.memory_areas),
+        mac_energy_breakdown=array.mac_energy_breakdown,
+        tclk=array.tclk,
+        tclk_breakdown=array.tclk_breakdown,
+        area_operational_array_breakdown=array.area_breakdown,
+        port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
+    )
