@@ -1,7 +1,7 @@
-"""Bandwidth siblings (zigzag/mapping_search/batched/siblings.py): variants of one structure and the
-same memory sizes, apart in their ports' bandwidths and their costs. Their latencies computed in
-one pass and their winners re-derived from another sibling's scalar intermediates give the
-unshared path's figures, bit for bit."""
+"""Siblings (zigzag/mapping_search/batched/siblings.py): variants of one structure, apart in their
+memories' sizes, ports' bandwidths and costs. Their latencies computed in one pass and their
+winners re-derived from another sibling's scalar intermediates give the unshared path's figures,
+bit for bit."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from zigzag.mapping_search.batched.candidates import ordering_chunks, temporal_m
 from zigzag.mapping_search.batched.latency import LatencyMemo, batch_latency, sibling_sets
 from zigzag.mapping_search.batched.model import BatchCostModel
 from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-from zigzag.mapping_search.batched.siblings import Siblings, document_ports, with_bandwidths
+from zigzag.mapping_search.batched.siblings import Siblings, document_memories, with_memories
 from zigzag.mapping_search.batched.structural import structure_free_job
 from zigzag.mapping_search.jobs import job_key, layer_job
 from zigzag.mapping_search.layer_search import search_layer
@@ -89,11 +89,13 @@ def candidates(layer, accelerator, lpf_limit=4):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("latency_model", ["zigzag", "bandwidth_bound"])
 def test_sibling_latencies_in_one_pass_are_each_alone(seed, latency_model):
-    """The first sibling computes every told sibling's latencies; each then takes its own, the
-    latencies and exactness flags of its own model without the memo, bit for bit."""
+    """The first sibling computes every told sibling's latencies (other bandwidths, other sizes);
+    each then takes its own, the latencies and exactness flags of its own model without the
+    memo, bit for bit."""
     rng = random.Random(seed)
     layers = load_workload(str(WORKLOAD), entries()).layers
-    documents = [sibling_document(rng, name=f"v{k}") for k in range(6)]
+    documents = [sibling_document(rng, name=f"v{k}") for k in range(4)]
+    documents += [sibling_document(rng, 8, name=f"small{k}") for k in range(2)]
     accelerators = [accelerator_of(d) for d in documents]
     layer = layers[seed % len(layers)]
     _, fractional, integer, loops, ids, cuts = candidates(layer, accelerators[0])
@@ -104,7 +106,7 @@ def test_sibling_latencies_in_one_pass_are_each_alone(seed, latency_model):
     moved = models[0].movements(ids, cuts, True)
     movement, movement_int, _ = moved
     memo = LatencyMemo()
-    told = [document_ports(d)[1] for d in documents]
+    told = [document_memories(d) for d in documents]
     sets = sibling_sets(models[0], told)
     assert 1 < len(sets) <= 5  # the distinct ones, the own left out
     n = len(ids)
@@ -125,14 +127,18 @@ def test_siblings_with_other_duties_or_missing_ports_are_left_out():
     accelerator = accelerator_of(document)
     _, fractional, integer, loops, _, _ = candidates(model_layer, accelerator)
     model = BatchCostModel(model_layer, accelerator, fractional, integer, loops)
-    ports = document_ports(document)[1]
-    assert sibling_sets(model, [ports]) == []  # its own
+    sizes, ports = document_memories(document)
+    assert sibling_sets(model, [(sizes, ports)]) == []  # its own
     missing = {k: v for k, v in ports.items() if k[0] != "dram"}
-    assert sibling_sets(model, [missing]) == []
+    assert sibling_sets(model, [(sizes, missing)]) == []
+    unsized = {k: v for k, v in sizes.items() if k != "dram"}
+    assert sibling_sets(model, [(unsized, ports)]) == []
     silent = {**ports, ("unified_buffer", "r_port_1"): 0}
-    assert sibling_sets(model, [silent]) == []
+    assert sibling_sets(model, [(sizes, silent)]) == []
     faster = {**ports, ("unified_buffer", "r_port_1"): 4096}
-    assert len(sibling_sets(model, [faster, faster])) == 1
+    assert len(sibling_sets(model, [(sizes, faster), (sizes, faster)])) == 1
+    smaller = {**sizes, "unified_buffer": 8 * KIB}
+    assert len(sibling_sets(model, [(smaller, ports), (smaller, faster)])) == 2
 
 
 def test_reduce_many_on_rows_is_each_row_alone():
@@ -152,9 +158,9 @@ def test_reduce_many_on_rows_is_each_row_alone():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_winner_with_other_bandwidths_equals_evaluate(seed):
-    """A candidate's scalar detail on one sibling, re-derived for another, is the scalar model's
-    result on that other, field by field."""
+def test_winner_on_another_variant_equals_evaluate(seed):
+    """A candidate's scalar detail on one variant, re-derived for another of the same structure
+    (other bandwidths, costs, sizes), is the scalar model's result on that other, field by field."""
     rng = random.Random(seed)
     layers = load_workload(str(WORKLOAD), entries()).layers
     layer = layers[seed % len(layers)]
@@ -162,7 +168,8 @@ def test_winner_with_other_bandwidths_equals_evaluate(seed):
     array_mapping, fractional, integer, loops, ids, cuts = candidates(layer, first)
     rows = random.Random(seed).sample(range(len(ids)), min(5, len(ids)))
     others = [accelerator_of(sibling_document(rng, name=f"other{k}")) for k in range(3)]
-    differ = 0
+    others.append(accelerator_of(sibling_document(rng, 8, name="smaller")))  # other sizes too
+    differ = buffered = 0
     for i in rows:
         temporal = temporal_mapping_of(loops, ids[i], {op: c[i].tolist() for op, c in cuts.items()})
         detail = analyse(
@@ -172,17 +179,20 @@ def test_winner_with_other_bandwidths_equals_evaluate(seed):
             expected = evaluate(
                 layer, other, fractional, integer, temporal, spatial_mapping_array=array_mapping
             )
-            assert with_bandwidths(detail, layer, other, array_mapping) == expected
+            assert with_memories(detail, layer, other, array_mapping) == expected
             differ += expected.latency_total2 != detail.result.latency_total2
+            buffered += expected.double_buffer != detail.result.double_buffer
     assert differ > 0  # the bandwidths did change some latency
+    assert buffered > 0, "the sizes changed no double buffering"
 
 
 def _variants(seed: int) -> list[dict]:
-    """Two buffer sizes x random bandwidth sets (some repeated: cost siblings too)."""
+    """Three buffer sizes (the smallest leaves some allocations) x random bandwidth sets (some
+    repeated: cost siblings too)."""
     rng = random.Random(seed)
     documents = []
-    for ub in (1024, 8):
-        for k in range(4):
+    for ub in (1024, 3072, 8):
+        for k in range(3):
             documents.append(sibling_document(rng, ub, name=f"ub{ub}-{k}"))
     documents.append({**documents[0], "name": "again"})
     return documents
@@ -191,13 +201,13 @@ def _variants(seed: int) -> list[dict]:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_told_siblings_give_the_unshared_results(monkeypatch, caplog, seed):
     rederived = []
-    original = shared_module.with_bandwidths
+    original = shared_module.with_memories
 
     def counted(*args):
         rederived.append(args[2].name)
         return original(*args)
 
-    monkeypatch.setattr(shared_module, "with_bandwidths", counted)
+    monkeypatch.setattr(shared_module, "with_memories", counted)
     options = SearchOptions(lpf_limit=4)
     layers = load_workload(str(WORKLOAD), entries()).layers
     documents = _variants(seed)
@@ -219,16 +229,18 @@ def test_told_siblings_give_the_unshared_results(monkeypatch, caplog, seed):
     assert "differ" not in caplog.text  # no figure went back to the unshared path
 
 
-def test_siblings_are_grouped_by_sizes_and_documents_in_other_forms_left_out():
+def test_siblings_are_grouped_by_memories_and_documents_in_other_forms_left_out():
     rng = random.Random(0)
     siblings = Siblings()
     small, big = sibling_document(rng, 8), sibling_document(rng, 1024)
     legacy = json.loads(json.dumps(small))
     legacy["memories"]["dram"]["ports"] = [{"fh": "rw_port_1"}]
-    siblings.expect([small, big, small, legacy, None, {"memories": []}])
-    assert len(siblings.by_sizes) == 2
-    assert siblings.of(accelerator_of(small)) == [document_ports(small)[1]]
-    assert siblings.of(accelerator_of(sibling_document(rng, 16))) == []
+    renamed = json.loads(json.dumps(small))
+    renamed["memories"]["unified_buffer"]["ports"][0]["name"] = "r_port_9"
+    siblings.expect([small, big, small, legacy, None, {"memories": []}, renamed])
+    assert len(siblings.by_layout) == 2
+    assert siblings.of(accelerator_of(small)) == [document_memories(small), document_memories(big)]
+    assert siblings.of(accelerator_of(renamed)) == [document_memories(renamed)]
 
 
 def test_sweep_with_a_bandwidth_axis_gives_the_unshared_rows(tmp_path):

@@ -75,21 +75,24 @@ def _frozen(value) -> int:
     return 0
 
 
-#: bandwidth sets whose latencies one pass computes at most (the variant's own and its siblings')
+#: memory sets whose latencies one pass computes at most (the variant's own and its siblings')
 SIBLINGS = 16
 
 
-def bandwidth_set(model, ports: dict | None = None) -> tuple | None:
-    """What the latency reads of the bandwidths: ``bw_max`` of every port duty (``model.duties``'
-    order, None where no port carries it) and of every used port (``model.setup.ports``' order).
-    Those of ``model``'s accelerator, or, with ``ports`` (``{(memory, port name): bandwidth_max}``),
-    those of a variant of the same structure; None when ``ports`` lacks one of them."""
-    if ports is None:
+def memory_set(model, sizes: dict | None = None, ports: dict | None = None) -> tuple | None:
+    """What the latency reads of the memories: the size of every (operand, level) (the order of
+    ``model.level_memories()``), ``bw_max`` of every port duty (``model.duties``' order, None where no
+    port carries it) and of every used port (``model.setup.ports``' order). Those of ``model``'s
+    accelerator, or those of a variant of its structure given by ``sizes`` (``{memory: size}``)
+    and ``ports`` (``{(memory, port name): bandwidth_max}``); None when these lack one."""
+    if sizes is None:
+        levels = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
         duties = tuple(model.ops[op].operand.levels[k].bw_max[d] for op, k, d in model.duties)
-        return duties, tuple(port.bw_max for port in model.setup.ports)
+        return levels, duties, tuple(port.bw_max for port in model.setup.ports)
     try:
+        levels = tuple(float(sizes[name]) for name in model.level_memories())
         duties = tuple(None if at is None else ports[at] for at in _duty_ports(model))
-        return duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
+        return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
     except KeyError:
         return None
 
@@ -106,17 +109,17 @@ def _duty_ports(model) -> list:
 
 
 def sibling_sets(model, siblings) -> list[tuple]:
-    """The bandwidth sets (:func:`bandwidth_set`) of ``siblings`` (``{(memory, port name):
-    bandwidth_max}`` each) that :func:`batch_latency` computes beside the model's own: distinct,
-    not the own, with a bandwidth on every port and on exactly the duties the own has one on
-    (so no figure of theirs takes another branch than the own's)."""
-    own = bandwidth_set(model)
+    """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
+    :func:`memory_set` takes them) that :func:`batch_latency` can compute beside the model's own:
+    distinct, not the own, with a bandwidth on every port and on exactly the duties the own has
+    one on (so no figure of theirs takes another branch than the own's)."""
+    own = memory_set(model)
     found = []
-    for ports in siblings:
-        other = bandwidth_set(model, ports)
+    for sizes, ports in siblings:
+        other = memory_set(model, sizes, ports)
         if other is None or other == own or other in found:
             continue
-        if all(other[1]) and all(bool(a) == bool(b) for a, b in zip(other[0], own[0])):
+        if all(other[2]) and all(bool(a) == bool(b) for a, b in zip(other[1], own[1])):
             found.append(other)
     return found
 
@@ -124,22 +127,21 @@ def sibling_sets(model, siblings) -> list[tuple]:
 def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None, siblings=()):
     """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency).
     ``memo``: what variants of one structure moving the same data share (:class:`LatencyMemo`);
-    ``siblings``: with ``memo``, the bandwidth sets (:func:`sibling_sets`) of variants still to
-    come with the model's sizes: their latencies are computed in the same pass (each figure by
-    the same float operations as alone, the bandwidths a column broadcast against the
-    candidates) and kept in ``memo`` for them."""
-    sizes = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
-    own = bandwidth_set(model)
+    ``siblings``: with ``memo``, the memory sets (:func:`sibling_sets`) of variants still to come
+    that move the same data: their latencies are computed in the same pass (each figure by the
+    same float operations as alone, a memory figure that differs between the sets a column
+    broadcast against the candidates) and kept in ``memo`` for them."""
+    own = memory_set(model)
     if memo is None:
-        latency, exact = _latencies(model, movement, movement_int, n, None, sizes, [own])
+        latency, exact = _latencies(model, movement, movement_int, n, None, [own])
         return latency[0], exact[0]
-    key = ("latency", model.latency_model, model.cpo, sizes)
+    key = ("latency", model.latency_model, model.cpo)
     kept = memo.take((*key, own))
-    if kept is not None:  # computed by a sibling, under exactly these bandwidths and sizes
+    if kept is not None:  # computed by a sibling, under exactly these sizes and bandwidths
         return kept
     others = [s for s in siblings if s != own and not memo.known((*key, s))]
     sets = [own, *others[: SIBLINGS - 1]]
-    latency, exact = _latencies(model, movement, movement_int, n, memo, sizes, sets)
+    latency, exact = _latencies(model, movement, movement_int, n, memo, sets)
     if len(sets) == 1:
         return latency[0], exact[0]
     rows = [(latency[k].copy(), exact[k].copy()) for k in range(len(sets))]  # each on its own
@@ -148,24 +150,39 @@ def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = N
     return rows[0]
 
 
-def _latencies(model, movement, movement_int, n, memo, sizes, sets):
-    """``(latency, exact)`` of the candidates under each bandwidth set of ``sets``, arrays of
-    shape ``(len(sets), n)``. A bandwidth equal in every set stays the scalar it is."""
+def _latencies(model, movement, movement_int, n, memo, sets):
+    """``(latency, exact)`` of the candidates under each memory set of ``sets``, arrays of shape
+    ``(len(sets), n)``. A figure equal in every set stays the scalar or the row it is."""
     K = len(sets)
     exact = np.ones((K, n), dtype=bool)
-    allowed = _kept(memo, ("allowed", model.cpo, sizes), _allowed, model, movement, movement_int, n)
+    allowed = _stacked(
+        [
+            _kept(
+                memo,
+                ("allowed", model.cpo, sizes),
+                _allowed,
+                model,
+                movement,
+                movement_int,
+                n,
+                sizes,
+            )
+            for sizes in dict.fromkeys(s[0] for s in sets)
+        ],
+        [s[0] for s in sets],
+    )
     # docs/models/cost-model.md#latency real cycles (integer variant)
     real = {}
     for i, (op, level, d) in enumerate(model.duties):
         flow = movement_int[op].flows[level][d]
-        bw = _column([s[0][i] for s in sets])
+        bw = _column([s[1][i] for s in sets])
         if bw is not None and np.all(bw):  # one set's bandwidth is there where the own's is
             data = flow.amount * flow.precision
             exact &= data < EXACT
             real[op, level, d] = np.ceil(data / bw)
         else:
             real[op, level, d] = np.zeros(n)
-    port_bw = [_column([s[1][j] for s in sets]) for j in range(len(model.setup.ports))]
+    port_bw = [_column([s[2][j] for s in sets]) for j in range(len(model.setup.ports))]
     latency = np.zeros((K, n))
     if n == 0:
         return latency, exact
@@ -181,8 +198,8 @@ def _latencies(model, movement, movement_int, n, memo, sizes, sets):
         latency[:, sel] = lat_g
         exact[:, sel] &= exact_g
     if model.latency_model == "bandwidth_bound":
-        for k, bandwidths in enumerate(sets):
-            bound, exact_bound = _port_bound(model, movement, n, bandwidths[1])
+        for k, figures in enumerate(sets):
+            bound, exact_bound = _port_bound(model, movement, n, figures[2])
             row = latency[k]
             latency[k] = np.where(bound > row, row + (bound - row), row)
             exact[k] &= exact_bound
@@ -197,17 +214,26 @@ def _column(values: list):
     return np.array(values, dtype=np.float64)[:, None]
 
 
-def _allowed(model, movement, movement_int, n):
+def _stacked(allowed: list[dict], sizes: list[tuple]) -> dict:
+    """The allowed cycles of each set (``allowed``: one dict per distinct sizes, in the order
+    they first appear in ``sizes``, the sets' sizes): the one dict when the sets agree, else
+    per duty a ``(K, n)`` array, row ``k`` that of set ``k``'s sizes."""
+    if len(allowed) == 1:
+        return allowed[0]
+    of = dict(zip(dict.fromkeys(sizes), allowed))
+    return {duty: np.stack([of[s][duty] for s in sizes]) for duty in allowed[0]}
+
+
+def _allowed(model, movement, movement_int, n, sizes):
     """The allowed cycles of every port duty (through the double buffering of every operand and
-    level): they read the memory sizes and the data movement, no bandwidth."""
+    level): they read the memory sizes (``sizes``, as :func:`memory_set` gives them) and the data
+    movement, no bandwidth."""
     setup = model.setup
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}
+    at = iter(sizes)
     for op, info in model.ops.items():
-        eff[op] = [
-            movement[op].eff_bits[k + 1] / float(lv.size)
-            for k, lv in enumerate(info.operand.levels)
-        ]
+        eff[op] = [movement[op].eff_bits[k + 1] / next(at) for k in range(info.operand.n)]
     eff_sh = {op: list(v) for op, v in eff.items()}
     for members in setup.sharing_groups:
         e = None
@@ -379,7 +405,12 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed, port_b
 
 def _window_union(acts, m):
     """Vectorised ``updating_window_union``; the rare timeline case goes through the scalar
-    helper candidate by candidate."""
+    helper candidate by candidate. Allowed cycles with a row per memory set (``(K, m)``) are
+    broadcast with the rest and flattened (each element as alone), the union shaped back."""
+    shape = np.broadcast_shapes(*(np.shape(x) for act in acts for x in act[1:]))
+    if len(shape) > 1:
+        flat = [(None, *(np.broadcast_to(x, shape).ravel() for x in act[1:])) for act in acts]
+        return _window_union(flat, flat[0][1].size).reshape(shape)
     union = np.zeros(m)
     found = np.zeros(m, dtype=bool)
     for _r, a, period, cnt in acts:

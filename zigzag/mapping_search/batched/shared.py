@@ -12,7 +12,7 @@ path), then the same reduction over **all** candidates (the best mapping under a
 change when the costs change, so nothing is pruned before the costs are known), then the winner
 re-evaluated with the scalar model under the variant's own accelerator (re-costed when it won
 for other costs; re-derived from the scalar model's bandwidth-free intermediates when it won on
-a variant of the same structure and sizes, ``zigzag.mapping_search.batched.siblings``). Candidates
+a variant of the same structure, ``zigzag.mapping_search.batched.siblings``). Candidates
 the batched model flags inexact are evaluated with the scalar model under that accelerator, as
 the unshared path does. The result is the unshared path's, bit for bit
 (tests/unit/mapping_search/test_shared_candidates.py, test_bandwidth_siblings.py).
@@ -44,7 +44,7 @@ from zigzag.mapping_search.batched import (
 from zigzag.mapping_search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.mapping_search.batched.latency import sibling_sets
 from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
-from zigzag.mapping_search.batched.siblings import Siblings, memory_sizes, with_bandwidths
+from zigzag.mapping_search.batched.siblings import Siblings, memory_sizes, with_memories
 from zigzag.mapping_search.batched.structural import Allocations
 from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
 
@@ -91,7 +91,7 @@ class CandidateTable:
     no_fit: dict = field(default_factory=dict, compare=False)
     #: the memo of the table's structure (``zigzag.mapping_search.batched.structural.Allocations.memo``)
     #: or the table's own: ("no_fit", memory sizes...) -> the no-fit diagnosis; "winners" -> the
-    #: scalar details of winning candidates by memory sizes (:func:`score_table`)
+    #: scalar details of winning candidates (:func:`score_table`)
     memo: dict = field(default_factory=dict, compare=False)
 
 
@@ -110,13 +110,13 @@ class SharedCandidates:
         self.reused = 0
         #: allocated candidates shared by variants of one structure (sizes, bandwidths apart)
         self.allocations = Allocations()
-        #: the port bandwidths of the variants to come, by memory sizes (:meth:`expect`)
+        #: the memory sizes and port bandwidths of the variants to come (:meth:`expect`)
         self.siblings = Siblings()
 
     def expect(self, documents) -> None:
         """Tell the accelerator documents of the variants still to come (a batch job knows them):
         the latencies of a variant's candidates are then computed, in the same pass, under the
-        bandwidths of the variants to come with its structure and sizes
+        sizes and bandwidths of those that move the same data
         (``zigzag.mapping_search.batched.siblings``). A hint only: results are the same without it."""
         self.siblings.expect(documents)
 
@@ -193,7 +193,7 @@ def build_table(
     else:
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
-    sets = []  # the siblings' bandwidth sets, in the model's terms
+    sets = []  # the siblings' memory sets, in the model's terms
     kept, count, moves, entries = [], 0, [], []
     for ids, cuts, entry in source:
         count += len(ids)
@@ -215,7 +215,9 @@ def build_table(
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
         memo = None if entry is None else entry.latency
-        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved, memo, sets)
+        accesses, latency, exact = model.evaluate_accesses(
+            ids, cuts, moved, memo, _held(sets, entry, model)
+        )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
         if entry is not None:
             entries.append(entry)
@@ -234,6 +236,16 @@ def build_table(
         count,
         memo={} if allocations is None else allocations[0].memo(allocations[1]),
     )
+
+
+def _held(sets: list, entry, model) -> list:
+    """The memory sets of ``sets`` under which ``entry``'s candidates keep their allocation (those
+    with the model's own sizes, and those whose sizes lie inside the entry's bounds)."""
+    if not sets:
+        return sets
+    own = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
+    names = model.level_memories()
+    return [s for s in sets if s[0] == own or entry.holds(dict(zip(names, s[0])))]
 
 
 def score_table(
@@ -322,16 +334,16 @@ WINNERS = 256
 
 def _winner(table, layer, accelerator, best, scalar_eval, spatial_mapping_array):
     """The scalar result of the winning candidate ``best`` (as :func:`score_table` keeps it) under
-    ``accelerator``: when it won on a variant of the same structure and memory sizes (bandwidths
+    ``accelerator``: when it won on a variant of the same structure (memories' sizes, bandwidths
     and costs apart), from that variant's scalar intermediates
-    (:func:`~zigzag.mapping_search.batched.siblings.with_bandwidths`), else by the scalar model."""
+    (:func:`~zigzag.mapping_search.batched.siblings.with_memories`), else by the scalar model."""
     winners = table.memo.setdefault("winners", OrderedDict())
     cuts = tuple((op, tuple(c)) for op, c in sorted(best[3].items()))
-    key = (memory_sizes(accelerator), best[2].tobytes(), cuts)
+    key = (best[2].tobytes(), cuts)
     detail = winners.get(key)
     if detail is not None:
         winners.move_to_end(key)
-        return with_bandwidths(detail, layer, accelerator, spatial_mapping_array)
+        return with_memories(detail, layer, accelerator, spatial_mapping_array)
     detail = winners[key] = scalar_eval(best[2], best[3], detail=True)
     if len(winners) > WINNERS:
         winners.popitem(last=False)

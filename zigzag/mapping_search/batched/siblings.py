@@ -1,17 +1,20 @@
-"""Bandwidth siblings: variants of one structure with the same memory sizes, apart in their ports'
-bandwidths (and their costs).
+"""Siblings: variants of one structure (the accelerator without its memories' sizes, bandwidths
+and costs) that move the same data.
 
-Such variants move the same data: the same allocations, footprints and transfers, the same
-double buffering (it reads sizes). Only what a bandwidth enters differs: the word accesses
-(``ceil(data / bw_min) x bw_min / bw_max``), the cycles of each transfer (``ceil(data / bw_max)``)
-and what the ports' bandwidths decide in on- and off-loading. Two things follow:
+Variants of one structure whose sizes leave a candidate's allocation as it is
+(``zigzag.mapping_search.batched.structural``) move the same data: the same footprints and
+transfers. Only what a memory figure enters differs: the double buffering (sizes), the word
+accesses (``ceil(data / bw_min) x bw_min / bw_max``), the cycles of each transfer
+(``ceil(data / bw_max)``), what the ports' bandwidths decide in on- and off-loading, the energies
+(costs). Two things follow:
 
-* the batched latency of the candidates is computed for several bandwidth sets in one pass
-  (:func:`zigzag.mapping_search.batched.latency.batch_latency`), for the sets a batch job said it
-  will evaluate (:class:`Siblings`, a hint: a latency is only read under exactly the bandwidths
-  and sizes it was computed with, so a wrong hint costs time, never a figure);
-* a candidate that won on one sibling is re-evaluated on another from the scalar model's
-  bandwidth-free intermediates (:func:`with_bandwidths`), by the scalar model's own functions.
+* the batched latency of the candidates is computed for several variants in one pass
+  (:func:`zigzag.mapping_search.batched.latency.batch_latency`), for the variants a batch job said
+  it will evaluate (:class:`Siblings`, a hint: a latency is only read under exactly the sizes and
+  bandwidths it was computed with, so a wrong hint costs time, never a figure);
+* a candidate that won on one variant of a structure is re-evaluated on another from the scalar
+  model's intermediates that read no memory figure (:func:`with_memories`), by the scalar
+  model's own functions.
 
 Used by :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
 """
@@ -23,9 +26,9 @@ from numbers import Real
 
 from zigzag.cost.array import array_cost
 from zigzag.cost.model import CostDetail
-from zigzag.cost.model.latency import stall_slack, transfer_cycles
+from zigzag.cost.model.latency import double_buffer_flags, stall_slack, transfer_cycles
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, port_loading
-from zigzag.cost.model.movement import memory_energy, memory_word_access
+from zigzag.cost.model.movement import memory_energy, memory_utilization, memory_word_access
 from zigzag.cost.model.setup import layer_setup
 from zigzag.cost.result import CostResult
 
@@ -35,26 +38,31 @@ def memory_sizes(accelerator) -> tuple:
     return tuple(sorted((memory.name, memory.size) for memory in accelerator.memories))
 
 
-def document_ports(document) -> tuple[tuple, dict] | None:
-    """The memory sizes (as :func:`memory_sizes`) and ``{(memory, port name): bandwidth_max}`` of an
-    accelerator document in the current port form; None for anything else (nothing is checked
-    here: the variant's own evaluation does that)."""
+def _layout(sizes, ports) -> tuple:
+    """The memories and ports a variant has (what its siblings share)."""
+    return tuple(sorted(sizes)), tuple(sorted(ports))
+
+
+def document_memories(document) -> tuple[dict, dict] | None:
+    """``({memory: size}, {(memory, port name): bandwidth_max})`` of an accelerator document in
+    the current port form; None for anything else (nothing is checked here: the variant's own
+    evaluation does that)."""
     memories = document.get("memories") if isinstance(document, dict) else None
     if not isinstance(memories, dict):
         return None
-    sizes, ports = [], {}
+    sizes, ports = {}, {}
     for name, memory in memories.items():
         size = memory.get("size") if isinstance(memory, dict) else None
         listed = memory.get("ports") if isinstance(memory, dict) else None
         if not _number(size) or not isinstance(listed, list):
             return None
-        sizes.append((name, size))
+        sizes[name] = size
         for port in listed:
             bandwidth = port.get("bandwidth_max") if isinstance(port, dict) else None
             if not _number(bandwidth):
                 return None
             ports[name, port.get("name")] = bandwidth
-    return tuple(sorted(sizes)), ports
+    return sizes, ports
 
 
 def _number(value) -> bool:
@@ -62,39 +70,45 @@ def _number(value) -> bool:
 
 
 class Siblings:
-    """The port bandwidths of the variants a batch job is to evaluate, by memory sizes (each
-    distinct set once, in the order told)."""
+    """The memory sizes and port bandwidths of the variants a batch job is to evaluate, by the
+    memories and ports they have (each distinct pair once, in the order told)."""
 
     def __init__(self):
-        self.by_sizes: dict[tuple, list[dict]] = {}
+        self.by_layout: dict[tuple, list[tuple[dict, dict]]] = {}
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
         current port form are left out)."""
         for document in documents:
-            found = document_ports(document)
+            found = document_memories(document)
             if found is None:
                 continue
-            group = self.by_sizes.setdefault(found[0], [])
-            if found[1] not in group:
-                group.append(found[1])
+            group = self.by_layout.setdefault(_layout(*found), [])
+            if found not in group:
+                group.append(found)
 
-    def of(self, accelerator) -> list[dict]:
-        """The port bandwidths told for variants with ``accelerator``'s memory sizes."""
-        return self.by_sizes.get(memory_sizes(accelerator), [])
+    def of(self, accelerator) -> list[tuple[dict, dict]]:
+        """``(sizes, ports)`` of the variants told with ``accelerator``'s memories and ports."""
+        sizes = {memory.name: memory.size for memory in accelerator.memories}
+        ports = [(m.name, port.name) for m in accelerator.memories for port in m.ports]
+        return self.by_layout.get(_layout(sizes, ports), [])
 
 
-def with_bandwidths(detail: CostDetail, layer, accelerator, spatial_mapping_array) -> CostResult:
+def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array) -> CostResult:
     """``detail``'s result (the scalar model's :func:`~zigzag.cost.model.analyse`, on a variant of
-    ``accelerator``'s structure and memory sizes, with the same spatial and temporal mapping)
-    under ``accelerator``: the word accesses, energies, array figures and latency recomputed by
-    the scalar model's functions from the intermediates that read no bandwidth and no cost (the
-    data movement, the double buffering, the total cycles); every other figure is the same."""
+    ``accelerator``'s structure, with the same spatial and temporal mapping) under
+    ``accelerator``: what reads a memory's size, bandwidth or cost (utilisations, double
+    buffering, word accesses, energies, the array's figures, latency) recomputed by the scalar
+    model's functions, in :func:`~zigzag.cost.model.analyse`'s order, from the intermediates that
+    read none (the data movement, the total cycles); every other figure is the same."""
     setup = layer_setup(layer, accelerator)
+    util, util_sh, eff, eff_sh = memory_utilization(setup, detail.movement)
     accesses = memory_word_access(setup, detail.movement, detail.spatial)
     mem_energy, breakdown, further = memory_energy(setup, accesses)
     array = array_cost(layer, accelerator, spatial_mapping_array)
-    real, allowed = transfer_cycles(setup, detail.movement_int, detail.double_buffer)
+    eff_sh_after = {op: list(v) for op, v in eff_sh.items()}
+    db = double_buffer_flags(setup, eff, eff_sh_after)
+    real, allowed = transfer_cycles(setup, detail.movement_int, db)
     ss_comb, ports = stall_slack(setup, detail.movement_int, real, allowed)
     loading, offloading, _, _ = port_loading(
         setup, detail.movement_int, real, ss_comb, detail.total_cycle
@@ -125,6 +139,11 @@ def with_bandwidths(detail: CostDetail, layer, accelerator, spatial_mapping_arra
         mac_utilization0=known.ideal_cycle / latency0,
         mac_utilization1=known.ideal_cycle / latency1,
         mac_utilization2=known.ideal_cycle / latency2,
+        mem_utilization_individual={op: tuple(v) for op, v in util.items()},
+        mem_utilization_shared={op: tuple(v) for op, v in util_sh.items()},
+        effective_mem_utilization_individual={op: tuple(v) for op, v in eff.items()},
+        effective_mem_utilization_shared={op: tuple(v) for op, v in eff_sh_after.items()},
+        double_buffer={op: tuple(v) for op, v in db.items()},
         area_operational_array=array.area,
         area_memories=dict(array.memory_areas),
         mac_energy_breakdown=array.mac_energy_breakdown,

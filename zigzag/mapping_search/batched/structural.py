@@ -72,6 +72,10 @@ class _Allocated:
     def nbytes(self) -> int:
         return self.size
 
+    def holds(self, sizes: dict) -> bool:
+        """Whether every candidate keeps its allocation under ``sizes`` (memory name -> size)."""
+        return _inside(self, sizes)
+
 
 class Allocations:
     """Allocation tables by structure key, least recently used dropped beyond ``budget`` bytes.
