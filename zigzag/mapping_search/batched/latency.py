@@ -21,8 +21,8 @@ class LatencyMemo:
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
     the grouping of the candidates by structure signature (it reads the data movement only) and,
     per memory sizes, the allowed cycles of every port duty (through the double buffering); and
-    the latencies computed for the bandwidth siblings still to come (:func:`batch_latency`), each
-    until its variant takes it. Values are computed by the same float operations as without it:
+    the latencies computed for the siblings still to come (:func:`batch_latency`), each until its
+    variant takes it. Values are computed by the same float operations as without it:
     the same bits."""
 
     def __init__(self):
@@ -79,19 +79,23 @@ def _frozen(value) -> int:
 SIBLINGS = 16
 
 
-def memory_set(model, sizes: dict | None = None, ports: dict | None = None) -> tuple | None:
+def memory_set(
+    model, sizes: dict | None = None, ports: dict | None = None, at=None
+) -> tuple | None:
     """What the latency reads of the memories: the size of every (operand, level) (the order of
     ``model.level_memories()``), ``bw_max`` of every port duty (``model.duties``' order, None where no
     port carries it) and of every used port (``model.setup.ports``' order). Those of ``model``'s
     accelerator, or those of a variant of its structure given by ``sizes`` (``{memory: size}``)
-    and ``ports`` (``{(memory, port name): bandwidth_max}``); None when these lack one."""
+    and ``ports`` (``{(memory, port name): bandwidth_max}``; ``at``: the duties' ports, when known);
+    None when these lack one."""
     if sizes is None:
         levels = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
         duties = tuple(model.ops[op].operand.levels[k].bw_max[d] for op, k, d in model.duties)
         return levels, duties, tuple(port.bw_max for port in model.setup.ports)
     try:
         levels = tuple(float(sizes[name]) for name in model.level_memories())
-        duties = tuple(None if at is None else ports[at] for at in _duty_ports(model))
+        at = _duty_ports(model) if at is None else at
+        duties = tuple(None if where is None else ports[where] for where in at)
         return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
     except KeyError:
         return None
@@ -114,9 +118,10 @@ def sibling_sets(model, siblings) -> list[tuple]:
     distinct, not the own, with a bandwidth on every port and on exactly the duties the own has
     one on (so no figure of theirs takes another branch than the own's)."""
     own = memory_set(model)
+    at = _duty_ports(model)
     found = []
     for sizes, ports in siblings:
-        other = memory_set(model, sizes, ports)
+        other = memory_set(model, sizes, ports, at)
         if other is None or other == own or other in found:
             continue
         if all(other[2]) and all(bool(a) == bool(b) for a, b in zip(other[1], own[1])):
@@ -208,7 +213,7 @@ def _latencies(model, movement, movement_int, n, memo, sets):
 
 def _column(values: list):
     """One bandwidth over the sets: itself when the sets agree, else a float column (``(K, 1)``:
-    broadcast against the candidates, each row's figures are those of that bandwidth alone)."""
+    broadcast against the candidates, row ``k``'s figures are those of set ``k``'s alone)."""
     if all(v == values[0] for v in values):
         return values[0]
     return np.array(values, dtype=np.float64)[:, None]
@@ -306,9 +311,10 @@ def _port_bound(model, movement, n, bandwidths):
 
 def _group_latency(model, signature, sel, n, movement_int, real, allowed, port_bw):
     """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency).
-    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it. ``real`` and
-    ``port_bw`` (the ports' ``bw_max``) may hold a row per bandwidth set (``(K, n)`` arrays, ``(K, 1)``
-    columns): the figures are then ``(K, m)`` arrays, elementwise those of each set alone."""
+    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it. ``real``,
+    ``allowed`` and ``port_bw`` (the ports' ``bw_max``) may hold a row per memory set (``(K, n)``
+    arrays, ``(K, 1)`` columns): the figures are then ``(K, m)`` arrays, elementwise those of each
+    set alone."""
     setup = model.setup
     m = n if isinstance(sel, slice) else len(sel)
 
