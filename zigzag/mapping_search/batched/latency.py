@@ -19,7 +19,8 @@ from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, recor
 class LatencyMemo:
     """What the latency of one set of candidates reads besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the grouping of the candidates by structure signature (it reads the data movement only) and,
+    the grouping of the candidates by structure signature (it reads the data movement only), the
+    word accesses' bandwidth-free rows (``BatchCostModel._accesses``) and,
     per memory sizes, the allowed cycles of every port duty (through the double buffering); and
     the latencies computed for the siblings still to come (:func:`batch_latency`), each until its
     variant takes it. Values are computed by the same float operations as without it:
@@ -115,18 +116,24 @@ def _duty_ports(model) -> list:
 def sibling_sets(model, siblings) -> list[tuple]:
     """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
     :func:`memory_set` takes them) that :func:`batch_latency` can compute beside the model's own:
-    distinct, not the own, with a bandwidth on every port and on exactly the duties the own has
-    one on (so no figure of theirs takes another branch than the own's)."""
-    own = memory_set(model)
+    distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
+    figure of theirs takes another branch than the own's). The same for every model of one
+    structure with the same duties carried (:func:`carried`)."""
     at = _duty_ports(model)
+    pattern = carried(model)
     found = []
     for sizes, ports in siblings:
         other = memory_set(model, sizes, ports, at)
-        if other is None or other == own or other in found:
+        if other is None or other in found:
             continue
-        if all(other[2]) and all(bool(a) == bool(b) for a, b in zip(other[1], own[1])):
+        if all(other[2]) and tuple(bool(b) for b in other[1]) == pattern:
             found.append(other)
     return found
+
+
+def carried(model) -> tuple:
+    """Which port duties of ``model`` have a bandwidth."""
+    return tuple(bool(model.ops[op].operand.levels[k].bw_max[d]) for op, k, d in model.duties)
 
 
 def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None, siblings=()):
@@ -411,26 +418,26 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed, port_b
 
 def _window_union(acts, m):
     """Vectorised ``updating_window_union``; the rare timeline case goes through the scalar
-    helper candidate by candidate. Allowed cycles with a row per memory set (``(K, m)``) are
-    broadcast with the rest and flattened (each element as alone), the union shaped back."""
-    shape = np.broadcast_shapes(*(np.shape(x) for act in acts for x in act[1:]))
-    if len(shape) > 1:
-        flat = [(None, *(np.broadcast_to(x, shape).ravel() for x in act[1:])) for act in acts]
-        return _window_union(flat, flat[0][1].size).reshape(shape)
-    union = np.zeros(m)
-    found = np.zeros(m, dtype=bool)
+    helper candidate by candidate. Allowed cycles may have a row per memory set (``(K, m)``, the
+    periods and counts do not): the union then has one too, each element as alone."""
+    shape = next((act[1].shape for act in acts if np.ndim(act[1]) == 2), (m,))
+    union = np.zeros(shape)
+    found = np.zeros(shape, dtype=bool)
     for _r, a, period, cnt in acts:
         hit = ~found & (period == a)
         union = np.where(hit, period * cnt, union)
         found |= hit
-    rest = np.nonzero(~found)[0]
-    if rest.size:
+    rest = np.nonzero(~found)
+    if rest[0].size:
         periods = np.stack([act[2] for act in acts])
         longest = np.argmax(periods, axis=0)  # first of equal periods
-        for i in rest:
-            pattern = tuple((int(act[2][i]), int(act[1][i])) for act in acts)
+        for at in zip(*rest):
+            i = at[-1]
+            pattern = tuple(
+                (int(act[2][i]), int(act[1][at if np.ndim(act[1]) == 2 else i])) for act in acts
+            )
             j = int(longest[i])
-            union[i] = _marked_slots(pattern, int(acts[j][2][i])) * acts[j][3][i]
+            union[at] = _marked_slots(pattern, int(acts[j][2][i])) * acts[j][3][i]
     return union
 
 

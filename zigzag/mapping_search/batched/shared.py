@@ -42,7 +42,7 @@ from zigzag.mapping_search.batched import (
     candidate_loops,
 )
 from zigzag.mapping_search.batched.candidates import LoopTable, temporal_mapping_of
-from zigzag.mapping_search.batched.latency import sibling_sets
+from zigzag.mapping_search.batched.latency import carried, sibling_sets
 from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
 from zigzag.mapping_search.batched.siblings import Siblings, memory_sizes, with_memories
 from zigzag.mapping_search.batched.structural import Allocations
@@ -207,8 +207,12 @@ def build_table(
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
                 spatial_mapping_array=spatial_mapping_array,
             )
-            if allocations is not None:
-                sets = sibling_sets(model, siblings)
+            if allocations is not None and siblings:  # the same for the models of a structure
+                memo = allocations[0].memo(allocations[1])
+                told = ("siblings", len(siblings), carried(model))
+                if told not in memo:
+                    memo[told] = sibling_sets(model, siblings)
+                sets = memo[told]
         moved = None if entry is None else entry.movement
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -245,7 +249,10 @@ def _held(sets: list, entry, model) -> list:
         return sets
     own = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
     names = model.level_memories()
-    return [s for s in sets if s[0] == own or entry.holds(dict(zip(names, s[0])))]
+    held = entry.held  # sizes -> whether they keep every candidate's allocation
+    for sizes in {s[0] for s in sets} - held.keys() - {own}:
+        held[sizes] = entry.holds(dict(zip(names, sizes)))
+    return [s for s in sets if s[0] == own or held[s[0]]]
 
 
 def score_table(
