@@ -268,5 +268,5 @@ def test_sweep_with_a_bandwidth_axis_gives_the_unshared_rows(tmp_path):
     variants = variants_of(sweep)
     assert len(variants) == 6
     unshared = evaluate_points(sweep, variants, tmp_path / "unshared", share=False)
-    shared = evaluate_points(sweep, variants, tmp_path / "shared")
+    shared = evaluate_points(sweep, variants, tmp_path / "with_sharing")
     assert json.dumps(shared, sort_keys=True) == json.dumps(unshared, sort_keys=True)
