@@ -179,12 +179,18 @@ def build_table(
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path). ``allocations``: ``(Allocations,
     structure key)`` to take the allocated candidates of variants of the same structure
-    (``zigzag.mapping_search.batched.structural``; same table); ``siblings``: with it, the port
-    bandwidths of variants to come with ``accelerator``'s sizes (:meth:`SharedCandidates.expect`),
-    whose latencies are computed in the same pass and kept for them."""
-    memo = None if allocations is None else allocations[0].memo(allocations[1])
+    (``zigzag.mapping_search.batched.structural``; same table); ``siblings``: with it, the memory
+    sizes and port bandwidths of variants to come (:meth:`SharedCandidates.expect`): the
+    latencies of those whose sizes keep a chunk's allocations are computed in the same pass and
+    kept for them."""
+    structure = {} if allocations is None else allocations[0].memo(allocations[1])
     constraints, loops, assigner = candidate_loops(
-        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even, memo=memo
+        layer,
+        accelerator,
+        fractional,
+        lpf_limit=lpf_limit,
+        even=even,
+        memo=None if allocations is None else structure,
     )
     if allocations is None:
         source = (
@@ -208,19 +214,21 @@ def build_table(
                 spatial_mapping_array=spatial_mapping_array,
             )
             if allocations is not None and siblings:  # the same for the models of a structure
-                memo = allocations[0].memo(allocations[1])
                 told = ("siblings", len(siblings), carried(model))
-                if told not in memo:
-                    memo[told] = sibling_sets(model, siblings)
-                sets = memo[told]
+                if told not in structure:
+                    structure[told] = sibling_sets(model, siblings)
+                sets = structure[told]
         moved = None if entry is None else entry.movement
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
-        memo = None if entry is None else entry.latency
         accesses, latency, exact = model.evaluate_accesses(
-            ids, cuts, moved, memo, _held(sets, entry, model)
+            ids,
+            cuts,
+            moved,
+            None if entry is None else entry.latency,
+            _held(sets, entry, model),
         )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
         if entry is not None:
@@ -238,7 +246,7 @@ def build_table(
         memories,
         model.mac_energy if model is not None else 0.0,
         count,
-        memo={} if allocations is None else allocations[0].memo(allocations[1]),
+        memo=structure,
     )
 
 
