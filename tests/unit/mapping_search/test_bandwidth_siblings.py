@@ -23,15 +23,16 @@ from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched import latency as batched_latency
 from zigzag.mapping_search.batched import shared as shared_module
 from zigzag.mapping_search.batched.candidates import ordering_chunks, temporal_mapping_of
-from zigzag.mapping_search.batched.latency import (
-    LatencyMemo,
-    batch_latency,
-    memory_set,
-    sibling_sets,
-)
+from zigzag.mapping_search.batched.latency import LatencyMemo, batch_latency
 from zigzag.mapping_search.batched.model import BatchCostModel
 from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-from zigzag.mapping_search.batched.siblings import Siblings, document_memories, with_memories
+from zigzag.mapping_search.batched.siblings import (
+    Siblings,
+    document_memories,
+    memory_set,
+    sibling_sets,
+    with_memories,
+)
 from zigzag.mapping_search.batched.structural import structure_free_job
 from zigzag.mapping_search.jobs import job_key, layer_job
 from zigzag.mapping_search.layer_search import search_layer

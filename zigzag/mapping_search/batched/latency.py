@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from zigzag.mapping_search.batched.candidates import EXACT, Unsupported
+from zigzag.mapping_search.batched.siblings import memory_set
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 
@@ -80,68 +81,12 @@ def _frozen(value) -> int:
 SIBLINGS = 16
 
 
-def memory_set(
-    model, sizes: dict | None = None, ports: dict | None = None, at=None
-) -> tuple | None:
-    """What the latency reads of the memories: the size of every (operand, level) (the order of
-    ``model.level_memories()``), ``bw_max`` of every port duty (``model.duties``' order, None where no
-    port carries it) and of every used port (``model.setup.ports``' order). Those of ``model``'s
-    accelerator, or those of a variant of its structure given by ``sizes`` (``{memory: size}``)
-    and ``ports`` (``{(memory, port name): bandwidth_max}``; ``at``: the duties' ports, when known);
-    None when these lack one."""
-    if sizes is None:
-        levels = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
-        duties = tuple(model.ops[op].operand.levels[k].bw_max[d] for op, k, d in model.duties)
-        return levels, duties, tuple(port.bw_max for port in model.setup.ports)
-    try:
-        levels = tuple(float(sizes[name]) for name in model.level_memories())
-        at = _duty_ports(model) if at is None else at
-        duties = tuple(None if where is None else ports[where] for where in at)
-        return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
-    except KeyError:
-        return None
-
-
-def _duty_ports(model) -> list:
-    """(memory, port name) carrying every port duty of ``model`` (None where none does)."""
-    found = []
-    for op, k, d in model.duties:
-        operand = model.ops[op].operand
-        memory = operand.levels[k].memory
-        port = memory.port(operand.mem_op, d)
-        found.append(None if port is None else (memory.name, port.name))
-    return found
-
-
-def sibling_sets(model, siblings) -> list[tuple]:
-    """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
-    :func:`memory_set` takes them) that :func:`batch_latency` can compute beside the model's own:
-    distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
-    figure of theirs takes another branch than the own's). The same for every model of one
-    structure with the same duties carried (:func:`carried`)."""
-    at = _duty_ports(model)
-    pattern = carried(model)
-    found = []
-    for sizes, ports in siblings:
-        other = memory_set(model, sizes, ports, at)
-        if other is None or other in found:
-            continue
-        if all(other[2]) and tuple(bool(b) for b in other[1]) == pattern:
-            found.append(other)
-    return found
-
-
-def carried(model) -> tuple:
-    """Which port duties of ``model`` have a bandwidth."""
-    return tuple(bool(model.ops[op].operand.levels[k].bw_max[d]) for op, k, d in model.duties)
-
-
 def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None, siblings=()):
     """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency).
     ``memo``: what variants of one structure moving the same data share (:class:`LatencyMemo`);
-    ``siblings``: with ``memo``, the memory sets (:func:`sibling_sets`) of variants still to come
-    that move the same data: their latencies are computed in the same pass (each figure by the
-    same float operations as alone, a memory figure that differs between the sets a column
+    ``siblings``: with ``memo``, the memory sets (``siblings.sibling_sets``) of variants still to
+    come that move the same data: their latencies are computed in the same pass (each figure by
+    the same float operations as alone, a memory figure that differs between the sets a column
     broadcast against the candidates) and kept in ``memo`` for them."""
     own = memory_set(model)
     if memo is None:
@@ -238,8 +183,8 @@ def _stacked(allowed: list[dict], sizes: list[tuple]) -> dict:
 
 def _allowed(model, movement, movement_int, n, sizes):
     """The allowed cycles of every port duty (through the double buffering of every operand and
-    level): they read the memory sizes (``sizes``, as :func:`memory_set` gives them) and the data
-    movement, no bandwidth."""
+    level): they read the memory sizes (``sizes``, as ``siblings.memory_set`` gives them) and the
+    data movement, no bandwidth."""
     setup = model.setup
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}

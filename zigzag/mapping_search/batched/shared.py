@@ -42,9 +42,14 @@ from zigzag.mapping_search.batched import (
     candidate_loops,
 )
 from zigzag.mapping_search.batched.candidates import LoopTable, temporal_mapping_of
-from zigzag.mapping_search.batched.latency import carried, sibling_sets
 from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
-from zigzag.mapping_search.batched.siblings import Siblings, memory_sizes, with_memories
+from zigzag.mapping_search.batched.siblings import (
+    Siblings,
+    carried,
+    memory_sizes,
+    sibling_sets,
+    with_memories,
+)
 from zigzag.mapping_search.batched.structural import Allocations
 from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
 

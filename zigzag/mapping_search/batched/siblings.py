@@ -94,6 +94,62 @@ class Siblings:
         return self.by_layout.get(_layout(sizes, ports), [])
 
 
+def memory_set(
+    model, sizes: dict | None = None, ports: dict | None = None, at=None
+) -> tuple | None:
+    """What the latency reads of the memories: the size of every (operand, level) (the order of
+    ``model.level_memories()``), ``bw_max`` of every port duty (``model.duties``' order, None where no
+    port carries it) and of every used port (``model.setup.ports``' order). Those of ``model``'s
+    accelerator, or those of a variant of its structure given by ``sizes`` (``{memory: size}``)
+    and ``ports`` (``{(memory, port name): bandwidth_max}``; ``at``: the duties' ports, when known);
+    None when these lack one."""
+    if sizes is None:
+        levels = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
+        duties = tuple(model.ops[op].operand.levels[k].bw_max[d] for op, k, d in model.duties)
+        return levels, duties, tuple(port.bw_max for port in model.setup.ports)
+    try:
+        levels = tuple(float(sizes[name]) for name in model.level_memories())
+        at = _duty_ports(model) if at is None else at
+        duties = tuple(None if where is None else ports[where] for where in at)
+        return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
+    except KeyError:
+        return None
+
+
+def _duty_ports(model) -> list:
+    """(memory, port name) carrying every port duty of ``model`` (None where none does)."""
+    found = []
+    for op, k, d in model.duties:
+        operand = model.ops[op].operand
+        memory = operand.levels[k].memory
+        port = memory.port(operand.mem_op, d)
+        found.append(None if port is None else (memory.name, port.name))
+    return found
+
+
+def sibling_sets(model, siblings) -> list[tuple]:
+    """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
+    :func:`memory_set` takes them) that :func:`~zigzag.mapping_search.batched.latency.batch_latency` can compute beside the model's own:
+    distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
+    figure of theirs takes another branch than the own's). The same for every model of one
+    structure with the same duties carried (:func:`carried`)."""
+    at = _duty_ports(model)
+    pattern = carried(model)
+    found = []
+    for sizes, ports in siblings:
+        other = memory_set(model, sizes, ports, at)
+        if other is None or other in found:
+            continue
+        if all(other[2]) and tuple(bool(b) for b in other[1]) == pattern:
+            found.append(other)
+    return found
+
+
+def carried(model) -> tuple:
+    """Which port duties of ``model`` have a bandwidth."""
+    return tuple(bool(model.ops[op].operand.levels[k].bw_max[d]) for op, k, d in model.duties)
+
+
 def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array) -> CostResult:
     """``detail``'s result (the scalar model's :func:`~zigzag.cost.model.analyse`, on a variant of
     ``accelerator``'s structure, with the same spatial and temporal mapping) under
