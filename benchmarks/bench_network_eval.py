@@ -92,14 +92,16 @@ def figures(result) -> list[str]:
     return [repr(r) for _, r in result.layers] + [repr(result.total)]
 
 
-def shared_search(options, network):
+def shared_search(options, network, documents=()):
     """A layer search through one cache of candidates kept across the variants, as a sweep's batch
-    job does (``zigzag.sweep.point``): variants of one structure take each other's allocations."""
+    job does (``zigzag.sweep.point``): variants of one structure take each other's allocations, and
+    the cache is told the variants' ``documents`` (bandwidth siblings' latencies in one pass)."""
     from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
     from zigzag.mapping_search.batched.structural import structure_free_job
     from zigzag.mapping_search.jobs import job_key, layer_job
 
     tables = SharedCandidates()
+    tables.expect(documents)
 
     def search(layer, accelerator):
         job = layer_job(layer, accelerator, options)
@@ -166,7 +168,11 @@ def main() -> None:
 
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
-    search = shared_search(options, network) if args.share else None
+    documents = [
+        variant_documents(*point)[0]
+        for point in itertools.product(args.arrays, args.buffers, args.bandwidths)
+    ]
+    search = shared_search(options, network, documents) if args.share else None
     kept = {}  # (variant, network) -> the result's figures, for the check of --share
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
     print(

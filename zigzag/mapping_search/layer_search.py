@@ -124,7 +124,13 @@ def _shared_search(layer, accelerator, array_mapping, options, shared):
             memo["spatial"] = spatial_mapping.convert(array_mapping, layer, accelerator)
         fractional, integer = memo["spatial"]
         return build_table(
-            layer, accelerator, fractional, integer, allocations=allocations, **settings
+            layer,
+            accelerator,
+            fractional,
+            integer,
+            allocations=allocations,
+            siblings=tables.siblings.of(accelerator),
+            **settings,
         )
 
     table = tables.table(key, build)

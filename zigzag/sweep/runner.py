@@ -153,12 +153,16 @@ def evaluate_points(
 ) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
-    (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit).
+    (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit), those
+    of one structure their allocations, and the latencies of bandwidth siblings are computed
+    together (the cache is told every variant's document first).
 
     The points' input notes and unrolling reductions are held (:mod:`zigzag.sweep.notes`) in
     ``notes``, or, without ``notes``, told once at the end."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
+    if shared is not None:  # the bandwidths to come: latencies computed for them in one pass
+        shared.expect(v.document for v in variants if v.problem is None)
     held = SweepNotes() if notes is None else notes
     rows = []
     try:

@@ -198,4 +198,9 @@ def test_latency_memo_gives_the_same_bits():
         alone = model.evaluate_accesses(ids, cuts, moved)
         together = model.evaluate_accesses(ids, cuts, moved, memo)
         assert np.array_equal(alone[1], together[1]) and np.array_equal(alone[2], together[2])
-    assert memo.nbytes > 0 and len(memo.values) == 3  # the grouping, the allowed cycles of 2 sizes
+        for level_alone, level_together in zip(alone[0], together[0], strict=True):
+            for d, figures in level_alone.items():
+                assert np.array_equal(figures, level_together[d])
+    kinds = sorted(key if isinstance(key, str) else key[0] for key in memo.values)
+    # the grouping, the allowed cycles of 2 sizes, the accesses' bandwidth-free rows
+    assert memo.nbytes > 0 and kinds == ["access rows", "allowed", "allowed", "groups"]

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from zigzag.mapping_search.batched.candidates import EXACT, Unsupported
+from zigzag.mapping_search.batched.siblings import memory_set
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, record_transfer
 
@@ -19,13 +20,18 @@ from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, recor
 class LatencyMemo:
     """What the latency of one set of candidates reads besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the grouping of the candidates by structure signature (it reads the data movement only) and,
-    per memory sizes, the allowed cycles of every port duty (through the double buffering).
-    Values are computed by the same float operations as without it: the same bits."""
+    the grouping of the candidates by structure signature (it reads the data movement only), the
+    word accesses' bandwidth-free rows (``BatchCostModel._accesses``) and,
+    per memory sizes, the allowed cycles of every port duty (through the double buffering); and
+    the latencies computed for the siblings still to come (:func:`batch_latency`), each until its
+    variant takes it. Values are computed by the same float operations as without it:
+    the same bits."""
 
     def __init__(self):
         self.values: dict = {}
         self.nbytes = 0
+        self.taken = 0  # values put for a sibling and taken by it
+        self._done: set = set()  # the keys of those taken (not to be computed again)
 
     def get(self, key, make):
         """The value kept under ``key``, else ``make()``'s (kept)."""
@@ -34,6 +40,24 @@ class LatencyMemo:
             value = self.values[key] = make()
             self.nbytes += _frozen(value)
         return value
+
+    def put(self, key, value) -> None:
+        """Keep ``value`` under ``key`` (read once, by :meth:`take`)."""
+        self.values[key] = value
+        self.nbytes += _frozen(value)
+
+    def take(self, key):
+        """The value kept under ``key`` by :meth:`put`, no longer kept; None when there is none."""
+        value = self.values.pop(key, None)
+        if value is not None:
+            self.nbytes -= _frozen(value)
+            self.taken += 1
+            self._done.add(key)
+        return value
+
+    def known(self, key) -> bool:
+        """Whether a value is kept under ``key`` or was taken."""
+        return key in self.values or key in self._done
 
 
 def _kept(memo, key, make, *args):
@@ -53,54 +77,120 @@ def _frozen(value) -> int:
     return 0
 
 
-def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None):
+#: memory sets whose latencies one pass computes at most (the variant's own and its siblings')
+SIBLINGS = 16
+
+
+def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = None, siblings=()):
     """``model`` (a :class:`~zigzag.mapping_search.batched.model.BatchCostModel`): ``latency_total2`` and its exactness flags for the evaluated candidates (docs/models/cost-model.md#data-held-per-level, docs/models/cost-model.md#latency).
-    ``memo``: what variants of one structure moving the same data share (:class:`LatencyMemo`)."""
-    exact = np.ones(n, dtype=bool)
-    sizes = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
-    allowed = _kept(memo, ("allowed", model.cpo, sizes), _allowed, model, movement, movement_int, n)
+    ``memo``: what variants of one structure moving the same data share (:class:`LatencyMemo`);
+    ``siblings``: with ``memo``, the memory sets (``siblings.sibling_sets``) of variants still to
+    come that move the same data: their latencies are computed in the same pass (each figure by
+    the same float operations as alone, a memory figure that differs between the sets a column
+    broadcast against the candidates) and kept in ``memo`` for them."""
+    own = memory_set(model)
+    if memo is None:
+        latency, exact = _latencies(model, movement, movement_int, n, None, [own])
+        return latency[0], exact[0]
+    key = ("latency", model.latency_model, model.cpo)
+    kept = memo.take((*key, own))
+    if kept is not None:  # computed by a sibling, under exactly these sizes and bandwidths
+        return kept
+    others = [s for s in siblings if s != own and not memo.known((*key, s))]
+    sets = [own, *others[: SIBLINGS - 1]]
+    latency, exact = _latencies(model, movement, movement_int, n, memo, sets)
+    if len(sets) == 1:
+        return latency[0], exact[0]
+    rows = [(latency[k].copy(), exact[k].copy()) for k in range(len(sets))]  # each on its own
+    for other, row in zip(sets[1:], rows[1:]):
+        memo.put((*key, other), row)
+    return rows[0]
+
+
+def _latencies(model, movement, movement_int, n, memo, sets):
+    """``(latency, exact)`` of the candidates under each memory set of ``sets``, arrays of shape
+    ``(len(sets), n)``. A figure equal in every set stays the scalar or the row it is."""
+    K = len(sets)
+    exact = np.ones((K, n), dtype=bool)
+    allowed = _stacked(
+        [
+            _kept(
+                memo,
+                ("allowed", model.cpo, sizes),
+                _allowed,
+                model,
+                movement,
+                movement_int,
+                n,
+                sizes,
+            )
+            for sizes in dict.fromkeys(s[0] for s in sets)
+        ],
+        [s[0] for s in sets],
+    )
     # docs/models/cost-model.md#latency real cycles (integer variant)
     real = {}
-    for op, level, d in model.duties:
-        lv = model.ops[op].operand.levels[level]
+    for i, (op, level, d) in enumerate(model.duties):
         flow = movement_int[op].flows[level][d]
-        bw = lv.bw_max[d]
-        if bw:
+        bw = _column([s[1][i] for s in sets])
+        if bw is not None and np.all(bw):  # one set's bandwidth is there where the own's is
             data = flow.amount * flow.precision
             exact &= data < EXACT
             real[op, level, d] = np.ceil(data / bw)
         else:
             real[op, level, d] = np.zeros(n)
-    latency = np.zeros(n)
+    port_bw = [_column([s[2][j] for s in sets]) for j in range(len(model.setup.ports))]
+    latency = np.zeros((K, n))
     if n == 0:
         return latency, exact
     signatures, groups = _kept(memo, "groups", _signature_groups, model, movement_int, n)
     for signature, sel in zip(signatures, groups):
         try:
-            lat_g, exact_g = _group_latency(model, signature, sel, n, movement_int, real, allowed)
+            lat_g, exact_g = _group_latency(
+                model, signature, sel, n, movement_int, real, allowed, port_bw
+            )
         except Unsupported:
-            exact[sel] = False
+            exact[:, sel] = False
             continue
-        latency[sel] = lat_g
-        exact[sel] &= exact_g
+        latency[:, sel] = lat_g
+        exact[:, sel] &= exact_g
     if model.latency_model == "bandwidth_bound":
-        bound, exact_bound = _port_bound(model, movement, n)
-        latency = np.where(bound > latency, latency + (bound - latency), latency)
-        exact &= exact_bound
+        for k, figures in enumerate(sets):
+            bound, exact_bound = _port_bound(model, movement, n, figures[2])
+            row = latency[k]
+            latency[k] = np.where(bound > row, row + (bound - row), row)
+            exact[k] &= exact_bound
     return latency, exact
 
 
-def _allowed(model, movement, movement_int, n):
+def _column(values: list):
+    """One bandwidth over the sets: itself when the sets agree, else a float column (``(K, 1)``:
+    broadcast against the candidates, row ``k``'s figures are those of set ``k``'s alone)."""
+    if all(v == values[0] for v in values):
+        return values[0]
+    return np.array(values, dtype=np.float64)[:, None]
+
+
+def _stacked(allowed: list[dict], sizes: list[tuple]) -> dict:
+    """The allowed cycles of each set (``allowed``: one dict per distinct sizes, in the order
+    they first appear in ``sizes``, the sets' sizes): the one dict when the sets agree, else
+    per duty a ``(K, n)`` array, row ``k`` that of set ``k``'s sizes."""
+    if len(allowed) == 1:
+        return allowed[0]
+    of = dict(zip(dict.fromkeys(sizes), allowed))
+    return {duty: np.stack([of[s][duty] for s in sizes]) for duty in allowed[0]}
+
+
+def _allowed(model, movement, movement_int, n, sizes):
     """The allowed cycles of every port duty (through the double buffering of every operand and
-    level): they read the memory sizes and the data movement, no bandwidth."""
+    level): they read the memory sizes (``sizes``, as ``siblings.memory_set`` gives them) and the
+    data movement, no bandwidth."""
     setup = model.setup
     # docs/models/cost-model.md#data-held-per-level effective utilisations, shared sums (fractional variant)
     eff = {}
+    at = iter(sizes)
     for op, info in model.ops.items():
-        eff[op] = [
-            movement[op].eff_bits[k + 1] / float(lv.size)
-            for k, lv in enumerate(info.operand.levels)
-        ]
+        eff[op] = [movement[op].eff_bits[k + 1] / next(at) for k in range(info.operand.n)]
     eff_sh = {op: list(v) for op, v in eff.items()}
     for members in setup.sharing_groups:
         e = None
@@ -154,25 +244,29 @@ def _signature_groups(model, movement_int, n):
     return signatures, [np.nonzero(inverse == g)[0] for g in range(len(signatures))]
 
 
-def _port_bound(model, movement, n):
-    """``zigzag.cost.model.loading.port_bound_cycles`` for every candidate (same float operations)."""
+def _port_bound(model, movement, n, bandwidths):
+    """``zigzag.cost.model.loading.port_bound_cycles`` for every candidate (same float operations),
+    the ports' ``bw_max`` given in ``model.setup.ports``' order."""
     bound = np.zeros(n)
     exact = np.ones(n, dtype=bool)
-    for port in model.setup.ports:
-        if not port.bw_max:
+    for port, bw_max in zip(model.setup.ports, bandwidths):
+        if not bw_max:
             continue
         bits = np.zeros(n)
         for duty in port.duties:
             flow = movement[duty.layer_op].flows[duty.level][duty.direction]
             bits = bits + flow.count * flow.amount * flow.precision
         exact &= bits < EXACT
-        bound = np.maximum(bound, np.ceil(bits / port.bw_max))
+        bound = np.maximum(bound, np.ceil(bits / bw_max))
     return bound, exact
 
 
-def _group_latency(model, signature, sel, n, movement_int, real, allowed):
+def _group_latency(model, signature, sel, n, movement_int, real, allowed, port_bw):
     """Latency of the candidates ``sel`` sharing one structure signature (docs/models/cost-model.md#latency).
-    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it."""
+    ``sel`` holds their indices, or is a slice of all ``n`` when they all share it. ``real``,
+    ``allowed`` and ``port_bw`` (the ports' ``bw_max``) may hold a row per memory set (``(K, n)``
+    arrays, ``(K, 1)`` columns): the figures are then ``(K, m)`` arrays, elementwise those of each
+    set alone."""
     setup = model.setup
     m = n if isinstance(sel, slice) else len(sel)
 
@@ -182,7 +276,7 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
         return codes[op, level, d]
 
     def pick(arr):
-        return arr[sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
+        return arr[..., sel] if isinstance(arr, np.ndarray) else np.full(m, float(arr))
 
     # docs/models/cost-model.md#latency stall / slack per port
     exact = np.ones(m, dtype=bool)
@@ -218,8 +312,9 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
                 negative = negative + np.where(s > 0, 0.0, s)
                 windows = windows + a * (cnt - 1)
             ss = positive + np.maximum(0.0, negative + windows - union)
-            exact &= (positive < EXACT) & (-negative < EXACT) & (windows < EXACT) & (union < EXACT)
-        exact &= np.abs(ss) < EXACT
+            exact = exact & (positive < EXACT) & (-negative < EXACT)
+            exact = exact & (windows < EXACT) & (union < EXACT)
+        exact = exact & (np.abs(ss) < EXACT)
         ss_comb = np.maximum(ss_comb, ss)
 
     # docs/models/cost-model.md#latency per-port loading records
@@ -228,7 +323,7 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
     loading = {op: {} for op in model.layer.inputs}
     offloading = {model.layer.output: {}}
 
-    for port in setup.ports:
+    for port, bw_max in zip(setup.ports, port_bw):
         shared = port.shared_by_two_inputs
         once = []
         bw_req = 0.0
@@ -247,10 +342,8 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
                 record_transfer(loading, offloading, duty, cycles, shared)
         if once:
             totals = [cyc for _, cyc in once]
-            minima = [
-                np.ceil(pick(movement_int[d.layer_op].bits[1]) / port.bw_max) for d, _ in once
-            ]
-            surplus = ((port.bw_max - bw_req) / port.bw_max) * tcc
+            minima = [np.ceil(pick(movement_int[d.layer_op].bits[1]) / bw_max) for d, _ in once]
+            surplus = ((bw_max - bw_req) / bw_max) * tcc
             remaining = reduce_balanced(totals, minima, surplus)
             for (duty, _), cyc in zip(once, remaining):
                 record_transfer(loading, offloading, duty, cyc, shared)
@@ -270,21 +363,26 @@ def _group_latency(model, signature, sel, n, movement_int, real, allowed):
 
 def _window_union(acts, m):
     """Vectorised ``updating_window_union``; the rare timeline case goes through the scalar
-    helper candidate by candidate."""
-    union = np.zeros(m)
-    found = np.zeros(m, dtype=bool)
+    helper candidate by candidate. Allowed cycles may have a row per memory set (``(K, m)``, the
+    periods and counts do not): the union then has one too, each element as alone."""
+    shape = next((act[1].shape for act in acts if np.ndim(act[1]) == 2), (m,))
+    union = np.zeros(shape)
+    found = np.zeros(shape, dtype=bool)
     for _r, a, period, cnt in acts:
         hit = ~found & (period == a)
         union = np.where(hit, period * cnt, union)
         found |= hit
-    rest = np.nonzero(~found)[0]
-    if rest.size:
+    rest = np.nonzero(~found)
+    if rest[0].size:
         periods = np.stack([act[2] for act in acts])
         longest = np.argmax(periods, axis=0)  # first of equal periods
-        for i in rest:
-            pattern = tuple((int(act[2][i]), int(act[1][i])) for act in acts)
+        for at in zip(*rest):
+            i = at[-1]
+            pattern = tuple(
+                (int(act[2][i]), int(act[1][at if np.ndim(act[1]) == 2 else i])) for act in acts
+            )
             j = int(longest[i])
-            union[i] = _marked_slots(pattern, int(acts[j][2][i])) * acts[j][3][i]
+            union[at] = _marked_slots(pattern, int(acts[j][2][i])) * acts[j][3][i]
     return union
 
 
@@ -349,10 +447,20 @@ def _reduce_two(cycles, minima, surplus):
 
 
 def _reduce_many(cycles: list, minima: list, surplus) -> list:
+    """:func:`reduce_balanced` of three transfers or more, on 1-D arrays (arrays of more
+    dimensions, broadcast together, are flattened and their results shaped back)."""
+    *arrays, surplus = np.broadcast_arrays(*cycles, *minima, surplus)
+    if surplus.ndim != 1:
+        flat = _reduce_many(
+            [a.ravel() for a in arrays[: len(cycles)]],
+            [a.ravel() for a in arrays[len(cycles) :]],
+            surplus.ravel(),
+        )
+        return [r.reshape(surplus.shape) for r in flat]
     m = len(cycles)
-    n = len(cycles[0])
-    current = np.stack(cycles).astype(np.float64)  # (m, n)
-    mins = np.stack(minima).astype(np.float64)
+    n = len(surplus)
+    current = np.stack(arrays[:m]).astype(np.float64)  # (m, n)
+    mins = np.stack(arrays[m:]).astype(np.float64)
     # the scalar takes max(0, surplus) and returns untouched when it is <= 0
     active = surplus > 0
     surplus = np.where(active, surplus, 0.0)

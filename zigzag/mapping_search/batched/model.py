@@ -342,13 +342,13 @@ class BatchCostModel:
         lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return energy, lat, exact & exact_lat
 
-    def _parts(self, ids, cuts, latency, moved=None):
+    def _parts(self, ids, cuts, latency, moved=None, memo=None):
         """Word accesses, exactness flags and the data movement (fractional, integer) of the
-        candidates; ``moved``: their :meth:`movements`, when known."""
+        candidates; ``moved``: their :meth:`movements`, when known (``memo``: its memo)."""
         n = ids.shape[0]
         movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
         exact = ~zero_extent
-        return self._accesses(movement, n, exact), exact, movement, movement_int
+        return self._accesses(movement, n, exact, memo), exact, movement, movement_int
 
     def movements(self, ids, cuts, latency=True):
         """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
@@ -389,19 +389,21 @@ class BatchCostModel:
         return movement, movement_int, self._zero_extent
 
     def evaluate_accesses(
-        self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None, memo=None
+        self, ids: np.ndarray, cuts: dict[str, np.ndarray], moved=None, memo=None, siblings=()
     ):
         """What :meth:`evaluate`'s figures are made of, without the memories' energy costs:
         ``(accesses, latency_total2, exact)``; :func:`access_energy` turns ``accesses`` into
         ``energy_total`` for any costs, with the float operations :meth:`evaluate` does.
         ``moved``: the candidates' :meth:`movements` (with ``latency``), when known; ``memo``:
-        the :class:`~zigzag.mapping_search.batched.latency.LatencyMemo` of that movement."""
+        the :class:`~zigzag.mapping_search.batched.latency.LatencyMemo` of that movement, and
+        ``siblings`` the bandwidth sets whose latencies to keep there for the variants to come
+        (:func:`~zigzag.mapping_search.batched.latency.batch_latency`)."""
         n = ids.shape[0]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if moved is None:
                 moved = self.movements(ids, cuts, True)
-            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
-            lat, exact_lat = batch_latency(self, movement, movement_int, n, memo)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved, memo)
+            lat, exact_lat = batch_latency(self, movement, movement_int, n, memo, siblings)
         return accesses, lat, exact & exact_lat
 
     def level_costs(self) -> list[tuple]:
@@ -412,11 +414,12 @@ class BatchCostModel:
         """The memory of every (operand, level), in the order of :meth:`level_costs`."""
         return [lv.memory.name for info in self.ops.values() for lv in info.operand.levels]
 
-    def _accesses(self, movement, n, exact):
+    def _accesses(self, movement, n, exact, memo=None):
         """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
         clears ``exact`` where a figure leaves the exact range. The flows that move data are
-        computed together as rows of one array (the same float operations, row by row)."""
-        accesses, rows = [], []  # rows: (access dict, direction, flow, bw_min, bw_max, instances)
+        computed together as rows of one array (the same float operations, row by row); their
+        bandwidth-free part is kept in ``memo`` (the movement's ``LatencyMemo``), when given."""
+        accesses, rows = [], []  # (access dict, direction, flow, bw_min, bw_max, instances, where)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -432,24 +435,35 @@ class BatchCostModel:
                     if bw_min is None and bw_max is None:
                         exact &= ~(flow.amount != 0)  # the scalar model raises there
                         continue
-                    rows.append((acc, d, flow, bw_min, bw_max, instances))
+                    rows.append((acc, d, flow, bw_min, bw_max, instances, (op, k)))
                 accesses.append(acc)
         if not rows:
             return accesses
-        amount, precision, count = (np.empty((len(rows), n)) for _ in range(3))
-        for i, (_, _, flow, *_) in enumerate(rows):
-            amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
+        flows = [row[2] for row in rows]
+        if memo is None:
+            data, count, moving, small = _access_rows(flows, n)
+        else:  # the rows are the structure's: which flows move data, which have a port
+            key = ("access rows", tuple((*row[6], row[1]) for row in rows))
+            data, count, moving, small = memo.get(key, lambda: _access_rows(flows, n))
         bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
         ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
         instances = np.array([[row[5]] for row in rows], dtype=np.float64)
-        moving = (amount != 0) & (precision != 0)
-        data = amount * precision
         value = np.ceil(data / bw_min) * ratio * count * instances
         value = np.where(moving, np.trunc(value), 0.0)
-        exact &= ((data < EXACT) & (value < EXACT)).all(axis=0)
+        exact &= (small & (value < EXACT)).all(axis=0)
         for (acc, d, *_), figures in zip(rows, value):
             acc[d] = figures
         return accesses
+
+
+def _access_rows(flows: list, n: int) -> tuple:
+    """What the word accesses of the flows read besides bandwidths, a row per flow: the bits
+    moved, the transfer counts, where data moves and where the bits stay exact."""
+    amount, precision, count = (np.empty((len(flows), n)) for _ in range(3))
+    for i, flow in enumerate(flows):
+        amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
+    data = amount * precision
+    return data, count, (amount != 0) & (precision != 0), data < EXACT
 
 
 def movement_arrays(moved) -> list[np.ndarray]:

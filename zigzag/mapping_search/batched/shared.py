@@ -10,9 +10,12 @@ candidate of every chunk with its accesses, latency and exactness flag -- and ea
 (:func:`~zigzag.mapping_search.batched.model.access_energy`, the same float operations as the unshared
 path), then the same reduction over **all** candidates (the best mapping under a criterion can
 change when the costs change, so nothing is pruned before the costs are known), then the winner
-re-evaluated with the scalar model under the variant's own accelerator. Candidates the batched
-model flags inexact are evaluated with the scalar model under that accelerator, as the unshared
-path does. The result is the unshared path's, bit for bit (tests/unit/mapping_search/test_shared_candidates.py).
+re-evaluated with the scalar model under the variant's own accelerator (re-costed when it won
+for other costs; re-derived from the scalar model's bandwidth-free intermediates when it won on
+a variant of the same structure, ``zigzag.mapping_search.batched.siblings``). Candidates
+the batched model flags inexact are evaluated with the scalar model under that accelerator, as
+the unshared path does. The result is the unshared path's, bit for bit
+(tests/unit/mapping_search/test_shared_candidates.py, test_bandwidth_siblings.py).
 
 Used by hardware sweeps (:class:`SharedCandidates`, one per batch job, in memory only).
 """
@@ -27,7 +30,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from zigzag.cost.array import array_cost
-from zigzag.cost.model import evaluate
+from zigzag.cost.model import analyse, evaluate
 from zigzag.cost.model.movement import memory_energy
 from zigzag.errors import MappingError
 from zigzag.mapping_search.batched import (
@@ -40,6 +43,13 @@ from zigzag.mapping_search.batched import (
 )
 from zigzag.mapping_search.batched.candidates import LoopTable, temporal_mapping_of
 from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
+from zigzag.mapping_search.batched.siblings import (
+    Siblings,
+    carried,
+    memory_sizes,
+    sibling_sets,
+    with_memories,
+)
 from zigzag.mapping_search.batched.structural import Allocations
 from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
 
@@ -84,9 +94,10 @@ class CandidateTable:
     winners: dict = field(default_factory=dict, compare=False)
     #: layer name -> why no candidate fits (a table without candidates)
     no_fit: dict = field(default_factory=dict, compare=False)
-    #: ("no_fit", memory sizes...) -> the no-fit diagnosis, in the memo of the table's structure
-    #: (``zigzag.mapping_search.batched.structural.Allocations.memo``) or the table's own
-    diagnoses: dict = field(default_factory=dict, compare=False)
+    #: the memo of the table's structure (``zigzag.mapping_search.batched.structural.Allocations.memo``)
+    #: or the table's own: ("no_fit", memory sizes...) -> the no-fit diagnosis; "winners" -> the
+    #: scalar details of winning candidates (:func:`score_table`)
+    memo: dict = field(default_factory=dict, compare=False)
 
 
 class SharedCandidates:
@@ -104,6 +115,15 @@ class SharedCandidates:
         self.reused = 0
         #: allocated candidates shared by variants of one structure (sizes, bandwidths apart)
         self.allocations = Allocations()
+        #: the memory sizes and port bandwidths of the variants to come (:meth:`expect`)
+        self.siblings = Siblings()
+
+    def expect(self, documents) -> None:
+        """Tell the accelerator documents of the variants still to come (a batch job knows them):
+        the latencies of a variant's candidates are then computed, in the same pass, under the
+        sizes and bandwidths of those that move the same data
+        (``zigzag.mapping_search.batched.siblings``). A hint only: results are the same without it."""
+        self.siblings.expect(documents)
 
     def table(self, key, build):
         """The table kept under ``key``, else ``build()``'s (kept if it fits)."""
@@ -159,14 +179,23 @@ def build_table(
     spatial_mapping_array,
     chunk: int = DEFAULT_CHUNK,
     allocations=None,
+    siblings=(),
 ) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path). ``allocations``: ``(Allocations,
     structure key)`` to take the allocated candidates of variants of the same structure
-    (``zigzag.mapping_search.batched.structural``; same table)."""
-    memo = None if allocations is None else allocations[0].memo(allocations[1])
+    (``zigzag.mapping_search.batched.structural``; same table); ``siblings``: with it, the memory
+    sizes and port bandwidths of variants to come (:meth:`SharedCandidates.expect`): the
+    latencies of those whose sizes keep a chunk's allocations are computed in the same pass and
+    kept for them."""
+    structure = {} if allocations is None else allocations[0].memo(allocations[1])
     constraints, loops, assigner = candidate_loops(
-        layer, accelerator, fractional, lpf_limit=lpf_limit, even=even, memo=memo
+        layer,
+        accelerator,
+        fractional,
+        lpf_limit=lpf_limit,
+        even=even,
+        memo=None if allocations is None else structure,
     )
     if allocations is None:
         source = (
@@ -175,6 +204,7 @@ def build_table(
     else:
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
+    sets = []  # the siblings' memory sets, in the model's terms
     kept, count, moves, entries = [], 0, [], []
     for ids, cuts, entry in source:
         count += len(ids)
@@ -188,13 +218,23 @@ def build_table(
                 access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
                 spatial_mapping_array=spatial_mapping_array,
             )
+            if allocations is not None and siblings:  # the same for the models of a structure
+                told = ("siblings", len(siblings), carried(model))
+                if told not in structure:
+                    structure[told] = sibling_sets(model, siblings)
+                sets = structure[told]
         moved = None if entry is None else entry.movement
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
-        memo = None if entry is None else entry.latency
-        accesses, latency, exact = model.evaluate_accesses(ids, cuts, moved, memo)
+        accesses, latency, exact = model.evaluate_accesses(
+            ids,
+            cuts,
+            moved,
+            None if entry is None else entry.latency,
+            _held(sets, entry, model),
+        )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
         if entry is not None:
             entries.append(entry)
@@ -211,8 +251,21 @@ def build_table(
         memories,
         model.mac_energy if model is not None else 0.0,
         count,
-        diagnoses={} if allocations is None else allocations[0].memo(allocations[1]),
+        memo=structure,
     )
+
+
+def _held(sets: list, entry, model) -> list:
+    """The memory sets of ``sets`` under which ``entry``'s candidates keep their allocation (those
+    with the model's own sizes, and those whose sizes lie inside the entry's bounds)."""
+    if not sets:
+        return sets
+    own = tuple(float(lv.size) for info in model.ops.values() for lv in info.operand.levels)
+    names = model.level_memories()
+    held = entry.held  # sizes -> whether they keep every candidate's allocation
+    for sizes in {s[0] for s in sets} - held.keys() - {own}:
+        held[sizes] = entry.holds(dict(zip(names, sizes)))
+    return [s for s in sets if s[0] == own or held[s[0]]]
 
 
 def score_table(
@@ -233,8 +286,9 @@ def score_table(
     costs_of = {m.name: (m.r_cost, m.w_cost) for m in accelerator.memories}
     costs = [costs_of[name] for name in table.memories]
 
-    def scalar_eval(row, cut_row):
-        return evaluate(
+    def scalar_eval(row, cut_row, detail=False):
+        """The scalar model's result of one candidate (``detail``: its ``CostDetail``)."""
+        return (analyse if detail else evaluate)(
             layer,
             accelerator,
             fractional,
@@ -271,26 +325,49 @@ def score_table(
     if best is None:  # why nothing fits reads sizes, not costs: found once per table and layer name
         if layer.name not in table.no_fit:
             # nor bandwidths: diagnosed once per structure and sizes, named per accelerator
-            sizes = ("no_fit", *sorted((m.name, m.size) for m in accelerator.memories))
-            if sizes not in table.diagnoses:
-                table.diagnoses[sizes] = no_fit_diagnosis(
+            sizes = ("no_fit", *memory_sizes(accelerator))
+            if sizes not in table.memo:
+                table.memo[sizes] = no_fit_diagnosis(
                     layer, accelerator, fractional, even=even, lpf_limit=lpf_limit
                 )
             table.no_fit[layer.name] = str(
-                no_fit_message(layer, accelerator.name, table.diagnoses[sizes])
+                no_fit_message(layer, accelerator.name, table.memo[sizes])
             )
         raise MappingError(table.no_fit[layer.name])
     known = table.winners.get(best[4])
     if known is not None:  # this candidate won for other costs: its scalar result, re-costed
         result = recost(known, layer, accelerator, spatial_mapping_array)
     else:
-        result = table.winners[best[4]] = scalar_eval(best[2], best[3])
+        result = _winner(table, layer, accelerator, best, scalar_eval, spatial_mapping_array)
+        table.winners[best[4]] = result
     if result.energy_total != best[0] or result.latency_total2 != best[1]:
         raise BatchMismatch(
             f"shared and scalar figures differ for layer {layer.name}: {best[0]!r}/{best[1]!r} vs "
             f"{result.energy_total!r}/{result.latency_total2!r}"
         )
     return result, table.count
+
+
+#: winners' scalar details kept per structure (the last ones)
+WINNERS = 256
+
+
+def _winner(table, layer, accelerator, best, scalar_eval, spatial_mapping_array):
+    """The scalar result of the winning candidate ``best`` (as :func:`score_table` keeps it) under
+    ``accelerator``: when it won on a variant of the same structure (memories' sizes, bandwidths
+    and costs apart), from that variant's scalar intermediates
+    (:func:`~zigzag.mapping_search.batched.siblings.with_memories`), else by the scalar model."""
+    winners = table.memo.setdefault("winners", OrderedDict())
+    cuts = tuple((op, tuple(c)) for op, c in sorted(best[3].items()))
+    key = (best[2].tobytes(), cuts)
+    detail = winners.get(key)
+    if detail is not None:
+        winners.move_to_end(key)
+        return with_memories(detail, layer, accelerator, spatial_mapping_array)
+    detail = winners[key] = scalar_eval(best[2], best[3], detail=True)
+    if len(winners) > WINNERS:
+        winners.popitem(last=False)
+    return detail.result
 
 
 def recost(result, layer, accelerator, spatial_mapping_array):

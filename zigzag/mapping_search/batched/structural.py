@@ -63,6 +63,7 @@ class _Allocated:
     latency: LatencyMemo = field(default_factory=LatencyMemo)  # what the latency reads of it
     size: int = 0  # bytes of its arrays
     counted: int = 0  # bytes of ``latency`` counted in ``size``
+    held: dict = field(default_factory=dict)  # sizes of siblings -> :meth:`holds` (their caller's)
 
     def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
@@ -71,6 +72,10 @@ class _Allocated:
 
     def nbytes(self) -> int:
         return self.size
+
+    def holds(self, sizes: dict) -> bool:
+        """Whether every candidate keeps its allocation under ``sizes`` (memory name -> size)."""
+        return _inside(self, sizes)
 
 
 class Allocations:
