@@ -24,7 +24,7 @@ from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workloa
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.capacity import CapacityError
-from zigzag.mapping_search.jobs import job_key, layer_job
+from zigzag.mapping_search.job_keys import JobKeys
 from zigzag.mapping_search.network import evaluate_network
 from zigzag.mapping_search.result_store import ResultStore
 from zigzag.mapping_search.options import SearchOptions
@@ -208,15 +208,20 @@ def _token_columns(network) -> dict:
     return columns
 
 
+#: the layer jobs' keys of this process's points, each part of a job encoded once
+JOB_KEYS = JobKeys()
+
+
 def _layer_result(layer, accelerator, options, cache: Path, shared):
     """The layer's best result through this batch's memory (``shared``), else the result store
     (read, or searched once and stored)."""
-    job = layer_job(layer, accelerator, options)
-    key = job_key(job)
+    key, *keys = JOB_KEYS.keys(layer, accelerator, options)
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
         return result
-    result = ResultStore(cache).best(job, layer, accelerator, options, shared=shared, key=key)
+    result = ResultStore(cache).best(
+        None, layer, accelerator, options, shared=shared, key=key, keys=keys
+    )
     if shared is not None:
         shared.keep_result(key, result)
     return result
