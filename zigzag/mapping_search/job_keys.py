@@ -23,18 +23,18 @@ from zigzag.mapping_search.jobs import (
     encoded,
     key_of_texts,
     options_field,
+    signature_text,
 )
 
 
 class JobKeys:
     """``(job key, cost-free key, structure-free key)`` of layer jobs, from their parts' texts
-    kept for the last ``size`` accelerator objects, layer objects and options (accelerators and
-    layers are immutable: an object's texts never change)."""
+    kept for the last ``size`` accelerator objects and options (an accelerator is immutable: its
+    texts never change) and the layers' (:func:`zigzag.mapping_search.jobs.signature_text`)."""
 
     def __init__(self, size: int = 256):
         self.size = size
         self._accelerators: OrderedDict = OrderedDict()  # accelerator -> its three texts
-        self._layers: OrderedDict = OrderedDict()  # layer -> its signature's text
         self._options: OrderedDict = OrderedDict()  # options -> their text
         self._version = encoded(MODEL_VERSION)
 
@@ -43,7 +43,7 @@ class JobKeys:
         cost fields, and without their sizes and bandwidths too."""
         parts = {
             "model_version": self._version,
-            "layer": self._kept(self._layers, layer, lambda: encoded(layer.signature())),
+            "layer": signature_text(layer),
             "options": self._kept(self._options, options, lambda: encoded(options_field(options))),
         }
         forms = self._kept(self._accelerators, accelerator, lambda: _forms(accelerator))
@@ -60,7 +60,7 @@ class JobKeys:
         return found
 
     def __len__(self) -> int:
-        return len(self._accelerators) + len(self._layers) + len(self._options)
+        return len(self._accelerators) + len(self._options)
 
 
 def _forms(accelerator) -> tuple[str, str, str]:

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections import OrderedDict
 
 from zigzag.io.accelerator_dict import accelerator_to_dict
 from zigzag.io.sealed import read_sealed, sealed_text
@@ -132,7 +133,28 @@ def key_of_texts(texts: dict[str, str]) -> str:
     """:func:`job_key` of the job whose fields' texts are ``texts`` (field name -> its text, as
     :func:`encoded` and, for the accelerator, :func:`accelerator_text` give them): the same text,
     put together in the order of the sorted field names."""
-    return _digest("{" + ",".join(f"{encoded(name)}:{texts[name]}" for name in sorted(texts)) + "}")
+    named = (f"{_NAMES.get(name) or encoded(name)}:{texts[name]}" for name in sorted(texts))
+    return _digest("{" + ",".join(named) + "}")
+
+
+#: the texts of a layer job's field names
+_NAMES = {name: encoded(name) for name in ("accelerator", "layer", "model_version", "options")}
+
+#: the signatures' texts of the last :data:`SIGNATURES_KEPT` layers asked (a layer is immutable)
+_SIGNATURES: OrderedDict = OrderedDict()
+SIGNATURES_KEPT = 2048
+
+
+def signature_text(layer) -> str:
+    """The text of ``layer.signature()`` as a job holds it (:func:`encoded`), kept per layer."""
+    text = _SIGNATURES.get(layer)
+    if text is None:
+        text = _SIGNATURES[layer] = encoded(layer.signature())
+        if len(_SIGNATURES) > SIGNATURES_KEPT:
+            _SIGNATURES.popitem(last=False)
+    else:
+        _SIGNATURES.move_to_end(layer)
+    return text
 
 
 def layer_from_job(job: dict):
