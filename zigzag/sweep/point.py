@@ -11,6 +11,7 @@ fit the array, a memory is too small, ...), ``failed`` (an unexpected error).
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import json
@@ -39,12 +40,18 @@ from zigzag.variants import follow_hardware, without_spatial_mapping
 logger = logging.getLogger(__name__)
 
 
-def point_mapping(sweep, variant) -> list:
-    """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate."""
+def point_mapping(sweep, variant, parsed: dict | None = None) -> list:
+    """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate;
+    ``parsed``: a dict kept by the caller, where the mapping file is read once (a copy is used)."""
     if sweep.mapping is None:
         document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
-    else:
+    elif parsed is None:
         document = load_yaml(sweep.mapping)
+    else:
+        key = ("mapping file", str(sweep.mapping))
+        if key not in parsed:
+            parsed[key] = load_yaml(sweep.mapping)
+        document = copy.deepcopy(parsed[key])
     if sweep.spatial_mapping == "generate":
         document = without_spatial_mapping(document)
     else:
@@ -94,7 +101,8 @@ def evaluate_point(
 ) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
-    ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
+    ``workloads``: a dict kept by the caller to reuse parsed workloads (and the mapping file) across
+    variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
     :class:`~zigzag.mapping_search.batched.shared.SharedCandidates` kept by the caller, so variants that
@@ -147,7 +155,9 @@ def _evaluate(
         document = {**document, "area_unit": area_unit}
     accelerator_data = checked_accelerator(document, variant.name)
     mapping = checked_mapping(
-        point_mapping(sweep, variant), accelerator_data, sweep.mapping or "generated mapping"
+        point_mapping(sweep, variant, parsed),
+        accelerator_data,
+        sweep.mapping or "generated mapping",
     )
     key = (
         workload,
