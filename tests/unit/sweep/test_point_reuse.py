@@ -42,7 +42,7 @@ def test_mapping_file_read_once_gives_the_documents_read_each_time():
 def test_points_with_keys_from_parts_write_the_whole_jobs_results(tmp_path):
     s = sweep()
     variants = variants_of(s)
-    shared = evaluate_points(s, variants, tmp_path / "shared")
+    shared = evaluate_points(s, variants, tmp_path / "together")
     alone = evaluate_points(s, variants, tmp_path / "alone", share=False)
     assert shared == alone and all(row["status"] == "ok" for row in shared)
     # every result file is named by the key of its whole job (jobs.job_key)
@@ -59,6 +59,6 @@ def test_points_with_keys_from_parts_write_the_whole_jobs_results(tmp_path):
         options = SearchOptions(**s.options).resolved(False)
         for layer in load_workload(str(WORKLOAD), entries).layers:
             expected.add(jobs.job_key(jobs.layer_job(layer, accelerator, options)))
-    for folder in ("shared", "alone"):
+    for folder in ("together", "alone"):
         stored = {p.stem for p in (tmp_path / folder / "results").glob("*.json")}
         assert stored == expected
