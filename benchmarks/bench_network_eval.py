@@ -190,14 +190,14 @@ def main() -> None:
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
     search = shared_search(options, network) if args.share else None
-    documents = {}  # variant name -> (accelerator, mapping) documents, for --share
+    given = {}  # variant name -> its (accelerator, mapping) documents, for --share
     if args.share:
         load_batch = batch_inputs()
         for edge, buffer_mib, bandwidth in itertools.product(
             args.arrays, args.buffers, args.bandwidths
         ):
             hardware, mapping = variant_documents(edge, buffer_mib, bandwidth)
-            documents[hardware["name"]] = hardware, mapping
+            given[hardware["name"]] = hardware, mapping
     kept = {}  # (variant, network) -> the result's figures, for the check of --share
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
     print(
@@ -215,7 +215,7 @@ def main() -> None:
             for workload_name, workload_file in workloads.items():
                 before = dict(counts)
                 (workload, accelerator), load_cpu, load_wall = (
-                    timed(load_batch, workload_file, *documents[name])
+                    timed(load_batch, workload_file, *given[name])
                     if args.share
                     else timed(load_inputs, workload_file, hardware_file, mapping_file)
                 )
