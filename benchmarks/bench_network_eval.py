@@ -16,10 +16,13 @@ second, the load of the ONNX file alone (what a sweep reads once per network, no
 and the projected time of 1,000 variants × 2 networks on 2 cores (mean CPU seconds × 2,000 / 2;
 and, for comparison, from the wall time measured at the machine's present load).
 ``--bandwidths`` adds an axis (the unified buffer's port bandwidths). ``--share`` evaluates the
-variants as a hardware sweep's batch job does, through one cache of candidates kept across them
-(``zigzag.mapping_search.batched.shared``, ``.structural``: variants differing in memory sizes and
-bandwidths take each other's allocations), then evaluates a seeded sample of them (``--check``,
-``--seed``) again through the unshared path and says whether every layer's result is identical.
+variants as a hardware sweep's batch job does (``zigzag.sweep.point``): inputs made as it makes
+them (the accelerator validated from the variant's document, no YAML file; the mapping validated
+against it; each network read once per mapping), and searched through one cache of candidates kept
+across them (``zigzag.mapping_search.batched.shared``, ``.structural``: variants differing in
+memory sizes and bandwidths take each other's allocations); then it evaluates a seeded sample of
+them (``--check``, ``--seed``) again through the unshared path, loaded from the YAML files, and
+says whether every layer's result is identical.
 The last lines say whether issue 43's target (1,000 variants in 60 s on 2 cores) is met.
 CPU time (``time.process_time``) is the measure, since the machine is shared; wall time and the
 machine load (``os.getloadavg``) are printed beside it.
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import copy
 import itertools
+import json
 import logging
 import os
 import random
@@ -87,6 +91,27 @@ def write_variants(
     return variants
 
 
+def batch_inputs():
+    """``load(workload file, accelerator document, mapping document)``: the inputs as a sweep's
+    batch job makes them (``zigzag.sweep.point``): the accelerator validated from its document,
+    the mapping validated against it, the workload read once per (file, mapping)."""
+    from zigzag.io.accelerator_dict import accelerator_from_dict
+    from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workload
+    from zigzag.mapping.entry import MappingEntry
+
+    parsed = {}
+
+    def load(workload_file, hardware: dict, mapping: list):
+        data = checked_accelerator(hardware, hardware["name"])
+        entries = checked_mapping(mapping, data, "mapping")
+        key = (workload_file, json.dumps(entries, sort_keys=True))
+        if key not in parsed:
+            parsed[key] = load_workload(workload_file, [MappingEntry.from_dict(e) for e in entries])
+        return parsed[key], accelerator_from_dict(data)
+
+    return load
+
+
 def figures(result) -> list[str]:
     """Every layer's result and the total of a network evaluation, as text (floats exactly)."""
     return [repr(r) for _, r in result.layers] + [repr(result.total)]
@@ -96,16 +121,14 @@ def shared_search(options, network, documents=()):
     """A layer search through one cache of candidates kept across the variants, as a sweep's batch
     job does (``zigzag.sweep.point``): variants of one structure take each other's allocations, and
     the cache is told the variants' ``documents`` (bandwidth siblings' latencies in one pass)."""
-    from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-    from zigzag.mapping_search.batched.structural import structure_free_job
-    from zigzag.mapping_search.jobs import job_key, layer_job
+    from zigzag.mapping_search.batched.shared import SharedCandidates
+    from zigzag.mapping_search.job_keys import JobKeys
 
-    tables = SharedCandidates()
+    tables, job_keys = SharedCandidates(), JobKeys()
     tables.expect(documents)
 
     def search(layer, accelerator):
-        job = layer_job(layer, accelerator, options)
-        keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
+        keys = job_keys.keys(layer, accelerator, options)[1:]
         return network.search_layer(
             layer, accelerator, options, show_progress=False, shared=(tables, *keys)
         )[0]
@@ -168,10 +191,15 @@ def main() -> None:
 
     network.search_layer = counting_search_layer
     options = SearchOptions(lpf_limit=args.lpf_limit)
-    documents = [
-        variant_documents(*point)[0]
-        for point in itertools.product(args.arrays, args.buffers, args.bandwidths)
-    ]
+    given = {}  # variant name -> its (accelerator, mapping) documents, for --share
+    if args.share:
+        load_batch = batch_inputs()
+        for edge, buffer_mib, bandwidth in itertools.product(
+            args.arrays, args.buffers, args.bandwidths
+        ):
+            hardware, mapping = variant_documents(edge, buffer_mib, bandwidth)
+            given[hardware["name"]] = hardware, mapping
+    documents = [hardware for hardware, _ in given.values()]
     search = shared_search(options, network, documents) if args.share else None
     kept = {}  # (variant, network) -> the result's figures, for the check of --share
     workloads = {name: REPO / "inputs" / "workload" / f"{name}.onnx" for name in args.networks}
@@ -189,8 +217,10 @@ def main() -> None:
         ):
             for workload_name, workload_file in workloads.items():
                 before = dict(counts)
-                (workload, accelerator), load_cpu, load_wall = timed(
-                    load_inputs, workload_file, hardware_file, mapping_file
+                (workload, accelerator), load_cpu, load_wall = (
+                    timed(load_batch, workload_file, *given[name])
+                    if args.share
+                    else timed(load_inputs, workload_file, hardware_file, mapping_file)
                 )
                 result, search_cpu, search_wall = timed(
                     network.evaluate_network,
@@ -238,7 +268,8 @@ def main() -> None:
     runs = totals["runs"]
     per_evaluation = (totals["load"] + totals["search"]) / runs
     print(
-        f"\nper network evaluation: {per_evaluation:.3f} CPU s (load {totals['load'] / runs:.3f}, "
+        f"\nper network evaluation: {per_evaluation:.3f} CPU s (load "
+        f"{'as a batch job ' if args.share else ''}{totals['load'] / runs:.3f}, "
         f"search {totals['search'] / runs:.3f}; ONNX read alone {onnx_cpu:.3f}); wall {totals['wall'] / runs:.3f} s"
     )
     print(

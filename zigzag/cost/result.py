@@ -357,9 +357,68 @@ class CumulativeResult(_ShortNames):
         return cls(**{k: _tuples(v) for k, v in data.items() if k in names})
 
 
+#: the per-operand breakdowns a sum adds level by level
+_PER_OPERAND = ("mem_energy_breakdown", "mem_energy_breakdown_further", "memory_word_access")
+
+
 def sum_results(results: Iterable[CostResult | CumulativeResult]) -> CumulativeResult:
-    """Network sum of per-layer results, added in the given order (docs/models/cost-model.md#results-and-network-sums)."""
-    total = CumulativeResult()
+    """Network sum of per-layer results, added in the given order (docs/models/cost-model.md#results-and-network-sums):
+    ``CumulativeResult() + r1 + r2 + ...``, the same figures, with the running sums kept in place
+    instead of a new cumulative result per addition."""
+    sums = dict.fromkeys(_SUMMED + _UNIT_SPLIT, 0.0)
+    parts: dict[str, dict[str, list]] = {name: {} for name in _PER_OPERAND}
+    layer_ids: list[int] = []
+    first = {"accelerator_name": None, "area_total": None, "tclk": None}
     for r in results:
-        total = total + r
-    return total
+        for name in _SUMMED:
+            sums[name] = sums[name] + getattr(r, name)
+        for name in _PER_OPERAND:
+            parts[name] = _add_in_place(parts[name], getattr(r, name))
+        layer_ids.extend(r.layer_ids)
+        first["accelerator_name"] = first["accelerator_name"] or r.accelerator_name
+        for name in ("area_total", "tclk"):
+            if first[name] is None:
+                first[name] = getattr(r, name)
+        if isinstance(r, CumulativeResult):
+            for name in _UNIT_SPLIT:
+                sums[name] = sums[name] + getattr(r, name)
+        else:
+            unit = "vector_unit" if r.compute_unit == "vector_unit" else "mac_array"
+            sums[f"{unit}_energy"] = sums[f"{unit}_energy"] + r.energy_total
+            sums[f"{unit}_latency"] = sums[f"{unit}_latency"] + r.latency_total2
+    return CumulativeResult(
+        **sums,
+        **{name: {op: tuple(v) for op, v in part.items()} for name, part in parts.items()},
+        layer_ids=tuple(layer_ids),
+        **first,
+    )
+
+
+def _add_in_place(total: dict[str, list], other: dict) -> dict[str, list]:
+    """:func:`_add_per_operand` on running sums that are this sum's own (lists of levels, dict
+    levels copied): the same values and order, added into ``total``'s levels."""
+    result = {}
+    for op, levels in total.items():
+        if op in other:
+            added = other[op]
+            common = min(len(levels), len(added))
+            for k in range(common):
+                x, y = levels[k], added[k]
+                if isinstance(x, dict):
+                    for d in x:
+                        x[d] = x[d] + y[d]
+                else:
+                    levels[k] = x + y
+            levels.extend(_own(v) for v in added[common:])
+            result[op] = levels
+    for op, levels in total.items():
+        result.setdefault(op, levels)
+    for op, levels in other.items():
+        if op not in result:
+            result[op] = [_own(v) for v in levels]
+    return result
+
+
+def _own(level):
+    """A level of a result, copied when it is a dict (the running sums add into it)."""
+    return dict(level) if isinstance(level, dict) else level

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections import OrderedDict
 
 from zigzag.io.accelerator_dict import accelerator_to_dict
 from zigzag.io.sealed import read_sealed, sealed_text
@@ -76,19 +77,24 @@ MODEL_VERSION = model_version()
 KEYED_WHEN_SET = {"latency_model": "zigzag"}
 
 
-def layer_job(layer, accelerator, options) -> dict:
-    """Everything that determines a layer's search result (nothing else)."""
+def options_field(options) -> dict:
+    """The ``options`` of a layer job: every search option, with the latency model the cost model
+    applies (the options of :data:`KEYED_WHEN_SET` only when not at their default)."""
     given = {**options.to_dict(), "latency_model": options.cost_latency_model}
-    values = {
+    return {
         name: value
         for name, value in given.items()
         if name not in KEYED_WHEN_SET or value != KEYED_WHEN_SET[name]
     }
+
+
+def layer_job(layer, accelerator, options) -> dict:
+    """Everything that determines a layer's search result (nothing else)."""
     return {
         "model_version": MODEL_VERSION,
         "layer": layer.signature(),
         "accelerator": accelerator_to_dict(accelerator),
-        "options": values,
+        "options": options_field(options),
     }
 
 
@@ -96,17 +102,59 @@ def job_key(job: dict) -> str:
     """The job's content hash. Keys of mappings are sorted (their order means nothing, so equal
     content written in another order shares a key), except the accelerator's memories: their
     order is the memory hierarchy, so they are hashed as a list of (name, memory) pairs."""
-    accelerator = job.get("accelerator")
+    if "accelerator" in job:
+        job = {**job, "accelerator": _hashed_form(job["accelerator"])}
+    return _digest(encoded(job))
+
+
+def _hashed_form(accelerator):
+    """A job's accelerator as its key reads it: its memories as a list of (name, memory) pairs."""
     if isinstance(accelerator, dict) and isinstance(accelerator.get("memories"), dict):
-        job = {
-            **job,
-            "accelerator": {
-                **accelerator,
-                "memories": [[name, memory] for name, memory in accelerator["memories"].items()],
-            },
-        }
-    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
+        memories = [[name, memory] for name, memory in accelerator["memories"].items()]
+        return {**accelerator, "memories": memories}
+    return accelerator
+
+
+def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def encoded(value) -> str:
+    """A job field's JSON text as :func:`job_key` writes it inside the job."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def accelerator_text(accelerator: dict) -> str:
+    """A job's ``accelerator`` field's text as :func:`job_key` writes it."""
+    return encoded(_hashed_form(accelerator))
+
+
+def key_of_texts(texts: dict[str, str]) -> str:
+    """:func:`job_key` of the job whose fields' texts are ``texts`` (field name -> its text, as
+    :func:`encoded` and, for the accelerator, :func:`accelerator_text` give them): the same text,
+    put together in the order of the sorted field names."""
+    named = (f"{_NAMES.get(name) or encoded(name)}:{texts[name]}" for name in sorted(texts))
+    return _digest("{" + ",".join(named) + "}")
+
+
+#: the texts of a layer job's field names
+_NAMES = {name: encoded(name) for name in ("accelerator", "layer", "model_version", "options")}
+
+#: the signatures' texts of the last :data:`SIGNATURES_KEPT` layers asked (a layer is immutable)
+_SIGNATURES: OrderedDict = OrderedDict()
+SIGNATURES_KEPT = 2048
+
+
+def signature_text(layer) -> str:
+    """The text of ``layer.signature()`` as a job holds it (:func:`encoded`), kept per layer."""
+    text = _SIGNATURES.get(layer)
+    if text is None:
+        text = _SIGNATURES[layer] = encoded(layer.signature())
+        if len(_SIGNATURES) > SIGNATURES_KEPT:
+            _SIGNATURES.popitem(last=False)
+    else:
+        _SIGNATURES.move_to_end(layer)
+    return text
 
 
 def layer_from_job(job: dict):

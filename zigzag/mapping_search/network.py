@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -15,6 +14,7 @@ from zigzag.hardware.intermediates import on_chip_accelerators
 from zigzag.hardware.vector import MAC_ARRAY, UNCOSTED, VECTOR_UNIT, compute_unit
 from zigzag.notes import grouped_layer_warnings
 from zigzag.mapping_search.capacity import check_capacity
+from zigzag.mapping_search.jobs import signature_text
 from zigzag.mapping_search.layer_search import search_layer
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.workload.layer import Layer
@@ -147,7 +147,7 @@ def evaluate_network(
     *,
     show_progress: bool | None = None,
     on_layer: Callable[[Layer, CostResult], None] | None = None,
-    memo: dict[str, CostResult] | None = None,
+    memo: dict[tuple[str, int], CostResult] | None = None,
     search: Callable[[Layer, Accelerator], CostResult] | None = None,
     log_uncosted: bool = True,
 ) -> NetworkResult:
@@ -174,13 +174,13 @@ def evaluate_network(
             return search_layer(layer, layer_accelerator, options, show_progress=show_progress)[0]
 
     memo = {} if memo is None else memo
-    first: dict[str, LayerCostResult] = {}  # the result of the first layer of each signature
+    first: dict[
+        tuple[str, int], LayerCostResult
+    ] = {}  # the result of the first layer of each signature
     results = []
     with grouped_layer_warnings():
         for layer, layer_accelerator in plan.layers:
-            key = json.dumps(
-                [layer.signature(), id(layer_accelerator)], sort_keys=True, default=str
-            )
+            key = (signature_text(layer), id(layer_accelerator))
             if key not in memo:
                 memo[key] = search(layer, layer_accelerator)
             if key in first:

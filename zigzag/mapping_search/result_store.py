@@ -57,10 +57,14 @@ class ResultStore:
             _LOG.warning(damage_warning(exc))
             return None
 
-    def best(self, job: dict, layer, accelerator, options, *, shared=None, key=None):
+    def best(
+        self, job: dict | None, layer, accelerator, options, *, shared=None, key=None, keys=None
+    ):
         """The best result of ``job`` (its ``layer`` on ``accelerator`` with ``options``): read, or
         searched once and stored. A MappingError when no mapping fits (a stored failure record
-        raises it too)."""
+        raises it too). ``key``: the job's key, when known; ``keys``: the keys of the job without
+        its memories' costs and without their sizes and bandwidths too, when known
+        (``zigzag.mapping_search.job_keys``); with both, ``job`` may be None."""
         from zigzag.mapping_search.layer_search import search_layer
 
         key = key or job_key(job)
@@ -70,7 +74,9 @@ class ResultStore:
                 data = self.read(key)
                 if data is None:
                     share = None
-                    if shared is not None:
+                    if shared is not None and keys is not None:
+                        share = (shared, *keys)
+                    elif shared is not None:
                         from zigzag.mapping_search.batched.shared import COST_FIELDS, cost_free_job
                         from zigzag.mapping_search.batched.structural import structure_free_job
 

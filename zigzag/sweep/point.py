@@ -11,6 +11,7 @@ fit the array, a memory is too small, ...), ``failed`` (an unexpected error).
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import json
@@ -24,7 +25,7 @@ from zigzag.io.loaders import checked_accelerator, checked_mapping, load_workloa
 from zigzag.io.yaml_files import load_yaml
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.capacity import CapacityError
-from zigzag.mapping_search.jobs import job_key, layer_job
+from zigzag.mapping_search.job_keys import JobKeys
 from zigzag.mapping_search.network import evaluate_network
 from zigzag.mapping_search.result_store import ResultStore
 from zigzag.mapping_search.options import SearchOptions
@@ -39,12 +40,18 @@ from zigzag.variants import follow_hardware, without_spatial_mapping
 logger = logging.getLogger(__name__)
 
 
-def point_mapping(sweep, variant) -> list:
-    """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate."""
+def point_mapping(sweep, variant, parsed: dict | None = None) -> list:
+    """The mapping document of ``sweep`` for ``variant`` (unrollings sized for its array), to validate;
+    ``parsed``: a dict kept by the caller, where the mapping file is read once (a copy is used)."""
     if sweep.mapping is None:
         document = [{"name": "default", "memory_operand_links": dict(_default_links())}]
-    else:
+    elif parsed is None:
         document = load_yaml(sweep.mapping)
+    else:
+        key = ("mapping file", str(sweep.mapping))
+        if key not in parsed:
+            parsed[key] = load_yaml(sweep.mapping)
+        document = copy.deepcopy(parsed[key])
     if sweep.spatial_mapping == "generate":
         document = without_spatial_mapping(document)
     else:
@@ -94,7 +101,8 @@ def evaluate_point(
 ) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
-    ``workloads``: a dict kept by the caller to reuse parsed workloads across variants;
+    ``workloads``: a dict kept by the caller to reuse parsed workloads (and the mapping file) across
+    variants;
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
     :class:`~zigzag.mapping_search.batched.shared.SharedCandidates` kept by the caller, so variants that
@@ -147,7 +155,9 @@ def _evaluate(
         document = {**document, "area_unit": area_unit}
     accelerator_data = checked_accelerator(document, variant.name)
     mapping = checked_mapping(
-        point_mapping(sweep, variant), accelerator_data, sweep.mapping or "generated mapping"
+        point_mapping(sweep, variant, parsed),
+        accelerator_data,
+        sweep.mapping or "generated mapping",
     )
     key = (
         workload,
@@ -208,15 +218,20 @@ def _token_columns(network) -> dict:
     return columns
 
 
+#: the layer jobs' keys of this process's points, each part of a job encoded once
+JOB_KEYS = JobKeys()
+
+
 def _layer_result(layer, accelerator, options, cache: Path, shared):
     """The layer's best result through this batch's memory (``shared``), else the result store
     (read, or searched once and stored)."""
-    job = layer_job(layer, accelerator, options)
-    key = job_key(job)
+    key, *keys = JOB_KEYS.keys(layer, accelerator, options)
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
         return result
-    result = ResultStore(cache).best(job, layer, accelerator, options, shared=shared, key=key)
+    result = ResultStore(cache).best(
+        None, layer, accelerator, options, shared=shared, key=key, keys=keys
+    )
     if shared is not None:
         shared.keep_result(key, result)
     return result

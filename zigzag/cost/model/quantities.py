@@ -8,8 +8,8 @@ give together: footprints and partial-sum flags (docs/models/cost-model.md#data-
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 
 from zigzag.cost.model.setup import LevelLoops, Operand, Setup, ir_name, r_name
 
@@ -109,12 +109,33 @@ def normalise_levels(mapping: dict) -> dict[str, LevelLoops]:
     }
 
 
-@lru_cache(maxsize=4096)
+#: spatial quantities by (set-up frame, spatial variant), the last :data:`SPATIAL_KEPT` used
+_SPATIAL: OrderedDict = OrderedDict()
+SPATIAL_KEPT = 4096
+
+
 def spatial_analysis(
     setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]
 ) -> dict[str, SpatialQuantities]:
     """docs/models/cost-model.md#spatial-mapping for every operand of one spatial variant (cached: a search evaluates one spatial
-    mapping with many temporal mappings)."""
+    mapping with many temporal mappings). Kept by the set-up's frame (``zigzag.cost.model.setup.Frame``):
+    they read the layer, its operands' relevancy and memory levels, never a memory's size, cost
+    or bandwidth, so the set-ups of one layer on accelerators of one structure share them."""
+    key = (setup.frame, levels)
+    found = _SPATIAL.get(key)
+    if found is None:
+        found = _SPATIAL[key] = spatial_quantities_of(setup, levels)
+        if len(_SPATIAL) > SPATIAL_KEPT:
+            _SPATIAL.popitem(last=False)
+    else:
+        _SPATIAL.move_to_end(key)
+    return found
+
+
+def spatial_quantities_of(
+    setup: Setup, levels: tuple[tuple[str, LevelLoops], ...]
+) -> dict[str, SpatialQuantities]:
+    """:func:`spatial_analysis`, computed (uncached)."""
     per_op = dict(levels)
     result = {}
     for op, operand in setup.operands.items():

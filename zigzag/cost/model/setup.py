@@ -1,11 +1,14 @@
 """What the cost model knows of one (layer, accelerator) pair before any mapping (docs/models/cost-model.md#layers-and-operands).
 
 Per layer operand: its memory levels with costs, bandwidths and sharing groups; per memory
-port: the (operand, level, direction) duties it serves.  Built once per pair and cached.
+port: the (operand, level, direction) duties it serves.  Built once per pair and cached; what it
+reads of the hardware besides the memories' sizes, costs and bandwidths (its :class:`Frame`) is
+built once per layer and accelerator structure, so hardware variants of one structure share it.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -106,6 +109,8 @@ class Setup:
     #: (docs/models/imc.md#energy-latency-and-area-of-a-layer). A float even when 1.0: it makes several latency figures floats, exactly
     #: as in the reference (docs/models/cost-model.md).
     cycles_per_op: float
+    #: what it shares with the set-ups of the same layer on accelerators of the same structure
+    frame: Frame
 
 
 def r_name(data_dim: str) -> str:
@@ -120,7 +125,114 @@ def ir_name(data_dim: str) -> str:
 
 @lru_cache(maxsize=128)
 def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
-    """Everything about the layer and the hardware the mappings do not change (cached)."""
+    """Everything about the layer and the hardware the mappings do not change (cached): its
+    :class:`Frame` (shared by the accelerators of one structure) with this accelerator's memories,
+    their sizes, costs and bandwidths."""
+    frame = layer_frame(layer, accelerator)
+    memory = accelerator.memory
+    operands = {}
+    for fields, levels in frame.operands:
+        mem_op = fields["mem_op"]
+        operands[fields["name"]] = Operand(
+            levels=tuple(_level(memory[name], mem_op, sharing) for name, sharing in levels),
+            **fields,
+        )
+    return Setup(
+        layer=layer,
+        accelerator=accelerator,
+        operands=operands,
+        ports=_ports(accelerator, frame.ports),
+        pr_sizes=dict(layer.pr_sizes),
+        sharing_groups=frame.sharing_groups,
+        memory_names=dict(frame.memory_names),
+        total_units=frame.total_units,
+        cycles_per_op=frame.cycles_per_op,
+        frame=frame,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _level(mem: Memory, mem_op: str, sharing) -> Level:
+    """A level of ``mem`` for ``mem_op`` (the same for every layer linking ``mem_op`` to it)."""
+    return Level(
+        memory=mem,
+        size=mem.size,
+        r_cost=mem.r_cost,
+        w_cost=mem.w_cost,
+        bw_min={d: mem.bandwidth_min(mem_op, d) for d in DIRECTIONS},
+        bw_max={d: mem.bandwidth_max(mem_op, d) for d in DIRECTIONS},
+        sharing=sharing,
+    )
+
+
+@lru_cache(maxsize=256)
+def _ports(accelerator: Accelerator, ports: tuple) -> tuple[Port, ...]:
+    """The used ports of ``accelerator`` as a :class:`Frame` lists them (``ports``: shared by the
+    layers whose operands are linked alike)."""
+    return tuple(
+        Port(
+            memory=name,
+            name=port_name,
+            bw_max=accelerator.memory[name].ports[position].bandwidth_max,
+            duties=duties,
+            loading_duties=loading,
+            shared_by_two_inputs=shared,
+        )
+        for name, position, port_name, duties, loading, shared in ports
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """What :func:`layer_setup` reads of a (layer, accelerator) pair besides the memories' sizes,
+    costs and bandwidths: the same for every accelerator of one :func:`structure` (hardware
+    variants), so built once for them. Memories are named, never held."""
+
+    #: per layer operand: the fields of its :class:`Operand` but ``levels``, and per level the
+    #: memory's name and the level's sharing group
+    operands: tuple[tuple[dict, tuple[tuple[str, tuple | None], ...]], ...]
+    #: per used port: memory name, the port's position in the memory, its name, duties, loading
+    #: duties, whether it serves both inputs
+    ports: tuple[tuple[str, int, str, tuple, tuple, bool], ...]
+    sharing_groups: tuple[tuple[tuple[str, int], ...], ...]
+    memory_names: dict[str, tuple[str, ...]]
+    total_units: int
+    cycles_per_op: float
+
+
+@lru_cache(maxsize=256)
+def structure(accelerator: Accelerator) -> tuple:
+    """Everything of ``accelerator`` a :class:`Frame` reads: the memories in order with their
+    operands and their ports' names and allocations, the array's unit count and cycles per
+    operation (not a size, cost or bandwidth)."""
+    memories = tuple(
+        (m.name, m.operands, tuple((p.name, p.allocation) for p in m.ports))
+        for m in accelerator.memories
+    )
+    return memories, accelerator.operational_array.total_units, cycles_per_op(accelerator)
+
+
+#: frames by (layer, accelerator structure), the last :data:`FRAMES_KEPT` used
+_FRAMES: OrderedDict = OrderedDict()
+FRAMES_KEPT = 1024
+
+
+def layer_frame(layer: Layer, accelerator: Accelerator) -> Frame:
+    """The :class:`Frame` of ``layer`` on ``accelerator``, kept by the layer and the accelerator's
+    :func:`structure` (layers are immutable)."""
+    key = (layer, structure(accelerator))
+    frame = _FRAMES.get(key)
+    if frame is None:
+        frame = _FRAMES[key] = build_frame(layer, accelerator)
+        if len(_FRAMES) > FRAMES_KEPT:
+            _FRAMES.popitem(last=False)
+    else:
+        _FRAMES.move_to_end(key)
+    return frame
+
+
+def build_frame(layer: Layer, accelerator: Accelerator) -> Frame:
+    """The :class:`Frame` of ``layer`` on ``accelerator``, built (uncached)."""
     links = layer.memory_operand_links
     layer_of = layer.layer_operand_of
     x_r = frozenset(r_name(x) for x in layer.pr_map)
@@ -135,28 +247,18 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
         for m, lv in group.items():
             group_of.setdefault((m, lv), members)
 
-    operands = {}
+    operands = []
     for op in layer.operands:
         mem_op = links[op]
-        levels = []
-        for k, mem in enumerate(accelerator.hierarchy(mem_op)):
-            levels.append(
-                Level(
-                    memory=mem,
-                    size=mem.size,
-                    r_cost=mem.r_cost,
-                    w_cost=mem.w_cost,
-                    bw_min={d: mem.bandwidth_min(mem_op, d) for d in DIRECTIONS},
-                    bw_max={d: mem.bandwidth_max(mem_op, d) for d in DIRECTIONS},
-                    sharing=group_of.get((mem_op, k)),
-                )
-            )
+        levels = tuple(
+            (mem.name, group_of.get((mem_op, k)))
+            for k, mem in enumerate(accelerator.hierarchy(mem_op))
+        )
         is_output = op == layer.output
-        operands[op] = Operand(
+        fields = dict(
             name=op,
             mem_op=mem_op,
             is_output=is_output,
-            levels=tuple(levels),
             precision=layer.precision[op],
             final_precision=layer.final_output_precision if is_output else layer.precision[op],
             relevant=frozenset(layer.relevant[op]),
@@ -165,12 +267,14 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
             irrelevant_dec=frozenset(layer.irrelevant[op]) | x_ir,
             pr_relations=tuple(layer.partially_relevant[op].values()),
         )
+        operands.append((fields, levels))
 
     # Ports: unlinked memory operands are skipped, in docs/models/cost-model.md#latency as the reference does and in docs/models/cost-model.md#latency
     # where the reference would fail.
     output_mem_op = links[layer.output]
     ports = []
     for mem in accelerator.memories:
+        position = {id(port): i for i, port in enumerate(mem.ports)}
         for port, duties in mem.used_ports:
             linked = []
             for m, d in duties:
@@ -183,30 +287,17 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
                         m, level, d, op, loading_key(op, level, d), m in LOADING_MEMORY_OPERANDS
                     )
                 )
-            ports.append(
-                Port(
-                    memory=mem.name,
-                    name=port.name,
-                    bw_max=port.bandwidth_max,
-                    duties=tuple(linked),
-                    loading_duties=tuple(
-                        d
-                        for d in linked
-                        if not (d.mem_op == output_mem_op and d.direction in ("tl", "fh"))
-                    ),
-                    shared_by_two_inputs=len({m for m, _ in duties if m in LOADING_MEMORY_OPERANDS})
-                    > 1,
-                )
+            loading = tuple(
+                d for d in linked if not (d.mem_op == output_mem_op and d.direction in ("tl", "fh"))
             )
+            shared = len({m for m, _ in duties if m in LOADING_MEMORY_OPERANDS}) > 1
+            ports.append((mem.name, position[id(port)], port.name, tuple(linked), loading, shared))
 
-    return Setup(
-        layer=layer,
-        accelerator=accelerator,
-        operands=operands,
+    return Frame(
+        operands=tuple(operands),
         ports=tuple(ports),
-        pr_sizes=dict(layer.pr_sizes),
         sharing_groups=tuple(groups),
-        memory_names={op: tuple(lv.memory.name for lv in o.levels) for op, o in operands.items()},
+        memory_names={fields["name"]: tuple(n for n, _ in lv) for fields, lv in operands},
         total_units=accelerator.operational_array.total_units,
         cycles_per_op=cycles_per_op(accelerator),
     )

@@ -65,10 +65,20 @@ class _Allocated:
     counted: int = 0  # bytes of ``latency`` counted in ``size``
     held: dict = field(default_factory=dict)  # sizes of siblings -> :meth:`holds` (their caller's)
 
+    #: memory name -> (highest low, lowest high): the sizes inside every candidate's bounds
+    interval: dict = field(default_factory=dict)
+
     def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
         arrays += [a for pair in self.bounds.values() for a in pair]
         self.size = sum(a.nbytes for a in arrays)
+        self.interval = {
+            name: (
+                float(low.max()) if low.size else -np.inf,
+                float(high.min()) if high.size else np.inf,
+            )
+            for name, (low, high) in self.bounds.items()
+        }
 
     def nbytes(self) -> int:
         return self.size
@@ -183,8 +193,8 @@ class Allocations:
 
 def _inside(entry: _Allocated, sizes: dict) -> bool:
     """Whether ``sizes`` (memory name -> size) lie inside every candidate's bounds of ``entry``."""
-    for name, (low, high) in entry.bounds.items():
+    for name, (low, high) in entry.interval.items():  # every low <= size < every high
         size = sizes.get(name)
-        if size is None or not bool(np.all((low <= size) & (size < high))):
+        if size is None or not (low <= size < high):
             return False
     return True
