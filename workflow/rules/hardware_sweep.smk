@@ -76,12 +76,15 @@ rule sweep_collect:
         hsweep="|".join(HW_POINT_FILES) or "no_sweep",
     conda:
         "../envs/zigzag.yaml"
+    # its batches are read and its figures drawn by as many processes (Snakemake gives it at most
+    # --cores): the job runs alone at the end of a sweep, when the other cores have nothing to do
+    threads: 4
     params:
         folder=lambda wildcards, output: os.path.dirname(output.variants),
     shell:
         step(
             "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
-            " --format {format} --float-format {float_format} --log {log:q}",
+            " --format {format} --float-format {float_format} --workers {threads} --log {log:q}",
             format=PLOT_FORMAT,
             float_format=OUTPUTS.float_format,
         )

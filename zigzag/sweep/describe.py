@@ -95,10 +95,17 @@ def write_description(sweep, details: dict[str, dict], folder: str | Path) -> No
     """Write ``sweep.json`` and one ``details/<id>.js`` per variant with per-layer figures."""
     folder = Path(folder)
     write_json_atomic(folder / "sweep.json", describe(sweep))
-    (folder / "details").mkdir(parents=True, exist_ok=True)  # a declared output of the workflow
+    write_details(details, folder / "details")
+
+
+def write_details(details: dict[str, dict], folder: str | Path) -> None:
+    """One ``<folder>/<variant id>.js`` per variant of ``details`` (:func:`split_details`);
+    the folder is made even when there is none (a declared output of the workflow)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     for variant_id, detail in details.items():
         text = json.dumps({"id": variant_id, "groups": detail}, separators=(",", ":"), default=str)
-        write_text_if_changed(folder / "details" / f"{variant_id}.js", f"zigzagDetail({text});\n")
+        write_text_if_changed(folder / f"{variant_id}.js", f"zigzagDetail({text});\n")
 
 
 def layer_detail(results, hierarchy: list[dict]) -> dict:
