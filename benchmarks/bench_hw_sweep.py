@@ -431,9 +431,15 @@ def _comparable(rows: list[dict]) -> list[str]:
     """Rows as JSON without the workload's folder (the runs read their inputs from different folders)."""
     import json
 
-    return [
-        json.dumps({**row, "workload": Path(row["workload"]).stem}, sort_keys=True) for row in rows
-    ]
+    def plain(row: dict) -> dict:  # a batch job's file holds the per-layer figures as JSON text
+        detail = row.get("_detail")
+        return {
+            **row,
+            "workload": Path(row["workload"]).stem,
+            **({"_detail": json.loads(detail)} if isinstance(detail, str) else {}),
+        }
+
+    return [json.dumps(plain(row), sort_keys=True) for row in rows]
 
 
 def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:

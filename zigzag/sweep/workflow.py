@@ -23,7 +23,7 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
-from zigzag.sweep.describe import split_details, write_details
+from zigzag.sweep.describe import detail_as_text, split_details, write_details
 from zigzag.sweep.forked import run_pieces
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
@@ -265,7 +265,8 @@ def write_sweep_settings(sweep: Sweep, folder: str | Path, write=None) -> str:
 def evaluate_point_file(
     point_file: str | Path, cache: str | Path, output: str | Path
 ) -> list[dict]:
-    """A batch's job: its variants' rows on every workload of the sweep, written to ``output``."""
+    """A batch's job: its variants' rows on every workload of the sweep, written to ``output``
+    (their per-layer figures as JSON text); returns the rows."""
     data = json.loads(Path(point_file).read_text())
     sweep = sweep_from_settings(data["settings"])
     variants = [
@@ -282,7 +283,7 @@ def evaluate_point_file(
     ]
     notes = SweepNotes()  # told once per sweep, by its collect job
     rows = evaluate_points(sweep, variants, cache, notes=notes)
-    write_sealed(output, {"rows": rows, "notes": notes.to_dict()})
+    write_sealed(output, {"rows": [detail_as_text(r) for r in rows], "notes": notes.to_dict()})
     return rows
 
 
