@@ -81,8 +81,11 @@ rule sweep_collect:
     threads: 4
     params:
         folder=lambda wildcards, output: os.path.dirname(output.variants),
+    # Snakemake sets the BLAS thread counts to a job's threads; the job server's fingerprint
+    # includes them, so with 4 the job would start a server of its own (~3 s of imports). Its
+    # processes use one BLAS thread each: the batch jobs' server runs it.
     shell:
-        step(
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 " + step(
             "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
             " --format {format} --float-format {float_format} --workers {threads} --log {log:q}",
             format=PLOT_FORMAT,
