@@ -7,6 +7,10 @@
 # variants it evaluated, plus search_front.csv and plots/search_front.<format>.
 
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
+# Snakemake sets the BLAS thread counts of a job to its threads, and the job server's fingerprint
+# includes them: the collect job (4 threads) would start a server of its own (~3 s of imports).
+# Its processes use one BLAS thread each; with this, the batch jobs' server runs it.
+ONE_BLAS_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
 
 
 rule sweep_batch:
@@ -81,15 +85,17 @@ rule sweep_collect:
     threads: 4
     params:
         folder=lambda wildcards, output: os.path.dirname(output.variants),
-    # Snakemake sets the BLAS thread counts to a job's threads; the job server's fingerprint
-    # includes them, so with 4 the job would start a server of its own (~3 s of imports). Its
-    # processes use one BLAS thread each: the batch jobs' server runs it.
     shell:
-        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 " + step(
-            "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
-            " --format {format} --float-format {float_format} --workers {threads} --log {log:q}",
-            format=PLOT_FORMAT,
-            float_format=OUTPUTS.float_format,
+        " ".join(
+            (
+                ONE_BLAS_THREAD,
+                step(
+                    "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
+                    " --format {format} --float-format {float_format} --workers {threads} --log {log:q}",
+                    format=PLOT_FORMAT,
+                    float_format=OUTPUTS.float_format,
+                ),
+            )
         )
 
 
