@@ -44,6 +44,7 @@ import argparse
 import itertools
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -225,10 +226,14 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, int]:
-    """Wall time, Snakemake's own CPU seconds (main process, sampled every 0.1 s) and exit status."""
+def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, float, int]:
+    """Wall time, its start (until the first job's file: Snakemake reading the Snakefile,
+    expanding the sweep and building its DAG), Snakemake's own CPU seconds (main process,
+    sampled every 0.1 s) and exit status."""
     log = workdir / "snakemake.log"
+    first = workdir / "results" / ".cache" / "sweeps"  # written by the first jobs (write_spec)
     started = time.perf_counter()
+    start = None
     with open(
         log, "w"
     ) as output:  # a file, not a pipe: a full pipe would stop the jobs writing to it
@@ -239,11 +244,28 @@ def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, int]:
         while process.poll() is None:
             sample = cpu_seconds(process.pid)
             own = sample if sample is not None else own
+            if start is None and first.exists():
+                start = time.perf_counter() - started
             time.sleep(0.1)
     wall = time.perf_counter() - started
     if process.returncode:
         print(log.read_text()[-3000:], file=sys.stderr)
-    return wall, own, process.returncode
+    return wall, wall if start is None else start, own, process.returncode
+
+
+def server_cpu_seconds(server_dir: Path) -> float | None:
+    """CPU seconds of the run's job servers and of the jobs they ran (their reaped children),
+    read before they are stopped; None when none is running."""
+    total, found = 0.0, False
+    for log in server_dir.glob("*.log"):
+        for pid in re.findall(r"^\S+ \[(\d+)\] starting", log.read_text(), re.MULTILINE):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            found = True
+            total += sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total if found else None
 
 
 def job_seconds(workdir: Path, rule: str) -> list[float]:
@@ -255,19 +277,6 @@ def job_seconds(workdir: Path, rule: str) -> list[float]:
         with open(path) as handle:
             seconds += [float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")]
     return seconds
-
-
-def start_cost(workdir: Path, cores: int, env: dict) -> float:
-    """Wall seconds of a dry run: reading the Snakefile, expanding the sweep, building the DAG."""
-    started = time.perf_counter()
-    subprocess.run(
-        snakemake_command(workdir, cores, "--dry-run"),
-        env=env,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -351,8 +360,8 @@ def main() -> None:
         workdir = fresh_copy(config, Path(tmp), "run")
         env = job_env(Path(servers) / "run", True)
         try:
-            start = start_cost(workdir, args.cores, env)
-            wall, own, status = timed_run(workdir, args.cores, env)
+            wall, start, own, status = timed_run(workdir, args.cores, env)
+            jobs_cpu = server_cpu_seconds(Path(servers) / "run")
         finally:
             stop_servers(Path(servers) / "run")
         load_after = os.getloadavg()
@@ -375,9 +384,14 @@ def main() -> None:
     print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
     print(f"jobs: {len(batches)} batch jobs + 1 collect; distinct layer searches: {searches}")
     print(
-        f"wall time:              {wall:8.1f} s  (start, a dry run: {start:.1f} s; collect job {collect:.1f} s)"
+        f"wall time:              {wall:8.1f} s  (start, until the first job: {start:.1f} s; collect job {collect:.1f} s)"
     )
     print(f"Snakemake's own CPU:    {own:8.1f} s  = {100 * share:.1f} % of wall x cores")
+    if jobs_cpu is not None:
+        print(
+            f"CPU of the run:         {own + jobs_cpu:8.1f} s  (Snakemake {own:.1f} s; the job server, "
+            f"its imports and every job it ran, {jobs_cpu:.1f} s)"
+        )
     if batches:
         print(
             f"batch jobs:             {sum(batches):8.1f} s in all, {sum(batches) / len(batches):.1f} s each "
@@ -431,9 +445,15 @@ def _comparable(rows: list[dict]) -> list[str]:
     """Rows as JSON without the workload's folder (the runs read their inputs from different folders)."""
     import json
 
-    return [
-        json.dumps({**row, "workload": Path(row["workload"]).stem}, sort_keys=True) for row in rows
-    ]
+    def plain(row: dict) -> dict:  # a batch job's file holds the per-layer figures as JSON text
+        detail = row.get("_detail")
+        return {
+            **row,
+            "workload": Path(row["workload"]).stem,
+            **({"_detail": json.loads(detail)} if isinstance(detail, str) else {}),
+        }
+
+    return [json.dumps(plain(row), sort_keys=True) for row in rows]
 
 
 def check_rows(workdir: Path, count: int, seed: int) -> tuple[bool, int]:

@@ -18,7 +18,7 @@ from support import DATA, REPO
 from support.faults import DATA_SEALED, damage
 from zigzag.errors import InputError
 from zigzag.io.destinations import check_output_folder, save_or_keep
-from zigzag.io.sealed import DamagedFile, read_sealed, remove_damaged, sealed_text
+from zigzag.io.sealed import DamagedFile, is_sound, read_sealed, remove_damaged, sealed_text
 from zigzag.io.tables import distinct_accelerator_names
 from zigzag.io.validation import oversized_unrollings
 from zigzag.steps.folder_runs import check_single_run
@@ -34,6 +34,27 @@ def test_a_damaged_sealed_file_is_never_used(tmp_path, how):
     with pytest.raises(DamagedFile) as caught:
         read_sealed(path, "abcd")
     assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("how", [None, "truncated", "empty", "garbage", "altered", "other key"])
+def test_the_integrity_check_agrees_with_reading_the_file(tmp_path, how):
+    """is_sound checks the checksum and the key without parsing the JSON: the same verdict."""
+    path = tmp_path / "abcd.json"
+    path.write_text(sealed_text(DATA_SEALED, "abcd"))
+    if how:
+        damage(path, how)
+    try:
+        read_sealed(path, "abcd")
+        readable = True
+    except DamagedFile:
+        readable = False
+    assert is_sound(path, "abcd") is readable is (how is None)
+    # a key that only begins like the file's is another key; a file with no key needs none
+    assert not is_sound(path, "abc") and not is_sound(path, "abcde")
+    assert is_sound(path) is (how in (None, "other key"))  # sound, for its own key
+    (tmp_path / "nokey.json").write_text(sealed_text({"jobs": {}}))
+    assert is_sound(tmp_path / "nokey.json") and not is_sound(tmp_path / "nokey.json", "abcd")
+    assert not is_sound(tmp_path / "missing.json", "abcd")
 
 
 def test_damaged_files_are_reported_and_removed_but_not_on_a_dry_run(tmp_path):

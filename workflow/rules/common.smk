@@ -21,7 +21,7 @@ from zigzag.steps.experiments import (
     experiment_spec_text,
     workload_id,
 )
-from zigzag.steps.job_runner import prepare_job_environment
+from zigzag.steps.job_runner import prepare_job_environment, start_server_in_background
 from zigzag.steps.folder_runs import check_single_run
 from zigzag.steps.integrity import check_sealed_files, is_dry_run
 from zigzag.steps.pipeline import plan_chunks
@@ -78,6 +78,17 @@ def step(arguments, **constants):
 RESULTS = config.get("results", "results")
 CACHE = config.get("cache", f"{RESULTS}/.cache")
 PARSED = f"{CACHE}/parsed"
+
+# A hardware sweep without its tables (its first run) is about to run jobs: the job server starts
+# now, in the background, so that its imports (~3 s) overlap the reading of the config and the
+# building of the DAG instead of delaying the first jobs (not for a dry run, a lint, a cluster:
+# zigzag/steps/job_runner.py).
+if workflow.is_main_process and any(
+    not os.path.exists(f"{RESULTS}/hardware_sweeps/{entry.get('name')}/variants.csv")
+    for entry in config.get("hardware_sweeps") or []
+    if isinstance(entry, dict)
+):
+    start_server_in_background(sys.argv[1:])
 
 # Damaged files (zigzag/io/sealed.py: cut short, emptied, garbage, altered) among the cached layer
 # results and the intermediate files later steps read are reported, one warning line each, and

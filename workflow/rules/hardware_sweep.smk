@@ -7,6 +7,10 @@
 # variants it evaluated, plus search_front.csv and plots/search_front.<format>.
 
 HW_RESULTS = f"{RESULTS}/hardware_sweeps"
+# Snakemake sets the BLAS thread counts of a job to its threads, and the job server's fingerprint
+# includes them: the collect job (4 threads) would start a server of its own (~3 s of imports).
+# Its processes use one BLAS thread each; with this, the batch jobs' server runs it.
+ONE_BLAS_THREAD = "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1"
 
 
 rule sweep_batch:
@@ -76,14 +80,22 @@ rule sweep_collect:
         hsweep="|".join(HW_POINT_FILES) or "no_sweep",
     conda:
         "../envs/zigzag.yaml"
+    # its batches are read and its figures drawn by as many processes (Snakemake gives it at most
+    # --cores): the job runs alone at the end of a sweep, when the other cores have nothing to do
+    threads: 4
     params:
         folder=lambda wildcards, output: os.path.dirname(output.variants),
     shell:
-        step(
-            "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
-            " --format {format} --float-format {float_format} --log {log:q}",
-            format=PLOT_FORMAT,
-            float_format=OUTPUTS.float_format,
+        " ".join(
+            (
+                ONE_BLAS_THREAD,
+                step(
+                    "sweep-collect {input.points:q} --settings {input.settings:q} --output {params.folder:q}"
+                    " --format {format} --float-format {float_format} --workers {threads} --log {log:q}",
+                    format=PLOT_FORMAT,
+                    float_format=OUTPUTS.float_format,
+                ),
+            )
         )
 
 

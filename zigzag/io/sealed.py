@@ -47,6 +47,18 @@ def sealed_text(data: dict, key: str | None = None) -> str:
 def unseal(text: str, path, key: str | None = None) -> dict:
     """The data of a sealed file's ``text`` (without its checksum field), checked: a DamagedFile
     when it is empty, cut short, not JSON, altered or computed for another key than ``key``."""
+    body = _checked_body(text, path)
+    try:
+        data = json.loads(body + "}")
+    except json.JSONDecodeError:
+        raise DamagedFile(path, "not JSON") from None
+    if key is not None and data.get("key") != key:
+        raise DamagedFile(path, f"computed for key {data.get('key')!r}, not for {key!r}")
+    return data
+
+
+def _checked_body(text: str, path) -> str:
+    """The text before a sealed file's checksum field, which it matches (else a DamagedFile)."""
     if not text.strip():
         raise DamagedFile(path, "empty")
     at = text.rfind(_TRAILER)
@@ -59,13 +71,7 @@ def unseal(text: str, path, key: str | None = None) -> dict:
     body, digest = text[:at], text[at + len(_TRAILER) :].rstrip()[:-2]
     if hashlib.sha256(body.encode()).hexdigest() != digest:
         raise DamagedFile(path, "its content does not match its checksum (altered or damaged)")
-    try:
-        data = json.loads(body + "}")
-    except json.JSONDecodeError:
-        raise DamagedFile(path, "not JSON") from None
-    if key is not None and data.get("key") != key:
-        raise DamagedFile(path, f"computed for key {data.get('key')!r}, not for {key!r}")
-    return data
+    return body
 
 
 def _is_legacy(text: str) -> bool:
@@ -93,12 +99,17 @@ def write_sealed(path: str | Path, data: dict, key: str | None = None) -> None:
 
 
 def is_sound(path: str | Path, key: str | None = None) -> bool:
-    """Whether ``path`` exists and passes the check."""
+    """Whether ``path`` exists and passes the check, without reading its JSON (a tenth of the
+    time): text that matches its checksum is what :func:`sealed_text` wrote, whose key, when it
+    has one, comes first."""
     try:
-        read_sealed(path, key)
-    except (OSError, DamagedFile):
+        body = _checked_body(Path(path).read_text(), path)
+    except (OSError, UnicodeDecodeError, DamagedFile):
         return False
-    return True
+    if key is None:
+        return True
+    start = '{"key":' + json.dumps(key)
+    return body == start or body.startswith(start + ",")
 
 
 def damage_warning(error: DamagedFile, what: str = "recomputed and replaced") -> str:

@@ -58,6 +58,8 @@ MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to ~107 bytes
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--start-server"]:  # no job: the server started, if it can be, for jobs to come
+        return 0 if start_server() else 1
     status = run_warm(argv) if warm_enabled(os.environ) else None
     return run_step(argv) if status is None else status
 
@@ -195,6 +197,25 @@ def run_warm(argv: list[str]) -> int | None:
             _signal.signal(sig, handler)
         for fd in (_Job.wakeup, wakeup_w):
             os.close(fd)
+
+
+def start_server() -> bool:
+    """Make sure the job server of this code and environment runs (started now if none does),
+    without a job (``client.py --start-server``, as the jobs run the client: the fingerprint
+    depends on ``-S``): for a caller that will run jobs soon (the Snakefile, in the background
+    while Snakemake builds its DAG, so that the first jobs do not wait for the server's imports).
+    Whether a server is listening."""
+    folder = server_dir() if warm_enabled(os.environ) else None
+    if folder is None:
+        return False
+    paths = ServerFiles(folder, fingerprint())
+    if len(paths.socket) > MAX_SOCKET_PATH:
+        return False
+    connection = _connect(paths)
+    if connection is None:
+        return False
+    connection.close()  # a connection without a request: the server drops it silently
+    return True
 
 
 def _forward(sig: int, frame) -> None:

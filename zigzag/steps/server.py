@@ -184,6 +184,9 @@ class Server:
         connection, _ = listener.accept()
         try:
             request, fds = _receive(connection)
+        except EOFError:  # closed before any request: a client that only made sure we run
+            connection.close()
+            return
         except (OSError, ValueError) as exc:
             log(f"dropped a request: {exc!r}")
             connection.close()
@@ -310,6 +313,8 @@ def _receive(connection: socket.socket) -> tuple[dict, list[int]]:
     connection.setblocking(True)
     connection.settimeout(REQUEST_TIMEOUT)
     data, fds, _, _ = socket.recv_fds(connection, 1 << 16, 3)
+    if not data and not fds:
+        raise EOFError("closed without a request")
     try:
         if len(data) < 8:
             raise ValueError("short request")

@@ -6,7 +6,8 @@
   latency terms, utilisation) and its memory hierarchy, loaded by the report on demand.
 
 Rows carry a variant's per-layer figures under :data:`DETAIL_KEY` from the point that
-evaluated it until :func:`split_details` takes them out before the tables are written.
+evaluated it until :func:`split_details` takes them out before the tables are written (in a
+batch job's file as JSON text, :func:`detail_as_text`, which the collect job never parses).
 """
 
 from __future__ import annotations
@@ -91,14 +92,41 @@ def split_details(rows: list[dict]) -> tuple[list[dict], dict[str, dict]]:
     return kept, details
 
 
+def detail_as_text(row: dict) -> dict:
+    """``row`` with its per-layer figures as compact JSON text, as a batch job writes them: the
+    collect job copies that text into the variant's file without reading it (:func:`write_details`)."""
+    detail = row.get(DETAIL_KEY)
+    if detail is None or isinstance(detail, str):
+        return row
+    return {**row, DETAIL_KEY: json.dumps(detail, separators=(",", ":"))}
+
+
 def write_description(sweep, details: dict[str, dict], folder: str | Path) -> None:
     """Write ``sweep.json`` and one ``details/<id>.js`` per variant with per-layer figures."""
     folder = Path(folder)
     write_json_atomic(folder / "sweep.json", describe(sweep))
-    (folder / "details").mkdir(parents=True, exist_ok=True)  # a declared output of the workflow
-    for variant_id, detail in details.items():
-        text = json.dumps({"id": variant_id, "groups": detail}, separators=(",", ":"), default=str)
-        write_text_if_changed(folder / "details" / f"{variant_id}.js", f"zigzagDetail({text});\n")
+    write_details(details, folder / "details")
+
+
+def write_details(details: dict[str, dict], folder: str | Path) -> None:
+    """One ``<folder>/<variant id>.js`` per variant of ``details`` (:func:`split_details`);
+    the folder is made even when there is none (a declared output of the workflow)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for variant_id, groups in details.items():
+        # the text json.dumps gives the whole object (compact), from the groups' texts
+        parts = ",".join(f"{json.dumps(group)}:{_json(detail)}" for group, detail in groups.items())
+        text = f'{{"id":{json.dumps(variant_id)},"groups":{{{parts}}}}}'
+        write_text_if_changed(folder / f"{variant_id}.js", f"zigzagDetail({text});\n")
+
+
+def _json(detail: dict | str) -> str:
+    """A group's per-layer figures as compact JSON (already text when read from a batch job's file)."""
+    return (
+        detail
+        if isinstance(detail, str)
+        else json.dumps(detail, separators=(",", ":"), default=str)
+    )
 
 
 def layer_detail(results, hierarchy: list[dict]) -> dict:

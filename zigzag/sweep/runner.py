@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import re
@@ -17,6 +18,7 @@ from zigzag.mapping_search.batched.shared import SharedCandidates
 from zigzag.sweep import tables
 from zigzag.sweep.config import Sweep, accelerator_identity
 from zigzag.sweep.describe import figure_parameters, split_details, write_description
+from zigzag.sweep.forked import run_pieces
 from zigzag.sweep.multicore import multicore_identity, write_multicore_files
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import evaluate_point, point_label, workload_points
@@ -198,9 +200,10 @@ def collect(
     *,
     plot_format: str = "png",
     float_format: str = "%.10g",
+    workers: int = 1,
 ) -> list[dict]:
-    """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows; returns
-    the final rows."""
+    """Constraints, Pareto fronts, best variants, tables and figures of a sweep's rows (the
+    figures drawn by up to ``workers`` processes); returns the final rows."""
     rows, details = split_details(rows)
     if sweep.kind != "multicore":  # the figure each layer's mapping search minimised
         rows = [{**row, "opt": sweep.options.get("opt", "latency")} for row in rows]
@@ -209,28 +212,33 @@ def collect(
     output = Path(output)
     tables.write_tables(rows, output, float_format=float_format)
     write_description(sweep, details, output)
-    write_figures(sweep, rows, output / "plots", plot_format)
+    write_figures(sweep, rows, output / "plots", plot_format, workers=workers)
     return rows
 
 
 def write_figures(
-    sweep: Sweep, rows: list[dict], folder: Path, plot_format: str
+    sweep: Sweep, rows: list[dict], folder: Path, plot_format: str, *, workers: int = 1
 ) -> dict[str, Path]:
-    """The Pareto projections and one figure per parameter the user named (a derived path has none)."""
+    """The Pareto projections and one figure per parameter the user named (a derived path has
+    none), drawn by up to ``workers`` processes (:mod:`zigzag.sweep.forked`), the largest first."""
     from zigzag.sweep.figures import plot_metrics_vs_parameter, plot_pareto_projections
 
     limits = [c.text for c in sweep.constraints]
-    paths = {
-        "pareto_figure": plot_pareto_projections(
-            rows, folder / f"pareto.{plot_format}", constraints=limits
+    pieces = {
+        "pareto_figure": functools.partial(
+            plot_pareto_projections, rows, folder / f"pareto.{plot_format}", constraints=limits
         )
     }
     sizes = {p.name for axis in sweep.spec.axes for p in axis if is_size_path(p.path)}
     sizes |= {p.name for p in sweep.spec.derived if is_size_path(p.path)}
     for parameter in figure_parameters(sweep.spec):
         stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
-        paths[f"vs_{parameter}"] = plot_metrics_vs_parameter(
-            rows, parameter, folder / f"vs_{stem}.{plot_format}", size=parameter in sizes
+        pieces[f"vs_{parameter}"] = functools.partial(
+            plot_metrics_vs_parameter,
+            rows,
+            parameter,
+            folder / f"vs_{stem}.{plot_format}",
+            size=parameter in sizes,
         )
     names = [name for name, _ in sweep.workload_axes]
     if names:
@@ -238,18 +246,27 @@ def write_figures(
 
         for parameter in names:
             stem = re.sub(r"[^A-Za-z0-9_.+-]", "_", parameter)
-            paths[f"tokens_vs_{parameter}"] = plot_tokens_vs(
-                rows, parameter, folder / f"tokens_vs_{stem}.{plot_format}", series=names
+            pieces[f"tokens_vs_{parameter}"] = functools.partial(
+                plot_tokens_vs,
+                rows,
+                parameter,
+                folder / f"tokens_vs_{stem}.{plot_format}",
+                series=names,
             )
             metric = "ttft_s" if any(r.get("phase") == "prefill" for r in rows) else "tpot_s"
             for (
                 hardware
             ) in sweep.spec.varied_names:  # e.g. time per output token over SRAM size x context
                 name = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{metric}_{hardware}_x_{parameter}")
-                paths[name] = plot_tokens_grid(
-                    rows, hardware, parameter, folder / f"{name}.{plot_format}", metric=metric
+                pieces[name] = functools.partial(
+                    plot_tokens_grid,
+                    rows,
+                    hardware,
+                    parameter,
+                    folder / f"{name}.{plot_format}",
+                    metric=metric,
                 )
-    return paths
+    return dict(zip(pieces, run_pieces(list(pieces.values()), workers)))
 
 
 def write_variant_documents(

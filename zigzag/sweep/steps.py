@@ -36,6 +36,7 @@ def cmd_sweep_collect(args: argparse.Namespace) -> int:
             args.output,
             plot_format=args.format,
             float_format=args.float_format,
+            workers=args.workers,
         )
         sweep = sweep_from_settings(json.loads(Path(args.settings).read_text()))
         _fail_if_nothing_ok(rows, sweep.constraints, sweep.name)
@@ -97,6 +98,12 @@ def register_steps(command) -> None:
     sub.add_argument("--output", required=True, help="the sweep's results folder")
     sub.add_argument("--format", default="png", help="figure format")
     sub.add_argument("--float-format", default="%.10g", help="format of floats in the tables")
+    sub.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes reading the batches and drawing the figures (the job's threads)",
+    )
     sub = command(
         "sweep-search",
         cmd_sweep_search,

@@ -13,6 +13,7 @@ computes only the new variants' layers.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -22,6 +23,8 @@ from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_if_changed
 from zigzag.io.sealed import read_step_file, write_sealed
 from zigzag.sweep.config import Constraint, Sweep, read_sweep
+from zigzag.sweep.describe import detail_as_text, split_details, write_details
+from zigzag.sweep.forked import run_pieces
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.runner import check_varied_values, collect, evaluate_points, variants_of
 from zigzag.variants import Variant, VariantSpec
@@ -262,7 +265,8 @@ def write_sweep_settings(sweep: Sweep, folder: str | Path, write=None) -> str:
 def evaluate_point_file(
     point_file: str | Path, cache: str | Path, output: str | Path
 ) -> list[dict]:
-    """A batch's job: its variants' rows on every workload of the sweep, written to ``output``."""
+    """A batch's job: its variants' rows on every workload of the sweep, written to ``output``
+    (their per-layer figures as JSON text); returns the rows."""
     data = json.loads(Path(point_file).read_text())
     sweep = sweep_from_settings(data["settings"])
     variants = [
@@ -279,7 +283,7 @@ def evaluate_point_file(
     ]
     notes = SweepNotes()  # told once per sweep, by its collect job
     rows = evaluate_points(sweep, variants, cache, notes=notes)
-    write_sealed(output, {"rows": rows, "notes": notes.to_dict()})
+    write_sealed(output, {"rows": [detail_as_text(r) for r in rows], "notes": notes.to_dict()})
     return rows
 
 
@@ -290,16 +294,32 @@ def collect_points(
     *,
     plot_format: str = "png",
     float_format: str = "%.10g",
+    workers: int = 1,
 ) -> list[dict]:
     """The sweep's job: tables and figures of all its variants' rows; the notes its batch jobs held
-    (their input notes, their unrolling reductions), told once."""
+    (their input notes, their unrolling reductions), told once. ``workers`` processes read the
+    batches (each writing its variants' per-layer files) and draw the figures."""
     data = json.loads(Path(settings_file).read_text())
     sweep = sweep_from_settings(data)
-    batches = [read_step_file(path) for path in point_results]
+    details = Path(output) / "details"
+    batches = run_pieces(
+        [functools.partial(_read_batch, path, details) for path in point_results], workers
+    )
     rows = [row for batch in batches for row in batch["rows"]]
     notes = SweepNotes()
     for batch in batches:
         if "notes" in batch:  # (a batch written before notes were kept has none)
             notes.merge(SweepNotes.from_dict(batch["notes"]))
     notes.tell(f"the batch jobs' logs, {Path(output) / 'logs'}")
-    return collect(sweep, rows, output, plot_format=plot_format, float_format=float_format)
+    return collect(
+        sweep, rows, output, plot_format=plot_format, float_format=float_format, workers=workers
+    )
+
+
+def _read_batch(path: str | Path, details: Path) -> dict:
+    """A batch job's file, its rows without their per-layer figures, which are written to
+    ``details`` (the variants of a batch are in no other batch)."""
+    batch = read_step_file(path)
+    rows, detail = split_details(batch["rows"])
+    write_details(detail, details)
+    return {**batch, "rows": rows}

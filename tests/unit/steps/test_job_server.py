@@ -291,6 +291,45 @@ def test_without_a_safe_server_folder_the_job_runs_in_the_client(results, tmp_pa
     assert stat.S_IMODE(folder.stat().st_mode) == 0o755
 
 
+def test_the_snakefile_starts_a_server_only_for_runs_with_local_jobs(monkeypatch):
+    from zigzag.steps.job_runner import start_server_in_background
+
+    monkeypatch.setenv("ZIGZAG_FLOW_WARM", "0")  # the client started exits without a server
+    for arguments in (["-n"], ["--cores", "2", "--lint"], ["--profile=profiles/slurm"], ["-np"]):
+        assert not start_server_in_background(arguments), arguments
+    assert start_server_in_background(["--cores", "2", "--configfile", "c.yaml"])
+
+
+@pytest.mark.slow  # the server's imports (~3 s)
+def test_a_server_started_without_a_job_is_the_one_the_jobs_use(results, tmp_path):
+    """``client.py --start-server`` (the Snakefile's, while Snakemake builds its DAG) starts the
+    server the jobs' clients find; its connection without a job is dropped silently."""
+    from zigzag.steps import client as client_module
+
+    folder = server_folder()
+    env = {**os.environ, "ZIGZAG_FLOW_DIR": str(folder), "ZIGZAG_FLOW_WARM": "1"}
+    start = [sys.executable, "-S", client_module.__file__, "--start-server"]
+    try:
+        assert subprocess.run(start, env=env, timeout=180).returncode == 0
+        assert len(list(folder.glob("*.sock"))) == 1 and "listening" in server_log(env)
+        assert subprocess.run(start, env=env, timeout=180).returncode == 0  # running: no other
+        done = subprocess.run(
+            [sys.executable, "-S", client_module.__file__, *chunk(results, tmp_path / "r.json")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        log = server_log(env)
+        assert log.count("] starting") == 1 and "evaluate-layers: started" in log
+        assert "dropped" not in log and "error" not in log
+        cold_env = {**env, "ZIGZAG_FLOW_WARM": "0"}
+        assert subprocess.run(start, env=cold_env, timeout=60).returncode == 1  # no server wanted
+    finally:
+        stop_servers(folder)
+
+
 @pytest.mark.slow
 def test_workflow_results_are_the_same_with_and_without_the_server(tmp_path):
     """A small workflow run both ways: every result file equal, every log equal but for its time."""

@@ -74,7 +74,7 @@ def test_a_sweep_tells_each_input_note_once(tmp_path, caplog):
 
 def test_workflow_batches_hold_their_notes_for_the_collect_step(tmp_path, caplog, monkeypatch):
     """The batch jobs show neither note (their logs keep every line); the collect job tells each once."""
-    monkeypatch.setattr("zigzag.sweep.runner.write_figures", lambda *args: {})
+    monkeypatch.setattr("zigzag.sweep.runner.write_figures", lambda *args, **kwargs: {})
     workload = conv_relu_pool(tmp_path / "net.onnx")
     sweep = read_sweep(sweep_section(workload), "test")
     files = write_point_files(sweep, variants_of(sweep), tmp_path / "batches")
