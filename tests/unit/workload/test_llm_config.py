@@ -631,6 +631,7 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
 
     from zigzag.cost.layer_result import LayerCostResult
     from zigzag.io.loaders import load_accelerator, load_mapping
+    from zigzag.mapping_search.jobs import signature_text
     from zigzag.mapping_search.network import evaluate_network
     from zigzag.mapping_search.options import SearchOptions
     from zigzag.io.loaders import build_workload
@@ -655,7 +656,7 @@ def test_identical_layers_share_one_search_and_results_equal_a_fresh_evaluation(
     assert len(result.layers) > 3 * per_block and len(memo) < per_block + 12
     for layer, cost in result.layers:
         on = result.accelerators[layer.id]  # the core, or a copy keeping an operand on chip
-        searched = memo[json.dumps([layer.signature(), id(on)], sort_keys=True, default=str)]
+        searched = memo[signature_text(layer), id(on)]
         fresh = LayerCostResult.of(
             dataclasses.replace(searched, layer_id=layer.id, layer_name=layer.name), layer, on
         )
