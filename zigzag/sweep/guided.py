@@ -14,7 +14,10 @@ small, so the models learn from more than one batch. After each batch it fits, o
   bandwidth below a port's granularity) is not visited again, while a value that was only tried
   beside failing ones is not condemned with them: each value's prior is its neighbours' chance on
   the axis, so a value seen only in failures another axis explains keeps the chance of the values
-  around it, and a value between failing ones inherits their doubt;
+  around it, and a value between failing ones inherits their doubt; along an axis whose failures
+  look monotone (:mod:`zigzag.sweep.monotone`: a buffer too small fails, a larger one does not
+  fail again) the values' chances are kept in order, and a position below a failing one on every
+  monotone axis (equal on the others) counts as failing, one above a runnable one as running;
 * an *objective model* per objective: a regression of the logarithm of the objective on one
   indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
   successive values of an axis to a smooth trend (a value not seen yet continues its neighbours'),
@@ -26,10 +29,12 @@ and picks the next batch among the positions not evaluated yet: by expected gain
 to the range seen, as a front's hypervolume is judged, times the feasibility estimate; any
 position with a gain ranks above those predicted dominated, however doubtful it is), one at a
 time, each pick added to the front as if its prediction were true so that the batch spreads along
-the front; one position per batch is instead the feasible-looking position farthest from
-everything evaluated (the models learn where they know least). The search switches between
-model-guided picks and picks next to the front found (positions one value away on one axis from a
-front position, ranked by the same score) by how far the models can be trusted: after a batch in
+the front; one position per batch of three or more is instead the feasible-looking position
+farthest from everything evaluated (the models learn where they know least; a batch of one or two
+spends its picks on the models' best guesses). The search switches between model-guided picks and
+picks next to the front found (positions one value away on one axis from a front position, any
+other value of an axis with no monotone order of failures such as an array shape, ranked by the
+same score) by how far the models can be trusted: after a batch in
 which a share ``s`` of the picks could not run, that share of the next batch's model picks is
 taken next to the front, and the last batch, whose results no model will use, is taken there
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
@@ -47,6 +52,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
+from zigzag.sweep import monotone
 from zigzag.sweep.hypervolume import hypervolume
 
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
@@ -68,6 +74,8 @@ RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation tha
 #: positions less likely than this to run are picked only when nothing else is left
 MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
+#: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
+EXPLORE_BATCH = 3
 
 
 def _grid_size(sizes: Sequence[int]) -> int:
@@ -118,6 +126,7 @@ class _Models:
         self.offsets = np.cumsum([0, *sizes[:-1]])
         self.coords = np.array(positions, dtype=float) / self.scale
         self.feasible = np.all(values < INFEASIBLE, axis=1)
+        self.signs = monotone.directions(np.array(positions, dtype=int), self.feasible)
         logs = np.log(np.maximum(values[self.feasible], 1e-300))
         self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
@@ -187,6 +196,10 @@ class _Models:
                 np.bincount(seen[self.feasible][:, a], minlength=n)
                 for a, n in enumerate(self.sizes)
             ]
+            tried = [
+                runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0
+                for a, n in enumerate(self.sizes)
+            ]
             for _ in range(EM_STEPS):
                 chance = np.stack([ok[a][failed[:, a]] for a in range(len(self.sizes))], axis=1)
                 total = np.prod(chance, axis=1)
@@ -202,6 +215,10 @@ class _Models:
                     )
                     / (runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0)
                     for a, n in enumerate(self.sizes)
+                ]
+                ok = [  # an axis along which failure is monotone keeps its chances in order
+                    monotone.isotonic(ok[a], weight, self.signs[a])
+                    for a, weight in enumerate(tried)
                 ]
             self._ok = ok
         return np.prod([self._ok[a][positions[:, a]] for a in range(len(self.sizes))], axis=0)
@@ -298,7 +315,8 @@ def guided_search(
         left = budget - len(seen) - count  # evaluations after this batch
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
-        picks = _next_batch(sizes, seen, count, rng, explore=left > 0, local=local)
+        explore = left > 0 and count >= EXPLORE_BATCH
+        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local)
         if not picks:
             break
         run(picks)
@@ -346,15 +364,17 @@ def _next_batch(
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng)
     near = np.zeros(len(pool), dtype=bool)
+    models = _Models(sizes, positions, values)
     if local:  # picks next to the front found (one value away on one axis from a front position)
-        neighbours = {tuple(p) for p in _front_neighbours(sizes, positions, values, seen)}
+        neighbours = {
+            tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
+        }
         if local >= count and len(neighbours) >= count:
             pool = np.array(sorted(neighbours), dtype=int).reshape(-1, len(sizes))
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
-    models = _Models(sizes, positions, values)
-    feasible = models.feasibility(pool)
+    feasible = _implied_feasibility(models, positions, pool)
     if models.feasible.sum() < 2:  # nothing to model yet: spread out where failure is not known
         return _farthest(models, pool, feasible, count)
     predicted = models.predict(pool)
@@ -365,6 +385,7 @@ def _next_batch(
     while len(picks) < count - (explore is not None):
         gains = _gains(predicted, front, reference)
         score = _score(gains, feasible)
+        score[feasible <= 0] -= 1e3  # must fail: only when nothing else is left
         score[picks] = -np.inf
         if len(picks) < local and near[score > -np.inf].any():
             score[~near] = -np.inf
@@ -379,6 +400,15 @@ def _next_batch(
     return [tuple(int(v) for v in pool[i]) for i in picks]
 
 
+def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
+    must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
+    feasible = models.feasibility(pool)
+    seen = np.array(positions, dtype=int).reshape(len(positions), -1)
+    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
+    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+
+
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
     """A pick's rank: a gain counts as much as the position is likely to run (to the power
     :data:`RISK`); any position with a gain ranks above those predicted dominated (which can add
@@ -387,9 +417,15 @@ def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
 
 
 def _front_neighbours(
-    sizes: Sequence[int], positions: list, values: np.ndarray, seen: dict
+    sizes: Sequence[int],
+    positions: list,
+    values: np.ndarray,
+    seen: dict,
+    signs: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """Positions one step (one axis, one value) from a position of the current front, not evaluated."""
+    """Positions one step (one axis, one value) from a position of the current front, not
+    evaluated; along an axis whose ``signs`` entry is 0 (no monotone order of failures, such as
+    an array shape) every other value counts as one step."""
     feasible = np.all(values < INFEASIBLE, axis=1)
     ok = values[feasible]
     front = [
@@ -400,8 +436,9 @@ def _front_neighbours(
     near = set()
     for p in front:
         for axis, n in enumerate(sizes):
-            for step in (-1, 1):
-                if 0 <= p[axis] + step < n:
+            steps = (-1, 1) if signs is None or signs[axis] else range(-p[axis], n - p[axis])
+            for step in steps:
+                if step and 0 <= p[axis] + step < n:
                     q = p[:axis] + (p[axis] + step,) + p[axis + 1 :]
                     if q not in seen:
                         near.add(q)
@@ -417,7 +454,7 @@ def _farthest(
     reference = models.coords
     for _ in range(min(count, len(pool))):
         distance = np.abs(coords[:, None, :] - reference[None, :, :]).sum(axis=2).min(axis=1)
-        score = distance * np.where(feasible >= 0.5, 1.0, 0.1)
+        score = distance * np.where(feasible >= 0.5, 1.0, np.where(feasible > 0, 0.1, 1e-3))
         score[chosen] = -np.inf
         best = int(np.argmax(score))
         chosen.append(best)
