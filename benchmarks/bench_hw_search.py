@@ -188,9 +188,9 @@ def main() -> None:
         grid = [objectives(r) for r in rows.values()]
         ok = [p for p in grid if p[0] < WORST]
         # the searches read the grid's rows: what is compared is the choice of variants, not their evaluation
-        searching.evaluate_position = lambda sweep, position, cache, parsed, rows=rows: rows[
-            tuple(position)
-        ]
+        searching.evaluate_position = lambda sweep, position, cache, parsed, rows=rows, notes=None: (
+            rows[tuple(position)]
+        )
         lower = [min(p[i] for p in ok) for i in range(3)]
         upper = [max(p[i] for p in ok) for i in range(3)]
         reference = (1.1, 1.1, 1.1)

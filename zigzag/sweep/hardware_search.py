@@ -20,6 +20,7 @@ survivors chosen by ``selNSGA2``. At most ``population * (generations + 1)`` var
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from zigzag.sweep.config import SearchBudget, Sweep
 from zigzag.sweep.config import accelerator_identity
 from zigzag.sweep.describe import split_details
 from zigzag.sweep.guided import guided_search
+from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import workload_points
 from zigzag.sweep.runner import collect, point_row
 from zigzag.variants import axis_sizes, variant_at
@@ -67,19 +69,33 @@ class SearchResult:
 
 
 def evaluate_position(
-    sweep: Sweep, position: tuple[int, ...], cache: str | Path, parsed: dict
+    sweep: Sweep,
+    position: tuple[int, ...],
+    cache: str | Path,
+    parsed: dict,
+    notes: SweepNotes | None = None,
 ) -> list[dict]:
     """The rows (one per workload and ``workload_vary`` point, constraints applied) of the variant
-    at ``position``: the search's objectives sum over all of them."""
+    at ``position``: the search's objectives sum over all of them. ``notes``: where to hold the
+    points' input notes and unrolling reductions (else they are logged as they come)."""
     variant = variant_at(sweep.spec, position, normalise=accelerator_identity)
-    return [
-        tables.check_constraints(
-            point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes),
-            sweep.constraints,
-        )
-        for workload in sweep.workloads
-        for changes in workload_points(sweep)
-    ]
+    rows = []
+    for workload in sweep.workloads:
+        for changes in workload_points(sweep):
+            with notes.point(variant.name) if notes is not None else contextlib.nullcontext():
+                row = point_row(sweep, variant, workload, cache, workloads=parsed, changes=changes)
+            rows.append(tables.check_constraints(row, sweep.constraints))
+    return rows
+
+
+def _position_with_notes(
+    sweep: Sweep, position: tuple[int, ...], cache: str, parsed: dict
+) -> tuple[list[dict], dict]:
+    """The rows of the variant at ``position`` and the notes its points held (as a dict: it
+    crosses from a worker process), for the search to tell once."""
+    notes = SweepNotes()
+    rows = evaluate_position(sweep, position, cache, parsed, notes=notes)
+    return rows, notes.to_dict()
 
 
 def objectives(rows: list[dict]) -> tuple[float, float, float]:
@@ -93,11 +109,36 @@ def objectives(rows: list[dict]) -> tuple[float, float, float]:
     )
 
 
-def _evaluations(sweep: Sweep, cache: str | Path, workers: int) -> Evaluations:
+class _Evaluations:
+    """Rows of positions, memoised (``memo``), evaluated in this process or in ``workers``
+    processes; their points' notes (``notes``) gathered to be told once when the search ends."""
+
+    def __init__(self, sweep: Sweep, cache: str | Path, workers: int):
+        self._held = Evaluations(
+            functools.partial(_position_with_notes, sweep, cache=str(cache), parsed={}), workers
+        )
+        self.memo: dict[tuple[int, ...], list[dict]] = {}
+        self.notes = SweepNotes()
+
+    def __enter__(self) -> _Evaluations:
+        self._held.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._held.__exit__(*exc)
+        self.notes.tell()
+
+    def __call__(self, positions) -> list[list[dict]]:
+        for position, (rows, notes) in zip(positions, self._held(positions)):
+            if tuple(position) not in self.memo:
+                self.memo[tuple(position)] = rows
+                self.notes.merge(SweepNotes.from_dict(notes))
+        return [self.memo[tuple(p)] for p in positions]
+
+
+def _evaluations(sweep: Sweep, cache: str | Path, workers: int) -> _Evaluations:
     """Rows of positions, memoised, evaluated in this process or in ``workers`` processes."""
-    return Evaluations(
-        functools.partial(evaluate_position, sweep, cache=str(cache), parsed={}), workers
-    )
+    return _Evaluations(sweep, cache, workers)
 
 
 # ----- variation ----------------------------------------------------------------------------------

@@ -97,3 +97,22 @@ def test_workflow_batches_hold_their_notes_for_the_collect_step(tmp_path, caplog
     assert [line for line in lines if "spatial unrolling" in line][0].startswith(
         "spatial unrolling fitted to the array on 3 of 3 points"
     )
+
+
+def test_a_guided_search_tells_each_input_note_once(tmp_path, caplog):
+    """The search's points hold their notes (in this process or a worker's) and the search tells
+    them once when it ends."""
+    from zigzag.sweep.hardware_search import search
+    from zigzag.sweep.config import SearchBudget
+
+    workload = conv_relu_pool(tmp_path / "net.onnx")
+    caplog.set_level(logging.WARNING)
+    sweep = read_sweep(sweep_section(workload), "test")
+    found = search(sweep, SearchBudget(population=4, generations=1, workers=1), tmp_path / "cache")
+    assert found.evaluations == 3  # the whole grid
+    lines = warnings_of(caplog)
+    assert told(lines, f"{workload}: {RELU}") == 1 and told(lines, f"{workload}: {POOL}") == 1
+    fitted = [line for line in lines if "spatial unrolling" in line]
+    assert len(fitted) == 1 and fitted[0].startswith(
+        "spatial unrolling fitted to the array on 3 of 3 points (e.g. "
+    )
