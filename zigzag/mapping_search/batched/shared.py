@@ -46,6 +46,7 @@ from zigzag.mapping_search.batched.model import BatchCostModel, access_energy
 from zigzag.mapping_search.batched.siblings import (
     Siblings,
     carried,
+    costed_fields,
     memory_sizes,
     sibling_sets,
     with_memories,
@@ -387,22 +388,6 @@ def recost(result, layer, accelerator, spatial_mapping_array):
             for op, names in result.memory_names.items()
         }
     )
-    mem_energy, breakdown, further = memory_energy(costs, result.memory_word_access)
+    energies = memory_energy(costs, result.memory_word_access)
     array = array_cost(layer, accelerator, spatial_mapping_array)
-    return dataclasses.replace(
-        result,
-        layer_id=layer.id,
-        layer_name=layer.name,
-        accelerator_name=accelerator.name,
-        energy_total=mem_energy + array.mac_energy,
-        mac_energy=array.mac_energy,
-        mem_energy=mem_energy,
-        mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
-        mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
-        area_operational_array=array.area,
-        area_memories=dict(array.memory_areas),
-        mac_energy_breakdown=array.mac_energy_breakdown,
-        tclk=array.tclk,
-        tclk_breakdown=array.tclk_breakdown,
-        area_operational_array_breakdown=array.area_breakdown,
-    )
+    return dataclasses.replace(result, **costed_fields(layer, accelerator, array, energies))

@@ -177,14 +177,7 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
     latency2 = latency1 + offload
     return dataclasses.replace(
         known,
-        layer_id=layer.id,
-        layer_name=layer.name,
-        accelerator_name=accelerator.name,
-        energy_total=mem_energy + array.mac_energy,
-        mac_energy=array.mac_energy,
-        mem_energy=mem_energy,
-        mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
-        mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
+        **costed_fields(layer, accelerator, array, (mem_energy, breakdown, further)),
         memory_word_access={op: tuple(v) for op, v in accesses.items()},
         latency_total0=latency0,
         latency_total1=latency1,
@@ -200,11 +193,28 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
         effective_mem_utilization_individual={op: tuple(v) for op, v in eff.items()},
         effective_mem_utilization_shared={op: tuple(v) for op, v in eff_sh_after.items()},
         double_buffer={op: tuple(v) for op, v in db.items()},
+        port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
+    )
+
+
+def costed_fields(layer, accelerator, array, energies) -> dict:
+    """The fields of a :class:`~zigzag.cost.result.CostResult` a re-derived result takes from
+    ``accelerator``: its names, the memory ``energies`` (``memory_energy``'s total, breakdown and
+    further breakdown) and the array's figures (``array_cost``), as ``analyse`` sets them."""
+    mem_energy, breakdown, further = energies
+    return dict(
+        layer_id=layer.id,
+        layer_name=layer.name,
+        accelerator_name=accelerator.name,
+        energy_total=mem_energy + array.mac_energy,
+        mac_energy=array.mac_energy,
+        mem_energy=mem_energy,
+        mem_energy_breakdown={op: tuple(v) for op, v in breakdown.items()},
+        mem_energy_breakdown_further={op: tuple(v) for op, v in further.items()},
         area_operational_array=array.area,
         area_memories=dict(array.memory_areas),
         mac_energy_breakdown=array.mac_energy_breakdown,
         tclk=array.tclk,
         tclk_breakdown=array.tclk_breakdown,
         area_operational_array_breakdown=array.area_breakdown,
-        port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
     )
