@@ -117,7 +117,6 @@ class _Evaluations:
         self._held = Evaluations(
             functools.partial(_position_with_notes, sweep, cache=str(cache), parsed={}), workers
         )
-        self.memo: dict[tuple[int, ...], list[dict]] = {}
         self.notes = SweepNotes()
 
     def __enter__(self) -> _Evaluations:
@@ -128,17 +127,17 @@ class _Evaluations:
         self._held.__exit__(*exc)
         self.notes.tell()
 
+    @property
+    def memo(self) -> dict[tuple[int, ...], list[dict]]:
+        """The rows of every position evaluated so far."""
+        return {position: rows for position, (rows, _) in self._held.memo.items()}
+
     def __call__(self, positions) -> list[list[dict]]:
-        for position, (rows, notes) in zip(positions, self._held(positions)):
-            if tuple(position) not in self.memo:
-                self.memo[tuple(position)] = rows
-                self.notes.merge(SweepNotes.from_dict(notes))
-        return [self.memo[tuple(p)] for p in positions]
-
-
-def _evaluations(sweep: Sweep, cache: str | Path, workers: int) -> _Evaluations:
-    """Rows of positions, memoised, evaluated in this process or in ``workers`` processes."""
-    return _Evaluations(sweep, cache, workers)
+        new = [p for p in dict.fromkeys(map(tuple, positions)) if p not in self._held.memo]
+        values = self._held(positions)
+        for position in new:
+            self.notes.merge(SweepNotes.from_dict(self._held.memo[position][1]))
+        return [rows for rows, _ in values]
 
 
 # ----- variation ----------------------------------------------------------------------------------
@@ -204,7 +203,7 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
         return _guided(sweep, budget, cache, sizes, progress)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
-    with _evaluations(sweep, cache, budget.workers) as evaluations:
+    with _Evaluations(sweep, cache, budget.workers) as evaluations:
         front, generation = nsga2_loop(
             _initial(sizes, min(budget.population, grid), seen, rng),
             budget.generations,
@@ -227,7 +226,7 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
 def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
-    with _evaluations(sweep, cache, budget.workers) as evaluations:
+    with _Evaluations(sweep, cache, budget.workers) as evaluations:
 
         def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
             values = [objectives(rows) for rows in evaluations(positions)]
