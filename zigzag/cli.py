@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--workload",
         required=True,
-        help="workload: ZigZag workload YAML, ONNX model, or LLM workload (*.llm.yaml)",
+        help="workload: ZigZag workload YAML, ONNX model, or LLM workload (a file ending in .llm.yaml)",
     )
     run.add_argument(
         "--accelerator", required=True, help="accelerator description YAML (ZigZag format)"

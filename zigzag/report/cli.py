@@ -25,7 +25,7 @@ def add_report_command(sub) -> None:
     report = sub.add_parser(
         "report",
         help="write the interactive HTML report of a results folder (report.html)",
-        description="Write DIR/report.html (and one per results folder below it: stream/, hardware_sweeps/*/) "
+        description="Write DIR/report.html (and one per results folder below it: stream/ and each folder in hardware_sweeps/) "
         "for the workflow's results, a hardware sweep or guided search, or multi-core runs: a "
         "sortable table, Pareto view, parallel coordinates, ranking across workloads and a per-design "
         "breakdown. The page works offline; plotly.js is copied beside it once per folder (packed as plotly.gz.js where no Gantt chart needs plotly.min.js).",
