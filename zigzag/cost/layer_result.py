@@ -30,6 +30,10 @@ from zigzag.hardware.zigzag_views import FourWay, MemoryLevelView, OperandLinks,
 from zigzag.workload.layer import Layer
 
 
+#: the fields of a :class:`CostResult`, in order
+_COST_FIELDS = tuple(f.name for f in dataclasses.fields(CostResult))
+
+
 class PortActivityView(NamedTuple):
     """One served (operand, level, direction) of a port during computation, with ZigZag's names."""
 
@@ -114,7 +118,6 @@ class LayerCostResult(CostResult):
         access_same_data_considered_as_no_access: bool = True,
         latency_model: str = "zigzag",
     ) -> "LayerCostResult":
-        values = {f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)}
         if (
             result.compute_unit == VECTOR_UNIT
             and layer is not None
@@ -123,13 +126,17 @@ class LayerCostResult(CostResult):
             layer, accelerator = on_vector_unit(
                 layer, accelerator
             )  # what the layer was evaluated on
-        return cls(
-            **values,
+        # the fields set as the dataclass's __init__ would set them, without its per-field calls
+        made = object.__new__(cls)
+        made.__dict__.update(
+            {name: getattr(result, name) for name in _COST_FIELDS},
             layer=layer,
             accelerator=accelerator,
             access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
             latency_model=latency_model,
         )
+        made.__post_init__()
+        return made
 
     def for_layer(self, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
         """This result as ``of`` would give it for ``layer``, a layer with the same signature (another id and

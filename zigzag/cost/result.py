@@ -405,8 +405,8 @@ def _add_in_place(total: dict[str, list], other: dict) -> dict[str, list]:
             for k in range(common):
                 x, y = levels[k], added[k]
                 if isinstance(x, dict):
-                    for d in x:
-                        x[d] = x[d] + y[d]
+                    for d in x:  # dict's own item read: a FourWay's is a Python method
+                        x[d] = x[d] + _item(y, d)
                 else:
                     levels[k] = x + y
             levels.extend(_own(v) for v in added[common:])
@@ -417,6 +417,9 @@ def _add_in_place(total: dict[str, list], other: dict) -> dict[str, list]:
         if op not in result:
             result[op] = [_own(v) for v in levels]
     return result
+
+
+_item = dict.__getitem__
 
 
 def _own(level):

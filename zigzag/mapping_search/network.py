@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
@@ -183,16 +182,16 @@ def evaluate_network(
             key = (signature_text(layer), id(layer_accelerator))
             if key not in memo:
                 memo[key] = search(layer, layer_accelerator)
-            if key in first:
-                result = first[key].for_layer(layer, layer_accelerator)
-            else:
-                result = first[key] = LayerCostResult.of(
-                    dataclasses.replace(memo[key], layer_id=layer.id, layer_name=layer.name),
+            if key not in first:
+                first[key] = LayerCostResult.of(
+                    memo[key],
                     layer,
                     layer_accelerator,
                     access_same_data_considered_as_no_access=options.access_same_data_considered_as_no_access,
                     latency_model=options.cost_latency_model,
                 )
+            # named for this layer (the memo's result may be another layer's of the same signature)
+            result = first[key].for_layer(layer, layer_accelerator)
             results.append((layer, result))
             if on_layer is not None:
                 on_layer(layer, result)

@@ -531,6 +531,23 @@ def test_area_total():
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "cycles, minima, surplus, expected",
+    [
+        ([100], [10], 50.5, ([49.5], [50.5])),  # the surplus runs out: spent in full
+        ([100], [10], 200, ([10], [90.0])),  # down to the minimum; the minimum's int kept
+        ([100], [10], 90.0, ([10], [90.0])),  # exactly enough
+        ([100], [10], 0, ([100], [0.0])),  # nothing to spend
+        ([7.5], [10], 3, ([10.0], [-2.5])),  # above its minimum already: raised to it
+    ],
+)
+def test_reduce_balanced_one_transfer(cycles, minima, surplus, expected):
+    """One transfer on a port (the short path) takes the loop's steps: the same values and types."""
+    got = reduce_balanced(cycles, minima, surplus)
+    assert got == expected
+    assert [type(v) for part in got for v in part] == [type(v) for part in expected for v in part]
+
+
 def test_reduce_balanced_over_reduces():
     # conv2_1, dram rw_port_1: I1 tl 26912 (min 26912), I2 tl 4608 (min 5), O fl 25088 (min 1)
     remaining, reductions = reduce_balanced([26912, 4608, 25088], [26912, 5, 1], 112896)

@@ -4,6 +4,8 @@ the kept parts give the set-ups, spatial quantities and results that fresh ones 
 
 from __future__ import annotations
 
+import dataclasses
+
 import yaml
 
 from support import DATA, REPO
@@ -110,3 +112,14 @@ def test_variants_of_one_structure_share_frames_and_equal_fresh_set_ups():
             levels, quantities_kept = spatial[layer.id, n]
             assert spatial_analysis(fresh, levels) == quantities_kept
             assert search_layer(layer, accelerator, options)[0].to_dict() == results[layer.id, n]
+
+
+def test_set_ups_made_at_once_hold_every_field():
+    """``layer_setup`` makes its Operand and Setup without the dataclasses' ``__init__``
+    (``setup.made``): every field set, nothing else, equal to what the constructor gives."""
+    entries = [MappingEntry.from_dict(e) for e in yaml.safe_load(MAPPING.read_text())]
+    layer = load_workload(str(WORKLOAD), entries).layers[0]
+    s = layer_setup(layer, variant(2**23, 512, 1567.67))
+    assert set(vars(s)) == {f.name for f in dataclasses.fields(setup.Setup)}
+    for operand in s.operands.values():
+        assert vars(operand) == vars(setup.Operand(**vars(operand)))

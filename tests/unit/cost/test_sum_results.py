@@ -12,7 +12,9 @@ import operator
 import yaml
 
 from support import DATA, REPO
-from zigzag.cost.result import CumulativeResult, sum_results
+from zigzag.cost.layer_result import LayerCostResult
+from zigzag.cost.result import CostResult, CumulativeResult, sum_results
+from zigzag.hardware.zigzag_views import FourWay
 from zigzag.io.loaders import load_accelerator, load_workload
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.layer_search import search_layer
@@ -59,3 +61,33 @@ def test_sum_in_place_equals_pairwise_addition():
         for name in ("mem_energy_breakdown", "memory_word_access"):
             assert list(getattr(summed, name)) == list(getattr(expected, name))  # same order
     assert repr(mixed) == repr(before)  # the results added are left as they were
+
+
+def test_sum_of_layer_results_equals_sum_of_their_cost_results():
+    """The sum reads a LayerCostResult's per-direction levels (FourWay) as plain dicts: the same
+    figures as the CostResults they were made from."""
+    results = layer_results()
+    layers = [
+        LayerCostResult.of(r, None, None, access_same_data_considered_as_no_access=True)
+        for r in results
+    ]
+    assert all(
+        type(r.memory_word_access[op][0]) is FourWay for r in layers for op in r.memory_word_access
+    )
+    assert repr(sum_results(layers)) == repr(sum_results(results))
+
+
+def test_layer_result_made_at_once_equals_the_dataclass_constructor():
+    """``LayerCostResult.of`` sets the fields without the generated ``__init__``: the same
+    object, field for field, as the constructor gives."""
+    result = layer_results()[0]
+    made = LayerCostResult.of(result, None, None, latency_model="zigzag")
+    built = LayerCostResult(
+        **{f.name: getattr(result, f.name) for f in dataclasses.fields(CostResult)},
+        layer=None,
+        accelerator=None,
+        access_same_data_considered_as_no_access=True,
+        latency_model="zigzag",
+    )
+    assert made == built and repr(made) == repr(built)
+    assert vars(made) == vars(built)

@@ -185,7 +185,9 @@ def test_winner_on_another_variant_equals_evaluate(seed):
             expected = evaluate(
                 layer, other, fractional, integer, temporal, spatial_mapping_array=array_mapping
             )
-            assert with_memories(detail, layer, other, array_mapping) == expected
+            derived = with_memories(detail, layer, other, array_mapping)
+            assert derived == expected
+            assert vars(derived) == vars(expected)  # a copy without __init__: every field, only
             differ += expected.latency_total2 != detail.result.latency_total2
             buffered += expected.double_buffer != detail.result.double_buffer
     assert differ > 0  # the bandwidths did change some latency

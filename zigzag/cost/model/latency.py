@@ -7,7 +7,6 @@ port the activities that share it, their updating windows and the port's stall o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from zigzag.cost.model.setup import Port, Setup
@@ -51,23 +50,30 @@ def transfer_cycles(setup: Setup, movement_int, db_flags):
     relevant level is the one below for ``tl``/``fl`` and this one for ``th``/``fh``.
     """
     real, allowed = {}, {}
+    ceil, cpo = math.ceil, setup.cycles_per_op
     for op, operand in setup.operands.items():
         real_op, allowed_op = [], []
         db = db_flags[op]
+        flows_op = movement_int[op].flows
         for k, lv in enumerate(operand.levels):
-            flows = movement_int[op].flows[k]
+            flows = flows_op[k]
+            bw_max = lv.bw_max
             r, a = {}, {}
-            for d in DIRECTIONS:
-                flow = flows[d]
-                bw = lv.bw_max[d]
-                r[d] = math.ceil(flow.amount * flow.precision / bw) if bw else 0
-                buffered = db[k + 1] if d in ("th", "fh") else db[k]
-                a[d] = math.ceil((flow.period if buffered else flow.window) * setup.cycles_per_op)
+            for d, upper in _UPPER:
+                period, _, amount, precision, _, window = flows[d]
+                bw = bw_max[d]
+                r[d] = ceil(amount * precision / bw) if bw else 0
+                a[d] = ceil((period if db[k + upper] else window) * cpo)
             real_op.append(r)
             allowed_op.append(a)
         real[op] = real_op
         allowed[op] = allowed_op
     return real, allowed
+
+
+#: each direction, and whether the level its double buffering reads is the one above (1: this
+#: level, index ``k + 1`` of the flags, for ``th``/``fh``) or the one below (0: ``tl``/``fl``)
+_UPPER = tuple((d, 1 if d in ("th", "fh") else 0) for d in DIRECTIONS)
 
 
 # =============================================================================================
@@ -96,9 +102,9 @@ class PortActivity(NamedTuple):
         return self.allowed * (self.count - 1)
 
 
-@dataclass(frozen=True)
-class PortStall:
-    """One port's activities during computation and its stall (+) or slack (-) (docs/models/cost-model.md#latency)."""
+class PortStall(NamedTuple):
+    """One port's activities during computation and its stall (+) or slack (-) (docs/models/cost-model.md#latency).
+    A named tuple: one per used port of every evaluation, so cheap to make."""
 
     memory: str
     port: str
@@ -113,22 +119,24 @@ def port_activities(
     """Activities per used port, memories in YAML order (docs/models/cost-model.md#latency); unlinked memory operands and
     directions without traffic (``N = 0``) are skipped."""
     result = []
+    ceil, cpo = math.ceil, setup.cycles_per_op
+    flows = {op: m.flows for op, m in movement_int.items()}
     for port in setup.ports:
         acts = []
-        for duty in port.duties:
-            op = duty.layer_op
-            flow = movement_int[op].flows[duty.level][duty.direction]
-            if flow.count == 0:
+        for _, level, direction, op, _, _ in port.duties:
+            flow = flows[op][level][direction]
+            count = flow.count
+            if count == 0:
                 continue
             acts.append(
                 PortActivity(
                     op,
-                    duty.level,
-                    duty.direction,
-                    real[op][duty.level][duty.direction],
-                    allowed[op][duty.level][duty.direction],
-                    math.ceil(flow.period * setup.cycles_per_op),
-                    flow.count,
+                    level,
+                    direction,
+                    real[op][level][direction],
+                    allowed[op][level][direction],
+                    ceil(flow.period * cpo),
+                    count,
                 )
             )
         result.append((port, acts))

@@ -24,6 +24,11 @@ def reduce_balanced(cycles: list, minima: list, surplus) -> tuple[list, list]:
     reductions = [0.0] * len(cycles)
     if surplus <= 0 or not cycles:
         return list(cycles), reductions
+    if len(cycles) == 1:  # the usual case (one whole-tensor transfer on a port): the loop's steps
+        step = cycles[0] - minima[0]
+        if surplus < step * 1:
+            step = surplus / 1
+        return [cycles[0] - step], [0.0 + step]
     order = sorted(range(len(cycles)), key=lambda i: cycles[i], reverse=True)
     current = list(cycles)
     for i, j in enumerate(order):

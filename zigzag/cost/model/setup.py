@@ -133,11 +133,14 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
     operands = {}
     for fields, levels in frame.operands:
         mem_op = fields["mem_op"]
-        operands[fields["name"]] = Operand(
+        operands[fields["name"]] = made(
+            Operand,
+            fields,
             levels=tuple(_level(memory[name], mem_op, sharing) for name, sharing in levels),
-            **fields,
         )
-    return Setup(
+    return made(
+        Setup,
+        {},
         layer=layer,
         accelerator=accelerator,
         operands=operands,
@@ -149,6 +152,16 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
         cycles_per_op=frame.cycles_per_op,
         frame=frame,
     )
+
+
+def made(cls, fields: dict, **more):
+    """An instance of the frozen dataclass ``cls`` with ``fields`` and ``more``: every one of its
+    fields (none left to a default, and ``cls`` computes nothing at construction), set at once.
+    The generated ``__init__`` of a frozen dataclass sets them one ``object.__setattr__`` at a
+    time, several times slower; a set-up is made per layer and hardware variant."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(fields, **more)
+    return instance
 
 
 @lru_cache(maxsize=1024)

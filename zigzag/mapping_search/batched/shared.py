@@ -22,7 +22,6 @@ Used by hardware sweeps (:class:`SharedCandidates`, one per batch job, in memory
 
 from __future__ import annotations
 
-import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -48,6 +47,7 @@ from zigzag.mapping_search.batched.siblings import (
     carried,
     costed_fields,
     memory_sizes,
+    replaced,
     sibling_sets,
     with_memories,
 )
@@ -110,6 +110,7 @@ class SharedCandidates:
         self.size = size
         self.budget = budget
         self.tables: OrderedDict = OrderedDict()
+        self.table_bytes: dict = {}  # the arrays' bytes of each table kept
         self.results: OrderedDict = OrderedDict()
         self.nbytes = 0
         self.built = 0
@@ -137,9 +138,10 @@ class SharedCandidates:
         size = _nbytes(table)
         if size <= self.budget:
             self.tables[key] = table
+            self.table_bytes[key] = size
             self.nbytes += size
             while len(self.tables) > self.size or self.nbytes > self.budget:
-                self.nbytes -= _nbytes(self.tables.popitem(last=False)[1])
+                self.nbytes -= self.table_bytes.pop(self.tables.popitem(last=False)[0])
         return table
 
     def result(self, key: str):
@@ -390,4 +392,4 @@ def recost(result, layer, accelerator, spatial_mapping_array):
     )
     energies = memory_energy(costs, result.memory_word_access)
     array = array_cost(layer, accelerator, spatial_mapping_array)
-    return dataclasses.replace(result, **costed_fields(layer, accelerator, array, energies))
+    return replaced(result, **costed_fields(layer, accelerator, array, energies))

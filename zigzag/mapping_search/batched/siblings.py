@@ -21,7 +21,6 @@ Used by :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
 
 from __future__ import annotations
 
-import dataclasses
 from numbers import Real
 
 from zigzag.cost.array import array_cost
@@ -175,7 +174,7 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
     latency0 = known.ideal_temporal_cycle + ss_comb
     latency1 = latency0 + onload
     latency2 = latency1 + offload
-    return dataclasses.replace(
+    return replaced(
         known,
         **costed_fields(layer, accelerator, array, (mem_energy, breakdown, further)),
         memory_word_access={op: tuple(v) for op, v in accesses.items()},
@@ -195,6 +194,15 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
         double_buffer={op: tuple(v) for op, v in db.items()},
         port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
     )
+
+
+def replaced(result: CostResult, **changes) -> CostResult:
+    """``dataclasses.replace(result, **changes)`` for a :class:`CostResult` (no ``__post_init__``,
+    nothing computed at construction): a copy of its fields with ``changes``, without the
+    dataclass's per-field ``__init__``."""
+    copy = object.__new__(type(result))
+    copy.__dict__.update(result.__dict__, **changes)
+    return copy
 
 
 def costed_fields(layer, accelerator, array, energies) -> dict:
