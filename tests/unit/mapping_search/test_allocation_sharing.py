@@ -84,3 +84,42 @@ def test_problem_key_reads_the_unrolling_not_the_array():
     assert keys[32] == keys[64] and keys[16] != keys[32]
     for op, cuts in keys[32, "cuts"].items():
         assert np.array_equal(cuts, keys[64, "cuts"][op])
+
+
+def _sized(ub_kib: int, acc_kib: int):
+    """The 32x32 example with another buffer and accumulator size."""
+    document = yaml.safe_load(BASE.read_text())
+    document["memories"]["unified_buffer"]["size"] = ub_kib * KIB
+    document["memories"]["accumulators"]["size"] = acc_kib * KIB
+    return accelerator_from_dict(validate_accelerator(document, f"ub{ub_kib}-acc{acc_kib}"))
+
+
+def test_running_sizes_from_prefix_products_match_the_take_by_take_products():
+    """With integral spatial factors the assigner reads each running size as spatial part x the
+    loops' prefix product; forced to multiply take by take instead, it gives the same flags,
+    cuts and bounds, on several size sets, even or not."""
+    _, layers = array(32)
+    compared = 0
+    for ub_kib, acc_kib in ((1024, 512), (8, 512), (1024, 4), (64, 16)):
+        accelerator = _sized(ub_kib, acc_kib)
+        for layer in layers[:2]:
+            mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1)[0]
+            fractional, _ = spatial_mapping.convert(mapping, layer, accelerator)
+            for even in (False, True):
+                constraints, loops, assigner = candidate_loops(
+                    layer, accelerator, fractional, lpf_limit=5, even=even
+                )
+                assert assigner.integral
+                ids = next(ordering_chunks(loops, 8192))
+                fast = assigner.assign_bounded(ids)
+                assigner.integral = False
+                slow = assigner.assign_bounded(ids)
+                assert np.array_equal(fast[0], slow[0])
+                for op in fast[1]:
+                    assert np.array_equal(fast[1][op], slow[1][op])
+                assert fast[2].keys() == slow[2].keys()
+                for name, (low, high) in fast[2].items():
+                    assert np.array_equal(low, slow[2][name][0])
+                    assert np.array_equal(high, slow[2][name][1])
+                compared += int(fast[0].sum())
+    assert compared > 0
