@@ -168,10 +168,17 @@ class BatchLevelAssigner:
         bits that ``fitted`` (arrays, -inf where none) and that ``failed`` (+inf where none)."""
         if self._bounds is None:
             return
-        n = len(entered)
-        low, high = self._bounds.setdefault(memory.name, (np.full(n, -np.inf), np.full(n, np.inf)))
-        np.maximum(low, np.where(entered, fitted, -np.inf), out=low)
-        np.minimum(high, np.where(entered, failed, np.inf), out=high)
+        fitted = np.where(entered, fitted, -np.inf)
+        failed = np.where(entered, failed, np.inf)
+        if memory.name not in self._bounds:  # the first narrowing of (-inf, inf)
+            self._bounds[memory.name] = (
+                fitted.astype(float, copy=False),
+                failed.astype(float, copy=False),
+            )
+            return
+        low, high = self._bounds[memory.name]
+        np.maximum(low, fitted, out=low)
+        np.minimum(high, failed, out=high)
 
     def _assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n, length = ids.shape
