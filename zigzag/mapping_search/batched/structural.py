@@ -250,10 +250,16 @@ def problem_key(loops, assigner, constraints, chunk: int) -> tuple:
     layer = assigner.layer
     return (
         tuple(
-            (op, tuple(layer.relevant[op]), repr(layer.partially_relevant[op]), layer.precision[op])
+            # reprs, not values: an int and an equal float round the scalar sums differently
+            (
+                op,
+                tuple(layer.relevant[op]),
+                repr(layer.partially_relevant[op]),
+                repr(layer.precision[op]),
+            )
             for op in layer.operands
         ),
-        (layer.output, layer.final_output_precision, tuple(layer.irrelevant[layer.output])),
+        (layer.output, repr(layer.final_output_precision), tuple(layer.irrelevant[layer.output])),
         (repr(layer.pr_sizes), tuple(layer.memory_operand_links.items())),
         repr(assigner.spatial),
         tuple(loops.factors),
