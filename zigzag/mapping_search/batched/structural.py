@@ -97,7 +97,9 @@ class Allocations:
     A key keeps up to ``alternatives`` tables (the last built): a variant whose sizes leave some
     candidate's bounds in every one of them allocates all its candidates again (allocating a
     few costs about as much as allocating all: the arrays' length hardly matters) and keeps the
-    result beside the others, so the variants that share its sizes take it whole."""
+    result beside the others, so the variants that share its sizes take it whole. A table built
+    is also kept by its :func:`problem_key` (within half the budget), for a structure of another
+    key whose allocation problem is the same."""
 
     def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8):
         self.budget = budget
