@@ -4,6 +4,7 @@ many loop orderings (same feasible slices, same cost function, same choice among
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +52,8 @@ def python_sum(items):
 class _AllocState:
     layer_op: str
     pos: np.ndarray  # loops assigned so far
-    sizes: dict  # tracked dim -> running size product (float64 array)
+    sizes: dict  # tracked dim -> running size product (float64 array; the spatial part only,
+    # a number, where the temporal part is read from the loops' prefix products)
     level: int
     cuts: list
     float_dims: set  # dims whose scalar running size is a Python float (a float factor seen)
@@ -95,6 +97,13 @@ class BatchLevelAssigner:
             if len(operands) and loops.total * memory.size * (len(operands) + 1) >= EXACT:
                 if any(ref.top[m] is not memory for m in operands):
                     self.exact = False
+        # every running size an exact integer (integral spatial factors, products below EXACT):
+        # then it is the same number in whatever order its factors are multiplied, and is read
+        # as (spatial part) x (the loops' prefix product of its dim) instead of taken by takes
+        factors = [f for op in layer.operands for lvl in spatial[op] for _, f in lvl]
+        self.integral = all(float(f).is_integer() for f in factors) and (
+            math.prod(factors) * loops.total < EXACT
+        )
 
     # ----- helpers ----------------------------------------------------------------------------
     def _footprint(self, op: str, sizes: dict) -> np.ndarray:
@@ -159,10 +168,17 @@ class BatchLevelAssigner:
         bits that ``fitted`` (arrays, -inf where none) and that ``failed`` (+inf where none)."""
         if self._bounds is None:
             return
-        n = len(entered)
-        low, high = self._bounds.setdefault(memory.name, (np.full(n, -np.inf), np.full(n, np.inf)))
-        np.maximum(low, np.where(entered, fitted, -np.inf), out=low)
-        np.minimum(high, np.where(entered, failed, np.inf), out=high)
+        fitted = np.where(entered, fitted, -np.inf)
+        failed = np.where(entered, failed, np.inf)
+        if memory.name not in self._bounds:  # the first narrowing of (-inf, inf)
+            self._bounds[memory.name] = (
+                fitted.astype(float, copy=False),
+                failed.astype(float, copy=False),
+            )
+            return
+        low, high = self._bounds[memory.name]
+        np.maximum(low, fitted, out=low)
+        np.minimum(high, failed, out=high)
 
     def _assign(self, ids: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         n, length = ids.shape
@@ -181,13 +197,14 @@ class BatchLevelAssigner:
             onehot = ids[:, :, None] == np.arange(distinct)[None, None, :]  # (n, length, distinct)
             occurrences = np.zeros((n, distinct, length + 1), dtype=np.int32)
             np.cumsum(onehot.transpose(0, 2, 1), axis=2, out=occurrences[:, :, 1:])
-        ctx = (n, length, rows, ldim, lsize, prefix, suffix_oir, occurrences)
+        temporal = self._dim_prefixes(ldim, lsize) if self.integral else None
+        ctx = (n, length, rows, ldim, lsize, prefix, suffix_oir, temporal, occurrences)
 
         alive = np.ones(n, dtype=bool)
         states = {}
         for m in self.reference.memory_operands:
             op = self.layer.layer_operand_of[m]
-            sizes = {d: np.ones(n) for d in self.tracked[op]}
+            sizes = {d: (1 if self.integral else np.ones(n)) for d in self.tracked[op]}
             state = _AllocState(op, np.zeros(n, dtype=np.int64), sizes, 1, [], set())
             self._accumulate_spatial(state, self.spatial[op][0])
             states[m] = state
@@ -196,6 +213,18 @@ class BatchLevelAssigner:
                 self._assign_at(memory, [states[m] for m in operands], operands, alive, ctx)
         cuts = {s.layer_op: np.stack(s.cuts, axis=1) for s in states.values()}
         return alive, cuts
+
+    def _dim_prefixes(self, ldim, lsize) -> np.ndarray:
+        """``out[p, d]``: the product of the loop sizes of dim number ``d`` among each ordering's
+        first ``p`` loops (array ``positions + 1 x dims x candidates``, exact integers)."""
+        n, length = ldim.shape
+        dims = np.arange(len(self.loops.dims))[None, :, None]
+        grows = np.where(ldim.T[:, None, :] == dims, lsize.T[:, None, :], 1.0)
+        out = np.empty((length + 1, len(self.loops.dims), n))
+        out[0] = 1.0
+        for p in range(length):
+            np.multiply(out[p], grows[p], out=out[p + 1])
+        return out
 
     def _assign_at(self, memory, states, operands, alive, ctx) -> None:
         n, length, rows = ctx[:3]
@@ -208,7 +237,7 @@ class BatchLevelAssigner:
         for j, (state, top) in enumerate(zip(states, is_top)):
             take = best_take[j]
             sizes = slices[j][1]
-            for dim in state.sizes:
+            for dim in state.sizes if sizes is not None else ():
                 state.sizes[dim] = sizes[dim][np.minimum(take, len(sizes[dim]) - 1), rows]
             state.pos = state.pos + take
             state.cuts.append(state.pos.copy())
@@ -222,10 +251,12 @@ class BatchLevelAssigner:
         """Per operand, the take of every candidate: a top memory takes all it can, the others
         the combination of lowest summed cost (the last of equal costs), as
         ``MemoryLevelAssigner._best_combination`` scans them; combinations in blocks of arrays."""
-        n, length, rows, _, _, prefix, _, _ = ctx
+        n, length, rows, _, _, prefix, _, _, _ = ctx
         size = float(memory.size)
         nfeas = [s[2] for s in slices]
         top_take = [np.maximum(f - 1, 0) for f in nfeas]
+        if len(states) == 1 and not self.even:
+            return [self._single_take(states[0], slices[0], top_take[0], is_top[0], alive, ctx)]
         free = [j for j, top in enumerate(is_top) if not top]
         shape = []
         for j in free:
@@ -285,12 +316,29 @@ class BatchLevelAssigner:
             takes[j] = combos[best_combo, f]
         return [np.where(has_best, take, 0) for take in takes]
 
+    def _single_take(self, state, slices, top_take, top, alive, ctx) -> np.ndarray:
+        """:meth:`_best_takes` of a memory holding one operand (not an even mapping): the feasible
+        takes already fit and their bits already narrowed the bounds, so only the choice is
+        left: a top memory's largest take, else the last of the lowest costs."""
+        if top:
+            return np.where(alive, top_take, 0)
+        n, length, rows, _, _, prefix, _, _, _ = ctx
+        live = slices[2][alive]
+        takes = int(live.max()) if live.size else 1
+        steps = np.arange(takes)[:, None]
+        above = prefix[rows, np.minimum(state.pos + steps, length)]
+        cost = (self.loops.total / above) * slices[0][:takes]
+        valid = (steps < slices[2]) & alive
+        lowest = np.where(valid, cost, np.inf).min(axis=0)
+        last = takes - 1 - np.argmax((valid & (cost == lowest))[::-1], axis=0)
+        return np.where(valid.any(axis=0), last, 0)
+
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx, entered=None):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
         unassigned loops (array ``takes x candidates``), the running size of each tracked dim
         after each take (same shape), how many takes fit, counting from the first, and whether
         the scalar assigner's bits are ints."""
-        n, length, rows, ldim, lsize, prefix, suffix_oir, _ = ctx
+        n, length, rows, ldim, lsize, prefix, suffix_oir, temporal, _ = ctx
         layer = self.layer
         op = state.layer_op
         size = float(memory.size)
@@ -314,19 +362,13 @@ class BatchLevelAssigner:
         # take i (1 ... steps) adds the loop at position pos + i - 1, where there is one
         position = state.pos + np.arange(steps)[:, None]
         valid = position < length
-        position = np.minimum(position, length - 1)
-        dims, factors = ldim[rows, position], lsize[rows, position]
-        sizes = {}
-        for dim, current in state.sizes.items():
-            grows = np.where(valid & (dims == self.loops.dim_number.get(dim, -1)), factors, 1.0)
-            running = np.empty((steps + 1, n))
-            running[0] = current
-            for i in range(
-                steps
-            ):  # the scalar loop's sequence of products (numpy's accumulate is slow here)
-                np.multiply(running[i], grows[i], out=running[i + 1])
-            sizes[dim] = running
-        count = self._footprint(op, sizes)
+        if temporal is not None:  # the footprint at every position, read at pos + take
+            count = self._footprint(op, self._sizes_at(state.sizes, temporal))
+            if count is not None:
+                count = count[np.minimum(state.pos + np.arange(steps + 1)[:, None], length), rows]
+            sizes = None
+        else:
+            count, sizes = self._running(state, position, valid, steps, ctx)
         bits = np.broadcast_to((count if count is not None else 1.0) * precision, (steps + 1, n))
         fits = bits <= size
         alive &= fits[0]
@@ -353,6 +395,35 @@ class BatchLevelAssigner:
                 np.where(ended, bits[stop, rows], np.inf),
             )
         return bits, sizes, feasible, self._bits_are_int(state, precisions)
+
+    def _running(self, state, position, valid, steps, ctx):
+        """``(footprint, running sizes)`` after each take (arrays ``takes x candidates``), the
+        sizes multiplied take by take as the scalar assigner does (any float factor rounds)."""
+        n, length, rows, ldim, lsize = ctx[:5]
+        position = np.minimum(position, length - 1)
+        dims, factors = ldim[rows, position], lsize[rows, position]
+        sizes = {}
+        for dim, current in state.sizes.items():
+            grows = np.where(valid & (dims == self.loops.dim_number.get(dim, -1)), factors, 1.0)
+            running = np.empty((steps + 1, n))
+            running[0] = current
+            for i in range(steps):  # the scalar loop's sequence of products (not accumulate)
+                np.multiply(running[i], grows[i], out=running[i + 1])
+            sizes[dim] = running
+        return self._footprint(state.layer_op, sizes), sizes
+
+    def _sizes_at(self, spatial: dict, temporal: np.ndarray) -> dict:
+        """The running size of each dim of ``spatial`` (its spatial part) at every position of
+        the orderings (arrays ``positions + 1 x candidates``): exact integers, so the same
+        numbers the scalar assigner's products reach there."""
+        sizes = {}
+        for dim, part in spatial.items():
+            number = self.loops.dim_number.get(dim)
+            if number is None:
+                sizes[dim] = np.full(temporal[:, 0].shape, float(part))
+            else:
+                sizes[dim] = temporal[:, number] * part if part != 1 else temporal[:, number]
+        return sizes
 
     def _cuts_agree_all(self, states, top_take, free, combinations, ctx) -> np.ndarray:
         """:meth:`_cuts_agree` for every combination of takes of the free operands (rows)."""

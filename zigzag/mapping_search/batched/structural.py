@@ -9,7 +9,11 @@ interval where every comparison that candidate made comes out the same
 (:meth:`~zigzag.mapping_search.batched.memory_levels.BatchLevelAssigner.assign_bounded` records it); only
 the candidates outside are allocated again. The data each kept candidate moves (its footprints,
 transfers and windows, before any bandwidth) depends on its cuts and the structure alone: when
-every candidate of a chunk is taken as it is, that is taken too. The figures are then computed
+every candidate of a chunk is taken as it is, that is taken too. The allocation itself reads
+less than the structure (not the array, its bandwidths or the memories' ports): variants of
+another array shape whose layer keeps the same spatial mapping per memory level (a depthwise
+layer the array does not unroll further, say) take it too, by the key of what the assigner
+reads (:func:`problem_key`); their data movement is their own. The figures are then computed
 under the variant's own bandwidths, sizes and costs as the unshared search does, so the result is
 the same bits (tests/unit/mapping_search/test_structural_sharing.py).
 
@@ -19,7 +23,7 @@ Used by hardware sweeps through :class:`~zigzag.mapping_search.batched.shared.Sh
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -93,7 +97,9 @@ class Allocations:
     A key keeps up to ``alternatives`` tables (the last built): a variant whose sizes leave some
     candidate's bounds in every one of them allocates all its candidates again (allocating a
     few costs about as much as allocating all: the arrays' length hardly matters) and keeps the
-    result beside the others, so the variants that share its sizes take it whole."""
+    result beside the others, so the variants that share its sizes take it whole. A table built
+    is also kept by its :func:`problem_key` (within half the budget), for a structure of another
+    key whose allocation problem is the same."""
 
     def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8):
         self.budget = budget
@@ -104,6 +110,11 @@ class Allocations:
         self.reused = 0  # candidates taken as they were
         #: structure key -> what its variants share besides allocations (:meth:`memo`)
         self._memos: OrderedDict = OrderedDict()
+        #: :func:`problem_key` -> allocation tables (their chunks' ids, alive, cuts and bounds
+        #: only), for the structures to come whose layers the assigner sees the same
+        self.problems: OrderedDict = OrderedDict()
+        self.problems_nbytes = 0
+        self.borrowed = 0  # candidates taken from another structure's allocation
 
     def memo(self, key, size: int = 1024) -> dict:
         """What the variants of structure ``key`` share besides allocations (the last ``size``
@@ -132,9 +143,25 @@ class Allocations:
                     if keep.size:
                         yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
                 return
-        yield from self._build(key, loops, assigner, constraints, chunk, again=bool(tables))
+        problem = problem_key(loops, assigner, constraints, chunk)
+        for found in self.problems.get(problem, ()):
+            if all(_inside(entry, sizes) for entry in found):
+                self.problems.move_to_end(problem)
+                # the same arrays, under this structure's own movement and latency memo
+                table = [
+                    replace(e, movement=None, latency=LatencyMemo(), held={}, counted=0)
+                    for e in found
+                ]
+                self.borrowed += sum(len(entry.ids) for entry in table)
+                self._keep(key, table)
+                for entry in table:
+                    keep = np.nonzero(entry.alive)[0]
+                    if keep.size:
+                        yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                return
+        yield from self._build(key, problem, loops, assigner, constraints, chunk, bool(tables))
 
-    def _build(self, key, loops, assigner, constraints, chunk, again):
+    def _build(self, key, problem, loops, assigner, constraints, chunk, again):
         table = []
         for ids in ordering_chunks(loops, chunk):
             if constraints:
@@ -149,6 +176,28 @@ class Allocations:
             keep = np.nonzero(alive)[0]
             if keep.size:
                 yield ids[keep], {op: c[keep] for op, c in cuts.items()}, entry
+        self._keep(key, table)
+        self._share(problem, table)
+
+    def _share(self, problem, table) -> None:
+        """Keep ``table``'s allocations (not its movement) for other structures of ``problem``."""
+        size = sum(entry.size for entry in table)  # before any movement or latency is added
+        if size > self.budget // 2:
+            return
+        found = self.problems.setdefault(problem, [])
+        found.append(
+            [replace(e, movement=None, latency=LatencyMemo(), held={}, counted=0) for e in table]
+        )
+        self.problems_nbytes += size
+        if len(found) > self.alternatives:
+            self.problems_nbytes -= sum(entry.size for entry in found.pop(0))
+        self.problems.move_to_end(problem)
+        while self.problems_nbytes > self.budget // 2 and self.problems:
+            _, dropped = self.problems.popitem(last=False)
+            self.problems_nbytes -= sum(entry.size for t in dropped for entry in t)
+
+    def _keep(self, key, table) -> None:
+        """Keep ``table`` among the tables of ``key`` (within the budget)."""
         size = sum(entry.nbytes() for entry in table)
         if size <= self.budget:
             tables = self.tables.setdefault(key, [])
@@ -189,6 +238,39 @@ class Allocations:
         while self.nbytes > self.budget and self.tables:
             _, tables = self.tables.popitem(last=False)
             self.nbytes -= sum(entry.nbytes() for table in tables for entry in table)
+
+
+def problem_key(loops, assigner, constraints, chunk: int) -> tuple:
+    """What :class:`~zigzag.mapping_search.batched.memory_levels.BatchLevelAssigner` reads besides
+    the memories' sizes: of the layer, its operands' relevant and partially relevant dims,
+    precisions and links to memory operands (not its spatial mapping entry, which arrays of
+    other shapes may write otherwise to the same effect), the spatial mapping per memory level,
+    the loop factors and ordering constraints, the memories holding each operand in the order
+    visited (by name: the bounds are by name), each operand's top memory, the even flag and the
+    chunk size."""
+    reference = assigner.reference
+    layer = assigner.layer
+    return (
+        tuple(
+            # reprs, not values: an int and an equal float round the scalar sums differently
+            (
+                op,
+                tuple(layer.relevant[op]),
+                repr(layer.partially_relevant[op]),
+                repr(layer.precision[op]),
+            )
+            for op in layer.operands
+        ),
+        (layer.output, repr(layer.final_output_precision), tuple(layer.irrelevant[layer.output])),
+        (repr(layer.pr_sizes), tuple(layer.memory_operand_links.items())),
+        repr(assigner.spatial),
+        tuple(loops.factors),
+        repr(constraints),
+        tuple((memory.name, tuple(operands)) for memory, operands in reference.nodes),
+        tuple((m, reference.top[m].name) for m in reference.memory_operands),
+        assigner.even,
+        chunk,
+    )
 
 
 def _inside(entry: _Allocated, sizes: dict) -> bool:
