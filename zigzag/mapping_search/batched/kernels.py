@@ -91,6 +91,58 @@ def timeline_union(periods, allowed, horizon) -> int:
 _SLOTS: dict = {}
 
 
+@njit(inline="always")
+def _same_row(figures, k):
+    """Whether row ``k`` of ``figures`` equals row ``k - 1`` (then so do the figures made of it)."""
+    for j in range(figures.shape[1]):
+        if not figures[k, j] == figures[k - 1, j]:
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _allowed(
+    i,
+    k,
+    eff_bits,
+    sizes,
+    group_ptr,
+    group_idx,
+    share_ptr,
+    share_idx,
+    duty_buf,
+    ceil_period,
+    ceil_window,
+    eff,
+    eff_sh,
+    db,
+    allowed,
+):
+    """Candidate ``i``'s double buffering under set ``k``'s sizes (the effective utilisations of
+    every (operand, level), summed over sharing groups, rule 2 adding to the linked levels as it
+    goes) and the allowed cycles of every duty, into ``allowed``."""
+    L = eff_bits.shape[0]
+    for l in range(L):
+        eff[l] = eff_bits[l, i] / sizes[k, l]
+        eff_sh[l] = eff[l]
+    for g in range(group_ptr.shape[0] - 1):
+        e = eff[group_idx[group_ptr[g]]]
+        for j in range(group_ptr[g] + 1, group_ptr[g + 1]):
+            e = e + eff[group_idx[j]]
+        for j in range(group_ptr[g], group_ptr[g + 1]):
+            eff_sh[group_idx[j]] = e
+    for l in range(L):
+        rule1 = eff_sh[l] <= 0.5
+        rule2 = (not rule1) and eff[l] <= 1 - eff_sh[l]
+        db[l] = rule1 or rule2
+        if rule2:
+            for j in range(share_ptr[l], share_ptr[l + 1]):
+                eff_sh[share_idx[j]] = eff_sh[share_idx[j]] + eff[l]
+    for d in range(duty_buf.shape[0]):
+        buffered = duty_buf[d] >= 0 and db[duty_buf[d]]
+        allowed[d] = ceil_period[d] if buffered else ceil_window[d]
+
+
 @njit(cache=True, error_model="numpy")
 def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, scalars):
     """``(latency_total2, exact)`` of ``n`` candidates under each of ``K`` memory sets, arrays
@@ -136,13 +188,18 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
     eff = np.empty(L)
     eff_sh = np.empty(L)
     db = np.empty(L, dtype=np.bool_)
-    acts = np.empty(D, dtype=np.int64)
-    once = np.empty(D, dtype=np.int64)
-    current = np.empty(D)
-    minima = np.empty(D)
-    order = np.empty(D, dtype=np.int64)
-    periods = np.empty(D, dtype=np.int64)
-    windows_of = np.empty(D, dtype=np.int64)
+    acts = np.empty(port_duty_idx.shape[0], dtype=np.int64)
+    act_ptr = np.zeros(P + 1, dtype=np.int64)
+    once = np.empty(port_load_idx.shape[0], dtype=np.int64)
+    once_ptr = np.zeros(P + 1, dtype=np.int64)
+    repeated = np.empty(port_load_idx.shape[0], dtype=np.int64)
+    rep_ptr = np.zeros(P + 1, dtype=np.int64)
+    bw_req = np.empty(P)
+    current = np.empty(port_load_idx.shape[0])
+    minima = np.empty(port_load_idx.shape[0])
+    order = np.empty(port_load_idx.shape[0], dtype=np.int64)
+    periods = np.empty(port_duty_idx.shape[0], dtype=np.int64)
+    windows_of = np.empty(port_duty_idx.shape[0], dtype=np.int64)
     slot_cycles = np.empty(n_slots + 1)
     slot_shared = np.empty(n_slots + 1, dtype=np.bool_)
     slot_set = np.empty(n_slots + 1, dtype=np.bool_)
@@ -166,70 +223,89 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
             ceil_period[d] = np.ceil(flows[2, d, i] * cpo)
             ceil_window[d] = np.ceil(flows[3, d, i] * cpo)
             ceil_bw_aver[d] = np.ceil(flows[5, d, i] / cpo)
+        # per port: the duties moving data (its activities), the loading duties moving data
+        # once and those moving it repeatedly (with the bandwidth these take)
+        for p in range(P):
+            at = act_ptr[p]
+            for j in range(port_duty_ptr[p], port_duty_ptr[p + 1]):
+                if code[port_duty_idx[j]] != 0:
+                    acts[at] = port_duty_idx[j]
+                    at += 1
+            act_ptr[p + 1] = at
+            at_once, at_rep = once_ptr[p], rep_ptr[p]
+            bw_req[p] = 0.0
+            for j in range(port_load_ptr[p], port_load_ptr[p + 1]):
+                d = port_load_idx[j]
+                if code[d] == 1:
+                    once[at_once] = d
+                    at_once += 1
+                elif code[d] != 0:
+                    repeated[at_rep] = d
+                    at_rep += 1
+                    bw_req[p] = bw_req[p] + ceil_bw_aver[d]
+            once_ptr[p + 1], rep_ptr[p + 1] = at_once, at_rep
         for k in range(K):
             ok = data_ok
-            # real transfer cycles
-            for d in range(D):
-                real[d] = np.ceil(data[d] / duty_bw[k, d]) if duty_bw[k, d] != 0 else 0.0
-            # double buffering (effective utilisations, sharing groups), allowed cycles
-            for l in range(L):
-                eff[l] = eff_bits[l, i] / sizes[k, l]
-                eff_sh[l] = eff[l]
-            for g in range(group_ptr.shape[0] - 1):
-                e = eff[group_idx[group_ptr[g]]]
-                for j in range(group_ptr[g] + 1, group_ptr[g + 1]):
-                    e = e + eff[group_idx[j]]
-                for j in range(group_ptr[g], group_ptr[g + 1]):
-                    eff_sh[group_idx[j]] = e
-            for l in range(L):
-                rule1 = eff_sh[l] <= 0.5
-                rule2 = (not rule1) and eff[l] <= 1 - eff_sh[l]
-                db[l] = rule1 or rule2
-                if rule2:
-                    for j in range(share_ptr[l], share_ptr[l + 1]):
-                        eff_sh[share_idx[j]] = eff_sh[share_idx[j]] + eff[l]
-            for d in range(D):
-                buffered = duty_buf[d] >= 0 and db[duty_buf[d]]
-                allowed[d] = ceil_period[d] if buffered else ceil_window[d]
+            # real transfer cycles (as the set before when the bandwidths are)
+            if k == 0 or not _same_row(duty_bw, k):
+                for d in range(D):
+                    real[d] = np.ceil(data[d] / duty_bw[k, d]) if duty_bw[k, d] != 0 else 0.0
+            # double buffering (effective utilisations, sharing groups), allowed cycles (as the
+            # set before when the sizes are)
+            if k == 0 or not _same_row(sizes, k):
+                _allowed(
+                    i,
+                    k,
+                    eff_bits,
+                    sizes,
+                    group_ptr,
+                    group_idx,
+                    share_ptr,
+                    share_idx,
+                    duty_buf,
+                    ceil_period,
+                    ceil_window,
+                    eff,
+                    eff_sh,
+                    db,
+                    allowed,
+                )
             # stall or slack per port
             ss_comb = 0.0
             for p in range(P):
-                na = 0
-                for j in range(port_duty_ptr[p], port_duty_ptr[p + 1]):
-                    if code[port_duty_idx[j]] != 0:
-                        acts[na] = port_duty_idx[j]
-                        na += 1
+                na = act_ptr[p + 1] - act_ptr[p]
                 if na == 0:
                     continue
+                first = act_ptr[p]
                 if na == 1:
-                    d = acts[0]
+                    d = acts[first]
                     ss = (real[d] - allowed[d]) * (flows[4, d, i] - 1)
                 else:
                     union = 0.0
                     found = False
-                    for t in range(na):
+                    for t in range(first, first + na):
                         d = acts[t]
-                        period = ceil_period[d]
-                        periods[t] = int(period)
-                        windows_of[t] = int(allowed[d])
-                        if not found and period == allowed[d]:
-                            union = period * flows[4, d, i]
+                        if ceil_period[d] == allowed[d]:
+                            union = ceil_period[d] * flows[4, d, i]
                             found = True
+                            break
                     if not found:
-                        longest = 0
-                        for t in range(1, na):
-                            if periods[t] > periods[longest]:
+                        longest = first
+                        for t in range(first, first + na):
+                            periods[t - first] = int(ceil_period[acts[t]])
+                            windows_of[t - first] = int(allowed[acts[t]])
+                            if ceil_period[acts[t]] > ceil_period[acts[longest]]:
                                 longest = t
                         pattern_p = periods[:na].copy()
                         pattern_a = windows_of[:na].copy()
-                        horizon = periods[longest]
+                        horizon = int(ceil_period[acts[longest]])
                         with objmode(marked="int64"):
                             marked = timeline_union(pattern_p, pattern_a, horizon)
                         union = marked * flows[4, acts[longest], i]
                     positive = 0.0
                     negative = 0.0
                     windows = 0.0
-                    for t in range(na):
+                    for t in range(first, first + na):
                         d = acts[t]
                         s = (real[d] - allowed[d]) * (flows[4, d, i] - 1)
                         positive = positive + (s if s > 0 else 0.0)
@@ -246,31 +322,25 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
             for j in range(n_slots + 1):  # the last: an entry no duty records
                 slot_set[j] = False
             for p in range(P):
-                bw_max = port_bw[k, p]
-                no = 0
-                bw_req = 0.0
-                for j in range(port_load_ptr[p], port_load_ptr[p + 1]):
-                    d = port_load_idx[j]
-                    if code[d] == 0:
-                        continue
-                    if code[d] == 1:
-                        once[no] = d
-                        no += 1
-                    else:
-                        bw_req = bw_req + ceil_bw_aver[d]
-                        slot_cycles[duty_slot[d]] = real[d]
-                        slot_shared[duty_slot[d]] = port_shared[p]
-                        slot_set[duty_slot[d]] = True
+                for j in range(rep_ptr[p], rep_ptr[p + 1]):
+                    d = repeated[j]
+                    slot_cycles[duty_slot[d]] = real[d]
+                    slot_shared[duty_slot[d]] = port_shared[p]
+                    slot_set[duty_slot[d]] = True
+                no = once_ptr[p + 1] - once_ptr[p]
                 if no:
+                    bw_max = port_bw[k, p]
                     for t in range(no):
-                        current[t] = real[once[t]]
-                        minima[t] = np.ceil(bits1[once[t], i] / bw_max)
-                    surplus = ((bw_max - bw_req) / bw_max) * tcc
+                        d = once[once_ptr[p] + t]
+                        current[t] = real[d]
+                        minima[t] = np.ceil(bits1[d, i] / bw_max)
+                    surplus = ((bw_max - bw_req[p]) / bw_max) * tcc
                     reduce_balanced(current, minima, no, surplus, order)
                     for t in range(no):
-                        slot_cycles[duty_slot[once[t]]] = current[t]
-                        slot_shared[duty_slot[once[t]]] = port_shared[p]
-                        slot_set[duty_slot[once[t]]] = True
+                        d = once[once_ptr[p] + t]
+                        slot_cycles[duty_slot[d]] = current[t]
+                        slot_shared[duty_slot[d]] = port_shared[p]
+                        slot_set[duty_slot[d]] = True
             # on-loading (the inputs' ports in parallel) and off-loading (in series)
             missing = False
             for q in range(n_inputs):
