@@ -12,7 +12,6 @@ import weakref
 
 import numpy as np
 
-from zigzag.mapping_search.batched import kernels
 from zigzag.mapping_search.batched.siblings import memory_set
 from zigzag.cost.model.setup import loading_key
 
@@ -114,7 +113,10 @@ def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = N
 
 def _latencies(model, movement, movement_int, n, memo, sets):
     """``(latency, exact)`` of the candidates under each memory set of ``sets``, arrays of shape
-    ``(len(sets), n)``, from the compiled pass (:func:`~zigzag.mapping_search.batched.kernels.latencies`)."""
+    ``(len(sets), n)``, from the compiled pass (:func:`~zigzag.mapping_search.batched.kernels.latencies`;
+    imported here: numba is imported by the first search, not by every command)."""
+    from zigzag.mapping_search.batched import kernels
+
     flows, bits1, eff_bits, frac = _kept(
         memo, ("kernel arrays", model.latency_model), _arrays, model, movement, movement_int, n
     )
