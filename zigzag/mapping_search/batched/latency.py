@@ -190,30 +190,22 @@ def latency_tables(model) -> tuple:
             level_of[op, k] = at
             at += 1
     slots: dict = {}  # (loading table?, layer op, key) -> slot of the on-/off-loading records
+    slot_of_duty: dict = {}  # (layer op, level, direction) -> its slot
     for port in setup.ports:
-        for duty in port.loading_duties:
-            slots.setdefault((duty.loading, duty.layer_op, duty.key), len(slots))
-    n_slots = len(slots)
+        for u in port.loading_duties:
+            at = slots.setdefault((u.loading, u.layer_op, u.key), len(slots))
+            slot_of_duty.setdefault((u.layer_op, u.level, u.direction), at)
+    n_slots = len(slots)  # slot n_slots: an entry no duty records
 
     def slot(loading, op, level, direction):
         return slots.get((loading, op, loading_key(op, level, direction)), n_slots)
 
-    duty_buf, duty_slot = [], []
+    duty_buf = []
     for op, level, d in model.duties:
         below = level_of[op, level - 1] if level > 0 else -1
         duty_buf.append(level_of[op, level] if d in ("th", "fh") else below)
+    duty_slot = [slot_of_duty.get(duty, n_slots) for duty in model.duties]
     index = model.duty_index
-    for op, level, d in model.duties:
-        duty = next(
-            (
-                u
-                for port in setup.ports
-                for u in port.loading_duties
-                if (u.layer_op, u.level, u.direction) == (op, level, d)
-            ),
-            None,
-        )
-        duty_slot.append(n_slots if duty is None else slots[duty.loading, duty.layer_op, duty.key])
 
     def csr(lists):
         ptr = np.zeros(len(lists) + 1, dtype=np.int64)
