@@ -1,8 +1,10 @@
 """Batched latency: stalls, slack, on- and off-loading of many candidates (docs/models/cost-model.md#latency), as
 :mod:`zigzag.cost.model.latency` and :mod:`zigzag.cost.model.loading` compute them for one.
 
-Candidates are grouped by which port duties move data once, repeatedly or not at all; each
-group then follows the scalar steps with arrays.
+The candidates' data movement is packed into arrays once (:func:`_arrays`), the ports, duties
+and levels of the set-up into index tables (:func:`latency_tables`); one compiled loop
+(:func:`zigzag.mapping_search.batched.kernels.latencies`) then follows the scalar steps for every
+candidate under every memory set.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ from zigzag.cost.model.setup import loading_key
 class LatencyMemo:
     """What the latency of one set of candidates reads besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the grouping of the candidates by structure signature (it reads the data movement only), the
-    word accesses' bandwidth-free rows (``BatchCostModel._accesses``) and,
-    per memory sizes, the allowed cycles of every port duty (through the double buffering); and
-    the latencies computed for the siblings still to come (:func:`batch_latency`), each until its
-    variant takes it. Values are computed by the same float operations as without it:
+    the data movement packed as the compiled latency reads it (:func:`_arrays`), the word
+    accesses' bandwidth-free rows (``BatchCostModel._accesses``); and the latencies computed for
+    the siblings still to come (:func:`batch_latency`), each until its variant takes it. Values are computed by the same float operations as without it:
     the same bits."""
 
     def __init__(self):
