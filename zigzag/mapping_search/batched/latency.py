@@ -10,7 +10,6 @@ candidate under every memory set.
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 
@@ -120,9 +119,19 @@ def _latencies(model, movement, movement_int, n, memo, sets):
     flows, bits1, eff_bits, frac = _kept(
         memo, ("kernel arrays", model.latency_model), _arrays, model, movement, movement_int, n
     )
-    tables = _TABLES.get(model.setup.frame)
+    frame = model.setup.frame
+    key = (
+        frame.ports,
+        frame.sharing_groups,
+        tuple((fields["name"], levels) for fields, levels in frame.operands),
+        model.layer.inputs,
+        model.layer.output,
+    )
+    tables = _TABLES.get(key)
     if tables is None:
-        tables = _TABLES[model.setup.frame] = latency_tables(model)
+        if len(_TABLES) >= 1024:
+            _TABLES.clear()
+        tables = _TABLES[key] = latency_tables(model)
         _frozen(tables)
     total = float(model.total_cycle)
     scalars = (
@@ -149,8 +158,10 @@ def _latencies(model, movement, movement_int, n, memo, sets):
     return kernels.latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, scalars)
 
 
-#: :func:`latency_tables` by the set-up's frame (the same for the variants of one structure)
-_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: :func:`latency_tables` by what they read of the set-up's frame (the ports and their duties,
+#: the sharing groups, the operands' levels, the layer's inputs and output): the same for the
+#: variants of one structure and for the layers linked alike
+_TABLES: dict = {}
 
 
 def _arrays(model, movement, movement_int, n):
