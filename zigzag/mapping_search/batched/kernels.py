@@ -2,8 +2,7 @@
 would make a call per step on arrays of a few hundred (docs/performance.md#compiled-kernels).
 
 Each candidate goes through the same IEEE operations, in the same order, as the numpy
-expressions they replace went through element by element (``+ - * /``, ``ceil``, ``trunc``,
-comparisons; no fast-math, no transcendental function), so every figure has the same bits.
+expressions they replace went through element by element (``+ - * /``, ``ceil``, comparisons; no fast-math, no transcendental function), so every figure has the same bits.
 ``error_model="numpy"``: a division by zero gives ``inf`` or ``NaN`` as numpy's does.
 Compiled once and kept in numba's cache (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside this
 file, else the user's cache folder when that one is read-only).
@@ -15,9 +14,7 @@ import numpy as np
 from numba import njit, objmode
 
 from zigzag.cost.model.latency import PortActivity, marked_slots
-
-#: float64 represents every integer below this exactly (``batched.candidates.EXACT``)
-EXACT = float(2**53)
+from zigzag.mapping_search.batched.candidates import EXACT
 
 
 @njit(inline="always")
@@ -153,7 +150,10 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
     ``bits1[d, i]`` its operand's innermost footprint in bits, ``frac[:, d, i]`` its fractional
     flow's count, amount and precision (read by the bandwidth-bound model only); per (operand,
     level) ``l``: ``eff_bits[l, i]``. Per set ``k``: ``sizes[k, l]``, ``duty_bw[k, d]`` (0 in
-    every set where one set has none: no transfer cycles then), ``port_bw[k, p]`` (0: none). ``tables`` and ``scalars``: :func:`latency_tables`' layout."""
+    every set where one set has none: no transfer cycles then), ``port_bw[k, p]`` (0: none).
+    ``tables``: :func:`zigzag.mapping_search.batched.latency.latency_tables`; ``scalars``: the
+    cycles per operation, the ideal cycles (total cycles x CPO), their ceiling, and whether the
+    bandwidth-bound floor applies."""
     (
         duty_buf,
         duty_slot,
