@@ -20,7 +20,6 @@ from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops
-from zigzag.mapping_search.batched import latency as batched_latency
 from zigzag.mapping_search.batched import shared as shared_module
 from zigzag.mapping_search.batched.candidates import ordering_chunks, temporal_mapping_of
 from zigzag.mapping_search.batched.latency import LatencyMemo, batch_latency
@@ -145,22 +144,6 @@ def test_siblings_with_other_duties_or_missing_ports_are_left_out():
     assert len(sibling_sets(model, [(sizes, faster), (sizes, faster)])) == 1
     smaller = {**sizes, "unified_buffer": 8 * KIB}
     assert len(sibling_sets(model, [(smaller, ports), (smaller, faster)])) == 2
-
-
-def test_reduce_many_on_rows_is_each_row_alone():
-    rng = np.random.default_rng(3)
-    for _ in range(50):
-        m, K, n = int(rng.integers(3, 6)), 4, 7
-        cycles = [rng.integers(0, 200, (K, n)).astype(float) for _ in range(m)]
-        minima = [rng.integers(0, 50, (1, n)).astype(float) for _ in range(m)]
-        surplus = rng.uniform(-50, 500, (K, n))
-        together = batched_latency.reduce_balanced(cycles, minima, surplus)
-        for k in range(K):
-            alone = batched_latency.reduce_balanced(
-                [c[k] for c in cycles], [x[0] for x in minima], surplus[k]
-            )
-            for a, t in zip(alone, together):
-                assert np.array_equal(a, t[k])
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])

@@ -12,7 +12,8 @@ whole chunk of orderings with numpy arrays whose first axis runs over the candid
 2. :class:`~zigzag.mapping_search.batched.model.BatchCostModel` computes, for every candidate, the two figures the reduction
    compares -- ``energy_total`` and ``latency_total2`` -- following ``zigzag/cost/model/``
    step by step (docs/models/cost-model.md#spatial-mapping), its latency part in
-   :mod:`zigzag.mapping_search.batched.latency`.
+   :mod:`zigzag.mapping_search.batched.latency` (one loop compiled with numba,
+   :mod:`zigzag.mapping_search.batched.kernels`).
 3. :func:`search_temporal_mappings` (this module) drives both over the LOMA orderings in Williams' order,
    keeps the best candidate with the reduction rules of ``zigzag.mapping_search.reduce`` (first found
    wins on exact ties) and re-evaluates the winner with the scalar model, which produces the
