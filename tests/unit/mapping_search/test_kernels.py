@@ -20,7 +20,7 @@ from zigzag.cost.model.loading import (
     port_bound_cycles,
     port_loading,
 )
-from zigzag.cost.model.movement import memory_utilization
+from zigzag.cost.model.movement import Flow, memory_utilization
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
@@ -93,7 +93,7 @@ def _scalar(movement: dict, i: int) -> dict:
         return float(value[i]) if np.ndim(value) else float(value)
 
     def flow(f):
-        return SimpleNamespace(**{k: at(getattr(f, k)) for k in f._fields if k != "idle"})
+        return Flow._make(at(getattr(f, k)) for k in Flow._fields)
 
     return {
         op: SimpleNamespace(

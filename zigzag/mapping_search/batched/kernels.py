@@ -11,7 +11,7 @@ file, else the user's cache folder when that one is read-only).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, objmode
+from numba import njit, objmode, types
 
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.mapping_search.batched.candidates import EXACT
@@ -140,7 +140,31 @@ def _allowed(
         allowed[d] = ceil_period[d] if buffered else ceil_window[d]
 
 
-@njit(cache=True, error_model="numpy")
+def _array(dtype, ndim: int, readonly: bool):
+    return types.Array(dtype, ndim, "C", readonly=readonly)
+
+
+#: the one signature :func:`latencies` is called with (:mod:`~zigzag.mapping_search.batched.latency`
+#: hands it the candidates' read-only arrays, fresh per-set arrays and the read-only tables):
+#: given here, it is compiled (or read from the cache) when this module is imported, so the
+#: workflow's job server does it once for every job it forks
+_LATENCIES_SIGNATURE = (
+    _array(types.float64, 3, True),  # flows
+    _array(types.float64, 2, True),  # bits1
+    _array(types.float64, 2, True),  # eff_bits
+    _array(types.float64, 3, True),  # frac
+    _array(types.float64, 2, False),  # sizes
+    _array(types.float64, 2, False),  # duty_bw
+    _array(types.float64, 2, False),  # port_bw
+    types.Tuple(
+        (*[_array(types.int64, 1, True)] * 6, _array(types.bool_, 1, True))
+        + (_array(types.int64, 1, True),) * 10
+    ),
+    types.Tuple((types.float64, types.float64, types.float64, types.boolean)),
+)
+
+
+@njit([_LATENCIES_SIGNATURE], cache=True, error_model="numpy")
 def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, scalars):
     """``(latency_total2, exact)`` of ``n`` candidates under each of ``K`` memory sets, arrays
     ``(K, n)`` (docs/models/cost-model.md#latency), as ``zigzag.cost.model`` computes them for one.
