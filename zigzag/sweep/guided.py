@@ -26,7 +26,8 @@ small, so the models learn from more than one batch. After each batch it fits, o
 
 and picks the next batch among the positions not evaluated yet: by expected gain of hypervolume
 (the predicted point's hypervolume improvement over the current front, objectives scaled linearly
-to the range seen, as a front's hypervolume is judged, times the feasibility estimate; any
+to the range of the runnable positions seen and of the predictions for the candidates likely to
+run, as a front's hypervolume is judged over the whole grid, times the feasibility estimate; any
 position with a gain ranks above those predicted dominated, however doubtful it is), one at a
 time, each pick added to the front as if its prediction were true so that the batch spreads along
 the front; one position per batch of three or more is instead the feasible-looking position
@@ -237,21 +238,31 @@ class _Models:
         return self._coef
 
     def predict(self, positions: np.ndarray) -> np.ndarray:
-        """Predicted objectives, scaled as :meth:`scaled` scales those seen."""
+        """Predicted logarithms of the objectives (:meth:`linear` scales them)."""
         base = self._features(positions) @ self.weights
         index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
         weight = 1.0 / (distance + 0.05)
         correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[
             :, None
         ]
-        return self._linear(base + correction)
+        return base + correction
+
+    def widen(self, logs: np.ndarray) -> None:
+        """Stretch the scale (:meth:`scaled`) to span the predicted ``logs`` too: with few runnable
+        positions seen, their range is a sliver of the grid's, and predictions beyond it would
+        count many times that range in a gain; the grid's range, on which a front is judged, is
+        better estimated by the predictions for the positions likely to run."""
+        if len(logs):
+            self.lower = np.minimum(self.lower, logs.min(axis=0))
+            self.upper = np.maximum(self.upper, logs.max(axis=0))
 
     def scaled(self, values: np.ndarray) -> np.ndarray:
-        """Objectives scaled linearly to [0, 1] between the best and worst runnable values seen:
-        the scale on which a front's hypervolume is judged, so the gains are the same measure."""
-        return self._linear(np.log(np.maximum(values, 1e-300)))
+        """Objectives scaled linearly to [0, 1] between the best and worst runnable values seen
+        (and predicted, after :meth:`widen`): the scale on which a front's hypervolume is judged,
+        so the gains are the same measure."""
+        return self.linear(np.log(np.maximum(values, 1e-300)))
 
-    def _linear(self, logs: np.ndarray) -> np.ndarray:
+    def linear(self, logs: np.ndarray) -> np.ndarray:
         low, high = np.exp(self.lower), np.exp(self.upper)
         return (np.exp(logs) - low) / np.where(high > low, high - low, 1.0)
 
@@ -377,7 +388,9 @@ def _next_batch(
     feasible = _implied_feasibility(models, positions, pool)
     if models.feasible.sum() < 2:  # nothing to model yet: spread out where failure is not known
         return _farthest(models, pool, feasible, count)
-    predicted = models.predict(pool)
+    logs = models.predict(pool)
+    models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
+    predicted = models.linear(logs)
     front = _front(models.scaled(values[models.feasible]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []

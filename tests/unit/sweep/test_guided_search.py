@@ -122,6 +122,7 @@ def test_picks_move_next_to_the_front_when_the_models_miss():
     import numpy as np
 
     from zigzag.sweep.guided import _front_neighbours, _next_batch
+    from zigzag.sweep.monotone import directions
 
     grid = {p: synthetic(p) for p in itertools.product(*(range(n) for n in SIZES))}
     seen = {p: grid[p] for p in [(2, 0, 0), (5, 4, 3), (3, 2, 1), (4, 1, 2), (2, 3, 3), (0, 1, 1)]}
@@ -147,8 +148,9 @@ def test_picks_move_next_to_the_front_when_the_models_miss():
     guided_search(SIZES, evaluate, 24, 6, seed=0)
     third, before = states[2]
     ran = [p for p in before if before[p][0] < INFEASIBLE]
-    near = _front_neighbours(SIZES, list(before), np.array([before[p] for p in before]), before)
-    near = {tuple(p) for p in near}
+    values = np.array([before[p] for p in before])
+    signs = directions(np.array(list(before)), values[:, 0] < INFEASIBLE)  # as the search sees them
+    near = {tuple(p) for p in _front_neighbours(SIZES, list(before), values, before, signs)}
     # batches of 6, then 5 (four rounds for the 18 left): (1 - 0 runs of 5) x (5 - 1) picks
     assert ran and len(third) == 5 and sum(p in near for p in third) >= 4
 
@@ -260,3 +262,38 @@ def test_a_value_never_seen_continues_the_trend_of_its_axis():
     models = _Models(SIZES, positions, np.array([halving(p) for p in positions]))
     at_2, at_3 = models.predict(np.array([(2, 2, 2), (2, 2, 3)]))
     assert np.all(at_3 < at_2)
+
+
+def test_gains_are_judged_on_the_scale_of_the_predictions_likely_to_run(monkeypatch):
+    """Two runnable positions seen whose latencies differ by about 1.5 %: scaled to their range alone,
+    predictions for the rest of the grid would lie many ranges beyond it and a gain would count
+    that many times. The scale is stretched to the predictions of the positions likely to run,
+    so those predictions lie within [0, 1], as the grid's variants do when a front is judged."""
+    import random
+
+    import numpy as np
+
+    from zigzag.sweep import guided
+
+    captured = []
+    original = guided._gains
+
+    def spy(predicted, front, reference):
+        captured.append((predicted.copy(), front.copy()))
+        return original(predicted, front, reference)
+
+    monkeypatch.setattr(guided, "_gains", spy)
+    seen = {p: synthetic(p) for p in [(4, 3, 1), (5, 3, 1), (0, 0, 0), (1, 4, 3), (0, 3, 2)]}
+    picks = guided._next_batch(SIZES, seen, 2, random.Random(0), explore=False)
+    assert len(set(picks)) == 2 and not set(picks) & set(seen)
+    predicted, front = captured[0]
+    positions = list(seen)
+    models = guided._Models(SIZES, positions, np.array([seen[p] for p in positions]))
+    pool = guided._candidates(SIZES, seen, random.Random(0))
+    likely = guided._implied_feasibility(models, positions, pool) >= guided.MIN_FEASIBLE
+    assert likely.sum() > 10
+    assert np.all(predicted[likely] >= -1e-9) and np.all(predicted[likely] <= 1 + 1e-9)
+    assert np.all((front >= -1e-9) & (front <= 1 + 1e-9))
+    # without the stretch, the same predictions span far more than the two runnable ones' range
+    unstretched = models.linear(models.predict(pool[likely]))
+    assert np.ptp(unstretched, axis=0).max() > 5
