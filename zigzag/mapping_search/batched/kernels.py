@@ -420,3 +420,54 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
             latency[k, i] = lat
             exact[k, i] = ok
     return latency, exact
+
+
+#: the one signature of :func:`temporal_levels`: the candidates' ir and r masks over their loop
+#: positions, their memory cuts and their prefix products (a transposed view, so layout "A")
+_TEMPORAL_SIGNATURE = (
+    _array(types.bool_, 2, True),  # irm
+    _array(types.bool_, 2, True),  # rm
+    types.Array(types.int64, 2, "A", readonly=True),  # cuts
+    types.Array(types.float64, 2, "A", readonly=True),  # prefix
+)
+
+
+@njit([_TEMPORAL_SIGNATURE], cache=True, error_model="numpy")
+def temporal_levels(irm, rm, cuts, prefix):
+    """``(ends, cabl, mac_st, top_r, top_ir)`` of one operand's ``N`` memory levels for ``n``
+    candidates (``BatchCostModel._temporal``, docs/models/cost-model.md#temporal-mapping): per
+    level ``k`` and candidate ``i``, where the level's loops end (the first position at or after
+    its cut that is not an ir loop; the top level: all of them), the product of the loops below
+    that end, and the products of the r (``top_r``) and ir (``top_ir``) loops on top of the
+    level (the run of such loops ending there, not below the level's start), as quotients of
+    prefix products; ``mac_st``: the product below the first position that is not an ir loop.
+    Arrays ``(N, n)`` and ``(n,)``: ``N`` is ``cuts.shape[1] + 1``."""
+    n, length = irm.shape
+    N = cuts.shape[1] + 1
+    ends = np.empty((N, n), dtype=np.int64)
+    cabl = np.empty((N, n))
+    mac_st = np.empty(n)
+    top_r = np.empty((N, n))
+    top_ir = np.empty((N, n))
+    nxt = np.empty(length + 1, dtype=np.int64)
+    rs_r = np.empty(length + 1, dtype=np.int64)
+    rs_ir = np.empty(length + 1, dtype=np.int64)
+    for i in range(n):
+        nxt[length] = length
+        for p in range(length - 1, -1, -1):
+            nxt[p] = nxt[p + 1] if irm[i, p] else p
+        rs_r[0] = 0
+        rs_ir[0] = 0
+        for p in range(length):
+            rs_r[p + 1] = rs_r[p] if rm[i, p] else p + 1
+            rs_ir[p + 1] = rs_ir[p] if irm[i, p] else p + 1
+        mac_st[i] = prefix[i, nxt[0]]
+        start = 0
+        for k in range(N):
+            end = nxt[cuts[i, k]] if k < N - 1 else length
+            ends[k, i] = end
+            cabl[k, i] = prefix[i, end]
+            top_r[k, i] = prefix[i, end] / prefix[i, max(rs_r[end], start)]
+            top_ir[k, i] = prefix[i, end] / prefix[i, max(rs_ir[end], start)]
+            start = end
+    return ends, cabl, mac_st, top_r, top_ir

@@ -147,38 +147,18 @@ class BatchCostModel:
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
+        """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.kernels.temporal_levels`)."""
+        from zigzag.mapping_search.batched import kernels  # numba: imported by the first search
+
         n, length, rows, lsize, prefix = ctx
         irm = info.ir_of_loop[ids]
         rm = info.r_of_loop[ids]
-        # next non-ir position at or after p (length if none)
-        nxt = np.empty((n, length + 1), dtype=np.int64)
-        nxt[:, length] = length
-        positions = np.arange(length)
-        for p in range(length - 1, -1, -1):
-            nxt[:, p] = np.where(irm[:, p], nxt[:, p + 1], positions[p])
-        ends = []
-        for k in range(info.n - 1):
-            ends.append(nxt[rows, cuts[:, k]])
-        ends.append(np.full(n, length, dtype=np.int64))
+        ends, cabl, mac_st, top_r, top_ir = kernels.temporal_levels(
+            irm, rm, cuts.astype(np.int64, copy=False), prefix
+        )
+        ends, cabl = list(ends), list(cabl)
         starts = [np.zeros(n, dtype=np.int64)] + ends[:-1]
-        cabl = [prefix[rows, e] for e in ends]
-        mac_st = prefix[rows, nxt[:, 0]]
-
-        def run_start(mask):
-            rs = np.empty((n, length + 1), dtype=np.int64)
-            rs[:, 0] = 0
-            for p in range(length):
-                rs[:, p + 1] = np.where(mask[:, p], rs[:, p], p + 1)
-            return rs
-
-        top_r, top_ir = [1.0], [1.0]
-        rs_r, rs_ir = run_start(rm), run_start(irm)
-        for k in range(info.n):
-            e, s = ends[k], starts[k]
-            q = np.maximum(rs_r[rows, e], s)
-            top_r.append(prefix[rows, e] / prefix[rows, q])
-            q = np.maximum(rs_ir[rows, e], s)
-            top_ir.append(prefix[rows, e] / prefix[rows, q])
+        top_r, top_ir = [1.0, *top_r], [1.0, *top_ir]
         return starts, ends, cabl, mac_st, top_r, top_ir, irm, rm
 
     # ----- docs/models/cost-model.md#data-held-per-level footprints --------------------------------------------------------------------
