@@ -62,8 +62,8 @@ def test_compiled_temporal_levels_are_the_numpy_ones(seed):
     cuts = np.sort(rng.integers(0, length + 1, (n, n_levels - 1)), axis=1)
     weights = [0.2, 0.3, 0.2, 0.1, 0.15, 0.05] if seed else [0.1, 0.1, 0.1, 0.1, 0.1, 0.5]
     sizes = rng.choice([1.0, 2.0, 3.0, 7.0, 16.0, 1e200], (n, length), p=weights)
-    prefix = prefix_products(sizes)  # a transposed view, as the model passes it
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        prefix = prefix_products(sizes)  # a transposed view, as the model passes it
         expected = _numpy_temporal(irm, rm, cuts, prefix, n_levels)
     irm.setflags(write=False)
     got = kernels.temporal_levels(irm, rm, cuts, prefix)

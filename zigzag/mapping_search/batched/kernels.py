@@ -471,3 +471,109 @@ def temporal_levels(irm, rm, cuts, prefix):
             top_ir[k, i] = prefix[i, end] / prefix[i, max(rs_ir[end], start)]
             start = end
     return ends, cabl, mac_st, top_r, top_ir
+
+
+#: the one signature of :func:`pr_footprints`
+_PR_SIGNATURE = (
+    types.Array(types.int64, 2, "A", readonly=True),  # ends
+    _array(types.int64, 2, True),  # ldim
+    _array(types.float64, 2, True),  # lsize
+    _array(types.bool_, 1, True),  # relevant_code
+    _array(types.bool_, 1, True),  # keep_code
+    _array(types.int64, 2, True),  # rel_codes
+    _array(types.float64, 2, True),  # rel_figures
+    _array(types.int64, 1, True),  # spatial_ptr
+    _array(types.int64, 1, True),  # spatial_rel
+    _array(types.bool_, 1, True),  # spatial_is_a
+    _array(types.float64, 1, True),  # spatial_factor
+)
+
+
+@njit(inline="always")
+def _pr_extent(cum_a, cum_b, rel_figures, r):
+    """The distinct values of relation ``r``'s data dim for cumulative sizes ``cum_a``, ``cum_b``
+    (``DimRelation.unique_count`` of their truncations), at most the data dim's size."""
+    a, b = np.trunc(cum_a), np.trunc(cum_b)
+    unique = a * b - _maximum(0.0, b - rel_figures[r, 0]) * (a - rel_figures[r, 1])
+    return _minimum(rel_figures[r, 2], unique)
+
+
+@njit([_PR_SIGNATURE], cache=True, error_model="numpy")
+def pr_footprints(
+    ends,
+    ldim,
+    lsize,
+    relevant_code,
+    keep_code,
+    rel_codes,
+    rel_figures,
+    spatial_ptr,
+    spatial_rel,
+    spatial_is_a,
+    spatial_factor,
+):
+    """``(D, zero)``: the footprints ``D[k, i]`` (levels ``1..N``) of an operand with partially
+    relevant dims for ``n`` candidates (``BatchCostModel._footprints``,
+    docs/models/cost-model.md#spatial-mapping): the pr-decoupling walk loop by loop in the scalar
+    model's order, then each level's spatial unrollings; ``zero[i]``: an extent of 0 met (the
+    scalar model divides by it).
+
+    ``ends``: the levels' loop ends ``(N, n)``; ``ldim``, ``lsize``: the candidates' dim codes and
+    sizes per position. Per relation ``r``: ``rel_codes[r]`` the codes of its two dims,
+    ``rel_figures[r]`` ``coef_a // g``, ``coef_b // g`` and the data dim's size. Level ``k``'s
+    spatial steps ``spatial_ptr[k]`` .. ``spatial_ptr[k + 1] - 1``: a relation's step
+    (``spatial_rel`` >= 0, on its dim a or b) or, with ``spatial_rel`` -1, a relevant dim's
+    factor."""
+    N, n = ends.shape
+    R = rel_codes.shape[0]
+    D = np.empty((N, n))
+    zero = np.zeros(n, dtype=np.bool_)
+    state = np.empty((R, 3))  # cumulative size of dim a, of dim b, previous extent
+    for i in range(n):
+        for r in range(R):
+            state[r, 0] = 1.0
+            state[r, 1] = 1.0
+            state[r, 2] = 1.0
+        cumulative = 1.0
+        start = 0
+        for k in range(N):
+            per_level = 1.0
+            end = ends[k, i]
+            for p in range(start, end):
+                code, size = ldim[i, p], lsize[i, p]
+                if relevant_code[code]:
+                    per_level = per_level * size
+                if keep_code[code]:
+                    continue
+                for r in range(R):
+                    is_a = code == rel_codes[r, 0]
+                    if not (is_a or code == rel_codes[r, 1]):
+                        continue
+                    if is_a:
+                        state[r, 0] = state[r, 0] * size
+                    else:
+                        state[r, 1] = state[r, 1] * size
+                    extent = _pr_extent(state[r, 0], state[r, 1], rel_figures, r)
+                    factor = extent / state[r, 2]
+                    state[r, 2] = extent
+                    per_level = per_level * factor
+                    zero[i] = zero[i] or extent == 0
+            for j in range(spatial_ptr[k], spatial_ptr[k + 1]):
+                r = spatial_rel[j]
+                factor = spatial_factor[j]
+                if r < 0:
+                    per_level = per_level * factor
+                    continue
+                if spatial_is_a[j]:
+                    state[r, 0] = state[r, 0] * factor
+                else:
+                    state[r, 1] = state[r, 1] * factor
+                extent = _pr_extent(state[r, 0], state[r, 1], rel_figures, r)
+                x_r = extent / state[r, 2]
+                state[r, 2] = extent
+                per_level = per_level * x_r
+                zero[i] = zero[i] or extent == 0
+            cumulative = per_level if k == 0 else cumulative * per_level
+            D[k, i] = np.rint(cumulative)
+            start = end
+    return D, zero
