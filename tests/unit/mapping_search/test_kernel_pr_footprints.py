@@ -1,4 +1,4 @@
-"""The compiled pr-decoupling walk (``kernels.pr_footprints``, through
+"""The compiled pr-decoupling walk (``movement_kernels.pr_footprints``, through
 ``BatchCostModel._pr_footprints``) against the numpy steps it replaced (kept here as the
 reference), on seeded random operands: relations with strides, relevant and kept dims drawn,
 dims without loops, fractional spatial factors, sizes below 1 (extents of 0) and past float64's

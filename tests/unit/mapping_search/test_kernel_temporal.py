@@ -1,4 +1,4 @@
-"""The compiled temporal levels (``kernels.temporal_levels``) against the numpy expressions of
+"""The compiled temporal levels (``movement_kernels.temporal_levels``) against the numpy expressions of
 ``BatchCostModel._temporal`` they replaced (kept here as the reference), on seeded random
 candidates: masks, memory cuts, loop sizes whose products overflow to ``inf`` (then ``NaN``
 quotients), every figure compared bit for bit."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zigzag.mapping_search.batched import kernels
+from zigzag.mapping_search.batched import movement_kernels
 from zigzag.mapping_search.batched.candidates import prefix_products
 
 
@@ -66,7 +66,7 @@ def test_compiled_temporal_levels_are_the_numpy_ones(seed):
         prefix = prefix_products(sizes)  # a transposed view, as the model passes it
         expected = _numpy_temporal(irm, rm, cuts, prefix, n_levels)
     irm.setflags(write=False)
-    got = kernels.temporal_levels(irm, rm, cuts, prefix)
+    got = movement_kernels.temporal_levels(irm, rm, cuts, prefix)
     for want, have in zip(expected, got):
         assert _same_bits(np.array(want), have)
     if seed == 0:

@@ -147,13 +147,13 @@ class BatchCostModel:
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
-        """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.kernels.temporal_levels`)."""
-        from zigzag.mapping_search.batched import kernels  # numba: imported by the first search
+        """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.temporal_levels`)."""
+        from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
         n, length, rows, lsize, prefix = ctx
         irm = info.ir_of_loop[ids]
         rm = info.r_of_loop[ids]
-        ends, cabl, mac_st, top_r, top_ir = kernels.temporal_levels(
+        ends, cabl, mac_st, top_r, top_ir = movement_kernels.temporal_levels(
             irm, rm, cuts[:, : info.n - 1].astype(np.int64, copy=False), prefix
         )
         ends, cabl = list(ends), list(cabl)
@@ -184,8 +184,8 @@ class BatchCostModel:
         """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
         replayed candidate by candidate, loop by loop in the scalar model's order, so that every
         float operation (the ``X_R`` factors are quotients) happens in the same sequence
-        (compiled: :func:`~zigzag.mapping_search.batched.kernels.pr_footprints`)."""
-        from zigzag.mapping_search.batched import kernels
+        (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.pr_footprints`)."""
+        from zigzag.mapping_search.batched import movement_kernels
 
         n, length, rows, lsize, prefix = ctx
         rels = info.relations
@@ -217,7 +217,7 @@ class BatchCostModel:
                 if not matched and dim in info.operand.relevant_dec:
                     steps.append((-1, False, factor))
             ptr.append(len(steps))
-        D, zero = kernels.pr_footprints(
+        D, zero = movement_kernels.pr_footprints(
             np.array(ends),
             ldim,
             lsize,
