@@ -2,7 +2,9 @@
 would make a call per step on arrays of a few hundred (docs/performance.md#compiled-kernels).
 
 Each candidate goes through the same IEEE operations, in the same order, as the numpy
-expressions they replace went through element by element (``+ - * /``, ``ceil``, comparisons; no fast-math, no transcendental function), so every figure has the same bits.
+expressions they replace went through element by element (``+ - * /``, ``ceil``, ``trunc``,
+``rint``, comparisons; no fast-math, no transcendental function), so every figure has the same
+bits.
 ``error_model="numpy"``: a division by zero gives ``inf`` or ``NaN`` as numpy's does.
 Compiled once and kept in numba's cache (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside this
 file, else the user's cache folder when that one is read-only).

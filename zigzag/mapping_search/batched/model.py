@@ -3,6 +3,7 @@ spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/co
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -14,7 +15,6 @@ from zigzag.mapping_search.batched.candidates import (
     LoopTable,
     Unsupported,
     prefix_products,
-    unique_count,
 )
 from zigzag.mapping_search.batched.latency import batch_latency
 from zigzag.cost.model import LATENCY_MODELS
@@ -147,38 +147,18 @@ class BatchCostModel:
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
+        """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.temporal_levels`)."""
+        from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
         n, length, rows, lsize, prefix = ctx
         irm = info.ir_of_loop[ids]
         rm = info.r_of_loop[ids]
-        # next non-ir position at or after p (length if none)
-        nxt = np.empty((n, length + 1), dtype=np.int64)
-        nxt[:, length] = length
-        positions = np.arange(length)
-        for p in range(length - 1, -1, -1):
-            nxt[:, p] = np.where(irm[:, p], nxt[:, p + 1], positions[p])
-        ends = []
-        for k in range(info.n - 1):
-            ends.append(nxt[rows, cuts[:, k]])
-        ends.append(np.full(n, length, dtype=np.int64))
+        ends, cabl, mac_st, top_r, top_ir = movement_kernels.temporal_levels(
+            irm, rm, cuts[:, : info.n - 1].astype(np.int64, copy=False), prefix
+        )
+        ends, cabl = list(ends), list(cabl)
         starts = [np.zeros(n, dtype=np.int64)] + ends[:-1]
-        cabl = [prefix[rows, e] for e in ends]
-        mac_st = prefix[rows, nxt[:, 0]]
-
-        def run_start(mask):
-            rs = np.empty((n, length + 1), dtype=np.int64)
-            rs[:, 0] = 0
-            for p in range(length):
-                rs[:, p + 1] = np.where(mask[:, p], rs[:, p], p + 1)
-            return rs
-
-        top_r, top_ir = [1.0], [1.0]
-        rs_r, rs_ir = run_start(rm), run_start(irm)
-        for k in range(info.n):
-            e, s = ends[k], starts[k]
-            q = np.maximum(rs_r[rows, e], s)
-            top_r.append(prefix[rows, e] / prefix[rows, q])
-            q = np.maximum(rs_ir[rows, e], s)
-            top_ir.append(prefix[rows, e] / prefix[rows, q])
+        top_r, top_ir = [1.0, *top_r], [1.0, *top_ir]
         return starts, ends, cabl, mac_st, top_r, top_ir, irm, rm
 
     # ----- docs/models/cost-model.md#data-held-per-level footprints --------------------------------------------------------------------
@@ -201,61 +181,57 @@ class BatchCostModel:
         return self._pr_footprints(info, spatial_levels, starts, ends, ctx, ldim)
 
     def _pr_footprints(self, info, spatial_levels, starts, ends, ctx, ldim):
-        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping) replayed for all candidates
-        at once, loop by loop in the scalar model's order, so that every float operation (the
-        ``X_R`` factors are quotients) happens in the same sequence."""
+        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
+        replayed candidate by candidate, loop by loop in the scalar model's order, so that every
+        float operation (the ``X_R`` factors are quotients) happens in the same sequence
+        (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.pr_footprints`)."""
+        from zigzag.mapping_search.batched import movement_kernels
+
         n, length, rows, lsize, prefix = ctx
-        relevant = info.operand.relevant_dec
         rels = info.relations
-        # decoupling state per relation: [cumulative size of dim_a, of dim_b, previous extent,
-        # previous reuse]
-        state = [[np.ones(n), np.ones(n), np.ones(n), np.ones(n)] for _ in rels]
-        D = [np.ones(n)]
-        cumulative = None
-        zero = np.zeros(n, dtype=bool)  # an extent of 0: the scalar model divides by zero there
-        for k in range(info.n):
-            per_level = np.ones(n)
-            # the temporal loops of stationary level k: positions starts[k] .. ends[k] - 1
-            for p in range(int(starts[k].min()), int(ends[k].max())):
-                active = (starts[k] <= p) & (p < ends[k])
-                if not active.any():
-                    continue
-                codes, size = ldim[:, p], lsize[:, p]
-                per_level = np.where(
-                    active & info.relevant_code[codes], per_level * size, per_level
-                )
-                decoupled = active & ~info.keep_code[codes]
-                for st, rel in zip(state, rels):
-                    is_a = codes == info.code_of(rel.dim_a)
-                    hit = decoupled & (is_a | (codes == info.code_of(rel.dim_b)))
-                    if hit.any():
-                        factor = _pr_step(st, rel, hit, is_a, size, self.pr_sizes[rel.data_dim])
-                        per_level = np.where(hit, per_level * factor, per_level)
-                        zero |= hit & (st[2] == 0)
-            # then the spatial unrollings of level k (the same for every candidate)
-            for dim, factor in spatial_levels[k]:
-                matched = False
-                if dim not in info.keep:
-                    for st, rel in zip(state, rels):
-                        if dim in (rel.dim_a, rel.dim_b):
-                            matched = True
-                            everywhere = np.ones(n, dtype=bool)
-                            x_r = _pr_step(
-                                st,
-                                rel,
-                                everywhere,
-                                np.full(n, dim == rel.dim_a),
-                                factor,
-                                self.pr_sizes[rel.data_dim],
-                            )
-                            per_level = per_level * x_r
-                            zero |= st[2] == 0
-                if not matched and dim in relevant:
-                    per_level = per_level * factor
-            cumulative = per_level if cumulative is None else cumulative * per_level
-            D.append(np.rint(cumulative))
+        rel_codes = np.array(
+            [[info.code_of(rel.dim_a), info.code_of(rel.dim_b)] for rel in rels], dtype=np.int64
+        )
+        rel_figures = np.array(
+            [
+                [
+                    rel.coef_a // math.gcd(rel.coef_a, rel.coef_b),
+                    rel.coef_b // math.gcd(rel.coef_a, rel.coef_b),
+                    self.pr_sizes[rel.data_dim],
+                ]
+                for rel in rels
+            ],
+            dtype=np.float64,
+        )
+        # each level's spatial unrollings: a relation's step (on its dim a or b) where the dim is
+        # decoupled, else the factor of a relevant dim
+        ptr, steps = [0], []
+        for level in spatial_levels[: info.n]:
+            for dim, factor in level:
+                matched = [
+                    (r, dim == rel.dim_a, factor)
+                    for r, rel in enumerate(rels)
+                    if dim not in info.keep and dim in (rel.dim_a, rel.dim_b)
+                ]
+                steps += matched
+                if not matched and dim in info.operand.relevant_dec:
+                    steps.append((-1, False, factor))
+            ptr.append(len(steps))
+        D, zero = movement_kernels.pr_footprints(
+            np.array(ends),
+            ldim,
+            lsize,
+            info.relevant_code,
+            info.keep_code,
+            rel_codes,
+            rel_figures,
+            np.array(ptr, dtype=np.int64),
+            np.array([s[0] for s in steps], dtype=np.int64),
+            np.array([s[1] for s in steps], dtype=bool),
+            np.array([s[2] for s in steps], dtype=np.float64),
+        )
         self._zero_extent |= zero
-        return D
+        return [np.ones(n), *D]
 
     # ----- docs/models/cost-model.md#data-held-per-level psum flags of the (non-pr) output --------------------------------------------
     def _psum(self, info, spatial_levels, starts, ends, irm, lsize, rows):
@@ -499,18 +475,3 @@ def access_energy(
         # the scalar model sums Python ints exactly: stay where float64 does too
         exact = exact & (energy < EXACT)
     return energy + mac_energy, exact
-
-
-def _pr_step(st, rel, hit, is_a, size, pr_size):
-    """One pr loop of the decoupling walk where ``hit``: grows the cumulative size of its dim,
-    updates the state ``[cum_a, cum_b, previous extent, previous reuse]`` and returns the
-    ``X_R`` factor ``extent / previous extent`` (meaningful where ``hit``)."""
-    cum_a = np.where(hit & is_a, st[0] * size, st[0])
-    cum_b = np.where(hit & ~is_a, st[1] * size, st[1])
-    extent = np.minimum(float(pr_size), unique_count(rel, np.trunc(cum_a), np.trunc(cum_b)))
-    reuse = (cum_a * cum_b) / extent
-    factor = extent / st[2]
-    st[0], st[1] = cum_a, cum_b
-    st[2] = np.where(hit, extent, st[2])
-    st[3] = np.where(hit, reuse, st[3])
-    return factor
