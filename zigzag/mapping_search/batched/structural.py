@@ -137,27 +137,18 @@ class Allocations:
         for table in tables:
             if all(_inside(entry, sizes) for entry in table):
                 self.tables.move_to_end(key)
-                for entry in table:
-                    self.reused += len(entry.ids)
-                    keep = np.nonzero(entry.alive)[0]
-                    if keep.size:
-                        yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                self.reused += sum(len(entry.ids) for entry in table)
+                yield from _allocated(table)
                 return
         problem = problem_key(loops, assigner, constraints, chunk)
         for found in self.problems.get(problem, ()):
             if all(_inside(entry, sizes) for entry in found):
                 self.problems.move_to_end(problem)
                 # the same arrays, under this structure's own movement and latency memo
-                table = [
-                    replace(e, movement=None, latency=LatencyMemo(), held={}, counted=0)
-                    for e in found
-                ]
+                table = _allocations_only(found)
                 self.borrowed += sum(len(entry.ids) for entry in table)
                 self._keep(key, table)
-                for entry in table:
-                    keep = np.nonzero(entry.alive)[0]
-                    if keep.size:
-                        yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+                yield from _allocated(table)
                 return
         yield from self._build(key, problem, loops, assigner, constraints, chunk, bool(tables))
 
@@ -173,9 +164,7 @@ class Allocations:
                 self.reallocated += len(ids)
             entry = _Allocated(ids, alive, cuts, bounds)
             table.append(entry)
-            keep = np.nonzero(alive)[0]
-            if keep.size:
-                yield ids[keep], {op: c[keep] for op, c in cuts.items()}, entry
+            yield from _allocated([entry])
         self._keep(key, table)
         self._share(problem, table)
 
@@ -185,9 +174,7 @@ class Allocations:
         if size > self.budget // 2:
             return
         found = self.problems.setdefault(problem, [])
-        found.append(
-            [replace(e, movement=None, latency=LatencyMemo(), held={}, counted=0) for e in table]
-        )
+        found.append(_allocations_only(table))
         self.problems_nbytes += size
         if len(found) > self.alternatives:
             self.problems_nbytes -= sum(entry.size for entry in found.pop(0))
@@ -271,6 +258,19 @@ def problem_key(loops, assigner, constraints, chunk: int) -> tuple:
         assigner.even,
         chunk,
     )
+
+
+def _allocated(table):
+    """``(ids, cuts, entry)`` of each chunk of ``table`` with candidates allocated, those only."""
+    for entry in table:
+        keep = np.nonzero(entry.alive)[0]
+        if keep.size:
+            yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+
+
+def _allocations_only(table) -> list:
+    """Copies of ``table``'s entries with their allocations only (no movement or latency memo)."""
+    return [replace(e, movement=None, latency=LatencyMemo(), held={}, counted=0) for e in table]
 
 
 def _inside(entry: _Allocated, sizes: dict) -> bool:
