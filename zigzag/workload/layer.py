@@ -70,10 +70,16 @@ class DimRelation:
         data, ca, a, cb, b = match.groups()
         return cls(data.upper(), a.upper(), int(ca or 1), b.upper(), int(cb or 1))
 
+    @property
+    def reduced_coefficients(self) -> tuple[int, int]:
+        """``coef_a`` and ``coef_b`` divided by their greatest common divisor."""
+        g = math.gcd(self.coef_a, self.coef_b)
+        return self.coef_a // g, self.coef_b // g
+
     def unique_count(self, size_a: int, size_b: int) -> int:
         """Distinct values of the data dim when dim_a takes size_a values and dim_b size_b."""
-        g = math.gcd(self.coef_a, self.coef_b)
-        return size_a * size_b - max(0, size_b - self.coef_a // g) * (size_a - self.coef_b // g)
+        a, b = self.reduced_coefficients
+        return size_a * size_b - max(0, size_b - a) * (size_a - b)
 
     def __str__(self) -> str:
         return f"{self.data_dim} = {self.coef_a}*{self.dim_a} + {self.coef_b}*{self.dim_b}"

@@ -140,5 +140,5 @@ def prefix_products(values: np.ndarray) -> np.ndarray:
 
 def unique_count(rel, a, b):
     """Vectorised ``DimRelation.unique_count`` (exact for integral float64 inputs)."""
-    g = math.gcd(rel.coef_a, rel.coef_b)
-    return a * b - np.maximum(0.0, b - (rel.coef_a // g)) * (a - (rel.coef_b // g))
+    coef_a, coef_b = rel.reduced_coefficients
+    return a * b - np.maximum(0.0, b - coef_a) * (a - coef_b)

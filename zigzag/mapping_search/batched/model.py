@@ -3,7 +3,6 @@ spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/co
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -193,14 +192,7 @@ class BatchCostModel:
             [[info.code_of(rel.dim_a), info.code_of(rel.dim_b)] for rel in rels], dtype=np.int64
         )
         rel_figures = np.array(
-            [
-                [
-                    rel.coef_a // math.gcd(rel.coef_a, rel.coef_b),
-                    rel.coef_b // math.gcd(rel.coef_a, rel.coef_b),
-                    self.pr_sizes[rel.data_dim],
-                ]
-                for rel in rels
-            ],
+            [[*rel.reduced_coefficients, self.pr_sizes[rel.data_dim]] for rel in rels],
             dtype=np.float64,
         )
         # each level's spatial unrollings: a relation's step (on its dim a or b) where the dim is

@@ -79,12 +79,21 @@ _PR_SIGNATURE = (
 
 
 @njit(inline="always")
-def _pr_extent(cum_a, cum_b, rel_figures, r):
-    """The distinct values of relation ``r``'s data dim for cumulative sizes ``cum_a``, ``cum_b``
-    (``DimRelation.unique_count`` of their truncations), at most the data dim's size."""
-    a, b = np.trunc(cum_a), np.trunc(cum_b)
+def _pr_step(state, r, on_a, size, rel_figures):
+    """One step of relation ``r``'s decoupling walk: its dim a (``on_a``) or b grows by ``size``;
+    the new extent (the distinct values of its data dim, ``DimRelation.unique_count`` of the
+    truncated cumulative sizes, at most the data dim's size) replaces the previous one in
+    ``state[r]``. Returns ``(extent / previous extent, extent)``."""
+    if on_a:
+        state[r, 0] = state[r, 0] * size
+    else:
+        state[r, 1] = state[r, 1] * size
+    a, b = np.trunc(state[r, 0]), np.trunc(state[r, 1])
     unique = a * b - _maximum(0.0, b - rel_figures[r, 0]) * (a - rel_figures[r, 1])
-    return _minimum(rel_figures[r, 2], unique)
+    extent = _minimum(rel_figures[r, 2], unique)
+    factor = extent / state[r, 2]
+    state[r, 2] = extent
+    return factor, extent
 
 
 @njit([_PR_SIGNATURE], cache=True, error_model="numpy")
@@ -138,13 +147,7 @@ def pr_footprints(
                     is_a = code == rel_codes[r, 0]
                     if not (is_a or code == rel_codes[r, 1]):
                         continue
-                    if is_a:
-                        state[r, 0] = state[r, 0] * size
-                    else:
-                        state[r, 1] = state[r, 1] * size
-                    extent = _pr_extent(state[r, 0], state[r, 1], rel_figures, r)
-                    factor = extent / state[r, 2]
-                    state[r, 2] = extent
+                    factor, extent = _pr_step(state, r, is_a, size, rel_figures)
                     per_level = per_level * factor
                     zero[i] = zero[i] or extent == 0
             for j in range(spatial_ptr[k], spatial_ptr[k + 1]):
@@ -153,13 +156,7 @@ def pr_footprints(
                 if r < 0:
                     per_level = per_level * factor
                     continue
-                if spatial_is_a[j]:
-                    state[r, 0] = state[r, 0] * factor
-                else:
-                    state[r, 1] = state[r, 1] * factor
-                extent = _pr_extent(state[r, 0], state[r, 1], rel_figures, r)
-                x_r = extent / state[r, 2]
-                state[r, 2] = extent
+                x_r, extent = _pr_step(state, r, spatial_is_a[j], factor, rel_figures)
                 per_level = per_level * x_r
                 zero[i] = zero[i] or extent == 0
             cumulative = per_level if k == 0 else cumulative * per_level
