@@ -23,6 +23,7 @@ from zigzag.cost.json_forms import complete_json
 from zigzag.cost.model import CostDetail, analyse
 from zigzag.cost.model.latency import PortActivity, PortStall
 from zigzag.cost.model.loading import PortTransfer
+from zigzag.cost.model.setup import made
 from zigzag.cost.result import CostResult
 from zigzag.hardware.accelerator import DIRECTION_NAMES, Accelerator
 from zigzag.hardware.vector import VECTOR_UNIT, on_vector_unit
@@ -127,32 +128,30 @@ class LayerCostResult(CostResult):
                 layer, accelerator
             )  # what the layer was evaluated on
         # the fields set as the dataclass's __init__ would set them, without its per-field calls
-        made = object.__new__(cls)
-        made.__dict__.update(
+        layer_result = made(
+            cls,
             {name: getattr(result, name) for name in _COST_FIELDS},
             layer=layer,
             accelerator=accelerator,
             access_same_data_considered_as_no_access=access_same_data_considered_as_no_access,
             latency_model=latency_model,
         )
-        made.__post_init__()
-        return made
+        layer_result.__post_init__()
+        return layer_result
 
     def for_layer(self, layer: Layer, accelerator: Accelerator) -> "LayerCostResult":
         """This result as ``of`` would give it for ``layer``, a layer with the same signature (another id and
         name) evaluated on ``accelerator``: a copy sharing the figures, without building them again."""
-        copy = object.__new__(type(self))
-        copy.__dict__.update({k: v for k, v in self.__dict__.items() if k != "cost_detail"})
         if self.compute_unit == VECTOR_UNIT and accelerator.vector_unit is not None:
             layer, accelerator = on_vector_unit(layer, accelerator)
-        for name, value in (
-            ("layer_id", layer.id),
-            ("layer_name", layer.name),
-            ("layer", layer),
-            ("accelerator", accelerator),
-        ):
-            object.__setattr__(copy, name, value)
-        return copy
+        return made(
+            type(self),
+            {k: v for k, v in self.__dict__.items() if k != "cost_detail"},
+            layer_id=layer.id,
+            layer_name=layer.name,
+            layer=layer,
+            accelerator=accelerator,
+        )
 
     def __post_init__(self):
         # per-direction figures also answer to ZigZag's long direction names

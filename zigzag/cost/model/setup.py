@@ -155,10 +155,11 @@ def layer_setup(layer: Layer, accelerator: Accelerator) -> Setup:
 
 
 def made(cls, fields: dict, **more):
-    """An instance of the frozen dataclass ``cls`` with ``fields`` and ``more``: every one of its
-    fields (none left to a default, and ``cls`` computes nothing at construction), set at once.
-    The generated ``__init__`` of a frozen dataclass sets them one ``object.__setattr__`` at a
-    time, several times slower; a set-up is made per layer and hardware variant."""
+    """An instance of the frozen dataclass ``cls`` with ``fields`` and ``more`` (``more`` winning):
+    every one of its fields (none left to a default), set at once; a ``__post_init__`` is the
+    caller's to run. The generated ``__init__`` of a frozen dataclass sets them one
+    ``object.__setattr__`` at a time, several times slower; set-ups and results are made per
+    layer and hardware variant."""
     instance = object.__new__(cls)
     instance.__dict__.update(fields, **more)
     return instance

@@ -28,7 +28,7 @@ from zigzag.cost.model import CostDetail
 from zigzag.cost.model.latency import double_buffer_flags, stall_slack, transfer_cycles
 from zigzag.cost.model.loading import offloading_cycles, onloading_cycles, port_loading
 from zigzag.cost.model.movement import memory_energy, memory_utilization, memory_word_access
-from zigzag.cost.model.setup import layer_setup
+from zigzag.cost.model.setup import layer_setup, made
 from zigzag.cost.result import CostResult
 
 
@@ -198,11 +198,8 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
 
 def replaced(result: CostResult, **changes) -> CostResult:
     """``dataclasses.replace(result, **changes)`` for a :class:`CostResult` (no ``__post_init__``,
-    nothing computed at construction): a copy of its fields with ``changes``, without the
-    dataclass's per-field ``__init__``."""
-    copy = object.__new__(type(result))
-    copy.__dict__.update(result.__dict__, **changes)
-    return copy
+    nothing computed at construction), through :func:`~zigzag.cost.model.setup.made`."""
+    return made(type(result), result.__dict__, **changes)
 
 
 def costed_fields(layer, accelerator, array, energies) -> dict:
