@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from zigzag.io.accelerator_dict import accelerator_to_dict
+from zigzag.memo import recent
 from zigzag.mapping_search.jobs import (
     MODEL_VERSION,
     accelerator_text,
@@ -44,20 +45,12 @@ class JobKeys:
         parts = {
             "model_version": self._version,
             "layer": signature_text(layer),
-            "options": self._kept(self._options, options, lambda: encoded(options_field(options))),
+            "options": recent(
+                self._options, options, lambda: encoded(options_field(options)), self.size
+            ),
         }
-        forms = self._kept(self._accelerators, accelerator, lambda: _forms(accelerator))
+        forms = recent(self._accelerators, accelerator, lambda: _forms(accelerator), self.size)
         return tuple(key_of_texts({**parts, "accelerator": form}) for form in forms)
-
-    def _kept(self, store: OrderedDict, key, make):
-        found = store.get(key)
-        if found is None:
-            found = store[key] = make()
-            if len(store) > self.size:
-                store.popitem(last=False)
-        else:
-            store.move_to_end(key)
-        return found
 
     def __len__(self) -> int:
         return len(self._accelerators) + len(self._options)

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from zigzag.io.accelerator_dict import accelerator_to_dict
 from zigzag.io.sealed import read_sealed, sealed_text
 from zigzag.mapping.entry import MappingEntry
+from zigzag.memo import recent
 from zigzag.workload.workload import build_layer
 
 #: The sources (relative to the package) whose code turns a job into its result: the cost model,
@@ -147,14 +148,7 @@ SIGNATURES_KEPT = 2048
 
 def signature_text(layer) -> str:
     """The text of ``layer.signature()`` as a job holds it (:func:`encoded`), kept per layer."""
-    text = _SIGNATURES.get(layer)
-    if text is None:
-        text = _SIGNATURES[layer] = encoded(layer.signature())
-        if len(_SIGNATURES) > SIGNATURES_KEPT:
-            _SIGNATURES.popitem(last=False)
-    else:
-        _SIGNATURES.move_to_end(layer)
-    return text
+    return recent(_SIGNATURES, layer, lambda: encoded(layer.signature()), SIGNATURES_KEPT)
 
 
 def layer_from_job(job: dict):

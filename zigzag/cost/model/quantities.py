@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from zigzag.cost.model.setup import LevelLoops, Operand, Setup, ir_name, r_name
+from zigzag.memo import recent
 
 
 # =============================================================================================
@@ -121,15 +122,12 @@ def spatial_analysis(
     mapping with many temporal mappings). Kept by the set-up's frame (``zigzag.cost.model.setup.Frame``):
     they read the layer, its operands' relevancy and memory levels, never a memory's size, cost
     or bandwidth, so the set-ups of one layer on accelerators of one structure share them."""
-    key = (setup.frame, levels)
-    found = _SPATIAL.get(key)
-    if found is None:
-        found = _SPATIAL[key] = spatial_quantities_of(setup, levels)
-        if len(_SPATIAL) > SPATIAL_KEPT:
-            _SPATIAL.popitem(last=False)
-    else:
-        _SPATIAL.move_to_end(key)
-    return found
+    return recent(
+        _SPATIAL,
+        (setup.frame, levels),
+        lambda: spatial_quantities_of(setup, levels),
+        SPATIAL_KEPT,
+    )
 
 
 def spatial_quantities_of(

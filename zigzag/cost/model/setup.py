@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from zigzag.cost.array import cycles_per_op
 from zigzag.hardware.accelerator import DIRECTION_NAMES, DIRECTIONS, Accelerator, Memory
+from zigzag.memo import recent
 from zigzag.workload.layer import DimRelation, Layer
 
 #: memory operands whose traffic counts as *on-loading* (the others as *off-loading*), docs/models/cost-model.md#latency.
@@ -234,15 +235,12 @@ FRAMES_KEPT = 1024
 def layer_frame(layer: Layer, accelerator: Accelerator) -> Frame:
     """The :class:`Frame` of ``layer`` on ``accelerator``, kept by the layer and the accelerator's
     :func:`structure` (layers are immutable)."""
-    key = (layer, structure(accelerator))
-    frame = _FRAMES.get(key)
-    if frame is None:
-        frame = _FRAMES[key] = build_frame(layer, accelerator)
-        if len(_FRAMES) > FRAMES_KEPT:
-            _FRAMES.popitem(last=False)
-    else:
-        _FRAMES.move_to_end(key)
-    return frame
+    return recent(
+        _FRAMES,
+        (layer, structure(accelerator)),
+        lambda: build_frame(layer, accelerator),
+        FRAMES_KEPT,
+    )
 
 
 def build_frame(layer: Layer, accelerator: Accelerator) -> Frame:
