@@ -97,6 +97,38 @@ def test_files_found_sound_are_checked_again_once_written_to(tmp_path, monkeypat
     assert checked[4:] == ["abcd.json"] and str(entries[0]) in line and not entries[0].exists()
 
 
+@pytest.mark.parametrize("how", [None, "truncated", "altered"])
+def test_files_a_job_wrote_whole_are_recorded_without_a_read(tmp_path, monkeypatch, how):
+    """A layer result the result store wrote is noted with its stamp (zigzag.io.written_notes) and
+    recorded sound from the note, unread; damaged after the write (its modification time put
+    back), it is read and removed. A torn note is ignored: that file is read instead."""
+    from zigzag.io.written_notes import NOTES
+    from zigzag.mapping_search.result_store import ResultStore
+    from zigzag.steps import integrity
+
+    results, cache = tmp_path / "results", tmp_path / "results" / ".cache"
+    store = ResultStore(cache)
+    for key in ("abcd", "beef"):
+        store._write(key, sealed_text(DATA_SEALED, key))
+    (cache / NOTES / "torn.jsonl").write_text('["/somewhere/else.json", [1, 2')
+    unnoted = cache / "results" / "cafe.json"  # written by hand: no note
+    unnoted.write_text(sealed_text(DATA_SEALED, "cafe"))
+    if how:
+        times = store.path("abcd").stat()
+        damage(store.path("abcd"), how)
+        os.utime(store.path("abcd"), ns=(times.st_atime_ns, times.st_mtime_ns))
+    checked = []
+    sound = integrity.is_sound
+    monkeypatch.setattr(integrity, "is_sound", lambda p, k: checked.append(p.name) or sound(p, k))
+    lines = integrity.check_sealed_files(results, cache)
+    assert sorted(checked) == sorted(["cafe.json"] + (["abcd.json"] if how else []))
+    assert len(lines) == (1 if how else 0) and store.path("abcd").exists() is (how is None)
+    assert not list((cache / NOTES).iterdir())  # the notes are taken into the record
+    assert integrity.check_sealed_files(results, cache) == [] and len(checked) == len(
+        ["cafe.json"] + (["abcd.json"] if how else [])
+    )  # recorded: none read again
+
+
 def test_a_damaged_cost_table_entry_is_recomputed(tmp_path, caplog):
     from zigzag.multicore.cost_table import cache
 

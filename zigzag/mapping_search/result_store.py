@@ -23,6 +23,7 @@ from pathlib import Path
 from zigzag.errors import InputError, MappingError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text
+from zigzag.io.written_notes import note_written
 from zigzag.mapping_search.jobs import job_key, job_result_text, layer_from_job
 
 _LOG = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ class ResultStore:
                     result, stats = search_layer(
                         layer, accelerator, options, show_progress=False, shared=share
                     )
-                    write_text_atomic(self.path(key), job_result_text(result, stats, key))
+                    self._write(key, job_result_text(result, stats, key))
                     return result
         return _result_of(data)
 
@@ -120,7 +121,12 @@ class ResultStore:
         return self.read(key), True
 
     def _write_failure(self, key: str, step: str, reason: str) -> None:
-        write_text_atomic(self.path(key), sealed_text(failure_record(step, reason), key))
+        self._write(key, sealed_text(failure_record(step, reason), key))
+
+    def _write(self, key: str, text: str) -> None:
+        """Store ``text`` (sealed) as ``key``'s file, noted as written whole."""
+        write_text_atomic(self.path(key), text)
+        note_written(self.cache, self.path(key))
 
     @contextmanager
     def _lock(self, key: str):

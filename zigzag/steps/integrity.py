@@ -7,7 +7,9 @@ chunks). A damaged one is removed so that the run computes it again (``workflow/
 A file found sound is recorded with its size, modification and change times and inode
 (``<cache>/status/sound_files.json``), and checked again only when one of them differs: a rerun
 that changed nothing reads no file, and any write to a file (a crash, a full disk, a hand edit, even
-one that puts the modification time back) changes its change time, so it is checked again."""
+one that puts the modification time back) changes its change time, so it is checked again. A
+file a job wrote whole and noted with its stamp (:mod:`zigzag.io.written_notes`: the layer results)
+is recorded from that note while its stamp is unchanged, without being read back."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from zigzag.io.atomic import write_text_atomic
 from zigzag.io.sealed import is_sound, remove_damaged
+from zigzag.io.written_notes import drop_notes, file_stamp, read_notes
 
 #: where the cache records the sealed files found sound: absolute path -> stamp
 RECORD = Path("status") / "sound_files.json"
@@ -53,15 +56,6 @@ def is_dry_run(arguments: list[str]) -> bool:
     )
 
 
-def _stamp(path: Path) -> list[int] | None:
-    """What any write to ``path`` changes: size, modification and change times, inode."""
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return [status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino]
-
-
 def check_sealed_files(
     results: str | Path, cache: str | Path, *, dry_run: bool = False, remove: bool = True
 ) -> list[str]:
@@ -73,18 +67,23 @@ def check_sealed_files(
         record = json.loads(record_path.read_text())
     except (OSError, ValueError):
         record = {}
+    stored = dict(record)
+    noted, notes_files = read_notes(cache)  # files the jobs wrote whole (zigzag.io.written_notes)
+    record.update(noted)
     sound, suspect = {}, []
     for path, key in sealed_files(results, cache):
-        stamp = _stamp(path)  # before the check: a write while checking shows at the next check
+        stamp = file_stamp(path)  # before the check: a write while checking shows at the next check
         name = os.path.abspath(path)
         if stamp is not None and (record.get(name) == stamp or is_sound(path, key)):
             sound[name] = stamp
         elif stamp is not None:
             suspect.append((path, key))
     lines = remove_damaged(suspect, dry_run=dry_run) if remove else []
-    if not dry_run and sound != record:
+    if not dry_run and sound != stored:
         try:
             write_text_atomic(record_path, json.dumps(sound, separators=(",", ":")))
         except OSError:  # a read-only cache: said by the check that follows
-            pass
+            return lines
+    if not dry_run:
+        drop_notes(notes_files)
     return lines
