@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.io.atomic import write_text_atomic
+from zigzag.io.atomic import write_bytes_atomic
 from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text
 from zigzag.mapping_search.jobs import job_key, job_result_text, layer_from_job
 
@@ -95,7 +95,7 @@ class ResultStore:
             result, stats = search_layer(
                 layer, accelerator, options, show_progress=False, shared=share
             )
-            write_text_atomic(self.path(key), job_result_text(result, stats, key))
+            write_bytes_atomic(self.path(key), job_result_text(result, stats, key).encode())
             return result
 
     def evaluate(self, key: str, job: dict, label: str | None = None) -> tuple[dict, bool]:
@@ -126,7 +126,7 @@ class ResultStore:
         return self.read(key), True
 
     def _write_failure(self, key: str, step: str, reason: str) -> None:
-        write_text_atomic(self.path(key), sealed_text(failure_record(step, reason), key))
+        write_bytes_atomic(self.path(key), sealed_text(failure_record(step, reason), key).encode())
 
     @contextmanager
     def _lock(self, key: str):
