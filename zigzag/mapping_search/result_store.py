@@ -8,9 +8,10 @@ stored yet takes the key's lock (``<cache>/locks/<key>.lock``, released when the
 however it ends), looks again, and only then searches; another process needing the same key
 meanwhile waits for it and reads its result. A sweep's batch job skips the lock: the layers of
 its variants are its own, and a result's text is deterministic and written atomically, so two
-processes meeting on a key would at worst both search it and write the same file. A layer no mapping fits is stored as a failure
-record (``{"failed": {"step", "reason"}}``), so it is not searched again either. A damaged file
-is reported in one warning naming it, never used, and replaced.
+processes meeting on a key would at worst both search it and write the same file. A layer no
+mapping fits is stored as a failure record (``{"failed": {"step", "reason"}}``), so it is not
+searched again either. A damaged file is reported in one warning naming it, never used, and
+replaced.
 """
 
 from __future__ import annotations
