@@ -6,9 +6,12 @@ jobs, ``zigzag sweep``, the Python API) and everything else that passes a cache:
 the only one that reads or writes it. A result is computed once: a process that needs a key not
 stored yet takes the key's lock (``<cache>/locks/<key>.lock``, released when the process ends,
 however it ends), looks again, and only then searches; another process needing the same key
-meanwhile waits for it and reads its result. A layer no mapping fits is stored as a failure
-record (``{"failed": {"step", "reason"}}``), so it is not searched again either. A damaged file
-is reported in one warning naming it, never used, and replaced.
+meanwhile waits for it and reads its result. A sweep's batch job skips the lock: the layers of
+its variants are its own, and a result's text is deterministic and written atomically, so two
+processes meeting on a key would at worst both search it and write the same file. A layer no
+mapping fits is stored as a failure record (``{"failed": {"step", "reason"}}``), so it is not
+searched again either. A damaged file is reported in one warning naming it, never used, and
+replaced.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
-from zigzag.io.atomic import write_text_atomic
+from zigzag.io.atomic import write_bytes_atomic
 from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text
 from zigzag.io.written_notes import note_written
 from zigzag.mapping_search.jobs import job_key, job_result_text, layer_from_job
@@ -70,28 +73,32 @@ class ResultStore:
 
         key = key or job_key(job)
         data = self.read(key)
-        if data is None:
-            with self._lock(key):
-                data = self.read(key)
-                if data is None:
-                    share = None
-                    if shared is not None and keys is not None:
-                        share = (shared, *keys)
-                    elif shared is not None:
-                        from zigzag.mapping_search.batched.shared import COST_FIELDS, cost_free_job
-                        from zigzag.mapping_search.batched.structural import structure_free_job
+        if data is not None:
+            return _result_of(data)
+        # a batch job (``shared``) searches the layers of its own variants, which no other job
+        # plans: it takes no lock (a file made per key) and does not read again; two processes
+        # that met on a key anyway would each write the same result, atomically
+        with self._lock(key) if shared is None else nullcontext():
+            data = None if shared is not None else self.read(key)
+            if data is not None:
+                return _result_of(data)
+            share = None
+            if shared is not None and keys is not None:
+                share = (shared, *keys)
+            elif shared is not None:
+                from zigzag.mapping_search.batched.shared import COST_FIELDS, cost_free_job
+                from zigzag.mapping_search.batched.structural import structure_free_job
 
-                        share = (
-                            shared,
-                            job_key(cost_free_job(job)),
-                            job_key(structure_free_job(job, COST_FIELDS)),
-                        )
-                    result, stats = search_layer(
-                        layer, accelerator, options, show_progress=False, shared=share
-                    )
-                    self._write(key, job_result_text(result, stats, key))
-                    return result
-        return _result_of(data)
+                share = (
+                    shared,
+                    job_key(cost_free_job(job)),
+                    job_key(structure_free_job(job, COST_FIELDS)),
+                )
+            result, stats = search_layer(
+                layer, accelerator, options, show_progress=False, shared=share
+            )
+            self._write(key, job_result_text(result, stats, key))
+            return result
 
     def evaluate(self, key: str, job: dict, label: str | None = None) -> tuple[dict, bool]:
         """The data of job ``key`` (a job as :func:`zigzag.mapping_search.jobs.layer_job` writes it) and
@@ -125,7 +132,7 @@ class ResultStore:
 
     def _write(self, key: str, text: str) -> None:
         """Store ``text`` (sealed) as ``key``'s file, noted as written whole."""
-        write_text_atomic(self.path(key), text)
+        write_bytes_atomic(self.path(key), text.encode())
         note_written(self.cache, self.path(key))
 
     @contextmanager

@@ -10,7 +10,7 @@ import pytest
 
 from support import reference_input
 from support.cn_graphs import REFERENCE_CASES, build_reference_graph
-from zigzag.io.atomic import write_json_atomic
+from zigzag.io.atomic import write_bytes_atomic, write_json_atomic
 from zigzag.io.loaders import load_accelerator
 from zigzag.plots import plot_memory_hierarchy
 from zigzag.multicore.cn_graph import save_cn_graph
@@ -47,3 +47,17 @@ def test_the_cn_graph_honours_the_umask(umask, tmp_path):
         tmp_path / "cn_graph.npz",
     )
     assert mode(tmp_path / "cn_graph.npz") == 0o666 & ~umask
+
+
+def test_atomic_bytes_honour_the_umask_and_make_the_folder(umask, tmp_path):
+    target = tmp_path / "results" / "k.json"
+    write_bytes_atomic(target, b'{"a":1}\n')
+    write_bytes_atomic(target, b'{"a":2}\n')  # replaced in place
+    assert target.read_bytes() == b'{"a":2}\n' and mode(target) == 0o666 & ~umask
+    assert [p.name for p in target.parent.iterdir()] == ["k.json"]
+
+
+def test_atomic_bytes_leave_nothing_when_the_write_fails(tmp_path):
+    with pytest.raises(TypeError):
+        write_bytes_atomic(tmp_path / "k.json", "not bytes")
+    assert list(tmp_path.iterdir()) == []

@@ -164,6 +164,7 @@ def test_winner_on_another_variant_equals_evaluate(seed):
         detail = analyse(
             layer, first, fractional, integer, temporal, spatial_mapping_array=array_mapping
         )
+        memo = {}  # kept with the detail: the others of equal sizes or bandwidths take parts of it
         for other in others:
             expected = evaluate(
                 layer, other, fractional, integer, temporal, spatial_mapping_array=array_mapping
@@ -171,6 +172,10 @@ def test_winner_on_another_variant_equals_evaluate(seed):
             derived = with_memories(detail, layer, other, array_mapping)
             assert derived == expected
             assert vars(derived) == vars(expected)  # a copy without __init__: every field, only
+            for _ in range(2):  # computed into the memo, then taken from it
+                assert vars(with_memories(detail, layer, other, array_mapping, memo)) == vars(
+                    expected
+                )
             differ += expected.latency_total2 != detail.result.latency_total2
             buffered += expected.double_buffer != detail.result.double_buffer
     assert differ > 0  # the bandwidths did change some latency

@@ -77,3 +77,16 @@ def test_two_processes_needing_one_layer_search_it_once(layer_and_job, tmp_path)
     with multiprocessing.get_context("fork").Pool(2) as pool:
         searched = pool.map(_evaluate, [(tmp_path, "k3", job)] * 2)
     assert sorted(searched) == [False, True]
+
+
+def test_a_batch_job_stores_its_results_without_locks(layer_and_job, tmp_path):
+    from zigzag.mapping_search.batched.shared import SharedCandidates
+
+    layer, accelerator, job = layer_and_job
+    store, key = ResultStore(tmp_path), job_key(layer_job(layer, accelerator, OPTIONS))
+    result = store.best(job, layer, accelerator, OPTIONS, key=key, shared=SharedCandidates())
+    assert result == search_layer(layer, accelerator, OPTIONS, show_progress=False)[0]
+    assert store.read(key) is not None and not (tmp_path / "locks").exists()
+    assert (
+        store.best(job, layer, accelerator, OPTIONS, key=key, shared=SharedCandidates()) == result
+    )

@@ -363,11 +363,12 @@ def _winner(table, layer, accelerator, best, scalar_eval, spatial_mapping_array)
     winners = table.memo.setdefault("winners", OrderedDict())
     cuts = tuple((op, tuple(c)) for op, c in sorted(best[3].items()))
     key = (best[2].tobytes(), cuts)
-    detail = winners.get(key)
-    if detail is not None:
+    known = winners.get(key)
+    if known is not None:
         winners.move_to_end(key)
-        return with_memories(detail, layer, accelerator, spatial_mapping_array)
-    detail = winners[key] = scalar_eval(best[2], best[3], detail=True)
+        return with_memories(known[0], layer, accelerator, spatial_mapping_array, known[1])
+    detail = scalar_eval(best[2], best[3], detail=True)
+    winners[key] = (detail, {})  # its scalar details, and what its siblings re-derive of them
     if len(winners) > WINNERS:
         winners.popitem(last=False)
     return detail.result

@@ -149,34 +149,56 @@ def carried(model) -> tuple:
     return tuple(bool(model.ops[op].operand.levels[k].bw_max[d]) for op, k, d in model.duties)
 
 
-def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array) -> CostResult:
+def with_memories(
+    detail: CostDetail, layer, accelerator, spatial_mapping_array, memo: dict | None = None
+) -> CostResult:
     """``detail``'s result (the scalar model's :func:`~zigzag.cost.model.analyse`, on a variant of
     ``accelerator``'s structure, with the same spatial and temporal mapping) under
     ``accelerator``: what reads a memory's size, bandwidth or cost (utilisations, double
     buffering, word accesses, energies, the array's figures, latency) recomputed by the scalar
     model's functions, in :func:`~zigzag.cost.model.analyse`'s order, from the intermediates that
-    read none (the data movement, the total cycles); every other figure is the same."""
+    read none (the data movement, the total cycles); every other figure is the same.
+
+    ``memo``: a dict kept with ``detail`` for the variants of its structure still to come, of
+    what each part reads besides ``detail`` and the structure: the utilisations and double
+    buffering by the levels' sizes, the word accesses by their bandwidths, the stall, on- and
+    off-loading cycles by the bandwidths and the double buffering."""
     setup = layer_setup(layer, accelerator)
-    util, util_sh, eff, eff_sh = memory_utilization(setup, detail.movement)
-    accesses = memory_word_access(setup, detail.movement, detail.spatial)
-    mem_energy, breakdown, further = memory_energy(setup, accesses)
-    array = array_cost(layer, accelerator, spatial_mapping_array)
-    eff_sh_after = {op: list(v) for op, v in eff_sh.items()}
-    db = double_buffer_flags(setup, eff, eff_sh_after)
-    real, allowed = transfer_cycles(setup, detail.movement_int, db)
-    ss_comb, ports = stall_slack(setup, detail.movement_int, real, allowed)
-    loading, offloading, _, _ = port_loading(
-        setup, detail.movement_int, real, ss_comb, detail.total_cycle
+    memo = {} if memo is None else memo
+    key = ("sizes", tuple(lv.size for operand in setup.operands.values() for lv in operand.levels))
+    held = memo.get(key)
+    if held is None:
+        held = memo[key] = _held(setup, detail)
+    levels = tuple(
+        (tuple(lv.bw_min.values()), tuple(lv.bw_max.values()))
+        for operand in setup.operands.values()
+        for lv in operand.levels
     )
-    onload, _ = onloading_cycles(setup, loading)
-    offload, _ = offloading_cycles(setup, offloading)
+    key = ("accesses", levels)
+    accesses = memo.get(key)
+    if accesses is None:
+        accesses = memo[key] = memory_word_access(setup, detail.movement, detail.spatial)
+    energies = memory_energy(setup, accesses)
+    array = array_cost(layer, accelerator, spatial_mapping_array)
+    fields, db = held
+    key = (
+        "latency",
+        levels,
+        tuple(port.bw_max for port in setup.ports),
+        *fields["double_buffer"].values(),
+    )
+    cycles = memo.get(key)
+    if cycles is None:
+        cycles = memo[key] = _cycles(setup, detail, db)
+    ss_comb, port_ss, onload, offload = cycles
     known = detail.result
     latency0 = known.ideal_temporal_cycle + ss_comb
     latency1 = latency0 + onload
     latency2 = latency1 + offload
     return replaced(
         known,
-        **costed_fields(layer, accelerator, array, (mem_energy, breakdown, further)),
+        **costed_fields(layer, accelerator, array, energies),
+        **fields,
         memory_word_access={op: tuple(v) for op, v in accesses.items()},
         latency_total0=latency0,
         latency_total1=latency1,
@@ -187,13 +209,38 @@ def with_memories(detail: CostDetail, layer, accelerator, spatial_mapping_array)
         mac_utilization0=known.ideal_cycle / latency0,
         mac_utilization1=known.ideal_cycle / latency1,
         mac_utilization2=known.ideal_cycle / latency2,
+        port_stall_slack=dict(port_ss),
+    )
+
+
+def _held(setup, detail: CostDetail) -> tuple[dict, dict]:
+    """The utilisation and double-buffering fields of ``detail``'s mapping under ``setup``'s
+    sizes (as ``analyse`` finds them), and the double buffering by operand."""
+    util, util_sh, eff, eff_sh = memory_utilization(setup, detail.movement)
+    eff_sh_after = {op: list(v) for op, v in eff_sh.items()}
+    db = double_buffer_flags(setup, eff, eff_sh_after)
+    fields = dict(
         mem_utilization_individual={op: tuple(v) for op, v in util.items()},
         mem_utilization_shared={op: tuple(v) for op, v in util_sh.items()},
         effective_mem_utilization_individual={op: tuple(v) for op, v in eff.items()},
         effective_mem_utilization_shared={op: tuple(v) for op, v in eff_sh_after.items()},
         double_buffer={op: tuple(v) for op, v in db.items()},
-        port_stall_slack={f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities},
     )
+    return fields, db
+
+
+def _cycles(setup, detail: CostDetail, db: dict) -> tuple:
+    """``(stall_slack_comb, port_stall_slack, on-loading, off-loading cycles)`` of ``detail``'s
+    mapping under ``setup``'s bandwidths and the double buffering ``db``, as ``analyse`` finds them."""
+    real, allowed = transfer_cycles(setup, detail.movement_int, db)
+    ss_comb, ports = stall_slack(setup, detail.movement_int, real, allowed)
+    loading, offloading, _, _ = port_loading(
+        setup, detail.movement_int, real, ss_comb, detail.total_cycle
+    )
+    onload, _ = onloading_cycles(setup, loading)
+    offload, _ = offloading_cycles(setup, offloading)
+    port_ss = {f"{p.memory}.{p.port}": p.stall_slack for p in ports if p.activities}
+    return ss_comb, port_ss, onload, offload
 
 
 def replaced(result: CostResult, **changes) -> CostResult:
