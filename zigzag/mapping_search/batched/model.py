@@ -407,18 +407,24 @@ class BatchCostModel:
                 accesses.append(acc)
         if not rows:
             return accesses
+        from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
         flows = [row[2] for row in rows]
         if memo is None:
             data, count, moving, small = _access_rows(flows, n)
         else:  # the rows are the structure's: which flows move data, which have a port
             key = ("access rows", tuple((*row[6], row[1]) for row in rows))
             data, count, moving, small = memo.get(key, lambda: _access_rows(flows, n))
-        bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
-        ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
-        instances = np.array([[row[5]] for row in rows], dtype=np.float64)
-        value = np.ceil(data / bw_min) * ratio * count * instances
-        value = np.where(moving, np.trunc(value), 0.0)
-        exact &= (small & (value < EXACT)).all(axis=0)
+        value = movement_kernels.word_accesses(
+            data,
+            count,
+            moving,
+            small,
+            np.array([row[3] for row in rows], dtype=np.float64),
+            np.array([row[3] / row[4] for row in rows], dtype=np.float64),
+            np.array([row[5] for row in rows], dtype=np.float64),
+            exact,
+        )
         for (acc, d, *_), figures in zip(rows, value):
             acc[d] = figures
         return accesses
