@@ -3,6 +3,7 @@ spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/co
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -20,6 +21,7 @@ from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
 from zigzag.cost.model.setup import Operand, layer_setup
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
+from zigzag.memo import recent
 from zigzag.mapping_search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
@@ -56,24 +58,89 @@ class _Movement(NamedTuple):
 
 class _OperandInfo:
     """Static data of one layer operand for the batched model (masks over loop numbers and over
-    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops)."""
+    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops):
+    ``operand`` with its :class:`_OperandMasks`."""
 
-    def __init__(self, operand: Operand, loops: LoopTable):
+    def __init__(self, operand: Operand, masks: "_OperandMasks"):
         self.operand = operand
         self.name = operand.name
         self.n = operand.n
-        self.r_of_loop = np.array([d in operand.relevant for d, _ in loops.distinct], dtype=bool)
-        self.ir_of_loop = np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool)
-        self.keep = operand.relevant | operand.irrelevant
+        self.r_of_loop = masks.r_of_loop
+        self.ir_of_loop = masks.ir_of_loop
+        self.keep = masks.keep
         self.relations = operand.pr_relations
-        self.relevant_code = np.array(
-            [d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool
-        )
-        self.keep_code = np.array([d in self.keep for d in loops.dims] + [False], dtype=bool)
-        self._codes = loops.dim_number
+        self.relevant_code = masks.relevant_code
+        self.keep_code = masks.keep_code
+        self._codes = masks.codes
 
     def code_of(self, dim: str) -> int:
         return self._codes.get(dim, -1)
+
+
+class _OperandMasks(NamedTuple):
+    """What :class:`_OperandInfo` reads of an operand's relevancy over the loops (read-only)."""
+
+    r_of_loop: np.ndarray
+    ir_of_loop: np.ndarray
+    keep: frozenset
+    relevant_code: np.ndarray
+    keep_code: np.ndarray
+    codes: dict
+
+    @classmethod
+    def of(cls, operand: Operand, loops: LoopTable) -> "_OperandMasks":
+        keep = operand.relevant | operand.irrelevant
+        masks = cls(
+            np.array([d in operand.relevant for d, _ in loops.distinct], dtype=bool),
+            np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool),
+            keep,
+            np.array([d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool),
+            np.array([d in keep for d in loops.dims] + [False], dtype=bool),
+            loops.dim_number,
+        )
+        for mask in masks[:2] + masks[3:5]:
+            mask.setflags(write=False)
+        return masks
+
+
+class _Static(NamedTuple):
+    """What :class:`BatchCostModel` reads of a set-up's frame and the loops' distinct factors,
+    the same for the hardware variants of one structure (kept in :data:`_STATICS`): the
+    operands' masks, every port duty in a fixed order and its index, and the layer's largest
+    count and precision for the exactness bound."""
+
+    masks: dict
+    duties: tuple
+    duty_index: dict
+    biggest: int
+    precision: int
+
+
+def _static_of(setup, layer: Layer, loops: LoopTable) -> _Static:
+    duties, duty_index = [], {}
+    for port in setup.ports:
+        for duty in port.duties:
+            key = (duty.layer_op, duty.level, duty.direction)
+            if key not in duty_index:
+                duty_index[key] = len(duties)
+                duties.append(key)
+    biggest = layer.total_macs
+    for op in setup.operands:
+        biggest = max(biggest, layer.operand_size_elem(op))
+    return _Static(
+        {op: _OperandMasks.of(o, loops) for op, o in setup.operands.items()},
+        tuple(duties),
+        duty_index,
+        biggest,
+        max(list(layer.precision.values()) + [1]),
+    )
+
+
+#: :class:`_Static` by (set-up frame, the loops' distinct factors), the last
+#: :data:`STATICS_KEPT` used (a frame is one layer on one structure; it reads no memory's size,
+#: cost or bandwidth)
+_STATICS: OrderedDict = OrderedDict()
+STATICS_KEPT = 1024
 
 
 class BatchCostModel:
@@ -116,7 +183,13 @@ class BatchCostModel:
         self.spatial = spatial_analysis(setup, frac_key)
         self.same_variant = frac_key == int_key
         self.spatial_int = self.spatial if self.same_variant else spatial_analysis(setup, int_key)
-        self.ops = {op: _OperandInfo(o, loops) for op, o in setup.operands.items()}
+        static = recent(
+            _STATICS,
+            (setup.frame, tuple(loops.distinct)),
+            lambda: _static_of(setup, layer, loops),
+            STATICS_KEPT,
+        )
+        self.ops = {op: _OperandInfo(o, static.masks[op]) for op, o in setup.operands.items()}
         out = setup.operands[layer.output]
         if out.pr_relations:
             raise Unsupported("partially relevant output operand")
@@ -127,19 +200,11 @@ class BatchCostModel:
         self.total_cycle = loops.total
         self.pr_sizes = setup.pr_sizes
         # every port duty (for the per-candidate structure signature), in a fixed order
-        self.duties = []
-        self.duty_index = {}
-        for port in setup.ports:
-            for duty in port.duties:
-                key = (duty.layer_op, duty.level, duty.direction)
-                if key not in self.duty_index:
-                    self.duty_index[key] = len(self.duties)
-                    self.duties.append(key)
+        self.duties = static.duties
+        self.duty_index = static.duty_index
         # static exactness bound: integer-valued quantities stay below 2**53
-        biggest = max(layer.total_macs, loops.total)
-        for op in setup.operands:
-            biggest = max(biggest, layer.operand_size_elem(op))
-        prec = max(list(layer.precision.values()) + [1])
+        biggest = max(static.biggest, loops.total)
+        prec = static.precision
         units = max(max(q.unit_count) for q in self.spatial.values())
         if float(biggest) * prec * units * 64 >= EXACT and not approximate:
             raise FiguresTooLarge("figures too large for exact float64 integers")
