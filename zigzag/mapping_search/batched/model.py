@@ -177,7 +177,7 @@ class BatchCostModel:
         setup = layer_setup(layer, accelerator)
         self.setup = setup
         frac = normalise_levels(fractional)
-        integ = normalise_levels(integer)
+        integ = frac if integer is fractional else normalise_levels(integer)
         frac_key = tuple((op, frac[op]) for op in setup.operands)
         int_key = tuple((op, integ[op]) for op in setup.operands)
         self.spatial = spatial_analysis(setup, frac_key)
