@@ -96,3 +96,44 @@ def feasible_takes(
             ended = f <= steps and (f == 0 or pos[i] + min(max(f - 1, 0), steps - 1) < length)
         failed[i] = bits[min(f, steps), i] if ended else np.inf
     return bits, feasible, fitted, failed
+
+
+#: the one signature of :func:`cheapest_takes`: the loops' prefix products (a transposed view)
+#: and the bits per take (a broadcast view where every take needs the same), so layout "A"
+_CHEAPEST_SIGNATURE = (
+    types.Array(types.float64, 2, "A", readonly=True),  # prefix
+    types.Array(types.float64, 2, "A", readonly=True),  # bits
+    _array(types.int64, 1, True),  # pos
+    _array(types.int64, 1, True),  # feasible
+    _array(types.bool_, 1, True),  # alive
+    types.float64,  # total
+    types.int64,  # takes
+)
+
+
+@njit([_CHEAPEST_SIGNATURE], cache=True, error_model="numpy")
+def cheapest_takes(prefix, bits, pos, feasible, alive, total, takes):
+    """The take of each of ``n`` candidates into a memory holding one operand that is not its top
+    (``BatchLevelAssigner._single_take``): among the feasible takes ``t < takes`` of a live
+    candidate, the last of the lowest costs ``(total / prefix[i, pos + t]) * bits[t, i]`` (a NaN
+    cost makes the lowest NaN, then the last take); 0 where none is feasible."""
+    length = prefix.shape[1] - 1
+    n = pos.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        if not alive[i]:
+            continue
+        last_take = min(takes, feasible[i])  # the takes below it are the valid ones
+        if last_take <= 0:
+            continue
+        lowest = np.inf
+        for t in range(last_take):
+            cost = (total / prefix[i, min(pos[i] + t, length)]) * bits[t, i]
+            lowest = _minimum(lowest, cost)
+        out[i] = takes - 1
+        for t in range(last_take - 1, -1, -1):
+            cost = (total / prefix[i, min(pos[i] + t, length)]) * bits[t, i]
+            if cost == lowest:
+                out[i] = t
+                break
+    return out

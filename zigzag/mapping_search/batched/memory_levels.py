@@ -323,16 +323,14 @@ class BatchLevelAssigner:
         left: a top memory's largest take, else the last of the lowest costs."""
         if top:
             return np.where(alive, top_take, 0)
-        n, length, rows, _, _, prefix, _, _, _ = ctx
+        from zigzag.mapping_search.batched import allocation_kernels  # numba: by the first search
+
+        prefix = ctx[5]
         live = slices[2][alive]
         takes = int(live.max()) if live.size else 1
-        steps = np.arange(takes)[:, None]
-        above = prefix[rows, np.minimum(state.pos + steps, length)]
-        cost = (self.loops.total / above) * slices[0][:takes]
-        valid = (steps < slices[2]) & alive
-        lowest = np.where(valid, cost, np.inf).min(axis=0)
-        last = takes - 1 - np.argmax((valid & (cost == lowest))[::-1], axis=0)
-        return np.where(valid.any(axis=0), last, 0)
+        return allocation_kernels.cheapest_takes(
+            prefix, slices[0], state.pos, slices[2], alive, float(self.loops.total), takes
+        )
 
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx, entered=None):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
