@@ -52,3 +52,50 @@ def test_word_accesses_match_numpy(seed):
     )
     assert got.tobytes() == want.tobytes()
     assert np.array_equal(got_exact, want_exact)
+
+
+with np.errstate(invalid="ignore"):
+    #: the NaN the evaluator's arithmetic makes (``0 x inf``, ``inf - inf``): the processor's
+    #: default NaN, the only one there, so which of two NaN operands a sum keeps is not seen (the
+    #: compiled sum may take them in the other order); ``np.nan`` has the other sign
+    _DEFAULT_NAN = float(np.float64(0.0) * np.float64(np.inf))
+
+
+def _numpy_energy(accesses, costs):
+    """The numpy steps ``access_energy`` took before it was compiled (without the MAC energy)."""
+    energy = np.zeros(len(next(v for acc in accesses for v in acc.values())))
+    for acc, (r_cost, w_cost) in zip(accesses, costs):
+        e_th, e_fh = acc["th"] * r_cost, acc["fh"] * w_cost
+        e_tl, e_fl = acc["tl"] * r_cost, acc["fl"] * w_cost
+        energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
+    return energy
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_access_energies_match_numpy(seed):
+    rng = np.random.default_rng(seed)
+    levels, n = int(rng.integers(1, 12)), int(rng.integers(1, 300))
+    specials = [0.0, 1.0, 2.0**60, np.inf, _DEFAULT_NAN]
+    slots = np.full((levels, 4), -1, dtype=np.int64)
+    present = rng.random((levels, 4)) < 0.6
+    present[0, 0] = True  # one array at least, as the evaluator has
+    slots[present] = np.arange(int(present.sum()))
+    value = _drawn(rng, specials, (int(present.sum()), n))
+    costs = [
+        (rng.choice([0, 3, 2**40, 0.5, 1e300, np.inf]).item(), rng.choice([1, 7, 0.25]).item())
+        for _ in range(levels)
+    ]
+    directions = ("th", "tl", "fh", "fl")
+    accesses = [
+        {d: (value[slots[l, c]] if slots[l, c] >= 0 else 0.0) for c, d in enumerate(directions)}
+        for l in range(levels)
+    ]
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = _numpy_energy(accesses, costs)
+    got = movement_kernels.access_energies(
+        value,
+        slots,
+        np.array([float(r) for r, _ in costs]),
+        np.array([float(w) for _, w in costs]),
+    )
+    assert got.tobytes() == want.tobytes()

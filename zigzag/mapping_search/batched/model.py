@@ -3,7 +3,6 @@ spatial mapping, following :mod:`zigzag.cost.model` step by step (docs/models/co
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import NamedTuple
 
 import numpy as np
@@ -19,9 +18,9 @@ from zigzag.mapping_search.batched.candidates import (
 from zigzag.mapping_search.batched.latency import batch_latency
 from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
-from zigzag.cost.model.setup import Operand, layer_setup
+from zigzag.cost.model.setup import layer_setup
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
-from zigzag.memo import recent
+from zigzag.mapping_search.batched.operands import OperandInfo, model_static
 from zigzag.mapping_search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
@@ -54,93 +53,6 @@ class _Movement(NamedTuple):
     eff_bits: list
     flows: list  # per memory level: direction -> _Flow
     psum: list | None
-
-
-class _OperandInfo:
-    """Static data of one layer operand for the batched model (masks over loop numbers and over
-    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops):
-    ``operand`` with its :class:`_OperandMasks`."""
-
-    def __init__(self, operand: Operand, masks: "_OperandMasks"):
-        self.operand = operand
-        self.name = operand.name
-        self.n = operand.n
-        self.r_of_loop = masks.r_of_loop
-        self.ir_of_loop = masks.ir_of_loop
-        self.keep = masks.keep
-        self.relations = operand.pr_relations
-        self.relevant_code = masks.relevant_code
-        self.keep_code = masks.keep_code
-        self._codes = masks.codes
-
-    def code_of(self, dim: str) -> int:
-        return self._codes.get(dim, -1)
-
-
-class _OperandMasks(NamedTuple):
-    """What :class:`_OperandInfo` reads of an operand's relevancy over the loops (read-only)."""
-
-    r_of_loop: np.ndarray
-    ir_of_loop: np.ndarray
-    keep: frozenset
-    relevant_code: np.ndarray
-    keep_code: np.ndarray
-    codes: dict
-
-    @classmethod
-    def of(cls, operand: Operand, loops: LoopTable) -> "_OperandMasks":
-        keep = operand.relevant | operand.irrelevant
-        masks = cls(
-            np.array([d in operand.relevant for d, _ in loops.distinct], dtype=bool),
-            np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool),
-            keep,
-            np.array([d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool),
-            np.array([d in keep for d in loops.dims] + [False], dtype=bool),
-            loops.dim_number,
-        )
-        for mask in masks[:2] + masks[3:5]:
-            mask.setflags(write=False)
-        return masks
-
-
-class _Static(NamedTuple):
-    """What :class:`BatchCostModel` reads of a set-up's frame and the loops' distinct factors,
-    the same for the hardware variants of one structure (kept in :data:`_STATICS`): the
-    operands' masks, every port duty in a fixed order and its index, and the layer's largest
-    count and precision for the exactness bound."""
-
-    masks: dict
-    duties: tuple
-    duty_index: dict
-    biggest: int
-    precision: int
-
-
-def _static_of(setup, layer: Layer, loops: LoopTable) -> _Static:
-    duties, duty_index = [], {}
-    for port in setup.ports:
-        for duty in port.duties:
-            key = (duty.layer_op, duty.level, duty.direction)
-            if key not in duty_index:
-                duty_index[key] = len(duties)
-                duties.append(key)
-    biggest = layer.total_macs
-    for op in setup.operands:
-        biggest = max(biggest, layer.operand_size_elem(op))
-    return _Static(
-        {op: _OperandMasks.of(o, loops) for op, o in setup.operands.items()},
-        tuple(duties),
-        duty_index,
-        biggest,
-        max(list(layer.precision.values()) + [1]),
-    )
-
-
-#: :class:`_Static` by (set-up frame, the loops' distinct factors), the last
-#: :data:`STATICS_KEPT` used (a frame is one layer on one structure; it reads no memory's size,
-#: cost or bandwidth)
-_STATICS: OrderedDict = OrderedDict()
-STATICS_KEPT = 1024
 
 
 class BatchCostModel:
@@ -183,13 +95,8 @@ class BatchCostModel:
         self.spatial = spatial_analysis(setup, frac_key)
         self.same_variant = frac_key == int_key
         self.spatial_int = self.spatial if self.same_variant else spatial_analysis(setup, int_key)
-        static = recent(
-            _STATICS,
-            (setup.frame, tuple(loops.distinct)),
-            lambda: _static_of(setup, layer, loops),
-            STATICS_KEPT,
-        )
-        self.ops = {op: _OperandInfo(o, static.masks[op]) for op, o in setup.operands.items()}
+        static = model_static(setup, layer, loops)
+        self.ops = {op: OperandInfo(o, static.masks[op]) for op, o in setup.operands.items()}
         out = setup.operands[layer.output]
         if out.pr_relations:
             raise Unsupported("partially relevant output operand")
@@ -210,7 +117,7 @@ class BatchCostModel:
             raise FiguresTooLarge("figures too large for exact float64 integers")
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
-    def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
+    def _temporal(self, info: OperandInfo, ids, cuts, ctx):
         """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.temporal_levels`)."""
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
@@ -452,7 +359,10 @@ class BatchCostModel:
         clears ``exact`` where a figure leaves the exact range. The flows that move data are
         computed together as rows of one array (the same float operations, row by row); their
         bandwidth-free part is kept in ``memo`` (the movement's ``LatencyMemo``), when given."""
-        accesses, rows = [], []  # (access dict, direction, flow, bw_min, bw_max, instances, where)
+        accesses, rows = (
+            Accesses(),
+            [],
+        )  # rows: (access dict, direction, flow, bw_min, bw_max, instances, where)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -470,7 +380,9 @@ class BatchCostModel:
                         continue
                     rows.append((acc, d, flow, bw_min, bw_max, instances, (op, k)))
                 accesses.append(acc)
+        accesses.slots = np.full((len(accesses), 4), -1, dtype=np.int64)
         if not rows:
+            accesses.value = np.zeros((0, n))
             return accesses
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
@@ -490,8 +402,11 @@ class BatchCostModel:
             np.array([row[5] for row in rows], dtype=np.float64),
             exact,
         )
-        for (acc, d, *_), figures in zip(rows, value):
+        at = {id(acc): l for l, acc in enumerate(accesses)}
+        for r, ((acc, d, *_), figures) in enumerate(zip(rows, value)):
             acc[d] = figures
+            accesses.slots[at[id(acc)], _ENERGY_ORDER[d]] = r
+        accesses.value = value
         return accesses
 
 
@@ -517,24 +432,36 @@ def movement_arrays(moved) -> list[np.ndarray]:
     return list(arrays.values())
 
 
+class Accesses(list):
+    """:meth:`BatchCostModel._accesses`' word accesses: per (operand, level) a dict direction ->
+    figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
+    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
+
+    value: np.ndarray
+    slots: np.ndarray
+
+
+#: the column of each direction in :attr:`Accesses.slots` (reads, then writes, as summed)
+_ENERGY_ORDER = {"th": 0, "tl": 1, "fh": 2, "fl": 3}
+
+
 def access_energy(
-    accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
+    accesses: Accesses, costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
 ):
     """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
     and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
     ``exact`` narrowed where integer costs leave the exact range; the same float operations in
-    the same order whoever calls it, so equal inputs give bit-identical energies."""
-    energy = np.zeros(n)
-    integer_costs = False
-    for acc, (r_cost, w_cost) in zip(accesses, costs):
-        e_th = acc["th"] * r_cost
-        e_fh = acc["fh"] * w_cost
-        e_tl = acc["tl"] * r_cost
-        e_fl = acc["fl"] * w_cost
-        if not (isinstance(r_cost, float) and isinstance(w_cost, float)):
-            integer_costs = True
-        energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
-    if integer_costs:
+    the same order whoever calls it, so equal inputs give bit-identical energies (compiled:
+    :func:`~zigzag.mapping_search.batched.movement_kernels.access_energies`)."""
+    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
+    energy = movement_kernels.access_energies(
+        accesses.value,
+        accesses.slots,
+        np.array([float(r) for r, _ in costs], dtype=np.float64),
+        np.array([float(w) for _, w in costs], dtype=np.float64),
+    )
+    if not all(isinstance(r, float) and isinstance(w, float) for r, w in costs):
         # the scalar model sums Python ints exactly: stay where float64 does too
         exact = exact & (energy < EXACT)
     return energy + mac_energy, exact

@@ -197,3 +197,36 @@ def word_accesses(data, count, moving, small, bw_min, ratio, instances, exact):
             if not (small[r, i] and v < EXACT):
                 exact[i] = False
     return value
+
+
+#: the one signature of :func:`access_energies`: the word accesses' rows and where each
+#: (operand, level, direction) reads them, the levels' read and write costs
+_ENERGY_SIGNATURE = (
+    _array(types.float64, 2, True),  # value
+    _array(types.int64, 2, True),  # slots
+    _array(types.float64, 1, True),  # r_cost
+    _array(types.float64, 1, True),  # w_cost
+)
+
+
+@njit([_ENERGY_SIGNATURE], cache=True, error_model="numpy")
+def access_energies(value, slots, r_cost, w_cost):
+    """The memories' energy of ``n`` candidates (``model.access_energy`` before the MAC energy,
+    docs/models/cost-model.md#energy): per (operand, level) ``l`` in order, ``(th x r + tl x r) +
+    (fh x w + fl x w)`` added to the running sum, where ``slots[l]`` gives the rows of ``value``
+    holding its th, tl, fh and fl accesses (-1: no accesses, 0.0)."""
+    L = slots.shape[0]
+    n = value.shape[1]
+    energy = np.zeros(n)
+    for i in range(n):
+        total = 0.0
+        for level in range(L):
+            th, tl, fh, fl = slots[level, 0], slots[level, 1], slots[level, 2], slots[level, 3]
+            r, w = r_cost[level], w_cost[level]
+            e_th = (value[th, i] if th >= 0 else 0.0) * r
+            e_tl = (value[tl, i] if tl >= 0 else 0.0) * r
+            e_fh = (value[fh, i] if fh >= 0 else 0.0) * w
+            e_fl = (value[fl, i] if fl >= 0 else 0.0) * w
+            total = total + ((e_th + e_tl) + (e_fh + e_fl))
+        energy[i] = total
+    return energy
