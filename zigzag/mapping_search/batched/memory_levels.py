@@ -104,6 +104,7 @@ class BatchLevelAssigner:
         self.integral = all(float(f).is_integer() for f in factors) and (
             math.prod(factors) * loops.total < EXACT
         )
+        self._tables: dict = {}  # per layer operand: its footprint tables (compiled pass)
 
     # ----- helpers ----------------------------------------------------------------------------
     def _footprint(self, op: str, sizes: dict) -> np.ndarray:
@@ -322,16 +323,14 @@ class BatchLevelAssigner:
         left: a top memory's largest take, else the last of the lowest costs."""
         if top:
             return np.where(alive, top_take, 0)
-        n, length, rows, _, _, prefix, _, _, _ = ctx
+        from zigzag.mapping_search.batched import allocation_kernels  # numba: by the first search
+
+        prefix = ctx[5]
         live = slices[2][alive]
         takes = int(live.max()) if live.size else 1
-        steps = np.arange(takes)[:, None]
-        above = prefix[rows, np.minimum(state.pos + steps, length)]
-        cost = (self.loops.total / above) * slices[0][:takes]
-        valid = (steps < slices[2]) & alive
-        lowest = np.where(valid, cost, np.inf).min(axis=0)
-        last = takes - 1 - np.argmax((valid & (cost == lowest))[::-1], axis=0)
-        return np.where(valid.any(axis=0), last, 0)
+        return allocation_kernels.cheapest_takes(
+            prefix, slices[0], state.pos, slices[2], alive, float(self.loops.total), takes
+        )
 
     def _feasible_slices(self, memory, state: _AllocState, alive, ctx, entered=None):
         """For every candidate at once: the bits needed when taking the first 0, 1, 2 ...
@@ -359,16 +358,15 @@ class BatchLevelAssigner:
             precisions = [layer.precision[op]]
         live_pos = state.pos[alive]
         steps = length - int(live_pos.min()) if live_pos.size else 0
+        bits_are_int = self._bits_are_int(state, precisions)
+        if temporal is not None:  # the footprint read at pos + take (compiled)
+            return self._feasible_compiled(
+                memory, state, temporal, precision, steps, alive, entered, bits_are_int
+            )
         # take i (1 ... steps) adds the loop at position pos + i - 1, where there is one
         position = state.pos + np.arange(steps)[:, None]
         valid = position < length
-        if temporal is not None:  # the footprint at every position, read at pos + take
-            count = self._footprint(op, self._sizes_at(state.sizes, temporal))
-            if count is not None:
-                count = count[np.minimum(state.pos + np.arange(steps + 1)[:, None], length), rows]
-            sizes = None
-        else:
-            count, sizes = self._running(state, position, valid, steps, ctx)
+        count, sizes = self._running(state, position, valid, steps, ctx)
         bits = np.broadcast_to((count if count is not None else 1.0) * precision, (steps + 1, n))
         fits = bits <= size
         alive &= fits[0]
@@ -394,7 +392,61 @@ class BatchLevelAssigner:
                 np.where(takes < feasible, bits, -np.inf).max(axis=0),
                 np.where(ended, bits[stop, rows], np.inf),
             )
-        return bits, sizes, feasible, self._bits_are_int(state, precisions)
+        return bits, sizes, feasible, bits_are_int
+
+    def _feasible_compiled(
+        self, memory, state, temporal, precision, steps, alive, entered, bits_are_int
+    ):
+        """:meth:`_feasible_slices` where every running size is an exact integer: the footprint
+        of every take from the loops' per-dim prefix products, in one compiled pass
+        (:func:`~zigzag.mapping_search.batched.allocation_kernels.feasible_takes`)."""
+        from zigzag.mapping_search.batched import allocation_kernels  # numba: by the first search
+
+        tables = self._footprint_tables(state.layer_op)
+        dims = tables[0]
+        part = np.array([float(state.sizes[d]) for d in dims], dtype=np.float64)
+        n = len(alive)
+        if not isinstance(precision, np.ndarray):
+            precision = np.full(n, precision)
+        bits, feasible, fitted, failed = allocation_kernels.feasible_takes(
+            temporal,
+            tables[1],
+            part,
+            *tables[2:],
+            state.pos,
+            precision,
+            float(memory.size),
+            steps,
+            alive,
+        )
+        if entered is not None:
+            self._bound(memory, entered, fitted, failed)
+        return bits, None, feasible, bits_are_int
+
+    def _footprint_tables(self, op: str) -> tuple:
+        """What :func:`~zigzag.mapping_search.batched.allocation_kernels.feasible_takes` reads
+        of ``op``'s footprint (:meth:`_footprint`): its tracked dims, their dim numbers (-1: no
+        loops), the positions of the relevant ones, and per pr relation the positions of its
+        two dims, its reduced coefficients and its data dim's size."""
+        tables = self._tables.get(op)
+        if tables is None:
+            layer = self.layer
+            dims = list(self.tracked[op])
+            at = {d: j for j, d in enumerate(dims)}
+            rels = list(layer.partially_relevant[op].items())
+            tables = self._tables[op] = (
+                dims,
+                np.array([self.loops.dim_number.get(d, -1) for d in dims], dtype=np.int64),
+                np.array([at[d] for d in layer.relevant[op]], dtype=np.int64),
+                np.array([[at[r.dim_a], at[r.dim_b]] for _, r in rels], dtype=np.int64).reshape(
+                    -1, 2
+                ),
+                np.array(
+                    [[*r.reduced_coefficients, float(layer.pr_sizes[x])] for x, r in rels],
+                    dtype=np.float64,
+                ).reshape(-1, 3),
+            )
+        return tables
 
     def _running(self, state, position, valid, steps, ctx):
         """``(footprint, running sizes)`` after each take (arrays ``takes x candidates``), the
@@ -411,19 +463,6 @@ class BatchLevelAssigner:
                 np.multiply(running[i], grows[i], out=running[i + 1])
             sizes[dim] = running
         return self._footprint(state.layer_op, sizes), sizes
-
-    def _sizes_at(self, spatial: dict, temporal: np.ndarray) -> dict:
-        """The running size of each dim of ``spatial`` (its spatial part) at every position of
-        the orderings (arrays ``positions + 1 x candidates``): exact integers, so the same
-        numbers the scalar assigner's products reach there."""
-        sizes = {}
-        for dim, part in spatial.items():
-            number = self.loops.dim_number.get(dim)
-            if number is None:
-                sizes[dim] = np.full(temporal[:, 0].shape, float(part))
-            else:
-                sizes[dim] = temporal[:, number] * part if part != 1 else temporal[:, number]
-        return sizes
 
     def _cuts_agree_all(self, states, top_take, free, combinations, ctx) -> np.ndarray:
         """:meth:`_cuts_agree` for every combination of takes of the free operands (rows)."""

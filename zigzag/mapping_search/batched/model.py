@@ -18,8 +18,9 @@ from zigzag.mapping_search.batched.candidates import (
 from zigzag.mapping_search.batched.latency import batch_latency
 from zigzag.cost.model import LATENCY_MODELS
 from zigzag.cost.model.quantities import normalise_levels, spatial_analysis
-from zigzag.cost.model.setup import Operand, layer_setup
+from zigzag.cost.model.setup import layer_setup
 from zigzag.hardware.accelerator import DIRECTIONS, Accelerator
+from zigzag.mapping_search.batched.operands import OperandInfo, model_static
 from zigzag.mapping_search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
@@ -52,28 +53,6 @@ class _Movement(NamedTuple):
     eff_bits: list
     flows: list  # per memory level: direction -> _Flow
     psum: list | None
-
-
-class _OperandInfo:
-    """Static data of one layer operand for the batched model (masks over loop numbers and over
-    dim codes, i.e. indices into ``LoopTable.dims``; code ``len(dims)`` = a dim without loops)."""
-
-    def __init__(self, operand: Operand, loops: LoopTable):
-        self.operand = operand
-        self.name = operand.name
-        self.n = operand.n
-        self.r_of_loop = np.array([d in operand.relevant for d, _ in loops.distinct], dtype=bool)
-        self.ir_of_loop = np.array([d in operand.irrelevant for d, _ in loops.distinct], dtype=bool)
-        self.keep = operand.relevant | operand.irrelevant
-        self.relations = operand.pr_relations
-        self.relevant_code = np.array(
-            [d in operand.relevant_dec for d in loops.dims] + [False], dtype=bool
-        )
-        self.keep_code = np.array([d in self.keep for d in loops.dims] + [False], dtype=bool)
-        self._codes = loops.dim_number
-
-    def code_of(self, dim: str) -> int:
-        return self._codes.get(dim, -1)
 
 
 class BatchCostModel:
@@ -110,13 +89,14 @@ class BatchCostModel:
         setup = layer_setup(layer, accelerator)
         self.setup = setup
         frac = normalise_levels(fractional)
-        integ = normalise_levels(integer)
+        integ = frac if integer is fractional else normalise_levels(integer)
         frac_key = tuple((op, frac[op]) for op in setup.operands)
         int_key = tuple((op, integ[op]) for op in setup.operands)
         self.spatial = spatial_analysis(setup, frac_key)
         self.same_variant = frac_key == int_key
         self.spatial_int = self.spatial if self.same_variant else spatial_analysis(setup, int_key)
-        self.ops = {op: _OperandInfo(o, loops) for op, o in setup.operands.items()}
+        static = model_static(setup, layer, loops)
+        self.ops = {op: OperandInfo(o, static.masks[op]) for op, o in setup.operands.items()}
         out = setup.operands[layer.output]
         if out.pr_relations:
             raise Unsupported("partially relevant output operand")
@@ -127,25 +107,17 @@ class BatchCostModel:
         self.total_cycle = loops.total
         self.pr_sizes = setup.pr_sizes
         # every port duty (for the per-candidate structure signature), in a fixed order
-        self.duties = []
-        self.duty_index = {}
-        for port in setup.ports:
-            for duty in port.duties:
-                key = (duty.layer_op, duty.level, duty.direction)
-                if key not in self.duty_index:
-                    self.duty_index[key] = len(self.duties)
-                    self.duties.append(key)
+        self.duties = static.duties
+        self.duty_index = static.duty_index
         # static exactness bound: integer-valued quantities stay below 2**53
-        biggest = max(layer.total_macs, loops.total)
-        for op in setup.operands:
-            biggest = max(biggest, layer.operand_size_elem(op))
-        prec = max(list(layer.precision.values()) + [1])
+        biggest = max(static.biggest, loops.total)
+        prec = static.precision
         units = max(max(q.unit_count) for q in self.spatial.values())
         if float(biggest) * prec * units * 64 >= EXACT and not approximate:
             raise FiguresTooLarge("figures too large for exact float64 integers")
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
-    def _temporal(self, info: _OperandInfo, ids, cuts, ctx):
+    def _temporal(self, info: OperandInfo, ids, cuts, ctx):
         """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.temporal_levels`)."""
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
@@ -387,7 +359,10 @@ class BatchCostModel:
         clears ``exact`` where a figure leaves the exact range. The flows that move data are
         computed together as rows of one array (the same float operations, row by row); their
         bandwidth-free part is kept in ``memo`` (the movement's ``LatencyMemo``), when given."""
-        accesses, rows = [], []  # (access dict, direction, flow, bw_min, bw_max, instances, where)
+        accesses, rows = (
+            Accesses(),
+            [],
+        )  # rows: (access dict, direction, flow, bw_min, bw_max, instances, where)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -405,22 +380,33 @@ class BatchCostModel:
                         continue
                     rows.append((acc, d, flow, bw_min, bw_max, instances, (op, k)))
                 accesses.append(acc)
+        accesses.slots = np.full((len(accesses), 4), -1, dtype=np.int64)
         if not rows:
+            accesses.value = np.zeros((0, n))
             return accesses
+        from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
         flows = [row[2] for row in rows]
         if memo is None:
             data, count, moving, small = _access_rows(flows, n)
         else:  # the rows are the structure's: which flows move data, which have a port
             key = ("access rows", tuple((*row[6], row[1]) for row in rows))
             data, count, moving, small = memo.get(key, lambda: _access_rows(flows, n))
-        bw_min = np.array([[row[3]] for row in rows], dtype=np.float64)
-        ratio = np.array([[row[3] / row[4]] for row in rows], dtype=np.float64)
-        instances = np.array([[row[5]] for row in rows], dtype=np.float64)
-        value = np.ceil(data / bw_min) * ratio * count * instances
-        value = np.where(moving, np.trunc(value), 0.0)
-        exact &= (small & (value < EXACT)).all(axis=0)
-        for (acc, d, *_), figures in zip(rows, value):
+        value = movement_kernels.word_accesses(
+            data,
+            count,
+            moving,
+            small,
+            np.array([row[3] for row in rows], dtype=np.float64),
+            np.array([row[3] / row[4] for row in rows], dtype=np.float64),
+            np.array([row[5] for row in rows], dtype=np.float64),
+            exact,
+        )
+        at = {id(acc): l for l, acc in enumerate(accesses)}
+        for r, ((acc, d, *_), figures) in enumerate(zip(rows, value)):
             acc[d] = figures
+            accesses.slots[at[id(acc)], _ENERGY_ORDER[d]] = r
+        accesses.value = value
         return accesses
 
 
@@ -446,24 +432,36 @@ def movement_arrays(moved) -> list[np.ndarray]:
     return list(arrays.values())
 
 
+class Accesses(list):
+    """:meth:`BatchCostModel._accesses`' word accesses: per (operand, level) a dict direction ->
+    figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
+    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
+
+    value: np.ndarray
+    slots: np.ndarray
+
+
+#: the column of each direction in :attr:`Accesses.slots` (reads, then writes, as summed)
+_ENERGY_ORDER = {"th": 0, "tl": 1, "fh": 2, "fl": 3}
+
+
 def access_energy(
-    accesses: list[dict], costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
+    accesses: Accesses, costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
 ):
     """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
     and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
     ``exact`` narrowed where integer costs leave the exact range; the same float operations in
-    the same order whoever calls it, so equal inputs give bit-identical energies."""
-    energy = np.zeros(n)
-    integer_costs = False
-    for acc, (r_cost, w_cost) in zip(accesses, costs):
-        e_th = acc["th"] * r_cost
-        e_fh = acc["fh"] * w_cost
-        e_tl = acc["tl"] * r_cost
-        e_fl = acc["fl"] * w_cost
-        if not (isinstance(r_cost, float) and isinstance(w_cost, float)):
-            integer_costs = True
-        energy = energy + ((e_th + e_tl) + (e_fh + e_fl))
-    if integer_costs:
+    the same order whoever calls it, so equal inputs give bit-identical energies (compiled:
+    :func:`~zigzag.mapping_search.batched.movement_kernels.access_energies`)."""
+    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
+    energy = movement_kernels.access_energies(
+        accesses.value,
+        accesses.slots,
+        np.array([float(r) for r, _ in costs], dtype=np.float64),
+        np.array([float(w) for _, w in costs], dtype=np.float64),
+    )
+    if not all(isinstance(r, float) and isinstance(w, float) for r, w in costs):
         # the scalar model sums Python ints exactly: stay where float64 does too
         exact = exact & (energy < EXACT)
     return energy + mac_energy, exact

@@ -1,5 +1,5 @@
 """Compiled loops of the batched data movement (numba; docs/performance.md#compiled-kernels):
-every operand's temporal levels and the pr-decoupling walk, candidate by candidate, with the
+every operand's temporal levels, the pr-decoupling walk and the word accesses, candidate by candidate, with the
 IEEE operations of the numpy steps they replace in the same order (as
 :mod:`~zigzag.mapping_search.batched.kernels`, whose helpers they share), so the same bits."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from zigzag.mapping_search.batched.candidates import EXACT
 from zigzag.mapping_search.batched.kernels import _array, _maximum, _minimum
 
 
@@ -163,3 +164,69 @@ def pr_footprints(
             D[k, i] = np.rint(cumulative)
             start = end
     return D, zero
+
+
+#: the one signature of :func:`word_accesses`: the flows' rows (read-only or not), the per-row
+#: port figures, and the exactness flags it narrows in place
+_ACCESS_SIGNATURE = (
+    _array(types.float64, 2, True),  # data
+    _array(types.float64, 2, True),  # count
+    _array(types.bool_, 2, True),  # moving
+    _array(types.bool_, 2, True),  # small
+    _array(types.float64, 1, True),  # bw_min
+    _array(types.float64, 1, True),  # ratio
+    _array(types.float64, 1, True),  # instances
+    _array(types.bool_, 1, False),  # exact
+)
+
+
+@njit([_ACCESS_SIGNATURE], cache=True, error_model="numpy")
+def word_accesses(data, count, moving, small, bw_min, ratio, instances, exact):
+    """Word accesses ``(R, n)`` of ``R`` flows (rows) for ``n`` candidates
+    (``BatchCostModel._accesses``, docs/models/cost-model.md#data-movement): per row ``r`` and
+    candidate ``i``, ``trunc(ceil(data / bw_min) * ratio * count * instances)`` where data moves
+    (``moving``), else 0; ``exact[i]`` cleared where a row's bits leave the exact range (not
+    ``small``) or its figure does (NaN included)."""
+    R, n = data.shape
+    value = np.empty((R, n))
+    for r in range(R):
+        for i in range(n):
+            v = np.ceil(data[r, i] / bw_min[r]) * ratio[r] * count[r, i] * instances[r]
+            v = np.trunc(v) if moving[r, i] else 0.0
+            value[r, i] = v
+            if not (small[r, i] and v < EXACT):
+                exact[i] = False
+    return value
+
+
+#: the one signature of :func:`access_energies`: the word accesses' rows and where each
+#: (operand, level, direction) reads them, the levels' read and write costs
+_ENERGY_SIGNATURE = (
+    _array(types.float64, 2, True),  # value
+    _array(types.int64, 2, True),  # slots
+    _array(types.float64, 1, True),  # r_cost
+    _array(types.float64, 1, True),  # w_cost
+)
+
+
+@njit([_ENERGY_SIGNATURE], cache=True, error_model="numpy")
+def access_energies(value, slots, r_cost, w_cost):
+    """The memories' energy of ``n`` candidates (``model.access_energy`` before the MAC energy,
+    docs/models/cost-model.md#energy): per (operand, level) ``l`` in order, ``(th x r + tl x r) +
+    (fh x w + fl x w)`` added to the running sum, where ``slots[l]`` gives the rows of ``value``
+    holding its th, tl, fh and fl accesses (-1: no accesses, 0.0)."""
+    L = slots.shape[0]
+    n = value.shape[1]
+    energy = np.zeros(n)
+    for i in range(n):
+        total = 0.0
+        for level in range(L):
+            th, tl, fh, fl = slots[level, 0], slots[level, 1], slots[level, 2], slots[level, 3]
+            r, w = r_cost[level], w_cost[level]
+            e_th = (value[th, i] if th >= 0 else 0.0) * r
+            e_tl = (value[tl, i] if tl >= 0 else 0.0) * r
+            e_fh = (value[fh, i] if fh >= 0 else 0.0) * w
+            e_fl = (value[fl, i] if fl >= 0 else 0.0) * w
+            total = total + ((e_th + e_tl) + (e_fh + e_fl))
+        energy[i] = total
+    return energy
