@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 
@@ -305,21 +305,27 @@ def guided_search(
     budget: int,
     batch: int,
     seed: int,
+    excluded: Collection[tuple[int, ...]] = (),
 ) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
-    run). Returns every evaluated position with its objectives, in evaluation order."""
+    run). ``excluded``: positions known not to run (a feasibility screen,
+    :mod:`zigzag.sweep.guided_screen`), never evaluated nor counted as seen by the models.
+    Returns every evaluated position with its objectives, in evaluation order."""
     rng = random.Random(seed)
+    excluded = frozenset(map(tuple, excluded))
     grid = _grid_size(sizes)
-    budget = min(budget, grid)
+    budget = min(budget, grid - len(excluded))
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}
+    if budget <= 0:
+        return seen
 
     def run(positions: list[tuple[int, ...]]) -> None:
         for position, values in zip(positions, evaluate(positions)):
             seen[position] = tuple(float(v) for v in values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
-    run(initial_design(sizes, first, rng))
+    run(_allowed(initial_design(sizes, first, rng), sizes, excluded))
     trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
         count = min(step, budget - len(seen))
@@ -327,7 +333,9 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
         explore = left > 0 and count >= EXPLORE_BATCH
-        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local)
+        picks = _next_batch(
+            sizes, seen, count, rng, explore=explore, local=local, excluded=excluded
+        )
         if not picks:
             break
         run(picks)
@@ -345,14 +353,49 @@ def batch_sizes(axes: int, budget: int, batch: int) -> tuple[int, int]:
     return first, max(1, min(batch, -(-rest // ROUNDS)))
 
 
-def _candidates(sizes: Sequence[int], seen: dict, rng: random.Random) -> np.ndarray:
+def _allowed(
+    design: list[tuple[int, ...]], sizes: Sequence[int], excluded: frozenset
+) -> list[tuple[int, ...]]:
+    """The design with each excluded position replaced by the nearest allowed one not taken
+    yet (scaled L1 distance, the first in grid order on a tie); duplicates dropped."""
+    if not excluded:
+        return design
+    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+    allowed = np.array(
+        [p for p in itertools.product(*(range(n) for n in sizes)) if p not in excluded],
+        dtype=int,
+    ).reshape(-1, len(sizes))
+    taken = {p for p in design if p not in excluded}
+    chosen = []
+    for p in design:
+        if p in excluded:
+            distance = np.abs((allowed - np.array(p)) / scale).sum(axis=1)
+            for i in np.argsort(distance, kind="stable"):
+                q = tuple(int(v) for v in allowed[i])
+                if q not in taken:
+                    p = q
+                    break
+            else:
+                continue
+        taken.add(p)
+        chosen.append(p)
+    return list(dict.fromkeys(chosen))
+
+
+def _candidates(
+    sizes: Sequence[int], seen: dict, rng: random.Random, excluded: frozenset = frozenset()
+) -> np.ndarray:
     if _grid_size(sizes) <= 4 * POOL:
-        pool = [p for p in itertools.product(*(range(n) for n in sizes)) if p not in seen]
+        pool = [
+            p
+            for p in itertools.product(*(range(n) for n in sizes))
+            if p not in seen and p not in excluded
+        ]
     else:
         found: set[tuple[int, ...]] = set()
-        while len(found) < POOL:
+        while len(found) < min(POOL, _grid_size(sizes) - len(seen) - len(excluded)):
             p = tuple(rng.randrange(n) for n in sizes)
-            if p not in seen:
+            if p not in seen and p not in excluded:
                 found.add(p)
         pool = sorted(found)
     return np.array(pool, dtype=int).reshape(-1, len(sizes))
@@ -366,6 +409,7 @@ def _next_batch(
     *,
     explore: bool = True,
     local: int = 0,
+    excluded: frozenset = frozenset(),
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
@@ -373,13 +417,13 @@ def _next_batch(
     farthest from all."""
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
-    pool = _candidates(sizes, seen, rng)
+    pool = _candidates(sizes, seen, rng, excluded)
     near = np.zeros(len(pool), dtype=bool)
     models = _Models(sizes, positions, values)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
-        }
+        } - excluded
         if local >= count and len(neighbours) >= count:
             pool = np.array(sorted(neighbours), dtype=int).reshape(-1, len(sizes))
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +38,15 @@ from zigzag.sweep.config import SearchBudget, Sweep
 from zigzag.sweep.config import accelerator_identity
 from zigzag.sweep.describe import split_details
 from zigzag.sweep.guided import guided_search
+from zigzag.sweep.guided_screen import Screen
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import workload_points
 from zigzag.sweep.runner import collect, point_row
 from zigzag.variants import axis_sizes, variant_at
 
 CROSSOVER_PROBABILITY = 0.3
+#: the feasibility screen covers grids up to this many variants (it visits every one)
+SCREEN_LIMIT = 20000
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
@@ -190,9 +194,12 @@ def _grid_size(sizes) -> int:
 # ----- the search ---------------------------------------------------------------------------------
 
 
-def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None) -> SearchResult:
+def search(
+    sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None, excluded=None
+) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
-    is called after every generation."""
+    is called after every generation. ``excluded``: the guided search's positions known not to
+    run (else, with ``budget.screen``, the feasibility screen's, :func:`screened`)."""
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
@@ -200,7 +207,9 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
             sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments"
         )
     if budget.method == "guided":
-        return _guided(sweep, budget, cache, sizes, progress)
+        if excluded is None:
+            excluded = screened(sweep) if budget.screen else set()
+        return _guided(sweep, budget, cache, sizes, progress, excluded)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -223,7 +232,18 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
     )
 
 
-def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
+def screened(sweep: Sweep) -> set[tuple[int, ...]]:
+    """The positions of the grid the feasibility screen rejects (:mod:`zigzag.sweep.guided_screen`;
+    none on a grid of more than :data:`SCREEN_LIMIT` variants)."""
+    sizes = axis_sizes(sweep.spec)
+    if _grid_size(sizes) > SCREEN_LIMIT:
+        return set()
+    return Screen(sweep).failing(itertools.product(*(range(n) for n in sizes)))
+
+
+def _guided(
+    sweep: Sweep, budget: SearchBudget, cache, sizes, progress, excluded=frozenset()
+) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -236,7 +256,12 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> Searc
             return values
 
         guided_search(
-            sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed
+            sizes,
+            run,
+            budget.population * (budget.generations + 1),
+            budget.population,
+            budget.seed,
+            excluded=excluded,
         )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
