@@ -48,7 +48,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -305,27 +305,26 @@ def guided_search(
     budget: int,
     batch: int,
     seed: int,
-    excluded: Collection[tuple[int, ...]] = (),
+    screen: Callable[[tuple[int, ...]], bool] | None = None,
 ) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
-    run). ``excluded``: positions known not to run (a feasibility screen,
-    :mod:`zigzag.sweep.guided_screen`), never evaluated nor counted as seen by the models.
+    run). ``screen(position)``: False when the position is known not to run (a feasibility
+    screen, :mod:`zigzag.sweep.guided_screen`); asked about each position about to be picked,
+    one it rejects is replaced by the next pick and never evaluated nor shown to the models.
     Returns every evaluated position with its objectives, in evaluation order."""
     rng = random.Random(seed)
-    excluded = frozenset(map(tuple, excluded))
+    gate = _Gate(screen)
     grid = _grid_size(sizes)
-    budget = min(budget, grid - len(excluded))
+    budget = min(budget, grid)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}
-    if budget <= 0:
-        return seen
 
     def run(positions: list[tuple[int, ...]]) -> None:
         for position, values in zip(positions, evaluate(positions)):
             seen[position] = tuple(float(v) for v in values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
-    run(_allowed(initial_design(sizes, first, rng), sizes, excluded))
+    run(_allowed(initial_design(sizes, first, rng), sizes, gate, rng))
     trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
         count = min(step, budget - len(seen))
@@ -333,9 +332,7 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
         explore = left > 0 and count >= EXPLORE_BATCH
-        picks = _next_batch(
-            sizes, seen, count, rng, explore=explore, local=local, excluded=excluded
-        )
+        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local, gate=gate)
         if not picks:
             break
         run(picks)
@@ -353,33 +350,52 @@ def batch_sizes(axes: int, budget: int, batch: int) -> tuple[int, int]:
     return first, max(1, min(batch, -(-rest // ROUNDS)))
 
 
+class _Gate:
+    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run)."""
+
+    def __init__(self, screen: Callable[[tuple[int, ...]], bool] | None):
+        self.screen = screen
+        self.rejected: set[tuple[int, ...]] = set()
+        self.passed: set[tuple[int, ...]] = set()
+
+    def passes(self, position: tuple[int, ...]) -> bool:
+        if self.screen is None or position in self.passed:
+            return True
+        if position in self.rejected:
+            return False
+        if self.screen(position):
+            self.passed.add(position)
+            return True
+        self.rejected.add(position)
+        return False
+
+
 def _allowed(
-    design: list[tuple[int, ...]], sizes: Sequence[int], excluded: frozenset
+    design: list[tuple[int, ...]], sizes: Sequence[int], gate: _Gate, rng: random.Random
 ) -> list[tuple[int, ...]]:
-    """The design with each excluded position replaced by the nearest allowed one not taken
-    yet (scaled L1 distance, the first in grid order on a tie); duplicates dropped."""
-    if not excluded:
+    """The design with each position the screen rejects replaced by the nearest one it passes,
+    not taken yet (scaled L1 distance, the first in grid order on a tie)."""
+    if gate.screen is None:
         return design
     scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
-    allowed = np.array(
-        [p for p in itertools.product(*(range(n) for n in sizes)) if p not in excluded],
-        dtype=int,
-    ).reshape(-1, len(sizes))
-    taken = {p for p in design if p not in excluded}
+    taken: set[tuple[int, ...]] = set()
     chosen = []
+    pool = None
     for p in design:
-        if p in excluded:
-            distance = np.abs((allowed - np.array(p)) / scale).sum(axis=1)
+        if p in taken or not gate.passes(p):
+            if pool is None:
+                pool = _candidates(sizes, {}, rng)
+            distance = np.abs((pool - np.array(p)) / scale).sum(axis=1)
             for i in np.argsort(distance, kind="stable"):
-                q = tuple(int(v) for v in allowed[i])
-                if q not in taken:
+                q = tuple(int(v) for v in pool[i])
+                if q not in taken and gate.passes(q):
                     p = q
                     break
             else:
                 continue
         taken.add(p)
         chosen.append(p)
-    return list(dict.fromkeys(chosen))
+    return chosen
 
 
 def _candidates(
@@ -409,36 +425,56 @@ def _next_batch(
     *,
     explore: bool = True,
     local: int = 0,
-    excluded: frozenset = frozenset(),
+    gate: _Gate | None = None,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
     (unless it is the last batch, whose results no model will use) the feasible-looking position
-    farthest from all."""
+    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next."""
+    gate = gate if gate is not None else _Gate(None)
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
-    pool = _candidates(sizes, seen, rng, excluded)
+    pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
     models = _Models(sizes, positions, values)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
-        } - excluded
+        } - gate.rejected
         if local >= count and len(neighbours) >= count:
             pool = np.array(sorted(neighbours), dtype=int).reshape(-1, len(sizes))
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
     feasible = _implied_feasibility(models, positions, pool)
+    blocked = np.zeros(len(pool), dtype=bool)  # rejected by the screen
+
+    def admitted(i: int) -> bool:
+        blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
+        return not blocked[i]
+
     if models.feasible.sum() < 2:  # nothing to model yet: spread out where failure is not known
-        return _farthest(models, pool, feasible, count)
+        chosen: list[int] = []
+        while len(chosen) < count:
+            found = _farthest(models, pool, feasible, 1, index=True, skip=blocked, chosen=chosen)
+            if not found:
+                break
+            if admitted(found[0]):
+                chosen.append(found[0])
+        return [tuple(int(v) for v in pool[i]) for i in chosen]
     logs = models.predict(pool)
     models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
     predicted = models.linear(logs)
     front = _front(models.scaled(values[models.feasible]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []
-    explore = _farthest(models, pool, feasible, 1, index=True)[0] if explore and count > 1 else None
+    explore_at = None
+    while explore and count > 1 and explore_at is None:
+        found = _farthest(models, pool, feasible, 1, index=True, skip=blocked)
+        if not found:
+            break
+        explore_at = found[0] if admitted(found[0]) else None
+    explore = explore_at
     while len(picks) < count - (explore is not None):
         gains = _gains(predicted, front, reference)
         score = _score(gains, feasible)
@@ -448,7 +484,12 @@ def _next_batch(
             score[~near] = -np.inf
         if explore is not None:
             score[explore] = -np.inf
+        score[blocked] = -np.inf
+        if not np.isfinite(score).any():
+            break
         best = int(np.argmax(score))
+        if not admitted(best):
+            continue
         picks.append(best)
         if gains[best] > 0:
             front = _front(np.vstack([front, predicted[best]]))
@@ -503,16 +544,28 @@ def _front_neighbours(
 
 
 def _farthest(
-    models: _Models, pool: np.ndarray, feasible: np.ndarray, count: int, index: bool = False
+    models: _Models,
+    pool: np.ndarray,
+    feasible: np.ndarray,
+    count: int,
+    index: bool = False,
+    skip: np.ndarray | None = None,
+    chosen: Sequence[int] = (),
 ) -> list:
-    """Positions farthest from every evaluated one, among those that look feasible."""
+    """Positions farthest from every evaluated one (and from the ``chosen`` ones), among those
+    that look feasible, ``skip`` left out."""
     coords = pool / models.scale
-    chosen: list[int] = []
-    reference = models.coords
+    picked = list(chosen)
+    chosen = []
+    reference = np.vstack([models.coords, coords[picked]]) if picked else models.coords
     for _ in range(min(count, len(pool))):
         distance = np.abs(coords[:, None, :] - reference[None, :, :]).sum(axis=2).min(axis=1)
         score = distance * np.where(feasible >= 0.5, 1.0, np.where(feasible > 0, 0.1, 1e-3))
-        score[chosen] = -np.inf
+        score[picked + chosen] = -np.inf
+        if skip is not None:
+            score[skip] = -np.inf
+        if not np.isfinite(score).any():
+            break
         best = int(np.argmax(score))
         chosen.append(best)
         reference = np.vstack([reference, coords[best]])

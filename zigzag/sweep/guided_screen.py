@@ -133,6 +133,7 @@ class Screen:
         self.sweep = sweep
         self.active = covered(sweep)
         self.seconds = 0.0
+        self.asked = 0  # positions asked about through passes
         self._layers: dict[tuple[str, str], str | None] = {}
         self._orderings: dict[tuple[str, str, str], bool] = {}
         self._parsed: dict = {}
@@ -144,6 +145,11 @@ class Screen:
             return self._reason(position) if self.active else None
         finally:
             self.seconds += time.process_time() - started
+
+    def passes(self, position: tuple[int, ...]) -> bool:
+        """Whether the screen lets the variant at ``position`` be evaluated."""
+        self.asked += 1
+        return self.reason(tuple(position)) is None
 
     def failing(self, positions: Iterable[tuple[int, ...]]) -> set[tuple[int, ...]]:
         """The positions the screen rejects."""

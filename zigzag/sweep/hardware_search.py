@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import itertools
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,8 +44,6 @@ from zigzag.sweep.runner import collect, point_row
 from zigzag.variants import axis_sizes, variant_at
 
 CROSSOVER_PROBABILITY = 0.3
-#: the feasibility screen covers grids up to this many variants (it visits every one)
-SCREEN_LIMIT = 20000
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
@@ -195,11 +192,12 @@ def _grid_size(sizes) -> int:
 
 
 def search(
-    sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None, excluded=None
+    sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None, screen=None
 ) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
-    is called after every generation. ``excluded``: the guided search's positions known not to
-    run (else, with ``budget.screen``, the feasibility screen's, :func:`screened`)."""
+    is called after every generation. ``screen(position)``: False for a position the guided
+    search must not evaluate, as it cannot run (by default, with ``budget.screen``, the
+    feasibility screen's verdict, :class:`zigzag.sweep.guided_screen.Screen`)."""
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
@@ -207,9 +205,9 @@ def search(
             sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments"
         )
     if budget.method == "guided":
-        if excluded is None:
-            excluded = screened(sweep) if budget.screen else set()
-        return _guided(sweep, budget, cache, sizes, progress, excluded)
+        if screen is None and budget.screen:
+            screen = Screen(sweep).passes
+        return _guided(sweep, budget, cache, sizes, progress, screen)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -232,18 +230,7 @@ def search(
     )
 
 
-def screened(sweep: Sweep) -> set[tuple[int, ...]]:
-    """The positions of the grid the feasibility screen rejects (:mod:`zigzag.sweep.guided_screen`;
-    none on a grid of more than :data:`SCREEN_LIMIT` variants)."""
-    sizes = axis_sizes(sweep.spec)
-    if _grid_size(sizes) > SCREEN_LIMIT:
-        return set()
-    return Screen(sweep).failing(itertools.product(*(range(n) for n in sizes)))
-
-
-def _guided(
-    sweep: Sweep, budget: SearchBudget, cache, sizes, progress, excluded=frozenset()
-) -> SearchResult:
+def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -261,7 +248,7 @@ def _guided(
             budget.population * (budget.generations + 1),
             budget.population,
             budget.seed,
-            excluded=excluded,
+            screen=screen,
         )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]
