@@ -92,3 +92,15 @@ def test_the_screen_is_a_search_option():
     assert read_sweep({**SWEEP, "search": {"screen": False}}).search.screen is False
     with pytest.raises(InputError, match=r"search\.screen"):
         read_sweep({**SWEEP, "search": {"screen": "yes"}})
+
+
+def test_the_screen_can_be_switched_off_from_the_command_line():
+    import argparse
+
+    from zigzag.sweep.flags import with_search_flags
+
+    names = ("method", "population", "generations", "seed", "workers")
+    args = argparse.Namespace(
+        search=True, search_screen=False, **{f"search_{k}": None for k in names}
+    )
+    assert with_search_flags({"name": "s"}, args)["search"] == {"screen": False}
