@@ -335,15 +335,10 @@ def main() -> None:
             f"of {len(held)} with a seed under {100 * TARGET_SHARE:.0f} %"
         )
     if screens:
+        wrong = [n for n, w in screens if w]
         print(
-            "feasibility screen, CPU in evaluations: "
-            + ", ".join(f"{n} {c:.1f}" for n, c, _ in screens)
-            + "; wrongly rejected a runnable variant: "
-            + (
-                "YES on " + ", ".join(n for n, _, w in screens if w)
-                if any(w for *_, w in screens)
-                else "never"
-            )
+            "feasibility screen over every grid: wrongly rejected a runnable variant: "
+            + (f"YES on {', '.join(wrong)}" if wrong else "never")
         )
     print(f"machine now: {_uptime()}")
 
