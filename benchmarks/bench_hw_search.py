@@ -2,7 +2,7 @@
 
 Usage:  python benchmarks/bench_hw_search.py [--spaces infeasible168 alexnet200 ...] [--seeds 0 1 ... 9]
                                              [--methods guided nsga2] [--workers 2] [--grids DIR]
-                                             [--subgrids N] [--subgrid-draw D]
+                                             [--subgrids N] [--subgrid-draw D] [--no-screen]
 
 The spaces (benchmarks/hw_search_spaces.py) are sweeps of the TPU-like example of different shapes:
 the AlexNet space the first search was tuned on, one with a large infeasible region (buffers too small
@@ -20,6 +20,13 @@ rows, so their seconds are the search's own work). Objectives are scaled to [0, 
 grid's best and worst variant that runs; the reference point is 1.1 in each. The last lines say
 whether the target is met: every seed of the guided search at least 95 % with at most 20 % of the
 grid's evaluations, on every space.
+
+The guided search asks the feasibility screen (``zigzag.sweep.guided_screen``; ``--no-screen``:
+without it) about each variant before it evaluates it. Per space the benchmark first screens the
+whole grid and checks it against the grid's rows (a rejected variant that ran would be printed as
+SCREEN WRONG), then prints per seed the variants the search asked the screen about and the
+screen's CPU seconds as evaluation-equivalents (over the CPU seconds of one evaluation, measured
+on three runnable variants evaluated afresh), and the evaluations with and without that cost.
 """
 
 from __future__ import annotations
