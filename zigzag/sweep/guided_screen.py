@@ -21,6 +21,7 @@ CACTI costs, ``workload_vary`` points, the ``salsa`` engine, LLM steps) pass eve
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable
 
@@ -141,9 +142,14 @@ class Screen:
     def reason(self, position: tuple[int, ...]) -> str | None:
         """Why the variant at ``position`` cannot run, or None when the screen sees no reason."""
         started = time.process_time()
+        quiet = logging.root.manager.disable
+        logging.disable(
+            logging.WARNING
+        )  # the evaluation tells the notes of a variant, not the screen
         try:
             return self._reason(position) if self.active else None
         finally:
+            logging.disable(quiet)
             self.seconds += time.process_time() - started
 
     def passes(self, position: tuple[int, ...]) -> bool:
