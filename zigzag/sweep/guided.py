@@ -324,7 +324,9 @@ def guided_search(
             seen[position] = tuple(float(v) for v in values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
-    run(_allowed(initial_design(sizes, first, rng), sizes, gate, rng))
+    design = initial_design(sizes, first, rng)
+    # a screen that rejects the whole grid: one variant evaluated all the same, to tell why
+    run(_allowed(design, sizes, gate, rng) or design[:1])
     trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
         count = min(step, budget - len(seen))

@@ -104,3 +104,10 @@ def test_the_screen_can_be_switched_off_from_the_command_line():
         search=True, search_screen=False, **{f"search_{k}": None for k in names}
     )
     assert with_search_flags({"name": "s"}, args)["search"] == {"screen": False}
+
+
+def test_a_grid_the_screen_rejects_whole_evaluates_one_variant_to_tell_why():
+    found = guided_search(
+        (4, 3), lambda ps: [(INFEASIBLE,) * 3 for _ in ps], 6, 3, 0, screen=lambda p: False
+    )
+    assert len(found) == 1 and next(iter(found.values()))[0] == INFEASIBLE
