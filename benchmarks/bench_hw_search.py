@@ -306,7 +306,8 @@ def main() -> None:
                     f"{100 * share:>7.1f}% {took:>7.1f} {screen.asked:>8} {cost:>19.2f}"
                 )
             print(f"  {method} per seed: " + ", ".join(f"{100 * s:.1f}" for s in shares))
-            summary.append((name, method, shares, max(spent)))
+            total = max(e + c / len(positions) for e, c in zip(spent, costs))
+            summary.append((name, method, shares, max(spent), total))
             if not args.no_screen and method == "guided":
                 print(
                     f"  {method}: at most {100 * max(spent):.1f} % of the grid's evaluations, "
@@ -320,18 +321,30 @@ def main() -> None:
     print(
         "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
     )
-    for name, method, shares, spent in summary:
+    for name, method, shares, spent, _ in summary:
         print(
             f"  {name:>18} {method:>7}: min {100 * min(shares):.1f} %, "
             f"mean {100 * sum(shares) / len(shares):.1f} %, evaluations <= {100 * spent:.1f} %"
         )
-    guided = [(n, s, e) for n, m, s, e in summary if m == "guided"]
+    guided = [(n, s, e) for n, m, s, e, _ in summary if m == "guided"]
     if guided:
         met = all(min(s) >= TARGET_SHARE and e <= TARGET_BUDGET for _, s, e in guided)
         print(
             f"target (guided, every seed >= {100 * TARGET_SHARE:.0f} % with <= "
             f"{100 * TARGET_BUDGET:.0f} % of the grid, every space): {'MET' if met else 'NOT MET'}"
         )
+        if not args.no_screen:
+            counted = all(
+                min(s) >= TARGET_SHARE and t <= TARGET_BUDGET
+                for _, m, s, _, t in summary
+                if m == "guided"
+            )
+            print(
+                "  with the screen's CPU counted as evaluations: "
+                + ("MET" if counted else "NOT MET")
+                + " (at most "
+                + f"{100 * max(t for _, m, _, _, t in summary if m == 'guided'):.1f} % of the grid)"
+            )
         for n, s, e in guided:
             if min(s) < TARGET_SHARE or e > TARGET_BUDGET:
                 print(f"  missed on {n}: min {100 * min(s):.1f} %, evaluations {100 * e:.1f} %")
