@@ -39,7 +39,9 @@ same score) by how far the models can be trusted: after a batch in
 which a share ``s`` of the picks could not run, that share of the next batch's model picks is
 taken next to the front, and the last batch, whose results no model will use, is taken there
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
-front points are). Every random choice comes from
+front points are). With a feasibility screen
+(``screen``), each pick is first shown to it and a rejected one replaced by the next
+(:mod:`zigzag.sweep.guided_pool`). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 

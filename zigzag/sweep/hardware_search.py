@@ -3,6 +3,9 @@ summed over the sweep's workloads) and area over the sweep's grid. Two methods: 
 default: batches chosen by models of feasibility and of the objectives fitted on what was seen,
 :mod:`zigzag.sweep.guided`) and ``nsga2`` (a genetic search with DEAP's NSGA-II selection).
 
+The guided search asks a feasibility screen (:mod:`zigzag.sweep.guided_screen`; the budget's
+``screen``) about each candidate before evaluating it, and never evaluates one it shows cannot run.
+
 A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
 :func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
 goes through the shared per-layer cache, so a search reuses what a grid, an experiment or an
