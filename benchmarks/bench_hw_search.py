@@ -2,7 +2,7 @@
 
 Usage:  python benchmarks/bench_hw_search.py [--spaces infeasible168 alexnet200 ...] [--seeds 0 1 ... 9]
                                              [--methods guided nsga2] [--workers 2] [--grids DIR]
-                                             [--subgrids N] [--subgrid-draw D]
+                                             [--subgrids N] [--subgrid-draw D] [--no-screen]
 
 The spaces (benchmarks/hw_search_spaces.py) are sweeps of the TPU-like example of different shapes:
 the AlexNet space the first search was tuned on, one with a large infeasible region (buffers too small
@@ -20,6 +20,13 @@ rows, so their seconds are the search's own work). Objectives are scaled to [0, 
 grid's best and worst variant that runs; the reference point is 1.1 in each. The last lines say
 whether the target is met: every seed of the guided search at least 95 % with at most 20 % of the
 grid's evaluations, on every space.
+
+The guided search asks the feasibility screen (``zigzag.sweep.guided_screen``; ``--no-screen``:
+without it) about each variant before it evaluates it. Per space the benchmark first screens the
+whole grid and checks it against the grid's rows (a rejected variant that ran would be printed as
+SCREEN WRONG), then prints per seed the variants the search asked the screen about and the
+screen's CPU seconds as evaluation-equivalents (over the CPU seconds of one evaluation, measured
+on three runnable variants evaluated afresh), and the evaluations with and without that cost.
 """
 
 from __future__ import annotations
@@ -95,11 +102,15 @@ def grid_rows(name: str, section: dict, positions: list, workers: int, store: Pa
     return rows, seconds
 
 
-def _subgrid_check(label: str, rows: dict, seeds: list, index: int, draw: int = 0) -> float:
+def _subgrid_check(
+    label: str, rows: dict, seeds: list, index: int, draw: int = 0, excluded=frozenset()
+) -> float:
     """The guided search (``guided_search`` on the stored objectives) on a random sub-grid of a
     grid: each axis keeps two thirds or more of its values, chosen with ``random.Random(index)``
     (draw 0) or ``random.Random(f"{draw}/{index}")`` (another draw of sub-grids);
-    batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid. Prints and returns the worst seed."""
+    batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid; the grid
+    positions in ``excluded`` (the feasibility screen's verdicts over the grid) are rejected by
+    the sub-grid search's screen too. Prints and returns the worst seed."""
     import math
     import random
 
@@ -116,6 +127,12 @@ def _subgrid_check(label: str, rows: dict, seeds: list, index: int, draw: int = 
         for q in itertools.product(*(range(len(k)) for k in keep))
     }
     shape = tuple(len(k) for k in keep)
+    asked = []
+
+    def screen(q) -> bool:  # the whole grid's verdicts, read
+        asked.append(q)
+        return tuple(k[i] for k, i in zip(keep, q)) not in excluded
+
     batch = min(rng.choice([4, 5, 6, 8]), math.prod(shape) // 10)  # two batches or more
     budget = math.prod(shape) // 5 // batch * batch
     ok = [v for v in sub.values() if v[0] < INFEASIBLE]
@@ -125,15 +142,57 @@ def _subgrid_check(label: str, rows: dict, seeds: list, index: int, draw: int = 
     whole = hypervolume(normalised(ok, lower, upper), reference)
     shares = []
     for seed in seeds:
-        found = guided_search(shape, lambda ps: [sub[p] for p in ps], budget, batch, seed)
+        found = guided_search(
+            shape,
+            lambda ps: [sub[p] for p in ps],
+            budget,
+            batch,
+            seed,
+            screen=screen if excluded else None,
+        )
         mine = [v for v in found.values() if v[0] < INFEASIBLE]
         shares.append(hypervolume(normalised(mine, lower, upper), reference) / whole)
     print(
-        f"  sub-grid {label} {shape} ({len(sub) - len(ok)} of {len(sub)} cannot run), "
+        f"  sub-grid {label} {shape} ({len(sub) - len(ok)} of {len(sub)} cannot run; "
+        f"{len(asked) / len(seeds):.1f} screened per seed), "
         f"{budget} evaluations in batches of {batch}: "
         + ", ".join(f"{100 * s:.1f}" for s in shares)
     )
     return min(shares)
+
+
+def screen_check(sweep, rows: dict, positions: list, evaluate_position) -> tuple:
+    """The feasibility screen over the whole grid: the positions it rejects, checked against the
+    grid (every one must have failed there), its CPU seconds, and the CPU seconds of one
+    evaluation (the mean of three runnable variants, each evaluated afresh in this process after
+    a fourth has paid the one-time costs)."""
+    import random
+
+    from zigzag.sweep.guided_screen import Screen
+    from zigzag.sweep.hardware_search import WORST, objectives
+
+    screen = Screen(sweep)
+    rejected = screen.failing(positions)
+    failed = {p for p, r in rows.items() if objectives(r)[0] >= WORST}
+    wrong = sorted(rejected - failed)
+    runnable = sorted(set(rows) - failed)
+    sample = random.Random(0).sample(runnable, min(4, len(runnable)))
+    with tempfile.TemporaryDirectory() as tmp:
+        evaluate_position(sweep, sample[0], str(Path(tmp) / "warm"), {})  # one-time costs
+        started = time.process_time()
+        for p in sample[1:]:
+            evaluate_position(sweep, p, str(Path(tmp) / f"cache{p}"), {})
+        per_evaluation = (time.process_time() - started) / max(len(sample) - 1, 1)
+    print(
+        f"  screen of the whole grid: rejects {len(rejected)} of the {len(failed)} variants that "
+        f"cannot run ({len(failed) - len(rejected & failed)} failures it cannot see), "
+        f"{len(wrong)} runnable ones wrongly; {screen.seconds:.2f} CPU s = "
+        f"{screen.seconds / per_evaluation:.1f} evaluations of {per_evaluation:.2f} CPU s "
+        "(the search screens only the variants it is about to pick)"
+    )
+    if wrong:
+        print(f"  SCREEN WRONG on {wrong[:5]}")
+    return rejected, per_evaluation, bool(wrong)
 
 
 def main() -> None:
@@ -166,18 +225,24 @@ def main() -> None:
         default=0,
         help="which draw of random sub-grids (0: the first; another number: a fresh set)",
     )
+    parser.add_argument(
+        "--no-screen",
+        action="store_true",
+        help="search without the feasibility screen (zigzag/sweep/guided_screen.py)",
+    )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
 
     import zigzag.sweep.hardware_search as searching
     from zigzag.sweep import read_sweep
     from zigzag.sweep.config import read_budget
+    from zigzag.sweep.guided_screen import Screen
     from zigzag.sweep.hypervolume import hypervolume, normalised
     from zigzag.sweep.hardware_search import WORST, objectives
     from zigzag.variants import axis_sizes
 
     print(f"machine: {os.cpu_count()} cores; {_uptime()}")
-    summary, held = [], []
+    summary, held, screens = [], [], []
     evaluate_position = searching.evaluate_position
     for name in args.spaces:
         section, budget = SPACES[name]
@@ -187,6 +252,12 @@ def main() -> None:
         rows, seconds = grid_rows(name, section, positions, args.workers, args.grids, args.fresh)
         grid = [objectives(r) for r in rows.values()]
         ok = [p for p in grid if p[0] < WORST]
+        excluded, per_evaluation = set(), 0.0
+        if not args.no_screen:
+            excluded, per_evaluation, wrong = screen_check(
+                sweep, rows, positions, evaluate_position
+            )
+            screens.append((name, wrong))
         # the searches read the grid's rows: what is compared is the choice of variants, not their evaluation
         searching.evaluate_position = lambda sweep, position, cache, parsed, rows=rows, notes=None: (
             rows[tuple(position)]
@@ -205,49 +276,75 @@ def main() -> None:
         if seconds is not None:
             print(f"  {_uptime()}")
         print(
-            f"{'method':>7} {'seed':>4} {'evals':>5} {'infeasible':>10} {'front':>5} {'hv share':>8} {'seconds':>7}"
+            f"{'method':>7} {'seed':>4} {'evals':>5} {'infeasible':>10} {'front':>5} {'hv share':>8} "
+            f"{'seconds':>7} {'screened':>8} {'screen, evaluations':>19}"
         )
         for method in args.methods:
-            shares, spent = [], []
+            shares, spent, costs = [], [], []
             for seed in args.seeds:
                 started = time.perf_counter()
+                screen = Screen(sweep)  # afresh per search: its cost is the search's
+                given = {**budget, "seed": seed, "method": method, "workers": 1}
                 result = searching.search(
                     sweep,
-                    read_budget({**budget, "seed": seed, "method": method, "workers": 1}, name),
+                    read_budget({**given, "screen": not args.no_screen}, name),
                     "unused",
+                    screen=None if args.no_screen else screen.passes,
                 )
                 took = time.perf_counter() - started
+                cost = screen.seconds / per_evaluation if per_evaluation else 0.0
                 points = [
                     (r["energy_pJ"], r["latency_cycles"], r["area_mm2"]) for r in result.front
                 ]
                 share = hypervolume(normalised(points, lower, upper), reference) / grid_hv
                 shares.append(share)
                 spent.append(result.evaluations / len(positions))
+                costs.append(cost)
                 failed = len({r["variant"] for r in result.rows if r["status"] != "ok"})
                 print(
                     f"{method:>7} {seed:>4} {result.evaluations:>5} {failed:>10} {len(result.front):>5} "
-                    f"{100 * share:>7.1f}% {took:>7.1f}"
+                    f"{100 * share:>7.1f}% {took:>7.1f} {screen.asked:>8} {cost:>19.2f}"
                 )
             print(f"  {method} per seed: " + ", ".join(f"{100 * s:.1f}" for s in shares))
-            summary.append((name, method, shares, max(spent)))
+            total = max(e + c / len(positions) for e, c in zip(spent, costs))
+            summary.append((name, method, shares, max(spent), total))
+            if not args.no_screen and method == "guided":
+                print(
+                    f"  {method}: at most {100 * max(spent):.1f} % of the grid's evaluations, "
+                    f"{100 * max(s * len(positions) + c for s, c in zip(spent, costs)) / len(positions):.1f} % "
+                    "with the screen's CPU counted as evaluations (at most "
+                    f"{max(costs):.1f} evaluations)"
+                )
         for index in range(args.subgrids):
             label = f"{name}/{args.subgrid_draw}/{index}"
-            held.append(_subgrid_check(label, rows, args.seeds, index, args.subgrid_draw))
+            held.append(_subgrid_check(label, rows, args.seeds, index, args.subgrid_draw, excluded))
     print(
         "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
     )
-    for name, method, shares, spent in summary:
+    for name, method, shares, spent, _ in summary:
         print(
             f"  {name:>18} {method:>7}: min {100 * min(shares):.1f} %, "
             f"mean {100 * sum(shares) / len(shares):.1f} %, evaluations <= {100 * spent:.1f} %"
         )
-    guided = [(n, s, e) for n, m, s, e in summary if m == "guided"]
+    guided = [(n, s, e) for n, m, s, e, _ in summary if m == "guided"]
     if guided:
         met = all(min(s) >= TARGET_SHARE and e <= TARGET_BUDGET for _, s, e in guided)
         print(
             f"target (guided, every seed >= {100 * TARGET_SHARE:.0f} % with <= "
             f"{100 * TARGET_BUDGET:.0f} % of the grid, every space): {'MET' if met else 'NOT MET'}"
         )
+        if not args.no_screen:
+            counted = all(
+                min(s) >= TARGET_SHARE and t <= TARGET_BUDGET
+                for _, m, s, _, t in summary
+                if m == "guided"
+            )
+            print(
+                "  with the screen's CPU counted as evaluations: "
+                + ("MET" if counted else "NOT MET")
+                + " (at most "
+                + f"{100 * max(t for _, m, _, _, t in summary if m == 'guided'):.1f} % of the grid)"
+            )
         for n, s, e in guided:
             if min(s) < TARGET_SHARE or e > TARGET_BUDGET:
                 print(f"  missed on {n}: min {100 * min(s):.1f} %, evaluations {100 * e:.1f} %")
@@ -256,6 +353,12 @@ def main() -> None:
             f"sub-grids (held-out check): worst seed {100 * min(held):.1f} %, mean of the worst "
             f"seeds {100 * sum(held) / len(held):.1f} %, {sum(h < TARGET_SHARE for h in held)} "
             f"of {len(held)} with a seed under {100 * TARGET_SHARE:.0f} %"
+        )
+    if screens:
+        wrong = [n for n, w in screens if w]
+        print(
+            "feasibility screen over every grid: wrongly rejected a runnable variant: "
+            + (f"YES on {', '.join(wrong)}" if wrong else "never")
         )
     print(f"machine now: {_uptime()}")
 

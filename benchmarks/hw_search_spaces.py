@@ -21,7 +21,13 @@ added to check the search on spaces unlike the ones it was built on (not tuned o
 * ``infeasible160``: 5 shapes x 8 buffer sizes (32 KiB ... 4 MiB) x 4 bandwidths (32 ... 1024 bit)
   on ResNet-18: 115 of the 160 variants cannot run (buffers below 256 KiB, 32-bit ports);
 * ``small_budget80``: 4 shapes x 5 buffer sizes x 4 bandwidths on a transformer block and ResNet-18
-  at once, with 16 evaluations (batches of 4).
+  at once, with 16 evaluations (batches of 4);
+
+added with the feasibility screen (``zigzag.sweep.guided_screen``), whose failures are not physical:
+
+* ``constrained200``: the axes of ``alexnet200`` with two constraints, latency at most 9.6 M cycles
+  and area at most 16 mm2: 140 of the 200 variants are ``out`` (25 of them also cannot run), and
+  the screen sees only the 25.
 
 Each space has the search budget used in the benchmark (population x (generations + 1) <= 20 % of it).
 """
@@ -217,5 +223,17 @@ SPACES = {
             ["transformer_block.onnx", "resnet18.onnx"],
         ),
         {"population": 4, "generations": 3},
+    ),
+    # ----- added with the feasibility screen: failures it cannot see -----
+    "constrained200": (
+        _section(
+            "constrained200",
+            [(8, 128), (16, 64), (32, 32), (64, 16), (128, 8)],
+            ["128KiB", "256KiB", "512KiB", "1MiB", "1536KiB", "2MiB", "3MiB", "4MiB"],
+            [64, 128, 256, 512, 1024],
+            ["alexnet.onnx"],
+            constraints=["latency <= 9600000", "area <= 16 mm2"],
+        ),
+        {"population": 8, "generations": 4},
     ),
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, StrictStr, field_validator, model_validator
+from pydantic import Field, StrictBool, StrictStr, field_validator, model_validator
 
 from zigzag.config.base import FileOrList, Name, Section, number, problem, said, whole
 from zigzag.config.options import Options
@@ -119,6 +119,11 @@ class GuidedSearch(Section):
     generations: whole(ge=1) = 8
     seed: whole() = 0
     workers: whole(ge=1) = Field(2, description="processes evaluating candidates")
+    screen: StrictBool = Field(
+        True,
+        description="guided: skip the variants a feasibility screen (validation, and per layer "
+        "whether any allocation fits) shows cannot run",
+    )
 
 
 class HardwareSweep(Options):

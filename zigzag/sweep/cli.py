@@ -225,6 +225,13 @@ def add_sweep_command(sub) -> None:
         "--workers", dest="search_workers", type=int, help="search: worker processes (default 2)"
     )
     sweep.add_argument(
+        "--no-search-screen",
+        dest="search_screen",
+        action="store_const",
+        const=False,
+        help="guided search: evaluate variants the feasibility screen shows cannot run as well",
+    )
+    sweep.add_argument(
         "--config", help="a workflow config: run its hardware sweep --name instead of the flags"
     )
     sweep.add_argument("--name", help="the sweep's name (with --config: which sweep to run)")

@@ -57,6 +57,8 @@ class SearchBudget:
     workers: int = 2
     #: ``guided`` (surrogate-guided batches, zigzag/sweep/guided.py) or ``nsga2`` (the genetic search)
     method: str = "guided"
+    #: the guided search skips the variants a feasibility screen shows cannot run
+    screen: bool = True
 
 
 def read_budget(value: Any, source: str) -> SearchBudget:
@@ -74,6 +76,7 @@ def _budget(search: GuidedSearch) -> SearchBudget:
         seed=int(search.seed),
         workers=int(search.workers),
         method=search.method,
+        screen=bool(search.screen),
     )
 
 

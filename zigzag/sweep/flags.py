@@ -128,9 +128,9 @@ def as_flag(exc: InputError) -> InputError:
 def with_search_flags(section: dict, args: argparse.Namespace) -> dict:
     """The sweep with the ``--search``/``--population``/... flags over its own ``search``."""
     budget = {
-        key: getattr(args, f"search_{key}")
-        for key in ("method", "population", "generations", "seed", "workers")
-        if getattr(args, f"search_{key}") is not None
+        key: getattr(args, f"search_{key}", None)
+        for key in ("method", "population", "generations", "seed", "workers", "screen")
+        if getattr(args, f"search_{key}", None) is not None
     }
     if not (args.search or budget):
         return section

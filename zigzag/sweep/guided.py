@@ -39,14 +39,14 @@ same score) by how far the models can be trusted: after a batch in
 which a share ``s`` of the picks could not run, that share of the next batch's model picks is
 taken next to the front, and the last batch, whose results no model will use, is taken there
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
-front points are). Every random choice comes from
+front points are). With a feasibility screen
+(``screen``), each pick is first shown to it and a rejected one replaced by the next
+(:mod:`zigzag.sweep.guided_pool`). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 import random
 from collections.abc import Callable, Sequence
 
@@ -54,12 +54,17 @@ import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import monotone
+from zigzag.sweep.guided_pool import (
+    INFEASIBLE,
+    _allowed,
+    _candidates,
+    _farthest,
+    _front_neighbours,
+    _Gate,
+    _grid_size,
+)
 from zigzag.sweep.hypervolume import hypervolume
 
-#: objectives of a position that cannot run (any objective at or above it counts as infeasible)
-INFEASIBLE = 1e299
-#: candidates scored per pick when the grid is too large to score whole
-POOL = 4000
 NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
 #: the second and, weaker, the first difference of their effects), plus a weak shrinkage
@@ -77,10 +82,6 @@ MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 #: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
 EXPLORE_BATCH = 3
-
-
-def _grid_size(sizes: Sequence[int]) -> int:
-    return math.prod(sizes)
 
 
 def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
@@ -305,11 +306,16 @@ def guided_search(
     budget: int,
     batch: int,
     seed: int,
+    screen: Callable[[tuple[int, ...]], bool] | None = None,
 ) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
-    run). Returns every evaluated position with its objectives, in evaluation order."""
+    run). ``screen(position)``: False when the position is known not to run (a feasibility
+    screen, :mod:`zigzag.sweep.guided_screen`); asked about each position about to be picked,
+    one it rejects is replaced by the next pick and never evaluated nor shown to the models.
+    Returns every evaluated position with its objectives, in evaluation order."""
     rng = random.Random(seed)
+    gate = _Gate(screen)
     grid = _grid_size(sizes)
     budget = min(budget, grid)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}
@@ -319,7 +325,9 @@ def guided_search(
             seen[position] = tuple(float(v) for v in values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
-    run(initial_design(sizes, first, rng))
+    design = initial_design(sizes, first, rng)
+    # a screen that rejects the whole grid: one variant evaluated all the same, to tell why
+    run(_allowed(design, sizes, gate, rng) or design[:1])
     trust = 1.0  # share of the last batch's picks that could run
     while len(seen) < budget:
         count = min(step, budget - len(seen))
@@ -327,7 +335,7 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
         explore = left > 0 and count >= EXPLORE_BATCH
-        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local)
+        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local, gate=gate)
         if not picks:
             break
         run(picks)
@@ -345,19 +353,6 @@ def batch_sizes(axes: int, budget: int, batch: int) -> tuple[int, int]:
     return first, max(1, min(batch, -(-rest // ROUNDS)))
 
 
-def _candidates(sizes: Sequence[int], seen: dict, rng: random.Random) -> np.ndarray:
-    if _grid_size(sizes) <= 4 * POOL:
-        pool = [p for p in itertools.product(*(range(n) for n in sizes)) if p not in seen]
-    else:
-        found: set[tuple[int, ...]] = set()
-        while len(found) < POOL:
-            p = tuple(rng.randrange(n) for n in sizes)
-            if p not in seen:
-                found.add(p)
-        pool = sorted(found)
-    return np.array(pool, dtype=int).reshape(-1, len(sizes))
-
-
 def _next_batch(
     sizes: Sequence[int],
     seen: dict,
@@ -366,35 +361,56 @@ def _next_batch(
     *,
     explore: bool = True,
     local: int = 0,
+    gate: _Gate | None = None,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
     (unless it is the last batch, whose results no model will use) the feasible-looking position
-    farthest from all."""
+    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next."""
+    gate = gate if gate is not None else _Gate(None)
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
-    pool = _candidates(sizes, seen, rng)
+    pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
     models = _Models(sizes, positions, values)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
-        }
+        } - gate.rejected
         if local >= count and len(neighbours) >= count:
             pool = np.array(sorted(neighbours), dtype=int).reshape(-1, len(sizes))
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
     feasible = _implied_feasibility(models, positions, pool)
+    blocked = np.zeros(len(pool), dtype=bool)  # rejected by the screen
+
+    def admitted(i: int) -> bool:
+        blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
+        return not blocked[i]
+
     if models.feasible.sum() < 2:  # nothing to model yet: spread out where failure is not known
-        return _farthest(models, pool, feasible, count)
+        chosen: list[int] = []
+        while len(chosen) < count:
+            found = _farthest(models, pool, feasible, 1, index=True, skip=blocked, chosen=chosen)
+            if not found:
+                break
+            if admitted(found[0]):
+                chosen.append(found[0])
+        return [tuple(int(v) for v in pool[i]) for i in chosen]
     logs = models.predict(pool)
     models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
     predicted = models.linear(logs)
     front = _front(models.scaled(values[models.feasible]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []
-    explore = _farthest(models, pool, feasible, 1, index=True)[0] if explore and count > 1 else None
+    explore_at = None
+    while explore and count > 1 and explore_at is None:
+        found = _farthest(models, pool, feasible, 1, index=True, skip=blocked)
+        if not found:
+            break
+        explore_at = found[0] if admitted(found[0]) else None
+    explore = explore_at
     while len(picks) < count - (explore is not None):
         gains = _gains(predicted, front, reference)
         score = _score(gains, feasible)
@@ -404,7 +420,12 @@ def _next_batch(
             score[~near] = -np.inf
         if explore is not None:
             score[explore] = -np.inf
+        score[blocked] = -np.inf
+        if not np.isfinite(score).any():
+            break
         best = int(np.argmax(score))
+        if not admitted(best):
+            continue
         picks.append(best)
         if gains[best] > 0:
             front = _front(np.vstack([front, predicted[best]]))
@@ -427,49 +448,3 @@ def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
     :data:`RISK`); any position with a gain ranks above those predicted dominated (which can add
     nothing to the front), among which a likely failure ranks last."""
     return np.where(gains > 0, feasible**RISK * gains, gains - 10.0 * (feasible < MIN_FEASIBLE))
-
-
-def _front_neighbours(
-    sizes: Sequence[int],
-    positions: list,
-    values: np.ndarray,
-    seen: dict,
-    signs: Sequence[int] | None = None,
-) -> np.ndarray:
-    """Positions one step (one axis, one value) from a position of the current front, not
-    evaluated; along an axis whose ``signs`` entry is 0 (no monotone order of failures, such as
-    an array shape) every other value counts as one step."""
-    feasible = np.all(values < INFEASIBLE, axis=1)
-    ok = values[feasible]
-    front = [
-        p
-        for p, keep in zip((q for q, f in zip(positions, feasible) if f), non_dominated(ok))
-        if keep
-    ]
-    near = set()
-    for p in front:
-        for axis, n in enumerate(sizes):
-            steps = (-1, 1) if signs is None or signs[axis] else range(-p[axis], n - p[axis])
-            for step in steps:
-                if step and 0 <= p[axis] + step < n:
-                    q = p[:axis] + (p[axis] + step,) + p[axis + 1 :]
-                    if q not in seen:
-                        near.add(q)
-    return np.array(sorted(near), dtype=int).reshape(-1, len(sizes))
-
-
-def _farthest(
-    models: _Models, pool: np.ndarray, feasible: np.ndarray, count: int, index: bool = False
-) -> list:
-    """Positions farthest from every evaluated one, among those that look feasible."""
-    coords = pool / models.scale
-    chosen: list[int] = []
-    reference = models.coords
-    for _ in range(min(count, len(pool))):
-        distance = np.abs(coords[:, None, :] - reference[None, :, :]).sum(axis=2).min(axis=1)
-        score = distance * np.where(feasible >= 0.5, 1.0, np.where(feasible > 0, 0.1, 1e-3))
-        score[chosen] = -np.inf
-        best = int(np.argmax(score))
-        chosen.append(best)
-        reference = np.vstack([reference, coords[best]])
-    return chosen if index else [tuple(int(v) for v in pool[i]) for i in chosen]

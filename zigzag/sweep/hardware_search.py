@@ -3,6 +3,9 @@ summed over the sweep's workloads) and area over the sweep's grid. Two methods: 
 default: batches chosen by models of feasibility and of the objectives fitted on what was seen,
 :mod:`zigzag.sweep.guided`) and ``nsga2`` (a genetic search with DEAP's NSGA-II selection).
 
+The guided search asks a feasibility screen (:mod:`zigzag.sweep.guided_screen`; the budget's
+``screen``) about each candidate before evaluating it, and never evaluates one it shows cannot run.
+
 A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
 :func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
 goes through the shared per-layer cache, so a search reuses what a grid, an experiment or an
@@ -37,6 +40,7 @@ from zigzag.sweep.config import SearchBudget, Sweep
 from zigzag.sweep.config import accelerator_identity
 from zigzag.sweep.describe import split_details
 from zigzag.sweep.guided import guided_search
+from zigzag.sweep.guided_screen import Screen
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import workload_points
 from zigzag.sweep.runner import collect, point_row
@@ -190,9 +194,13 @@ def _grid_size(sizes) -> int:
 # ----- the search ---------------------------------------------------------------------------------
 
 
-def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None) -> SearchResult:
+def search(
+    sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None, screen=None
+) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
-    is called after every generation."""
+    is called after every generation. ``screen(position)``: False for a position the guided
+    search must not evaluate, as it cannot run (by default, with ``budget.screen``, the
+    feasibility screen's verdict, :class:`zigzag.sweep.guided_screen.Screen`)."""
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
@@ -200,7 +208,9 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
             sweep.spec.source, "search", "the sweep varies nothing; give vary, zip or fragments"
         )
     if budget.method == "guided":
-        return _guided(sweep, budget, cache, sizes, progress)
+        if screen is None and budget.screen:
+            screen = Screen(sweep).passes
+        return _guided(sweep, budget, cache, sizes, progress, screen)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -223,7 +233,7 @@ def search(sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=No
     )
 
 
-def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> SearchResult:
+def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -236,7 +246,12 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress) -> Searc
             return values
 
         guided_search(
-            sizes, run, budget.population * (budget.generations + 1), budget.population, budget.seed
+            sizes,
+            run,
+            budget.population * (budget.generations + 1),
+            budget.population,
+            budget.seed,
+            screen=screen,
         )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]

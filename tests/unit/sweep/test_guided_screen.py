@@ -1,0 +1,113 @@
+"""The guided search's feasibility screen (zigzag.sweep.guided_screen): it rejects only variants
+that fail when evaluated, and the search never evaluates a position it rejects."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from support import DATA, REPO
+from zigzag.errors import InputError
+from zigzag.sweep import read_sweep
+from zigzag.sweep.guided import INFEASIBLE, guided_search
+from zigzag.sweep.guided_screen import Screen, covered
+from zigzag.sweep.hardware_search import evaluate_position
+from zigzag.variants import axis_sizes
+
+BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
+MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_array.yaml"
+WORKLOAD = DATA / "workflow" / "small_convs.yaml"
+#: a 32-bit port under the buffer's 64-bit granularity is invalid; 4 KiB holds no conv's output
+SWEEP = {
+    "name": "screened",
+    "base": str(BASE),
+    "lpf_limit": 2,
+    "params": {
+        "ub": "memories.unified_buffer.size",
+        "bw": "memories.unified_buffer.ports[0].bandwidth_max",
+    },
+    "vary": {"ub": ["4KiB", "1MiB"], "bw": [32, 256]},
+    "derive": {"memories.unified_buffer.ports[0].bandwidth_min": "64"},
+    "workloads": [str(WORKLOAD)],
+    "mapping": str(MAPPING),
+}
+
+
+@pytest.mark.slow
+def test_the_screen_rejects_only_variants_that_fail(tmp_path):
+    sweep = read_sweep(SWEEP)
+    screen = Screen(sweep)
+    assert covered(sweep) and screen.active
+    statuses, reasons = {}, {}
+    for position in itertools.product(*(range(n) for n in axis_sizes(sweep.spec))):
+        rows = evaluate_position(sweep, position, tmp_path / "cache", {})
+        statuses[position] = {r["status"] for r in rows}
+        reasons[position] = screen.reason(position)
+    # ub 4 KiB, bw 256: runs out of memory; bw 32: invalid; ub 1 MiB, bw 256: runs
+    assert statuses == {
+        (0, 0): {"invalid"},
+        (0, 1): {"infeasible"},
+        (1, 0): {"invalid"},
+        (1, 1): {"ok"},
+    }
+    assert reasons[(1, 1)] is None
+    assert "bandwidth_min" in reasons[(0, 0)] and "bandwidth_min" in reasons[(1, 0)]
+    assert reasons[(0, 1)].startswith("no loop ordering of layer")
+    assert screen.seconds > 0
+
+
+def test_a_sweep_the_screen_does_not_cover_passes_every_variant():
+    sweep = read_sweep({**SWEEP, "temporal_mapping_search_engine": "salsa"})
+    screen = Screen(sweep)
+    assert not covered(sweep) and screen.reason((0, 0)) is None
+
+
+def test_the_search_never_evaluates_a_rejected_position():
+    """Half the grid fails; with a screen that knows it, every evaluation runs and the budget is
+    spent whole; the screen is asked once per position at most."""
+    sizes = (6, 5, 4)
+
+    def objectives(p):
+        if p[0] + p[1] < 4:
+            return (INFEASIBLE,) * 3
+        return (10.0 / (1 + p[0]) + p[2], 8.0 / (1 + p[1]) + p[2], p[0] + p[1] + 0.1 * p[2])
+
+    asked = []
+
+    def screen(p):
+        asked.append(p)
+        return objectives(p)[0] < INFEASIBLE
+
+    found = guided_search(sizes, lambda ps: [objectives(p) for p in ps], 24, 6, 1, screen=screen)
+    assert len(found) == 24
+    assert all(v[0] < INFEASIBLE for v in found.values())
+    assert len(asked) == len(set(asked))
+    again = guided_search(sizes, lambda ps: [objectives(p) for p in ps], 24, 6, 1, screen=screen)
+    assert list(again) == list(found)
+
+
+def test_the_screen_is_a_search_option():
+    assert read_sweep({**SWEEP, "search": {}}).search.screen is True
+    assert read_sweep({**SWEEP, "search": {"screen": False}}).search.screen is False
+    with pytest.raises(InputError, match=r"search\.screen"):
+        read_sweep({**SWEEP, "search": {"screen": "yes"}})
+
+
+def test_the_screen_can_be_switched_off_from_the_command_line():
+    import argparse
+
+    from zigzag.sweep.flags import with_search_flags
+
+    names = ("method", "population", "generations", "seed", "workers")
+    args = argparse.Namespace(
+        search=True, search_screen=False, **{f"search_{k}": None for k in names}
+    )
+    assert with_search_flags({"name": "s"}, args)["search"] == {"screen": False}
+
+
+def test_a_grid_the_screen_rejects_whole_evaluates_one_variant_to_tell_why():
+    found = guided_search(
+        (4, 3), lambda ps: [(INFEASIBLE,) * 3 for _ in ps], 6, 3, 0, screen=lambda p: False
+    )
+    assert len(found) == 1 and next(iter(found.values()))[0] == INFEASIBLE

@@ -1,0 +1,149 @@
+"""Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the candidate pool,
+the neighbours of the front found, the positions farthest from all evaluated ones, and the gate
+of the feasibility screen (:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from zigzag.multiobjective.pareto import non_dominated
+
+#: objectives of a position that cannot run (any objective at or above it counts as infeasible)
+INFEASIBLE = 1e299
+#: candidates scored per pick when the grid is too large to score whole
+POOL = 4000
+
+
+def _grid_size(sizes: Sequence[int]) -> int:
+    return math.prod(sizes)
+
+
+class _Gate:
+    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run)."""
+
+    def __init__(self, screen: Callable[[tuple[int, ...]], bool] | None):
+        self.screen = screen
+        self.rejected: set[tuple[int, ...]] = set()
+        self.passed: set[tuple[int, ...]] = set()
+
+    def passes(self, position: tuple[int, ...]) -> bool:
+        if self.screen is None or position in self.passed:
+            return True
+        if position in self.rejected:
+            return False
+        if self.screen(position):
+            self.passed.add(position)
+            return True
+        self.rejected.add(position)
+        return False
+
+
+def _allowed(
+    design: list[tuple[int, ...]], sizes: Sequence[int], gate: _Gate, rng: random.Random
+) -> list[tuple[int, ...]]:
+    """The design with each position the screen rejects replaced by the nearest one it passes,
+    not taken yet (scaled L1 distance, the first in grid order on a tie)."""
+    if gate.screen is None:
+        return design
+    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+    taken: set[tuple[int, ...]] = set()
+    chosen = []
+    pool = None
+    for p in design:
+        if p in taken or not gate.passes(p):
+            if pool is None:
+                pool = _candidates(sizes, {}, rng)
+            distance = np.abs((pool - np.array(p)) / scale).sum(axis=1)
+            for i in np.argsort(distance, kind="stable"):
+                q = tuple(int(v) for v in pool[i])
+                if q not in taken and gate.passes(q):
+                    p = q
+                    break
+            else:
+                continue
+        taken.add(p)
+        chosen.append(p)
+    return chosen
+
+
+def _candidates(
+    sizes: Sequence[int], seen: dict, rng: random.Random, excluded: frozenset = frozenset()
+) -> np.ndarray:
+    if _grid_size(sizes) <= 4 * POOL:
+        pool = [
+            p
+            for p in itertools.product(*(range(n) for n in sizes))
+            if p not in seen and p not in excluded
+        ]
+    else:
+        found: set[tuple[int, ...]] = set()
+        while len(found) < min(POOL, _grid_size(sizes) - len(seen) - len(excluded)):
+            p = tuple(rng.randrange(n) for n in sizes)
+            if p not in seen and p not in excluded:
+                found.add(p)
+        pool = sorted(found)
+    return np.array(pool, dtype=int).reshape(-1, len(sizes))
+
+
+def _front_neighbours(
+    sizes: Sequence[int],
+    positions: list,
+    values: np.ndarray,
+    seen: dict,
+    signs: Sequence[int] | None = None,
+) -> np.ndarray:
+    """Positions one step (one axis, one value) from a position of the current front, not
+    evaluated; along an axis whose ``signs`` entry is 0 (no monotone order of failures, such as
+    an array shape) every other value counts as one step."""
+    feasible = np.all(values < INFEASIBLE, axis=1)
+    ok = values[feasible]
+    front = [
+        p
+        for p, keep in zip((q for q, f in zip(positions, feasible) if f), non_dominated(ok))
+        if keep
+    ]
+    near = set()
+    for p in front:
+        for axis, n in enumerate(sizes):
+            steps = (-1, 1) if signs is None or signs[axis] else range(-p[axis], n - p[axis])
+            for step in steps:
+                if step and 0 <= p[axis] + step < n:
+                    q = p[:axis] + (p[axis] + step,) + p[axis + 1 :]
+                    if q not in seen:
+                        near.add(q)
+    return np.array(sorted(near), dtype=int).reshape(-1, len(sizes))
+
+
+def _farthest(
+    models,
+    pool: np.ndarray,
+    feasible: np.ndarray,
+    count: int,
+    index: bool = False,
+    skip: np.ndarray | None = None,
+    chosen: Sequence[int] = (),
+) -> list:
+    """Positions farthest from every evaluated one (``models``: the fitted models, their
+    ``coords`` and ``scale``) and from the ``chosen`` ones, among those that look feasible,
+    ``skip`` left out."""
+    coords = pool / models.scale
+    picked = list(chosen)
+    chosen = []
+    reference = np.vstack([models.coords, coords[picked]]) if picked else models.coords
+    for _ in range(min(count, len(pool))):
+        distance = np.abs(coords[:, None, :] - reference[None, :, :]).sum(axis=2).min(axis=1)
+        score = distance * np.where(feasible >= 0.5, 1.0, np.where(feasible > 0, 0.1, 1e-3))
+        score[picked + chosen] = -np.inf
+        if skip is not None:
+            score[skip] = -np.inf
+        if not np.isfinite(score).any():
+            break
+        best = int(np.argmax(score))
+        chosen.append(best)
+        reference = np.vstack([reference, coords[best]])
+    return chosen if index else [tuple(int(v) for v in pool[i]) for i in chosen]
