@@ -133,6 +133,9 @@ def test_every_file_a_job_writes_is_declared(tmp_path):
         "results/.cache/results/",
         "results/.cache/locks/",
         "results/.cache/multicore-cost/entries/",
+        # a sweep's allocation tables, shared by its batch jobs by the allocation problem, the
+        # same way (zigzag/mapping_search/batched/allocation_store.py)
+        "results/.cache/allocations/",
         # the record of the sealed files found sound, kept by the Snakefile's load and at the end
         # of a successful run (zigzag/steps/integrity.py), never by a job
         "results/.cache/status/sound_files.json",

@@ -14,6 +14,7 @@ from pathlib import Path
 from zigzag.errors import InputError
 from zigzag.io.atomic import write_text_atomic
 from zigzag.plots.units import is_size_path
+from zigzag.mapping_search.batched.allocation_store import AllocationStore
 from zigzag.mapping_search.batched.shared import SharedCandidates
 from zigzag.sweep import tables
 from zigzag.sweep.config import Sweep, accelerator_identity
@@ -157,13 +158,17 @@ def evaluate_points(
     (``share``) variants that differ only in memory costs share mapping candidates
     (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit), those
     of one structure their allocations, and the latencies of bandwidth siblings are computed
-    together (the cache is told every variant's document first).
+    together (the cache is told every variant's document first). The allocation tables are
+    also kept in ``cache`` (zigzag/mapping_search/batched/allocation_store.py), so the other
+    batch jobs of a structure read them instead of allocating the same candidates again.
 
     The points' input notes and unrolling reductions are held (:mod:`zigzag.sweep.notes`) in
     ``notes``, or, without ``notes``, told once at the end."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
-    if shared is not None:  # the bandwidths to come: latencies computed for them in one pass
+    if shared is not None:
+        shared.allocations.store = AllocationStore(Path(cache))
+        # the bandwidths to come: latencies computed for them in one pass
         shared.expect(v.document for v in variants if v.problem is None)
     held = SweepNotes() if notes is None else notes
     rows = []

@@ -4,7 +4,7 @@ One job per *batch* of variants (``batch_size`` variants, all the sweep's worklo
 workload serves them all; every layer goes through the shared per-layer cache), then one job per
 sweep for its tables and figures. ``batch_size: auto`` makes a sweep at most
 :data:`AUTO_BATCHES` jobs, so Snakemake's own work per job stays small beside the jobs' work
-however large the sweep. A batch's job reads a *batch file* written when the Snakefile is read
+however large the sweep, cut where a slow parameter changes (:func:`batches`). A batch's job reads a *batch file* written when the Snakefile is read
 (its variants' documents and parameters, the sweep's settings) and rewritten only when its
 content changes: a batch whose variants are unchanged is not rerun, and a batch that is rerun
 reads the layers it has already computed from the cache, so adding variants to a finished sweep
@@ -201,14 +201,34 @@ def json_text(data: dict) -> str:
 
 
 def batches(sweep: Sweep, variants: list[Variant]) -> list[list[Variant]]:
-    """The variants in jobs: consecutive runs of ``batch_size`` variants (auto: at most
-    :data:`AUTO_BATCHES` jobs)."""
-    size = (
-        sweep.batch_size
-        if sweep.batch_size != "auto"
-        else max(1, math.ceil(len(variants) / AUTO_BATCHES))
-    )
-    return [variants[i : i + size] for i in range(0, len(variants), size)]
+    """The variants in jobs: consecutive runs of ``batch_size`` variants. ``auto``: runs of at
+    least ``ceil(n / AUTO_BATCHES)`` variants (so at most :data:`AUTO_BATCHES` jobs) and at most
+    half as many again, each cut where the earliest-listed parameter changes (an array shape
+    rather than a buffer size, a buffer size rather than a bandwidth): a job then starts on a new
+    structure or sizes rather than ending on a few variants of them, whose candidate tables it
+    would build for those few (docs/performance.md). The rows are the same however the variants
+    are cut."""
+    if sweep.batch_size != "auto":
+        size = sweep.batch_size
+        return [variants[i : i + size] for i in range(0, len(variants), size)]
+    size = max(1, math.ceil(len(variants) / AUTO_BATCHES))
+    jobs, start = [], 0
+    while start < len(variants):
+        last = min(start + size + size // 2, len(variants))
+        end = min(range(min(start + size, last), last + 1), key=lambda e: (_cut(variants, e), e))
+        jobs.append(variants[start:end])
+        start = end
+    return jobs
+
+
+def _cut(variants: list[Variant], end: int) -> int:
+    """How good a cut before ``variants[end]`` is, lower better: 0 at the end of the list, else
+    1 + the position of the first parameter that changes there."""
+    if end >= len(variants):
+        return 0
+    before, after = variants[end - 1].parameters, variants[end].parameters
+    changed = (i for i, name in enumerate(after) if before.get(name) != after[name])
+    return 1 + next(changed, len(after))
 
 
 def batch_name(batch: list[Variant]) -> str:

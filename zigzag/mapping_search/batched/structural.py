@@ -99,9 +99,12 @@ class Allocations:
     few costs about as much as allocating all: the arrays' length hardly matters) and keeps the
     result beside the others, so the variants that share its sizes take it whole. A table built
     is also kept by its :func:`problem_key` (within half the budget), for a structure of another
-    key whose allocation problem is the same."""
+    key whose allocation problem is the same. With a ``store``
+    (:class:`~zigzag.mapping_search.batched.allocation_store.AllocationStore`), the tables of a
+    problem are also read from it (once per process, before allocating) and written to it when
+    built, for the processes to come."""
 
-    def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8):
+    def __init__(self, budget: int = 128 * 2**20, alternatives: int = 8, store=None):
         self.budget = budget
         self.alternatives = alternatives
         self.tables: OrderedDict = OrderedDict()  # key -> list of tables (lists of chunks)
@@ -115,6 +118,9 @@ class Allocations:
         self.problems: OrderedDict = OrderedDict()
         self.problems_nbytes = 0
         self.borrowed = 0  # candidates taken from another structure's allocation
+        self.store = store
+        self._read: set = set()  # the problems looked up in the store
+        self.loaded = 0  # tables read from the store
 
     def memo(self, key, size: int = 1024) -> dict:
         """What the variants of structure ``key`` share besides allocations (the last ``size``
@@ -141,6 +147,11 @@ class Allocations:
                 yield from _allocated(table)
                 return
         problem = problem_key(loops, assigner, constraints, chunk)
+        if self.store is not None and problem not in self._read:
+            self._read.add(problem)
+            for chunks in self.store.load(problem):
+                self._share(problem, [_Allocated(*parts) for parts in chunks])
+                self.loaded += 1
         for found in self.problems.get(problem, ()):
             if all(_inside(entry, sizes) for entry in found):
                 self.problems.move_to_end(problem)
@@ -167,6 +178,8 @@ class Allocations:
             yield from _allocated([entry])
         self._keep(key, table)
         self._share(problem, table)
+        if self.store is not None and table:
+            self.store.save(problem, [_parts(entry) for entry in table])
 
     def _share(self, problem, table) -> None:
         """Keep ``table``'s allocations (not its movement) for other structures of ``problem``."""
@@ -266,6 +279,11 @@ def _allocated(table):
         keep = np.nonzero(entry.alive)[0]
         if keep.size:
             yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+
+
+def _parts(entry: _Allocated) -> tuple:
+    """What :class:`~zigzag.mapping_search.batched.allocation_store.AllocationStore` keeps of a chunk."""
+    return entry.ids, entry.alive, entry.cuts, entry.bounds
 
 
 def _allocations_only(table) -> list:
