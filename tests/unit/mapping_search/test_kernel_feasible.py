@@ -85,33 +85,10 @@ def test_feasible_takes_match_numpy(seed):
     steps = length - int(pos[alive].min()) if alive.any() else 0
     precision = rng.choice([8.0, 16.0, 24.0], n)
     size = float(rng.choice([8.0, 64.0, 512.0, 4096.0, 2.0**20]))
-    want = _numpy_feasible(
-        temporal,
-        dim_number,
-        part,
-        relevant,
-        pr_dims,
-        pr_figures,
-        pos,
-        precision,
-        size,
-        steps,
-        alive,
-    )
+    given = (temporal, dim_number, part, relevant, pr_dims, pr_figures, pos, precision, size, steps)
+    want = _numpy_feasible(*given, alive)
     got_alive = alive.copy()
-    got = allocation_kernels.feasible_takes(
-        temporal,
-        dim_number,
-        part,
-        relevant,
-        pr_dims,
-        pr_figures,
-        pos,
-        precision,
-        size,
-        steps,
-        got_alive,
-    )
+    got = allocation_kernels.feasible_takes(*given, got_alive)
     for a, b in zip(got, want[:4]):
         assert a.shape == b.shape and a.tobytes() == b.tobytes()
     assert np.array_equal(got_alive, want[4])
