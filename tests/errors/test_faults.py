@@ -4,6 +4,7 @@ entries, two Snakemake runs, kill and rerun) are in tests/integration/test_workf
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from support import DATA, REPO
 from support.faults import DATA_SEALED, damage
@@ -294,7 +296,7 @@ def test_the_report_links_the_figure_written_last(tmp_path):
 
 
 def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
-    from zigzag.steps.prune import unreferenced
+    from zigzag.steps.prune import cmd_prune, unreferenced
 
     monkeypatch.chdir(tmp_path)
     cache = tmp_path / "results" / ".cache"
@@ -316,5 +318,12 @@ def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
             }
         ]
     }
+    tables = cache / "allocations" / "cafe"  # a sweep's allocation tables: only sweeps read them
+    tables.mkdir(parents=True)
+    (tables / "0001.npy").write_bytes(b"table")
     stale = {p.resolve().relative_to(cache).as_posix() for p in unreferenced(config)}
-    assert stale == {"locks/bbbb.lock", "results/bbbb.json"}
+    assert stale == {"locks/bbbb.lock", "results/bbbb.json", "allocations/cafe/0001.npy"}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    cmd_prune(argparse.Namespace(configfile="config.yaml", dry_run=False, quiet=True))
+    assert not tables.exists() and (cache / "results" / "aaaa.json").exists()
+    assert not (cache / "results" / "bbbb.json").exists()

@@ -4,7 +4,9 @@ a workflow config refers to (docs/reference/results.md#pruning-the-cache).
 An entry is referred to when a plan of one of the config's experiments lists its key (the layer
 jobs of ``results/<name>/plan.json``, the cost entries of ``results/multicore/<name>/cost_plan.json``).
 Hardware sweeps record no plan: while the config has ``hardware_sweeps``, no layer result is
-removed. Run the workflow first, so that the plans are those of the config as it is now.
+removed, nor the allocation tables their batch jobs share (``<cache>/allocations/``, a speed cache
+only sweeps read); without sweeps, those go too. Run the workflow first, so that the plans are
+those of the config as it is now.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.sealed import DamagedFile, read_sealed
+from zigzag.mapping_search.batched.allocation_store import FOLDER as ALLOCATIONS
 from zigzag.mapping_search.result_store import STORE_FILES
 
 #: (folder under the cache, its files' suffix): what one layer result or one cost entry leaves
@@ -69,6 +72,8 @@ def unreferenced(config: dict) -> list[Path]:
                 if key in kept or not all(c in "0123456789abcdef" for c in key):
                     continue
                 stale.append(path)
+    if not config.hardware_sweeps:
+        stale += sorted(p for p in (cache / ALLOCATIONS).glob("*/*") if p.is_file())
     return stale
 
 
@@ -86,6 +91,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
                 print(path)
         else:
             path.unlink(missing_ok=True)
+            if path.parent.parent.name == ALLOCATIONS and not any(path.parent.iterdir()):
+                path.parent.rmdir()  # a problem's folder, emptied
     verb = "would remove" if args.dry_run else "removed"
     print(
         f"{verb} {len(stale)} cache files ({size / 1e6:.1f} MB) no experiment of {args.configfile} refers to"
