@@ -22,14 +22,21 @@ def atomic_target(path: str | Path) -> Iterator[Path]:
     without error, removed otherwise. The writer must create the file itself (``open``, ``savefig``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # a name of its own per process and call (no tempfile import: it costs a layer job ~10 ms)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_COUNTER)}.tmp{path.suffix}")
+    tmp = Path(_temporary(os.fspath(path)))
     try:
         yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _temporary(path: str) -> str:
+    """A hidden name beside ``path`` of its own per process and call (no tempfile import: it
+    costs a layer job ~10 ms), keeping ``path``'s suffix."""
+    folder, name = os.path.split(path)
+    suffix = os.path.splitext(name)[1]
+    return os.path.join(folder, f".{name}.{os.getpid()}.{next(_COUNTER)}.tmp{suffix}")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -43,10 +50,8 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     text layer, and the folder made only when it is missing (a 4 kB cache entry: ~0.25 ms instead
     of ~0.35 ms)."""
     path = os.fspath(path)
-    folder, name = os.path.split(path)
-    tmp = os.path.join(
-        folder, f".{name}.{os.getpid()}.{next(_COUNTER)}.tmp{os.path.splitext(name)[1]}"
-    )
+    folder = os.path.dirname(path)
+    tmp = _temporary(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
         fd = os.open(tmp, flags, 0o666)

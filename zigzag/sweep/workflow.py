@@ -4,7 +4,8 @@ One job per *batch* of variants (``batch_size`` variants, all the sweep's worklo
 workload serves them all; every layer goes through the shared per-layer cache), then one job per
 sweep for its tables and figures. ``batch_size: auto`` makes a sweep at most
 :data:`AUTO_BATCHES` jobs, so Snakemake's own work per job stays small beside the jobs' work
-however large the sweep, cut where a slow parameter changes (:func:`batches`). A batch's job reads a *batch file* written when the Snakefile is read
+however large the sweep, cut where a slow parameter changes (:func:`batches`). A batch's job
+reads a *batch file* written when the Snakefile is read
 (its variants' documents and parameters, the sweep's settings) and rewritten only when its
 content changes: a batch whose variants are unchanged is not rerun, and a batch that is rerun
 reads the layers it has already computed from the cache, so adding variants to a finished sweep

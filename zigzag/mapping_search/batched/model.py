@@ -359,10 +359,8 @@ class BatchCostModel:
         clears ``exact`` where a figure leaves the exact range. The flows that move data are
         computed together as rows of one array (the same float operations, row by row); their
         bandwidth-free part is kept in ``memo`` (the movement's ``LatencyMemo``), when given."""
-        accesses, rows = (
-            Accesses(),
-            [],
-        )  # rows: (access dict, direction, flow, bw_min, bw_max, instances, where)
+        accesses = Accesses()
+        rows = []  # (level index in accesses, direction, flow, bw_min, bw_max, instances, where)
         for op, info in self.ops.items():
             sq = self.spatial[op]
             for k, lv in enumerate(info.operand.levels):
@@ -378,7 +376,7 @@ class BatchCostModel:
                     if bw_min is None and bw_max is None:
                         exact &= ~(flow.amount != 0)  # the scalar model raises there
                         continue
-                    rows.append((acc, d, flow, bw_min, bw_max, instances, (op, k)))
+                    rows.append((len(accesses), d, flow, bw_min, bw_max, instances, (op, k)))
                 accesses.append(acc)
         accesses.slots = np.full((len(accesses), 4), -1, dtype=np.int64)
         if not rows:
@@ -402,10 +400,9 @@ class BatchCostModel:
             np.array([row[5] for row in rows], dtype=np.float64),
             exact,
         )
-        at = {id(acc): l for l, acc in enumerate(accesses)}
-        for r, ((acc, d, *_), figures) in enumerate(zip(rows, value)):
-            acc[d] = figures
-            accesses.slots[at[id(acc)], _ENERGY_ORDER[d]] = r
+        for r, ((level, d, *_), figures) in enumerate(zip(rows, value)):
+            accesses[level][d] = figures
+            accesses.slots[level, _ENERGY_ORDER[d]] = r
         accesses.value = value
         return accesses
 
