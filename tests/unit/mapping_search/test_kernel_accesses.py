@@ -1,5 +1,6 @@
 """The compiled word accesses (``movement_kernels.word_accesses``) against the numpy expression of
-``BatchCostModel._accesses`` it replaced (kept here as the reference), on seeded random flows:
+``BatchCostModel._accesses`` it replaced (kept here as the reference), on seeded random flows
+(read from packed flows, as the model hands them over):
 zero, huge, infinite and NaN bits and counts, ports of zero bandwidth, every figure and
 exactness flag compared bit for bit."""
 
@@ -46,9 +47,17 @@ def test_word_accesses_match_numpy(seed):
         want, want_exact = _numpy_accesses(
             data, count, moving, small, bw_min, ratio, instances, exact
         )
+    # the rows' flows packed as the model packs them (its figures period, count, amount,
+    # precision, bw_aver, window), in drawn places among others
+    flows = _drawn(rng, specials, (rows + 3, 4, 6, n))
+    level = rng.permutation(rows + 3)[:rows]
+    direction = rng.integers(0, 4, rows)
+    flows[level, direction, 1] = count
+    flows[level, direction, 2] = amount
+    flows[level, direction, 3] = precision
     got_exact = exact.copy()
     got = movement_kernels.word_accesses(
-        data, count, moving, small, bw_min, ratio, instances, got_exact
+        flows, level, direction, bw_min, ratio, instances, got_exact
     )
     assert got.tobytes() == want.tobytes()
     assert np.array_equal(got_exact, want_exact)

@@ -130,13 +130,18 @@ def _same_bits(a, b) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
+def _compiled(model, info, spatial_levels, ends, ctx, ldim):
+    """The model's footprints of levels 1 .. N (the compiled walk)."""
+    return BatchCostModel._pr_footprints(model, info, spatial_levels, np.array(ends), ctx[3], ldim)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_compiled_pr_footprints_are_the_numpy_ones(seed):
     info, spatial_levels, starts, ends, ctx, ldim, pr_sizes = _case(seed)
     model = SimpleNamespace(pr_sizes=pr_sizes, _zero_extent=np.zeros(ctx[0], dtype=bool))
     with np.errstate(all="ignore"):
         expected, zero = _numpy_pr_footprints(model, info, spatial_levels, starts, ends, ctx, ldim)
-    got = BatchCostModel._pr_footprints(model, info, spatial_levels, starts, ends, ctx, ldim)
+    got = [np.ones(ctx[0]), *_compiled(model, info, spatial_levels, ends, ctx, ldim)]
     assert len(got) == len(expected) == info.n + 1
     for want, have in zip(expected, got):
         assert _same_bits(want, have)
@@ -148,7 +153,7 @@ def test_drawn_cases_reach_zero_extents_and_nan():
     for seed in range(1, 12, 2):
         info, spatial_levels, starts, ends, ctx, ldim, pr_sizes = _case(seed)
         model = SimpleNamespace(pr_sizes=pr_sizes, _zero_extent=np.zeros(ctx[0], dtype=bool))
-        got = BatchCostModel._pr_footprints(model, info, spatial_levels, starts, ends, ctx, ldim)
+        got = _compiled(model, info, spatial_levels, ends, ctx, ldim)
         zero_met |= bool(model._zero_extent.any())
         nan_met |= bool(np.isnan(np.array(got)).any())
     assert zero_met and nan_met

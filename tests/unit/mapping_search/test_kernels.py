@@ -29,7 +29,8 @@ from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops, kernels
 from zigzag.mapping_search.batched.candidates import ordering_chunks
 from zigzag.mapping_search.batched.latency import batch_latency
-from zigzag.mapping_search.batched.model import BatchCostModel, _Flow, _Movement
+from zigzag.hardware.accelerator import DIRECTIONS
+from zigzag.mapping_search.batched.model import BatchCostModel, Packed, _Movement
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
@@ -60,46 +61,52 @@ def _model(seed: int, latency_model: str):
     return model, ids[alive], {op: c[alive] for op, c in cuts.items()}
 
 
-def _drawn(movement: dict, n: int, rng) -> dict:
+def _drawn(model, movement: dict, n: int, rng) -> dict:
     """``movement`` with every flow (and the figures the latency reads) drawn at random."""
 
     def pick(values, weights):
         return rng.choice(values, n, p=weights)
 
+    packed = next(iter(movement.values())).packed
+    flows = np.empty_like(packed.flows)
+    for level in flows:
+        for d in range(len(DIRECTIONS)):
+            period = pick([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0], None)
+            window = np.minimum(period, pick([0.0, 1.0, 2.0, 3.0, 5.0], None))
+            count = pick([0.0, 1.0, 2.0, 3.0, 9.0, 1e6], [0.02, 0.35, 0.25, 0.15, 0.22, 0.01])
+            amount = pick([0.0, 1.0, 17.0, 512.0, 2.0**50], [0.2, 0.3, 0.2, 0.29, 0.01])
+            precision = np.full(n, float(rng.choice([8, 16, 24])))
+            bw_aver = rng.uniform(0, 300, n).round()
+            level[d] = (period, count, amount, precision, bw_aver, window)
+    bits = packed.bits.copy()
+    for op in movement:
+        bits[model.bits_row[op] + 1] = pick([8.0, 100.0, 1e4], None)
+    eff_bits = np.array([pick([0.0, 1e3, 1e5, 3e6, 3e7], None) for _ in packed.eff_bits])
+    drawn_packed = Packed(flows, bits, eff_bits)
     drawn = {}
     for op, m in movement.items():
-        flows = []
-        for level in m.flows:
-            row = {}
-            for d in level:
-                period = pick([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0], None)
-                window = np.minimum(period, pick([0.0, 1.0, 2.0, 3.0, 5.0], None))
-                count = pick([0.0, 1.0, 2.0, 3.0, 9.0, 1e6], [0.02, 0.35, 0.25, 0.15, 0.22, 0.01])
-                amount = pick([0.0, 1.0, 17.0, 512.0, 2.0**50], [0.2, 0.3, 0.2, 0.29, 0.01])
-                precision = np.full(n, float(rng.choice([8, 16, 24])))
-                bw_aver = rng.uniform(0, 300, n).round()
-                row[d] = _Flow(period, count, amount, precision, bw_aver, window)
-            flows.append(row)
-        bits = [b if k != 1 else pick([8.0, 100.0, 1e4], None) for k, b in enumerate(m.bits)]
-        eff_bits = [pick([0.0, 1e3, 1e5, 3e6, 3e7], None) for _ in m.eff_bits]
-        drawn[op] = _Movement(m.D, bits, eff_bits, flows, m.psum)
+        at, row, levels = model.bits_row[op], model.level_row[op], len(m.flows)
+        drawn[op] = _Movement(
+            bits[at : at + levels + 1],
+            eff_bits[at : at + levels + 1],
+            flows[row : row + levels],
+            drawn_packed,
+            m.arrays,
+        )
     return drawn
 
 
 def _scalar(movement: dict, i: int) -> dict:
     """Candidate ``i`` of a batched movement, as the scalar model's functions read one."""
 
-    def at(value):
-        return float(value[i]) if np.ndim(value) else float(value)
-
-    def flow(f):
-        return Flow._make(at(getattr(f, k)) for k in Flow._fields)
+    def flow(figures):
+        return Flow._make(float(v) for v in figures[:, i])
 
     return {
         op: SimpleNamespace(
-            bits=[at(b) for b in m.bits],
-            eff_bits=[at(b) for b in m.eff_bits],
-            flows=[{d: flow(f) for d, f in level.items()} for level in m.flows],
+            bits=[float(b[i]) for b in m.bits],
+            eff_bits=[float(b[i]) for b in m.eff_bits],
+            flows=[{d: flow(f) for d, f in zip(DIRECTIONS, level)} for level in m.flows],
         )
         for op, m in movement.items()
     }
@@ -128,8 +135,8 @@ def test_compiled_latency_is_the_scalar_models(seed, latency_model):
     movement, movement_int, _ = model.movements(ids, cuts, True)
     n = len(ids)
     rng = np.random.default_rng(100 + seed)
-    drawn_int = _drawn(movement_int, n, rng)
-    drawn = _drawn(movement, n, rng) if seed % 2 else movement
+    drawn_int = _drawn(model, movement_int, n, rng)
+    drawn = _drawn(model, movement, n, rng) if seed % 2 else movement
     latency, exact = batch_latency(model, drawn, drawn_int, n)
     assert 0 < exact.sum() < n  # both kinds drawn
     for i in np.nonzero(exact)[0]:

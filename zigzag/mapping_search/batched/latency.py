@@ -20,8 +20,7 @@ from zigzag.cost.model.setup import loading_key
 class LatencyMemo:
     """What the latency of one set of candidates reads besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the data movement packed as the compiled latency reads it (:func:`_arrays`), the word
-    accesses' bandwidth-free rows (``BatchCostModel._accesses``); and the latencies computed for
+    the data movement packed as the compiled latency reads it (:func:`_arrays`); and the latencies computed for
     the siblings still to come (:func:`batch_latency`), each until its variant takes it. Values are computed by the same float operations as without it:
     the same bits."""
 
@@ -167,27 +166,23 @@ _TABLES: dict = {}
 def _arrays(model, movement, movement_int, n):
     """What the compiled latency reads of the candidates' data movement, bandwidth- and size-free
     (:func:`~zigzag.mapping_search.batched.kernels.latencies`' ``flows``, ``bits1``,
-    ``eff_bits``, ``frac``)."""
-    duties = model.duties
-    flows = np.empty((6, len(duties), n))
-    bits1 = np.empty((len(duties), n))
-    bound = model.latency_model == "bandwidth_bound"
-    frac = np.empty((3, len(duties), n if bound else 0))
-    for d, (op, level, direction) in enumerate(duties):
-        flow = movement_int[op].flows[level][direction]
-        for row, value in enumerate(
-            (flow.amount, flow.precision, flow.period, flow.window, flow.count, flow.bw_aver)
-        ):
-            flows[row, d] = value
-        bits1[d] = movement_int[op].bits[1]
-        if bound:
-            flow = movement[op].flows[level][direction]
-            frac[0, d], frac[1, d], frac[2, d] = flow.count, flow.amount, flow.precision
-    levels = [(op, k) for op, info in model.ops.items() for k in range(info.operand.n)]
-    eff_bits = np.empty((len(levels), n))
-    for l, (op, k) in enumerate(levels):
-        eff_bits[l] = movement[op].eff_bits[k + 1]
-    return flows, bits1, eff_bits, frac
+    ``eff_bits``, ``frac``), gathered from their packed flows and bits (``model.Packed``)."""
+    duty_row, duty_direction, duty_bits, level_bits = model.latency_rows()
+    packed = next(iter(movement.values())).packed
+    packed_int = next(iter(movement_int.values())).packed
+    row, direction = duty_row[None, :], duty_direction[None, :]
+    flows = np.ascontiguousarray(packed_int.flows[row, direction, _LATENCY_FIGURES[:, None]])
+    if model.latency_model == "bandwidth_bound":
+        frac = np.ascontiguousarray(packed.flows[row, direction, _BOUND_FIGURES[:, None]])
+    else:
+        frac = np.empty((3, len(duty_row), 0))
+    return flows, packed_int.bits[duty_bits], packed.eff_bits[level_bits], frac
+
+
+#: the flow figures (``model.FLOW_FIGURES``) the compiled latency reads, in its order: amount,
+#: precision, period, window, count, average bandwidth; and those of the bandwidth bound
+_LATENCY_FIGURES = np.array([2, 3, 0, 5, 1, 4], dtype=np.int64)
+_BOUND_FIGURES = np.array([1, 2, 3], dtype=np.int64)
 
 
 def latency_tables(model) -> tuple:

@@ -25,34 +25,51 @@ from zigzag.mapping_search.spatial_mapping import LevelMapping
 from zigzag.workload.layer import Layer
 
 
-class _Flow(NamedTuple):
-    """One direction of one memory level for all candidates (cost model ``Flow``)."""
-
-    period: np.ndarray
-    count: np.ndarray
-    amount: np.ndarray
-    precision: np.ndarray
-    bw_aver: np.ndarray
-    window: np.ndarray
-    idle: bool = False  # no candidate moves data here (all figures zero)
-
-    def masked(self, keep: np.ndarray) -> "_Flow":
-        return _Flow(*(np.where(keep, value, 0.0) for value in self[:-1]))
+#: the figures of a flow in :class:`Packed` (cost model ``Flow``'s fields)
+FLOW_FIGURES = ("period", "count", "amount", "precision", "bw_aver", "window")
+#: no partial-sum flags (an input operand)
+_NO_PSUM = np.zeros((0, 0), dtype=bool)
+_NO_PSUM.setflags(write=False)
 
 
-def _no_flow(n: int) -> _Flow:
-    z = np.zeros(n)
-    return _Flow(z, z, z, z, z, z, idle=True)
+class Packed(NamedTuple):
+    """The data movement of every (operand, level) of one spatial variant, for all candidates
+    (``movement_kernels.operand_flows`` writes each operand's part): ``flows[l, d, f]`` the
+    figure ``f`` (:data:`FLOW_FIGURES`) of (operand, memory level) ``l`` (in the order of
+    :meth:`BatchCostModel.level_costs`) in direction ``d`` (``DIRECTIONS``), all 0 where no data
+    moves; ``bits`` and ``eff_bits``: per operand its levels ``0 .. N`` (0 the array), the
+    operands one after the other (:attr:`BatchCostModel.bits_row`)."""
+
+    flows: np.ndarray
+    bits: np.ndarray
+    eff_bits: np.ndarray
 
 
 class _Movement(NamedTuple):
-    """Per-operand quantities of one spatial variant (``OperandMovement``)."""
+    """Per-operand quantities of one spatial variant (``OperandMovement``): per level ``0 .. N``
+    the bits held and ``bits // top_r`` (rows), per memory level its flows (``(N, 4, 6, n)``,
+    as in :class:`Packed`): views of ``packed``; ``arrays``: the operand's other arrays (the
+    footprints and the partial-sum flags)."""
 
-    D: list
-    bits: list
-    eff_bits: list
-    flows: list  # per memory level: direction -> _Flow
-    psum: list | None
+    bits: np.ndarray
+    eff_bits: np.ndarray
+    flows: np.ndarray
+    packed: Packed
+    arrays: tuple
+
+
+class _Temporal(NamedTuple):
+    """An operand's temporal quantities (``movement_kernels.temporal_levels``): per memory level
+    (rows) where its loops end, the products below those ends and of its top r and ir loops;
+    the product below the array's first non-ir loop; the candidates' ir and r masks."""
+
+    ends: np.ndarray
+    cabl: np.ndarray
+    mac_st: np.ndarray
+    top_r: np.ndarray
+    top_ir: np.ndarray
+    irm: np.ndarray
+    rm: np.ndarray
 
 
 class BatchCostModel:
@@ -109,6 +126,14 @@ class BatchCostModel:
         # every port duty (for the per-candidate structure signature), in a fixed order
         self.duties = static.duties
         self.duty_index = static.duty_index
+        #: per operand: the row of its memory level 0 in :class:`Packed`'s flows, of its level 0
+        #: (the array) in its bits
+        self.level_row, self.bits_row = {}, {}
+        at = 0
+        for j, (op, info) in enumerate(self.ops.items()):
+            self.level_row[op], self.bits_row[op] = at, at + j
+            at += info.n
+        self._latency_rows = None
         # static exactness bound: integer-valued quantities stay below 2**53
         biggest = max(static.biggest, loops.total)
         prec = static.precision
@@ -117,48 +142,60 @@ class BatchCostModel:
             raise FiguresTooLarge("figures too large for exact float64 integers")
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
-    def _temporal(self, info: OperandInfo, ids, cuts, ctx):
+    def _temporal(self, info: OperandInfo, ids, cuts, prefix) -> "_Temporal":
         """The levels' loop ends and products (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.temporal_levels`)."""
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
-        n, length, rows, lsize, prefix = ctx
         irm = info.ir_of_loop[ids]
         rm = info.r_of_loop[ids]
         ends, cabl, mac_st, top_r, top_ir = movement_kernels.temporal_levels(
             irm, rm, cuts[:, : info.n - 1].astype(np.int64, copy=False), prefix
         )
-        ends, cabl = list(ends), list(cabl)
-        starts = [np.zeros(n, dtype=np.int64)] + ends[:-1]
-        top_r, top_ir = [1.0, *top_r], [1.0, *top_ir]
-        return starts, ends, cabl, mac_st, top_r, top_ir, irm, rm
+        return _Temporal(ends, cabl, mac_st, top_r, top_ir, irm, rm)
+
+    def _spatial_steps(self, info, spatial_q) -> tuple:
+        """What the compiled footprints and partial-sum flags read of the operand's spatial
+        levels: per memory level its relevant factors (offsets, factors), per level whether an
+        irrelevant dim is unrolled above 1, and the levels' boosts (kept with ``spatial_q``)."""
+
+        def make():
+            levels = spatial_q.levels
+            relevant, irrelevant = info.operand.relevant_dec, info.operand.irrelevant_dec
+            factors = [[f for d, f in levels[k] if d in relevant] for k in range(info.n)]
+            ptr = np.zeros(info.n + 1, dtype=np.int64)
+            ptr[1:] = np.cumsum([len(f) for f in factors])
+            steps = (
+                ptr,
+                np.array([f for level in factors for f in level], dtype=np.float64),
+                np.array(
+                    [any(d in irrelevant and f > 1 for d, f in lv) for lv in levels], dtype=bool
+                ),
+                np.array(spatial_q.boost, dtype=np.float64),
+            )
+            for array in steps:
+                array.setflags(write=False)
+            return steps
+
+        return _kept_with(spatial_q, (info.name, "steps"), make)
 
     # ----- docs/models/cost-model.md#data-held-per-level footprints --------------------------------------------------------------------
-    def _footprints(self, info, spatial_levels, starts, ends, rm, ctx, ldim):
-        n, length, rows, lsize, prefix = ctx
-        operand = info.operand
-        relevant = operand.relevant_dec
-        D = [np.ones(n)]
-        if not info.relations:
-            pr = prefix_products(np.where(rm, lsize, 1.0))
-            cumulative = None
-            for k in range(info.n):
-                per_level = pr[rows, ends[k]] / pr[rows, starts[k]]
-                for dim, factor in spatial_levels[k]:
-                    if dim in relevant:
-                        per_level = per_level * factor
-                cumulative = per_level if cumulative is None else cumulative * per_level
-                D.append(np.rint(cumulative))
-            return D
-        return self._pr_footprints(info, spatial_levels, starts, ends, ctx, ldim)
+    def _footprints(self, info, steps, temporal, lsize, ldim, spatial_levels) -> np.ndarray:
+        """The footprints ``(levels + 1, candidates)``, level 0 the array's 1 (compiled:
+        :func:`~zigzag.mapping_search.batched.movement_kernels.plain_footprints`)."""
+        from zigzag.mapping_search.batched import movement_kernels
 
-    def _pr_footprints(self, info, spatial_levels, starts, ends, ctx, ldim):
+        if not info.relations:
+            return movement_kernels.plain_footprints(temporal.ends, temporal.rm, lsize, *steps[:2])
+        D = self._pr_footprints(info, spatial_levels, temporal.ends, lsize, ldim)
+        return np.concatenate((np.ones((1, D.shape[1])), D))
+
+    def _pr_footprints(self, info, spatial_levels, ends, lsize, ldim):
         """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
         replayed candidate by candidate, loop by loop in the scalar model's order, so that every
         float operation (the ``X_R`` factors are quotients) happens in the same sequence
         (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.pr_footprints`)."""
         from zigzag.mapping_search.batched import movement_kernels
 
-        n, length, rows, lsize, prefix = ctx
         rels = info.relations
         rel_codes = np.array(
             [[info.code_of(rel.dim_a), info.code_of(rel.dim_b)] for rel in rels], dtype=np.int64
@@ -182,7 +219,7 @@ class BatchCostModel:
                     steps.append((-1, False, factor))
             ptr.append(len(steps))
         D, zero = movement_kernels.pr_footprints(
-            np.array(ends),
+            ends,
             ldim,
             lsize,
             info.relevant_code,
@@ -195,73 +232,42 @@ class BatchCostModel:
             np.array([s[2] for s in steps], dtype=np.float64),
         )
         self._zero_extent |= zero
-        return [np.ones(n), *D]
-
-    # ----- docs/models/cost-model.md#data-held-per-level psum flags of the (non-pr) output --------------------------------------------
-    def _psum(self, info, spatial_levels, starts, ends, irm, lsize, rows):
-        n = len(rows)
-        irrelevant = info.operand.irrelevant_dec
-        counts = np.zeros((n, irm.shape[1] + 1))
-        np.cumsum(irm & (lsize > 1), axis=1, out=counts[:, 1:])
-        has_ir = [np.full(n, any(d in irrelevant and f > 1 for d, f in spatial_levels[0]))]
-        for k in range(info.n):
-            temporal = counts[rows, ends[k]] > counts[rows, starts[k]]
-            spatial_part = any(d in irrelevant and f > 1 for d, f in spatial_levels[k + 1])
-            has_ir.append(temporal | spatial_part)
-        psum = []
-        for k in range(info.n):
-            flag = np.zeros(n, dtype=bool)
-            for a in range(k + 1, info.n + 1):
-                flag = flag | has_ir[a]
-            psum.append(flag)
-        psum.append(np.zeros(n, dtype=bool))
-        return psum
+        return D
 
     # ----- docs/models/cost-model.md#data-held-per-level data movement per operand and variant -----------------------------------------
-    def _movement(self, info, temporal, spatial_q, psum, D) -> _Movement:
-        starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = temporal
+    def _movement(self, info, temporal, steps, lsize, D, packed) -> _Movement:
+        """The operand's partial-sum flags (the output), bits and flows, written into its part of
+        ``packed`` (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.psum_flags`
+        and :func:`~zigzag.mapping_search.batched.movement_kernels.operand_flows`)."""
+        from zigzag.mapping_search.batched import movement_kernels
+
         operand = info.operand
-        n_lv = info.n
-        total = float(self.total_cycle)
-        boost = spatial_q.boost
+        psum = None
         if operand.is_output:
-            p_o, p_of = float(operand.precision), float(operand.final_precision)
-            prec = [np.where(psum[a], p_o, p_of) for a in range(n_lv + 1)]
-            c = [1.0] + cabl
-        else:
-            prec = [float(operand.precision)] * (n_lv + 1)
-            c = [mac_st if self.flag else 1.0] + cabl
-        bits = [D[a] * prec[a] for a in range(n_lv + 1)]
-        eff_bits = [np.floor_divide(bits[a], top_r[a]) for a in range(n_lv + 1)]
-        low = [bits[a] / c[a] for a in range(n_lv + 1)]
-        high = [low[a] * boost[a] for a in range(n_lv + 1)]
-        flows = []
-        nrows = len(ends[0])
-        for k in range(n_lv):
-            s_low, s_high = top_ir[k], top_ir[k + 1]
-            t_low, t_high = c[k], c[k + 1]
-            n_low, n_high = np.floor_divide(total, t_low), np.floor_divide(total, t_high)
-            w_low = np.trunc(np.divide(t_low, s_low))
-            w_high = np.trunc(np.divide(t_high, s_high))
-            if operand.is_output:
-                amount_low = np.trunc(D[k] * boost[k])
-                bw_low = np.trunc(high[k])
-                bw_high = np.trunc(low[k + 1])
-                fl = _Flow(t_low, n_low, amount_low, np.where(psum[k], p_o, p_of), bw_low, w_low)
-                tl = fl.masked(psum[k])
-                th = _Flow(
-                    t_high, n_high, D[k + 1], np.where(psum[k + 1], p_o, p_of), bw_high, w_high
-                )
-                fh = th.masked(psum[k + 1])
-            else:
-                p = float(operand.precision)
-                tl = _Flow(t_low, n_low, D[k] * boost[k], p, np.trunc(high[k]), w_low)
-                fh = _Flow(t_high, n_high, D[k + 1], p, np.trunc(low[k + 1]), w_high)
-                fl = th = _no_flow(nrows)
-            if k == n_lv - 1:
-                fh = th = _no_flow(nrows)
-            flows.append({"fh": fh, "tl": tl, "fl": fl, "th": th})
-        return _Movement(D, bits, eff_bits, flows, psum)
+            psum = movement_kernels.psum_flags(temporal.ends, temporal.irm, lsize, steps[2])
+        row, bits_row = self.level_row[info.name], self.bits_row[info.name]
+        bits = packed.bits[bits_row : bits_row + info.n + 1]
+        eff_bits = packed.eff_bits[bits_row : bits_row + info.n + 1]
+        flows = packed.flows[row : row + info.n]
+        movement_kernels.operand_flows(
+            D,
+            _NO_PSUM if psum is None else psum,
+            temporal.top_r,
+            temporal.top_ir,
+            temporal.cabl,
+            temporal.mac_st,
+            steps[3],
+            float(self.total_cycle),
+            operand.is_output,
+            self.flag,
+            float(operand.precision),
+            float(operand.precision),
+            float(operand.final_precision),
+            bits,
+            eff_bits,
+            flows,
+        )
+        return _Movement(bits, eff_bits, flows, packed, (D,) if psum is None else (D, psum))
 
     # ----- full evaluation --------------------------------------------------------------------
     def evaluate(self, ids: np.ndarray, cuts: dict[str, np.ndarray], *, latency: bool = True):
@@ -282,49 +288,42 @@ class BatchCostModel:
         lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return energy, lat, exact & exact_lat
 
-    def _parts(self, ids, cuts, latency, moved=None, memo=None):
+    def _parts(self, ids, cuts, latency, moved=None):
         """Word accesses, exactness flags and the data movement (fractional, integer) of the
-        candidates; ``moved``: their :meth:`movements`, when known (``memo``: its memo)."""
+        candidates; ``moved``: their :meth:`movements`, when known."""
         n = ids.shape[0]
         movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
         exact = ~zero_extent
-        return self._accesses(movement, n, exact, memo), exact, movement, movement_int
+        return self._accesses(movement, n, exact), exact, movement, movement_int
 
     def movements(self, ids, cuts, latency=True):
         """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
         the fractional and (with ``latency``) the integer spatial mapping, and where an extent of
         0 makes them inexact; reads no memory's size, bandwidth or cost."""
-        n, length = ids.shape
-        rows = np.arange(n)
+        n = ids.shape[0]
         ldim = self.loops.dim_of[ids]
         lsize = self.loops.size_of[ids]
         prefix = prefix_products(lsize)
-        ctx = (n, length, rows, lsize, prefix)
         self._zero_extent = np.zeros(n, dtype=bool)
 
-        temporal, movement, movement_int = {}, {}, {}
-        out = self.layer.output
+        levels = sum(info.n for info in self.ops.values())
+        shape = (levels + len(self.ops), n)
+        packed = Packed(np.empty((levels, 4, 6, n)), np.empty(shape), np.empty(shape))
+        packed_int = packed
+        if not self.same_variant and latency:
+            packed_int = Packed(np.empty((levels, 4, 6, n)), np.empty(shape), np.empty(shape))
+        movement, movement_int = {}, {}
         for op, info in self.ops.items():
-            tq = self._temporal(info, ids, cuts[op], ctx)
-            temporal[op] = tq
-            starts, ends, cabl, mac_st, top_r, top_ir, irm, rm = tq
-            sq = self.spatial[op]
-            D = self._footprints(info, sq.levels, starts, ends, rm, ctx, ldim)
-            psum = (
-                self._psum(info, sq.levels, starts, ends, irm, lsize, rows) if op == out else None
-            )
-            movement[op] = self._movement(info, tq, sq, psum, D)
+            tq = self._temporal(info, ids, cuts[op], prefix)
+            variants = [(movement, self.spatial[op], packed)]
+            if not self.same_variant and latency:
+                variants.append((movement_int, self.spatial_int[op], packed_int))
+            for per_op, sq, into in variants:
+                steps = self._spatial_steps(info, sq)
+                D = self._footprints(info, steps, tq, lsize, ldim, sq.levels)
+                per_op[op] = self._movement(info, tq, steps, lsize, D, into)
             if self.same_variant:
                 movement_int[op] = movement[op]
-            elif latency:
-                sq_int = self.spatial_int[op]
-                D_int = self._footprints(info, sq_int.levels, starts, ends, rm, ctx, ldim)
-                psum_int = (
-                    self._psum(info, sq_int.levels, starts, ends, irm, lsize, rows)
-                    if op == out
-                    else None
-                )
-                movement_int[op] = self._movement(info, tq, sq_int, psum_int, D_int)
 
         return movement, movement_int, self._zero_extent
 
@@ -342,7 +341,7 @@ class BatchCostModel:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if moved is None:
                 moved = self.movements(ids, cuts, True)
-            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved, memo)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
             lat, exact_lat = batch_latency(self, movement, movement_int, n, memo, siblings)
         return accesses, lat, exact & exact_lat
 
@@ -354,67 +353,141 @@ class BatchCostModel:
         """The memory of every (operand, level), in the order of :meth:`level_costs`."""
         return [lv.memory.name for info in self.ops.values() for lv in info.operand.levels]
 
-    def _accesses(self, movement, n, exact, memo=None):
+    def _accesses(self, movement, n, exact):
         """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
         clears ``exact`` where a figure leaves the exact range. The flows that move data are
-        computed together as rows of one array (the same float operations, row by row); their
-        bandwidth-free part is kept in ``memo`` (the movement's ``LatencyMemo``), when given."""
-        accesses = Accesses()
-        rows = []  # (level index in accesses, direction, flow, bw_min, bw_max, instances, where)
-        for op, info in self.ops.items():
-            sq = self.spatial[op]
-            for k, lv in enumerate(info.operand.levels):
-                instances = float(sq.unit_count[k + 1])
-                flows = movement[op].flows[k]
-                acc = {}
-                for d in DIRECTIONS:
-                    flow = flows[d]
-                    acc[d] = 0.0
-                    if flow.idle:  # no accesses, as the arrays below would find
-                        continue
-                    bw_min, bw_max = lv.bw_min[d], lv.bw_max[d]
-                    if bw_min is None and bw_max is None:
-                        exact &= ~(flow.amount != 0)  # the scalar model raises there
-                        continue
-                    rows.append((len(accesses), d, flow, bw_min, bw_max, instances, (op, k)))
-                accesses.append(acc)
-        accesses.slots = np.full((len(accesses), 4), -1, dtype=np.int64)
-        if not rows:
-            accesses.value = np.zeros((0, n))
-            return accesses
+        computed together as rows of one array (compiled:
+        :func:`~zigzag.mapping_search.batched.movement_kernels.word_accesses`), in the order of
+        the levels and directions."""
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
-        flows = [row[2] for row in rows]
-        if memo is None:
-            data, count, moving, small = _access_rows(flows, n)
-        else:  # the rows are the structure's: which flows move data, which have a port
-            key = ("access rows", tuple((*row[6], row[1]) for row in rows))
-            data, count, moving, small = memo.get(key, lambda: _access_rows(flows, n))
+        levels = [lv for info in self.ops.values() for lv in info.operand.levels]
+        unported = tuple(
+            lv.bw_min[d] is None and lv.bw_max[d] is None for lv in levels for d in DIRECTIONS
+        )
+        table = _kept_with(self.spatial, unported, lambda: self._accesses_of(unported))
+        flows = next(iter(movement.values())).packed.flows
+        for row, d in table.unported:  # the scalar model raises where such a flow moves data
+            exact &= ~(flows[row, d, 2] != 0)
+        accesses = Accesses(dict(level) for level in table.levels)
+        accesses.slots = table.slots
+        if not len(table.row):
+            accesses.value = np.zeros((0, n))
+            return accesses
+        bw_min = [levels[l].bw_min[d] for l, d in table.places]
+        ratio = [levels[l].bw_min[d] / levels[l].bw_max[d] for l, d in table.places]
         value = movement_kernels.word_accesses(
-            data,
-            count,
-            moving,
-            small,
-            np.array([row[3] for row in rows], dtype=np.float64),
-            np.array([row[3] / row[4] for row in rows], dtype=np.float64),
-            np.array([row[5] for row in rows], dtype=np.float64),
+            flows,
+            table.row,
+            table.direction,
+            np.array(bw_min, dtype=np.float64),
+            np.array(ratio, dtype=np.float64),
+            table.instances,
             exact,
         )
-        for r, ((level, d, *_), figures) in enumerate(zip(rows, value)):
-            accesses[level][d] = figures
-            accesses.slots[level, _ENERGY_ORDER[d]] = r
+        for r, (level, d) in enumerate(table.places):
+            accesses[level][d] = value[r]
         accesses.value = value
         return accesses
 
+    def _accesses_of(self, unported: tuple) -> "_AccessTable":
+        """Which (operand, level, direction) flows :meth:`_accesses` computes (those that may move
+        data and have a port: ``unported`` tells, per level and direction, where there is none):
+        the same for the models of one set-up frame and spatial mapping (kept with their
+        spatial quantities)."""
+        places, row, direction, instances, no_port, levels = [], [], [], [], [], []
+        for op, info in self.ops.items():
+            units = self.spatial[op].unit_count
+            for k in range(info.n):
+                for d_index, d in enumerate(DIRECTIONS):
+                    if _idle(info.operand, k, d):  # no accesses, as the kernel would find
+                        continue
+                    at = self.level_row[op] + k
+                    if unported[4 * len(levels) + d_index]:
+                        no_port.append((at, d_index))
+                        continue
+                    places.append((len(levels), d))
+                    row.append(at)
+                    direction.append(d_index)
+                    instances.append(float(units[k + 1]))
+                levels.append(dict.fromkeys(DIRECTIONS, 0.0))
+        slots = np.full((len(levels), 4), -1, dtype=np.int64)
+        for r, (level, d) in enumerate(places):
+            slots[level, _ENERGY_ORDER[d]] = r
+        arrays = (
+            np.array(row, dtype=np.int64),
+            np.array(direction, dtype=np.int64),
+            np.array(instances, dtype=np.float64),
+            slots,
+        )
+        for array in arrays:
+            array.setflags(write=False)
+        return _AccessTable(levels, places, *arrays[:3], no_port, slots)
 
-def _access_rows(flows: list, n: int) -> tuple:
-    """What the word accesses of the flows read besides bandwidths, a row per flow: the bits
-    moved, the transfer counts, where data moves and where the bits stay exact."""
-    amount, precision, count = (np.empty((len(flows), n)) for _ in range(3))
-    for i, flow in enumerate(flows):
-        amount[i], precision[i], count[i] = flow.amount, flow.precision, flow.count
-    data = amount * precision
-    return data, count, (amount != 0) & (precision != 0), data < EXACT
+    def latency_rows(self) -> tuple:
+        """What the compiled latency gathers from :class:`Packed`: per port duty (``duties``) its
+        flow's row and direction, and the row of its operand's level-1 bits; per (operand,
+        memory level) the row of its bits (kept)."""
+        rows = self._latency_rows
+        if rows is None:
+            index = {d: j for j, d in enumerate(DIRECTIONS)}
+            rows = self._latency_rows = tuple(
+                np.array(values, dtype=np.int64)
+                for values in (
+                    [self.level_row[op] + k for op, k, _ in self.duties],
+                    [index[d] for _, _, d in self.duties],
+                    [self.bits_row[op] + 1 for op, _, _ in self.duties],
+                    [
+                        self.bits_row[op] + k + 1
+                        for op, info in self.ops.items()
+                        for k in range(info.operand.n)
+                    ],
+                )
+            )
+        return rows
+
+
+class _AccessTable(NamedTuple):
+    """:meth:`BatchCostModel._accesses_of`: per level a dict direction -> 0.0 to copy; per row its
+    (level, direction) (whose ports it reads), its flow's row and direction in :class:`Packed`
+    and its instances; the flows without a port; :attr:`Accesses.slots`."""
+
+    levels: list
+    places: list
+    row: np.ndarray
+    direction: np.ndarray
+    instances: np.ndarray
+    unported: list
+    slots: np.ndarray
+
+
+#: per spatial analysis (``zigzag.cost.model.quantities.spatial_analysis``, kept there by set-up
+#: frame and spatial mapping, so one object for the models of one structure and mapping): the
+#: object itself (held, so that its id is not reused) and what was derived from it, by key
+_DERIVED: dict = {}
+DERIVED_KEPT = 4096
+
+
+def _kept_with(spatial, key, make):
+    """``make()``, kept with the spatial analysis object ``spatial`` under ``key`` (``make``
+    must read nothing of the model but its set-up frame, ``spatial`` and ``key``)."""
+    entry = _DERIVED.get(id(spatial))
+    if entry is None or entry[0] is not spatial:
+        if len(_DERIVED) >= DERIVED_KEPT:
+            _DERIVED.clear()
+        entry = _DERIVED[id(spatial)] = (spatial, {})
+    value = entry[1].get(key)
+    if value is None:
+        value = entry[1][key] = make()
+    return value
+
+
+def _idle(operand, k: int, d: str) -> bool:
+    """Whether no data ever moves in direction ``d`` of ``operand``'s memory level ``k``: an
+    input's writes to lower and reads from lower, the top level's to and from higher."""
+    return (not operand.is_output and d in ("fl", "th")) or (
+        k == operand.n - 1 and d in ("fh", "th")
+    )
 
 
 def movement_arrays(moved) -> list[np.ndarray]:
@@ -423,9 +496,7 @@ def movement_arrays(moved) -> list[np.ndarray]:
     arrays = {id(zero_extent): zero_extent}
     for per_op in (movement, movement_int):
         for m in per_op.values():
-            values = [*m.D, *m.bits, *m.eff_bits, *(m.psum or ())]
-            values += [v for flows in m.flows for flow in flows.values() for v in flow[:-1]]
-            arrays.update((id(v), v) for v in values if isinstance(v, np.ndarray))
+            arrays.update((id(v), v) for v in (*m.packed, *m.arrays))
     return list(arrays.values())
 
 

@@ -166,13 +166,12 @@ def pr_footprints(
     return D, zero
 
 
-#: the one signature of :func:`word_accesses`: the flows' rows (read-only or not), the per-row
-#: port figures, and the exactness flags it narrows in place
+#: the one signature of :func:`word_accesses`: the flows of every (operand, level) (read-only or
+#: not), the rows' flows and port figures, and the exactness flags it narrows in place
 _ACCESS_SIGNATURE = (
-    _array(types.float64, 2, True),  # data
-    _array(types.float64, 2, True),  # count
-    _array(types.bool_, 2, True),  # moving
-    _array(types.bool_, 2, True),  # small
+    _array(types.float64, 4, True),  # flows
+    _array(types.int64, 1, True),  # level
+    _array(types.int64, 1, True),  # direction
     _array(types.float64, 1, True),  # bw_min
     _array(types.float64, 1, True),  # ratio
     _array(types.float64, 1, True),  # instances
@@ -181,20 +180,26 @@ _ACCESS_SIGNATURE = (
 
 
 @njit([_ACCESS_SIGNATURE], cache=True, error_model="numpy")
-def word_accesses(data, count, moving, small, bw_min, ratio, instances, exact):
+def word_accesses(flows, level, direction, bw_min, ratio, instances, exact):
     """Word accesses ``(R, n)`` of ``R`` flows (rows) for ``n`` candidates
-    (``BatchCostModel._accesses``, docs/models/cost-model.md#data-movement): per row ``r`` and
-    candidate ``i``, ``trunc(ceil(data / bw_min) * ratio * count * instances)`` where data moves
-    (``moving``), else 0; ``exact[i]`` cleared where a row's bits leave the exact range (not
-    ``small``) or its figure does (NaN included)."""
-    R, n = data.shape
+    (``BatchCostModel._accesses``, docs/models/cost-model.md#data-movement): row ``r`` reads the
+    flow ``flows[level[r], direction[r]]`` (figures as :func:`operand_flows` writes them); per
+    candidate ``i``, with ``data = amount x precision``,
+    ``trunc(ceil(data / bw_min) * ratio * count * instances)`` where data moves (amount and
+    precision not 0), else 0; ``exact[i]`` cleared where a row's bits leave the exact range or
+    its figure does (NaN included)."""
+    R = level.shape[0]
+    n = flows.shape[3]
     value = np.empty((R, n))
     for r in range(R):
+        flow = flows[level[r], direction[r]]
         for i in range(n):
-            v = np.ceil(data[r, i] / bw_min[r]) * ratio[r] * count[r, i] * instances[r]
-            v = np.trunc(v) if moving[r, i] else 0.0
+            amount, precision = flow[2, i], flow[3, i]
+            data = amount * precision
+            v = np.ceil(data / bw_min[r]) * ratio[r] * flow[1, i] * instances[r]
+            v = np.trunc(v) if amount != 0 and precision != 0 else 0.0
             value[r, i] = v
-            if not (small[r, i] and v < EXACT):
+            if not (data < EXACT and v < EXACT):
                 exact[i] = False
     return value
 
@@ -230,3 +235,224 @@ def access_energies(value, slots, r_cost, w_cost):
             total = total + ((e_th + e_tl) + (e_fh + e_fl))
         energy[i] = total
     return energy
+
+
+@njit(inline="always")
+def _put(flows, k, direction, i, kept, period, count, amount, precision, bw_aver, window):
+    """Candidate ``i``'s flow of memory level ``k`` in ``direction``: its figures, or 0 where
+    not ``kept`` (no data moves there)."""
+    if kept:
+        flows[k, direction, 0, i] = period
+        flows[k, direction, 1, i] = count
+        flows[k, direction, 2, i] = amount
+        flows[k, direction, 3, i] = precision
+        flows[k, direction, 4, i] = bw_aver
+        flows[k, direction, 5, i] = window
+    else:
+        for f in range(6):
+            flows[k, direction, f, i] = 0.0
+
+
+#: floats below this are integers exactly, when integral
+_INTEGERS = 2.0**53
+
+
+@njit(inline="always")
+def _floor_divide(a, b):
+    """``np.floor_divide`` of two floats by numpy's own steps (its ``npy_floor_divide``: ``fmod``,
+    the quotient of the difference, the sign correction, ``floor`` and the snap), so the same
+    bits at infinities, NaNs and signed zeros too (numba's ``floor_divide`` differs there).
+    Positive integers with ``a + b`` below 2**53 (the common case) take ``floor(a / b)``
+    instead: those steps give the exact quotient's floor for them, and so does it (``a / b``
+    cannot round up to the next integer, which is at least ``1 / b`` away, more than half its
+    spacing); ``fmod`` is slow when ``a`` is much larger than ``b``."""
+    if a > 0.0 and b >= 1.0 and a + b < _INTEGERS and a == np.floor(a) and b == np.floor(b):
+        return np.floor(a / b)
+    if b == 0.0:
+        return a / b
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0.0 and (b < 0.0) != (mod < 0.0):
+        div = div - 1.0
+    if div != 0.0:
+        floordiv = np.floor(div)
+        if div - floordiv > 0.5:
+            floordiv = floordiv + 1.0
+        return floordiv
+    return np.copysign(0.0, a / b)
+
+
+#: the one signature of :func:`operand_flows`
+_FLOWS_SIGNATURE = (
+    _array(types.float64, 2, True),  # D
+    _array(types.bool_, 2, True),  # psum
+    _array(types.float64, 2, True),  # top_r
+    _array(types.float64, 2, True),  # top_ir
+    _array(types.float64, 2, True),  # cabl
+    _array(types.float64, 1, True),  # mac_st
+    _array(types.float64, 1, True),  # boost
+    types.float64,  # total
+    types.boolean,  # is_output
+    types.boolean,  # use_mac
+    types.float64,  # p
+    types.float64,  # p_o
+    types.float64,  # p_of
+    _array(types.float64, 2, False),  # bits
+    _array(types.float64, 2, False),  # eff_bits
+    _array(types.float64, 4, False),  # flows
+)
+
+
+@njit([_FLOWS_SIGNATURE], cache=True, error_model="numpy")
+def operand_flows(
+    D,
+    psum,
+    top_r,
+    top_ir,
+    cabl,
+    mac_st,
+    boost,
+    total,
+    is_output,
+    use_mac,
+    p,
+    p_o,
+    p_of,
+    bits,
+    eff_bits,
+    flows,
+):
+    """One operand's ``N`` memory levels for ``n`` candidates (``BatchCostModel._movement``,
+    docs/models/cost-model.md#data-held-per-level), written into ``bits`` and ``eff_bits``
+    ``(N + 1, n)``: per level ``a`` (0 the array) the bits held ``D x precision`` and
+    ``bits // top_r``; and ``flows`` ``(N, 4, 6, n)``: per memory level ``k`` and direction (fh,
+    tl, fl, th) the flow's period, count, amount, precision, average bandwidth and window
+    (``flows[k, direction, figure, i]``; all 0 where the direction moves nothing: an input's fl
+    and th, the top level's fh and th, the output's partial sums where there are none).
+
+    ``D``: the footprints ``(N + 1, n)``; ``psum``: the output's partial-sum flags ``(N + 1, n)``
+    (the precision ``p_o`` where set, else ``p_of``; an input's precision is ``p``);
+    ``top_r``, ``top_ir``, ``cabl``: the levels' top-loop products and the products below their
+    ends ``(N, n)``; the cycles below the array are ``mac_st`` (an input, ``use_mac``) or 1;
+    ``boost``: the spatial boost of each level ``(N + 1,)``; ``total``: the temporal cycles."""
+    N1, n = D.shape
+    N = N1 - 1
+    periods = np.empty(N1)  # per level: the cycles below it, their count in the total, the window
+    counts = np.empty(N1)
+    windows = np.empty(N1)
+    for i in range(n):
+        for a in range(N1):
+            precision = (p_o if psum[a, i] else p_of) if is_output else p
+            value = D[a, i] * precision
+            bits[a, i] = value
+            eff_bits[a, i] = _floor_divide(value, top_r[a - 1, i] if a > 0 else 1.0)
+            if a > 0:
+                period, top = cabl[a - 1, i], top_ir[a - 1, i]
+            else:
+                period, top = (mac_st[i] if use_mac and not is_output else 1.0), 1.0
+            periods[a] = period
+            counts[a] = _floor_divide(total, period)
+            windows[a] = np.trunc(period / top)
+        for k in range(N):
+            low = bits[k, i] / periods[k]
+            high = low * boost[k]
+            low_above = bits[k + 1, i] / periods[k + 1]
+            last = k == N - 1
+            if is_output:
+                p_low = p_o if psum[k, i] else p_of
+                p_high = p_o if psum[k + 1, i] else p_of
+                amount = np.trunc(D[k, i] * boost[k])
+                to_low, to_high = psum[k, i], not last and psum[k + 1, i]
+            else:
+                p_low = p_high = p
+                amount = D[k, i] * boost[k]
+                to_low, to_high = True, not last
+            bw_low, bw_high = np.trunc(high), np.trunc(low_above)
+            # fh, tl, fl, th
+            _put(flows, k, 1, i, to_low, periods[k], counts[k], amount, p_low, bw_low, windows[k])
+            _put(
+                flows, k, 2, i, is_output, periods[k], counts[k], amount, p_low, bw_low, windows[k]
+            )
+            above = (periods[k + 1], counts[k + 1], D[k + 1, i], p_high, bw_high, windows[k + 1])
+            for direction, kept in ((0, to_high), (3, is_output and not last)):
+                _put(
+                    flows,
+                    k,
+                    direction,
+                    i,
+                    kept,
+                    above[0],
+                    above[1],
+                    above[2],
+                    above[3],
+                    above[4],
+                    above[5],
+                )
+
+
+#: the one signature of :func:`plain_footprints`
+_PLAIN_SIGNATURE = (
+    types.Array(types.int64, 2, "A", readonly=True),  # ends
+    _array(types.bool_, 2, True),  # rm
+    _array(types.float64, 2, True),  # lsize
+    _array(types.int64, 1, True),  # spatial_ptr
+    _array(types.float64, 1, True),  # spatial_factor
+)
+
+
+@njit([_PLAIN_SIGNATURE], cache=True, error_model="numpy")
+def plain_footprints(ends, rm, lsize, spatial_ptr, spatial_factor):
+    """The footprints ``D[a, i]`` (levels ``0 .. N``, level 0 the array's 1) of an operand without
+    partially relevant dims for ``n`` candidates (``BatchCostModel._footprints``): per level the
+    quotient of the prefix products of its relevant loop sizes (``rm``) at its end and start,
+    times its relevant spatial factors (``spatial_factor[spatial_ptr[k]:spatial_ptr[k + 1]]``), the
+    levels' running product rounded (``rint``)."""
+    N, n = ends.shape
+    length = rm.shape[1]
+    D = np.empty((N + 1, n))
+    prefix = np.empty(length + 1)
+    for i in range(n):
+        D[0, i] = 1.0
+        prefix[0] = 1.0
+        for p in range(length):
+            prefix[p + 1] = prefix[p] * (lsize[i, p] if rm[i, p] else 1.0)
+        cumulative = 1.0
+        start = 0
+        for k in range(N):
+            end = ends[k, i]
+            per_level = prefix[end] / prefix[start]
+            for j in range(spatial_ptr[k], spatial_ptr[k + 1]):
+                per_level = per_level * spatial_factor[j]
+            cumulative = per_level if k == 0 else cumulative * per_level
+            D[k + 1, i] = np.rint(cumulative)
+            start = end
+    return D
+
+
+#: the one signature of :func:`psum_flags`
+_PSUM_SIGNATURE = (
+    types.Array(types.int64, 2, "A", readonly=True),  # ends
+    _array(types.bool_, 2, True),  # irm
+    _array(types.float64, 2, True),  # lsize
+    _array(types.bool_, 1, True),  # spatial_ir
+)
+
+
+@njit([_PSUM_SIGNATURE], cache=True, error_model="numpy")
+def psum_flags(ends, irm, lsize, spatial_ir):
+    """The output's partial-sum flags ``(N + 1, n)`` (``BatchCostModel._psum``): level ``k`` holds
+    partial sums where a level above it (``k + 1 .. N``, ``N`` the last memory level) has an
+    irrelevant loop of size above 1 or an irrelevant spatial unrolling above 1
+    (``spatial_ir[a]``); the top level's flags are False."""
+    N, n = ends.shape
+    psum = np.zeros((N + 1, n), dtype=np.bool_)
+    for i in range(n):
+        flag = False
+        for k in range(N - 1, -1, -1):
+            start = ends[k - 1, i] if k > 0 else 0
+            above = spatial_ir[k + 1]
+            for p in range(start, ends[k, i]):
+                above = above or (irm[i, p] and lsize[i, p] > 1.0)
+            flag = flag or above
+            psum[k, i] = flag
+    return psum
