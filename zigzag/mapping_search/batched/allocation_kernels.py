@@ -137,3 +137,184 @@ def cheapest_takes(prefix, bits, pos, feasible, alive, total, takes):
                 out[i] = t
                 break
     return out
+
+
+@njit(inline="always")
+def _add(total, low, floating, value, is_int, compensated_ints, compensated_floats):
+    """One item of ``python_sums.python_sum`` for one candidate: ``(total, low, floating)``
+    after adding ``value`` (an int of the scalar assigner where ``is_int``)."""
+    if not floating:
+        return total + value, low, not is_int
+    if not (compensated_ints if is_int else compensated_floats):
+        return total + value, low, floating
+    new = total + value
+    if abs(total) >= abs(value):
+        low = low + ((total - new) + value)
+    else:
+        low = low + ((value - new) + total)
+    return new, low, floating
+
+
+@njit(inline="always")
+def _summed(total, low, floating, compensated_floats):
+    """The end of ``python_sums.python_sum``: the compensation added where there is one."""
+    if floating and compensated_floats and low != 0.0 and np.isfinite(low):
+        return total + low
+    return total
+
+
+#: the one signature of :func:`combined_takes`
+_COMBINED_SIGNATURE = (
+    _array(types.float64, 3, True),  # bits
+    _array(types.int64, 2, True),  # pos
+    _array(types.int64, 2, True),  # feasible
+    _array(types.bool_, 1, True),  # is_top
+    _array(types.bool_, 1, True),  # bits_int
+    _array(types.int64, 1, True),  # free
+    _array(types.int64, 1, True),  # shape
+    types.Array(types.float64, 2, "A", readonly=True),  # prefix
+    types.float64,  # total
+    types.float64,  # size
+    _array(types.bool_, 1, False),  # alive
+    _array(types.bool_, 1, True),  # entered
+    types.boolean,  # bound
+    types.int64,  # block
+    types.boolean,  # compensated_ints
+    types.boolean,  # compensated_floats
+)
+
+
+@njit([_COMBINED_SIGNATURE], cache=True, error_model="numpy")
+def combined_takes(
+    bits,
+    pos,
+    feasible,
+    is_top,
+    bits_int,
+    free,
+    shape,
+    prefix,
+    total,
+    size,
+    alive,
+    entered,
+    bound,
+    block,
+    compensated_ints,
+    compensated_floats,
+):
+    """``(takes, fitted, failed)`` of ``J`` operands entering one memory together, for ``n``
+    candidates (``BatchLevelAssigner._best_takes``, not an even mapping): a top operand takes
+    all its feasible takes; the free ones (``free``, each with ``shape[f]`` takes to try) take
+    the combination of lowest summed cost among those that are feasible and fit together (the
+    last of equal costs; combinations in ``itertools.product`` order, compared in blocks of
+    ``block`` as the numpy steps did, a NaN cost winning its block), 0 where none; ``alive[i]``
+    cleared where the combination taking least does not fit. Bits and costs are summed as the
+    interpreter's ``sum`` (``python_sums.python_sum``). With ``bound``: ``fitted[i]`` the
+    largest summed bits compared that fit, ``failed[i]`` the smallest that did not (of the
+    feasible combinations, where ``entered``).
+
+    ``bits[j, t, i]``: operand ``j``'s bits after ``t`` takes; ``pos[j]``, ``feasible[j]``: its
+    position and number of feasible takes; ``bits_int[j]``: whether the scalar assigner's bits
+    are ints; a take's cost is ``(total / prefix[i, pos + t]) * bits``."""
+    J, _, n = bits.shape
+    F = free.shape[0]
+    length = prefix.shape[1] - 1
+    count = 1
+    for f in range(F):
+        count *= shape[f]
+    takes = np.zeros((J, n), dtype=np.int64)
+    fitted = np.full(n, -np.inf)
+    failed = np.full(n, np.inf)
+    digits = np.zeros(F, dtype=np.int64)
+    scratch = min(block, count)
+    costs = np.empty(scratch)
+    valids = np.empty(scratch, dtype=np.bool_)
+    for i in range(n):
+        has_best = False
+        best_cost = 0.0
+        best_combo = 0
+        live = alive[i]
+        for start in range(0, count, block):
+            stop = min(start + block, count)
+            lowest = np.inf
+            any_valid = False
+            for c in range(start, stop):
+                rest = c  # the combination's takes, the last free operand's fastest
+                for f in range(F - 1, -1, -1):
+                    digits[f] = rest % shape[f]
+                    rest //= shape[f]
+                valid = True
+                for f in range(F):
+                    if digits[f] >= feasible[free[f], i]:
+                        valid = False
+                b_total, b_low, b_float = 0.0, 0.0, False
+                c_total, c_low, c_float = 0.0, 0.0, False
+                f = 0
+                for j in range(J):
+                    if is_top[j]:
+                        t = max(feasible[j, i] - 1, 0)
+                    else:
+                        t = digits[f]
+                        f += 1
+                    value = bits[j, t, i]
+                    b_total, b_low, b_float = _add(
+                        b_total,
+                        b_low,
+                        b_float,
+                        value,
+                        bits_int[j],
+                        compensated_ints,
+                        compensated_floats,
+                    )
+                    if not is_top[j]:
+                        cost = (total / prefix[i, min(pos[j, i] + t, length)]) * value
+                        c_total, c_low, c_float = _add(
+                            c_total,
+                            c_low,
+                            c_float,
+                            cost,
+                            bits_int[j],
+                            compensated_ints,
+                            compensated_floats,
+                        )
+                summed = _summed(b_total, b_low, b_float, compensated_floats)
+                cost = _summed(c_total, c_low, c_float, compensated_floats) if F else 0.0
+                over = summed > size
+                if bound and valid and entered[i]:
+                    if over:
+                        failed[i] = _minimum(failed[i], summed)
+                    else:
+                        fitted[i] = _maximum(fitted[i], summed)
+                if c == 0:
+                    live = live and not over
+                valid = valid and live and not over
+                costs[c - start] = cost
+                valids[c - start] = valid
+                if valid:
+                    any_valid = True
+                    lowest = _minimum(lowest, cost)
+            last = stop - start - 1
+            for c in range(stop - start - 1, -1, -1):
+                if valids[c] and costs[c] == lowest:
+                    last = c
+                    break
+            if any_valid and (not has_best or lowest <= best_cost):
+                best_cost = lowest
+                best_combo = start + last
+                has_best = True
+        alive[i] = live
+        if not has_best:
+            continue
+        rest = best_combo
+        for f in range(F - 1, -1, -1):
+            digits[f] = rest % shape[f]
+            rest //= shape[f]
+        f = 0
+        for j in range(J):
+            if is_top[j]:
+                takes[j, i] = max(feasible[j, i] - 1, 0)
+            else:
+                takes[j, i] = digits[f]
+                f += 1
+    return takes, fitted, failed

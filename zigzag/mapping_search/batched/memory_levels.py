@@ -10,6 +10,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from zigzag.mapping_search.batched.candidates import EXACT, LoopTable, prefix_products, unique_count
+from zigzag.mapping_search.batched.python_sums import (
+    COMPENSATED_FLOATS,
+    COMPENSATED_INTS,
+    python_sum,
+)
 from zigzag.hardware.accelerator import Accelerator
 from zigzag.mapping_search.spatial_mapping import LevelMapping
 from zigzag.mapping_search.memory_levels import MemoryLevelAssigner
@@ -18,34 +23,6 @@ from zigzag.workload.layer import Layer
 
 #: array elements (combinations x candidates) compared at once when choosing the takes
 COMBINATION_BLOCK = 2**20
-
-#: how this interpreter's built-in ``sum`` adds floats, which the scalar assigner uses for its
-#: summed bits and costs: Python 3.12 and later compensate the rounding (Neumaier), older ones
-#: add one by one; whether int items added to a float total are compensated too also varies
-COMPENSATED_FLOATS = sum([0.1] * 10) == 1.0
-COMPENSATED_INTS = sum([2.0**53, 1, -(2.0**53)]) == 1.0
-
-
-def python_sum(items):
-    """Vectorised built-in ``sum`` of ``(array, is_int)`` items, rounded as the interpreter
-    rounds it for the same items as Python ints and floats (ints exact below 2**53)."""
-    total, low, floating = 0.0, 0.0, False
-    for value, is_int in items:
-        if not floating:  # the int fast path, then the first float added to the int total
-            total = total + value
-            floating = not is_int
-            continue
-        if not (COMPENSATED_INTS if is_int else COMPENSATED_FLOATS):
-            total = total + value
-            continue
-        new = total + value
-        low = low + np.where(
-            np.abs(total) >= np.abs(value), (total - new) + value, (value - new) + total
-        )
-        total = new
-    if floating and COMPENSATED_FLOATS:
-        total = np.where((low != 0) & np.isfinite(low), total + low, total)
-    return total
 
 
 @dataclass
@@ -263,6 +240,10 @@ class BatchLevelAssigner:
         for j in free:
             live = nfeas[j][alive]
             shape.append(int(live.max()) if live.size else 1)
+        if not self.even:
+            return self._combined_takes(
+                memory, states, slices, is_top, free, shape, alive, ctx, entered
+            )
         # bits and costs of every take of the free operands (one row per take), computed once
         free_bits, free_cost = {}, {}
         for j, takes in zip(free, shape):
@@ -316,6 +297,37 @@ class BatchLevelAssigner:
         for f, j in enumerate(free):
             takes[j] = combos[best_combo, f]
         return [np.where(has_best, take, 0) for take in takes]
+
+    def _combined_takes(self, memory, states, slices, is_top, free, shape, alive, ctx, entered):
+        """:meth:`_best_takes` of a memory holding several operands (not an even mapping), in one
+        compiled pass (:func:`~zigzag.mapping_search.batched.allocation_kernels.combined_takes`)."""
+        from zigzag.mapping_search.batched import allocation_kernels  # numba: by the first search
+
+        n = len(alive)
+        bits = np.zeros((len(slices), max(s[0].shape[0] for s in slices), n))
+        for j, s in enumerate(slices):
+            bits[j, : s[0].shape[0]] = s[0]
+        takes, fitted, failed = allocation_kernels.combined_takes(
+            bits,
+            np.array([s.pos for s in states], dtype=np.int64),
+            np.array([s[2] for s in slices], dtype=np.int64),
+            np.array(is_top, dtype=bool),
+            np.array([s[3] for s in slices], dtype=bool),
+            np.array(free, dtype=np.int64),
+            np.array(shape, dtype=np.int64),
+            ctx[5],
+            float(self.loops.total),
+            float(memory.size),
+            alive,
+            alive if entered is None else entered,
+            entered is not None,
+            max(1, COMBINATION_BLOCK // max(n, 1)),
+            COMPENSATED_INTS,
+            COMPENSATED_FLOATS,
+        )
+        if entered is not None and math.prod(shape):  # as the blocks of combinations narrow them
+            self._bound(memory, entered, fitted, failed)
+        return list(takes)
 
     def _single_take(self, state, slices, top_take, top, alive, ctx) -> np.ndarray:
         """:meth:`_best_takes` of a memory holding one operand (not an even mapping): the feasible

@@ -1,0 +1,164 @@
+"""Word accesses and energies of the batched cost model
+(:class:`~zigzag.mapping_search.batched.model.BatchCostModel`): which flows of the packed data
+movement meet a port, their accesses in one compiled pass, and the energy of the accesses under
+any memory costs (docs/models/cost-model.md#data-movement, docs/models/cost-model.md#energy)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from zigzag.hardware.accelerator import DIRECTIONS
+from zigzag.mapping_search.batched.candidates import EXACT
+
+
+def word_accesses(model, movement, n, exact) -> "Accesses":
+    """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
+    clears ``exact`` where a figure leaves the exact range. The flows that move data are
+    computed together as rows of one array (compiled:
+    :func:`~zigzag.mapping_search.batched.movement_kernels.word_accesses`), in the order of
+    the levels and directions."""
+    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
+    levels = [lv for info in model.ops.values() for lv in info.operand.levels]
+    unported = tuple(
+        lv.bw_min[d] is None and lv.bw_max[d] is None for lv in levels for d in DIRECTIONS
+    )
+    table = kept_with(model.spatial, unported, lambda: _access_table(model, unported))
+    flows = next(iter(movement.values())).packed.flows
+    for row, d in table.unported:  # the scalar model raises where such a flow moves data
+        exact &= ~(flows[row, d, 2] != 0)
+    accesses = Accesses(dict(level) for level in table.levels)
+    accesses.slots = table.slots
+    if not len(table.row):
+        accesses.value = np.zeros((0, n))
+        return accesses
+    bw_min = [levels[l].bw_min[d] for l, d in table.places]
+    ratio = [levels[l].bw_min[d] / levels[l].bw_max[d] for l, d in table.places]
+    value = movement_kernels.word_accesses(
+        flows,
+        table.row,
+        table.direction,
+        np.array(bw_min, dtype=np.float64),
+        np.array(ratio, dtype=np.float64),
+        table.instances,
+        exact,
+    )
+    for r, (level, d) in enumerate(table.places):
+        accesses[level][d] = value[r]
+    accesses.value = value
+    return accesses
+
+
+def _access_table(model, unported: tuple) -> "_AccessTable":
+    """Which (operand, level, direction) flows :func:`word_accesses` computes (those that may move
+    data and have a port: ``unported`` tells, per level and direction, where there is none):
+    the same for the models of one set-up frame and spatial mapping (kept with their
+    spatial quantities)."""
+    places, row, direction, instances, no_port, levels = [], [], [], [], [], []
+    for op, info in model.ops.items():
+        units = model.spatial[op].unit_count
+        for k in range(info.n):
+            for d_index, d in enumerate(DIRECTIONS):
+                if _idle(info.operand, k, d):  # no accesses, as the kernel would find
+                    continue
+                at = model.level_row[op] + k
+                if unported[4 * len(levels) + d_index]:
+                    no_port.append((at, d_index))
+                    continue
+                places.append((len(levels), d))
+                row.append(at)
+                direction.append(d_index)
+                instances.append(float(units[k + 1]))
+            levels.append(dict.fromkeys(DIRECTIONS, 0.0))
+    slots = np.full((len(levels), 4), -1, dtype=np.int64)
+    for r, (level, d) in enumerate(places):
+        slots[level, _ENERGY_ORDER[d]] = r
+    arrays = (
+        np.array(row, dtype=np.int64),
+        np.array(direction, dtype=np.int64),
+        np.array(instances, dtype=np.float64),
+        slots,
+    )
+    for array in arrays:
+        array.setflags(write=False)
+    return _AccessTable(levels, places, *arrays[:3], no_port, slots)
+
+
+class _AccessTable(NamedTuple):
+    """:func:`_access_table`: per level a dict direction -> 0.0 to copy; per row its
+    (level, direction) (whose ports it reads), its flow's row and direction in ``model.Packed``
+    and its instances; the flows without a port; :attr:`Accesses.slots`."""
+
+    levels: list
+    places: list
+    row: np.ndarray
+    direction: np.ndarray
+    instances: np.ndarray
+    unported: list
+    slots: np.ndarray
+
+
+#: per spatial analysis (``zigzag.cost.model.quantities.spatial_analysis``, kept there by set-up
+#: frame and spatial mapping, so one object for the models of one structure and mapping): the
+#: object itself (held, so that its id is not reused) and what was derived from it, by key
+_DERIVED: dict = {}
+DERIVED_KEPT = 4096
+
+
+def kept_with(spatial, key, make):
+    """``make()``, kept with the spatial analysis object ``spatial`` under ``key`` (``make``
+    must read nothing of the model but its set-up frame, ``spatial`` and ``key``)."""
+    entry = _DERIVED.get(id(spatial))
+    if entry is None or entry[0] is not spatial:
+        if len(_DERIVED) >= DERIVED_KEPT:
+            _DERIVED.clear()
+        entry = _DERIVED[id(spatial)] = (spatial, {})
+    value = entry[1].get(key)
+    if value is None:
+        value = entry[1][key] = make()
+    return value
+
+
+def _idle(operand, k: int, d: str) -> bool:
+    """Whether no data ever moves in direction ``d`` of ``operand``'s memory level ``k``: an
+    input's writes to lower and reads from lower, the top level's to and from higher."""
+    return (not operand.is_output and d in ("fl", "th")) or (
+        k == operand.n - 1 and d in ("fh", "th")
+    )
+
+
+class Accesses(list):
+    """:meth:`BatchCostModel._accesses`' word accesses: per (operand, level) a dict direction ->
+    figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
+    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
+
+    value: np.ndarray
+    slots: np.ndarray
+
+
+#: the column of each direction in :attr:`Accesses.slots` (reads, then writes, as summed)
+_ENERGY_ORDER = {"th": 0, "tl": 1, "fh": 2, "fl": 3}
+
+
+def access_energy(
+    accesses: Accesses, costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
+):
+    """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
+    and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
+    ``exact`` narrowed where integer costs leave the exact range; the same float operations in
+    the same order whoever calls it, so equal inputs give bit-identical energies (compiled:
+    :func:`~zigzag.mapping_search.batched.movement_kernels.access_energies`)."""
+    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
+    energy = movement_kernels.access_energies(
+        accesses.value,
+        accesses.slots,
+        np.array([float(r) for r, _ in costs], dtype=np.float64),
+        np.array([float(w) for _, w in costs], dtype=np.float64),
+    )
+    if not all(isinstance(r, float) and isinstance(w, float) for r, w in costs):
+        # the scalar model sums Python ints exactly: stay where float64 does too
+        exact = exact & (energy < EXACT)
+    return energy + mac_energy, exact
