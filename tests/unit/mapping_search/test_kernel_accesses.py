@@ -48,17 +48,14 @@ def test_word_accesses_match_numpy(seed):
             data, count, moving, small, bw_min, ratio, instances, exact
         )
     # the rows' flows packed as the model packs them (its figures period, count, amount,
-    # precision, bw_aver, window), in drawn places among others
-    flows = _drawn(rng, specials, (rows + 3, 4, 6, n))
-    level = rng.permutation(rows + 3)[:rows]
-    direction = rng.integers(0, 4, rows)
-    flows[level, direction, 1] = count
-    flows[level, direction, 2] = amount
-    flows[level, direction, 3] = precision
+    # precision, bw_aver, window), in drawn slots among others
+    flows = _drawn(rng, specials, (rows + 3, 6, n))
+    slot = rng.permutation(rows + 3)[:rows]
+    flows[slot, 1] = count
+    flows[slot, 2] = amount
+    flows[slot, 3] = precision
     got_exact = exact.copy()
-    got = movement_kernels.word_accesses(
-        flows, level, direction, bw_min, ratio, instances, got_exact
-    )
+    got = movement_kernels.word_accesses(flows, slot, bw_min, ratio, instances, got_exact)
     assert got.tobytes() == want.tobytes()
     assert np.array_equal(got_exact, want_exact)
 

@@ -20,7 +20,7 @@ from zigzag.cost.model.loading import (
     port_bound_cycles,
     port_loading,
 )
-from zigzag.cost.model.movement import Flow, memory_utilization
+from zigzag.cost.model.movement import NO_FLOW, Flow, memory_utilization
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
@@ -68,16 +68,15 @@ def _drawn(model, movement: dict, n: int, rng) -> dict:
         return rng.choice(values, n, p=weights)
 
     packed = next(iter(movement.values())).packed
-    flows = np.empty_like(packed.flows)
-    for level in flows:
-        for d in range(len(DIRECTIONS)):
-            period = pick([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0], None)
-            window = np.minimum(period, pick([0.0, 1.0, 2.0, 3.0, 5.0], None))
-            count = pick([0.0, 1.0, 2.0, 3.0, 9.0, 1e6], [0.02, 0.35, 0.25, 0.15, 0.22, 0.01])
-            amount = pick([0.0, 1.0, 17.0, 512.0, 2.0**50], [0.2, 0.3, 0.2, 0.29, 0.01])
-            precision = np.full(n, float(rng.choice([8, 16, 24])))
-            bw_aver = rng.uniform(0, 300, n).round()
-            level[d] = (period, count, amount, precision, bw_aver, window)
+    flows = np.zeros_like(packed.flows)  # the last slot: where no data moves
+    for slot in flows[:-1]:
+        period = pick([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0], None)
+        window = np.minimum(period, pick([0.0, 1.0, 2.0, 3.0, 5.0], None))
+        count = pick([0.0, 1.0, 2.0, 3.0, 9.0, 1e6], [0.02, 0.35, 0.25, 0.15, 0.22, 0.01])
+        amount = pick([0.0, 1.0, 17.0, 512.0, 2.0**50], [0.2, 0.3, 0.2, 0.29, 0.01])
+        precision = np.full(n, float(rng.choice([8, 16, 24])))
+        bw_aver = rng.uniform(0, 300, n).round()
+        slot[:] = (period, count, amount, precision, bw_aver, window)
     bits = packed.bits.copy()
     for op in movement:
         bits[model.bits_row[op] + 1] = pick([8.0, 100.0, 1e4], None)
@@ -85,13 +84,9 @@ def _drawn(model, movement: dict, n: int, rng) -> dict:
     drawn_packed = Packed(flows, bits, eff_bits)
     drawn = {}
     for op, m in movement.items():
-        at, row, levels = model.bits_row[op], model.level_row[op], len(m.flows)
+        at, levels = model.bits_row[op], len(m.slots)
         drawn[op] = _Movement(
-            bits[at : at + levels + 1],
-            eff_bits[at : at + levels + 1],
-            flows[row : row + levels],
-            drawn_packed,
-            m.arrays,
+            bits[at : at + levels + 1], eff_bits[at : at + levels + 1], m.slots, drawn_packed
         )
     return drawn
 
@@ -99,14 +94,14 @@ def _drawn(model, movement: dict, n: int, rng) -> dict:
 def _scalar(movement: dict, i: int) -> dict:
     """Candidate ``i`` of a batched movement, as the scalar model's functions read one."""
 
-    def flow(figures):
-        return Flow._make(float(v) for v in figures[:, i])
+    def flow(m, slot):
+        return Flow._make(float(v) for v in m.packed.flows[slot, :, i]) if slot >= 0 else NO_FLOW
 
     return {
         op: SimpleNamespace(
             bits=[float(b[i]) for b in m.bits],
             eff_bits=[float(b[i]) for b in m.eff_bits],
-            flows=[{d: flow(f) for d, f in zip(DIRECTIONS, level)} for level in m.flows],
+            flows=[{d: flow(m, s) for d, s in zip(DIRECTIONS, level)} for level in m.slots],
         )
         for op, m in movement.items()
     }

@@ -202,5 +202,6 @@ def test_latency_memo_gives_the_same_bits():
             for d, figures in level_alone.items():
                 assert np.array_equal(figures, level_together[d])
     kinds = sorted(key if isinstance(key, str) else key[0] for key in memo.values)
-    # the movement's arrays as the compiled latency reads them
-    assert memo.nbytes > 0 and kinds == ["kernel arrays"]
+    # the movement's arrays as the compiled latency reads them, the word accesses of each of the
+    # three bandwidth sets (the fourth variant's are the second's)
+    assert memo.nbytes > 0 and kinds == ["kernel arrays"] + ["word accesses"] * 3

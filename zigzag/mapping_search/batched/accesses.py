@@ -13,33 +13,52 @@ from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.candidates import EXACT
 
 
-def word_accesses(model, movement, n, exact) -> "Accesses":
-    """Word accesses per direction of every (operand, level) (docs/models/cost-model.md#data-movement);
-    clears ``exact`` where a figure leaves the exact range. The flows that move data are
-    computed together as rows of one array (compiled:
-    :func:`~zigzag.mapping_search.batched.movement_kernels.word_accesses`), in the order of
-    the levels and directions."""
-    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
-
+def word_accesses(model, movement, n, exact, memo=None) -> "Accesses":
+    """Word accesses per direction of every (operand, level) of ``model`` (a
+    :class:`~zigzag.mapping_search.batched.model.BatchCostModel`) for the candidates whose data
+    movement is ``movement`` (docs/models/cost-model.md#data-movement); clears ``exact`` where a
+    figure leaves the exact range. The flows that move data are computed together as rows of
+    one array (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.word_accesses`),
+    in the order of the levels and directions. ``memo``: the movement's ``LatencyMemo``, where
+    the accesses are kept by the ports' bandwidths for the variants to come that move the same
+    data (memory sizes and costs do not enter)."""
     levels = [lv for info in model.ops.values() for lv in info.operand.levels]
     unported = tuple(
         lv.bw_min[d] is None and lv.bw_max[d] is None for lv in levels for d in DIRECTIONS
     )
     table = kept_with(model.spatial, unported, lambda: _access_table(model, unported))
+    bw_min = tuple(levels[l].bw_min[d] for l, d in table.places)
+    ratio = tuple(levels[l].bw_min[d] / levels[l].bw_max[d] for l, d in table.places)
     flows = next(iter(movement.values())).packed.flows
-    for row, d in table.unported:  # the scalar model raises where such a flow moves data
-        exact &= ~(flows[row, d, 2] != 0)
+
+    def make():
+        narrowed = exact.copy()
+        for slot in table.unported:  # the scalar model raises where such a flow moves data
+            narrowed &= ~(flows[slot, 2] != 0)
+        accesses = _accesses(table, flows, bw_min, ratio, n, narrowed)
+        return accesses, narrowed
+
+    if memo is None:
+        accesses, narrowed = make()
+    else:  # ``exact`` is the movement's own (its zero extents): the same for every variant
+        rows = (table.row.tobytes(), table.instances.tobytes())
+        accesses, narrowed = memo.get(("word accesses", unported, rows, bw_min, ratio), make)
+    exact &= narrowed
+    return accesses
+
+
+def _accesses(table, flows, bw_min, ratio, n, exact) -> "Accesses":
+    """The word accesses of ``table``'s rows (:func:`word_accesses`), ``exact`` narrowed."""
+    from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
+
     accesses = Accesses(dict(level) for level in table.levels)
     accesses.slots = table.slots
     if not len(table.row):
         accesses.value = np.zeros((0, n))
         return accesses
-    bw_min = [levels[l].bw_min[d] for l, d in table.places]
-    ratio = [levels[l].bw_min[d] / levels[l].bw_max[d] for l, d in table.places]
     value = movement_kernels.word_accesses(
         flows,
         table.row,
-        table.direction,
         np.array(bw_min, dtype=np.float64),
         np.array(ratio, dtype=np.float64),
         table.instances,
@@ -56,45 +75,38 @@ def _access_table(model, unported: tuple) -> "_AccessTable":
     data and have a port: ``unported`` tells, per level and direction, where there is none):
     the same for the models of one set-up frame and spatial mapping (kept with their
     spatial quantities)."""
-    places, row, direction, instances, no_port, levels = [], [], [], [], [], []
+    places, row, instances, no_port, levels = [], [], [], [], []
     for op, info in model.ops.items():
         units = model.spatial[op].unit_count
         for k in range(info.n):
             for d_index, d in enumerate(DIRECTIONS):
-                if _idle(info.operand, k, d):  # no accesses, as the kernel would find
+                if idle_flow(info.operand, k, d):  # no accesses, as the kernel would find
                     continue
-                at = model.level_row[op] + k
+                at = model.flow_slots[op][k, d_index]
                 if unported[4 * len(levels) + d_index]:
-                    no_port.append((at, d_index))
+                    no_port.append(at)
                     continue
                 places.append((len(levels), d))
                 row.append(at)
-                direction.append(d_index)
                 instances.append(float(units[k + 1]))
             levels.append(dict.fromkeys(DIRECTIONS, 0.0))
     slots = np.full((len(levels), 4), -1, dtype=np.int64)
     for r, (level, d) in enumerate(places):
         slots[level, _ENERGY_ORDER[d]] = r
-    arrays = (
-        np.array(row, dtype=np.int64),
-        np.array(direction, dtype=np.int64),
-        np.array(instances, dtype=np.float64),
-        slots,
-    )
+    arrays = (np.array(row, dtype=np.int64), np.array(instances, dtype=np.float64), slots)
     for array in arrays:
         array.setflags(write=False)
-    return _AccessTable(levels, places, *arrays[:3], no_port, slots)
+    return _AccessTable(levels, places, *arrays[:2], no_port, slots)
 
 
 class _AccessTable(NamedTuple):
     """:func:`_access_table`: per level a dict direction -> 0.0 to copy; per row its
-    (level, direction) (whose ports it reads), its flow's row and direction in ``model.Packed``
-    and its instances; the flows without a port; :attr:`Accesses.slots`."""
+    (level, direction) (whose ports it reads), its flow's slot in ``model.Packed`` and its
+    instances; the slots of the flows without a port; :attr:`Accesses.slots`."""
 
     levels: list
     places: list
     row: np.ndarray
-    direction: np.ndarray
     instances: np.ndarray
     unported: list
     slots: np.ndarray
@@ -121,7 +133,7 @@ def kept_with(spatial, key, make):
     return value
 
 
-def _idle(operand, k: int, d: str) -> bool:
+def idle_flow(operand, k: int, d: str) -> bool:
     """Whether no data ever moves in direction ``d`` of ``operand``'s memory level ``k``: an
     input's writes to lower and reads from lower, the top level's to and from higher."""
     return (not operand.is_output and d in ("fl", "th")) or (
@@ -130,7 +142,7 @@ def _idle(operand, k: int, d: str) -> bool:
 
 
 class Accesses(list):
-    """:meth:`BatchCostModel._accesses`' word accesses: per (operand, level) a dict direction ->
+    """:func:`word_accesses`' result: per (operand, level) a dict direction ->
     figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
     array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
 

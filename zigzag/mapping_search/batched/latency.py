@@ -167,15 +167,14 @@ def _arrays(model, movement, movement_int, n):
     """What the compiled latency reads of the candidates' data movement, bandwidth- and size-free
     (:func:`~zigzag.mapping_search.batched.kernels.latencies`' ``flows``, ``bits1``,
     ``eff_bits``, ``frac``), gathered from their packed flows and bits (``model.Packed``)."""
-    duty_row, duty_direction, duty_bits, level_bits = model.latency_rows()
+    duty_slot, duty_bits, level_bits = model.latency_rows()
     packed = next(iter(movement.values())).packed
     packed_int = next(iter(movement_int.values())).packed
-    row, direction = duty_row[None, :], duty_direction[None, :]
-    flows = np.ascontiguousarray(packed_int.flows[row, direction, _LATENCY_FIGURES[:, None]])
+    flows = np.ascontiguousarray(packed_int.flows[duty_slot[None, :], _LATENCY_FIGURES[:, None]])
     if model.latency_model == "bandwidth_bound":
-        frac = np.ascontiguousarray(packed.flows[row, direction, _BOUND_FIGURES[:, None]])
+        frac = np.ascontiguousarray(packed.flows[duty_slot[None, :], _BOUND_FIGURES[:, None]])
     else:
-        frac = np.empty((3, len(duty_row), 0))
+        frac = np.empty((3, len(duty_slot), 0))
     return flows, packed_int.bits[duty_bits], packed.eff_bits[level_bits], frac
 
 

@@ -16,8 +16,8 @@ from zigzag.mapping_search.batched.candidates import (
     prefix_products,
 )
 from zigzag.mapping_search.batched.accesses import (
-    Accesses,
     access_energy,
+    idle_flow,
     kept_with,
     word_accesses,
 )
@@ -40,11 +40,11 @@ _NO_PSUM.setflags(write=False)
 
 class Packed(NamedTuple):
     """The data movement of every (operand, level) of one spatial variant, for all candidates
-    (``movement_kernels.operand_flows`` writes each operand's part): ``flows[l, d, f]`` the
-    figure ``f`` (:data:`FLOW_FIGURES`) of (operand, memory level) ``l`` (in the order of
-    :meth:`BatchCostModel.level_costs`) in direction ``d`` (``DIRECTIONS``), all 0 where no data
-    moves; ``bits`` and ``eff_bits``: per operand its levels ``0 .. N`` (0 the array), the
-    operands one after the other (:attr:`BatchCostModel.bits_row`)."""
+    (``movement_kernels.operand_flows`` writes each operand's part): ``flows[s, f]`` the figure
+    ``f`` (:data:`FLOW_FIGURES`) of the flow in slot ``s`` (:meth:`BatchCostModel.flow_slots`:
+    the (operand, memory level, direction) that may move data; the last slot all 0);
+    ``bits`` and ``eff_bits``: per operand its levels ``0 .. N`` (0 the array), the operands
+    one after the other (:attr:`BatchCostModel.bits_row`)."""
 
     flows: np.ndarray
     bits: np.ndarray
@@ -53,15 +53,13 @@ class Packed(NamedTuple):
 
 class _Movement(NamedTuple):
     """Per-operand quantities of one spatial variant (``OperandMovement``): per level ``0 .. N``
-    the bits held and ``bits // top_r`` (rows), per memory level its flows (``(N, 4, 6, n)``,
-    as in :class:`Packed`): views of ``packed``; ``arrays``: the operand's other arrays (the
-    footprints and the partial-sum flags)."""
+    the bits held and ``bits // top_r`` (rows, views of ``packed``), and the slots of its flows
+    in ``packed`` (``(N, 4)``, -1 where no data ever moves)."""
 
     bits: np.ndarray
     eff_bits: np.ndarray
-    flows: np.ndarray
+    slots: np.ndarray
     packed: Packed
-    arrays: tuple
 
 
 class _Temporal(NamedTuple):
@@ -132,13 +130,13 @@ class BatchCostModel:
         # every port duty (for the per-candidate structure signature), in a fixed order
         self.duties = static.duties
         self.duty_index = static.duty_index
-        #: per operand: the row of its memory level 0 in :class:`Packed`'s flows, of its level 0
-        #: (the array) in its bits
-        self.level_row, self.bits_row = {}, {}
-        at = 0
-        for j, (op, info) in enumerate(self.ops.items()):
-            self.level_row[op], self.bits_row[op] = at, at + j
-            at += info.n
+        #: per operand: the row of its level 0 (the array) in :class:`Packed`'s bits
+        self.bits_row, at = {}, 0
+        for op, info in self.ops.items():
+            self.bits_row[op] = at
+            at += info.n + 1
+        #: per operand the slots of its flows in :class:`Packed`, and how many there are
+        self.flow_slots, self.flow_count = kept_with(self.spatial, "flow slots", self._slots_of)
         self._latency_rows = None
         # static exactness bound: integer-valued quantities stay below 2**53
         biggest = max(static.biggest, loops.total)
@@ -146,6 +144,20 @@ class BatchCostModel:
         units = max(max(q.unit_count) for q in self.spatial.values())
         if float(biggest) * prec * units * 64 >= EXACT and not approximate:
             raise FiguresTooLarge("figures too large for exact float64 integers")
+
+    def _slots_of(self) -> tuple:
+        """Per operand, the slot in :class:`Packed`'s flows of each (memory level, direction)
+        that may move data (``(N, 4)``, -1 elsewhere), and the number of slots."""
+        slots, count = {}, 0
+        for op, info in self.ops.items():
+            table = np.full((info.n, len(DIRECTIONS)), -1, dtype=np.int64)
+            for k in range(info.n):
+                for d, direction in enumerate(DIRECTIONS):
+                    if not idle_flow(info.operand, k, direction):
+                        table[k, d], count = count, count + 1
+            table.setflags(write=False)
+            slots[op] = table
+        return slots, count
 
     # ----- docs/models/cost-model.md#temporal-mapping temporal quantities per operand -------------------------------------------
     def _temporal(self, info: OperandInfo, ids, cuts, prefix) -> "_Temporal":
@@ -251,10 +263,10 @@ class BatchCostModel:
         psum = None
         if operand.is_output:
             psum = movement_kernels.psum_flags(temporal.ends, temporal.irm, lsize, steps[2])
-        row, bits_row = self.level_row[info.name], self.bits_row[info.name]
-        bits = packed.bits[bits_row : bits_row + info.n + 1]
-        eff_bits = packed.eff_bits[bits_row : bits_row + info.n + 1]
-        flows = packed.flows[row : row + info.n]
+        row = self.bits_row[info.name]
+        bits = packed.bits[row : row + info.n + 1]
+        eff_bits = packed.eff_bits[row : row + info.n + 1]
+        slots = self.flow_slots[info.name]
         movement_kernels.operand_flows(
             D,
             _NO_PSUM if psum is None else psum,
@@ -271,9 +283,10 @@ class BatchCostModel:
             float(operand.final_precision),
             bits,
             eff_bits,
-            flows,
+            packed.flows,
+            slots,
         )
-        return _Movement(bits, eff_bits, flows, packed, (D,) if psum is None else (D, psum))
+        return _Movement(bits, eff_bits, slots, packed)
 
     # ----- full evaluation --------------------------------------------------------------------
     def evaluate(self, ids: np.ndarray, cuts: dict[str, np.ndarray], *, latency: bool = True):
@@ -294,13 +307,14 @@ class BatchCostModel:
         lat, exact_lat = batch_latency(self, movement, movement_int, n)
         return energy, lat, exact & exact_lat
 
-    def _parts(self, ids, cuts, latency, moved=None):
+    def _parts(self, ids, cuts, latency, moved=None, memo=None):
         """Word accesses, exactness flags and the data movement (fractional, integer) of the
-        candidates; ``moved``: their :meth:`movements`, when known."""
+        candidates; ``moved``: their :meth:`movements`, when known (``memo``: its
+        ``LatencyMemo``, which keeps the accesses by the bandwidths for the variants to come)."""
         n = ids.shape[0]
         movement, movement_int, zero_extent = moved or self.movements(ids, cuts, latency)
         exact = ~zero_extent
-        return self._accesses(movement, n, exact), exact, movement, movement_int
+        return word_accesses(self, movement, n, exact, memo), exact, movement, movement_int
 
     def movements(self, ids, cuts, latency=True):
         """``(movement, movement_int, zero_extent)``: the data movement of the candidates under
@@ -312,12 +326,11 @@ class BatchCostModel:
         prefix = prefix_products(lsize)
         self._zero_extent = np.zeros(n, dtype=bool)
 
-        levels = sum(info.n for info in self.ops.values())
-        shape = (levels + len(self.ops), n)
-        packed = Packed(np.empty((levels, 4, 6, n)), np.empty(shape), np.empty(shape))
+        shape = (sum(info.n + 1 for info in self.ops.values()), n)
+        packed = self._packed(n, shape)
         packed_int = packed
         if not self.same_variant and latency:
-            packed_int = Packed(np.empty((levels, 4, 6, n)), np.empty(shape), np.empty(shape))
+            packed_int = self._packed(n, shape)
         movement, movement_int = {}, {}
         for op, info in self.ops.items():
             tq = self._temporal(info, ids, cuts[op], prefix)
@@ -347,34 +360,36 @@ class BatchCostModel:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if moved is None:
                 moved = self.movements(ids, cuts, True)
-            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved)
+            accesses, exact, movement, movement_int = self._parts(ids, cuts, True, moved, memo)
             lat, exact_lat = batch_latency(self, movement, movement_int, n, memo, siblings)
         return accesses, lat, exact & exact_lat
 
     def level_costs(self) -> list[tuple]:
-        """``(r_cost, w_cost)`` of every (operand, level) in the order of :meth:`_accesses`."""
+        """``(r_cost, w_cost)`` of every (operand, level) in the order of the word accesses."""
         return [(lv.r_cost, lv.w_cost) for info in self.ops.values() for lv in info.operand.levels]
 
     def level_memories(self) -> list[str]:
         """The memory of every (operand, level), in the order of :meth:`level_costs`."""
         return [lv.memory.name for info in self.ops.values() for lv in info.operand.levels]
 
-    def _accesses(self, movement, n, exact) -> Accesses:
-        """The candidates' word accesses (:func:`~zigzag.mapping_search.batched.accesses.word_accesses`)."""
-        return word_accesses(self, movement, n, exact)
+    def _packed(self, n: int, shape: tuple) -> Packed:
+        """Room for the data movement of ``n`` candidates (the flows' last slot all 0)."""
+        flows = np.empty((self.flow_count + 1, len(FLOW_FIGURES), n))
+        flows[-1] = 0.0
+        return Packed(flows, np.empty(shape), np.empty(shape))
 
     def latency_rows(self) -> tuple:
-        """What the compiled latency gathers from :class:`Packed`: per port duty (``duties``) its
-        flow's row and direction, and the row of its operand's level-1 bits; per (operand,
-        memory level) the row of its bits (kept)."""
+        """What the compiled latency gathers from :class:`Packed`: per port duty (``duties``) the
+        slot of its flow (the last, all 0, where no data moves) and the row of its operand's
+        level-1 bits; per (operand, memory level) the row of its bits (kept)."""
         rows = self._latency_rows
         if rows is None:
             index = {d: j for j, d in enumerate(DIRECTIONS)}
+            slot = [self.flow_slots[op][k, index[d]] for op, k, d in self.duties]
             rows = self._latency_rows = tuple(
                 np.array(values, dtype=np.int64)
                 for values in (
-                    [self.level_row[op] + k for op, k, _ in self.duties],
-                    [index[d] for _, _, d in self.duties],
+                    [self.flow_count if s < 0 else s for s in slot],
                     [self.bits_row[op] + 1 for op, _, _ in self.duties],
                     [
                         self.bits_row[op] + k + 1
@@ -392,5 +407,5 @@ def movement_arrays(moved) -> list[np.ndarray]:
     arrays = {id(zero_extent): zero_extent}
     for per_op in (movement, movement_int):
         for m in per_op.values():
-            arrays.update((id(v), v) for v in (*m.packed, *m.arrays))
+            arrays.update((id(v), v) for v in m.packed)
     return list(arrays.values())

@@ -166,12 +166,11 @@ def pr_footprints(
     return D, zero
 
 
-#: the one signature of :func:`word_accesses`: the flows of every (operand, level) (read-only or
-#: not), the rows' flows and port figures, and the exactness flags it narrows in place
+#: the one signature of :func:`word_accesses`: the packed flows (read-only or not), the rows'
+#: flows and port figures, and the exactness flags it narrows in place
 _ACCESS_SIGNATURE = (
-    _array(types.float64, 4, True),  # flows
-    _array(types.int64, 1, True),  # level
-    _array(types.int64, 1, True),  # direction
+    _array(types.float64, 3, True),  # flows
+    _array(types.int64, 1, True),  # slot
     _array(types.float64, 1, True),  # bw_min
     _array(types.float64, 1, True),  # ratio
     _array(types.float64, 1, True),  # instances
@@ -180,19 +179,19 @@ _ACCESS_SIGNATURE = (
 
 
 @njit([_ACCESS_SIGNATURE], cache=True, error_model="numpy")
-def word_accesses(flows, level, direction, bw_min, ratio, instances, exact):
+def word_accesses(flows, slot, bw_min, ratio, instances, exact):
     """Word accesses ``(R, n)`` of ``R`` flows (rows) for ``n`` candidates
     (``BatchCostModel._accesses``, docs/models/cost-model.md#data-movement): row ``r`` reads the
-    flow ``flows[level[r], direction[r]]`` (figures as :func:`operand_flows` writes them); per
-    candidate ``i``, with ``data = amount x precision``,
+    flow ``flows[slot[r]]`` (figures as :func:`operand_flows` writes them); per candidate
+    ``i``, with ``data = amount x precision``,
     ``trunc(ceil(data / bw_min) * ratio * count * instances)`` where data moves (amount and
     precision not 0), else 0; ``exact[i]`` cleared where a row's bits leave the exact range or
     its figure does (NaN included)."""
-    R = level.shape[0]
-    n = flows.shape[3]
+    R = slot.shape[0]
+    n = flows.shape[2]
     value = np.empty((R, n))
     for r in range(R):
-        flow = flows[level[r], direction[r]]
+        flow = flows[slot[r]]
         for i in range(n):
             amount, precision = flow[2, i], flow[3, i]
             data = amount * precision
@@ -238,19 +237,21 @@ def access_energies(value, slots, r_cost, w_cost):
 
 
 @njit(inline="always")
-def _put(flows, k, direction, i, kept, period, count, amount, precision, bw_aver, window):
-    """Candidate ``i``'s flow of memory level ``k`` in ``direction``: its figures, or 0 where
-    not ``kept`` (no data moves there)."""
+def _put(flows, slot, i, kept, period, count, amount, precision, bw_aver, window):
+    """Candidate ``i``'s figures of the flow in ``slot`` (none: -1), or 0 where not ``kept``
+    (no partial sums move there)."""
+    if slot < 0:
+        return
     if kept:
-        flows[k, direction, 0, i] = period
-        flows[k, direction, 1, i] = count
-        flows[k, direction, 2, i] = amount
-        flows[k, direction, 3, i] = precision
-        flows[k, direction, 4, i] = bw_aver
-        flows[k, direction, 5, i] = window
+        flows[slot, 0, i] = period
+        flows[slot, 1, i] = count
+        flows[slot, 2, i] = amount
+        flows[slot, 3, i] = precision
+        flows[slot, 4, i] = bw_aver
+        flows[slot, 5, i] = window
     else:
         for f in range(6):
-            flows[k, direction, f, i] = 0.0
+            flows[slot, f, i] = 0.0
 
 
 #: floats below this are integers exactly, when integral
@@ -299,7 +300,8 @@ _FLOWS_SIGNATURE = (
     types.float64,  # p_of
     _array(types.float64, 2, False),  # bits
     _array(types.float64, 2, False),  # eff_bits
-    _array(types.float64, 4, False),  # flows
+    _array(types.float64, 3, False),  # flows
+    _array(types.int64, 2, True),  # slots
 )
 
 
@@ -321,14 +323,16 @@ def operand_flows(
     bits,
     eff_bits,
     flows,
+    slots,
 ):
     """One operand's ``N`` memory levels for ``n`` candidates (``BatchCostModel._movement``,
     docs/models/cost-model.md#data-held-per-level), written into ``bits`` and ``eff_bits``
     ``(N + 1, n)``: per level ``a`` (0 the array) the bits held ``D x precision`` and
-    ``bits // top_r``; and ``flows`` ``(N, 4, 6, n)``: per memory level ``k`` and direction (fh,
-    tl, fl, th) the flow's period, count, amount, precision, average bandwidth and window
-    (``flows[k, direction, figure, i]``; all 0 where the direction moves nothing: an input's fl
-    and th, the top level's fh and th, the output's partial sums where there are none).
+    ``bits // top_r``; and ``flows``: per memory level ``k`` and direction ``d`` (fh, tl, fl,
+    th) that may move data, the flow's period, count, amount, precision, average bandwidth and
+    window in ``flows[slots[k, d], figure, i]`` (all 0 where the output's partial sums do not
+    move; ``slots[k, d]`` -1, nothing written: no data ever moves there, as an input's fl and
+    th and the top level's fh and th).
 
     ``D``: the footprints ``(N + 1, n)``; ``psum``: the output's partial-sum flags ``(N + 1, n)``
     (the precision ``p_o`` where set, else ``p_of``; an input's precision is ``p``);
@@ -357,28 +361,25 @@ def operand_flows(
             low = bits[k, i] / periods[k]
             high = low * boost[k]
             low_above = bits[k + 1, i] / periods[k + 1]
-            last = k == N - 1
             if is_output:
                 p_low = p_o if psum[k, i] else p_of
                 p_high = p_o if psum[k + 1, i] else p_of
                 amount = np.trunc(D[k, i] * boost[k])
-                to_low, to_high = psum[k, i], not last and psum[k + 1, i]
+                to_low, to_high = psum[k, i], psum[k + 1, i]
             else:
                 p_low = p_high = p
                 amount = D[k, i] * boost[k]
-                to_low, to_high = True, not last
+                to_low, to_high = True, True
             bw_low, bw_high = np.trunc(high), np.trunc(low_above)
             # fh, tl, fl, th
-            _put(flows, k, 1, i, to_low, periods[k], counts[k], amount, p_low, bw_low, windows[k])
-            _put(
-                flows, k, 2, i, is_output, periods[k], counts[k], amount, p_low, bw_low, windows[k]
-            )
+            at = slots[k]
+            _put(flows, at[1], i, to_low, periods[k], counts[k], amount, p_low, bw_low, windows[k])
+            _put(flows, at[2], i, True, periods[k], counts[k], amount, p_low, bw_low, windows[k])
             above = (periods[k + 1], counts[k + 1], D[k + 1, i], p_high, bw_high, windows[k + 1])
-            for direction, kept in ((0, to_high), (3, is_output and not last)):
+            for direction, kept in ((0, to_high), (3, True)):
                 _put(
                     flows,
-                    k,
-                    direction,
+                    at[direction],
                     i,
                     kept,
                     above[0],
