@@ -20,7 +20,8 @@ from zigzag.cost.model.setup import loading_key
 class LatencyMemo:
     """What the latency of one set of candidates reads besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the data movement packed as the compiled latency reads it (:func:`_arrays`); and the latencies computed for
+    the data movement packed as the compiled latency reads it (:func:`_arrays`), the word
+    accesses by the ports' bandwidths (``accesses.word_accesses``); and the latencies computed for
     the siblings still to come (:func:`batch_latency`), each until its variant takes it. Values are computed by the same float operations as without it:
     the same bits."""
 
