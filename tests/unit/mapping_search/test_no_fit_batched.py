@@ -35,9 +35,12 @@ def _fields(failure):
     return (failure.memory, failure.operands, failure.needed, failure.available, failure.whole)
 
 
-def _cases(seed: int, count: int):
-    """Seeded variants of the 32x32 example with small memories, a layer and a spatial mapping."""
+def _cases(seed: int, count: int, ordering=None):
+    """Seeded variants of the 32x32 example with small memories, a layer and a spatial mapping
+    (``ordering``: every mapping entry's ``temporal_ordering``, position constraints)."""
     mapping = yaml.safe_load((REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text())
+    if ordering is not None:
+        mapping = [{**entry, "temporal_ordering": ordering} for entry in mapping]
     layers = load_workload(str(WORKLOAD), [MappingEntry.from_dict(e) for e in mapping]).layers
     rng = random.Random(seed)
     for _ in range(count):
@@ -55,14 +58,10 @@ def _cases(seed: int, count: int):
         yield layer, accelerator, fractional, rng.random() < 0.5
 
 
-def test_batched_diagnosis_names_the_scalar_failure(monkeypatch):
-    fallbacks = []
-    scalar = no_fit.scalar_diagnosis
-    monkeypatch.setattr(
-        no_fit, "scalar_diagnosis", lambda *a, **k: fallbacks.append(1) or scalar(*a, **k)
-    )
+def _same(cases) -> set:
+    """Both diagnoses of each case compared; the kinds of failure named."""
     kinds = set()
-    for layer, accelerator, fractional, even in _cases(2, 16):
+    for layer, accelerator, fractional, even in cases:
         options = dict(even=even, lpf_limit=4, sample=100)
         expected = loma.no_fit_diagnosis(layer, accelerator, fractional, **options)
         found = no_fit.no_fit_diagnosis(layer, accelerator, fractional, **options)
@@ -70,8 +69,24 @@ def test_batched_diagnosis_names_the_scalar_failure(monkeypatch):
         assert str(loma.no_fit_message(layer, "v", found)) == str(
             loma.no_fit_message(layer, "v", expected)
         )
-        if expected is not None:
-            kinds.add(("together" in expected.operands, expected.whole))
+        kinds.add(None if expected is None else ("together" in expected.operands, expected.whole))
+    return kinds
+
+
+def test_batched_diagnosis_names_the_scalar_failure(monkeypatch):
+    fallbacks = []
+    scalar = no_fit.scalar_diagnosis
+    monkeypatch.setattr(
+        no_fit, "scalar_diagnosis", lambda *a, **k: fallbacks.append(1) or scalar(*a, **k)
+    )
+    kinds = _same(_cases(2, 16)) - {None}
     assert fallbacks == []  # every case found by the batched pass
     # alone and not the top memory, together, and the top memory's whole operand
     assert kinds == {(False, False), (True, False), (False, True)}
+
+
+def test_batched_diagnosis_under_ordering_constraints():
+    """Only the sampled orderings the user's temporal_ordering allows are diagnosed, in both."""
+    kinds = _same(_cases(3, 4, [["K", None]]))  # the innermost loop a K loop
+    kinds |= _same(_cases(4, 4, [["*", None], ["OX", None]]))  # the outermost an OX loop
+    assert kinds - {None}
