@@ -67,14 +67,26 @@ def read_notes(cache: str | Path) -> tuple[dict[str, list[int]], list[Path]]:
             lines = file.read_text().splitlines()
         except OSError:
             continue
-        for line in lines:
-            try:
-                name, stamp = json.loads(line)
-            except (ValueError, TypeError):  # a torn line: that file is read instead
-                continue
-            if isinstance(name, str) and isinstance(stamp, list):
-                notes[name] = stamp
+        try:  # every line whole (as a run leaves them): one parse for the file
+            entries = json.loads("[" + ",".join(lines) + "]")
+        except ValueError:
+            entries = None
+        if entries is None or len(entries) != len(lines):  # a torn line: line by line
+            entries = [_entry(line) for line in lines]
+        for entry in entries:
+            if isinstance(entry, list) and len(entry) == 2:
+                name, stamp = entry
+                if isinstance(name, str) and isinstance(stamp, list):
+                    notes[name] = stamp
     return notes, files
+
+
+def _entry(line: str):
+    """A notes line's ``[path, stamp]``, or None for a torn line (that file is read instead)."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def drop_notes(files: list[Path]) -> None:

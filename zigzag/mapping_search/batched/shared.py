@@ -51,8 +51,9 @@ from zigzag.mapping_search.batched.siblings import (
     sibling_sets,
     with_memories,
 )
+from zigzag.mapping_search.batched.no_fit import no_fit_diagnosis
 from zigzag.mapping_search.batched.structural import Allocations
-from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
+from zigzag.mapping_search.loma import no_fit_message
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
 COST_FIELDS = ("r_cost", "w_cost", "area", "cost_source", "cost_note")

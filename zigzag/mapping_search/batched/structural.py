@@ -71,10 +71,21 @@ class _Allocated:
 
     #: memory name -> (highest low, lowest high): the sizes inside every candidate's bounds
     interval: dict = field(default_factory=dict)
+    #: the allocated candidates' ids and cuts (read-only: every variant taking the chunk reads them)
+    allocated: tuple = field(default=(), init=False)
 
     def __post_init__(self):
         arrays = [self.ids, self.alive, *self.cuts.values()]
         arrays += [a for pair in self.bounds.values() for a in pair]
+        keep = np.nonzero(self.alive)[0]
+        if keep.size == len(self.alive):  # all of them: the same arrays
+            ids, cuts = self.ids, self.cuts
+        else:
+            ids, cuts = self.ids[keep], {op: c[keep] for op, c in self.cuts.items()}
+            arrays += [ids, *cuts.values()]
+        for array in (ids, *cuts.values()):
+            array.setflags(write=False)
+        self.allocated = (ids, cuts) if keep.size else ()
         self.size = sum(a.nbytes for a in arrays)
         self.interval = {
             name: (
@@ -276,9 +287,8 @@ def problem_key(loops, assigner, constraints, chunk: int) -> tuple:
 def _allocated(table):
     """``(ids, cuts, entry)`` of each chunk of ``table`` with candidates allocated, those only."""
     for entry in table:
-        keep = np.nonzero(entry.alive)[0]
-        if keep.size:
-            yield entry.ids[keep], {op: c[keep] for op, c in entry.cuts.items()}, entry
+        if entry.allocated:
+            yield *entry.allocated, entry
 
 
 def _parts(entry: _Allocated) -> tuple:
