@@ -209,7 +209,7 @@ def search(
         )
     if budget.method == "guided":
         if screen is None and budget.screen:
-            screen = Screen(sweep).passes
+            screen = Screen(sweep, cache).passes
         return _guided(sweep, budget, cache, sizes, progress, screen)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()

@@ -111,3 +111,31 @@ def test_a_grid_the_screen_rejects_whole_evaluates_one_variant_to_tell_why():
         (4, 3), lambda ps: [(INFEASIBLE,) * 3 for _ in ps], 6, 3, 0, screen=lambda p: False
     )
     assert len(found) == 1 and next(iter(found.values()))[0] == INFEASIBLE
+
+
+def test_the_verdicts_are_kept_in_the_cache_for_later_screens(tmp_path, monkeypatch):
+    sweep = read_sweep(SWEEP)
+    first = Screen(sweep, tmp_path)
+    reasons = {p: first.reason(p) for p in [(0, 1), (1, 1)]}
+    assert reasons[(1, 1)] is None and reasons[(0, 1)].startswith("no loop ordering of layer")
+    files = list((tmp_path / "screen").iterdir())
+    assert files
+
+    def checked(*args):
+        raise AssertionError("a kept verdict was checked again")
+
+    monkeypatch.setattr(Screen, "_layer_reason", checked)
+    again = Screen(sweep, tmp_path)
+    assert {p: again.reason(p) for p in reasons} == reasons
+
+
+def test_a_damaged_verdicts_file_is_told_removed_and_checked_again(tmp_path, caplog):
+    sweep = read_sweep(SWEEP)
+    Screen(sweep, tmp_path).reason((1, 1))
+    (path,) = (tmp_path / "screen").iterdir()
+    path.write_text(path.read_text().replace("null", '"cannot run"', 1))
+    with caplog.at_level("WARNING"):
+        assert Screen(sweep, tmp_path).reason((1, 1)) is None
+    assert "is damaged" in caplog.text and "screened again" in caplog.text
+    assert path.exists()  # written again, sound
+    assert Screen(sweep, tmp_path).reason((1, 1)) is None
