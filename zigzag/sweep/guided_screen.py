@@ -15,17 +15,22 @@ the search handles that as any failure.
 The result of a layer depends only on the layer and on the accelerator without its costs and
 areas, so it is kept per such pair (:class:`Screen`): a grid whose axes vary costs is screened
 for the price of its distinct structures and sizes. Given the sweep's cache folder, the verdicts
-are kept there too (:mod:`zigzag.sweep.guided_store`), for later searches. Sweeps the screen
+are kept there too (:mod:`zigzag.sweep.guided_store`), for later searches, and so is each
+position's verdict, keyed by the sweep's definition (its variants, mapping and workload files'
+contents, options): a later search of the same sweep (another seed) reads it without building
+the variant. Sweeps the screen
 does not cover (multi-core, CACTI costs, ``workload_vary`` points, the ``salsa`` engine, LLM
 steps) pass every variant.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
@@ -144,6 +149,7 @@ class Screen:
         self._layers: dict[tuple[str, str], str | None] = {}
         self._orderings: dict[tuple[str, str, str], bool] = {}
         self._parsed: dict = {}
+        self._digest: str | None = None
 
     def reason(self, position: tuple[int, ...]) -> str | None:
         """Why the variant at ``position`` cannot run, or None when the screen sees no reason."""
@@ -153,7 +159,16 @@ class Screen:
             logging.WARNING
         )  # the evaluation tells the notes of a variant, not the screen
         try:
-            return self._reason(position) if self.active else None
+            if not self.active:
+                return None
+            if self.store is None:
+                return self._reason(position)
+            where, key = self._definition(), ",".join(str(i) for i in position)
+            known, found = self.store.get(where, key)
+            if not known:
+                found = self._reason(position)
+                self.store.put(where, key, found)
+            return found
         finally:
             if self.store is not None:
                 self.store.flush()
@@ -163,6 +178,19 @@ class Screen:
                     _LOG.warning(message)
                 self.store.damaged.clear()
             self.seconds += time.process_time() - started
+
+    def _definition(self) -> str:
+        """The digest of what decides a position's verdict: the variants' definition (the base
+        document with its changes), the mapping and workload files' contents, the options."""
+        if self._digest is None:
+            sweep = self.sweep
+            files = [
+                hashlib.sha256(Path(f).read_bytes()).hexdigest() if Path(f).is_file() else f
+                for f in (*sweep.workloads, sweep.mapping or "")
+            ]
+            text = (sweep.spec, files, sweep.spatial_mapping, sweep.options, sweep.workload_options)
+            self._digest = digest(f"variants\0{text!r}")
+        return self._digest
 
     def passes(self, position: tuple[int, ...]) -> bool:
         """Whether the screen lets the variant at ``position`` be evaluated."""

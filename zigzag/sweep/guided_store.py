@@ -87,6 +87,6 @@ class ScreenStore:
             reason = (
                 exc if isinstance(exc, DamagedFile) else DamagedFile(path, "not a verdicts file")
             )
-            self.damaged.append(damage_warning(reason, "removed; its layers are screened again"))
+            self.damaged.append(damage_warning(reason, "removed; its verdicts are checked again"))
             path.unlink(missing_ok=True)
             return {}

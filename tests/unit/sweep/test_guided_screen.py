@@ -127,15 +127,22 @@ def test_the_verdicts_are_kept_in_the_cache_for_later_screens(tmp_path, monkeypa
     monkeypatch.setattr(Screen, "_layer_reason", checked)
     again = Screen(sweep, tmp_path)
     assert {p: again.reason(p) for p in reasons} == reasons
+    # another sweep over the same structures: its positions are new, its layers' verdicts kept
+    swapped = read_sweep({**SWEEP, "vary": {"ub": ["1MiB", "4KiB"], "bw": [32, 256]}})
+    other = Screen(swapped, tmp_path)
+    assert other.reason((0, 1)) is None
+    assert other.reason((1, 1)) == reasons[(0, 1)]
 
 
 def test_a_damaged_verdicts_file_is_told_removed_and_checked_again(tmp_path, caplog):
     sweep = read_sweep(SWEEP)
     Screen(sweep, tmp_path).reason((1, 1))
-    (path,) = (tmp_path / "screen").iterdir()
-    path.write_text(path.read_text().replace("null", '"cannot run"', 1))
+    paths = list((tmp_path / "screen").iterdir())  # the position's and its layers' verdicts
+    assert len(paths) == 2
+    for path in paths:
+        path.write_text(path.read_text().replace("null", '"cannot run"', 1))
     with caplog.at_level("WARNING"):
         assert Screen(sweep, tmp_path).reason((1, 1)) is None
-    assert "is damaged" in caplog.text and "screened again" in caplog.text
-    assert path.exists()  # written again, sound
+    assert caplog.text.count("is damaged") == 2 and "checked again" in caplog.text
+    assert all(path.exists() for path in paths)  # written again, sound
     assert Screen(sweep, tmp_path).reason((1, 1)) is None
