@@ -119,10 +119,12 @@ def _subgrid_check(
     import random
 
     from zigzag.sweep.guided import INFEASIBLE, guided_search
+    from zigzag.sweep.guided_constraints import Broke
     from zigzag.sweep.hypervolume import hypervolume, normalised
-    from zigzag.sweep.hardware_search import objectives
+    from zigzag.sweep.hardware_search import measured, objectives
 
     values = {p: tuple(min(v, INFEASIBLE) for v in objectives(r)) for p, r in rows.items()}
+    outcomes = {p: measured(r) for p, r in rows.items()}  # what the search is told
     sizes = [max(p[a] for p in values) + 1 for a in range(len(next(iter(values))))]
     rng = random.Random(index if draw == 0 else f"{draw}/{index}")
     keep = [sorted(rng.sample(range(n), rng.randint(max(1, (2 * n + 2) // 3), n))) for n in sizes]
@@ -130,6 +132,7 @@ def _subgrid_check(
         q: values[tuple(k[i] for k, i in zip(keep, q))]
         for q in itertools.product(*(range(len(k)) for k in keep))
     }
+    told = {q: outcomes[tuple(k[i] for k, i in zip(keep, q))] for q in sub}
     shape = tuple(len(k) for k in keep)
     asked = []
 
@@ -148,7 +151,7 @@ def _subgrid_check(
     for seed in seeds:
         found = guided_search(
             shape,
-            lambda ps: [sub[p] for p in ps],
+            lambda ps: [told[p] if isinstance(told[p], Broke) else sub[p] for p in ps],
             budget,
             batch,
             seed,

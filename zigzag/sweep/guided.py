@@ -54,6 +54,7 @@ import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import monotone
+from zigzag.sweep.guided_constraints import Broke, within_chance
 from zigzag.sweep.guided_pool import (
     INFEASIBLE,
     _allowed,
@@ -122,23 +123,36 @@ def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list
 class _Models:
     """Feasibility and objective models fitted on the evaluated positions."""
 
-    def __init__(self, sizes: Sequence[int], positions: list[tuple[int, ...]], values: np.ndarray):
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        positions: list[tuple[int, ...]],
+        values: np.ndarray,
+        measured: dict | None = None,
+    ):
         self.sizes = sizes
         self.scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
         self.offsets = np.cumsum([0, *sizes[:-1]])
         self.coords = np.array(positions, dtype=float) / self.scale
-        self.feasible = np.all(values < INFEASIBLE, axis=1)
-        self.signs = monotone.directions(np.array(positions, dtype=int), self.feasible)
+        self.feasible = np.all(values < INFEASIBLE, axis=1)  # ran within the constraints
+        # ran, within the constraints or not (``measured``: the objectives of those out of them)
+        measured = measured or {}
+        self.ran = self.feasible | np.array([p in measured for p in positions], dtype=bool)
+        self.signs = monotone.directions(np.array(positions, dtype=int), self.ran)
         logs = np.log(np.maximum(values[self.feasible], 1e-300))
         self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
         self.upper = logs.max(axis=0) if len(logs) else np.ones(values.shape[1])
-        features = self._features(np.array(positions)[self.feasible]) if len(logs) else None
+        ran = np.array([measured.get(p, v) for p, v in zip(positions, values)]).reshape(
+            values.shape
+        )
+        self.ran_logs = np.log(np.maximum(ran[self.ran], 1e-300))
+        features = self._features(np.array(positions)[self.ran]) if len(logs) else None
         if features is not None:
             gram = features.T @ features + self._prior(features.shape[1])
-            self.weights = np.linalg.solve(gram, features.T @ logs)
-            self.residual = logs - features @ self.weights
-        self.feasible_coords = self.coords[self.feasible]
+            self.weights = np.linalg.solve(gram, features.T @ self.ran_logs)
+            self.residual = self.ran_logs - features @ self.weights
+        self.feasible_coords = self.coords[self.ran]
 
     def _prior(self, width: int) -> np.ndarray:
         """The objective model's penalty: the squared second difference of the effects of each axis'
@@ -177,8 +191,8 @@ class _Models:
         coords = positions / self.scale
         index, distance = self._nearest(coords, self.coords, NEIGHBOURS)
         weight = 1.0 / (distance + 0.05)
-        nearest = (weight * self.feasible[index]).sum(axis=1) / weight.sum(axis=1)
-        if self.feasible.all() or not self.feasible.any():
+        nearest = (weight * self.ran[index]).sum(axis=1) / weight.sum(axis=1)
+        if self.ran.all() or not self.ran.any():
             return nearest
         logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
         return np.cbrt(
@@ -192,11 +206,10 @@ class _Models:
         value is, so a value tried only beside values that fail is not condemned by them."""
         if not hasattr(self, "_ok"):
             seen = np.rint(self.coords * self.scale).astype(int)
-            failed = seen[~self.feasible]
+            failed = seen[~self.ran]
             ok = [np.full(n, 0.5) for n in self.sizes]
             runs = [
-                np.bincount(seen[self.feasible][:, a], minlength=n)
-                for a, n in enumerate(self.sizes)
+                np.bincount(seen[self.ran][:, a], minlength=n) for a, n in enumerate(self.sizes)
             ]
             tried = [
                 runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0
@@ -228,7 +241,7 @@ class _Models:
     def _logistic(self) -> np.ndarray:
         if not hasattr(self, "_coef"):
             x = self._features(np.rint(self.coords * self.scale).astype(int))
-            y = self.feasible.astype(float)
+            y = self.ran.astype(float)
             coef = np.zeros(x.shape[1])
             for _ in range(25):  # Newton steps on the L2-penalised log-likelihood
                 p = 1.0 / (1.0 + np.exp(-x @ coef))
@@ -237,6 +250,13 @@ class _Models:
                 coef -= np.linalg.solve(hessian, gradient)
             self._coef = coef
         return self._coef
+
+    def within(self, positions: np.ndarray) -> np.ndarray:
+        """Chance that each position, if it runs, keeps the constraints (1 when no variant that
+        ran broke one; :mod:`zigzag.sweep.guided_constraints`)."""
+        if self.ran.sum() == self.feasible.sum() or not self.feasible.any():
+            return np.ones(len(positions))
+        return within_chance(self.ran_logs, self.feasible[self.ran], self.predict(positions))
 
     def predict(self, positions: np.ndarray) -> np.ndarray:
         """Predicted logarithms of the objectives (:meth:`linear` scales them)."""
@@ -319,10 +339,14 @@ def guided_search(
     grid = _grid_size(sizes)
     budget = min(budget, grid)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}
+    measured: dict[tuple[int, ...], tuple[float, ...]] = {}  # out of the constraints
 
     def run(positions: list[tuple[int, ...]]) -> None:
         for position, values in zip(positions, evaluate(positions)):
             seen[position] = tuple(float(v) for v in values)
+            if isinstance(values, Broke):
+                measured[position] = seen[position]
+                seen[position] = (INFEASIBLE,) * len(values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
     design = initial_design(sizes, first, rng)
@@ -335,7 +359,9 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
         explore = left > 0 and count >= EXPLORE_BATCH
-        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local, gate=gate)
+        picks = _next_batch(
+            sizes, seen, count, rng, explore=explore, local=local, gate=gate, measured=measured
+        )
         if not picks:
             break
         run(picks)
@@ -362,6 +388,7 @@ def _next_batch(
     explore: bool = True,
     local: int = 0,
     gate: _Gate | None = None,
+    measured: dict | None = None,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
@@ -372,7 +399,7 @@ def _next_batch(
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
-    models = _Models(sizes, positions, values)
+    models = _Models(sizes, positions, values, measured)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
@@ -439,8 +466,9 @@ def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> 
     must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
     feasible = models.feasibility(pool)
     seen = np.array(positions, dtype=int).reshape(len(positions), -1)
-    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
-    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+    must_fail, must_run = monotone.implied(pool, seen, models.ran, models.signs)
+    runs = np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+    return runs * models.within(pool)
 
 
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
