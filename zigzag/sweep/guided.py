@@ -63,6 +63,7 @@ from zigzag.sweep.guided_pool import (
     _front_neighbours,
     _Gate,
     _grid_size,
+    _known_failing,
 )
 from zigzag.sweep.hypervolume import hypervolume
 
@@ -135,10 +136,11 @@ class _Models:
         self.offsets = np.cumsum([0, *sizes[:-1]])
         self.coords = np.array(positions, dtype=float) / self.scale
         self.feasible = np.all(values < INFEASIBLE, axis=1)  # ran within the constraints
-        # ran, within the constraints or not (``measured``: the objectives of those out of them)
+        # ran, within the constraints or not (``measured``: the objectives of those out of them):
+        # the objective model learns from all of them
         measured = measured or {}
         self.ran = self.feasible | np.array([p in measured for p in positions], dtype=bool)
-        self.signs = monotone.directions(np.array(positions, dtype=int), self.ran)
+        self.signs = monotone.directions(np.array(positions, dtype=int), self.feasible)
         logs = np.log(np.maximum(values[self.feasible], 1e-300))
         self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
@@ -191,8 +193,8 @@ class _Models:
         coords = positions / self.scale
         index, distance = self._nearest(coords, self.coords, NEIGHBOURS)
         weight = 1.0 / (distance + 0.05)
-        nearest = (weight * self.ran[index]).sum(axis=1) / weight.sum(axis=1)
-        if self.ran.all() or not self.ran.any():
+        nearest = (weight * self.feasible[index]).sum(axis=1) / weight.sum(axis=1)
+        if self.feasible.all() or not self.feasible.any():
             return nearest
         logistic = 1.0 / (1.0 + np.exp(-self._features(positions) @ self._logistic()))
         return np.cbrt(
@@ -206,10 +208,11 @@ class _Models:
         value is, so a value tried only beside values that fail is not condemned by them."""
         if not hasattr(self, "_ok"):
             seen = np.rint(self.coords * self.scale).astype(int)
-            failed = seen[~self.ran]
+            failed = seen[~self.feasible]
             ok = [np.full(n, 0.5) for n in self.sizes]
             runs = [
-                np.bincount(seen[self.ran][:, a], minlength=n) for a, n in enumerate(self.sizes)
+                np.bincount(seen[self.feasible][:, a], minlength=n)
+                for a, n in enumerate(self.sizes)
             ]
             tried = [
                 runs[a] + np.bincount(failed[:, a], minlength=n) + 1.0
@@ -241,7 +244,7 @@ class _Models:
     def _logistic(self) -> np.ndarray:
         if not hasattr(self, "_coef"):
             x = self._features(np.rint(self.coords * self.scale).astype(int))
-            y = self.ran.astype(float)
+            y = self.feasible.astype(float)
             coef = np.zeros(x.shape[1])
             for _ in range(25):  # Newton steps on the L2-penalised log-likelihood
                 p = 1.0 / (1.0 + np.exp(-x @ coef))
@@ -410,7 +413,8 @@ def _next_batch(
     if not len(pool):
         return []
     feasible = _implied_feasibility(models, positions, pool)
-    blocked = np.zeros(len(pool), dtype=bool)  # rejected by the screen
+    # rejected by the screen, or known to be (not asked)
+    blocked = _known_failing(gate, seen, measured or {}, pool)
 
     def admitted(i: int) -> bool:
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
@@ -466,7 +470,7 @@ def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> 
     must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
     feasible = models.feasibility(pool)
     seen = np.array(positions, dtype=int).reshape(len(positions), -1)
-    must_fail, must_run = monotone.implied(pool, seen, models.ran, models.signs)
+    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
     runs = np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
     return runs * models.within(pool)
 

@@ -7,7 +7,10 @@ out or not, and the chance that a position is within the constraints is a logist
 "within" on the logarithms of the objectives of the variants that ran, applied to the position's
 predicted objectives (constraints are bounds on what the objectives measure, so a position
 predicted slow or large is likely out). The regression holds its weights to a ridge, so a bound
-seen between two variants is a slope, not a cliff, at the predictions' uncertainty.
+seen between two variants is a slope, not a cliff, at the predictions' uncertainty. That chance
+multiplies the search's feasibility estimate by position, which still counts a variant out of
+its constraints as one that failed (a constraint on a measure that is not an objective, such as
+utilisation, is learnt there only).
 """
 
 from __future__ import annotations
