@@ -114,7 +114,9 @@ def _subgrid_check(
     (draw 0) or ``random.Random(f"{draw}/{index}")`` (another draw of sub-grids);
     batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid; the grid
     positions in ``excluded`` (the feasibility screen's verdicts over the grid) are rejected by
-    the sub-grid search's screen too. Prints and returns the worst seed."""
+    the sub-grid search's screen too; a variant out of the sweep's constraints is told with its
+    measured objectives (``hardware_search.measured``), as the search is. Prints and returns the
+    worst seed."""
     import math
     import random
 

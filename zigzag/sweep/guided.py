@@ -41,7 +41,11 @@ taken next to the front, and the last batch, whose results no model will use, is
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
 front points are). With a feasibility screen
 (``screen``), each pick is first shown to it and a rejected one replaced by the next
-(:mod:`zigzag.sweep.guided_pool`). Every random choice comes from
+(:mod:`zigzag.sweep.guided_pool`; a pick its verdicts show must fail by monotonicity is not
+asked about). A position that ran but broke a constraint (``evaluate`` gives its objectives as a
+:class:`~zigzag.sweep.guided_constraints.Broke`) counts as one that cannot run, but its objectives
+teach the objective model and a model of the constraints, whose chance multiplies the
+feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
