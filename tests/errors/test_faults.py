@@ -321,8 +321,15 @@ def test_prune_lists_only_entries_no_plan_refers_to(tmp_path, monkeypatch):
     tables = cache / "allocations" / "cafe"  # a sweep's allocation tables: only sweeps read them
     tables.mkdir(parents=True)
     (tables / "0001.npy").write_bytes(b"table")
+    (cache / "screen").mkdir()  # the guided search's screen verdicts: only sweeps read them
+    (cache / "screen" / "beef.json").write_text("{}")
     stale = {p.resolve().relative_to(cache).as_posix() for p in unreferenced(config)}
-    assert stale == {"locks/bbbb.lock", "results/bbbb.json", "allocations/cafe/0001.npy"}
+    assert stale == {
+        "locks/bbbb.lock",
+        "results/bbbb.json",
+        "allocations/cafe/0001.npy",
+        "screen/beef.json",
+    }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     cmd_prune(argparse.Namespace(configfile="config.yaml", dry_run=False, quiet=True))
     assert not tables.exists() and (cache / "results" / "aaaa.json").exists()

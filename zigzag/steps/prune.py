@@ -5,7 +5,8 @@ An entry is referred to when a plan of one of the config's experiments lists its
 jobs of ``results/<name>/plan.json``, the cost entries of ``results/multicore/<name>/cost_plan.json``).
 Hardware sweeps record no plan: while the config has ``hardware_sweeps``, no layer result is
 removed, nor the allocation tables their batch jobs share (``<cache>/allocations/``, a speed cache
-only sweeps read); without sweeps, those go too. Run the workflow first, so that the plans are
+only sweeps read) or the guided search's screen verdicts (``<cache>/screen/``); without sweeps,
+those go too. Run the workflow first, so that the plans are
 those of the config as it is now.
 """
 
@@ -19,6 +20,7 @@ from zigzag.errors import InputError
 from zigzag.io.sealed import DamagedFile, read_sealed
 from zigzag.mapping_search.batched.allocation_store import FOLDER as ALLOCATIONS
 from zigzag.mapping_search.result_store import STORE_FILES
+from zigzag.sweep.guided_store import FOLDER as SCREEN
 
 #: (folder under the cache, its files' suffix): what one layer result or one cost entry leaves
 LAYER_FILES = STORE_FILES
@@ -74,6 +76,7 @@ def unreferenced(config: dict) -> list[Path]:
                 stale.append(path)
     if not config.hardware_sweeps:
         stale += sorted(p for p in (cache / ALLOCATIONS).glob("*/*") if p.is_file())
+        stale += sorted((cache / SCREEN).glob("*.json"))
     return stale
 
 

@@ -41,7 +41,11 @@ taken next to the front, and the last batch, whose results no model will use, is
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
 front points are). With a feasibility screen
 (``screen``), each pick is first shown to it and a rejected one replaced by the next
-(:mod:`zigzag.sweep.guided_pool`). Every random choice comes from
+(:mod:`zigzag.sweep.guided_pool`; a pick its verdicts show must fail by monotonicity is not
+asked about). A position that ran but broke a constraint (``evaluate`` gives its objectives as a
+:class:`~zigzag.sweep.guided_constraints.Broke`) counts as one that cannot run, but its objectives
+teach the objective model and a model of the constraints, whose chance multiplies the
+feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choice comes from
 ``random.Random(seed)``, so a seed gives the same positions whatever evaluates them.
 """
 
@@ -54,6 +58,7 @@ import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import monotone
+from zigzag.sweep.guided_constraints import Broke, within_chance
 from zigzag.sweep.guided_pool import (
     INFEASIBLE,
     _allowed,
@@ -62,6 +67,7 @@ from zigzag.sweep.guided_pool import (
     _front_neighbours,
     _Gate,
     _grid_size,
+    _known_failing,
 )
 from zigzag.sweep.hypervolume import hypervolume
 
@@ -122,23 +128,37 @@ def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list
 class _Models:
     """Feasibility and objective models fitted on the evaluated positions."""
 
-    def __init__(self, sizes: Sequence[int], positions: list[tuple[int, ...]], values: np.ndarray):
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        positions: list[tuple[int, ...]],
+        values: np.ndarray,
+        measured: dict | None = None,
+    ):
         self.sizes = sizes
         self.scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
         self.offsets = np.cumsum([0, *sizes[:-1]])
         self.coords = np.array(positions, dtype=float) / self.scale
-        self.feasible = np.all(values < INFEASIBLE, axis=1)
+        self.feasible = np.all(values < INFEASIBLE, axis=1)  # ran within the constraints
+        # ran, within the constraints or not (``measured``: the objectives of those out of them):
+        # the objective model learns from all of them
+        measured = measured or {}
+        self.ran = self.feasible | np.array([p in measured for p in positions], dtype=bool)
         self.signs = monotone.directions(np.array(positions, dtype=int), self.feasible)
         logs = np.log(np.maximum(values[self.feasible], 1e-300))
         self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
         self.upper = logs.max(axis=0) if len(logs) else np.ones(values.shape[1])
-        features = self._features(np.array(positions)[self.feasible]) if len(logs) else None
+        ran = np.array([measured.get(p, v) for p, v in zip(positions, values)]).reshape(
+            values.shape
+        )
+        self.ran_logs = np.log(np.maximum(ran[self.ran], 1e-300))
+        features = self._features(np.array(positions)[self.ran]) if len(logs) else None
         if features is not None:
             gram = features.T @ features + self._prior(features.shape[1])
-            self.weights = np.linalg.solve(gram, features.T @ logs)
-            self.residual = logs - features @ self.weights
-        self.feasible_coords = self.coords[self.feasible]
+            self.weights = np.linalg.solve(gram, features.T @ self.ran_logs)
+            self.residual = self.ran_logs - features @ self.weights
+        self.feasible_coords = self.coords[self.ran]
 
     def _prior(self, width: int) -> np.ndarray:
         """The objective model's penalty: the squared second difference of the effects of each axis'
@@ -238,6 +258,13 @@ class _Models:
             self._coef = coef
         return self._coef
 
+    def within(self, positions: np.ndarray) -> np.ndarray:
+        """Chance that each position, if it runs, keeps the constraints (1 when no variant that
+        ran broke one; :mod:`zigzag.sweep.guided_constraints`)."""
+        if self.ran.sum() == self.feasible.sum() or not self.feasible.any():
+            return np.ones(len(positions))
+        return within_chance(self.ran_logs, self.feasible[self.ran], self.predict(positions))
+
     def predict(self, positions: np.ndarray) -> np.ndarray:
         """Predicted logarithms of the objectives (:meth:`linear` scales them)."""
         base = self._features(positions) @ self.weights
@@ -319,10 +346,14 @@ def guided_search(
     grid = _grid_size(sizes)
     budget = min(budget, grid)
     seen: dict[tuple[int, ...], tuple[float, ...]] = {}
+    measured: dict[tuple[int, ...], tuple[float, ...]] = {}  # out of the constraints
 
     def run(positions: list[tuple[int, ...]]) -> None:
         for position, values in zip(positions, evaluate(positions)):
             seen[position] = tuple(float(v) for v in values)
+            if isinstance(values, Broke):
+                measured[position] = seen[position]
+                seen[position] = (INFEASIBLE,) * len(values)
 
     first, step = batch_sizes(len(sizes), budget, batch)
     design = initial_design(sizes, first, rng)
@@ -335,7 +366,9 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left == 0 else round((1.0 - trust) * (count - 1))
         explore = left > 0 and count >= EXPLORE_BATCH
-        picks = _next_batch(sizes, seen, count, rng, explore=explore, local=local, gate=gate)
+        picks = _next_batch(
+            sizes, seen, count, rng, explore=explore, local=local, gate=gate, measured=measured
+        )
         if not picks:
             break
         run(picks)
@@ -362,6 +395,7 @@ def _next_batch(
     explore: bool = True,
     local: int = 0,
     gate: _Gate | None = None,
+    measured: dict | None = None,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
@@ -372,7 +406,7 @@ def _next_batch(
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
-    models = _Models(sizes, positions, values)
+    models = _Models(sizes, positions, values, measured)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
@@ -383,7 +417,8 @@ def _next_batch(
     if not len(pool):
         return []
     feasible = _implied_feasibility(models, positions, pool)
-    blocked = np.zeros(len(pool), dtype=bool)  # rejected by the screen
+    # rejected by the screen, or known to be (not asked)
+    blocked = _known_failing(gate, seen, measured or {}, pool)
 
     def admitted(i: int) -> bool:
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
@@ -440,7 +475,8 @@ def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> 
     feasible = models.feasibility(pool)
     seen = np.array(positions, dtype=int).reshape(len(positions), -1)
     must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
-    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+    runs = np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+    return runs * models.within(pool)
 
 
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:

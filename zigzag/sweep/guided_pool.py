@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
+from zigzag.sweep import monotone
 
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
 INFEASIBLE = 1e299
@@ -43,11 +44,28 @@ class _Gate:
         return False
 
 
+def _known_failing(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) -> np.ndarray:
+    """Which positions of ``pool`` must fail by monotonicity (:mod:`zigzag.sweep.monotone`)
+    learnt from the screen's verdicts and the evaluations: the screen would reject them, so it is
+    not asked (a failure that is monotone, such as a buffer too small, is told once per region)."""
+    none = np.zeros(len(pool), dtype=bool)
+    if gate.screen is None or not gate.rejected or not len(pool):
+        return none
+    known = {p: True for p in gate.passed}
+    known.update({p: False for p in gate.rejected})
+    known.update({p: v[0] < INFEASIBLE or p in measured for p, v in seen.items()})
+    positions = np.array(list(known), dtype=int)
+    ran = np.array(list(known.values()), dtype=bool)
+    must_fail, _ = monotone.implied(pool, positions, ran, monotone.directions(positions, ran))
+    return must_fail
+
+
 def _allowed(
     design: list[tuple[int, ...]], sizes: Sequence[int], gate: _Gate, rng: random.Random
 ) -> list[tuple[int, ...]]:
     """The design with each position the screen rejects replaced by the nearest one it passes,
-    not taken yet (scaled L1 distance, the first in grid order on a tie)."""
+    not taken yet (scaled L1 distance, the first in grid order on a tie), skipping those its
+    verdicts so far show must fail."""
     if gate.screen is None:
         return design
     scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
@@ -59,9 +77,10 @@ def _allowed(
             if pool is None:
                 pool = _candidates(sizes, {}, rng)
             distance = np.abs((pool - np.array(p)) / scale).sum(axis=1)
+            known = _known_failing(gate, {}, {}, pool)  # not asked
             for i in np.argsort(distance, kind="stable"):
                 q = tuple(int(v) for v in pool[i])
-                if q not in taken and gate.passes(q):
+                if q not in taken and not known[i] and gate.passes(q):
                     p = q
                     break
             else:

@@ -14,16 +14,23 @@ the search handles that as any failure.
 
 The result of a layer depends only on the layer and on the accelerator without its costs and
 areas, so it is kept per such pair (:class:`Screen`): a grid whose axes vary costs is screened
-for the price of its distinct structures and sizes. Sweeps the screen does not cover (multi-core,
-CACTI costs, ``workload_vary`` points, the ``salsa`` engine, LLM steps) pass every variant.
+for the price of its distinct structures and sizes. Given the sweep's cache folder, the verdicts
+are kept there too (:mod:`zigzag.sweep.guided_store`), for later searches, and so is each
+position's verdict, keyed by the sweep's definition (its variants, mapping and workload files'
+contents, options): a later search of the same sweep (another seed) reads it without building
+the variant. Sweeps the screen
+does not cover (multi-core, CACTI costs, ``workload_vary`` points, the ``salsa`` engine, LLM
+steps) pass every variant.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.hardware.vector import UNCOSTED, VECTOR_UNIT, compute_unit, on_vector_unit
@@ -45,9 +52,11 @@ from zigzag.mapping_search.network import plan_network
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import fitting_spatial_mappings
 from zigzag.sweep.config import Sweep
+from zigzag.sweep.guided_store import ScreenStore, digest
 from zigzag.sweep.point import load_point_workload, point_mapping, workload_points
 from zigzag.variants import variant_at
 
+_LOG = logging.getLogger(__name__)
 #: fields of a memory or an array that change no fit (costs and areas): left out of the key
 _COSTS = frozenset({"r_cost", "w_cost", "area", "unit_energy", "unit_area", "latency", "area_unit"})
 #: and what the memory allocator does not read either (the spatial mappings do)
@@ -128,16 +137,19 @@ def ordering_fits(layer, accelerator, array_mapping, options: SearchOptions) -> 
 
 
 class Screen:
-    """Screens the variants of one sweep; ``seconds`` is the CPU time it has spent so far."""
+    """Screens the variants of one sweep; ``seconds`` is the CPU time it has spent so far. With
+    ``cache`` (the sweep's cache folder), the layers' verdicts are read from and kept there."""
 
-    def __init__(self, sweep: Sweep):
+    def __init__(self, sweep: Sweep, cache=None):
         self.sweep = sweep
         self.active = covered(sweep)
+        self.store = ScreenStore(cache) if cache is not None and self.active else None
         self.seconds = 0.0
         self.asked = 0  # positions asked about through passes
         self._layers: dict[tuple[str, str], str | None] = {}
         self._orderings: dict[tuple[str, str, str], bool] = {}
         self._parsed: dict = {}
+        self._digest: str | None = None
 
     def reason(self, position: tuple[int, ...]) -> str | None:
         """Why the variant at ``position`` cannot run, or None when the screen sees no reason."""
@@ -147,10 +159,38 @@ class Screen:
             logging.WARNING
         )  # the evaluation tells the notes of a variant, not the screen
         try:
-            return self._reason(position) if self.active else None
+            if not self.active:
+                return None
+            if self.store is None:
+                return self._reason(position)
+            where, key = self._definition(), ",".join(str(i) for i in position)
+            known, found = self.store.get(where, key)
+            if not known:
+                found = self._reason(position)
+                self.store.put(where, key, found)
+            return found
         finally:
+            if self.store is not None:
+                self.store.flush()
             logging.disable(quiet)
+            if self.store is not None:
+                for message in self.store.damaged:
+                    _LOG.warning(message)
+                self.store.damaged.clear()
             self.seconds += time.process_time() - started
+
+    def _definition(self) -> str:
+        """The digest of what decides a position's verdict: the variants' definition (the base
+        document with its changes), the mapping and workload files' contents, the options."""
+        if self._digest is None:
+            sweep = self.sweep
+            files = [
+                hashlib.sha256(Path(f).read_bytes()).hexdigest() if Path(f).is_file() else f
+                for f in (*sweep.workloads, sweep.mapping or "")
+            ]
+            text = (sweep.spec, files, sweep.spatial_mapping, sweep.options, sweep.workload_options)
+            self._digest = digest(f"variants\0{text!r}")
+        return self._digest
 
     def passes(self, position: tuple[int, ...]) -> bool:
         """Whether the screen lets the variant at ``position`` be evaluated."""
@@ -202,12 +242,31 @@ class Screen:
                 done.add(memo)
                 found = self._layers.get(memo, ())
                 if found == ():
-                    found = self._layer_reason(layer, layer_accelerator, options, fit[1] + view)
+                    found = self._kept_reason(
+                        layer,
+                        layer_accelerator,
+                        options,
+                        fit[1] + view,
+                        fit[0] if not view else None,
+                    )
                     if not view:  # kept across variants only for the accelerator itself
                         self._layers[memo] = found
                 if found is not None:
                     return found
         return None
+
+    def _kept_reason(self, layer, accelerator, options, sizes: str, structure: str | None):
+        """:meth:`_layer_reason`, read from and kept in the store when there is one and the
+        accelerator is the variant's own (``structure``: its text without costs)."""
+        if self.store is None or structure is None:
+            return self._layer_reason(layer, accelerator, options, sizes)
+        where = digest(f"{structure}\0{options!r}")
+        signature = digest(signature_text(layer))
+        known, found = self.store.get(where, signature)
+        if not known:
+            found = self._layer_reason(layer, accelerator, options, sizes)
+            self.store.put(where, signature, found)
+        return found
 
     def _layer_reason(self, layer, accelerator, options, sizes: str) -> str | None:
         """Why ``layer`` cannot run on ``accelerator``, or None; the allocation's verdict kept

@@ -40,6 +40,7 @@ from zigzag.sweep.config import SearchBudget, Sweep
 from zigzag.sweep.config import accelerator_identity
 from zigzag.sweep.describe import split_details
 from zigzag.sweep.guided import guided_search
+from zigzag.sweep.guided_constraints import Broke
 from zigzag.sweep.guided_screen import Screen
 from zigzag.sweep.notes import SweepNotes
 from zigzag.sweep.point import workload_points
@@ -111,6 +112,21 @@ def objectives(rows: list[dict]) -> tuple[float, float, float]:
         sum(r["latency_cycles"] for r in rows),
         rows[0]["area_mm2"],
     )
+
+
+def measured(rows: list[dict]) -> tuple[float, float, float]:
+    """:func:`objectives`, but for a variant that ran and broke a constraint its measured
+    objectives, marked (:class:`~zigzag.sweep.guided_constraints.Broke`): the guided search
+    learns from them where the constraints hold."""
+    if (
+        rows
+        and any(r["status"] == "out" for r in rows)
+        and all(r["status"] in ("ok", "out") for r in rows)
+        and all(r.get(k) is not None for r in rows for k in ("energy_pJ", "latency_cycles"))
+        and rows[0].get("area_mm2") is not None
+    ):
+        return Broke(objectives([{**r, "status": "ok"} for r in rows]))
+    return objectives(rows)
 
 
 class _Evaluations:
@@ -209,7 +225,7 @@ def search(
         )
     if budget.method == "guided":
         if screen is None and budget.screen:
-            screen = Screen(sweep).passes
+            screen = Screen(sweep, cache).passes
         return _guided(sweep, budget, cache, sizes, progress, screen)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
@@ -239,7 +255,7 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen) 
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
 
         def run(positions: list[tuple[int, ...]]) -> list[tuple[float, float, float]]:
-            values = [objectives(rows) for rows in evaluations(positions)]
+            values = [measured(rows) for rows in evaluations(positions)]
             batches.append(len(positions))
             if progress and len(batches) > 1:
                 progress(len(batches) - 1, len(_front_positions(evaluations.memo)))

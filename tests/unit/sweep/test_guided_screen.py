@@ -111,3 +111,38 @@ def test_a_grid_the_screen_rejects_whole_evaluates_one_variant_to_tell_why():
         (4, 3), lambda ps: [(INFEASIBLE,) * 3 for _ in ps], 6, 3, 0, screen=lambda p: False
     )
     assert len(found) == 1 and next(iter(found.values()))[0] == INFEASIBLE
+
+
+def test_the_verdicts_are_kept_in_the_cache_for_later_screens(tmp_path, monkeypatch):
+    sweep = read_sweep(SWEEP)
+    first = Screen(sweep, tmp_path)
+    reasons = {p: first.reason(p) for p in [(0, 1), (1, 1)]}
+    assert reasons[(1, 1)] is None and reasons[(0, 1)].startswith("no loop ordering of layer")
+    files = list((tmp_path / "screen").iterdir())
+    assert files
+
+    def checked(*args):
+        raise AssertionError("a kept verdict was checked again")
+
+    monkeypatch.setattr(Screen, "_layer_reason", checked)
+    again = Screen(sweep, tmp_path)
+    assert {p: again.reason(p) for p in reasons} == reasons
+    # another sweep over the same structures: its positions are new, its layers' verdicts kept
+    swapped = read_sweep({**SWEEP, "vary": {"ub": ["1MiB", "4KiB"], "bw": [32, 256]}})
+    other = Screen(swapped, tmp_path)
+    assert other.reason((0, 1)) is None
+    assert other.reason((1, 1)) == reasons[(0, 1)]
+
+
+def test_a_damaged_verdicts_file_is_told_removed_and_checked_again(tmp_path, caplog):
+    sweep = read_sweep(SWEEP)
+    Screen(sweep, tmp_path).reason((1, 1))
+    paths = list((tmp_path / "screen").iterdir())  # the position's and its layers' verdicts
+    assert len(paths) == 2
+    for path in paths:
+        path.write_text(path.read_text().replace("null", '"cannot run"', 1))
+    with caplog.at_level("WARNING"):
+        assert Screen(sweep, tmp_path).reason((1, 1)) is None
+    assert caplog.text.count("is damaged") == 2 and "checked again" in caplog.text
+    assert all(path.exists() for path in paths)  # written again, sound
+    assert Screen(sweep, tmp_path).reason((1, 1)) is None
