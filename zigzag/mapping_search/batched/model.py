@@ -381,6 +381,7 @@ class BatchCostModel:
         accesses.slots = np.full((len(accesses), 4), -1, dtype=np.int64)
         if not rows:
             accesses.value = np.zeros((0, n))
+            accesses.inputs = ((), None, None, None, None, None, exact.copy())
             return accesses
         from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
@@ -390,6 +391,9 @@ class BatchCostModel:
         else:  # the rows are the structure's: which flows move data, which have a port
             key = ("access rows", tuple((*row[6], row[1]) for row in rows))
             data, count, moving, small = memo.get(key, lambda: _access_rows(flows, n))
+        instances = np.array([row[5] for row in rows], dtype=np.float64)
+        keys = tuple((*row[6], row[1]) for row in rows)
+        accesses.inputs = (keys, data, count, moving, small, instances, exact.copy())
         value = movement_kernels.word_accesses(
             data,
             count,
@@ -397,7 +401,7 @@ class BatchCostModel:
             small,
             np.array([row[3] for row in rows], dtype=np.float64),
             np.array([row[3] / row[4] for row in rows], dtype=np.float64),
-            np.array([row[5] for row in rows], dtype=np.float64),
+            instances,
             exact,
         )
         for r, ((level, d, *_), figures) in enumerate(zip(rows, value)):
@@ -432,10 +436,14 @@ def movement_arrays(moved) -> list[np.ndarray]:
 class Accesses(list):
     """:meth:`BatchCostModel._accesses`' word accesses: per (operand, level) a dict direction ->
     figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
-    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
+    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0);
+    ``inputs``: what the rows read besides bandwidths, ``((operand, level, direction) of each
+    row, bits, counts, moving, small, instances, exactness before)``, for the same candidates
+    under a sibling's bandwidths (``zigzag.mapping_search.batched.together``)."""
 
     value: np.ndarray
     slots: np.ndarray
+    inputs: tuple
 
 
 #: the column of each direction in :attr:`Accesses.slots` (reads, then writes, as summed)

@@ -64,6 +64,18 @@ def document_memories(document) -> tuple[dict, dict] | None:
     return sizes, ports
 
 
+def document_minimums(document) -> dict:
+    """``{(memory, port name): bandwidth_min}`` of the ports of an accelerator document that give
+    one as a number (what a sibling's word accesses read besides :func:`document_memories`)."""
+    found = {}
+    for name, memory in document["memories"].items():
+        for port in memory["ports"]:
+            bandwidth = port.get("bandwidth_min")
+            if _number(bandwidth):
+                found[name, port.get("name")] = bandwidth
+    return found
+
+
 def _number(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
@@ -74,6 +86,8 @@ class Siblings:
 
     def __init__(self):
         self.by_layout: dict[tuple, list[tuple[dict, dict]]] = {}
+        #: the ports' ``bandwidth_min`` of each pair of :attr:`by_layout` (the first told with it)
+        self.minimums: dict[tuple, list[dict]] = {}
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
@@ -82,15 +96,30 @@ class Siblings:
             found = document_memories(document)
             if found is None:
                 continue
-            group = self.by_layout.setdefault(_layout(*found), [])
+            layout = _layout(*found)
+            group = self.by_layout.setdefault(layout, [])
             if found not in group:
                 group.append(found)
+                self.minimums.setdefault(layout, []).append(document_minimums(document))
 
     def of(self, accelerator) -> list[tuple[dict, dict]]:
         """``(sizes, ports)`` of the variants told with ``accelerator``'s memories and ports."""
+        return self.by_layout.get(self._layout_of(accelerator), [])
+
+    def told(self, accelerator) -> list[tuple[dict, dict, dict]]:
+        """``(sizes, ports, minimums)`` of the variants told with ``accelerator``'s memories and
+        ports (:meth:`of`, with each one's ports' ``bandwidth_min``, :func:`document_minimums`)."""
+        layout = self._layout_of(accelerator)
+        return [
+            (*pair, mins)
+            for pair, mins in zip(self.by_layout.get(layout, []), self.minimums.get(layout, []))
+        ]
+
+    @staticmethod
+    def _layout_of(accelerator) -> tuple:
         sizes = {memory.name: memory.size for memory in accelerator.memories}
         ports = [(m.name, port.name) for m in accelerator.memories for port in m.ports]
-        return self.by_layout.get(_layout(sizes, ports), [])
+        return _layout(sizes, ports)
 
 
 def memory_set(
@@ -128,14 +157,14 @@ def _duty_ports(model) -> list:
 
 def sibling_sets(model, siblings) -> list[tuple]:
     """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
-    :func:`memory_set` takes them) that :func:`~zigzag.mapping_search.batched.latency.batch_latency` can compute beside the model's own:
+    :func:`memory_set` takes them, or :meth:`Siblings.told`'s triples) that :func:`~zigzag.mapping_search.batched.latency.batch_latency` can compute beside the model's own:
     distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
     figure of theirs takes another branch than the own's). The same for every model of one
     structure with the same duties carried (:func:`carried`)."""
     at = _duty_ports(model)
     pattern = carried(model)
     found = []
-    for sizes, ports in siblings:
+    for sizes, ports, *_ in siblings:
         other = memory_set(model, sizes, ports, at)
         if other is None or other in found:
             continue
