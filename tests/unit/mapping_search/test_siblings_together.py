@@ -23,7 +23,7 @@ from zigzag.mapping_search.batched.candidates import ordering_chunks
 from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import BatchCostModel
 from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-from zigzag.mapping_search.batched.siblings import Siblings, memory_set, sibling_sets
+from zigzag.mapping_search.batched.siblings import Siblings, sibling_sets
 from zigzag.mapping_search.batched.structural import structure_free_job
 from zigzag.mapping_search.batched.together import (
     ReadyTables,
@@ -92,7 +92,7 @@ def test_a_siblings_chunk_is_its_own_builds(seed):
     siblings.expect(documents)
     told = siblings.told(own)
     sets = sibling_sets(model, told)
-    found = plans(model, told, sets, memory_set)
+    found = plans(model, told, sets)
     assert found, "no sibling differs from the first"
     memo = LatencyMemo()
     moved = model.movements(ids, cuts, True)

@@ -46,7 +46,6 @@ from zigzag.mapping_search.batched.siblings import (
     Siblings,
     carried,
     costed_fields,
-    memory_set,
     memory_sizes,
     replaced,
     sibling_sets,
@@ -56,10 +55,9 @@ from zigzag.mapping_search.batched.structural import Allocations
 from zigzag.mapping_search.batched.together import (
     ReadyTables,
     accelerator_key,
-    order_of,
-    plans,
     sibling_chunk,
     taken_latencies,
+    to_make,
 )
 from zigzag.mapping_search.loma import no_fit_diagnosis, no_fit_message
 
@@ -219,9 +217,11 @@ def build_table(
     if ready is not None and allocations is not None:
         order = structure.get("ready order")
         key = None if order is None else accelerator_key(order, accelerator)
-        table = None if key is None else ready.take((allocations[1], key))
-        if table is not None:
-            return table
+        if key is not None:
+            structure.setdefault("ready done", set()).add(key)
+            table = ready.take((allocations[1], key))
+            if table is not None:
+                return table
     constraints, loops, assigner = candidate_loops(
         layer,
         accelerator,
@@ -257,13 +257,8 @@ def build_table(
                 if told not in structure:
                     structure[told] = sibling_sets(model, siblings)
                 sets = structure[told]
-                if ready is not None and sets and ready.room():
-                    told = ("ready plans", *told[1:])
-                    if told not in structure:
-                        structure[told] = plans(model, siblings, sets, memory_set)
-                        structure.setdefault("ready order", order_of(model))
-                    planned = {i: [] for i in range(len(structure[told]))}
-                    found = structure[told]
+                if ready is not None and sets:
+                    sets, found, planned = to_make(structure, model, siblings, sets, told, ready)
         moved = None if entry is None else entry.movement
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -14,7 +14,9 @@ accesses (``ceil(data / bw_min) x bw_min / bw_max``), the cycles of each transfe
   bandwidths it was computed with, so a wrong hint costs time, never a figure);
 * a candidate that won on one variant of a structure is re-evaluated on another from the scalar
   model's intermediates that read no memory figure (:func:`with_memories`), by the scalar
-  model's own functions.
+  model's own functions;
+* the whole candidate table of a told sibling is made with the first variant's
+  (``zigzag.mapping_search.batched.together``), so its search only scores it.
 
 Used by :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
 """

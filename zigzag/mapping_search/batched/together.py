@@ -30,6 +30,7 @@ import numpy as np
 
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.model import _ENERGY_ORDER, Accesses
+from zigzag.mapping_search.batched.siblings import memory_set
 
 
 class ReadyTables:
@@ -127,7 +128,29 @@ def told_key(order: tuple, sizes: dict, ports: dict, minimums: dict) -> tuple | 
         return None
 
 
-def plans(model, told: list, sets: list, memory_set) -> list[tuple]:
+def to_make(structure: dict, model, told: list, sets: list, key: tuple, ready) -> tuple:
+    """What a build of ``model``'s structure (``structure``: its memo) makes for the told
+    siblings: ``(sets, found, planned)``, the memory sets ``sets`` for the latency pass without
+    those of siblings that built or took this table already (they are not to come), the plans
+    (:func:`plans`, kept under ``key``'s kind) and plan index -> ``[]`` for the tables to make
+    (none while ``ready`` is full)."""
+    order = structure.setdefault("ready order", order_of(model))
+    done = structure.setdefault("ready done", set())
+    done.add(accelerator_key(order, model.accelerator))
+    key = ("ready plans", *key[1:])
+    if key not in structure:
+        structure[key] = plans(model, told, sets)
+    found = structure[key]
+    waiting = {plan[0] for plan in found if plan[1] not in done}
+    finished = {plan[0] for plan in found if plan[1] in done} - waiting
+    if finished:
+        sets = [other for other in sets if other not in finished]
+    if not ready.room():
+        return sets, found, {}
+    return sets, found, {i: [] for i, plan in enumerate(found) if plan[1] not in done}
+
+
+def plans(model, told: list, sets: list) -> list[tuple]:
     """``(memory set, ready key, bandwidths)`` of each told sibling (``(sizes, ports, minimums)``)
     whose latency the pass computes (its memory set among ``sets``, not the model's own) and
     whose ready key differs from the model's own; ``bandwidths``: (operand, level, direction) ->
