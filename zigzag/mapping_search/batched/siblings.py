@@ -139,14 +139,14 @@ def memory_set(
         return levels, duties, tuple(port.bw_max for port in model.setup.ports)
     try:
         levels = tuple(float(sizes[name]) for name in model.level_memories())
-        at = _duty_ports(model) if at is None else at
+        at = duty_ports(model) if at is None else at
         duties = tuple(None if where is None else ports[where] for where in at)
         return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
     except KeyError:
         return None
 
 
-def _duty_ports(model) -> list:
+def duty_ports(model) -> list:
     """(memory, port name) carrying every port duty of ``model`` (None where none does)."""
     found = []
     for op, k, d in model.duties:
@@ -163,7 +163,7 @@ def sibling_sets(model, siblings) -> list[tuple]:
     distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
     figure of theirs takes another branch than the own's). The same for every model of one
     structure with the same duties carried (:func:`carried`)."""
-    at = _duty_ports(model)
+    at = duty_ports(model)
     pattern = carried(model)
     found = []
     for sizes, ports, *_ in siblings:

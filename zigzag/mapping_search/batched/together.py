@@ -30,7 +30,7 @@ import numpy as np
 
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.model import _ENERGY_ORDER, Accesses
-from zigzag.mapping_search.batched.siblings import memory_set
+from zigzag.mapping_search.batched.siblings import duty_ports, memory_set
 
 
 class ReadyTables:
@@ -159,10 +159,11 @@ def plans(model, told: list, sets: list) -> list[tuple]:
     order = order_of(model)
     own_set = memory_set(model)
     own_key = accelerator_key(order, model.accelerator)
+    at = duty_ports(model)
     found, keys = [], set()
     for sizes, ports, minimums in told:
         key = told_key(order, sizes, ports, minimums)
-        other = memory_set(model, sizes, ports)
+        other = memory_set(model, sizes, ports, at)
         if key is None or key == own_key or key in keys or other == own_set or other not in sets:
             continue
         bandwidths = {
