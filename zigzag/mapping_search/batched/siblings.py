@@ -90,6 +90,7 @@ class Siblings:
         self.by_layout: dict[tuple, list[tuple[dict, dict]]] = {}
         #: the ports' ``bandwidth_min`` of each pair of :attr:`by_layout` (the first told with it)
         self.minimums: dict[tuple, list[dict]] = {}
+        self._told: dict[tuple, list] = {}  # :meth:`told`'s lists, by layout
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
@@ -110,12 +111,16 @@ class Siblings:
 
     def told(self, accelerator) -> list[tuple[dict, dict, dict]]:
         """``(sizes, ports, minimums)`` of the variants told with ``accelerator``'s memories and
-        ports (:meth:`of`, with each one's ports' ``bandwidth_min``, :func:`document_minimums`)."""
+        ports (:meth:`of`, with each one's ports' ``bandwidth_min``, :func:`document_minimums`);
+        the same list for every accelerator of one layout until more are told."""
         layout = self._layout_of(accelerator)
-        return [
-            (*pair, mins)
-            for pair, mins in zip(self.by_layout.get(layout, []), self.minimums.get(layout, []))
-        ]
+        pairs = self.by_layout.get(layout, [])
+        kept = self._told.get(layout)
+        if kept is None or len(kept) != len(pairs):
+            kept = self._told[layout] = [
+                (*pair, mins) for pair, mins in zip(pairs, self.minimums.get(layout, []))
+            ]
+        return kept
 
     @staticmethod
     def _layout_of(accelerator) -> tuple:

@@ -159,11 +159,8 @@ def plans(model, told: list, sets: list) -> list[tuple]:
     order = order_of(model)
     own_set = memory_set(model)
     own_key = accelerator_key(order, model.accelerator)
-    at = duty_ports(model)
     found, keys = [], set()
-    for sizes, ports, minimums in told:
-        key = told_key(order, sizes, ports, minimums)
-        other = memory_set(model, sizes, ports, at)
+    for other, key in _told_figures(order, tuple(duty_ports(model)), told):
         if key is None or key == own_key or key in keys or other == own_set or other not in sets:
             continue
         bandwidths = {
@@ -173,6 +170,36 @@ def plans(model, told: list, sets: list) -> list[tuple]:
         keys.add(key)
         found.append((other, key, bandwidths))
     return found
+
+
+def _told_figures(order: tuple, at: tuple, told: list) -> list[tuple]:
+    """``(memory set, ready key)`` of every told sibling in ``order`` (the memory set as
+    :func:`~zigzag.mapping_search.batched.siblings.memory_set` gives it, ``at`` the duties'
+    ports; None where a figure is missing), kept for the last few orders: the layers of one
+    memory hierarchy share them."""
+    slot = (order, at, id(told))
+    found = _FIGURES.get(slot)
+    if found is None or found[0] is not told:
+        names, _, used = order
+        figures = []
+        for sizes, ports, minimums in told:
+            try:
+                other = (
+                    tuple(float(sizes[name]) for name in names),
+                    tuple(None if where is None else ports[where] for where in at),
+                    tuple(ports[where] for where in used),
+                )
+            except KeyError:
+                other = None
+            figures.append((other, told_key(order, sizes, ports, minimums)))
+        if len(_FIGURES) >= 64:
+            _FIGURES.clear()
+        found = _FIGURES[slot] = (told, figures)
+    return found[1]
+
+
+#: (order, duties' ports, id of the told list) -> (that list, its figures)
+_FIGURES: dict = {}
 
 
 def taken_latencies(model, memo, wanted) -> dict:
