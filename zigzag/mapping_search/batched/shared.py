@@ -269,6 +269,8 @@ def build_table(
             ids, cuts, moved, None if entry is None else entry.latency, held
         )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+        if getattr(accesses, "inputs", None) is None:  # rows not kept: no sibling's table
+            planned = {}
         wanted = [found[i][0] for i in planned if found[i][0] in held]
         latencies = taken_latencies(model, entry.latency, wanted) if wanted else {}
         for i in list(planned):  # the siblings' own figures of these candidates
