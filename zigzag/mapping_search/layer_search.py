@@ -129,7 +129,8 @@ def _shared_search(layer, accelerator, array_mapping, options, shared):
             fractional,
             integer,
             allocations=allocations,
-            siblings=tables.siblings.of(accelerator),
+            siblings=tables.siblings.told(accelerator),
+            ready=None if allocations is None else tables.ready,
             **settings,
         )
 

@@ -35,7 +35,9 @@ def word_accesses(model, movement, n, exact, memo=None) -> "Accesses":
         narrowed = exact.copy()
         for slot in table.unported:  # the scalar model raises where such a flow moves data
             narrowed &= ~(flows[slot, 2] != 0)
+        before = narrowed.copy()
         accesses = _accesses(table, flows, bw_min, ratio, n, narrowed)
+        accesses.inputs = AccessInputs(_row_keys(model, table), unported, table, flows, n, before)
         return accesses, narrowed
 
     if memo is None:
@@ -45,6 +47,47 @@ def word_accesses(model, movement, n, exact, memo=None) -> "Accesses":
         accesses, narrowed = memo.get(("word accesses", unported, rows, bw_min, ratio), make)
     exact &= narrowed
     return accesses
+
+
+def under_bandwidths(inputs: "AccessInputs", bandwidths: dict) -> tuple | None:
+    """``(accesses, exact)`` of the candidates whose accesses kept ``inputs`` under other ports'
+    bandwidths (``bandwidths``: (operand, level, direction) -> ``(bw_min, bw_max)``, ``(None,
+    None)`` without a port): the same rows through the same compiled step, so the bits a model
+    with those bandwidths finds; None when the ports present differ (not the same rows)."""
+    unported = tuple(low is None and high is None for low, high in bandwidths.values())
+    if unported != inputs.unported:
+        return None
+    chosen = [bandwidths[key] for key in inputs.keys]
+    exact = inputs.exact.copy()
+    accesses = _accesses(
+        inputs.table,
+        inputs.flows,
+        tuple(low for low, _ in chosen),
+        tuple(low / high for low, high in chosen),
+        inputs.n,
+        exact,
+    )
+    return accesses, exact
+
+
+def _row_keys(model, table) -> tuple:
+    """``(operand, level, direction)`` of each row of ``table`` (:func:`_access_table`)."""
+    levels = [(op, k) for op, info in model.ops.items() for k in range(info.n)]
+    return tuple((*levels[level], d) for level, d in table.places)
+
+
+class AccessInputs(NamedTuple):
+    """What a model's word accesses read besides the ports' bandwidths (:func:`under_bandwidths`):
+    each row's ``(operand, level, direction)``, which (level, direction) have no port (in the
+    order of the levels and :data:`DIRECTIONS`), the rows, the packed flows, the candidates'
+    count and their exactness before the accesses."""
+
+    keys: tuple
+    unported: tuple
+    table: "_AccessTable"
+    flows: np.ndarray
+    n: int
+    exact: np.ndarray
 
 
 def _accesses(table, flows, bw_min, ratio, n, exact) -> "Accesses":
@@ -144,10 +187,13 @@ def idle_flow(operand, k: int, d: str) -> bool:
 class Accesses(list):
     """:func:`word_accesses`' result: per (operand, level) a dict direction ->
     figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
-    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0)."""
+    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0);
+    ``inputs`` (:class:`AccessInputs`) what they read besides the bandwidths, for the same
+    candidates under a sibling's ports (``zigzag.mapping_search.batched.together``)."""
 
     value: np.ndarray
     slots: np.ndarray
+    inputs: "AccessInputs | None" = None
 
 
 #: the column of each direction in :attr:`Accesses.slots` (reads, then writes, as summed)

@@ -53,6 +53,13 @@ from zigzag.mapping_search.batched.siblings import (
 )
 from zigzag.mapping_search.batched.no_fit import no_fit_diagnosis
 from zigzag.mapping_search.batched.structural import Allocations
+from zigzag.mapping_search.batched.together import (
+    ReadyTables,
+    accelerator_key,
+    sibling_chunk,
+    taken_latencies,
+    to_make,
+)
 from zigzag.mapping_search.loma import no_fit_message
 
 #: the fields of a memory that only set its energy and area (not what a mapping does on it)
@@ -120,6 +127,8 @@ class SharedCandidates:
         self.allocations = Allocations()
         #: the memory sizes and port bandwidths of the variants to come (:meth:`expect`)
         self.siblings = Siblings()
+        #: the tables of told siblings, made with their structure's first variant's
+        self.ready = ReadyTables()
 
     def expect(self, documents) -> None:
         """Tell the accelerator documents of the variants still to come (a batch job knows them):
@@ -165,10 +174,19 @@ def _nbytes(table: CandidateTable) -> int:
             part.latency,
             part.exact,
             *part.cuts.values(),
-            *(v for acc in part.accesses for v in acc.values()),
+            *_access_arrays(part.accesses),
         )
     ]
     return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
+
+
+def _access_arrays(accesses) -> list:
+    """The arrays of a chunk's word accesses: the rows of ``Accesses.value`` (one array) when
+    it has them, else each (operand, level)'s."""
+    value = getattr(accesses, "value", None)
+    if value is not None:
+        return [value]
+    return [v for acc in accesses for v in acc.values()]
 
 
 def build_table(
@@ -184,6 +202,7 @@ def build_table(
     chunk: int = DEFAULT_CHUNK,
     allocations=None,
     siblings=(),
+    ready=None,
 ) -> CandidateTable:
     """The candidate table of one spatial mapping; raises :class:`Unsupported` where the batched
     search would (the caller then takes the unshared path). ``allocations``: ``(Allocations,
@@ -191,8 +210,19 @@ def build_table(
     (``zigzag.mapping_search.batched.structural``; same table); ``siblings``: with it, the memory
     sizes and port bandwidths of variants to come (:meth:`SharedCandidates.expect`): the
     latencies of those whose sizes keep a chunk's allocations are computed in the same pass and
-    kept for them."""
+    kept for them. ``ready``: a :class:`~zigzag.mapping_search.batched.together.ReadyTables`
+    (with ``allocations`` and ``siblings`` as :meth:`Siblings.told` gives them): the table is
+    taken from it when a sibling made it, and the tables of the siblings told are made in the
+    same pass (``zigzag.mapping_search.batched.together``)."""
     structure = {} if allocations is None else allocations[0].memo(allocations[1])
+    if ready is not None and allocations is not None:
+        order = structure.get("ready order")
+        key = None if order is None else accelerator_key(order, accelerator)
+        if key is not None:
+            structure.setdefault("ready done", set()).add(key)
+            table = ready.take((allocations[1], key))
+            if table is not None:
+                return table
     constraints, loops, assigner = candidate_loops(
         layer,
         accelerator,
@@ -209,6 +239,7 @@ def build_table(
         source = allocations[0].chunks(allocations[1], loops, assigner, constraints, chunk)
     model = None
     sets = []  # the siblings' memory sets, in the model's terms
+    planned = {}  # the siblings' ready tables being made: plan index -> their chunks
     kept, count, moves, entries = [], 0, [], []
     for ids, cuts, entry in source:
         count += len(ids)
@@ -227,19 +258,30 @@ def build_table(
                 if told not in structure:
                     structure[told] = sibling_sets(model, siblings)
                 sets = structure[told]
+                if ready is not None and sets:
+                    sets, found, planned = to_make(structure, model, siblings, sets, told, ready)
         moved = None if entry is None else entry.movement
         if entry is not None and moved is None:  # kept for the next variant of this structure
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 moved = model.movements(ids, cuts, True)
             moves.append((entry, moved))
+        held = _held(sets, entry, model)
         accesses, latency, exact = model.evaluate_accesses(
-            ids,
-            cuts,
-            moved,
-            None if entry is None else entry.latency,
-            _held(sets, entry, model),
+            ids, cuts, moved, None if entry is None else entry.latency, held
         )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
+        if getattr(accesses, "inputs", None) is None:  # rows not kept: no sibling's table
+            planned = {}
+        wanted = [found[i][0] for i in planned if found[i][0] in held]
+        latencies = taken_latencies(model, entry.latency, wanted) if wanted else {}
+        for i in list(planned):  # the siblings' own figures of these candidates
+            made = None
+            if found[i][0] in latencies:
+                made = sibling_chunk(accesses, latencies[found[i][0]], found[i])
+            if made is None:  # not computed for this chunk: that sibling builds its own table
+                del planned[i]
+            else:
+                planned[i].append(_Chunk(ids, cuts, *made))
         if entry is not None:
             entries.append(entry)
     for entry, moved in moves:  # once the allocation table is complete (and kept)
@@ -247,15 +289,14 @@ def build_table(
     for entry in entries:  # what the latency kept for the next variants counts in the budget
         allocations[0].count_latency(allocations[1], entry)
     memories = tuple(model.level_memories()) if model is not None else ()
+    mac_energy = model.mac_energy if model is not None else 0.0
+    for i, chunks in planned.items():
+        table = CandidateTable(
+            loops, fractional, integer, tuple(chunks), memories, mac_energy, count, memo=structure
+        )
+        ready.put((allocations[1], found[i][1]), table, _nbytes(table))
     return CandidateTable(
-        loops,
-        fractional,
-        integer,
-        tuple(kept),
-        memories,
-        model.mac_energy if model is not None else 0.0,
-        count,
-        memo=structure,
+        loops, fractional, integer, tuple(kept), memories, mac_energy, count, memo=structure
     )
 
 

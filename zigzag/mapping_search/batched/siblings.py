@@ -14,7 +14,9 @@ accesses (``ceil(data / bw_min) x bw_min / bw_max``), the cycles of each transfe
   bandwidths it was computed with, so a wrong hint costs time, never a figure);
 * a candidate that won on one variant of a structure is re-evaluated on another from the scalar
   model's intermediates that read no memory figure (:func:`with_memories`), by the scalar
-  model's own functions.
+  model's own functions;
+* the whole candidate table of a told sibling is made with the first variant's
+  (``zigzag.mapping_search.batched.together``), so its search only scores it.
 
 Used by :class:`~zigzag.mapping_search.batched.shared.SharedCandidates`.
 """
@@ -64,6 +66,18 @@ def document_memories(document) -> tuple[dict, dict] | None:
     return sizes, ports
 
 
+def document_minimums(document) -> dict:
+    """``{(memory, port name): bandwidth_min}`` of the ports of an accelerator document that give
+    one as a number (what a sibling's word accesses read besides :func:`document_memories`)."""
+    found = {}
+    for name, memory in document["memories"].items():
+        for port in memory["ports"]:
+            bandwidth = port.get("bandwidth_min")
+            if _number(bandwidth):
+                found[name, port.get("name")] = bandwidth
+    return found
+
+
 def _number(value) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
@@ -74,6 +88,9 @@ class Siblings:
 
     def __init__(self):
         self.by_layout: dict[tuple, list[tuple[dict, dict]]] = {}
+        #: the ports' ``bandwidth_min`` of each pair of :attr:`by_layout` (the first told with it)
+        self.minimums: dict[tuple, list[dict]] = {}
+        self._told: dict[tuple, list] = {}  # :meth:`told`'s lists, by layout
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
@@ -82,15 +99,34 @@ class Siblings:
             found = document_memories(document)
             if found is None:
                 continue
-            group = self.by_layout.setdefault(_layout(*found), [])
+            layout = _layout(*found)
+            group = self.by_layout.setdefault(layout, [])
             if found not in group:
                 group.append(found)
+                self.minimums.setdefault(layout, []).append(document_minimums(document))
 
     def of(self, accelerator) -> list[tuple[dict, dict]]:
         """``(sizes, ports)`` of the variants told with ``accelerator``'s memories and ports."""
+        return self.by_layout.get(self._layout_of(accelerator), [])
+
+    def told(self, accelerator) -> list[tuple[dict, dict, dict]]:
+        """``(sizes, ports, minimums)`` of the variants told with ``accelerator``'s memories and
+        ports (:meth:`of`, with each one's ports' ``bandwidth_min``, :func:`document_minimums`);
+        the same list for every accelerator of one layout until more are told."""
+        layout = self._layout_of(accelerator)
+        pairs = self.by_layout.get(layout, [])
+        kept = self._told.get(layout)
+        if kept is None or len(kept) != len(pairs):
+            kept = self._told[layout] = [
+                (*pair, mins) for pair, mins in zip(pairs, self.minimums.get(layout, []))
+            ]
+        return kept
+
+    @staticmethod
+    def _layout_of(accelerator) -> tuple:
         sizes = {memory.name: memory.size for memory in accelerator.memories}
         ports = [(m.name, port.name) for m in accelerator.memories for port in m.ports]
-        return self.by_layout.get(_layout(sizes, ports), [])
+        return _layout(sizes, ports)
 
 
 def memory_set(
@@ -108,14 +144,14 @@ def memory_set(
         return levels, duties, tuple(port.bw_max for port in model.setup.ports)
     try:
         levels = tuple(float(sizes[name]) for name in model.level_memories())
-        at = _duty_ports(model) if at is None else at
+        at = duty_ports(model) if at is None else at
         duties = tuple(None if where is None else ports[where] for where in at)
         return levels, duties, tuple(ports[port.memory, port.name] for port in model.setup.ports)
     except KeyError:
         return None
 
 
-def _duty_ports(model) -> list:
+def duty_ports(model) -> list:
     """(memory, port name) carrying every port duty of ``model`` (None where none does)."""
     found = []
     for op, k, d in model.duties:
@@ -128,14 +164,14 @@ def _duty_ports(model) -> list:
 
 def sibling_sets(model, siblings) -> list[tuple]:
     """The memory sets (:func:`memory_set`) of ``siblings`` (``(sizes, ports)`` pairs as
-    :func:`memory_set` takes them) that :func:`~zigzag.mapping_search.batched.latency.batch_latency` can compute beside the model's own:
+    :func:`memory_set` takes them, or :meth:`Siblings.told`'s triples) that :func:`~zigzag.mapping_search.batched.latency.batch_latency` can compute beside the model's own:
     distinct, with a bandwidth on every port and on exactly the duties the own has one on (so no
     figure of theirs takes another branch than the own's). The same for every model of one
     structure with the same duties carried (:func:`carried`)."""
-    at = _duty_ports(model)
+    at = duty_ports(model)
     pattern = carried(model)
     found = []
-    for sizes, ports in siblings:
+    for sizes, ports, *_ in siblings:
         other = memory_set(model, sizes, ports, at)
         if other is None or other in found:
             continue
