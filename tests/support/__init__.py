@@ -43,3 +43,14 @@ def oracle_input_path(case: dict, kind: str) -> str:
 
 def rel_close(a: float, b: float, rel: float) -> bool:
     return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def tpu32_mapping_entries() -> list:
+    """The mapping entries of the 32x32 example (``inputs/mapping/flow_tpu_32x32.yaml``), which
+    the batched search's sharing tests evaluate their variants with."""
+    import yaml
+
+    from zigzag.mapping.entry import MappingEntry
+
+    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
+    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]

@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 import yaml
 
-from support import DATA, REPO
+from support import DATA, REPO, tpu32_mapping_entries
 from zigzag.cost.model import analyse, evaluate
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
-from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched import shared as shared_module
@@ -43,11 +42,6 @@ from zigzag.sweep.runner import evaluate_points, variants_of
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 WORKLOAD = DATA / "workflow" / "small_convs.yaml"
 KIB = 8 * 1024
-
-
-def entries() -> list[MappingEntry]:
-    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
-    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]
 
 
 def sibling_document(rng: random.Random, ub_kib: int = 1024, name: str = "sibling") -> dict:
@@ -98,7 +92,7 @@ def test_sibling_latencies_in_one_pass_are_each_alone(seed, latency_model):
     each then takes its own, the latencies and exactness flags of its own model without the
     memo, bit for bit."""
     rng = random.Random(seed)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     documents = [sibling_document(rng, name=f"v{k}") for k in range(4)]
     documents += [sibling_document(rng, 8, name=f"small{k}") for k in range(2)]
     accelerators = [accelerator_of(d) for d in documents]
@@ -128,7 +122,7 @@ def test_sibling_latencies_in_one_pass_are_each_alone(seed, latency_model):
 def test_siblings_with_other_duties_or_missing_ports_are_left_out():
     rng = random.Random(5)
     document = sibling_document(rng)
-    model_layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    model_layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     accelerator = accelerator_of(document)
     _, fractional, integer, loops, _, _ = candidates(model_layer, accelerator)
     model = BatchCostModel(model_layer, accelerator, fractional, integer, loops)
@@ -151,7 +145,7 @@ def test_winner_on_another_variant_equals_evaluate(seed):
     """A candidate's scalar detail on one variant, re-derived for another of the same structure
     (other bandwidths, costs, sizes), is the scalar model's result on that other, field by field."""
     rng = random.Random(seed)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     layer = layers[seed % len(layers)]
     first = accelerator_of(sibling_document(rng, name="first"))
     array_mapping, fractional, integer, loops, ids, cuts = candidates(layer, first)
@@ -205,7 +199,7 @@ def test_told_siblings_give_the_unshared_results(monkeypatch, caplog, seed):
 
     monkeypatch.setattr(shared_module, "with_memories", counted)
     options = SearchOptions(lpf_limit=4)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     documents = _variants(seed)
     shared = SharedCandidates()
     shared.expect(documents)

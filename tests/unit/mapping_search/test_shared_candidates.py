@@ -8,13 +8,12 @@ import json
 import pytest
 import yaml
 
-from support import DATA, REPO
+from support import DATA, REPO, tpu32_mapping_entries
 from zigzag.mapping_search.batched.shared import SharedCandidates, cost_free_job
 from zigzag.cost.result import CostResult
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_accelerator, load_workload
 from zigzag.io.validation import validate_accelerator
-from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.jobs import job_key, layer_job
 from zigzag.mapping_search.layer_search import search_layer
 from zigzag.mapping_search.options import SearchOptions
@@ -24,12 +23,6 @@ from zigzag.sweep.runner import evaluate_points, point_row, variants_of
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 MAPPING = REPO / "inputs" / "mapping" / "flow_tpu_array.yaml"
 WORKLOAD = DATA / "workflow" / "small_convs.yaml"
-
-
-def mapping_entries() -> list[MappingEntry]:
-    """The 32x32 example's own mapping."""
-    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
-    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]
 
 
 def sweep_of(opt: str, *, lpf_limit: int = 4):
@@ -94,7 +87,7 @@ def test_rescoring_can_change_the_winner_and_stays_exact():
     """Under opt=energy the best mapping of a layer moves when memory energies do; the shared
     path, fed the other variant's candidates, finds each variant's own winner."""
     options = SearchOptions(opt="energy", lpf_limit=4)
-    network = load_workload(str(WORKLOAD), mapping_entries())
+    network = load_workload(str(WORKLOAD), tpu32_mapping_entries())
     cheap = load_accelerator(str(BASE))
     document = yaml.safe_load(BASE.read_text())
     document["memories"]["dram"]["r_cost"] = document["memories"]["dram"]["w_cost"] = 1.0
@@ -123,7 +116,7 @@ def test_rescoring_can_change_the_winner_and_stays_exact():
 def test_cost_free_key_keeps_everything_but_costs():
     options = SearchOptions(lpf_limit=4)
     accelerator = load_accelerator(str(BASE))
-    layer = load_workload(str(WORKLOAD), mapping_entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     job = layer_job(layer, accelerator, options)
     bigger = json.loads(json.dumps(job))
     bigger["accelerator"]["memories"]["unified_buffer"]["size"] *= 2
@@ -140,7 +133,7 @@ def test_cost_free_key_keeps_everything_but_costs():
 def test_tables_beyond_the_memory_budget_are_used_once_not_kept():
     options = SearchOptions(lpf_limit=4)
     accelerator = load_accelerator(str(BASE))
-    layer = load_workload(str(WORKLOAD), mapping_entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     alone, _ = search_layer(layer, accelerator, options, show_progress=False)
     tiny = SharedCandidates(budget=1)
     for _ in range(2):

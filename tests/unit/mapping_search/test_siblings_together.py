@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 import yaml
 
-from support import DATA, REPO
+from support import DATA, REPO, tpu32_mapping_entries
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
-from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched.candidates import ordering_chunks
@@ -42,11 +41,6 @@ from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 WORKLOAD = DATA / "workflow" / "small_convs.yaml"
 KIB = 8 * 1024
-
-
-def entries() -> list[MappingEntry]:
-    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
-    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]
 
 
 def document(rng: random.Random, name: str, ub_kib: int = 1024) -> dict:
@@ -76,7 +70,7 @@ def test_a_siblings_chunk_is_its_own_builds(seed):
     """The word accesses, latency and exactness flags made for a told sibling from the first
     variant's rows are those the sibling's own model finds for the same candidates."""
     rng = random.Random(seed)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     documents = [document(rng, f"v{k}") for k in range(5)]
     accelerators = [accelerator_of(d) for d in documents]
     layer = layers[seed % len(layers)]
@@ -134,7 +128,7 @@ def _search_all(shared, documents, evaluated, layers, options):
 @pytest.mark.parametrize("opt", ["latency", "energy"])
 def test_ready_tables_give_the_unshared_results(caplog, opt):
     rng = random.Random(7)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     documents = [document(rng, f"v{k}") for k in range(4)] + [document(rng, "small", 8)]
     shared = SharedCandidates()
     _search_all(shared, documents, documents, layers, SearchOptions(lpf_limit=4, opt=opt))
@@ -146,7 +140,7 @@ def test_a_told_document_that_differs_costs_no_figure(caplog):
     """The variants evaluated have other bandwidths than those told: the tables made for the
     told ones are never taken, and every result is the unshared one."""
     rng = random.Random(3)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     told = [document(rng, f"v{k}") for k in range(3)]
     evaluated = [told[0]]
     for found in told[1:]:
@@ -162,7 +156,7 @@ def test_a_told_document_that_differs_costs_no_figure(caplog):
 
 def test_keys_of_a_document_and_of_its_accelerator_agree():
     rng = random.Random(5)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     found = document(rng, "v")
     accelerator = accelerator_of(found)
     layer = layers[0]

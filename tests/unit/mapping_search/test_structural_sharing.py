@@ -8,12 +8,11 @@ import json
 import numpy as np
 import yaml
 
-from support import DATA, REPO
+from support import DATA, REPO, tpu32_mapping_entries
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping_search import spatial_mapping
-from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
 from zigzag.mapping_search.batched.memory_levels import BatchLevelAssigner
@@ -27,11 +26,6 @@ from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
 WORKLOAD = DATA / "workflow" / "small_convs.yaml"
 KIB = 8 * 1024
-
-
-def entries() -> list[MappingEntry]:
-    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
-    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]
 
 
 def variant(ub_kib: int, acc_kib: int, bandwidth: int, cost: float = 1567.67):
@@ -61,7 +55,7 @@ VARIANTS = [
 
 def test_shared_structure_gives_the_unshared_results():
     options = SearchOptions(lpf_limit=4)
-    layers = load_workload(str(WORKLOAD), entries()).layers
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
     shared = SharedCandidates()
     for spec in VARIANTS:
         accelerator = variant(*spec)
@@ -88,7 +82,7 @@ def test_shared_structure_gives_the_unshared_results():
 def test_sizes_inside_the_bounds_keep_every_outcome():
     """``assign_bounded``'s bounds: any size inside a candidate's interval gives it the same flag
     and cuts; the bounds are tight enough that a size at a bound's edge changes some outcome."""
-    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     base = variant(1024, 512, 512)
     array_mapping = generate_spatial_mappings(layer, base, nb_mappings=1)[0]
     fractional, _ = spatial_mapping.convert(array_mapping, layer, base)
@@ -134,7 +128,7 @@ def _resized(memory, size):
 
 def test_structure_key_leaves_out_sizes_bandwidths_costs_and_name_only():
     options = SearchOptions(lpf_limit=4)
-    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     key = job_key(
         structure_free_job(layer_job(layer, variant(1024, 512, 512), options), COST_FIELDS)
     )
@@ -155,7 +149,7 @@ def test_no_fit_is_diagnosed_once_per_structure_and_sizes():
     from zigzag.errors import MappingError
 
     options = SearchOptions(lpf_limit=4)
-    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     shared = SharedCandidates()
     for bandwidth in (512, 256):
         accelerator = variant(1, 512, bandwidth)
@@ -183,7 +177,7 @@ def test_latency_memo_gives_the_same_bits():
     from zigzag.mapping_search.batched.latency import LatencyMemo
     from zigzag.mapping_search.batched.model import BatchCostModel
 
-    layer = load_workload(str(WORKLOAD), entries()).layers[0]
+    layer = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers[0]
     base = variant(1024, 512, 512)
     array_mapping = generate_spatial_mappings(layer, base, nb_mappings=1)[0]
     fractional, integer = spatial_mapping.convert(array_mapping, layer, base)
