@@ -5,7 +5,8 @@ The submodules hold the larger helpers: ``support.workflow`` (Snakemake runs), `
 (the workflow's steps as functions), ``support.browser`` (the report in headless Chromium),
 ``support.llm_graphs`` and ``support.llm_steps`` (small LLM workloads), ``support.bad_inputs``
 and ``support.fuzz`` (bad-input cases), ``support.stream_reference`` and
-``support.stream_reference_dump`` (Stream's reference dumps). Test modules import these, never one
+``support.stream_reference_dump`` (Stream's reference dumps), ``support.sharing`` (the batched
+search's sharing across variants). Test modules import these, never one
 another; pytest's fixtures are in tests/conftest.py.
 """
 
@@ -43,14 +44,3 @@ def oracle_input_path(case: dict, kind: str) -> str:
 
 def rel_close(a: float, b: float, rel: float) -> bool:
     return a == b or abs(a - b) <= rel * max(abs(a), abs(b))
-
-
-def tpu32_mapping_entries() -> list:
-    """The mapping entries of the 32x32 example (``inputs/mapping/flow_tpu_32x32.yaml``), which
-    the batched search's sharing tests evaluate their variants with."""
-    import yaml
-
-    from zigzag.mapping.entry import MappingEntry
-
-    text = (REPO / "inputs" / "mapping" / "flow_tpu_32x32.yaml").read_text()
-    return [MappingEntry.from_dict(entry) for entry in yaml.safe_load(text)]

@@ -8,6 +8,7 @@ import numpy as np
 import yaml
 
 from support import DATA, REPO
+from support.sharing import assert_shared_as_alone
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
@@ -15,10 +16,8 @@ from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
-from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-from zigzag.mapping_search.batched.structural import problem_key, structure_free_job
-from zigzag.mapping_search.jobs import job_key, layer_job
-from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.batched.shared import SharedCandidates
+from zigzag.mapping_search.batched.structural import problem_key
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 
@@ -51,13 +50,7 @@ def test_other_array_shapes_take_the_allocation_and_keep_the_results():
     for edge, ub_kib in ((32, 1024), (64, 1024), (16, 1024), (64, 8)):
         accelerator, layers = array(edge, ub_kib)
         for layer in layers:
-            job = layer_job(layer, accelerator, options)
-            keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
-            alone, _ = search_layer(layer, accelerator, options, show_progress=False)
-            together, _ = search_layer(
-                layer, accelerator, options, show_progress=False, shared=(shared, *keys)
-            )
-            assert together.to_dict() == alone.to_dict()
+            assert_shared_as_alone(shared, layer, accelerator, options)
     assert shared.allocations.borrowed > 0
     # a borrowed entry has its own movement (read under its own array), not the lender's
     kept = [e for tables in shared.allocations.tables.values() for t in tables for e in t]

@@ -10,15 +10,13 @@ import numpy as np
 import yaml
 
 from support import DATA, REPO
+from support.sharing import shared_search
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search.batched.allocation_store import FOLDER, AllocationStore
-from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
-from zigzag.mapping_search.batched.structural import structure_free_job
-from zigzag.mapping_search.jobs import job_key, layer_job
-from zigzag.mapping_search.layer_search import search_layer
+from zigzag.mapping_search.batched.shared import SharedCandidates
 from zigzag.mapping_search.options import SearchOptions
 
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
@@ -55,12 +53,7 @@ def job(specs, cache=None) -> tuple[list[dict], SharedCandidates]:
     for spec in specs:
         accelerator = variant(*spec)
         for layer in layers():
-            found = layer_job(layer, accelerator, OPTIONS)
-            keys = (job_key(cost_free_job(found)), job_key(structure_free_job(found, COST_FIELDS)))
-            result, _ = search_layer(
-                layer, accelerator, OPTIONS, show_progress=False, shared=(shared, *keys)
-            )
-            results.append(result.to_dict())
+            results.append(shared_search(shared, layer, accelerator, OPTIONS).to_dict())
     return results, shared
 
 

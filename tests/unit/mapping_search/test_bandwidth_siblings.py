@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
-from support import DATA, REPO, tpu32_mapping_entries
+from support import DATA, REPO
+from support.sharing import assert_shared_as_alone, tpu32_mapping_entries
 from zigzag.cost.model import analyse, evaluate
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
@@ -23,7 +24,7 @@ from zigzag.mapping_search.batched import shared as shared_module
 from zigzag.mapping_search.batched.candidates import ordering_chunks, temporal_mapping_of
 from zigzag.mapping_search.batched.latency import LatencyMemo, batch_latency
 from zigzag.mapping_search.batched.model import BatchCostModel
-from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
+from zigzag.mapping_search.batched.shared import SharedCandidates
 from zigzag.mapping_search.batched.siblings import (
     Siblings,
     document_memories,
@@ -31,9 +32,6 @@ from zigzag.mapping_search.batched.siblings import (
     sibling_sets,
     with_memories,
 )
-from zigzag.mapping_search.batched.structural import structure_free_job
-from zigzag.mapping_search.jobs import job_key, layer_job
-from zigzag.mapping_search.layer_search import search_layer
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 from zigzag.sweep.config import read_sweep
@@ -206,13 +204,7 @@ def test_told_siblings_give_the_unshared_results(monkeypatch, caplog, seed):
     for document in documents:
         accelerator = accelerator_of(document)
         for layer in layers:
-            job = layer_job(layer, accelerator, options)
-            keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
-            alone, _ = search_layer(layer, accelerator, options, show_progress=False)
-            together, _ = search_layer(
-                layer, accelerator, options, show_progress=False, shared=(shared, *keys)
-            )
-            assert together.to_dict() == alone.to_dict()
+            assert_shared_as_alone(shared, layer, accelerator, options)
     kept = [entry for tables in shared.allocations.tables.values() for t in tables for entry in t]
     assert sum(entry.latency.taken for entry in kept) > 0
     assert rederived  # some winner came from a sibling's scalar detail

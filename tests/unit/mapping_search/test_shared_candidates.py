@@ -8,7 +8,8 @@ import json
 import pytest
 import yaml
 
-from support import DATA, REPO, tpu32_mapping_entries
+from support import DATA, REPO
+from support.sharing import tpu32_mapping_entries
 from zigzag.mapping_search.batched.shared import SharedCandidates, cost_free_job
 from zigzag.cost.result import CostResult
 from zigzag.io.accelerator_dict import accelerator_from_dict

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
-from support import DATA, REPO, tpu32_mapping_entries
+from support import DATA, REPO
+from support.sharing import assert_shared_as_alone, tpu32_mapping_entries
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
@@ -21,9 +22,8 @@ from zigzag.mapping_search.batched import candidate_loops
 from zigzag.mapping_search.batched.candidates import ordering_chunks
 from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import BatchCostModel
-from zigzag.mapping_search.batched.shared import COST_FIELDS, SharedCandidates, cost_free_job
+from zigzag.mapping_search.batched.shared import SharedCandidates
 from zigzag.mapping_search.batched.siblings import Siblings, sibling_sets
-from zigzag.mapping_search.batched.structural import structure_free_job
 from zigzag.mapping_search.batched.together import (
     ReadyTables,
     accelerator_key,
@@ -33,8 +33,6 @@ from zigzag.mapping_search.batched.together import (
     taken_latencies,
     told_key,
 )
-from zigzag.mapping_search.jobs import job_key, layer_job
-from zigzag.mapping_search.layer_search import search_layer
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 
@@ -116,13 +114,7 @@ def _search_all(shared, documents, evaluated, layers, options):
     for found in evaluated:
         accelerator = accelerator_of(found)
         for layer in layers:
-            job = layer_job(layer, accelerator, options)
-            keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
-            alone, _ = search_layer(layer, accelerator, options, show_progress=False)
-            together, _ = search_layer(
-                layer, accelerator, options, show_progress=False, shared=(shared, *keys)
-            )
-            assert together.to_dict() == alone.to_dict()
+            assert_shared_as_alone(shared, layer, accelerator, options)
 
 
 @pytest.mark.parametrize("opt", ["latency", "energy"])

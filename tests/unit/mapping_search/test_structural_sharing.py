@@ -8,7 +8,8 @@ import json
 import numpy as np
 import yaml
 
-from support import DATA, REPO, tpu32_mapping_entries
+from support import DATA, REPO
+from support.sharing import assert_shared_as_alone, tpu32_mapping_entries
 from zigzag.io.accelerator_dict import accelerator_from_dict
 from zigzag.io.loaders import load_workload
 from zigzag.io.validation import validate_accelerator
@@ -60,13 +61,7 @@ def test_shared_structure_gives_the_unshared_results():
     for spec in VARIANTS:
         accelerator = variant(*spec)
         for layer in layers:
-            job = layer_job(layer, accelerator, options)
-            keys = (job_key(cost_free_job(job)), job_key(structure_free_job(job, COST_FIELDS)))
-            alone, _ = search_layer(layer, accelerator, options, show_progress=False)
-            together, _ = search_layer(
-                layer, accelerator, options, show_progress=False, shared=(shared, *keys)
-            )
-            assert together.to_dict() == alone.to_dict()
+            assert_shared_as_alone(shared, layer, accelerator, options)
     allocations = shared.allocations
     assert allocations.reused > 0 and allocations.reallocated > 0
     kept = [entry for tables in allocations.tables.values() for t in tables for entry in t]
