@@ -16,9 +16,10 @@ A ready table is found by what it was computed under: the size of every (operand
 ``bandwidth_min`` and ``bandwidth_max`` of the port of every (operand, level, direction) and the
 ``bandwidth_max`` of every used port, read from the sibling's own accelerator at its search
 (:func:`accelerator_key`) and from its document when the table was made (:func:`told_key`). Its
-figures come from the model's own steps on those numbers (the rows of ``BatchCostModel._accesses``
-through its compiled step under the sibling's bandwidths; the latency pass), so they are the bits the sibling's own build would
-find; a document that told other numbers than its accelerator has costs time, never a figure
+figures come from the model's own steps on those numbers (the rows of its word accesses through
+their compiled step under the sibling's bandwidths:
+:func:`~zigzag.mapping_search.batched.accesses.under_bandwidths`; the latency pass), so they are
+the bits the sibling's own build would find; a document that told other numbers than its accelerator has costs time, never a figure
 (tests/unit/mapping_search/test_siblings_together.py).
 """
 
@@ -153,7 +154,7 @@ def plans(model, told: list, sets: list) -> list[tuple]:
     """``(memory set, ready key, bandwidths)`` of each told sibling (``(sizes, ports, minimums)``)
     whose latency the pass computes (its memory set among ``sets``, not the model's own) and
     whose ready key differs from the model's own; ``bandwidths``: (operand, level, direction) ->
-    (bw_min, bw_max), as ``BatchCostModel._accesses`` reads them. The same for every model of
+    (bw_min, bw_max), as the word accesses read them. The same for every model of
     one structure with the same duties carried."""
     order = order_of(model)
     own_set = memory_set(model)
