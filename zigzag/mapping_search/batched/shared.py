@@ -174,19 +174,10 @@ def _nbytes(table: CandidateTable) -> int:
             part.latency,
             part.exact,
             *part.cuts.values(),
-            *_access_arrays(part.accesses),
+            part.accesses.value,
         )
     ]
     return sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))
-
-
-def _access_arrays(accesses) -> list:
-    """The arrays of a chunk's word accesses: the rows of ``Accesses.value`` (one array) when
-    it has them, else each (operand, level)'s."""
-    value = getattr(accesses, "value", None)
-    if value is not None:
-        return [value]
-    return [v for acc in accesses for v in acc.values()]
 
 
 def build_table(
@@ -270,8 +261,6 @@ def build_table(
             ids, cuts, moved, None if entry is None else entry.latency, held
         )
         kept.append(_Chunk(ids, cuts, accesses, latency, exact))
-        if getattr(accesses, "inputs", None) is None:  # rows not kept: no sibling's table
-            planned = {}
         wanted = [found[i][0] for i in planned if found[i][0] in held]
         latencies = taken_latencies(model, entry.latency, wanted) if wanted else {}
         for i in list(planned):  # the siblings' own figures of these candidates

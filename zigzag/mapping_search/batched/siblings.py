@@ -84,13 +84,11 @@ def _number(value) -> bool:
 
 class Siblings:
     """The memory sizes and port bandwidths of the variants a batch job is to evaluate, by the
-    memories and ports they have (each distinct pair once, in the order told)."""
+    memories and ports they have (each distinct pair of sizes and ports once, in the order told,
+    with the ports' ``bandwidth_min`` of the first told with it: :func:`document_minimums`)."""
 
     def __init__(self):
-        self.by_layout: dict[tuple, list[tuple[dict, dict]]] = {}
-        #: the ports' ``bandwidth_min`` of each pair of :attr:`by_layout` (the first told with it)
-        self.minimums: dict[tuple, list[dict]] = {}
-        self._told: dict[tuple, list] = {}  # :meth:`told`'s lists, by layout
+        self.by_layout: dict[tuple, list[tuple[dict, dict, dict]]] = {}
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
@@ -100,27 +98,15 @@ class Siblings:
             if found is None:
                 continue
             layout = _layout(*found)
-            group = self.by_layout.setdefault(layout, [])
-            if found not in group:
-                group.append(found)
-                self.minimums.setdefault(layout, []).append(document_minimums(document))
-
-    def of(self, accelerator) -> list[tuple[dict, dict]]:
-        """``(sizes, ports)`` of the variants told with ``accelerator``'s memories and ports."""
-        return self.by_layout.get(self._layout_of(accelerator), [])
+            group = self.by_layout.get(layout, [])
+            if all(told[:2] != found for told in group):
+                # a new list: :meth:`told`'s is the same object until more are told
+                self.by_layout[layout] = [*group, (*found, document_minimums(document))]
 
     def told(self, accelerator) -> list[tuple[dict, dict, dict]]:
         """``(sizes, ports, minimums)`` of the variants told with ``accelerator``'s memories and
-        ports (:meth:`of`, with each one's ports' ``bandwidth_min``, :func:`document_minimums`);
-        the same list for every accelerator of one layout until more are told."""
-        layout = self._layout_of(accelerator)
-        pairs = self.by_layout.get(layout, [])
-        kept = self._told.get(layout)
-        if kept is None or len(kept) != len(pairs):
-            kept = self._told[layout] = [
-                (*pair, mins) for pair, mins in zip(pairs, self.minimums.get(layout, []))
-            ]
-        return kept
+        ports; the same list for every accelerator of one layout until more are told."""
+        return self.by_layout.get(self._layout_of(accelerator), [])
 
     @staticmethod
     def _layout_of(accelerator) -> tuple:

@@ -19,14 +19,13 @@ A ready table is found by what it was computed under: the size of every (operand
 figures come from the model's own steps on those numbers (the rows of its word accesses through
 their compiled step under the sibling's bandwidths:
 :func:`~zigzag.mapping_search.batched.accesses.under_bandwidths`; the latency pass), so they are
-the bits the sibling's own build would find; a document that told other numbers than its accelerator has costs time, never a figure
-(tests/unit/mapping_search/test_siblings_together.py).
+the bits the sibling's own build would find; a document that told other numbers than its
+accelerator has costs time, never a figure (tests/unit/mapping_search/test_siblings_together.py).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-
 
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.accesses import under_bandwidths
