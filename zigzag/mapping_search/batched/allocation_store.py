@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from zigzag.io.atomic import atomic_target
+from zigzag.io.atomic import write_bytes_atomic
 from zigzag.io.sealed import DamagedFile, damage_warning
 from zigzag.mapping_search.jobs import MODEL_VERSION
 
@@ -96,9 +96,8 @@ class AllocationStore:
         )
         folder = self.folder(problem)
         name = hashlib.sha256(payload).hexdigest()
-        with atomic_target(folder / f"{time.time_ns():020d}-{name[:16]}.bin") as tmp:
-            with open(tmp, "wb") as handle:
-                handle.write(MAGIC + name.encode() + b"\n" + payload)
+        path = folder / f"{time.time_ns():020d}-{name[:16]}.bin"
+        write_bytes_atomic(path, MAGIC + name.encode() + b"\n" + payload)
         for old in _files(folder)[: -self.alternatives]:
             old.unlink(missing_ok=True)
 
