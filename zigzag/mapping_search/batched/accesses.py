@@ -37,7 +37,7 @@ def word_accesses(model, movement, n, exact, memo=None) -> "Accesses":
             narrowed &= ~(flows[slot, 2] != 0)
         before = narrowed.copy()
         accesses = _accesses(table, flows, bw_min, ratio, n, narrowed)
-        accesses.inputs = AccessInputs(_row_keys(model, table), unported, table, flows, n, before)
+        accesses.inputs = AccessInputs(unported, table, flows, n, before)
         return accesses, narrowed
 
     if memo is None:
@@ -57,7 +57,7 @@ def under_bandwidths(inputs: "AccessInputs", bandwidths: dict) -> tuple | None:
     unported = tuple(low is None and high is None for low, high in bandwidths.values())
     if unported != inputs.unported:
         return None
-    chosen = [bandwidths[key] for key in inputs.keys]
+    chosen = [bandwidths[key] for key in inputs.table.keys]
     exact = inputs.exact.copy()
     accesses = _accesses(
         inputs.table,
@@ -70,19 +70,12 @@ def under_bandwidths(inputs: "AccessInputs", bandwidths: dict) -> tuple | None:
     return accesses, exact
 
 
-def _row_keys(model, table) -> tuple:
-    """``(operand, level, direction)`` of each row of ``table`` (:func:`_access_table`)."""
-    levels = [(op, k) for op, info in model.ops.items() for k in range(info.n)]
-    return tuple((*levels[level], d) for level, d in table.places)
-
-
 class AccessInputs(NamedTuple):
     """What a model's word accesses read besides the ports' bandwidths (:func:`under_bandwidths`):
-    each row's ``(operand, level, direction)``, which (level, direction) have no port (in the
-    order of the levels and :data:`DIRECTIONS`), the rows, the packed flows, the candidates'
-    count and their exactness before the accesses."""
+    which (level, direction) have no port (in the order of the levels and :data:`DIRECTIONS`),
+    the rows (with each one's ``(operand, level, direction)``), the packed flows, the
+    candidates' count and their exactness before the accesses."""
 
-    keys: tuple
     unported: tuple
     table: "_AccessTable"
     flows: np.ndarray
@@ -118,18 +111,19 @@ def _access_table(model, unported: tuple) -> "_AccessTable":
     data and have a port: ``unported`` tells, per level and direction, where there is none):
     the same for the models of one set-up frame and spatial mapping (kept with their
     spatial quantities)."""
-    places, row, instances, no_port, levels = [], [], [], [], []
+    places, keys, row, instances, no_port, levels = [], [], [], [], [], []
     for op, info in model.ops.items():
         units = model.spatial[op].unit_count
         for k in range(info.n):
             for d_index, d in enumerate(DIRECTIONS):
-                if idle_flow(info.operand, k, d):  # no accesses, as the kernel would find
-                    continue
                 at = model.flow_slots[op][k, d_index]
-                if unported[4 * len(levels) + d_index]:
+                if at < 0:  # an idle flow (idle_flow): no accesses, as the kernel would find
+                    continue
+                if unported[len(DIRECTIONS) * len(levels) + d_index]:
                     no_port.append(at)
                     continue
                 places.append((len(levels), d))
+                keys.append((op, k, d))
                 row.append(at)
                 instances.append(float(units[k + 1]))
             levels.append(dict.fromkeys(DIRECTIONS, 0.0))
@@ -139,16 +133,17 @@ def _access_table(model, unported: tuple) -> "_AccessTable":
     arrays = (np.array(row, dtype=np.int64), np.array(instances, dtype=np.float64), slots)
     for array in arrays:
         array.setflags(write=False)
-    return _AccessTable(levels, places, *arrays[:2], no_port, slots)
+    return _AccessTable(levels, places, tuple(keys), *arrays[:2], no_port, slots)
 
 
 class _AccessTable(NamedTuple):
     """:func:`_access_table`: per level a dict direction -> 0.0 to copy; per row its
-    (level, direction) (whose ports it reads), its flow's slot in ``model.Packed`` and its
+    (level, direction) (whose ports it reads), its (operand, level, direction), its flow's slot in ``model.Packed`` and its
     instances; the slots of the flows without a port; :attr:`Accesses.slots`."""
 
     levels: list
     places: list
+    keys: tuple
     row: np.ndarray
     instances: np.ndarray
     unported: list
@@ -203,7 +198,7 @@ _ENERGY_ORDER = {"th": 0, "tl": 1, "fh": 2, "fl": 3}
 def access_energy(
     accesses: Accesses, costs: list[tuple], mac_energy: float, n: int, exact: np.ndarray
 ):
-    """``energy_total`` of the candidates from their word accesses (:meth:`BatchCostModel._accesses`)
+    """``energy_total`` of the candidates from their word accesses (:func:`word_accesses`)
     and the ``(r_cost, w_cost)`` of each (operand, level) (docs/models/cost-model.md#energy), and
     ``exact`` narrowed where integer costs leave the exact range; the same float operations in
     the same order whoever calls it, so equal inputs give bit-identical energies (compiled:

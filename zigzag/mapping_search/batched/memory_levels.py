@@ -244,6 +244,7 @@ class BatchLevelAssigner:
             return self._combined_takes(
                 memory, states, slices, is_top, free, shape, alive, ctx, entered
             )
+        # even mappings (cuts that must agree across operands): the combinations in numpy blocks;
         # bits and costs of every take of the free operands (one row per take), computed once
         free_bits, free_cost = {}, {}
         for j, takes in zip(free, shape):
@@ -284,8 +285,7 @@ class BatchLevelAssigner:
             if first == 0:
                 alive &= ~over[0]  # the combination taking the least does not fit
             valid &= alive & ~over
-            if self.even:
-                valid &= self._cuts_agree_all(states, top_take, free, part, ctx)
+            valid &= self._cuts_agree_all(states, top_take, free, part, ctx)
             cost = np.broadcast_to(cost, valid.shape)
             lowest = np.where(valid, cost, np.inf).min(axis=0)
             last = len(part) - 1 - np.argmax((valid & (cost == lowest))[::-1], axis=0)

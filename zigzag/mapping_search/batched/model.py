@@ -328,14 +328,13 @@ class BatchCostModel:
 
         shape = (sum(info.n + 1 for info in self.ops.values()), n)
         packed = self._packed(n, shape)
-        packed_int = packed
-        if not self.same_variant and latency:
-            packed_int = self._packed(n, shape)
+        integer_apart = not self.same_variant and latency
+        packed_int = self._packed(n, shape) if integer_apart else packed
         movement, movement_int = {}, {}
         for op, info in self.ops.items():
             tq = self._temporal(info, ids, cuts[op], prefix)
             variants = [(movement, self.spatial[op], packed)]
-            if not self.same_variant and latency:
+            if integer_apart:
                 variants.append((movement_int, self.spatial_int[op], packed_int))
             for per_op, sq, into in variants:
                 steps = self._spatial_steps(info, sq)

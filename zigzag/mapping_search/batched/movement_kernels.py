@@ -181,7 +181,7 @@ _ACCESS_SIGNATURE = (
 @njit([_ACCESS_SIGNATURE], cache=True, error_model="numpy")
 def word_accesses(flows, slot, bw_min, ratio, instances, exact):
     """Word accesses ``(R, n)`` of ``R`` flows (rows) for ``n`` candidates
-    (``BatchCostModel._accesses``, docs/models/cost-model.md#data-movement): row ``r`` reads the
+    (``accesses.word_accesses``, docs/models/cost-model.md#data-movement): row ``r`` reads the
     flow ``flows[slot[r]]`` (figures as :func:`operand_flows` writes them); per candidate
     ``i``, with ``data = amount x precision``,
     ``trunc(ceil(data / bw_min) * ratio * count * instances)`` where data moves (amount and
@@ -441,7 +441,7 @@ _PSUM_SIGNATURE = (
 
 @njit([_PSUM_SIGNATURE], cache=True, error_model="numpy")
 def psum_flags(ends, irm, lsize, spatial_ir):
-    """The output's partial-sum flags ``(N + 1, n)`` (``BatchCostModel._psum``): level ``k`` holds
+    """The output's partial-sum flags ``(N + 1, n)`` (``BatchCostModel._movement``): level ``k`` holds
     partial sums where a level above it (``k + 1 .. N``, ``N`` the last memory level) has an
     irrelevant loop of size above 1 or an irrelevant spatial unrolling above 1
     (``spatial_ir[a]``); the top level's flags are False."""
