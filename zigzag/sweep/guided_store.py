@@ -18,8 +18,8 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zigzag.io.atomic import write_text_atomic
-from zigzag.io.sealed import DamagedFile, damage_warning, sealed_text, unseal
+from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, write_sealed
+from zigzag.io.written_notes import file_stamp
 from zigzag.mapping_search.jobs import MODEL_VERSION
 
 #: the folder under the cache
@@ -43,6 +43,8 @@ class ScreenStore:
     _dirty: set[str] = field(default_factory=set)
     #: warnings of damaged files found, for the caller to tell (it may have silenced logging)
     damaged: list[str] = field(default_factory=list)
+    #: each file's stamp when this store last read or wrote it (zigzag.io.written_notes)
+    _stamps: dict[str, list[int] | None] = field(default_factory=dict)
 
     def path(self, structure: str) -> Path:
         return Path(self.cache) / FOLDER / f"{structure}.json"
@@ -57,13 +59,17 @@ class ScreenStore:
         self._dirty.add(structure)
 
     def flush(self) -> None:
-        """Write the structures with new verdicts, merged with what their files hold now."""
+        """Write the structures with new verdicts, merged with what their files hold now (read
+        again only when a file is no longer as this store last read or wrote it)."""
         for structure in sorted(self._dirty):
-            verdicts = {**self._read(structure), **self._loaded[structure]}
-            self._loaded[structure] = verdicts
-            write_text_atomic(
-                self.path(structure), sealed_text({"verdicts": verdicts}, key=structure)
+            path = self.path(structure)
+            theirs = (
+                {} if file_stamp(path) == self._stamps.get(structure) else self._read(structure)
             )
+            verdicts = {**theirs, **self._loaded[structure]}
+            self._loaded[structure] = verdicts
+            write_sealed(path, {"verdicts": verdicts}, key=structure)
+            self._stamps[structure] = file_stamp(path)
         self._dirty.clear()
 
     def _verdicts(self, structure: str) -> dict[str, str | None]:
@@ -73,8 +79,9 @@ class ScreenStore:
 
     def _read(self, structure: str) -> dict[str, str | None]:
         path = self.path(structure)
+        self._stamps[structure] = file_stamp(path)  # before reading: a later write shows
         try:
-            data = unseal(path.read_text(), path, key=structure)
+            data = read_sealed(path, key=structure)
             verdicts = data["verdicts"]
             if not isinstance(verdicts, dict) or not all(
                 isinstance(v, str) or v is None for v in verdicts.values()
@@ -83,7 +90,7 @@ class ScreenStore:
             return dict(verdicts)
         except FileNotFoundError:
             return {}
-        except (DamagedFile, KeyError, UnicodeDecodeError) as exc:
+        except (DamagedFile, KeyError) as exc:
             reason = (
                 exc if isinstance(exc, DamagedFile) else DamagedFile(path, "not a verdicts file")
             )
