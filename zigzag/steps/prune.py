@@ -18,9 +18,7 @@ from pathlib import Path
 
 from zigzag.errors import InputError
 from zigzag.io.sealed import DamagedFile, read_sealed
-from zigzag.mapping_search.batched.allocation_store import FOLDER as ALLOCATIONS
 from zigzag.mapping_search.result_store import STORE_FILES
-from zigzag.sweep.guided_store import FOLDER as SCREEN
 
 #: (folder under the cache, its files' suffix): what one layer result or one cost entry leaves
 LAYER_FILES = STORE_FILES
@@ -75,6 +73,9 @@ def unreferenced(config: dict) -> list[Path]:
                     continue
                 stale.append(path)
     if not config.hardware_sweeps:
+        from zigzag.mapping_search.batched.allocation_store import FOLDER as ALLOCATIONS
+        from zigzag.sweep.guided_store import FOLDER as SCREEN
+
         stale += sorted(p for p in (cache / ALLOCATIONS).glob("*/*") if p.is_file())
         stale += sorted((cache / SCREEN).glob("*.json"))
     return stale
@@ -82,6 +83,7 @@ def unreferenced(config: dict) -> list[Path]:
 
 def cmd_prune(args: argparse.Namespace) -> int:
     from zigzag.io.yaml_files import load_yaml
+    from zigzag.mapping_search.batched.allocation_store import FOLDER as ALLOCATIONS
 
     config = load_yaml(args.configfile)
     if not isinstance(config, dict):

@@ -145,7 +145,6 @@ class Screen:
         self.active = covered(sweep)
         self.store = ScreenStore(cache) if cache is not None and self.active else None
         self.seconds = 0.0
-        self.asked = 0  # positions asked about through passes
         self._layers: dict[tuple[str, str], str | None] = {}
         self._orderings: dict[tuple[str, str, str], bool] = {}
         self._parsed: dict = {}
@@ -194,7 +193,6 @@ class Screen:
 
     def passes(self, position: tuple[int, ...]) -> bool:
         """Whether the screen lets the variant at ``position`` be evaluated."""
-        self.asked += 1
         return self.reason(tuple(position)) is None
 
     def failing(self, positions: Iterable[tuple[int, ...]]) -> set[tuple[int, ...]]:
