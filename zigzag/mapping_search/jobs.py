@@ -73,6 +73,12 @@ def model_version(
 MODEL_VERSION = model_version()
 
 
+def versioned_digest(text: str) -> str:
+    """A cache name for ``text`` that also hashes :data:`MODEL_VERSION`, so what an older version
+    of the search wrote is kept under other names."""
+    return hashlib.sha256(f"{MODEL_VERSION}\0{text}".encode()).hexdigest()[:32]
+
+
 #: options that enter a job only when set to something else than their default, so that adding
 #: them left the keys of existing jobs unchanged
 KEYED_WHEN_SET = {"latency_model": "zigzag"}

@@ -146,7 +146,6 @@ class _Models:
         self.ran = self.feasible | np.array([p in measured for p in positions], dtype=bool)
         self.signs = monotone.directions(np.array(positions, dtype=int), self.feasible)
         logs = np.log(np.maximum(values[self.feasible], 1e-300))
-        self.logs = logs
         self.lower = logs.min(axis=0) if len(logs) else np.zeros(values.shape[1])
         self.upper = logs.max(axis=0) if len(logs) else np.ones(values.shape[1])
         ran = np.array([measured.get(p, v) for p, v in zip(positions, values)]).reshape(
@@ -158,7 +157,7 @@ class _Models:
             gram = features.T @ features + self._prior(features.shape[1])
             self.weights = np.linalg.solve(gram, features.T @ self.ran_logs)
             self.residual = self.ran_logs - features @ self.weights
-        self.feasible_coords = self.coords[self.ran]
+        self.ran_coords = self.coords[self.ran]
 
     def _prior(self, width: int) -> np.ndarray:
         """The objective model's penalty: the squared second difference of the effects of each axis'
@@ -268,7 +267,7 @@ class _Models:
     def predict(self, positions: np.ndarray) -> np.ndarray:
         """Predicted logarithms of the objectives (:meth:`linear` scales them)."""
         base = self._features(positions) @ self.weights
-        index, distance = self._nearest(positions / self.scale, self.feasible_coords, 3)
+        index, distance = self._nearest(positions / self.scale, self.ran_coords, 3)
         weight = 1.0 / (distance + 0.05)
         correction = (weight[:, :, None] * self.residual[index]).sum(axis=1) / weight.sum(axis=1)[
             :, None

@@ -40,7 +40,7 @@ from zigzag.io.loaders import checked_accelerator, checked_mapping
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.capacity import CapacityError
-from zigzag.mapping_search.jobs import signature_text
+from zigzag.mapping_search.jobs import signature_text, versioned_digest
 from zigzag.mapping_search.loma import (
     complete_user_ordering,
     layer_temporal_loops,
@@ -52,7 +52,7 @@ from zigzag.mapping_search.network import plan_network
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import fitting_spatial_mappings
 from zigzag.sweep.config import Sweep
-from zigzag.sweep.guided_store import ScreenStore, digest
+from zigzag.sweep.guided_store import ScreenStore
 from zigzag.sweep.point import load_point_workload, point_mapping, workload_points
 from zigzag.variants import variant_at
 
@@ -188,7 +188,7 @@ class Screen:
                 for f in (*sweep.workloads, sweep.mapping or "")
             ]
             text = (sweep.spec, files, sweep.spatial_mapping, sweep.options, sweep.workload_options)
-            self._digest = digest(f"variants\0{text!r}")
+            self._digest = versioned_digest(f"variants\0{text!r}")
         return self._digest
 
     def passes(self, position: tuple[int, ...]) -> bool:
@@ -258,8 +258,8 @@ class Screen:
         accelerator is the variant's own (``structure``: its text without costs)."""
         if self.store is None or structure is None:
             return self._layer_reason(layer, accelerator, options, sizes)
-        where = digest(f"{structure}\0{options!r}")
-        signature = digest(signature_text(layer))
+        where = versioned_digest(f"{structure}\0{options!r}")
+        signature = versioned_digest(signature_text(layer))
         known, found = self.store.get(where, signature)
         if not known:
             found = self._layer_reason(layer, accelerator, options, sizes)

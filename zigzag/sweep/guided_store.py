@@ -14,23 +14,16 @@ verdicts are checked again). A write merges what another search wrote meanwhile.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, write_sealed
 from zigzag.io.written_notes import file_stamp
-from zigzag.mapping_search.jobs import MODEL_VERSION
 
 #: the folder under the cache
 FOLDER = "screen"
 #: a stored verdict for a layer that runs
 RUNS = None
-
-
-def digest(text: str) -> str:
-    """A key's hash (with the model version: verdicts of another version are other files)."""
-    return hashlib.sha256(f"{MODEL_VERSION}\0{text}".encode()).hexdigest()[:32]
 
 
 @dataclass

@@ -32,7 +32,7 @@ import numpy as np
 
 from zigzag.io.atomic import write_bytes_atomic
 from zigzag.io.sealed import DamagedFile, damage_warning
-from zigzag.mapping_search.jobs import MODEL_VERSION
+from zigzag.mapping_search.jobs import versioned_digest
 
 _LOG = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ class AllocationStore:
 
 def digest(problem: tuple) -> str:
     """The name of ``problem``'s folder: its text and the model version, hashed."""
-    return hashlib.sha256(f"{MODEL_VERSION}\0{problem!r}".encode()).hexdigest()[:32]
+    return versioned_digest(repr(problem))
 
 
 def _files(folder: Path) -> list[Path]:
