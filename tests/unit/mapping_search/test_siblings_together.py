@@ -99,10 +99,6 @@ def test_a_siblings_chunk_is_its_own_builds(seed):
         made = sibling_chunk(accesses, latencies[plan[0]], plan)
         assert made[0].value.tobytes() == expected[0].value.tobytes()
         assert np.array_equal(made[0].slots, expected[0].slots)
-        for level, want in zip(made[0], expected[0]):
-            assert {d: np.asarray(v).tobytes() for d, v in level.items()} == {
-                d: np.asarray(v).tobytes() for d, v in want.items()
-            }
         assert made[1].tobytes() == expected[1].tobytes()
         assert made[2].tobytes() == expected[2].tobytes()
 

@@ -5,6 +5,7 @@ any memory costs (docs/models/cost-model.md#data-movement, docs/models/cost-mode
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -36,9 +37,9 @@ def word_accesses(model, movement, n, exact, memo=None) -> "Accesses":
         for slot in table.unported:  # the scalar model raises where such a flow moves data
             narrowed &= ~(flows[slot, 2] != 0)
         before = narrowed.copy()
-        accesses = _accesses(table, flows, bw_min, ratio, n, narrowed)
-        accesses.inputs = AccessInputs(unported, table, flows, n, before)
-        return accesses, narrowed
+        value = _accesses(table, flows, bw_min, ratio, n, narrowed)
+        inputs = AccessInputs(unported, table, flows, n, before)
+        return Accesses(value, table.slots, inputs), narrowed
 
     if memo is None:
         accesses, narrowed = make()
@@ -59,7 +60,7 @@ def under_bandwidths(inputs: "AccessInputs", bandwidths: dict) -> tuple | None:
         return None
     chosen = [bandwidths[key] for key in inputs.table.keys]
     exact = inputs.exact.copy()
-    accesses = _accesses(
+    value = _accesses(
         inputs.table,
         inputs.flows,
         tuple(low for low, _ in chosen),
@@ -67,7 +68,7 @@ def under_bandwidths(inputs: "AccessInputs", bandwidths: dict) -> tuple | None:
         inputs.n,
         exact,
     )
-    return accesses, exact
+    return Accesses(value, inputs.table.slots), exact
 
 
 class AccessInputs(NamedTuple):
@@ -83,16 +84,14 @@ class AccessInputs(NamedTuple):
     exact: np.ndarray
 
 
-def _accesses(table, flows, bw_min, ratio, n, exact) -> "Accesses":
-    """The word accesses of ``table``'s rows (:func:`word_accesses`), ``exact`` narrowed."""
+def _accesses(table, flows, bw_min, ratio, n, exact) -> np.ndarray:
+    """The word accesses of ``table``'s rows (:func:`word_accesses`), one row per flow, ``exact``
+    narrowed."""
     from zigzag.mapping_search.batched import movement_kernels  # numba: by the first search
 
-    accesses = Accesses(dict(level) for level in table.levels)
-    accesses.slots = table.slots
     if not len(table.row):
-        accesses.value = np.zeros((0, n))
-        return accesses
-    value = movement_kernels.word_accesses(
+        return np.zeros((0, n))
+    return movement_kernels.word_accesses(
         flows,
         table.row,
         np.array(bw_min, dtype=np.float64),
@@ -100,10 +99,6 @@ def _accesses(table, flows, bw_min, ratio, n, exact) -> "Accesses":
         table.instances,
         exact,
     )
-    for r, (level, d) in enumerate(table.places):
-        accesses[level][d] = value[r]
-    accesses.value = value
-    return accesses
 
 
 def _access_table(model, unported: tuple) -> "_AccessTable":
@@ -111,7 +106,8 @@ def _access_table(model, unported: tuple) -> "_AccessTable":
     data and have a port: ``unported`` tells, per level and direction, where there is none):
     the same for the models of one set-up frame and spatial mapping (kept with their
     spatial quantities)."""
-    places, keys, row, instances, no_port, levels = [], [], [], [], [], []
+    places, keys, row, instances, no_port = [], [], [], [], []
+    levels = 0
     for op, info in model.ops.items():
         units = model.spatial[op].unit_count
         for k in range(info.n):
@@ -119,29 +115,28 @@ def _access_table(model, unported: tuple) -> "_AccessTable":
                 at = model.flow_slots[op][k, d_index]
                 if at < 0:  # an idle flow (idle_flow): no accesses, as the kernel would find
                     continue
-                if unported[len(DIRECTIONS) * len(levels) + d_index]:
+                if unported[len(DIRECTIONS) * levels + d_index]:
                     no_port.append(at)
                     continue
-                places.append((len(levels), d))
+                places.append((levels, d))
                 keys.append((op, k, d))
                 row.append(at)
                 instances.append(float(units[k + 1]))
-            levels.append(dict.fromkeys(DIRECTIONS, 0.0))
-    slots = np.full((len(levels), 4), -1, dtype=np.int64)
+            levels += 1
+    slots = np.full((levels, 4), -1, dtype=np.int64)
     for r, (level, d) in enumerate(places):
         slots[level, _ENERGY_ORDER[d]] = r
     arrays = (np.array(row, dtype=np.int64), np.array(instances, dtype=np.float64), slots)
     for array in arrays:
         array.setflags(write=False)
-    return _AccessTable(levels, places, tuple(keys), *arrays[:2], no_port, slots)
+    return _AccessTable(places, tuple(keys), *arrays[:2], no_port, slots)
 
 
 class _AccessTable(NamedTuple):
-    """:func:`_access_table`: per level a dict direction -> 0.0 to copy; per row its
-    (level, direction) (whose ports it reads), its (operand, level, direction), its flow's slot in ``model.Packed`` and its
+    """:func:`_access_table`: per row its (level, direction) (whose ports it reads), its
+    (operand, level, direction), its flow's slot in ``model.Packed`` and its
     instances; the slots of the flows without a port; :attr:`Accesses.slots`."""
 
-    levels: list
     places: list
     keys: tuple
     row: np.ndarray
@@ -179,12 +174,12 @@ def idle_flow(operand, k: int, d: str) -> bool:
     )
 
 
-class Accesses(list):
-    """:func:`word_accesses`' result: per (operand, level) a dict direction ->
-    figures (an array, or 0.0 where no data moves); ``value`` holds the arrays as the rows of one
-    array, ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: 0.0);
-    ``inputs`` (:class:`AccessInputs`) what they read besides the bandwidths, for the same
-    candidates under a sibling's ports (``zigzag.mapping_search.batched.together``)."""
+@dataclass(frozen=True)
+class Accesses:
+    """:func:`word_accesses`' result: ``value`` the word accesses of the flows that move data, a
+    row each; ``slots[l]`` the rows of level ``l``'s th, tl, fh and fl accesses (-1: none, 0.0);
+    ``inputs`` (:class:`AccessInputs`, on a model's own) what they read besides the bandwidths,
+    for the same candidates under a sibling's ports (``zigzag.mapping_search.batched.together``)."""
 
     value: np.ndarray
     slots: np.ndarray
