@@ -47,8 +47,8 @@ from zigzag.mapping_search.batched.siblings import (
     carried,
     costed_fields,
     memory_sizes,
+    kept_sibling_sets,
     replaced,
-    sibling_sets,
     with_memories,
 )
 from zigzag.mapping_search.batched.no_fit import no_fit_diagnosis
@@ -247,7 +247,7 @@ def build_table(
             if allocations is not None and siblings:  # the same for the models of a structure
                 told = ("siblings", len(siblings), carried(model))
                 if told not in structure:
-                    structure[told] = sibling_sets(model, siblings)
+                    structure[told] = kept_sibling_sets(model, siblings)
                 sets = structure[told]
                 if ready is not None and sets:
                     sets, found, planned = to_make(structure, model, siblings, sets, told, ready)

@@ -89,6 +89,7 @@ class Siblings:
 
     def __init__(self):
         self.by_layout: dict[tuple, list[tuple[dict, dict, dict]]] = {}
+        self._last: tuple = (None, None)
 
     def expect(self, documents) -> None:
         """Take note of the accelerator documents of the variants to come (those not in the
@@ -108,11 +109,13 @@ class Siblings:
         ports; the same list for every accelerator of one layout until more are told."""
         return self.by_layout.get(self._layout_of(accelerator), [])
 
-    @staticmethod
-    def _layout_of(accelerator) -> tuple:
-        sizes = {memory.name: memory.size for memory in accelerator.memories}
-        ports = [(m.name, port.name) for m in accelerator.memories for port in m.ports]
-        return _layout(sizes, ports)
+    def _layout_of(self, accelerator) -> tuple:
+        """The layout of ``accelerator`` (the last one's kept: a point asks for every layer)."""
+        if self._last[0] is not accelerator:
+            sizes = {memory.name: memory.size for memory in accelerator.memories}
+            ports = [(m.name, port.name) for m in accelerator.memories for port in m.ports]
+            self._last = (accelerator, _layout(sizes, ports))
+        return self._last[1]
 
 
 def memory_set(
@@ -164,6 +167,45 @@ def sibling_sets(model, siblings) -> list[tuple]:
         if all(other[2]) and tuple(bool(b) for b in other[1]) == pattern:
             found.append(other)
     return found
+
+
+def _levels_of(setup) -> tuple:
+    """Per operand of ``setup``: its name, memory operand and levels (memory name, sharing group)."""
+    return tuple(
+        (op, o.mem_op, tuple((lv.memory.name, lv.sharing) for lv in o.levels))
+        for op, o in setup.operands.items()
+    )
+
+
+def hierarchy_memo(model) -> dict:
+    """A dict for what the siblings' bookkeeping derives from ``model``'s accelerator and
+    hierarchy alone: per operand its memory operand and levels, the used ports as its set-up's
+    frame lists them, and the port duties. Equal for the layers whose operands are linked
+    alike, whose models have the same :func:`memory_set`, :func:`duty_ports`, :func:`carried`
+    and sets of siblings on one accelerator: they share the dict (the last accelerator's
+    kept, by identity: a point asks for every layer of its network)."""
+    setup = model.setup
+    if _ACCELERATOR[0] is not model.accelerator:
+        _ACCELERATOR[:] = [model.accelerator, {}, {}]
+    levels = _ACCELERATOR[2].get(id(setup))
+    if levels is None or levels[0] is not setup:  # the set-up is held: its id is not reused
+        levels = _ACCELERATOR[2][id(setup)] = (setup, _levels_of(setup))
+    key = (levels[1], setup.frame.ports, tuple(model.duties))
+    return _ACCELERATOR[1].setdefault(key, {})
+
+
+#: the last accelerator, its memos by hierarchy, and its set-ups' levels by id
+_ACCELERATOR: list = [None, {}, {}]
+
+
+def kept_sibling_sets(model, siblings) -> list[tuple]:
+    """:func:`sibling_sets`, computed once per told list (by identity) for the models of one
+    :func:`hierarchy_memo`: the same list object."""
+    memo = hierarchy_memo(model)
+    found = memo.get(("sets", id(siblings)))
+    if found is None or found[0] is not siblings:  # the list is held: its id is not reused
+        found = memo[("sets", id(siblings))] = (siblings, sibling_sets(model, siblings))
+    return found[1]
 
 
 def carried(model) -> tuple:

@@ -29,7 +29,7 @@ from collections import OrderedDict
 
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.accesses import under_bandwidths
-from zigzag.mapping_search.batched.siblings import duty_ports, memory_set
+from zigzag.mapping_search.batched.siblings import duty_ports, hierarchy_memo, memory_set
 
 
 class ReadyTables:
@@ -85,12 +85,24 @@ def order_of(model) -> tuple:
     return tuple(model.level_memories()), tuple(rows), used
 
 
+def kept_order(model, memo: dict) -> tuple:
+    """:func:`order_of`, once per :func:`~zigzag.mapping_search.batched.siblings.hierarchy_memo`
+    ``memo`` (the same tuple for the models of the layers linked alike)."""
+    order = memo.get("order")
+    if order is None:
+        order = memo["order"] = order_of(model)
+    return order
+
+
 def accelerator_key(order: tuple, accelerator) -> tuple | None:
     """The ready key of ``accelerator`` (:func:`order_of`'s order); None when it lacks a memory or port."""
+    memories, ports, keys = _ports(accelerator)
+    found = keys.get(id(order))
+    if found is not None and found[0] is order:  # the order is held: its id is not reused
+        return found[1]
     names, rows, used = order
-    memories, ports = _ports(accelerator)
     try:
-        return (
+        key = (
             tuple(float(memories[name].size) for name in names),
             tuple(
                 None if at is None else (ports[at].bandwidth_min, ports[at].bandwidth_max)
@@ -99,15 +111,18 @@ def accelerator_key(order: tuple, accelerator) -> tuple | None:
             tuple(ports[at].bandwidth_max for at in used),
         )
     except KeyError:
-        return None
+        key = None
+    keys[id(order)] = (order, key)
+    return key
 
 
-def _ports(accelerator) -> tuple[dict, dict]:
-    """``({memory name: memory}, {(memory, port name): port})`` of ``accelerator`` (the last
-    one's kept: a point asks for every layer of its network)."""
+def _ports(accelerator) -> tuple[dict, dict, dict]:
+    """``({memory name: memory}, {(memory, port name): port}, keys)`` of ``accelerator``, with
+    ``keys`` the ready keys found for it by order (the last accelerator's kept: a point asks
+    for every layer of its network)."""
     if _LAST[0] is not accelerator:
         ports = {(m.name, port.name): port for m in accelerator.memories for port in m.ports}
-        _LAST[:] = [accelerator, (accelerator.memory, ports)]
+        _LAST[:] = [accelerator, (accelerator.memory, ports, {})]
     return _LAST[1]
 
 
@@ -133,12 +148,18 @@ def to_make(structure: dict, model, told: list, sets: list, key: tuple, ready) -
     those of siblings that built or took this table already (they are not to come), the plans
     (:func:`plans`, kept under ``key``'s kind) and plan index -> ``[]`` for the tables to make
     (none while ``ready`` is full)."""
-    order = structure.setdefault("ready order", order_of(model))
+    memo = hierarchy_memo(model)
+    order = structure.get("ready order")
+    if order is None:
+        order = structure["ready order"] = kept_order(model, memo)
     done = structure.setdefault("ready done", set())
     done.add(accelerator_key(order, model.accelerator))
     key = ("ready plans", *key[1:])
     if key not in structure:
-        structure[key] = plans(model, told, sets)
+        found = memo.get(("plans", id(told), id(sets)))
+        if found is None or found[0] is not told or found[1] is not sets:  # both held
+            found = memo[("plans", id(told), id(sets))] = (told, sets, plans(model, told, sets))
+        structure[key] = found[2]
     found = structure[key]
     waiting = {plan[0] for plan in found if plan[1] not in done}
     finished = {plan[0] for plan in found if plan[1] in done} - waiting
@@ -155,7 +176,7 @@ def plans(model, told: list, sets: list) -> list[tuple]:
     whose ready key differs from the model's own; ``bandwidths``: (operand, level, direction) ->
     (bw_min, bw_max), as the word accesses read them. The same for every model of
     one structure with the same duties carried."""
-    order = order_of(model)
+    order = kept_order(model, hierarchy_memo(model))
     own_set = memory_set(model)
     own_key = accelerator_key(order, model.accelerator)
     found, keys = [], set()
