@@ -23,10 +23,16 @@ from zigzag.mapping_search.batched.candidates import ordering_chunks
 from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import BatchCostModel
 from zigzag.mapping_search.batched.shared import SharedCandidates
-from zigzag.mapping_search.batched.siblings import Siblings, sibling_sets
+from zigzag.mapping_search.batched.siblings import (
+    Siblings,
+    hierarchy_memo,
+    kept_sibling_sets,
+    sibling_sets,
+)
 from zigzag.mapping_search.batched.together import (
     ReadyTables,
     accelerator_key,
+    kept_order,
     order_of,
     plans,
     sibling_chunk,
@@ -167,3 +173,45 @@ def test_ready_tables_are_read_once_and_kept_within_their_budget():
     assert ready.take("a") is None and ready.take("b") == "table b"
     assert ready.take("b") is None and ready.nbytes == 0
     assert (ready.made, ready.taken) == (2, 1)
+
+
+def _model(layer, accelerator):
+    """The batched model of ``layer``'s first spatial mapping on ``accelerator`` (lpf 3)."""
+    array_mapping = generate_spatial_mappings(layer, accelerator, nb_mappings=1)[0]
+    fractional, integer = spatial_mapping.convert(array_mapping, layer, accelerator)
+    _, loops, _ = candidate_loops(layer, accelerator, fractional, lpf_limit=3, even=False)
+    return BatchCostModel(layer, accelerator, fractional, integer, loops)
+
+
+def test_the_bookkeeping_kept_per_hierarchy_is_each_models_own():
+    """The sibling sets, ready order and ready keys kept for the layers linked alike on one
+    accelerator are the ones each layer's model finds alone; another accelerator object keeps
+    its own."""
+    rng = random.Random(11)
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
+    documents = [document(rng, f"v{k}") for k in range(4)]
+    accelerators = [accelerator_of(d) for d in documents]
+    siblings = Siblings()
+    siblings.expect(documents)
+    for accelerator in accelerators[:2]:
+        told = siblings.told(accelerator)
+        assert told is siblings.told(accelerator)  # one list per layout until more are told
+        models = [_model(layer, accelerator) for layer in layers]
+        memos = [hierarchy_memo(model) for model in models]
+        assert len({id(memo) for memo in memos}) < len(models)  # layers linked alike share one
+        for model, memo in zip(models, memos):
+            sets = kept_sibling_sets(model, told)
+            assert sets == sibling_sets(model, told)
+            assert kept_order(model, memo) == order_of(model)
+            order = kept_order(model, memo)
+            assert accelerator_key(order, accelerator) == accelerator_key(
+                order_of(model), accelerator
+            )
+            assert plans(model, told, sets) == plans(model, told, sibling_sets(model, told))
+        shared = [m for m, memo in zip(models, memos) if memo is memos[0]]
+        assert all(kept_sibling_sets(m, told) is kept_sibling_sets(shared[0], told) for m in shared)
+    first, second = (_model(layers[0], a) for a in accelerators[:2])
+    assert hierarchy_memo(first) is not hierarchy_memo(second)
+    # a told list of other sizes, even at a reused id, is not answered from the kept one
+    other = [(dict(t[0], unified_buffer=8 * KIB), *t[1:]) for t in siblings.told(accelerators[0])]
+    assert kept_sibling_sets(first, other) == sibling_sets(first, other)

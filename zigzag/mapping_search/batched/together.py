@@ -161,13 +161,14 @@ def to_make(structure: dict, model, told: list, sets: list, key: tuple, ready) -
             found = memo[("plans", id(told), id(sets))] = (told, sets, plans(model, told, sets))
         structure[key] = found[2]
     found = structure[key]
-    waiting = {plan[0] for plan in found if plan[1] not in done}
-    finished = {plan[0] for plan in found if plan[1] in done} - waiting
+    left = [plan[1] not in done for plan in found]  # each ready key hashed once
+    waiting = {plan[0] for plan, wait in zip(found, left) if wait}
+    finished = {plan[0] for plan, wait in zip(found, left) if not wait} - waiting
     if finished:
         sets = [other for other in sets if other not in finished]
     if not ready.room():
         return sets, found, {}
-    return sets, found, {i: [] for i, plan in enumerate(found) if plan[1] not in done}
+    return sets, found, {i: [] for i, wait in enumerate(left) if wait}
 
 
 def plans(model, told: list, sets: list) -> list[tuple]:
