@@ -131,3 +131,27 @@ def test_a_file_written_for_another_problem_is_not_used(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         assert store.load(other) == []
     assert "written for" in caplog.text
+
+
+def test_the_oldest_tables_are_dropped_beyond_alternatives_across_processes(tmp_path):
+    """A store lists a problem's folder again only when the files it saw there and wrote reach
+    ``alternatives``; another process's store (a new instance) keeps the bound from what it reads."""
+    problem = ("a problem",)
+    n = 4
+    chunks = [
+        (
+            np.arange(n),
+            np.ones(n, dtype=bool),
+            {"O": np.zeros((n, 3), dtype=np.int64)},
+            {"buffer": (np.zeros(n), np.full(n, 8.0))},
+        )
+    ]
+    first = AllocationStore(tmp_path, alternatives=3)
+    assert first.load(problem) == []
+    for count in range(1, 6):
+        first.save(problem, chunks)
+        assert len(list(first.folder(problem).iterdir())) == min(count, 3)
+    later = AllocationStore(tmp_path, alternatives=3)
+    assert len(later.load(problem)) == 3
+    later.save(problem, chunks)
+    assert len(list(later.folder(problem).iterdir())) == 3

@@ -8,7 +8,9 @@ names and the memories' sizes, and each candidate records the size intervals wit
 holds. So the tables of one allocation problem are written to
 ``<cache>/allocations/<problem digest>/``, a file per table (the problem's text and the
 package's model version, hashed: a change to the search's code gives other folders), the last
-``alternatives`` of them kept, and a later job of that problem reads them and takes the first
+``alternatives`` of them kept (about: the folder is listed again to drop the oldest only when
+the files this process saw there and wrote reach that number, so writers running together may
+leave a few more), and a later job of that problem reads them and takes the first
 whose intervals hold its sizes, as it takes a table of its own: the same arrays, so the same
 results. Only the allocations are written (ids, alive flags, cuts, bounds: each concatenated
 over the table's chunks, written raw), not the data movement or latency memos derived from them.
@@ -25,7 +27,7 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +51,9 @@ class AllocationStore:
 
     cache: Path
     alternatives: int = 8
+    #: folder -> how many files this store last saw or wrote there (a folder is listed again to
+    #: drop the oldest only when that reaches ``alternatives``)
+    seen: dict = field(default_factory=dict, compare=False, repr=False)
 
     def folder(self, problem: tuple) -> Path:
         """The folder of the tables of ``problem`` (a ``structural.problem_key``)."""
@@ -59,7 +64,9 @@ class AllocationStore:
         cuts, bounds)`` (read-only arrays); a damaged file is said in one warning and removed."""
         key = digest(problem)
         tables = []
-        for path in _files(self.folder(problem)):
+        files = _files(self.folder(problem))
+        self.seen[self.folder(problem)] = len(files)
+        for path in files:
             try:
                 tables.append(_table(path.read_bytes(), path, key))
             except FileNotFoundError:  # removed by another job meanwhile
@@ -98,8 +105,14 @@ class AllocationStore:
         name = hashlib.sha256(payload).hexdigest()
         path = folder / f"{time.time_ns():020d}-{name[:16]}.bin"
         write_bytes_atomic(path, MAGIC + name.encode() + b"\n" + payload)
-        for old in _files(folder)[: -self.alternatives]:
+        seen = self.seen.get(folder)
+        if seen is not None and seen < self.alternatives:  # room left when last seen
+            self.seen[folder] = seen + 1
+            return
+        files = _files(folder)
+        for old in files[: -self.alternatives]:
             old.unlink(missing_ok=True)
+        self.seen[folder] = min(len(files), self.alternatives)
 
 
 def digest(problem: tuple) -> str:
