@@ -378,9 +378,9 @@ class BatchCostModel:
         return Packed(flows, np.empty(shape), np.empty(shape))
 
     def latency_rows(self) -> tuple:
-        """What the compiled latency gathers from :class:`Packed`: per port duty (``duties``) the
-        slot of its flow (the last, all 0, where no data moves) and the row of its operand's
-        level-1 bits; per (operand, memory level) the row of its bits (kept)."""
+        """Where the compiled latency reads :class:`Packed`: per port duty (``duties``) the slot
+        of its flow (the last, all 0, where no data moves) and the row of its operand's level-1
+        bits; per (operand, memory level) the row of its bits (kept, read-only)."""
         rows = self._latency_rows
         if rows is None:
             index = {d: j for j, d in enumerate(DIRECTIONS)}
@@ -397,6 +397,8 @@ class BatchCostModel:
                     ],
                 )
             )
+            for array in rows:
+                array.setflags(write=False)
         return rows
 
 
