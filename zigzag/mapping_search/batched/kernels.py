@@ -39,6 +39,16 @@ def _minimum(a, b):
     return a if a < b else b
 
 
+@njit(inline="always")
+def pr_extent(size_a, size_b, figures, r):
+    """The extent of pr relation ``r``'s data dim when its two dims have the cumulative sizes
+    ``size_a`` and ``size_b`` (``DimRelation.unique_count`` of their truncations, at most the
+    data dim's size): ``figures[r]`` the reduced coefficients and that size."""
+    a, b = np.trunc(size_a), np.trunc(size_b)
+    unique = a * b - _maximum(0.0, b - figures[r, 0]) * (a - figures[r, 1])
+    return _minimum(figures[r, 2], unique)
+
+
 @njit(cache=True, error_model="numpy")
 def reduce_balanced(current, minima, m, surplus, order):
     """``zigzag.cost.model.reduce_balanced`` on the first ``m`` entries of ``current`` (in place):

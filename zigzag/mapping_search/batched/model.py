@@ -204,11 +204,10 @@ class BatchCostModel:
 
         if not info.relations:
             return movement_kernels.plain_footprints(temporal.ends, temporal.rm, lsize, *steps[:2])
-        D = self._pr_footprints(info, spatial_levels, temporal.ends, lsize, ldim)
-        return np.concatenate((np.ones((1, D.shape[1])), D))
+        return self._pr_footprints(info, spatial_levels, temporal.ends, lsize, ldim)
 
     def _pr_footprints(self, info, spatial_levels, ends, lsize, ldim):
-        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
+        """Footprints of a pr operand (level 0 the array's 1): the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
         replayed candidate by candidate, loop by loop in the scalar model's order, so that every
         float operation (the ``X_R`` factors are quotients) happens in the same sequence
         (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.pr_footprints`)."""
@@ -278,7 +277,6 @@ class BatchCostModel:
             float(self.total_cycle),
             operand.is_output,
             self.flag,
-            float(operand.precision),
             float(operand.precision),
             float(operand.final_precision),
             bits,
