@@ -332,7 +332,8 @@ def latencies(
                     allowed,
                 )
             # an earlier set with the same bandwidths and double buffering has the same figures
-            db_all[k] = db
+            for l in range(L):  # (a loop: a slice assignment compiles seconds longer)
+                db_all[k, l] = db[l]
             same = -1
             for e in range(b, k):
                 if bw_first[e] == b and _same_flags(db_all, e, k):
