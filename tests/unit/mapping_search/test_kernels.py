@@ -28,7 +28,8 @@ from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
 from zigzag.mapping_search.batched import candidate_loops, kernels
 from zigzag.mapping_search.batched.candidates import ordering_chunks
-from zigzag.mapping_search.batched.latency import batch_latency
+from zigzag.mapping_search.batched.latency import _latencies, batch_latency
+from zigzag.mapping_search.batched.siblings import memory_set
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.model import BatchCostModel, Packed, _Movement
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
@@ -121,6 +122,37 @@ def _scalar_latency(model, movement, movement_int) -> float:
     if model.latency_model == "bandwidth_bound":
         latency = max(latency, port_bound_cycles(setup, movement))
     return latency
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("latency_model", ["zigzag", "bandwidth_bound"])
+def test_sets_repeating_bandwidths_give_each_sets_own_latencies(seed, latency_model):
+    """Memory sets that repeat an earlier set's bandwidths under other sizes (the pass takes the
+    earlier set's figures where a candidate's double buffering is the same) give, set by set,
+    the latencies and exactness flags of that set computed alone, bit for bit."""
+    model, ids, cuts = _model(seed, latency_model)
+    movement, movement_int, _ = model.movements(ids, cuts, True)
+    n = len(ids)
+    rng = np.random.default_rng(200 + seed)
+    drawn_int = _drawn(model, movement_int, n, rng)
+    drawn = _drawn(model, movement, n, rng) if seed % 2 else movement
+    sizes, duties, ports = memory_set(model)
+
+    def scaled(values, factor):
+        return tuple(None if v is None else v * factor for v in values)
+
+    sets = [
+        (scaled(sizes, size), scaled(duties, bandwidth), scaled(ports, bandwidth))
+        for size in (1.0, 0.01, 100.0, 1.0)
+        for bandwidth in (1, 4)
+    ]
+    latency, exact = _latencies(model, drawn, drawn_int, sets)
+    assert latency.shape == exact.shape == (len(sets), n)
+    for k, one in enumerate(sets):
+        alone = _latencies(model, drawn, drawn_int, [one])
+        assert latency[k].tobytes() == alone[0][0].tobytes(), k
+        assert exact[k].tobytes() == alone[1][0].tobytes(), k
+    assert latency[:2].tobytes() == latency[6:].tobytes()  # the same sets again
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from zigzag.mapping_search.batched.kernels import _array, _maximum, _minimum
+from zigzag.mapping_search.batched.kernels import _array, _maximum, _minimum, pr_extent
 
 #: the one signature of :func:`feasible_takes`: the loops' per-dim prefix products, the operand's
 #: footprint tables, the candidates' positions and precisions, and ``alive`` (narrowed in place)
@@ -71,10 +71,7 @@ def feasible_takes(
                 count = s[j] if first else count * s[j]
                 first = False
             for r in range(R):
-                a = np.trunc(s[pr_dims[r, 0]])
-                b = np.trunc(s[pr_dims[r, 1]])
-                unique = a * b - _maximum(0.0, b - pr_figures[r, 0]) * (a - pr_figures[r, 1])
-                extent = _minimum(pr_figures[r, 2], unique)
+                extent = pr_extent(s[pr_dims[r, 0]], s[pr_dims[r, 1]], pr_figures, r)
                 count = extent if first else count * extent
                 first = False
             value = count * precision[i]
@@ -120,6 +117,7 @@ def cheapest_takes(prefix, bits, pos, feasible, alive, total, takes):
     length = prefix.shape[1] - 1
     n = pos.shape[0]
     out = np.zeros(n, dtype=np.int64)
+    costs = np.empty(max(takes, 0))
     for i in range(n):
         if not alive[i]:
             continue
@@ -128,12 +126,11 @@ def cheapest_takes(prefix, bits, pos, feasible, alive, total, takes):
             continue
         lowest = np.inf
         for t in range(last_take):
-            cost = (total / prefix[i, min(pos[i] + t, length)]) * bits[t, i]
-            lowest = _minimum(lowest, cost)
+            costs[t] = (total / prefix[i, min(pos[i] + t, length)]) * bits[t, i]
+            lowest = _minimum(lowest, costs[t])
         out[i] = takes - 1
         for t in range(last_take - 1, -1, -1):
-            cost = (total / prefix[i, min(pos[i] + t, length)]) * bits[t, i]
-            if cost == lowest:
+            if costs[t] == lowest:
                 out[i] = t
                 break
     return out
@@ -227,6 +224,10 @@ def combined_takes(
     fitted = np.full(n, -np.inf)
     failed = np.full(n, np.inf)
     digits = np.zeros(F, dtype=np.int64)
+    widest = 0
+    for f in range(F):
+        widest = max(widest, shape[f])
+    take_cost = np.empty((F, widest))  # a candidate's cost of each take of each free operand
     scratch = min(block, count)
     costs = np.empty(scratch)
     valids = np.empty(scratch, dtype=np.bool_)
@@ -235,6 +236,10 @@ def combined_takes(
         best_cost = 0.0
         best_combo = 0
         live = alive[i]
+        for f in range(F):
+            j = free[f]
+            for t in range(shape[f]):
+                take_cost[f, t] = (total / prefix[i, min(pos[j, i] + t, length)]) * bits[j, t, i]
         for start in range(0, count, block):
             stop = min(start + block, count)
             lowest = np.inf
@@ -268,12 +273,11 @@ def combined_takes(
                         compensated_floats,
                     )
                     if not is_top[j]:
-                        cost = (total / prefix[i, min(pos[j, i] + t, length)]) * value
                         c_total, c_low, c_float = _add(
                             c_total,
                             c_low,
                             c_float,
-                            cost,
+                            take_cost[f - 1, t],
                             bits_int[j],
                             compensated_ints,
                             compensated_floats,

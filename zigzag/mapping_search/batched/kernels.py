@@ -39,6 +39,16 @@ def _minimum(a, b):
     return a if a < b else b
 
 
+@njit(inline="always")
+def pr_extent(size_a, size_b, figures, r):
+    """The extent of pr relation ``r``'s data dim when its two dims have the cumulative sizes
+    ``size_a`` and ``size_b`` (``DimRelation.unique_count`` of their truncations, at most the
+    data dim's size): ``figures[r]`` the reduced coefficients and that size."""
+    a, b = np.trunc(size_a), np.trunc(size_b)
+    unique = a * b - _maximum(0.0, b - figures[r, 0]) * (a - figures[r, 1])
+    return _minimum(figures[r, 2], unique)
+
+
 @njit(cache=True, error_model="numpy")
 def reduce_balanced(current, minima, m, surplus, order):
     """``zigzag.cost.model.reduce_balanced`` on the first ``m`` entries of ``current`` (in place):
@@ -99,11 +109,21 @@ def _same_row(figures, k):
     return True
 
 
+@njit(inline="always")
+def _same_flags(flags, a, b):
+    """Whether rows ``a`` and ``b`` of ``flags`` are equal."""
+    for j in range(flags.shape[1]):
+        if flags[a, j] != flags[b, j]:
+            return False
+    return True
+
+
 @njit(cache=True, error_model="numpy")
 def _allowed(
     i,
     k,
     eff_bits,
+    level_row,
     sizes,
     group_ptr,
     group_idx,
@@ -120,9 +140,9 @@ def _allowed(
     """Candidate ``i``'s double buffering under set ``k``'s sizes (the effective utilisations of
     every (operand, level), summed over sharing groups, rule 2 adding to the linked levels as it
     goes) and the allowed cycles of every duty, into ``allowed``."""
-    L = eff_bits.shape[0]
+    L = level_row.shape[0]
     for l in range(L):
-        eff[l] = eff_bits[l, i] / sizes[k, l]
+        eff[l] = eff_bits[level_row[l], i] / sizes[k, l]
         eff_sh[l] = eff[l]
     for g in range(group_ptr.shape[0] - 1):
         e = eff[group_idx[group_ptr[g]]]
@@ -147,17 +167,20 @@ def _array(dtype, ndim: int, readonly: bool):
 
 
 #: the one signature :func:`latencies` is called with (:mod:`~zigzag.mapping_search.batched.latency`
-#: hands it the candidates' read-only arrays, fresh per-set arrays and the read-only tables):
+#: hands it read-only views of the candidates' packed movement, fresh per-set arrays and the
+#: read-only rows and tables):
 #: given here, it is compiled (or read from the cache) when this module is imported, so the
 #: workflow's job server does it once for every job it forks
 _LATENCIES_SIGNATURE = (
     _array(types.float64, 3, True),  # flows
-    _array(types.float64, 2, True),  # bits1
+    _array(types.float64, 2, True),  # bits
     _array(types.float64, 2, True),  # eff_bits
     _array(types.float64, 3, True),  # frac
+    types.Tuple((_array(types.int64, 1, True),) * 3),  # rows
     _array(types.float64, 2, False),  # sizes
     _array(types.float64, 2, False),  # duty_bw
     _array(types.float64, 2, False),  # port_bw
+    _array(types.int64, 1, False),  # bw_first
     types.Tuple(
         (*[_array(types.int64, 1, True)] * 6, _array(types.bool_, 1, True))
         + (_array(types.int64, 1, True),) * 10
@@ -167,18 +190,23 @@ _LATENCIES_SIGNATURE = (
 
 
 @njit([_LATENCIES_SIGNATURE], cache=True, error_model="numpy")
-def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, scalars):
+def latencies(
+    flows, bits, eff_bits, frac, rows, sizes, duty_bw, port_bw, bw_first, tables, scalars
+):
     """``(latency_total2, exact)`` of ``n`` candidates under each of ``K`` memory sets, arrays
     ``(K, n)`` (docs/models/cost-model.md#latency), as ``zigzag.cost.model`` computes them for one.
 
-    Per port duty ``d`` (``BatchCostModel.duties``) and candidate ``i``: ``flows[:, d, i]`` its
-    integer-variant flow (amount, precision, period, window, count, average bandwidth),
-    ``bits1[d, i]`` its operand's innermost footprint in bits, ``frac[:, d, i]`` its fractional
-    flow's count, amount and precision (read by the bandwidth-bound model only); per (operand,
-    level) ``l``: ``eff_bits[l, i]``. Per set ``k``: ``sizes[k, l]``, ``duty_bw[k, d]`` (0 in
-    every set where one set has none: no transfer cycles then), ``port_bw[k, p]`` (0: none).
-    ``tables``: :func:`zigzag.mapping_search.batched.latency.latency_tables`; ``scalars``: the
-    cycles per operation, the ideal cycles (total cycles x CPO), their ceiling, and whether the
+    The candidates' packed movement (``model.Packed``): ``flows`` the integer variant's flows,
+    ``bits`` its bits, ``eff_bits`` the fractional variant's ``bits // top_r``, ``frac`` its flows
+    (read by the bandwidth-bound model only). ``rows`` (``BatchCostModel.latency_rows``): per
+    port duty ``d`` (``BatchCostModel.duties``) the slot of its flow and the row of its operand's
+    innermost footprint, per (operand, memory level) ``l`` the row of its bits. Per set ``k``:
+    ``sizes[k, l]``, ``duty_bw[k, d]`` (0 in every set where one set has none: no transfer
+    cycles then), ``port_bw[k, p]`` (0: none), ``bw_first[k]`` the first set whose ``duty_bw``
+    and ``port_bw`` rows have the same bits (a set with the bandwidths and the double buffering
+    of an earlier one has its figures). ``tables``:
+    :func:`zigzag.mapping_search.batched.latency.latency_tables`; ``scalars``: the cycles per
+    operation, the ideal cycles (total cycles x CPO), their ceiling, and whether the
     bandwidth-bound floor applies."""
     (
         duty_buf,
@@ -199,17 +227,20 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
         off_b,
         counts,
     ) = tables
+    flow_slot, bits_row, level_row = rows
     cpo, lat_base, tcc_base, bound_model = scalars
     n_slots, n_inputs = counts[0], counts[1]
     K = sizes.shape[0]
-    D = flows.shape[1]
+    D = flow_slot.shape[0]
     n = flows.shape[2]
-    L = eff_bits.shape[0]
+    L = level_row.shape[0]
     P = port_bw.shape[1]
     latency = np.zeros((K, n))
     exact = np.ones((K, n), dtype=np.bool_)
     code = np.empty(D, dtype=np.int64)
-    real = np.empty(D)
+    count = np.empty(D)
+    real_all = np.empty((K, D))
+    db_all = np.empty((K, L), dtype=np.bool_)
     allowed = np.empty(D)
     eff = np.empty(L)
     eff_sh = np.empty(L)
@@ -240,15 +271,16 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
         # what reads no memory figure: per duty, the structure of the candidate's transfers
         # (0 = none, 1 = once, 2 = repeated), the bits moved, the periods and windows in cycles
         data_ok = True
-        for d in range(D):
-            count = flows[4, d, i]
-            code[d] = int(count) if count < 2.0 else 2
-            data[d] = flows[0, d, i] * flows[1, d, i]
+        for d in range(D):  # the flow's figures: model.FLOW_FIGURES
+            f = flow_slot[d]
+            count[d] = flows[f, 1, i]
+            code[d] = int(count[d]) if count[d] < 2.0 else 2
+            data[d] = flows[f, 2, i] * flows[f, 3, i]
             if duty_bw[0, d] != 0:  # 0 for all sets or for none
                 data_ok = data_ok and data[d] < EXACT
-            ceil_period[d] = np.ceil(flows[2, d, i] * cpo)
-            ceil_window[d] = np.ceil(flows[3, d, i] * cpo)
-            ceil_bw_aver[d] = np.ceil(flows[5, d, i] / cpo)
+            ceil_period[d] = np.ceil(flows[f, 0, i] * cpo)
+            ceil_window[d] = np.ceil(flows[f, 5, i] * cpo)
+            ceil_bw_aver[d] = np.ceil(flows[f, 4, i] / cpo)
         # per port: the duties moving data (its activities), the loading duties moving data
         # once and those moving it repeatedly (with the bandwidth these take)
         for p in range(P):
@@ -272,10 +304,12 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
             once_ptr[p + 1], rep_ptr[p + 1] = at_once, at_rep
         for k in range(K):
             ok = data_ok
-            # real transfer cycles (as the set before when the bandwidths are)
-            if k == 0 or not _same_row(duty_bw, k):
+            # real transfer cycles, once per distinct set of bandwidths
+            b = bw_first[k]
+            if b == k:
                 for d in range(D):
-                    real[d] = np.ceil(data[d] / duty_bw[k, d]) if duty_bw[k, d] != 0 else 0.0
+                    real_all[k, d] = np.ceil(data[d] / duty_bw[k, d]) if duty_bw[k, d] != 0 else 0.0
+            real = real_all[b]
             # double buffering (effective utilisations, sharing groups), allowed cycles (as the
             # set before when the sizes are)
             if k == 0 or not _same_row(sizes, k):
@@ -283,6 +317,7 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                     i,
                     k,
                     eff_bits,
+                    level_row,
                     sizes,
                     group_ptr,
                     group_idx,
@@ -296,6 +331,18 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                     db,
                     allowed,
                 )
+            # an earlier set with the same bandwidths and double buffering has the same figures
+            for l in range(L):  # (a loop: a slice assignment compiles seconds longer)
+                db_all[k, l] = db[l]
+            same = -1
+            for e in range(b, k):
+                if bw_first[e] == b and _same_flags(db_all, e, k):
+                    same = e
+                    break
+            if same >= 0:
+                latency[k, i] = latency[same, i]
+                exact[k, i] = exact[same, i]
+                continue
             # stall or slack per port
             ss_comb = 0.0
             for p in range(P):
@@ -305,14 +352,14 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                 first = act_ptr[p]
                 if na == 1:
                     d = acts[first]
-                    ss = (real[d] - allowed[d]) * (flows[4, d, i] - 1)
+                    ss = (real[d] - allowed[d]) * (count[d] - 1)
                 else:
                     union = 0.0
                     found = False
                     for t in range(first, first + na):
                         d = acts[t]
                         if ceil_period[d] == allowed[d]:
-                            union = ceil_period[d] * flows[4, d, i]
+                            union = ceil_period[d] * count[d]
                             found = True
                             break
                     if not found:
@@ -327,16 +374,16 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                         horizon = int(ceil_period[acts[longest]])
                         with objmode(marked="int64"):
                             marked = timeline_union(pattern_p, pattern_a, horizon)
-                        union = marked * flows[4, acts[longest], i]
+                        union = marked * count[acts[longest]]
                     positive = 0.0
                     negative = 0.0
                     windows = 0.0
                     for t in range(first, first + na):
                         d = acts[t]
-                        s = (real[d] - allowed[d]) * (flows[4, d, i] - 1)
+                        s = (real[d] - allowed[d]) * (count[d] - 1)
                         positive = positive + (s if s > 0 else 0.0)
                         negative = negative + (0.0 if s > 0 else s)
-                        windows = windows + allowed[d] * (flows[4, d, i] - 1)
+                        windows = windows + allowed[d] * (count[d] - 1)
                     ss = positive + _maximum(0.0, negative + windows - union)
                     ok = ok and positive < EXACT and -negative < EXACT
                     ok = ok and windows < EXACT and union < EXACT
@@ -359,7 +406,7 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                     for t in range(no):
                         d = once[once_ptr[p] + t]
                         current[t] = real[d]
-                        minima[t] = np.ceil(bits1[d, i] / bw_max)
+                        minima[t] = np.ceil(bits[bits_row[d], i] / bw_max)
                     surplus = ((bw_max - bw_req[p]) / bw_max) * tcc
                     reduce_balanced(current, minima, no, surplus, order)
                     for t in range(no):
@@ -411,12 +458,12 @@ def latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, sca
                 for p in range(P):
                     if port_bw[k, p] == 0:
                         continue
-                    bits = 0.0
+                    moved = 0.0
                     for j in range(port_duty_ptr[p], port_duty_ptr[p + 1]):
-                        d = port_duty_idx[j]
-                        bits = bits + frac[0, d, i] * frac[1, d, i] * frac[2, d, i]
-                    ok = ok and bits < EXACT
-                    bound = _maximum(bound, np.ceil(bits / port_bw[k, p]))
+                        f = flow_slot[port_duty_idx[j]]
+                        moved = moved + frac[f, 1, i] * frac[f, 2, i] * frac[f, 3, i]
+                    ok = ok and moved < EXACT
+                    bound = _maximum(bound, np.ceil(moved / port_bw[k, p]))
                 if bound > lat:
                     lat = lat + (bound - lat)
             latency[k, i] = lat

@@ -1,10 +1,10 @@
 """Batched latency: stalls, slack, on- and off-loading of many candidates (docs/models/cost-model.md#latency), as
 :mod:`zigzag.cost.model.latency` and :mod:`zigzag.cost.model.loading` compute them for one.
 
-The candidates' data movement is packed into arrays once (:func:`_arrays`), the ports, duties
-and levels of the set-up into index tables (:func:`latency_tables`); one compiled loop
-(:func:`zigzag.mapping_search.batched.kernels.latencies`) then follows the scalar steps for every
-candidate under every memory set.
+The ports, duties and levels of the set-up are put into index tables (:func:`latency_tables`);
+one compiled loop (:func:`zigzag.mapping_search.batched.kernels.latencies`) then reads the
+candidates' packed data movement (``model.Packed``) where it lies and follows the scalar steps
+for every candidate under every memory set.
 """
 
 from __future__ import annotations
@@ -18,12 +18,11 @@ from zigzag.cost.model.setup import loading_key
 
 
 class LatencyMemo:
-    """What the latency of one set of candidates reads besides the bandwidths, kept for the
+    """What the figures of one set of candidates read besides the bandwidths, kept for the
     variants of one structure that move the same data (``zigzag.mapping_search.batched.structural``):
-    the data movement packed as the compiled latency reads it (:func:`_arrays`), the word
-    accesses by the ports' bandwidths (``accesses.word_accesses``); and the latencies computed for
-    the siblings still to come (:func:`batch_latency`), each until its variant takes it. Values are computed by the same float operations as without it:
-    the same bits."""
+    the word accesses by the ports' bandwidths (``accesses.word_accesses``), and the latencies
+    computed for the siblings still to come (:func:`batch_latency`), each until its variant takes
+    it. Values are computed by the same float operations as without it: the same bits."""
 
     def __init__(self):
         self.values: dict = {}
@@ -58,16 +57,6 @@ class LatencyMemo:
         return key in self.values or key in self._done
 
 
-def _kept(memo, key, make, *args):
-    """``make(*args)``, read-only, through ``memo`` when there is one (read-only either way: the
-    compiled pass is compiled once for read-only arrays)."""
-    if memo is None:
-        value = make(*args)
-        _frozen(value)
-        return value
-    return memo.get(key, lambda: make(*args))
-
-
 def _frozen(value) -> int:
     """Make the arrays of ``value`` read-only (read by the variants to come); their bytes."""
     if isinstance(value, np.ndarray):
@@ -93,7 +82,7 @@ def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = N
     broadcast against the candidates) and kept in ``memo`` for them."""
     own = memory_set(model)
     if memo is None:
-        latency, exact = _latencies(model, movement, movement_int, n, None, [own])
+        latency, exact = _latencies(model, movement, movement_int, [own])
         return latency[0], exact[0]
     key = ("latency", model.latency_model, model.cpo)
     kept = memo.take((*key, own))
@@ -101,7 +90,7 @@ def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = N
         return kept
     others = [s for s in siblings if s != own and not memo.known((*key, s))]
     sets = [own, *others[: SIBLINGS - 1]]
-    latency, exact = _latencies(model, movement, movement_int, n, memo, sets)
+    latency, exact = _latencies(model, movement, movement_int, sets)
     if len(sets) == 1:
         return latency[0], exact[0]
     rows = [(latency[k].copy(), exact[k].copy()) for k in range(len(sets))]  # each on its own
@@ -110,15 +99,15 @@ def batch_latency(model, movement, movement_int, n, memo: LatencyMemo | None = N
     return rows[0]
 
 
-def _latencies(model, movement, movement_int, n, memo, sets):
+def _latencies(model, movement, movement_int, sets):
     """``(latency, exact)`` of the candidates under each memory set of ``sets``, arrays of shape
     ``(len(sets), n)``, from the compiled pass (:func:`~zigzag.mapping_search.batched.kernels.latencies`;
     imported here: numba is imported by the first search, not by every command)."""
     from zigzag.mapping_search.batched import kernels
 
-    flows, bits1, eff_bits, frac = _kept(
-        memo, ("kernel arrays", model.latency_model), _arrays, model, movement, movement_int, n
-    )
+    packed = next(iter(movement.values())).packed
+    packed_int = next(iter(movement_int.values())).packed
+    rows = model.latency_rows()
     frame = model.setup.frame
     key = (
         frame.ports,
@@ -141,7 +130,7 @@ def _latencies(model, movement, movement_int, n, memo, sets):
         model.latency_model == "bandwidth_bound",
     )
     K = len(sets)
-    sizes = np.array([s[0] for s in sets], dtype=np.float64).reshape(K, eff_bits.shape[0])
+    sizes = np.array([s[0] for s in sets], dtype=np.float64).reshape(K, len(rows[2]))
     duty_bw = np.zeros((K, len(model.duties)))
     for d in range(len(model.duties)):
         values = [s[1][d] for s in sets]
@@ -155,34 +144,37 @@ def _latencies(model, movement, movement_int, n, memo, sets):
     port_bw = np.array(
         [[0.0 if bw is None else bw for bw in s[2]] for s in sets], dtype=np.float64
     ).reshape(K, len(model.setup.ports))
-    return kernels.latencies(flows, bits1, eff_bits, frac, sizes, duty_bw, port_bw, tables, scalars)
+    first: dict = {}  # the first set with these bandwidths, bit for bit
+    bw_first = np.array(
+        [first.setdefault(duty_bw[k].tobytes() + port_bw[k].tobytes(), k) for k in range(K)],
+        dtype=np.int64,
+    )
+    return kernels.latencies(
+        _read_only(packed_int.flows),
+        _read_only(packed_int.bits),
+        _read_only(packed.eff_bits),
+        _read_only(packed.flows),
+        rows,
+        sizes,
+        duty_bw,
+        port_bw,
+        bw_first,
+        tables,
+        scalars,
+    )
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the compiled pass is compiled for read-only arrays)."""
+    view = array.view()
+    view.setflags(write=False)
+    return view
 
 
 #: :func:`latency_tables` by what they read of the set-up's frame (the ports and their duties,
 #: the sharing groups, the operands' levels, the layer's inputs and output): the same for the
 #: variants of one structure and for the layers linked alike
 _TABLES: dict = {}
-
-
-def _arrays(model, movement, movement_int, n):
-    """What the compiled latency reads of the candidates' data movement, bandwidth- and size-free
-    (:func:`~zigzag.mapping_search.batched.kernels.latencies`' ``flows``, ``bits1``,
-    ``eff_bits``, ``frac``), gathered from their packed flows and bits (``model.Packed``)."""
-    duty_slot, duty_bits, level_bits = model.latency_rows()
-    packed = next(iter(movement.values())).packed
-    packed_int = next(iter(movement_int.values())).packed
-    flows = np.ascontiguousarray(packed_int.flows[duty_slot[None, :], _LATENCY_FIGURES[:, None]])
-    if model.latency_model == "bandwidth_bound":
-        frac = np.ascontiguousarray(packed.flows[duty_slot[None, :], _BOUND_FIGURES[:, None]])
-    else:
-        frac = np.empty((3, len(duty_slot), 0))
-    return flows, packed_int.bits[duty_bits], packed.eff_bits[level_bits], frac
-
-
-#: the flow figures (``model.FLOW_FIGURES``) the compiled latency reads, in its order: amount,
-#: precision, period, window, count, average bandwidth; and those of the bandwidth bound
-_LATENCY_FIGURES = np.array([2, 3, 0, 5, 1, 4], dtype=np.int64)
-_BOUND_FIGURES = np.array([1, 2, 3], dtype=np.int64)
 
 
 def latency_tables(model) -> tuple:

@@ -204,11 +204,10 @@ class BatchCostModel:
 
         if not info.relations:
             return movement_kernels.plain_footprints(temporal.ends, temporal.rm, lsize, *steps[:2])
-        D = self._pr_footprints(info, spatial_levels, temporal.ends, lsize, ldim)
-        return np.concatenate((np.ones((1, D.shape[1])), D))
+        return self._pr_footprints(info, spatial_levels, temporal.ends, lsize, ldim)
 
     def _pr_footprints(self, info, spatial_levels, ends, lsize, ldim):
-        """Footprints of a pr operand: the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
+        """Footprints of a pr operand (level 0 the array's 1): the pr-decoupling walk (docs/models/cost-model.md#spatial-mapping)
         replayed candidate by candidate, loop by loop in the scalar model's order, so that every
         float operation (the ``X_R`` factors are quotients) happens in the same sequence
         (compiled: :func:`~zigzag.mapping_search.batched.movement_kernels.pr_footprints`)."""
@@ -278,7 +277,6 @@ class BatchCostModel:
             float(self.total_cycle),
             operand.is_output,
             self.flag,
-            float(operand.precision),
             float(operand.precision),
             float(operand.final_precision),
             bits,
@@ -378,9 +376,9 @@ class BatchCostModel:
         return Packed(flows, np.empty(shape), np.empty(shape))
 
     def latency_rows(self) -> tuple:
-        """What the compiled latency gathers from :class:`Packed`: per port duty (``duties``) the
-        slot of its flow (the last, all 0, where no data moves) and the row of its operand's
-        level-1 bits; per (operand, memory level) the row of its bits (kept)."""
+        """Where the compiled latency reads :class:`Packed`: per port duty (``duties``) the slot
+        of its flow (the last, all 0, where no data moves) and the row of its operand's level-1
+        bits; per (operand, memory level) the row of its bits (kept, read-only)."""
         rows = self._latency_rows
         if rows is None:
             index = {d: j for j, d in enumerate(DIRECTIONS)}
@@ -397,6 +395,8 @@ class BatchCostModel:
                     ],
                 )
             )
+            for array in rows:
+                array.setflags(write=False)
         return rows
 
 

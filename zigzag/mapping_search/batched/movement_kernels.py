@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, types
 
 from zigzag.mapping_search.batched.candidates import EXACT
-from zigzag.mapping_search.batched.kernels import _array, _maximum, _minimum
+from zigzag.mapping_search.batched.kernels import _array, pr_extent
 
 
 #: the one signature of :func:`temporal_levels`: the candidates' ir and r masks over their loop
@@ -89,9 +89,7 @@ def _pr_step(state, r, on_a, size, rel_figures):
         state[r, 0] = state[r, 0] * size
     else:
         state[r, 1] = state[r, 1] * size
-    a, b = np.trunc(state[r, 0]), np.trunc(state[r, 1])
-    unique = a * b - _maximum(0.0, b - rel_figures[r, 0]) * (a - rel_figures[r, 1])
-    extent = _minimum(rel_figures[r, 2], unique)
+    extent = pr_extent(state[r, 0], state[r, 1], rel_figures, r)
     factor = extent / state[r, 2]
     state[r, 2] = extent
     return factor, extent
@@ -111,8 +109,8 @@ def pr_footprints(
     spatial_is_a,
     spatial_factor,
 ):
-    """``(D, zero)``: the footprints ``D[k, i]`` (levels ``1..N``) of an operand with partially
-    relevant dims for ``n`` candidates (``BatchCostModel._footprints``,
+    """``(D, zero)``: the footprints ``D[k, i]`` (levels ``0..N``, level 0 the array's 1) of an
+    operand with partially relevant dims for ``n`` candidates (``BatchCostModel._footprints``,
     docs/models/cost-model.md#spatial-mapping): the pr-decoupling walk loop by loop in the scalar
     model's order, then each level's spatial unrollings; ``zero[i]``: an extent of 0 met (the
     scalar model divides by it).
@@ -125,7 +123,7 @@ def pr_footprints(
     factor."""
     N, n = ends.shape
     R = rel_codes.shape[0]
-    D = np.empty((N, n))
+    D = np.empty((N + 1, n))
     zero = np.zeros(n, dtype=np.bool_)
     state = np.empty((R, 3))  # cumulative size of dim a, of dim b, previous extent
     for i in range(n):
@@ -135,6 +133,7 @@ def pr_footprints(
             state[r, 2] = 1.0
         cumulative = 1.0
         start = 0
+        D[0, i] = 1.0
         for k in range(N):
             per_level = 1.0
             end = ends[k, i]
@@ -161,7 +160,7 @@ def pr_footprints(
                 per_level = per_level * x_r
                 zero[i] = zero[i] or extent == 0
             cumulative = per_level if k == 0 else cumulative * per_level
-            D[k, i] = np.rint(cumulative)
+            D[k + 1, i] = np.rint(cumulative)
             start = end
     return D, zero
 
@@ -296,7 +295,6 @@ _FLOWS_SIGNATURE = (
     types.boolean,  # is_output
     types.boolean,  # use_mac
     types.float64,  # p
-    types.float64,  # p_o
     types.float64,  # p_of
     _array(types.float64, 2, False),  # bits
     _array(types.float64, 2, False),  # eff_bits
@@ -318,7 +316,6 @@ def operand_flows(
     is_output,
     use_mac,
     p,
-    p_o,
     p_of,
     bits,
     eff_bits,
@@ -335,7 +332,7 @@ def operand_flows(
     th and the top level's fh and th).
 
     ``D``: the footprints ``(N + 1, n)``; ``psum``: the output's partial-sum flags ``(N + 1, n)``
-    (the precision ``p_o`` where set, else ``p_of``; an input's precision is ``p``);
+    (the precision ``p`` where set, else ``p_of``; an input's precision is ``p``);
     ``top_r``, ``top_ir``, ``cabl``: the levels' top-loop products and the products below their
     ends ``(N, n)``; the cycles below the array are ``mac_st`` (an input, ``use_mac``) or 1;
     ``boost``: the spatial boost of each level ``(N + 1,)``; ``total``: the temporal cycles."""
@@ -344,10 +341,12 @@ def operand_flows(
     periods = np.empty(N1)  # per level: the cycles below it, their count in the total, the window
     counts = np.empty(N1)
     windows = np.empty(N1)
+    precisions = np.full(N1, p)  # per level: the precision of its data
     for i in range(n):
         for a in range(N1):
-            precision = (p_o if psum[a, i] else p_of) if is_output else p
-            value = D[a, i] * precision
+            if is_output:
+                precisions[a] = p if psum[a, i] else p_of
+            value = D[a, i] * precisions[a]
             bits[a, i] = value
             eff_bits[a, i] = _floor_divide(value, top_r[a - 1, i] if a > 0 else 1.0)
             if a > 0:
@@ -361,13 +360,11 @@ def operand_flows(
             low = bits[k, i] / periods[k]
             high = low * boost[k]
             low_above = bits[k + 1, i] / periods[k + 1]
+            p_low, p_high = precisions[k], precisions[k + 1]
             if is_output:
-                p_low = p_o if psum[k, i] else p_of
-                p_high = p_o if psum[k + 1, i] else p_of
                 amount = np.trunc(D[k, i] * boost[k])
                 to_low, to_high = psum[k, i], psum[k + 1, i]
             else:
-                p_low = p_high = p
                 amount = D[k, i] * boost[k]
                 to_low, to_high = True, True
             bw_low, bw_high = np.trunc(high), np.trunc(low_above)
