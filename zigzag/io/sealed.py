@@ -87,7 +87,8 @@ def _is_legacy(text: str) -> bool:
 def read_sealed(path: str | Path, key: str | None = None) -> dict:
     """The checked data of the sealed file at ``path`` (FileNotFoundError when there is none)."""
     try:
-        text = Path(path).read_text()
+        with open(path) as file:
+            text = file.read()
     except UnicodeDecodeError:
         raise DamagedFile(path, "not text (garbage)") from None
     return unseal(text, path, key)
