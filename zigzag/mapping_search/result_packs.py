@@ -76,7 +76,8 @@ class PackIndex:
                 data = os.pread(fd, length, offset)
             finally:
                 os.close(fd)
-            yield f"{pack}#{key}", data
+            if len(data) == length:  # (shorter: not yet seen here, e.g. over NFS; not damaged)
+                yield f"{pack}#{key}", data
 
 
 class PackWriter:
