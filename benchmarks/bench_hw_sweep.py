@@ -373,9 +373,7 @@ def main() -> None:
         from zigzag.mapping_search.result_packs import PackIndex
 
         # a result's own file, or a batch job's packed record (zigzag/mapping_search/result_packs.py)
-        searches = len(
-            {p.stem for p in results.glob("*.json")} | set(PackIndex.load(str(results)).places)
-        )
+        searches = len({p.stem for p in results.glob("*.json")} | PackIndex.load(str(results)).keys)
         import csv
 
         with open(

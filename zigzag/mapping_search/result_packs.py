@@ -10,11 +10,12 @@ job is killed survive it. Beside the pack, ``.keys`` lists ``key offset length``
 written after the record, so a listed record is whole. A reader (:class:`PackIndex`) reads the
 folder's key lists once per process and checks a record's seal when it takes it, as it checks
 a result's own file: a damaged record is reported in one warning, never used, and its result
-computed again and appended anew (the newest record of a key is read first).
+computed again and appended anew (the newest record of a key is the one read).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import dataclass, field
@@ -24,60 +25,78 @@ FOLDER = "packs"
 PACK, KEYS = ".pack", ".keys"
 
 
-class PackDamaged(Exception):
-    """A packed record that must not be used: where it is (``pack#key``) and why."""
-
-    def __init__(self, where: str, reason: str):
-        super().__init__(f"{where}: {reason}")
-        self.path, self.reason = where, reason
-
-
 @dataclass
 class PackIndex:
-    """Where the packs of one result store folder hold each key's records (oldest first)."""
+    """Which pack of one result store folder holds each key's newest record: ``listed``, key ->
+    the number of its pack in ``lists`` (the pack and its key list's text, read once), and the
+    places of the records this process packed itself (``own``)."""
 
     folder: str
-    places: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+    listed: dict[str, int] = field(default_factory=dict)
+    lists: list[tuple[str, str]] = field(default_factory=list)
+    own: dict[str, tuple[str, int, int]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, results: str) -> PackIndex:
-        """The index of the packs under ``results`` (the store's folder) as they are now."""
+        """The index of the packs under ``results`` (the store's folder) as they are now: of a
+        key packed more than once (a damaged record packed again), the last pack's record."""
         index = cls(os.path.join(results, FOLDER))
         try:
             names = sorted(n for n in os.listdir(index.folder) if n.endswith(KEYS))
         except OSError:  # no packs (yet)
             return index
         for name in names:
-            pack = os.path.join(index.folder, name[: -len(KEYS)] + PACK)
             try:
                 with open(os.path.join(index.folder, name), "rb") as file:
-                    lines = file.read().split(b"\n")
+                    text = file.read().decode("ascii", "replace")
             except OSError:
                 continue
-            for line in lines:
-                parts = line.split()
-                if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
-                    index.add(
-                        parts[0].decode("ascii", "replace"), pack, int(parts[1]), int(parts[2])
-                    )
+            text = text[: text.rfind("\n") + 1]  # without a last line cut short (a killed writer)
+            words = text.split()
+            if len(words) == 3 * text.count("\n"):  # every line whole: its first words
+                keys = words[0::3]
+            else:  # a garbled line: line by line
+                keys = [line.split()[0] for line in text.splitlines() if len(line.split()) == 3]
+            index.listed.update(zip(keys, itertools.repeat(len(index.lists))))
+            index.lists.append((os.path.join(index.folder, name[: -len(KEYS)] + PACK), text))
         return index
 
-    def add(self, key: str, pack: str, offset: int, length: int) -> None:
-        self.places.setdefault(key, []).append((pack, offset, length))
+    @property
+    def keys(self) -> set[str]:
+        return set(self.listed) | set(self.own)
 
-    def records(self, key: str):
-        """(where, bytes) of ``key``'s records, newest first (one no longer readable is skipped)."""
-        for pack, offset, length in reversed(self.places.get(key, ())):
-            try:
-                fd = os.open(pack, os.O_RDONLY)
-            except OSError:  # a pack removed meanwhile (zigzag cache prune)
-                continue
-            try:
-                data = os.pread(fd, length, offset)
-            finally:
-                os.close(fd)
-            if len(data) == length:  # (shorter: not yet seen here, e.g. over NFS; not damaged)
-                yield f"{pack}#{key}", data
+    def add(self, key: str, pack: str, offset: int, length: int) -> None:
+        self.own[key] = (pack, offset, length)
+
+    def place(self, key: str) -> tuple[str, int, int] | None:
+        """(pack, offset, length) of ``key``'s newest record, if any is listed whole."""
+        if key in self.own:
+            return self.own[key]
+        if key not in self.listed:
+            return None
+        pack, text = self.lists[self.listed[key]]
+        at = text.rfind(f"\n{key} ", 0) + 1 or (0 if text.startswith(f"{key} ") else -1)
+        parts = text[at : text.find("\n", at)].split() if at >= 0 else []
+        if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+            return None
+        return pack, int(parts[1]), int(parts[2])
+
+    def record(self, key: str) -> tuple[str, bytes] | None:
+        """(where, bytes) of ``key``'s newest record; None when there is none, or when it is not
+        readable whole (its pack removed meanwhile, or, over NFS, another node still writing)."""
+        place = self.place(key)
+        if place is None:
+            return None
+        pack, offset, length = place
+        try:
+            fd = os.open(pack, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            data = os.pread(fd, length, offset)
+        finally:
+            os.close(fd)
+        return (f"{pack}#{key}", data) if len(data) == length else None
 
 
 class PackWriter:
@@ -120,13 +139,12 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def pack_files(results: str) -> list[tuple[str, set[str]]]:
-    """(pack, the keys it holds) of every pack under ``results``, with its key list as a second
-    file beside it (for ``zigzag cache prune``)."""
+    """(pack, the keys whose newest record it holds) of every pack under ``results``, with its
+    key list as a second file beside it (for ``zigzag cache prune``)."""
     index = PackIndex.load(results)
-    held: dict[str, set[str]] = {}
-    for key, places in index.places.items():
-        for pack, _, _ in places:
-            held.setdefault(pack, set()).add(key)
+    held: dict[str, set[str]] = {pack: set() for pack, _ in index.lists}
+    for key, number in index.listed.items():
+        held[index.lists[number][0]].add(key)
     try:
         names = os.listdir(index.folder)
     except OSError:

@@ -69,13 +69,16 @@ class ResultStore:
         except DamagedFile as exc:
             _LOG.warning(damage_warning(exc))
             return None
-        for where, data in _index(os.path.join(self.cache, "results")).records(key):
-            try:
-                return unseal(data.decode(), where, key)
-            except UnicodeDecodeError:
-                _LOG.warning(damage_warning(DamagedFile(where, "not text (garbage)")))
-            except DamagedFile as exc:
-                _LOG.warning(damage_warning(exc))
+        record = _index(os.path.join(self.cache, "results")).record(key)
+        if record is None:
+            return None
+        where, data = record
+        try:
+            return unseal(data.decode(), where, key)
+        except UnicodeDecodeError:
+            _LOG.warning(damage_warning(DamagedFile(where, "not text (garbage)")))
+        except DamagedFile as exc:
+            _LOG.warning(damage_warning(exc))
         return None
 
     def best(

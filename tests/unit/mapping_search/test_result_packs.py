@@ -106,8 +106,8 @@ def test_records_written_before_a_kill_survive_and_a_torn_one_is_not_listed(tmp_
         os.kill(os.getpid(), signal.SIGKILL)
     os.waitpid(pid, 0)
     keys = next((tmp_path / "results" / FOLDER).glob(f"*{KEYS}"))
-    with open(keys, "a") as torn:  # a listed record not (yet) seen whole, a key line cut short
-        torn.write("k3 0 99999\nk2 12")
+    with open(keys, "a") as torn:  # a record not (yet) whole, a garbled line, a line cut short
+        torn.write("k3 0 99999\nnot a key line\nk2 12")
     _another_process()
     store = ResultStore(tmp_path)
     with caplog.at_level(logging.WARNING):
