@@ -370,7 +370,10 @@ def main() -> None:
             sum(job_seconds(workdir, "sweep_collect")),
         )
         results = workdir / "results" / ".cache" / "results"
-        searches = len(list(results.glob("*.json")))
+        from zigzag.mapping_search.result_packs import PackIndex
+
+        # a result's own file, or a batch job's packed record (zigzag/mapping_search/result_packs.py)
+        searches = len({p.stem for p in results.glob("*.json")} | PackIndex.load(str(results)).keys)
         import csv
 
         with open(

@@ -8,7 +8,9 @@ stored yet takes the key's lock (``<cache>/locks/<key>.lock``, released when the
 however it ends), looks again, and only then searches; another process needing the same key
 meanwhile waits for it and reads its result. A sweep's batch job skips the lock: the layers of
 its variants are its own, and a result's text is deterministic and written atomically, so two
-processes meeting on a key would at worst both search it and write the same file. A layer no
+processes meeting on a key would at worst both search it and write the same file. A store opened
+``packed`` (the workflow's sweep batch jobs) appends such results to one file of the process
+instead (:mod:`zigzag.mapping_search.result_packs`); every store reads them. A layer no
 mapping fits is stored as a failure record (``{"failed": {"step", "reason"}}``), so it is not
 searched again either. A damaged file is reported in one warning naming it, never used, and
 replaced.
@@ -25,9 +27,10 @@ from pathlib import Path
 
 from zigzag.errors import InputError, MappingError
 from zigzag.io.atomic import write_bytes_atomic
-from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text
+from zigzag.io.sealed import DamagedFile, damage_warning, read_sealed, sealed_text, unseal
 from zigzag.io.written_notes import note_written
 from zigzag.mapping_search.jobs import job_key, job_result_text, layer_from_job
+from zigzag.mapping_search.result_packs import PackIndex, PackWriter
 
 _LOG = logging.getLogger(__name__)
 
@@ -42,24 +45,41 @@ def failure_record(step: str, reason: str) -> dict:
 
 @dataclass(frozen=True)
 class ResultStore:
-    """The layer results of one cache folder."""
+    """The layer results of one cache folder; ``packed``: a batch job's results (searched with
+    shared candidates) are appended to this process's pack instead of a file each."""
 
     cache: Path
+    packed: bool = False
 
     def path(self, key: str) -> Path:
-        """Where the result of job ``key`` is kept."""
+        """Where the result of job ``key`` is kept (in a file of its own)."""
         return Path(self.cache) / "results" / f"{key}.json"
 
+    def _file(self, key: str) -> str:
+        return os.path.join(self.cache, "results", key + ".json")
+
     def read(self, key: str) -> dict | None:
-        """The checked data of ``key``'s file (its result or its failure record); None when there
-        is none, or when it is damaged (said in one warning: the caller computes it again)."""
+        """The checked data of ``key``'s file or newest packed record (its result or its failure
+        record); None when there is none, or when it is damaged (said in one warning: the caller
+        computes it again)."""
         try:
-            return read_sealed(self.path(key), key)
+            return read_sealed(self._file(key), key)
         except FileNotFoundError:
-            return None
+            pass
         except DamagedFile as exc:
             _LOG.warning(damage_warning(exc))
             return None
+        record = _index(os.path.join(self.cache, "results")).record(key)
+        if record is None:
+            return None
+        where, data = record
+        try:
+            return unseal(data.decode(), where, key)
+        except UnicodeDecodeError:
+            _LOG.warning(damage_warning(DamagedFile(where, "not text (garbage)")))
+        except DamagedFile as exc:
+            _LOG.warning(damage_warning(exc))
+        return None
 
     def best(
         self, job: dict | None, layer, accelerator, options, *, shared=None, key=None, keys=None
@@ -97,7 +117,7 @@ class ResultStore:
             result, stats = search_layer(
                 layer, accelerator, options, show_progress=False, shared=share
             )
-            self._write(key, job_result_text(result, stats, key))
+            self._write(key, job_result_text(result, stats, key), pack=shared is not None)
             return result
 
     def evaluate(self, key: str, job: dict, label: str | None = None) -> tuple[dict, bool]:
@@ -130,10 +150,19 @@ class ResultStore:
     def _write_failure(self, key: str, step: str, reason: str) -> None:
         self._write(key, sealed_text(failure_record(step, reason), key))
 
-    def _write(self, key: str, text: str) -> None:
-        """Store ``text`` (sealed) as ``key``'s file, noted as written whole."""
-        write_bytes_atomic(self.path(key), text.encode())
-        note_written(self.cache, self.path(key))
+    def _write(self, key: str, text: str, *, pack: bool = False) -> None:
+        """Store ``text`` (sealed) as ``key``'s file, noted as written whole; with ``pack`` (a
+        batch job's result in a ``packed`` store), appended to this process's pack instead."""
+        if pack and self.packed:
+            results = os.path.join(self.cache, "results")
+            slot = (results, os.getpid())
+            if slot not in _WRITERS:
+                _WRITERS[slot] = PackWriter(results, _index(results))
+            _WRITERS[slot].add(key, text)
+            return
+        path = self._file(key)
+        write_bytes_atomic(path, text.encode())
+        note_written(self.cache, path)
 
     @contextmanager
     def _lock(self, key: str):
@@ -160,6 +189,16 @@ class ResultStore:
 
 _HELD: set[str] = set()  # the keys whose lock this process holds
 _FOLDERS: set[Path] = set()  # lock folders made by this process
+#: per store folder, the packs' index as this process first read it, with its own records added
+_INDEXES: dict[str, PackIndex] = {}
+#: (store folder, process id) -> this process's pack there (a forked child opens its own)
+_WRITERS: dict[tuple[str, int], PackWriter] = {}
+
+
+def _index(results: str) -> PackIndex:
+    if results not in _INDEXES:
+        _INDEXES[results] = PackIndex.load(results)
+    return _INDEXES[results]
 
 
 def _result_of(data: dict):

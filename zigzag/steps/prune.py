@@ -77,8 +77,21 @@ def unreferenced(config: dict) -> list[Path]:
         from zigzag.sweep.guided_store import FOLDER as SCREEN
 
         stale += sorted(p for p in (cache / ALLOCATIONS).glob("*/*") if p.is_file())
+        stale += _stale_packs(cache, layer_keys)
         stale += sorted((cache / SCREEN).glob("*.json"))
     return stale
+
+
+def _stale_packs(cache: Path, kept: set[str]) -> list[Path]:
+    """The packed layer results (a sweep batch job's, ``zigzag/mapping_search/result_packs.py``)
+    none of whose keys is in ``kept``, each with its key list."""
+    from zigzag.mapping_search.result_packs import KEYS, PACK, pack_files
+
+    stale = []
+    for pack, keys in pack_files(str(cache / "results")):
+        if not keys & kept:
+            stale += [Path(pack), Path(pack[: -len(PACK)] + KEYS)]
+    return [p for p in stale if p.exists()]
 
 
 def cmd_prune(args: argparse.Namespace) -> int:

@@ -98,6 +98,7 @@ def evaluate_point(
     mode: str | None = None,
     changes: dict | None = None,
     shared=None,
+    packed: bool = False,
 ) -> dict:
     """The row of ``variant`` on ``workload``: status, reason and, when it ran, its figures.
 
@@ -106,7 +107,9 @@ def evaluate_point(
     ``mode``: lbl or fused, for a multi-core sweep (its variants are scheduled); ``changes``:
     the workload fields of this point (``workload_vary``); ``shared``: a
     :class:`~zigzag.mapping_search.batched.shared.SharedCandidates` kept by the caller, so variants that
-    differ only in memory costs re-score one another's mapping candidates (same rows)."""
+    differ only in memory costs re-score one another's mapping candidates (same rows); ``packed``:
+    the layer results it searches are appended to the process's pack
+    (:mod:`zigzag.mapping_search.result_packs`) rather than written a file each."""
     row = {"status": "ok", "reason": ""}
     if variant.problem is not None:
         return {"status": "invalid", "reason": variant.problem}
@@ -125,6 +128,7 @@ def evaluate_point(
                     workloads if workloads is not None else {},
                     changes or {},
                     shared,
+                    packed,
                 )
             )
     except CapacityError as exc:  # the step does not fit the memory holding it
@@ -138,7 +142,7 @@ def evaluate_point(
 
 
 def _evaluate(
-    sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared
+    sweep, variant, workload: str, cache: Path, parsed: dict, changes: dict, shared, packed: bool
 ) -> dict:
 
     document, _ = upgrade_accelerator(variant.document, variant.name)
@@ -174,7 +178,9 @@ def _evaluate(
         accelerator_from_dict(accelerator_data),
         options,
         log_uncosted=False,
-        search=functools.partial(_layer_result, options=options, cache=cache, shared=shared),
+        search=functools.partial(
+            _layer_result, options=options, store=ResultStore(cache, packed), shared=shared
+        ),
     )
     results = [result for _, result in network.layers]
     experiment = {
@@ -222,16 +228,14 @@ def _token_columns(network) -> dict:
 JOB_KEYS = JobKeys()
 
 
-def _layer_result(layer, accelerator, options, cache: Path, shared):
+def _layer_result(layer, accelerator, options, store: ResultStore, shared):
     """The layer's best result through this batch's memory (``shared``), else the result store
     (read, or searched once and stored)."""
     key, *keys = JOB_KEYS.keys(layer, accelerator, options)
     result = None if shared is None else shared.result(key)
     if result is not None:  # this job's result, already computed or read by this batch
         return result
-    result = ResultStore(cache).best(
-        None, layer, accelerator, options, shared=shared, key=key, keys=keys
-    )
+    result = store.best(None, layer, accelerator, options, shared=shared, key=key, keys=keys)
     if shared is not None:
         shared.keep_result(key, result)
     return result

@@ -94,10 +94,11 @@ def point_row(
     mode: str | None = None,
     changes: dict | None = None,
     shared=None,
+    packed: bool = False,
 ) -> dict:
     """The complete ``variants.csv`` row of a variant on a workload (in ``mode``, for a
     multi-core sweep; with the workload fields ``changes`` of a ``workload_vary`` point), before
-    constraints."""
+    constraints (``packed``: see :func:`~zigzag.sweep.point.evaluate_point`)."""
     row = {
         "sweep": sweep.name,
         "variant": variant.name,
@@ -120,6 +121,7 @@ def point_row(
         mode=mode,
         changes=changes,
         shared=shared,
+        packed=packed,
     )
     figures = {
         k: v for k, v in figures.items() if k not in (changes or {}) or k in ("status", "reason")
@@ -153,6 +155,7 @@ def evaluate_points(
     *,
     share: bool = True,
     notes: SweepNotes | None = None,
+    packed: bool = False,
 ) -> list[dict]:
     """Rows of every (variant, workload) pair, variant by variant; parsed workloads are reused and
     (``share``) variants that differ only in memory costs share mapping candidates
@@ -163,7 +166,9 @@ def evaluate_points(
     batch jobs of a structure read them instead of allocating the same candidates again.
 
     The points' input notes and unrolling reductions are held (:mod:`zigzag.sweep.notes`) in
-    ``notes``, or, without ``notes``, told once at the end."""
+    ``notes``, or, without ``notes``, told once at the end. ``packed`` (a workflow batch job): the
+    layer results searched are appended to one pack of the process
+    (:mod:`zigzag.mapping_search.result_packs`) instead of a file each."""
     parsed: dict = {}
     shared = SharedCandidates() if share else None
     if shared is not None:
@@ -187,6 +192,7 @@ def evaluate_points(
                     mode=mode,
                     changes=changes,
                     shared=shared,
+                    packed=packed,
                 )
             rows.append(row)
             logger.info(

@@ -303,7 +303,7 @@ def evaluate_point_file(
         for v in data["variants"]
     ]
     notes = SweepNotes()  # told once per sweep, by its collect job
-    rows = evaluate_points(sweep, variants, cache, notes=notes)
+    rows = evaluate_points(sweep, variants, cache, notes=notes, packed=True)
     write_sealed(output, {"rows": [detail_as_text(r) for r in rows], "notes": notes.to_dict()})
     return rows
 
