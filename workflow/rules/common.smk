@@ -171,7 +171,9 @@ try:
     # the last batch job starts (docs/performance.md). A dry run still lists them as write_spec
     # jobs and writes nothing.
     if BATCH_FILES_AT_LOAD:
-        for path in (path for files in HW_POINT_FILES.values() for path in files.values()):
+        for path in (
+            path for files in HW_POINT_FILES.values() for path in files.values()
+        ):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             write_text_if_changed(path, SPEC_TEXTS[path])
     # hardware sweeps run as a guided search (their `search` key): one job each
