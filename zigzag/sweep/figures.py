@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from zigzag.plots.common import _new_figure, _save
+from zigzag.plots.units import axis_label, size_unit
+from zigzag.sweep.tables import PROJECTIONS, constraint_limits, front, group_of
 
 # The figures are saved without the tight crop (``tight=False``): their constrained layout already
 # keeps every label inside the canvas, and the crop's extra layout of every text (tick labels
 # most of all) cost ~10 % of a sweep's figures (2,000 rows: 6.5-7.1 -> 5.9-6.4 CPU s for four of
 # them, load 7.5); the image is the canvas, ~17 pixels smaller each way, the same look.
-from zigzag.plots.units import axis_label, size_unit
-from zigzag.sweep.tables import PROJECTIONS, constraint_limits, front, group_of
 
 #: metrics drawn against each parameter: column -> axis label
 METRICS = {
