@@ -231,7 +231,7 @@ def timed_run(workdir: Path, cores: int, env: dict) -> tuple[float, float, float
     expanding the sweep and building its DAG), Snakemake's own CPU seconds (main process,
     sampled every 0.1 s) and exit status."""
     log = workdir / "snakemake.log"
-    first = workdir / "results" / ".cache" / "sweeps"  # written by the first jobs (write_spec)
+    first = workdir / "results" / ".cache" / "sweeps"  # written by the first jobs (or the load)
     started = time.perf_counter()
     start = None
     with open(
@@ -268,15 +268,38 @@ def server_cpu_seconds(server_dir: Path) -> float | None:
     return total if found else None
 
 
-def job_seconds(workdir: Path, rule: str) -> list[float]:
-    """Wall seconds of every job of ``rule``, from its benchmark files (at any depth)."""
-    import csv
-
+def job_seconds(workdir: Path, collect: bool = False) -> list[float]:
+    """Wall seconds of the sweep's batch jobs (``collect``: of its collect job), from the first
+    line of their logs, ``[12.345 s]`` (zigzag.notes.run_logged: the step's own time, from its
+    start in the job server to its end; these rules have no ``benchmark:``, whose sampling costs
+    Snakemake's process CPU)."""
+    logs = workdir / "results" / "hardware_sweeps" / "grid" / "logs"
+    paths = [logs / "collect.log"] if collect else sorted(logs.glob("*.log"))
     seconds = []
-    for path in (workdir / "results" / ".cache" / "benchmarks" / rule).rglob("*.tsv"):
-        with open(path) as handle:
-            seconds += [float(row["s"]) for row in csv.DictReader(handle, delimiter="\t")]
+    for path in paths:
+        if path.name == "collect.log" and not collect:
+            continue
+        found = re.match(r"\[([0-9.]+) s\]", path.read_text()) if path.exists() else None
+        if found:
+            seconds.append(float(found.group(1)))
     return seconds
+
+
+def job_phases(workdir: Path, epoch: float) -> tuple[float, float, float, float] | None:
+    """When, in seconds from ``epoch`` (the run's start), the first batch job started, the last
+    one ended, and the collect job started and ended: from their logs' times and modification
+    times (a log is written when its step ends)."""
+    logs = workdir / "results" / "hardware_sweeps" / "grid" / "logs"
+    spans = {}
+    for path in logs.glob("*.log"):
+        found = re.match(r"\[([0-9.]+) s\]", path.read_text())
+        if found:
+            end = path.stat().st_mtime - epoch
+            spans[path.name] = (end - float(found.group(1)), end)
+    collect = spans.pop("collect.log", None)
+    if not spans or collect is None:
+        return None
+    return min(s for s, _ in spans.values()), max(e for _, e in spans.values()), *collect
 
 
 def main() -> None:
@@ -360,15 +383,17 @@ def main() -> None:
         workdir = fresh_copy(config, Path(tmp), "run")
         env = job_env(Path(servers) / "run", True)
         try:
+            epoch = time.time()
             wall, start, own, status = timed_run(workdir, args.cores, env)
             jobs_cpu = server_cpu_seconds(Path(servers) / "run")
         finally:
             stop_servers(Path(servers) / "run")
         load_after = os.getloadavg()
-        batches, collect = (
-            job_seconds(workdir, "sweep_batch"),
-            sum(job_seconds(workdir, "sweep_collect")),
-        )
+        batches, collect = job_seconds(workdir), sum(job_seconds(workdir, collect=True))
+        phases = job_phases(workdir, epoch)
+        if phases:  # the start: until the first batch job started (the batch files, which the
+            # polled folder holds, are now written as the Snakefile loads, before the DAG is built)
+            start = phases[0]
         results = workdir / "results" / ".cache" / "results"
         from zigzag.mapping_search.result_packs import PackIndex
 
@@ -387,8 +412,13 @@ def main() -> None:
     print(f"exit status: {status}; rows in variants.csv: {len(statuses)} ({counts})")
     print(f"jobs: {len(batches)} batch jobs + 1 collect; distinct layer searches: {searches}")
     print(
-        f"wall time:              {wall:8.1f} s  (start, until the first job: {start:.1f} s; collect job {collect:.1f} s)"
+        f"wall time:              {wall:8.1f} s  (start, until the first batch job: {start:.1f} s; collect job {collect:.1f} s)"
     )
+    if phases:
+        print(
+            f"timeline:               first batch job started at {phases[0]:.1f} s, the last one ended at "
+            f"{phases[1]:.1f} s, the collect job ran {phases[2]:.1f}-{phases[3]:.1f} s, Snakemake exited at {wall:.1f} s"
+        )
     print(f"Snakemake's own CPU:    {own:8.1f} s  = {100 * share:.1f} % of wall x cores")
     if jobs_cpu is not None:
         print(

@@ -6,7 +6,7 @@ import sys
 
 from zigzag.config import load_config
 from zigzag.errors import InputError
-from zigzag.io.atomic import write_text_atomic
+from zigzag.io.atomic import write_text_atomic, write_text_if_changed
 from zigzag.io.yaml_files import load_yaml, with_strict_numbers
 from zigzag.io.destinations import check_output_folder
 from zigzag.io.memory_costs import memory_tables
@@ -128,6 +128,8 @@ try:
     # again strictly, so a duplicated key or a YAML 1.2 number is named as in every other input file
     for config_file in workflow.configfiles:
         config.update(with_strict_numbers(dict(config), load_yaml(config_file)))
+    # whether this load writes a hardware sweep's batch files itself (below)
+    BATCH_FILES_AT_LOAD = False
     # the results and the cache must be writable: said now in one line, before any job runs
     if workflow.is_main_process and not is_dry_run(sys.argv[1:]):
         check_output_folder(RESULTS, "results")
@@ -137,6 +139,7 @@ try:
             LOCK_NOTE = check_single_run()
             if LOCK_NOTE:
                 print(LOCK_NOTE, file=sys.stderr)
+            BATCH_FILES_AT_LOAD = "--lint" not in sys.argv
     # the config read once into typed sections (zigzag/config): every check of its shape, types
     # and defaults is made here; the resolvers below take the typed sections
     CONFIG = load_config(config)
@@ -161,6 +164,18 @@ try:
         for name, (sweep, variants) in HW_SWEEPS.items()
         if variants is not None
     }
+    # A run that runs jobs (no other run in the folder: checked above) writes a sweep's batch
+    # files now, each only when its content changed (its time stamp then reruns its batch job),
+    # instead of by one write_spec job each: with tens of batch jobs, those jobs were half the
+    # run's jobs, and each job that ends adds a round of Snakemake's scheduler every second until
+    # the last batch job starts (docs/performance.md). A dry run still lists them as write_spec
+    # jobs and writes nothing.
+    if BATCH_FILES_AT_LOAD:
+        for path in (
+            path for files in HW_POINT_FILES.values() for path in files.values()
+        ):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_text_if_changed(path, SPEC_TEXTS[path])
     # hardware sweeps run as a guided search (their `search` key): one job each
     HW_SEARCH_FILES = write_search_files(CONFIG, f"{CACHE}/sweeps", write=spec_json)
     HW_BASES = {

@@ -19,10 +19,11 @@ rule sweep_batch:
         files=sweep_inputs,
     output:
         f"{HW_RESULTS}/{{hsweep}}/points/{{batch}}.json",
+    # no `benchmark:` (nor for sweep_collect): Snakemake samples a benchmarked job's processes
+    # every 0.5 s by walking the machine's process table (~4 ms a sample in its own process, which
+    # competes with the jobs for the cores); the step's log starts with its time, `[12.345 s]`
     log:
         f"{HW_RESULTS}/{{hsweep}}/logs/{{batch}}.log",
-    benchmark:
-        f"{CACHE}/benchmarks/sweep_batch/{{hsweep}}/{{batch}}.tsv"
     conda:
         "../envs/zigzag.yaml"
     shell:
@@ -74,8 +75,6 @@ rule sweep_collect:
         details=directory(f"{HW_RESULTS}/{{hsweep}}/details"),
     log:
         f"{HW_RESULTS}/{{hsweep}}/logs/collect.log",
-    benchmark:
-        f"{CACHE}/benchmarks/sweep_collect/{{hsweep}}.tsv"
     wildcard_constraints:
         hsweep="|".join(HW_POINT_FILES) or "no_sweep",
     conda:

@@ -268,6 +268,9 @@ def test_workflow_hardware_sweep(tmp_path):
 
     output = snakemake()
     assert len(re.findall(r"^\s*(?:local)?rule sweep_batch:", output, re.MULTILINE)) == 4
+    # the batch files are written as the Snakefile loads, not by write_spec jobs (the sweep's
+    # settings file is one)
+    assert len(re.findall(r"^\s*localrule write_spec:", output, re.MULTILINE)) == 1
     folder = tmp_path / "results" / "hardware_sweeps" / "tpu"
     rows = read_rows(folder / "variants.csv")
     assert [(r["variant"], r["status"]) for r in rows] == [
