@@ -51,6 +51,7 @@ feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choi
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 
@@ -68,6 +69,7 @@ from zigzag.sweep.guided_pool import (
     _Gate,
     _grid_size,
     _known_failing,
+    _known_passing,
 )
 from zigzag.sweep.hypervolume import hypervolume
 
@@ -75,6 +77,7 @@ NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
 #: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
+SLOPE = 0.5
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
 INITIAL_SHARE = 0.4
@@ -168,7 +171,7 @@ class _Models:
         row = 0
         for offset, n in zip(self.offsets, self.sizes):
             for i in range(n - 1):
-                differences[row, offset + i : offset + i + 2] = (0.5, -0.5)
+                differences[row, offset + i : offset + i + 2] = (SLOPE, -SLOPE)
                 row += 1
             for i in range(n - 2):
                 differences[row, offset + i : offset + i + 3] = (1.0, -2.0, 1.0)
@@ -333,12 +336,15 @@ def guided_search(
     batch: int,
     seed: int,
     screen: Callable[[tuple[int, ...]], bool] | None = None,
+    screen_charge: float = 0.0,
 ) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
     run). ``screen(position)``: False when the position is known not to run (a feasibility
     screen, :mod:`zigzag.sweep.guided_screen`); asked about each position about to be picked,
-    one it rejects is replaced by the next pick and never evaluated nor shown to the models.
+    one it rejects is replaced by the next pick and never evaluated, its failure taught to the
+    feasibility models. ``screen_charge``: what one question to the screen costs, in
+    evaluations of the budget (the budget then holds the evaluations and the screening).
     Returns every evaluated position with its objectives, in evaluation order."""
     rng = random.Random(seed)
     gate = _Gate(screen)
@@ -354,20 +360,27 @@ def guided_search(
                 measured[position] = seen[position]
                 seen[position] = (INFEASIBLE,) * len(values)
 
+    def remaining(extra: float = 0.0) -> int:
+        """Evaluations the budget still holds, after the screening paid so far (and ``extra``)."""
+        return math.floor(budget - len(seen) - screen_charge * gate.asked - extra + 1e-9)
+
     first, step = batch_sizes(len(sizes), budget, batch)
     design = initial_design(sizes, first, rng)
     # a screen that rejects the whole grid: one variant evaluated all the same, to tell why
-    run(_allowed(design, sizes, gate, rng) or design[:1])
+    allowed = _allowed(design, sizes, gate, rng)
+    run(allowed[: max(remaining(), 1)] if allowed else design[:1])
     trust = 1.0  # share of the last batch's picks that could run
-    while len(seen) < budget:
-        count = min(step, budget - len(seen))
-        left = budget - len(seen) - count  # evaluations after this batch
+    while remaining() >= 1:
+        count = min(step, remaining())
+        # evaluations after this batch (its screening counted at one question per pick)
+        left = remaining(count * (1 + screen_charge))
         # the last batch next to the front whole; before it, as many as the models' misses
-        local = count if left == 0 else round((1.0 - trust) * (count - 1))
-        explore = left > 0 and count >= EXPLORE_BATCH
+        local = count if left < 1 else round((1.0 - trust) * (count - 1))
+        explore = left >= 1 and count >= EXPLORE_BATCH
         picks = _next_batch(
             sizes, seen, count, rng, explore=explore, local=local, gate=gate, measured=measured
         )
+        picks = picks[: max(remaining(), 0)]  # what the budget holds once they are screened
         if not picks:
             break
         run(picks)
@@ -405,7 +418,11 @@ def _next_batch(
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
-    models = _Models(sizes, positions, values, measured)
+    # the screen's rejections are failures known for free: the feasibility models learn them too
+    rejected = sorted(gate.rejected - seen.keys())
+    told = positions + rejected
+    told_values = np.vstack([values, np.full((len(rejected), values.shape[1]), INFEASIBLE)])
+    models = _Models(sizes, told, told_values, measured)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
@@ -415,11 +432,14 @@ def _next_batch(
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
-    feasible = _implied_feasibility(models, positions, pool)
+    feasible = _implied_feasibility(models, told, pool)
     # rejected by the screen, or known to be (not asked)
     blocked = _known_failing(gate, seen, measured or {}, pool)
+    certain = _known_passing(gate, seen, measured or {}, pool)  # not asked either
 
     def admitted(i: int) -> bool:
+        if certain[i]:
+            return True
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
         return not blocked[i]
 
@@ -435,7 +455,7 @@ def _next_batch(
     logs = models.predict(pool)
     models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
     predicted = models.linear(logs)
-    front = _front(models.scaled(values[models.feasible]))
+    front = _front(models.scaled(values[models.feasible[: len(values)]]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []
     explore_at = None

@@ -25,18 +25,21 @@ def _grid_size(sizes: Sequence[int]) -> int:
 
 
 class _Gate:
-    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run)."""
+    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run;
+    ``asked``: how many questions were put to it)."""
 
     def __init__(self, screen: Callable[[tuple[int, ...]], bool] | None):
         self.screen = screen
         self.rejected: set[tuple[int, ...]] = set()
         self.passed: set[tuple[int, ...]] = set()
+        self.asked = 0  # questions put to the screen
 
     def passes(self, position: tuple[int, ...]) -> bool:
         if self.screen is None or position in self.passed:
             return True
         if position in self.rejected:
             return False
+        self.asked += 1
         if self.screen(position):
             self.passed.add(position)
             return True
@@ -48,16 +51,29 @@ def _known_failing(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) ->
     """Which positions of ``pool`` must fail by monotonicity (:mod:`zigzag.sweep.monotone`)
     learnt from the screen's verdicts and the evaluations: the screen would reject them, so it is
     not asked (a failure that is monotone, such as a buffer too small, is told once per region)."""
+    if not gate.rejected:
+        return np.zeros(len(pool), dtype=bool)
+    return _known(gate, seen, measured, pool)[0]
+
+
+def _known_passing(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) -> np.ndarray:
+    """Which positions of ``pool`` the screen must pass by the same monotonicity (no smaller on
+    every monotone axis than one it passed or that ran): it is not asked about them either."""
+    return _known(gate, seen, measured, pool)[1]
+
+
+def _known(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) -> tuple:
     none = np.zeros(len(pool), dtype=bool)
-    if gate.screen is None or not gate.rejected or not len(pool):
-        return none
+    if gate.screen is None or not len(pool):
+        return none, none.copy()
     known = {p: True for p in gate.passed}
     known.update({p: False for p in gate.rejected})
     known.update({p: v[0] < INFEASIBLE or p in measured for p, v in seen.items()})
+    if not known:
+        return none, none.copy()
     positions = np.array(list(known), dtype=int)
     ran = np.array(list(known.values()), dtype=bool)
-    must_fail, _ = monotone.implied(pool, positions, ran, monotone.directions(positions, ran))
-    return must_fail
+    return monotone.implied(pool, positions, ran, monotone.directions(positions, ran))
 
 
 def _allowed(
