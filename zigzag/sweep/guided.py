@@ -77,7 +77,7 @@ NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
 #: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
-SLOPE = 0.5
+SLOPE = 0.1
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
 INITIAL_SHARE = 0.4
@@ -378,7 +378,15 @@ def guided_search(
         local = count if left < 1 else round((1.0 - trust) * (count - 1))
         explore = left >= 1 and count >= EXPLORE_BATCH
         picks = _next_batch(
-            sizes, seen, count, rng, explore=explore, local=local, gate=gate, measured=measured
+            sizes,
+            seen,
+            count,
+            rng,
+            explore=explore,
+            local=local,
+            gate=gate,
+            measured=measured,
+            charge=screen_charge,
         )
         picks = picks[: max(remaining(), 0)]  # what the budget holds once they are screened
         if not picks:
@@ -408,11 +416,14 @@ def _next_batch(
     local: int = 0,
     gate: _Gate | None = None,
     measured: dict | None = None,
+    charge: float = 0.0,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
     (unless it is the last batch, whose results no model will use) the feasible-looking position
-    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next."""
+    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next; with a
+    ``charge`` per question, a pick is shown to the screen only when its chance to fail is
+    larger than the charge (a failed evaluation costs one, a question the charge)."""
     gate = gate if gate is not None else _Gate(None)
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
@@ -432,13 +443,14 @@ def _next_batch(
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
-    feasible = _implied_feasibility(models, told, pool)
+    runs = _implied_runs(models, told, pool)
+    feasible = runs * models.within(pool)
     # rejected by the screen, or known to be (not asked)
     blocked = _known_failing(gate, seen, measured or {}, pool)
     certain = _known_passing(gate, seen, measured or {}, pool)  # not asked either
 
     def admitted(i: int) -> bool:
-        if certain[i]:
+        if certain[i] or (charge > 0 and 1.0 - runs[i] <= charge):
             return True
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
         return not blocked[i]
@@ -489,13 +501,17 @@ def _next_batch(
 
 
 def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """:func:`_implied_runs` times the chance to keep the constraints."""
+    return _implied_runs(models, positions, pool) * models.within(pool)
+
+
+def _implied_runs(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
     """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
     must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
     feasible = models.feasibility(pool)
     seen = np.array(positions, dtype=int).reshape(len(positions), -1)
     must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
-    runs = np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
-    return runs * models.within(pool)
+    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
 
 
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:

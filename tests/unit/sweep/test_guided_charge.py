@@ -1,0 +1,56 @@
+"""The guided search's budget with the feasibility screen's questions charged to it
+(zigzag.sweep.guided's screen_charge), and the questions it spares: a verdict that follows by
+monotonicity from the ones seen (zigzag.sweep.guided_pool._known_passing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from zigzag.sweep.guided import INFEASIBLE, guided_search
+from zigzag.sweep.guided_pool import _Gate, _known_passing
+
+SIZES = (6, 5, 4)
+
+
+def _objectives(p):
+    if p[0] + p[1] < 4:  # small buffers fail: monotone along both axes
+        return (INFEASIBLE,) * 3
+    return (10.0 / (1 + p[0]) + p[2], 8.0 / (1 + p[1]) + p[2], p[0] + p[1] + 0.1 * p[2])
+
+
+def _search(charge: float, budget: int = 24):
+    asked = []
+
+    def screen(p):
+        asked.append(p)
+        return _objectives(p)[0] < INFEASIBLE
+
+    found = guided_search(
+        SIZES, lambda ps: [_objectives(p) for p in ps], budget, 6, 1, screen, charge
+    )
+    return found, asked
+
+
+def test_the_charged_questions_and_the_evaluations_hold_within_the_budget():
+    for charge in (0.1, 0.25, 0.5):
+        found, asked = _search(charge)
+        assert len(found) + charge * len(asked) <= 24
+        assert len(found) >= 24 - charge * len(asked) - 1  # the rest of the budget is spent
+    free, asked_free = _search(0.0)
+    assert len(free) == 24 and len(asked_free) > 0
+
+
+def test_a_charge_spares_questions_about_positions_likely_to_run():
+    _, asked_free = _search(0.0, budget=30)
+    _, asked_charged = _search(0.5, budget=30)
+    assert len(asked_charged) < len(asked_free)
+
+
+def test_a_verdict_that_follows_by_monotonicity_is_not_asked():
+    gate = _Gate(lambda p: True)
+    gate.passed.update({(2, 2), (3, 3)})
+    gate.rejected.update({(0, 0), (1, 1)})
+    pool = np.array([(4, 4), (2, 3), (1, 0), (0, 4)])
+    known = _known_passing(gate, {}, {}, pool)
+    assert known.tolist() == [True, True, False, False]
+    assert not _known_passing(_Gate(None), {}, {}, pool).any()  # no screen: nothing to spare
