@@ -20,7 +20,8 @@ small, so the models learn from more than one batch. After each batch it fits, o
   monotone axis (equal on the others) counts as failing, one above a runnable one as running;
 * an *objective model* per objective: a regression of the logarithm of the objective on one
   indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
-  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours'),
+  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours';
+  a weak pull on the slope, :data:`SLOPE`, so a few evaluations still show an axis' trend),
   corrected by the mean residual of the nearest feasible evaluated positions (what the axes do
   together);
 
@@ -41,8 +42,11 @@ taken next to the front, and the last batch, whose results no model will use, is
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
 front points are). With a feasibility screen
 (``screen``), each pick is first shown to it and a rejected one replaced by the next
-(:mod:`zigzag.sweep.guided_pool`; a pick its verdicts show must fail by monotonicity is not
-asked about). A position that ran but broke a constraint (``evaluate`` gives its objectives as a
+(:mod:`zigzag.sweep.guided_pool`; a pick whose verdict follows by monotonicity from the verdicts
+and evaluations so far is not asked about), and its rejections teach the feasibility models as
+failures. With a ``screen_charge``, each question costs that share of an evaluation of the budget,
+and a pick is asked about only when it is more likely to fail than that. A position that ran
+but broke a constraint (``evaluate`` gives its objectives as a
 :class:`~zigzag.sweep.guided_constraints.Broke`) counts as one that cannot run, but its objectives
 teach the objective model and a model of the constraints, whose chance multiplies the
 feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choice comes from
@@ -70,6 +74,7 @@ from zigzag.sweep.guided_pool import (
     _grid_size,
     _known_failing,
     _known_passing,
+    initial_design,
 )
 from zigzag.sweep.hypervolume import hypervolume
 
@@ -77,6 +82,8 @@ NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
 #: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
+#: the first difference's coefficient in that penalty (0.5, a quarter of the weight, shrank an
+#: axis' trend to nothing with a few evaluations: 0.1, a hundredth)
 SLOPE = 0.1
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
@@ -84,48 +91,12 @@ INITIAL_SHARE = 0.4
 #: model rounds at least after the first batch: a small budget is spent in smaller batches
 ROUNDS = 4
 LOGISTIC_RIDGE = 0.03
-DESIGNS = 64  # space-filling draws for the first batch
 RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
 #: positions less likely than this to run are picked only when nothing else is left
 MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 #: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
 EXPLORE_BATCH = 3
-
-
-def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """``count`` positions, each axis' values spread evenly over them from its first value to its
-    last (a Latin-hypercube-like draw that always holds both extremes of every axis)."""
-    columns = []
-    for n in sizes:
-        if count > 1:
-            cells = [round(i * (n - 1) / (count - 1)) for i in range(count)]
-        else:
-            cells = [rng.randrange(n)]
-        rng.shuffle(cells)
-        columns.append(cells)
-    return [tuple(col[i] for col in columns) for i in range(count)]
-
-
-def _spread(points: np.ndarray) -> float:
-    if len(points) < 2:
-        return 0.0
-    d = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
-    return float(d[np.triu_indices(len(points), 1)].min())
-
-
-def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """The most spread (largest smallest distance) of :data:`DESIGNS` stratified draws, duplicates removed."""
-    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
-    best, best_spread = None, -1.0
-    for _ in range(DESIGNS):
-        design = list(dict.fromkeys(_stratified(sizes, count, rng)))
-        spread = _spread(np.array(design, dtype=float) / scale)
-        if len(design) > (len(best) if best else 0) or (
-            best and len(design) == len(best) and spread > best_spread
-        ):
-            best, best_spread = design, spread
-    return best or []
 
 
 class _Models:
@@ -165,8 +136,9 @@ class _Models:
     def _prior(self, width: int) -> np.ndarray:
         """The objective model's penalty: the squared second difference of the effects of each axis'
         successive values (a trend: a value seen on no runnable position continues the trend of
-        the values around it, the far end of an axis included) and, at a quarter of its weight, the
-        squared first difference (neighbouring values have similar effects), plus a weak ridge."""
+        the values around it, the far end of an axis included) and, at :data:`SLOPE` squared of its
+        weight, the squared first difference (neighbouring values have similar effects), plus a
+        weak ridge."""
         differences = np.zeros((sum(max(2 * n - 3, 0) for n in self.sizes), width))
         row = 0
         for offset, n in zip(self.offsets, self.sizes):

@@ -1,6 +1,7 @@
-"""Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the candidate pool,
-the neighbours of the front found, the positions farthest from all evaluated ones, and the gate
-of the feasibility screen (:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
+"""Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the first batch's
+space-filling design, the candidate pool, the neighbours of the front found, the positions
+farthest from all evaluated ones, and the gate of the feasibility screen
+(:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
 
 from __future__ import annotations
 
@@ -18,6 +19,42 @@ from zigzag.sweep import monotone
 INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
+DESIGNS = 64  # space-filling draws for the first batch
+
+
+def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """``count`` positions, each axis' values spread evenly over them from its first value to its
+    last (a Latin-hypercube-like draw that always holds both extremes of every axis)."""
+    columns = []
+    for n in sizes:
+        if count > 1:
+            cells = [round(i * (n - 1) / (count - 1)) for i in range(count)]
+        else:
+            cells = [rng.randrange(n)]
+        rng.shuffle(cells)
+        columns.append(cells)
+    return [tuple(col[i] for col in columns) for i in range(count)]
+
+
+def _spread(points: np.ndarray) -> float:
+    if len(points) < 2:
+        return 0.0
+    d = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
+    return float(d[np.triu_indices(len(points), 1)].min())
+
+
+def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """The most spread (largest smallest distance) of :data:`DESIGNS` stratified draws, duplicates removed."""
+    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+    best, best_spread = None, -1.0
+    for _ in range(DESIGNS):
+        design = list(dict.fromkeys(_stratified(sizes, count, rng)))
+        spread = _spread(np.array(design, dtype=float) / scale)
+        if len(design) > (len(best) if best else 0) or (
+            best and len(design) == len(best) and spread > best_spread
+        ):
+            best, best_spread = design, spread
+    return best or []
 
 
 def _grid_size(sizes: Sequence[int]) -> int:
