@@ -97,6 +97,9 @@ MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 #: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
 EXPLORE_BATCH = 3
+#: with questions to the screen charged to the budget, at most this many per pick of a batch (a
+#: region the screen rejects is then learnt by the models, not walked question by question)
+QUESTIONS = 2
 
 
 class _Models:
@@ -339,6 +342,8 @@ def guided_search(
     first, step = batch_sizes(len(sizes), budget, batch)
     design = initial_design(sizes, first, rng)
     # a screen that rejects the whole grid: one variant evaluated all the same, to tell why
+    if screen_charge > 0:  # charged questions: at most QUESTIONS per pick of each batch
+        gate.limit = QUESTIONS * len(design)
     allowed = _allowed(design, sizes, gate, rng)
     run(allowed[: max(remaining(), 1)] if allowed else design[:1])
     trust = 1.0  # share of the last batch's picks that could run
@@ -349,6 +354,8 @@ def guided_search(
         # the last batch next to the front whole; before it, as many as the models' misses
         local = count if left < 1 else round((1.0 - trust) * (count - 1))
         explore = left >= 1 and count >= EXPLORE_BATCH
+        if screen_charge > 0:
+            gate.limit = gate.asked + QUESTIONS * count
         picks = _next_batch(
             sizes,
             seen,
@@ -421,9 +428,14 @@ def _next_batch(
     blocked = _known_failing(gate, seen, measured or {}, pool)
     certain = _known_passing(gate, seen, measured or {}, pool)  # not asked either
 
+    unasked = certain | ((charge > 0) & (1.0 - runs <= charge))  # evaluated without a question
+
     def admitted(i: int) -> bool:
-        if certain[i] or (charge > 0 and 1.0 - runs[i] <= charge):
+        if unasked[i]:
             return True
+        if gate.exhausted:  # no question left: only the positions needing none remain
+            np.logical_or(blocked, ~unasked, out=blocked)
+            return False
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
         return not blocked[i]
 

@@ -63,19 +63,28 @@ def _grid_size(sizes: Sequence[int]) -> int:
 
 class _Gate:
     """The screen's verdicts asked so far (``rejected``: the positions it said cannot run;
-    ``asked``: how many questions were put to it)."""
+    ``asked``: how many questions were put to it; past ``limit`` questions, a position not yet
+    judged is refused without asking)."""
 
     def __init__(self, screen: Callable[[tuple[int, ...]], bool] | None):
         self.screen = screen
         self.rejected: set[tuple[int, ...]] = set()
         self.passed: set[tuple[int, ...]] = set()
         self.asked = 0  # questions put to the screen
+        self.limit: int | None = None  # no more questions than this (the position then fails)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether no question is left (``limit`` reached)."""
+        return self.limit is not None and self.asked >= self.limit
 
     def passes(self, position: tuple[int, ...]) -> bool:
         if self.screen is None or position in self.passed:
             return True
         if position in self.rejected:
             return False
+        if self.exhausted:
+            return False  # not asked, so not known to fail either
         self.asked += 1
         if self.screen(position):
             self.passed.add(position)

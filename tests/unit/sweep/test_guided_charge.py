@@ -71,3 +71,30 @@ def test_the_screens_rejections_teach_the_feasibility_models():
         guided_search(SIZES, lambda ps: [_objectives(p) for p in ps], 24, 6, seed, screen)
         rejected += sum(_objectives(p)[0] >= INFEASIBLE for p in asked)
     assert rejected < 100
+
+
+def test_charged_questions_are_bounded_per_pick_where_the_screen_rejects_most_of_the_grid():
+    """Only a corner runs (as on a ResNet-18 grid of buffers mostly too small): without a bound
+    the first batch walked 71 questions from each rejected design position to its nearest
+    runnable one, spending the budget on the charge; now at most QUESTIONS per pick are asked,
+    the models learn the rejections, and evaluations that run are left."""
+    from zigzag.sweep.guided import QUESTIONS
+
+    def objectives(p):
+        if p[0] < 5 or p[1] < 1:
+            return (INFEASIBLE,) * 3
+        return (1.0 + p[1] + 0.1 * p[2], 5.0 - p[1] + p[0], 1.0 + p[2] + p[0])
+
+    for seed in (0, 8):
+        asked = []
+
+        def screen(p, asked=asked):
+            asked.append(p)
+            return objectives(p)[0] < INFEASIBLE
+
+        found = guided_search(
+            (7, 4, 4), lambda ps: [objectives(p) for p in ps], 18, 6, seed, screen, 0.25
+        )
+        assert len(asked) <= QUESTIONS * 18
+        assert len(found) + 0.25 * len(asked) <= 18
+        assert sum(v[0] < INFEASIBLE for v in found.values()) >= 5
