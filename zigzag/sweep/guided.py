@@ -73,6 +73,7 @@ from zigzag.sweep.guided_pool import (
     _Gate,
     _grid_size,
     _known_failing,
+    _implied_runs,
     _known_passing,
     initial_design,
 )
@@ -482,20 +483,6 @@ def _next_batch(
     if explore is not None:
         picks.append(explore)
     return [tuple(int(v) for v in pool[i]) for i in picks]
-
-
-def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
-    """:func:`_implied_runs` times the chance to keep the constraints."""
-    return _implied_runs(models, positions, pool) * models.within(pool)
-
-
-def _implied_runs(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
-    """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
-    must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
-    feasible = models.feasibility(pool)
-    seen = np.array(positions, dtype=int).reshape(len(positions), -1)
-    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
-    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
 
 
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:

@@ -152,6 +152,20 @@ def _allowed(
     return chosen
 
 
+def _implied_feasibility(models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """:func:`_implied_runs` times the chance to keep the constraints."""
+    return _implied_runs(models, positions, pool) * models.within(pool)
+
+
+def _implied_runs(models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
+    must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
+    feasible = models.feasibility(pool)
+    seen = np.array(positions, dtype=int).reshape(len(positions), -1)
+    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
+    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
+
+
 def _candidates(
     sizes: Sequence[int], seen: dict, rng: random.Random, excluded: frozenset = frozenset()
 ) -> np.ndarray:
