@@ -30,10 +30,10 @@ on three runnable variants evaluated afresh), and the evaluations with and witho
 ``cold``, each search with an empty store of verdicts (its first search over these structures),
 and ``kept``, the same variants screened with the verdicts the space's earlier seeds left in the
 store (``zigzag.sweep.guided_store``: seed 0 starts empty), as later searches over the same
-structures pay. The search charges each question to the screen against its budget
-(``--screen-charge``, by default ``zigzag.sweep.hardware_search.SCREEN_CHARGE`` evaluations), so the
-evaluations it prints are fewer than the budget where it screened; the sub-grid searches charge
-theirs the same.
+structures pay. ``--screen-charge C`` charges each question to the screen C evaluations of the
+search's budget (by default ``zigzag.sweep.hardware_search.SCREEN_CHARGE``, 0), so the evaluations
+it prints are fewer than the budget where it screened; the sub-grid searches charge theirs the
+same.
 """
 
 from __future__ import annotations

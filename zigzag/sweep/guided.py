@@ -370,6 +370,8 @@ def guided_search(
         )
         picks = picks[: max(remaining(), 0)]  # what the budget holds once they are screened
         if not picks:
+            if gate.exhausted:  # this batch's questions all rejected: the next batch asks again
+                continue
             break
         run(picks)
         trust = sum(seen[p][0] < INFEASIBLE for p in picks) / len(picks)

@@ -4,9 +4,9 @@ default: batches chosen by models of feasibility and of the objectives fitted on
 :mod:`zigzag.sweep.guided`) and ``nsga2`` (a genetic search with DEAP's NSGA-II selection).
 
 The guided search asks a feasibility screen (:mod:`zigzag.sweep.guided_screen`; the budget's
-``screen``) about a candidate before evaluating it (when it is more likely to fail than a question
-costs: each question is charged :data:`SCREEN_CHARGE` evaluations of the budget), and never
-evaluates one it shows cannot run.
+``screen``) about a candidate before evaluating it, and never evaluates one it shows cannot run
+(with a ``screen_charge``, each question is charged to the budget and a candidate is asked about
+only when more likely to fail than a question costs; :data:`SCREEN_CHARGE` by default).
 
 A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
 :func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
@@ -53,10 +53,11 @@ CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
-#: evaluations of the budget one question to the feasibility screen is charged (see search): its
-#: CPU time over an evaluation's, measured at 0.07-0.26 on the benchmark's grids (lpf 4), where
-#: evaluations are cheap; so the evaluations and the screening together hold within the budget
-SCREEN_CHARGE = 0.25
+#: evaluations of the budget one question to the feasibility screen is charged (see search). Its
+#: CPU time over an evaluation's is 0.07-0.34 on the benchmark's grids (lpf 4, cheap evaluations);
+#: a charge of 0.25 holds the evaluations and the screening within the budget there, but costs
+#: small budgets on grids mostly infeasible too much (docs/performance.md), so it is off by default
+SCREEN_CHARGE = 0.0
 
 
 def _candidate(genes=()) -> Individual:
