@@ -30,7 +30,10 @@ on three runnable variants evaluated afresh), and the evaluations with and witho
 ``cold``, each search with an empty store of verdicts (its first search over these structures),
 and ``kept``, the same variants screened with the verdicts the space's earlier seeds left in the
 store (``zigzag.sweep.guided_store``: seed 0 starts empty), as later searches over the same
-structures pay.
+structures pay. ``--screen-charge C`` charges each question to the screen C evaluations of the
+search's budget (by default ``zigzag.sweep.hardware_search.SCREEN_CHARGE``, 0), so the evaluations
+it prints are fewer than the budget where it screened; the sub-grid searches charge theirs the
+same.
 """
 
 from __future__ import annotations
@@ -107,7 +110,13 @@ def grid_rows(name: str, section: dict, positions: list, workers: int, store: Pa
 
 
 def _subgrid_check(
-    label: str, rows: dict, seeds: list, index: int, draw: int = 0, excluded=frozenset()
+    label: str,
+    rows: dict,
+    seeds: list,
+    index: int,
+    draw: int = 0,
+    excluded=frozenset(),
+    charge: float | None = None,
 ) -> float:
     """The guided search (``guided_search`` on the stored objectives) on a random sub-grid of a
     grid: each axis keeps two thirds or more of its values, chosen with ``random.Random(index)``
@@ -115,15 +124,16 @@ def _subgrid_check(
     batches of 4, 5, 6 or 8 (fewer when two would not fit) within 20 % of the sub-grid; the grid
     positions in ``excluded`` (the feasibility screen's verdicts over the grid) are rejected by
     the sub-grid search's screen too; a variant out of the sweep's constraints is told with its
-    measured objectives (``hardware_search.measured``), as the search is. Prints and returns the
-    worst seed."""
+    measured objectives (``hardware_search.measured``), as the search is; each question to the
+    screen is charged ``charge`` evaluations of the budget (by default the search's,
+    ``hardware_search.SCREEN_CHARGE``). Prints and returns the worst seed."""
     import math
     import random
 
     from zigzag.sweep.guided import INFEASIBLE, guided_search
     from zigzag.sweep.guided_constraints import Broke
     from zigzag.sweep.hypervolume import hypervolume, normalised
-    from zigzag.sweep.hardware_search import measured, objectives
+    from zigzag.sweep.hardware_search import SCREEN_CHARGE, measured, objectives
 
     values = {p: tuple(min(v, INFEASIBLE) for v in objectives(r)) for p, r in rows.items()}
     outcomes = {p: measured(r) for p, r in rows.items()}  # what the search is told
@@ -158,6 +168,7 @@ def _subgrid_check(
             batch,
             seed,
             screen=screen if excluded else None,
+            screen_charge=(SCREEN_CHARGE if charge is None else charge) if excluded else 0.0,
         )
         mine = [v for v in found.values() if v[0] < INFEASIBLE]
         shares.append(hypervolume(normalised(mine, lower, upper), reference) / whole)
@@ -239,6 +250,13 @@ def main() -> None:
         action="store_true",
         help="search without the feasibility screen (zigzag/sweep/guided_screen.py)",
     )
+    parser.add_argument(
+        "--screen-charge",
+        type=float,
+        default=None,
+        help="evaluations of the budget one question to the screen costs (default: the search's, "
+        "zigzag.sweep.hardware_search.SCREEN_CHARGE)",
+    )
     args = parser.parse_args()
     logging.disable(logging.WARNING)
 
@@ -307,6 +325,7 @@ def main() -> None:
                     read_budget({**given, "screen": not args.no_screen}, name),
                     "unused",
                     screen=None if args.no_screen else passes,
+                    screen_charge=args.screen_charge,
                 )
                 took = time.perf_counter() - started
                 fresh_store.cleanup()
@@ -345,7 +364,11 @@ def main() -> None:
         kept_store.cleanup()
         for index in range(args.subgrids):
             label = f"{name}/{args.subgrid_draw}/{index}"
-            held.append(_subgrid_check(label, rows, args.seeds, index, args.subgrid_draw, excluded))
+            held.append(
+                _subgrid_check(
+                    label, rows, args.seeds, index, args.subgrid_draw, excluded, args.screen_charge
+                )
+            )
     print(
         "\nspace, method: hypervolume share over the seeds (min, mean), largest share of the grid"
     )

@@ -20,7 +20,8 @@ small, so the models learn from more than one batch. After each batch it fits, o
   monotone axis (equal on the others) counts as failing, one above a runnable one as running;
 * an *objective model* per objective: a regression of the logarithm of the objective on one
   indicator per axis value (each axis' effect, multiplicative in the objective) whose prior holds
-  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours'),
+  successive values of an axis to a smooth trend (a value not seen yet continues its neighbours';
+  a weak pull on the slope, :data:`SLOPE`, so a few evaluations still show an axis' trend),
   corrected by the mean residual of the nearest feasible evaluated positions (what the axes do
   together);
 
@@ -41,8 +42,11 @@ taken next to the front, and the last batch, whose results no model will use, is
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
 front points are). With a feasibility screen
 (``screen``), each pick is first shown to it and a rejected one replaced by the next
-(:mod:`zigzag.sweep.guided_pool`; a pick its verdicts show must fail by monotonicity is not
-asked about). A position that ran but broke a constraint (``evaluate`` gives its objectives as a
+(:mod:`zigzag.sweep.guided_pool`; a pick whose verdict follows by monotonicity from the verdicts
+and evaluations so far is not asked about), and its rejections teach the feasibility models as
+failures. With a ``screen_charge``, each question costs that share of an evaluation of the budget,
+and a pick is asked about only when it is more likely to fail than that. A position that ran
+but broke a constraint (``evaluate`` gives its objectives as a
 :class:`~zigzag.sweep.guided_constraints.Broke`) counts as one that cannot run, but its objectives
 teach the objective model and a model of the constraints, whose chance multiplies the
 feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choice comes from
@@ -51,6 +55,7 @@ feasibility estimate (:mod:`zigzag.sweep.guided_constraints`). Every random choi
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 
@@ -68,6 +73,9 @@ from zigzag.sweep.guided_pool import (
     _Gate,
     _grid_size,
     _known_failing,
+    _implied_runs,
+    _known_passing,
+    initial_design,
 )
 from zigzag.sweep.hypervolume import hypervolume
 
@@ -75,54 +83,24 @@ NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
 #: the second and, weaker, the first difference of their effects), plus a weak shrinkage
 SMOOTHING = 1.0
+#: the first difference's coefficient in that penalty (0.5, a quarter of the weight, shrank an
+#: axis' trend to nothing with a few evaluations: 0.1, a hundredth)
+SLOPE = 0.1
 RIDGE = 0.01
 #: share of the budget spent on the space-filling first batch (at least one more than the axes)
 INITIAL_SHARE = 0.4
 #: model rounds at least after the first batch: a small budget is spent in smaller batches
 ROUNDS = 4
 LOGISTIC_RIDGE = 0.03
-DESIGNS = 64  # space-filling draws for the first batch
 RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
 #: positions less likely than this to run are picked only when nothing else is left
 MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 #: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
 EXPLORE_BATCH = 3
-
-
-def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """``count`` positions, each axis' values spread evenly over them from its first value to its
-    last (a Latin-hypercube-like draw that always holds both extremes of every axis)."""
-    columns = []
-    for n in sizes:
-        if count > 1:
-            cells = [round(i * (n - 1) / (count - 1)) for i in range(count)]
-        else:
-            cells = [rng.randrange(n)]
-        rng.shuffle(cells)
-        columns.append(cells)
-    return [tuple(col[i] for col in columns) for i in range(count)]
-
-
-def _spread(points: np.ndarray) -> float:
-    if len(points) < 2:
-        return 0.0
-    d = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
-    return float(d[np.triu_indices(len(points), 1)].min())
-
-
-def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
-    """The most spread (largest smallest distance) of :data:`DESIGNS` stratified draws, duplicates removed."""
-    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
-    best, best_spread = None, -1.0
-    for _ in range(DESIGNS):
-        design = list(dict.fromkeys(_stratified(sizes, count, rng)))
-        spread = _spread(np.array(design, dtype=float) / scale)
-        if len(design) > (len(best) if best else 0) or (
-            best and len(design) == len(best) and spread > best_spread
-        ):
-            best, best_spread = design, spread
-    return best or []
+#: with questions to the screen charged to the budget, at most this many per pick of a batch (a
+#: region the screen rejects is then learnt by the models, not walked question by question)
+QUESTIONS = 2
 
 
 class _Models:
@@ -162,13 +140,14 @@ class _Models:
     def _prior(self, width: int) -> np.ndarray:
         """The objective model's penalty: the squared second difference of the effects of each axis'
         successive values (a trend: a value seen on no runnable position continues the trend of
-        the values around it, the far end of an axis included) and, at a quarter of its weight, the
-        squared first difference (neighbouring values have similar effects), plus a weak ridge."""
+        the values around it, the far end of an axis included) and, at :data:`SLOPE` squared of its
+        weight, the squared first difference (neighbouring values have similar effects), plus a
+        weak ridge."""
         differences = np.zeros((sum(max(2 * n - 3, 0) for n in self.sizes), width))
         row = 0
         for offset, n in zip(self.offsets, self.sizes):
             for i in range(n - 1):
-                differences[row, offset + i : offset + i + 2] = (0.5, -0.5)
+                differences[row, offset + i : offset + i + 2] = (SLOPE, -SLOPE)
                 row += 1
             for i in range(n - 2):
                 differences[row, offset + i : offset + i + 3] = (1.0, -2.0, 1.0)
@@ -333,12 +312,15 @@ def guided_search(
     batch: int,
     seed: int,
     screen: Callable[[tuple[int, ...]], bool] | None = None,
+    screen_charge: float = 0.0,
 ) -> dict[tuple[int, ...], tuple[float, ...]]:
     """Evaluate at most ``budget`` positions of the grid ``sizes`` in batches of ``batch``;
     ``evaluate`` gives each position's objectives (all minimised; ``INFEASIBLE`` when it cannot
     run). ``screen(position)``: False when the position is known not to run (a feasibility
     screen, :mod:`zigzag.sweep.guided_screen`); asked about each position about to be picked,
-    one it rejects is replaced by the next pick and never evaluated nor shown to the models.
+    one it rejects is replaced by the next pick and never evaluated, its failure taught to the
+    feasibility models. ``screen_charge``: what one question to the screen costs, in
+    evaluations of the budget (the budget then holds the evaluations and the screening).
     Returns every evaluated position with its objectives, in evaluation order."""
     rng = random.Random(seed)
     gate = _Gate(screen)
@@ -354,21 +336,42 @@ def guided_search(
                 measured[position] = seen[position]
                 seen[position] = (INFEASIBLE,) * len(values)
 
+    def remaining(extra: float = 0.0) -> int:
+        """Evaluations the budget still holds, after the screening paid so far (and ``extra``)."""
+        return math.floor(budget - len(seen) - screen_charge * gate.asked - extra + 1e-9)
+
     first, step = batch_sizes(len(sizes), budget, batch)
     design = initial_design(sizes, first, rng)
     # a screen that rejects the whole grid: one variant evaluated all the same, to tell why
-    run(_allowed(design, sizes, gate, rng) or design[:1])
+    if screen_charge > 0:  # charged questions: at most QUESTIONS per pick of each batch
+        gate.limit = QUESTIONS * len(design)
+    allowed = _allowed(design, sizes, gate, rng)
+    run(allowed[: max(remaining(), 1)] if allowed else design[:1])
     trust = 1.0  # share of the last batch's picks that could run
-    while len(seen) < budget:
-        count = min(step, budget - len(seen))
-        left = budget - len(seen) - count  # evaluations after this batch
+    while remaining() >= 1:
+        count = min(step, remaining())
+        # evaluations after this batch (its screening counted at one question per pick)
+        left = remaining(count * (1 + screen_charge))
         # the last batch next to the front whole; before it, as many as the models' misses
-        local = count if left == 0 else round((1.0 - trust) * (count - 1))
-        explore = left > 0 and count >= EXPLORE_BATCH
+        local = count if left < 1 else round((1.0 - trust) * (count - 1))
+        explore = left >= 1 and count >= EXPLORE_BATCH
+        if screen_charge > 0:
+            gate.limit = gate.asked + QUESTIONS * count
         picks = _next_batch(
-            sizes, seen, count, rng, explore=explore, local=local, gate=gate, measured=measured
+            sizes,
+            seen,
+            count,
+            rng,
+            explore=explore,
+            local=local,
+            gate=gate,
+            measured=measured,
+            charge=screen_charge,
         )
+        picks = picks[: max(remaining(), 0)]  # what the budget holds once they are screened
         if not picks:
+            if gate.exhausted:  # this batch's questions all rejected: the next batch asks again
+                continue
             break
         run(picks)
         trust = sum(seen[p][0] < INFEASIBLE for p in picks) / len(picks)
@@ -395,17 +398,24 @@ def _next_batch(
     local: int = 0,
     gate: _Gate | None = None,
     measured: dict | None = None,
+    charge: float = 0.0,
 ) -> list[tuple[int, ...]]:
     """The next ``count`` positions: by expected hypervolume gain, the first ``local`` of them
     among the neighbours of the front found (all of them when ``local`` is ``count``), plus
     (unless it is the last batch, whose results no model will use) the feasible-looking position
-    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next."""
+    farthest from all. A pick the ``gate``'s screen rejects is replaced by the next; with a
+    ``charge`` per question, a pick is shown to the screen only when its chance to fail is
+    larger than the charge (a failed evaluation costs one, a question the charge)."""
     gate = gate if gate is not None else _Gate(None)
     positions = list(seen)
     values = np.array([seen[p] for p in positions])
     pool = _candidates(sizes, seen, rng, gate.rejected)
     near = np.zeros(len(pool), dtype=bool)
-    models = _Models(sizes, positions, values, measured)
+    # the screen's rejections are failures known for free: the feasibility models learn them too
+    rejected = sorted(gate.rejected - seen.keys())
+    told = positions + rejected
+    told_values = np.vstack([values, np.full((len(rejected), values.shape[1]), INFEASIBLE)])
+    models = _Models(sizes, told, told_values, measured)
     if local:  # picks next to the front found (one value away on one axis from a front position)
         neighbours = {
             tuple(p) for p in _front_neighbours(sizes, positions, values, seen, models.signs)
@@ -415,11 +425,20 @@ def _next_batch(
         near = np.array([tuple(p) in neighbours for p in pool], dtype=bool)
     if not len(pool):
         return []
-    feasible = _implied_feasibility(models, positions, pool)
+    runs = _implied_runs(models, told, pool)
+    feasible = runs * models.within(pool)
     # rejected by the screen, or known to be (not asked)
     blocked = _known_failing(gate, seen, measured or {}, pool)
+    certain = _known_passing(gate, seen, measured or {}, pool)  # not asked either
+
+    unasked = certain | ((charge > 0) & (1.0 - runs <= charge))  # evaluated without a question
 
     def admitted(i: int) -> bool:
+        if unasked[i]:
+            return True
+        if gate.exhausted:  # no question left: only the positions needing none remain
+            np.logical_or(blocked, ~unasked, out=blocked)
+            return False
         blocked[i] = not gate.passes(tuple(int(v) for v in pool[i]))
         return not blocked[i]
 
@@ -435,7 +454,7 @@ def _next_batch(
     logs = models.predict(pool)
     models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
     predicted = models.linear(logs)
-    front = _front(models.scaled(values[models.feasible]))
+    front = _front(models.scaled(values[models.feasible[: len(values)]]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []
     explore_at = None
@@ -466,16 +485,6 @@ def _next_batch(
     if explore is not None:
         picks.append(explore)
     return [tuple(int(v) for v in pool[i]) for i in picks]
-
-
-def _implied_feasibility(models: _Models, positions: list, pool: np.ndarray) -> np.ndarray:
-    """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
-    must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
-    feasible = models.feasibility(pool)
-    seen = np.array(positions, dtype=int).reshape(len(positions), -1)
-    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
-    runs = np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
-    return runs * models.within(pool)
 
 
 def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:

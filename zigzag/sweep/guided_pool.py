@@ -1,6 +1,7 @@
-"""Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the candidate pool,
-the neighbours of the front found, the positions farthest from all evaluated ones, and the gate
-of the feasibility screen (:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
+"""Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the first batch's
+space-filling design, the candidate pool, the neighbours of the front found, the positions
+farthest from all evaluated ones, and the gate of the feasibility screen
+(:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
 
 from __future__ import annotations
 
@@ -18,6 +19,42 @@ from zigzag.sweep import monotone
 INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
+DESIGNS = 64  # space-filling draws for the first batch
+
+
+def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """``count`` positions, each axis' values spread evenly over them from its first value to its
+    last (a Latin-hypercube-like draw that always holds both extremes of every axis)."""
+    columns = []
+    for n in sizes:
+        if count > 1:
+            cells = [round(i * (n - 1) / (count - 1)) for i in range(count)]
+        else:
+            cells = [rng.randrange(n)]
+        rng.shuffle(cells)
+        columns.append(cells)
+    return [tuple(col[i] for col in columns) for i in range(count)]
+
+
+def _spread(points: np.ndarray) -> float:
+    if len(points) < 2:
+        return 0.0
+    d = np.abs(points[:, None, :] - points[None, :, :]).sum(axis=2)
+    return float(d[np.triu_indices(len(points), 1)].min())
+
+
+def initial_design(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """The most spread (largest smallest distance) of :data:`DESIGNS` stratified draws, duplicates removed."""
+    scale = np.array([max(n - 1, 1) for n in sizes], dtype=float)
+    best, best_spread = None, -1.0
+    for _ in range(DESIGNS):
+        design = list(dict.fromkeys(_stratified(sizes, count, rng)))
+        spread = _spread(np.array(design, dtype=float) / scale)
+        if len(design) > (len(best) if best else 0) or (
+            best and len(design) == len(best) and spread > best_spread
+        ):
+            best, best_spread = design, spread
+    return best or []
 
 
 def _grid_size(sizes: Sequence[int]) -> int:
@@ -25,18 +62,30 @@ def _grid_size(sizes: Sequence[int]) -> int:
 
 
 class _Gate:
-    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run)."""
+    """The screen's verdicts asked so far (``rejected``: the positions it said cannot run;
+    ``asked``: how many questions were put to it; past ``limit`` questions, a position not yet
+    judged is refused without asking)."""
 
     def __init__(self, screen: Callable[[tuple[int, ...]], bool] | None):
         self.screen = screen
         self.rejected: set[tuple[int, ...]] = set()
         self.passed: set[tuple[int, ...]] = set()
+        self.asked = 0  # questions put to the screen
+        self.limit: int | None = None  # no more questions than this (the position then fails)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether no question is left (``limit`` reached)."""
+        return self.limit is not None and self.asked >= self.limit
 
     def passes(self, position: tuple[int, ...]) -> bool:
         if self.screen is None or position in self.passed:
             return True
         if position in self.rejected:
             return False
+        if self.exhausted:
+            return False  # not asked, so not known to fail either
+        self.asked += 1
         if self.screen(position):
             self.passed.add(position)
             return True
@@ -48,16 +97,29 @@ def _known_failing(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) ->
     """Which positions of ``pool`` must fail by monotonicity (:mod:`zigzag.sweep.monotone`)
     learnt from the screen's verdicts and the evaluations: the screen would reject them, so it is
     not asked (a failure that is monotone, such as a buffer too small, is told once per region)."""
+    if not gate.rejected:
+        return np.zeros(len(pool), dtype=bool)
+    return _known(gate, seen, measured, pool)[0]
+
+
+def _known_passing(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) -> np.ndarray:
+    """Which positions of ``pool`` the screen must pass by the same monotonicity (no smaller on
+    every monotone axis than one it passed or that ran): it is not asked about them either."""
+    return _known(gate, seen, measured, pool)[1]
+
+
+def _known(gate: _Gate, seen: dict, measured: dict, pool: np.ndarray) -> tuple:
     none = np.zeros(len(pool), dtype=bool)
-    if gate.screen is None or not gate.rejected or not len(pool):
-        return none
+    if gate.screen is None or not len(pool):
+        return none, none.copy()
     known = {p: True for p in gate.passed}
     known.update({p: False for p in gate.rejected})
     known.update({p: v[0] < INFEASIBLE or p in measured for p, v in seen.items()})
+    if not known:
+        return none, none.copy()
     positions = np.array(list(known), dtype=int)
     ran = np.array(list(known.values()), dtype=bool)
-    must_fail, _ = monotone.implied(pool, positions, ran, monotone.directions(positions, ran))
-    return must_fail
+    return monotone.implied(pool, positions, ran, monotone.directions(positions, ran))
 
 
 def _allowed(
@@ -88,6 +150,20 @@ def _allowed(
         taken.add(p)
         chosen.append(p)
     return chosen
+
+
+def _implied_feasibility(models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """:func:`_implied_runs` times the chance to keep the constraints."""
+    return _implied_runs(models, positions, pool) * models.within(pool)
+
+
+def _implied_runs(models, positions: list, pool: np.ndarray) -> np.ndarray:
+    """The models' chance to run, set to 0 for positions that must fail and to 1 for those that
+    must run by the monotonicity seen (:mod:`zigzag.sweep.monotone`)."""
+    feasible = models.feasibility(pool)
+    seen = np.array(positions, dtype=int).reshape(len(positions), -1)
+    must_fail, must_run = monotone.implied(pool, seen, models.feasible, models.signs)
+    return np.where(must_run, 1.0, np.where(must_fail, 0.0, feasible))
 
 
 def _candidates(

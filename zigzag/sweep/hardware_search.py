@@ -4,7 +4,9 @@ default: batches chosen by models of feasibility and of the objectives fitted on
 :mod:`zigzag.sweep.guided`) and ``nsga2`` (a genetic search with DEAP's NSGA-II selection).
 
 The guided search asks a feasibility screen (:mod:`zigzag.sweep.guided_screen`; the budget's
-``screen``) about each candidate before evaluating it, and never evaluates one it shows cannot run.
+``screen``) about a candidate before evaluating it, and never evaluates one it shows cannot run
+(with a ``screen_charge``, each question is charged to the budget and a candidate is asked about
+only when more likely to fail than a question costs; :data:`SCREEN_CHARGE` by default).
 
 A candidate is one position per axis of the sweep (fragment groups, varied and zipped axes; see
 :func:`zigzag.variants.axis_sizes`), made into its variant only when evaluated. Every evaluation
@@ -51,6 +53,11 @@ CROSSOVER_PROBABILITY = 0.3
 RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluated
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
+#: evaluations of the budget one question to the feasibility screen is charged (see search). Its
+#: CPU time over an evaluation's is 0.07-0.34 on the benchmark's grids (lpf 4, cheap evaluations);
+#: a charge of 0.25 holds the evaluations and the screening within the budget there, but costs
+#: small budgets on grids mostly infeasible too much (docs/performance.md), so it is off by default
+SCREEN_CHARGE = 0.0
 
 
 def _candidate(genes=()) -> Individual:
@@ -216,12 +223,20 @@ def _grid_size(sizes) -> int:
 
 
 def search(
-    sweep: Sweep, budget: SearchBudget, cache: str | Path, *, progress=None, screen=None
+    sweep: Sweep,
+    budget: SearchBudget,
+    cache: str | Path,
+    *,
+    progress=None,
+    screen=None,
+    screen_charge: float | None = None,
 ) -> SearchResult:
     """NSGA-II over the sweep's grid within ``budget``; ``progress(generation, front_size)``
     is called after every generation. ``screen(position)``: False for a position the guided
     search must not evaluate, as it cannot run (by default, with ``budget.screen``, the
-    feasibility screen's verdict, :class:`zigzag.sweep.guided_screen.Screen`)."""
+    feasibility screen's verdict, :class:`zigzag.sweep.guided_screen.Screen`), each question
+    to it charged ``screen_charge`` evaluations of the budget (by default
+    :data:`SCREEN_CHARGE` with a screen, 0 without)."""
     sizes = axis_sizes(sweep.spec)
     grid = _grid_size(sizes)
     if not any(n > 1 for n in sizes):
@@ -231,7 +246,9 @@ def search(
     if budget.method == "guided":
         if screen is None and budget.screen:
             screen = Screen(sweep, cache).passes
-        return _guided(sweep, budget, cache, sizes, progress, screen)
+        if screen_charge is None:
+            screen_charge = SCREEN_CHARGE if screen is not None else 0.0
+        return _guided(sweep, budget, cache, sizes, progress, screen, screen_charge)
     rng = random.Random(budget.seed)
     seen: set[tuple[int, ...]] = set()
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -254,7 +271,9 @@ def search(
     )
 
 
-def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen) -> SearchResult:
+def _guided(
+    sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen, screen_charge: float
+) -> SearchResult:
     """The surrogate-guided search within the same budget (population x (generations + 1) evaluations)."""
     batches = []
     with _Evaluations(sweep, cache, budget.workers) as evaluations:
@@ -273,6 +292,7 @@ def _guided(sweep: Sweep, budget: SearchBudget, cache, sizes, progress, screen) 
             budget.population,
             budget.seed,
             screen=screen,
+            screen_charge=screen_charge,
         )
         memo = evaluations.memo
     rows = [row for position in sorted(memo) for row in memo[position]]

@@ -273,7 +273,7 @@ def test_gains_are_judged_on_the_scale_of_the_predictions_likely_to_run(monkeypa
 
     import numpy as np
 
-    from zigzag.sweep import guided
+    from zigzag.sweep import guided, guided_pool
 
     captured = []
     original = guided._gains
@@ -290,7 +290,7 @@ def test_gains_are_judged_on_the_scale_of_the_predictions_likely_to_run(monkeypa
     positions = list(seen)
     models = guided._Models(SIZES, positions, np.array([seen[p] for p in positions]))
     pool = guided._candidates(SIZES, seen, random.Random(0))
-    likely = guided._implied_feasibility(models, positions, pool) >= guided.MIN_FEASIBLE
+    likely = guided_pool._implied_feasibility(models, positions, pool) >= guided.MIN_FEASIBLE
     assert likely.sum() > 10
     assert np.all(predicted[likely] >= -1e-9) and np.all(predicted[likely] <= 1 + 1e-9)
     assert np.all((front >= -1e-9) & (front <= 1 + 1e-9))
