@@ -106,9 +106,10 @@ onsuccess:
 
 
 # The files the jobs read that the config alone determines (each experiment's resolved spec, a
-# hardware sweep's batches of points, settings and search): path -> content. Nothing is written
-# while the Snakefile loads (a dry run changes nothing); the rule write_spec (rules/parse.smk)
-# writes them, and rewrites one when its content (a params value Snakemake records) changes.
+# hardware sweep's batches of points, settings and search): path -> content. The rule write_spec
+# (rules/parse.smk) writes them, and rewrites one when its content (a params value Snakemake
+# records) changes; only a sweep's batch files are written while the Snakefile loads, by a run that
+# runs jobs (below), so a dry run or a lint still changes nothing.
 SPEC_TEXTS = {}
 
 
