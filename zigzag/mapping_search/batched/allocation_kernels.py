@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from zigzag.mapping_search.batched.kernel_cache import cached_njit
 from zigzag.mapping_search.batched.kernels import _array, _maximum, _minimum, pr_extent
 
 #: the one signature of :func:`feasible_takes`: the loops' per-dim prefix products, the operand's
@@ -27,7 +28,7 @@ _FEASIBLE_SIGNATURE = (
 )
 
 
-@njit([_FEASIBLE_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_FEASIBLE_SIGNATURE], error_model="numpy")
 def feasible_takes(
     temporal, dim_number, part, relevant, pr_dims, pr_figures, pos, precision, size, steps, alive
 ):
@@ -108,7 +109,7 @@ _CHEAPEST_SIGNATURE = (
 )
 
 
-@njit([_CHEAPEST_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_CHEAPEST_SIGNATURE], error_model="numpy")
 def cheapest_takes(prefix, bits, pos, feasible, alive, total, takes):
     """The take of each of ``n`` candidates into a memory holding one operand that is not its top
     (``BatchLevelAssigner._single_take``): among the feasible takes ``t < takes`` of a live
@@ -181,7 +182,7 @@ _COMBINED_SIGNATURE = (
 )
 
 
-@njit([_COMBINED_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_COMBINED_SIGNATURE], error_model="numpy")
 def combined_takes(
     bits,
     pos,

@@ -6,8 +6,8 @@ expressions they replace went through element by element (``+ - * /``, ``ceil``,
 ``rint``, comparisons; no fast-math, no transcendental function), so every figure has the same
 bits.
 ``error_model="numpy"``: a division by zero gives ``inf`` or ``NaN`` as numpy's does.
-Compiled once and kept in numba's cache (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside this
-file, else the user's cache folder when that one is read-only).
+Compiled once and kept in numba's cache, in a folder per version of the kernels' sources
+(:mod:`zigzag.mapping_search.batched.kernel_cache`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, objmode, types
 
+from zigzag.mapping_search.batched.kernel_cache import cached_njit
 from zigzag.cost.model.latency import PortActivity, marked_slots
 from zigzag.mapping_search.batched.candidates import EXACT
 
@@ -49,7 +50,7 @@ def pr_extent(size_a, size_b, figures, r):
     return _minimum(figures[r, 2], unique)
 
 
-@njit(cache=True, error_model="numpy")
+@cached_njit(error_model="numpy")
 def reduce_balanced(current, minima, m, surplus, order):
     """``zigzag.cost.model.reduce_balanced`` on the first ``m`` entries of ``current`` (in place):
     the largest first (stable on ties, a NaN last), each step by the float operations of the
@@ -118,7 +119,7 @@ def _same_flags(flags, a, b):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@cached_njit(error_model="numpy")
 def _allowed(
     i,
     k,
@@ -189,7 +190,7 @@ _LATENCIES_SIGNATURE = (
 )
 
 
-@njit([_LATENCIES_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_LATENCIES_SIGNATURE], error_model="numpy")
 def latencies(
     flows, bits, eff_bits, frac, rows, sizes, duty_bw, port_bw, bw_first, tables, scalars
 ):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from zigzag.mapping_search.batched.kernel_cache import cached_njit
 from zigzag.mapping_search.batched.candidates import EXACT
 from zigzag.mapping_search.batched.kernels import _array, pr_extent
 
@@ -22,7 +23,7 @@ _TEMPORAL_SIGNATURE = (
 )
 
 
-@njit([_TEMPORAL_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_TEMPORAL_SIGNATURE], error_model="numpy")
 def temporal_levels(irm, rm, cuts, prefix):
     """``(ends, cabl, mac_st, top_r, top_ir)`` of one operand's ``N`` memory levels for ``n``
     candidates (``BatchCostModel._temporal``, docs/models/cost-model.md#temporal-mapping): per
@@ -95,7 +96,7 @@ def _pr_step(state, r, on_a, size, rel_figures):
     return factor, extent
 
 
-@njit([_PR_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_PR_SIGNATURE], error_model="numpy")
 def pr_footprints(
     ends,
     ldim,
@@ -177,7 +178,7 @@ _ACCESS_SIGNATURE = (
 )
 
 
-@njit([_ACCESS_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_ACCESS_SIGNATURE], error_model="numpy")
 def word_accesses(flows, slot, bw_min, ratio, instances, exact):
     """Word accesses ``(R, n)`` of ``R`` flows (rows) for ``n`` candidates
     (``accesses.word_accesses``, docs/models/cost-model.md#data-movement): row ``r`` reads the
@@ -212,7 +213,7 @@ _ENERGY_SIGNATURE = (
 )
 
 
-@njit([_ENERGY_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_ENERGY_SIGNATURE], error_model="numpy")
 def access_energies(value, slots, r_cost, w_cost):
     """The memories' energy of ``n`` candidates (``model.access_energy`` before the MAC energy,
     docs/models/cost-model.md#energy): per (operand, level) ``l`` in order, ``(th x r + tl x r) +
@@ -303,7 +304,7 @@ _FLOWS_SIGNATURE = (
 )
 
 
-@njit([_FLOWS_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_FLOWS_SIGNATURE], error_model="numpy")
 def operand_flows(
     D,
     psum,
@@ -398,7 +399,7 @@ _PLAIN_SIGNATURE = (
 )
 
 
-@njit([_PLAIN_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_PLAIN_SIGNATURE], error_model="numpy")
 def plain_footprints(ends, rm, lsize, spatial_ptr, spatial_factor):
     """The footprints ``D[a, i]`` (levels ``0 .. N``, level 0 the array's 1) of an operand without
     partially relevant dims for ``n`` candidates (``BatchCostModel._footprints``): per level the
@@ -436,7 +437,7 @@ _PSUM_SIGNATURE = (
 )
 
 
-@njit([_PSUM_SIGNATURE], cache=True, error_model="numpy")
+@cached_njit([_PSUM_SIGNATURE], error_model="numpy")
 def psum_flags(ends, irm, lsize, spatial_ir):
     """The output's partial-sum flags ``(N + 1, n)`` (``BatchCostModel._movement``): level ``k`` holds
     partial sums where a level above it (``k + 1 .. N``, ``N`` the last memory level) has an
