@@ -53,9 +53,10 @@ class ResultStore:
 
     def path(self, key: str) -> Path:
         """Where the result of job ``key`` is kept (in a file of its own)."""
-        return Path(self.cache) / "results" / f"{key}.json"
+        return Path(self._file(key))
 
     def _file(self, key: str) -> str:
+        """:meth:`path` as text (no Path made on the hot path)."""
         return os.path.join(self.cache, "results", key + ".json")
 
     def read(self, key: str) -> dict | None:
