@@ -44,6 +44,7 @@ def _this_version() -> str:
     return sources_digest()
 
 
+@cache
 def kernel_cache_folder(configured: str) -> str | None:
     """The folder of this version's compiled kernels under ``configured`` (numba's
     ``CACHE_DIR``; empty: ``__pycache__`` beside this file); None when it cannot be written."""
