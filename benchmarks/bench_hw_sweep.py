@@ -8,11 +8,18 @@ variants differing only in those costs share their mapping candidates
 
 Usage:  python benchmarks/bench_hw_sweep.py [--variants 50] [--cores 2] [--batch-size auto] [--seed 0]
         python benchmarks/bench_hw_sweep.py --grid 10000                  # the whole 10k grid (idle machine)
+        python benchmarks/bench_hw_sweep.py --grid structural10000        # 10,000 variants, all structural
         python benchmarks/bench_hw_sweep.py --grid 10000 --variants 200 --in-process   # CPU s, shared vs not
         python benchmarks/bench_hw_sweep.py --variants 20 --start 600 --in-process     # one batch job's variants
         python benchmarks/bench_hw_sweep.py --variants 16 --workloads inputs/workload/resnet18.onnx \
             --batch-size 4 --write-config config/sweep_slurm_slice.yaml
         python benchmarks/bench_hw_sweep.py --grid 10000 --write-config config/sweep_10k.yaml
+
+``--grid structural10000``: 10,000 variants whose every axis changes the design, 10 array shapes
+(the five above and 16x16, 16x32, 32x16, 32x64, 64x32) x 10 buffer sizes (128 KiB-6 MiB) x 10
+accumulator sizes (64 KiB-2 MiB) x 10 bandwidths (128-4,096 bit): no two variants share their
+memory hierarchy's sizes, so they share only what the structural path shares (siblings differing
+in one buffer size or bandwidth, within a batch job).
 
 A slice of the 10,000 grid (``--variants N``, a multiple of 10) draws N / 10 points of the
 1,000 grid and takes each with its 10 cost settings, so the slice shares as the grid does.
@@ -68,17 +75,46 @@ WORKLOADS = ["inputs/workload/resnet18.onnx", "inputs/workload/mobilenetv2.onnx"
 DRAM = [975, 1462.5, 1950, 2925, 3900]
 WREG = [0.0195, 0.039]
 COSTS = [(dram, wreg) for dram in DRAM for wreg in WREG]
-GRIDS = (1000, 10000)
+#: the structural 10,000 grid: every axis changes the design (10 values each), no cost axis
+SHAPES_10 = [*SHAPES, (16, 16), (16, 32), (32, 16), (32, 64), (64, 32)]
+BUFFERS_10 = [
+    "128KiB",
+    "256KiB",
+    "384KiB",
+    "512KiB",
+    "768KiB",
+    "1MiB",
+    "1536KiB",
+    "2MiB",
+    "4MiB",
+    "6MiB",
+]
+ACCUMULATORS_10 = [
+    "64KiB",
+    "96KiB",
+    "128KiB",
+    "192KiB",
+    "256KiB",
+    "384KiB",
+    "512KiB",
+    "768KiB",
+    "1MiB",
+    "2MiB",
+]
+BANDWIDTHS_10 = [128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 4096]
+GRIDS = ("1000", "10000", "structural10000")
 
 
-def grid(size: int = 1000) -> list[tuple]:
+def grid(size: str = "1000") -> list[tuple]:
     """Every variant of the grid as (D1, D2, ub, acc, bw), with (dram, wreg) for the 10,000 grid;
     a variant's cost settings vary fastest (variants sharing candidates are neighbours)."""
-    base = [
-        (*shape, ub, acc, bw)
-        for shape, ub, acc, bw in itertools.product(SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)
-    ]
-    return base if size == 1000 else [(*point, *cost) for point in base for cost in COSTS]
+    axes = (
+        (SHAPES_10, BUFFERS_10, ACCUMULATORS_10, BANDWIDTHS_10)
+        if size == "structural10000"
+        else (SHAPES, BUFFERS, ACCUMULATORS, BANDWIDTHS)
+    )
+    base = [(*shape, ub, acc, bw) for shape, ub, acc, bw in itertools.product(*axes)]
+    return base if size != "10000" else [(*point, *cost) for point in base for cost in COSTS]
 
 
 def draw(size: int, variants: int | None, seed: int) -> list[tuple]:
@@ -86,11 +122,11 @@ def draw(size: int, variants: int | None, seed: int) -> list[tuple]:
     full = grid(size)
     if variants is None:
         return full
-    if size == 1000:
+    if size != "10000":
         return sorted(random.Random(seed).sample(full, variants))
     if variants % len(COSTS):
         raise SystemExit(f"--variants must be a multiple of {len(COSTS)} with --grid 10000")
-    structural = sorted(random.Random(seed).sample(grid(1000), variants // len(COSTS)))
+    structural = sorted(random.Random(seed).sample(grid("1000"), variants // len(COSTS)))
     return [(*point, *cost) for point in structural for cost in COSTS]
 
 
@@ -177,7 +213,7 @@ FlowListDumper.add_representer(
 
 def write_config(args: argparse.Namespace, points: list[tuple], batch_size) -> None:
     """Write the slice's workflow config to ``args.write_config``, with the command that made it."""
-    whole = args.variants is None and args.grid == 10000
+    whole = args.variants is None and args.grid == "10000"
     config = sweep_config(
         points, batch_size, args.workloads, f"results/{args.write_config.stem}", product=whole
     )
@@ -330,7 +366,10 @@ def main() -> None:
         "--write-config", type=Path, metavar="FILE", help="write the config to FILE, run nothing"
     )
     parser.add_argument(
-        "--grid", type=int, choices=GRIDS, default=1000, help="the grid (default 1000)"
+        "--grid",
+        choices=GRIDS,
+        default="1000",
+        help="the grid (default 1000; structural10000: 10 values on each of the four axes)",
     )
     parser.add_argument(
         "--check",
@@ -351,7 +390,7 @@ def main() -> None:
         else full[args.start : args.start + (args.variants or len(full))]
     )
     batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    if batch_size == "auto" and args.grid == 10000:
+    if batch_size == "auto" and args.grid == "10000":
         # whole groups of cost settings per job (they share candidates only within a job), at most 50 jobs
         batch_size = len(COSTS) * -(-len(points) // (len(COSTS) * 50))
     if args.write_config:

@@ -148,6 +148,12 @@ def _cell(value):
     return value
 
 
+#: variants told to the shared candidates at a time (:meth:`SharedCandidates.expect_only`): the
+#: siblings whose latencies and tables one pass may make; a larger window shares a little more,
+#: but every variant's search pays for each sibling told (docs/performance.md)
+SIBLING_WINDOW = 32
+
+
 def evaluate_points(
     sweep: Sweep,
     variants: list[Variant],
@@ -173,35 +179,39 @@ def evaluate_points(
     shared = SharedCandidates() if share else None
     if shared is not None:
         shared.allocations.store = AllocationStore(Path(cache))
-        # the bandwidths to come: latencies computed for them in one pass
-        shared.expect(v.document for v in variants if v.problem is None)
     held = SweepNotes() if notes is None else notes
     rows = []
     try:
-        points = itertools.product(
-            variants, sweep.workloads, workload_points(sweep), sweep.modes or (None,)
-        )
-        for variant, workload, changes, mode in points:  # the last one varies fastest
-            with held.point(variant.name):
-                row = point_row(
-                    sweep,
-                    variant,
-                    workload,
-                    cache,
-                    workloads=parsed,
-                    mode=mode,
-                    changes=changes,
-                    shared=shared,
-                    packed=packed,
-                )
-            rows.append(row)
-            logger.info(
-                "%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"]
-            )
+        for start, variant in enumerate(variants):
+            if shared is not None and start % SIBLING_WINDOW == 0:
+                # the sizes and bandwidths to come: latencies computed for them in one pass
+                window = variants[start : start + SIBLING_WINDOW]
+                shared.expect_only(v.document for v in window if v.problem is None)
+            _evaluate_variant(sweep, variant, cache, parsed, shared, held, packed, rows)
     finally:  # told even when a point stops the sweep
         if notes is None:
             held.tell()
     return rows
+
+
+def _evaluate_variant(sweep, variant, cache, parsed, shared, held, packed, rows) -> None:
+    """Append the rows of ``variant`` on every workload (point and mode) of ``sweep`` to ``rows``."""
+    points = itertools.product(sweep.workloads, workload_points(sweep), sweep.modes or (None,))
+    for workload, changes, mode in points:  # the last one varies fastest
+        with held.point(variant.name):
+            row = point_row(
+                sweep,
+                variant,
+                workload,
+                cache,
+                workloads=parsed,
+                mode=mode,
+                changes=changes,
+                shared=shared,
+                packed=packed,
+            )
+        rows.append(row)
+        logger.info("%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"])
 
 
 def collect(

@@ -35,6 +35,7 @@ from zigzag.mapping_search.batched.siblings import (
 from zigzag.mapping_search.options import SearchOptions
 from zigzag.mapping_search.spatial_generator import generate_spatial_mappings
 from zigzag.sweep.config import read_sweep
+from zigzag.sweep import runner
 from zigzag.sweep.runner import evaluate_points, variants_of
 
 BASE = REPO / "inputs" / "hardware" / "flow_tpu_32x32.yaml"
@@ -211,6 +212,36 @@ def test_told_siblings_give_the_unshared_results(monkeypatch, caplog, seed):
     assert "differ" not in caplog.text  # no figure went back to the unshared path
 
 
+def test_siblings_told_a_window_at_a_time_give_the_unshared_results(caplog):
+    """A batch job tells its variants a window at a time (expect_only): each window's siblings
+    replace the last ones, with what the structures derived from them, and every layer's
+    result is still the unshared one."""
+    options = SearchOptions(lpf_limit=4)
+    layers = load_workload(str(WORKLOAD), tpu32_mapping_entries()).layers
+    documents = _variants(1)
+    shared = SharedCandidates()
+    taken = 0
+    for start in range(0, len(documents), 4):
+        window = documents[start : start + 4]
+        shared.expect_only(window)
+        told = [t[:2] for group in shared.siblings.by_layout.values() for t in group]
+        assert told and all(pair in [document_memories(d) for d in window] for pair in told)
+        memos = shared.allocations._memos.values()
+        assert not any(
+            key == "ready done" or key[:1] in (("siblings",), ("ready plans",))
+            for memo in memos
+            for key in memo
+            if isinstance(key, (str, tuple))
+        )
+        for document in window:
+            accelerator = accelerator_of(document)
+            for layer in layers:
+                assert_shared_as_alone(shared, layer, accelerator, options)
+        taken += shared.ready.taken
+    assert taken > 0  # siblings of a window took the tables made for them
+    assert "differ" not in caplog.text
+
+
 def test_siblings_are_grouped_by_memories_and_documents_in_other_forms_left_out():
     rng = random.Random(0)
     siblings = Siblings()
@@ -227,7 +258,9 @@ def test_siblings_are_grouped_by_memories_and_documents_in_other_forms_left_out(
     assert pairs == [document_memories(renamed)]
 
 
-def test_sweep_with_a_bandwidth_axis_gives_the_unshared_rows(tmp_path):
+@pytest.mark.parametrize("window", [1, 4, 32])
+def test_sweep_with_a_bandwidth_axis_gives_the_unshared_rows(tmp_path, monkeypatch, window):
+    monkeypatch.setattr(runner, "SIBLING_WINDOW", window)  # variants told a window at a time
     sweep = read_sweep(
         {
             "name": "bandwidths",

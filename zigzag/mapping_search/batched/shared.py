@@ -137,6 +137,18 @@ class SharedCandidates:
         (``zigzag.mapping_search.batched.siblings``). A hint only: results are the same without it."""
         self.siblings.expect(documents)
 
+    def expect_only(self, documents) -> None:
+        """Tell the documents of the next variants in place of those told before: the siblings
+        told, their ready tables not yet taken and what their structures derived from them are
+        dropped. A batch job tells its variants a window at a time (``zigzag.sweep.runner``):
+        finding a variant's siblings among those told costs in proportion to their number, for
+        every layer of every variant, so telling a whole large batch at once made its cost
+        grow with the square of its size. A hint only, as :meth:`expect`."""
+        self.siblings = Siblings()
+        self.ready = ReadyTables(self.ready.budget)
+        self.allocations.forget_siblings()
+        self.siblings.expect(documents)
+
     def table(self, key, build):
         """The table kept under ``key``, else ``build()``'s (kept if it fits)."""
         if key in self.tables:

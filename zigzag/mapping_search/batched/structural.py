@@ -144,6 +144,14 @@ class Allocations:
             self._memos.popitem(last=False)
         return found
 
+    def forget_siblings(self) -> None:
+        """Drop what the structures' memos derived from the siblings told (their memory sets,
+        the plans of their ready tables, the accelerators that built or took one): new
+        siblings are to be told (:meth:`SharedCandidates.expect_only`)."""
+        for memo in self._memos.values():
+            for key in [k for k in memo if _told(k)]:
+                del memo[key]
+
     def chunks(self, key, loops, assigner, constraints, chunk: int):
         """``zigzag.mapping_search.batched.assigned_chunks`` (without ``seen``), through the tables of
         ``key``: yields ``(ids, cuts, entry)`` of the allocated candidates of each chunk, with
@@ -308,3 +316,10 @@ def _inside(entry: _Allocated, sizes: dict) -> bool:
         if size is None or not (low <= size < high):
             return False
     return True
+
+
+def _told(key) -> bool:
+    """Whether a structure memo's ``key`` holds what was derived from the siblings told."""
+    return key == "ready done" or (
+        isinstance(key, tuple) and key[:1] in (("siblings",), ("ready plans",))
+    )
