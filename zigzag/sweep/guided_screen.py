@@ -135,8 +135,10 @@ def ordering_fits(layer, accelerator, array_mapping, options: SearchOptions) -> 
         o for o in multiset_permutations(factors) if not constraints or satisfies(o, constraints)
     )
     first = list(itertools.islice(orderings, 1))
-    if not first or _placed(assigner, first):
-        return bool(first)
+    if _placed(assigner, first):
+        return True
+    if len(factors) < 2:  # one ordering at most, tried
+        return False
     if batched_enabled():
         try:
             return batched_fit(layer, accelerator, fractional, factors, constraints, even)
