@@ -172,7 +172,8 @@ def test_the_batched_verdicts_are_the_scalar_allocators(
 ):
     """Every spatial mapping the screen judges, on layers and buffers that fit and that do not:
     the screen's verdict (the first ordering scalar, the others batched) and the batched walk
-    alone are those of the scalar allocator over every ordering."""
+    alone are those of the scalar allocator over every ordering; and the whole grid's reasons
+    are those of the scalar screen (``ZIGZAG_EVAL=scalar``, the screen as it was)."""
     import zigzag.sweep.guided_screen as screening
     from zigzag.mapping_search import spatial_mapping
     from zigzag.mapping_search.loma import layer_temporal_loops, ordering_factors
@@ -186,7 +187,11 @@ def test_the_batched_verdicts_are_the_scalar_allocators(
             "lpf_limit": 4,
             "temporal_mapping_type": temporal_mapping_type,
             "params": {**SWEEP["params"], "D1": "operational_array.sizes[0]"},
-            "vary": {"ub": ["2KiB", "4KiB", "32KiB", "128KiB", "1MiB"], "bw": [256], "D1": [8, 32]},
+            "vary": {
+                "ub": ["2KiB", "3KiB", "4KiB", "8KiB", "32KiB", "96KiB", "128KiB", "1MiB"],
+                "bw": [256],
+                "D1": [8, 32],
+            },
             "workloads": [str(WORKLOAD), str(tmp_path / "stem.yaml")],
         }
     )
@@ -199,9 +204,10 @@ def test_the_batched_verdicts_are_the_scalar_allocators(
         return verdict
 
     monkeypatch.setattr(screening, "ordering_fits", recorded)
+    positions = list(itertools.product(*(range(n) for n in axis_sizes(sweep.spec))))
     screen = Screen(sweep)
-    for position in itertools.product(*(range(n) for n in axis_sizes(sweep.spec))):
-        screen.reason(position)
+    reasons = [screen.reason(p) for p in positions]
+    assert any(r is None for r in reasons) and any(r is not None for r in reasons)
     cases = set()
     for (layer, accelerator, array_mapping, options), verdict in asked:
         fractional, _ = spatial_mapping.convert(array_mapping, layer, accelerator)
@@ -226,3 +232,5 @@ def test_the_batched_verdicts_are_the_scalar_allocators(
     monkeypatch.setenv("ZIGZAG_EVAL", "scalar")
     monkeypatch.setattr(screening, "batched_fit", None)
     assert [judged(*args) for args, _ in asked] == [verdict for _, verdict in asked]
+    scalar_screen = Screen(sweep)
+    assert [scalar_screen.reason(p) for p in positions] == reasons
