@@ -3,6 +3,7 @@
 Usage:  python benchmarks/bench_hw_search.py [--spaces infeasible168 alexnet200 ...] [--seeds 0 1 ... 9]
                                              [--methods guided nsga2] [--workers 2] [--grids DIR]
                                              [--subgrids N] [--subgrid-draw D] [--no-screen]
+                                             [--scalar-screen] [--screen-charge C]
 
 The spaces (benchmarks/hw_search_spaces.py) are sweeps of the TPU-like example of different shapes:
 the AlexNet space the first search was tuned on, one with a large infeasible region (buffers too small
@@ -24,16 +25,17 @@ grid's evaluations, on every space.
 The guided search asks the feasibility screen (``zigzag.sweep.guided_screen``; ``--no-screen``:
 without it) about each variant before it evaluates it. Per space the benchmark first screens the
 whole grid and checks it against the grid's rows (a rejected variant that ran would be printed as
-SCREEN WRONG), then prints per seed the variants the search asked the screen about and the
-screen's CPU seconds as evaluation-equivalents (over the CPU seconds of one evaluation, measured
-on three runnable variants evaluated afresh), and the evaluations with and without that cost:
-``cold``, each search with an empty store of verdicts (its first search over these structures),
-and ``kept``, the same variants screened with the verdicts the space's earlier seeds left in the
-store (``zigzag.sweep.guided_store``: seed 0 starts empty), as later searches over the same
-structures pay. ``--screen-charge C`` charges each question to the screen C evaluations of the
-search's budget (by default ``zigzag.sweep.hardware_search.SCREEN_CHARGE``, 0), so the evaluations
-it prints are fewer than the budget where it screened; the sub-grid searches charge theirs the
-same.
+SCREEN WRONG; with ``--scalar-screen`` it is screened again with the scalar allocator alone, the
+screen before its batched walk, and a verdict that differs is printed), then prints per seed the
+variants the search asked the screen about and the screen's CPU seconds as evaluation-equivalents
+(over the CPU seconds of one evaluation, measured on three runnable variants evaluated afresh),
+and the evaluations with and without that cost: ``cold``, each search with an empty store of
+verdicts (its first search over these structures), and ``kept``, the same variants screened with
+the verdicts the space's earlier seeds left in the store (``zigzag.sweep.guided_store``: seed 0
+starts empty), as later searches over the same structures pay, and per question (the largest of
+the seeds). ``--screen-charge C`` charges each question to the screen C evaluations of the
+search's budget (by default ``zigzag.sweep.hardware_search.SCREEN_CHARGE``), so the evaluations it
+prints are fewer than the budget where it screened; the sub-grid searches charge theirs the same.
 """
 
 from __future__ import annotations
@@ -181,11 +183,15 @@ def _subgrid_check(
     return min(shares)
 
 
-def screen_check(sweep, rows: dict, positions: list, evaluate_position) -> tuple:
+def screen_check(
+    sweep, rows: dict, positions: list, evaluate_position, scalar: bool = False
+) -> tuple:
     """The feasibility screen over the whole grid: the positions it rejects, checked against the
     grid (every one must have failed there), its CPU seconds, and the CPU seconds of one
     evaluation (the mean of three runnable variants, each evaluated afresh in this process after
-    a fourth has paid the one-time costs)."""
+    a fourth has paid the one-time costs). With ``scalar``, the grid is screened again with the
+    scalar allocator alone (``ZIGZAG_EVAL=scalar``, the screen before its batched walk), whose
+    verdicts must be the same."""
     import random
 
     from zigzag.sweep.guided_screen import Screen
@@ -212,6 +218,23 @@ def screen_check(sweep, rows: dict, positions: list, evaluate_position) -> tuple
     )
     if wrong:
         print(f"  SCREEN WRONG on {wrong[:5]}")
+    if scalar:
+        engine = os.environ.get("ZIGZAG_EVAL")
+        os.environ["ZIGZAG_EVAL"] = "scalar"
+        try:
+            alone = Screen(sweep)
+            differ = [p for p in positions if alone.reason(p) != screen.reason(p)]
+        finally:
+            if engine is None:
+                del os.environ["ZIGZAG_EVAL"]
+            else:
+                os.environ["ZIGZAG_EVAL"] = engine
+        print(
+            f"  the scalar allocator's screen: {alone.seconds:.2f} CPU s = "
+            f"{alone.seconds / per_evaluation:.1f} evaluations, verdicts "
+            + (f"DIFFER on {differ[:5]} ({len(differ)})" if differ else "the same")
+        )
+        wrong = wrong or differ
     return rejected, per_evaluation, bool(wrong)
 
 
@@ -251,6 +274,12 @@ def main() -> None:
         help="search without the feasibility screen (zigzag/sweep/guided_screen.py)",
     )
     parser.add_argument(
+        "--scalar-screen",
+        action="store_true",
+        help="also screen each whole grid with the scalar allocator alone (ZIGZAG_EVAL=scalar) "
+        "and compare the verdicts",
+    )
+    parser.add_argument(
         "--screen-charge",
         type=float,
         default=None,
@@ -282,7 +311,7 @@ def main() -> None:
         excluded, per_evaluation = set(), 0.0
         if not args.no_screen:
             excluded, per_evaluation, wrong = screen_check(
-                sweep, rows, positions, evaluate_position
+                sweep, rows, positions, evaluate_position, args.scalar_screen
             )
             screens.append((name, wrong))
         # the searches read the grid's rows: what is compared is the choice of variants, not their evaluation
@@ -308,7 +337,7 @@ def main() -> None:
         )
         kept_store = tempfile.TemporaryDirectory()  # verdicts kept across this space's seeds
         for method in args.methods:
-            shares, spent, costs, kept_costs = [], [], [], []
+            shares, spent, costs, kept_costs, per_question = [], [], [], [], []
             for seed in args.seeds:
                 started = time.perf_counter()
                 fresh_store = tempfile.TemporaryDirectory()
@@ -334,6 +363,8 @@ def main() -> None:
                 assert [kept.passes(p) for p in asked] == [screen.passes(p) for p in asked]
                 kept_cost = kept.seconds / per_evaluation if per_evaluation else 0.0
                 kept_costs.append(kept_cost)
+                if asked:
+                    per_question.append((cost / len(asked), kept_cost / len(asked)))
                 points = [
                     (r["energy_pJ"], r["latency_cycles"], r["area_mm2"]) for r in result.front
                 ]
@@ -361,6 +392,14 @@ def main() -> None:
                     f"{max(costs):.1f} evaluations), {100 * total_kept:.1f} % with the verdicts "
                     f"earlier seeds kept (at most {max(c for _, c in later):.1f}, seeds after the first)"
                 )
+                if per_question:
+                    print(
+                        "  screen per question, evaluations: cold at most "
+                        f"{max(c for c, _ in per_question):.3f} (mean "
+                        f"{sum(c for c, _ in per_question) / len(per_question):.3f}), kept at most "
+                        f"{max(k for _, k in per_question[1:] or per_question):.3f} (seeds after "
+                        "the first)"
+                    )
         kept_store.cleanup()
         for index in range(args.subgrids):
             label = f"{name}/{args.subgrid_draw}/{index}"
@@ -412,7 +451,9 @@ def main() -> None:
     if screens:
         wrong = [n for n, w in screens if w]
         print(
-            "feasibility screen over every grid: wrongly rejected a runnable variant: "
+            "feasibility screen over every grid: wrongly rejected a runnable variant"
+            + (" or differed from the scalar allocator's" if args.scalar_screen else "")
+            + ": "
             + (f"YES on {', '.join(wrong)}" if wrong else "never")
         )
     print(f"machine now: {_uptime()}")

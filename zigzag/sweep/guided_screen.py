@@ -26,6 +26,7 @@ steps) pass every variant.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import time
@@ -39,6 +40,14 @@ from zigzag.io.legacy_hardware import upgrade_accelerator
 from zigzag.io.loaders import checked_accelerator, checked_mapping
 from zigzag.mapping.entry import MappingEntry
 from zigzag.mapping_search import spatial_mapping
+from zigzag.mapping_search.batched import DEFAULT_CHUNK, batched_enabled
+from zigzag.mapping_search.batched.candidates import (
+    LoopTable,
+    Unsupported,
+    constraint_mask,
+    ordering_chunks,
+)
+from zigzag.mapping_search.batched.memory_levels import BatchLevelAssigner
 from zigzag.mapping_search.capacity import CapacityError
 from zigzag.mapping_search.jobs import signature_text, versioned_digest
 from zigzag.mapping_search.loma import (
@@ -110,29 +119,59 @@ def spatial_candidates(layer, accelerator, options: SearchOptions) -> list:
 
 def ordering_fits(layer, accelerator, array_mapping, options: SearchOptions) -> bool:
     """Whether some loop ordering LOMA enumerates for this spatial mapping is accepted by the
-    memory allocator (it stops at the first); an :class:`InputError` when a user ordering
-    cannot be met, as the search raises it."""
+    memory allocator; an :class:`InputError` when a user ordering cannot be met, as the search
+    raises it. The first ordering goes to the scalar allocator (a layer that fits is mostly
+    placed by it), the others to the batched one, a table of orderings at a time
+    (:func:`batched_fit`), or to the scalar one where the batched path does not cover them."""
     fractional, _ = spatial_mapping.convert(array_mapping, layer, accelerator)
-    assigner = MemoryLevelAssigner(
-        layer, accelerator, fractional, even=options.temporal_mapping_type == "even"
-    )
+    even = options.temporal_mapping_type == "even"
+    assigner = MemoryLevelAssigner(layer, accelerator, fractional, even=even)
     temporal = layer_temporal_loops(layer, fractional)
     user = complete_user_ordering(layer, temporal)
     if user is not None:
-        orderings = iter([user])
-    else:
-        constraints, factors = ordering_factors(layer, temporal, options.lpf_limit)
-        orderings = (
-            o
-            for o in multiset_permutations(factors)
-            if not constraints or satisfies(o, constraints)
-        )
+        return _placed(assigner, [user])
+    constraints, factors = ordering_factors(layer, temporal, options.lpf_limit)
+    orderings = (
+        o for o in multiset_permutations(factors) if not constraints or satisfies(o, constraints)
+    )
+    first = list(itertools.islice(orderings, 1))
+    if _placed(assigner, first):
+        return True
+    if len(factors) < 2:  # one ordering at most, tried
+        return False
+    if batched_enabled():
+        try:
+            return batched_fit(layer, accelerator, fractional, factors, constraints, even)
+        except Unsupported:
+            pass
+    return _placed(assigner, orderings)
+
+
+def _placed(assigner: MemoryLevelAssigner, orderings: Iterable) -> bool:
+    """Whether the scalar allocator accepts one of ``orderings`` (it stops at the first)."""
     for ordering in orderings:
         try:
             assigner.assign(list(ordering))
         except LevelAssignmentFailed:
             continue
         return True
+    return False
+
+
+def batched_fit(layer, accelerator, fractional, factors, constraints, even: bool) -> bool:
+    """:func:`ordering_fits` over every ordering of ``factors`` that meets ``constraints``, with
+    the batched allocator (the verdicts of the scalar one), a table at a time; it stops at the
+    first table with an ordering placed. :class:`Unsupported` where its comparisons might not
+    be exact (the scalar allocator decides there)."""
+    loops = LoopTable(factors)
+    assigner = BatchLevelAssigner(layer, accelerator, fractional, loops, even=even)
+    if not assigner.exact:
+        raise Unsupported("assigner costs too large for exact float64 integers")
+    for ids in ordering_chunks(loops, DEFAULT_CHUNK):
+        if constraints:
+            ids = ids[constraint_mask(ids, loops, constraints)]
+        if len(ids) and assigner.assign(ids)[0].any():
+            return True
     return False
 
 

@@ -54,9 +54,10 @@ RETRIES = 20  # mutations tried to turn a child into a candidate not yet evaluat
 #: objectives of a candidate that cannot run or breaks a constraint (behind every real one)
 WORST = 1e300
 #: evaluations of the budget one question to the feasibility screen is charged (see search). Its
-#: CPU time over an evaluation's is 0.07-0.34 on the benchmark's grids (lpf 4, cheap evaluations);
-#: a charge of 0.25 holds the evaluations and the screening within the budget there, but costs
-#: small budgets on grids mostly infeasible too much (docs/performance.md), so it is off by default
+#: CPU time over an evaluation's is 0.05-0.25 on the benchmark's grids (lpf 4, cheap evaluations;
+#: building and checking the variant alone is 3-4 ms); a charge of 0.25 holds the evaluations and
+#: the screening within the budget there, but costs small budgets on grids mostly infeasible too
+#: much (docs/performance.md), so it is off by default
 SCREEN_CHARGE = 0.0
 
 

@@ -146,3 +146,91 @@ def test_a_damaged_verdicts_file_is_told_removed_and_checked_again(tmp_path, cap
     assert caplog.text.count("is damaged") == 2 and "checked again" in caplog.text
     assert all(path.exists() for path in paths)  # written again, sound
     assert Screen(sweep, tmp_path).reason((1, 1)) is None
+
+
+#: ResNet-18's first convolution: on small buffers of a wide array, the first loop ordering
+#: LOMA enumerates does not fit where a later one does (the batched allocator's case)
+STEM = """\
+- id: 0
+  name: stem
+  operator_type: Conv
+  equation: O[b][k][oy][ox]+=W[k][c][fy][fx]*I[b][c][iy][ix]
+  dimension_relations: [ix=2*ox+1*fx, iy=2*oy+1*fy]
+  loop_dims: [B, K, C, OY, OX, FY, FX]
+  loop_sizes: [1, 64, 3, 112, 112, 7, 7]
+  pr_loop_dims: [IX, IY]
+  pr_loop_sizes: [224, 224]
+  padding: [[3, 3], [3, 3]]
+  operand_precision: {W: 8, I: 8, O: 16, O_final: 8}
+  operand_source: {I: 0, W: 0}
+"""
+
+
+@pytest.mark.parametrize("temporal_mapping_type", ["uneven", "even"])
+def test_the_batched_verdicts_are_the_scalar_allocators(
+    tmp_path, monkeypatch, temporal_mapping_type
+):
+    """Every spatial mapping the screen judges, on layers and buffers that fit and that do not:
+    the screen's verdict (the first ordering scalar, the others batched) and the batched walk
+    alone are those of the scalar allocator over every ordering; and the whole grid's reasons
+    are those of the scalar screen (``ZIGZAG_EVAL=scalar``, the screen as it was)."""
+    import zigzag.sweep.guided_screen as screening
+    from zigzag.mapping_search import spatial_mapping
+    from zigzag.mapping_search.loma import layer_temporal_loops, ordering_factors
+    from zigzag.mapping_search.memory_levels import MemoryLevelAssigner
+    from zigzag.mapping_search.permutations import multiset_permutations, satisfies
+
+    (tmp_path / "stem.yaml").write_text(STEM)
+    sweep = read_sweep(
+        {
+            **SWEEP,
+            "lpf_limit": 4,
+            "temporal_mapping_type": temporal_mapping_type,
+            "params": {**SWEEP["params"], "D1": "operational_array.sizes[0]"},
+            "vary": {
+                "ub": ["2KiB", "3KiB", "4KiB", "8KiB", "32KiB", "96KiB", "128KiB", "1MiB"],
+                "bw": [256],
+                "D1": [8, 32],
+            },
+            "workloads": [str(WORKLOAD), str(tmp_path / "stem.yaml")],
+        }
+    )
+    asked = []
+    judged = screening.ordering_fits
+
+    def recorded(*args):
+        verdict = judged(*args)
+        asked.append((args, verdict))
+        return verdict
+
+    monkeypatch.setattr(screening, "ordering_fits", recorded)
+    positions = list(itertools.product(*(range(n) for n in axis_sizes(sweep.spec))))
+    screen = Screen(sweep)
+    reasons = [screen.reason(p) for p in positions]
+    assert any(r is None for r in reasons) and any(r is not None for r in reasons)
+    cases = set()
+    for (layer, accelerator, array_mapping, options), verdict in asked:
+        fractional, _ = spatial_mapping.convert(array_mapping, layer, accelerator)
+        even = options.temporal_mapping_type == "even"
+        assert even == (temporal_mapping_type == "even")
+        constraints, factors = ordering_factors(
+            layer, layer_temporal_loops(layer, fractional), options.lpf_limit
+        )
+        orderings = [
+            o
+            for o in multiset_permutations(factors)
+            if not constraints or satisfies(o, constraints)
+        ]
+        scalar = MemoryLevelAssigner(layer, accelerator, fractional, even=even)
+        everyone = screening._placed(scalar, orderings)
+        batched = screening.batched_fit(layer, accelerator, fractional, factors, constraints, even)
+        assert verdict == everyone == batched, (layer.name, accelerator.name, array_mapping)
+        cases.add((screening._placed(scalar, orderings[:1]), everyone))
+    # fits at once, fits only with a later ordering, fits with none
+    assert cases == {(True, True), (False, True), (False, False)}
+    # ZIGZAG_EVAL=scalar: the screen's verdicts from the scalar allocator alone, as before
+    monkeypatch.setenv("ZIGZAG_EVAL", "scalar")
+    monkeypatch.setattr(screening, "batched_fit", None)
+    assert [judged(*args) for args, _ in asked] == [verdict for _, verdict in asked]
+    scalar_screen = Screen(sweep)
+    assert [scalar_screen.reason(p) for p in positions] == reasons
