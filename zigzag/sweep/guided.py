@@ -36,7 +36,10 @@ farthest from everything evaluated (the models learn where they know least; a ba
 spends its picks on the models' best guesses). The search switches between model-guided picks and
 picks next to the front found (positions one value away on one axis from a front position, any
 other value of an axis with no monotone order of failures such as an array shape, ranked by the
-same score) by how far the models can be trusted: after a batch in
+same score on predictions lowered by one standard deviation, :data:`OPTIMISM`: the regression's
+posterior spread scaled by its measured leave-one-out error, so a neighbour whose axis value the
+model has seen on few runnable positions may still extend the front) by how far the models can
+be trusted: after a batch in
 which a share ``s`` of the picks could not run, that share of the next batch's model picks is
 taken next to the front, and the last batch, whose results no model will use, is taken there
 whole (an exploitation pass: fronts of hardware grids are connected, so that is where the missing
@@ -61,11 +64,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import monotone
 from zigzag.sweep.guided_constraints import Broke, within_chance
 from zigzag.sweep.guided_pool import (
     INFEASIBLE,
+    MIN_FEASIBLE,
+    _front,
+    _gains,
+    _score,
     _allowed,
     _candidates,
     _farthest,
@@ -77,7 +83,6 @@ from zigzag.sweep.guided_pool import (
     _known_passing,
     initial_design,
 )
-from zigzag.sweep.hypervolume import hypervolume
 
 NEIGHBOURS = 5
 #: the objective model's prior: successive values of an axis follow a smooth trend (a penalty on
@@ -92,15 +97,15 @@ INITIAL_SHARE = 0.4
 #: model rounds at least after the first batch: a small budget is spent in smaller batches
 ROUNDS = 4
 LOGISTIC_RIDGE = 0.03
-RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
-#: positions less likely than this to run are picked only when nothing else is left
-MIN_FEASIBLE = 0.5
 EM_STEPS = 50  # expectation-maximisation steps of the conjunctive feasibility model
 #: batches smaller than this spend no pick on exploration (too few picks left to learn from it)
 EXPLORE_BATCH = 3
 #: with questions to the screen charged to the budget, at most this many per pick of a batch (a
 #: region the screen rejects is then learnt by the models, not walked question by question)
 QUESTIONS = 2
+#: the front's neighbours are judged on their predictions lowered by this many posterior standard
+#: deviations (one: optimism where the model knows little, not a tuned value)
+OPTIMISM = 1.0
 
 
 class _Models:
@@ -135,6 +140,11 @@ class _Models:
             gram = features.T @ features + self._prior(features.shape[1])
             self.weights = np.linalg.solve(gram, features.T @ self.ran_logs)
             self.residual = self.ran_logs - features @ self.weights
+            self.inverse = np.linalg.inv(gram)
+            leverage = np.einsum("ij,jk,ik->i", features, self.inverse, features)
+            loo = self.residual / np.maximum(1.0 - leverage, 1e-6)[:, None]
+            # the error of a prediction, measured: each variant's leave-one-out residual
+            self.noise = np.sqrt(np.mean(loo**2, axis=0))
         self.ran_coords = self.coords[self.ran]
 
     def _prior(self, width: int) -> np.ndarray:
@@ -253,6 +263,14 @@ class _Models:
         ]
         return base + correction
 
+    def spread(self, positions: np.ndarray) -> np.ndarray:
+        """Standard deviation of each predicted log-objective: the regression's posterior spread
+        at the position (large for axis values seen on few runnable variants), scaled by the
+        model's measured leave-one-out error."""
+        features = self._features(positions)
+        variance = np.einsum("ij,jk,ik->i", features, self.inverse, features)
+        return np.sqrt(np.maximum(variance, 0.0))[:, None] * self.noise[None, :]
+
     def widen(self, logs: np.ndarray) -> None:
         """Stretch the scale (:meth:`scaled`) to span the predicted ``logs`` too: with few runnable
         positions seen, their range is a sliver of the grid's, and predictions beyond it would
@@ -280,29 +298,6 @@ def _neighbour_mean(chances: np.ndarray) -> np.ndarray:
         return chances
     padded = np.concatenate([chances[1:2], chances, chances[-2:-1]])
     return (padded[:-2] + padded[2:]) / 2
-
-
-def _front(points: np.ndarray) -> np.ndarray:
-    return points[non_dominated(points)]
-
-
-def _volume(points: np.ndarray, reference: np.ndarray) -> float:
-    return hypervolume(points, reference)
-
-
-def _gains(predicted: np.ndarray, front: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """Hypervolume improvement of each predicted point over ``front`` (0 when dominated), and,
-    for dominated ones, minus the distance by which they miss the front (to rank them)."""
-    base = _volume(front, reference) if len(front) else 0.0
-    gains = np.empty(len(predicted))
-    for i, p in enumerate(predicted):
-        if len(front) and np.any(np.all(front <= p, axis=1)):
-            gains[i] = -float(np.min(np.max(p - front, axis=1)))
-        else:
-            gains[i] = (
-                _volume(np.vstack([front, p]) if len(front) else p[None, :], reference) - base
-            )
-    return gains
 
 
 def guided_search(
@@ -454,6 +449,9 @@ def _next_batch(
     logs = models.predict(pool)
     models.widen(logs[feasible >= MIN_FEASIBLE])  # the scale of the grid, as far as it is known
     predicted = models.linear(logs)
+    if local:  # next to the front, a value the model knows little about may still add to it
+        optimistic = models.linear(logs - OPTIMISM * models.spread(pool))
+        predicted = np.where(near[:, None], optimistic, predicted)
     front = _front(models.scaled(values[models.feasible[: len(values)]]))
     reference = np.full(values.shape[1], 1.1)
     picks: list[int] = []
@@ -485,10 +483,3 @@ def _next_batch(
     if explore is not None:
         picks.append(explore)
     return [tuple(int(v) for v in pool[i]) for i in picks]
-
-
-def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
-    """A pick's rank: a gain counts as much as the position is likely to run (to the power
-    :data:`RISK`); any position with a gain ranks above those predicted dominated (which can add
-    nothing to the front), among which a likely failure ranks last."""
-    return np.where(gains > 0, feasible**RISK * gains, gains - 10.0 * (feasible < MIN_FEASIBLE))

@@ -1,7 +1,8 @@
 """Where the guided search's picks come from (:mod:`zigzag.sweep.guided`): the first batch's
 space-filling design, the candidate pool, the neighbours of the front found, the positions
-farthest from all evaluated ones, and the gate of the feasibility screen
-(:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects."""
+farthest from all evaluated ones, the gate of the feasibility screen
+(:mod:`zigzag.sweep.guided_screen`), which replaces a pick it rejects, and the picks' rank
+(predicted hypervolume gain weighed by the chance to run)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,16 @@ import numpy as np
 
 from zigzag.multiobjective.pareto import non_dominated
 from zigzag.sweep import monotone
+from zigzag.sweep.hypervolume import hypervolume
 
 #: objectives of a position that cannot run (any objective at or above it counts as infeasible)
 INFEASIBLE = 1e299
 #: candidates scored per pick when the grid is too large to score whole
 POOL = 4000
 DESIGNS = 64  # space-filling draws for the first batch
+RISK = 3  # a gain is weighed by (probability to run) ** RISK: an evaluation that fails is lost
+#: positions less likely than this to run are picked only when nothing else is left
+MIN_FEASIBLE = 0.5
 
 
 def _stratified(sizes: Sequence[int], count: int, rng: random.Random) -> list[tuple[int, ...]]:
@@ -242,3 +247,36 @@ def _farthest(
         chosen.append(best)
         reference = np.vstack([reference, coords[best]])
     return chosen if index else [tuple(int(v) for v in pool[i]) for i in chosen]
+
+
+# ----- ranking ------------------------------------------------------------------------------------
+
+
+def _front(points: np.ndarray) -> np.ndarray:
+    return points[non_dominated(points)]
+
+
+def _volume(points: np.ndarray, reference: np.ndarray) -> float:
+    return hypervolume(points, reference)
+
+
+def _gains(predicted: np.ndarray, front: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """Hypervolume improvement of each predicted point over ``front`` (0 when dominated), and,
+    for dominated ones, minus the distance by which they miss the front (to rank them)."""
+    base = _volume(front, reference) if len(front) else 0.0
+    gains = np.empty(len(predicted))
+    for i, p in enumerate(predicted):
+        if len(front) and np.any(np.all(front <= p, axis=1)):
+            gains[i] = -float(np.min(np.max(p - front, axis=1)))
+        else:
+            gains[i] = (
+                _volume(np.vstack([front, p]) if len(front) else p[None, :], reference) - base
+            )
+    return gains
+
+
+def _score(gains: np.ndarray, feasible: np.ndarray) -> np.ndarray:
+    """A pick's rank: a gain counts as much as the position is likely to run (to the power
+    :data:`RISK`); any position with a gain ranks above those predicted dominated (which can add
+    nothing to the front), among which a likely failure ranks last."""
+    return np.where(gains > 0, feasible**RISK * gains, gains - 10.0 * (feasible < MIN_FEASIBLE))

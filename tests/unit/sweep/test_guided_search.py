@@ -297,3 +297,63 @@ def test_gains_are_judged_on_the_scale_of_the_predictions_likely_to_run(monkeypa
     # without the stretch, the same predictions span far more than the two runnable ones' range
     unstretched = models.linear(models.predict(pool[likely]))
     assert np.ptp(unstretched, axis=0).max() > 5
+
+
+def test_the_spread_of_a_prediction_is_largest_where_the_model_has_seen_least():
+    """The objective model's spread (its posterior at a position, scaled by its measured
+    leave-one-out error) is larger at an axis value no runnable position has shown (axis 1,
+    value 4) than at values seen, and far smaller for objectives the model's form reproduces
+    (products of one factor per axis) than for the synthetic ones, whose axes interact."""
+    import numpy as np
+
+    from zigzag.sweep.guided import _Models
+
+    positions = [(a, b, c) for a in range(2, 6) for b in range(4) for c in (0, 3)]
+    values = np.array([synthetic(p) for p in positions])
+    models = _Models(SIZES, positions, values)
+    seen, unseen = models.spread(np.array([(3, 2, 0), (3, 4, 0)]))
+    assert np.all(unseen > seen) and np.all(seen > 0)
+    exact = np.array([[2.0 ** (a - c), 3.0**b, 1.5 ** (a + b)] for a, b, c in positions])
+    exact_spread = _Models(SIZES, positions, exact).spread(np.array([(3, 4, 0)]))[0]
+    assert np.all(exact_spread < unseen / 5)
+
+
+def test_the_exploitation_pass_judges_the_fronts_neighbours_optimistically(monkeypatch):
+    """Picks next to the front are ranked on predictions lowered by one spread (a neighbour
+    the model knows little about may still extend the front); other positions, and model picks
+    of a batch with no local share, on the predictions themselves."""
+    import random
+
+    import numpy as np
+
+    from zigzag.sweep import guided, guided_pool
+
+    captured = []
+    original = guided._gains
+
+    def spy(predicted, front, reference):
+        captured.append(predicted.copy())
+        return original(predicted, front, reference)
+
+    monkeypatch.setattr(guided, "_gains", spy)
+    seen = {
+        p: synthetic(p) for p in [(2, 0, 0), (5, 4, 3), (3, 2, 1), (4, 1, 2), (2, 3, 3), (3, 4, 0)]
+    }
+    positions = list(seen)
+    values = np.array([seen[p] for p in positions])
+    models = guided._Models(SIZES, positions, values)
+    pool = guided._candidates(SIZES, seen, random.Random(0))
+    logs = models.predict(pool)
+    models.widen(logs[guided_pool._implied_feasibility(models, positions, pool) >= 0.5])
+    plain = models.linear(logs)
+    near = {
+        tuple(p) for p in guided._front_neighbours(SIZES, positions, values, seen, models.signs)
+    }
+    mask = np.array([tuple(p) in near for p in pool])
+    guided._next_batch(SIZES, seen, 3, random.Random(0), explore=False, local=2)
+    judged = captured[0]
+    assert np.all(judged[mask] <= plain[mask] + 1e-12) and np.any(judged[mask] < plain[mask])
+    assert np.allclose(judged[~mask], plain[~mask])
+    captured.clear()
+    guided._next_batch(SIZES, seen, 3, random.Random(0), explore=False, local=0)
+    assert np.allclose(captured[0], plain)
