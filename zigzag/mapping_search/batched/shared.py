@@ -49,6 +49,7 @@ from zigzag.mapping_search.batched.siblings import (
     memory_sizes,
     kept_sibling_sets,
     replaced,
+    told_part,
     with_memories,
 )
 from zigzag.mapping_search.batched.no_fit import no_fit_diagnosis
@@ -222,7 +223,7 @@ def build_table(
         order = structure.get("ready order")
         key = None if order is None else accelerator_key(order, accelerator)
         if key is not None:
-            structure.setdefault("ready done", set()).add(key)
+            told_part(structure).setdefault("ready done", set()).add(key)
             table = ready.take((allocations[1], key))
             if table is not None:
                 return table
@@ -258,9 +259,10 @@ def build_table(
             )
             if allocations is not None and siblings:  # the same for the models of a structure
                 told = ("siblings", len(siblings), carried(model))
-                if told not in structure:
-                    structure[told] = kept_sibling_sets(model, siblings)
-                sets = structure[told]
+                derived = told_part(structure)
+                if told not in derived:
+                    derived[told] = kept_sibling_sets(model, siblings)
+                sets = derived[told]
                 if ready is not None and sets:
                     sets, found, planned = to_make(structure, model, siblings, sets, told, ready)
         moved = None if entry is None else entry.movement

@@ -197,6 +197,21 @@ def hierarchy_memo(model) -> dict:
 #: the last accelerator, its memos by hierarchy, and its set-ups' levels by id
 _ACCELERATOR: list = [None, {}, {}]
 
+#: the key of the part of a structure's memo derived from the siblings told
+TOLD = "told"
+
+
+def told_part(structure: dict) -> dict:
+    """The part of a structure's memo (``Allocations.memo``) derived from the siblings told:
+    their memory sets, the plans of their ready tables, the accelerators that built or took
+    one. Dropped as a whole when other siblings are told (:func:`forget_told`)."""
+    return structure.setdefault(TOLD, {})
+
+
+def forget_told(structure: dict) -> None:
+    """Drop :func:`told_part` of a structure's memo (new siblings are to be told)."""
+    structure.pop(TOLD, None)
+
 
 def kept_sibling_sets(model, siblings) -> list[tuple]:
     """:func:`sibling_sets`, computed once per told list (by identity) for the models of one

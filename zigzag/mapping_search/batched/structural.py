@@ -30,6 +30,7 @@ import numpy as np
 from zigzag.mapping_search.batched.candidates import constraint_mask, ordering_chunks
 from zigzag.mapping_search.batched.latency import LatencyMemo
 from zigzag.mapping_search.batched.model import movement_arrays
+from zigzag.mapping_search.batched.siblings import forget_told
 
 #: what the structure of an accelerator leaves out of its memories and their ports
 SIZE_FIELDS = ("size",)
@@ -149,8 +150,7 @@ class Allocations:
         the plans of their ready tables, the accelerators that built or took one): new
         siblings are to be told (:meth:`SharedCandidates.expect_only`)."""
         for memo in self._memos.values():
-            for key in [k for k in memo if _told(k)]:
-                del memo[key]
+            forget_told(memo)
 
     def chunks(self, key, loops, assigner, constraints, chunk: int):
         """``zigzag.mapping_search.batched.assigned_chunks`` (without ``seen``), through the tables of
@@ -316,10 +316,3 @@ def _inside(entry: _Allocated, sizes: dict) -> bool:
         if size is None or not (low <= size < high):
             return False
     return True
-
-
-def _told(key) -> bool:
-    """Whether a structure memo's ``key`` holds what was derived from the siblings told."""
-    return key == "ready done" or (
-        isinstance(key, tuple) and key[:1] in (("siblings",), ("ready plans",))
-    )

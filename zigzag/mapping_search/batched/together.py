@@ -29,7 +29,12 @@ from collections import OrderedDict
 
 from zigzag.hardware.accelerator import DIRECTIONS
 from zigzag.mapping_search.batched.accesses import under_bandwidths
-from zigzag.mapping_search.batched.siblings import duty_ports, hierarchy_memo, memory_set
+from zigzag.mapping_search.batched.siblings import (
+    duty_ports,
+    hierarchy_memo,
+    memory_set,
+    told_part,
+)
 
 
 class ReadyTables:
@@ -152,15 +157,16 @@ def to_make(structure: dict, model, told: list, sets: list, key: tuple, ready) -
     order = structure.get("ready order")
     if order is None:
         order = structure["ready order"] = kept_order(model, memo)
-    done = structure.setdefault("ready done", set())
+    derived = told_part(structure)
+    done = derived.setdefault("ready done", set())
     done.add(accelerator_key(order, model.accelerator))
     key = ("ready plans", *key[1:])
-    if key not in structure:
+    if key not in derived:
         found = memo.get(("plans", id(told), id(sets)))
         if found is None or found[0] is not told or found[1] is not sets:  # both held
             found = memo[("plans", id(told), id(sets))] = (told, sets, plans(model, told, sets))
-        structure[key] = found[2]
-    found = structure[key]
+        derived[key] = found[2]
+    found = derived[key]
     left = [plan[1] not in done for plan in found]  # each ready key hashed once
     waiting = {plan[0] for plan, wait in zip(found, left) if wait}
     finished = {plan[0] for plan, wait in zip(found, left) if not wait} - waiting
