@@ -167,7 +167,8 @@ def evaluate_points(
     (``share``) variants that differ only in memory costs share mapping candidates
     (zigzag/mapping_search/batched/shared.py: the rows are the same without it, bit for bit), those
     of one structure their allocations, and the latencies of bandwidth siblings are computed
-    together (the cache is told every variant's document first). The allocation tables are
+    together (the cache is told the documents of the next
+    :data:`SIBLING_WINDOW` variants before each window of them). The allocation tables are
     also kept in ``cache`` (zigzag/mapping_search/batched/allocation_store.py), so the other
     batch jobs of a structure read them instead of allocating the same candidates again.
 
@@ -181,37 +182,36 @@ def evaluate_points(
         shared.allocations.store = AllocationStore(Path(cache))
     held = SweepNotes() if notes is None else notes
     rows = []
+    points = list(
+        itertools.product(sweep.workloads, workload_points(sweep), sweep.modes or (None,))
+    )
     try:
         for start, variant in enumerate(variants):
             if shared is not None and start % SIBLING_WINDOW == 0:
                 # the sizes and bandwidths to come: latencies computed for them in one pass
                 window = variants[start : start + SIBLING_WINDOW]
                 shared.expect_only(v.document for v in window if v.problem is None)
-            _evaluate_variant(sweep, variant, cache, parsed, shared, held, packed, rows)
+            for workload, changes, mode in points:  # the last one varies fastest
+                with held.point(variant.name):
+                    row = point_row(
+                        sweep,
+                        variant,
+                        workload,
+                        cache,
+                        workloads=parsed,
+                        mode=mode,
+                        changes=changes,
+                        shared=shared,
+                        packed=packed,
+                    )
+                rows.append(row)
+                logger.info(
+                    "%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"]
+                )
     finally:  # told even when a point stops the sweep
         if notes is None:
             held.tell()
     return rows
-
-
-def _evaluate_variant(sweep, variant, cache, parsed, shared, held, packed, rows) -> None:
-    """Append the rows of ``variant`` on every workload (point and mode) of ``sweep`` to ``rows``."""
-    points = itertools.product(sweep.workloads, workload_points(sweep), sweep.modes or (None,))
-    for workload, changes, mode in points:  # the last one varies fastest
-        with held.point(variant.name):
-            row = point_row(
-                sweep,
-                variant,
-                workload,
-                cache,
-                workloads=parsed,
-                mode=mode,
-                changes=changes,
-                shared=shared,
-                packed=packed,
-            )
-        rows.append(row)
-        logger.info("%s on %s %s: %s", variant.name, workload, point_label(changes), row["status"])
 
 
 def collect(
