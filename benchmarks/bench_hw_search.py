@@ -219,16 +219,11 @@ def screen_check(
     if wrong:
         print(f"  SCREEN WRONG on {wrong[:5]}")
     if scalar:
-        engine = os.environ.get("ZIGZAG_EVAL")
-        os.environ["ZIGZAG_EVAL"] = "scalar"
-        try:
+        from unittest import mock
+
+        with mock.patch.dict(os.environ, {"ZIGZAG_EVAL": "scalar"}):
             alone = Screen(sweep)
             differ = [p for p in positions if alone.reason(p) != screen.reason(p)]
-        finally:
-            if engine is None:
-                del os.environ["ZIGZAG_EVAL"]
-            else:
-                os.environ["ZIGZAG_EVAL"] = engine
         print(
             f"  the scalar allocator's screen: {alone.seconds:.2f} CPU s = "
             f"{alone.seconds / per_evaluation:.1f} evaluations, verdicts "

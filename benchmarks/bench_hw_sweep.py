@@ -119,7 +119,7 @@ def grid(size: str = "1000") -> list[tuple]:
     return base if size != "10000" else [(*point, *cost) for point in base for cost in COSTS]
 
 
-def draw(size: int, variants: int | None, seed: int) -> list[tuple]:
+def draw(size: str, variants: int | None, seed: int) -> list[tuple]:
     """The grid, or a seeded slice of it (of the 10,000 grid: whole groups of cost settings)."""
     full = grid(size)
     if variants is None:
